@@ -1,0 +1,19 @@
+// Activities are built from a factory that takes their dependencies (DESIGN.md §5); each forks
+// its own EntityManager.
+import type { Orm } from '../db/orm.ts';
+
+export interface ActivityDeps {
+  orm: Orm;
+  now?: () => Date;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    async ping(message: string): Promise<{ echo: string; database: string }> {
+      const rows = await deps.orm.em.fork().getConnection().execute<{ v: string }[]>('select version() as v');
+      return { echo: message, database: String(rows[0]?.v ?? '').split(' ').slice(0, 2).join(' ') };
+    },
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

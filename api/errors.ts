@@ -1,0 +1,64 @@
+// The one place that turns any failure into the error body of SPEC.md §7 / DESIGN.md §3.
+import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from '../lib/errors.ts';
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorBody {
+  return { error: details ? { code, message, details } : { code, message } };
+}
+
+/** TypeBox value errors (as Elysia's ValidationError exposes them) → `details.fields`. */
+function validationFields(error: unknown): FieldError[] {
+  const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all;
+  if (!Array.isArray(all) || all.length === 0) return [{ path: '', message: 'invalid value' }];
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of all) {
+    const path = (e.path ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const message = e.message ?? e.summary ?? 'invalid value';
+    const id = `${path}\u0000${message}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      out.push({ path, message });
+    }
+  }
+  return out.slice(0, 50);
+}
+
+export interface MappedError {
+  status: number;
+  body: ErrorBody;
+  headers?: Record<string, string>;
+  /** True when the failure is ours (logged with the request id). */
+  unexpected: boolean;
+}
+
+export function mapError(code: string | number, error: unknown): MappedError {
+  if (error instanceof ApiError) {
+    return { status: error.status, body: errorBody(error.code, error.message, error.details), headers: error.headers, unexpected: false };
+  }
+  switch (code) {
+    case 'NOT_FOUND':
+      return { status: 404, body: errorBody('not_found', 'No such route.'), unexpected: false };
+    case 'PARSE':
+      return {
+        status: ERROR_STATUS.validation_failed,
+        body: errorBody('validation_failed', 'The request body is not valid JSON.', { fields: [{ path: '', message: 'malformed JSON' }] }),
+        unexpected: false,
+      };
+    case 'VALIDATION': {
+      const fields = validationFields(error);
+      return { status: 422, body: errorBody('validation_failed', 'The request is invalid.', { fields }), unexpected: false };
+    }
+    case 'INVALID_COOKIE_SIGNATURE':
+    case 'INVALID_FILE_TYPE':
+      return { status: 422, body: errorBody('validation_failed', 'The request is invalid.'), unexpected: false };
+  }
+  const status = (error as { status?: unknown })?.status;
+  if (status === 413 || code === 413) {
+    return { status: 413, body: errorBody('payload_too_large', 'The request body is too large.'), unexpected: false };
+  }
+  return { status: 500, body: errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.'), unexpected: true };
+}

@@ -1,0 +1,16 @@
+import { Elysia } from 'elysia';
+import { channelView, listChannels } from '../../services/channels.ts';
+import { authPlugin } from '../auth.ts';
+import type { AppDeps } from '../context.ts';
+import { ChannelListSchema } from '../schemas.ts';
+
+export function channelRoutes(deps: AppDeps) {
+  return new Elysia().use(authPlugin(deps)).get(
+    '/channels',
+    async ({ auth }) => {
+      const channels = await listChannels(deps.orm.em.fork(), auth.organization.id, auth.channels);
+      return { data: channels.map(channelView) };
+    },
+    { scope: 'read', response: { 200: ChannelListSchema } },
+  );
+}

@@ -1,0 +1,24 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { PLATFORMS, CHANNEL_STATUSES } from '../../platforms/catalog.ts';
+import { Organization } from './organization.ts';
+
+export const Channel = defineEntity({
+  name: 'Channel',
+  tableName: 'channels',
+  properties: {
+    id: p.string().primary(),
+    organization: () => p.manyToOne(Organization).mapToPk().deleteRule('cascade').index(),
+    platform: p.enum(PLATFORMS),
+    name: p.string(),
+    status: p.enum(CHANNEL_STATUSES).default('active'),
+    /** Rule inputs read from the account (e.g. a Mastodon instance's max_characters); null = platform default. */
+    maxChars: p.integer().nullable(),
+    /** Non-secret account settings (e.g. the instance URL shown in the UI). */
+    settings: p.json<Record<string, unknown>>().default('{}'),
+    /** AES-256-GCM encrypted JSON credentials (lib/crypto.ts); never returned by the API. */
+    credentialsEncrypted: p.text().hidden(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type IChannel = InferEntity<typeof Channel>;

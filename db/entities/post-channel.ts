@@ -1,0 +1,29 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { PLATFORMS } from '../../platforms/catalog.ts';
+import { Channel } from './channel.ts';
+import { Post } from './post.ts';
+
+export const POST_CHANNEL_STATUSES = ['draft', 'publishing', 'published', 'failed'] as const;
+export type PostChannelStatus = (typeof POST_CHANNEL_STATUSES)[number];
+
+export const PostChannel = defineEntity({
+  name: 'PostChannel',
+  tableName: 'post_channels',
+  properties: {
+    id: p.string().primary(),
+    post: () => p.manyToOne(Post).mapToPk().deleteRule('cascade'),
+    channel: () => p.manyToOne(Channel).mapToPk().deleteRule('cascade').index(),
+    platform: p.enum(PLATFORMS),
+    status: p.enum(POST_CHANNEL_STATUSES).default('draft'),
+    content: p.text(),
+    platformPostId: p.string().nullable(),
+    url: p.text().nullable(),
+    publishedAt: p.datetime().nullable(),
+    error: p.text().nullable(),
+    attempts: p.integer().default(0),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  uniques: [{ properties: ['post', 'channel'] }],
+});
+export type IPostChannel = InferEntity<typeof PostChannel>;

@@ -1,0 +1,96 @@
+// The one typed, validated configuration module. Read once at start; every variable is listed in
+// the README ("Configuration"). Missing required values fail fast with a message naming them.
+import { Type as T, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+const Bool = T.Union([T.Literal('true'), T.Literal('false'), T.Literal('1'), T.Literal('0')]);
+const Port = T.String({ pattern: '^[0-9]{1,5}$' });
+
+export const EnvSchema = T.Object({
+  PORT: T.Optional(Port),
+  HOST: T.Optional(T.String({ minLength: 1 })),
+  PUBLIC_BASE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  DATABASE_URL: T.Optional(T.String({ pattern: '^postgres(ql)?://' })),
+  DATABASE_POOL_MAX: T.Optional(T.String({ pattern: '^[0-9]+$' })),
+  CREDENTIALS_KEY: T.Optional(T.String({ minLength: 1 })),
+  TEMPORAL_ADDRESS: T.Optional(T.String({ minLength: 1 })),
+  TEMPORAL_NAMESPACE: T.Optional(T.String({ minLength: 1 })),
+  TEMPORAL_TASK_QUEUE: T.Optional(T.String({ minLength: 1 })),
+  TEMPORAL_API_KEY: T.Optional(T.String({ minLength: 1 })),
+  TEMPORAL_TLS: T.Optional(Bool),
+  TEMPORAL_CLI_PATH: T.Optional(T.String({ minLength: 1 })),
+  TEMPORAL_UI_PORT: T.Optional(Port),
+  DATA_DIR: T.Optional(T.String({ minLength: 1 })),
+  EMBEDDED_PG_PORT: T.Optional(Port),
+  LOG_LEVEL: T.Optional(T.Union([T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error')])),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  databaseUrl: string | undefined;
+  databasePoolMax: number;
+  /** 32-byte key for AES-256-GCM encryption of channel credentials. */
+  credentialsKey: Buffer | undefined;
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    apiKey: string | undefined;
+    tls: boolean;
+    cliPath: string | undefined;
+    uiPort: number;
+  };
+  dataDir: string;
+  embeddedPgPort: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses a 32-byte key given as 64 hex characters or as base64. */
+export function parseCredentialsKey(raw: string): Buffer {
+  const buf = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (buf.length !== 32) throw new ConfigError('CREDENTIALS_KEY must be 32 bytes (64 hex characters or base64)');
+  return buf;
+}
+
+type Env = Record<string, string | undefined>;
+type Required = 'DATABASE_URL' | 'CREDENTIALS_KEY';
+
+export function loadConfig(env: Env = process.env, required: Required[] = []): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') picked[key] = v;
+  }
+  const errors = [...Value.Errors(EnvSchema, picked)].map((e) => `${e.path.slice(1)}: ${e.message}`);
+  const missing = required.filter((k) => !picked[k]);
+  if (missing.length) errors.push(...missing.map((k) => `${k}: required`));
+  if (errors.length) throw new ConfigError(`invalid configuration:\n  ${errors.join('\n  ')}`);
+  const e = picked as Static<typeof EnvSchema>;
+  const port = Number(e.PORT ?? 3000);
+  return {
+    port,
+    host: e.HOST ?? '0.0.0.0',
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolMax: Number(e.DATABASE_POOL_MAX ?? 10),
+    credentialsKey: e.CREDENTIALS_KEY ? parseCredentialsKey(e.CREDENTIALS_KEY) : undefined,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS ?? 'localhost:7233',
+      namespace: e.TEMPORAL_NAMESPACE ?? 'default',
+      taskQueue: e.TEMPORAL_TASK_QUEUE ?? 'postpilot',
+      apiKey: e.TEMPORAL_API_KEY,
+      tls: e.TEMPORAL_TLS === 'true' || e.TEMPORAL_TLS === '1' || Boolean(e.TEMPORAL_API_KEY),
+      cliPath: e.TEMPORAL_CLI_PATH,
+      uiPort: Number(e.TEMPORAL_UI_PORT ?? 8233),
+    },
+    dataDir: e.DATA_DIR ?? '.data',
+    embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 5433),
+    logLevel: e.LOG_LEVEL ?? 'info',
+  };
+}

@@ -1,0 +1,51 @@
+// Domain errors carrying the public error code of SPEC.md §7 / DESIGN.md §3. The API's one
+// onError handler turns them into `{error:{code,message,details?}}` with the matching status.
+export const ERROR_STATUS = {
+  unauthorized: 401,
+  forbidden_scope: 403,
+  plan_required: 403,
+  limit_reached: 403,
+  not_found: 404,
+  reauth_required: 409,
+  duplicate_post: 409,
+  conflict: 409,
+  payload_too_large: 413,
+  validation_failed: 422,
+  rate_limited: 429,
+  quota_exceeded: 429,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const errors = {
+  unauthorized: (message = 'Missing or invalid API key.') => new ApiError('unauthorized', message),
+  forbiddenScope: (scope: string) =>
+    new ApiError('forbidden_scope', `This API key lacks the "${scope}" scope.`, { requiredScope: scope }),
+  planRequired: (plan: string) =>
+    new ApiError('plan_required', `The ${plan} plan has no API access. Upgrade to use the API.`, { plan }),
+  notFound: (what = 'Resource') => new ApiError('not_found', `${what} not found.`),
+  validation: (fields: FieldError[], message = 'The request is invalid.') =>
+    new ApiError('validation_failed', message, { fields }),
+  conflict: (message: string, details?: Record<string, unknown>) => new ApiError('conflict', message, details),
+};

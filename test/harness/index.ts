@@ -1,0 +1,59 @@
+// The shared test harness: one embedded Postgres (throwaway data dir, migrated) and one
+// Temporal time-skipping test server per `bun test` run, started by preload.ts.
+import { randomBytes } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { createOrm, migrate, type Orm } from '../../db/orm.ts';
+import { findTemporalTestServer } from '../../lib/temporal-binaries.ts';
+import { WORKFLOWS_PATH } from '../../worker/index.ts';
+import { startTestPostgres, type TestPostgres } from './postgres.ts';
+
+export interface Harness {
+  pg: TestPostgres;
+  databaseUrl: string;
+  orm: Orm;
+  credentialsKey: Buffer;
+  /** Started on first use: tests that need no Temporal do not pay for it. */
+  temporal: () => Promise<TestWorkflowEnvironment>;
+  workflowBundle: () => Promise<{ code: string }>;
+}
+
+const KEY = Symbol.for('postpilot.test.harness');
+type Slot = { harness?: Promise<Harness>; env?: Promise<TestWorkflowEnvironment>; bundle?: Promise<{ code: string }> };
+const slot: Slot = ((globalThis as Record<symbol, Slot>)[KEY] ??= {});
+
+async function start(): Promise<Harness> {
+  const pg = await startTestPostgres();
+  await pg.createDatabase('postpilot_test');
+  const databaseUrl = pg.url('postpilot_test');
+  const orm = await createOrm(databaseUrl);
+  await migrate(orm);
+  return {
+    pg,
+    databaseUrl,
+    orm,
+    credentialsKey: randomBytes(32),
+    temporal: () =>
+      (slot.env ??= TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: findTemporalTestServer() } },
+      })),
+    workflowBundle: () => (slot.bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger })),
+  };
+}
+
+const quietLogger = {
+  log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m),
+};
+
+export function harness(): Promise<Harness> {
+  return (slot.harness ??= start());
+}
+
+export async function stopHarness(): Promise<void> {
+  if (slot.env) await (await slot.env).teardown();
+  if (slot.harness) {
+    const h = await slot.harness;
+    await h.orm.close();
+    await h.pg.stop();
+  }
+}

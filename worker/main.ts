@@ -1,0 +1,20 @@
+// Standalone worker process: `bun run worker` (any number of them against one Temporal cluster).
+import { loadConfig } from '../lib/config.ts';
+import { createOrm } from '../db/orm.ts';
+import { connectWorker } from './temporal.ts';
+import { createWorker } from './index.ts';
+
+const config = loadConfig(process.env, ['DATABASE_URL']);
+const orm = await createOrm(config.databaseUrl!, config.databasePoolMax);
+const connection = await connectWorker(config.temporal);
+const worker = await createWorker({
+  connection,
+  namespace: config.temporal.namespace,
+  taskQueue: config.temporal.taskQueue,
+  deps: { orm },
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
+console.log(`worker: polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address}`);
+await worker.run();
+await connection.close();
+await orm.close();
