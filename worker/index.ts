@@ -1,6 +1,6 @@
 // Builds the Temporal worker: this project's workflows plus activities from createActivities().
 import { fileURLToPath } from 'node:url';
-import { Worker, type NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type NativeConnection } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -22,4 +22,12 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     activities: createActivities(opts.deps),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
   });
+}
+
+/** Routes the SDK's own logs at the configured level (its INFO level prints whole webpack reports). */
+export function installRuntime(level: 'debug' | 'info' | 'warn' | 'error'): void {
+  const sdkLevel = level === 'debug' ? 'DEBUG' : level === 'error' ? 'ERROR' : 'WARN';
+  // Signals are handled by our own entry points (orderly shutdown of API, worker, children);
+  // the SDK's handler removal under Bun can reset SIGINT to its default and kill the process.
+  Runtime.install({ logger: new DefaultLogger(sdkLevel), shutdownSignals: [] });
 }

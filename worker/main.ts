@@ -2,10 +2,11 @@
 import { loadConfig } from '../lib/config.ts';
 import { createOrm } from '../db/orm.ts';
 import { connectWorker } from './temporal.ts';
-import { createWorker } from './index.ts';
+import { createWorker, installRuntime } from './index.ts';
 
 const config = loadConfig(process.env, ['DATABASE_URL']);
 const orm = await createOrm(config.databaseUrl!, config.databasePoolMax);
+installRuntime(config.logLevel);
 const connection = await connectWorker(config.temporal);
 const worker = await createWorker({
   connection,

@@ -1,0 +1,159 @@
+// Admin CLI commands (`bun run cli …`). Each returns one JSON-able object; arguments are
+// checked before anything is written.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
+import { addChannel, channelView, listChannels, setChannelStatus } from '../services/channels.ts';
+import { createOrganization, getOrganization, setOrganizationPlan } from '../services/organizations.ts';
+import { errors } from '../lib/errors.ts';
+
+export type Flags = Record<string, string | boolean | undefined>;
+
+export interface CommandContext {
+  em: EntityManager;
+  credentialsKey: () => Buffer;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface Command {
+  usage: string;
+  /** Flag names this command takes (besides --json); all string-valued. */
+  flags: string[];
+  required: string[];
+  run: (ctx: CommandContext, f: Record<string, string>) => Promise<unknown>;
+}
+
+function parseIsoDate(value: string, flag: string): Date {
+  const d = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime())) throw new UsageError(`--${flag} must be an ISO 8601 date-time`);
+  return d;
+}
+
+function parseJsonObject(value: string, flag: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new UsageError(`--${flag} must be a JSON object`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--${flag} must be a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+
+export const COMMANDS: Record<string, Command> = {
+  'org create': {
+    usage: 'org create --name NAME [--plan FREE|PRO|TEAM|ENTERPRISE]',
+    flags: ['name', 'plan'],
+    required: ['name'],
+    run: ({ em }, f) => createOrganization(em, { name: f.name!, plan: f.plan }),
+  },
+  'org set-plan': {
+    usage: 'org set-plan --org ID --plan FREE|PRO|TEAM|ENTERPRISE',
+    flags: ['org', 'plan'],
+    required: ['org', 'plan'],
+    run: ({ em }, f) => setOrganizationPlan(em, f.org!, f.plan!),
+  },
+  'key create': {
+    usage: 'key create --org ID --name NAME --scopes read,generate,publish [--channels all|ID,ID] [--expires ISO]',
+    flags: ['org', 'name', 'scopes', 'channels', 'expires'],
+    required: ['org', 'name', 'scopes'],
+    run: ({ em }, f) => {
+      const channels = !f.channels || f.channels === 'all' ? 'all' : list(f.channels);
+      const expiresAt = f.expires ? parseIsoDate(f.expires, 'expires') : null;
+      return createApiKey(em, { organizationId: f.org!, name: f.name!, scopes: list(f.scopes!), channels, expiresAt });
+    },
+  },
+  'key list': {
+    usage: 'key list --org ID',
+    flags: ['org'],
+    required: ['org'],
+    run: async ({ em }, f) => ({ data: await listApiKeys(em, f.org!) }),
+  },
+  'key revoke': {
+    usage: 'key revoke --id ID',
+    flags: ['id'],
+    required: ['id'],
+    run: ({ em }, f) => revokeApiKey(em, f.id!),
+  },
+  'channel add': {
+    usage: 'channel add --org ID --platform PLATFORM --name NAME --credentials JSON [--max-chars N]',
+    flags: ['org', 'platform', 'name', 'credentials', 'max-chars'],
+    required: ['org', 'platform', 'name', 'credentials'],
+    run: async ({ em, credentialsKey }, f) => {
+      const credentials = parseJsonObject(f.credentials!, 'credentials');
+      let maxChars: number | undefined;
+      if (f['max-chars'] !== undefined) {
+        maxChars = Number(f['max-chars']);
+        if (!Number.isInteger(maxChars) || maxChars <= 0) throw new UsageError('--max-chars must be a positive integer');
+      }
+      const channel = await addChannel(em, credentialsKey(), {
+        organizationId: f.org!,
+        platform: f.platform!,
+        name: f.name!,
+        credentials,
+        maxChars,
+      });
+      return { ...channel, organizationId: f.org! };
+    },
+  },
+  'channel list': {
+    usage: 'channel list --org ID',
+    flags: ['org'],
+    required: ['org'],
+    run: async ({ em }, f) => {
+      await getOrganization(em, f.org!);
+      return { data: (await listChannels(em, f.org!)).map(channelView) };
+    },
+  },
+  'channel set-status': {
+    usage: 'channel set-status --id ID --status active|reauth_required|disabled',
+    flags: ['id', 'status'],
+    required: ['id', 'status'],
+    run: ({ em }, f) => setChannelStatus(em, f.id!, f.status!),
+  },
+};
+
+export function helpText(): string {
+  return ['usage: bun run cli <command> [flags] [--json]', '', 'commands:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+}
+
+/** Splits argv into a command and its flags, or throws UsageError. Accepts `--flag value` and `--flag=value`. */
+export function parseCommand(argv: string[]): { name: string; command: Command; flags: Record<string, string>; json: boolean } {
+  const words: string[] = [];
+  let i = 0;
+  while (i < argv.length && !argv[i]!.startsWith('-') && words.length < 2) words.push(argv[i++]!);
+  const name = words.join(' ');
+  const command = COMMANDS[name];
+  if (!command) throw new UsageError(name ? `unknown command "${name}"` : 'no command given');
+  const flags: Record<string, string> = {};
+  let json = false;
+  for (; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--json') {
+      json = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
+    const eq = arg.indexOf('=');
+    const flag = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
+    if (!command.flags.includes(flag)) throw new UsageError(`unknown flag --${flag} for "${name}"`);
+    let value: string | undefined;
+    if (eq > 0) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`--${flag} needs a value`);
+      i++;
+    }
+    if (flag in flags) throw new UsageError(`--${flag} given twice`);
+    flags[flag] = value;
+  }
+  const missing = command.required.filter((f) => !flags[f]);
+  if (missing.length) throw new UsageError(`missing ${missing.map((f) => `--${f}`).join(', ')}\nusage: bun run cli ${command.usage}`);
+  return { name, command, flags, json };
+}
+
+export { errors };

