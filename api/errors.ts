@@ -58,7 +58,8 @@ export function mapError(code: string | number, error: unknown): MappedError {
   }
   const status = (error as { status?: unknown })?.status;
   if (status === 413 || code === 413) {
-    return { status: 413, body: errorBody('payload_too_large', 'The request body is too large.'), unexpected: false };
+    // SPEC.md §7 has no code of its own for this; the status says it, the code stays in the enum.
+    return { status: 413, body: errorBody('validation_failed', 'The request body is too large.'), unexpected: false };
   }
   return { status: 500, body: errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.'), unexpected: true };
 }

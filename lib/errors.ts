@@ -9,7 +9,6 @@ export const ERROR_STATUS = {
   reauth_required: 409,
   duplicate_post: 409,
   conflict: 409,
-  payload_too_large: 413,
   validation_failed: 422,
   rate_limited: 429,
   quota_exceeded: 429,

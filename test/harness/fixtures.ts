@@ -5,6 +5,7 @@ import { createApiKey } from '../../services/api-keys.ts';
 import { addChannel } from '../../services/channels.ts';
 import { createOrganization } from '../../services/organizations.ts';
 import { harness } from './index.ts';
+import { PLATFORM_INFO, type Platform } from '../../platforms/catalog.ts';
 
 export async function makeOrg(plan = 'PRO', name = 'Test org') {
   const h = await harness();
@@ -27,20 +28,15 @@ export async function makeKey(
 
 export async function makeChannel(organizationId: string, platform = 'MASTODON', extra: { name?: string; maxChars?: number } = {}) {
   const h = await harness();
-  const credentials: Record<string, Record<string, string>> = {
-    MASTODON: { instanceUrl: 'https://mastodon.example', accessToken: 'tok' },
-    BLUESKY: { service: 'https://bsky.example', identifier: 'me.bsky.social', appPassword: 'pw' },
-    TELEGRAM: { botToken: '1:abc', chatId: '42' },
-    DISCORD: { webhookUrl: 'https://discord.example/api/webhooks/1/x' },
-    INSTAGRAM: { accessToken: 'tok', igUserId: '1' },
-    REDDIT: { accessToken: 'tok' },
-    X: { accessToken: 'tok' },
-  };
+  // Every credential key the platform requires, with a placeholder value ('tok' for tokens).
+  const credentials = Object.fromEntries(
+    PLATFORM_INFO[platform as Platform].credentials.map((k) => [k, k === 'instanceUrl' ? 'https://mastodon.example' : 'tok']),
+  );
   return addChannel(h.orm.em.fork(), h.credentialsKey, {
     organizationId,
     platform,
     name: extra.name ?? `${platform} channel`,
-    credentials: credentials[platform] ?? { accessToken: 'tok' },
+    credentials,
     maxChars: extra.maxChars,
   });
 }

@@ -5,7 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { createOrm, migrate, type Orm } from '../../db/orm.ts';
 import { findTemporalTestServer } from '../../lib/temporal-binaries.ts';
-import { WORKFLOWS_PATH } from '../../worker/index.ts';
+import { installRuntime, WORKFLOWS_PATH } from '../../worker/index.ts';
 import { startTestPostgres, type TestPostgres } from './postgres.ts';
 
 export interface Harness {
@@ -23,6 +23,7 @@ type Slot = { harness?: Promise<Harness>; env?: Promise<TestWorkflowEnvironment>
 const slot: Slot = ((globalThis as Record<symbol, Slot>)[KEY] ??= {});
 
 async function start(): Promise<Harness> {
+  installRuntime('warn');
   const pg = await startTestPostgres();
   await pg.createDatabase('postpilot_test');
   const databaseUrl = pg.url('postpilot_test');

@@ -1,0 +1,62 @@
+// Error bodies and headers everywhere (DESIGN.md §3).
+import { describe, expect, test } from 'bun:test';
+import { Elysia } from 'elysia';
+import { mapError } from '../api/errors.ts';
+import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
+
+describe('errors', () => {
+  test('unknown routes → 404 not_found with the error body', async () => {
+    const app = await testApp();
+    for (const [method, path] of [['GET', '/'], ['GET', '/v1'], ['GET', '/v1/nope'], ['POST', '/v1/me'], ['DELETE', '/v1/channels'], ['GET', '/v2/me']]) {
+      const r = await call(app, method!, path!);
+      expect(r.status).toBe(404);
+      expect(r.body).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
+      expect(r.headers.get('x-request-id')).toMatch(/^req_/);
+    }
+  });
+
+  test('malformed JSON → 422 validation_failed (mapping of the framework’s parse error)', async () => {
+    // No JSON-bodied endpoint exists yet in this issue; exercise the same onError path with a probe route.
+    const app = (await testApp()).use(new Elysia().post('/v1/__probe', ({ body }) => ({ ok: body })));
+    const r = await call(app, 'POST', '/v1/__probe', { rawBody: '{"content": "hi",', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(422);
+    expect(r.body.error.code).toBe('validation_failed');
+    expect(r.body.error.details.fields[0]).toEqual({ path: '', message: 'malformed JSON' });
+  });
+
+  test('X-Request-Id is on every response; a sane client-sent id is echoed', async () => {
+    const org = await makeOrg();
+    const { key } = await makeKey(org.id);
+    const app = await testApp();
+    const ok = await call(app, 'GET', '/v1/me', { key });
+    expect(ok.headers.get('x-request-id')).toMatch(/^req_[0-9a-z]{26}$/);
+    const echoed = await call(app, 'GET', '/v1/me', { key, headers: { 'x-request-id': 'abc-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('abc-123');
+    const replaced = await call(app, 'GET', '/v1/me', { key, headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
+    const unauth = await call(app, 'GET', '/v1/me');
+    expect(unauth.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  test('an unexpected failure → 500 internal_error, logged with the request id, no stack trace in the body', async () => {
+    const logged: Record<string, unknown>[] = [];
+    const app = (await testApp({ log: (e) => logged.push(e) })).use(
+      new Elysia().get('/v1/__boom', () => {
+        throw new Error('secret internal detail');
+      }),
+    );
+    const r = await call(app, 'GET', '/v1/__boom');
+    expect(r.status).toBe(500);
+    expect(r.body).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
+    expect(JSON.stringify(r.body)).not.toContain('secret internal detail');
+    expect(JSON.stringify(r.body)).not.toContain('at ');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.requestId).toBe(r.headers.get('x-request-id'));
+  });
+
+  test('schema validation failures map to details.fields', () => {
+    const mapped = mapError('VALIDATION', { all: [{ path: '/channelIds/0', message: 'Expected string' }] });
+    expect(mapped.status).toBe(422);
+    expect(mapped.body.error.details).toEqual({ fields: [{ path: 'channelIds.0', message: 'Expected string' }] });
+  });
+});

@@ -1,0 +1,33 @@
+// The Temporal wiring, proven before posts arrive: the real worker (createWorker) runs a
+// workflow with a durable timer and an activity that reaches Postgres, on the time-skipping server.
+import { describe, expect, test } from 'bun:test';
+import { randomUUID } from 'node:crypto';
+import { createWorker } from '../worker/index.ts';
+import { harness } from './harness/index.ts';
+
+describe('worker', () => {
+  test('pingWorkflow: sleeps 2 days of workflow time, then its activity queries Postgres', async () => {
+    const h = await harness();
+    const env = await h.temporal();
+    const taskQueue = `test-${randomUUID()}`;
+    const worker = await createWorker({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      deps: { orm: h.orm },
+      workflowBundle: await h.workflowBundle(),
+    });
+    const started = Date.now();
+    const result = await worker.runUntil(
+      env.client.workflow.execute('pingWorkflow', {
+        taskQueue,
+        workflowId: `ping-${randomUUID()}`,
+        args: [{ message: 'hello', delay: '2 days' }],
+      }),
+    );
+    expect(result.echo).toBe('hello');
+    expect(result.database).toMatch(/^PostgreSQL \d+/);
+    // Time skipping: two days of workflow time passed in (much) less than a minute of real time.
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
