@@ -148,6 +148,8 @@ export function parseCommand(argv: string[]): { name: string; command: Command; 
       if (value === undefined || value.startsWith('--')) throw new UsageError(`--${flag} needs a value`);
       i++;
     }
+    // An empty value is an error, not "flag absent": `--channels ""` must not mean all channels.
+    if (value.trim() === '') throw new UsageError(`--${flag} needs a value`);
     if (flag in flags) throw new UsageError(`--${flag} given twice`);
     flags[flag] = value;
   }
