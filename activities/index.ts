@@ -1,9 +1,14 @@
 // Activities are built from a factory that takes their dependencies (DESIGN.md §5); each forks
 // its own EntityManager.
 import type { Orm } from '../db/orm.ts';
+import type { Connectors } from '../platforms/types.ts';
+import { createPostActivities } from './posts.ts';
 
 export interface ActivityDeps {
   orm: Orm;
+  connectors?: Connectors;
+  /** Decrypts channel credentials; required to publish. */
+  credentialsKey?: Buffer;
   now?: () => Date;
 }
 
@@ -13,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
       const rows = await deps.orm.em.fork().getConnection().execute<{ v: string }[]>('select version() as v');
       return { echo: message, database: String(rows[0]?.v ?? '').split(' ').slice(0, 2).join(' ') };
     },
+    ...createPostActivities({ orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, now: deps.now }),
   };
 }
 

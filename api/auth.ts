@@ -1,6 +1,6 @@
 // Bearer-key authentication (SPEC.md §5, DESIGN.md §3) as an Elysia macro: a route declares
 // `{ scope: 'read' }` and its handler receives `auth`.
-import { Elysia } from 'elysia';
+import { router } from './router.ts';
 import { keyChannels, authenticateKey, touchApiKey } from '../services/api-keys.ts';
 import { countRequest } from '../services/usage.ts';
 import { errors } from '../lib/errors.ts';
@@ -22,7 +22,7 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
 export function authPlugin(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
-  return new Elysia({ name: 'auth' }).macro({
+  return router('auth').macro({
     scope: (scope: Scope) => ({
       async resolve({ headers }): Promise<{ auth: Auth }> {
         const header = headers.authorization;

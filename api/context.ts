@@ -1,8 +1,11 @@
 import type { Orm } from '../db/orm.ts';
+import type { TemporalDeps } from '../services/post-scheduler.ts';
 
 /** What the HTTP app needs from the outside; the server and the tests build it. */
 export interface AppDeps {
   orm: Orm;
+  /** Starts and updates post workflows; routes that need it fail without it. */
+  temporal?: TemporalDeps;
   /** Injectable clock (quota periods, key expiry). */
   now?: () => Date;
   log?: (entry: Record<string, unknown>) => void;

@@ -10,7 +10,8 @@ import { findTemporalCli } from '../lib/temporal-binaries.ts';
 import { authenticateKey, createApiKey } from '../services/api-keys.ts';
 import { createOrganization } from '../services/organizations.ts';
 import { createWorker, installRuntime } from '../worker/index.ts';
-import { connectWorker } from '../worker/temporal.ts';
+import { connectClient, connectWorker } from '../worker/temporal.ts';
+import { createConnectors } from '../platforms/index.ts';
 import { startEmbeddedPostgres } from './embedded/postgres.ts';
 import { startTemporalDevServer } from './embedded/temporal.ts';
 import { assertPortsFree } from './embedded/ports.ts';
@@ -108,7 +109,7 @@ try {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { orm },
+    deps: { orm, connectors: createConnectors(), credentialsKey: config.credentialsKey },
   });
   const running = worker.run();
   stops.push(async () => {
@@ -122,7 +123,9 @@ try {
     void shutdown(1);
   });
 
-  const app = createApp({ orm }).listen({ port: config.port, hostname: config.host });
+  const client = await connectClient({ ...config.temporal, address: temporal.address });
+  stops.push(() => client.connection.close());
+  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue } }).listen({ port: config.port, hostname: config.host });
   stops.push(async () => {
     await app.stop();
   });

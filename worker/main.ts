@@ -1,10 +1,11 @@
 // Standalone worker process: `bun run worker` (any number of them against one Temporal cluster).
 import { loadConfig } from '../lib/config.ts';
 import { createOrm } from '../db/orm.ts';
+import { createConnectors } from '../platforms/index.ts';
 import { connectWorker } from './temporal.ts';
 import { createWorker, installRuntime } from './index.ts';
 
-const config = loadConfig(process.env, ['DATABASE_URL']);
+const config = loadConfig(process.env, ['DATABASE_URL', 'CREDENTIALS_KEY']);
 const orm = await createOrm(config.databaseUrl!, config.databasePoolMax);
 installRuntime(config.logLevel);
 const connection = await connectWorker(config.temporal);
@@ -12,7 +13,7 @@ const worker = await createWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: { orm },
+  deps: { orm, connectors: createConnectors(), credentialsKey: config.credentialsKey },
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
 console.log(`worker: polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address}`);

@@ -1,3 +1,4 @@
 // Every workflow the worker runs. Deterministic code only (DESIGN.md §5): no Node built-ins,
 // no I/O, activities imported as types.
 export { pingWorkflow } from './ping.ts';
+export { postWorkflow } from './post.ts';

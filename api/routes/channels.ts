@@ -1,11 +1,11 @@
-import { Elysia } from 'elysia';
+import { router } from '../router.ts';
 import { channelView, listChannels } from '../../services/channels.ts';
 import { authPlugin } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { ChannelListSchema } from '../schemas.ts';
 
 export function channelRoutes(deps: AppDeps) {
-  return new Elysia().use(authPlugin(deps)).get(
+  return router().use(authPlugin(deps)).get(
     '/channels',
     async ({ auth }) => {
       const channels = await listChannels(deps.orm.em.fork(), auth.organization.id, auth.channels);

@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { router } from '../router.ts';
 import { PLAN_LIMITS, monthPeriod } from '../../lib/plans.ts';
 import type { Scope } from '../../lib/scopes.ts';
 import { authPlugin } from '../auth.ts';
@@ -6,7 +6,7 @@ import type { AppDeps } from '../context.ts';
 import { MeSchema } from '../schemas.ts';
 
 export function meRoutes(deps: AppDeps) {
-  return new Elysia().use(authPlugin(deps)).get(
+  return router().use(authPlugin(deps)).get(
     '/me',
     ({ auth }) => {
       const { organization, key } = auth;

@@ -26,6 +26,9 @@ export async function startTemporalDevServer(opts: {
       '--ui-port', String(opts.uiPort),
       '--namespace', opts.namespace,
       '--log-level', 'warn',
+      // Find posts in the web UI: PostId = "post_…" or OrganizationId = "org_…".
+      '--search-attribute', 'OrganizationId=Keyword',
+      '--search-attribute', 'PostId=Keyword',
     ],
     { stdout: out, stderr: out, stdin: 'ignore' },
   );

@@ -6,6 +6,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { createOrm, migrate, type Orm } from '../../db/orm.ts';
 import { findTemporalTestServer } from '../../lib/temporal-binaries.ts';
 import { installRuntime, WORKFLOWS_PATH } from '../../worker/index.ts';
+import { ensureSearchAttributes } from '../../worker/temporal.ts';
 import { startTestPostgres, type TestPostgres } from './postgres.ts';
 
 export interface Harness {
@@ -37,6 +38,9 @@ async function start(): Promise<Harness> {
     temporal: () =>
       (slot.env ??= TestWorkflowEnvironment.createTimeSkipping({
         server: { executable: { type: 'existing-path', path: findTemporalTestServer() } },
+      }).then(async (env) => {
+        await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
+        return env;
       })),
     workflowBundle: () => (slot.bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger })),
   };

@@ -1,0 +1,120 @@
+// Activities of the post workflow. Each forks its own EntityManager; each is idempotent.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Channel, Post, PostChannel } from '../db/entities/index.ts';
+import type { Orm } from '../db/orm.ts';
+import { decryptJson } from '../lib/crypto.ts';
+import { PlatformError, type Connectors } from '../platforms/types.ts';
+import { FAILURE, type PostEdit } from '../workflows/post-types.ts';
+
+export interface PostActivityDeps {
+  orm: Orm;
+  connectors: Connectors;
+  credentialsKey?: Buffer;
+  now?: () => Date;
+}
+
+export function createPostActivities(deps: PostActivityDeps) {
+  const now = deps.now ?? (() => new Date());
+
+  return {
+    /** Fails (retryably) until the API's insert of the post row is visible. */
+    async confirmPost(postId: string): Promise<void> {
+      const post = await deps.orm.em.fork().findOne(Post, { id: postId });
+      if (!post) throw ApplicationFailure.retryable(`post ${postId} is not in the database (yet)`, FAILURE.notVisible);
+    },
+
+    async applyPostEdit({ postId, edit }: { postId: string; edit: PostEdit }): Promise<void> {
+      await deps.orm.em.fork().transactional(async (em) => {
+        const post = await em.findOneOrFail(Post, { id: postId });
+        if (post.status !== 'scheduled') return;
+        if (edit.content !== undefined) post.content = edit.content;
+        if (edit.contentByPlatform !== undefined) post.contentByPlatform = edit.contentByPlatform;
+        if (edit.publishAt !== undefined) post.scheduledAt = new Date(edit.publishAt);
+        const pcs = await em.find(PostChannel, { post: postId });
+        for (const pc of pcs) {
+          const text = edit.channelContent[pc.channel];
+          if (text !== undefined) pc.content = text;
+        }
+      });
+    },
+
+    /** Marks the post publishing; returns the channels still to publish (not already published). */
+    async startPublishing(postId: string): Promise<string[]> {
+      return deps.orm.em.fork().transactional(async (em) => {
+        const post = await em.findOneOrFail(Post, { id: postId });
+        if (post.status === 'scheduled') post.status = 'publishing';
+        const pcs = await em.find(PostChannel, { post: postId }, { orderBy: { id: 'asc' } });
+        const todo = pcs.filter((pc) => pc.status !== 'published');
+        for (const pc of todo) pc.status = 'publishing';
+        return todo.map((pc) => pc.channel);
+      });
+    },
+
+    async publishToChannel({ postId, channelId }: { postId: string; channelId: string }): Promise<{ platformPostId: string; url: string }> {
+      const em = deps.orm.em.fork();
+      const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
+      // Already sent (a retry, a replay or a reset in the Temporal UI): never send twice.
+      if (pc.status === 'published' && pc.platformPostId) return { platformPostId: pc.platformPostId, url: pc.url ?? '' };
+      const post = await em.findOneOrFail(Post, { id: postId });
+      const channel = await em.findOneOrFail(Channel, { id: channelId });
+      if (channel.status !== 'active') {
+        throw ApplicationFailure.nonRetryable(`channel ${channel.name} is ${channel.status}; reconnect it`, channel.status === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent);
+      }
+      const connector = deps.connectors[channel.platform];
+      if (!connector) throw ApplicationFailure.nonRetryable(`publishing to ${channel.platform} is not supported yet`, FAILURE.permanent);
+      if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is not configured on this worker');
+      const credentials = decryptJson<Record<string, unknown>>(deps.credentialsKey, channel.credentialsEncrypted);
+      pc.attempts += 1;
+      await em.flush();
+      try {
+        const result = await connector.publish({
+          text: pc.content,
+          media: [],
+          idempotencyKey: `${postId}:${channelId}`,
+          credentials,
+          reddit: post.reddit ?? null,
+          signal: Context.current().cancellationSignal,
+        });
+        pc.status = 'published';
+        pc.platformPostId = result.platformPostId;
+        pc.url = result.url;
+        pc.publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
+        pc.error = null;
+        await em.flush();
+        return { platformPostId: result.platformPostId, url: result.url };
+      } catch (err) {
+        if (!(err instanceof PlatformError)) throw err;
+        const message = err.message;
+        if (err.kind === 'reauth') {
+          channel.status = 'reauth_required';
+          await em.flush();
+          throw ApplicationFailure.create({ type: FAILURE.reauth, message, nonRetryable: true });
+        }
+        if (err.kind === 'permanent') throw ApplicationFailure.create({ type: FAILURE.permanent, message, nonRetryable: true });
+        throw ApplicationFailure.create({ type: FAILURE.transient, message, nextRetryDelay: err.opts.retryAfterMs });
+      }
+    },
+
+    async recordChannelFailure({ postId, channelId, error }: { postId: string; channelId: string; error: string }): Promise<void> {
+      const em = deps.orm.em.fork();
+      const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
+      if (pc.status === 'published') return;
+      pc.status = 'failed';
+      pc.error = error.slice(0, 2000);
+      await em.flush();
+    },
+
+    /** published when every channel is; failed when all are done and at least one failed. */
+    async finishPost(postId: string): Promise<'published' | 'failed'> {
+      return deps.orm.em.fork().transactional(async (em) => {
+        const post = await em.findOneOrFail(Post, { id: postId });
+        const pcs = await em.find(PostChannel, { post: postId });
+        const allPublished = pcs.every((pc) => pc.status === 'published');
+        post.status = allPublished ? 'published' : 'failed';
+        const times = pcs.map((pc) => pc.publishedAt?.getTime() ?? 0).filter(Boolean);
+        post.publishedAt = allPublished && times.length ? new Date(Math.max(...times)) : null;
+        return post.status;
+      });
+    },
+  };
+}

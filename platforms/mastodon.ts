@@ -1,0 +1,240 @@
+// Mastodon connector: the REST API of whichever instance the account lives on (credentials.instanceUrl).
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
+
+export interface MastodonConnectorOptions {
+  fetch?: typeof fetch;
+  /** Limit for each HTTP request (not for the whole publish). */
+  timeoutMs?: number;
+  mediaPollIntervalMs?: number;
+  /** How long to wait for an uploaded attachment to finish processing. */
+  mediaPollTimeoutMs?: number;
+}
+
+interface Account {
+  base: string;
+  token?: string;
+}
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+interface SendOptions {
+  json?: unknown;
+  form?: FormData;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Connector {
+  const doFetch = opts.fetch ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const pollIntervalMs = opts.mediaPollIntervalMs ?? 1_000;
+  const pollTimeoutMs = opts.mediaPollTimeoutMs ?? 120_000;
+
+  /** One HTTP exchange; throws only when no HTTP answer arrived (network, timeout, abort). */
+  async function send(acct: Account, method: string, path: string, o: SendOptions = {}): Promise<Reply> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...o.headers };
+    if (acct.token) headers.Authorization = `Bearer ${acct.token}`;
+    let body: string | FormData | undefined;
+    if (o.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(o.json);
+    } else if (o.form) {
+      body = o.form; // fetch sets the multipart boundary itself
+    }
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = o.signal ? AbortSignal.any([timeout, o.signal]) : timeout;
+    try {
+      const res = await doFetch(`${acct.base}${path}`, { method, headers, body, signal });
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: parseJson(text), text };
+    } catch (err) {
+      // Transient even for POST /statuses: the retry carries the same Idempotency-Key, so an
+      // unknown outcome (timeout after sending) cannot become a second post.
+      const what = `${method} ${path}`;
+      if (timeout.aborted) throw new PlatformError('transient', `Mastodon ${what} timed out after ${timeoutMs} ms`);
+      if (o.signal?.aborted) throw new PlatformError('transient', `Mastodon ${what} aborted`);
+      throw new PlatformError('transient', `Mastodon ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  async function ok(reply: Promise<Reply>): Promise<Reply> {
+    const r = await reply;
+    if (r.status >= 200 && r.status < 300) return r;
+    throw httpError(r);
+  }
+
+  async function uploadMedia(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<string> {
+    const bytes = await item.read();
+    const form = new FormData();
+    form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>], { type: item.mimeType }), item.fileName);
+    if (item.altText) form.append('description', item.altText);
+    // v2 answers 202 with url null while the full-size file is still being processed.
+    const r = await ok(send(acct, 'POST', '/api/v2/media', { form, signal }));
+    const att = r.body as { id?: unknown; url?: unknown } | null;
+    if (att?.id == null) throw new PlatformError('transient', 'Mastodon media upload returned no id', { status: r.status });
+    const id = String(att.id);
+    if (r.status === 200 && att.url != null) return id;
+    await waitUntilProcessed(acct, id, signal);
+    return id;
+  }
+
+  /** Polls GET /api/v1/media/:id, which answers 206 while processing and 200 when done. */
+  async function waitUntilProcessed(acct: Account, id: string, signal?: AbortSignal): Promise<void> {
+    const deadline = Date.now() + pollTimeoutMs;
+    for (;;) {
+      await sleep(pollIntervalMs, signal);
+      const r = await ok(send(acct, 'GET', `/api/v1/media/${encodeURIComponent(id)}`, { signal }));
+      if (r.status === 200 && (r.body as { url?: unknown } | null)?.url != null) return;
+      if (Date.now() >= deadline) {
+        throw new PlatformError('transient', `Mastodon media ${id} still processing after ${pollTimeoutMs} ms`);
+      }
+    }
+  }
+
+  return {
+    platform: 'MASTODON',
+
+    async publish(req: PublishRequest): Promise<PublishResult> {
+      const acct = account(req.credentials, true);
+      // Sequential: keeps the attachment order and stays gentle on the media rate limit (30 / 30 min).
+      // A retried publish uploads again; the orphans are cleaned up by the instance.
+      const mediaIds: string[] = [];
+      for (const item of req.media) mediaIds.push(await uploadMedia(acct, item, req.signal));
+
+      // No `visibility`: the account's default posting visibility applies.
+      const json: Record<string, unknown> = { status: req.text };
+      if (mediaIds.length) json.media_ids = mediaIds;
+      const r = await ok(
+        send(acct, 'POST', '/api/v1/statuses', {
+          json,
+          headers: { 'Idempotency-Key': req.idempotencyKey },
+          signal: req.signal,
+        }),
+      );
+      const status = r.body as { id?: unknown; url?: unknown; uri?: unknown; created_at?: unknown } | null;
+      const url = str(status?.url) ?? str(status?.uri);
+      if (status?.id == null || !url) {
+        // Retrying is safe: the same Idempotency-Key returns the status if it was created.
+        throw new PlatformError('transient', `Mastodon returned an unexpected status body: ${r.text.slice(0, 200)}`, {
+          status: r.status,
+        });
+      }
+      return { platformPostId: String(status.id), url, publishedAt: str(status.created_at) };
+    },
+
+    async accountLimits(credentials: Record<string, unknown>): Promise<{ maxChars?: number }> {
+      const acct = account(credentials, false);
+      const v2 = await send(acct, 'GET', '/api/v2/instance');
+      if (v2.status >= 200 && v2.status < 300) {
+        const n = positive(dig(v2.body, 'configuration', 'statuses', 'max_characters'));
+        if (n) return { maxChars: n };
+      } else if (v2.status === 429 || v2.status >= 500) {
+        throw httpError(v2);
+      }
+      // Before Mastodon 4.0 (and on some forks) there is no v2; forks such as Pleroma and
+      // glitch-soc report `max_toot_chars` on v1.
+      const v1 = await ok(send(acct, 'GET', '/api/v1/instance'));
+      const n =
+        positive(dig(v1.body, 'configuration', 'statuses', 'max_characters')) ?? positive(dig(v1.body, 'max_toot_chars'));
+      return n ? { maxChars: n } : {};
+    },
+  };
+}
+
+function account(credentials: Record<string, unknown>, needToken: boolean): Account {
+  const raw = credentials.instanceUrl;
+  if (typeof raw !== 'string' || !raw.trim()) throw new PlatformError('permanent', 'Mastodon credentials lack instanceUrl');
+  let base: string;
+  try {
+    const u = new URL(/^https?:\/\//i.test(raw.trim()) ? raw.trim() : `https://${raw.trim()}`);
+    base = `${u.origin}${u.pathname}`.replace(/\/+$/, '');
+  } catch {
+    throw new PlatformError('permanent', `Mastodon instanceUrl is not a URL: ${raw}`);
+  }
+  const token = typeof credentials.accessToken === 'string' && credentials.accessToken ? credentials.accessToken : undefined;
+  if (needToken && !token) throw new PlatformError('reauth', 'Mastodon credentials lack accessToken');
+  return { base, token };
+}
+
+function httpError(r: Reply): PlatformError {
+  const reason = errorReason(r);
+  const message = `Mastodon ${r.status}: ${reason}`;
+  const status = r.status;
+  if (status === 401 || status === 403) return new PlatformError('reauth', message, { status });
+  if (status === 429 || status === 408 || status >= 500) {
+    return new PlatformError('transient', message, { status, retryAfterMs: retryAfter(r.headers) });
+  }
+  // Mastodon's own advice for an attachment that finished processing a moment too late.
+  if (status === 422 && /not finished processing/i.test(reason)) return new PlatformError('transient', message, { status });
+  return new PlatformError('permanent', message, { status });
+}
+
+function errorReason(r: Reply): string {
+  const b = r.body as { error?: unknown; error_description?: unknown } | null;
+  if (typeof b?.error === 'string' && b.error) {
+    return typeof b.error_description === 'string' && b.error_description !== b.error
+      ? `${b.error}: ${b.error_description}`
+      : b.error;
+  }
+  const text = r.text.trim();
+  // Proxies in front of an instance answer 502/504 with HTML pages; those say nothing useful.
+  return text && !text.startsWith('<') ? text.slice(0, 200) : `HTTP ${r.status}`;
+}
+
+/** Retry-After if present; else Mastodon's X-RateLimit-Reset (ISO 8601; some servers send epoch seconds). */
+function retryAfter(headers: Headers, now = Date.now()): number | undefined {
+  const ra = parseRetryAfter(headers.get('retry-after'), now);
+  if (ra !== undefined) return ra;
+  const reset = headers.get('x-ratelimit-reset')?.trim();
+  if (!reset) return undefined;
+  const at = /^\d+(\.\d+)?$/.test(reset) ? Number(reset) * 1000 : Date.parse(reset);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil(at - now));
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  // Resolves early on abort; the next request then fails with the abort.
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
+function dig(v: unknown, ...keys: string[]): unknown {
+  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+function positive(v: unknown): number | undefined {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}

@@ -1,0 +1,100 @@
+// Checks a post (or an edit) against its channels' rules (DESIGN.md §3): ownership, the key's
+// channel list, reauth, text length in graphemes per channel, media and required fields.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Channel, type IChannel } from '../db/entities/index.ts';
+import { ApiError, errors, type FieldError } from '../lib/errors.ts';
+import { rulesFor } from '../platforms/catalog.ts';
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+export function graphemeLength(text: string): number {
+  let n = 0;
+  for (const _ of segmenter.segment(text)) n++;
+  return n;
+}
+
+/** ISO 8601 date-time with an explicit offset (Z or ±hh:mm). */
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+export const PUBLISH_AT_GRACE_MS = 5 * 60 * 1000;
+
+export function parsePublishAt(value: string, now: Date, fields: FieldError[]): Date | undefined {
+  const at = ISO_WITH_OFFSET.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(at.getTime())) {
+    fields.push({ path: 'publishAt', message: 'must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00Z' });
+    return undefined;
+  }
+  if (at.getTime() < now.getTime() - PUBLISH_AT_GRACE_MS) {
+    fields.push({ path: 'publishAt', message: 'is more than 5 minutes in the past' });
+    return undefined;
+  }
+  return at;
+}
+
+export interface ContentInput {
+  content: string;
+  contentByPlatform: Record<string, string>;
+  mediaCount: number;
+  reddit?: { subreddit: string; title: string } | null;
+}
+
+/** Loads the target channels, enforcing organization, key limits and channel status. */
+export async function loadTargetChannels(
+  em: EntityManager,
+  organizationId: string,
+  channelIds: string[],
+  keyChannels: 'all' | string[],
+): Promise<IChannel[]> {
+  const outside = keyChannels === 'all' ? [] : channelIds.filter((id) => !keyChannels.includes(id));
+  if (outside.length) {
+    throw new ApiError('forbidden_scope', 'This API key is limited to other channels.', { channelIds: outside });
+  }
+  const found = await em.find(Channel, { id: { $in: channelIds }, organization: organizationId });
+  const unknown = channelIds.filter((id) => !found.some((c) => c.id === id));
+  if (unknown.length) {
+    throw errors.validation(unknown.map((id) => ({ path: 'channelIds', message: `unknown channel ${id}` })));
+  }
+  const byId = new Map(found.map((c) => [c.id, c]));
+  return channelIds.map((id) => byId.get(id)!);
+}
+
+export function assertChannelsUsable(channels: IChannel[]): void {
+  const reauth = channels.filter((c) => c.status === 'reauth_required').map((c) => c.id);
+  if (reauth.length) {
+    throw new ApiError('reauth_required', 'A target channel must be reconnected before posting to it.', { channelIds: reauth });
+  }
+  const disabled = channels.filter((c) => c.status === 'disabled').map((c) => c.id);
+  if (disabled.length) {
+    throw errors.validation(disabled.map((id) => ({ path: 'channelIds', message: `channel ${id} is disabled` })));
+  }
+}
+
+/** Returns the text per channel id, or throws validation_failed listing every broken rule. */
+export function channelTexts(channels: IChannel[], input: ContentInput): Record<string, string> {
+  const fields: FieldError[] = [];
+  const texts: Record<string, string> = {};
+  for (const [platform] of Object.entries(input.contentByPlatform)) {
+    if (!channels.some((c) => c.platform === platform)) {
+      fields.push({ path: `contentByPlatform.${platform}`, message: 'no target channel is on this platform' });
+    }
+  }
+  for (const c of channels) {
+    const rules = rulesFor(c.platform, c.maxChars);
+    const override = input.contentByPlatform[c.platform];
+    const path = override !== undefined ? `contentByPlatform.${c.platform}` : 'content';
+    const text = override ?? input.content;
+    texts[c.id] = text;
+    const length = graphemeLength(text);
+    if (length > rules.maxChars) {
+      fields.push({ path, message: `is ${length} characters; ${c.platform} channel ${c.id} allows ${rules.maxChars}` });
+    }
+    if (length === 0 && input.mediaCount === 0) fields.push({ path, message: `is empty for channel ${c.id}` });
+    if (rules.requiresMedia && input.mediaCount === 0) {
+      fields.push({ path: 'mediaIds', message: `${c.platform} channel ${c.id} requires an image or video` });
+    }
+    if (rules.requiredFields.includes('reddit.subreddit') && !input.reddit) {
+      fields.push({ path: 'reddit', message: `REDDIT channel ${c.id} requires reddit.subreddit and reddit.title` });
+    }
+  }
+  if (fields.length) throw errors.validation(fields);
+  return texts;
+}

@@ -1,0 +1,148 @@
+// Posts as the API shows them (SPEC.md §2.3), read from Postgres.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Post, PostChannel, type IPost, type IPostChannel, type PostStatus } from '../db/entities/index.ts';
+import { ApiError, errors } from '../lib/errors.ts';
+
+export interface PostChannelView {
+  channelId: string;
+  platform: string;
+  status: string;
+  content: string;
+  platformPostId: string | null;
+  url: string | null;
+  publishedAt: string | null;
+  error: string | null;
+}
+
+export interface PostView {
+  id: string;
+  status: PostStatus;
+  content: string;
+  scheduledAt: string;
+  publishedAt: string | null;
+  createdAt: string;
+  source: string;
+  channels: PostChannelView[];
+  media: { id: string; type: string; url: string }[];
+  reddit: { subreddit: string; title: string } | null;
+}
+
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+export function postView(post: IPost, pcs: IPostChannel[]): PostView {
+  return {
+    id: post.id,
+    status: post.status,
+    content: post.content,
+    scheduledAt: post.scheduledAt.toISOString(),
+    publishedAt: iso(post.publishedAt),
+    createdAt: post.createdAt.toISOString(),
+    source: post.source,
+    channels: pcs
+      .slice()
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .map((pc) => ({
+        channelId: pc.channel,
+        platform: pc.platform,
+        status: pc.status,
+        content: pc.content,
+        platformPostId: pc.platformPostId ?? null,
+        url: pc.url ?? null,
+        publishedAt: iso(pc.publishedAt),
+        error: pc.error ?? null,
+      })),
+    media: [],
+    reddit: post.reddit ?? null,
+  };
+}
+
+async function views(em: EntityManager, posts: IPost[]): Promise<PostView[]> {
+  if (!posts.length) return [];
+  const pcs = await em.find(PostChannel, { post: { $in: posts.map((p) => p.id) } });
+  return posts.map((p) => postView(p, pcs.filter((pc) => pc.post === p.id)));
+}
+
+/** A post of the organization that the key may see (all its channels within the key's list), or not_found. */
+export async function getPostForKey(em: EntityManager, organizationId: string, id: string, keyChannels: 'all' | string[]): Promise<PostView> {
+  const post = await em.findOne(Post, { id, organization: organizationId });
+  if (!post) throw errors.notFound('Post');
+  const [view] = await views(em, [post]);
+  if (keyChannels !== 'all' && !view!.channels.every((c) => keyChannels.includes(c.channelId))) throw errors.notFound('Post');
+  return view!;
+}
+
+export interface ListFilters {
+  status?: PostStatus;
+  channelId?: string;
+  from?: Date;
+  to?: Date;
+  limit: number;
+  cursor?: string;
+}
+
+export function encodeCursor(scheduledAt: Date, id: string): string {
+  return Buffer.from(JSON.stringify([scheduledAt.toISOString(), id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { scheduledAt: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const scheduledAt = new Date(at);
+    if (typeof id !== 'string' || Number.isNaN(scheduledAt.getTime())) throw new Error('bad');
+    return { scheduledAt, id };
+  } catch {
+    throw errors.validation([{ path: 'cursor', message: 'is not a cursor returned by this API' }]);
+  }
+}
+
+/** Newest first by (scheduledAt, id); keyset pagination, so pages stay stable while posts are added. */
+export async function listPostsForKey(
+  em: EntityManager,
+  organizationId: string,
+  keyChannels: 'all' | string[],
+  f: ListFilters,
+): Promise<{ data: PostView[]; nextCursor: string | null }> {
+  const where: string[] = ['p.organization_id = ?'];
+  const params: unknown[] = [organizationId];
+  if (f.status) {
+    where.push('p.status = ?');
+    params.push(f.status);
+  }
+  if (f.channelId) {
+    where.push('exists (select 1 from post_channels c where c.post_id = p.id and c.channel_id = ?)');
+    params.push(f.channelId);
+  }
+  if (f.from) {
+    where.push('p.scheduled_at >= ?');
+    params.push(f.from);
+  }
+  if (f.to) {
+    where.push('p.scheduled_at < ?');
+    params.push(f.to);
+  }
+  if (keyChannels !== 'all') {
+    where.push('not exists (select 1 from post_channels c where c.post_id = p.id and c.channel_id <> all(?::text[]))');
+    params.push(keyChannels);
+  }
+  if (f.cursor) {
+    const c = decodeCursor(f.cursor);
+    where.push('(p.scheduled_at, p.id) < (?, ?)');
+    params.push(c.scheduledAt, c.id);
+  }
+  params.push(f.limit + 1);
+  const rows = await em.getConnection().execute<{ id: string }[]>(
+    `select p.id from posts p where ${where.join(' and ')} order by p.scheduled_at desc, p.id desc limit ?`,
+    params,
+  );
+  const page = rows.slice(0, f.limit).map((r) => r.id);
+  const posts = page.length ? await em.find(Post, { id: { $in: page } }) : [];
+  posts.sort((a, b) => page.indexOf(a.id) - page.indexOf(b.id));
+  const last = posts.at(-1);
+  return { data: await views(em, posts), nextCursor: rows.length > f.limit && last ? encodeCursor(last.scheduledAt, last.id) : null };
+}
+
+export function assertEditable(post: PostView): void {
+  if (post.status !== 'scheduled') {
+    throw new ApiError('conflict', `The post is ${post.status}; only a scheduled post can be edited.`, { status: post.status });
+  }
+}

@@ -1,0 +1,325 @@
+// A local fake Mastodon instance speaking the parts of the REST API the connector uses, with
+// Mastodon's status codes and error bodies (`{"error": "..."}`).
+export interface FakeStatus {
+  id: string;
+  text: string;
+  media_ids: string[];
+  visibility: string;
+  idempotencyKey: string | null;
+  token: string;
+  created_at: string;
+  url: string;
+  uri: string;
+}
+
+export interface FakeMedia {
+  id: string;
+  token: string;
+  fileName: string;
+  mimeType: string;
+  size: number;
+  description: string | null;
+  /** GET /api/v1/media/:id answers 206 (still processing) this many more times, then 200. */
+  pendingPolls: number;
+  processed: boolean;
+  statusId: string | null;
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | null;
+}
+
+export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang';
+
+export interface FakeMastodon {
+  url: string;
+  statuses: FakeStatus[];
+  media: FakeMedia[];
+  requests: FakeRequest[];
+  validTokens: Set<string>;
+  /** The next n POST /api/v1/statuses answer this instead (or never answer, for 'hang'). */
+  failNext(n: number, response: FakeResponse): void;
+  stop(): Promise<void>;
+}
+
+export interface FakeMastodonOptions {
+  maxCharacters?: number;
+  /** false: GET /api/v2/instance is 404, as before Mastodon 4.0. */
+  v2Instance?: boolean;
+  /** v1 instance reports only `max_toot_chars` (Pleroma, glitch-soc) instead of `configuration`. */
+  v1MaxTootChars?: boolean;
+  /** Polls answering 206 before an upload is processed (default 1). */
+  mediaPendingPolls?: number;
+  /** Uploads are processed at once: POST /api/v2/media answers 200 with `url` set. */
+  syncMedia?: boolean;
+}
+
+const MAX_MEDIA = 4;
+const MAX_DESCRIPTION = 1500;
+
+export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise<FakeMastodon> {
+  const maxCharacters = opts.maxCharacters ?? 500;
+  const statuses: FakeStatus[] = [];
+  const media: FakeMedia[] = [];
+  const requests: FakeRequest[] = [];
+  const validTokens = new Set(['good-token']);
+  const canned: FakeResponse[] = [];
+  const idempotency = new Map<string, FakeStatus>(); // `${token}:${key}`, as Mastodon keys it per account
+  const hanging = new Set<() => void>();
+  let nextId = 113_000_000_000_000_000n; // Snowflake-sized ids, serialized as strings like Mastodon's
+  const newId = () => String(nextId++);
+
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: handle });
+  const base = `http://127.0.0.1:${server.port}`;
+
+  async function handle(req: Request): Promise<Response> {
+    const path = new URL(req.url).pathname;
+    const method = req.method;
+    requests.push({ method, path, idempotencyKey: req.headers.get('idempotency-key') });
+
+    if (method === 'GET' && path === '/api/v2/instance') {
+      return opts.v2Instance === false ? json({ error: 'Record not found' }, 404) : json(instanceV2());
+    }
+    if (method === 'GET' && path === '/api/v1/instance') return json(instanceV1());
+
+    const mediaMatch = /^\/api\/v1\/media\/([^/]+)$/.exec(path);
+    const route =
+      method === 'POST' && path === '/api/v1/statuses'
+        ? 'status'
+        : method === 'POST' && path === '/api/v2/media'
+          ? 'upload'
+          : method === 'GET' && mediaMatch
+            ? 'media'
+            : null;
+    if (!route) return json({ error: 'Record not found' }, 404);
+
+    if (route === 'status') {
+      const next = canned.shift();
+      if (next === 'hang') return hang(req);
+      if (next) return json(next.body ?? { error: `HTTP ${next.status}` }, next.status, next.headers);
+    }
+
+    const token = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim();
+    if (!token || !validTokens.has(token)) {
+      return json({ error: 'The access token is invalid' }, 401, {
+        'WWW-Authenticate': 'Bearer realm="Doorkeeper", error="invalid_token", error_description="The access token is invalid"',
+      });
+    }
+
+    if (route === 'upload') return upload(req, token);
+    if (route === 'media') return showMedia(decodeURIComponent(mediaMatch![1]!), token);
+    return createStatus(req, token);
+  }
+
+  async function createStatus(req: Request, token: string): Promise<Response> {
+    let params: Record<string, unknown>;
+    try {
+      params = await readParams(req);
+    } catch {
+      return json({ error: 'Error occurred while parsing request parameters' }, 400);
+    }
+    // Like PostStatusService: a known key returns the status it created, before any validation.
+    const key = req.headers.get('idempotency-key');
+    const dupe = key ? idempotency.get(`${token}:${key}`) : undefined;
+    if (dupe) return json(statusJson(dupe));
+
+    const text = typeof params.status === 'string' ? params.status : '';
+    const spoiler = typeof params.spoiler_text === 'string' ? params.spoiler_text : '';
+    const rawIds = params.media_ids;
+    const mediaIds = (Array.isArray(rawIds) ? rawIds : rawIds == null ? [] : [rawIds]).map(String);
+
+    if (mediaIds.length > MAX_MEDIA) return json({ error: `Cannot attach more than ${MAX_MEDIA} files` }, 422);
+    const attached = mediaIds.map((id) => media.find((m) => m.id === id && m.token === token && !m.statusId));
+    const missing = mediaIds.filter((_, i) => !attached[i]);
+    if (missing.length) {
+      return json({ error: `Media ${missing.join(', ')} not found or already attached to another post` }, 422);
+    }
+    if (attached.some((m) => !m!.processed)) {
+      return json({ error: 'Cannot attach files that have not finished processing. Try again in a moment!' }, 422);
+    }
+    if (!text.trim() && !mediaIds.length) return json({ error: "Validation failed: Text can't be blank" }, 422);
+    if (graphemes(text) + graphemes(spoiler) > maxCharacters) {
+      return json({ error: `Validation failed: Text character limit of ${maxCharacters} exceeded` }, 422);
+    }
+
+    const id = newId();
+    const status: FakeStatus = {
+      id,
+      text,
+      media_ids: mediaIds,
+      visibility: typeof params.visibility === 'string' ? params.visibility : 'public',
+      idempotencyKey: key,
+      token,
+      created_at: new Date().toISOString(),
+      url: `${base}/@user/${id}`,
+      uri: `${base}/users/user/statuses/${id}`,
+    };
+    for (const m of attached) m!.statusId = id;
+    statuses.push(status);
+    if (key) idempotency.set(`${token}:${key}`, status);
+    return json(statusJson(status));
+  }
+
+  async function upload(req: Request, token: string): Promise<Response> {
+    const form = await req.formData().catch(() => null);
+    if (!form) return json({ error: 'Error occurred while parsing request parameters' }, 400);
+    const file = form.get('file');
+    if (!(file instanceof Blob)) return json({ error: "Validation failed: File can't be blank" }, 422);
+    const description = form.get('description');
+    if (typeof description === 'string' && description.length > MAX_DESCRIPTION) {
+      return json({ error: `Validation failed: Description is too long (maximum is ${MAX_DESCRIPTION} characters)` }, 422);
+    }
+    const m: FakeMedia = {
+      id: newId(),
+      token,
+      fileName: file instanceof File && file.name ? file.name : 'file',
+      mimeType: file.type,
+      size: file.size,
+      description: typeof description === 'string' ? description : null,
+      pendingPolls: opts.mediaPendingPolls ?? 1,
+      processed: opts.syncMedia === true,
+      statusId: null,
+    };
+    media.push(m);
+    return json(mediaJson(m), m.processed ? 200 : 202);
+  }
+
+  function showMedia(id: string, token: string): Response {
+    const m = media.find((x) => x.id === id && x.token === token && !x.statusId);
+    if (!m) return json({ error: 'Record not found' }, 404);
+    if (!m.processed) {
+      if (m.pendingPolls > 0) {
+        m.pendingPolls--;
+        return json(mediaJson(m), 206);
+      }
+      m.processed = true;
+    }
+    return json(mediaJson(m), 200);
+  }
+
+  function hang(req: Request): Promise<Response> {
+    // Answers only once the client gives up (or the fake stops), so nothing leaks.
+    return new Promise((resolve) => {
+      const done = () => {
+        hanging.delete(done);
+        resolve(json({ error: 'gave up' }, 504));
+      };
+      hanging.add(done);
+      req.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  function statusJson(s: FakeStatus) {
+    return {
+      id: s.id,
+      created_at: s.created_at,
+      in_reply_to_id: null,
+      sensitive: false,
+      spoiler_text: '',
+      visibility: s.visibility,
+      language: null,
+      uri: s.uri,
+      url: s.url,
+      content: `<p>${escapeHtml(s.text)}</p>`,
+      media_attachments: s.media_ids.map((id) => mediaJson(media.find((m) => m.id === id)!)),
+      account: { id: '1', username: 'user', acct: 'user', url: `${base}/@user` },
+    };
+  }
+
+  function mediaJson(m: FakeMedia) {
+    const file = `${base}/system/media_attachments/files/${m.id}`;
+    const name = encodeURIComponent(m.fileName);
+    return {
+      id: m.id,
+      type: kindOf(m.mimeType),
+      url: m.processed ? `${file}/original/${name}` : null,
+      preview_url: `${file}/small/${name}`,
+      remote_url: null,
+      text_url: null,
+      meta: {},
+      description: m.description,
+      blurhash: null,
+    };
+  }
+
+  function statusesConfig() {
+    return { max_characters: maxCharacters, max_media_attachments: MAX_MEDIA, characters_reserved_per_url: 23 };
+  }
+
+  function instanceV2() {
+    return {
+      domain: new URL(base).host,
+      title: 'Fake Mastodon',
+      version: '4.3.0',
+      configuration: { statuses: statusesConfig(), media_attachments: { description_limit: MAX_DESCRIPTION } },
+    };
+  }
+
+  function instanceV1() {
+    const common = { uri: new URL(base).host, title: 'Fake Mastodon', version: '3.5.0' };
+    return opts.v1MaxTootChars ? { ...common, max_toot_chars: maxCharacters } : { ...common, configuration: { statuses: statusesConfig() } };
+  }
+
+  return {
+    url: base,
+    statuses,
+    media,
+    requests,
+    validTokens,
+    failNext(n, response) {
+      for (let i = 0; i < n; i++) canned.push(response);
+    },
+    async stop() {
+      for (const done of [...hanging]) done();
+      await server.stop(true);
+    },
+  };
+}
+
+/** JSON bodies, or form bodies (urlencoded or multipart) where `media_ids[]` repeats. */
+async function readParams(req: Request): Promise<Record<string, unknown>> {
+  const type = req.headers.get('content-type') ?? '';
+  if (type.includes('application/json')) {
+    const body: unknown = await req.json();
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
+    return body as Record<string, unknown>;
+  }
+  if (!type.includes('form')) return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of await req.formData()) {
+    if (k.endsWith('[]')) {
+      const list = (out[k.slice(0, -2)] ??= []) as unknown[];
+      list.push(v);
+    } else {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  });
+}
+
+const segmenter = new Intl.Segmenter();
+// Mastodon counts grapheme clusters (it also counts every URL as 23 characters; the fake does not).
+function graphemes(s: string): number {
+  let n = 0;
+  for (const _ of segmenter.segment(s)) n++;
+  return n;
+}
+
+function kindOf(mime: string): string {
+  if (mime === 'image/gif') return 'gifv';
+  const top = mime.split('/')[0];
+  return top === 'image' || top === 'video' || top === 'audio' ? top : 'unknown';
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,65 @@
+// A worker on its own task queue (real connectors pointed at local fakes) and an app wired to
+// the shared time-skipping Temporal server.
+import { randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import { createApp } from '../../api/app.ts';
+import { createMastodonConnector } from '../../platforms/mastodon.ts';
+import type { Connectors } from '../../platforms/types.ts';
+import { createWorker } from '../../worker/index.ts';
+import { harness } from './index.ts';
+
+export async function startPostStack(opts: { connectors?: Connectors } = {}) {
+  const h = await harness();
+  const env = await h.temporal();
+  const taskQueue = `test-${randomUUID()}`;
+  const connectors = opts.connectors ?? { MASTODON: createMastodonConnector({ timeoutMs: 2000 }) };
+  const bundle = await h.workflowBundle();
+  const newWorker = () =>
+    createWorker({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      deps: { orm: h.orm, connectors, credentialsKey: h.credentialsKey },
+      workflowBundle: bundle,
+    });
+  const worker = await newWorker();
+  const running = worker.run();
+  let clock = new Date(await env.currentTimeMs());
+  // The time-skipping server's clock is shared by every test: workflows left running (with no
+  // worker once this stack stops) would hold it back, so the stack records what it starts and
+  // terminates the leftovers when it stops.
+  const started: string[] = [];
+  const client = new Client({
+    connection: env.connection,
+    namespace: env.namespace ?? 'default',
+    interceptors: {
+      workflow: [
+        {
+          async start(input, next) {
+            started.push(input.options.workflowId);
+            return next(input);
+          },
+        },
+      ],
+    },
+  });
+  const app = createApp({ orm: h.orm, log: () => {}, now: () => clock, temporal: { client, taskQueue } });
+  return {
+    h,
+    env,
+    app,
+    taskQueue,
+    worker,
+    newWorker,
+    /** Moves the API's clock to the test server's current time. */
+    async syncClock() {
+      clock = new Date(await env.currentTimeMs());
+      return clock;
+    },
+    async stop() {
+      await Promise.all(started.map((id) => client.workflow.getHandle(id).terminate('test finished').catch(() => {})));
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => {});
+    },
+  };
+}

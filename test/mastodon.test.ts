@@ -1,0 +1,280 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createMastodonConnector } from '../platforms/mastodon.ts';
+import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import { startFakeMastodon, type FakeMastodon, type FakeMastodonOptions } from './fakes/mastodon.ts';
+import { freePort } from './harness/ports.ts';
+
+const fakes: FakeMastodon[] = [];
+afterEach(async () => {
+  await Promise.all(fakes.splice(0).map((f) => f.stop()));
+});
+
+async function fake(opts?: FakeMastodonOptions): Promise<FakeMastodon> {
+  const f = await startFakeMastodon(opts);
+  fakes.push(f);
+  return f;
+}
+
+const connector = (timeoutMs = 2_000) => createMastodonConnector({ timeoutMs, mediaPollIntervalMs: 5, mediaPollTimeoutMs: 2_000 });
+
+function request(instanceUrl: string, over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    text: 'Hello fediverse',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { instanceUrl, accessToken: 'good-token' },
+    ...over,
+  };
+}
+
+function image(id: string, altText: string): MediaRef {
+  return {
+    id,
+    type: 'image',
+    mimeType: 'image/png',
+    fileName: `${id}.png`,
+    altText,
+    read: async () => new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, id.length]),
+  };
+}
+
+async function failure(p: Promise<unknown>): Promise<PlatformError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(PlatformError);
+    return err as PlatformError;
+  }
+  throw new Error('expected the publish to fail');
+}
+
+describe('Mastodon publish', () => {
+  test('text post: creates a status with the Idempotency-Key and returns its id and url', async () => {
+    const f = await fake();
+    const result = await connector().publish(request(f.url));
+
+    expect(f.statuses).toHaveLength(1);
+    const s = f.statuses[0]!;
+    expect(s).toMatchObject({ text: 'Hello fediverse', media_ids: [], idempotencyKey: 'post-1:channel-1', token: 'good-token' });
+    expect(result).toEqual({ platformPostId: s.id, url: `${f.url}/@user/${s.id}`, publishedAt: s.created_at });
+    expect(s.id).toMatch(/^\d+$/);
+  });
+
+  test('two images: uploaded with descriptions, polled until processed (202 → 206 → 200), attached', async () => {
+    const f = await fake();
+    const result = await connector().publish(
+      request(f.url, { media: [image('img-a', 'A red kite'), image('img-b', 'A blue sky')] }),
+    );
+
+    expect(f.media.map((m) => [m.fileName, m.mimeType, m.description, m.processed])).toEqual([
+      ['img-a.png', 'image/png', 'A red kite', true],
+      ['img-b.png', 'image/png', 'A blue sky', true],
+    ]);
+    expect(f.media[0]!.size).toBe(9);
+    const paths = f.requests.map((r) => `${r.method} ${r.path}`);
+    expect(paths).toEqual([
+      'POST /api/v2/media',
+      `GET /api/v1/media/${f.media[0]!.id}`,
+      `GET /api/v1/media/${f.media[0]!.id}`,
+      'POST /api/v2/media',
+      `GET /api/v1/media/${f.media[1]!.id}`,
+      `GET /api/v1/media/${f.media[1]!.id}`,
+      'POST /api/v1/statuses',
+    ]);
+    expect(f.statuses[0]!.media_ids).toEqual(f.media.map((m) => m.id));
+    expect(result.platformPostId).toBe(f.statuses[0]!.id);
+  });
+
+  test('media processed at upload (200 with url) is attached without polling', async () => {
+    const f = await fake({ syncMedia: true });
+    await connector().publish(request(f.url, { media: [image('img-a', 'alt')] }));
+    expect(f.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v2/media', 'POST /api/v1/statuses']);
+    expect(f.statuses[0]!.media_ids).toEqual([f.media[0]!.id]);
+  });
+
+  test('media still processing past mediaPollTimeoutMs → transient', async () => {
+    const f = await fake({ mediaPendingPolls: 1_000 });
+    const c = createMastodonConnector({ mediaPollIntervalMs: 5, mediaPollTimeoutMs: 100 });
+    const err = await failure(c.publish(request(f.url, { media: [image('img-a', 'alt')] })));
+    expect(err.kind).toBe('transient');
+    expect(err.message).toContain('still processing');
+    expect(f.statuses).toHaveLength(0);
+  });
+
+  test('the same idempotency key twice → one status on the instance, same result', async () => {
+    const f = await fake();
+    const c = connector();
+    const first = await c.publish(request(f.url));
+    const second = await c.publish(request(f.url));
+    expect(f.statuses).toHaveLength(1);
+    expect(second).toEqual(first);
+    expect(f.requests.filter((r) => r.path === '/api/v1/statuses').map((r) => r.idempotencyKey)).toEqual([
+      'post-1:channel-1',
+      'post-1:channel-1',
+    ]);
+
+    await c.publish(request(f.url, { idempotencyKey: 'post-2:channel-1' }));
+    expect(f.statuses).toHaveLength(2);
+  });
+
+  test('a hang then a retry with the same key posts once', async () => {
+    const f = await fake();
+    f.failNext(1, 'hang');
+    const c = connector(300);
+    expect((await failure(c.publish(request(f.url)))).kind).toBe('transient');
+    await c.publish(request(f.url));
+    expect(f.statuses).toHaveLength(1);
+  });
+});
+
+describe('Mastodon error classes', () => {
+  test('invalid token (401) → reauth with Mastodon message', async () => {
+    const f = await fake();
+    const err = await failure(connector().publish(request(f.url, { credentials: { instanceUrl: f.url, accessToken: 'revoked' } })));
+    expect(err.kind).toBe('reauth');
+    expect(err.opts.status).toBe(401);
+    expect(err.message).toBe('Mastodon 401: The access token is invalid');
+    expect(f.statuses).toHaveLength(0);
+  });
+
+  test('invalid token on media upload → reauth before any status', async () => {
+    const f = await fake();
+    f.validTokens.clear();
+    const err = await failure(connector().publish(request(f.url, { media: [image('img-a', 'alt')] })));
+    expect(err.kind).toBe('reauth');
+    expect(f.requests.map((r) => r.path)).toEqual(['/api/v2/media']);
+  });
+
+  test('403 (scope missing) → reauth', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 403, body: { error: 'This action is outside the authorized scopes' } });
+    const err = await failure(connector().publish(request(f.url)));
+    expect(err.kind).toBe('reauth');
+    expect(err.message).toBe('Mastodon 403: This action is outside the authorized scopes');
+  });
+
+  test('over the character limit (422) → permanent with Mastodon message', async () => {
+    const f = await fake({ maxCharacters: 500 });
+    const err = await failure(connector().publish(request(f.url, { text: 'x'.repeat(501) })));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.status).toBe(422);
+    expect(err.message).toBe('Mastodon 422: Validation failed: Text character limit of 500 exceeded');
+    expect(f.statuses).toHaveLength(0);
+  });
+
+  test('429 with Retry-After: 7 → transient, retryAfterMs 7000', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 429, body: { error: 'Too many requests' }, headers: { 'Retry-After': '7' } });
+    const err = await failure(connector().publish(request(f.url)));
+    expect(err.kind).toBe('transient');
+    expect(err.opts).toMatchObject({ status: 429, retryAfterMs: 7000 });
+    expect(err.message).toBe('Mastodon 429: Too many requests');
+  });
+
+  test('429 with only X-RateLimit-Reset (ISO 8601, as Mastodon sends it) → retryAfterMs until then', async () => {
+    const f = await fake();
+    const reset = new Date(Date.now() + 60_000).toISOString();
+    f.failNext(1, { status: 429, body: { error: 'Too many requests' }, headers: { 'X-RateLimit-Reset': reset } });
+    const err = await failure(connector().publish(request(f.url)));
+    expect(err.kind).toBe('transient');
+    expect(err.opts.retryAfterMs).toBeGreaterThan(55_000);
+    expect(err.opts.retryAfterMs).toBeLessThanOrEqual(60_000);
+  });
+
+  test('503 → transient', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 503, body: { error: 'Temporary problem' } });
+    const err = await failure(connector().publish(request(f.url)));
+    expect(err.kind).toBe('transient');
+    expect(err.opts.status).toBe(503);
+    expect(err.message).toBe('Mastodon 503: Temporary problem');
+  });
+
+  test('hang → transient after the connector timeout', async () => {
+    const f = await fake();
+    f.failNext(1, 'hang');
+    const started = Date.now();
+    const err = await failure(connector(300).publish(request(f.url)));
+    expect(err.kind).toBe('transient');
+    expect(err.message).toContain('timed out after 300 ms');
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  test('caller abort (req.signal) → transient', async () => {
+    const f = await fake();
+    f.failNext(1, 'hang');
+    const err = await failure(connector(10_000).publish(request(f.url, { signal: AbortSignal.timeout(100) })));
+    expect(err.kind).toBe('transient');
+    expect(err.message).toContain('aborted');
+  });
+
+  test('network error (stopped instance, closed port) → transient', async () => {
+    const f = await startFakeMastodon();
+    await f.stop();
+    const err = await failure(connector().publish(request(f.url)));
+    expect(err.kind).toBe('transient');
+
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    expect((await failure(connector().publish(request(closed)))).kind).toBe('transient');
+  });
+});
+
+describe('Mastodon account limits', () => {
+  test('reads configuration.statuses.max_characters from /api/v2/instance', async () => {
+    const f = await fake({ maxCharacters: 1000 });
+    expect(await connector().accountLimits!({ instanceUrl: f.url, accessToken: 'good-token' })).toEqual({ maxChars: 1000 });
+    expect(f.requests.map((r) => r.path)).toEqual(['/api/v2/instance']);
+  });
+
+  test('falls back to /api/v1/instance when v2 is missing', async () => {
+    const f = await fake({ maxCharacters: 700, v2Instance: false });
+    expect(await connector().accountLimits!({ instanceUrl: `${f.url}/` })).toEqual({ maxChars: 700 });
+    expect(f.requests.map((r) => r.path)).toEqual(['/api/v2/instance', '/api/v1/instance']);
+  });
+
+  test('v1 fallback reads max_toot_chars on forks', async () => {
+    const f = await fake({ maxCharacters: 5000, v2Instance: false, v1MaxTootChars: true });
+    expect(await connector().accountLimits!({ instanceUrl: f.url })).toEqual({ maxChars: 5000 });
+  });
+
+  test('unreachable instance → transient', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    expect((await failure(connector().accountLimits!({ instanceUrl: closed }))).kind).toBe('transient');
+  });
+});
+
+describe('fake Mastodon contract', () => {
+  test('accepts form bodies with media_ids[] and honours Idempotency-Key per token', async () => {
+    const f = await fake({ syncMedia: true });
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array([1, 2, 3])], { type: 'image/jpeg' }), 'a.jpg');
+    const up = await fetch(`${f.url}/api/v2/media`, { method: 'POST', headers: { Authorization: 'Bearer good-token' }, body: form });
+    expect(up.status).toBe(200);
+    const { id } = (await up.json()) as { id: string };
+
+    const post = () =>
+      fetch(`${f.url}/api/v1/statuses`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer good-token', 'Idempotency-Key': 'k1' },
+        body: new URLSearchParams([['status', 'form post'], ['media_ids[]', id], ['visibility', 'unlisted']]),
+      });
+    const a = (await (await post()).json()) as { id: string; visibility: string; media_attachments: unknown[] };
+    const b = (await (await post()).json()) as { id: string };
+    expect(a.id).toBe(b.id);
+    expect(a.visibility).toBe('unlisted');
+    expect(a.media_attachments).toHaveLength(1);
+    expect(f.statuses).toHaveLength(1);
+    expect(f.statuses[0]!.media_ids).toEqual([id]);
+  });
+
+  test('rejects an unknown media id with 422 in Mastodon wording', async () => {
+    const f = await fake();
+    const res = await fetch(`${f.url}/api/v1/statuses`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ status: 'x', media_ids: ['999'] }),
+    });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({ error: 'Media 999 not found or already attached to another post' });
+  });
+});
