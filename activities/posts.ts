@@ -66,6 +66,8 @@ export function createPostActivities(deps: PostActivityDeps) {
       const credentials = decryptJson<Record<string, unknown>>(deps.credentialsKey, channel.credentialsEncrypted);
       pc.attempts += 1;
       await em.flush();
+      const ctx = Context.current();
+      const heartbeat = setInterval(() => ctx.heartbeat(), 2000);
       try {
         const result = await connector.publish({
           text: pc.content,
@@ -73,7 +75,7 @@ export function createPostActivities(deps: PostActivityDeps) {
           idempotencyKey: `${postId}:${channelId}`,
           credentials,
           reddit: post.reddit ?? null,
-          signal: Context.current().cancellationSignal,
+          signal: ctx.cancellationSignal,
         });
         pc.status = 'published';
         pc.platformPostId = result.platformPostId;
@@ -92,6 +94,8 @@ export function createPostActivities(deps: PostActivityDeps) {
         }
         if (err.kind === 'permanent') throw ApplicationFailure.create({ type: FAILURE.permanent, message, nonRetryable: true });
         throw ApplicationFailure.create({ type: FAILURE.transient, message, nextRetryDelay: err.opts.retryAfterMs });
+      } finally {
+        clearInterval(heartbeat);
       }
     },
 

@@ -5,6 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts
 import { addChannel, channelView, listChannels, setChannelStatus } from '../services/channels.ts';
 import { createOrganization, getOrganization, setOrganizationPlan } from '../services/organizations.ts';
 import { errors } from '../lib/errors.ts';
+import { createConnectors } from '../platforms/index.ts';
 
 export type Flags = Record<string, string | boolean | undefined>;
 
@@ -40,6 +41,22 @@ function parseJsonObject(value: string, flag: string): Record<string, unknown> {
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError(`--${flag} must be a JSON object`);
   return parsed as Record<string, unknown>;
+}
+
+/**
+ * Reads per-account limits from the platform when a channel is added (a Mastodon instance's
+ * max_characters). If the platform cannot be reached, the platform default stays and a warning
+ * says so; --max-chars sets it by hand.
+ */
+async function readAccountMaxChars(platform: string, credentials: Record<string, unknown>): Promise<number | undefined> {
+  const connector = createConnectors()[platform.toUpperCase() as keyof ReturnType<typeof createConnectors>];
+  if (!connector?.accountLimits) return undefined;
+  try {
+    return (await connector.accountLimits(credentials)).maxChars;
+  } catch (e) {
+    console.error(`warning: could not read the account's limits (${(e as Error).message}); using the platform default. Pass --max-chars to set it.`);
+    return undefined;
+  }
 }
 
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -90,6 +107,7 @@ export const COMMANDS: Record<string, Command> = {
         maxChars = Number(f['max-chars']);
         if (!Number.isInteger(maxChars) || maxChars <= 0) throw new UsageError('--max-chars must be a positive integer');
       }
+      if (maxChars === undefined) maxChars = await readAccountMaxChars(f.platform!, credentials);
       const channel = await addChannel(em, credentialsKey(), {
         organizationId: f.org!,
         platform: f.platform!,

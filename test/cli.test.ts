@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { decryptJson, hashApiKey } from '../lib/crypto.ts';
 import { harness, type Harness } from './harness/index.ts';
 import { call, makeChannel, makeOrg, testApp } from './harness/fixtures.ts';
+import { startFakeMastodon } from './fakes/mastodon.ts';
 
 const ROOT = resolve(import.meta.dir, '..');
 const KEY_HEX = randomBytes(32).toString('hex');
@@ -253,6 +254,25 @@ describe('cli key', () => {
 
 describe('cli channel', () => {
   const creds = { instanceUrl: 'https://m.example', accessToken: 'tok-plaintext-7f3a9c' };
+
+  test('channel add reads a Mastodon instance’s max_characters; an unreachable instance keeps 500 with a warning', async () => {
+    const fake = await startFakeMastodon({ maxCharacters: 1000 });
+    try {
+      const org = await makeOrg('PRO', uniq('Mastodon org'));
+      const ok = await cli(['channel', 'add', '--org', org.id, '--platform', 'MASTODON', '--name', 'Big', '--credentials',
+        JSON.stringify({ instanceUrl: fake.url, accessToken: 'good-token' }), '--json']);
+      expectOk(ok);
+      expect(ok.json.rules.maxChars).toBe(1000);
+      expect(fake.requests.some((q) => q.path === '/api/v2/instance')).toBe(true);
+      const down = await cli(['channel', 'add', '--org', org.id, '--platform', 'MASTODON', '--name', 'Down', '--credentials',
+        JSON.stringify({ instanceUrl: 'http://127.0.0.1:9', accessToken: 't' }), '--json']);
+      expectOk(down);
+      expect(down.json.rules.maxChars).toBe(500);
+      expect(down.stderr).toMatch(/warning: could not read the account's limits/);
+    } finally {
+      await fake.stop();
+    }
+  });
 
   test('channel add encrypts credentials; list and set-status; invalid input writes nothing', async () => {
     const org = await makeOrg('PRO', uniq('Channel org'));

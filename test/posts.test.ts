@@ -151,3 +151,99 @@ describe('posts', () => {
     expect(row.status).toBe('published');
   });
 });
+
+describe('posts: crash safety', () => {
+  test('worker stopped mid-fan-out and restarted → every channel published exactly once', async () => {
+    // Without a workflow cache: the time-skipping test server would keep the next workflow task
+    // on the stopped worker's sticky queue until a timeout it never lets pass (the dev server
+    // and real clusters reset stickiness when a worker shuts down).
+    const own = await startPostStack({ maxCachedWorkflows: 0 });
+    try {
+    const { key, channels } = await setup(['good-token', 'good-token', 'good-token']);
+    await own.syncClock();
+    const text = `crash ${crypto.randomUUID()}`;
+    // Mastodon accepts all three statuses, but no answer ever comes back: the worker is then
+    // stopped with the three publish activities in flight.
+    fake.failNext(3, 'accept-then-hang');
+    const r = await call(own.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: channels.map((c) => c.id) } });
+    expect(r.status).toBe(201);
+    for (let i = 0; i < 500 && statusesFor(text).length < 3; i++) await Bun.sleep(10);
+    expect(statusesFor(text)).toHaveLength(3);
+    expect((await call(own.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body.status).toBe('publishing');
+
+    const stoppedAt = Date.now();
+    await own.restartWorker();
+    await own.env.client.workflow.getHandle(postWorkflowId(r.body.id)).result();
+    // Attempts lost with the old worker stop heartbeating and are retried after the 10 s
+    // heartbeat timeout (real seconds: the test server does not skip time past a lost task).
+    expect(Date.now() - stoppedAt).toBeLessThan(40_000);
+
+    const got = (await call(own.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
+    expect(got.status).toBe('published');
+    // Sent again after the restart, with the same Idempotency-Key, and deduplicated by Mastodon.
+    expect(statusesFor(text)).toHaveLength(3);
+    for (const ch of got.channels) {
+      const status = statusesFor(text).find((s) => s.id === ch.platformPostId);
+      expect(status?.idempotencyKey).toBe(`${r.body.id}:${ch.channelId}`);
+      const sends = fake.requests.filter((q) => q.path === '/api/v1/statuses' && q.idempotencyKey === status!.idempotencyKey);
+      expect(sends.length).toBeGreaterThanOrEqual(2);
+    }
+    } finally {
+      await own.stop();
+    }
+  });
+
+  test('a hung request times out and is retried with the same Idempotency-Key → one status', async () => {
+    const { key, channels } = await setup();
+    await stack.syncClock();
+    const text = `hang ${crypto.randomUUID()}`;
+    fake.failNext(1, 'accept-then-hang');
+    const r = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: [channels[0]!.id] } });
+    await waitForWorkflow(r.body.id);
+    const got = (await call(stack.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
+    expect(got.status).toBe('published');
+    expect(statusesFor(text)).toHaveLength(1);
+    expect(got.channels[0].platformPostId).toBe(statusesFor(text)[0]!.id);
+  });
+
+  test('a permanent error (422) fails the channel at once with Mastodon’s reason, no retry', async () => {
+    const { key, channels } = await setup();
+    await stack.syncClock();
+    const text = `perm ${crypto.randomUUID()}`;
+    fake.failNext(1, { status: 422, body: { error: 'Validation failed: Text character limit of 500 exceeded' } });
+    const before = fake.requests.length;
+    const r = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: [channels[0]!.id] } });
+    await waitForWorkflow(r.body.id);
+    const got = (await call(stack.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
+    expect(got.status).toBe('failed');
+    expect(got.channels[0]).toMatchObject({ status: 'failed', platformPostId: null, url: null });
+    expect(got.channels[0].error).toContain('Text character limit of 500 exceeded');
+    expect(fake.requests.slice(before).filter((q) => q.path === '/api/v1/statuses')).toHaveLength(1);
+    // The channel itself stays usable.
+    const ch = await stack.h.orm.em.fork().findOneOrFail(Channel, { id: channels[0]!.id });
+    expect(ch.status).toBe('active');
+  });
+
+  test('429 with Retry-After waits that long before the next attempt', async () => {
+    const { key, channels } = await setup();
+    await stack.syncClock();
+    const text = `ratelimited ${crypto.randomUUID()}`;
+    fake.failNext(1, { status: 429, body: { error: 'Too many requests' }, headers: { 'Retry-After': '120' } });
+    const r = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: [channels[0]!.id] } });
+    await waitForWorkflow(r.body.id);
+    expect((await call(stack.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body.status).toBe('published');
+    const history = await stack.env.client.workflow.getHandle(postWorkflowId(r.body.id)).fetchHistory();
+    const events = history.events ?? [];
+    const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'publishToChannel')!;
+    const started = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled.eventId))!;
+    // History keeps the last attempt only: the second one, which started 120 s (Retry-After)
+    // after the first, not after the 5 s default backoff.
+    expect(started.activityTaskStartedEventAttributes!.attempt).toBe(2);
+    const waited = Number(started.eventTime!.seconds) - Number(scheduled.eventTime!.seconds);
+    expect(waited).toBeGreaterThanOrEqual(119);
+    expect(waited).toBeLessThan(180);
+    const sends = fake.requests.filter((q) => q.path === '/api/v1/statuses' && q.idempotencyKey?.startsWith(r.body.id));
+    expect(sends).toHaveLength(2);
+    expect(statusesFor(text)).toHaveLength(1);
+  });
+});

@@ -12,6 +12,8 @@ export interface WorkerOptions {
   deps: ActivityDeps;
   /** Prebuilt workflow bundle (tests share one to avoid rebundling per worker). */
   workflowBundle?: { code: string };
+  /** Cached (sticky) workflows; 0 turns workflow caching off. Default: the SDK's. */
+  maxCachedWorkflows?: number;
 }
 
 export async function createWorker(opts: WorkerOptions): Promise<Worker> {
@@ -20,6 +22,7 @@ export async function createWorker(opts: WorkerOptions): Promise<Worker> {
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     activities: createActivities(opts.deps),
+    ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
   });
 }

@@ -24,7 +24,9 @@ const waitForRow = proxyActivities<Activities>({
 
 const publisher = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: undefined,
+  // The activity heartbeats while the platform call is in flight: an attempt lost with its
+  // worker is retried after 10 s, not after the 2-minute timeout.
+  heartbeatTimeout: '10 seconds',
   // Safe to retry: publishToChannel skips a channel already published and sends the platform an
   // idempotency key fixed per (post, channel). Reauth and permanent errors are not retried;
   // a Retry-After from the platform overrides the backoff (nextRetryDelay).

@@ -31,7 +31,11 @@ export interface FakeRequest {
   idempotencyKey: string | null;
 }
 
-export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang';
+/**
+ * 'hang': never answer. 'accept-then-hang': create the status, then never answer — what a
+ * client sees when the platform accepted a post but the connection (or the worker) died.
+ */
+export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
 
 export interface FakeMastodon {
   url: string;
@@ -95,10 +99,12 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
             : null;
     if (!route) return json({ error: 'Record not found' }, 404);
 
+    let acceptThenHang = false;
     if (route === 'status') {
       const next = canned.shift();
       if (next === 'hang') return hang(req);
-      if (next) return json(next.body ?? { error: `HTTP ${next.status}` }, next.status, next.headers);
+      if (next === 'accept-then-hang') acceptThenHang = true;
+      else if (next) return json(next.body ?? { error: `HTTP ${next.status}` }, next.status, next.headers);
     }
 
     const token = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim();
@@ -110,6 +116,10 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
 
     if (route === 'upload') return upload(req, token);
     if (route === 'media') return showMedia(decodeURIComponent(mediaMatch![1]!), token);
+    if (acceptThenHang) {
+      await createStatus(req, token);
+      return hang(req);
+    }
     return createStatus(req, token);
   }
 

@@ -8,7 +8,7 @@ import type { Connectors } from '../../platforms/types.ts';
 import { createWorker } from '../../worker/index.ts';
 import { harness } from './index.ts';
 
-export async function startPostStack(opts: { connectors?: Connectors } = {}) {
+export async function startPostStack(opts: { connectors?: Connectors; maxCachedWorkflows?: number } = {}) {
   const h = await harness();
   const env = await h.temporal();
   const taskQueue = `test-${randomUUID()}`;
@@ -21,9 +21,10 @@ export async function startPostStack(opts: { connectors?: Connectors } = {}) {
       taskQueue,
       deps: { orm: h.orm, connectors, credentialsKey: h.credentialsKey },
       workflowBundle: bundle,
+      maxCachedWorkflows: opts.maxCachedWorkflows,
     });
-  const worker = await newWorker();
-  const running = worker.run();
+  let worker = await newWorker();
+  let running = worker.run();
   let clock = new Date(await env.currentTimeMs());
   // The time-skipping server's clock is shared by every test: workflows left running (with no
   // worker once this stack stops) would hold it back, so the stack records what it starts and
@@ -49,8 +50,13 @@ export async function startPostStack(opts: { connectors?: Connectors } = {}) {
     env,
     app,
     taskQueue,
-    worker,
-    newWorker,
+    /** Stops the worker mid-flight (its running activities are cancelled) and starts a fresh one. */
+    async restartWorker() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => {});
+      worker = await newWorker();
+      running = worker.run();
+    },
     /** Moves the API's clock to the test server's current time. */
     async syncClock() {
       clock = new Date(await env.currentTimeMs());
