@@ -64,6 +64,7 @@ async function views(em: EntityManager, posts: IPost[]): Promise<PostView[]> {
 
 /** A post of the organization that the key may see (all its channels within the key's list), or not_found. */
 export async function getPostForKey(em: EntityManager, organizationId: string, id: string, keyChannels: 'all' | string[]): Promise<PostView> {
+  if (id.includes('\u0000')) throw errors.notFound('Post'); // no such id; Postgres would refuse the NUL (500)
   const post = await em.findOne(Post, { id, organization: organizationId });
   if (!post) throw errors.notFound('Post');
   const [view] = await views(em, [post]);
@@ -86,9 +87,13 @@ export function encodeCursor(scheduledAt: Date, id: string): string {
 
 function decodeCursor(cursor: string): { scheduledAt: Date; id: string } {
   try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
+    // Only what encodeCursor writes: an instant in years 1–9999 (Postgres rejects year 0 and the
+    // far years a Date allows) and an id of word characters (Postgres rejects NUL in text).
+    if (typeof at !== 'string' || typeof id !== 'string' || !/^\w{1,64}$/.test(id)) throw new Error('bad');
     const scheduledAt = new Date(at);
-    if (typeof id !== 'string' || Number.isNaN(scheduledAt.getTime())) throw new Error('bad');
+    const year = scheduledAt.getUTCFullYear();
+    if (Number.isNaN(year) || year < 1 || year > 9999) throw new Error('bad');
     return { scheduledAt, id };
   } catch {
     throw errors.validation([{ path: 'cursor', message: 'is not a cursor returned by this API' }]);
@@ -121,8 +126,11 @@ export async function listPostsForKey(
     params.push(f.to);
   }
   if (keyChannels !== 'all') {
-    where.push('not exists (select 1 from post_channels c where c.post_id = p.id and c.channel_id <> all(?::text[]))');
-    params.push(keyChannels);
+    // One placeholder per channel id: the driver expands an array bound to a single `?` into a
+    // list, so `<> all(?::text[])` became a malformed array literal (500 for every limited key).
+    const outside = keyChannels.length ? ` and c.channel_id not in (${keyChannels.map(() => '?').join(', ')})` : '';
+    where.push(`not exists (select 1 from post_channels c where c.post_id = p.id${outside})`);
+    params.push(...keyChannels);
   }
   if (f.cursor) {
     const c = decodeCursor(f.cursor);

@@ -37,6 +37,7 @@ describe('POST /v1/posts validation', () => {
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 5, channelIds: [ch.id] } }), 'content');
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [ch.id], surprise: 1 } }), /surprise|^$/);
     await expect422(await call(app, 'POST', '/v1/posts', { key, rawBody: '{"content":' }), '');
+    await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'nul \u0000 byte', channelIds: [ch.id] } }), 'content');
     expect(await postCount(org.id)).toBe(0);
   });
 

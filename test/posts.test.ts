@@ -39,9 +39,7 @@ async function setup(channelTokens: string[] = ['good-token']) {
 
 const statusesFor = (text: string) => fake.statuses.filter((s) => s.text === text);
 
-async function waitForWorkflow(postId: string) {
-  return stack.env.client.workflow.getHandle(postWorkflowId(postId)).result();
-}
+const waitForWorkflow = (postId: string) => stack.settle(postId);
 
 describe('posts', () => {
   test('publish now: 201 with Location, published on the fake, outcome on every channel', async () => {
@@ -86,6 +84,7 @@ describe('posts', () => {
     expect(p.status).toBe(200);
     expect(p.body).toMatchObject({ status: 'scheduled', scheduledAt: at1, content: `${text} (edited)` });
 
+    await stack.env.sleep('1 day');
     await waitForWorkflow(r.body.id);
     // The history proves the timing: the 3-day timer was cancelled by the edit and never fired;
     // the one timer that fired was armed for the new time (1 day from the edit).
@@ -173,7 +172,7 @@ describe('posts: crash safety', () => {
 
     const stoppedAt = Date.now();
     await own.restartWorker();
-    await own.env.client.workflow.getHandle(postWorkflowId(r.body.id)).result();
+    await own.settle(r.body.id);
     // Attempts lost with the old worker stop heartbeating and are retried after the 10 s
     // heartbeat timeout (real seconds: the test server does not skip time past a lost task).
     expect(Date.now() - stoppedAt).toBeLessThan(40_000);

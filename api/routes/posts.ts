@@ -10,7 +10,8 @@ import { assertEditable, getPostForKey, listPostsForKey } from '../../services/p
 import { authPlugin } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 
-const Text = t.String({ maxLength: 100_000 });
+// No NUL: Postgres text cannot hold it (the insert would fail with a 500).
+const Text = t.String({ maxLength: 100_000, pattern: '^[^\\u0000]*$' });
 const ContentByPlatform = t.Record(t.String({ pattern: '^[A-Z]+$' }), Text, { maxProperties: 20 });
 
 const CreateBody = t.Object(
@@ -32,21 +33,34 @@ const PatchBody = t.Object(
 
 const ListQuery = t.Object({
   status: t.Optional(t.Union(POST_STATUSES.map((s) => t.Literal(s)))),
-  channelId: t.Optional(t.String({ minLength: 1, maxLength: 64 })),
+  // No NUL: Postgres cannot hold it in text and the query would fail (500).
+  channelId: t.Optional(t.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000]+$' })),
   from: t.Optional(t.String({ maxLength: 64 })),
   to: t.Optional(t.String({ maxLength: 64 })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1 })),
+  // Parsed by parseLimit: t.Numeric reported range errors with an empty field path.
+  limit: t.Optional(t.String({ maxLength: 16 })),
   cursor: t.Optional(t.String({ maxLength: 512 })),
 });
 
 function parseInstant(value: string | undefined, path: string, fields: FieldError[]): Date | undefined {
   if (value === undefined) return undefined;
   const d = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime())) {
+  // Years 1–9999 only: Postgres has no year 0 and the query would fail (500).
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1 || d.getUTCFullYear() > 9999) {
     fields.push({ path, message: 'must be an ISO 8601 date-time' });
     return undefined;
   }
   return d;
+}
+
+function parseLimit(value: string | undefined, fields: FieldError[]): number {
+  if (value === undefined) return 20;
+  const n = /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 1 && n <= 100)) {
+    fields.push({ path: 'limit', message: 'must be an integer from 1 to 100' });
+    return 20;
+  }
+  return n;
 }
 
 export function postRoutes(deps: AppDeps) {
@@ -93,13 +107,14 @@ export function postRoutes(deps: AppDeps) {
         const fields: FieldError[] = [];
         const from = parseInstant(query.from, 'from', fields);
         const to = parseInstant(query.to, 'to', fields);
+        const limit = parseLimit(query.limit, fields);
         if (fields.length) throw errors.validation(fields);
         return listPostsForKey(deps.orm.em.fork(), auth.organization.id, auth.channels, {
           status: query.status as PostStatus | undefined,
           channelId: query.channelId,
           from,
           to,
-          limit: query.limit ?? 20,
+          limit,
           cursor: query.cursor,
         });
       },

@@ -6,6 +6,7 @@ import { createApp } from '../../api/app.ts';
 import { createMastodonConnector } from '../../platforms/mastodon.ts';
 import type { Connectors } from '../../platforms/types.ts';
 import { createWorker } from '../../worker/index.ts';
+import { postWorkflowId } from '../../workflows/post-types.ts';
 import { harness } from './index.ts';
 
 export async function startPostStack(opts: { connectors?: Connectors; maxCachedWorkflows?: number } = {}) {
@@ -44,12 +45,31 @@ export async function startPostStack(opts: { connectors?: Connectors; maxCachedW
       ],
     },
   });
+  // A client that never unlocks time skipping (the test env's own client does while it waits).
+  const plain = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
   const app = createApp({ orm: h.orm, log: () => {}, now: () => clock, temporal: { client, taskQueue } });
   return {
     h,
     env,
     app,
     taskQueue,
+    /**
+     * Waits until the post's workflow has finished. Never lets the server jump to "the next
+     * timer" (other tests leave timers years ahead): it polls in real time and moves the
+     * shared clock forward in bounded steps only when nothing happens (retry backoffs).
+     */
+    async settle(postId: string, opts: { step?: string; maxSteps?: number } = {}) {
+      const handle = plain.workflow.getHandle(postWorkflowId(postId));
+      for (let step = 0; step <= (opts.maxSteps ?? 40); step++) {
+        for (let i = 0; i < 20; i++) {
+          const { status } = await handle.describe();
+          if (status.name !== 'RUNNING') return handle.result();
+          await Bun.sleep(15);
+        }
+        await env.sleep(opts.step ?? '30 seconds');
+      }
+      throw new Error(`workflow of ${postId} did not finish`);
+    },
     /** Stops the worker mid-flight (its running activities are cancelled) and starts a fresh one. */
     async restartWorker() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
