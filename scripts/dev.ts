@@ -2,6 +2,7 @@
 // Embedded Postgres (DATA_DIR/pg) + Temporal dev server (DATA_DIR/temporal.sqlite, UI on
 // TEMPORAL_UI_PORT) + migrations + the worker + the API on PORT. Ctrl-C stops all of it.
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+import type { Connection } from '@temporalio/client';
 import { createApp } from '../api/app.ts';
 import { createOrm, migrate } from '../db/orm.ts';
 import { loadConfig } from '../lib/config.ts';
@@ -10,7 +11,7 @@ import { findTemporalCli } from '../lib/temporal-binaries.ts';
 import { authenticateKey, createApiKey } from '../services/api-keys.ts';
 import { createOrganization } from '../services/organizations.ts';
 import { createWorker, installRuntime } from '../worker/index.ts';
-import { connectClient, connectWorker } from '../worker/temporal.ts';
+import { connectClient, connectWorker, ensureSearchAttributes } from '../worker/temporal.ts';
 import { createConnectors } from '../platforms/index.ts';
 import { startEmbeddedPostgres } from './embedded/postgres.ts';
 import { startTemporalDevServer } from './embedded/temporal.ts';
@@ -125,6 +126,8 @@ try {
 
   const client = await connectClient({ ...config.temporal, address: temporal.address });
   stops.push(() => client.connection.close());
+  // The dev server's --search-attribute flags only apply to a new database; make sure of them.
+  await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace);
   const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue } }).listen({ port: config.port, hostname: config.host });
   stops.push(async () => {
     await app.stop();

@@ -398,6 +398,18 @@ describe('cli usage and failures', () => {
     expect(await count('select count(*) as n from organizations where name = ?', [name])).toBe(0);
   });
 
+  test('the package script runs it: `bun run cli --help` and a command through it', async () => {
+    const help = Bun.spawnSync([process.execPath, 'run', 'cli', '--help'], { cwd: ROOT, env: { ...process.env, PATH: '/usr/bin:/bin' } });
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout.toString()).toContain('usage: bun run cli');
+    const viaScript = Bun.spawnSync([process.execPath, 'run', 'cli', 'org', 'create', '--name', uniq('Script org'), '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, PATH: '/usr/bin:/bin', DATABASE_URL: h.databaseUrl },
+    });
+    expect(viaScript.exitCode).toBe(0);
+    expect(JSON.parse(viaScript.stdout.toString()).id).toMatch(/^org_/);
+  });
+
   test('unreachable database: exit 1 with a message that hides the password', async () => {
     const r = await cli(['org', 'create', '--name', 'nowhere', '--json'], {
       DATABASE_URL: 'postgres://postgres:s3cretpw@127.0.0.1:1/x',
