@@ -1,0 +1,26 @@
+// What media processing reports about an uploaded file (see media/README in the code comments).
+export type MediaType = 'image' | 'gif' | 'video' | 'document' | 'audio';
+
+export interface ProbeResult {
+  /** The type the bytes really are (sniffed from their magic numbers), e.g. image/png. */
+  sniffedMimeType: string;
+  width?: number;
+  height?: number;
+  /** Whole seconds, rounded. */
+  durationSeconds?: number;
+}
+
+export interface Thumbnail {
+  bytes: Uint8Array;
+  contentType: string;
+  width: number;
+  height: number;
+}
+
+/** The file cannot be accepted; `reason` is safe to show to the user. */
+export class MediaRejected extends Error {
+  override name = 'MediaRejected';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
