@@ -3,12 +3,18 @@
 import type { Orm } from '../db/orm.ts';
 import type { Connectors } from '../platforms/types.ts';
 import { createPostActivities } from './posts.ts';
+import { createMediaActivities } from './media.ts';
+import type { VisionConfig } from './vision.ts';
+import type { ObjectStorage } from '../storage/types.ts';
 
 export interface ActivityDeps {
   orm: Orm;
   connectors?: Connectors;
   /** Decrypts channel credentials; required to publish. */
   credentialsKey?: Buffer;
+  storage?: ObjectStorage;
+  /** The optional vision pass (an OpenAI-compatible chat-completions endpoint). */
+  vision?: VisionConfig;
   now?: () => Date;
 }
 
@@ -18,7 +24,8 @@ export function createActivities(deps: ActivityDeps) {
       const rows = await deps.orm.em.fork().getConnection().execute<{ v: string }[]>('select version() as v');
       return { echo: message, database: String(rows[0]?.v ?? '').split(' ').slice(0, 2).join(' ') };
     },
-    ...createPostActivities({ orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, now: deps.now }),
+    ...createPostActivities({ orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, storage: deps.storage, now: deps.now }),
+    ...createMediaActivities({ orm: deps.orm, storage: deps.storage, vision: deps.vision }),
   };
 }
 

@@ -1,20 +1,45 @@
 // Activities of the post workflow. Each forks its own EntityManager; each is idempotent.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Channel, Post, PostChannel } from '../db/entities/index.ts';
+import { Channel, MediaItem, Post, PostChannel } from '../db/entities/index.ts';
+import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
 import { decryptJson } from '../lib/crypto.ts';
-import { PlatformError, type Connectors } from '../platforms/types.ts';
+import { PlatformError, type Connectors, type MediaRef } from '../platforms/types.ts';
 import { FAILURE, type PostEdit } from '../workflows/post-types.ts';
 
 export interface PostActivityDeps {
   orm: Orm;
   connectors: Connectors;
   credentialsKey?: Buffer;
+  storage?: ObjectStorage;
   now?: () => Date;
 }
 
 export function createPostActivities(deps: PostActivityDeps) {
   const now = deps.now ?? (() => new Date());
+
+  /** The post's media in its order; bytes are read from storage only when a connector asks. */
+  async function mediaRefs(em: ReturnType<Orm['em']['fork']>, ids: string[]): Promise<MediaRef[]> {
+    if (!ids.length) return [];
+    const items = await em.find(MediaItem, { id: { $in: ids } });
+    return ids.map((id) => {
+      const item = items.find((m) => m.id === id);
+      if (!item || item.status !== 'ready') {
+        throw ApplicationFailure.nonRetryable(`media ${id} is not available`, FAILURE.permanent);
+      }
+      return {
+        id: item.id,
+        type: item.type,
+        mimeType: item.mimeType,
+        fileName: item.fileName,
+        altText: item.altText ?? null,
+        read: () => {
+          if (!deps.storage) throw new Error('object storage is not configured on this worker');
+          return deps.storage.read(item.storageKey);
+        },
+      };
+    });
+  }
 
   return {
     /** Fails (retryably) until the API's insert of the post row is visible. */
@@ -30,6 +55,7 @@ export function createPostActivities(deps: PostActivityDeps) {
         if (edit.content !== undefined) post.content = edit.content;
         if (edit.contentByPlatform !== undefined) post.contentByPlatform = edit.contentByPlatform;
         if (edit.publishAt !== undefined) post.scheduledAt = new Date(edit.publishAt);
+        if (edit.mediaIds !== undefined) post.mediaIds = edit.mediaIds;
         const pcs = await em.find(PostChannel, { post: postId });
         for (const pc of pcs) {
           const text = edit.channelContent[pc.channel];
@@ -64,6 +90,7 @@ export function createPostActivities(deps: PostActivityDeps) {
       if (!connector) throw ApplicationFailure.nonRetryable(`publishing to ${channel.platform} is not supported yet`, FAILURE.permanent);
       if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is not configured on this worker');
       const credentials = decryptJson<Record<string, unknown>>(deps.credentialsKey, channel.credentialsEncrypted);
+      const media = await mediaRefs(em, post.mediaIds);
       pc.attempts += 1;
       await em.flush();
       const ctx = Context.current();
@@ -71,7 +98,7 @@ export function createPostActivities(deps: PostActivityDeps) {
       try {
         const result = await connector.publish({
           text: pc.content,
-          media: [],
+          media,
           idempotencyKey: `${postId}:${channelId}`,
           credentials,
           reddit: post.reddit ?? null,

@@ -1,13 +1,21 @@
 // The HTTP app, built by a factory so the server and the tests run the very same thing.
 import { router } from './router.ts';
 import { newId } from '../lib/ids.ts';
+import { ApiError } from '../lib/errors.ts';
 import { defaultLog, type AppDeps } from './context.ts';
 import { mapError } from './errors.ts';
 import { channelRoutes } from './routes/channels.ts';
 import { meRoutes } from './routes/me.ts';
 import { postRoutes } from './routes/posts.ts';
+import { mediaRoutes } from './routes/media.ts';
+import { storageRoutes } from './routes/storage.ts';
+import type { DiskStorage } from '../storage/disk.ts';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The server accepts bodies this large (a 1 GB video PUT to the disk store, plus headroom)… */
+export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024 + 1024 * 1024;
+/** …but a JSON request to /v1 may be at most 1 MB. */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
 export function createApp(deps: AppDeps) {
   const log = deps.log ?? defaultLog;
@@ -15,6 +23,10 @@ export function createApp(deps: AppDeps) {
     .onRequest(({ request, set }) => {
       const given = request.headers.get('x-request-id');
       set.headers['x-request-id'] = given && CLIENT_REQUEST_ID.test(given) ? given : newId('req');
+      const length = Number(request.headers.get('content-length') ?? 0);
+      if (length > MAX_JSON_BODY_BYTES && new URL(request.url).pathname.startsWith('/v1/')) {
+        throw new ApiError('validation_failed', 'The request body is larger than 1 MB.', { limitBytes: MAX_JSON_BODY_BYTES }, undefined, 413);
+      }
     })
     .onError(({ code, error, set, request, path }) => {
       const mapped = mapError(code, error);
@@ -36,7 +48,9 @@ export function createApp(deps: AppDeps) {
         },
       });
     })
-    .group('/v1', (v1) => v1.use(meRoutes(deps)).use(channelRoutes(deps)).use(postRoutes(deps)));
+    // The disk store receives uploads and serves files itself, at signed URLs outside /v1.
+    .use(deps.storage?.kind === 'disk' ? storageRoutes(deps.storage as DiskStorage) : router())
+    .group('/v1', (v1) => v1.use(meRoutes(deps)).use(channelRoutes(deps)).use(postRoutes(deps)).use(mediaRoutes(deps)));
 }
 
 export type App = ReturnType<typeof createApp>;

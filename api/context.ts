@@ -1,11 +1,14 @@
 import type { Orm } from '../db/orm.ts';
 import type { TemporalDeps } from '../services/post-scheduler.ts';
+import type { ObjectStorage } from '../storage/types.ts';
 
 /** What the HTTP app needs from the outside; the server and the tests build it. */
 export interface AppDeps {
   orm: Orm;
   /** Starts and updates post workflows; routes that need it fail without it. */
   temporal?: TemporalDeps;
+  /** Object storage of the media library. */
+  storage?: ObjectStorage;
   /** Injectable clock (quota periods, key expiry). */
   now?: () => Date;
   log?: (entry: Record<string, unknown>) => void;

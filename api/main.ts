@@ -2,7 +2,8 @@
 import { createOrm, migrate } from '../db/orm.ts';
 import { loadConfig } from '../lib/config.ts';
 import type { Connection } from '@temporalio/client';
-import { createApp } from './app.ts';
+import { createApp, MAX_REQUEST_BODY_BYTES } from './app.ts';
+import { createStorage } from '../storage/index.ts';
 import { connectClient, ensureSearchAttributes } from '../worker/temporal.ts';
 
 const config = loadConfig(process.env, ['DATABASE_URL', 'CREDENTIALS_KEY']);
@@ -12,7 +13,12 @@ const client = await connectClient(config.temporal);
 await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace).catch((err) => {
   console.warn(`api: could not register search attributes (${(err as Error).message}); posts will fail to schedule until an operator creates PostId and OrganizationId (Keyword)`);
 });
-const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue } }).listen({ port: config.port, hostname: config.host });
+const storage = createStorage(config);
+const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue }, storage }).listen({
+  port: config.port,
+  hostname: config.host,
+  maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+});
 console.log(`api: listening on http://${config.host}:${config.port}/v1`);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, async () => {

@@ -23,6 +23,18 @@ export const EnvSchema = T.Object({
   DATA_DIR: T.Optional(T.String({ minLength: 1 })),
   EMBEDDED_PG_PORT: T.Optional(Port),
   LOG_LEVEL: T.Optional(T.Union([T.Literal('debug'), T.Literal('info'), T.Literal('warn'), T.Literal('error')])),
+  STORAGE_DRIVER: T.Optional(T.Union([T.Literal('disk'), T.Literal('s3')])),
+  STORAGE_DIR: T.Optional(T.String({ minLength: 1 })),
+  STORAGE_SIGNING_KEY: T.Optional(T.String({ minLength: 1 })),
+  S3_ENDPOINT: T.Optional(T.String({ pattern: '^https?://' })),
+  S3_REGION: T.Optional(T.String({ minLength: 1 })),
+  S3_BUCKET: T.Optional(T.String({ minLength: 1 })),
+  S3_ACCESS_KEY_ID: T.Optional(T.String({ minLength: 1 })),
+  S3_SECRET_ACCESS_KEY: T.Optional(T.String({ minLength: 1 })),
+  S3_FORCE_PATH_STYLE: T.Optional(Bool),
+  VISION_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  VISION_MODEL: T.Optional(T.String({ minLength: 1 })),
+  VISION_API_KEY: T.Optional(T.String({ minLength: 1 })),
 });
 
 export interface Config {
@@ -45,6 +57,26 @@ export interface Config {
   dataDir: string;
   embeddedPgPort: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  storage: StorageConfig;
+  /** The optional vision pass: an OpenAI-compatible chat-completions endpoint; off when unset. */
+  vision: { url: string; model: string; apiKey?: string } | undefined;
+}
+
+export interface StorageConfig {
+  driver: 'disk' | 's3';
+  /** Root folder of the disk store. */
+  dir: string;
+  /** 32-byte HMAC key for the disk store's upload/download URLs; when absent see storageSigningKey (storage/index.ts). */
+  signingKey: Buffer | undefined;
+  s3: {
+    endpoint: string | undefined;
+    region: string;
+    /** Always set when driver is s3 (checked at load). */
+    bucket: string | undefined;
+    accessKeyId: string | undefined;
+    secretAccessKey: string | undefined;
+    forcePathStyle: boolean;
+  };
 }
 
 export class ConfigError extends Error {
@@ -52,11 +84,13 @@ export class ConfigError extends Error {
 }
 
 /** Parses a 32-byte key given as 64 hex characters or as base64. */
-export function parseCredentialsKey(raw: string): Buffer {
+export function parseCredentialsKey(raw: string, name = 'CREDENTIALS_KEY'): Buffer {
   const buf = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (buf.length !== 32) throw new ConfigError('CREDENTIALS_KEY must be 32 bytes (64 hex characters or base64)');
+  if (buf.length !== 32) throw new ConfigError(`${name} must be 32 bytes (64 hex characters or base64)`);
   return buf;
 }
+
+const isTrue = (v: string | undefined) => v === 'true' || v === '1';
 
 type Env = Record<string, string | undefined>;
 type Required = 'DATABASE_URL' | 'CREDENTIALS_KEY';
@@ -70,9 +104,14 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
   const errors = [...Value.Errors(EnvSchema, picked)].map((e) => `${e.path.slice(1)}: ${e.message}`);
   const missing = required.filter((k) => !picked[k]);
   if (missing.length) errors.push(...missing.map((k) => `${k}: required`));
+  if (picked.STORAGE_DRIVER === 's3' && !picked.S3_BUCKET) errors.push('S3_BUCKET: required when STORAGE_DRIVER=s3');
+  if (Boolean(picked.S3_ACCESS_KEY_ID) !== Boolean(picked.S3_SECRET_ACCESS_KEY)) {
+    errors.push('S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: give both or neither');
+  }
   if (errors.length) throw new ConfigError(`invalid configuration:\n  ${errors.join('\n  ')}`);
   const e = picked as Static<typeof EnvSchema>;
   const port = Number(e.PORT ?? 3000);
+  const dataDir = e.DATA_DIR ?? '.data';
   return {
     port,
     host: e.HOST ?? '0.0.0.0',
@@ -89,8 +128,23 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
       cliPath: e.TEMPORAL_CLI_PATH,
       uiPort: Number(e.TEMPORAL_UI_PORT ?? 8233),
     },
-    dataDir: e.DATA_DIR ?? '.data',
+    dataDir,
     embeddedPgPort: Number(e.EMBEDDED_PG_PORT ?? 5433),
     logLevel: e.LOG_LEVEL ?? 'info',
+    storage: {
+      driver: e.STORAGE_DRIVER ?? 'disk',
+      dir: e.STORAGE_DIR ?? `${dataDir}/media`,
+      signingKey: e.STORAGE_SIGNING_KEY ? parseCredentialsKey(e.STORAGE_SIGNING_KEY, 'STORAGE_SIGNING_KEY') : undefined,
+      s3: {
+        endpoint: e.S3_ENDPOINT?.replace(/\/+$/, ''),
+        region: e.S3_REGION ?? 'us-east-1',
+        bucket: e.S3_BUCKET,
+        accessKeyId: e.S3_ACCESS_KEY_ID,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+        // Custom endpoints (SeaweedFS, MinIO) rarely resolve bucket subdomains; AWS wants virtual-hosted.
+        forcePathStyle: e.S3_FORCE_PATH_STYLE !== undefined ? isTrue(e.S3_FORCE_PATH_STYLE) : Boolean(e.S3_ENDPOINT),
+      },
+    },
+    vision: e.VISION_API_URL ? { url: e.VISION_API_URL, model: e.VISION_MODEL ?? 'gpt-4o-mini', apiKey: e.VISION_API_KEY } : undefined,
   };
 }

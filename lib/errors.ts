@@ -29,11 +29,13 @@ export class ApiError extends Error {
     message: string,
     readonly details?: Record<string, unknown>,
     readonly headers?: Record<string, string>,
+    /** Overrides the code's usual status (413 uses validation_failed: SPEC.md has no code for it). */
+    readonly statusOverride?: number,
   ) {
     super(message);
   }
   get status(): number {
-    return ERROR_STATUS[this.code];
+    return this.statusOverride ?? ERROR_STATUS[this.code];
   }
 }
 

@@ -68,3 +68,33 @@ export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
 export function isChannelStatus(v: string): v is ChannelStatus {
   return (CHANNEL_STATUSES as readonly string[]).includes(v);
 }
+
+/** What media a post may carry on each platform (DESIGN.md §4 and the platforms' documented limits). */
+export interface MediaLimits {
+  /** Most attachments in one post. */
+  maxItems: number;
+  /** Types accepted at all. */
+  types: ('image' | 'gif' | 'video' | 'document' | 'audio')[];
+  /** A video must be the only attachment (X, Bluesky, LinkedIn, Mastodon…). */
+  videoAlone: boolean;
+  /** requiresMedia platforms that need a particular kind (TikTok/YouTube: video; Pinterest: image). */
+  requires?: 'video' | 'image';
+}
+
+const visual = ['image', 'gif', 'video'] as MediaLimits['types'];
+
+export const MEDIA_LIMITS: Record<Platform, MediaLimits> = {
+  X: { maxItems: 4, types: visual, videoAlone: true },
+  BLUESKY: { maxItems: 4, types: ['image', 'video'], videoAlone: true },
+  THREADS: { maxItems: 10, types: ['image', 'video'], videoAlone: false },
+  LINKEDIN: { maxItems: 9, types: ['image', 'gif', 'video', 'document'], videoAlone: true },
+  MASTODON: { maxItems: 4, types: ['image', 'gif', 'video', 'audio'], videoAlone: true },
+  INSTAGRAM: { maxItems: 10, types: ['image', 'video'], videoAlone: false },
+  FACEBOOK: { maxItems: 10, types: visual, videoAlone: true },
+  TIKTOK: { maxItems: 1, types: ['video'], videoAlone: true, requires: 'video' },
+  YOUTUBE: { maxItems: 1, types: ['video'], videoAlone: true, requires: 'video' },
+  PINTEREST: { maxItems: 1, types: ['image', 'video'], videoAlone: true, requires: 'image' },
+  REDDIT: { maxItems: 20, types: visual, videoAlone: true },
+  TELEGRAM: { maxItems: 10, types: ['image', 'gif', 'video', 'document', 'audio'], videoAlone: false },
+  DISCORD: { maxItems: 10, types: ['image', 'gif', 'video', 'document', 'audio'], videoAlone: false },
+};

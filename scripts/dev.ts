@@ -3,7 +3,7 @@
 // TEMPORAL_UI_PORT) + migrations + the worker + the API on PORT. Ctrl-C stops all of it.
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import type { Connection } from '@temporalio/client';
-import { createApp } from '../api/app.ts';
+import { createApp, MAX_REQUEST_BODY_BYTES } from '../api/app.ts';
 import { createOrm, migrate } from '../db/orm.ts';
 import { loadConfig } from '../lib/config.ts';
 import { embeddedDatabaseUrl, embeddedPaths, ensureCredentialsKey, writeSecret } from '../lib/embedded.ts';
@@ -13,6 +13,7 @@ import { createOrganization } from '../services/organizations.ts';
 import { createWorker, installRuntime } from '../worker/index.ts';
 import { connectClient, connectWorker, ensureSearchAttributes } from '../worker/temporal.ts';
 import { createConnectors } from '../platforms/index.ts';
+import { createStorage } from '../storage/index.ts';
 import { startEmbeddedPostgres } from './embedded/postgres.ts';
 import { startTemporalDevServer } from './embedded/temporal.ts';
 import { assertPortsFree } from './embedded/ports.ts';
@@ -104,13 +105,14 @@ try {
     say(`reusing the API key in ${paths.devApiKey}`);
   }
 
+  const storage = createStorage(config);
   installRuntime(config.logLevel);
   const connection = await connectWorker({ ...config.temporal, address: temporal.address });
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { orm, connectors: createConnectors(), credentialsKey: config.credentialsKey },
+    deps: { orm, connectors: createConnectors(), credentialsKey: config.credentialsKey, storage, vision: config.vision },
   });
   const running = worker.run();
   stops.push(async () => {
@@ -128,7 +130,11 @@ try {
   stops.push(() => client.connection.close());
   // The dev server's --search-attribute flags only apply to a new database; make sure of them.
   await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace);
-  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue } }).listen({ port: config.port, hostname: config.host });
+  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue }, storage }).listen({
+    port: config.port,
+    hostname: config.host,
+    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+  });
   stops.push(async () => {
     await app.stop();
   });

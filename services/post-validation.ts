@@ -1,9 +1,9 @@
 // Checks a post (or an edit) against its channels' rules (DESIGN.md §3): ownership, the key's
 // channel list, reauth, text length in graphemes per channel, media and required fields.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Channel, type IChannel } from '../db/entities/index.ts';
+import { Channel, MediaItem, type IChannel, type IMediaItem } from '../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
-import { rulesFor } from '../platforms/catalog.ts';
+import { MEDIA_LIMITS, rulesFor } from '../platforms/catalog.ts';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -33,7 +33,7 @@ export function parsePublishAt(value: string, now: Date, fields: FieldError[]): 
 export interface ContentInput {
   content: string;
   contentByPlatform: Record<string, string>;
-  mediaCount: number;
+  media: Pick<IMediaItem, 'id' | 'type'>[];
   reddit?: { subreddit: string; title: string } | null;
 }
 
@@ -87,14 +87,48 @@ export function channelTexts(channels: IChannel[], input: ContentInput): Record<
     if (length > rules.maxChars) {
       fields.push({ path, message: `is ${length} characters; ${c.platform} channel ${c.id} allows ${rules.maxChars}` });
     }
-    if (length === 0 && input.mediaCount === 0) fields.push({ path, message: `is empty for channel ${c.id}` });
-    if (rules.requiresMedia && input.mediaCount === 0) {
+    if (length === 0 && input.media.length === 0) fields.push({ path, message: `is empty for channel ${c.id}` });
+    if (rules.requiresMedia && input.media.length === 0) {
       fields.push({ path: 'mediaIds', message: `${c.platform} channel ${c.id} requires an image or video` });
     }
+    fields.push(...mediaProblems(c, input.media));
     if (rules.requiredFields.includes('reddit.subreddit') && !input.reddit) {
       fields.push({ path: 'reddit', message: `REDDIT channel ${c.id} requires reddit.subreddit and reddit.title` });
     }
   }
   if (fields.length) throw errors.validation(fields);
   return texts;
+}
+
+/** The post's media items, in the given order: each of the organization and `ready`. */
+export async function loadPostMedia(em: EntityManager, organizationId: string, mediaIds: string[]): Promise<IMediaItem[]> {
+  if (!mediaIds.length) return [];
+  const found = await em.find(MediaItem, { id: { $in: mediaIds }, organization: organizationId });
+  const fields: FieldError[] = [];
+  for (const id of mediaIds) {
+    const item = found.find((m) => m.id === id);
+    if (!item) fields.push({ path: 'mediaIds', message: `unknown media ${id}` });
+    else if (item.status !== 'ready') fields.push({ path: 'mediaIds', message: `media ${id} is ${item.status}; only ready media can be attached` });
+  }
+  if (fields.length) throw errors.validation(fields);
+  return mediaIds.map((id) => found.find((m) => m.id === id)!);
+}
+
+/** Each platform's media limits: count, accepted types, a video alone, the kind it requires. */
+function mediaProblems(c: IChannel, media: Pick<IMediaItem, 'id' | 'type'>[]): FieldError[] {
+  if (!media.length) return [];
+  const limits = MEDIA_LIMITS[c.platform];
+  const out: FieldError[] = [];
+  const where = `${c.platform} channel ${c.id}`;
+  if (media.length > limits.maxItems) out.push({ path: 'mediaIds', message: `${where} takes at most ${limits.maxItems} attachment(s)` });
+  const wrong = media.filter((m) => !limits.types.includes(m.type));
+  if (wrong.length) out.push({ path: 'mediaIds', message: `${where} does not accept ${[...new Set(wrong.map((m) => m.type))].join(', ')} files` });
+  if (limits.videoAlone && media.length > 1 && media.some((m) => m.type === 'video')) {
+    out.push({ path: 'mediaIds', message: `${where} takes a video only on its own` });
+  }
+  if (limits.requires === 'video' && !media.some((m) => m.type === 'video')) out.push({ path: 'mediaIds', message: `${where} requires a video` });
+  if (limits.requires === 'image' && !media.some((m) => m.type === 'image' || m.type === 'gif')) {
+    out.push({ path: 'mediaIds', message: `${where} requires an image` });
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 // Posts as the API shows them (SPEC.md §2.3), read from Postgres.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Post, PostChannel, type IPost, type IPostChannel, type PostStatus } from '../db/entities/index.ts';
+import { MediaItem, Post, PostChannel, type IMediaItem, type IPost, type IPostChannel, type PostStatus } from '../db/entities/index.ts';
+import type { ObjectStorage } from '../storage/types.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 
 export interface PostChannelView {
@@ -29,7 +30,7 @@ export interface PostView {
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
-export function postView(post: IPost, pcs: IPostChannel[]): PostView {
+export function postView(post: IPost, pcs: IPostChannel[], media: { id: string; type: string; url: string }[] = []): PostView {
   return {
     id: post.id,
     status: post.status,
@@ -51,23 +52,42 @@ export function postView(post: IPost, pcs: IPostChannel[]): PostView {
         publishedAt: iso(pc.publishedAt),
         error: pc.error ?? null,
       })),
-    media: [],
+    media,
     reddit: post.reddit ?? null,
   };
 }
 
-async function views(em: EntityManager, posts: IPost[]): Promise<PostView[]> {
+const MEDIA_URL_TTL_SECONDS = 3600;
+
+async function views(em: EntityManager, posts: IPost[], storage?: ObjectStorage): Promise<PostView[]> {
   if (!posts.length) return [];
   const pcs = await em.find(PostChannel, { post: { $in: posts.map((p) => p.id) } });
-  return posts.map((p) => postView(p, pcs.filter((pc) => pc.post === p.id)));
+  const mediaIds = [...new Set(posts.flatMap((p) => p.mediaIds))];
+  const items = mediaIds.length ? await em.find(MediaItem, { id: { $in: mediaIds } }) : [];
+  const byId = new Map<string, IMediaItem>(items.map((m) => [m.id, m]));
+  const urls = new Map<string, string>();
+  for (const m of items) if (storage) urls.set(m.id, await storage.signedGetUrl(m.storageKey, MEDIA_URL_TTL_SECONDS));
+  return posts.map((p) =>
+    postView(
+      p,
+      pcs.filter((pc) => pc.post === p.id),
+      p.mediaIds.filter((id) => byId.has(id)).map((id) => ({ id, type: byId.get(id)!.type, url: urls.get(id) ?? '' })),
+    ),
+  );
 }
 
 /** A post of the organization that the key may see (all its channels within the key's list), or not_found. */
-export async function getPostForKey(em: EntityManager, organizationId: string, id: string, keyChannels: 'all' | string[]): Promise<PostView> {
+export async function getPostForKey(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  keyChannels: 'all' | string[],
+  storage?: ObjectStorage,
+): Promise<PostView> {
   if (id.includes('\u0000')) throw errors.notFound('Post'); // no such id; Postgres would refuse the NUL (500)
   const post = await em.findOne(Post, { id, organization: organizationId });
   if (!post) throw errors.notFound('Post');
-  const [view] = await views(em, [post]);
+  const [view] = await views(em, [post], storage);
   if (keyChannels !== 'all' && !view!.channels.every((c) => keyChannels.includes(c.channelId))) throw errors.notFound('Post');
   return view!;
 }
@@ -106,6 +126,7 @@ export async function listPostsForKey(
   organizationId: string,
   keyChannels: 'all' | string[],
   f: ListFilters,
+  storage?: ObjectStorage,
 ): Promise<{ data: PostView[]; nextCursor: string | null }> {
   const where: string[] = ['p.organization_id = ?'];
   const params: unknown[] = [organizationId];
@@ -146,7 +167,7 @@ export async function listPostsForKey(
   const posts = page.length ? await em.find(Post, { id: { $in: page } }) : [];
   posts.sort((a, b) => page.indexOf(a.id) - page.indexOf(b.id));
   const last = posts.at(-1);
-  return { data: await views(em, posts), nextCursor: rows.length > f.limit && last ? encodeCursor(last.scheduledAt, last.id) : null };
+  return { data: await views(em, posts, storage), nextCursor: rows.length > f.limit && last ? encodeCursor(last.scheduledAt, last.id) : null };
 }
 
 export function assertEditable(post: PostView): void {

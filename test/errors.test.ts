@@ -54,6 +54,17 @@ describe('errors', () => {
     expect(logged[0]!.requestId).toBe(r.headers.get('x-request-id'));
   });
 
+  test('a JSON body over 1 MB → 413 with the error body, before any parsing', async () => {
+    const org = await makeOrg();
+    const { key } = await makeKey(org.id);
+    const app = await testApp();
+    const big = JSON.stringify({ content: 'x'.repeat(1024 * 1024 + 10), channelIds: ['ch_x'] });
+    const r = await call(app, 'POST', '/v1/posts', { key, rawBody: big, headers: { 'content-length': String(big.length) } });
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe('validation_failed');
+    expect(r.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
   test('schema validation failures map to details.fields', () => {
     const mapped = mapError('VALIDATION', { all: [{ path: '/channelIds/0', message: 'Expected string' }] });
     expect(mapped.status).toBe(422);

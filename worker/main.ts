@@ -2,6 +2,7 @@
 import { loadConfig } from '../lib/config.ts';
 import { createOrm } from '../db/orm.ts';
 import { createConnectors } from '../platforms/index.ts';
+import { createStorage } from '../storage/index.ts';
 import { connectWorker } from './temporal.ts';
 import { createWorker, installRuntime } from './index.ts';
 
@@ -13,7 +14,7 @@ const worker = await createWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: { orm, connectors: createConnectors(), credentialsKey: config.credentialsKey },
+  deps: { orm, connectors: createConnectors(), credentialsKey: config.credentialsKey, storage: createStorage(config), vision: config.vision },
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
 console.log(`worker: polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address}`);

@@ -2,3 +2,4 @@
 // no I/O, activities imported as types.
 export { pingWorkflow } from './ping.ts';
 export { postWorkflow } from './post.ts';
+export { mediaUploadWorkflow } from './media-upload.ts';

@@ -11,6 +11,7 @@ export interface PostEdit {
   content?: string;
   contentByPlatform?: Record<string, string>;
   publishAt?: string;
+  mediaIds?: string[];
   /** The resulting text per channel id. */
   channelContent: Record<string, string>;
 }

@@ -4,7 +4,7 @@ import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { editPost, schedulePost } from '../../services/post-scheduler.ts';
 import {
-  assertChannelsUsable, channelTexts, loadTargetChannels, parsePublishAt,
+  assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt,
 } from '../../services/post-validation.ts';
 import { assertEditable, getPostForKey, listPostsForKey } from '../../services/posts.ts';
 import { authPlugin } from '../auth.ts';
@@ -12,6 +12,7 @@ import type { AppDeps } from '../context.ts';
 
 // No NUL: Postgres text cannot hold it (the insert would fail with a 500).
 const Text = t.String({ maxLength: 100_000, pattern: '^[^\\u0000]*$' });
+const MediaIds = t.Array(t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_]+$' }), { maxItems: 20, uniqueItems: true });
 const ContentByPlatform = t.Record(t.String({ pattern: '^[A-Z]+$' }), Text, { maxProperties: 20 });
 
 const CreateBody = t.Object(
@@ -19,7 +20,7 @@ const CreateBody = t.Object(
     content: Text,
     channelIds: t.Array(t.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 50, uniqueItems: true }),
     publishAt: t.Optional(t.String({ maxLength: 64 })),
-    mediaIds: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 20, uniqueItems: true })),
+    mediaIds: t.Optional(MediaIds),
     contentByPlatform: t.Optional(ContentByPlatform),
     reddit: t.Optional(t.Object({ subreddit: t.String({ minLength: 1, maxLength: 100 }), title: t.String({ minLength: 1, maxLength: 300 }) }, { additionalProperties: false })),
   },
@@ -27,7 +28,12 @@ const CreateBody = t.Object(
 );
 
 const PatchBody = t.Object(
-  { content: t.Optional(Text), publishAt: t.Optional(t.String({ maxLength: 64 })), contentByPlatform: t.Optional(ContentByPlatform) },
+  {
+    content: t.Optional(Text),
+    publishAt: t.Optional(t.String({ maxLength: 64 })),
+    contentByPlatform: t.Optional(ContentByPlatform),
+    mediaIds: t.Optional(MediaIds),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 
@@ -76,12 +82,12 @@ export function postRoutes(deps: AppDeps) {
         const em = deps.orm.em.fork();
         const fields: FieldError[] = [];
         const publishAt = body.publishAt !== undefined ? parsePublishAt(body.publishAt, auth.now, fields) : null;
-        if (body.mediaIds?.length) fields.push({ path: 'mediaIds', message: 'media attachments are not available yet' });
         if (fields.length) throw errors.validation(fields);
         const channels = await loadTargetChannels(em, auth.organization.id, body.channelIds, auth.channels);
         assertChannelsUsable(channels);
         const contentByPlatform = body.contentByPlatform ?? {};
-        const texts = channelTexts(channels, { content: body.content, contentByPlatform, mediaCount: 0, reddit: body.reddit ?? null });
+        const media = await loadPostMedia(em, auth.organization.id, body.mediaIds ?? []);
+        const texts = channelTexts(channels, { content: body.content, contentByPlatform, media, reddit: body.reddit ?? null });
         const id = await schedulePost(em, temporal(), {
           organizationId: auth.organization.id,
           apiKeyId: auth.key.id,
@@ -89,7 +95,7 @@ export function postRoutes(deps: AppDeps) {
           content: body.content,
           contentByPlatform,
           reddit: body.reddit ?? null,
-          mediaIds: [],
+          mediaIds: media.map((m) => m.id),
           publishAt: publishAt ?? null,
           channels,
           texts,
@@ -97,7 +103,7 @@ export function postRoutes(deps: AppDeps) {
         });
         set.status = 201;
         set.headers.location = `/v1/posts/${id}`;
-        return getPostForKey(deps.orm.em.fork(), auth.organization.id, id, 'all');
+        return getPostForKey(deps.orm.em.fork(), auth.organization.id, id, 'all', deps.storage);
       },
       { scope: 'publish', body: CreateBody },
     )
@@ -116,11 +122,11 @@ export function postRoutes(deps: AppDeps) {
           to,
           limit,
           cursor: query.cursor,
-        });
+        }, deps.storage);
       },
       { scope: 'read', query: ListQuery },
     )
-    .get('/posts/:id', ({ auth, params }) => getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels), {
+    .get('/posts/:id', ({ auth, params }) => getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage), {
       scope: 'read',
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
     })
@@ -140,14 +146,16 @@ export function postRoutes(deps: AppDeps) {
         );
         const contentByPlatform = body.contentByPlatform ?? stored[0]?.content_by_platform ?? {};
         const content = body.content ?? current.content;
-        const texts = channelTexts(channels, { content, contentByPlatform, mediaCount: current.media.length, reddit: current.reddit });
+        const media = await loadPostMedia(em, auth.organization.id, body.mediaIds ?? current.media.map((m) => m.id));
+        const texts = channelTexts(channels, { content, contentByPlatform, media, reddit: current.reddit });
         await editPost(temporal(), params.id, {
           content: body.content,
           contentByPlatform: body.contentByPlatform,
           publishAt: publishAt?.toISOString(),
+          mediaIds: body.mediaIds,
           channelContent: texts,
         });
-        return getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels);
+        return getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage);
       },
       { scope: 'publish', body: PatchBody, params: t.Object({ id: t.String({ maxLength: 64 }) }) },
     );

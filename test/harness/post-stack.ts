@@ -1,6 +1,13 @@
 // A worker on its own task queue (real connectors pointed at local fakes) and an app wired to
 // the shared time-skipping Temporal server.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { VisionConfig } from '../../activities/vision.ts';
+import { createDiskStorage } from '../../storage/disk.ts';
+import type { ObjectStorage } from '../../storage/types.ts';
+import { seaweed } from './seaweed.ts';
 import { Client } from '@temporalio/client';
 import { createApp } from '../../api/app.ts';
 import { createMastodonConnector } from '../../platforms/mastodon.ts';
@@ -9,24 +16,41 @@ import { createWorker } from '../../worker/index.ts';
 import { postWorkflowId } from '../../workflows/post-types.ts';
 import { harness } from './index.ts';
 
-export async function startPostStack(opts: { connectors?: Connectors; maxCachedWorkflows?: number } = {}) {
+export interface PostStackOptions {
+  connectors?: Connectors;
+  maxCachedWorkflows?: number;
+  /** Object storage: 'disk' (a throwaway directory, served by the app), 's3' (the run's SeaweedFS). */
+  storage?: 'disk' | 's3';
+  vision?: VisionConfig;
+}
+
+export async function startPostStack(opts: PostStackOptions = {}) {
   const h = await harness();
   const env = await h.temporal();
   const taskQueue = `test-${randomUUID()}`;
   const connectors = opts.connectors ?? { MASTODON: createMastodonConnector({ timeoutMs: 2000 }) };
+  let clock = new Date(await env.currentTimeMs());
+  const now = () => clock;
+  let storage: ObjectStorage | undefined;
+  let storageDir: string | undefined;
+  if (opts.storage === 'disk') {
+    storageDir = mkdtempSync(join(tmpdir(), 'postpilot-test-media-'));
+    storage = createDiskStorage({ root: storageDir, publicBaseUrl: 'http://localhost', signingKey: randomBytes(32), now });
+  } else if (opts.storage === 's3') {
+    storage = (await seaweed()).storage({ now });
+  }
   const bundle = await h.workflowBundle();
   const newWorker = () =>
     createWorker({
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue,
-      deps: { orm: h.orm, connectors, credentialsKey: h.credentialsKey },
+      deps: { orm: h.orm, connectors, credentialsKey: h.credentialsKey, storage, vision: opts.vision },
       workflowBundle: bundle,
       maxCachedWorkflows: opts.maxCachedWorkflows,
     });
   let worker = await newWorker();
   let running = worker.run();
-  let clock = new Date(await env.currentTimeMs());
   // The time-skipping server's clock is shared by every test: workflows left running (with no
   // worker once this stack stops) would hold it back, so the stack records what it starts and
   // terminates the leftovers when it stops.
@@ -47,11 +71,12 @@ export async function startPostStack(opts: { connectors?: Connectors; maxCachedW
   });
   // A client that never unlocks time skipping (the test env's own client does while it waits).
   const plain = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
-  const app = createApp({ orm: h.orm, log: () => {}, now: () => clock, temporal: { client, taskQueue } });
+  const app = createApp({ orm: h.orm, log: () => {}, now, temporal: { client, taskQueue }, storage });
   return {
     h,
     env,
     app,
+    storage,
     taskQueue,
     /**
      * Waits until the post's workflow has finished. Never lets the server jump to "the next
@@ -86,6 +111,7 @@ export async function startPostStack(opts: { connectors?: Connectors; maxCachedW
       await Promise.all(started.map((id) => client.workflow.getHandle(id).terminate('test finished').catch(() => {})));
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => {});
+      if (storageDir) rmSync(storageDir, { recursive: true, force: true });
     },
   };
 }

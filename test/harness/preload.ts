@@ -1,7 +1,9 @@
 // bun test preload: hooks here run once for the whole run.
 import { afterAll } from 'bun:test';
 import { stopHarness } from './index.ts';
+import { stopSeaweed } from './seaweed.ts';
 
 afterAll(async () => {
+  await stopSeaweed();
   await stopHarness();
 });
