@@ -3,8 +3,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Channel, MediaItem, Post, PostChannel } from '../db/entities/index.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
-import { decryptJson } from '../lib/crypto.ts';
-import { PlatformError, type Connectors, type MediaRef } from '../platforms/types.ts';
+import { LockMode } from '@mikro-orm/core';
+import { decryptJson, encryptJson } from '../lib/crypto.ts';
+import { msUntilExpiry, PlatformError, type Connector, type Connectors, type MediaRef, type PublishResult } from '../platforms/types.ts';
 import { FAILURE, type PostEdit } from '../workflows/post-types.ts';
 
 export interface PostActivityDeps {
@@ -17,6 +18,44 @@ export interface PostActivityDeps {
 
 export function createPostActivities(deps: PostActivityDeps) {
   const now = deps.now ?? (() => new Date());
+
+  /** Refresh access tokens this long before they expire. */
+  const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+
+  /**
+   * The channel's credentials, refreshed first when the access token is about to expire. The
+   * channel row is locked while refreshing, so two publishes never spend one refresh token
+   * twice (platforms that rotate refresh tokens would reject the second); the new credentials
+   * are merged over the old ones, so a refresh token the platform did not rotate is kept. A
+   * rejected refresh marks the channel reauth_required and leaves the stored credentials as
+   * they were.
+   */
+  async function currentCredentials(channelId: string, connector: Connector, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const key = deps.credentialsKey!;
+    let reauth: PlatformError | undefined;
+    const creds = await deps.orm.em.fork().transactional(async (em) => {
+      const channel = await em.findOneOrFail(Channel, { id: channelId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const stored = decryptJson<Record<string, unknown>>(key, channel.credentialsEncrypted);
+      const left = msUntilExpiry(stored);
+      if (!connector.refreshCredentials || left === undefined || left > REFRESH_MARGIN_MS) return stored;
+      try {
+        const fresh = { ...stored, ...(await connector.refreshCredentials(stored, signal)) };
+        channel.credentialsEncrypted = encryptJson(key, fresh);
+        return fresh;
+      } catch (err) {
+        if (err instanceof PlatformError && err.kind === 'reauth') {
+          reauth = err;
+          return stored;
+        }
+        throw err;
+      }
+    });
+    if (reauth) {
+      await deps.orm.em.fork().nativeUpdate(Channel, { id: channelId }, { status: 'reauth_required' });
+      throw ApplicationFailure.create({ type: FAILURE.reauth, message: `token refresh failed: ${reauth.message}`, nonRetryable: true });
+    }
+    return creds;
+  }
 
   /** The post's media in its order; bytes are read from storage only when a connector asks. */
   async function mediaRefs(em: ReturnType<Orm['em']['fork']>, ids: string[]): Promise<MediaRef[]> {
@@ -65,14 +104,14 @@ export function createPostActivities(deps: PostActivityDeps) {
     },
 
     /** Marks the post publishing; returns the channels still to publish (not already published). */
-    async startPublishing(postId: string): Promise<string[]> {
+    async startPublishing(postId: string): Promise<{ channelId: string; platform: string }[]> {
       return deps.orm.em.fork().transactional(async (em) => {
         const post = await em.findOneOrFail(Post, { id: postId });
         if (post.status === 'scheduled') post.status = 'publishing';
         const pcs = await em.find(PostChannel, { post: postId }, { orderBy: { id: 'asc' } });
         const todo = pcs.filter((pc) => pc.status !== 'published');
         for (const pc of todo) pc.status = 'publishing';
-        return todo.map((pc) => pc.channel);
+        return todo.map((pc) => ({ channelId: pc.channel, platform: pc.platform }));
       });
     },
 
@@ -89,21 +128,27 @@ export function createPostActivities(deps: PostActivityDeps) {
       const connector = deps.connectors[channel.platform];
       if (!connector) throw ApplicationFailure.nonRetryable(`publishing to ${channel.platform} is not supported yet`, FAILURE.permanent);
       if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is not configured on this worker');
-      const credentials = decryptJson<Record<string, unknown>>(deps.credentialsKey, channel.credentialsEncrypted);
+      const ctx = Context.current();
       const media = await mediaRefs(em, post.mediaIds);
       pc.attempts += 1;
       await em.flush();
-      const ctx = Context.current();
       const heartbeat = setInterval(() => ctx.heartbeat(), 2000);
       try {
-        const result = await connector.publish({
+        const credentials = await currentCredentials(channelId, connector, ctx.cancellationSignal);
+        const req = {
           text: pc.content,
           media,
           idempotencyKey: `${postId}:${channelId}`,
           credentials,
           reddit: post.reddit ?? null,
+          attempt: ctx.info.attempt,
           signal: ctx.cancellationSignal,
-        });
+        };
+        // An earlier attempt may have reached the platform and lost its answer: where the
+        // platform has no idempotency key, look the post up before sending again.
+        let result: PublishResult | null = null;
+        if (ctx.info.attempt > 1 && connector.findPublished) result = await connector.findPublished(req);
+        result ??= await connector.publish(req);
         pc.status = 'published';
         pc.platformPostId = result.platformPostId;
         pc.url = result.url;

@@ -20,6 +20,8 @@ export interface PublishRequest {
   /** Decrypted channel credentials (DESIGN.md §4 lists the keys per platform). */
   credentials: Record<string, unknown>;
   reddit?: { subreddit: string; title: string } | null;
+  /** 1 on the first try; higher when an earlier attempt may already have reached the platform. */
+  attempt?: number;
   signal?: AbortSignal;
 }
 
@@ -46,6 +48,17 @@ export class PlatformError extends Error {
 export interface Connector {
   platform: Platform;
   publish(req: PublishRequest): Promise<PublishResult>;
+  /**
+   * For platforms without an idempotency key: called before a retry (attempt > 1) to find a
+   * post that an earlier attempt created although its answer was lost. null = not there, send.
+   */
+  findPublished?(req: PublishRequest): Promise<PublishResult | null>;
+  /**
+   * OAuth platforms that issue refresh tokens: returns fresh credentials (at least accessToken
+   * and expiresAt). The caller merges them over the old ones, so a refresh token that is not
+   * rotated is kept. A rejected refresh token must throw PlatformError('reauth').
+   */
+  refreshCredentials?(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
   /** Reads per-account limits when a channel is added (e.g. a Mastodon instance's max_characters). */
   accountLimits?(credentials: Record<string, unknown>): Promise<{ maxChars?: number }>;
 }
@@ -58,4 +71,15 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** Milliseconds until credentials.expiresAt (ISO 8601 or epoch seconds); undefined when not set. */
+export function msUntilExpiry(credentials: Record<string, unknown>, now = Date.now()): number | undefined {
+  const v = credentials.expiresAt;
+  if (typeof v === 'number') return v * 1000 - now;
+  if (typeof v === 'string' && v) {
+    const t = /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v);
+    return Number.isNaN(t) ? undefined : t - now;
+  }
+  return undefined;
 }

@@ -1,7 +1,11 @@
-// Builds the Temporal worker: this project's workflows plus activities from createActivities().
+// Builds the Temporal worker: this project's workflows plus activities from createActivities(),
+// and one activity worker per platform (publishToChannel runs on `<queue>-<platform>`), so a
+// slow or rate-limited platform uses up only its own slots and never starves the others.
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, Runtime, Worker, type NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type NativeConnection, type State } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
+import { PLATFORMS } from '../platforms/catalog.ts';
+import { platformTaskQueue } from '../workflows/post-types.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -14,17 +18,55 @@ export interface WorkerOptions {
   workflowBundle?: { code: string };
   /** Cached (sticky) workflows; 0 turns workflow caching off. Default: the SDK's. */
   maxCachedWorkflows?: number;
+  /** Publish activities running at once per platform, in this process. */
+  publishConcurrencyPerPlatform?: number;
 }
 
-export async function createWorker(opts: WorkerOptions): Promise<Worker> {
-  return Worker.create({
+/** The main worker and the per-platform publish workers, run and stopped together. */
+export class WorkerGroup {
+  constructor(readonly workers: Worker[]) {}
+  getState(): State {
+    return this.workers[0]!.getState();
+  }
+  run(): Promise<void> {
+    return Promise.all(this.workers.map((w) => w.run())).then(() => undefined);
+  }
+  shutdown(): void {
+    for (const w of this.workers) if (w.getState() === 'RUNNING') w.shutdown();
+  }
+  async runUntil<T>(fn: Promise<T>): Promise<T> {
+    const running = this.run();
+    try {
+      return await fn;
+    } finally {
+      this.shutdown();
+      await running;
+    }
+  }
+}
+
+export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
+  const activities = createActivities(opts.deps);
+  const main = await Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
-    activities: createActivities(opts.deps),
+    activities,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
   });
+  const publishers = await Promise.all(
+    PLATFORMS.map((platform) =>
+      Worker.create({
+        connection: opts.connection,
+        namespace: opts.namespace,
+        taskQueue: platformTaskQueue(opts.taskQueue, platform),
+        activities: { publishToChannel: activities.publishToChannel },
+        maxConcurrentActivityTaskExecutions: opts.publishConcurrencyPerPlatform ?? 10,
+      }),
+    ),
+  );
+  return new WorkerGroup([main, ...publishers]);
 }
 
 /** Routes the SDK's own logs at the configured level (its INFO level prints whole webpack reports). */

@@ -31,3 +31,6 @@ export const FAILURE = {
   notVisible: 'PostNotVisible',
   notScheduled: 'PostNotScheduled',
 } as const;
+
+/** The task queue a platform's publish activities run on (see worker/index.ts). */
+export const platformTaskQueue = (taskQueue: string, platform: string) => `${taskQueue}-publish-${platform.toLowerCase()}`;

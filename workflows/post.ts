@@ -1,10 +1,11 @@
 // One durable workflow per post: wait for the post row, sleep until publishAt (re-armed by edits),
 // then publish to every channel in parallel and record each outcome.
 import {
-  ActivityFailure, ApplicationFailure, condition, defineQuery, defineUpdate, proxyActivities, setHandler,
+  ActivityFailure, ApplicationFailure, condition, defineQuery, defineUpdate, proxyActivities, setHandler, workflowInfo,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
-import { FAILURE, type PostEdit, type PostWorkflowInput, type PostWorkflowState } from './post-types.ts';
+import { FAILURE, platformTaskQueue, type PostEdit, type PostWorkflowInput, type PostWorkflowState } from './post-types.ts';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -22,10 +23,10 @@ const waitForRow = proxyActivities<Activities>({
   retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
-const publisher = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  // The activity heartbeats while the platform call is in flight: an attempt lost with its
-  // worker is retried after 10 s, not after the 2-minute timeout.
+const publishOptions: ActivityOptions = {
+  // Long enough for a large video upload (YouTube, TikTok); the heartbeat catches a lost worker
+  // within 10 s, so this bound only matters for an upload that is truly stuck.
+  startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '10 seconds',
   // Safe to retry: publishToChannel skips a channel already published and sends the platform an
   // idempotency key fixed per (post, channel). Reauth and permanent errors are not retried;
@@ -37,7 +38,11 @@ const publisher = proxyActivities<Activities>({
     maximumAttempts: 10,
     nonRetryableErrorTypes: [FAILURE.reauth, FAILURE.permanent],
   },
-});
+};
+
+/** Each platform's publishes run on its own task queue (worker/index.ts): no platform starves another. */
+const publisherFor = (platform: string) =>
+  proxyActivities<Activities>({ ...publishOptions, taskQueue: platformTaskQueue(workflowInfo().taskQueue, platform) });
 
 export const editPostUpdate = defineUpdate<PostWorkflowState, [PostEdit]>('editPost');
 export const postStateQuery = defineQuery<PostWorkflowState>('state');
@@ -94,11 +99,11 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
   }
 
   phase = 'publishing';
-  const channelIds = await db.startPublishing(input.postId);
+  const targets = await db.startPublishing(input.postId);
   await Promise.all(
-    channelIds.map(async (channelId) => {
+    targets.map(async ({ channelId, platform }) => {
       try {
-        await publisher.publishToChannel({ postId: input.postId, channelId });
+        await publisherFor(platform).publishToChannel({ postId: input.postId, channelId });
       } catch (err) {
         await db.recordChannelFailure({ postId: input.postId, channelId, error: failureMessage(err) });
       }
