@@ -1,0 +1,169 @@
+// Publish-now latency: from sending POST /v1/posts (no publishAt) over a real socket to the moment
+// the fake Mastodon receives the status (POST /api/v1/statuses). Prints figures; asserts nothing.
+//
+//   .tools/bin/bun run bench/publish-latency.ts
+//   BENCH_POSTS=200 BENCH_CONCURRENCY=1 BENCH_WARMUP=5 BENCH_TIMEOUT_MS=60000 .tools/bin/bun run bench/publish-latency.ts
+import { temporal as proto } from '@temporalio/proto';
+import { postWorkflowId } from '../workflows/post-types.ts';
+import { createPost, envInt, isStopping, machineNote, ms, pool, runBench, say, startBenchStack, summary, type BenchStack } from './stack.ts';
+
+const POSTS = envInt('BENCH_POSTS', 200);
+const CONCURRENCY = envInt('BENCH_CONCURRENCY', 1, 1, 100);
+const WARMUP = envInt('BENCH_WARMUP', 5, 0, 1000);
+const TIMEOUT_MS = envInt('BENCH_TIMEOUT_MS', 60_000, 100, 600_000);
+const TARGET_P99_MS = 2000;
+
+/** Wall-clock ms with sub-ms resolution (comparable with Temporal's event times on this machine). */
+const wall = () => performance.timeOrigin + performance.now();
+
+interface Sample {
+  postId?: string;
+  sentAt: number;
+  respondedAt?: number;
+  status?: number;
+  arrivedAt?: number;
+}
+
+await runBench(async () => {
+  const stack = await startBenchStack();
+  const runId = Math.random().toString(36).slice(2, 8);
+
+  // Arrival is taken inside the fake itself: its handler pushes each accepted status onto
+  // `statuses`, in this process, so wrapping push gives the exact moment (no polling interval).
+  const waiters = new Map<string, (t: number) => void>();
+  const arrivals = new Map<string, number>();
+  const statuses = stack.fake.statuses;
+  statuses.push = (...items) => {
+    const t = wall();
+    for (const s of items) {
+      arrivals.set(s.text, t);
+      waiters.get(s.text)?.(t);
+    }
+    return Array.prototype.push.apply(statuses, items);
+  };
+  const arrival = (text: string) =>
+    new Promise<number | undefined>((resolve) => {
+      const known = arrivals.get(text);
+      if (known !== undefined) return resolve(known);
+      const timer = setTimeout(() => {
+        waiters.delete(text);
+        resolve(undefined);
+      }, TIMEOUT_MS);
+      waiters.set(text, (t) => {
+        clearTimeout(timer);
+        waiters.delete(text);
+        resolve(t);
+      });
+    });
+
+  async function one(label: string): Promise<Sample> {
+    const text = `bench ${runId} ${label}: publish-now latency probe`;
+    const arrived = arrival(text);
+    const sample: Sample = { sentAt: wall() };
+    const res = await createPost(stack, text);
+    sample.respondedAt = wall();
+    sample.status = res.status;
+    sample.postId = res.id;
+    if (res.status !== 201) {
+      console.error(`[bench] POST /v1/posts answered ${res.status}: ${JSON.stringify(res.body).slice(0, 300)}`);
+      return sample;
+    }
+    sample.arrivedAt = await arrived;
+    return sample;
+  }
+
+  if (WARMUP) {
+    say(`warm-up: ${WARMUP} post(s), not counted`);
+    await pool(WARMUP, 1, async (i) => void (await one(`warmup-${i}`)));
+  }
+
+  say(`measuring ${POSTS} publish-now posts, ${CONCURRENCY === 1 ? 'sequentially (the next is sent once the previous has arrived)' : `${CONCURRENCY} in flight at a time (each lane sends its next once its previous has arrived)`}`);
+  const samples: Sample[] = [];
+  const started = performance.now();
+  await pool(POSTS, CONCURRENCY, async (i) => {
+    samples.push(await one(`#${i}`));
+    if ((i + 1) % 50 === 0) say(`  ${i + 1}/${POSTS}`);
+  });
+  const elapsed = (performance.now() - started) / 1000;
+  if (isStopping()) return;
+
+  const ok = samples.filter((s) => s.status === 201 && s.arrivedAt !== undefined);
+  const refused = samples.filter((s) => s.status !== 201).length;
+  const lost = samples.filter((s) => s.status === 201 && s.arrivedAt === undefined).length;
+  const endToEnd = summary(ok.map((s) => s.arrivedAt! - s.sentAt));
+  const api = summary(samples.filter((s) => s.status === 201).map((s) => s.respondedAt! - s.sentAt));
+
+  const breakdown = await historyBreakdown(stack, ok);
+
+  const line = (name: string, v: ReturnType<typeof summary>) =>
+    `  ${name.padEnd(50)} p50 ${ms(v.p50).padStart(10)}  p90 ${ms(v.p90).padStart(10)}  p99 ${ms(v.p99).padStart(10)}  max ${ms(v.max).padStart(10)}  (n=${v.n})`;
+  console.log('');
+  console.log('== publish-now latency (POST /v1/posts sent → status received by the fake Mastodon) ==');
+  console.log(`  posts ${POSTS} (+${WARMUP} warm-up), concurrency ${CONCURRENCY}${CONCURRENCY === 1 ? ' (sequential)' : ''}, ${elapsed.toFixed(1)} s`);
+  console.log(`  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}`);
+  console.log(`  arrived ${ok.length}, refused by the API ${refused}, not arrived within ${TIMEOUT_MS} ms ${lost}`);
+  console.log('  arrival timing: exact (taken in the fake\'s handler, same process; no polling interval)');
+  console.log(line('end to end', endToEnd));
+  console.log('  where it goes (Temporal event times, server clock = this machine):');
+  console.log(line('  API: send → 201 response', api));
+  for (const [name, values] of breakdown.segments) console.log(line(`  ${name}`, summary(values)));
+  console.log(`  confirmPost needed more than one attempt (row not yet visible) in ${breakdown.confirmRetries} of ${breakdown.histories} posts`);
+  const pass = ok.length === POSTS && endToEnd.p99 < TARGET_P99_MS;
+  console.log(`  target: p99 < ${TARGET_P99_MS} ms on the dev server → ${pass ? 'PASS' : 'MISS'} (p99 ${ms(endToEnd.p99)}${ok.length === POSTS ? '' : `; ${POSTS - ok.length} post(s) missing`})`);
+  console.log('');
+});
+
+/** Splits each post's latency using its workflow history (fetched after the timed run). */
+async function historyBreakdown(stack: BenchStack, samples: Sample[]) {
+  const E = proto.api.enums.v1.EventType;
+  const seg = new Map<string, number[]>([
+    ['send → workflow started (in the API)', []],
+    ['workflow started → confirmPost done', []],
+    ['confirmPost done → startPublishing done', []],
+    ['startPublishing done → publish activity started', []],
+    ['publish activity started → status at fake', []],
+  ]);
+  let confirmRetries = 0;
+  let histories = 0;
+  const tsMs = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    t ? Number(t.seconds ?? 0) * 1000 + (t.nanos ?? 0) / 1e6 : Number.NaN;
+  for (const s of samples) {
+    if (!s.postId) continue;
+    let history;
+    try {
+      history = await stack.client.workflow.getHandle(postWorkflowId(s.postId)).fetchHistory();
+    } catch {
+      continue;
+    }
+    histories++;
+    const events = history.events ?? [];
+    const typeOf = new Map<string, string>(); // scheduled event id → activity type
+    const done = new Map<string, number>(); // activity type → completed time
+    const startedAt = new Map<string, number>(); // activity type → started time
+    let wfStart = Number.NaN;
+    for (const e of events) {
+      const t = tsMs(e.eventTime);
+      if (e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED) wfStart = t;
+      if (e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+        typeOf.set(String(e.eventId), e.activityTaskScheduledEventAttributes?.activityType?.name ?? '?');
+      }
+      if (e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
+        const a = e.activityTaskStartedEventAttributes;
+        const type = typeOf.get(String(a?.scheduledEventId)) ?? '?';
+        if (!startedAt.has(type)) startedAt.set(type, t);
+        if (type === 'confirmPost' && (a?.attempt ?? 1) > 1) confirmRetries++;
+      }
+      if (e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
+        const type = typeOf.get(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)) ?? '?';
+        if (!done.has(type)) done.set(type, t);
+      }
+    }
+    const push = (name: string, v: number) => Number.isFinite(v) && seg.get(name)!.push(v);
+    push('send → workflow started (in the API)', wfStart - s.sentAt);
+    push('workflow started → confirmPost done', done.get('confirmPost')! - wfStart);
+    push('confirmPost done → startPublishing done', done.get('startPublishing')! - done.get('confirmPost')!);
+    push('startPublishing done → publish activity started', startedAt.get('publishToChannel')! - done.get('startPublishing')!);
+    push('publish activity started → status at fake', s.arrivedAt! - startedAt.get('publishToChannel')!);
+  }
+  return { segments: [...seg.entries()], confirmRetries, histories };
+}
