@@ -17,6 +17,13 @@ export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024 + 1024 * 1024;
 /** …but a JSON request to /v1 may be at most 1 MB. */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
+/** RateLimit-* headers set by auth stay on error responses too. */
+function rateLimitHeaders(headers: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (k.startsWith('ratelimit-') && v !== undefined) out[k] = String(v);
+  return out;
+}
+
 export function createApp(deps: AppDeps) {
   const log = deps.log ?? defaultLog;
   return router()
@@ -43,6 +50,7 @@ export function createApp(deps: AppDeps) {
         status: mapped.status,
         headers: {
           'content-type': 'application/json; charset=utf-8',
+          ...rateLimitHeaders(set.headers as Record<string, unknown>),
           'x-request-id': String(set.headers['x-request-id'] ?? newId('req')),
           ...mapped.headers,
         },

@@ -2,9 +2,9 @@
 // `{ scope: 'read' }` and its handler receives `auth`.
 import { router } from './router.ts';
 import { keyChannels, authenticateKey, touchApiKey } from '../services/api-keys.ts';
-import { countRequest } from '../services/usage.ts';
-import { errors } from '../lib/errors.ts';
-import { PLAN_LIMITS } from '../lib/plans.ts';
+import { countRequest, requestsThisMonth } from '../services/usage.ts';
+import { ApiError, errors } from '../lib/errors.ts';
+import { monthPeriod, PLAN_LIMITS } from '../lib/plans.ts';
 import type { Scope } from '../lib/scopes.ts';
 import type { IApiKey, IOrganization } from '../db/entities/index.ts';
 import type { AppDeps } from './context.ts';
@@ -24,7 +24,7 @@ export function authPlugin(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
   return router('auth').macro({
     scope: (scope: Scope) => ({
-      async resolve({ headers }): Promise<{ auth: Auth }> {
+      async resolve({ headers, set }): Promise<{ auth: Auth }> {
         const header = headers.authorization;
         if (!header) throw errors.unauthorized('Missing Authorization header; send "Authorization: Bearer <API key>".');
         const match = BEARER.exec(header);
@@ -32,9 +32,33 @@ export function authPlugin(deps: AppDeps) {
         const at = now();
         const em = deps.orm.em.fork();
         const { key, organization } = await authenticateKey(em, match[1], at);
-        if (!PLAN_LIMITS[organization.plan].apiAccess) throw errors.planRequired(organization.plan);
-        // Every authenticated request counts toward the month, also one refused for scope.
-        const [usedThisMonth] = await Promise.all([countRequest(em, organization.id, at), touchApiKey(em, key.id, at)]);
+        const limits = PLAN_LIMITS[organization.plan];
+        if (!limits.apiAccess) throw errors.planRequired(organization.plan);
+        // Per minute, per key (shared by every API process through Postgres).
+        if (deps.rateLimiter) {
+          const rate = await deps.rateLimiter.consume(key.id, organization.plan);
+          const resetSeconds = Math.max(0, Math.ceil((rate.resetsAt.getTime() - Date.now()) / 1000));
+          set.headers['ratelimit-limit'] = String(rate.limit);
+          set.headers['ratelimit-remaining'] = String(rate.remaining);
+          set.headers['ratelimit-reset'] = String(resetSeconds);
+          if (!rate.allowed) {
+            throw new ApiError('rate_limited', `More than ${rate.limit} requests a minute with this key; retry after ${resetSeconds} s.`,
+              { resetsAt: rate.resetsAt.toISOString(), limit: rate.limit }, { 'retry-after': String(resetSeconds) });
+          }
+        }
+        // Per month, per organization: every admitted authenticated request counts, also one
+        // refused for scope; past the quota nothing more is counted.
+        const [usedThisMonth] = await Promise.all([
+          countRequest(em, organization.id, at, limits.requestsPerMonth),
+          touchApiKey(em, key.id, at),
+        ]);
+        if (usedThisMonth === null) {
+          const resetsAt = monthPeriod(at).resetsAt;
+          const retryAfter = Math.max(1, Math.ceil((resetsAt.getTime() - at.getTime()) / 1000));
+          throw new ApiError('quota_exceeded', `The organization has used its ${limits.requestsPerMonth} requests for this month.`,
+            { resetsAt: resetsAt.toISOString(), limit: limits.requestsPerMonth, used: await requestsThisMonth(em, organization.id, at) },
+            { 'retry-after': String(retryAfter) });
+        }
         if (!key.scopes.includes(scope)) throw errors.forbiddenScope(scope);
         return { auth: { key, organization, channels: keyChannels(key), usedThisMonth, now: at } };
       },

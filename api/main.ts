@@ -4,6 +4,8 @@ import { loadConfig } from '../lib/config.ts';
 import type { Connection } from '@temporalio/client';
 import { createApp, MAX_REQUEST_BODY_BYTES } from './app.ts';
 import { createStorage } from '../storage/index.ts';
+import pgDriver from 'pg';
+import { createRateLimiter } from '../services/rate-limit.ts';
 import { connectClient, ensureSearchAttributes } from '../worker/temporal.ts';
 
 const config = loadConfig(process.env, ['DATABASE_URL', 'CREDENTIALS_KEY']);
@@ -14,7 +16,8 @@ await ensureSearchAttributes(client.connection as Connection, config.temporal.na
   console.warn(`api: could not register search attributes (${(err as Error).message}); posts will fail to schedule until an operator creates PostId and OrganizationId (Keyword)`);
 });
 const storage = createStorage(config);
-const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue }, storage }).listen({
+const pool = new pgDriver.Pool({ connectionString: config.databaseUrl, max: 5 });
+const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue }, storage, rateLimiter: createRateLimiter(pool) }).listen({
   port: config.port,
   hostname: config.host,
   maxRequestBodySize: MAX_REQUEST_BODY_BYTES,

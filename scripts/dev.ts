@@ -14,6 +14,8 @@ import { createWorker, installRuntime } from '../worker/index.ts';
 import { connectClient, connectWorker, ensureSearchAttributes } from '../worker/temporal.ts';
 import { createConnectors } from '../platforms/index.ts';
 import { createStorage } from '../storage/index.ts';
+import pgDriver from 'pg';
+import { createRateLimiter } from '../services/rate-limit.ts';
 import { startEmbeddedPostgres } from './embedded/postgres.ts';
 import { startTemporalDevServer } from './embedded/temporal.ts';
 import { assertPortsFree } from './embedded/ports.ts';
@@ -106,6 +108,8 @@ try {
   }
 
   const storage = createStorage(config);
+  const pool = new pgDriver.Pool({ connectionString: config.databaseUrl, max: 5 });
+  stops.push(() => pool.end());
   installRuntime(config.logLevel);
   const connection = await connectWorker({ ...config.temporal, address: temporal.address });
   const worker = await createWorker({
@@ -130,7 +134,7 @@ try {
   stops.push(() => client.connection.close());
   // The dev server's --search-attribute flags only apply to a new database; make sure of them.
   await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace);
-  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue }, storage }).listen({
+  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue }, storage, rateLimiter: createRateLimiter(pool) }).listen({
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,

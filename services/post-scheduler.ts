@@ -25,6 +25,8 @@ export interface NewPost {
   channels: IChannel[];
   texts: Record<string, string>;
   now: Date;
+  /** The plan's limit of pending scheduled posts; null = unlimited. */
+  pendingLimit: number | null;
 }
 
 /**
@@ -41,6 +43,11 @@ export async function schedulePost(em: EntityManager, temporal: TemporalDeps, p:
   let started = false;
   try {
     await em.transactional(async (tx) => {
+      // One writer per organization at a time: the plan limit and duplicate checks below
+      // cannot both pass for two concurrent requests.
+      await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [p.organizationId], 'all', tx.getTransactionContext());
+      await assertUnderPendingLimit(tx, p.organizationId, p.pendingLimit);
+      await assertNotDuplicate(tx, p.channels, p.texts, p.publishAt ?? p.now);
       tx.create(Post, {
         id: postId,
         organization: p.organizationId,
@@ -80,6 +87,51 @@ export async function schedulePost(em: EntityManager, temporal: TemporalDeps, p:
     throw err;
   }
   return postId;
+}
+
+async function assertUnderPendingLimit(em: EntityManager, organizationId: string, limit: number | null): Promise<void> {
+  if (limit === null) return;
+  const used = await em.count(Post, { organization: organizationId, status: 'scheduled' });
+  if (used >= limit) {
+    throw new ApiError('limit_reached', `The plan allows ${limit} pending scheduled posts; ${used} are waiting.`, { limit, used });
+  }
+}
+
+/** Trimmed, whitespace runs collapsed to one space, case kept. */
+export function normalizeText(text: string): string {
+  return text.trim().replace(/\s+/g, ' ');
+}
+
+/**
+ * duplicate_post: the same normalized text to the same channel, scheduled or published within
+ * 24 h of this post's time (failed posts do not count). `excludePostId` skips the post being edited.
+ */
+export async function assertNotDuplicate(
+  em: EntityManager,
+  channels: IChannel[],
+  texts: Record<string, string>,
+  at: Date,
+  excludePostId?: string,
+): Promise<void> {
+  const day = 24 * 60 * 60 * 1000;
+  for (const c of channels) {
+    const rows = await em.getConnection().execute<{ post_id: string }[]>(
+      `select pc.post_id from post_channels pc join posts p on p.id = pc.post_id
+       where pc.channel_id = ? and pc.status <> 'failed' and p.status <> 'failed'
+         and p.scheduled_at > ? and p.scheduled_at < ? and p.id <> ?
+         and btrim(regexp_replace(pc.content, '[[:space:]]+', ' ', 'g')) = ?
+       limit 1`,
+      [c.id, new Date(at.getTime() - day), new Date(at.getTime() + day), excludePostId ?? '', normalizeText(texts[c.id] ?? '')],
+      'all',
+      em.getTransactionContext(),
+    );
+    if (rows[0]) {
+      throw new ApiError('duplicate_post', `The same text was posted to channel ${c.id} within 24 hours.`, {
+        postId: rows[0].post_id,
+        channelId: c.id,
+      });
+    }
+  }
 }
 
 /** Sends a validated edit through the workflow's Update; its validator refuses unless still scheduled. */

@@ -150,7 +150,7 @@ beforeAll(async () => {
   stack = await startPostStack();
   fake = await startFakeMastodon();
 
-  const org = await makeOrg();
+  const org = await makeOrg('ENTERPRISE');
   big.orgId = org.id;
   big.key = (await makeKey(org.id)).key;
   big.ch.a = (await mastodonChannel(org.id, 'a')).id;
@@ -326,7 +326,7 @@ describe('GET /v1/posts filters', () => {
 
 describe('GET /v1/posts cursor stability', () => {
   test('posts added after page 1 appear in later pages exactly when they sort after the cursor position', async () => {
-    const org = await makeOrg();
+    const org = await makeOrg('ENTERPRISE');
     const { key } = await makeKey(org.id);
     const ch = (await mastodonChannel(org.id, 'stable')).id;
     const t0 = await stack.syncClock();
@@ -413,7 +413,7 @@ describe('GET /v1/posts visibility', () => {
   });
 
   test("another organization's key sees none of the posts and gets 404 for each id", async () => {
-    const other = await makeOrg();
+    const other = await makeOrg('ENTERPRISE');
     const { key } = await makeKey(other.id);
     const ownChannel = (await mastodonChannel(other.id, 'theirs')).id;
     const t = await stack.syncClock();

@@ -2,6 +2,7 @@ import { t } from 'elysia';
 import { completeUpload, createUpload, getMediaItem, mediaView } from '../../services/media.ts';
 import { router } from '../router.ts';
 import { authPlugin } from '../auth.ts';
+import { idempotent } from '../../services/idempotency.ts';
 import type { AppDeps } from '../context.ts';
 
 const UploadBody = t.Object(
@@ -25,9 +26,14 @@ export function mediaRoutes(deps: AppDeps) {
     .use(authPlugin(deps))
     .post(
       '/media/uploads',
-      async ({ auth, body, set }) => {
+      async ({ auth, body, set, headers }) => {
         const { storage, temporal } = need();
-        const { item, upload } = await createUpload(deps.orm.em.fork(), storage, temporal, {
+        const em = deps.orm.em.fork();
+        const result = await idempotent(
+          em,
+          { organizationId: auth.organization.id, endpoint: 'POST /v1/media/uploads', key: headers['idempotency-key'], body, now: auth.now },
+          async () => {
+        const { item, upload } = await createUpload(em, storage, temporal, {
           organizationId: auth.organization.id,
           fileName: body.fileName,
           mimeType: body.mimeType,
@@ -35,13 +41,21 @@ export function mediaRoutes(deps: AppDeps) {
           altText: body.altText ?? null,
           now: auth.now,
         });
-        set.status = 201;
-        set.headers.location = `/v1/media/${item.id}`;
         return {
-          media: await mediaView(item, storage),
-          upload: { method: upload.method, url: upload.url, headers: upload.headers, expiresAt: upload.expiresAt.toISOString() },
-          next: `PUT the file to upload.url with upload.headers before upload.expiresAt, then POST /v1/media/${item.id}/complete`,
+          status: 201,
+          location: `/v1/media/${item.id}`,
+          body: {
+            media: await mediaView(item, storage),
+            upload: { method: upload.method, url: upload.url, headers: upload.headers, expiresAt: upload.expiresAt.toISOString() },
+            next: `PUT the file to upload.url with upload.headers before upload.expiresAt, then POST /v1/media/${item.id}/complete`,
+          },
         };
+          },
+        );
+        set.status = result.status;
+        if (result.location) set.headers.location = result.location;
+        if (result.replayed) set.headers['idempotent-replayed'] = 'true';
+        return result.body;
       },
       { scope: 'publish', body: UploadBody },
     )

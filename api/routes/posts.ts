@@ -2,12 +2,14 @@ import { t } from 'elysia';
 import { router } from '../router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
-import { editPost, schedulePost } from '../../services/post-scheduler.ts';
+import { assertNotDuplicate, editPost, schedulePost } from '../../services/post-scheduler.ts';
 import {
   assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt,
 } from '../../services/post-validation.ts';
 import { assertEditable, getPostForKey, listPostsForKey } from '../../services/posts.ts';
 import { authPlugin } from '../auth.ts';
+import { idempotent } from '../../services/idempotency.ts';
+import { PLAN_LIMITS } from '../../lib/plans.ts';
 import type { AppDeps } from '../context.ts';
 
 // No NUL: Postgres text cannot hold it (the insert would fail with a 500).
@@ -78,8 +80,12 @@ export function postRoutes(deps: AppDeps) {
     .use(authPlugin(deps))
     .post(
       '/posts',
-      async ({ auth, body, set }) => {
+      async ({ auth, body, set, headers }) => {
         const em = deps.orm.em.fork();
+        const result = await idempotent(
+          em,
+          { organizationId: auth.organization.id, endpoint: 'POST /v1/posts', key: headers['idempotency-key'], body, now: auth.now },
+          async () => {
         const fields: FieldError[] = [];
         const publishAt = body.publishAt !== undefined ? parsePublishAt(body.publishAt, auth.now, fields) : null;
         if (fields.length) throw errors.validation(fields);
@@ -100,10 +106,16 @@ export function postRoutes(deps: AppDeps) {
           channels,
           texts,
           now: auth.now,
+          pendingLimit: PLAN_LIMITS[auth.organization.plan].pendingScheduledPosts,
         });
-        set.status = 201;
-        set.headers.location = `/v1/posts/${id}`;
-        return getPostForKey(deps.orm.em.fork(), auth.organization.id, id, 'all', deps.storage);
+        const view = await getPostForKey(deps.orm.em.fork(), auth.organization.id, id, 'all', deps.storage);
+        return { status: 201, body: view, location: `/v1/posts/${id}` };
+          },
+        );
+        set.status = result.status;
+        if (result.location) set.headers.location = result.location;
+        if (result.replayed) set.headers['idempotent-replayed'] = 'true';
+        return result.body;
       },
       { scope: 'publish', body: CreateBody },
     )
@@ -148,6 +160,7 @@ export function postRoutes(deps: AppDeps) {
         const content = body.content ?? current.content;
         const media = await loadPostMedia(em, auth.organization.id, body.mediaIds ?? current.media.map((m) => m.id));
         const texts = channelTexts(channels, { content, contentByPlatform, media, reddit: current.reddit });
+        await assertNotDuplicate(em, channels, texts, publishAt ?? new Date(current.scheduledAt), params.id);
         await editPost(temporal(), params.id, {
           content: body.content,
           contentByPlatform: body.contentByPlatform,

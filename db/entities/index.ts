@@ -5,6 +5,7 @@ export * from './post.ts';
 export * from './post-channel.ts';
 export * from './media-item.ts';
 export * from './usage-counter.ts';
+export * from './idempotency-key.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -13,5 +14,6 @@ import { Post } from './post.ts';
 import { PostChannel } from './post-channel.ts';
 import { MediaItem } from './media-item.ts';
 import { UsageCounter } from './usage-counter.ts';
+import { IdempotencyKey } from './idempotency-key.ts';
 
-export const ALL_ENTITIES = [Organization, ApiKey, Channel, Post, PostChannel, MediaItem, UsageCounter];
+export const ALL_ENTITIES = [Organization, ApiKey, Channel, Post, PostChannel, MediaItem, UsageCounter, IdempotencyKey];

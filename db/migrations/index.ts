@@ -1,4 +1,8 @@
 // Every migration, in order. Add new ones at the end (name = class name).
 import { Migration20261121000000_initial } from './Migration20261121000000_initial.ts';
+import { Migration20261121060000_limits } from './Migration20261121060000_limits.ts';
 
-export const MIGRATIONS = [{ name: 'Migration20261121000000_initial', class: Migration20261121000000_initial }];
+export const MIGRATIONS = [
+  { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
+  { name: 'Migration20261121060000_limits', class: Migration20261121060000_limits },
+];

@@ -43,7 +43,7 @@ export async function makeChannel(organizationId: string, platform = 'MASTODON',
 
 export async function testApp(overrides: Partial<AppDeps> = {}) {
   const h = await harness();
-  return createApp({ orm: h.orm, log: () => {}, ...overrides });
+  return createApp({ orm: h.orm, log: () => {}, rateLimiter: h.rateLimiter, ...overrides });
 }
 
 export interface CallResult {

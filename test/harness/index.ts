@@ -2,6 +2,8 @@
 // Temporal time-skipping test server per `bun test` run, started by preload.ts.
 import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import pgDriver from 'pg';
+import { createRateLimiter, type RateLimiter } from '../../services/rate-limit.ts';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { createOrm, migrate, type Orm } from '../../db/orm.ts';
 import { findTemporalTestServer } from '../../lib/temporal-binaries.ts';
@@ -13,6 +15,9 @@ export interface Harness {
   pg: TestPostgres;
   databaseUrl: string;
   orm: Orm;
+  /** A plain pg pool (the rate limiter's store). */
+  pool: pgDriver.Pool;
+  rateLimiter: RateLimiter;
   credentialsKey: Buffer;
   /** Started on first use: tests that need no Temporal do not pay for it. */
   temporal: () => Promise<TestWorkflowEnvironment>;
@@ -30,10 +35,13 @@ async function start(): Promise<Harness> {
   const databaseUrl = pg.url('postpilot_test');
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
+  const pool = new pgDriver.Pool({ connectionString: databaseUrl, max: 5 });
   return {
     pg,
     databaseUrl,
     orm,
+    pool,
+    rateLimiter: createRateLimiter(pool),
     credentialsKey: randomBytes(32),
     temporal: () =>
       (slot.env ??= TestWorkflowEnvironment.createTimeSkipping({
@@ -58,6 +66,7 @@ export async function stopHarness(): Promise<void> {
   if (slot.env) await (await slot.env).teardown();
   if (slot.harness) {
     const h = await slot.harness;
+    await h.pool.end();
     await h.orm.close();
     await h.pg.stop();
   }

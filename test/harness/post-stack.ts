@@ -71,7 +71,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
   });
   // A client that never unlocks time skipping (the test env's own client does while it waits).
   const plain = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
-  const app = createApp({ orm: h.orm, log: () => {}, now, temporal: { client, taskQueue }, storage });
+  const app = createApp({ orm: h.orm, log: () => {}, now, temporal: { client, taskQueue }, storage, rateLimiter: h.rateLimiter });
   return {
     h,
     env,

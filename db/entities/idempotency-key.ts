@@ -1,0 +1,24 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Organization } from './organization.ts';
+
+/**
+ * A request made with an Idempotency-Key: the first response is kept for 24 h and replayed for
+ * the same key and body (DESIGN.md §3). `statusCode` null = the first request is still running.
+ */
+export const IdempotencyKey = defineEntity({
+  name: 'IdempotencyKey',
+  tableName: 'idempotency_keys',
+  properties: {
+    organization: () => p.manyToOne(Organization).mapToPk().deleteRule('cascade').primary(),
+    /** e.g. `POST /v1/posts` */
+    endpoint: p.string().length(64).primary(),
+    key: p.string().length(255).primary(),
+    requestHash: p.string().length(64),
+    statusCode: p.integer().nullable(),
+    response: p.json<unknown>().nullable(),
+    location: p.text().nullable(),
+    createdAt: p.datetime(),
+  },
+  indexes: [{ properties: ['createdAt'] }],
+});
+export type IIdempotencyKey = InferEntity<typeof IdempotencyKey>;
