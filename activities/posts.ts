@@ -76,6 +76,11 @@ export function createPostActivities(deps: PostActivityDeps) {
           if (!deps.storage) throw new Error('object storage is not configured on this worker');
           return deps.storage.read(item.storageKey);
         },
+        // Long enough for a platform that queues the download (Instagram video processing).
+        url: () => {
+          if (!deps.storage) throw new Error('object storage is not configured on this worker');
+          return deps.storage.signedGetUrl(item.storageKey, 6 * 3600);
+        },
       };
     });
   }

@@ -33,6 +33,36 @@ export const EnvSchema = T.Object({
   S3_SECRET_ACCESS_KEY: T.Optional(T.String({ minLength: 1 })),
   S3_FORCE_PATH_STYLE: T.Optional(Bool),
   VISION_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  X_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
+  X_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
+  LINKEDIN_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
+  LINKEDIN_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
+  LINKEDIN_API_VERSION: T.Optional(T.String({ minLength: 1 })),
+  REDDIT_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
+  REDDIT_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
+  REDDIT_USER_AGENT: T.Optional(T.String({ minLength: 1 })),
+  PINTEREST_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
+  PINTEREST_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
+  GOOGLE_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
+  GOOGLE_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
+  TIKTOK_CLIENT_KEY: T.Optional(T.String({ minLength: 1 })),
+  TIKTOK_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
+  META_GRAPH_API_VERSION: T.Optional(T.String({ minLength: 1 })),
+  X_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  LINKEDIN_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  LINKEDIN_AUTH_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  REDDIT_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  REDDIT_AUTH_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  PINTEREST_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  FACEBOOK_GRAPH_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  INSTAGRAM_GRAPH_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  THREADS_GRAPH_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  TELEGRAM_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  DISCORD_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  YOUTUBE_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  YOUTUBE_UPLOAD_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  GOOGLE_AUTH_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  TIKTOK_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
   VISION_MODEL: T.Optional(T.String({ minLength: 1 })),
   VISION_API_KEY: T.Optional(T.String({ minLength: 1 })),
 });
@@ -60,7 +90,14 @@ export interface Config {
   storage: StorageConfig;
   /** The optional vision pass: an OpenAI-compatible chat-completions endpoint; off when unset. */
   vision: { url: string; model: string; apiKey?: string } | undefined;
+  /** Platform app credentials (for OAuth token refresh) and API base-URL overrides; see platforms/index.ts. */
+  platforms: Partial<Record<PlatformSetting, string>>;
 }
+
+export const PLATFORM_SETTINGS = [
+  'X_CLIENT_ID', 'X_CLIENT_SECRET', 'LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET', 'LINKEDIN_API_VERSION', 'REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET', 'REDDIT_USER_AGENT', 'PINTEREST_CLIENT_ID', 'PINTEREST_CLIENT_SECRET', 'GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET', 'META_GRAPH_API_VERSION', 'X_API_URL', 'LINKEDIN_API_URL', 'LINKEDIN_AUTH_URL', 'REDDIT_API_URL', 'REDDIT_AUTH_URL', 'PINTEREST_API_URL', 'FACEBOOK_GRAPH_URL', 'INSTAGRAM_GRAPH_URL', 'THREADS_GRAPH_URL', 'TELEGRAM_API_URL', 'DISCORD_API_URL', 'YOUTUBE_API_URL', 'YOUTUBE_UPLOAD_URL', 'GOOGLE_AUTH_URL', 'TIKTOK_API_URL',
+] as const;
+export type PlatformSetting = (typeof PLATFORM_SETTINGS)[number];
 
 export interface StorageConfig {
   driver: 'disk' | 's3';
@@ -145,6 +182,7 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
         forcePathStyle: e.S3_FORCE_PATH_STYLE !== undefined ? isTrue(e.S3_FORCE_PATH_STYLE) : Boolean(e.S3_ENDPOINT),
       },
     },
+    platforms: Object.fromEntries(PLATFORM_SETTINGS.filter((k) => picked[k]).map((k) => [k, picked[k]!])),
     vision: e.VISION_API_URL ? { url: e.VISION_API_URL, model: e.VISION_MODEL ?? 'gpt-4o-mini', apiKey: e.VISION_API_KEY } : undefined,
   };
 }

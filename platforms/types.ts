@@ -9,6 +9,8 @@ export interface MediaRef {
   altText?: string | null;
   /** Reads the bytes from object storage when the connector uploads them (never carried in workflow payloads). */
   read: () => Promise<Uint8Array>;
+  /** A signed link to the bytes, for platforms that fetch media by URL (Instagram, Threads). */
+  url?: () => Promise<string>;
 }
 
 export interface PublishRequest {

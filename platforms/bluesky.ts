@@ -1,0 +1,431 @@
+// Bluesky connector: the AT Protocol XRPC API of the account's PDS (credentials.service, e.g.
+// https://bsky.social), through @atproto/api. A publish opens (or resumes) a session with the app
+// password (com.atproto.server.createSession), uploads the media as blobs, and writes one
+// app.bsky.feed.post record (com.atproto.repo.createRecord) with rich-text facets.
+//
+// Never twice: the record key is not left to the PDS but derived from req.idempotencyKey (a
+// valid TID, see rkeyFor), and a repo holds at most one record per key. A retry whose earlier
+// attempt was written finds it with getRecord (findPublished, and publish after a failed create).
+//
+// No refreshCredentials: app passwords do not expire and there is no OAuth token to refresh.
+// Sessions (JWTs from the app password) live in this process only, never in the channel's
+// stored credentials: createSession is tightly limited per account (30 per 5 min; 300 per day
+// on a PDS, 100 on the bsky.social entryway), so a session is reused and refreshed across
+// publishes, and a new one opened only when there is none or its refresh token is refused.
+import { createHash } from 'node:crypto';
+import { AtpAgent, BlobRef, RichText, XRPCError, jsonToLex, type AtpSessionData } from '@atproto/api';
+import { createHttp, reasonOf, sleep } from './http.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
+
+export interface BlueskyConnectorOptions {
+  fetch?: typeof fetch;
+  /** Limit for each XRPC request (uploads have uploadTimeoutMs). */
+  timeoutMs?: number;
+  /** Limit for one blob or video upload. */
+  uploadTimeoutMs?: number;
+  /** Service used when a channel's credentials carry none (the bsky.social entryway). */
+  baseUrl?: string;
+  /** The web app whose post URLs are returned. */
+  appUrl?: string;
+  /** Bluesky's video service; null uploads videos as plain blobs to the PDS (the "simple method"). */
+  videoServiceUrl?: string | null;
+  /** Video processing job polling. */
+  pollIntervalMs?: number;
+  pollTimeoutMs?: number;
+}
+
+const POST = 'app.bsky.feed.post';
+/** app.bsky.embed.images: at most 4 images of at most 2,000,000 bytes each (lexicon maxSize; 1 MB before April 2026). */
+const MAX_IMAGES = 4;
+export const MAX_IMAGE_BYTES = 2_000_000;
+
+interface Session {
+  agent: AtpAgent;
+  did: string;
+  handle: string;
+}
+
+export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Connector {
+  const baseFetch = opts.fetch ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const uploadTimeoutMs = opts.uploadTimeoutMs ?? 300_000;
+  const defaultService = opts.baseUrl ?? 'https://bsky.social';
+  const appUrl = (opts.appUrl ?? 'https://bsky.app').replace(/\/+$/, '');
+  const videoServiceUrl = opts.videoServiceUrl === undefined ? 'https://video.bsky.app' : opts.videoServiceUrl;
+  const pollIntervalMs = opts.pollIntervalMs ?? 1_500;
+  const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
+  const videoUpload = createHttp('Bluesky', { fetch: baseFetch, timeoutMs: uploadTimeoutMs });
+  const videoStatus = createHttp('Bluesky', { fetch: baseFetch, timeoutMs });
+
+  /**
+   * The agent's fetch: a per-request time limit plus the caller's signal, and a transient
+   * PlatformError when no HTTP answer came (the agent wraps it; classify() unwraps it).
+   */
+  function agentFetch(signal?: AbortSignal): typeof fetch {
+    return (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      const ms = url.pathname.endsWith('/com.atproto.repo.uploadBlob') ? uploadTimeoutMs : timeoutMs;
+      const timeout = AbortSignal.timeout(ms);
+      const signals = [timeout, signal, init?.signal].filter((s): s is AbortSignal => !!s);
+      const what = `${(init?.method ?? 'GET').toUpperCase()} ${url.pathname}`;
+      try {
+        return await baseFetch(input, { ...init, signal: AbortSignal.any(signals) });
+      } catch (err) {
+        if (timeout.aborted) throw new PlatformError('transient', `Bluesky ${what} timed out after ${ms} ms`);
+        if (signal?.aborted) throw new PlatformError('transient', `Bluesky ${what} aborted`);
+        throw new PlatformError('transient', `Bluesky ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }) as typeof fetch;
+  }
+
+  /** The last session per account (service, identifier and app password); see the file comment. */
+  const sessions = new Map<string, AtpSessionData>();
+  function remember(key: string, session: AtpSessionData | undefined) {
+    sessions.delete(key);
+    if (!session) return;
+    sessions.set(key, session);
+    if (sessions.size > 1_000) sessions.delete(sessions.keys().next().value!);
+  }
+
+  async function login(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Session> {
+    const { service, identifier, appPassword } = account(credentials, defaultService);
+    const key = createHash('sha256').update(`${service}\n${identifier.toLowerCase()}\n${appPassword}`).digest('hex');
+    // persistSession also sees the refreshes the agent makes by itself on an ExpiredToken.
+    const agent = new AtpAgent({ service, fetch: agentFetch(signal), persistSession: (_evt, s) => remember(key, s) });
+    const cached = sessions.get(key);
+    if (cached) {
+      try {
+        await agent.resumeSession(cached);
+      } catch (err) {
+        // A refused refresh token clears the session (a new login follows); anything else kept
+        // it, and is what the PDS answered (unreachable, 5xx, 429).
+        if (agent.session) throw classify(err);
+      }
+    }
+    if (!agent.session) {
+      try {
+        await agent.login({ identifier, password: appPassword });
+      } catch (err) {
+        // Whatever the PDS refuses about a login (wrong password, unknown account, not a PDS at
+        // that URL, a takedown) is fixed by reconnecting the channel, not by retrying.
+        const e = classify(err);
+        throw e.kind === 'permanent' ? new PlatformError('reauth', e.message, e.opts) : e;
+      }
+    }
+    const s = agent.session!;
+    // A takendown, suspended or deactivated account can log in but not write.
+    if (!s.active) throw new PlatformError('reauth', `Bluesky account ${s.handle} is ${s.status ?? 'inactive'}`, { platformCode: s.status });
+    return { agent, did: s.did, handle: s.handle };
+  }
+
+  async function findRecord(session: Session, rkey: string): Promise<PublishResult | null> {
+    try {
+      const { data } = await session.agent.com.atproto.repo.getRecord({ repo: session.did, collection: POST, rkey });
+      return result(session, rkey, data.value as { createdAt?: unknown });
+    } catch (err) {
+      if (err instanceof XRPCError && err.error === 'RecordNotFound') return null;
+      throw classify(err);
+    }
+  }
+
+  function result(session: Session, rkey: string, record: { createdAt?: unknown }): PublishResult {
+    // A handle that no longer verifies reads "handle.invalid"; the DID always resolves.
+    const profile = session.handle && session.handle !== 'handle.invalid' ? session.handle : session.did;
+    return {
+      platformPostId: `at://${session.did}/${POST}/${rkey}`,
+      url: `${appUrl}/profile/${profile}/post/${rkey}`,
+      publishedAt: typeof record.createdAt === 'string' ? record.createdAt : undefined,
+    };
+  }
+
+  async function uploadImage(session: Session, item: MediaRef, signal?: AbortSignal) {
+    const image = await fitImage(await item.read(), item.mimeType);
+    const { data } = await call(() => session.agent.uploadBlob(image.bytes, { encoding: image.mimeType, signal }));
+    return {
+      image: data.blob,
+      alt: item.altText ?? '',
+      ...(image.width && image.height ? { aspectRatio: { width: image.width, height: image.height } } : {}),
+    };
+  }
+
+  async function uploadVideo(session: Session, item: MediaRef, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const bytes = await item.read();
+    const blob = videoServiceUrl
+      ? await processVideo(session, item, bytes, signal)
+      : (await call(() => session.agent.uploadBlob(bytes, { encoding: item.mimeType, signal }))).data.blob;
+    const embed: Record<string, unknown> = { $type: 'app.bsky.embed.video', video: blob };
+    if (item.altText) embed.alt = item.altText;
+    const size = dimensions(item);
+    if (size) embed.aspectRatio = size;
+    return embed;
+  }
+
+  /**
+   * Bluesky's recommended flow (docs.bsky.app "Uploading Video"): a service token for the PDS
+   * lets video.bsky.app transcode the video and store it on the PDS; getJobStatus then hands
+   * back the blob, so the post shows a playable video from the start.
+   */
+  async function processVideo(session: Session, item: MediaRef, bytes: Uint8Array, signal?: AbortSignal): Promise<BlobRef> {
+    const pds = session.agent.dispatchUrl;
+    const { data: auth } = await call(() =>
+      session.agent.com.atproto.server.getServiceAuth({
+        aud: `did:web:${pds.hostname}`,
+        lxm: 'com.atproto.repo.uploadBlob',
+        exp: Math.floor(Date.now() / 1000) + 30 * 60,
+      }),
+    );
+    const url = new URL('/xrpc/app.bsky.video.uploadVideo', videoServiceUrl!);
+    url.searchParams.set('did', session.did);
+    url.searchParams.set('name', item.fileName || `${item.id}.mp4`);
+    const r = await videoUpload.send(url.href, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${auth.token}`, 'Content-Type': item.mimeType },
+      body: bytes,
+      signal,
+    });
+    // The service answers the job status itself (not wrapped in {jobStatus}), also on a 409
+    // "already_exists" for a video it processed before, which already carries the blob.
+    let job = jobOf(r.body);
+    if (!job) throw fromStatus(r.status, r.headers, reasonOf(r), errorCode(r.body));
+    const deadline = Date.now() + pollTimeoutMs;
+    while (!job.blob) {
+      if (job.state === 'JOB_STATE_FAILED') {
+        throw new PlatformError('permanent', `Bluesky video processing failed: ${job.message ?? job.error ?? 'unknown error'}`, {
+          platformCode: job.failureCode ?? job.error,
+        });
+      }
+      if (Date.now() >= deadline) throw new PlatformError('transient', `Bluesky video job ${job.jobId} still processing after ${pollTimeoutMs} ms`);
+      await sleep(pollIntervalMs, signal);
+      const status = new URL('/xrpc/app.bsky.video.getJobStatus', videoServiceUrl!);
+      status.searchParams.set('jobId', job.jobId!);
+      const s = await videoStatus.send(status.href, { signal });
+      const next = jobOf(s.body);
+      if (!next) throw fromStatus(s.status, s.headers, reasonOf(s), errorCode(s.body));
+      job = next;
+    }
+    return jsonToLex(job.blob) as BlobRef;
+  }
+
+  return {
+    platform: 'BLUESKY',
+
+    async publish(req: PublishRequest): Promise<PublishResult> {
+      const embedMedia = checkMedia(req.media);
+      const session = await login(req.credentials, req.signal);
+      const rkey = rkeyFor(req.idempotencyKey);
+
+      const text = new RichText({ text: req.text });
+      // Resolves @mentions to DIDs through the PDS; a handle that does not resolve stays plain text.
+      await text.detectFacets(session.agent);
+      const facets = text.facets?.filter((f) => f.features.every((feat) => !('did' in feat) || !!feat.did));
+
+      const record: Record<string, unknown> = { $type: POST, text: text.text, createdAt: new Date().toISOString() };
+      if (facets?.length) record.facets = facets;
+      if (embedMedia === 'images') {
+        const images = [];
+        // Sequential: keeps the order and stays within the PDS's upload limits.
+        for (const item of req.media) images.push(await uploadImage(session, item, req.signal));
+        record.embed = { $type: 'app.bsky.embed.images', images };
+      } else if (embedMedia === 'video') {
+        record.embed = await uploadVideo(session, req.media[0]!, req.signal);
+      }
+
+      try {
+        await session.agent.com.atproto.repo.createRecord({ repo: session.did, collection: POST, rkey, record });
+      } catch (err) {
+        const e = classify(err);
+        // The PDS refuses a second record under the same key: with a 500 today
+        // (bluesky-social/atproto#3718), with an explicit error once #4728 lands. Either way
+        // an earlier attempt wrote this post; answer with that one.
+        if (err instanceof XRPCError && e.opts.status && ![401, 403, 429].includes(e.opts.status)) {
+          const earlier = await findRecord(session, rkey).catch(() => null);
+          if (earlier) return earlier;
+        }
+        throw e;
+      }
+      return result(session, rkey, record);
+    },
+
+    async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      const session = await login(req.credentials, req.signal);
+      return findRecord(session, rkeyFor(req.idempotencyKey));
+    },
+  };
+}
+
+function account(credentials: Record<string, unknown>, defaultService: string) {
+  const raw = typeof credentials.service === 'string' && credentials.service.trim() ? credentials.service.trim() : defaultService;
+  let service: string;
+  try {
+    const u = new URL(/^https?:\/\//i.test(raw) ? raw : `https://${raw}`);
+    service = u.origin;
+  } catch {
+    throw new PlatformError('reauth', `Bluesky service is not a URL: ${raw}`);
+  }
+  const identifier = typeof credentials.identifier === 'string' ? credentials.identifier.trim().replace(/^@/, '') : '';
+  const appPassword = typeof credentials.appPassword === 'string' ? credentials.appPassword.trim() : '';
+  if (!identifier) throw new PlatformError('reauth', 'Bluesky credentials lack identifier; reconnect the channel');
+  if (!appPassword) throw new PlatformError('reauth', 'Bluesky credentials lack appPassword; reconnect the channel');
+  return { service, identifier, appPassword };
+}
+
+/** What the post embeds; rejects what Bluesky cannot show before anything is uploaded. */
+function checkMedia(media: MediaRef[]): 'none' | 'images' | 'video' {
+  if (!media.length) return 'none';
+  const unsupported = media.find((m) => m.type !== 'image' && m.type !== 'gif' && m.type !== 'video');
+  if (unsupported) throw new PlatformError('permanent', `Bluesky cannot attach ${unsupported.type} files (${unsupported.fileName})`);
+  if (media.some((m) => m.type === 'video')) {
+    if (media.length > 1) throw new PlatformError('permanent', 'Bluesky posts carry one video and nothing else');
+    return 'video';
+  }
+  if (media.length > MAX_IMAGES) throw new PlatformError('permanent', `Bluesky posts carry at most ${MAX_IMAGES} images (got ${media.length})`);
+  return 'images';
+}
+
+const S32 = '234567abcdefghijklmnopqrstuvwxyz';
+/** Start of the window the derived TIDs' timestamps fall in (2024-01-01T00:00:00Z, in µs). */
+const TID_EPOCH_US = 1_704_067_200_000_000n;
+/** 2^45 µs ≈ 407 days: every derived TID is dated in the past, as a TID made at posting time would be. */
+const TID_SPAN_US = 1n << 45n;
+
+/**
+ * The post's record key: a TID (13 base32-sortable chars: a 53-bit µs timestamp and a 10-bit
+ * clock id, atproto.com/specs/tid) whose bits come from a hash of the idempotency key, so every
+ * attempt for one (post, channel) names the same record. The PDS checks only the TID syntax; the
+ * app orders posts by createdAt, not by key.
+ */
+export function rkeyFor(idempotencyKey: string): string {
+  const h = createHash('sha256').update(`postpilot:bluesky:${idempotencyKey}`).digest();
+  const n = h.readBigUInt64BE(0);
+  const timestamp = TID_EPOCH_US + ((n >> 10n) % TID_SPAN_US);
+  let v = (timestamp << 10n) | (n & 0x3ffn);
+  let out = '';
+  for (let i = 0; i < 13; i++) {
+    out = S32[Number(v & 31n)] + out;
+    v >>= 5n;
+  }
+  return out;
+}
+
+interface Fitted {
+  bytes: Uint8Array;
+  mimeType: string;
+  width?: number;
+  height?: number;
+}
+
+/**
+ * The image as Bluesky takes it: at most MAX_IMAGE_BYTES (the PDS stores larger blobs and
+ * accepts the post, but the embed's lexicon limit is what the app honours), re-encoded as JPEG,
+ * smaller each step, when it is over; the displayed width and height for the embed's aspectRatio.
+ */
+async function fitImage(bytes: Uint8Array, mimeType: string): Promise<Fitted> {
+  const sharp = (await import('sharp')).default;
+  let meta: { width?: number; height?: number; orientation?: number } = {};
+  try {
+    meta = await sharp(bytes).metadata();
+  } catch {
+    // Not an image sharp reads: upload as is and let the PDS judge it.
+    if (bytes.byteLength <= MAX_IMAGE_BYTES) return { bytes, mimeType };
+    throw new PlatformError('permanent', `Bluesky images must be at most ${MAX_IMAGE_BYTES} bytes (got ${bytes.byteLength})`);
+  }
+  // EXIF orientations 5–8 are rotated by 90°: the viewer sees height × width.
+  const turned = (meta.orientation ?? 1) >= 5;
+  const width = turned ? meta.height : meta.width;
+  const height = turned ? meta.width : meta.height;
+  if (bytes.byteLength <= MAX_IMAGE_BYTES) return { bytes, mimeType, width, height };
+
+  // Bluesky serves images up to 4000 px on the long side.
+  for (const [edge, quality] of [[4000, 85], [3000, 80], [2000, 75], [2000, 65], [1600, 60], [1200, 60]] as const) {
+    const { data, info } = await sharp(bytes)
+      .rotate()
+      .resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .jpeg({ quality, mozjpeg: true })
+      .toBuffer({ resolveWithObject: true });
+    if (data.byteLength <= MAX_IMAGE_BYTES) return { bytes: new Uint8Array(data), mimeType: 'image/jpeg', width: info.width, height: info.height };
+  }
+  throw new PlatformError('permanent', `Bluesky images must be at most ${MAX_IMAGE_BYTES} bytes; this one stays larger even when shrunk`);
+}
+
+/** Width and height when the media item carries them (MediaRef may gain them; see the report). */
+function dimensions(item: MediaRef): { width: number; height: number } | undefined {
+  const { width, height } = item as MediaRef & { width?: unknown; height?: unknown };
+  return typeof width === 'number' && typeof height === 'number' && width > 0 && height > 0 ? { width, height } : undefined;
+}
+
+interface JobStatus {
+  jobId?: string;
+  state?: string;
+  blob?: unknown;
+  error?: string;
+  message?: string;
+  failureCode?: string;
+}
+
+function jobOf(body: unknown): JobStatus | null {
+  const b = body as { jobStatus?: JobStatus } & JobStatus | null;
+  const job = b?.jobStatus ?? b;
+  return job && (typeof job.jobId === 'string' || job.blob) ? job : null;
+}
+
+function errorCode(body: unknown): string | undefined {
+  const e = (body as { error?: unknown } | null)?.error;
+  return typeof e === 'string' ? e : undefined;
+}
+
+/** Runs an agent call, turning its failure into a PlatformError. */
+async function call<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw classify(err);
+  }
+}
+
+/**
+ * XRPC errors by the PDS's error names and statuses: an expired, invalid or refused session
+ * (and a taken-down or deactivated account, which fails every post until the owner acts) →
+ * reauth; 429, 5xx, no answer → transient; the rest (InvalidRequest: text over 300 graphemes,
+ * a blob too large, a malformed record) → permanent, with the PDS's own message.
+ */
+export function classify(err: unknown): PlatformError {
+  if (err instanceof PlatformError) return err;
+  if (!(err instanceof XRPCError)) return new PlatformError('transient', `Bluesky request failed: ${err instanceof Error ? err.message : String(err)}`);
+  if (err.cause instanceof PlatformError) return err.cause;
+  // 1 (Unknown): no HTTP answer; 2 (InvalidResponse): an answer that is not XRPC, e.g. a proxy's page.
+  if (err.status < 100) return new PlatformError('transient', `Bluesky request failed: ${err.message}`, { platformCode: err.error });
+  const headers = new Headers((err.headers ?? {}) as Record<string, string>);
+  return fromStatus(err.status, headers, err.message || err.error || `HTTP ${err.status}`, err.error);
+}
+
+const REAUTH_CODES = new Set([
+  'AuthenticationRequired', 'ExpiredToken', 'InvalidToken', 'AccountTakedown', 'AccountDeactivated',
+  'AuthFactorTokenRequired', 'AuthMissing',
+]);
+
+function fromStatus(status: number, headers: Headers, reason: string, code?: string): PlatformError {
+  const message = `Bluesky ${status}: ${reason}`;
+  const opts = { status, platformCode: code };
+  if (status === 401 || status === 403 || (code && REAUTH_CODES.has(code))) return new PlatformError('reauth', message, opts);
+  if (status === 408 || status === 429 || status >= 500) {
+    return new PlatformError('transient', message, { ...opts, retryAfterMs: retryAfter(headers) });
+  }
+  return new PlatformError('permanent', message, opts);
+}
+
+/** Retry-After if present; else RateLimit-Reset, which atproto services send as epoch seconds. */
+export function retryAfter(headers: Headers, now = Date.now()): number | undefined {
+  const ra = parseRetryAfter(headers.get('retry-after'), now);
+  if (ra !== undefined) return ra;
+  const reset = headers.get('ratelimit-reset')?.trim();
+  if (!reset || !/^\d+(\.\d+)?$/.test(reset)) return undefined;
+  return Math.max(0, Math.ceil(Number(reset) * 1000 - now));
+}

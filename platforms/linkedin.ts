@@ -1,0 +1,358 @@
+// LinkedIn connector: the versioned REST Posts API (POST /rest/posts) as credentials.authorUrn
+// (urn:li:person:… or urn:li:organization:…), media through the Images, Videos and Documents
+// APIs. Every call carries LinkedIn-Version and X-Restli-Protocol-Version: 2.0.0.
+import { createHttp, credential, isOk, reasonOf, sleep, type Reply, type SendOptions } from './http.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
+
+export interface LinkedInConnectorOptions {
+  fetch?: typeof fetch;
+  /** Limit for each HTTP request (not for the whole publish). */
+  timeoutMs?: number;
+  /** REST API host (https://api.linkedin.com). */
+  baseUrl?: string;
+  /** OAuth host serving /oauth/v2/accessToken (https://www.linkedin.com). */
+  authBaseUrl?: string;
+  /** The app's OAuth client, needed for refresh. */
+  oauth?: { clientId: string; clientSecret: string };
+  /** LinkedIn-Version header (YYYYMM); each version is served for at least a year. */
+  apiVersion?: string;
+  pollIntervalMs?: number;
+  /** How long to wait for an uploaded asset to become AVAILABLE. */
+  pollTimeoutMs?: number;
+  /** How far back findPublished looks for a post an earlier attempt created. */
+  lookbackMs?: number;
+}
+
+const LI = 'LinkedIn';
+export const LINKEDIN_API_VERSION = '202609';
+
+type AssetKind = 'images' | 'videos' | 'documents';
+interface Asset {
+  urn: string;
+  item: MediaRef;
+  kind: AssetKind;
+}
+
+export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Connector {
+  const http = createHttp(LI, { fetch: opts.fetch, timeoutMs: opts.timeoutMs });
+  const base = trimSlash(opts.baseUrl ?? 'https://api.linkedin.com');
+  const authBase = trimSlash(opts.authBaseUrl ?? 'https://www.linkedin.com');
+  const version = opts.apiVersion ?? LINKEDIN_API_VERSION;
+  const pollIntervalMs = opts.pollIntervalMs ?? 2_000;
+  const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
+  const lookbackMs = opts.lookbackMs ?? 24 * 60 * 60 * 1000;
+
+  function restHeaders(token: string): Record<string, string> {
+    return { Authorization: `Bearer ${token}`, 'LinkedIn-Version': version, 'X-Restli-Protocol-Version': '2.0.0' };
+  }
+
+  async function rest(token: string, method: string, path: string, o: Omit<SendOptions, 'method' | 'headers'> = {}): Promise<Reply> {
+    const r = await http.send(`${base}/rest${path}`, { ...o, method, headers: restHeaders(token) });
+    if (isOk(r)) return r;
+    throw liError(r);
+  }
+
+  /** PUT to an upload URL LinkedIn handed out; only the single-file image/document upload takes the bearer token. */
+  async function put(url: string, bytes: Uint8Array, token: string | null, signal?: AbortSignal): Promise<Reply> {
+    const headers: Record<string, string> = { 'Content-Type': 'application/octet-stream' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const r = await http.send(url, { method: 'PUT', headers, body: bytes, signal });
+    if (isOk(r)) return r;
+    throw liError(r);
+  }
+
+  async function upload(token: string, owner: string, item: MediaRef, signal?: AbortSignal): Promise<Asset> {
+    const kind = assetKind(item);
+    const bytes = await item.read();
+    const urn = kind === 'videos' ? await uploadVideo(token, owner, bytes, signal) : await uploadFile(token, owner, kind, bytes, signal);
+    await waitUntilAvailable(token, kind, urn, signal);
+    return { urn, item, kind };
+  }
+
+  async function uploadFile(token: string, owner: string, kind: 'images' | 'documents', bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
+    const init = await rest(token, 'POST', `/${kind}?action=initializeUpload`, { json: { initializeUploadRequest: { owner } }, signal });
+    const uploadUrl = str(dig(init.body, 'value', 'uploadUrl'));
+    const urn = str(dig(init.body, 'value', kind === 'images' ? 'image' : 'document'));
+    if (!uploadUrl || !urn) throw new PlatformError('transient', `LinkedIn ${kind} initializeUpload returned ${init.text.slice(0, 200)}`);
+    await put(uploadUrl, bytes, token, signal);
+    return urn;
+  }
+
+  /** Videos come back with one upload URL per byte range; finalize lists each part's ETag in order. */
+  async function uploadVideo(token: string, owner: string, bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
+    const init = await rest(token, 'POST', '/videos?action=initializeUpload', {
+      json: { initializeUploadRequest: { owner, fileSizeBytes: bytes.byteLength, uploadCaptions: false, uploadThumbnail: false } },
+      signal,
+    });
+    const value = dig(init.body, 'value') as
+      | { video?: unknown; uploadToken?: unknown; uploadInstructions?: { uploadUrl?: unknown; firstByte?: unknown; lastByte?: unknown }[] }
+      | undefined;
+    const urn = str(value?.video);
+    const parts = Array.isArray(value?.uploadInstructions) ? value.uploadInstructions : [];
+    if (!urn || !parts.length) throw new PlatformError('transient', `LinkedIn videos initializeUpload returned ${init.text.slice(0, 200)}`);
+    const partIds: string[] = [];
+    for (const part of parts) {
+      const url = str(part.uploadUrl);
+      const first = Number(part.firstByte);
+      const last = Number(part.lastByte);
+      if (!url || !Number.isInteger(first) || !Number.isInteger(last) || last < first || last >= bytes.byteLength) {
+        throw new PlatformError('transient', `LinkedIn returned an unusable video upload instruction: ${JSON.stringify(part)}`);
+      }
+      const r = await put(url, bytes.subarray(first, last + 1), null, signal);
+      const etag = r.headers.get('etag');
+      if (!etag) throw new PlatformError('transient', 'LinkedIn video part upload returned no ETag');
+      partIds.push(etag.replace(/^"|"$/g, ''));
+    }
+    await rest(token, 'POST', '/videos?action=finalizeUpload', {
+      json: { finalizeUploadRequest: { video: urn, uploadToken: typeof value?.uploadToken === 'string' ? value.uploadToken : '', uploadedPartIds: partIds } },
+      signal,
+    });
+    return urn;
+  }
+
+  /** A post may reference an asset only once LinkedIn reports it AVAILABLE. */
+  async function waitUntilAvailable(token: string, kind: AssetKind, urn: string, signal?: AbortSignal): Promise<void> {
+    const deadline = Date.now() + pollTimeoutMs;
+    for (;;) {
+      const r = await rest(token, 'GET', `/${kind}/${encodeURIComponent(urn)}`, { signal });
+      const status = str(dig(r.body, 'status'));
+      if (status === 'AVAILABLE') return;
+      if (status === 'PROCESSING_FAILED') {
+        const why = str(dig(r.body, 'processingFailureReason')) ?? 'processing failed';
+        throw new PlatformError('permanent', `LinkedIn could not process ${urn}: ${why}`);
+      }
+      if (Date.now() >= deadline) throw new PlatformError('transient', `LinkedIn ${urn} still ${status ?? 'processing'} after ${pollTimeoutMs} ms`);
+      await sleep(pollIntervalMs, signal);
+    }
+  }
+
+  return {
+    platform: 'LINKEDIN',
+
+    async publish(req: PublishRequest): Promise<PublishResult> {
+      const token = credential(LI, req.credentials, 'accessToken');
+      const author = authorUrn(req.credentials);
+      checkMediaMix(req.media);
+      // Sequential: keeps the image order of a multi-image post.
+      const assets: Asset[] = [];
+      for (const item of req.media) assets.push(await upload(token, author, item, req.signal));
+
+      const post: Record<string, unknown> = {
+        author,
+        commentary: escapeLittleText(req.text),
+        visibility: 'PUBLIC',
+        distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+        lifecycleState: 'PUBLISHED',
+        isReshareDisabledByAuthor: false,
+      };
+      if (assets.length) post.content = postContent(assets);
+
+      const r = await http.send(`${base}/rest/posts`, { method: 'POST', headers: restHeaders(token), json: post, signal: req.signal });
+      if (!isOk(r)) {
+        // LinkedIn refuses the same commentary twice and names the post it already has. On a
+        // retry that post is the one an earlier attempt created although its answer was lost.
+        const existing = duplicateOf(r);
+        if (existing && (req.attempt ?? 1) > 1) return result(existing);
+        throw liError(r);
+      }
+      const urn = r.headers.get('x-restli-id') ?? str(dig(r.body, 'id'));
+      // Created but unnamed: retrying is safe, the duplicate check above finds it.
+      if (!urn) throw new PlatformError('transient', 'LinkedIn created the post but returned no x-restli-id', { status: r.status });
+      return result(urn);
+    },
+
+    /**
+     * LinkedIn has no idempotency key. Before a retry we read the author's latest posts
+     * (GET /rest/posts?q=author) and look for this commentary with the same number of
+     * attachments. That finder needs r_organization_social (organizations) or the restricted
+     * r_member_social (members); without it LinkedIn answers 403 and we return null, and the
+     * retry relies on LinkedIn's DUPLICATE_POST answer instead (see publish).
+     */
+    async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      const token = credential(LI, req.credentials, 'accessToken');
+      const author = authorUrn(req.credentials);
+      const q = new URLSearchParams({ author, q: 'author', count: '20', sortBy: 'LAST_MODIFIED' });
+      const r = await http.send(`${base}/rest/posts?${q}`, {
+        headers: { ...restHeaders(token), 'X-RestLi-Method': 'FINDER' },
+        signal: req.signal,
+      });
+      if (r.status === 403) return null;
+      if (!isOk(r)) throw liError(r);
+      const since = Date.now() - lookbackMs;
+      const elements = dig(r.body, 'elements');
+      const hit = (Array.isArray(elements) ? elements : []).find(
+        (p) =>
+          typeof dig(p, 'commentary') === 'string' &&
+          unescapeLittleText(dig(p, 'commentary') as string).trim() === req.text.trim() &&
+          attachmentCount(p) === req.media.length &&
+          (Number(dig(p, 'createdAt')) || Date.now()) >= since &&
+          dig(p, 'lifecycleState') !== 'DRAFT',
+      );
+      const urn = str(dig(hit, 'id'));
+      if (!urn) return null;
+      const published = Number(dig(hit, 'publishedAt')) || Number(dig(hit, 'createdAt'));
+      return { ...result(urn), ...(published ? { publishedAt: new Date(published).toISOString() } : {}) };
+    },
+
+    async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+      const refreshToken = credential(LI, credentials, 'refreshToken');
+      if (!opts.oauth?.clientId || !opts.oauth.clientSecret) {
+        throw new PlatformError('permanent', 'LinkedIn token refresh needs LINKEDIN_CLIENT_ID and LINKEDIN_CLIENT_SECRET on the worker');
+      }
+      const r = await http.send(`${authBase}/oauth/v2/accessToken`, {
+        method: 'POST',
+        form: {
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          client_id: opts.oauth.clientId,
+          client_secret: opts.oauth.clientSecret,
+        },
+        signal,
+      });
+      if (!isOk(r)) throw tokenError(r);
+      const accessToken = str(dig(r.body, 'access_token'));
+      if (!accessToken) throw new PlatformError('transient', `LinkedIn token endpoint returned no access_token: ${r.text.slice(0, 200)}`);
+      const now = Date.now();
+      const expiresIn = Number(dig(r.body, 'expires_in')) || 60 * 24 * 3600;
+      const fresh: Record<string, unknown> = { accessToken, expiresAt: new Date(now + expiresIn * 1000).toISOString() };
+      // LinkedIn returns the same refresh token with its remaining lifetime (it is not rotated).
+      const next = str(dig(r.body, 'refresh_token'));
+      if (next) fresh.refreshToken = next;
+      const refreshIn = Number(dig(r.body, 'refresh_token_expires_in'));
+      if (refreshIn > 0) fresh.refreshTokenExpiresAt = new Date(now + refreshIn * 1000).toISOString();
+      return fresh;
+    },
+  };
+}
+
+function result(urn: string): PublishResult {
+  return { platformPostId: urn, url: `https://www.linkedin.com/feed/update/${urn}` };
+}
+
+function authorUrn(credentials: Record<string, unknown>): string {
+  const urn = credential(LI, credentials, 'authorUrn');
+  if (!/^urn:li:(person|organization):[^\s]+$/.test(urn)) {
+    throw new PlatformError('permanent', `LinkedIn authorUrn must be urn:li:person:… or urn:li:organization:…, not ${urn}`);
+  }
+  return urn;
+}
+
+function assetKind(item: MediaRef): AssetKind {
+  if (item.type === 'image' || item.type === 'gif') return 'images';
+  if (item.type === 'video') return 'videos';
+  if (item.type === 'document') return 'documents';
+  throw new PlatformError('permanent', `LinkedIn does not accept ${item.type} attachments (${item.fileName})`);
+}
+
+/** One video or one document, or 1–20 images (2+ become a multiImage post). */
+function checkMediaMix(media: MediaRef[]): void {
+  const kinds = media.map(assetKind);
+  if (kinds.length > 1 && kinds.some((k) => k !== 'images')) {
+    throw new PlatformError('permanent', 'LinkedIn posts carry a video or a document only on its own');
+  }
+  if (kinds.length > 20) throw new PlatformError('permanent', 'LinkedIn multi-image posts carry at most 20 images');
+}
+
+function postContent(assets: Asset[]): Record<string, unknown> {
+  if (assets.length > 1) {
+    return { multiImage: { images: assets.map((a) => withAlt({ id: a.urn }, a.item)) } };
+  }
+  const a = assets[0]!;
+  if (a.kind === 'documents') return { media: { id: a.urn, title: a.item.fileName || 'Document' } };
+  if (a.kind === 'videos') return { media: { id: a.urn } };
+  return { media: withAlt({ id: a.urn }, a.item) };
+}
+
+function withAlt(media: Record<string, unknown>, item: MediaRef): Record<string, unknown> {
+  return item.altText ? { ...media, altText: item.altText } : media;
+}
+
+function attachmentCount(post: unknown): number {
+  const images = dig(post, 'content', 'multiImage', 'images');
+  if (Array.isArray(images)) return images.length;
+  return dig(post, 'content', 'media', 'id') ? 1 : 0;
+}
+
+/**
+ * `commentary` is in LinkedIn's "little text" format: unescaped reserved characters start
+ * templates, and LinkedIn silently cuts the text at the first one it cannot parse.
+ */
+export function escapeLittleText(text: string): string {
+  return text.replace(/[\\|{}@[\]()<>#*_~]/g, '\\$&');
+}
+
+function unescapeLittleText(text: string): string {
+  return text.replace(/\\([\\|{}@[\]()<>#*_~])/g, '$1');
+}
+
+/** 422 DUPLICATE_POST says "Content is a duplicate of urn:li:share:…". */
+function duplicateOf(r: Reply): string | null {
+  if (r.status !== 422 || errorCode(r.body) !== 'DUPLICATE_POST') return null;
+  return /urn:li:(?:share|ugcPost):\d+/.exec(str(dig(r.body, 'message')) ?? '')?.[0] ?? null;
+}
+
+/**
+ * Rest.li errors: {status, message, code?, serviceErrorCode?, errorDetails.inputErrors[].code}.
+ * 401 is a dead or revoked token; 403 a token without the permission (w_member_social,
+ * w_organization_social, or not an admin of the organization), which reconnecting fixes.
+ */
+function liError(r: Reply): PlatformError {
+  const status = r.status;
+  const platformCode = errorCode(r.body);
+  const message = `LinkedIn ${status}: ${liReason(r)}`;
+  if (status === 401 || status === 403) return new PlatformError('reauth', message, { status, platformCode });
+  if (status === 408 || status === 429 || status >= 500) {
+    return new PlatformError('transient', message, { status, platformCode, retryAfterMs: parseRetryAfter(r.headers.get('retry-after')) });
+  }
+  return new PlatformError('permanent', message, { status, platformCode });
+}
+
+function liReason(r: Reply): string {
+  const raw = str(dig(r.body, 'message'));
+  // Messages often carry the server's Java exception class in front of the sentence.
+  const message = raw?.replace(/^(?:[\w$]+\.)+[\w$]*(?:Exception|Error): /, '');
+  const input = dig(r.body, 'errorDetails', 'inputErrors');
+  const first = Array.isArray(input) ? (input[0] as Record<string, unknown> | undefined) : undefined;
+  const detail = str(first?.description);
+  if (message && detail && !message.includes(detail)) return `${message} (${detail})`;
+  return message ?? detail ?? reasonOf(r);
+}
+
+function errorCode(body: unknown): string | undefined {
+  const input = dig(body, 'errorDetails', 'inputErrors');
+  const inputCode = Array.isArray(input) ? str(dig(input[0], 'code')) : undefined;
+  const service = dig(body, 'serviceErrorCode');
+  return inputCode ?? str(dig(body, 'code')) ?? (typeof service === 'number' ? String(service) : undefined);
+}
+
+/** OAuth errors: a rejected refresh token is the member's to fix (reauthorize); a bad client is ours. */
+function tokenError(r: Reply): PlatformError {
+  const code = str(dig(r.body, 'error'));
+  const message = `LinkedIn ${r.status}: ${reasonOf(r)}`;
+  const status = r.status;
+  if (status === 408 || status === 429 || status >= 500) {
+    return new PlatformError('transient', message, { status, platformCode: code, retryAfterMs: parseRetryAfter(r.headers.get('retry-after')) });
+  }
+  if (code === 'invalid_client' || code === 'unauthorized_client') return new PlatformError('permanent', message, { status, platformCode: code });
+  return new PlatformError('reauth', message, { status, platformCode: code });
+}
+
+function dig(v: unknown, ...keys: string[]): unknown {
+  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

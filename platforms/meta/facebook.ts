@@ -1,0 +1,136 @@
+// Facebook Pages connector: posts as the Page with a Page access token (credentials.pageId,
+// credentials.accessToken). Text → POST /{page-id}/feed; photos → uploaded unpublished to
+// /{page-id}/photos, then one feed post with attached_media; a video → POST /{page-id}/videos.
+import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
+import { credential } from '../http.ts';
+import {
+  GRAPH_API_VERSION,
+  blobOf,
+  createGraphClient,
+  isoTime,
+  listData,
+  matchRecent,
+  str,
+  FIND_WINDOW_MS,
+  type GraphClient,
+} from './graph.ts';
+
+export interface FacebookConnectorOptions {
+  fetch?: typeof fetch;
+  /** Limit for each HTTP request (a video upload is one request). */
+  timeoutMs?: number;
+  /** Graph API host (default https://graph.facebook.com). */
+  baseUrl?: string;
+  /** Graph API version in the path (default GRAPH_API_VERSION). */
+  apiVersion?: string;
+  /** Public site for post URLs (default https://www.facebook.com). */
+  webUrl?: string;
+}
+
+const P = 'Facebook';
+const MAX_PHOTOS = 10;
+
+export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Connector {
+  const base = (opts.baseUrl ?? 'https://graph.facebook.com').replace(/\/+$/, '');
+  const web = (opts.webUrl ?? 'https://www.facebook.com').replace(/\/+$/, '');
+  const graph = createGraphClient(P, {
+    baseUrl: `${base}/${opts.apiVersion ?? GRAPH_API_VERSION}`,
+    fetch: opts.fetch,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+  });
+
+  return {
+    platform: 'FACEBOOK',
+
+    async publish(req: PublishRequest): Promise<PublishResult> {
+      const { pageId, token } = account(req.credentials);
+      const videos = req.media.filter((m) => m.type === 'video');
+      if (videos.length) {
+        if (req.media.length > 1) throw new PlatformError('permanent', 'Facebook: a video must be the only attachment of a post');
+        return publishVideo(graph, web, pageId, token, req.text, videos[0]!, req.signal);
+      }
+      if (req.media.length > MAX_PHOTOS) {
+        throw new PlatformError('permanent', `Facebook: at most ${MAX_PHOTOS} photos per post`);
+      }
+      const unsupported = req.media.find((m) => m.type !== 'image' && m.type !== 'gif');
+      if (unsupported) throw new PlatformError('permanent', `Facebook: ${unsupported.type} attachments are not supported`);
+
+      // Sequential uploads keep the photo order. A retried publish uploads again; unpublished
+      // photos that never get attached to a post stay invisible.
+      const photoIds: string[] = [];
+      for (const item of req.media) photoIds.push(await uploadPhoto(graph, pageId, token, item, req.signal));
+
+      const params: Record<string, string> = {};
+      if (req.text) params.message = req.text;
+      photoIds.forEach((id, i) => (params[`attached_media[${i}]`] = JSON.stringify({ media_fbid: id })));
+      const post = await graph.post(`/${pageId}/feed`, params, token, req.signal);
+      const id = str(post.id);
+      if (!id) throw new PlatformError('transient', `Facebook returned no post id: ${JSON.stringify(post).slice(0, 200)}`);
+      return { platformPostId: id, url: `${web}/${id}` };
+    },
+
+    /**
+     * The Graph API has no idempotency key, so before a retry the Page's own recent posts
+     * (/{page-id}/posts, not visitor posts) are searched for this text.
+     */
+    async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      const { pageId, token } = account(req.credentials);
+      const body = await graph.get(
+        `/${pageId}/posts`,
+        {
+          fields: 'id,message,created_time,permalink_url,status_type',
+          since: String(Math.floor((Date.now() - FIND_WINDOW_MS) / 1000)),
+          limit: '100',
+        },
+        token,
+        req.signal,
+      );
+      const posts = listData(body).flatMap((p) => {
+        const id = str(p.id);
+        return id
+          ? [{ id, text: str(p.message) ?? '', time: str(p.created_time), url: str(p.permalink_url), kind: str(p.status_type) }]
+          : [];
+      });
+      const kind = req.media.some((m) => m.type === 'video') ? 'added_video' : req.media.length ? 'added_photos' : undefined;
+      const hit = matchRecent(posts, req.text, kind);
+      if (!hit) return null;
+      return { platformPostId: hit.id, url: hit.url ?? `${web}/${hit.id}`, publishedAt: isoTime(hit.time) };
+    },
+  };
+}
+
+function account(credentials: Record<string, unknown>): { pageId: string; token: string } {
+  return { pageId: credential(P, credentials, 'pageId'), token: credential(P, credentials, 'accessToken') };
+}
+
+async function uploadPhoto(graph: GraphClient, pageId: string, token: string, item: MediaRef, signal?: AbortSignal): Promise<string> {
+  const form = new FormData();
+  form.set('source', blobOf(await item.read(), item.mimeType), item.fileName);
+  form.set('published', 'false');
+  const photo = await graph.post(`/${pageId}/photos`, form, token, signal);
+  const id = str(photo.id);
+  if (!id) throw new PlatformError('transient', `Facebook photo upload returned no id: ${JSON.stringify(photo).slice(0, 200)}`);
+  return id;
+}
+
+/**
+ * A non-resumable upload (multipart `source`) on graph.facebook.com: the graph-video host is
+ * deprecated, and the Resumable Upload API needs a user token and the app id, not a Page token.
+ */
+async function publishVideo(
+  graph: GraphClient,
+  web: string,
+  pageId: string,
+  token: string,
+  text: string,
+  item: MediaRef,
+  signal?: AbortSignal,
+): Promise<PublishResult> {
+  const form = new FormData();
+  form.set('source', blobOf(await item.read(), item.mimeType), item.fileName);
+  if (text) form.set('description', text);
+  const video = await graph.post(`/${pageId}/videos`, form, token, signal);
+  const id = str(video.id);
+  if (!id) throw new PlatformError('transient', `Facebook video upload returned no id: ${JSON.stringify(video).slice(0, 200)}`);
+  return { platformPostId: id, url: `${web}/${pageId}/videos/${id}` };
+}

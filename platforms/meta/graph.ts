@@ -1,0 +1,263 @@
+// Shared plumbing for Meta's Graph-style APIs (Facebook Pages, Instagram, Threads): one request
+// with the access token, the Graph error body mapped to the error classes of DESIGN.md §4, the
+// usage headers turned into a retry delay, container polling, long-lived token refresh and the
+// "did an earlier attempt already publish this?" lookup.
+import { createHttp, isOk, reasonOf, sleep, type Reply } from '../http.ts';
+import { PlatformError, parseRetryAfter, type MediaRef } from '../types.ts';
+
+/** Graph API version for graph.facebook.com and graph.instagram.com (v26.0: 29 July 2026). */
+export const GRAPH_API_VERSION = 'v26.0';
+
+export interface GraphErrorBody {
+  message?: string;
+  type?: string;
+  code?: number;
+  error_subcode?: number;
+  is_transient?: boolean;
+  error_user_title?: string;
+  error_user_msg?: string;
+  fbtrace_id?: string;
+}
+
+export type GraphObject = Record<string, unknown>;
+
+export interface GraphClient {
+  get(path: string, params: Record<string, string>, token: string, signal?: AbortSignal): Promise<GraphObject>;
+  /** Form-encoded, or multipart when `params` is a FormData (file uploads). */
+  post(path: string, params: Record<string, string> | FormData, token: string, signal?: AbortSignal): Promise<GraphObject>;
+}
+
+/**
+ * A client for one Graph host and version. The token travels as the `access_token` parameter,
+ * which all three hosts document (the Threads and Instagram Login docs show nothing else).
+ */
+export function createGraphClient(platform: string, opts: { baseUrl: string; fetch?: typeof fetch; timeoutMs?: number }): GraphClient {
+  const http = createHttp(platform, opts);
+  const base = opts.baseUrl.replace(/\/+$/, '');
+
+  async function ok(reply: Promise<Reply>): Promise<GraphObject> {
+    const r = await reply;
+    if (!isOk(r)) throw classifyGraph(platform, r);
+    if (!r.body || typeof r.body !== 'object' || Array.isArray(r.body)) {
+      throw new PlatformError('transient', `${platform} ${r.status}: unexpected response ${r.text.slice(0, 200)}`, { status: r.status });
+    }
+    return r.body as GraphObject;
+  }
+
+  return {
+    get(path, params, token, signal) {
+      const query = new URLSearchParams({ ...params, access_token: token });
+      return ok(http.send(`${base}${path}?${query}`, { signal }));
+    },
+    post(path, params, token, signal) {
+      if (params instanceof FormData) {
+        params.set('access_token', token);
+        return ok(http.send(`${base}${path}`, { method: 'POST', multipart: params, signal }));
+      }
+      return ok(http.send(`${base}${path}`, { method: 'POST', form: { ...params, access_token: token }, signal }));
+    },
+  };
+}
+
+export function graphErrorOf(r: Reply): GraphErrorBody | null {
+  const e = (r.body as { error?: unknown } | null)?.error;
+  return e && typeof e === 'object' ? (e as GraphErrorBody) : null;
+}
+
+// https://developers.facebook.com/docs/graph-api/guides/error-handling: 190 (token expired or
+// invalid) and 102 (API session) mean a new token; 10 and 200-299 a permission that was never
+// granted or was removed, which only reconnecting (granting it again) fixes.
+const REAUTH_CODES = new Set([102, 190, 10]);
+// Authentication subcodes: app not installed, checkpoint, password changed, expired, unconfirmed
+// user, invalid token, invalid session (no longer a Page admin).
+const REAUTH_SUBCODES = new Set([458, 459, 460, 463, 464, 467, 492]);
+// 1/2 temporary outage; 4, 17, 32, 613 throttling; 341 application limit; 9 Instagram publishing
+// limit (2207042, "try again the following day"); 9007 container not ready yet (2207027); -1/-2
+// Instagram server error or media download timeout ("try again"); 80000-80014 Business Use Case
+// rate limits (80001 Pages, 80002 Instagram, ...).
+const TRANSIENT_CODES = new Set([1, 2, 4, 9, 17, 32, 341, 613, 9007, -1, -2]);
+// Instagram subcodes documented as "try again" / "generate a new container": server error,
+// download timeout, expired media, create failed, media fetch failed (9004), unknown upload error.
+export const RETRYABLE_IG_SUBCODES = new Set([2207001, 2207003, 2207020, 2207032, 2207052, 2207053]);
+// 506 duplicate post, 368 blocked for policy violations; 2207051 is code 4 (throttling) but means
+// "suspected spam: we restrict certain activity", which retrying does not lift.
+const PERMANENT_CODES = new Set([506, 368]);
+const PERMANENT_SUBCODES = new Set([2207051]);
+
+/** Maps a Graph error reply to reauth / transient / permanent, keeping Meta's own message. */
+export function classifyGraph(platform: string, r: Reply): PlatformError {
+  const e = graphErrorOf(r);
+  const status = r.status;
+  const code = typeof e?.code === 'number' ? e.code : undefined;
+  const sub = typeof e?.error_subcode === 'number' ? e.error_subcode : undefined;
+  const message = `${platform} ${status}: ${describe(e, r)}`;
+  const platformCode = code === undefined ? undefined : sub === undefined ? String(code) : `${code}/${sub}`;
+  const transient = () => new PlatformError('transient', message, { status, platformCode, retryAfterMs: graphRetryAfterMs(r.headers) });
+
+  if (code !== undefined) {
+    if (REAUTH_CODES.has(code) || (code >= 200 && code <= 299) || (sub !== undefined && REAUTH_SUBCODES.has(sub))) {
+      return new PlatformError('reauth', message, { status, platformCode });
+    }
+    if (PERMANENT_CODES.has(code) || (sub !== undefined && PERMANENT_SUBCODES.has(sub))) {
+      return new PlatformError('permanent', message, { status, platformCode });
+    }
+    if (TRANSIENT_CODES.has(code) || (code >= 80000 && code <= 80014) || e?.is_transient === true) return transient();
+    if (sub !== undefined && RETRYABLE_IG_SUBCODES.has(sub)) return transient();
+  }
+  if (status === 401) return new PlatformError('reauth', message, { status, platformCode });
+  if (status === 408 || status === 429 || status >= 500) return transient();
+  return new PlatformError('permanent', message, { status, platformCode });
+}
+
+function describe(e: GraphErrorBody | null, r: Reply): string {
+  const msg = typeof e?.message === 'string' && e.message ? e.message : reasonOf(r);
+  const user = typeof e?.error_user_msg === 'string' ? e.error_user_msg.trim() : '';
+  return user && user !== msg ? `${msg} (${user})` : msg;
+}
+
+/**
+ * Retry-After if present, else the longest `estimated_time_to_regain_access` (minutes) in the
+ * usage headers Meta sends while throttling (X-Business-Use-Case-Usage, X-App-Usage, X-Page-Usage).
+ */
+export function graphRetryAfterMs(headers: Headers, now = Date.now()): number | undefined {
+  const ra = parseRetryAfter(headers.get('retry-after'), now);
+  if (ra !== undefined) return ra;
+  let minutes: number | undefined;
+  for (const name of ['x-business-use-case-usage', 'x-app-usage', 'x-page-usage']) {
+    const raw = headers.get(name);
+    if (!raw) continue;
+    try {
+      for (const m of regainMinutes(JSON.parse(raw))) minutes = Math.max(minutes ?? 0, m);
+    } catch {
+      // a malformed usage header says nothing about when to retry
+    }
+  }
+  return minutes ? minutes * 60_000 : undefined;
+}
+
+function* regainMinutes(v: unknown): Generator<number> {
+  if (Array.isArray(v)) {
+    for (const x of v) yield* regainMinutes(x);
+  } else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'estimated_time_to_regain_access' && typeof x === 'number' && x > 0) yield x;
+      else yield* regainMinutes(x);
+    }
+  }
+}
+
+/**
+ * Polls a media container until it is ready to publish. `check` returns true when ready, false
+ * while processing, and throws (permanent) when the platform reports ERROR / EXPIRED.
+ */
+export async function waitForContainer(
+  platform: string,
+  id: string,
+  check: () => Promise<boolean>,
+  o: { intervalMs: number; timeoutMs: number; signal?: AbortSignal },
+): Promise<void> {
+  const deadline = Date.now() + o.timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() >= deadline) {
+      throw new PlatformError('transient', `${platform} media container ${id} still processing after ${o.timeoutMs} ms`);
+    }
+    await sleep(o.intervalMs, o.signal);
+  }
+}
+
+/** The public URL Meta will fetch for a media item (Instagram and Threads take no bytes). */
+export type MediaUrlResolver = (item: MediaRef) => Promise<string>;
+
+export async function publicUrl(platform: string, resolve: MediaUrlResolver | undefined, item: MediaRef): Promise<string> {
+  if (!resolve) {
+    throw new PlatformError('permanent', `${platform} fetches media from a public URL, and no mediaUrl resolver is configured`);
+  }
+  return resolve(item);
+}
+
+/**
+ * Refreshes a long-lived Instagram (ig_refresh_token) or Threads (th_refresh_token) user token.
+ * These platforms have no separate refresh token: the access token itself is extended for 60
+ * days, and the answer may carry a new token string.
+ */
+export async function refreshLongLivedToken(
+  client: GraphClient,
+  grantType: 'ig_refresh_token' | 'th_refresh_token',
+  token: string,
+  signal?: AbortSignal,
+  now = Date.now(),
+): Promise<Record<string, unknown>> {
+  const body = await client.get('/refresh_access_token', { grant_type: grantType }, token, signal);
+  const accessToken = typeof body.access_token === 'string' && body.access_token ? body.access_token : undefined;
+  const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in);
+  if (!accessToken || !Number.isFinite(expiresIn) || expiresIn <= 0) {
+    throw new PlatformError('transient', `token refresh returned an unexpected body: ${JSON.stringify(body).slice(0, 200)}`);
+  }
+  return { accessToken, expiresAt: new Date(now + expiresIn * 1000).toISOString() };
+}
+
+/**
+ * How far back findPublished looks. The API refuses the same text on the same channel within
+ * 24 hours (DESIGN.md §3 duplicate_post), so a post of ours with this text in that window can
+ * only be the one an earlier attempt created.
+ */
+export const FIND_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export interface RecentPost {
+  id: string;
+  text: string;
+  time?: string;
+  kind?: string;
+  url?: string;
+}
+
+/**
+ * The newest recent post with the same text (and, for posts without text, the same kind of
+ * media, the only other thing the listing tells apart).
+ */
+export function matchRecent(posts: RecentPost[], text: string, kind: string | undefined, now = Date.now()): RecentPost | null {
+  const want = normalize(text);
+  const since = now - FIND_WINDOW_MS;
+  const hits = posts.filter((p) => {
+    if (normalize(p.text) !== want) return false;
+    if (!want && kind && p.kind && p.kind !== kind) return false;
+    const t = p.time ? parseGraphTime(p.time) : undefined;
+    return t === undefined || t >= since;
+  });
+  hits.sort((a, b) => (parseGraphTime(b.time ?? '') ?? 0) - (parseGraphTime(a.time ?? '') ?? 0));
+  return hits[0] ?? null;
+}
+
+function normalize(s: string): string {
+  return s.replace(/\r\n?/g, '\n').trim();
+}
+
+/** Graph timestamps look like 2026-11-02T10:00:00+0000 (no colon in the offset). */
+export function parseGraphTime(s: string): number | undefined {
+  if (!s) return undefined;
+  const fixed = s.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  const t = Date.parse(fixed);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** ISO 8601 (with a colon in the offset) for publishedAt. */
+export function isoTime(s: unknown): string | undefined {
+  if (typeof s !== 'string') return undefined;
+  const t = parseGraphTime(s);
+  return t === undefined ? undefined : new Date(t).toISOString();
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : undefined;
+}
+
+/** The data array of a Graph list response. */
+export function listData(body: GraphObject): GraphObject[] {
+  return Array.isArray(body.data) ? (body.data.filter((x) => x && typeof x === 'object') as GraphObject[]) : [];
+}
+
+/** Bytes as a Blob for a multipart upload. */
+export function blobOf(bytes: Uint8Array, mimeType: string): Blob {
+  return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mimeType });
+}

@@ -1,0 +1,158 @@
+// Instagram connector (Instagram API with Instagram Login, graph.instagram.com): professional
+// accounts (credentials.igUserId, credentials.accessToken = long-lived Instagram user token).
+// Publishing is the container flow: POST /{ig-user-id}/media (Instagram fetches each item from
+// a public URL), poll the container until FINISHED, POST /{ig-user-id}/media_publish.
+import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
+import { credential } from '../http.ts';
+import {
+  GRAPH_API_VERSION,
+  RETRYABLE_IG_SUBCODES,
+  createGraphClient,
+  isoTime,
+  listData,
+  matchRecent,
+  publicUrl,
+  refreshLongLivedToken,
+  str,
+  waitForContainer,
+  type GraphClient,
+  type MediaUrlResolver,
+} from './graph.ts';
+
+export interface InstagramConnectorOptions {
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  /** Host of the Instagram API with Instagram Login (default https://graph.instagram.com). */
+  baseUrl?: string;
+  apiVersion?: string;
+  /** Public site for fallback post URLs (default https://www.instagram.com). */
+  webUrl?: string;
+  /** A public URL Instagram can fetch the item from (e.g. a signed storage URL valid for an hour). */
+  mediaUrl?: MediaUrlResolver;
+  pollIntervalMs?: number;
+  /** How long to wait for a container (a video) to finish processing. */
+  pollTimeoutMs?: number;
+}
+
+const P = 'Instagram';
+const MAX_ITEMS = 10;
+
+export function createInstagramConnector(opts: InstagramConnectorOptions = {}): Connector {
+  const base = (opts.baseUrl ?? 'https://graph.instagram.com').replace(/\/+$/, '');
+  const web = (opts.webUrl ?? 'https://www.instagram.com').replace(/\/+$/, '');
+  const http = { fetch: opts.fetch, timeoutMs: opts.timeoutMs ?? 30_000 };
+  const graph = createGraphClient(P, { baseUrl: `${base}/${opts.apiVersion ?? GRAPH_API_VERSION}`, ...http });
+  const root = createGraphClient(P, { baseUrl: base, ...http });
+  const poll = { intervalMs: opts.pollIntervalMs ?? 5_000, timeoutMs: opts.pollTimeoutMs ?? 300_000 };
+
+  async function createContainer(userId: string, token: string, params: Record<string, string>, signal?: AbortSignal): Promise<string> {
+    const body = await graph.post(`/${userId}/media`, params, token, signal);
+    const id = str(body.id);
+    if (!id) throw new PlatformError('transient', `Instagram returned no container id: ${JSON.stringify(body).slice(0, 200)}`);
+    return id;
+  }
+
+  async function itemParams(item: MediaRef, carouselItem: boolean): Promise<Record<string, string>> {
+    const url = await publicUrl(P, opts.mediaUrl, item);
+    if (item.type === 'video') {
+      // Single feed videos are published as reels (since July 2023); VIDEO is for carousel items.
+      return carouselItem ? { media_type: 'VIDEO', video_url: url, is_carousel_item: 'true' } : { media_type: 'REELS', video_url: url };
+    }
+    if (item.type !== 'image') throw new PlatformError('permanent', `Instagram: ${item.type} attachments are not supported`);
+    const params: Record<string, string> = { image_url: url };
+    if (carouselItem) params.is_carousel_item = 'true';
+    if (item.altText) params.alt_text = item.altText;
+    return params;
+  }
+
+  function ready(id: string, token: string, signal?: AbortSignal): Promise<void> {
+    return waitForContainer(P, id, async () => {
+      const c = await graph.get(`/${id}`, { fields: 'status_code,status' }, token, signal);
+      const code = str(c.status_code);
+      if (code === 'FINISHED') return true;
+      if (code === 'IN_PROGRESS' || !code) return false;
+      const detail = str(c.status) ?? code;
+      // An expired container (not published within 24 h) or a "try again" failure: the retried
+      // publish creates fresh containers.
+      const sub = /\b(22070\d\d)\b/.exec(detail)?.[1];
+      const kind = code === 'EXPIRED' || (sub && RETRYABLE_IG_SUBCODES.has(Number(sub))) ? 'transient' : 'permanent';
+      throw new PlatformError(kind, `Instagram media container ${id} ${code}: ${detail}`, { platformCode: code });
+    }, { ...poll, signal });
+  }
+
+  async function buildContainer(userId: string, token: string, req: PublishRequest): Promise<string> {
+    const caption: Record<string, string> = req.text ? { caption: req.text } : {};
+    if (req.media.length === 1) {
+      const id = await createContainer(userId, token, { ...(await itemParams(req.media[0]!, false)), ...caption }, req.signal);
+      await ready(id, token, req.signal);
+      return id;
+    }
+    // Children first (each must be FINISHED), then the carousel container that lists them.
+    const children: string[] = [];
+    for (const item of req.media) {
+      const id = await createContainer(userId, token, await itemParams(item, true), req.signal);
+      await ready(id, token, req.signal);
+      children.push(id);
+    }
+    const id = await createContainer(userId, token, { media_type: 'CAROUSEL', children: children.join(','), ...caption }, req.signal);
+    await ready(id, token, req.signal);
+    return id;
+  }
+
+  return {
+    platform: 'INSTAGRAM',
+
+    async publish(req: PublishRequest): Promise<PublishResult> {
+      const { userId, token } = account(req.credentials);
+      if (!req.media.length) throw new PlatformError('permanent', 'Instagram: a post needs at least one image or video');
+      if (req.media.length > MAX_ITEMS) throw new PlatformError('permanent', `Instagram: at most ${MAX_ITEMS} items per carousel`);
+
+      // A retry that fails before media_publish leaves unpublished containers behind; they are
+      // invisible and expire after 24 hours.
+      const containerId = await buildContainer(userId, token, req);
+      const published = await graph.post(`/${userId}/media_publish`, { creation_id: containerId }, token, req.signal);
+      const mediaId = str(published.id);
+      if (!mediaId) throw new PlatformError('transient', `Instagram media_publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);
+      return { platformPostId: mediaId, ...(await permalink(graph, web, mediaId, token, req.signal)) };
+    },
+
+    /**
+     * No idempotency key in the Graph API, and a container id does not survive the attempt, so
+     * before a retry the account's recent media are searched for this caption.
+     */
+    async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      const { userId, token } = account(req.credentials);
+      const body = await graph.get(`/${userId}/media`, { fields: 'id,caption,timestamp,permalink,media_type', limit: '50' }, token, req.signal);
+      const media = listData(body).flatMap((m) => {
+        const id = str(m.id);
+        return id ? [{ id, text: str(m.caption) ?? '', time: str(m.timestamp), url: str(m.permalink), kind: str(m.media_type) }] : [];
+      });
+      const kind = req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : 'IMAGE';
+      const hit = matchRecent(media, req.text, kind);
+      if (!hit) return null;
+      return { platformPostId: hit.id, url: hit.url ?? `${web}/`, publishedAt: isoTime(hit.time) };
+    },
+
+    async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+      return refreshLongLivedToken(root, 'ig_refresh_token', credential(P, credentials, 'accessToken'), signal);
+    },
+  };
+}
+
+function account(credentials: Record<string, unknown>): { userId: string; token: string } {
+  return { userId: credential(P, credentials, 'igUserId'), token: credential(P, credentials, 'accessToken') };
+}
+
+/**
+ * The post is live once media_publish answered: a failed permalink lookup must not fail (and so
+ * retry) the publish, so it falls back to the shortcode or the site itself.
+ */
+async function permalink(graph: GraphClient, web: string, mediaId: string, token: string, signal?: AbortSignal) {
+  try {
+    const m = await graph.get(`/${mediaId}`, { fields: 'permalink,shortcode,timestamp' }, token, signal);
+    const shortcode = str(m.shortcode);
+    return { url: str(m.permalink) ?? (shortcode ? `${web}/p/${shortcode}/` : `${web}/`), publishedAt: isoTime(m.timestamp) };
+  } catch {
+    return { url: `${web}/` };
+  }
+}

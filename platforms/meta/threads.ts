@@ -1,0 +1,164 @@
+// Threads connector (graph.threads.net/v1.0): credentials.threadsUserId and
+// credentials.accessToken (long-lived Threads user token). Like Instagram: POST
+// /{threads-user-id}/threads creates a container (media fetched from a public URL), poll it
+// until FINISHED, POST /{threads-user-id}/threads_publish.
+import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
+import { credential } from '../http.ts';
+import {
+  FIND_WINDOW_MS,
+  createGraphClient,
+  isoTime,
+  listData,
+  matchRecent,
+  publicUrl,
+  refreshLongLivedToken,
+  str,
+  waitForContainer,
+  type GraphClient,
+  type MediaUrlResolver,
+} from './graph.ts';
+
+export interface ThreadsConnectorOptions {
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  /** Threads Graph host (default https://graph.threads.net). */
+  baseUrl?: string;
+  /** Version in the path (default v1.0, the only Threads API version). */
+  apiVersion?: string;
+  /** Public site for fallback post URLs (default https://www.threads.com). */
+  webUrl?: string;
+  /** A public URL Threads can fetch the item from. */
+  mediaUrl?: MediaUrlResolver;
+  pollIntervalMs?: number;
+  pollTimeoutMs?: number;
+}
+
+const P = 'Threads';
+const MAX_ITEMS = 20;
+// Container error_message values worth a fresh container on retry; INVALID_* and
+// FAILED_PROCESSING_* describe the media itself.
+const RETRYABLE_CONTAINER_ERRORS = new Set(['FAILED_DOWNLOADING_VIDEO', 'UNKNOWN']);
+
+export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Connector {
+  const base = (opts.baseUrl ?? 'https://graph.threads.net').replace(/\/+$/, '');
+  const web = (opts.webUrl ?? 'https://www.threads.com').replace(/\/+$/, '');
+  const http = { fetch: opts.fetch, timeoutMs: opts.timeoutMs ?? 30_000 };
+  const graph = createGraphClient(P, { baseUrl: `${base}/${opts.apiVersion ?? 'v1.0'}`, ...http });
+  const root = createGraphClient(P, { baseUrl: base, ...http });
+  const poll = { intervalMs: opts.pollIntervalMs ?? 5_000, timeoutMs: opts.pollTimeoutMs ?? 300_000 };
+
+  async function createContainer(userId: string, token: string, params: Record<string, string>, signal?: AbortSignal): Promise<string> {
+    const body = await graph.post(`/${userId}/threads`, params, token, signal);
+    const id = str(body.id);
+    if (!id) throw new PlatformError('transient', `Threads returned no container id: ${JSON.stringify(body).slice(0, 200)}`);
+    return id;
+  }
+
+  async function itemParams(item: MediaRef): Promise<Record<string, string>> {
+    if (item.type !== 'image' && item.type !== 'video') {
+      throw new PlatformError('permanent', `Threads: ${item.type} attachments are not supported`);
+    }
+    const url = await publicUrl(P, opts.mediaUrl, item);
+    const params: Record<string, string> =
+      item.type === 'video' ? { media_type: 'VIDEO', video_url: url } : { media_type: 'IMAGE', image_url: url };
+    if (item.altText) params.alt_text = item.altText;
+    return params;
+  }
+
+  function ready(id: string, token: string, signal?: AbortSignal): Promise<void> {
+    return waitForContainer(P, id, async () => {
+      const c = await graph.get(`/${id}`, { fields: 'status,error_message' }, token, signal);
+      const status = str(c.status);
+      if (status === 'FINISHED') return true;
+      if (status === 'IN_PROGRESS' || !status) return false;
+      const detail = str(c.error_message) ?? status;
+      const kind = status === 'EXPIRED' || RETRYABLE_CONTAINER_ERRORS.has(detail) ? 'transient' : 'permanent';
+      throw new PlatformError(kind, `Threads media container ${id} ${status}: ${detail}`, { platformCode: detail });
+    }, { ...poll, signal });
+  }
+
+  async function buildContainer(userId: string, token: string, req: PublishRequest): Promise<string> {
+    const text: Record<string, string> = req.text ? { text: req.text } : {};
+    if (!req.media.length) {
+      // Text containers need no processing; Meta's wait advice is for media.
+      return createContainer(userId, token, { media_type: 'TEXT', ...text }, req.signal);
+    }
+    if (req.media.length === 1) {
+      const id = await createContainer(userId, token, { ...(await itemParams(req.media[0]!)), ...text }, req.signal);
+      await ready(id, token, req.signal);
+      return id;
+    }
+    const children: string[] = [];
+    for (const item of req.media) {
+      const id = await createContainer(userId, token, { ...(await itemParams(item)), is_carousel_item: 'true' }, req.signal);
+      await ready(id, token, req.signal);
+      children.push(id);
+    }
+    const id = await createContainer(userId, token, { media_type: 'CAROUSEL', children: children.join(','), ...text }, req.signal);
+    await ready(id, token, req.signal);
+    return id;
+  }
+
+  return {
+    platform: 'THREADS',
+
+    async publish(req: PublishRequest): Promise<PublishResult> {
+      const { userId, token } = account(req.credentials);
+      if (!req.media.length && !req.text.trim()) throw new PlatformError('permanent', 'Threads: a post needs text or media');
+      if (req.media.length > MAX_ITEMS) throw new PlatformError('permanent', `Threads: at most ${MAX_ITEMS} items per carousel`);
+
+      const containerId = await buildContainer(userId, token, req);
+      const published = await graph.post(`/${userId}/threads_publish`, { creation_id: containerId }, token, req.signal);
+      const postId = str(published.id);
+      if (!postId) throw new PlatformError('transient', `Threads publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);
+      return { platformPostId: postId, ...(await permalink(graph, web, postId, token, req.signal)) };
+    },
+
+    /**
+     * No idempotency key in the Threads API, so before a retry the user's own recent threads
+     * are searched for this text.
+     */
+    async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      const { userId, token } = account(req.credentials);
+      const body = await graph.get(
+        `/${userId}/threads`,
+        {
+          fields: 'id,text,timestamp,permalink,media_type',
+          since: String(Math.floor((Date.now() - FIND_WINDOW_MS) / 1000)),
+          limit: '50',
+        },
+        token,
+        req.signal,
+      );
+      const posts = listData(body).flatMap((p) => {
+        const id = str(p.id);
+        return id ? [{ id, text: str(p.text) ?? '', time: str(p.timestamp), url: str(p.permalink), kind: str(p.media_type) }] : [];
+      });
+      const kind = req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : req.media.length ? 'IMAGE' : 'TEXT_POST';
+      const hit = matchRecent(posts, req.text, kind);
+      if (!hit) return null;
+      return { platformPostId: hit.id, url: hit.url ?? `${web}/`, publishedAt: isoTime(hit.time) };
+    },
+
+    async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+      return refreshLongLivedToken(root, 'th_refresh_token', credential(P, credentials, 'accessToken'), signal);
+    },
+  };
+}
+
+function account(credentials: Record<string, unknown>): { userId: string; token: string } {
+  return { userId: credential(P, credentials, 'threadsUserId'), token: credential(P, credentials, 'accessToken') };
+}
+
+/** The thread is live once threads_publish answered; a failed lookup falls back to a built URL. */
+async function permalink(graph: GraphClient, web: string, postId: string, token: string, signal?: AbortSignal) {
+  try {
+    const m = await graph.get(`/${postId}`, { fields: 'permalink,shortcode,username,timestamp' }, token, signal);
+    const shortcode = str(m.shortcode);
+    const username = str(m.username);
+    const built = shortcode && username ? `${web}/@${username}/post/${shortcode}` : `${web}/`;
+    return { url: str(m.permalink) ?? built, publishedAt: isoTime(m.timestamp) };
+  } catch {
+    return { url: `${web}/` };
+  }
+}

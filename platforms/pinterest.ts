@@ -1,0 +1,258 @@
+// Pinterest connector: API v5 (api.pinterest.com/v5). A post is one Pin on the channel's board
+// (credentials.boardId): the post text is the Pin's description, the image travels inline as
+// base64 (media_source image_base64), and a video goes through Pinterest's media upload first
+// (POST /v5/media → multipart POST of the file to the returned S3 form → GET /v5/media/{id} until
+// `succeeded`) and is pinned with media_source video_id.
+import { credential, createHttp, isOk, reasonOf, sleep, type Reply, type SendOptions } from './http.ts';
+import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
+
+export interface PinterestConnectorOptions {
+  fetch?: typeof fetch;
+  /** Limit for each API request. */
+  timeoutMs?: number;
+  /** Limit for the upload of a video to Pinterest's media bucket. */
+  uploadTimeoutMs?: number;
+  /** The API host (https://api.pinterest.com); paths start with /v5. */
+  baseUrl?: string;
+  /** Where Pins are shown (https://www.pinterest.com). */
+  webBaseUrl?: string;
+  /** The Pinterest app's id and secret, needed to refresh access tokens. */
+  oauth?: { clientId: string; clientSecret: string };
+  /** How often, and how long, to wait for an uploaded video to be processed. */
+  pollIntervalMs?: number;
+  pollTimeoutMs?: number;
+  /** How far back findPublished looks for a Pin an earlier attempt made (default 24 h). */
+  lookbackMs?: number;
+  /** Pages of the board (100 Pins each) findPublished reads at most. */
+  lookupPages?: number;
+}
+
+interface Pin {
+  id: string;
+  created_at?: string;
+  description?: string | null;
+  alt_text?: string | null;
+  media?: { media_type?: string } | null;
+}
+
+interface Account {
+  token: string;
+  boardId: string;
+}
+
+const P = 'Pinterest';
+const MAX_ALT_TEXT = 500;
+
+export function createPinterestConnector(opts: PinterestConnectorOptions = {}): Connector {
+  const api = createHttp(P, { fetch: opts.fetch, timeoutMs: opts.timeoutMs });
+  const bucket = createHttp(P, { fetch: opts.fetch, timeoutMs: opts.uploadTimeoutMs ?? 600_000 });
+  const baseUrl = trimSlash(opts.baseUrl ?? 'https://api.pinterest.com');
+  const webBaseUrl = trimSlash(opts.webBaseUrl ?? 'https://www.pinterest.com');
+  const pollIntervalMs = opts.pollIntervalMs ?? 2_000;
+  const pollTimeoutMs = opts.pollTimeoutMs ?? 600_000;
+  const lookbackMs = opts.lookbackMs ?? 24 * 3600_000;
+  const lookupPages = opts.lookupPages ?? 3;
+
+  async function call(acct: Account, method: string, path: string, o: SendOptions = {}): Promise<Reply> {
+    const r = await api.send(`${baseUrl}/v5${path}`, { ...o, method, headers: { ...o.headers, Authorization: `Bearer ${acct.token}` } });
+    if (!isOk(r)) throw httpError(r);
+    return r;
+  }
+
+  function toResult(pin: Pin): PublishResult {
+    const at = pin.created_at ? Date.parse(pin.created_at) : NaN;
+    return {
+      platformPostId: pin.id,
+      url: `${webBaseUrl}/pin/${encodeURIComponent(pin.id)}/`,
+      ...(Number.isNaN(at) ? {} : { publishedAt: new Date(at).toISOString() }),
+    };
+  }
+
+  /** Registers a video upload, sends the file to the signed S3 form and waits until Pinterest has processed it. */
+  async function uploadVideo(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<string> {
+    const r = await call(acct, 'POST', '/media', { json: { media_type: 'video' }, signal });
+    const reg = r.body as { media_id?: unknown; upload_url?: unknown; upload_parameters?: unknown } | null;
+    if (typeof reg?.media_id !== 'string' || typeof reg.upload_url !== 'string' || !reg.upload_parameters || typeof reg.upload_parameters !== 'object') {
+      throw new PlatformError('transient', `Pinterest returned an unexpected media registration: ${r.text.slice(0, 200)}`);
+    }
+    const form = new FormData();
+    for (const [k, v] of Object.entries(reg.upload_parameters as Record<string, string>)) form.append(k, String(v));
+    form.append('file', new Blob([(await item.read()) as Uint8Array<ArrayBuffer>], { type: item.mimeType }), item.fileName);
+    const up = await bucket.send(reg.upload_url, { method: 'POST', multipart: form, signal });
+    if (!isOk(up)) throw bucketError(up);
+    await waitUntilProcessed(acct, reg.media_id, signal);
+    return reg.media_id;
+  }
+
+  async function waitUntilProcessed(acct: Account, mediaId: string, signal?: AbortSignal): Promise<void> {
+    const deadline = Date.now() + pollTimeoutMs;
+    for (;;) {
+      const r = await call(acct, 'GET', `/media/${encodeURIComponent(mediaId)}`, { signal });
+      const status = (r.body as { status?: unknown } | null)?.status;
+      if (status === 'succeeded') return;
+      if (status === 'failed') throw new PlatformError('permanent', `Pinterest could not process the video (media ${mediaId} failed)`, { platformCode: 'failed' });
+      if (Date.now() >= deadline) throw new PlatformError('transient', `Pinterest media ${mediaId} still ${String(status)} after ${pollTimeoutMs} ms`);
+      await sleep(pollIntervalMs, signal);
+    }
+  }
+
+  async function mediaSource(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    if (item.type === 'video') {
+      const mediaId = await uploadVideo(acct, item, signal);
+      // The cover is a frame of the video itself (Pinterest takes the last one if the video is shorter).
+      return { source_type: 'video_id', media_id: mediaId, cover_image_key_frame_time: 1 };
+    }
+    const { bytes, mimeType } = await pinnableImage(item);
+    return { source_type: 'image_base64', content_type: mimeType, data: Buffer.from(bytes).toString('base64') };
+  }
+
+  return {
+    platform: 'PINTEREST',
+
+    async publish(req: PublishRequest): Promise<PublishResult> {
+      const acct = account(req.credentials);
+      const item = onlyMedia(req.media);
+      const pin: Record<string, unknown> = { board_id: acct.boardId, media_source: await mediaSource(acct, item, req.signal) };
+      if (req.text.trim()) pin.description = req.text;
+      if (item.altText) pin.alt_text = item.altText.slice(0, MAX_ALT_TEXT);
+      const r = await call(acct, 'POST', '/pins', { json: pin, signal: req.signal });
+      const created = r.body as Pin | null;
+      if (typeof created?.id !== 'string' || !created.id) {
+        throw new PlatformError('transient', `Pinterest returned an unexpected Pin: ${r.text.slice(0, 200)}`, { status: r.status });
+      }
+      return toResult(created);
+    },
+
+    /**
+     * Pinterest has no idempotency key. The channel's board is the record: a Pin of the same kind
+     * (image or video) with the same description (and alt text, when there is one) created within
+     * `lookbackMs` is taken as the one an earlier attempt made. Boards may be ordered by hand, so
+     * up to `lookupPages` pages are read rather than stopping at the first old Pin. A post without
+     * text or alt text cannot be told apart from other Pins and is never matched.
+     */
+    async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      const acct = account(req.credentials);
+      const item = req.media[0];
+      const alt = item?.altText?.slice(0, MAX_ALT_TEXT) ?? '';
+      if (!req.text.trim() && !alt) return null;
+      const since = Date.now() - lookbackMs;
+      const kind = item?.type === 'video' ? 'video' : 'image';
+      const matches = (p: Pin) =>
+        norm(p.description ?? '') === norm(req.text) &&
+        norm(p.alt_text ?? '') === norm(alt) &&
+        (!p.media?.media_type || p.media.media_type === kind) &&
+        (!p.created_at || Date.parse(p.created_at) >= since);
+      let bookmark: string | undefined;
+      for (let page = 0; page < lookupPages; page++) {
+        const q = new URLSearchParams({ page_size: '100', ...(bookmark ? { bookmark } : {}) });
+        const r = await call(acct, 'GET', `/boards/${encodeURIComponent(acct.boardId)}/pins?${q}`, { signal: req.signal });
+        const body = r.body as { items?: Pin[]; bookmark?: string | null } | null;
+        const hit = (body?.items ?? []).find(matches);
+        if (hit) return toResult(hit);
+        if (!body?.bookmark) return null;
+        bookmark = body.bookmark;
+      }
+      return null;
+    },
+
+    async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+      if (!opts.oauth) {
+        throw new PlatformError('permanent', 'Pinterest token refresh needs the app credentials (PINTEREST_CLIENT_ID, PINTEREST_CLIENT_SECRET) on the worker');
+      }
+      const refreshToken = credential(P, credentials, 'refreshToken');
+      const r = await api.send(`${baseUrl}/v5/oauth/token`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${btoa(`${opts.oauth.clientId}:${opts.oauth.clientSecret}`)}` },
+        form: { grant_type: 'refresh_token', refresh_token: refreshToken },
+        signal,
+      });
+      return tokenResult(r);
+    },
+  };
+}
+
+/**
+ * Since May 2025 Pinterest issues only continuous refresh tokens: every refresh answers with a new
+ * refresh token (60 days), which must replace the old one.
+ */
+function tokenResult(r: Reply): Record<string, unknown> {
+  if (r.status === 408 || r.status === 429 || r.status >= 500) throw httpError(r);
+  if (!isOk(r)) {
+    // A spent, revoked or expired grant answers 401 {"code": 283, "message": "The authorization grant is invalid"}.
+    const { reason, code } = errorOf(r);
+    throw new PlatformError('reauth', `Pinterest token refresh failed (${r.status}): ${reason}`, { status: r.status, platformCode: code });
+  }
+  const b = r.body as { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown; refresh_token_expires_in?: unknown } | null;
+  if (typeof b?.access_token !== 'string' || typeof b.expires_in !== 'number') {
+    throw new PlatformError('transient', `Pinterest returned an unexpected token answer: ${r.text.slice(0, 200)}`);
+  }
+  const now = Date.now();
+  const out: Record<string, unknown> = { accessToken: b.access_token, expiresAt: new Date(now + b.expires_in * 1000).toISOString() };
+  if (typeof b.refresh_token === 'string' && b.refresh_token) out.refreshToken = b.refresh_token;
+  if (typeof b.refresh_token_expires_in === 'number') out.refreshTokenExpiresAt = new Date(now + b.refresh_token_expires_in * 1000).toISOString();
+  return out;
+}
+
+function account(credentials: Record<string, unknown>): Account {
+  return { token: credential(P, credentials, 'accessToken'), boardId: credential(P, credentials, 'boardId') };
+}
+
+function onlyMedia(media: MediaRef[]): MediaRef {
+  if (media.length !== 1) throw new PlatformError('permanent', `Pinterest: a Pin needs exactly one image or video (got ${media.length})`);
+  const item = media[0]!;
+  if (item.type !== 'image' && item.type !== 'gif' && item.type !== 'video') {
+    throw new PlatformError('permanent', `Pinterest: a Pin needs an image or a video, not ${item.type}`);
+  }
+  return item;
+}
+
+/** Pinterest takes JPEG and PNG inline; WebP becomes JPEG, a GIF its first frame as PNG. */
+async function pinnableImage(item: MediaRef): Promise<{ bytes: Uint8Array; mimeType: string }> {
+  const bytes = await item.read();
+  if (item.mimeType === 'image/jpeg' || item.mimeType === 'image/png') return { bytes, mimeType: item.mimeType };
+  const sharp = (await import('sharp')).default;
+  if (item.mimeType === 'image/gif') return { bytes: new Uint8Array(await sharp(bytes).png().toBuffer()), mimeType: 'image/png' };
+  return { bytes: new Uint8Array(await sharp(bytes).jpeg({ quality: 90 }).toBuffer()), mimeType: 'image/jpeg' };
+}
+
+/** Pinterest's error body is `{"code": <number>, "message": "..."}`. */
+function errorOf(r: Reply): { reason: string; code?: string } {
+  const b = r.body as { code?: unknown; message?: unknown } | null;
+  return {
+    reason: typeof b?.message === 'string' && b.message ? b.message : reasonOf(r),
+    code: typeof b?.code === 'number' || typeof b?.code === 'string' ? String(b.code) : undefined,
+  };
+}
+
+function httpError(r: Reply): PlatformError {
+  const { reason, code } = errorOf(r);
+  const message = `Pinterest ${r.status}: ${reason}`;
+  const o = { status: r.status, platformCode: code };
+  if (r.status === 401) return new PlatformError('reauth', message, o);
+  if (r.status === 408 || r.status === 429 || r.status >= 500) return new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter(r.headers) });
+  // 400 invalid Pin, 403 image too small/large/broken or board not allowed, 404 board not found.
+  return new PlatformError('permanent', message, o);
+}
+
+/** S3 answers in XML (`<Error><Code>…</Code><Message>…</Message>`). */
+function bucketError(r: Reply): PlatformError {
+  const code = /<Code>([^<]*)<\/Code>/.exec(r.text)?.[1];
+  const msg = /<Message>([^<]*)<\/Message>/.exec(r.text)?.[1];
+  const message = `Pinterest media upload ${r.status}: ${[code, msg].filter(Boolean).join(': ') || reasonOf(r)}`;
+  // 403 is usually an expired upload policy; a retry registers a new upload.
+  const kind = r.status === 403 || r.status === 408 || r.status === 429 || r.status >= 500 ? 'transient' : 'permanent';
+  return new PlatformError(kind, message, { status: r.status, platformCode: code });
+}
+
+/** Retry-After, else X-RateLimit-Reset (seconds until the window resets, or an epoch time). */
+function retryAfter(headers: Headers, now = Date.now()): number | undefined {
+  const ra = parseRetryAfter(headers.get('retry-after'), now);
+  if (ra !== undefined) return ra;
+  const raw = headers.get('x-ratelimit-reset');
+  const reset = Number(raw);
+  if (!raw || !Number.isFinite(reset)) return undefined;
+  return reset > 1e9 ? Math.max(0, Math.ceil(reset * 1000 - now)) : Math.ceil(reset * 1000);
+}
+
+const norm = (t: string) => t.replace(/\r\n/g, '\n').trim();
+const trimSlash = (u: string) => u.replace(/\/+$/, '');

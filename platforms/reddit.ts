@@ -1,0 +1,374 @@
+// Reddit connector: the OAuth API at oauth.reddit.com (tokens from www.reddit.com), posting with
+// POST /api/submit (self, image, video) and /api/submit_gallery_post.json (2–20 images).
+//
+// Media goes through Reddit's upload lease: POST /api/media/asset.json answers with a signed S3
+// form (`args.action` without a scheme, `args.fields` in signature order); the file is POSTed there
+// with the fields first and the file last, and the post is submitted with url = action/key (what
+// PRAW does). A media submit answers without the post's id: Reddit creates the post once the media
+// is processed and reports it over a websocket, which has been unreliable since 2023, so the post
+// is looked up in the account's own submissions instead.
+import { credential, createHttp, isOk, reasonOf, sleep, type Reply, type SendOptions } from './http.ts';
+import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
+
+export interface RedditConnectorOptions {
+  fetch?: typeof fetch;
+  /** Limit for each API request. */
+  timeoutMs?: number;
+  /** Limit for each upload to Reddit's media bucket (videos can be large). */
+  uploadTimeoutMs?: number;
+  /** The OAuth API host (https://oauth.reddit.com). */
+  baseUrl?: string;
+  /** The token host (https://www.reddit.com). */
+  authBaseUrl?: string;
+  /** Where permalinks live (https://www.reddit.com). */
+  webBaseUrl?: string;
+  /** The Reddit app's client id and secret, needed to refresh access tokens. */
+  oauth?: { clientId: string; clientSecret: string };
+  /** Reddit throttles generic agents hard; its rules ask for `<platform>:<app id>:<version> (by /u/<name>)`. */
+  userAgent?: string;
+  /** How often, and how long, to look for a media post in the account's submissions after submitting it. */
+  pollIntervalMs?: number;
+  pollTimeoutMs?: number;
+  /** How far back findPublished looks for a post an earlier attempt made (default 24 h). */
+  lookbackMs?: number;
+  /** A poster image for a video post (Reddit requires one). Default: the video's first frame via ffmpeg. */
+  videoPoster?: (video: MediaRef, bytes: Uint8Array) => Promise<MediaBytes>;
+}
+
+export interface MediaBytes {
+  bytes: Uint8Array;
+  mimeType: string;
+  fileName: string;
+}
+
+/** One entry of GET /user/{name}/submitted (the fields the connector reads). */
+interface Submission {
+  id: string;
+  name: string;
+  title: string;
+  subreddit: string;
+  permalink: string;
+  created_utc: number;
+  is_self: boolean;
+  selftext: string;
+}
+
+interface Account {
+  token: string;
+}
+
+type RedditError = [string, string, string?];
+
+const P = 'Reddit';
+const DEFAULT_USER_AGENT = 'server:postpilot:v0.1.0 (social post scheduler)';
+const MAX_GALLERY = 20;
+
+export function createRedditConnector(opts: RedditConnectorOptions = {}): Connector {
+  const api = createHttp(P, { fetch: opts.fetch, timeoutMs: opts.timeoutMs });
+  const bucket = createHttp(P, { fetch: opts.fetch, timeoutMs: opts.uploadTimeoutMs ?? 600_000 });
+  const baseUrl = trimSlash(opts.baseUrl ?? 'https://oauth.reddit.com');
+  const authBaseUrl = trimSlash(opts.authBaseUrl ?? 'https://www.reddit.com');
+  const webBaseUrl = trimSlash(opts.webBaseUrl ?? 'https://www.reddit.com');
+  const userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
+  const pollIntervalMs = opts.pollIntervalMs ?? 2_000;
+  const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
+  const lookbackMs = opts.lookbackMs ?? 24 * 3600_000;
+  const videoPoster = opts.videoPoster ?? firstFrame;
+
+  async function call(acct: Account, method: string, path: string, o: SendOptions = {}): Promise<Reply> {
+    const headers = { ...o.headers, Authorization: `Bearer ${acct.token}`, 'User-Agent': userAgent };
+    const r = await api.send(`${baseUrl}${path}`, { ...o, method, headers });
+    if (!isOk(r)) throw httpError(r);
+    return r;
+  }
+
+  async function username(acct: Account, credentials: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+    if (typeof credentials.username === 'string' && credentials.username) return credentials.username.replace(/^\/?u\//i, '');
+    const me = await call(acct, 'GET', '/api/v1/me', { signal });
+    const name = (me.body as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string' || !name) throw new PlatformError('transient', `Reddit /api/v1/me returned no name: ${me.text.slice(0, 200)}`);
+    return name;
+  }
+
+  /** The account's newest submissions (its own listing also shows posts a filter removed). */
+  async function submissions(acct: Account, user: string, signal?: AbortSignal): Promise<Submission[]> {
+    const r = await call(acct, 'GET', `/user/${encodeURIComponent(user)}/submitted?sort=new&limit=100&raw_json=1`, { signal });
+    const children = (r.body as { data?: { children?: { kind?: string; data?: Submission }[] } } | null)?.data?.children;
+    if (!Array.isArray(children)) throw new PlatformError('transient', `Reddit returned an unexpected listing: ${r.text.slice(0, 200)}`);
+    return children.filter((c) => c.kind === 't3' && c.data).map((c) => c.data!);
+  }
+
+  function toResult(s: Submission): PublishResult {
+    return { platformPostId: s.name, url: `${webBaseUrl}${s.permalink}`, publishedAt: new Date(s.created_utc * 1000).toISOString() };
+  }
+
+  async function uploadAsset(acct: Account, file: MediaBytes, signal?: AbortSignal): Promise<{ url: string; assetId: string }> {
+    const r = await call(acct, 'POST', '/api/media/asset.json', { form: { filepath: file.fileName, mimetype: file.mimeType }, signal });
+    const lease = r.body as { args?: { action?: unknown; fields?: unknown }; asset?: { asset_id?: unknown } } | null;
+    const fields = lease?.args?.fields;
+    const key = Array.isArray(fields) ? (fields as { name: string; value: string }[]).find((f) => f.name === 'key')?.value : undefined;
+    if (typeof lease?.args?.action !== 'string' || !Array.isArray(fields) || !key || typeof lease.asset?.asset_id !== 'string') {
+      throw new PlatformError('transient', `Reddit returned an unexpected upload lease: ${r.text.slice(0, 200)}`);
+    }
+    // `action` is scheme-relative ("//bucket.host"): it takes the API's scheme.
+    const action = trimSlash(new URL(lease.args.action, baseUrl).href);
+    const form = new FormData();
+    for (const f of fields as { name: string; value: string }[]) form.append(f.name, f.value);
+    form.append('file', new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.mimeType }), file.fileName);
+    const up = await bucket.send(action, { method: 'POST', multipart: form, headers: { 'User-Agent': userAgent }, signal });
+    if (!isOk(up)) throw bucketError(up);
+    return { url: `${action}/${key}`, assetId: lease.asset.asset_id };
+  }
+
+  async function submit(acct: Account, form: Record<string, string>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const r = await call(acct, 'POST', '/api/submit', { form: { api_type: 'json', resubmit: 'true', sendreplies: 'true', ...form }, signal });
+    return submitData(r);
+  }
+
+  /** Submits a media post and finds it in the account's submissions once Reddit has made it. */
+  async function submitMedia(acct: Account, req: PublishRequest, send: () => Promise<unknown>): Promise<PublishResult> {
+    const { subreddit, title } = target(req);
+    const user = await username(acct, req.credentials, req.signal);
+    const before = new Set((await submissions(acct, user, req.signal)).map((s) => s.name));
+    await send();
+    const deadline = Date.now() + pollTimeoutMs;
+    for (;;) {
+      const hit = (await submissions(acct, user, req.signal)).find((s) => !before.has(s.name) && isMediaMatch(s, subreddit, title));
+      if (hit) return toResult(hit);
+      if (Date.now() >= deadline) {
+        throw new PlatformError('transient', `Reddit accepted the post but it was not in u/${user}'s submissions after ${pollTimeoutMs} ms (media still processing?)`);
+      }
+      await sleep(pollIntervalMs, req.signal);
+    }
+  }
+
+  async function publishSelf(acct: Account, req: PublishRequest): Promise<PublishResult> {
+    const { subreddit, title } = target(req);
+    const data = await submit(acct, { sr: subreddit, kind: 'self', title, text: req.text }, req.signal);
+    const url = typeof data.url === 'string' ? data.url : undefined;
+    const name = fullname(data, url);
+    if (!name || !url) throw new PlatformError('transient', `Reddit returned no post id: ${JSON.stringify(data).slice(0, 200)}`);
+    return { platformPostId: name, url };
+  }
+
+  async function publishImage(acct: Account, req: PublishRequest, item: MediaRef): Promise<PublishResult> {
+    const { subreddit, title } = target(req);
+    const { url } = await uploadAsset(acct, await imageBytes(item), req.signal);
+    return submitMedia(acct, req, () => submit(acct, withText({ sr: subreddit, kind: 'image', title, url }, req.text), req.signal));
+  }
+
+  async function publishVideo(acct: Account, req: PublishRequest, item: MediaRef): Promise<PublishResult> {
+    const { subreddit, title } = target(req);
+    const bytes = await item.read();
+    const video = await uploadAsset(acct, { bytes, mimeType: item.mimeType, fileName: item.fileName }, req.signal);
+    const poster = await uploadAsset(acct, await videoPoster(item, bytes), req.signal);
+    const form = withText({ sr: subreddit, kind: 'video', title, url: video.url, video_poster_url: poster.url }, req.text);
+    return submitMedia(acct, req, () => submit(acct, form, req.signal));
+  }
+
+  async function publishGallery(acct: Account, req: PublishRequest): Promise<PublishResult> {
+    const { subreddit, title } = target(req);
+    const items: { media_id: string; caption: string; outbound_url: string }[] = [];
+    for (const item of req.media) {
+      const { assetId } = await uploadAsset(acct, await imageBytes(item), req.signal);
+      // Reddit has no alt text; a gallery item's caption (≤ 180 characters) is the nearest thing.
+      items.push({ media_id: assetId, caption: (item.altText ?? '').slice(0, 180), outbound_url: '' });
+    }
+    const json: Record<string, unknown> = { api_type: 'json', sr: subreddit, title, items, sendreplies: true, nsfw: false, spoiler: false, show_error_list: true };
+    if (req.text.trim()) json.text = req.text;
+    const data = submitData(await call(acct, 'POST', '/api/submit_gallery_post.json', { json, signal: req.signal }));
+    const url = typeof data.url === 'string' ? data.url : undefined;
+    const name = fullname(data, url);
+    if (!name || !url) throw new PlatformError('transient', `Reddit returned no gallery id: ${JSON.stringify(data).slice(0, 200)}`);
+    return { platformPostId: name, url };
+  }
+
+  return {
+    platform: 'REDDIT',
+
+    async publish(req: PublishRequest): Promise<PublishResult> {
+      const acct = { token: credential(P, req.credentials, 'accessToken') };
+      target(req);
+      const media = req.media;
+      if (!media.length) return publishSelf(acct, req);
+      const videos = media.filter((m) => m.type === 'video');
+      if (videos.length && media.length > 1) throw new PlatformError('permanent', 'Reddit: a video must be the only attachment of a post');
+      if (media.some((m) => m.type !== 'image' && m.type !== 'gif' && m.type !== 'video')) {
+        throw new PlatformError('permanent', 'Reddit posts take images, GIFs or one video');
+      }
+      if (media.length > MAX_GALLERY) throw new PlatformError('permanent', `Reddit galleries take at most ${MAX_GALLERY} images`);
+      if (videos.length) return publishVideo(acct, req, videos[0]!);
+      if (media.length === 1) return publishImage(acct, req, media[0]!);
+      return publishGallery(acct, req);
+    },
+
+    /**
+     * Reddit has no idempotency key. The account's own submissions (newest first) are the record:
+     * a post in the same subreddit with the same title within `lookbackMs` (and, for a text post,
+     * the same body) is taken as the one an earlier attempt made. Titles are chosen per post, so a
+     * false match needs the same title posted to the same subreddit twice within a day.
+     */
+    async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      const acct = { token: credential(P, req.credentials, 'accessToken') };
+      const { subreddit, title } = target(req);
+      const user = await username(acct, req.credentials, req.signal);
+      const since = Date.now() / 1000 - lookbackMs / 1000;
+      const hit = (await submissions(acct, user, req.signal)).find(
+        (s) =>
+          s.created_utc >= since &&
+          (req.media.length ? isMediaMatch(s, subreddit, title) : s.is_self && sameSub(s, subreddit) && s.title === title && sameText(s.selftext, req.text)),
+      );
+      return hit ? toResult(hit) : null;
+    },
+
+    async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+      if (!opts.oauth) {
+        throw new PlatformError('permanent', 'Reddit token refresh needs the app credentials (REDDIT_CLIENT_ID, REDDIT_CLIENT_SECRET) on the worker');
+      }
+      const refreshToken = credential(P, credentials, 'refreshToken');
+      const basic = btoa(`${opts.oauth.clientId}:${opts.oauth.clientSecret}`);
+      const r = await api.send(`${authBaseUrl}/api/v1/access_token`, {
+        method: 'POST',
+        headers: { Authorization: `Basic ${basic}`, 'User-Agent': userAgent },
+        form: { grant_type: 'refresh_token', refresh_token: refreshToken },
+        signal,
+      });
+      return tokenResult(r);
+    },
+  };
+}
+
+/** The access token answer; Reddit reports a rejected grant as 200 with `{"error": "invalid_grant"}`. */
+function tokenResult(r: Reply): Record<string, unknown> {
+  const b = r.body as { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown; error?: unknown } | null;
+  const status = r.status;
+  // The token endpoint authenticates the app with Basic auth: a 401 is the app's credentials, not the user's grant.
+  if (status === 401) {
+    throw new PlatformError('permanent', 'Reddit 401: the app credentials (REDDIT_CLIENT_ID / REDDIT_CLIENT_SECRET) were rejected', { status });
+  }
+  if (status === 408 || status === 429 || status >= 500) throw httpError(r);
+  const error = typeof b?.error === 'string' ? b.error : isOk(r) ? undefined : reasonOf(r);
+  if (error) {
+    const kind = error === 'invalid_grant' ? 'reauth' : 'permanent';
+    throw new PlatformError(kind, `Reddit token refresh failed: ${error}`, { status, platformCode: error });
+  }
+  if (typeof b?.access_token !== 'string' || typeof b.expires_in !== 'number') {
+    throw new PlatformError('transient', `Reddit returned an unexpected token answer: ${r.text.slice(0, 200)}`);
+  }
+  const out: Record<string, unknown> = { accessToken: b.access_token, expiresAt: new Date(Date.now() + b.expires_in * 1000).toISOString() };
+  if (typeof b.refresh_token === 'string' && b.refresh_token) out.refreshToken = b.refresh_token;
+  return out;
+}
+
+/** `json.data` of a submit answer, or the first of `json.errors` as a PlatformError. */
+function submitData(r: Reply): Record<string, unknown> {
+  const json = (r.body as { json?: { errors?: unknown; data?: unknown; ratelimit?: unknown } } | null)?.json;
+  if (!json) throw new PlatformError('transient', `Reddit returned an unexpected submit answer: ${r.text.slice(0, 200)}`, { status: r.status });
+  const errors = Array.isArray(json.errors) ? (json.errors as RedditError[]) : [];
+  if (errors.length) throw apiError(errors[0]!, json.ratelimit);
+  return (json.data && typeof json.data === 'object' ? json.data : {}) as Record<string, unknown>;
+}
+
+function apiError([code, message]: RedditError, ratelimit?: unknown): PlatformError {
+  const text = `Reddit ${code}: ${message}`;
+  if (code === 'RATELIMIT') {
+    const seconds = typeof ratelimit === 'number' ? ratelimit : undefined;
+    return new PlatformError('transient', text, { platformCode: code, retryAfterMs: seconds !== undefined ? Math.ceil(seconds * 1000) : waitIn(message) });
+  }
+  if (code === 'USER_REQUIRED') return new PlatformError('reauth', text, { platformCode: code });
+  return new PlatformError('permanent', text, { platformCode: code });
+}
+
+/** "try again in 9 minutes." / "Take a break for 30 seconds before trying again." → ms. */
+function waitIn(message: string): number | undefined {
+  const m = /(\d+)\s*(millisecond|second|minute|hour)s?/i.exec(message);
+  if (!m) return undefined;
+  const unit = { millisecond: 1, second: 1000, minute: 60_000, hour: 3600_000 }[m[2]!.toLowerCase() as 'second'];
+  return Number(m[1]) * unit;
+}
+
+function httpError(r: Reply): PlatformError {
+  const message = `Reddit ${r.status}: ${reasonOf(r)}`;
+  const status = r.status;
+  if (status === 401) return new PlatformError('reauth', message, { status });
+  // A token without the needed scope (submit, identity, history) can only be fixed by reconnecting.
+  if (status === 403 && /insufficient_scope/i.test(r.headers.get('www-authenticate') ?? '')) {
+    return new PlatformError('reauth', `${message} (the token lacks a required scope)`, { status, platformCode: 'insufficient_scope' });
+  }
+  if (status === 408 || status === 429 || status >= 500) return new PlatformError('transient', message, { status, retryAfterMs: retryAfter(r.headers) });
+  return new PlatformError('permanent', message, { status });
+}
+
+/** S3 answers in XML (`<Error><Code>…</Code><Message>…</Message>`). */
+function bucketError(r: Reply): PlatformError {
+  const code = /<Code>([^<]*)<\/Code>/.exec(r.text)?.[1];
+  const msg = /<Message>([^<]*)<\/Message>/.exec(r.text)?.[1];
+  const message = `Reddit media upload ${r.status}: ${[code, msg].filter(Boolean).join(': ') || reasonOf(r)}`;
+  // 403 is usually an expired lease (the policy lasts minutes); a retry asks for a new one.
+  const kind = r.status === 403 || r.status === 408 || r.status === 429 || r.status >= 500 ? 'transient' : 'permanent';
+  return new PlatformError(kind, message, { status: r.status, platformCode: code });
+}
+
+/** Retry-After, else X-Ratelimit-Reset (seconds until Reddit's window resets). */
+function retryAfter(headers: Headers): number | undefined {
+  const ra = parseRetryAfter(headers.get('retry-after'));
+  if (ra !== undefined) return ra;
+  const reset = Number(headers.get('x-ratelimit-reset'));
+  return headers.get('x-ratelimit-reset') && Number.isFinite(reset) ? Math.ceil(reset * 1000) : undefined;
+}
+
+function target(req: PublishRequest): { subreddit: string; title: string } {
+  const subreddit = req.reddit?.subreddit?.trim().replace(/^\/?r\//i, '').replace(/\/+$/, '');
+  const title = req.reddit?.title;
+  if (!subreddit || !title?.trim()) throw new PlatformError('permanent', 'Reddit posts need reddit.subreddit and reddit.title');
+  return { subreddit, title };
+}
+
+function withText(form: Record<string, string>, text: string): Record<string, string> {
+  // Since 2022 image and video posts may carry a body too (the `text` parameter).
+  return text.trim() ? { ...form, text } : form;
+}
+
+function fullname(data: Record<string, unknown>, url?: string): string | undefined {
+  if (typeof data.name === 'string' && data.name) return data.name;
+  // A gallery answers with only its url, either …/comments/{id}/… or …/gallery/{id}.
+  const id = typeof data.id === 'string' && data.id ? data.id : url ? /\/(?:comments|gallery)\/([a-z0-9]+)/i.exec(url)?.[1] : undefined;
+  return id ? (id.startsWith('t3_') ? id : `t3_${id}`) : undefined;
+}
+
+const sameSub = (s: Submission, subreddit: string) => s.subreddit.toLowerCase() === subreddit.toLowerCase();
+const isMediaMatch = (s: Submission, subreddit: string, title: string) => !s.is_self && sameSub(s, subreddit) && s.title === title;
+const norm = (t: string) => t.replace(/\r\n/g, '\n').trim();
+const sameText = (a: string, b: string) => norm(a) === norm(b);
+const trimSlash = (u: string) => u.replace(/\/+$/, '');
+
+/** Reddit's media lease takes JPEG, PNG and GIF; WebP is converted to JPEG first. */
+async function imageBytes(item: MediaRef): Promise<MediaBytes> {
+  const bytes = await item.read();
+  if (item.mimeType !== 'image/webp') return { bytes, mimeType: item.mimeType, fileName: item.fileName };
+  const sharp = (await import('sharp')).default;
+  const jpeg = await sharp(bytes).jpeg({ quality: 90 }).toBuffer();
+  return { bytes: new Uint8Array(jpeg), mimeType: 'image/jpeg', fileName: item.fileName.replace(/\.[^.]*$/, '') + '.jpg' };
+}
+
+/** The video's first frame as JPEG, read with the project's ffmpeg. */
+async function firstFrame(video: MediaRef, bytes: Uint8Array): Promise<MediaBytes> {
+  const [{ ffmpegPath, run }, { mkdtemp, rm, writeFile }, { tmpdir }, { join }] = await Promise.all([
+    import('../media/exec.ts'),
+    import('node:fs/promises'),
+    import('node:os'),
+    import('node:path'),
+  ]);
+  const dir = await mkdtemp(join(tmpdir(), 'reddit-poster-'));
+  try {
+    const file = join(dir, 'video');
+    await writeFile(file, bytes);
+    const r = await run([await ffmpegPath(), '-nostdin', '-v', 'error', '-i', `file:${file}`, '-frames:v', '1', '-q:v', '3', '-f', 'image2pipe', '-c:v', 'mjpeg', '-']);
+    if (r.exitCode !== 0 || !r.stdout.length) {
+      throw new PlatformError('permanent', `Reddit video posts need a poster image, and no frame could be read from ${video.fileName}`);
+    }
+    return { bytes: r.stdout, mimeType: 'image/jpeg', fileName: 'poster.jpg' };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,456 @@
+// TikTok connector: Content Posting API v2, Direct Post of one video by FILE_UPLOAD —
+// creator_info/query (privacy options, interaction settings, username), video/init, chunked PUTs
+// to the returned upload_url, then status/fetch until the post is complete.
+//
+// TikTok has no idempotency key, so a retry must not post blindly:
+//  - within this worker process the publish_id of each idempotency key is kept, and findPublished
+//    asks status/fetch what became of it (published → that post; upload never finished → post
+//    again; still processing → wait for it rather than post again);
+//  - after a restart it reads the account's recent videos (/v2/video/list/, video.list scope) for
+//    one whose caption matches. That list holds public videos only, so a SELF_ONLY post made before
+//    a restart cannot be found there.
+import { createHttp, credential, isOk, reasonOf, sleep, type Reply } from './http.ts';
+import {
+  PlatformError,
+  msUntilExpiry,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
+
+export interface TikTokConnectorOptions {
+  fetch?: typeof fetch;
+  /** Limit for each API request. */
+  timeoutMs?: number;
+  /** Limit for each chunk PUT to the upload_url. */
+  uploadTimeoutMs?: number;
+  /** API and OAuth host (https://open.tiktokapis.com). The upload URL is the one TikTok returns. */
+  baseUrl?: string;
+  /** The app's client key and secret; without them tokens are not refreshed. */
+  oauth?: { clientId: string; clientSecret: string };
+  /** Bytes per chunk, kept within TikTok's 5–64 MB (smaller videos go whole). */
+  chunkSize?: number;
+  /** Between status/fetch calls (limit: 30 a minute per token). */
+  pollIntervalMs?: number;
+  /** How long to wait for TikTok to process and publish the upload. */
+  pollTimeoutMs?: number;
+  /** Preferred privacy level when the creator offers it (credentials.privacyLevel wins). */
+  privacyLevel?: string;
+  /** How far back findPublished looks in the account's videos. */
+  lookbackMs?: number;
+}
+
+const MB = 1024 * 1024;
+const MIN_CHUNK = 5 * MB;
+const MAX_CHUNK = 64 * MB;
+const MAX_CHUNKS = 1000;
+const UPLOAD_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'];
+const REAUTH = new Set(['access_token_invalid', 'scope_not_authorized', 'scope_permission_missed']);
+// Daily caps (per creator, or per unaudited client) that lift within a day: worth retrying later.
+const DAILY_CAPS = new Set(['spam_risk_too_many_posts', 'spam_risk_too_many_pending_share', 'reached_active_user_cap']);
+const HOUR = 3600_000;
+
+interface Creator {
+  username?: string;
+  privacy: string;
+  disableComment: boolean;
+  disableDuet: boolean;
+  disableStitch: boolean;
+}
+
+/** A publish_id handed out for an idempotency key, kept until the post is known to exist or fail. */
+interface Pending {
+  publishId: string;
+  size: number;
+  privacy: string;
+  username?: string;
+}
+
+interface Status {
+  status: string;
+  failReason?: string;
+  uploadedBytes: number;
+  postIds: string[];
+}
+
+export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connector {
+  const api = createHttp('TikTok', { fetch: opts.fetch, timeoutMs: opts.timeoutMs });
+  const uploader = createHttp('TikTok', { fetch: opts.fetch, timeoutMs: opts.uploadTimeoutMs ?? 300_000 });
+  const base = (opts.baseUrl ?? 'https://open.tiktokapis.com').replace(/\/+$/, '');
+  const pollIntervalMs = opts.pollIntervalMs ?? 5_000;
+  const pollTimeoutMs = opts.pollTimeoutMs ?? 10 * 60_000;
+  const lookbackMs = opts.lookbackMs ?? 24 * HOUR;
+  const pending = new Map<string, Pending>();
+
+  async function call(path: string, token: string, json: unknown, signal?: AbortSignal): Promise<Reply> {
+    return checked(await api.send(`${base}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, json, signal }));
+  }
+
+  async function creatorInfo(token: string, preferred: unknown, signal?: AbortSignal): Promise<Creator> {
+    const r = await api.send(`${base}/v2/post/publish/creator_info/query/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json; charset=UTF-8' },
+      signal,
+    });
+    const d = (checked(r).body as { data?: Record<string, unknown> }).data ?? {};
+    const options = Array.isArray(d.privacy_level_options) ? d.privacy_level_options.filter((o): o is string => typeof o === 'string') : [];
+    return {
+      username: typeof d.creator_username === 'string' && d.creator_username ? d.creator_username : undefined,
+      privacy: choosePrivacy(options, preferred),
+      // The creator's own "No one" settings must be honoured, never overridden.
+      disableComment: d.comment_disabled === true,
+      disableDuet: d.duet_disabled === true,
+      disableStitch: d.stitch_disabled === true,
+    };
+  }
+
+  async function upload(url: string, item: MediaRef, bytes: Uint8Array, chunk: number, count: number, signal?: AbortSignal): Promise<void> {
+    const size = bytes.byteLength;
+    const type = UPLOAD_TYPES.includes(item.mimeType) ? item.mimeType : 'video/mp4';
+    let index = 0;
+    let failures = 0;
+    while (index < count) {
+      const from = index * chunk;
+      const to = index === count - 1 ? size : from + chunk; // the last chunk takes the trailing bytes
+      let r: Reply;
+      try {
+        r = await uploader.send(url, {
+          method: 'PUT',
+          headers: { 'Content-Type': type, 'Content-Range': `bytes ${from}-${to - 1}/${size}` },
+          body: bytes.subarray(from, to),
+          signal,
+        });
+      } catch (err) {
+        if (!(err instanceof PlatformError) || signal?.aborted || ++failures > 3) throw err;
+        continue; // resend; a 416 then tells where the upload really stands
+      }
+      if (r.status === 201) return;
+      if (r.status === 206) {
+        index++;
+        failures = 0;
+        continue;
+      }
+      if (r.status === 416) {
+        // "Content-Range does not reflect the actual upload progress": go on from what TikTok holds.
+        const held = heldBytes(r.headers.get('content-range'), chunk, size);
+        if (held === undefined || ++failures > 3) throw uploadError(r);
+        if (held >= size) return;
+        index = held / chunk;
+        continue;
+      }
+      if (r.status >= 500 && ++failures <= 3) continue;
+      throw uploadError(r);
+    }
+    throw new PlatformError('transient', 'TikTok upload ended without 201 Created');
+  }
+
+  async function fetchStatus(token: string, publishId: string, signal?: AbortSignal): Promise<Status> {
+    const r = await call('/v2/post/publish/status/fetch/', token, { publish_id: publishId }, signal);
+    const d = (r.body as { data?: Record<string, unknown> }).data ?? {};
+    return {
+      status: typeof d.status === 'string' ? d.status : '',
+      failReason: typeof d.fail_reason === 'string' && d.fail_reason ? d.fail_reason : undefined,
+      uploadedBytes: typeof d.uploaded_bytes === 'number' ? d.uploaded_bytes : 0,
+      postIds: postIdsOf(r.text),
+    };
+  }
+
+  /** Polls status/fetch until the post is out; throws on FAILED or when processing outlasts the wait. */
+  async function untilPublished(key: string, p: Pending, token: string, signal?: AbortSignal): Promise<PublishResult> {
+    const deadline = Date.now() + pollTimeoutMs;
+    for (;;) {
+      const s = await fetchStatus(token, p.publishId, signal);
+      if (s.status === 'PUBLISH_COMPLETE') {
+        // The public post id comes only once moderation passed, and never for non-public posts.
+        if (s.postIds[0] || p.privacy !== 'PUBLIC_TO_EVERYONE' || Date.now() >= deadline) {
+          pending.delete(key);
+          return published(p, s.postIds[0]);
+        }
+      } else if (s.status === 'FAILED') {
+        pending.delete(key);
+        throw failReasonError(s.failReason);
+      } else if (Date.now() >= deadline) {
+        throw new PlatformError('transient', `TikTok post ${p.publishId} still ${s.status || 'processing'} after ${pollTimeoutMs} ms`);
+      }
+      await sleep(pollIntervalMs, signal);
+    }
+  }
+
+  async function findInVideoList(req: PublishRequest, token: string): Promise<PublishResult | null> {
+    const caption = normalize(req.text);
+    if (!caption) return null; // nothing to recognise the post by
+    const since = Date.now() - lookbackMs;
+    let cursor: number | undefined;
+    for (let page = 0; page < 3; page++) {
+      const body: Record<string, unknown> = { max_count: 20 };
+      if (cursor !== undefined) body.cursor = cursor;
+      const r = await call('/v2/video/list/?fields=id,title,video_description,create_time,share_url', token, body, req.signal);
+      const d = (r.body as { data?: { videos?: ListedVideo[]; cursor?: unknown; has_more?: unknown } }).data ?? {};
+      let older = false;
+      for (const v of d.videos ?? []) {
+        const at = typeof v.create_time === 'number' ? v.create_time * 1000 : 0;
+        if (at < since) {
+          older = true;
+          continue;
+        }
+        if (typeof v.id === 'string' && v.id && [v.video_description, v.title].some((t) => sameCaption(t, caption))) {
+          const share = typeof v.share_url === 'string' && v.share_url ? v.share_url.split('?')[0]! : `https://www.tiktok.com/video/${v.id}`;
+          return { platformPostId: v.id, url: share, publishedAt: new Date(at).toISOString() };
+        }
+      }
+      if (older || d.has_more !== true || typeof d.cursor !== 'number') return null;
+      cursor = d.cursor;
+    }
+    return null;
+  }
+
+  async function refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const refreshToken = credential('TikTok', credentials, 'refreshToken');
+    const r = await api.send(`${base}/v2/oauth/token/`, {
+      method: 'POST',
+      form: {
+        client_key: opts.oauth!.clientId,
+        client_secret: opts.oauth!.clientSecret,
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+      },
+      signal,
+    });
+    const b = r.body as { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown; refresh_expires_in?: unknown; open_id?: unknown } | null;
+    if (!isOk(r) || typeof b?.access_token !== 'string' || !b.access_token) throw oauthError(r);
+    const now = Date.now();
+    const fresh: Record<string, unknown> = {
+      accessToken: b.access_token,
+      expiresAt: new Date(now + (typeof b.expires_in === 'number' ? b.expires_in : 7200) * 1000).toISOString(),
+    };
+    // TikTok rotates refresh tokens: the one just used stops working once this one is issued.
+    if (typeof b.refresh_token === 'string' && b.refresh_token) fresh.refreshToken = b.refresh_token;
+    if (typeof b.refresh_expires_in === 'number') fresh.refreshExpiresAt = new Date(now + b.refresh_expires_in * 1000).toISOString();
+    if (typeof b.open_id === 'string' && b.open_id) fresh.openId = b.open_id;
+    return fresh;
+  }
+
+  async function publish(req: PublishRequest): Promise<PublishResult> {
+    const token = credential('TikTok', req.credentials, 'accessToken');
+    const item = req.media.find((m) => m.type === 'video');
+    if (!item) throw new PlatformError('permanent', 'TikTok needs a video to publish');
+    const creator = await creatorInfo(token, req.credentials.privacyLevel ?? opts.privacyLevel, req.signal);
+    const bytes = await item.read();
+    const { chunk, count } = chunking(bytes.byteLength, opts.chunkSize);
+
+    const init = await call(
+      '/v2/post/publish/video/init/',
+      token,
+      {
+        post_info: {
+          ...(req.text ? { title: req.text } : {}),
+          privacy_level: creator.privacy,
+          disable_duet: creator.disableDuet,
+          disable_comment: creator.disableComment,
+          disable_stitch: creator.disableStitch,
+          brand_content_toggle: false,
+          brand_organic_toggle: false,
+        },
+        source_info: { source: 'FILE_UPLOAD', video_size: bytes.byteLength, chunk_size: chunk, total_chunk_count: count },
+      },
+      req.signal,
+    );
+    const data = (init.body as { data?: { publish_id?: unknown; upload_url?: unknown } }).data;
+    if (typeof data?.publish_id !== 'string' || typeof data.upload_url !== 'string') {
+      throw new PlatformError('transient', `TikTok video/init returned no publish_id/upload_url: ${init.text.slice(0, 200)}`);
+    }
+    const username = creator.username ?? str(req.credentials.username);
+    const p: Pending = { publishId: data.publish_id, size: bytes.byteLength, privacy: creator.privacy, ...(username ? { username } : {}) };
+    remember(pending, req.idempotencyKey, p);
+
+    await upload(data.upload_url, item, bytes, chunk, count, req.signal);
+    return untilPublished(req.idempotencyKey, p, token, req.signal);
+  }
+
+  async function findPublished(req: PublishRequest): Promise<PublishResult | null> {
+    const token = credential('TikTok', req.credentials, 'accessToken');
+    const p = pending.get(req.idempotencyKey);
+    if (!p) return findInVideoList(req, token);
+    let s: Status;
+    try {
+      s = await fetchStatus(token, p.publishId, req.signal);
+    } catch (err) {
+      if (!(err instanceof PlatformError) || err.opts.platformCode !== 'invalid_publish_id') throw err;
+      pending.delete(req.idempotencyKey);
+      return null;
+    }
+    // An upload that stopped short can never be published: TikTok waits for bytes nobody sends.
+    // A failed one published nothing either. Both are posted again.
+    if (s.status === 'FAILED' || (s.status === 'PROCESSING_UPLOAD' && s.uploadedBytes < p.size)) {
+      pending.delete(req.idempotencyKey);
+      return null;
+    }
+    return untilPublished(req.idempotencyKey, p, token, req.signal);
+  }
+
+  /** An access token that ran out during a long publish is refreshed before the retry: no reconnect. */
+  async function midway<T>(req: PublishRequest, work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (err) {
+      throw opts.oauth ? expiredMidway(err, req.credentials) : err;
+    }
+  }
+
+  const connector: Connector = {
+    platform: 'TIKTOK',
+    publish: (req) => midway(req, publish(req)),
+    findPublished: (req) => midway(req, findPublished(req)),
+  };
+  if (opts.oauth) connector.refreshCredentials = refreshCredentials;
+  return connector;
+}
+
+interface ListedVideo {
+  id?: unknown;
+  title?: unknown;
+  video_description?: unknown;
+  create_time?: unknown;
+  share_url?: unknown;
+}
+
+/**
+ * A 401 once the stored expiresAt has passed, with a refresh token at hand: the token ran out
+ * during a long publish. The next attempt refreshes it first, so this is transient, not reauth.
+ */
+function expiredMidway(err: unknown, credentials: Record<string, unknown>): unknown {
+  if (!(err instanceof PlatformError) || err.kind !== 'reauth' || err.opts.status !== 401) return err;
+  const left = msUntilExpiry(credentials);
+  if (left === undefined || left > 60_000 || typeof credentials.refreshToken !== 'string' || !credentials.refreshToken) return err;
+  return new PlatformError('transient', `${err.message} (the access token expired during the publish; it is refreshed before the retry)`, err.opts);
+}
+
+/** PUBLIC_TO_EVERYONE when offered (or the channel's configured level), else the first option. */
+function choosePrivacy(options: string[], preferred: unknown): string {
+  if (typeof preferred === 'string' && options.includes(preferred)) return preferred;
+  if (options.includes('PUBLIC_TO_EVERYONE')) return 'PUBLIC_TO_EVERYONE';
+  if (options[0]) return options[0];
+  throw new PlatformError('permanent', 'TikTok creator_info offered no privacy_level_options');
+}
+
+/**
+ * TikTok's rules: under 5 MB the whole file is one chunk; otherwise chunks of 5–64 MB,
+ * total_chunk_count = floor(size / chunk_size) (the last chunk takes the rest), 1000 at most.
+ */
+export function chunking(size: number, wanted = 10 * MB): { chunk: number; count: number } {
+  if (size <= 0) throw new PlatformError('permanent', 'TikTok cannot upload an empty video');
+  if (size < MIN_CHUNK) return { chunk: size, count: 1 };
+  let chunk = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, Math.floor(wanted)));
+  chunk = Math.max(chunk, Math.ceil(size / MAX_CHUNKS));
+  const count = Math.floor(size / chunk);
+  // One chunk: declare the whole size when TikTok allows it (≤ 64 MB), the plainest form.
+  return count <= 1 && size <= MAX_CHUNK ? { chunk: size, count: 1 } : { chunk, count: Math.max(1, count) };
+}
+
+/** TikTok answers {data, error: {code, message, log_id}}; any code but "ok" is a failure, even on 200. */
+function checked(r: Reply): Reply {
+  const err = (r.body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const code = typeof err?.code === 'string' ? err.code : undefined;
+  if (isOk(r) && (code === undefined || code === 'ok') && r.body) return r;
+  const message = typeof err?.message === 'string' && err.message ? err.message : undefined;
+  return tiktokError(r, code, message);
+}
+
+function tiktokError(r: Reply, code: string | undefined, text: string | undefined): never {
+  const reason = text ?? (code ? undefined : reasonOf(r));
+  const message = `TikTok ${r.status}: ${[reason, code && code !== 'ok' ? `(${code})` : undefined].filter(Boolean).join(' ') || `HTTP ${r.status}`}`;
+  const o = { status: r.status, platformCode: code };
+  const retryAfter = parseRetryAfter(r.headers.get('retry-after'));
+  if ((code && REAUTH.has(code)) || (r.status === 401 && !code)) throw new PlatformError('reauth', message, o);
+  if (code === 'rate_limit_exceeded' || r.status === 429) {
+    // TikTok's limits are per token per minute; without Retry-After the next minute is the window.
+    throw new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter ?? 60_000 });
+  }
+  if (code && DAILY_CAPS.has(code)) throw new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter ?? HOUR });
+  if (code === 'internal_error' || r.status === 408 || r.status >= 500) throw new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter });
+  if (isOk(r) && !code) throw new PlatformError('transient', `TikTok returned an unexpected body: ${r.text.slice(0, 200)}`, o);
+  throw new PlatformError('permanent', message, o);
+}
+
+/** The upload server's answers (media transfer guide): 403 expired upload_url, 404 unknown task. */
+function uploadError(r: Reply): PlatformError {
+  const message = `TikTok upload ${r.status}: ${reasonOf(r)}`;
+  // An expired or unknown upload task published nothing; the next attempt starts a new one.
+  if (r.status === 403 || r.status === 404 || r.status === 408 || r.status === 429 || r.status >= 500) {
+    return new PlatformError('transient', message, { status: r.status, retryAfterMs: parseRetryAfter(r.headers.get('retry-after')) });
+  }
+  return new PlatformError('permanent', message, { status: r.status });
+}
+
+/** status/fetch fail_reason values (Get Post Status reference). */
+function failReasonError(reason: string | undefined): PlatformError {
+  const message = `TikTok publish failed: ${reason ?? 'no fail_reason given'}`;
+  const o = { platformCode: reason };
+  if (reason === 'internal') return new PlatformError('transient', message, o);
+  if (reason === 'auth_removed') return new PlatformError('reauth', message, o);
+  if (reason === 'spam_risk_too_many_posts') return new PlatformError('transient', message, { ...o, retryAfterMs: HOUR });
+  return new PlatformError('permanent', message, o);
+}
+
+/** OAuth errors are {error, error_description, log_id}; invalid_grant = refresh token expired or revoked. */
+function oauthError(r: Reply): PlatformError {
+  const b = r.body as { error?: unknown; error_description?: unknown } | null;
+  const code = typeof b?.error === 'string' ? b.error : undefined;
+  const detail = typeof b?.error_description === 'string' && b.error_description ? b.error_description : undefined;
+  const message = `TikTok token refresh ${r.status}: ${code ? (detail ? `${code}: ${detail}` : code) : reasonOf(r)}`;
+  const o = { status: r.status, platformCode: code };
+  if (code === 'invalid_grant') return new PlatformError('reauth', message, o);
+  if (r.status === 408 || r.status === 429 || r.status >= 500 || code === 'temporarily_unavailable' || code === 'server_error') {
+    return new PlatformError('transient', message, { ...o, retryAfterMs: parseRetryAfter(r.headers.get('retry-after')) });
+  }
+  if (isOk(r) && !code) return new PlatformError('transient', `TikTok token refresh returned no access_token: ${r.text.slice(0, 200)}`, o);
+  // invalid_client and the like: this deployment's client key/secret is wrong, not the user's grant.
+  return new PlatformError('permanent', message, o);
+}
+
+/**
+ * publicaly_available_post_id is a list of int64: ids past 2^53 lose digits in JSON.parse, so
+ * they are read from the raw text.
+ */
+function postIdsOf(text: string): string[] {
+  const m = /"publicaly_available_post_id"\s*:\s*\[([^\]]*)\]/.exec(text);
+  return m ? m[1]!.split(',').map((s) => s.trim().replace(/^"|"$/g, '')).filter((s) => /^\d+$/.test(s)) : [];
+}
+
+function published(p: Pending, postId: string | undefined): PublishResult {
+  const profile = p.username ? `https://www.tiktok.com/@${p.username}` : 'https://www.tiktok.com';
+  // Without a public post id (private post, or moderation outlasting the wait) the publish_id
+  // is the only handle TikTok gives; the post itself exists, so it is not sent again.
+  if (!postId) return { platformPostId: p.publishId, url: profile };
+  return { platformPostId: postId, url: p.username ? `${profile}/video/${postId}` : `https://www.tiktok.com/video/${postId}` };
+}
+
+/**
+ * `Content-Range: bytes 0-{UPLOADED_BYTES}/{TOTAL}` → bytes TikTok holds. The guide calls the
+ * number "bytes uploaded" while HTTP ranges end on the last byte's index; whichever reading
+ * falls on a chunk boundary is the one to go on from.
+ */
+function heldBytes(range: string | null, chunk: number, size: number): number | undefined {
+  const m = /bytes\s+\d+-(\d+)\/\d+/.exec(range ?? '');
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  return [n + 1, n].find((held) => held >= size || held % chunk === 0);
+}
+
+/** TikTok keeps at most 150 characters of a caption in video.list; a long one must start alike. */
+function sameCaption(listed: unknown, caption: string): boolean {
+  if (typeof listed !== 'string') return false;
+  const t = normalize(listed);
+  return t === caption || (t.length >= 100 && caption.startsWith(t));
+}
+
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > 1000) map.delete(map.keys().next().value!);
+}
+
+const normalize = (s: string) => s.replace(/\s+/g, ' ').trim();
+const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);

@@ -1,0 +1,301 @@
+// X connector: API v2 with an OAuth 2.0 user-context token (credentials.accessToken). Media goes
+// through the dedicated v2 upload endpoints (initialize → append → finalize → STATUS), alt text
+// through POST /2/media/metadata, the post through POST /2/tweets.
+import { createHttp, credential, isOk, reasonOf, sleep, type Reply, type SendOptions } from './http.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
+
+export interface XConnectorOptions {
+  fetch?: typeof fetch;
+  /** Limit for each HTTP request (not for the whole publish). */
+  timeoutMs?: number;
+  /** API host (https://api.x.com); it also serves media upload. */
+  baseUrl?: string;
+  /** Host of the OAuth 2.0 token endpoint (defaults to baseUrl). */
+  authBaseUrl?: string;
+  /** The app's OAuth 2.0 client; the secret is absent for public (PKCE-only) clients. */
+  oauth?: { clientId: string; clientSecret?: string };
+  /** Wait between media STATUS polls; by default X's own check_after_secs. */
+  pollIntervalMs?: number;
+  /** How long to wait for an uploaded video or GIF to finish processing. */
+  pollTimeoutMs?: number;
+  /** Bytes per APPEND segment (X accepts up to 5 MB). */
+  chunkBytes?: number;
+  /** How far back findPublished looks for a post an earlier attempt created. */
+  lookbackMs?: number;
+}
+
+const X = 'X';
+/** X's documented limit for alt text (POST /2/media/metadata). */
+const MAX_ALT_TEXT = 1000;
+
+interface ProcessingInfo {
+  state?: string;
+  check_after_secs?: number;
+  error?: { message?: string };
+}
+
+interface Tweet {
+  id: string;
+  text?: string;
+  created_at?: string;
+  attachments?: { media_keys?: string[] };
+  note_tweet?: { text?: string };
+}
+
+export function createXConnector(opts: XConnectorOptions = {}): Connector {
+  const http = createHttp(X, { fetch: opts.fetch, timeoutMs: opts.timeoutMs });
+  const base = trimSlash(opts.baseUrl ?? 'https://api.x.com');
+  const authBase = trimSlash(opts.authBaseUrl ?? base);
+  const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
+  const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024;
+  const lookbackMs = opts.lookbackMs ?? 24 * 60 * 60 * 1000;
+
+  async function call(token: string, method: string, path: string, o: Omit<SendOptions, 'method' | 'headers'> = {}): Promise<Reply> {
+    const r = await http.send(`${base}${path}`, { ...o, method, headers: { Authorization: `Bearer ${token}` } });
+    if (isOk(r)) return r;
+    throw xError(r);
+  }
+
+  async function uploadMedia(token: string, item: MediaRef, signal?: AbortSignal): Promise<string> {
+    const category = mediaCategory(item);
+    const bytes = await item.read();
+    const init = await call(token, 'POST', '/2/media/upload/initialize', {
+      json: { media_type: item.mimeType, total_bytes: bytes.byteLength, media_category: category },
+      signal,
+    });
+    const id = str(dig(init.body, 'data', 'id'));
+    if (!id) throw new PlatformError('transient', `X media initialize returned no id: ${init.text.slice(0, 200)}`);
+
+    for (let index = 0, offset = 0; offset < bytes.byteLength; index++, offset += chunkBytes) {
+      const form = new FormData();
+      form.append('segment_index', String(index));
+      const chunk = bytes.slice(offset, offset + chunkBytes) as Uint8Array<ArrayBuffer>;
+      form.append('media', new Blob([chunk], { type: 'application/octet-stream' }), item.fileName || 'media');
+      await call(token, 'POST', `/2/media/upload/${id}/append`, { multipart: form, signal });
+    }
+
+    const fin = await call(token, 'POST', `/2/media/upload/${id}/finalize`, { signal });
+    await waitUntilProcessed(token, id, dig(fin.body, 'data', 'processing_info') as ProcessingInfo | undefined, signal);
+
+    // X documents alt text for images and GIFs only.
+    if (item.altText && category !== 'tweet_video') {
+      await call(token, 'POST', '/2/media/metadata', {
+        json: { id, metadata: { alt_text: { text: item.altText.slice(0, MAX_ALT_TEXT) } } },
+        signal,
+      });
+    }
+    return id;
+  }
+
+  /** Videos and GIFs are processed after FINALIZE; a tweet may attach them only once they succeeded. */
+  async function waitUntilProcessed(token: string, id: string, info: ProcessingInfo | undefined, signal?: AbortSignal): Promise<void> {
+    const deadline = Date.now() + pollTimeoutMs;
+    while (info && info.state !== 'succeeded') {
+      if (info.state === 'failed') {
+        throw new PlatformError('permanent', `X could not process media ${id}: ${info.error?.message ?? 'processing failed'}`);
+      }
+      if (Date.now() >= deadline) throw new PlatformError('transient', `X media ${id} still processing after ${pollTimeoutMs} ms`);
+      await sleep(opts.pollIntervalMs ?? Math.max(1, info.check_after_secs ?? 1) * 1000, signal);
+      const q = new URLSearchParams({ command: 'STATUS', media_id: id });
+      const r = await call(token, 'GET', `/2/media/upload?${q}`, { signal });
+      info = dig(r.body, 'data', 'processing_info') as ProcessingInfo | undefined;
+    }
+  }
+
+  async function userId(token: string, credentials: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
+    const known = str(credentials.userId);
+    if (known) return known;
+    const r = await call(token, 'GET', '/2/users/me', { signal });
+    const id = str(dig(r.body, 'data', 'id'));
+    if (!id) throw new PlatformError('transient', `X /2/users/me returned no id: ${r.text.slice(0, 200)}`);
+    return id;
+  }
+
+  function tweetUrl(credentials: Record<string, unknown>, id: string): string {
+    const username = str(credentials.username);
+    return username ? `https://x.com/${encodeURIComponent(username)}/status/${id}` : `https://x.com/i/web/status/${id}`;
+  }
+
+  return {
+    platform: 'X',
+
+    async publish(req: PublishRequest): Promise<PublishResult> {
+      const token = credential(X, req.credentials, 'accessToken');
+      for (const item of req.media) mediaCategory(item); // reject unsupported types before uploading anything
+      // Sequential: keeps the attachment order. Uploads of a failed attempt expire unused.
+      const mediaIds: string[] = [];
+      for (const item of req.media) mediaIds.push(await uploadMedia(token, item, req.signal));
+
+      const json: Record<string, unknown> = {};
+      if (req.text) json.text = req.text;
+      if (mediaIds.length) json.media = { media_ids: mediaIds };
+      const r = await call(token, 'POST', '/2/tweets', { json, signal: req.signal });
+      const id = str(dig(r.body, 'data', 'id'));
+      // A 2xx without an id: the post may exist, so retry (findPublished looks it up first).
+      if (!id) throw new PlatformError('transient', `X returned an unexpected body: ${r.text.slice(0, 200)}`, { status: r.status });
+      return { platformPostId: id, url: tweetUrl(req.credentials, id) };
+    },
+
+    /**
+     * X has no idempotency key for POST /2/tweets, so before a retry we read the account's own
+     * recent posts (GET /2/users/:id/tweets) and look for one with this exact text and the same
+     * number of attachments, created within lookbackMs. X itself rejects identical text posted
+     * again soon after, so the exact text identifies the post an earlier attempt created.
+     */
+    async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      const token = credential(X, req.credentials, 'accessToken');
+      const uid = await userId(token, req.credentials, req.signal);
+      const q = new URLSearchParams({
+        max_results: '20',
+        exclude: 'retweets,replies',
+        start_time: rfc3339(Date.now() - lookbackMs),
+        'tweet.fields': 'created_at,attachments,note_tweet',
+      });
+      const r = await call(token, 'GET', `/2/users/${encodeURIComponent(uid)}/tweets?${q}`, { signal: req.signal });
+      const tweets = (Array.isArray(dig(r.body, 'data')) ? dig(r.body, 'data') : []) as Tweet[];
+      const want = comparable(req.text);
+      const hit = tweets.find(
+        (t) =>
+          comparable(t.note_tweet?.text ?? t.text ?? '') === want && (t.attachments?.media_keys?.length ?? 0) === req.media.length,
+      );
+      if (!hit) return null;
+      return { platformPostId: hit.id, url: tweetUrl(req.credentials, hit.id), publishedAt: hit.created_at };
+    },
+
+    async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+      const refreshToken = credential(X, credentials, 'refreshToken');
+      const client = opts.oauth;
+      if (!client?.clientId) {
+        throw new PlatformError('permanent', 'X token refresh needs the app client id (X_CLIENT_ID) on the worker');
+      }
+      // Confidential clients authenticate with Basic; public clients send only client_id.
+      const headers: Record<string, string> = {};
+      if (client.clientSecret) {
+        headers.Authorization = `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`;
+      }
+      const r = await http.send(`${authBase}/2/oauth2/token`, {
+        method: 'POST',
+        headers,
+        form: { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.clientId },
+        signal,
+      });
+      if (!isOk(r)) throw tokenError(r);
+      const accessToken = str(dig(r.body, 'access_token'));
+      if (!accessToken) throw new PlatformError('transient', `X token endpoint returned no access_token: ${r.text.slice(0, 200)}`);
+      const expiresIn = Number(dig(r.body, 'expires_in')) || 7200;
+      const fresh: Record<string, unknown> = { accessToken, expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() };
+      // X rotates refresh tokens: the old one is dead once this one is issued.
+      const rotated = str(dig(r.body, 'refresh_token'));
+      if (rotated) fresh.refreshToken = rotated;
+      return fresh;
+    },
+  };
+}
+
+function mediaCategory(item: MediaRef): 'tweet_image' | 'tweet_gif' | 'tweet_video' {
+  if (item.type === 'video') return 'tweet_video';
+  if (item.type === 'gif' || item.mimeType === 'image/gif') return 'tweet_gif';
+  if (item.type === 'image') return 'tweet_image';
+  throw new PlatformError('permanent', `X does not accept ${item.type} attachments (${item.fileName})`);
+}
+
+/**
+ * X v2 errors are RFC 7807 problems ({title, detail, type, status}, validation errors also in
+ * errors[]). 401 is a dead token; 403 is a refusal of this post (duplicate content, policy,
+ * app permissions) except when the stored token is an app-only one.
+ */
+function xError(r: Reply): PlatformError {
+  const message = `X ${r.status}: ${xReason(r)}`;
+  const status = r.status;
+  const type = str(dig(r.body, 'type'));
+  const platformCode = type && type !== 'about:blank' ? type : str(dig(r.body, 'title'));
+  if (status === 401) return new PlatformError('reauth', message, { status, platformCode });
+  if (status === 403 && type?.endsWith('/unsupported-authentication')) return new PlatformError('reauth', message, { status, platformCode });
+  if (status === 408 || status === 429 || status >= 500) {
+    return new PlatformError('transient', message, { status, platformCode, retryAfterMs: retryAfter(r.headers) });
+  }
+  return new PlatformError('permanent', message, { status, platformCode });
+}
+
+function xReason(r: Reply): string {
+  const detail = str(dig(r.body, 'detail'));
+  const errors = dig(r.body, 'errors');
+  const messages = Array.isArray(errors)
+    ? errors.map((e) => str(dig(e, 'message')) ?? str(dig(e, 'detail'))).filter((m): m is string => !!m)
+    : [];
+  if (detail && messages.length) return `${detail} (${messages.join('; ')})`;
+  return detail ?? (messages.length ? messages.join('; ') : reasonOf(r));
+}
+
+/** The token endpoint speaks RFC 6749: a bad grant is the user's to fix, a bad client is ours. */
+function tokenError(r: Reply): PlatformError {
+  const code = str(dig(r.body, 'error'));
+  const message = `X ${r.status}: ${reasonOf(r)}`;
+  const status = r.status;
+  if (status === 408 || status === 429 || status >= 500) {
+    return new PlatformError('transient', message, { status, platformCode: code, retryAfterMs: retryAfter(r.headers) });
+  }
+  if (code === 'invalid_client' || code === 'unauthorized_client') return new PlatformError('permanent', message, { status, platformCode: code });
+  return new PlatformError('reauth', message, { status, platformCode: code });
+}
+
+/**
+ * Retry-After if sent; else the reset (epoch seconds) of an exhausted 24-hour user or app cap;
+ * else the reset of the 15-minute window (x-rate-limit-reset).
+ */
+function retryAfter(headers: Headers, now = Date.now()): number | undefined {
+  const ra = parseRetryAfter(headers.get('retry-after'), now);
+  if (ra !== undefined) return ra;
+  for (const cap of ['x-user-limit-24hour', 'x-app-limit-24hour']) {
+    if (headers.get(`${cap}-remaining`)?.trim() === '0') {
+      const at = epochMs(headers.get(`${cap}-reset`));
+      if (at !== undefined) return Math.max(0, at - now);
+    }
+  }
+  const at = epochMs(headers.get('x-rate-limit-reset'));
+  return at === undefined ? undefined : Math.max(0, at - now);
+}
+
+function epochMs(v: string | null): number | undefined {
+  return v && /^\d+$/.test(v.trim()) ? Number(v.trim()) * 1000 : undefined;
+}
+
+/**
+ * X returns a post's text with &, < and > as HTML entities, links replaced by t.co links and a
+ * t.co link to the attached media appended; compare with links and trailing links neutralized.
+ */
+function comparable(text: string): string {
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/https?:\/\/\S+/g, '\u0000')
+    .replace(/(\s*\u0000)+\s*$/, '')
+    .normalize('NFC')
+    .trim();
+}
+
+/** X rejects fractional seconds in start_time. */
+function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function dig(v: unknown, ...keys: string[]): unknown {
+  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

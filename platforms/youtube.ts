@@ -1,0 +1,422 @@
+// YouTube connector: YouTube Data API v3 videos.insert through the resumable upload protocol,
+// Google OAuth token refresh, and a look-up of the channel's uploads before a retry.
+//
+// No idempotency key exists for videos.insert, so a retry must not upload blindly:
+//  - within this worker process the resumable session URI is kept per idempotency key. Asking a
+//    session for its status repeats the final answer once the upload finished (the video), or
+//    says how many bytes arrived (308), so a retry either returns the earlier video or resumes
+//    the same session — one session can only ever create one video;
+//  - after a restart the session is gone, and findPublished scans the channel's uploads playlist
+//    (new uploads appear there at once, even while processing; 1 quota unit per call, where
+//    search.list has its own 100-calls-a-day bucket) for a recent video with the same title and
+//    description. That needs the youtube.readonly scope next to youtube.upload.
+import { createHttp, credential, isOk, reasonOf, sleep, type Reply } from './http.ts';
+import {
+  PlatformError,
+  msUntilExpiry,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
+
+export interface YouTubeConnectorOptions {
+  fetch?: typeof fetch;
+  /** Limit for each API request. */
+  timeoutMs?: number;
+  /** Limit for each chunk PUT of the upload. */
+  uploadTimeoutMs?: number;
+  /** Data API host (/youtube/v3/...). */
+  baseUrl?: string;
+  /** Upload host (/upload/youtube/v3/videos). */
+  uploadBaseUrl?: string;
+  /** Google OAuth host (/token). */
+  authBaseUrl?: string;
+  /** The Google OAuth client; without it tokens are not refreshed. */
+  oauth?: { clientId: string; clientSecret: string };
+  /** Bytes per PUT; rounded down to a multiple of 256 KiB as the protocol requires. */
+  chunkSize?: number;
+  /** Used when the channel's credentials carry no privacyStatus. */
+  privacyStatus?: PrivacyStatus;
+  categoryId?: string;
+  /** How often one publish resumes after 5xx or lost connections before giving up (transient). */
+  resumeAttempts?: number;
+  resumeDelayMs?: number;
+  /** How far back findPublished looks for an earlier attempt's video. */
+  lookbackMs?: number;
+}
+
+export type PrivacyStatus = 'public' | 'unlisted' | 'private';
+
+const PRIVACY = ['public', 'unlisted', 'private'];
+const QUANTUM = 256 * 1024;
+const TITLE_MAX = 100;
+const DESCRIPTION_MAX_BYTES = 5000;
+const RESUMABLE = new Set([500, 502, 503, 504]);
+
+interface Session {
+  uri: string;
+  mediaId: string;
+  size: number;
+}
+
+interface Video {
+  id?: unknown;
+  snippet?: { publishedAt?: unknown; title?: unknown; description?: unknown };
+}
+
+type Progress = { done: true; video: Video } | { done: false; offset: number } | { expired: true };
+
+export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Connector {
+  const api = createHttp('YouTube', { fetch: opts.fetch, timeoutMs: opts.timeoutMs });
+  const uploader = createHttp('YouTube', { fetch: opts.fetch, timeoutMs: opts.uploadTimeoutMs ?? 300_000 });
+  const base = trimSlash(opts.baseUrl ?? 'https://www.googleapis.com');
+  const uploadBase = trimSlash(opts.uploadBaseUrl ?? 'https://www.googleapis.com');
+  const authBase = trimSlash(opts.authBaseUrl ?? 'https://oauth2.googleapis.com');
+  const chunkSize = Math.max(QUANTUM, Math.floor((opts.chunkSize ?? 8 * 1024 * 1024) / QUANTUM) * QUANTUM);
+  const resumeAttempts = opts.resumeAttempts ?? 3;
+  const resumeDelayMs = opts.resumeDelayMs ?? 1_000;
+  const lookbackMs = opts.lookbackMs ?? 24 * 3600_000;
+  /** Resumable sessions by idempotency key, kept until the upload answered for good. */
+  const sessions = new Map<string, Session>();
+
+  async function startSession(req: PublishRequest, token: string, item: MediaRef, size: number): Promise<Session> {
+    const url = `${uploadBase}/upload/youtube/v3/videos?${new URLSearchParams({ uploadType: 'resumable', part: 'snippet,status' })}`;
+    const r = await api.send(url, {
+      method: 'POST',
+      headers: { ...bearer(token), 'X-Upload-Content-Length': String(size), 'X-Upload-Content-Type': uploadType(item) },
+      json: metadata(req, item, opts),
+      signal: req.signal,
+    });
+    if (!isOk(r)) throw youtubeError(r);
+    const location = r.headers.get('location');
+    if (!location) throw new PlatformError('transient', 'YouTube started an upload session without a Location', { status: r.status });
+    const session = { uri: new URL(location, url).toString(), mediaId: item.id, size };
+    remember(sessions, req.idempotencyKey, session);
+    return session;
+  }
+
+  /** Empty PUT with `Content-Range: bytes *\/size`: the finished video, or how far the bytes got. */
+  async function progress(session: Session, token: string, signal?: AbortSignal): Promise<Progress> {
+    const r = await uploader.send(session.uri, { method: 'PUT', headers: statusQuery(session, token), body: '', signal });
+    return answer(r);
+  }
+
+  function answer(r: Reply): Progress {
+    if (r.status === 200 || r.status === 201) return { done: true, video: (r.body ?? {}) as Video };
+    if (r.status === 308) return { done: false, offset: rangeEnd(r.headers.get('range')) };
+    if (r.status === 404) return { expired: true };
+    throw youtubeError(r);
+  }
+
+  /** One PUT to the session; a lost connection or a 500/502/503/504 comes back as a value to resume from. */
+  async function put(session: Session, headers: Record<string, string>, body: Uint8Array | string, signal?: AbortSignal): Promise<Progress | PlatformError> {
+    let r: Reply;
+    try {
+      r = await uploader.send(session.uri, { method: 'PUT', headers, body, signal });
+    } catch (err) {
+      if (err instanceof PlatformError && !signal?.aborted) return err;
+      throw err;
+    }
+    return RESUMABLE.has(r.status) ? youtubeError(r) : answer(r);
+  }
+
+  /**
+   * Sends the bytes from wherever the session stands (a session from an earlier attempt is asked
+   * first). After a failed PUT it never assumes what the server kept: it asks, then goes on from there.
+   */
+  async function sendBytes(session: Session, token: string, item: MediaRef, bytes: Uint8Array, fresh: boolean, signal?: AbortSignal): Promise<Video | null> {
+    let state = fresh ? { done: false as const, offset: 0 } : await put(session, statusQuery(session, token), '', signal);
+    let failures = 0;
+    for (;;) {
+      if (state instanceof PlatformError) {
+        if (++failures > resumeAttempts) throw state;
+        await sleep(resumeDelayMs * 2 ** (failures - 1), signal);
+        state = await put(session, statusQuery(session, token), '', signal);
+        continue;
+      }
+      if ('expired' in state) return null;
+      if (state.done) return state.video;
+      const from = state.offset;
+      const to = Math.min(from + chunkSize, session.size);
+      const headers = { ...bearer(token), 'Content-Type': uploadType(item), 'Content-Range': `bytes ${from}-${to - 1}/${session.size}` };
+      state = await put(session, headers, bytes.subarray(from, to), signal);
+      if (!(state instanceof PlatformError)) failures = 0;
+    }
+  }
+
+  async function findInUploads(req: PublishRequest, token: string): Promise<PublishResult | null> {
+    const channels = await get(`${base}/youtube/v3/channels?${new URLSearchParams({ part: 'contentDetails', mine: 'true' })}`, token, req.signal);
+    const items = (channels.body as { items?: { contentDetails?: { relatedPlaylists?: { uploads?: unknown } } }[] } | null)?.items;
+    const playlistId = items?.[0]?.contentDetails?.relatedPlaylists?.uploads;
+    if (typeof playlistId !== 'string' || !playlistId) return null;
+
+    const video = videoFor(req);
+    const title = buildTitle(req.text, video?.fileName ?? '');
+    const description = normalize(buildDescription(req.text));
+    const since = Date.now() - lookbackMs;
+    let pageToken: string | undefined;
+    for (let page = 0; page < 2; page++) {
+      const q = new URLSearchParams({ part: 'snippet', playlistId, maxResults: '50' });
+      if (pageToken) q.set('pageToken', pageToken);
+      const r = await get(`${base}/youtube/v3/playlistItems?${q}`, token, req.signal);
+      const body = r.body as { items?: PlaylistItem[]; nextPageToken?: unknown } | null;
+      let older = false;
+      for (const item of body?.items ?? []) {
+        const s = item.snippet;
+        const at = Date.parse(String(s?.publishedAt ?? ''));
+        if (Number.isNaN(at) || at < since) {
+          older = true;
+          continue;
+        }
+        const id = s?.resourceId?.videoId;
+        if (typeof id === 'string' && s?.title === title && normalize(String(s?.description ?? '')) === description) {
+          return { platformPostId: id, url: watchUrl(id), publishedAt: new Date(at).toISOString() };
+        }
+      }
+      if (older || typeof body?.nextPageToken !== 'string') return null;
+      pageToken = body.nextPageToken;
+    }
+    return null;
+  }
+
+  async function get(url: string, token: string, signal?: AbortSignal): Promise<Reply> {
+    const r = await api.send(url, { headers: bearer(token), signal });
+    if (!isOk(r)) throw youtubeError(r);
+    return r;
+  }
+
+  async function refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const refreshToken = credential('YouTube', credentials, 'refreshToken');
+    const r = await api.send(`${authBase}/token`, {
+      method: 'POST',
+      form: {
+        client_id: opts.oauth!.clientId,
+        client_secret: opts.oauth!.clientSecret,
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+      },
+      signal,
+    });
+    const body = r.body as { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown } | null;
+    if (!isOk(r) || typeof body?.access_token !== 'string') throw oauthError(r);
+    const seconds = typeof body.expires_in === 'number' ? body.expires_in : 3600;
+    const fresh: Record<string, unknown> = {
+      accessToken: body.access_token,
+      expiresAt: new Date(Date.now() + seconds * 1000).toISOString(),
+    };
+    // Google keeps the refresh token; should it ever send one, it replaces the stored one.
+    if (typeof body.refresh_token === 'string' && body.refresh_token) fresh.refreshToken = body.refresh_token;
+    return fresh;
+  }
+
+  async function publish(req: PublishRequest): Promise<PublishResult> {
+    const token = credential('YouTube', req.credentials, 'accessToken');
+    const item = videoFor(req);
+    if (!item) throw new PlatformError('permanent', 'YouTube needs a video to publish');
+    const bytes = await item.read();
+    if (!bytes.byteLength) throw new PlatformError('permanent', `YouTube cannot upload an empty file (${item.fileName})`);
+
+    let session = sessions.get(req.idempotencyKey);
+    if (session && (session.mediaId !== item.id || session.size !== bytes.byteLength)) session = undefined;
+    for (let round = 0; round < 2; round++) {
+      // A session left by an earlier attempt is resumed, never replaced while it lives.
+      const fresh = !session;
+      session ??= await startSession(req, token, item, bytes.byteLength);
+      let video: Video | null;
+      try {
+        video = await sendBytes(session, token, item, bytes, fresh, req.signal);
+      } catch (err) {
+        // A refused upload is final; a lost or failing one is resumed by the next attempt.
+        if (err instanceof PlatformError && err.kind === 'permanent') sessions.delete(req.idempotencyKey);
+        throw err;
+      }
+      if (video) {
+        sessions.delete(req.idempotencyKey);
+        return result(video);
+      }
+      // 404: the session expired before its last byte, so it created nothing; start a new one.
+      sessions.delete(req.idempotencyKey);
+      session = undefined;
+    }
+    throw new PlatformError('transient', 'YouTube upload sessions keep expiring');
+  }
+
+  async function findPublished(req: PublishRequest): Promise<PublishResult | null> {
+    const token = credential('YouTube', req.credentials, 'accessToken');
+    const session = sessions.get(req.idempotencyKey);
+    if (session) {
+      const state = await progress(session, token, req.signal);
+      if ('expired' in state) {
+        sessions.delete(req.idempotencyKey);
+        return null;
+      }
+      if (!state.done) return null; // publish resumes this very session
+      sessions.delete(req.idempotencyKey);
+      return result(state.video);
+    }
+    return findInUploads(req, token);
+  }
+
+  /** An access token that ran out during a long upload is refreshed before the retry: no reconnect. */
+  async function midway<T>(req: PublishRequest, work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (err) {
+      throw opts.oauth ? expiredMidway(err, req.credentials) : err;
+    }
+  }
+
+  const connector: Connector = {
+    platform: 'YOUTUBE',
+    publish: (req) => midway(req, publish(req)),
+    findPublished: (req) => midway(req, findPublished(req)),
+  };
+  if (opts.oauth) connector.refreshCredentials = refreshCredentials;
+  return connector;
+}
+
+interface PlaylistItem {
+  snippet?: { publishedAt?: unknown; title?: unknown; description?: unknown; resourceId?: { videoId?: unknown } };
+}
+
+function metadata(req: PublishRequest, item: MediaRef, opts: YouTubeConnectorOptions) {
+  const c = req.credentials;
+  const privacy = [c.privacyStatus, opts.privacyStatus].find((p) => typeof p === 'string' && PRIVACY.includes(p)) ?? 'public';
+  const categoryId = typeof c.categoryId === 'string' && c.categoryId ? c.categoryId : opts.categoryId;
+  const snippet: Record<string, unknown> = { title: buildTitle(req.text, item.fileName), description: buildDescription(req.text) };
+  if (categoryId) snippet.categoryId = categoryId;
+  return { snippet, status: { privacyStatus: privacy, selfDeclaredMadeForKids: false } };
+}
+
+/** The first non-empty line (else the file name), without < >, at most 100 characters. */
+export function buildTitle(text: string, fileName: string): string {
+  const line = text.split(/\r?\n/).map((l) => clean(l).trim()).find(Boolean);
+  const fallback = clean(fileName.replace(/\.[^.]+$/, '')).trim();
+  const title = line || fallback || 'Untitled';
+  const chars = Array.from(title);
+  return chars.length > TITLE_MAX ? chars.slice(0, TITLE_MAX).join('').trimEnd() : title;
+}
+
+/** The text without < > (YouTube rejects them), cut to 5000 UTF-8 bytes on a character boundary. */
+export function buildDescription(text: string): string {
+  const out = clean(text);
+  const encoder = new TextEncoder();
+  if (encoder.encode(out).byteLength <= DESCRIPTION_MAX_BYTES) return out;
+  let bytes = 0;
+  let cut = '';
+  for (const ch of out) {
+    bytes += encoder.encode(ch).byteLength;
+    if (bytes > DESCRIPTION_MAX_BYTES) break;
+    cut += ch;
+  }
+  return cut;
+}
+
+/** Google's error body {error: {code, message, errors: [{reason}]}} mapped to the error classes. */
+function youtubeError(r: Reply): PlatformError {
+  const err = (r.body as { error?: { message?: unknown; errors?: { reason?: unknown }[]; status?: unknown } } | null)?.error;
+  const reason = typeof err?.errors?.[0]?.reason === 'string' ? err.errors[0].reason : undefined;
+  const text = typeof err?.message === 'string' && err.message ? stripTags(err.message) : reasonOf(r);
+  const message = `YouTube ${r.status}: ${text}${reason ? ` (${reason})` : ''}`;
+  const o = { status: r.status, platformCode: reason };
+  const retryAfterMs = parseRetryAfter(r.headers.get('retry-after'));
+  if (r.status === 401 || reason === 'insufficientPermissions') return new PlatformError('reauth', message, o);
+  // The project's daily quota is reset at midnight Pacific time; retrying earlier only burns attempts.
+  if (reason === 'quotaExceeded' || reason === 'dailyLimitExceeded') {
+    return new PlatformError('transient', message, { ...o, retryAfterMs: retryAfterMs ?? msUntilMidnightPacific() });
+  }
+  if (reason === 'rateLimitExceeded' || reason === 'userRateLimitExceeded' || r.status === 429) {
+    return new PlatformError('transient', message, { ...o, retryAfterMs });
+  }
+  if (r.status === 408 || r.status >= 500) return new PlatformError('transient', message, { ...o, retryAfterMs });
+  return new PlatformError('permanent', message, o);
+}
+
+/** Google's token endpoint: {error, error_description}; invalid_grant = refresh token expired or revoked. */
+function oauthError(r: Reply): PlatformError {
+  const b = r.body as { error?: unknown; error_description?: unknown } | null;
+  const code = typeof b?.error === 'string' ? b.error : undefined;
+  const detail = typeof b?.error_description === 'string' && b.error_description ? b.error_description : undefined;
+  const message = `YouTube token refresh ${r.status}: ${code ? (detail ? `${code}: ${detail}` : code) : reasonOf(r)}`;
+  const o = { status: r.status, platformCode: code };
+  if (code === 'invalid_grant') return new PlatformError('reauth', message, o);
+  if (r.status === 408 || r.status === 429 || r.status >= 500) {
+    return new PlatformError('transient', message, { ...o, retryAfterMs: parseRetryAfter(r.headers.get('retry-after')) });
+  }
+  if (isOk(r)) return new PlatformError('transient', `YouTube token refresh returned no access_token: ${r.text.slice(0, 200)}`, o);
+  // invalid_client and the like: this deployment's OAuth client is wrong, not the user's grant.
+  return new PlatformError('permanent', message, o);
+}
+
+/**
+ * A 401 once the stored expiresAt has passed, with a refresh token at hand: the token ran out
+ * during a long publish. The next attempt refreshes it first, so this is transient, not reauth.
+ */
+function expiredMidway(err: unknown, credentials: Record<string, unknown>): unknown {
+  if (!(err instanceof PlatformError) || err.kind !== 'reauth' || err.opts.status !== 401) return err;
+  const left = msUntilExpiry(credentials);
+  if (left === undefined || left > 60_000 || typeof credentials.refreshToken !== 'string' || !credentials.refreshToken) return err;
+  return new PlatformError('transient', `${err.message} (the access token expired during the publish; it is refreshed before the retry)`, err.opts);
+}
+
+/** Milliseconds until the next midnight in America/Los_Angeles (DST-aware). */
+export function msUntilMidnightPacific(now = Date.now()): number {
+  const fmt = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'America/Los_Angeles',
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  const wall = (t: number) => {
+    const p = Object.fromEntries(fmt.formatToParts(t).map((x) => [x.type, Number(x.value)]));
+    return { y: p.year!, m: p.month!, d: p.day!, utc: Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) };
+  };
+  const today = wall(now);
+  const nextDay = Date.UTC(today.y, today.m - 1, today.d + 1);
+  const offsetNow = today.utc - Math.floor(now / 1000) * 1000;
+  let midnight = nextDay - offsetNow;
+  // The offset at midnight differs from now's on a DST change day.
+  midnight = nextDay - (wall(midnight).utc - midnight);
+  return midnight - now;
+}
+
+function result(video: Video): PublishResult {
+  const id = video.id;
+  if (typeof id !== 'string' || !id) {
+    throw new PlatformError('transient', `YouTube finished the upload without a video id: ${JSON.stringify(video).slice(0, 200)}`);
+  }
+  const publishedAt = typeof video.snippet?.publishedAt === 'string' ? video.snippet.publishedAt : undefined;
+  return publishedAt ? { platformPostId: id, url: watchUrl(id), publishedAt } : { platformPostId: id, url: watchUrl(id) };
+}
+
+function videoFor(req: PublishRequest): MediaRef | undefined {
+  return req.media.find((m) => m.type === 'video');
+}
+
+/** `Range: bytes=0-N` → the next byte to send; no header means nothing arrived. */
+function rangeEnd(range: string | null): number {
+  const m = /bytes=\d+-(\d+)/.exec(range ?? '');
+  return m ? Number(m[1]) + 1 : 0;
+}
+
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  map.delete(key);
+  map.set(key, value);
+  // Bounded: an entry only matters for the retries of one post.
+  if (map.size > 1000) map.delete(map.keys().next().value!);
+}
+
+const uploadType = (item: MediaRef) => (item.mimeType.startsWith('video/') ? item.mimeType : 'application/octet-stream');
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+const statusQuery = (session: Session, token: string) => ({ ...bearer(token), 'Content-Range': `bytes */${session.size}` });
+const watchUrl = (id: string) => `https://www.youtube.com/watch?v=${encodeURIComponent(id)}`;
+const clean = (s: string) => s.replace(/</g, '‹').replace(/>/g, '›');
+const normalize = (s: string) => s.replace(/\s+/g, ' ').trim();
+const stripTags = (s: string) => s.replace(/<[^>]*>/g, '');
+const trimSlash = (s: string) => s.replace(/\/+$/, '');

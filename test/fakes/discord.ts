@@ -1,0 +1,281 @@
+// A local fake Discord REST API serving incoming webhooks (/api[/vN]/webhooks/<id>/<token>): Get
+// Webhook with Token and Execute Webhook, with Discord's error bodies ({message, code, errors?}),
+// snowflake ids and message objects. Wording marked "approx." was not confirmed against Discord.
+export interface FakeDiscordWebhook {
+  id: string;
+  token: string;
+  guild_id: string;
+  channel_id: string;
+  name: string;
+}
+
+export interface FakeDiscordAttachment {
+  id: string;
+  filename: string;
+  description: string | null;
+  content_type: string;
+  size: number;
+}
+
+export interface FakeDiscordMessage {
+  id: string;
+  webhookId: string;
+  channel_id: string;
+  content: string;
+  attachments: FakeDiscordAttachment[];
+  allowedMentions: unknown;
+  timestamp: string;
+}
+
+export interface FakeDiscordRequest {
+  method: string;
+  webhookId: string | null;
+  wait: string | null;
+  threadId: string | null;
+  contentType: string;
+  userAgent: string | null;
+}
+
+/** 'accept-then-hang': create the message, then never answer (the answer is lost). */
+export type FakeDiscordResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
+
+export interface FakeDiscord {
+  url: string;
+  /** The API base a connector should use: `${url}/api/v10`. */
+  apiBase: string;
+  webhook: FakeDiscordWebhook;
+  /** The webhook URL as Discord shows it, on the fake's host. */
+  webhookUrl(hook?: FakeDiscordWebhook): string;
+  webhooks: FakeDiscordWebhook[];
+  messages: FakeDiscordMessage[];
+  requests: FakeDiscordRequest[];
+  /** The next n executes (or, with route 'get', Get Webhook calls) answer this instead. */
+  failNext(n: number, response: FakeDiscordResponse, route?: 'execute' | 'get'): void;
+  /** Deletes the webhook, as a server admin can: later calls answer 404 Unknown Webhook. */
+  deleteWebhook(id: string): void;
+  stop(): Promise<void>;
+}
+
+const CONTENT_LIMIT = 2000;
+const FILE_LIMIT = 10;
+const DESCRIPTION_LIMIT = 1024;
+const DISCORD_EPOCH = 1_420_070_400_000n;
+
+class DiscordError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(String(body.message));
+  }
+}
+
+const formError = (field: string, code: string, message: string) =>
+  new DiscordError(400, { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } });
+
+export async function startFakeDiscord(): Promise<FakeDiscord> {
+  let seq = 0n;
+  const snowflake = () => String(((BigInt(Date.now()) - DISCORD_EPOCH) << 22n) | (seq++ & 0xfffn));
+  const webhook: FakeDiscordWebhook = {
+    id: snowflake(),
+    token: 'hT7kQ2-fake_webhook_token_for_tests_only_0123456789abcdefABCDEF',
+    guild_id: snowflake(),
+    channel_id: snowflake(),
+    name: 'Postpilot',
+  };
+  const webhooks = [webhook];
+  const messages: FakeDiscordMessage[] = [];
+  const requests: FakeDiscordRequest[] = [];
+  const scripted = { execute: [] as FakeDiscordResponse[], get: [] as FakeDiscordResponse[] };
+  const hanging = new Set<() => void>();
+
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: handle });
+  const base = `http://127.0.0.1:${server.port}`;
+
+  async function handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const m = /^\/api(?:\/v(\d+))?\/webhooks\/([^/]+)\/([^/]+)$/.exec(url.pathname);
+    requests.push({
+      method: req.method,
+      webhookId: m?.[2] ?? null,
+      wait: url.searchParams.get('wait'),
+      threadId: url.searchParams.get('thread_id'),
+      contentType: req.headers.get('content-type') ?? '',
+      userAgent: req.headers.get('user-agent'),
+    });
+    if (!m || (req.method !== 'GET' && req.method !== 'POST')) return json({ message: '404: Not Found', code: 0 }, 404);
+    if (m[1] && !['9', '10'].includes(m[1])) return json({ message: 'Invalid API version', code: 50041 }, 400);
+
+    const next = scripted[req.method === 'GET' ? 'get' : 'execute'].shift();
+    if (next === 'hang') return hang(req);
+    if (next && next !== 'accept-then-hang') return canned(next);
+
+    try {
+      const hook = webhooks.find((w) => w.id === m[2]);
+      if (!hook) throw new DiscordError(404, { message: 'Unknown Webhook', code: 10015 });
+      if (hook.token !== m[3]) throw new DiscordError(401, { message: 'Invalid Webhook Token', code: 50027 });
+      if (req.method === 'GET') return json(webhookJson(hook));
+      const msg = await execute(req, hook, url.searchParams.get('thread_id'));
+      if (next === 'accept-then-hang') return hang(req);
+      return /^(true|1)$/i.test(url.searchParams.get('wait') ?? '') ? json(messageJson(msg, hook)) : new Response(null, { status: 204 });
+    } catch (err) {
+      if (err instanceof DiscordError) return json(err.body, err.status);
+      throw err;
+    }
+  }
+
+  async function execute(req: Request, hook: FakeDiscordWebhook, threadId: string | null): Promise<FakeDiscordMessage> {
+    const { payload, files } = await readExecute(req);
+    const content = payload.content ?? '';
+    if (typeof content !== 'string') throw formError('content', 'BASE_TYPE_BAD_TYPE', 'Must be a string.'); // approx.
+    if (content.length > CONTENT_LIMIT) throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${CONTENT_LIMIT} or fewer in length.`);
+    if (files.size > FILE_LIMIT) throw new DiscordError(400, { message: 'Maximum number of attachments in a message reached (10)', code: 30015 }); // approx.
+
+    const described = Array.isArray(payload.attachments) ? (payload.attachments as Record<string, unknown>[]) : [];
+    const attachments: FakeDiscordAttachment[] = [];
+    for (const [n, file] of files) {
+      const meta = described.find((a) => String(a.id) === n);
+      const description = typeof meta?.description === 'string' ? meta.description : null;
+      if (description && description.length > DESCRIPTION_LIMIT) {
+        throw formError('attachments', 'BASE_TYPE_MAX_LENGTH', `Must be ${DESCRIPTION_LIMIT} or fewer in length.`);
+      }
+      attachments.push({
+        id: snowflake(),
+        filename: typeof meta?.filename === 'string' ? meta.filename : file.name,
+        description,
+        content_type: file.type,
+        size: file.size,
+      });
+    }
+    if (!content.trim() && !attachments.length) throw new DiscordError(400, { message: 'Cannot send an empty message', code: 50006 });
+
+    const msg: FakeDiscordMessage = {
+      id: snowflake(),
+      webhookId: hook.id,
+      channel_id: threadId ?? hook.channel_id,
+      content,
+      attachments,
+      allowedMentions: payload.allowed_mentions,
+      timestamp: new Date().toISOString().replace('Z', '+00:00'),
+    };
+    messages.push(msg);
+    return msg;
+  }
+
+  function messageJson(msg: FakeDiscordMessage, hook: FakeDiscordWebhook) {
+    return {
+      type: 0,
+      channel_id: msg.channel_id,
+      content: msg.content,
+      attachments: msg.attachments.map(({ description, ...a }) => {
+        const cdn = `https://cdn.discordapp.com/attachments/${msg.channel_id}/${a.id}/${encodeURIComponent(a.filename)}`;
+        return { ...a, ...(description ? { description } : {}), url: cdn, proxy_url: cdn.replace('cdn.discordapp.com', 'media.discordapp.net') };
+      }),
+      embeds: [],
+      timestamp: msg.timestamp,
+      edited_timestamp: null,
+      flags: 0,
+      components: [],
+      id: msg.id,
+      author: { id: hook.id, username: hook.name, avatar: null, discriminator: '0000', public_flags: 0, flags: 0, bot: true, global_name: null },
+      mentions: [],
+      mention_roles: [],
+      pinned: false,
+      mention_everyone: false,
+      tts: false,
+      webhook_id: hook.id,
+    };
+  }
+
+  function webhookJson(hook: FakeDiscordWebhook) {
+    return {
+      application_id: null,
+      avatar: null,
+      channel_id: hook.channel_id,
+      guild_id: hook.guild_id,
+      id: hook.id,
+      name: hook.name,
+      type: 1,
+      token: hook.token,
+    };
+  }
+
+  function hang(req: Request): Promise<Response> {
+    return new Promise((resolve) => {
+      const done = () => {
+        hanging.delete(done);
+        resolve(json({ message: 'gave up', code: 0 }, 504));
+      };
+      hanging.add(done);
+      req.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  return {
+    url: base,
+    apiBase: `${base}/api/v10`,
+    webhook,
+    webhookUrl: (hook = webhook) => `${base}/api/webhooks/${hook.id}/${hook.token}`,
+    webhooks,
+    messages,
+    requests,
+    failNext(n, response, route = 'execute') {
+      for (let i = 0; i < n; i++) scripted[route].push(response);
+    },
+    deleteWebhook(id) {
+      const i = webhooks.findIndex((w) => w.id === id);
+      if (i >= 0) webhooks.splice(i, 1);
+    },
+    async stop() {
+      for (const done of [...hanging]) done();
+      await server.stop(true);
+    },
+  };
+}
+
+/**
+ * Execute Webhook bodies: JSON, or multipart/form-data with `payload_json` (a string field) and
+ * files named `files[n]`; any other file part, or another content type, is an invalid form body.
+ */
+async function readExecute(req: Request): Promise<{ payload: Record<string, unknown>; files: Map<string, File> }> {
+  const type = req.headers.get('content-type') ?? '';
+  const files = new Map<string, File>();
+  if (type.includes('application/json')) return { payload: objectOf(await req.text()), files };
+  if (!type.includes('multipart/form-data')) {
+    throw new DiscordError(400, { message: 'Invalid Form Body', code: 50035, errors: { _errors: [{ code: 'CONTENT_TYPE_INVALID', message: `Expected "Content-Type" header to be one of {'application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'}.` }] } });
+  }
+  let payload: Record<string, unknown> = {};
+  for (const [name, value] of await req.formData()) {
+    if (name === 'payload_json') {
+      if (typeof value !== 'string') throw formError('payload_json', 'BASE_TYPE_BAD_TYPE', 'Must be a string.'); // approx.
+      payload = objectOf(value);
+    } else if (typeof value !== 'string') {
+      const n = /^files\[(\d+)\]$/.exec(name)?.[1];
+      if (n === undefined) throw formError(name, 'UNKNOWN_FILE_FIELD', 'Unknown file field; use files[n].'); // approx.
+      files.set(n, value as File);
+    } else {
+      payload[name] = value;
+    }
+  }
+  return { payload, files };
+}
+
+function objectOf(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    // falls through
+  }
+  throw new DiscordError(400, { message: 'The request body contains invalid JSON.', code: 50109 });
+}
+
+/** A scripted answer; a string body goes out as-is (e.g. Cloudflare's HTML error page). */
+function canned(r: { status: number; body?: unknown; headers?: Record<string, string> }): Response {
+  if (typeof r.body === 'string') return new Response(r.body, { status: r.status, headers: { 'Content-Type': 'text/html', ...r.headers } });
+  return json(r.body ?? { message: `${r.status}`, code: 0 }, r.status, r.headers);
+}
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+}

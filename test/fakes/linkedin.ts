@@ -1,0 +1,496 @@
+// A local fake of the LinkedIn REST API parts the connector uses: the Posts API (create and the
+// author finder), the Images, Videos and Documents upload flows with their upload URLs, and the
+// OAuth token endpoint. Rest.li error bodies, version and protocol headers, member/organization
+// permissions, little-text truncation and DUPLICATE_POST behave as LinkedIn's do.
+export interface FakeLinkedInPost {
+  urn: string;
+  author: string;
+  /** As sent (little-text escaped), which is what the finder returns. */
+  commentary: string;
+  /** What members see: unescaped, and cut at the first unescaped reserved character. */
+  rendered: string;
+  content: Record<string, unknown> | null;
+  visibility: string;
+  token: string;
+  createdAt: number;
+}
+
+export interface FakeLinkedInAsset {
+  urn: string;
+  kind: 'images' | 'videos' | 'documents';
+  owner: string;
+  status: 'WAITING_UPLOAD' | 'PROCESSING' | 'AVAILABLE' | 'PROCESSING_FAILED';
+  size: number;
+  /** Video: the part byte ranges and the ETag each part upload returned. */
+  parts: { firstByte: number; lastByte: number; etag: string | null; authorization: string | null }[];
+  pendingPolls: number;
+  uploadAuthorization: string | null;
+}
+
+export interface FakeLinkedInRequest {
+  method: string;
+  path: string;
+  search: string;
+  headers: Record<string, string>;
+}
+
+export interface FakeLinkedInToken {
+  member: string;
+  scopes: Set<string>;
+  state: 'valid' | 'expired' | 'revoked';
+}
+
+export type FakeLinkedInRoute = 'posts' | 'findPosts' | 'initialize' | 'finalize' | 'upload' | 'asset' | 'token';
+export type FakeLinkedInResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
+
+export interface FakeLinkedInOptions {
+  /** LinkedIn-Version values the fake serves (default 202609). */
+  versions?: string[];
+  /** Bytes per video upload part (LinkedIn uses 4 MiB). */
+  videoPartBytes?: number;
+  /** GET /rest/videos answers PROCESSING this many times after finalize (default 1). */
+  videoProcessingPolls?: number;
+  /** Videos end in PROCESSING_FAILED with this reason. */
+  failVideoProcessing?: string;
+}
+
+export interface FakeLinkedIn {
+  url: string;
+  member: string;
+  organization: string;
+  clientId: string;
+  clientSecret: string;
+  posts: FakeLinkedInPost[];
+  assets: FakeLinkedInAsset[];
+  requests: FakeLinkedInRequest[];
+  tokens: Map<string, FakeLinkedInToken>;
+  validRefreshTokens: Set<string>;
+  failNext(n: number, response: FakeLinkedInResponse, route?: FakeLinkedInRoute): void;
+  addPost(author: string, commentary: string, opts?: { createdAt?: Date }): FakeLinkedInPost;
+  count(route: FakeLinkedInRoute): number;
+  stop(): Promise<void>;
+}
+
+const RESERVED = /[\\|{}@[\]()<>#*_~]/;
+const POST_FIELDS = new Set([
+  'author', 'commentary', 'visibility', 'distribution', 'lifecycleState', 'isReshareDisabledByAuthor', 'content',
+  'contentLandingPage', 'contentCallToActionLabel', 'adContext', 'reshareContext', 'container',
+]);
+const MAX_COMMENTARY = 3000;
+
+export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise<FakeLinkedIn> {
+  const member = 'urn:li:person:8675309abc';
+  const organization = 'urn:li:organization:5515715';
+  const clientId = 'fake-li-client';
+  const clientSecret = 'fake-li-secret';
+  const versions = new Set(opts.versions ?? ['202609']);
+  const partBytes = opts.videoPartBytes ?? 4 * 1024 * 1024;
+  const posts: FakeLinkedInPost[] = [];
+  const assets: FakeLinkedInAsset[] = [];
+  const requests: FakeLinkedInRequest[] = [];
+  const tokens = new Map<string, FakeLinkedInToken>([
+    ['good-token', { member, scopes: new Set(['w_member_social']), state: 'valid' }],
+    ['org-token', { member, scopes: new Set(['w_member_social', 'w_organization_social', 'r_organization_social']), state: 'valid' }],
+  ]);
+  const refreshIssued = Date.now();
+  const validRefreshTokens = new Set(['li-refresh-1']);
+  const canned = new Map<FakeLinkedInRoute, FakeLinkedInResponse[]>();
+  const counts = new Map<FakeLinkedInRoute, number>();
+  const hanging = new Set<() => void>();
+  let serial = 7_400_000_000_000_000_000n;
+  const next = () => String(serial++);
+  let tokenSerial = 1;
+
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: handle });
+  const base = `http://127.0.0.1:${server.port}`;
+
+  async function handle(req: Request): Promise<Response> {
+    const u = new URL(req.url);
+    const path = u.pathname;
+    const method = req.method;
+    requests.push({ method, path, search: u.search, headers: Object.fromEntries(req.headers) });
+
+    const route = routeOf(method, path, u.searchParams);
+    if (!route) return restError(404, `No virtual resource found`, { code: 'RESOURCE_NOT_FOUND' });
+    counts.set(route, (counts.get(route) ?? 0) + 1);
+
+    let acceptThenHang = false;
+    const canned_ = canned.get(route)?.shift();
+    if (canned_ === 'hang') return hang(req);
+    if (canned_ === 'accept-then-hang') acceptThenHang = true;
+    else if (canned_) return json(canned_.body ?? { status: canned_.status, message: `HTTP ${canned_.status}` }, canned_.status, canned_.headers);
+
+    if (route === 'token') return token(req);
+    if (route === 'upload') return upload(req, path);
+
+    const bad = checkVersion(req);
+    if (bad) return bad;
+    const auth = authenticate(req);
+    if (auth instanceof Response) return auth;
+    const [bearer, tok] = auth;
+
+    const kind = /^\/rest\/(images|videos|documents)/.exec(path)?.[1] as FakeLinkedInAsset['kind'] | undefined;
+    switch (route) {
+      case 'initialize':
+        return initialize(req, kind!, tok);
+      case 'finalize':
+        return finalize(req);
+      case 'asset':
+        return showAsset(kind!, decodeURIComponent(path.split('/')[3] ?? ''), tok);
+      case 'findPosts':
+        return findPosts(u.searchParams, tok);
+      case 'posts': {
+        if (!acceptThenHang) return createPost(req, bearer, tok);
+        await createPost(req, bearer, tok);
+        return hang(req);
+      }
+    }
+  }
+
+  function routeOf(method: string, path: string, q: URLSearchParams): FakeLinkedInRoute | null {
+    if (method === 'POST' && path === '/oauth/v2/accessToken') return 'token';
+    if (method === 'PUT' && path.startsWith('/upload/')) return 'upload';
+    if (method === 'POST' && path === '/rest/posts') return 'posts';
+    if (method === 'GET' && path === '/rest/posts' && q.get('q') === 'author') return 'findPosts';
+    if (method === 'POST' && /^\/rest\/(images|videos|documents)$/.test(path) && q.get('action') === 'initializeUpload') return 'initialize';
+    if (method === 'POST' && path === '/rest/videos' && q.get('action') === 'finalizeUpload') return 'finalize';
+    if (method === 'GET' && /^\/rest\/(images|videos|documents)\/[^/]+$/.test(path)) return 'asset';
+    return null;
+  }
+
+  function checkVersion(req: Request): Response | null {
+    const v = req.headers.get('linkedin-version');
+    if (!v) {
+      return restError(400, 'A version must be present. Please specify a version by adding the LinkedIn-Version header.', { code: 'VERSION_MISSING' });
+    }
+    if (!versions.has(v)) return restError(426, `Requested version ${v} is not active`, { code: 'NONEXISTENT_VERSION' });
+    // Stricter than LinkedIn, which misreads 1.0-encoded URNs in query strings and bodies instead.
+    if (req.headers.get('x-restli-protocol-version') !== '2.0.0') return restError(400, 'X-Restli-Protocol-Version 2.0.0 is required');
+    return null;
+  }
+
+  function authenticate(req: Request): [string, FakeLinkedInToken] | Response {
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim() ?? '';
+    const tok = tokens.get(bearer);
+    if (!tok) return json({ status: 401, serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN', message: 'Invalid access token' }, 401);
+    if (tok.state === 'revoked') {
+      return json({ status: 401, serviceErrorCode: 65601, code: 'REVOKED_ACCESS_TOKEN', message: 'The token used in the request has been revoked by the user' }, 401);
+    }
+    if (tok.state === 'expired') {
+      return json({ status: 401, serviceErrorCode: 65602, code: 'EXPIRED_ACCESS_TOKEN', message: 'The token used in the request has expired' }, 401);
+    }
+    return [bearer, tok];
+  }
+
+  /** May this token act as `urn` (itself, or an organization it administers with the scope)? */
+  function mayActAs(tok: FakeLinkedInToken, urn: string, write: boolean): boolean {
+    if (urn === tok.member) return tok.scopes.has(write ? 'w_member_social' : 'r_member_social');
+    if (urn === organization) return tok.scopes.has(write ? 'w_organization_social' : 'r_organization_social');
+    return false;
+  }
+
+  async function initialize(req: Request, kind: FakeLinkedInAsset['kind'], tok: FakeLinkedInToken): Promise<Response> {
+    const body = await readJson(req);
+    const r = body?.initializeUploadRequest as Record<string, unknown> | undefined;
+    const owner = r?.owner;
+    if (typeof owner !== 'string') return fieldError('/initializeUploadRequest/owner', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    if (!mayActAs(tok, owner, true)) return restError(403, `Not enough permissions to access: ${kind}.ACTION.20260901`, { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
+    const id = next();
+    if (kind === 'videos') {
+      const size = r?.fileSizeBytes;
+      if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) {
+        return fieldError('/initializeUploadRequest/fileSizeBytes', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+      }
+      for (const k of ['uploadCaptions', 'uploadThumbnail']) {
+        if (typeof r?.[k] !== 'boolean') return fieldError(`/initializeUploadRequest/${k}`, 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+      }
+      const urn = `urn:li:video:D4E10AQ${id}`;
+      const parts: FakeLinkedInAsset['parts'] = [];
+      for (let first = 0; first < size; first += partBytes) {
+        parts.push({ firstByte: first, lastByte: Math.min(size, first + partBytes) - 1, etag: null, authorization: null });
+      }
+      assets.push({ urn, kind, owner, status: 'WAITING_UPLOAD', size, parts, pendingPolls: opts.videoProcessingPolls ?? 1, uploadAuthorization: null });
+      return json({
+        value: {
+          uploadUrlsExpireAt: Date.now() + 86_400_000,
+          video: urn,
+          uploadInstructions: parts.map((p, i) => ({ uploadUrl: `${base}/upload/videos/${id}/${i}?sig=${id}-${i}`, firstByte: p.firstByte, lastByte: p.lastByte })),
+          uploadToken: '',
+        },
+      });
+    }
+    const urn = kind === 'images' ? `urn:li:image:C4D10AQ${id}` : `urn:li:document:D4D10AQ${id}`;
+    assets.push({ urn, kind, owner, status: 'WAITING_UPLOAD', size: 0, parts: [], pendingPolls: 0, uploadAuthorization: null });
+    return json({
+      value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${base}/upload/${kind}/${id}`, [kind === 'images' ? 'image' : 'document']: urn },
+    });
+  }
+
+  async function upload(req: Request, path: string): Promise<Response> {
+    const [, , kind, id, part] = path.split('/');
+    const asset = assets.find((a) => a.kind === kind && a.urn.endsWith(`AQ${id}`));
+    if (!asset) return new Response('Not Found', { status: 404 });
+    const bytes = new Uint8Array(await req.arrayBuffer());
+    if (kind === 'videos') {
+      const p = asset.parts[Number(part)];
+      if (!p) return new Response('Not Found', { status: 404 });
+      if (bytes.byteLength !== p.lastByte - p.firstByte + 1) return new Response('Part size does not match the upload instruction', { status: 400 });
+      p.etag = `/ambry-video/signedId/${id}-${part}`;
+      p.authorization = req.headers.get('authorization');
+      return new Response(null, { status: 201, headers: { ETag: p.etag } });
+    }
+    // The single-file upload URL takes the member's bearer token.
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim() ?? '';
+    if (tokens.get(bearer)?.state !== 'valid') return json({ status: 401, serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN', message: 'Invalid access token' }, 401);
+    if (!bytes.byteLength) return new Response('Empty upload', { status: 400 });
+    asset.size = bytes.byteLength;
+    asset.status = 'AVAILABLE';
+    asset.uploadAuthorization = req.headers.get('authorization');
+    return new Response(null, { status: 201 });
+  }
+
+  async function finalize(req: Request): Promise<Response> {
+    const f = (await readJson(req))?.finalizeUploadRequest as Record<string, unknown> | undefined;
+    const asset = assets.find((a) => a.urn === f?.video && a.kind === 'videos');
+    if (!asset) return fieldError('/finalizeUploadRequest/video', 'Video not found', 'INVALID_VALUE');
+    if (typeof f?.uploadToken !== 'string') return fieldError('/finalizeUploadRequest/uploadToken', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    const ids = f.uploadedPartIds;
+    const etags = asset.parts.map((p) => p.etag);
+    if (!Array.isArray(ids) || etags.some((e) => !e) || JSON.stringify(ids) !== JSON.stringify(etags)) {
+      return restError(400, 'Uploaded part ids do not match the uploaded parts', { code: 'INVALID_VALUE' });
+    }
+    asset.status = 'PROCESSING';
+    return new Response(null, { status: 200 });
+  }
+
+  function showAsset(kind: FakeLinkedInAsset['kind'], urn: string, tok: FakeLinkedInToken): Response {
+    const a = assets.find((x) => x.kind === kind && x.urn === urn);
+    if (!a) return restError(404, `${kind} ${urn} not found`, { code: 'NOT_FOUND' });
+    if (!mayActAs(tok, a.owner, true)) return restError(403, `Not enough permissions to access: ${kind}.GET.20260901`, { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
+    if (a.status === 'PROCESSING') {
+      if (opts.failVideoProcessing) a.status = 'PROCESSING_FAILED';
+      else if (a.pendingPolls > 0) a.pendingPolls--;
+      else a.status = 'AVAILABLE';
+    }
+    const out: Record<string, unknown> = { id: a.urn, owner: a.owner, status: a.status };
+    if (a.status === 'PROCESSING_FAILED') out.processingFailureReason = opts.failVideoProcessing;
+    if (a.status === 'AVAILABLE') out.downloadUrl = `${base}/media/${encodeURIComponent(a.urn)}`;
+    return json(out);
+  }
+
+  async function createPost(req: Request, bearer: string, tok: FakeLinkedInToken): Promise<Response> {
+    const body = await readJson(req);
+    if (!body) return restError(400, 'Invalid JSON in the request body');
+    for (const k of Object.keys(body)) {
+      if (!POST_FIELDS.has(k)) return fieldError(`/${k}`, 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD');
+    }
+    for (const k of ['author', 'visibility', 'distribution', 'lifecycleState']) {
+      if (body[k] === undefined) return fieldError(`/${k}`, 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    }
+    const author = body.author;
+    if (typeof author !== 'string' || !/^urn:li:(person|organization):/.test(author)) return fieldError('/author', 'invalid author urn', 'INVALID_VALUE');
+    if (!['PUBLIC', 'CONNECTIONS', 'LOGGED_IN', 'CONTAINER'].includes(String(body.visibility))) return fieldError('/visibility', 'invalid value', 'INVALID_VALUE');
+    if (!['MAIN_FEED', 'NONE'].includes(String(dig(body, 'distribution', 'feedDistribution')))) {
+      return fieldError('/distribution/feedDistribution', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    }
+    if (!['PUBLISHED', 'DRAFT'].includes(String(body.lifecycleState))) return fieldError('/lifecycleState', 'invalid value', 'INVALID_VALUE');
+    if (!mayActAs(tok, author, true)) {
+      return restError(403, 'Not enough permissions to access: partnerApiPostsExternal.CREATE.20260901', { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
+    }
+    const commentary = typeof body.commentary === 'string' ? body.commentary : '';
+    const rendered = renderLittleText(commentary);
+    if (rendered.length > MAX_COMMENTARY) return fieldError('/commentary', `commentary length exceeds ${MAX_COMMENTARY}`, 'INVALID_VALUE');
+
+    const content = (body.content ?? null) as Record<string, unknown> | null;
+    const contentError = content ? checkContent(content, author) : null;
+    if (contentError) return contentError;
+    if (!commentary && !content) return fieldError('/commentary', 'commentary or content is required', 'FIELD_REQUIRED');
+
+    const dupe = posts.find((p) => p.author === author && p.commentary === commentary && commentary);
+    if (dupe) {
+      return json(
+        {
+          errorDetailType: 'com.linkedin.common.error.BadRequest',
+          message: `com.linkedin.content.common.exception.BadRequestResponseException: Content is a duplicate of ${dupe.urn}`,
+          errorDetails: { inputErrors: [{ description: 'Duplicate post is detected', input: {}, code: 'DUPLICATE_POST' }] },
+          status: 422,
+        },
+        422,
+      );
+    }
+    const video = content && String(dig(content, 'media', 'id') ?? '').startsWith('urn:li:video:');
+    const post: FakeLinkedInPost = {
+      urn: `urn:li:${video ? 'ugcPost' : 'share'}:${next()}`,
+      author,
+      commentary,
+      rendered,
+      content,
+      visibility: String(body.visibility),
+      token: bearer,
+      createdAt: Date.now(),
+    };
+    posts.push(post);
+    return new Response(null, { status: 201, headers: { 'x-restli-id': post.urn, 'x-linkedin-id': post.urn } });
+  }
+
+  function checkContent(content: Record<string, unknown>, author: string): Response | null {
+    const keys = Object.keys(content);
+    if (keys.length !== 1) return fieldError('/content', 'exactly one content type is allowed', 'INVALID_VALUE');
+    const usable = (urn: unknown, kinds: FakeLinkedInAsset['kind'][]) => {
+      const a = assets.find((x) => x.urn === urn);
+      return !!a && kinds.includes(a.kind) && a.owner === author && a.status === 'AVAILABLE';
+    };
+    if (keys[0] === 'media') {
+      const id = dig(content, 'media', 'id');
+      if (!usable(id, ['images', 'videos', 'documents'])) return fieldError('/content/media/id', `Media ${String(id)} is not available or not owned by ${author}`, 'INVALID_VALUE');
+      if (String(id).startsWith('urn:li:document:') && typeof dig(content, 'media', 'title') !== 'string') {
+        return fieldError('/content/media/title', 'title is required for a document', 'FIELD_REQUIRED');
+      }
+      return null;
+    }
+    if (keys[0] === 'multiImage') {
+      const images = dig(content, 'multiImage', 'images');
+      if (!Array.isArray(images) || images.length < 2 || images.length > 20) {
+        return fieldError('/content/multiImage/images', 'a multiImage post needs 2 to 20 images', 'INVALID_VALUE');
+      }
+      const bad = images.find((i) => !usable(dig(i, 'id'), ['images']));
+      if (bad) return fieldError('/content/multiImage/images', `Image ${String(dig(bad, 'id'))} is not available or not owned by ${author}`, 'INVALID_VALUE');
+      return null;
+    }
+    return fieldError(`/content/${keys[0]}`, 'unsupported content type in this fake', 'INVALID_VALUE');
+  }
+
+  function findPosts(q: URLSearchParams, tok: FakeLinkedInToken): Response {
+    const author = q.get('author') ?? '';
+    if (!mayActAs(tok, author, false)) {
+      return restError(403, 'Not enough permissions to access: partnerApiPostsExternal.FINDER-author.20260901', { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
+    }
+    const count = Number(q.get('count') ?? '10');
+    const sortBy = q.get('sortBy') ?? 'LAST_MODIFIED';
+    if (!['LAST_MODIFIED', 'CREATED'].includes(sortBy)) return restError(400, `Invalid sortBy ${sortBy}`, { code: 'INVALID_VALUE' });
+    const list = posts.filter((p) => p.author === author).sort((a, b) => b.createdAt - a.createdAt).slice(0, count);
+    return json({
+      paging: { start: 0, count, links: [] },
+      elements: list.map((p) => ({
+        id: p.urn,
+        author: p.author,
+        commentary: p.commentary,
+        visibility: p.visibility,
+        lifecycleState: 'PUBLISHED',
+        distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+        isReshareDisabledByAuthor: false,
+        createdAt: p.createdAt,
+        publishedAt: p.createdAt,
+        lastModifiedAt: p.createdAt,
+        ...(p.content ? { content: p.content } : {}),
+      })),
+    });
+  }
+
+  async function token(req: Request): Promise<Response> {
+    const form = new URLSearchParams(await req.text());
+    if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret) {
+      return json({ error: 'invalid_client', error_description: 'Client authentication failed' }, 401);
+    }
+    if (form.get('grant_type') !== 'refresh_token') return json({ error: 'unsupported_grant_type', error_description: 'grant_type is not supported' }, 400);
+    const refresh = form.get('refresh_token') ?? '';
+    if (!validRefreshTokens.has(refresh)) {
+      return json({ error: 'invalid_request', error_description: 'The provided authorization grant or refresh token is invalid, expired or revoked' }, 400);
+    }
+    const access = `li-access-${++tokenSerial}`;
+    tokens.set(access, { member, scopes: new Set(['w_member_social']), state: 'valid' });
+    // Not rotated: the same refresh token, with what is left of its 365 days.
+    const left = Math.max(0, 365 * 86_400 - Math.floor((Date.now() - refreshIssued) / 1000));
+    return json({ access_token: access, expires_in: 5_184_000, refresh_token: refresh, refresh_token_expires_in: left, scope: 'w_member_social' });
+  }
+
+  function hang(req: Request): Promise<Response> {
+    return new Promise((resolve) => {
+      const done = () => {
+        hanging.delete(done);
+        resolve(restError(504, 'gave up'));
+      };
+      hanging.add(done);
+      req.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  return {
+    url: base,
+    member,
+    organization,
+    clientId,
+    clientSecret,
+    posts,
+    assets,
+    requests,
+    tokens,
+    validRefreshTokens,
+    failNext(n, response, route = 'posts') {
+      const list = canned.get(route) ?? [];
+      for (let i = 0; i < n; i++) list.push(response);
+      canned.set(route, list);
+    },
+    addPost(author, commentary, o = {}) {
+      const p: FakeLinkedInPost = {
+        urn: `urn:li:share:${next()}`, author, commentary, rendered: renderLittleText(commentary), content: null,
+        visibility: 'PUBLIC', token: 'elsewhere', createdAt: (o.createdAt ?? new Date()).getTime(),
+      };
+      posts.push(p);
+      return p;
+    },
+    count: (route) => counts.get(route) ?? 0,
+    async stop() {
+      for (const done of [...hanging]) done();
+      await server.stop(true);
+    },
+  };
+}
+
+/** What LinkedIn shows for a little-text commentary the fake cannot parse as a template: text up to that point. */
+function renderLittleText(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === '\\' && i + 1 < s.length && RESERVED.test(s[i + 1]!)) {
+      out += s[++i];
+    } else if (RESERVED.test(c)) {
+      return out;
+    } else out += c;
+  }
+  return out;
+}
+
+function restError(status: number, message: string, extra: Record<string, unknown> = {}): Response {
+  return json({ status, message, ...extra }, status);
+}
+
+function fieldError(fieldPath: string, description: string, code: string): Response {
+  return json(
+    {
+      errorDetailType: 'com.linkedin.common.error.BadRequest',
+      message: `ERROR :: ${fieldPath} :: ${description}`,
+      errorDetails: { inputErrors: [{ description, input: { inputPath: { fieldPath } }, code }] },
+      status: 422,
+    },
+    422,
+  );
+}
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+async function readJson(req: Request): Promise<Record<string, unknown> | null> {
+  try {
+    const v: unknown = await req.json();
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function dig(v: unknown, ...keys: string[]): unknown {
+  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}

@@ -1,0 +1,646 @@
+// A local fake of Meta's Graph-style APIs, in one of three flavors: Facebook Pages
+// (graph.facebook.com), Instagram with Instagram Login (graph.instagram.com) and Threads
+// (graph.threads.net). It speaks their paths (/{version}/{id}/{edge}), takes the token as the
+// `access_token` parameter (query, form or multipart) or an Authorization header, answers with
+// Graph error bodies ({"error":{message,type,code,error_subcode,fbtrace_id}}), fetches container
+// media from the given URL as Meta does, and serves the long-lived token refresh endpoint.
+export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
+
+/**
+ * 'hang': never answer. 'accept-then-hang': do the work (e.g. publish), then never answer —
+ * what a client sees when the platform accepted a post but the connection died.
+ */
+export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
+
+/** Which requests a scripted failure hits. */
+export type FakeRoute = 'publish' | 'upload' | 'container' | 'status' | 'read' | 'list' | 'refresh';
+
+export interface FakeGraphPost {
+  id: string;
+  text: string;
+  /** FB status_type, or IG/Threads media_type. */
+  kind: string;
+  created: Date;
+  permalink: string;
+  shortcode: string;
+  /** FB: attached photo ids; IG/Threads: the published container. */
+  media: string[];
+  videoId?: string;
+}
+
+export interface FakeContainer {
+  id: string;
+  mediaType: string;
+  params: Record<string, string>;
+  carouselItem: boolean;
+  children: string[];
+  status: 'IN_PROGRESS' | 'FINISHED' | 'ERROR' | 'EXPIRED' | 'PUBLISHED';
+  errorMessage?: string;
+  pendingPolls: number;
+  fetched: { url: string; contentType: string; size: number } | null;
+}
+
+export interface FakeUpload {
+  id: string;
+  kind: 'photo' | 'video';
+  fileName: string;
+  mimeType: string;
+  size: number;
+  published: boolean;
+  attachedTo: string | null;
+  params: Record<string, string>;
+}
+
+export interface FakeGraphRequest {
+  method: string;
+  path: string;
+  version: string | null;
+  route: FakeRoute | 'media' | 'unknown';
+  params: Record<string, string>;
+}
+
+export interface FakeMeta {
+  url: string;
+  flavor: MetaFlavor;
+  /** The Page id, IG user id or Threads user id the tokens belong to. */
+  accountId: string;
+  posts: FakeGraphPost[];
+  containers: FakeContainer[];
+  uploads: FakeUpload[];
+  requests: FakeGraphRequest[];
+  validTokens: Set<string>;
+  /** Tokens answered with 190/463 "Session has expired". */
+  expiredTokens: Set<string>;
+  /** Tokens handed out by the refresh endpoint, in order. */
+  refreshed: string[];
+  failNext(n: number, response: FakeResponse, route?: FakeRoute): void;
+  expireToken(token: string): void;
+  /** Serves bytes at a public URL on this fake (what a signed storage URL is in production). */
+  hostMedia(bytes: Uint8Array, contentType: string): string;
+  /** A post made outside this test run (e.g. older than the lookup window). */
+  seedPost(p: { text: string; ageMs: number; kind?: string }): FakeGraphPost;
+  stop(): Promise<void>;
+}
+
+export interface FakeMetaOptions {
+  /** Status polls answered IN_PROGRESS before a video container is FINISHED (default 1; images finish at once). */
+  videoPendingPolls?: number;
+  /** Containers fail processing: ERROR with this status / error_message. */
+  containerError?: string;
+}
+
+interface Ctx {
+  req: Request;
+  method: string;
+  segs: string[];
+  params: Record<string, string>;
+  files: Record<string, File>;
+  token: string | undefined;
+}
+
+const ACCOUNT = { facebook: '104881234567890', instagram: '17841400000000001', threads: '25000000000000001' } as const;
+const GOOD_TOKEN = { facebook: 'EAAG-page-token', instagram: 'IGAA-user-token', threads: 'THAA-user-token' } as const;
+const USERNAME = 'fakeaccount';
+const SIXTY_DAYS_S = 60 * 24 * 3600;
+
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/bmp', 'image/tiff', 'image/webp'];
+
+export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = {}): Promise<FakeMeta> {
+  const accountId = ACCOUNT[flavor];
+  const posts: FakeGraphPost[] = [];
+  const containers: FakeContainer[] = [];
+  const uploads: FakeUpload[] = [];
+  const requests: FakeGraphRequest[] = [];
+  const validTokens = new Set<string>([GOOD_TOKEN[flavor]]);
+  const expiredTokens = new Set<string>();
+  const refreshed: string[] = [];
+  const canned: { route: FakeRoute; response: FakeResponse }[] = [];
+  const hosted = new Map<string, { bytes: Uint8Array; contentType: string }>();
+  const hanging = new Set<() => void>();
+  let seq = 1;
+  const nextId = () => String(BigInt(flavor === 'facebook' ? '122100000000000000' : accountId) + BigInt(1000 + seq++));
+
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: handle });
+  const base = `http://127.0.0.1:${server.port}`;
+
+  async function handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    if (req.method === 'GET' && url.pathname.startsWith('/__media/')) return serveMedia(url.pathname.slice(9));
+
+    const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    const version = parts[0] && /^v\d+\.\d+$/.test(parts[0]) ? parts.shift()! : null;
+    let parsed: { params: Record<string, string>; files: Record<string, File> };
+    try {
+      parsed = await readParams(req, url);
+    } catch {
+      return graphError(400, { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100 });
+    }
+    const ctx: Ctx = { req, method: req.method, segs: parts, ...parsed, token: tokenOf(req, parsed.params) };
+    const route = routeOf(ctx, version);
+    requests.push({ method: req.method, path: url.pathname, version, route, params: parsed.params });
+
+    let acceptThenHang = false;
+    if (route !== 'unknown' && route !== 'media') {
+      const i = canned.findIndex((c) => c.route === route);
+      if (i >= 0) {
+        const { response } = canned.splice(i, 1)[0]!;
+        if (response === 'hang') return hang(req);
+        if (response === 'accept-then-hang') acceptThenHang = true;
+        else return json(response.body ?? {}, response.status, response.headers);
+      }
+    }
+
+    if (route === 'refresh') return refresh(ctx);
+    if (!version || route === 'unknown') {
+      return graphError(400, { message: 'Unknown path components: ' + url.pathname, type: 'OAuthException', code: 2500 });
+    }
+    const denied = checkToken(ctx.token);
+    if (denied) return denied;
+
+    const res = await dispatch(ctx, route);
+    return acceptThenHang ? hang(req) : res;
+  }
+
+  function routeOf(ctx: Ctx, version: string | null): FakeGraphRequest['route'] {
+    const [a, b, c] = ctx.segs;
+    if (ctx.method === 'GET' && !version && a === 'refresh_access_token' && !b && flavor !== 'facebook') return 'refresh';
+    if (!a || c) return 'unknown';
+    if (ctx.method === 'GET' && !b) return containers.some((x) => x.id === a) ? 'status' : 'read';
+    if (ctx.method === 'GET') return b === (flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads') ? 'list' : 'unknown';
+    if (ctx.method !== 'POST' || !b) return 'unknown';
+    if (flavor === 'facebook') return b === 'feed' || b === 'videos' ? 'publish' : b === 'photos' ? 'upload' : 'unknown';
+    if (flavor === 'instagram') return b === 'media' ? 'container' : b === 'media_publish' ? 'publish' : 'unknown';
+    return b === 'threads' ? 'container' : b === 'threads_publish' ? 'publish' : 'unknown';
+  }
+
+  async function dispatch(ctx: Ctx, route: FakeGraphRequest['route']): Promise<Response> {
+    const [id, edge] = ctx.segs as [string, string | undefined];
+    if (edge && id !== accountId) return unsupported(ctx.method, id);
+    switch (route) {
+      case 'publish':
+        if (flavor === 'facebook') return edge === 'feed' ? createFeedPost(ctx) : createVideo(ctx);
+        return publishContainer(ctx);
+      case 'upload':
+        return uploadPhoto(ctx);
+      case 'container':
+        return createContainer(ctx);
+      case 'status':
+        return containerStatus(id, ctx.params);
+      case 'read':
+        return readPost(id, ctx.params);
+      case 'list':
+        return listPosts(ctx.params);
+      default:
+        return unsupported(ctx.method, id);
+    }
+  }
+
+  // ---- auth --------------------------------------------------------------------------------
+
+  function checkToken(token: string | undefined): Response | null {
+    if (!token) {
+      return graphError(400, { message: 'An active access token must be used to query information about the current user.', type: 'OAuthException', code: 2500 });
+    }
+    if (expiredTokens.has(token)) {
+      return graphError(400, {
+        message: `Error validating access token: Session has expired on ${new Date(Date.now() - 3600_000).toUTCString()}. The current time is ${new Date().toUTCString()}.`,
+        type: 'OAuthException',
+        code: 190,
+        error_subcode: 463,
+      }, { 'WWW-Authenticate': 'OAuth "Facebook Platform" "invalid_token" "Error validating access token: Session has expired"' });
+    }
+    if (!validTokens.has(token)) {
+      return graphError(400, { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 }, {
+        'WWW-Authenticate': 'OAuth "Facebook Platform" "invalid_token" "Invalid OAuth access token - Cannot parse access token"',
+      });
+    }
+    return null;
+  }
+
+  function refresh(ctx: Ctx): Response {
+    const want = flavor === 'instagram' ? 'ig_refresh_token' : 'th_refresh_token';
+    if (ctx.params.grant_type !== want) {
+      return graphError(400, { message: `Unsupported grant_type: ${ctx.params.grant_type ?? '(none)'}`, type: 'OAuthException', code: 100 });
+    }
+    const denied = checkToken(ctx.token);
+    if (denied) return denied;
+    // The answer carries a token string the caller must store; the old one stays valid.
+    const fresh = `${GOOD_TOKEN[flavor]}-r${refreshed.length + 1}`;
+    validTokens.add(fresh);
+    refreshed.push(fresh);
+    return json({ access_token: fresh, token_type: 'bearer', expires_in: SIXTY_DAYS_S });
+  }
+
+  // ---- Facebook ----------------------------------------------------------------------------
+
+  function createFeedPost(ctx: Ctx): Response {
+    const bad = unknownParam(ctx.params, /^(message|link|published|attached_media(\[\d+\])?|access_token)$/);
+    if (bad) return invalidParam(bad);
+    const refs: string[] = [];
+    for (const [k, v] of Object.entries(ctx.params)) {
+      if (!k.startsWith('attached_media')) continue;
+      try {
+        const parsed: unknown = JSON.parse(v);
+        for (const x of Array.isArray(parsed) ? parsed : [parsed]) refs.push(String((x as { media_fbid?: unknown }).media_fbid ?? ''));
+      } catch {
+        return invalidParam(k);
+      }
+    }
+    const photos = refs.map((id) => uploads.find((u) => u.id === id && u.kind === 'photo' && !u.published && !u.attachedTo));
+    if (photos.some((p) => !p)) return graphError(400, { message: '(#100) param attached_media must be an array of unpublished photos of this Page', type: 'OAuthException', code: 100 });
+    const message = ctx.params.message ?? '';
+    if (!message.trim() && !refs.length && !ctx.params.link) return graphError(400, { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100, error_user_msg: 'Your post is empty.' });
+    if (message.length > 63206) return graphError(400, { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100, error_user_msg: 'The message is too long.' });
+    const last = posts.at(-1);
+    if (!refs.length && message.trim() && last && last.text === message) {
+      return graphError(400, {
+        message: '(#506) Duplicate status message',
+        type: 'OAuthException',
+        code: 506,
+        error_subcode: 1455006,
+        is_transient: false,
+        error_user_title: 'Duplicate Status Update',
+        error_user_msg: 'This status update is identical to the last one you posted. Try posting something different, or delete your previous update.',
+      });
+    }
+    const post = addPost(message, refs.length ? 'added_photos' : 'mobile_status_update', refs);
+    for (const p of photos) p!.attachedTo = post.id;
+    return json({ id: post.id });
+  }
+
+  function uploadPhoto(ctx: Ctx): Response {
+    const bad = unknownParam(ctx.params, /^(source|url|published|message|caption|no_story|temporary|access_token)$/);
+    if (bad) return invalidParam(bad);
+    const file = ctx.files.source;
+    if (!file && !ctx.params.url) return graphError(400, { message: '(#324) Requires upload file', type: 'OAuthException', code: 324 });
+    if (file && !IMAGE_TYPES.includes(file.type)) {
+      return graphError(400, { message: '(#100) Invalid image format. It should be an image file data.', type: 'OAuthException', code: 100 });
+    }
+    const published = ctx.params.published !== 'false';
+    const upload = addUpload('photo', file, ctx.params, published);
+    if (!published) return json({ id: upload.id });
+    const post = addPost(ctx.params.message ?? ctx.params.caption ?? '', 'added_photos', [upload.id]);
+    upload.attachedTo = post.id;
+    return json({ id: upload.id, post_id: post.id });
+  }
+
+  function createVideo(ctx: Ctx): Response {
+    const bad = unknownParam(ctx.params, /^(source|file_url|description|title|published|access_token)$/);
+    if (bad) return invalidParam(bad);
+    const file = ctx.files.source;
+    if (!file && !ctx.params.file_url) return graphError(400, { message: '(#100) No file data was uploaded', type: 'OAuthException', code: 100 });
+    if (file && !file.type.startsWith('video/')) return graphError(400, { message: '(#352) Sorry, the video file you selected is in a format that we don\'t support.', type: 'OAuthException', code: 352 });
+    const upload = addUpload('video', file, ctx.params, true);
+    const post = addPost(ctx.params.description ?? '', 'added_video', [upload.id]);
+    post.videoId = upload.id;
+    upload.attachedTo = post.id;
+    return json({ id: upload.id });
+  }
+
+  function addUpload(kind: 'photo' | 'video', file: File | undefined, params: Record<string, string>, published: boolean): FakeUpload {
+    const u: FakeUpload = {
+      id: nextId(),
+      kind,
+      fileName: file?.name ?? '',
+      mimeType: file?.type ?? '',
+      size: file?.size ?? 0,
+      published,
+      attachedTo: null,
+      params: withoutToken(params),
+    };
+    uploads.push(u);
+    return u;
+  }
+
+  // ---- Instagram and Threads containers ----------------------------------------------------
+
+  async function createContainer(ctx: Ctx): Promise<Response> {
+    const p = ctx.params;
+    const allowed =
+      flavor === 'instagram'
+        ? /^(image_url|video_url|media_type|is_carousel_item|caption|children|alt_text|cover_url|thumb_offset|share_to_feed|location_id|user_tags|collaborators|access_token)$/
+        : /^(media_type|text|image_url|video_url|is_carousel_item|children|alt_text|reply_to_id|reply_control|quote_post_id|link_attachment|topic_tag|location_id|auto_publish_text|access_token)$/;
+    const bad = unknownParam(p, allowed);
+    if (bad) return invalidParam(bad);
+
+    const carouselItem = p.is_carousel_item === 'true';
+    const textKey = flavor === 'instagram' ? 'caption' : 'text';
+    const text = p[textKey] ?? '';
+    const maxText = flavor === 'instagram' ? 2200 : 500;
+    if ([...text].length > maxText) {
+      return graphError(400, flavor === 'instagram'
+        ? { message: 'The caption is too long.', type: 'OAuthException', code: 100, error_subcode: 2207010 }
+        : { message: `Param text must be at most ${maxText} characters long.`, type: 'OAuthException', code: 100 });
+    }
+
+    const mediaType = p.media_type ?? (flavor === 'instagram' && p.image_url ? 'IMAGE' : '');
+    const need = (field: string) => graphError(400, { message: `(#100) The parameter ${field} is required`, type: 'OAuthException', code: 100 });
+    let children: string[] = [];
+    let mediaUrl: string | undefined;
+    switch (mediaType) {
+      case 'TEXT':
+        if (flavor !== 'threads') return invalidValue('media_type', mediaType);
+        if (!text.trim()) return need('text');
+        break;
+      case 'IMAGE':
+        if (!p.image_url) return need('image_url');
+        mediaUrl = p.image_url;
+        break;
+      case 'VIDEO':
+        if (!p.video_url) return need('video_url');
+        if (flavor === 'instagram' && !carouselItem) {
+          return graphError(400, { message: 'The media type VIDEO is only supported for carousel items; publish a single video with media_type=REELS.', type: 'OAuthException', code: 100 });
+        }
+        mediaUrl = p.video_url;
+        break;
+      case 'REELS':
+        if (flavor !== 'instagram') return invalidValue('media_type', mediaType);
+        if (!p.video_url) return need('video_url');
+        mediaUrl = p.video_url;
+        break;
+      case 'CAROUSEL': {
+        children = (p.children ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+        const max = flavor === 'instagram' ? 10 : 20;
+        const ok = children.every((id) => containers.find((c) => c.id === id && c.carouselItem && c.status === 'FINISHED'));
+        if (children.length < 2 || children.length > max || !ok) {
+          return graphError(400, { message: `Carousel validation failed: children must list 2 to ${max} finished carousel item containers.`, type: 'OAuthException', code: 100, error_subcode: 2207028 });
+        }
+        break;
+      }
+      default:
+        return mediaType ? invalidValue('media_type', mediaType) : need('media_type');
+    }
+    if (carouselItem && !mediaUrl) return invalidValue('is_carousel_item', 'true');
+
+    const c: FakeContainer = {
+      id: nextId(),
+      mediaType,
+      params: withoutToken(p),
+      carouselItem,
+      children,
+      status: 'FINISHED',
+      pendingPolls: 0,
+      fetched: null,
+    };
+    if (mediaUrl) {
+      // Meta downloads the media from the URL when the container is created.
+      const got = await download(mediaUrl);
+      if (!got) {
+        if (flavor === 'instagram' && mediaType === 'IMAGE') {
+          return graphError(400, {
+            message: 'Only photo or video can be accepted as media type.',
+            type: 'OAuthException',
+            code: 9004,
+            error_subcode: 2207052,
+            is_transient: false,
+            error_user_title: 'Media download has failed.',
+            error_user_msg: `The media could not be fetched from this uri: ${mediaUrl}`,
+          });
+        }
+        c.status = 'ERROR';
+        c.errorMessage = flavor === 'threads' ? (mediaType === 'VIDEO' ? 'FAILED_DOWNLOADING_VIDEO' : 'UNKNOWN') : 'Error: Media download has failed (2207052)';
+      } else {
+        c.fetched = { url: mediaUrl, ...got };
+        const wanted = mediaType === 'IMAGE' ? 'image/' : 'video/';
+        if (!got.contentType.startsWith(wanted)) {
+          c.status = 'ERROR';
+          c.errorMessage = flavor === 'threads' ? 'UNKNOWN' : 'Error: The media type is not supported (2207026)';
+        } else if (mediaType !== 'IMAGE') {
+          c.status = 'IN_PROGRESS';
+          c.pendingPolls = opts.videoPendingPolls ?? 1;
+        }
+      }
+    }
+    if (opts.containerError && c.status !== 'ERROR') {
+      c.status = 'ERROR';
+      c.errorMessage = opts.containerError;
+    }
+    containers.push(c);
+    return json({ id: c.id });
+  }
+
+  function containerStatus(id: string, params: Record<string, string>): Response {
+    const c = containers.find((x) => x.id === id)!;
+    if (c.status === 'IN_PROGRESS') {
+      if (c.pendingPolls > 0) c.pendingPolls--;
+      else c.status = 'FINISHED';
+    }
+    const all: Record<string, unknown> =
+      flavor === 'instagram'
+        ? { id: c.id, status_code: c.status, status: c.status === 'ERROR' ? c.errorMessage : igStatusText(c.status) }
+        : { id: c.id, status: c.status, ...(c.status === 'ERROR' ? { error_message: c.errorMessage } : {}) };
+    return json(pick(all, params.fields, ['id']));
+  }
+
+  function publishContainer(ctx: Ctx): Response {
+    const bad = unknownParam(ctx.params, /^(creation_id|access_token)$/);
+    if (bad) return invalidParam(bad);
+    const c = containers.find((x) => x.id === ctx.params.creation_id);
+    if (!c || c.carouselItem) {
+      return graphError(400, { message: 'Unsupported post request. The creation_id is not a container of this user.', type: 'OAuthException', code: 100, error_subcode: 33 });
+    }
+    if (c.status !== 'FINISHED') {
+      return graphError(400, {
+        message: 'Media ID is not available',
+        type: 'OAuthException',
+        code: 9007,
+        error_subcode: 2207027,
+        is_transient: false,
+        error_user_title: 'Media not ready for publishing',
+        error_user_msg: 'The media is not ready for publishing, please wait for a moment',
+      });
+    }
+    c.status = 'PUBLISHED';
+    const kind = { TEXT: 'TEXT_POST', IMAGE: 'IMAGE', VIDEO: 'VIDEO', REELS: 'VIDEO', CAROUSEL: 'CAROUSEL_ALBUM' }[c.mediaType] ?? c.mediaType;
+    const post = addPost(c.params[flavor === 'instagram' ? 'caption' : 'text'] ?? '', kind, [c.id, ...c.children]);
+    return json({ id: post.id });
+  }
+
+  // ---- reads -------------------------------------------------------------------------------
+
+  function readPost(id: string, params: Record<string, string>): Response {
+    const post = posts.find((p) => p.id === id);
+    if (!post) return unsupported('GET', id);
+    return json(pick(postJson(post), params.fields, ['id']));
+  }
+
+  function listPosts(params: Record<string, string>): Response {
+    const since = params.since ? Number(params.since) * 1000 : -Infinity;
+    const limit = Math.min(Number(params.limit ?? 25) || 25, 100);
+    const data = posts
+      .filter((p) => p.created.getTime() >= since)
+      .sort((a, b) => b.created.getTime() - a.created.getTime())
+      .slice(0, limit)
+      .map((p) => pick(postJson(p), params.fields, ['id']));
+    return json({ data, paging: { cursors: { before: 'QVFIUmJl', after: 'QVFIUmFm' } } });
+  }
+
+  function postJson(p: FakeGraphPost): Record<string, unknown> {
+    const time = graphTime(p.created);
+    if (flavor === 'facebook') {
+      return { id: p.id, message: p.text || undefined, created_time: time, permalink_url: p.permalink, status_type: p.kind };
+    }
+    if (flavor === 'instagram') {
+      return { id: p.id, caption: p.text || undefined, media_type: p.kind, permalink: p.permalink, shortcode: p.shortcode, timestamp: time, username: USERNAME };
+    }
+    return { id: p.id, text: p.text || undefined, media_type: p.kind, permalink: p.permalink, shortcode: p.shortcode, timestamp: time, username: USERNAME };
+  }
+
+  function addPost(text: string, kind: string, media: string[], created = new Date()): FakeGraphPost {
+    const id = flavor === 'facebook' ? `${accountId}_${nextId()}` : nextId();
+    const shortcode = `C${(seq * 7919).toString(36).toUpperCase()}x${id.slice(-4)}`;
+    const permalink =
+      flavor === 'facebook'
+        ? `https://www.facebook.com/${id.replace('_', '/posts/')}`
+        : flavor === 'instagram'
+          ? `https://www.instagram.com/p/${shortcode}/`
+          : `https://www.threads.com/@${USERNAME}/post/${shortcode}`;
+    const post: FakeGraphPost = { id, text, kind, created, permalink, shortcode, media };
+    posts.push(post);
+    return post;
+  }
+
+  // ---- media hosting -----------------------------------------------------------------------
+
+  function serveMedia(key: string): Response {
+    const m = hosted.get(key);
+    if (!m) return new Response('not found', { status: 404 });
+    return new Response(m.bytes as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': m.contentType } });
+  }
+
+  async function download(url: string): Promise<{ contentType: string; size: number } | null> {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (!res.ok) return null;
+      const bytes = await res.arrayBuffer();
+      return { contentType: res.headers.get('content-type') ?? '', size: bytes.byteLength };
+    } catch {
+      return null;
+    }
+  }
+
+  function hang(req: Request): Promise<Response> {
+    return new Promise((resolve) => {
+      const done = () => {
+        hanging.delete(done);
+        resolve(json({ error: { message: 'gave up', code: 2 } }, 504));
+      };
+      hanging.add(done);
+      req.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  return {
+    url: base,
+    flavor,
+    accountId,
+    posts,
+    containers,
+    uploads,
+    requests,
+    validTokens,
+    expiredTokens,
+    refreshed,
+    failNext(n, response, route = 'publish') {
+      for (let i = 0; i < n; i++) canned.push({ route, response });
+    },
+    expireToken(token) {
+      validTokens.delete(token);
+      expiredTokens.add(token);
+    },
+    hostMedia(bytes, contentType) {
+      const key = `m${hosted.size + 1}`;
+      hosted.set(key, { bytes, contentType });
+      return `${base}/__media/${key}`;
+    },
+    seedPost({ text, ageMs, kind }) {
+      const defaultKind = flavor === 'facebook' ? 'mobile_status_update' : flavor === 'instagram' ? 'IMAGE' : 'TEXT_POST';
+      const post = addPost(text, kind ?? defaultKind, [], new Date(Date.now() - ageMs));
+      posts.sort((a, b) => a.created.getTime() - b.created.getTime());
+      return post;
+    },
+    async stop() {
+      for (const done of [...hanging]) done();
+      await server.stop(true);
+    },
+  };
+}
+
+/** Graph merges query-string and body parameters; bodies may be form, multipart or JSON. */
+async function readParams(req: Request, url: URL): Promise<{ params: Record<string, string>; files: Record<string, File> }> {
+  const params: Record<string, string> = Object.fromEntries(url.searchParams);
+  const files: Record<string, File> = {};
+  const type = req.headers.get('content-type') ?? '';
+  if (req.method === 'POST' && type.includes('application/json')) {
+    const body: unknown = await req.json();
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
+    for (const [k, v] of Object.entries(body)) params[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  } else if (req.method === 'POST' && (type.includes('form-urlencoded') || type.includes('multipart/form-data'))) {
+    for (const [k, v] of await req.formData()) {
+      if (typeof v === 'string') params[k] = v;
+      else files[k] = v as File;
+    }
+  }
+  return { params, files };
+}
+
+function tokenOf(req: Request, params: Record<string, string>): string | undefined {
+  const auth = /^(?:Bearer|OAuth)\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim();
+  return params.access_token || auth || undefined;
+}
+
+function unknownParam(params: Record<string, string>, allowed: RegExp): string | undefined {
+  return Object.keys(params).find((k) => k !== 'fields' && !allowed.test(k));
+}
+
+function invalidParam(name: string): Response {
+  return graphError(400, { message: `(#100) Param ${name} is not a valid parameter`, type: 'OAuthException', code: 100 });
+}
+
+function invalidValue(name: string, value: string): Response {
+  return graphError(400, { message: `(#100) Param ${name} has an invalid value: ${value}`, type: 'OAuthException', code: 100 });
+}
+
+function unsupported(method: string, id: string): Response {
+  return graphError(400, {
+    message: `Unsupported ${method.toLowerCase()} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+    type: 'GraphMethodException',
+    code: 100,
+    error_subcode: 33,
+  });
+}
+
+function graphError(status: number, error: Record<string, unknown>, headers: Record<string, string> = {}): Response {
+  return json({ error: { ...error, fbtrace_id: `A${Math.random().toString(36).slice(2, 12)}` } }, status, headers);
+}
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=UTF-8', ...headers } });
+}
+
+/** Only the requested fields (Graph answers `fields=a,b` with a, b and the id). */
+function pick(all: Record<string, unknown>, fields: string | undefined, always: string[]): Record<string, unknown> {
+  const want = fields ? fields.split(',').map((f) => f.trim()) : Object.keys(all);
+  const out: Record<string, unknown> = {};
+  for (const k of [...always, ...want]) if (all[k] !== undefined) out[k] = all[k];
+  return out;
+}
+
+function withoutToken(params: Record<string, string>): Record<string, string> {
+  const { access_token: _, ...rest } = params;
+  return rest;
+}
+
+function graphTime(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, '+0000');
+}
+
+function igStatusText(status: string): string {
+  return status === 'FINISHED'
+    ? 'Finished: Media has been uploaded and it is complete.'
+    : status === 'IN_PROGRESS'
+      ? 'In Progress: Media is still being processed.'
+      : status === 'PUBLISHED'
+        ? 'Published: Media has been published.'
+        : status;
+}

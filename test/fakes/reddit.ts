@@ -1,0 +1,415 @@
+// A local fake of the parts of Reddit the connector uses: the OAuth API (submit, gallery submit,
+// media asset leases, /api/v1/me, a user's submissions), the S3 bucket the leases point at, and the
+// token endpoint of www.reddit.com, with Reddit's answer shapes (`{"json": {"errors": [[code, msg,
+// field]], "data": …}}`, `{"message", "error"}` for HTTP errors, 200 `{"error": "invalid_grant"}`
+// for a rejected refresh token) and X-Ratelimit-* headers.
+export interface FakeRedditPost {
+  id: string;
+  name: string;
+  kind: 'self' | 'link' | 'image' | 'video' | 'gallery';
+  subreddit: string;
+  title: string;
+  text: string;
+  url: string | null;
+  videoPosterUrl: string | null;
+  galleryItems: { media_id: string; caption: string }[];
+  author: string;
+  createdUtc: number;
+  permalink: string;
+  /** Media posts appear in listings only after this many more listing requests (Reddit processes them first). */
+  pendingPolls: number;
+}
+
+export interface FakeRedditUpload {
+  assetId: string;
+  key: string;
+  url: string;
+  mimeType: string;
+  fileName: string;
+  size: number;
+  fieldOrder: string[];
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  userAgent: string | null;
+  authorization: string | null;
+}
+
+export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
+export type FakeRoute = 'submit' | 'gallery' | 'asset' | 'bucket' | 'listing' | 'me' | 'token';
+
+export interface FakeReddit {
+  /** Serves both oauth.reddit.com and www.reddit.com paths. */
+  url: string;
+  posts: FakeRedditPost[];
+  uploads: FakeRedditUpload[];
+  requests: FakeRequest[];
+  /** access token → the user and scopes it acts for. */
+  tokens: Map<string, { user: string; scopes: string[] }>;
+  refreshTokens: Map<string, { user: string; scopes: string[] }>;
+  /** The next n requests to `route` (default submit) answer this instead. */
+  failNext(n: number, response: FakeResponse, route?: FakeRoute): void;
+  expireToken(token: string): void;
+  /** Adds an earlier post of the account (e.g. one a lost attempt made). */
+  addPost(p: Partial<FakeRedditPost> & Pick<FakeRedditPost, 'subreddit' | 'title'>): FakeRedditPost;
+  stop(): Promise<void>;
+}
+
+export interface FakeRedditOptions {
+  /** Subreddits that exist; `noSelfs` ones reject text posts, `restricted` ones reject the user. */
+  subreddits?: Record<string, { noSelfs?: boolean; restricted?: boolean }>;
+  mediaPendingPolls?: number;
+  /** Return a new refresh token on every refresh (Reddit does not today). */
+  rotateRefreshTokens?: boolean;
+  client?: { id: string; secret: string };
+}
+
+const SCOPES = ['submit', 'identity', 'history'];
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
+const VIDEO_TYPES = ['video/mp4', 'video/quicktime'];
+const GENERIC_AGENT = /^(bun|node|undici|python-requests|curl|axios|go-http-client)\b/i;
+
+export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<FakeReddit> {
+  const subreddits = opts.subreddits ?? { test: {}, pics: { noSelfs: true }, secretclub: { restricted: true } };
+  const client = opts.client ?? { id: 'client-id', secret: 'client-secret' };
+  const posts: FakeRedditPost[] = [];
+  const uploads: FakeRedditUpload[] = [];
+  const requests: FakeRequest[] = [];
+  const tokens = new Map([['good-token', { user: 'poster', scopes: SCOPES }]]);
+  const refreshTokens = new Map([['refresh-1', { user: 'poster', scopes: SCOPES }]]);
+  const leases = new Map<string, { fields: { name: string; value: string }[]; assetId: string; fileName: string }>();
+  const canned = new Map<FakeRoute, FakeResponse[]>();
+  const hanging = new Set<() => void>();
+  let seq = 1_000_000;
+  const base36 = () => (seq++).toString(36);
+  let tokenSeq = 1;
+  let clock = Math.floor(Date.now() / 1000);
+  const now = () => Math.max((clock += 1), Math.floor(Date.now() / 1000));
+
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: handle });
+  const base = `http://127.0.0.1:${server.port}`;
+
+  async function handle(req: Request): Promise<Response> {
+    const u = new URL(req.url);
+    const path = u.pathname;
+    requests.push({ method: req.method, path, userAgent: req.headers.get('user-agent'), authorization: req.headers.get('authorization') });
+    const route = routeOf(req.method, path);
+    if (!route) return redditJson({ message: 'Not Found', error: 404 }, 404);
+
+    const agent = req.headers.get('user-agent') ?? '';
+    if (route !== 'bucket' && (!agent || GENERIC_AGENT.test(agent))) {
+      // Reddit throttles requests without a descriptive User-Agent.
+      return new Response('<html><body><h1>whoa there, pardner!</h1></body></html>', { status: 429, headers: { 'Content-Type': 'text/html' } });
+    }
+
+    let acceptThenHang = false;
+    const next = canned.get(route)?.shift();
+    if (next === 'hang') return hang(req);
+    if (next === 'accept-then-hang') acceptThenHang = true;
+    else if (next && typeof next.body === 'string') return new Response(next.body, { status: next.status, headers: { 'Content-Type': 'application/xml', ...next.headers } });
+    else if (next) return redditJson(next.body ?? { message: `HTTP ${next.status}`, error: next.status }, next.status, next.headers);
+
+    if (route === 'token') return token(req);
+    if (route === 'bucket') return bucket(req);
+
+    const auth = authorize(req);
+    if (auth instanceof Response) return auth;
+    const needed = { submit: 'submit', gallery: 'submit', asset: 'submit', listing: 'history', me: 'identity' }[route];
+    if (!auth.scopes.includes(needed)) {
+      return redditJson({ message: 'Forbidden', error: 403 }, 403, {
+        'www-authenticate': `Bearer realm="reddit", error="insufficient_scope", scope="${needed}"`,
+      });
+    }
+    let res: Response;
+    if (route === 'me') res = redditJson({ name: auth.user, id: 'u1', is_suspended: false });
+    else if (route === 'listing') res = listing(decodeURIComponent(path.split('/')[2]!), Number(u.searchParams.get('limit') ?? 25));
+    else if (route === 'asset') res = await asset(req);
+    else if (route === 'gallery') res = await gallery(req, auth.user);
+    else res = await submit(req, auth.user);
+    return acceptThenHang ? hang(req) : res;
+  }
+
+  function routeOf(method: string, path: string): FakeRoute | null {
+    if (method === 'POST' && path === '/api/submit') return 'submit';
+    if (method === 'POST' && path === '/api/submit_gallery_post.json') return 'gallery';
+    if (method === 'POST' && path === '/api/media/asset.json') return 'asset';
+    if (method === 'POST' && path === '/media-bucket') return 'bucket';
+    if (method === 'POST' && path === '/api/v1/access_token') return 'token';
+    if (method === 'GET' && path === '/api/v1/me') return 'me';
+    if (method === 'GET' && /^\/user\/[^/]+\/submitted\/?$/.test(path)) return 'listing';
+    return null;
+  }
+
+  function authorize(req: Request): { user: string; scopes: string[] } | Response {
+    const token = /^bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim();
+    const found = token ? tokens.get(token) : undefined;
+    if (found) return found;
+    return redditJson({ message: 'Unauthorized', error: 401 }, 401, { 'www-authenticate': 'Bearer realm="reddit", error="invalid_token"' });
+  }
+
+  async function submit(req: Request, user: string): Promise<Response> {
+    const f = await formOf(req);
+    if (!f) return redditJson({ message: 'Bad Request', error: 400 }, 400);
+    if (f.api_type !== 'json') {
+      // Without api_type=json Reddit answers in its old jQuery format.
+      return redditJson({ jquery: [[0, 1, 'call', ['body']], [1, 2, 'attr', 'find']], success: false });
+    }
+    const kind = f.kind;
+    if (kind !== 'self' && kind !== 'link' && kind !== 'image' && kind !== 'video') return errors([['INVALID_OPTION', "that option is not valid", 'kind']]);
+    const problem = checkCommon(f.sr, f.title) ?? checkKind(kind, f);
+    if (problem) return errors([problem]);
+    const sub = subName(f.sr!);
+    if (kind === 'link' && f.resubmit !== 'true' && posts.some((p) => p.kind === 'link' && p.url === f.url && p.subreddit === sub)) {
+      return errors([['ALREADY_SUB', 'that link has already been submitted', 'url']]);
+    }
+    const post = create({ kind, subreddit: sub, title: f.title!, text: f.text ?? '', url: f.url ?? null, videoPosterUrl: f.video_poster_url ?? null, author: user });
+    if (kind === 'image' || kind === 'video') {
+      return redditJson({ json: { errors: [], data: { user_submitted_page: `https://www.reddit.com/user/${user}/submitted/`, websocket_url: `wss://ws.example/rte_images/${post.id}` } } });
+    }
+    return redditJson({ json: { errors: [], data: { url: `https://www.reddit.com${post.permalink}`, drafts_count: 0, id: post.id, name: post.name } } });
+  }
+
+  async function gallery(req: Request, user: string): Promise<Response> {
+    let b: Record<string, unknown>;
+    try {
+      b = (await req.json()) as Record<string, unknown>;
+    } catch {
+      return redditJson({ message: 'Bad Request', error: 400 }, 400);
+    }
+    const problem = checkCommon(str(b.sr), str(b.title));
+    if (problem) return errors([problem]);
+    const items = Array.isArray(b.items) ? (b.items as { media_id?: unknown; caption?: unknown }[]) : [];
+    if (items.length < 2 || items.length > 20) return errors([['BAD_GALLERY', 'galleries need between 2 and 20 items', 'items']]);
+    const bad = items.find((i) => !uploads.some((x) => x.assetId === i.media_id && IMAGE_TYPES.includes(x.mimeType)));
+    if (bad) return errors([['MEDIA_UPLOAD_FAILED', `media ${String(bad.media_id)} is not an uploaded image`, 'items']]);
+    if (items.some((i) => typeof i.caption === 'string' && i.caption.length > 180)) return errors([['TOO_LONG', 'this is too long (max: 180)', 'caption']]);
+    const post = create({
+      kind: 'gallery',
+      subreddit: subName(str(b.sr)!),
+      title: str(b.title)!,
+      text: str(b.text) ?? '',
+      galleryItems: items.map((i) => ({ media_id: String(i.media_id), caption: str(i.caption) ?? '' })),
+      author: user,
+      pendingPolls: 0,
+    });
+    return redditJson({ json: { errors: [], data: { url: `https://www.reddit.com/gallery/${post.id}` } } });
+  }
+
+  function checkCommon(sr: string | undefined, title: string | undefined): [string, string, string] | null {
+    if (!sr) return ['SUBREDDIT_REQUIRED', 'please enter a subreddit', 'sr'];
+    const sub = subreddits[subName(sr)];
+    if (!sub) return ['SUBREDDIT_NOEXIST', "that subreddit doesn't exist", 'sr'];
+    if (sub.restricted) return ['SUBREDDIT_NOTALLOWED', "you aren't allowed to post there.", 'sr'];
+    if (!title?.trim()) return ['NO_TEXT', 'we need something here', 'title'];
+    if (title.length > 300) return ['TOO_LONG', 'this is too long (max: 300)', 'title'];
+    return null;
+  }
+
+  function checkKind(kind: string, f: Record<string, string>): [string, string, string] | null {
+    if (kind === 'self' && subreddits[subName(f.sr!)]!.noSelfs) return ['NO_SELFS', "this subreddit doesn't allow text posts", 'sr'];
+    if ((f.text ?? '').length > 40_000) return ['TOO_LONG', 'this is too long (max: 40000)', 'text'];
+    if (kind === 'link' && !f.url) return ['NO_URL', 'a url is required', 'url'];
+    if (kind === 'image' && !uploadAt(f.url, IMAGE_TYPES)) return ['BAD_URL', 'you should check that url', 'url'];
+    if (kind === 'video') {
+      if (!uploadAt(f.url, VIDEO_TYPES)) return ['BAD_URL', 'you should check that url', 'url'];
+      if (!uploadAt(f.video_poster_url, IMAGE_TYPES)) return ['NO_VIDEO_POSTER', 'a video post needs a poster image', 'video_poster_url'];
+    }
+    return null;
+  }
+
+  const uploadAt = (url: string | undefined, types: string[]) => !!url && uploads.some((x) => x.url === url && types.includes(x.mimeType));
+
+  async function asset(req: Request): Promise<Response> {
+    const f = await formOf(req);
+    if (!f?.filepath || !f.mimetype) return redditJson({ message: 'Bad Request', error: 400 }, 400);
+    if (![...IMAGE_TYPES, ...VIDEO_TYPES].includes(f.mimetype)) return redditJson({ message: 'Bad Request', error: 400, reason: 'unsupported mimetype' }, 400);
+    const assetId = `a${base36()}`;
+    const key = `rte_images/${assetId}`;
+    const fields = [
+      { name: 'acl', value: 'private' },
+      { name: 'key', value: key },
+      { name: 'X-Amz-Credential', value: 'AKIAFAKE/20261121/us-east-1/s3/aws4_request' },
+      { name: 'X-Amz-Algorithm', value: 'AWS4-HMAC-SHA256' },
+      { name: 'X-Amz-Date', value: '20261121T000000Z' },
+      { name: 'success_action_status', value: '201' },
+      { name: 'content-type', value: f.mimetype },
+      { name: 'x-amz-storage-class', value: 'STANDARD' },
+      { name: 'x-amz-meta-ext', value: f.filepath.split('.').pop() ?? '' },
+      { name: 'policy', value: btoa(JSON.stringify({ expiration: new Date(Date.now() + 600_000).toISOString(), key })) },
+      { name: 'X-Amz-Signature', value: `sig-${assetId}` },
+      { name: 'x-amz-security-token', value: 'fake-session-token' },
+    ];
+    leases.set(key, { fields, assetId, fileName: f.filepath });
+    return redditJson({
+      args: { action: `//127.0.0.1:${server.port}/media-bucket`, fields },
+      asset: { asset_id: assetId, processing_state: 'incomplete', payload: { filepath: f.filepath }, websocket_url: `wss://ws.example/rte_images/${assetId}` },
+    });
+  }
+
+  /** S3 POST object: every lease field, unchanged and in order, then the file; no Authorization header. */
+  async function bucket(req: Request): Promise<Response> {
+    if (req.headers.get('authorization')) return s3Error(400, 'InvalidArgument', 'Unsupported Authorization Type');
+    const form = await req.formData().catch(() => null);
+    if (!form) return s3Error(400, 'MalformedPOSTRequest', 'The body of your POST request is not well-formed multipart/form-data.');
+    const names = [...form.keys()];
+    const key = form.get('key');
+    const lease = typeof key === 'string' ? leases.get(key) : undefined;
+    if (!lease) return s3Error(403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed: ["eq", "$key", ...]');
+    const expected = [...lease.fields.map((f) => f.name), 'file'];
+    if (names.join(',') !== expected.join(',')) return s3Error(400, 'InvalidArgument', `Fields out of order or missing: ${names.join(',')}`);
+    if (lease.fields.some((f) => form.get(f.name) !== f.value)) return s3Error(403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed');
+    const file = form.get('file');
+    if (!(file instanceof Blob) || file.size === 0) return s3Error(400, 'IncorrectNumberOfFilesInPostRequest', 'POST requires exactly one file upload per request.');
+    leases.delete(key as string);
+    const url = `${base}/media-bucket/${key}`;
+    uploads.push({
+      assetId: lease.assetId,
+      key: key as string,
+      url,
+      mimeType: lease.fields.find((f) => f.name === 'content-type')!.value,
+      fileName: file instanceof File && file.name ? file.name : lease.fileName,
+      size: file.size,
+      fieldOrder: names,
+    });
+    const xml = `<?xml version="1.0" encoding="UTF-8"?><PostResponse><Location>${url.replace(/\//g, '%2F')}</Location><Bucket>reddit-uploaded-media</Bucket><Key>${key}</Key><ETag>"etag"</ETag></PostResponse>`;
+    return new Response(xml, { status: 201, headers: { 'Content-Type': 'application/xml' } });
+  }
+
+  function listing(user: string, limit: number): Response {
+    const own = posts.filter((p) => p.author.toLowerCase() === user.toLowerCase());
+    const visible = own.filter((p) => {
+      if (p.pendingPolls > 0) {
+        p.pendingPolls--;
+        return false;
+      }
+      return true;
+    });
+    const children = visible
+      .sort((a, b) => b.createdUtc - a.createdUtc)
+      .slice(0, Math.min(Math.max(limit, 1), 100))
+      .map((p) => ({ kind: 't3', data: listingData(p) }));
+    return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } });
+  }
+
+  function listingData(p: FakeRedditPost) {
+    return {
+      id: p.id,
+      name: p.name,
+      title: p.title,
+      subreddit: p.subreddit,
+      subreddit_name_prefixed: `r/${p.subreddit}`,
+      author: p.author,
+      permalink: p.permalink,
+      url: p.kind === 'self' ? `https://www.reddit.com${p.permalink}` : (p.url ?? `https://www.reddit.com/gallery/${p.id}`),
+      created_utc: p.createdUtc,
+      is_self: p.kind === 'self',
+      is_video: p.kind === 'video',
+      selftext: p.text,
+    };
+  }
+
+  async function token(req: Request): Promise<Response> {
+    const basic = /^basic\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
+    if (!basic || atob(basic) !== `${client.id}:${client.secret}`) return redditJson({ message: 'Unauthorized', error: 401 }, 401);
+    const f = await formOf(req);
+    if (f?.grant_type !== 'refresh_token') return redditJson({ error: 'unsupported_grant_type' }, 400);
+    const grant = f.refresh_token ? refreshTokens.get(f.refresh_token) : undefined;
+    if (!grant) return redditJson({ error: 'invalid_grant' });
+    const access = `access-${tokenSeq++}`;
+    tokens.set(access, grant);
+    const body: Record<string, unknown> = { access_token: access, token_type: 'bearer', expires_in: 86400, scope: grant.scopes.join(' ') };
+    if (opts.rotateRefreshTokens) {
+      refreshTokens.delete(f.refresh_token!);
+      const next = `refresh-${tokenSeq++}`;
+      refreshTokens.set(next, grant);
+      body.refresh_token = next;
+    }
+    return redditJson(body);
+  }
+
+  function create(p: Partial<FakeRedditPost> & Pick<FakeRedditPost, 'kind' | 'subreddit' | 'title' | 'author'>): FakeRedditPost {
+    const id = base36();
+    const slug = p.title.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 50);
+    const post: FakeRedditPost = {
+      id,
+      name: `t3_${id}`,
+      text: '',
+      url: null,
+      videoPosterUrl: null,
+      galleryItems: [],
+      createdUtc: now(),
+      permalink: `/r/${p.subreddit}/comments/${id}/${slug}/`,
+      pendingPolls: p.kind === 'image' || p.kind === 'video' ? (opts.mediaPendingPolls ?? 1) : 0,
+      ...p,
+    };
+    posts.push(post);
+    return post;
+  }
+
+  function hang(req: Request): Promise<Response> {
+    return new Promise((resolve) => {
+      const done = () => {
+        hanging.delete(done);
+        resolve(redditJson({ message: 'gave up', error: 504 }, 504));
+      };
+      hanging.add(done);
+      req.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  return {
+    url: base,
+    posts,
+    uploads,
+    requests,
+    tokens,
+    refreshTokens,
+    failNext(n, response, route = 'submit') {
+      const list = canned.get(route) ?? [];
+      for (let i = 0; i < n; i++) list.push(response);
+      canned.set(route, list);
+    },
+    expireToken(t) {
+      tokens.delete(t);
+    },
+    addPost(p) {
+      return create({ kind: 'self', author: 'poster', ...p, subreddit: subName(p.subreddit) });
+    },
+    async stop() {
+      for (const done of [...hanging]) done();
+      await server.stop(true);
+    },
+  };
+}
+
+function errors(list: [string, string, string][]): Response {
+  return redditJson({ json: { errors: list } });
+}
+
+function redditJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      'Content-Type': 'application/json; charset=UTF-8',
+      'x-ratelimit-used': '1',
+      'x-ratelimit-remaining': '99.0',
+      'x-ratelimit-reset': '420',
+      ...headers,
+    },
+  });
+}
+
+function s3Error(status: number, code: string, message: string): Response {
+  const xml = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message><RequestId>fake</RequestId></Error>`;
+  return new Response(xml, { status, headers: { 'Content-Type': 'application/xml' } });
+}
+
+async function formOf(req: Request): Promise<Record<string, string> | null> {
+  if (!(req.headers.get('content-type') ?? '').includes('application/x-www-form-urlencoded')) return null;
+  return Object.fromEntries(new URLSearchParams(await req.text()));
+}
+
+const subName = (sr: string) => sr.replace(/^\/?r\//i, '').toLowerCase();
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);

@@ -1,0 +1,440 @@
+// A local fake of TikTok's Content Posting API v2 (Direct Post, FILE_UPLOAD), the upload server,
+// status/fetch, the Display API's /v2/video/list/ and the OAuth token endpoint, with TikTok's
+// envelope {data, error: {code, message, log_id}} (code "ok" on success) and its error codes.
+export interface FakeCreator {
+  creator_avatar_url: string;
+  creator_username: string;
+  creator_nickname: string;
+  privacy_level_options: string[];
+  comment_disabled: boolean;
+  duet_disabled: boolean;
+  stitch_disabled: boolean;
+  max_video_post_duration_sec: number;
+}
+
+export interface FakePublish {
+  publishId: string;
+  token: string;
+  postInfo: Record<string, unknown>;
+  sourceInfo: { source: string; video_size: number; chunk_size: number; total_chunk_count: number };
+  uploadId: string;
+  received: number;
+  /** Byte length of each accepted chunk, in order. */
+  chunks: number[];
+  contentTypes: string[];
+  uploadExpired: boolean;
+  /** status/fetch answers PROCESSING_UPLOAD this many more times after the upload completed. */
+  processingPolls: number;
+  /** PUBLISH_COMPLETE answers without a post id this many more times (moderation). */
+  moderationPolls: number;
+  failReason: string | null;
+  post: FakePost | null;
+}
+
+export interface FakePost {
+  /** int64 beyond 2^53, serialised as a bare JSON number in status/fetch like TikTok's. */
+  id: string;
+  caption: string;
+  privacy: string;
+  createdMs: number;
+  token: string;
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  search: string;
+  contentRange: string | null;
+  contentType: string | null;
+}
+
+export type FakeResponse =
+  | { status: number; body?: unknown; headers?: Record<string, string>; accept?: boolean }
+  | 'hang'
+  | 'accept-then-hang';
+
+export type FakeRoute = 'creator_info' | 'init' | 'upload' | 'status' | 'video_list' | 'token';
+
+export interface FakeTikTokOptions {
+  /** status/fetch polls answering PROCESSING_UPLOAD after the upload (default 1). */
+  processingPolls?: number;
+  /** Polls of a public post answering PUBLISH_COMPLETE without its id (default 0). */
+  moderationPolls?: number;
+  /** An unaudited client: anything but SELF_ONLY is refused at video/init. */
+  unaudited?: boolean;
+}
+
+export interface FakeTikTok {
+  url: string;
+  creator: FakeCreator;
+  publishes: FakePublish[];
+  posts: FakePost[];
+  requests: FakeRequest[];
+  validTokens: Set<string>;
+  /** Scopes each token lacks (default: none). */
+  missingScopes: Map<string, Set<string>>;
+  refreshTokens: Set<string>;
+  issued: { accessToken: string; refreshToken: string }[];
+  failNext(n: number, response: FakeResponse, route?: FakeRoute): void;
+  /** The next completed upload ends FAILED with this fail_reason. */
+  failPublishNext(reason: string): void;
+  expireToken(token: string): void;
+  addPost(p: Partial<FakePost> & { caption: string }): FakePost;
+  stop(): Promise<void>;
+}
+
+export const FAKE_APP = { clientId: 'awfakeclientkey', clientSecret: 'fake-client-secret' };
+
+const MB = 1024 * 1024;
+const POST_INFO = new Set([
+  'title', 'privacy_level', 'disable_duet', 'disable_stitch', 'disable_comment', 'video_cover_timestamp_ms',
+  'brand_content_toggle', 'brand_organic_toggle', 'is_aigc',
+]);
+const SOURCE_INFO = new Set(['source', 'video_size', 'chunk_size', 'total_chunk_count', 'video_url']);
+const VIDEO_FIELDS = new Set(['id', 'create_time', 'cover_image_url', 'share_url', 'video_description', 'duration', 'height', 'width', 'title', 'embed_html', 'embed_link', 'like_count', 'comment_count', 'share_count', 'view_count']);
+
+export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<FakeTikTok> {
+  const creator: FakeCreator = {
+    creator_avatar_url: 'https://p16-sign.tiktokcdn.com/avatar.jpeg',
+    creator_username: 'kite.maker',
+    creator_nickname: 'Kite Maker',
+    privacy_level_options: ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'SELF_ONLY'],
+    comment_disabled: false,
+    duet_disabled: false,
+    stitch_disabled: false,
+    max_video_post_duration_sec: 600,
+  };
+  const publishes: FakePublish[] = [];
+  const posts: FakePost[] = [];
+  const requests: FakeRequest[] = [];
+  const validTokens = new Set(['good-token']);
+  const missingScopes = new Map<string, Set<string>>();
+  const refreshTokens = new Set(['good-refresh']);
+  const issued: { accessToken: string; refreshToken: string }[] = [];
+  const canned: Record<FakeRoute, FakeResponse[]> = { creator_info: [], init: [], upload: [], status: [], video_list: [], token: [] };
+  const failReasons: string[] = [];
+  const hanging = new Set<() => void>();
+  let counter = 0;
+  let nextPostId = 7_380_080_137_682_881_835n;
+
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: handle });
+  const base = `http://127.0.0.1:${server.port}`;
+
+  async function handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    requests.push({
+      method: req.method,
+      path: url.pathname,
+      search: url.search,
+      contentRange: req.headers.get('content-range'),
+      contentType: req.headers.get('content-type'),
+    });
+    const route = routeOf(req.method, url.pathname);
+    if (!route) return apiError(404, 'not_found', 'The requested path does not exist.');
+
+    const next = canned[route].shift();
+    if (next === 'hang') return hang(req);
+    const acceptThenHang = next === 'accept-then-hang';
+    let after: Exclude<FakeResponse, 'hang' | 'accept-then-hang'> | undefined;
+    if (next && next !== 'accept-then-hang') {
+      if (!next.accept) return reply(next);
+      after = next;
+    }
+
+    let res: Response;
+    if (route === 'token') res = await token(req);
+    else if (route === 'upload') res = await upload(req, url);
+    else {
+      const scope = route === 'video_list' ? 'video.list' : 'video.publish';
+      const auth = authorize(req, scope);
+      if (auth instanceof Response) return auth;
+      if (route !== 'creator_info' && !(req.headers.get('content-type') ?? '').startsWith('application/json')) {
+        return apiError(400, 'invalid_params', 'Content-Type must be application/json.');
+      }
+      if (route === 'creator_info') res = ok(creator);
+      else if (route === 'init') res = await init(req, auth);
+      else if (route === 'status') res = await status(req);
+      else res = await videoList(req, url, auth);
+    }
+    if (acceptThenHang) return hang(req);
+    return after ? reply(after) : res;
+  }
+
+  function routeOf(method: string, path: string): FakeRoute | null {
+    if (method === 'PUT' && path === '/upload/') return 'upload';
+    if (method !== 'POST') return null;
+    const routes: Record<string, FakeRoute> = {
+      '/v2/oauth/token/': 'token',
+      '/v2/post/publish/creator_info/query/': 'creator_info',
+      '/v2/post/publish/video/init/': 'init',
+      '/v2/post/publish/status/fetch/': 'status',
+      '/v2/video/list/': 'video_list',
+    };
+    return routes[path] ?? null;
+  }
+
+  function authorize(req: Request, scope: string): string | Response {
+    const t = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim();
+    if (!t || !validTokens.has(t)) {
+      return apiError(401, 'access_token_invalid', 'The access token is invalid or not found in the request.');
+    }
+    if (missingScopes.get(t)?.has(scope)) {
+      return apiError(401, 'scope_not_authorized', `The user did not authorize the scope required for completing this request. (${scope})`);
+    }
+    return t;
+  }
+
+  async function init(req: Request, tok: string): Promise<Response> {
+    const body = (await req.json().catch(() => null)) as { post_info?: Record<string, unknown>; source_info?: Record<string, unknown> } | null;
+    if (!body || typeof body.post_info !== 'object' || typeof body.source_info !== 'object') {
+      return apiError(400, 'invalid_param', 'post_info and source_info are required.');
+    }
+    const info = body.post_info!;
+    const src = body.source_info!;
+    for (const k of Object.keys(body)) if (k !== 'post_info' && k !== 'source_info') return apiError(400, 'invalid_param', `Unknown field ${k}.`);
+    for (const k of Object.keys(info)) if (!POST_INFO.has(k)) return apiError(400, 'invalid_param', `Unknown field post_info.${k}.`);
+    for (const k of Object.keys(src)) if (!SOURCE_INFO.has(k)) return apiError(400, 'invalid_param', `Unknown field source_info.${k}.`);
+    if (info.title !== undefined && (typeof info.title !== 'string' || info.title.length > 2200)) {
+      return apiError(400, 'invalid_param', 'The title is invalid or longer than 2200 characters.');
+    }
+    for (const k of ['disable_duet', 'disable_stitch', 'disable_comment', 'brand_organic_toggle', 'is_aigc']) {
+      if (info[k] !== undefined && typeof info[k] !== 'boolean') return apiError(400, 'invalid_param', `post_info.${k} must be a boolean.`);
+    }
+    if (typeof info.brand_content_toggle !== 'boolean') return apiError(400, 'invalid_param', 'post_info.brand_content_toggle is required.');
+    if (typeof info.privacy_level !== 'string' || !creator.privacy_level_options.includes(info.privacy_level)) {
+      return apiError(
+        403,
+        'privacy_level_option_mismatch',
+        'privacy_level is not specified or not among the options from the privacy_level_options returned in /publish/creator_info/query/ API.',
+      );
+    }
+    if (opts.unaudited && info.privacy_level !== 'SELF_ONLY') {
+      return apiError(403, 'unaudited_client_can_only_post_to_private_accounts', 'Unaudited clients can only post to a private account.');
+    }
+    if (src.source !== 'FILE_UPLOAD') return apiError(400, 'invalid_param', 'This fake only takes source FILE_UPLOAD.');
+    const problem = chunkProblem(Number(src.video_size), Number(src.chunk_size), Number(src.total_chunk_count));
+    if (problem) return apiError(400, 'invalid_param', problem);
+
+    const n = ++counter;
+    const p: FakePublish = {
+      publishId: `v_pub_file~v2-1.${7_300_000_000_000_000_000n + BigInt(n)}`,
+      token: tok,
+      postInfo: info,
+      sourceInfo: src as FakePublish['sourceInfo'],
+      uploadId: `upl${n}`,
+      received: 0,
+      chunks: [],
+      contentTypes: [],
+      uploadExpired: false,
+      processingPolls: opts.processingPolls ?? 1,
+      moderationPolls: opts.moderationPolls ?? 0,
+      failReason: null,
+      post: null,
+    };
+    publishes.push(p);
+    return ok({ publish_id: p.publishId, upload_url: `${base}/upload/?upload_id=${p.uploadId}&upload_token=tok${n}` });
+  }
+
+  async function upload(req: Request, url: URL): Promise<Response> {
+    const p = publishes.find((x) => x.uploadId === url.searchParams.get('upload_id') && `tok${x.uploadId.slice(3)}` === url.searchParams.get('upload_token'));
+    if (!p) return new Response(null, { status: 404 });
+    if (p.uploadExpired) return new Response(null, { status: 403 });
+    const bytes = new Uint8Array(await req.arrayBuffer());
+    const type = req.headers.get('content-type') ?? '';
+    if (!['video/mp4', 'video/quicktime', 'video/webm'].includes(type)) return new Response(null, { status: 400 });
+    const { video_size: size, chunk_size: chunk, total_chunk_count: count } = p.sourceInfo;
+    const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(req.headers.get('content-range') ?? '');
+    if (!m || Number(m[3]) !== size || bytes.byteLength !== Number(m[2]) - Number(m[1]) + 1) return new Response(null, { status: 400 });
+    const from = Number(m[1]);
+    if (from !== p.received || p.received >= size) return new Response(null, { status: 416, headers: held(p) });
+    const index = from / chunk;
+    const expected = index === count - 1 ? size - from : chunk;
+    if (bytes.byteLength !== expected) return new Response(null, { status: 400 });
+    p.received += bytes.byteLength;
+    p.chunks.push(bytes.byteLength);
+    p.contentTypes.push(type);
+    if (p.received < size) return new Response(null, { status: 206, headers: held(p) });
+    complete(p);
+    return new Response(null, { status: 201, headers: held(p) });
+  }
+
+  /** The upload is in: TikTok processes and posts it (or fails it) whether or not anyone polls. */
+  function complete(p: FakePublish) {
+    const reason = failReasons.shift();
+    if (reason) {
+      p.failReason = reason;
+      return;
+    }
+    p.post = {
+      id: String(nextPostId++),
+      caption: typeof p.postInfo.title === 'string' ? p.postInfo.title : '',
+      privacy: String(p.postInfo.privacy_level),
+      createdMs: Date.now(),
+      token: p.token,
+    };
+    posts.push(p.post);
+  }
+
+  async function status(req: Request): Promise<Response> {
+    const body = (await req.json().catch(() => null)) as { publish_id?: unknown } | null;
+    const p = publishes.find((x) => x.publishId === body?.publish_id);
+    if (!p) return apiError(400, 'invalid_publish_id', 'The publish_id does not exist');
+    let state: string;
+    let ids: string[] = [];
+    if (p.received < p.sourceInfo.video_size || p.processingPolls > 0) {
+      if (p.received >= p.sourceInfo.video_size) p.processingPolls--;
+      state = 'PROCESSING_UPLOAD';
+    } else if (p.failReason) {
+      state = 'FAILED';
+    } else {
+      state = 'PUBLISH_COMPLETE';
+      if (p.post!.privacy === 'PUBLIC_TO_EVERYONE') {
+        if (p.moderationPolls > 0) p.moderationPolls--;
+        else ids = [p.post!.id];
+      }
+    }
+    // Hand-written so the int64 ids go out as bare numbers, as TikTok sends them.
+    const text =
+      `{"data":{"status":"${state}",${p.failReason ? `"fail_reason":"${p.failReason}",` : ''}` +
+      `"publicaly_available_post_id":[${ids.join(',')}],"uploaded_bytes":${p.received}},` +
+      `"error":{"code":"ok","message":"","log_id":"${logId()}"}}`;
+    return new Response(text, { headers: { 'Content-Type': 'application/json' } });
+  }
+
+  async function videoList(req: Request, url: URL, tok: string): Promise<Response> {
+    const fields = (url.searchParams.get('fields') ?? '').split(',').filter(Boolean);
+    if (!fields.length || fields.some((f) => !VIDEO_FIELDS.has(f))) return apiError(400, 'invalid_params', 'fields is missing or has an unknown field.');
+    const body = (await req.json().catch(() => null)) as { max_count?: unknown; cursor?: unknown } | null;
+    const max = body?.max_count ?? 10;
+    if (typeof max !== 'number' || max < 1 || max > 20) return apiError(400, 'invalid_params', 'max_count must be between 1 and 20.');
+    const cursor = typeof body?.cursor === 'number' ? body.cursor : Number.MAX_SAFE_INTEGER;
+    // video.list reads public videos only.
+    const visible = posts
+      .filter((p) => p.privacy === 'PUBLIC_TO_EVERYONE' && validTokens.has(tok) && p.createdMs < cursor)
+      .sort((a, b) => b.createdMs - a.createdMs);
+    const page = visible.slice(0, max);
+    const videos = page.map((p) => {
+      const all: Record<string, unknown> = {
+        id: p.id,
+        create_time: Math.floor(p.createdMs / 1000),
+        share_url: `https://www.tiktok.com/@${creator.creator_username}/video/${p.id}?utm_campaign=tt4d_open_api&utm_source=${FAKE_APP.clientId}`,
+        video_description: p.caption.slice(0, 150),
+        title: p.caption.slice(0, 150),
+        duration: 12,
+      };
+      return Object.fromEntries(fields.filter((f) => f in all).map((f) => [f, all[f]]));
+    });
+    return ok({ videos, cursor: page.length ? page.at(-1)!.createdMs : cursor, has_more: visible.length > max });
+  }
+
+  async function token(req: Request): Promise<Response> {
+    if (!(req.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+      return oauthError(400, 'invalid_request', 'The request parameters are malformed.');
+    }
+    const form = new URLSearchParams(await req.text());
+    if (form.get('client_key') !== FAKE_APP.clientId || form.get('client_secret') !== FAKE_APP.clientSecret) {
+      return oauthError(401, 'invalid_client', 'Client key or secret is incorrect.');
+    }
+    if (form.get('grant_type') !== 'refresh_token') return oauthError(400, 'unsupported_grant_type', 'The grant type is not supported.');
+    const old = form.get('refresh_token') ?? '';
+    if (!refreshTokens.has(old)) return oauthError(400, 'invalid_grant', 'Refresh token is invalid or expired.');
+    refreshTokens.delete(old); // rotated: the one just used stops working
+    const n = issued.length + 1;
+    const pair = { accessToken: `act.fresh${n}`, refreshToken: `rft.fresh${n}` };
+    issued.push(pair);
+    refreshTokens.add(pair.refreshToken);
+    validTokens.add(pair.accessToken);
+    return Response.json({
+      access_token: pair.accessToken,
+      expires_in: 7200,
+      open_id: '-000OBJ2Vf5bWo1xxQzhCnTA2BtOoe2T8UuH',
+      refresh_expires_in: 15_552_000,
+      refresh_token: pair.refreshToken,
+      scope: 'user.info.basic,video.publish,video.list',
+      token_type: 'Bearer',
+    });
+  }
+
+  function held(p: FakePublish): Record<string, string> {
+    return p.received ? { 'Content-Range': `bytes 0-${p.received - 1}/${p.sourceInfo.video_size}` } : {};
+  }
+
+  function hang(req: Request): Promise<Response> {
+    return new Promise((resolve) => {
+      const done = () => {
+        hanging.delete(done);
+        resolve(new Response(null, { status: 504 }));
+      };
+      hanging.add(done);
+      req.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  return {
+    url: base,
+    creator,
+    publishes,
+    posts,
+    requests,
+    validTokens,
+    missingScopes,
+    refreshTokens,
+    issued,
+    failNext(n, response, route = 'init') {
+      for (let i = 0; i < n; i++) canned[route].push(response);
+    },
+    failPublishNext(reason) {
+      failReasons.push(reason);
+    },
+    expireToken(t) {
+      validTokens.delete(t);
+    },
+    addPost(p) {
+      const post: FakePost = { id: String(nextPostId++), privacy: 'PUBLIC_TO_EVERYONE', createdMs: Date.now(), token: 'good-token', ...p };
+      posts.push(post);
+      return post;
+    },
+    async stop() {
+      for (const done of [...hanging]) done();
+      await server.stop(true);
+    },
+  };
+}
+
+/** The media transfer guide's chunk rules; a wrong plan is refused at video/init. */
+function chunkProblem(size: number, chunk: number, count: number): string | null {
+  if (![size, chunk, count].every(Number.isInteger) || size <= 0 || chunk <= 0) return 'video_size, chunk_size and total_chunk_count must be positive integers.';
+  if (size > 4096 * MB) return 'The video is larger than 4 GB.';
+  if (size < 5 * MB) return chunk === size && count === 1 ? null : 'The chunk size is invalid: a video under 5 MB is uploaded whole.';
+  if (chunk > 64 * MB || (chunk < 5 * MB && chunk !== size)) return 'The chunk size is invalid.';
+  if (count !== Math.floor(size / chunk) || count < 1 || count > 1000) return 'The total chunk count is invalid.';
+  if (size - (count - 1) * chunk > 128 * MB) return 'The final chunk is larger than 128 MB.';
+  return null;
+}
+
+/** The body of a TikTok API error, for scripting failures with failNext. */
+export function tiktokErrorBody(code: string, message: string) {
+  return { data: {}, error: { code, message, log_id: logId() } };
+}
+
+function apiError(status: number, code: string, message: string): Response {
+  return Response.json(tiktokErrorBody(code, message), { status });
+}
+
+function oauthError(status: number, error: string, description: string): Response {
+  return Response.json({ error, error_description: description, log_id: logId() }, { status });
+}
+
+function ok(data: unknown): Response {
+  return Response.json({ data, error: { code: 'ok', message: '', log_id: logId() } });
+}
+
+function reply(r: Exclude<FakeResponse, 'hang' | 'accept-then-hang'>): Response {
+  if (r.body === undefined) return new Response(null, { status: r.status, headers: r.headers });
+  return Response.json(r.body, { status: r.status, headers: r.headers });
+}
+
+let logs = 0;
+function logId(): string {
+  return `20261110120000${String(++logs).padStart(6, '0')}ABCDEF`;
+}

@@ -1,0 +1,447 @@
+// A local fake of the X API v2 parts the connector uses: POST /2/tweets, the dedicated media
+// upload endpoints, media metadata, the user timeline and the OAuth 2.0 token endpoint, with X's
+// problem-details error bodies, rate-limit headers and rotating refresh tokens.
+export interface FakeTweet {
+  id: string;
+  text: string;
+  mediaIds: string[];
+  userId: string;
+  createdAt: string;
+}
+
+export interface FakeXMedia {
+  id: string;
+  mediaKey: string;
+  userId: string;
+  mediaType: string;
+  category: string;
+  totalBytes: number;
+  /** Bytes received per segment_index. */
+  segments: Map<number, number>;
+  finalized: boolean;
+  state: 'uploading' | 'pending' | 'in_progress' | 'succeeded' | 'failed';
+  /** STATUS answers in_progress this many more times before succeeded. */
+  pendingPolls: number;
+  altText: string | null;
+}
+
+export interface FakeXRequest {
+  method: string;
+  path: string;
+  search: string;
+  authorization: string | null;
+}
+
+export type FakeXRoute = 'tweets' | 'initialize' | 'append' | 'finalize' | 'status' | 'metadata' | 'me' | 'timeline' | 'token';
+
+/** 'accept-then-hang' (tweets only): create the post, then never answer. */
+export type FakeXResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
+
+export interface FakeXOptions {
+  /** null: a public client (no secret, no Basic auth at the token endpoint). */
+  clientSecret?: string | null;
+  /** STATUS polls answering in_progress before a video or GIF succeeds (default 1). */
+  processingPolls?: number;
+  /** Videos fail processing with this message. */
+  failProcessing?: string;
+}
+
+export interface FakeX {
+  url: string;
+  user: { id: string; username: string; name: string };
+  clientId: string;
+  clientSecret: string | null;
+  tweets: FakeTweet[];
+  media: FakeXMedia[];
+  requests: FakeXRequest[];
+  validTokens: Set<string>;
+  validRefreshTokens: Set<string>;
+  /** The next n requests to `route` (default POST /2/tweets) answer this instead. */
+  failNext(n: number, response: FakeXResponse, route?: FakeXRoute): void;
+  /** A post made outside the connector (another client, or long ago). */
+  addTweet(text: string, opts?: { createdAt?: Date; mediaCount?: number }): FakeTweet;
+  count(route: FakeXRoute): number;
+  stop(): Promise<void>;
+}
+
+const MEDIA_TYPES = new Set([
+  'video/mp4', 'video/webm', 'video/mp2t', 'video/quicktime', 'text/srt', 'text/vtt', 'image/jpeg', 'image/gif',
+  'image/bmp', 'image/png', 'image/webp', 'image/pjpeg', 'image/tiff', 'model/gltf-binary', 'model/vnd.usdz+zip',
+]);
+const CATEGORIES = new Set(['amplify_video', 'tweet_gif', 'tweet_image', 'tweet_video', 'dm_gif', 'dm_image', 'dm_video', 'subtitles']);
+const TWEET_FIELDS = new Set([
+  'text', 'media', 'reply', 'quote_tweet_id', 'poll', 'reply_settings', 'for_super_followers_only', 'geo', 'nullcast',
+  'card_uri', 'community_id', 'direct_message_deep_link', 'edit_options', 'made_with_ai', 'paid_partnership', 'share_with_followers',
+]);
+const MAX_TEXT = 280;
+const MAX_ALT = 1000;
+const MAX_SEGMENT = 5 * 1024 * 1024;
+
+export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
+  const user = { id: '1849213049261234176', username: 'postpilot_test', name: 'Postpilot Test' };
+  const clientId = 'fake-client-id';
+  const clientSecret = opts.clientSecret === undefined ? 'fake-client-secret' : opts.clientSecret;
+  const tweets: FakeTweet[] = [];
+  const media: FakeXMedia[] = [];
+  const requests: FakeXRequest[] = [];
+  const validTokens = new Set(['good-token']);
+  const validRefreshTokens = new Set(['refresh-1']);
+  const canned = new Map<FakeXRoute, FakeXResponse[]>();
+  const counts = new Map<FakeXRoute, number>();
+  const hanging = new Set<() => void>();
+  let nextId = 1_990_000_000_000_000_000n;
+  const newId = () => String(nextId++);
+  let tokenSerial = 1;
+  let rateRemaining = 100;
+
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: handle });
+  const base = `http://127.0.0.1:${server.port}`;
+
+  async function handle(req: Request): Promise<Response> {
+    const u = new URL(req.url);
+    const path = u.pathname;
+    const method = req.method;
+    requests.push({ method, path, search: u.search, authorization: req.headers.get('authorization') });
+
+    const route = routeOf(method, path, u.searchParams);
+    if (!route) return problem(404, 'Not Found Error', 'Sorry, that page does not exist.', 'https://api.twitter.com/2/problems/resource-not-found');
+    counts.set(route, (counts.get(route) ?? 0) + 1);
+
+    let acceptThenHang = false;
+    const next = canned.get(route)?.shift();
+    if (next === 'hang') return hang(req);
+    if (next === 'accept-then-hang') acceptThenHang = true;
+    else if (next) return json(next.body ?? { title: `HTTP ${next.status}`, status: next.status }, next.status, next.headers);
+
+    if (route === 'token') return token(req);
+
+    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim();
+    if (!bearer || !validTokens.has(bearer)) return problem(401, 'Unauthorized', 'Unauthorized');
+    rateRemaining = Math.max(0, rateRemaining - 1);
+
+    const id = /^\/2\/media\/upload\/(\d+)\/(append|finalize)$/.exec(path)?.[1];
+    switch (route) {
+      case 'me':
+        return json({ data: user });
+      case 'timeline':
+        return timeline(path, u.searchParams);
+      case 'initialize':
+        return initialize(req);
+      case 'append':
+        return append(req, id!);
+      case 'finalize':
+        return finalize(id!);
+      case 'status':
+        return status(u.searchParams);
+      case 'metadata':
+        return metadata(req);
+      case 'tweets': {
+        if (!acceptThenHang) return createTweet(req);
+        await createTweet(req);
+        return hang(req);
+      }
+    }
+  }
+
+  function routeOf(method: string, path: string, q: URLSearchParams): FakeXRoute | null {
+    if (method === 'POST' && path === '/2/tweets') return 'tweets';
+    if (method === 'POST' && path === '/2/oauth2/token') return 'token';
+    if (method === 'GET' && path === '/2/users/me') return 'me';
+    if (method === 'GET' && /^\/2\/users\/\d+\/tweets$/.test(path)) return 'timeline';
+    if (method === 'POST' && path === '/2/media/upload/initialize') return 'initialize';
+    if (method === 'POST' && /^\/2\/media\/upload\/\d+\/append$/.test(path)) return 'append';
+    if (method === 'POST' && /^\/2\/media\/upload\/\d+\/finalize$/.test(path)) return 'finalize';
+    if (method === 'GET' && path === '/2/media/upload' && q.get('command') === 'STATUS') return 'status';
+    if (method === 'POST' && path === '/2/media/metadata') return 'metadata';
+    return null;
+  }
+
+  async function initialize(req: Request): Promise<Response> {
+    if (!(req.headers.get('content-type') ?? '').includes('application/json')) return invalid('Content-Type must be application/json');
+    const body = await readJson(req);
+    if (!body) return invalid('Request body is not valid JSON');
+    const mediaType = body.media_type;
+    const category = body.media_category;
+    const total = body.total_bytes;
+    if (typeof mediaType !== 'string' || !MEDIA_TYPES.has(mediaType)) return invalid(`$.media_type: does not have a value in the enumeration`);
+    if (category !== undefined && (typeof category !== 'string' || !CATEGORIES.has(category))) {
+      return invalid(`$.media_category: does not have a value in the enumeration`);
+    }
+    if (typeof total !== 'number' || !Number.isInteger(total) || total < 1) return invalid('$.total_bytes: must be a positive integer');
+    const gif = mediaType === 'image/gif';
+    const fits =
+      category === undefined ||
+      (category === 'tweet_image' && mediaType.startsWith('image/') && !gif) ||
+      (category === 'tweet_gif' && gif) ||
+      ((category === 'tweet_video' || category === 'amplify_video') && mediaType.startsWith('video/'));
+    if (!fits) return invalid(`media_category ${String(category)} does not accept ${mediaType}`);
+    const id = newId();
+    const m: FakeXMedia = {
+      id,
+      mediaKey: `${category === 'tweet_image' ? 3 : category === 'tweet_gif' ? 16 : 7}_${id}`,
+      userId: user.id,
+      mediaType,
+      category: String(category ?? 'tweet_image'),
+      totalBytes: total,
+      segments: new Map(),
+      finalized: false,
+      state: 'uploading',
+      pendingPolls: opts.processingPolls ?? 1,
+      altText: null,
+    };
+    media.push(m);
+    return json({ data: { id, media_key: m.mediaKey, expires_after_secs: 86_400 } });
+  }
+
+  async function append(req: Request, id: string): Promise<Response> {
+    const m = media.find((x) => x.id === id && x.userId === user.id);
+    if (!m) return problem(404, 'Not Found Error', `Could not find media with id: [${id}].`);
+    if (m.finalized) return invalid('Media upload has already been finalized');
+    if (!(req.headers.get('content-type') ?? '').includes('multipart/form-data')) return invalid('Request must be multipart/form-data');
+    const form = await req.formData().catch(() => null);
+    const file = form?.get('media');
+    const index = Number(form?.get('segment_index'));
+    if (!(file instanceof Blob)) return invalid('$.media: is missing but it is required');
+    if (!Number.isInteger(index) || index < 0 || index > 999) return invalid('$.segment_index: must be between 0 and 999');
+    if (file.size > MAX_SEGMENT) return invalid('Segment is larger than 5 MB');
+    m.segments.set(index, file.size);
+    return json({ data: { expires_at: Math.floor(Date.now() / 1000) + 86_400 } });
+  }
+
+  function finalize(id: string): Response {
+    const m = media.find((x) => x.id === id && x.userId === user.id);
+    if (!m) return problem(404, 'Not Found Error', `Could not find media with id: [${id}].`);
+    const received = [...m.segments.values()].reduce((a, b) => a + b, 0);
+    const ordered = [...m.segments.keys()].sort((a, b) => a - b).every((k, i) => k === i);
+    if (received !== m.totalBytes || !ordered) {
+      return invalid(`File size mismatch: expected ${m.totalBytes} bytes, received ${received} in segments ${[...m.segments.keys()]}`);
+    }
+    m.finalized = true;
+    if (m.category === 'tweet_image') {
+      m.state = 'succeeded';
+      return json({ data: { id, media_key: m.mediaKey, size: m.totalBytes, expires_after_secs: 86_400 } });
+    }
+    m.state = 'pending';
+    return json({
+      data: { id, media_key: m.mediaKey, size: m.totalBytes, expires_after_secs: 86_400, processing_info: { state: 'pending', check_after_secs: 1 } },
+    });
+  }
+
+  function status(q: URLSearchParams): Response {
+    const m = media.find((x) => x.id === q.get('media_id') && x.userId === user.id);
+    if (!m) return problem(404, 'Not Found Error', `Could not find media with id: [${q.get('media_id')}].`);
+    if (m.state === 'pending' || m.state === 'in_progress') {
+      if (opts.failProcessing && m.category !== 'tweet_image') m.state = 'failed';
+      else if (m.pendingPolls > 0) {
+        m.pendingPolls--;
+        m.state = 'in_progress';
+      } else m.state = 'succeeded';
+    }
+    const info: Record<string, unknown> = { state: m.state };
+    if (m.state === 'in_progress') Object.assign(info, { check_after_secs: 1, progress_percent: 50 });
+    if (m.state === 'failed') info.error = { code: 1, name: 'InvalidMedia', message: opts.failProcessing };
+    return json({ data: { id: m.id, media_key: m.mediaKey, expires_after_secs: 86_000, processing_info: info } });
+  }
+
+  async function metadata(req: Request): Promise<Response> {
+    const body = await readJson(req);
+    const id = body?.id;
+    const text = dig(body, 'metadata', 'alt_text', 'text');
+    if (typeof id !== 'string') return invalid('$.id: is missing but it is required');
+    if (typeof text !== 'string') return invalid('$.metadata.alt_text.text: is missing but it is required');
+    if (text.length > MAX_ALT) return invalid(`$.metadata.alt_text.text: must be at most ${MAX_ALT} characters`);
+    const m = media.find((x) => x.id === id && x.userId === user.id);
+    if (!m) return problem(404, 'Not Found Error', `Could not find media with id: [${id}].`);
+    m.altText = text;
+    return json({ data: { id, associated_metadata: { alt_text: { text } } } });
+  }
+
+  async function createTweet(req: Request): Promise<Response> {
+    if (!(req.headers.get('content-type') ?? '').includes('application/json')) return invalid('Content-Type must be application/json');
+    const body = await readJson(req);
+    if (!body) return invalid('Request body is not valid JSON');
+    for (const k of Object.keys(body)) {
+      if (!TWEET_FIELDS.has(k)) return invalid(`$.${k}: is not defined in the schema and the schema does not allow additional properties`);
+    }
+    const text = body.text;
+    if (text !== undefined && typeof text !== 'string') return invalid('$.text: string found, expected');
+    const rawIds = dig(body, 'media', 'media_ids');
+    if (body.media !== undefined && !Array.isArray(rawIds)) return invalid('$.media.media_ids: is missing but it is required');
+    const ids = (rawIds ?? []) as unknown[];
+    if (ids.some((x) => typeof x !== 'string' || !/^\d{1,19}$/.test(x))) return invalid('$.media.media_ids[0]: integer found, string expected');
+    if (body.media !== undefined && (ids.length < 1 || ids.length > 4)) return invalid('$.media.media_ids: must have between 1 and 4 items');
+    if (!text && !ids.length) return invalid('$.text: is missing but it is required');
+    if (typeof text === 'string' && [...text].length > MAX_TEXT) {
+      return problem(403, 'Forbidden', 'You are not permitted to perform this action.');
+    }
+    const attached = (ids as string[]).map((id) => media.find((m) => m.id === id && m.userId === user.id));
+    if (attached.some((m) => !m || m.state !== 'succeeded')) {
+      return json(
+        { errors: [{ parameters: { 'media.media_ids': ids }, message: 'Your media IDs are invalid.' }], title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' },
+        400,
+      );
+    }
+    const videos = attached.filter((m) => m!.category !== 'tweet_image').length;
+    if (videos && attached.length > 1) return invalid('Media of type video or gif must be the only media in a post');
+    if (typeof text === 'string' && text && tweets.some((t) => t.userId === user.id && t.text === text)) {
+      return problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
+    }
+    const t: FakeTweet = { id: newId(), text: typeof text === 'string' ? text : '', mediaIds: ids as string[], userId: user.id, createdAt: new Date().toISOString() };
+    tweets.push(t);
+    return json({ data: { id: t.id, text: t.text, edit_history_tweet_ids: [t.id] } }, 201);
+  }
+
+  function timeline(path: string, q: URLSearchParams): Response {
+    const uid = path.split('/')[3];
+    const max = Number(q.get('max_results') ?? '10');
+    if (!Number.isInteger(max) || max < 5 || max > 100) return invalid(`The \`max_results\` query parameter value [${q.get('max_results')}] is not between 5 and 100`);
+    const exclude = (q.get('exclude') ?? '').split(',').filter(Boolean);
+    if (exclude.some((e) => e !== 'retweets' && e !== 'replies')) return invalid(`The \`exclude\` query parameter value [${q.get('exclude')}] is not one of [retweets,replies]`);
+    const start = q.get('start_time');
+    if (start !== null && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(start)) {
+      return invalid(`Invalid 'start_time':'${start}'. 'start_time' must be a valid RFC3339 date-time`);
+    }
+    const fields = new Set((q.get('tweet.fields') ?? '').split(',').filter(Boolean));
+    const since = start ? Date.parse(start) : 0;
+    const list = tweets
+      .filter((t) => t.userId === uid && Date.parse(t.createdAt) >= since)
+      .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
+      .slice(0, max);
+    if (!list.length) return json({ meta: { result_count: 0 } });
+    const data = list.map((t) => {
+      const out: Record<string, unknown> = { id: t.id, text: renderText(t), edit_history_tweet_ids: [t.id] };
+      if (fields.has('created_at')) out.created_at = t.createdAt;
+      if (fields.has('attachments') && t.mediaIds.length) {
+        out.attachments = { media_keys: t.mediaIds.map((id) => media.find((m) => m.id === id)?.mediaKey ?? `3_${id}`) };
+      }
+      return out;
+    });
+    return json({ data, meta: { result_count: data.length, newest_id: list[0]!.id, oldest_id: list.at(-1)!.id } });
+  }
+
+  /** As X renders it: &, <, > escaped, links as t.co, a t.co link to the media appended. */
+  function renderText(t: FakeTweet): string {
+    const escaped = t.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    const linked = escaped.replace(/https?:\/\/\S+/g, () => `https://t.co/${shortCode()}`);
+    return t.mediaIds.length ? `${linked} https://t.co/${shortCode()}`.trim() : linked;
+  }
+
+  async function token(req: Request): Promise<Response> {
+    const form = new URLSearchParams(await req.text());
+    if (clientSecret !== null) {
+      const expected = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+      if (req.headers.get('authorization') !== expected) {
+        return json({ error: 'unauthorized_client', error_description: 'Missing valid authorization header' }, 401);
+      }
+    } else if (form.get('client_id') !== clientId) {
+      return json({ error: 'invalid_request', error_description: 'Missing required parameter [client_id].' }, 400);
+    }
+    if (form.get('grant_type') !== 'refresh_token') {
+      return json({ error: 'invalid_request', error_description: 'Missing required parameter [grant_type].' }, 400);
+    }
+    const old = form.get('refresh_token') ?? '';
+    if (!validRefreshTokens.delete(old)) {
+      return json({ error: 'invalid_request', error_description: 'Value passed for the token was invalid.' }, 400);
+    }
+    tokenSerial++;
+    const access = `access-${tokenSerial}`;
+    const refresh = `refresh-${tokenSerial}`;
+    validTokens.add(access);
+    validRefreshTokens.add(refresh);
+    return json({
+      token_type: 'bearer',
+      expires_in: 7200,
+      access_token: access,
+      scope: 'tweet.read tweet.write users.read media.write offline.access',
+      refresh_token: refresh,
+    });
+  }
+
+  function hang(req: Request): Promise<Response> {
+    return new Promise((resolve) => {
+      const done = () => {
+        hanging.delete(done);
+        resolve(problem(503, 'Service Unavailable', 'gave up'));
+      };
+      hanging.add(done);
+      req.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+    return new Response(JSON.stringify(body), {
+      status,
+      headers: {
+        'Content-Type': 'application/json; charset=utf-8',
+        'x-rate-limit-limit': '100',
+        'x-rate-limit-remaining': String(rateRemaining),
+        'x-rate-limit-reset': String(Math.floor(Date.now() / 1000) + 900),
+        ...headers,
+      },
+    });
+  }
+
+  function problem(status: number, title: string, detail: string, type = 'about:blank'): Response {
+    return json({ title, detail, type, status }, status);
+  }
+
+  function invalid(message: string): Response {
+    return json(
+      { errors: [{ parameters: {}, message }], title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' },
+      400,
+    );
+  }
+
+  return {
+    url: base,
+    user,
+    clientId,
+    clientSecret,
+    tweets,
+    media,
+    requests,
+    validTokens,
+    validRefreshTokens,
+    failNext(n, response, route = 'tweets') {
+      const list = canned.get(route) ?? [];
+      for (let i = 0; i < n; i++) list.push(response);
+      canned.set(route, list);
+    },
+    addTweet(text, o = {}) {
+      const ids = Array.from({ length: o.mediaCount ?? 0 }, () => {
+        const id = newId();
+        media.push({
+          id, mediaKey: `3_${id}`, userId: user.id, mediaType: 'image/png', category: 'tweet_image', totalBytes: 1,
+          segments: new Map([[0, 1]]), finalized: true, state: 'succeeded', pendingPolls: 0, altText: null,
+        });
+        return id;
+      });
+      const t: FakeTweet = { id: newId(), text, mediaIds: ids, userId: user.id, createdAt: (o.createdAt ?? new Date()).toISOString() };
+      tweets.push(t);
+      return t;
+    },
+    count: (route) => counts.get(route) ?? 0,
+    async stop() {
+      for (const done of [...hanging]) done();
+      await server.stop(true);
+    },
+  };
+}
+
+async function readJson(req: Request): Promise<Record<string, unknown> | null> {
+  try {
+    const v: unknown = await req.json();
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function dig(v: unknown, ...keys: string[]): unknown {
+  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+function shortCode(): string {
+  return Math.random().toString(36).slice(2, 12);
+}

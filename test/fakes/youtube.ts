@@ -1,0 +1,478 @@
+// A local fake of the parts of Google's APIs the YouTube connector uses: the resumable upload
+// protocol of videos.insert (session POST → Location, chunked PUTs answered 308 + Range, status
+// queries with `Content-Range: bytes */N`, 404 for an expired session), channels.list?mine=true,
+// playlistItems.list on the uploads playlist, and the OAuth token endpoint. Errors have Google's
+// shape: {"error": {"code", "message", "errors": [{"domain", "reason", "message"}], "status"}}.
+export interface FakeVideo {
+  id: string;
+  title: string;
+  description: string;
+  categoryId: string | null;
+  privacyStatus: string;
+  selfDeclaredMadeForKids: boolean | null;
+  mimeType: string;
+  size: number;
+  token: string;
+  publishedAt: string;
+}
+
+export interface FakeSession {
+  uploadId: string;
+  token: string;
+  size: number;
+  mimeType: string;
+  metadata: { snippet: Record<string, unknown>; status: Record<string, unknown> };
+  received: number;
+  /** Byte length of every data PUT that was accepted, in order. */
+  chunks: number[];
+  video: FakeVideo | null;
+  expired: boolean;
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  search: string;
+  contentRange: string | null;
+  authorization: string | null;
+}
+
+/**
+ * `accept: true` applies the request, then answers this instead (a PUT whose chunk arrived but
+ * whose answer was a 503). 'hang': never answer. 'accept-then-hang': apply it, then never answer.
+ */
+export type FakeResponse =
+  | { status: number; body?: unknown; headers?: Record<string, string>; accept?: boolean }
+  | 'hang'
+  | 'accept-then-hang';
+
+export type FakeRoute = 'insert' | 'upload' | 'channels' | 'playlistItems' | 'token';
+
+export interface FakeYouTube {
+  url: string;
+  channelId: string;
+  videos: FakeVideo[];
+  sessions: FakeSession[];
+  requests: FakeRequest[];
+  validTokens: Set<string>;
+  /** Valid for videos.insert only (youtube.upload scope): reads answer 403 insufficientPermissions. */
+  uploadOnlyTokens: Set<string>;
+  refreshTokens: Set<string>;
+  /** Access tokens issued by POST /token, in order. */
+  issuedTokens: string[];
+  failNext(n: number, response: FakeResponse, route?: FakeRoute): void;
+  expireToken(token: string): void;
+  /** The session answers 404 from now on, as Google does for an expired session URI. */
+  expireSession(uploadId: string): void;
+  /** Puts a video in the uploads playlist as if uploaded earlier. */
+  addVideo(v: Partial<FakeVideo> & { title: string; description: string }): FakeVideo;
+  stop(): Promise<void>;
+}
+
+export const FAKE_CLIENT = { clientId: 'client-123.apps.googleusercontent.com', clientSecret: 'GOCSPX-secret' };
+
+const QUANTUM = 256 * 1024;
+const CATEGORIES = new Set(['1', '2', '10', '15', '17', '19', '20', '22', '23', '24', '25', '26', '27', '28']);
+const SNIPPET_FIELDS = new Set(['title', 'description', 'tags', 'categoryId', 'defaultLanguage']);
+const STATUS_FIELDS = new Set([
+  'privacyStatus', 'embeddable', 'license', 'publicStatsViewable', 'publishAt', 'selfDeclaredMadeForKids', 'containsSyntheticMedia',
+]);
+
+export async function startFakeYouTube(): Promise<FakeYouTube> {
+  const channelId = 'UCfakechannel0000000000a';
+  const uploadsPlaylist = `UU${channelId.slice(2)}`;
+  const videos: FakeVideo[] = [];
+  const sessions: FakeSession[] = [];
+  const requests: FakeRequest[] = [];
+  const validTokens = new Set(['good-token']);
+  const uploadOnlyTokens = new Set<string>();
+  const refreshTokens = new Set(['good-refresh']);
+  const issuedTokens: string[] = [];
+  const canned: Record<FakeRoute, FakeResponse[]> = { insert: [], upload: [], channels: [], playlistItems: [], token: [] };
+  const hanging = new Set<() => void>();
+  let counter = 0;
+
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: handle });
+  const base = `http://127.0.0.1:${server.port}`;
+
+  async function handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    requests.push({
+      method: req.method,
+      path,
+      search: url.search,
+      contentRange: req.headers.get('content-range'),
+      authorization: req.headers.get('authorization'),
+    });
+    const route = routeOf(req.method, path, url);
+    if (!route) return googleError(404, 'notFound', 'Not Found', 'NOT_FOUND');
+
+    const next = canned[route].shift();
+    if (next === 'hang') return hang(req);
+    const acceptThenHang = next === 'accept-then-hang';
+    let after: Exclude<FakeResponse, 'hang' | 'accept-then-hang'> | undefined;
+    if (next && next !== 'accept-then-hang') {
+      if (!next.accept) return reply(next);
+      after = next;
+    }
+
+    let res: Response;
+    if (route === 'token') res = await token(req);
+    else if (route === 'upload') res = await upload(req, url);
+    else {
+      const auth = authorize(req, route);
+      if (auth instanceof Response) return auth;
+      if (route === 'insert') res = await insert(req, url, auth);
+      else if (route === 'channels') res = channels(url);
+      else res = playlistItems(url);
+    }
+    if (acceptThenHang) return hang(req);
+    return after ? reply(after) : res;
+  }
+
+  function routeOf(method: string, path: string, url: URL): FakeRoute | null {
+    if (path === '/upload/youtube/v3/videos') {
+      if (method === 'POST' && url.searchParams.get('uploadType') === 'resumable') return 'insert';
+      if (method === 'PUT' && url.searchParams.get('upload_id')) return 'upload';
+    }
+    if (method === 'GET' && path === '/youtube/v3/channels') return 'channels';
+    if (method === 'GET' && path === '/youtube/v3/playlistItems') return 'playlistItems';
+    if (method === 'POST' && path === '/token') return 'token';
+    return null;
+  }
+
+  function authorize(req: Request, route: FakeRoute): string | Response {
+    const token = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim();
+    if (!token || !(validTokens.has(token) || uploadOnlyTokens.has(token))) {
+      return googleError(
+        401,
+        'authError',
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+        'UNAUTHENTICATED',
+        { 'WWW-Authenticate': 'Bearer realm="https://accounts.google.com/", error="invalid_token"' },
+        'Invalid Credentials',
+      );
+    }
+    if (route !== 'insert' && !validTokens.has(token)) {
+      return googleError(403, 'insufficientPermissions', 'Request had insufficient authentication scopes.', 'PERMISSION_DENIED');
+    }
+    return token;
+  }
+
+  async function insert(req: Request, url: URL, token: string): Promise<Response> {
+    const parts = (url.searchParams.get('part') ?? '').split(',');
+    if (!parts.includes('snippet') || !parts.includes('status')) {
+      return googleError(400, 'unexpectedPart', 'The part parameter must name snippet and status for this fake.', 'INVALID_ARGUMENT');
+    }
+    if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) {
+      return googleError(400, 'badContent', 'The metadata must be sent as application/json.', 'INVALID_ARGUMENT');
+    }
+    const size = Number(req.headers.get('x-upload-content-length'));
+    if (!Number.isInteger(size) || size <= 0) {
+      return googleError(400, 'badRequest', 'X-Upload-Content-Length must be the byte size of the video.', 'INVALID_ARGUMENT');
+    }
+    const mimeType = req.headers.get('x-upload-content-type') ?? '';
+    if (!mimeType.startsWith('video/') && mimeType !== 'application/octet-stream') {
+      return googleError(400, 'invalidContentType', `Media type '${mimeType}' is not supported.`, 'INVALID_ARGUMENT');
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = (await req.json()) as Record<string, unknown>;
+    } catch {
+      return googleError(400, 'parseError', 'Parse Error', 'INVALID_ARGUMENT');
+    }
+    const problem = validateMetadata(body);
+    if (problem) return problem;
+    const uploadId = `AUs${++counter}x${Math.random().toString(36).slice(2, 10)}`;
+    sessions.push({
+      uploadId,
+      token,
+      size,
+      mimeType,
+      metadata: body as FakeSession['metadata'],
+      received: 0,
+      chunks: [],
+      video: null,
+      expired: false,
+    });
+    const location = `${base}/upload/youtube/v3/videos?uploadType=resumable&upload_id=${uploadId}&part=snippet%2Cstatus`;
+    return new Response(null, { status: 200, headers: { Location: location, 'X-GUploader-UploadID': uploadId } });
+  }
+
+  function validateMetadata(body: Record<string, unknown>): Response | null {
+    for (const k of Object.keys(body)) {
+      if (k !== 'snippet' && k !== 'status') return unknownField(k, 'resource');
+    }
+    const snippet = (body.snippet ?? {}) as Record<string, unknown>;
+    const status = (body.status ?? {}) as Record<string, unknown>;
+    for (const k of Object.keys(snippet)) if (!SNIPPET_FIELDS.has(k)) return unknownField(k, 'resource.snippet');
+    for (const k of Object.keys(status)) if (!STATUS_FIELDS.has(k)) return unknownField(k, 'resource.status');
+    const title = snippet.title;
+    if (typeof title !== 'string' || !title.trim() || Array.from(title).length > 100 || /[<>]/.test(title)) {
+      return googleError(400, 'invalidTitle', 'The request metadata specifies an invalid or empty video title.', 'INVALID_ARGUMENT');
+    }
+    const description = snippet.description ?? '';
+    if (typeof description !== 'string' || new TextEncoder().encode(description).byteLength > 5000 || /[<>]/.test(description)) {
+      return googleError(400, 'invalidDescription', 'The request metadata specifies an invalid video description.', 'INVALID_ARGUMENT');
+    }
+    if (snippet.categoryId !== undefined && (typeof snippet.categoryId !== 'string' || !CATEGORIES.has(snippet.categoryId))) {
+      return googleError(400, 'invalidCategoryId', 'The request metadata specifies an invalid video category.', 'INVALID_ARGUMENT');
+    }
+    if (!['public', 'unlisted', 'private'].includes(String(status.privacyStatus ?? 'public'))) {
+      return googleError(400, 'invalidVideoMetadata', 'The request metadata is invalid.', 'INVALID_ARGUMENT');
+    }
+    if (status.selfDeclaredMadeForKids !== undefined && typeof status.selfDeclaredMadeForKids !== 'boolean') {
+      return googleError(400, 'invalidVideoMetadata', 'The request metadata is invalid.', 'INVALID_ARGUMENT');
+    }
+    return null;
+  }
+
+  async function upload(req: Request, url: URL): Promise<Response> {
+    const session = sessions.find((s) => s.uploadId === url.searchParams.get('upload_id'));
+    if (!session || session.expired) return new Response('Not Found', { status: 404, headers: { 'Content-Type': 'text/plain' } });
+    const bytes = new Uint8Array(await req.arrayBuffer());
+    const range = req.headers.get('content-range') ?? '';
+    const query = /^bytes \*\/(\d+)$/.exec(range);
+    if (query) {
+      if (Number(query[1]) !== session.size || bytes.byteLength) return badRange(range);
+      return progress(session);
+    }
+    if (session.video) return progress(session); // finished: repeats the final answer
+    const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(range);
+    if (!m) return badRange(range);
+    const [from, to, total] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (total !== session.size || to < from || to >= total || bytes.byteLength !== to - from + 1) return badRange(range);
+    const type = req.headers.get('content-type');
+    if (type && type !== session.mimeType) {
+      return googleError(400, 'invalidContentType', `Content-Type ${type} differs from X-Upload-Content-Type ${session.mimeType}.`, 'INVALID_ARGUMENT');
+    }
+    const last = to === total - 1;
+    if (!last && bytes.byteLength % QUANTUM !== 0) {
+      return googleError(400, 'badRequest', `Chunk size ${bytes.byteLength} is not a multiple of ${QUANTUM} bytes.`, 'INVALID_ARGUMENT');
+    }
+    // A block that overlaps or skips bytes is not taken; the client learns the real offset from Range.
+    if (from !== session.received) return progress(session);
+    session.received = to + 1;
+    session.chunks.push(bytes.byteLength);
+    if (last) session.video = createVideo(session);
+    return progress(session);
+  }
+
+  function progress(session: FakeSession): Response {
+    if (session.video) return json(videoJson(session.video), 201);
+    const headers: Record<string, string> = { 'Content-Length': '0' };
+    if (session.received > 0) headers.Range = `bytes=0-${session.received - 1}`;
+    return new Response(null, { status: 308, headers });
+  }
+
+  function createVideo(session: FakeSession): FakeVideo {
+    const { snippet, status } = session.metadata;
+    const video: FakeVideo = {
+      id: `yt${String(++counter).padStart(9, '0')}`,
+      title: String(snippet.title),
+      description: String(snippet.description ?? ''),
+      categoryId: typeof snippet.categoryId === 'string' ? snippet.categoryId : null,
+      privacyStatus: String(status.privacyStatus ?? 'public'),
+      selfDeclaredMadeForKids: typeof status.selfDeclaredMadeForKids === 'boolean' ? status.selfDeclaredMadeForKids : null,
+      mimeType: session.mimeType,
+      size: session.size,
+      token: session.token,
+      publishedAt: new Date().toISOString(),
+    };
+    videos.push(video);
+    return video;
+  }
+
+  function channels(url: URL): Response {
+    if (url.searchParams.get('mine') !== 'true') {
+      return googleError(400, 'invalidCriteria', 'Exactly one of the filter parameters must be specified.', 'INVALID_ARGUMENT');
+    }
+    const parts = (url.searchParams.get('part') ?? '').split(',');
+    return json({
+      kind: 'youtube#channelListResponse',
+      pageInfo: { totalResults: 1, resultsPerPage: 5 },
+      items: [
+        {
+          kind: 'youtube#channel',
+          id: channelId,
+          ...(parts.includes('contentDetails') ? { contentDetails: { relatedPlaylists: { likes: '', uploads: uploadsPlaylist } } } : {}),
+        },
+      ],
+    });
+  }
+
+  function playlistItems(url: URL): Response {
+    const q = url.searchParams;
+    if (q.get('playlistId') !== uploadsPlaylist) {
+      return googleError(404, 'playlistNotFound', 'The playlist identified with the request\'s <code>playlistId</code> parameter cannot be found.', 'NOT_FOUND');
+    }
+    const max = Number(q.get('maxResults') ?? '5');
+    if (!Number.isInteger(max) || max < 0 || max > 50) {
+      return googleError(400, 'invalidValue', `Invalid value '${q.get('maxResults')}'. Values must be within the range: [0, 50]`, 'INVALID_ARGUMENT');
+    }
+    const newestFirst = [...videos].sort((a, b) => b.publishedAt.localeCompare(a.publishedAt));
+    const start = q.get('pageToken') ? Number(atob(q.get('pageToken')!)) : 0;
+    const page = newestFirst.slice(start, start + max);
+    const next = start + max < newestFirst.length ? btoa(String(start + max)) : undefined;
+    return json({
+      kind: 'youtube#playlistItemListResponse',
+      ...(next ? { nextPageToken: next } : {}),
+      pageInfo: { totalResults: newestFirst.length, resultsPerPage: max },
+      items: page.map((v, i) => ({
+        kind: 'youtube#playlistItem',
+        id: `PLI${start + i}`,
+        snippet: {
+          publishedAt: v.publishedAt,
+          channelId,
+          title: v.title,
+          description: v.description,
+          channelTitle: 'Fake channel',
+          playlistId: uploadsPlaylist,
+          position: start + i,
+          resourceId: { kind: 'youtube#video', videoId: v.id },
+        },
+      })),
+    });
+  }
+
+  async function token(req: Request): Promise<Response> {
+    if (!(req.headers.get('content-type') ?? '').startsWith('application/x-www-form-urlencoded')) {
+      return json({ error: 'invalid_request', error_description: 'Bad Request' }, 400);
+    }
+    const form = new URLSearchParams(await req.text());
+    if (form.get('client_id') !== FAKE_CLIENT.clientId || form.get('client_secret') !== FAKE_CLIENT.clientSecret) {
+      return json({ error: 'invalid_client', error_description: 'The OAuth client was not found.' }, 401);
+    }
+    if (form.get('grant_type') !== 'refresh_token') {
+      return json({ error: 'unsupported_grant_type', error_description: `Invalid grant_type: ${form.get('grant_type')}` }, 400);
+    }
+    if (!refreshTokens.has(form.get('refresh_token') ?? '')) {
+      return json({ error: 'invalid_grant', error_description: 'Token has been expired or revoked.' }, 400);
+    }
+    const access = `ya29.fresh-${issuedTokens.length + 1}`;
+    issuedTokens.push(access);
+    validTokens.add(access);
+    // Google does not rotate refresh tokens: no refresh_token in the answer.
+    return json({
+      access_token: access,
+      expires_in: 3599,
+      scope: 'https://www.googleapis.com/auth/youtube.upload https://www.googleapis.com/auth/youtube.readonly',
+      token_type: 'Bearer',
+    });
+  }
+
+  function hang(req: Request): Promise<Response> {
+    return new Promise((resolve) => {
+      const done = () => {
+        hanging.delete(done);
+        resolve(new Response(null, { status: 504 }));
+      };
+      hanging.add(done);
+      req.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  return {
+    url: base,
+    channelId,
+    videos,
+    sessions,
+    requests,
+    validTokens,
+    uploadOnlyTokens,
+    refreshTokens,
+    issuedTokens,
+    failNext(n, response, route = 'insert') {
+      for (let i = 0; i < n; i++) canned[route].push(response);
+    },
+    expireToken(t) {
+      validTokens.delete(t);
+      uploadOnlyTokens.delete(t);
+    },
+    expireSession(uploadId) {
+      const s = sessions.find((x) => x.uploadId === uploadId);
+      if (s) s.expired = true;
+    },
+    addVideo(v) {
+      const video: FakeVideo = {
+        id: `yt${String(++counter).padStart(9, '0')}`,
+        categoryId: null,
+        privacyStatus: 'public',
+        selfDeclaredMadeForKids: false,
+        mimeType: 'video/mp4',
+        size: 1,
+        token: 'good-token',
+        publishedAt: new Date().toISOString(),
+        ...v,
+      };
+      videos.push(video);
+      return video;
+    },
+    async stop() {
+      for (const done of [...hanging]) done();
+      await server.stop(true);
+    },
+  };
+}
+
+function videoJson(v: FakeVideo) {
+  return {
+    kind: 'youtube#video',
+    etag: `etag-${v.id}`,
+    id: v.id,
+    snippet: {
+      publishedAt: v.publishedAt,
+      channelId: 'UCfakechannel0000000000a',
+      title: v.title,
+      description: v.description,
+      categoryId: v.categoryId ?? '22',
+      liveBroadcastContent: 'none',
+    },
+    status: {
+      uploadStatus: 'uploaded',
+      privacyStatus: v.privacyStatus,
+      license: 'youtube',
+      embeddable: true,
+      publicStatsViewable: true,
+      ...(v.selfDeclaredMadeForKids === null ? {} : { selfDeclaredMadeForKids: v.selfDeclaredMadeForKids }),
+    },
+  };
+}
+
+function reply(r: Exclude<FakeResponse, 'hang' | 'accept-then-hang'>): Response {
+  if (r.status === 308 || r.body === undefined) return new Response(null, { status: r.status, headers: r.headers });
+  return json(r.body, r.status, r.headers);
+}
+
+/** Google's JSON error body. */
+export function googleError(
+  status: number,
+  reason: string,
+  message: string,
+  grpcStatus: string,
+  headers: Record<string, string> = {},
+  itemMessage = message,
+): Response {
+  const body = googleErrorBody(status, reason, message, grpcStatus);
+  body.error.errors[0]!.message = itemMessage;
+  return json(body, status, headers);
+}
+
+function unknownField(name: string, at: string): Response {
+  return googleError(400, 'badRequest', `Invalid JSON payload received. Unknown name "${name}" at '${at}': Cannot find field.`, 'INVALID_ARGUMENT');
+}
+
+function badRange(range: string): Response {
+  return googleError(400, 'badRequest', `Invalid Content-Range: ${range || '(none)'}`, 'INVALID_ARGUMENT');
+}
+
+function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=UTF-8', ...headers } });
+}
+
+/** The body of a Google API error, for scripting failures with failNext. */
+export function googleErrorBody(code: number, reason: string, message: string, status = 'FAILED_PRECONDITION') {
+  const domain = reason === 'quotaExceeded' ? 'youtube.quota' : reason.startsWith('upload') ? 'youtube.video' : 'global';
+  return { error: { code, message, errors: [{ message, domain, reason }], status } };
+}

@@ -1,0 +1,389 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createRedditConnector, type RedditConnectorOptions } from '../platforms/reddit.ts';
+import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import { startFakeReddit, type FakeReddit, type FakeRedditOptions } from './fakes/reddit.ts';
+import { freePort } from './harness/ports.ts';
+
+const fakes: FakeReddit[] = [];
+afterEach(async () => {
+  await Promise.all(fakes.splice(0).map((f) => f.stop()));
+});
+
+async function fake(opts?: FakeRedditOptions): Promise<FakeReddit> {
+  const f = await startFakeReddit(opts);
+  fakes.push(f);
+  return f;
+}
+
+const UA = 'server:postpilot-test:v1 (by /u/poster)';
+const oauth = { clientId: 'client-id', clientSecret: 'client-secret' };
+
+function connector(f: { url: string }, over: Partial<RedditConnectorOptions> = {}) {
+  return createRedditConnector({
+    baseUrl: f.url,
+    authBaseUrl: f.url,
+    userAgent: UA,
+    oauth,
+    timeoutMs: 2_000,
+    pollIntervalMs: 5,
+    pollTimeoutMs: 2_000,
+    videoPoster: async () => ({ bytes: await png(), mimeType: 'image/png', fileName: 'poster.png' }),
+    ...over,
+  });
+}
+
+function request(over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    text: 'Body of the post, in **markdown**.',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { accessToken: 'good-token' },
+    reddit: { subreddit: 'test', title: 'A title for r/test' },
+    ...over,
+  };
+}
+
+async function png(color = '#f00'): Promise<Uint8Array> {
+  const sharp = (await import('sharp')).default;
+  return new Uint8Array(await sharp({ create: { width: 8, height: 8, channels: 3, background: color } }).png().toBuffer());
+}
+
+function image(id: string, altText = `alt ${id}`, mimeType = 'image/png'): MediaRef {
+  return {
+    id,
+    type: 'image',
+    mimeType,
+    fileName: `${id}.${mimeType.split('/')[1]}`,
+    altText,
+    read: async () => {
+      if (mimeType === 'image/webp') {
+        const sharp = (await import('sharp')).default;
+        return new Uint8Array(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0f0' } }).webp().toBuffer());
+      }
+      return png();
+    },
+  };
+}
+
+const video = (bytes: Uint8Array = new Uint8Array([0, 0, 0, 24, 0x66, 0x74, 0x79, 0x70, 1, 2, 3])): MediaRef => ({
+  id: 'vid',
+  type: 'video',
+  mimeType: 'video/mp4',
+  fileName: 'clip.mp4',
+  read: async () => bytes,
+});
+
+async function failure(p: Promise<unknown>): Promise<PlatformError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(PlatformError);
+    return err as PlatformError;
+  }
+  throw new Error('expected a PlatformError');
+}
+
+const paths = (f: FakeReddit) => f.requests.map((r) => `${r.method} ${r.path}`);
+
+describe('Reddit publish', () => {
+  test('text post: POST /api/submit kind=self with api_type=json, the descriptive User-Agent and the bearer token', async () => {
+    const f = await fake();
+    const result = await connector(f).publish(request({ reddit: { subreddit: 'r/Test', title: 'Hello Reddit' } }));
+
+    expect(f.posts).toHaveLength(1);
+    const p = f.posts[0]!;
+    expect(p).toMatchObject({ kind: 'self', subreddit: 'test', title: 'Hello Reddit', text: 'Body of the post, in **markdown**.' });
+    expect(result).toEqual({ platformPostId: p.name, url: `https://www.reddit.com${p.permalink}` });
+    expect(p.name).toMatch(/^t3_[a-z0-9]+$/);
+    expect(f.requests[0]).toMatchObject({ path: '/api/submit', userAgent: UA, authorization: 'Bearer good-token' });
+  });
+
+  test('image: lease, upload to the bucket (fields in order, file last, no token), submit kind=image, found in the submissions', async () => {
+    const f = await fake();
+    const result = await connector(f).publish(request({ media: [image('img-a')] }));
+
+    expect(f.uploads).toHaveLength(1);
+    const up = f.uploads[0]!;
+    expect(up).toMatchObject({ mimeType: 'image/png', fileName: 'img-a.png' });
+    expect(up.fieldOrder.at(-1)).toBe('file');
+    expect(f.requests.find((r) => r.path === '/media-bucket')!.authorization).toBeNull();
+
+    const p = f.posts[0]!;
+    expect(p).toMatchObject({ kind: 'image', url: up.url, title: 'A title for r/test', text: 'Body of the post, in **markdown**.' });
+    expect(result.platformPostId).toBe(p.name);
+    expect(result.url).toBe(`https://www.reddit.com${p.permalink}`);
+    expect(result.publishedAt).toBe(new Date(p.createdUtc * 1000).toISOString());
+    // Looked up the account (no username in the credentials), listed before and until the post appeared.
+    expect(paths(f)).toEqual([
+      'POST /api/media/asset.json',
+      'POST /media-bucket',
+      'GET /api/v1/me',
+      'GET /user/poster/submitted',
+      'POST /api/submit',
+      'GET /user/poster/submitted',
+      'GET /user/poster/submitted',
+    ]);
+  });
+
+  test('credentials.username skips /api/v1/me; WebP is converted to JPEG for the lease', async () => {
+    const f = await fake({ mediaPendingPolls: 0 });
+    await connector(f).publish(request({ media: [image('pic', 'alt', 'image/webp')], credentials: { accessToken: 'good-token', username: 'poster' } }));
+    expect(paths(f)).not.toContain('GET /api/v1/me');
+    expect(f.uploads[0]).toMatchObject({ mimeType: 'image/jpeg', fileName: 'pic.jpg' });
+  });
+
+  test('two images → gallery via /api/submit_gallery_post.json with the alt texts as captions', async () => {
+    const f = await fake();
+    const result = await connector(f).publish(request({ media: [image('a', 'First'), image('b', 'Second')] }));
+    const p = f.posts[0]!;
+    expect(p.kind).toBe('gallery');
+    expect(p.galleryItems).toEqual(f.uploads.map((u, i) => ({ media_id: u.assetId, caption: ['First', 'Second'][i]! })));
+    expect(p.text).toBe('Body of the post, in **markdown**.');
+    expect(result).toEqual({ platformPostId: p.name, url: `https://www.reddit.com/gallery/${p.id}` });
+  });
+
+  test('video: video and poster uploaded, submit kind=video with video_poster_url', async () => {
+    const f = await fake();
+    const result = await connector(f).publish(request({ media: [video()] }));
+    expect(f.uploads.map((u) => u.mimeType)).toEqual(['video/mp4', 'image/png']);
+    const p = f.posts[0]!;
+    expect(p).toMatchObject({ kind: 'video', url: f.uploads[0]!.url, videoPosterUrl: f.uploads[1]!.url });
+    expect(result.platformPostId).toBe(p.name);
+  });
+
+  test('video without a poster function: the first frame is read with ffmpeg', async () => {
+    const { ffmpegPath, run } = await import('../media/exec.ts');
+    const r = await run([await ffmpegPath(), '-v', 'error', '-f', 'lavfi', '-i', 'color=c=blue:s=16x16:d=0.2', '-pix_fmt', 'yuv420p', '-f', 'mp4', '-movflags', 'frag_keyframe+empty_moov', '-']);
+    expect(r.exitCode).toBe(0);
+    const f = await fake();
+    await connector(f, { videoPoster: undefined }).publish(request({ media: [video(r.stdout)] }));
+    expect(f.uploads.map((u) => [u.mimeType, u.fileName])).toEqual([['video/mp4', 'clip.mp4'], ['image/jpeg', 'poster.jpg']]);
+  });
+
+  test('a video with other media, or a document → permanent before any request', async () => {
+    const f = await fake();
+    expect((await failure(connector(f).publish(request({ media: [video(), image('a')] })))).kind).toBe('permanent');
+    const doc: MediaRef = { id: 'd', type: 'document', mimeType: 'application/pdf', fileName: 'a.pdf', read: async () => new Uint8Array([1]) };
+    expect((await failure(connector(f).publish(request({ media: [doc] })))).kind).toBe('permanent');
+    expect(f.requests).toHaveLength(0);
+  });
+
+  test('missing reddit.subreddit/title → permanent', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).publish(request({ reddit: null })));
+    expect(err.kind).toBe('permanent');
+    expect(err.message).toContain('reddit.subreddit');
+  });
+});
+
+describe('Reddit no double post (findPublished)', () => {
+  test('an accepted submit whose answer was lost: the retry finds the post instead of sending again', async () => {
+    const f = await fake();
+    f.failNext(1, 'accept-then-hang');
+    const c = connector(f, { timeoutMs: 300 });
+    const lost = await failure(c.publish(request()));
+    expect(lost.kind).toBe('transient');
+    expect(f.posts).toHaveLength(1);
+
+    const again = request({ attempt: 2 });
+    const found = await c.findPublished!(again);
+    expect(found).toEqual({
+      platformPostId: f.posts[0]!.name,
+      url: `https://www.reddit.com${f.posts[0]!.permalink}`,
+      publishedAt: new Date(f.posts[0]!.createdUtc * 1000).toISOString(),
+    });
+    expect(f.posts).toHaveLength(1);
+  });
+
+  test('nothing posted → null; same title with another body, another subreddit or too old does not count', async () => {
+    const f = await fake();
+    const c = connector(f);
+    expect(await c.findPublished!(request())).toBeNull();
+    f.addPost({ subreddit: 'test', title: 'A title for r/test', text: 'a different body' });
+    f.addPost({ subreddit: 'pics', title: 'A title for r/test', text: 'Body of the post, in **markdown**.' });
+    f.addPost({ subreddit: 'test', title: 'A title for r/test', text: 'Body of the post, in **markdown**.', createdUtc: Date.now() / 1000 - 3 * 86400 });
+    expect(await c.findPublished!(request())).toBeNull();
+  });
+
+  test('a media post still processing past pollTimeoutMs → transient; the retry finds it once Reddit shows it', async () => {
+    const f = await fake({ mediaPendingPolls: 1_000 });
+    const c = connector(f, { pollTimeoutMs: 50 });
+    const err = await failure(c.publish(request({ media: [image('a')] })));
+    expect(err.kind).toBe('transient');
+    expect(err.message).toContain('not in u/poster');
+    expect(await c.findPublished!(request({ media: [image('a')], attempt: 2 }))).toBeNull();
+
+    f.posts[0]!.pendingPolls = 0;
+    const found = await c.findPublished!(request({ media: [image('a')], attempt: 2 }));
+    expect(found?.platformPostId).toBe(f.posts[0]!.name);
+    expect(f.posts).toHaveLength(1);
+  });
+});
+
+describe('Reddit error classes', () => {
+  test('invalid token (401) → reauth', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).publish(request({ credentials: { accessToken: 'revoked' } })));
+    expect(err.kind).toBe('reauth');
+    expect(err.opts.status).toBe(401);
+    expect(err.message).toBe('Reddit 401: Unauthorized');
+  });
+
+  test('expired token on the media lease → reauth before anything is uploaded', async () => {
+    const f = await fake();
+    f.expireToken('good-token');
+    const err = await failure(connector(f).publish(request({ media: [image('a')] })));
+    expect(err.kind).toBe('reauth');
+    expect(paths(f)).toEqual(['POST /api/media/asset.json']);
+  });
+
+  test('a token without the history scope (403 insufficient_scope) → reauth', async () => {
+    const f = await fake();
+    f.tokens.set('narrow', { user: 'poster', scopes: ['submit'] });
+    const err = await failure(connector(f).publish(request({ media: [image('a')], credentials: { accessToken: 'narrow', username: 'poster' } })));
+    expect(err.kind).toBe('reauth');
+    expect(err.opts.platformCode).toBe('insufficient_scope');
+  });
+
+  test('403 on the subreddit → permanent', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 403, body: { message: 'Forbidden', error: 403 } });
+    const err = await failure(connector(f).publish(request()));
+    expect(err.kind).toBe('permanent');
+    expect(err.message).toBe('Reddit 403: Forbidden');
+  });
+
+  test.each([
+    ['nosuchsub', 'SUBREDDIT_NOEXIST', "Reddit SUBREDDIT_NOEXIST: that subreddit doesn't exist"],
+    ['pics', 'NO_SELFS', "Reddit NO_SELFS: this subreddit doesn't allow text posts"],
+    ['secretclub', 'SUBREDDIT_NOTALLOWED', "Reddit SUBREDDIT_NOTALLOWED: you aren't allowed to post there."],
+  ])('r/%s → permanent %s with Reddit message', async (subreddit, code, message) => {
+    const f = await fake();
+    const err = await failure(connector(f).publish(request({ reddit: { subreddit, title: 't' } })));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.platformCode).toBe(code);
+    expect(err.message).toBe(message);
+    expect(f.posts).toHaveLength(0);
+  });
+
+  test('title over 300 characters → permanent TOO_LONG', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).publish(request({ reddit: { subreddit: 'test', title: 'x'.repeat(301) } })));
+    expect(err).toMatchObject({ kind: 'permanent', message: 'Reddit TOO_LONG: this is too long (max: 300)' });
+  });
+
+  test('ALREADY_SUB → permanent', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 200, body: { json: { errors: [['ALREADY_SUB', 'that link has already been submitted', 'url']] } } });
+    const err = await failure(connector(f).publish(request()));
+    expect(err).toMatchObject({ kind: 'permanent', message: 'Reddit ALREADY_SUB: that link has already been submitted' });
+  });
+
+  test('RATELIMIT "try again in 9 minutes" → transient, retryAfterMs 540000', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 200, body: { json: { errors: [['RATELIMIT', 'you are doing that too much. try again in 9 minutes.', 'ratelimit']] } } });
+    const err = await failure(connector(f).publish(request()));
+    expect(err.kind).toBe('transient');
+    expect(err.opts).toMatchObject({ platformCode: 'RATELIMIT', retryAfterMs: 540_000 });
+    expect(err.message).toBe('Reddit RATELIMIT: you are doing that too much. try again in 9 minutes.');
+  });
+
+  test('RATELIMIT in the newer wording ("Take a break for 30 seconds") → retryAfterMs 30000', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 200, body: { json: { errors: [['RATELIMIT', "Looks like you've been doing that a lot. Take a break for 30 seconds before trying again.", 'ratelimit']] } } });
+    expect((await failure(connector(f).publish(request()))).opts.retryAfterMs).toBe(30_000);
+  });
+
+  test('429 with Retry-After → transient with retryAfterMs', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 429, body: { message: 'Too Many Requests', error: 429 }, headers: { 'Retry-After': '12' } });
+    const err = await failure(connector(f).publish(request()));
+    expect(err.kind).toBe('transient');
+    expect(err.opts).toMatchObject({ status: 429, retryAfterMs: 12_000 });
+    expect(err.message).toBe('Reddit 429: Too Many Requests');
+  });
+
+  test('429 with only X-Ratelimit-Reset (seconds) → retryAfterMs from it', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 429, body: { message: 'Too Many Requests', error: 429 }, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '37' } });
+    expect((await failure(connector(f).publish(request()))).opts.retryAfterMs).toBe(37_000);
+  });
+
+  test('5xx → transient', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 503, body: { message: 'Service Unavailable', error: 503 } });
+    const err = await failure(connector(f).publish(request()));
+    expect(err).toMatchObject({ kind: 'transient', message: 'Reddit 503: Service Unavailable' });
+  });
+
+  test('bucket errors: EntityTooLarge → permanent with the S3 message; expired lease (403) → transient', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 400, body: '<Error><Code>EntityTooLarge</Code><Message>Your proposed upload exceeds the maximum allowed size</Message></Error>' }, 'bucket');
+    const big = await failure(connector(f).publish(request({ media: [image('a')] })));
+    expect(big.kind).toBe('permanent');
+    expect(big.message).toContain('EntityTooLarge');
+
+    f.failNext(1, { status: 403, body: '<Error><Code>AccessDenied</Code><Message>Invalid according to Policy: Policy expired.</Message></Error>' }, 'bucket');
+    expect((await failure(connector(f).publish(request({ media: [image('a')] })))).kind).toBe('transient');
+    expect(f.posts).toHaveLength(0);
+  });
+
+  test('hang → transient after the timeout; network error → transient', async () => {
+    const f = await fake();
+    f.failNext(1, 'hang');
+    const err = await failure(connector(f, { timeoutMs: 200 }).publish(request()));
+    expect(err.kind).toBe('transient');
+    expect(err.message).toContain('timed out after 200 ms');
+
+    const closed = { url: `http://127.0.0.1:${await freePort()}` };
+    expect((await failure(connector(closed).publish(request()))).kind).toBe('transient');
+  });
+
+  test('the fake rejects a generic User-Agent the way Reddit throttles it', async () => {
+    const f = await fake();
+    const res = await fetch(`${f.url}/api/v1/me`, { headers: { Authorization: 'Bearer good-token' } });
+    expect(res.status).toBe(429);
+  });
+});
+
+describe('Reddit token refresh', () => {
+  test('refresh_token grant with Basic client auth → new access token valid on the API; refresh token kept', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const fresh = await c.refreshCredentials!({ accessToken: 'old', refreshToken: 'refresh-1', expiresAt: new Date().toISOString() });
+    expect(Object.keys(fresh).sort()).toEqual(['accessToken', 'expiresAt']);
+    const left = Date.parse(fresh.expiresAt as string) - Date.now();
+    expect(left).toBeGreaterThan(86_000_000);
+    expect(left).toBeLessThanOrEqual(86_400_000);
+    const req = f.requests.find((r) => r.path === '/api/v1/access_token')!;
+    expect(req).toMatchObject({ authorization: `Basic ${btoa('client-id:client-secret')}`, userAgent: UA });
+
+    await c.publish(request({ credentials: { ...fresh, refreshToken: 'refresh-1' } }));
+    expect(f.posts).toHaveLength(1);
+  });
+
+  test('a rotated refresh token is returned so it is stored', async () => {
+    const f = await fake({ rotateRefreshTokens: true });
+    const fresh = await connector(f).refreshCredentials!({ refreshToken: 'refresh-1' });
+    expect(fresh.refreshToken).toMatch(/^refresh-/);
+    expect(fresh.refreshToken).not.toBe('refresh-1');
+    expect(f.refreshTokens.has(fresh.refreshToken as string)).toBe(true);
+  });
+
+  test('rejected refresh token (200 {"error":"invalid_grant"}) → reauth', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).refreshCredentials!({ refreshToken: 'revoked' }));
+    expect(err).toMatchObject({ kind: 'reauth', message: 'Reddit token refresh failed: invalid_grant' });
+  });
+
+  test('no refresh token → reauth; app credentials rejected (401) → permanent; no app credentials → permanent; 503 → transient', async () => {
+    const f = await fake();
+    expect((await failure(connector(f).refreshCredentials!({ accessToken: 'x' }))).kind).toBe('reauth');
+    const badApp = await failure(connector(f, { oauth: { clientId: 'client-id', clientSecret: 'wrong' } }).refreshCredentials!({ refreshToken: 'refresh-1' }));
+    expect(badApp.kind).toBe('permanent');
+    expect(badApp.message).toContain('REDDIT_CLIENT_SECRET');
+    expect((await failure(connector(f, { oauth: undefined }).refreshCredentials!({ refreshToken: 'refresh-1' }))).kind).toBe('permanent');
+    f.failNext(1, { status: 503, body: { message: 'Service Unavailable', error: 503 } }, 'token');
+    expect((await failure(connector(f).refreshCredentials!({ refreshToken: 'refresh-1' }))).kind).toBe('transient');
+  });
+});

@@ -1,0 +1,435 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createXConnector, type XConnectorOptions } from '../platforms/x.ts';
+import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import { startFakeX, type FakeX, type FakeXOptions } from './fakes/x.ts';
+import { freePort } from './harness/ports.ts';
+
+const fakes: FakeX[] = [];
+afterEach(async () => {
+  await Promise.all(fakes.splice(0).map((f) => f.stop()));
+});
+
+async function fake(opts?: FakeXOptions): Promise<FakeX> {
+  const f = await startFakeX(opts);
+  fakes.push(f);
+  return f;
+}
+
+function connector(f: FakeX | string, over: XConnectorOptions = {}) {
+  const url = typeof f === 'string' ? f : f.url;
+  const oauth = typeof f === 'string' ? undefined : { clientId: f.clientId, clientSecret: f.clientSecret ?? undefined };
+  return createXConnector({ baseUrl: url, timeoutMs: 2_000, pollIntervalMs: 5, pollTimeoutMs: 2_000, oauth, ...over });
+}
+
+function request(over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    text: 'Hello from Postpilot',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { accessToken: 'good-token' },
+    ...over,
+  };
+}
+
+let png: Uint8Array;
+async function pngBytes(): Promise<Uint8Array> {
+  png ??= new Uint8Array(
+    await (await import('sharp')).default({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).png().toBuffer(),
+  );
+  return png;
+}
+
+async function image(id: string, altText: string | null = null): Promise<MediaRef> {
+  const bytes = await pngBytes();
+  return { id, type: 'image', mimeType: 'image/png', fileName: `${id}.png`, altText, read: async () => bytes };
+}
+
+function video(id: string, size = 10): MediaRef {
+  const bytes = new Uint8Array(size).map((_, i) => i % 251);
+  return { id, type: 'video', mimeType: 'video/mp4', fileName: `${id}.mp4`, read: async () => bytes };
+}
+
+async function failure(p: Promise<unknown>): Promise<PlatformError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(PlatformError);
+    return err as PlatformError;
+  }
+  throw new Error('expected a PlatformError');
+}
+
+const routes = (f: FakeX) => f.requests.map((r) => `${r.method} ${r.path}`);
+
+describe('X publish', () => {
+  test('text post: POST /2/tweets with the text, returns the id and the status url', async () => {
+    const f = await fake();
+    const result = await connector(f).publish(request());
+
+    expect(f.tweets).toHaveLength(1);
+    const t = f.tweets[0]!;
+    expect(t).toMatchObject({ text: 'Hello from Postpilot', mediaIds: [] });
+    expect(result).toEqual({ platformPostId: t.id, url: `https://x.com/i/web/status/${t.id}` });
+    expect(f.requests[0]!.authorization).toBe('Bearer good-token');
+  });
+
+  test('url uses the username when the channel stored one', async () => {
+    const f = await fake();
+    const result = await connector(f).publish(request({ credentials: { accessToken: 'good-token', username: 'postpilot_test' } }));
+    expect(result.url).toBe(`https://x.com/postpilot_test/status/${f.tweets[0]!.id}`);
+  });
+
+  test('two images: initialize → append → finalize each, alt text via metadata, attached in order', async () => {
+    const f = await fake();
+    const bytes = await pngBytes();
+    await connector(f).publish(request({ media: [await image('a', 'A red square'), await image('b')] }));
+
+    const [a, b] = f.media;
+    expect(routes(f)).toEqual([
+      'POST /2/media/upload/initialize',
+      `POST /2/media/upload/${a!.id}/append`,
+      `POST /2/media/upload/${a!.id}/finalize`,
+      'POST /2/media/metadata',
+      'POST /2/media/upload/initialize',
+      `POST /2/media/upload/${b!.id}/append`,
+      `POST /2/media/upload/${b!.id}/finalize`,
+      'POST /2/tweets',
+    ]);
+    expect(a).toMatchObject({ mediaType: 'image/png', category: 'tweet_image', totalBytes: bytes.byteLength, altText: 'A red square' });
+    expect(b!.altText).toBeNull();
+    expect(f.tweets[0]!.mediaIds).toEqual([a!.id, b!.id]);
+  });
+
+  test('video: appended in segments, STATUS polled until succeeded, no alt text call', async () => {
+    const f = await fake({ processingPolls: 2 });
+    await connector(f, { chunkBytes: 4 }).publish(request({ text: 'A clip', media: [{ ...video('v', 10), altText: 'ignored' }] }));
+
+    const m = f.media[0]!;
+    expect(m).toMatchObject({ category: 'tweet_video', mediaType: 'video/mp4', totalBytes: 10, state: 'succeeded' });
+    expect([...m.segments.entries()]).toEqual([[0, 4], [1, 4], [2, 2]]);
+    expect(f.count('status')).toBe(3);
+    expect(f.count('metadata')).toBe(0);
+    const status = f.requests.find((r) => r.path === '/2/media/upload')!;
+    expect(new URLSearchParams(status.search).get('command')).toBe('STATUS');
+    expect(f.tweets[0]!.mediaIds).toEqual([m.id]);
+  });
+
+  test('GIF is uploaded as tweet_gif', async () => {
+    const f = await fake();
+    const gif: MediaRef = { id: 'g', type: 'gif', mimeType: 'image/gif', fileName: 'g.gif', read: async () => new Uint8Array([71, 73, 70, 56, 57, 97]) };
+    await connector(f).publish(request({ media: [gif] }));
+    expect(f.media[0]!.category).toBe('tweet_gif');
+    expect(f.tweets).toHaveLength(1);
+  });
+
+  test('video processing failure → permanent with X message, no post', async () => {
+    const f = await fake({ failProcessing: 'Unsupported video format' });
+    const err = await failure(connector(f).publish(request({ media: [video('v')] })));
+    expect(err.kind).toBe('permanent');
+    expect(err.message).toContain('Unsupported video format');
+    expect(f.tweets).toHaveLength(0);
+  });
+
+  test('video still processing past pollTimeoutMs → transient', async () => {
+    const f = await fake({ processingPolls: 10_000 });
+    const err = await failure(connector(f, { pollTimeoutMs: 60 }).publish(request({ media: [video('v')] })));
+    expect(err.kind).toBe('transient');
+    expect(err.message).toContain('still processing');
+  });
+
+  test('a document attachment is refused before anything is uploaded', async () => {
+    const f = await fake();
+    const doc: MediaRef = { id: 'd', type: 'document', mimeType: 'application/pdf', fileName: 'd.pdf', read: async () => new Uint8Array(3) };
+    const err = await failure(connector(f).publish(request({ media: [await image('a'), doc] })));
+    expect(err.kind).toBe('permanent');
+    expect(f.requests).toHaveLength(0);
+  });
+});
+
+describe('X error classes', () => {
+  test('revoked token (401) → reauth with X message', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).publish(request({ credentials: { accessToken: 'revoked' } })));
+    expect(err.kind).toBe('reauth');
+    expect(err.opts.status).toBe(401);
+    expect(err.message).toBe('X 401: Unauthorized');
+  });
+
+  test('expired token on media upload → reauth before any post', async () => {
+    const f = await fake();
+    f.validTokens.delete('good-token');
+    const err = await failure(connector(f).publish(request({ media: [await image('a')] })));
+    expect(err.kind).toBe('reauth');
+    expect(routes(f)).toEqual(['POST /2/media/upload/initialize']);
+  });
+
+  test('missing accessToken → reauth without a request', async () => {
+    const f = await fake();
+    expect((await failure(connector(f).publish(request({ credentials: {} })))).kind).toBe('reauth');
+    expect(f.requests).toHaveLength(0);
+  });
+
+  test('app-only token (403 unsupported-authentication) → reauth', async () => {
+    const f = await fake();
+    f.failNext(1, {
+      status: 403,
+      body: {
+        title: 'Unsupported Authentication',
+        detail: 'Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint.  Supported authentication types are [OAuth 1.0a User Context, OAuth 2.0 User Context].',
+        type: 'https://api.twitter.com/2/problems/unsupported-authentication',
+        status: 403,
+      },
+    });
+    const err = await failure(connector(f).publish(request()));
+    expect(err.kind).toBe('reauth');
+    expect(err.opts.platformCode).toBe('https://api.twitter.com/2/problems/unsupported-authentication');
+  });
+
+  test('duplicate text (403) → permanent with X message', async () => {
+    const f = await fake();
+    const c = connector(f);
+    await c.publish(request());
+    const err = await failure(c.publish(request()));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.status).toBe(403);
+    expect(err.message).toBe('X 403: You are not allowed to create a Tweet with duplicate content.');
+    expect(f.tweets).toHaveLength(1);
+  });
+
+  test('invalid request (400) → permanent with detail and the field errors', async () => {
+    const f = await fake();
+    f.failNext(1, {
+      status: 400,
+      body: {
+        errors: [{ parameters: { 'media.media_ids': ['1'] }, message: 'Your media IDs are invalid.' }],
+        title: 'Invalid Request',
+        detail: 'One or more parameters to your request was invalid.',
+        type: 'https://api.twitter.com/2/problems/invalid-request',
+      },
+    });
+    const err = await failure(connector(f).publish(request()));
+    expect(err.kind).toBe('permanent');
+    expect(err.message).toBe('X 400: One or more parameters to your request was invalid. (Your media IDs are invalid.)');
+    expect(err.opts.platformCode).toBe('https://api.twitter.com/2/problems/invalid-request');
+  });
+
+  test('credits depleted (402) → permanent', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 402, body: { title: 'CreditsDepleted', detail: 'Your enrolled account does not have any credits to fulfill this request.', type: 'https://api.twitter.com/2/problems/credits', status: 402 } });
+    const err = await failure(connector(f).publish(request()));
+    expect(err.kind).toBe('permanent');
+    expect(err.message).toContain('does not have any credits');
+  });
+
+  test('429 with x-rate-limit-reset (epoch seconds) → transient, retryAfterMs until the reset', async () => {
+    const f = await fake();
+    const reset = Math.floor(Date.now() / 1000) + 120;
+    f.failNext(1, {
+      status: 429,
+      body: { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+      headers: { 'x-rate-limit-limit': '100', 'x-rate-limit-remaining': '0', 'x-rate-limit-reset': String(reset) },
+    });
+    const err = await failure(connector(f).publish(request()));
+    expect(err.kind).toBe('transient');
+    expect(err.message).toBe('X 429: Too Many Requests');
+    expect(err.opts.retryAfterMs).toBeGreaterThan(115_000);
+    expect(err.opts.retryAfterMs).toBeLessThanOrEqual(120_000);
+  });
+
+  test('429 with the 24-hour user cap exhausted → waits for that reset, not the 15-minute one', async () => {
+    const f = await fake();
+    const now = Math.floor(Date.now() / 1000);
+    f.failNext(1, {
+      status: 429,
+      body: { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+      headers: {
+        'x-rate-limit-reset': String(now + 60),
+        'x-user-limit-24hour-limit': '17',
+        'x-user-limit-24hour-remaining': '0',
+        'x-user-limit-24hour-reset': String(now + 36_000),
+      },
+    });
+    const err = await failure(connector(f).publish(request()));
+    expect(err.opts.retryAfterMs).toBeGreaterThan(35_990_000);
+  });
+
+  test('429 with Retry-After → retryAfterMs from it', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 429, body: { title: 'Too Many Requests', detail: 'Too Many Requests', status: 429 }, headers: { 'Retry-After': '9' } });
+    expect((await failure(connector(f).publish(request()))).opts.retryAfterMs).toBe(9000);
+  });
+
+  test('503 → transient', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 503, body: { title: 'Service Unavailable', detail: 'Service Unavailable', type: 'about:blank', status: 503 } });
+    const err = await failure(connector(f).publish(request()));
+    expect(err.kind).toBe('transient');
+    expect(err.message).toBe('X 503: Service Unavailable');
+  });
+
+  test('5xx on a media append → transient', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 500, body: { title: 'Internal Error', detail: 'Internal Error', status: 500 } }, 'append');
+    expect((await failure(connector(f).publish(request({ media: [await image('a')] })))).kind).toBe('transient');
+    expect(f.tweets).toHaveLength(0);
+  });
+
+  test('hang → transient after the request timeout; network error → transient', async () => {
+    const f = await fake();
+    f.failNext(1, 'hang');
+    const err = await failure(connector(f, { timeoutMs: 300 }).publish(request()));
+    expect(err.kind).toBe('transient');
+    expect(err.message).toContain('timed out after 300 ms');
+
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    expect((await failure(connector(closed).publish(request()))).kind).toBe('transient');
+  });
+});
+
+describe('X no double post (findPublished)', () => {
+  test('an accepted post whose answer was lost is found on the retry instead of posted again', async () => {
+    const f = await fake();
+    f.failNext(1, 'accept-then-hang');
+    const c = connector(f, { timeoutMs: 300 });
+    const req = request({ text: 'Launch day & <everything> works: https://example.com/launch' });
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    expect(f.tweets).toHaveLength(1);
+
+    const retry = { ...req, attempt: 2 };
+    const found = await c.findPublished!(retry);
+    expect(found).toEqual({
+      platformPostId: f.tweets[0]!.id,
+      url: `https://x.com/i/web/status/${f.tweets[0]!.id}`,
+      publishedAt: f.tweets[0]!.createdAt,
+    });
+    expect(f.tweets).toHaveLength(1);
+    const timeline = f.requests.find((r) => r.path.endsWith('/tweets') && r.method === 'GET')!;
+    expect(timeline.path).toBe(`/2/users/${f.user.id}/tweets`);
+    const q = new URLSearchParams(timeline.search);
+    expect(q.get('exclude')).toBe('retweets,replies');
+    expect(q.get('tweet.fields')).toContain('attachments');
+  });
+
+  test('matches a post with media (X appends a t.co link to its text) by text and attachment count', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const req = request({ text: 'With a picture', media: [await image('a')] });
+    const first = await c.publish(req);
+    expect(await c.findPublished!({ ...req, attempt: 2 })).toMatchObject({ platformPostId: first.platformPostId });
+    // Same text without the picture is a different post.
+    expect(await c.findPublished!({ ...req, media: [], attempt: 2 })).toBeNull();
+  });
+
+  test('nothing there (or only older than lookbackMs) → null, so the retry posts', async () => {
+    const f = await fake();
+    f.addTweet('Hello from Postpilot', { createdAt: new Date(Date.now() - 3 * 24 * 3600 * 1000) });
+    f.addTweet('Something else');
+    const c = connector(f);
+    expect(await c.findPublished!(request({ attempt: 2 }))).toBeNull();
+  });
+
+  test('uses credentials.userId when present (no /2/users/me call)', async () => {
+    const f = await fake();
+    f.addTweet('Hello from Postpilot');
+    const found = await connector(f).findPublished!(request({ credentials: { accessToken: 'good-token', userId: f.user.id } }));
+    expect(found?.platformPostId).toBe(f.tweets[0]!.id);
+    expect(f.count('me')).toBe(0);
+  });
+
+  test('a rate-limited lookup is transient (the retry waits rather than posting blind)', async () => {
+    const f = await fake();
+    const reset = Math.floor(Date.now() / 1000) + 600;
+    f.failNext(1, { status: 429, body: { title: 'Too Many Requests', detail: 'Too Many Requests', status: 429 }, headers: { 'x-rate-limit-reset': String(reset) } }, 'timeline');
+    const err = await failure(connector(f).findPublished!(request({ attempt: 2 })));
+    expect(err.kind).toBe('transient');
+    expect(err.opts.retryAfterMs).toBeGreaterThan(590_000);
+  });
+});
+
+describe('X token refresh', () => {
+  test('refresh with Basic client auth: new access token, expiresAt, rotated refresh token', async () => {
+    const f = await fake();
+    const before = Date.now();
+    const fresh = await connector(f).refreshCredentials!({ accessToken: 'old', refreshToken: 'refresh-1', expiresAt: new Date().toISOString() });
+    expect(fresh).toEqual({ accessToken: 'access-2', refreshToken: 'refresh-2', expiresAt: expect.any(String) });
+    const exp = Date.parse(fresh.expiresAt as string);
+    expect(exp).toBeGreaterThanOrEqual(before + 7_200_000 - 1000);
+    expect(exp).toBeLessThanOrEqual(Date.now() + 7_200_000);
+
+    const tokenReq = f.requests.find((r) => r.path === '/2/oauth2/token')!;
+    expect(tokenReq.authorization).toBe(`Basic ${Buffer.from(`${f.clientId}:${f.clientSecret}`).toString('base64')}`);
+    // The new token works; the rotated-out refresh token does not.
+    await connector(f).publish(request({ credentials: { accessToken: 'access-2' } }));
+    expect(f.validRefreshTokens.has('refresh-1')).toBe(false);
+  });
+
+  test('rotation kept: refreshing twice uses the rotated token each time', async () => {
+    const f = await fake();
+    const c = connector(f);
+    let creds: Record<string, unknown> = { accessToken: 'good-token', refreshToken: 'refresh-1' };
+    creds = { ...creds, ...(await c.refreshCredentials!(creds)) };
+    creds = { ...creds, ...(await c.refreshCredentials!(creds)) };
+    expect(creds).toMatchObject({ accessToken: 'access-3', refreshToken: 'refresh-3' });
+  });
+
+  test('a used (rotated-out) refresh token → reauth with X message', async () => {
+    const f = await fake();
+    const c = connector(f);
+    await c.refreshCredentials!({ refreshToken: 'refresh-1' });
+    const err = await failure(c.refreshCredentials!({ refreshToken: 'refresh-1' }));
+    expect(err.kind).toBe('reauth');
+    expect(err.message).toBe('X 400: Value passed for the token was invalid.');
+  });
+
+  test('public client: no Basic header, client_id in the body', async () => {
+    const f = await fake({ clientSecret: null });
+    const fresh = await connector(f).refreshCredentials!({ refreshToken: 'refresh-1' });
+    expect(fresh.accessToken).toBe('access-2');
+    expect(f.requests.find((r) => r.path === '/2/oauth2/token')!.authorization).toBeNull();
+  });
+
+  test('wrong client secret → permanent (the app, not the user, must fix it)', async () => {
+    const f = await fake();
+    const err = await failure(connector(f, { oauth: { clientId: f.clientId, clientSecret: 'wrong' } }).refreshCredentials!({ refreshToken: 'refresh-1' }));
+    expect(err.kind).toBe('permanent');
+    expect(err.message).toBe('X 401: Missing valid authorization header');
+    expect(f.validRefreshTokens.has('refresh-1')).toBe(true);
+  });
+
+  test('no refresh token → reauth; no client configured → permanent', async () => {
+    const f = await fake();
+    expect((await failure(connector(f).refreshCredentials!({ accessToken: 'x' }))).kind).toBe('reauth');
+    expect((await failure(connector(f, { oauth: undefined }).refreshCredentials!({ refreshToken: 'refresh-1' }))).kind).toBe('permanent');
+  });
+
+  test('token endpoint 503 → transient', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 503, body: { error: 'temporarily_unavailable' } }, 'token');
+    expect((await failure(connector(f).refreshCredentials!({ refreshToken: 'refresh-1' }))).kind).toBe('transient');
+  });
+});
+
+describe('fake X contract', () => {
+  test('rejects unknown tweet fields and numeric media ids the way X does', async () => {
+    const f = await fake();
+    const post = (body: unknown) =>
+      fetch(`${f.url}/2/tweets`, { method: 'POST', headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const a = await post({ text: 'x', status: 'y' });
+    expect(a.status).toBe(400);
+    expect(((await a.json()) as { errors: { message: string }[] }).errors[0]!.message).toContain('$.status: is not defined');
+    const b = await post({ text: 'x', media: { media_ids: [123] } });
+    expect(b.status).toBe(400);
+    expect(f.tweets).toHaveLength(0);
+  });
+
+  test('finalize with missing bytes fails; a media id not yet processed cannot be attached', async () => {
+    const f = await fake();
+    const h = { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' };
+    const init = await fetch(`${f.url}/2/media/upload/initialize`, { method: 'POST', headers: h, body: JSON.stringify({ media_type: 'video/mp4', total_bytes: 10, media_category: 'tweet_video' }) });
+    const { data } = (await init.json()) as { data: { id: string } };
+    expect((await fetch(`${f.url}/2/media/upload/${data.id}/finalize`, { method: 'POST', headers: h })).status).toBe(400);
+    const tweet = await fetch(`${f.url}/2/tweets`, { method: 'POST', headers: h, body: JSON.stringify({ text: 'v', media: { media_ids: [data.id] } }) });
+    expect(tweet.status).toBe(400);
+    expect(((await tweet.json()) as { errors: { message: string }[] }).errors[0]!.message).toBe('Your media IDs are invalid.');
+  });
+});
