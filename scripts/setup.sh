@@ -51,3 +51,12 @@ fi
 
 # 5. A real Bluesky PDS (and Node 22 to run it) for the Bluesky connector tests.
 sh scripts/setup-pds.sh
+
+# 6. Chromium for the web application's browser tests (Debian's package; playwright-core drives it).
+if ! command -v chromium >/dev/null 2>&1 && [ -z "${CHROMIUM_PATH:-}" ]; then
+  echo "setup: installing Debian's chromium for the browser tests" >&2
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y -q --no-install-recommends chromium >&2 \
+    || { $SUDO apt-get update -q >&2 && $SUDO apt-get install -y -q --no-install-recommends chromium >&2; }
+fi
