@@ -16,6 +16,11 @@ export function graphemeLength(text: string): number {
 /** ISO 8601 date-time with an explicit offset (Z or ±hh:mm). */
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 export const PUBLISH_AT_GRACE_MS = 5 * 60 * 1000;
+/**
+ * The pg driver writes an instant past year 9999 as `+010000-…`, which Postgres refuses, and the
+ * duplicate_post check looks a day either side of publishAt: a later publishAt was a 500.
+ */
+export const LATEST_PUBLISH_AT = new Date(Date.UTC(9999, 11, 31));
 
 export function parsePublishAt(value: string, now: Date, fields: FieldError[]): Date | undefined {
   const at = ISO_WITH_OFFSET.test(value) ? new Date(value) : new Date(Number.NaN);
@@ -25,6 +30,10 @@ export function parsePublishAt(value: string, now: Date, fields: FieldError[]): 
   }
   if (at.getTime() < now.getTime() - PUBLISH_AT_GRACE_MS) {
     fields.push({ path: 'publishAt', message: 'is more than 5 minutes in the past' });
+    return undefined;
+  }
+  if (at.getTime() >= LATEST_PUBLISH_AT.getTime()) {
+    fields.push({ path: 'publishAt', message: `must be before ${LATEST_PUBLISH_AT.toISOString()}` });
     return undefined;
   }
   return at;

@@ -1,9 +1,11 @@
 import { t } from 'elysia';
 import { completeUpload, createUpload, getMediaItem, mediaView } from '../../services/media.ts';
-import { router } from '../router.ts';
+import { refuseUnstorableBody, router } from '../router.ts';
 import { authPlugin } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
 import type { AppDeps } from '../context.ts';
+import { MediaItemSchema, UploadResponseSchema } from '../schemas.ts';
+import { OPERATIONS } from '../openapi/operations.ts';
 
 const UploadBody = t.Object(
   {
@@ -57,7 +59,7 @@ export function mediaRoutes(deps: AppDeps) {
         if (result.replayed) set.headers['idempotent-replayed'] = 'true';
         return result.body;
       },
-      { scope: 'publish', body: UploadBody },
+      { scope: 'publish', body: UploadBody, transform: refuseUnstorableBody, response: { 201: UploadResponseSchema }, detail: OPERATIONS.createUpload },
     )
     .post(
       '/media/:id/complete',
@@ -66,11 +68,11 @@ export function mediaRoutes(deps: AppDeps) {
         const item = await completeUpload(deps.orm.em.fork(), temporal, auth.organization.id, params.id);
         return mediaView(item, storage);
       },
-      { scope: 'publish', params: IdParams },
+      { scope: 'publish', params: IdParams, response: { 200: MediaItemSchema }, detail: OPERATIONS.completeUpload },
     )
     .get(
       '/media/:id',
       async ({ auth, params }) => mediaView(await getMediaItem(deps.orm.em.fork(), auth.organization.id, params.id), need().storage),
-      { scope: 'read', params: IdParams },
+      { scope: 'read', params: IdParams, response: { 200: MediaItemSchema }, detail: OPERATIONS.getMedia },
     );
 }

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { router } from '../router.ts';
+import { refuseUnstorableBody, router } from '../router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { assertNotDuplicate, editPost, schedulePost } from '../../services/post-scheduler.ts';
@@ -11,6 +11,8 @@ import { authPlugin } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
 import { PLAN_LIMITS } from '../../lib/plans.ts';
 import type { AppDeps } from '../context.ts';
+import { PostListSchema, PostSchema } from '../schemas.ts';
+import { OPERATIONS } from '../openapi/operations.ts';
 
 // No NUL: Postgres text cannot hold it (the insert would fail with a 500).
 const Text = t.String({ maxLength: 100_000, pattern: '^[^\\u0000]*$' });
@@ -117,7 +119,7 @@ export function postRoutes(deps: AppDeps) {
         if (result.replayed) set.headers['idempotent-replayed'] = 'true';
         return result.body;
       },
-      { scope: 'publish', body: CreateBody },
+      { scope: 'publish', body: CreateBody, transform: refuseUnstorableBody, response: { 201: PostSchema }, detail: OPERATIONS.createPost },
     )
     .get(
       '/posts',
@@ -136,11 +138,13 @@ export function postRoutes(deps: AppDeps) {
           cursor: query.cursor,
         }, deps.storage);
       },
-      { scope: 'read', query: ListQuery },
+      { scope: 'read', query: ListQuery, response: { 200: PostListSchema }, detail: OPERATIONS.listPosts },
     )
     .get('/posts/:id', ({ auth, params }) => getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage), {
       scope: 'read',
       params: t.Object({ id: t.String({ maxLength: 64 }) }),
+      response: { 200: PostSchema },
+      detail: OPERATIONS.getPost,
     })
     .patch(
       '/posts/:id',
@@ -170,6 +174,6 @@ export function postRoutes(deps: AppDeps) {
         });
         return getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage);
       },
-      { scope: 'publish', body: PatchBody, params: t.Object({ id: t.String({ maxLength: 64 }) }) },
+      { scope: 'publish', body: PatchBody, params: t.Object({ id: t.String({ maxLength: 64 }) }), transform: refuseUnstorableBody, response: { 200: PostSchema }, detail: OPERATIONS.updatePost },
     );
 }
