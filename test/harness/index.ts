@@ -67,7 +67,21 @@ export async function stopHarness(): Promise<void> {
   if (slot.harness) {
     const h = await slot.harness;
     await h.pool.end();
-    await h.orm.close();
+    await h.orm.close(true);
+    // pg's Pool.end() resolves before every client has hung up; stopping Postgres under them
+    // makes their "terminating connection" (57P01) an unhandled error. Wait (bounded) until the
+    // test database has no sessions left.
+    const admin = new pgDriver.Client({ connectionString: h.pg.url('postgres') });
+    await admin.connect();
+    try {
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await admin.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = 'postpilot_test'");
+        if (rows[0]!.n === 0) break;
+        await Bun.sleep(100);
+      }
+    } finally {
+      await admin.end();
+    }
     await h.pg.stop();
   }
 }

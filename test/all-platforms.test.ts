@@ -1,0 +1,351 @@
+// All thirteen platforms end to end in one go: API → Postgres → post workflows (time-skipping
+// server) → the real connectors from createConnectors() → each platform's local fake (and a real
+// Bluesky PDS). Media goes through the real three-step upload on the disk store.
+//
+// One post cannot reach every platform: TikTok and YouTube take exactly one video, Pinterest and
+// Instagram need an image, and a video must be alone on most others. So the fan-out is two posts
+// created at once: a PNG to the eleven image-capable platforms, an MP4 to TikTok and YouTube, each
+// with its own text per platform (contentByPlatform) so every fake's post can be told apart.
+//
+// Instagram and Threads fetch media by URL. The disk store signs http://localhost/storage/object/…
+// URLs (the stack's publicBaseUrl), which the app serves — but in tests the app answers only
+// app.handle(), so nothing listens there. The app is therefore also put on a real socket
+// (127.0.0.1:<port>) for this file, and the Instagram/Threads connectors are wrapped so the
+// signed URL they hand to Meta is the same URL on that socket (same path and token: the disk
+// store's signature covers the token, not the host). The Meta fakes then download the bytes over
+// HTTP from the app itself, as Meta does from a public API host in production.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { Channel, PostChannel } from '../db/entities/index.ts';
+import { PLATFORMS, type Platform } from '../platforms/catalog.ts';
+import { createConnectors } from '../platforms/index.ts';
+import type { Connector, MediaRef, PublishRequest } from '../platforms/types.ts';
+import { addChannel } from '../services/channels.ts';
+import { postWorkflowId } from '../workflows/post-types.ts';
+import { createMediaFixtures, type MediaFixtures } from './fixtures/media.ts';
+import { startAllFakes, type AllFakes } from './harness/all-fakes.ts';
+import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+
+type Stack = Awaited<ReturnType<typeof startPostStack>>;
+
+const VIDEO_PLATFORMS: Platform[] = ['TIKTOK', 'YOUTUBE'];
+const IMAGE_PLATFORMS: Platform[] = PLATFORMS.filter((p) => !VIDEO_PLATFORMS.includes(p));
+
+let fx: MediaFixtures;
+let fakes: AllFakes;
+let stack: Stack;
+let appServer: ReturnType<typeof Bun.serve>;
+/** Signed media URLs the wrapped Instagram/Threads connectors handed out, as rewritten. */
+const handedOut: string[] = [];
+
+/** The signed disk-store URL, on the socket the app listens on. */
+function onAppSocket(url: string): string {
+  const u = new URL(url);
+  if (u.origin !== 'http://localhost') return url;
+  const out = `http://127.0.0.1:${appServer.port}${u.pathname}${u.search}`;
+  handedOut.push(out);
+  return out;
+}
+
+/** Instagram/Threads with media URLs Meta's fake can reach (see the header). */
+function withReachableMedia(c: Connector): Connector {
+  const media = (m: MediaRef): MediaRef => (m.url ? { ...m, url: async () => onAppSocket(await m.url!()) } : m);
+  const req = (r: PublishRequest): PublishRequest => ({ ...r, media: r.media.map(media) });
+  return {
+    ...c,
+    publish: (r) => c.publish(req(r)),
+    ...(c.findPublished ? { findPublished: (r: PublishRequest) => c.findPublished!(req(r)) } : {}),
+  };
+}
+
+beforeAll(async () => {
+  [fx, fakes] = await Promise.all([createMediaFixtures(), startAllFakes()]);
+  const connectors = createConnectors(fakes.settings);
+  connectors.INSTAGRAM = withReachableMedia(connectors.INSTAGRAM!);
+  connectors.THREADS = withReachableMedia(connectors.THREADS!);
+  stack = await startPostStack({ storage: 'disk', connectors });
+  appServer = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (r) => stack.app.handle(r) });
+}, 120_000);
+
+afterAll(async () => {
+  appServer?.stop(true);
+  await stack?.stop();
+  await fakes?.stop();
+  await fx?.cleanup();
+}, 30_000);
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+/** The three-step upload on the disk store: create, PUT through the app, complete → ready. */
+async function uploadMedia(key: string, file: string, fileName: string, mimeType: string) {
+  const bytes = readFileSync(file);
+  const created = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName, mimeType, fileSize: bytes.length } });
+  expect(created.status).toBe(201);
+  const { media, upload } = created.body;
+  const put = await stack.app.handle(new Request(upload.url, { method: upload.method, headers: upload.headers, body: bytes }));
+  expect(put.status).toBe(200);
+  const done = await call(stack.app, 'POST', `/v1/media/${media.id}/complete`, { key });
+  expect(done.status).toBe(200);
+  expect(done.body.status).toBe('ready');
+  return { id: done.body.id as string, bytes };
+}
+
+/** An organization with one channel on every platform, each with the credentials its fake accepts. */
+async function setup() {
+  const org = await makeOrg();
+  const { key } = await makeKey(org.id);
+  const channels = {} as Record<Platform, string>;
+  for (const platform of PLATFORMS) {
+    const ch = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+      organizationId: org.id,
+      platform,
+      name: `${platform.toLowerCase()} channel`,
+      credentials: fakes.credentials[platform],
+    });
+    channels[platform] = ch.id;
+  }
+  const image = await uploadMedia(key, fx.files.png, 'photo.png', 'image/png');
+  const video = await uploadMedia(key, fx.files.mp4, 'clip.mp4', 'video/mp4');
+  return { key, channels, image, video };
+}
+
+type Setup = Awaited<ReturnType<typeof setup>>;
+
+/** The two posts of the fan-out, created back to back (publish now). */
+async function postEverywhere(s: Setup, tag: string) {
+  const textFor = (p: Platform) => `Launch ${tag} on ${p.toLowerCase()}`;
+  const body = (platforms: Platform[], mediaId: string, extra: Record<string, unknown> = {}) => ({
+    content: `Launch ${tag}`,
+    contentByPlatform: Object.fromEntries(platforms.map((p) => [p, textFor(p)])),
+    channelIds: platforms.map((p) => s.channels[p]),
+    mediaIds: [mediaId],
+    ...extra,
+  });
+  const [imagePost, videoPost] = await Promise.all([
+    call(stack.app, 'POST', '/v1/posts', { key: s.key, body: body(IMAGE_PLATFORMS, s.image.id, { reddit: { subreddit: 'test', title: `Launch ${tag}` } }) }),
+    call(stack.app, 'POST', '/v1/posts', { key: s.key, body: body(VIDEO_PLATFORMS, s.video.id) }),
+  ]);
+  expect(imagePost.status).toBe(201);
+  expect(videoPost.status).toBe(201);
+  return { ids: [imagePost.body.id as string, videoPost.body.id as string], textFor };
+}
+
+async function getPost(key: string, id: string) {
+  const r = await call(stack.app, 'GET', `/v1/posts/${id}`, { key });
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+/** Every channel of both posts, by platform. */
+async function channelsByPlatform(key: string, ids: string[]) {
+  const out = {} as Record<Platform, any>;
+  for (const id of ids) for (const ch of (await getPost(key, id)).channels) out[ch.platform as Platform] = ch;
+  return out;
+}
+
+/** The channel rows of both posts by platform, read from Postgres (polling the API would hit its rate limit). */
+async function rowsByPlatform(ids: string[]) {
+  const rows = await stack.h.orm.em.fork().find(PostChannel, { post: { $in: ids } });
+  return Object.fromEntries(rows.map((r) => [r.platform, r])) as Record<Platform, (typeof rows)[number]>;
+}
+
+/** Polls in real time (the server clock is not moved) until `done` holds. */
+async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 45_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read();
+    if (done(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(v)}`);
+    await Bun.sleep(50);
+  }
+}
+
+const workflowStatus = async (postId: string) => (await stack.env.client.workflow.getHandle(postWorkflowId(postId)).describe()).status.name;
+
+/** The URL each platform's connector reports for the post `id` (the title slug is Reddit's). */
+function expectedUrl(platform: Platform, id: string, tag: string): string {
+  const shortcode = (meta: AllFakes['instagram']) => meta.posts.find((p) => p.id === id)?.shortcode;
+  switch (platform) {
+    case 'X':
+      return `https://x.com/i/web/status/${id}`;
+    case 'BLUESKY':
+      return `https://bsky.app/profile/${fakes.bluesky.handle}/post/${id.split('/').pop()}`;
+    case 'THREADS':
+      return `https://www.threads.com/@fakeaccount/post/${shortcode(fakes.threads)}`;
+    case 'LINKEDIN':
+      return `https://www.linkedin.com/feed/update/${id}`;
+    case 'MASTODON':
+      return `${fakes.mastodon.url}/@user/${id}`;
+    case 'INSTAGRAM':
+      return `https://www.instagram.com/p/${shortcode(fakes.instagram)}/`;
+    case 'FACEBOOK':
+      return `https://www.facebook.com/${id}`;
+    case 'TIKTOK':
+      return `https://www.tiktok.com/@${fakes.tiktok.creator.creator_username}/video/${id}`;
+    case 'YOUTUBE':
+      return `https://www.youtube.com/watch?v=${id}`;
+    case 'PINTEREST':
+      return `https://www.pinterest.com/pin/${id}/`;
+    case 'REDDIT':
+      return `https://www.reddit.com/r/test/comments/${id.replace(/^t3_/, '')}/launch_${tag}/`;
+    case 'TELEGRAM':
+      return `https://t.me/postpilot_news/${id}`;
+    case 'DISCORD':
+      return `https://discord.com/channels/${fakes.discord.webhook.guild_id}/${fakes.discord.webhook.channel_id}/${id}`;
+  }
+}
+
+// ---- tests -----------------------------------------------------------------------------------
+
+describe('every platform at once', () => {
+  test('one fan-out to all 13 channels: every channel published with an id and a URL of its platform; each fake got exactly one post', async () => {
+    const s = await setup();
+    await stack.syncClock();
+    const tag = crypto.randomUUID().slice(0, 8);
+    const started = Date.now();
+    const { ids, textFor } = await postEverywhere(s, tag);
+
+    // Nothing needs the clock moved: every fake answers within seconds (TikTok's status polls are
+    // 5 s apart). Waiting in real time first keeps stack.settle from stepping the shared clock
+    // while those publishes are still in flight (a step could outrun their 10 s heartbeat timeout).
+    await waitFor('both workflows to finish', () => Promise.all(ids.map(workflowStatus)), (st) => st.every((x) => x !== 'RUNNING'));
+    await Promise.all(ids.map((id) => stack.settle(id)));
+    const elapsed = Date.now() - started;
+
+    for (const id of ids) {
+      const post = await getPost(s.key, id);
+      expect(post.status).toBe('published');
+      expect(post.publishedAt).toBeTruthy();
+    }
+    const byPlatform = await channelsByPlatform(s.key, ids);
+    expect(Object.keys(byPlatform).sort()).toEqual([...PLATFORMS].sort());
+    for (const platform of PLATFORMS) {
+      const ch = byPlatform[platform];
+      expect({ platform, status: ch.status, error: ch.error }).toEqual({ platform, status: 'published', error: null });
+      expect(ch.content).toBe(textFor(platform));
+      expect(ch.platformPostId).toBeTruthy();
+      expect(ch.publishedAt).toBeTruthy();
+      // Exactly one post on the platform, and it is the one the channel reports.
+      const got = await fakes.received(platform, textFor(platform));
+      expect({ platform, count: got.length }).toEqual({ platform, count: 1 });
+      expect({ platform, id: ch.platformPostId }).toEqual({ platform, id: got[0]!.id });
+      expect({ platform, url: ch.url }).toEqual({ platform, url: expectedUrl(platform, ch.platformPostId, tag) });
+    }
+    expect(byPlatform.BLUESKY.platformPostId).toStartWith(`at://${fakes.bluesky.did}/app.bsky.feed.post/`);
+    expect(byPlatform.FACEBOOK.platformPostId).toMatch(new RegExp(`^${fakes.facebook.accountId}_\\d+$`));
+    expect(byPlatform.LINKEDIN.platformPostId).toMatch(/^urn:li:share:\d+$/);
+    expect(byPlatform.REDDIT.platformPostId).toMatch(/^t3_[a-z0-9]+$/);
+
+    // The media reached each platform. Instagram and Threads downloaded the PNG from the app's
+    // signed disk-store URL themselves.
+    for (const meta of [fakes.instagram, fakes.threads]) {
+      const post = meta.posts.find((p) => p.text.includes(tag))!;
+      const container = meta.containers.find((c) => c.id === post.media[0])!;
+      expect(container.mediaType).toBe('IMAGE');
+      expect(container.fetched).toEqual({ url: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:${appServer.port}/storage/object/`)), contentType: 'image/png', size: s.image.bytes.length });
+      expect(handedOut).toContain(container.fetched!.url);
+    }
+    expect(fakes.x.tweets.find((t) => t.text === textFor('X'))!.mediaIds).toHaveLength(1);
+    expect(fakes.facebook.posts.find((p) => p.text === textFor('FACEBOOK'))!).toMatchObject({ kind: 'added_photos', media: [expect.any(String)] });
+    expect(fakes.pinterest.pins.find((p) => p.description === textFor('PINTEREST'))!.media).toMatchObject({ type: 'image' });
+    expect(fakes.reddit.posts.find((p) => p.title === `Launch ${tag}`)).toMatchObject({ kind: 'image', subreddit: 'test' });
+    expect(fakes.telegram.messages.find((m) => m.caption === textFor('TELEGRAM'))).toMatchObject({ kind: 'photo' });
+    expect(fakes.discord.messages.find((m) => m.content === textFor('DISCORD'))!.attachments).toHaveLength(1);
+    expect(fakes.mastodon.statuses.find((m) => m.text === textFor('MASTODON'))!.media_ids).toHaveLength(1);
+    const tiktok = fakes.tiktok.publishes.find((p) => p.post?.caption === textFor('TIKTOK'))!;
+    expect(tiktok.received).toBe(s.video.bytes.length);
+    expect(fakes.youtube.videos.find((v) => `${v.title}\n${v.description}`.includes(textFor('YOUTUBE')))!.size).toBe(s.video.bytes.length);
+
+    console.log(`all 13 channels published in ${elapsed} ms`);
+  }, 90_000);
+
+  test('LinkedIn down (503 on every create): the other 12 publish at once; LinkedIn fails after all its retries with LinkedIn’s message', async () => {
+    const s = await setup();
+    await stack.syncClock();
+    const tag = crypto.randomUUID().slice(0, 8);
+    // workflows/post.ts publishOptions.retry: 10 attempts, backoff 5 s doubling, capped at 10 min.
+    const ATTEMPTS = 10;
+    const BACKOFF_S = Array.from({ length: ATTEMPTS - 1 }, (_, i) => Math.min(5 * 2 ** i, 600)).reduce((a, b) => a + b, 0); // 1835 s
+    const linkedin = fakes.linkedin;
+    const createsBefore = linkedin.count('posts');
+    linkedin.failNext(ATTEMPTS, { status: 503, body: { status: 503, message: 'Service Unavailable' } }, 'posts');
+    const { ids, textFor } = await postEverywhere(s, tag);
+    const [imagePostId, videoPostId] = ids as [string, string];
+    const others = PLATFORMS.filter((p) => p !== 'LINKEDIN');
+
+    // In real time, with the clock left alone: the twelve others are published while LinkedIn's
+    // channel is still retrying and its post's workflow still runs.
+    const early = await waitFor('the other twelve channels', () => rowsByPlatform(ids), (c) => others.every((p) => c[p]?.status === 'published'));
+    expect(early.LINKEDIN.status).toBe('publishing');
+    expect(await workflowStatus(imagePostId)).toBe('RUNNING');
+    expect(linkedin.count('posts') - createsBefore).toBeLessThan(ATTEMPTS);
+    await waitFor('the video post', () => workflowStatus(videoPostId), (st) => st !== 'RUNNING');
+    await stack.settle(videoPostId);
+
+    // Now the backoff (about half an hour) passes in bounded steps of the test server's clock.
+    await stack.settle(imagePostId, { step: '5 minutes', maxSteps: 40 });
+
+    const imagePost = await getPost(s.key, imagePostId);
+    expect(imagePost.status).toBe('failed');
+    expect(imagePost.publishedAt).toBeNull();
+    expect((await getPost(s.key, videoPostId)).status).toBe('published');
+    const byPlatform = await channelsByPlatform(s.key, ids);
+    expect(byPlatform.LINKEDIN).toMatchObject({ status: 'failed', error: 'LinkedIn 503: Service Unavailable', platformPostId: null, url: null, publishedAt: null });
+    for (const platform of others) {
+      const ch = byPlatform[platform];
+      expect({ platform, status: ch.status, error: ch.error }).toEqual({ platform, status: 'published', error: null });
+      const got = await fakes.received(platform, textFor(platform));
+      expect({ platform, count: got.length }).toEqual({ platform, count: 1 });
+      expect({ platform, id: ch.platformPostId, url: ch.url }).toEqual({ platform, id: got[0]!.id, url: expectedUrl(platform, got[0]!.id, tag) });
+    }
+    // LinkedIn was asked exactly once per attempt, and nothing was created there.
+    expect(linkedin.count('posts') - createsBefore).toBe(ATTEMPTS);
+    expect(await fakes.received('LINKEDIN', textFor('LINKEDIN'))).toHaveLength(0);
+    const em = stack.h.orm.em.fork();
+    const pcs = await em.find(PostChannel, { post: imagePostId });
+    const li = pcs.find((pc) => pc.platform === 'LINKEDIN')!;
+    expect(li.attempts).toBe(ATTEMPTS);
+    // A platform outage is not the account's fault: the channel stays usable.
+    expect((await em.findOneOrFail(Channel, { id: s.channels.LINKEDIN })).status).toBe('active');
+
+    // The timing, from the workflow's history (the test server's clock): every other channel's
+    // publish completed within a minute of the start; LinkedIn's failed only after the whole
+    // backoff, on its last attempt.
+    const events = (await stack.env.client.workflow.getHandle(postWorkflowId(imagePostId)).fetchHistory()).events ?? [];
+    const at = (e: (typeof events)[number]) => Number(e.eventTime!.seconds) * 1000 + Math.floor((e.eventTime!.nanos ?? 0) / 1e6);
+    const t0 = at(events[0]!);
+    const channelOf = new Map<string, string>();
+    for (const e of events) {
+      const a = e.activityTaskScheduledEventAttributes;
+      if (a?.activityType?.name !== 'publishToChannel') continue;
+      channelOf.set(String(e.eventId), JSON.parse(new TextDecoder().decode(a.input!.payloads![0]!.data!)).channelId);
+    }
+    const attempt = new Map<string, number>();
+    const outcome = new Map<string, { kind: 'completed' | 'failed'; ms: number; attempt?: number }>();
+    for (const e of events) {
+      // Retries happen on the server: history holds the last attempt's start and its outcome.
+      const started = e.activityTaskStartedEventAttributes;
+      if (started) attempt.set(String(started.scheduledEventId), started.attempt ?? 1);
+      const done = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes;
+      const channel = done && channelOf.get(String(done.scheduledEventId));
+      if (channel) {
+        const kind = e.activityTaskCompletedEventAttributes ? 'completed' : 'failed';
+        outcome.set(channel, { kind, ms: at(e) - t0, attempt: attempt.get(String(done.scheduledEventId)) });
+      }
+    }
+    expect(channelOf.size).toBe(IMAGE_PLATFORMS.length);
+    const othersDone = IMAGE_PLATFORMS.filter((p) => p !== 'LINKEDIN').map((p) => ({ platform: p, ...outcome.get(s.channels[p]) }));
+    for (const o of othersDone) {
+      expect(o.kind).toBe('completed');
+      expect(o.ms).toBeLessThan(60_000);
+    }
+    const liOutcome = outcome.get(s.channels.LINKEDIN)!;
+    expect(liOutcome).toMatchObject({ kind: 'failed', attempt: ATTEMPTS });
+    expect(liOutcome.ms).toBeGreaterThanOrEqual(BACKOFF_S * 1000);
+    expect(Math.max(...othersDone.map((o) => o.ms!))).toBeLessThan(liOutcome.ms - BACKOFF_S * 1000 + 60_000);
+    // And in wall-clock time: LinkedIn's row changed last.
+    const lastOther = Math.max(...pcs.filter((pc) => pc.platform !== 'LINKEDIN').map((pc) => pc.updatedAt.getTime()));
+    expect(li.updatedAt.getTime()).toBeGreaterThan(lastOther);
+  }, 90_000);
+});
