@@ -1,17 +1,36 @@
 // Response shapes of SPEC.md §2, as TypeBox schemas: Elysia checks handlers against them and
-// they document the API. `additionalProperties: false` keeps the objects to exactly these fields.
+// they document the API (api/openapi.ts turns them into the OpenAPI document's components).
+// `additionalProperties: false` keeps the objects to exactly these fields.
 import { t } from 'elysia';
+import type { TSchema } from '@sinclair/typebox';
+import { ERROR_STATUS } from '../lib/errors.ts';
+import { PLATFORMS, CHANNEL_STATUSES } from '../platforms/catalog.ts';
+import { POST_STATUSES } from '../db/entities/post.ts';
+import { POST_CHANNEL_STATUSES } from '../db/entities/post-channel.ts';
+import { MEDIA_STATUSES, MEDIA_TYPES } from '../db/entities/media-item.ts';
 
 const strict = { additionalProperties: false } as const;
-const DateTime = t.String({ format: 'date-time' });
+const DateTime = (description?: string) => t.String({ format: 'date-time', ...(description ? { description } : {}) });
+const NullableDateTime = (description: string) => t.Union([t.String({ format: 'date-time' }), t.Null()], { description });
+const NullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
+const NullableInteger = (description: string) => t.Union([t.Integer(), t.Null()], { description });
+/**
+ * A string from a fixed list. The list is a documentation keyword here (TypeBox checks only that
+ * it is a string): the values come from Postgres enum columns, and the views type them as string.
+ */
+const oneOf = (values: readonly string[], description?: string) => t.String({ enum: [...values], ...(description ? { description } : {}) });
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[];
 
 export const ErrorSchema = t.Object(
   {
     error: t.Object(
       {
-        code: t.String(),
-        message: t.String(),
-        details: t.Optional(t.Record(t.String(), t.Unknown())),
+        code: t.Union(ERROR_CODES.map((c) => t.Literal(c)), { description: 'Machine-readable error code (SPEC.md §7, docs/decisions.md).' }),
+        message: t.String({ description: 'Human-readable, safe to show to a user.' }),
+        details: t.Optional(t.Record(t.String(), t.Unknown(), {
+          description: 'Depends on the code: `fields: [{path, message}]` for validation_failed, `requiredScope` for forbidden_scope, `resetsAt` for rate_limited and quota_exceeded, `channelIds`, `postId`, `limit`/`used`…',
+        })),
       },
       strict,
     ),
@@ -32,19 +51,19 @@ export const MeSchema = t.Object(
     key: t.Object(
       {
         name: t.String(),
-        prefix: t.String(),
+        prefix: t.String({ description: 'The first 12 characters of the key, to recognise it.' }),
         scopes: t.Array(t.Union([t.Literal('read'), t.Literal('generate'), t.Literal('publish')])),
-        channels: t.Union([t.Literal('all'), t.Array(t.String())]),
-        expiresAt: t.Union([DateTime, t.Null()]),
+        channels: t.Union([t.Literal('all'), t.Array(t.String())], { description: '`all`, or the channel ids the key is limited to.' }),
+        expiresAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
       },
       strict,
     ),
     quota: t.Object(
       {
         requestsPerMinute: t.Integer(),
-        requestsPerMonth: t.Union([t.Integer(), t.Null()]),
+        requestsPerMonth: t.Union([t.Integer(), t.Null()], { description: 'null means unlimited.' }),
         usedThisMonth: t.Integer(),
-        resetsAt: DateTime,
+        resetsAt: DateTime('Start of the next quota period (00:00 UTC on the first of next month).'),
       },
       strict,
     ),
@@ -54,12 +73,16 @@ export const MeSchema = t.Object(
 
 export const ChannelSchema = t.Object(
   {
-    id: t.String(),
-    platform: t.String(),
+    id: t.String({ description: 'Used in `channelIds` when posting.' }),
+    platform: oneOf(PLATFORMS, 'Upper-case platform name.'),
     name: t.String(),
-    status: t.String(),
+    status: oneOf(CHANNEL_STATUSES, 'A healthy channel is `active`; `reauth_required` must be reconnected.'),
     rules: t.Object(
-      { requiresMedia: t.Boolean(), maxChars: t.Integer(), requiredFields: t.Array(t.String()) },
+      {
+        requiresMedia: t.Boolean({ description: 'A post to this channel needs an image or a video.' }),
+        maxChars: t.Integer({ description: 'Maximum text length (grapheme clusters).' }),
+        requiredFields: t.Array(t.String(), { description: 'Extra body fields a post to this channel needs, e.g. `reddit.subreddit`.' }),
+      },
       strict,
     ),
   },
@@ -67,3 +90,101 @@ export const ChannelSchema = t.Object(
 );
 
 export const ChannelListSchema = t.Object({ data: t.Array(ChannelSchema) }, strict);
+
+export const PostChannelSchema = t.Object(
+  {
+    channelId: t.String(),
+    platform: t.String(),
+    status: oneOf(POST_CHANNEL_STATUSES, 'Per-channel status: draft (waiting) → publishing → published | failed.'),
+    content: t.String({ description: 'The text used on this channel.' }),
+    platformPostId: NullableString('The platform’s id of the post, once published.'),
+    url: NullableString('Live URL of the published post.'),
+    publishedAt: NullableDateTime('When the platform accepted the post.'),
+    error: NullableString('Why the channel failed (the platform’s reason).'),
+  },
+  strict,
+);
+
+export const PostMediaSchema = t.Object(
+  { id: t.String(), type: t.String(), url: t.String({ description: 'Signed link, valid for one hour.' }) },
+  strict,
+);
+
+export const PostSchema = t.Object(
+  {
+    id: t.String(),
+    status: oneOf(POST_STATUSES, 'scheduled until its time, publishing while any channel is in flight, then published (every channel) or failed (one or more failed).'),
+    content: t.String({ description: 'Default text.' }),
+    scheduledAt: DateTime('When the post is (or was) published.'),
+    publishedAt: NullableDateTime('When the last channel was published.'),
+    createdAt: DateTime(),
+    source: t.String({ description: '`api` for posts created through this interface, `app` for posts created in the web application.' }),
+    channels: t.Array(PostChannelSchema, { description: 'One per target channel.' }),
+    media: t.Array(PostMediaSchema, { description: 'Attached media items, in order.' }),
+    reddit: t.Union([t.Object({ subreddit: t.String(), title: t.String() }, strict), t.Null()], { description: 'Reddit subreddit and title; null when not given.' }),
+  },
+  strict,
+);
+
+export const PostListSchema = t.Object(
+  {
+    data: t.Array(PostSchema, { description: 'Newest first (by scheduledAt, then id).' }),
+    nextCursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  },
+  strict,
+);
+
+export const MediaItemSchema = t.Object(
+  {
+    id: t.String({ description: 'Used in `mediaIds` when creating a post.' }),
+    type: oneOf(MEDIA_TYPES),
+    status: oneOf(MEDIA_STATUSES, 'pending until completed, then ready, or failed (see `error`).'),
+    fileName: t.String(),
+    mimeType: t.String(),
+    sizeBytes: t.Integer(),
+    url: NullableString('Signed link valid for one hour; null until ready.'),
+    thumbnailUrl: NullableString('Signed link to a WebP thumbnail (images, GIFs, videos); null until ready.'),
+    width: NullableInteger('Pixels; null where it does not apply.'),
+    height: NullableInteger('Pixels; null where it does not apply.'),
+    durationSeconds: NullableInteger('Null where it does not apply.'),
+    altText: NullableString('Alternative text given at upload.'),
+    description: NullableString('What the file shows, from the automatic vision pass; null until that pass has run.'),
+    error: NullableString('Why the item failed; null unless status is failed (an addition to SPEC.md §2.4).'),
+    createdAt: DateTime(),
+  },
+  strict,
+);
+
+export const UploadInstructionsSchema = t.Object(
+  {
+    method: t.Literal('PUT'),
+    url: t.String({ description: 'Address to PUT the file bytes to.' }),
+    headers: t.Record(t.String(), t.String(), { description: 'Exactly the headers the PUT must carry (at least Content-Type).' }),
+    expiresAt: DateTime('The PUT and the completion must happen before this (15 minutes).'),
+  },
+  strict,
+);
+
+export const UploadResponseSchema = t.Object(
+  {
+    media: MediaItemSchema,
+    upload: UploadInstructionsSchema,
+    next: t.String({ description: 'The follow-up step, in words.' }),
+  },
+  strict,
+);
+
+/** Named schemas of the OpenAPI document's `components.schemas`: wherever one appears it becomes a `$ref`. */
+export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
+  Error: ErrorSchema,
+  Me: MeSchema,
+  Channel: ChannelSchema,
+  ChannelList: ChannelListSchema,
+  PostChannel: PostChannelSchema,
+  PostMedia: PostMediaSchema,
+  Post: PostSchema,
+  PostList: PostListSchema,
+  MediaItem: MediaItemSchema,
+  UploadInstructions: UploadInstructionsSchema,
+  UploadResponse: UploadResponseSchema,
+};

@@ -1,0 +1,51 @@
+// What a route of /v1 says about itself for the OpenAPI document, beyond its TypeBox schemas:
+// attached with `detail: doc({...})` next to the route's `scope`, read back from `app.routes`.
+import type { DocumentDecoration } from 'elysia';
+import type { ErrorCode } from '../../lib/errors.ts';
+import type { Scope } from '../../lib/scopes.ts';
+
+export type Tag = 'Account' | 'Channels' | 'Posts' | 'Media';
+
+/** Extra keywords merged into one generated schema (a parameter's, or a body field's). */
+export type SchemaPatch = Record<string, unknown>;
+
+export interface OperationDoc {
+  operationId: string;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  /** The scope the route's auth macro requires; the document shows it (x-required-scope, security). */
+  scope: Scope;
+  /**
+   * Error codes this route answers with besides those of every authenticated request
+   * (unauthorized, forbidden_scope, plan_required, rate_limited, quota_exceeded, internal_error).
+   */
+  errors?: ErrorCode[];
+  /** When an error code happens on this route, where it differs from the general description. */
+  errorNotes?: Partial<Record<ErrorCode, string>>;
+  /** The success status (default 200) and what it means. */
+  success?: { status?: number; description: string; location?: boolean };
+  /** The route honours the Idempotency-Key header. */
+  idempotent?: boolean;
+  /** Description (string) or schema keywords per path parameter / query parameter / body field. */
+  params?: Record<string, string | SchemaPatch>;
+  query?: Record<string, string | SchemaPatch>;
+  body?: { name: string; description?: string; fields?: Record<string, string | SchemaPatch> };
+}
+
+export const OPERATION_DOC = 'x-postpilot-operation';
+
+/** The route's `detail`: summary, tags and operationId as Elysia expects them, plus ours. */
+export function doc(op: OperationDoc): DocumentDecoration {
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    tags: [op.tag],
+    ...(op.description ? { description: op.description } : {}),
+    [OPERATION_DOC]: op,
+  } as DocumentDecoration;
+}
+
+export function operationDoc(detail: unknown): OperationDoc | undefined {
+  return (detail as Record<string, unknown> | undefined)?.[OPERATION_DOC] as OperationDoc | undefined;
+}

@@ -1,0 +1,153 @@
+// The words of the reference for each /v1 operation: summary, scope, error codes, parameter and
+// field notes. Each route attaches its entry with `detail: OPERATIONS.x`; the schemas themselves
+// come from the route (params, query, body, response), never from here.
+import { doc } from './operation.ts';
+
+const POST_ID = 'Post id (`post_…`).';
+const MEDIA_ID = 'Media item id (`med_…`), from Create upload.';
+const DATE_TIME = (text: string) => ({ description: text, format: 'date-time' });
+
+export const OPERATIONS = {
+  getMe: doc({
+    operationId: 'getMe',
+    tag: 'Account',
+    scope: 'read',
+    summary: 'The calling key, its organization and quota',
+    description: 'Every authenticated request of the organization counts towards `quota.usedThisMonth`, this one included.',
+  }),
+
+  listChannels: doc({
+    operationId: 'listChannels',
+    tag: 'Channels',
+    scope: 'read',
+    summary: 'List the connected channels',
+    description: 'Oldest first. A key limited to some channels sees only those. Takes no query parameters.',
+  }),
+
+  createPost: doc({
+    operationId: 'createPost',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Schedule a post, or publish it now',
+    description:
+      'Every channel’s text is checked against its `rules` before anything is created; all rule failures are reported together in `details.fields`. Without `publishAt` the post goes out within about a minute.',
+    errors: ['forbidden_scope', 'limit_reached', 'reauth_required', 'duplicate_post', 'conflict', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope: 'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and names another (`details.channelIds`)',
+      validation_failed: 'invalid body (`details.fields: [{path, message}]`): shape, `publishAt`, unknown or disabled channels, text over a channel’s `maxChars`, missing media or required fields',
+      conflict: 'an Idempotency-Key reused with another body, or its first request still running',
+    },
+    success: { status: 201, description: 'The post, `scheduled`, with a `draft` entry per channel.', location: true },
+    idempotent: true,
+    body: {
+      name: 'CreatePostRequest',
+      fields: {
+        content: 'Default text, used on every channel without its own text in `contentByPlatform`.',
+        channelIds: 'Target channels (ids from GET /channels), 1 to 50, no repeats.',
+        publishAt: DATE_TIME('When to publish: ISO 8601 with an offset, at most 5 minutes in the past. Omit to publish now.'),
+        mediaIds: 'Ready media items to attach, in order (ids from the media library).',
+        contentByPlatform: 'Text per platform (upper-case platform name → text), instead of `content` on that platform’s channels.',
+        reddit: 'Subreddit and title; required when a REDDIT channel is targeted.',
+      },
+    },
+  }),
+
+  listPosts: doc({
+    operationId: 'listPosts',
+    tag: 'Posts',
+    scope: 'read',
+    summary: 'List posts, newest first',
+    description:
+      'Newest first by `scheduledAt`, then id, with per-channel status, live URLs and errors. Keyset pagination: pass `nextCursor` as `cursor` for the next page. A channel-limited key sees only posts all of whose channels are in its list.',
+    errors: ['validation_failed'],
+    success: { description: 'A page of posts.' },
+    query: {
+      status: 'Only posts with this status.',
+      channelId: 'Only posts that include this channel.',
+      from: DATE_TIME('Only posts scheduled at or after this instant.'),
+      to: DATE_TIME('Only posts scheduled before this instant.'),
+      limit: { description: 'Page size.', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
+      cursor: 'Page position: the `nextCursor` of the previous page.',
+    },
+  }),
+
+  getPost: doc({
+    operationId: 'getPost',
+    tag: 'Posts',
+    scope: 'read',
+    summary: 'A post with its status on every channel',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The post.' },
+    params: { id: POST_ID },
+  }),
+
+  updatePost: doc({
+    operationId: 'updatePost',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Edit a scheduled post',
+    description:
+      'Changes the text, the per-platform text, the publish time or the media of a post that is still `scheduled`; give at least one field. Once it is publishing or done: `409 conflict`. The new texts are checked against the channels’ rules as on create.',
+    errors: ['not_found', 'conflict', 'duplicate_post', 'validation_failed'],
+    errorNotes: { conflict: 'the post is no longer `scheduled` (`details.status`)' },
+    success: { description: 'The updated post.' },
+    params: { id: POST_ID },
+    body: {
+      name: 'UpdatePostRequest',
+      fields: {
+        content: 'New default text.',
+        publishAt: DATE_TIME('New publish time: ISO 8601 with an offset, at most 5 minutes in the past.'),
+        contentByPlatform: 'Replaces the per-platform texts (upper-case platform name → text).',
+        mediaIds: 'Replaces the attached media (ready items, in order).',
+      },
+    },
+  }),
+
+  createUpload: doc({
+    operationId: 'createUpload',
+    tag: 'Media',
+    scope: 'publish',
+    summary: 'Start an upload of a local file',
+    description:
+      'Step 1 of 3: declare the file. Then PUT the bytes to `upload.url` with exactly `upload.headers` within 15 minutes, then call Complete upload. Accepted: JPEG, PNG, WebP, GIF (≤ 20 MB), MP4, QuickTime (≤ 1 GB), PDF (≤ 100 MB), MP3, M4A, WAV (≤ 200 MB).',
+    errors: ['conflict', 'validation_failed'],
+    errorNotes: {
+      conflict: 'an Idempotency-Key reused with another body, or its first request still running',
+      validation_failed: 'invalid body (`details.fields`): a file name with path separators, a type that is not accepted, a size over the type’s limit',
+    },
+    success: { status: 201, description: 'The pending media item and the PUT instructions.', location: true },
+    idempotent: true,
+    body: {
+      name: 'CreateUploadRequest',
+      fields: {
+        fileName: 'File name, without path separators or control characters.',
+        mimeType: 'The file’s type (case-insensitive), e.g. `image/png`.',
+        fileSize: 'Size in bytes; the PUT must send exactly this many.',
+        altText: 'Alternative text for the item.',
+      },
+    },
+  }),
+
+  completeUpload: doc({
+    operationId: 'completeUpload',
+    tag: 'Media',
+    scope: 'publish',
+    summary: 'Complete an upload',
+    description:
+      'Step 3 of 3: verifies the uploaded file (size, real type from its bytes), measures it and makes a thumbnail, then the item is `ready`, or `failed` with the reason in `error`. Before the PUT: `409 conflict` and the item stays `pending`. Safe to call again: a completed item is returned as it is.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: { conflict: 'the file has not been PUT yet (the item stays `pending`), or the 15-minute window has closed' },
+    success: { description: 'The media item, `ready` or `failed`.' },
+    params: { id: MEDIA_ID },
+  }),
+
+  getMedia: doc({
+    operationId: 'getMedia',
+    tag: 'Media',
+    scope: 'read',
+    summary: 'A media item',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The media item.' },
+    params: { id: MEDIA_ID },
+  }),
+};
