@@ -4,12 +4,17 @@ import { newId } from '../lib/ids.ts';
 import { ApiError } from '../lib/errors.ts';
 import { defaultLog, type AppDeps } from './context.ts';
 import { mapError } from './errors.ts';
+import { healthRoutes } from './health.ts';
+import { openApiRoutes } from './openapi/index.ts';
+import type { RouteInfo } from './openapi/document.ts';
+import { redact, type LogEntry, type LogLevel } from '../lib/log.ts';
 import { channelRoutes } from './routes/channels.ts';
 import { meRoutes } from './routes/me.ts';
 import { postRoutes } from './routes/posts.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { storageRoutes } from './routes/storage.ts';
 import type { DiskStorage } from '../storage/disk.ts';
+import { webApp } from '../web/app.ts';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** The server accepts bodies this large (a 1 GB video PUT to the disk store, plus headroom)… */
@@ -24,10 +29,26 @@ function rateLimitHeaders(headers: Record<string, unknown>): Record<string, stri
   return out;
 }
 
+/** Liveness and readiness probes are polled every few seconds: their request lines are debug. */
+const PROBE_ROUTES = new Set(['/health', '/ready']);
+
+function statusOf(ctx: { set: { status?: unknown }; responseValue?: unknown; response?: unknown }): number {
+  const value = ctx.responseValue ?? ctx.response;
+  if (value instanceof Response) return value.status;
+  const s = ctx.set.status;
+  return typeof s === 'number' ? s : Number(s) || 200;
+}
+
 export function createApp(deps: AppDeps) {
-  const log = deps.log ?? defaultLog;
-  return router()
+  const sink = deps.log ?? defaultLog;
+  // Whatever an entry holds (an error's message, a header), no secret leaves through the log.
+  const log = (entry: LogEntry) => sink(redact({ time: new Date().toISOString(), ...entry }));
+  const started = new WeakMap<Request, number>();
+  // The OpenAPI document is built from the finished app's routes, on first request.
+  const self: { routes: () => readonly RouteInfo[] } = { routes: () => [] };
+  const app = router()
     .onRequest(({ request, set }) => {
+      started.set(request, performance.now());
       const given = request.headers.get('x-request-id');
       set.headers['x-request-id'] = given && CLIENT_REQUEST_ID.test(given) ? given : newId('req');
       const length = Number(request.headers.get('content-length') ?? 0);
@@ -35,17 +56,22 @@ export function createApp(deps: AppDeps) {
         throw new ApiError('validation_failed', 'The request body is larger than 1 MB.', { limitBytes: MAX_JSON_BODY_BYTES }, undefined, 413);
       }
     })
-    .onError(({ code, error, set, request, path }) => {
-      const mapped = mapError(code, error);
+    .onError(({ code, error, set, request, ...ctx }) => {
+      // A handler's answer that breaks its own response schema is our bug, not the client's.
+      const badResponse = code === 'VALIDATION' && (error as { type?: unknown }).type === 'response';
+      const mapped = badResponse ? mapError('UNKNOWN', error) : mapError(code, error);
       if (mapped.unexpected) {
         log({
           level: 'error',
+          msg: badResponse ? 'response does not match its schema' : 'unexpected error',
           requestId: set.headers['x-request-id'],
           method: request.method,
-          path,
-          error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+          route: (ctx as { route?: string }).route ?? null,
+          error: error instanceof Error ? error : String(error),
         });
       }
+      // Read by the request log line (onAfterResponse).
+      set.status = mapped.status;
       return new Response(JSON.stringify(mapped.body), {
         status: mapped.status,
         headers: {
@@ -56,9 +82,41 @@ export function createApp(deps: AppDeps) {
         },
       });
     })
+    // One line per request: the matched route pattern (never the raw URL, which holds ids and
+    // signed tokens), the organization once authenticated, the status and the time taken.
+    .onAfterResponse((ctx) => {
+      const { request, set } = ctx;
+      const route = (ctx as { route?: string }).route || null;
+      const status = statusOf(ctx as Parameters<typeof statusOf>[0]);
+      const t0 = started.get(request);
+      const auth = (ctx as { auth?: { organization?: { id?: string }; key?: { id?: string } } }).auth;
+      const level: LogLevel = route && PROBE_ROUTES.has(route) ? 'debug' : status >= 500 ? 'error' : 'info';
+      log({
+        level,
+        msg: 'request',
+        requestId: set.headers['x-request-id'] ?? null,
+        ...(auth?.organization?.id ? { organizationId: auth.organization.id, keyId: auth.key?.id } : {}),
+        method: request.method,
+        route,
+        status,
+        latencyMs: t0 === undefined ? null : Math.round((performance.now() - t0) * 10) / 10,
+      });
+    })
+    .use(healthRoutes(deps, log))
     // The disk store receives uploads and serves files itself, at signed URLs outside /v1.
     .use(deps.storage?.kind === 'disk' ? storageRoutes(deps.storage as DiskStorage) : router())
-    .group('/v1', (v1) => v1.use(meRoutes(deps)).use(channelRoutes(deps)).use(postRoutes(deps)).use(mediaRoutes(deps)));
+    .group('/v1', (v1) =>
+      v1
+        .use(meRoutes(deps))
+        .use(channelRoutes(deps))
+        .use(postRoutes(deps))
+        .use(mediaRoutes(deps))
+        .use(openApiRoutes(() => self.routes())),
+    )
+    // The web application (web/README.md): HTML pages at /, its session JSON under /web/api.
+    .use(webApp(deps));
+  self.routes = () => app.routes;
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

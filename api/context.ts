@@ -2,6 +2,8 @@ import type { Orm } from '../db/orm.ts';
 import type { TemporalDeps } from '../services/post-scheduler.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { RateLimiter } from '../services/rate-limit.ts';
+import { createLogger, type LogSink } from '../lib/log.ts';
+import type { WebOptions } from '../web/options.ts';
 
 /** What the HTTP app needs from the outside; the server and the tests build it. */
 export interface AppDeps {
@@ -14,9 +16,14 @@ export interface AppDeps {
   storage?: ObjectStorage;
   /** Injectable clock (quota periods, key expiry). */
   now?: () => Date;
-  log?: (entry: Record<string, unknown>) => void;
+  /**
+   * Receives every log entry of the app (one per request, errors, failed readiness checks),
+   * already redacted. The entry points pass createLogger(LOG_LEVEL).sink; tests capture entries.
+   */
+  log?: LogSink;
+  /** The web application's settings (base URL, credentials key, OAuth apps); read from the environment when absent. */
+  web?: WebOptions;
 }
 
-export function defaultLog(entry: Record<string, unknown>): void {
-  console.error(JSON.stringify({ time: new Date().toISOString(), ...entry }));
-}
+/** JSON lines on stdout at level info and above (lib/log.ts). */
+export const defaultLog: LogSink = createLogger().sink;

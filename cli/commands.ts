@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
 import { addChannel, channelView, listChannels, setChannelStatus } from '../services/channels.ts';
 import { createOrganization, getOrganization, setOrganizationPlan } from '../services/organizations.ts';
+import { createUser } from '../services/users.ts';
 import { errors } from '../lib/errors.ts';
 import { createConnectors } from '../platforms/index.ts';
 
@@ -126,6 +127,13 @@ export const COMMANDS: Record<string, Command> = {
       await getOrganization(em, f.org!);
       return { data: (await listChannels(em, f.org!)).map(channelView) };
     },
+  },
+  'user create': {
+    usage: 'user create --org ID --email EMAIL --password PASSWORD',
+    flags: ['org', 'email', 'password'],
+    required: ['org', 'email', 'password'],
+    // A member of the organization who signs in to the web application (password hashed with Argon2id).
+    run: ({ em }, f) => createUser(em, { organizationId: f.org!, email: f.email!, password: f.password! }),
   },
   'channel set-status': {
     usage: 'channel set-status --id ID --status active|reauth_required|disabled',

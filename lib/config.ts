@@ -63,6 +63,32 @@ export const EnvSchema = T.Object({
   YOUTUBE_UPLOAD_URL: T.Optional(T.String({ pattern: '^https?://' })),
   GOOGLE_AUTH_URL: T.Optional(T.String({ pattern: '^https?://' })),
   TIKTOK_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  // The web application's OAuth connect flows (web/oauth.ts): Meta app credentials, and the
+  // authorize / token endpoints of each platform (overridable so tests can use a local fake).
+  META_APP_ID: T.Optional(T.String({ minLength: 1 })),
+  META_APP_SECRET: T.Optional(T.String({ minLength: 1 })),
+  INSTAGRAM_APP_ID: T.Optional(T.String({ minLength: 1 })),
+  INSTAGRAM_APP_SECRET: T.Optional(T.String({ minLength: 1 })),
+  THREADS_APP_ID: T.Optional(T.String({ minLength: 1 })),
+  THREADS_APP_SECRET: T.Optional(T.String({ minLength: 1 })),
+  X_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  X_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  LINKEDIN_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  LINKEDIN_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  REDDIT_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  REDDIT_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  PINTEREST_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  PINTEREST_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  GOOGLE_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  GOOGLE_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  TIKTOK_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  TIKTOK_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  FACEBOOK_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  FACEBOOK_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  INSTAGRAM_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  INSTAGRAM_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  THREADS_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  THREADS_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
   VISION_MODEL: T.Optional(T.String({ minLength: 1 })),
   VISION_API_KEY: T.Optional(T.String({ minLength: 1 })),
 });
@@ -96,6 +122,7 @@ export interface Config {
 
 export const PLATFORM_SETTINGS = [
   'X_CLIENT_ID', 'X_CLIENT_SECRET', 'LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET', 'LINKEDIN_API_VERSION', 'REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET', 'REDDIT_USER_AGENT', 'PINTEREST_CLIENT_ID', 'PINTEREST_CLIENT_SECRET', 'GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET', 'META_GRAPH_API_VERSION', 'X_API_URL', 'LINKEDIN_API_URL', 'LINKEDIN_AUTH_URL', 'REDDIT_API_URL', 'REDDIT_AUTH_URL', 'PINTEREST_API_URL', 'FACEBOOK_GRAPH_URL', 'INSTAGRAM_GRAPH_URL', 'THREADS_GRAPH_URL', 'TELEGRAM_API_URL', 'DISCORD_API_URL', 'YOUTUBE_API_URL', 'YOUTUBE_UPLOAD_URL', 'GOOGLE_AUTH_URL', 'TIKTOK_API_URL',
+  'META_APP_ID', 'META_APP_SECRET', 'INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET', 'THREADS_APP_ID', 'THREADS_APP_SECRET', 'X_AUTHORIZE_URL', 'X_TOKEN_URL', 'LINKEDIN_AUTHORIZE_URL', 'LINKEDIN_TOKEN_URL', 'REDDIT_AUTHORIZE_URL', 'REDDIT_TOKEN_URL', 'PINTEREST_AUTHORIZE_URL', 'PINTEREST_TOKEN_URL', 'GOOGLE_AUTHORIZE_URL', 'GOOGLE_TOKEN_URL', 'TIKTOK_AUTHORIZE_URL', 'TIKTOK_TOKEN_URL', 'FACEBOOK_AUTHORIZE_URL', 'FACEBOOK_TOKEN_URL', 'INSTAGRAM_AUTHORIZE_URL', 'INSTAGRAM_TOKEN_URL', 'THREADS_AUTHORIZE_URL', 'THREADS_TOKEN_URL',
 ] as const;
 export type PlatformSetting = (typeof PLATFORM_SETTINGS)[number];
 

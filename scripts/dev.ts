@@ -19,6 +19,13 @@ import { createRateLimiter } from '../services/rate-limit.ts';
 import { startEmbeddedPostgres } from './embedded/postgres.ts';
 import { startTemporalDevServer } from './embedded/temporal.ts';
 import { assertPortsFree } from './embedded/ports.ts';
+import { createLogger } from '../lib/log.ts';
+import { resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { User } from '../db/entities/index.ts';
+import type { Orm } from '../db/orm.ts';
+import { authenticateUser, createUser, findUserByEmail, setUserPassword } from '../services/users.ts';
+import { webOptions } from '../web/options.ts';
 
 const t0 = performance.now();
 const say = (m: string) => console.log(`[postpilot] ${m}`);
@@ -94,10 +101,12 @@ try {
 
   // First start: a demo organization and an all-scopes key, shown once and kept in .data.
   const existing = existsSync(paths.devApiKey) ? readFileSync(paths.devApiKey, 'utf8').trim() : undefined;
-  const valid = existing ? await authenticateKey(orm.em.fork(), existing).then(() => true, () => false) : false;
-  if (!valid) {
+  const principal = existing ? await authenticateKey(orm.em.fork(), existing).catch(() => null) : null;
+  let demoOrgId = principal?.organization.id;
+  if (!principal) {
     const em = orm.em.fork();
     const org = await createOrganization(em, { name: 'Demo organization', plan: 'PRO' });
+    demoOrgId = org.id;
     const key = await createApiKey(em, { organizationId: org.id, name: 'dev key', scopes: ['read', 'generate', 'publish'], channels: 'all' });
     writeSecret(paths.devApiKey, key.key);
     say(`created demo organization ${org.id} (plan PRO) and an API key with all scopes:`);
@@ -106,6 +115,8 @@ try {
   } else {
     say(`reusing the API key in ${paths.devApiKey}`);
   }
+  // …and a member of it who signs in to the web app, its password likewise shown once.
+  await ensureDemoUser(orm, demoOrgId!, resolve(paths.root, 'dev-login'));
 
   const storage = createStorage(config);
   const pool = new pgDriver.Pool({ connectionString: config.databaseUrl, max: 5 });
@@ -117,6 +128,9 @@ try {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     deps: { orm, connectors: createConnectors(config.platforms), credentialsKey: config.credentialsKey, storage, vision: config.vision },
+    // On Ctrl-C a publish in progress finishes (up to 25 s) instead of being cut off.
+    shutdownGraceTime: '25 seconds',
+    shutdownForceTime: '28 seconds',
   });
   const running = worker.run();
   stops.push(async () => {
@@ -134,17 +148,54 @@ try {
   stops.push(() => client.connection.close());
   // The dev server's --search-attribute flags only apply to a new database; make sure of them.
   await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace);
-  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue }, storage, rateLimiter: createRateLimiter(pool) }).listen({
+  // Request lines and errors as JSON on stdout, at LOG_LEVEL (lib/log.ts).
+  const log = createLogger({ level: config.logLevel, base: { service: 'api' } }).sink;
+  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue }, storage, rateLimiter: createRateLimiter(pool), log, web: webOptions(config) }).listen({
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
   });
+  const server = app.server!;
   stops.push(async () => {
-    await app.stop();
+    // No new connections; requests in flight finish (at most 25 s, then they are cut off).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const drained = await Promise.race([app.stop(false).then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), 25_000)))]);
+    clearTimeout(timer);
+    if (!drained) await server.stop(true);
   });
   say(`API on http://localhost:${config.port}/v1 — ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   say(`try: curl -H "Authorization: Bearer $(cat ${paths.devApiKey})" http://localhost:${config.port}/v1/me`);
+  say(`web app on http://localhost:${config.port}/ — sign in with the login in ${resolve(paths.root, 'dev-login')}`);
 } catch (e) {
   console.error(`[postpilot] failed to start: ${(e as Error).message}`);
   await shutdown(1);
+}
+
+/**
+ * The web app's demo login (demo@postpilot.local) in the demo organization: reused while the
+ * password saved in DATA_DIR/dev-login still signs in, else (re)set to a new random password that
+ * is printed once and saved there (mode 0600), as the dev API key is.
+ */
+async function ensureDemoUser(orm: Orm, organizationId: string, file: string): Promise<void> {
+  const email = 'demo@postpilot.local';
+  const saved = existsSync(file) ? /password: (\S+)/.exec(readFileSync(file, 'utf8'))?.[1] : undefined;
+  const current = saved ? await authenticateUser(orm.em.fork(), email, saved) : null;
+  if (current && current.organization === organizationId) {
+    say(`reusing the web login in ${file}`);
+    return;
+  }
+  const em = orm.em.fork();
+  const password = randomBytes(15).toString('base64url');
+  const user = await findUserByEmail(em, email);
+  if (user) {
+    // The demo organization was made anew (its key file was removed): the demo user moves to it.
+    if (user.organization !== organizationId) await em.nativeUpdate(User, { id: user.id }, { organization: organizationId });
+    await setUserPassword(em, user.id, password);
+  } else {
+    await createUser(em, { organizationId, email, password });
+  }
+  writeSecret(file, `email: ${email}\npassword: ${password}`);
+  say(`web app login for the demo organization (${email}):`);
+  console.log(`\n    email:    ${email}\n    password: ${password}\n`);
+  say(`the login is saved in ${file} (mode 0600); the password is not shown again`);
 }

@@ -3,6 +3,7 @@
 // slow or rate-limited platform uses up only its own slots and never starves the others.
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Runtime, Worker, type NativeConnection, type State } from '@temporalio/worker';
+import type { Duration } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';
 import { platformTaskQueue } from '../workflows/post-types.ts';
@@ -20,6 +21,13 @@ export interface WorkerOptions {
   maxCachedWorkflows?: number;
   /** Publish activities running at once per platform, in this process. */
   publishConcurrencyPerPlatform?: number;
+  /**
+   * After shutdown(), how long running activities may take to finish before they are cancelled
+   * (SDK default: 0, cancelled at once). The entry points set it; tests keep the SDK default.
+   */
+  shutdownGraceTime?: Duration;
+  /** After shutdown(), when to give up draining altogether (must exceed shutdownGraceTime). */
+  shutdownForceTime?: Duration;
 }
 
 /** The main worker and the per-platform publish workers, run and stopped together. */
@@ -47,11 +55,16 @@ export class WorkerGroup {
 
 export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
   const activities = createActivities(opts.deps);
+  const shutdown = {
+    ...(opts.shutdownGraceTime !== undefined ? { shutdownGraceTime: opts.shutdownGraceTime } : {}),
+    ...(opts.shutdownForceTime !== undefined ? { shutdownForceTime: opts.shutdownForceTime } : {}),
+  };
   const main = await Worker.create({
     connection: opts.connection,
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     activities,
+    ...shutdown,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
   });
@@ -63,6 +76,7 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
         taskQueue: platformTaskQueue(opts.taskQueue, platform),
         activities: { publishToChannel: activities.publishToChannel },
         maxConcurrentActivityTaskExecutions: opts.publishConcurrencyPerPlatform ?? 10,
+        ...shutdown,
       }),
     ),
   );

@@ -3,6 +3,7 @@ import { channelView, listChannels } from '../../services/channels.ts';
 import { authPlugin } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { ChannelListSchema } from '../schemas.ts';
+import { OPERATIONS } from '../openapi/operations.ts';
 
 export function channelRoutes(deps: AppDeps) {
   return router().use(authPlugin(deps)).get(
@@ -11,6 +12,6 @@ export function channelRoutes(deps: AppDeps) {
       const channels = await listChannels(deps.orm.em.fork(), auth.organization.id, auth.channels);
       return { data: channels.map(channelView) };
     },
-    { scope: 'read', response: { 200: ChannelListSchema } },
+    { scope: 'read', response: { 200: ChannelListSchema }, detail: OPERATIONS.listChannels },
   );
 }

@@ -4,6 +4,7 @@ import type { Scope } from '../../lib/scopes.ts';
 import { authPlugin } from '../auth.ts';
 import type { AppDeps } from '../context.ts';
 import { MeSchema } from '../schemas.ts';
+import { OPERATIONS } from '../openapi/operations.ts';
 
 export function meRoutes(deps: AppDeps) {
   return router().use(authPlugin(deps)).get(
@@ -28,6 +29,6 @@ export function meRoutes(deps: AppDeps) {
         },
       };
     },
-    { scope: 'read', response: { 200: MeSchema } },
+    { scope: 'read', response: { 200: MeSchema }, detail: OPERATIONS.getMe },
   );
 }

@@ -6,6 +6,9 @@ export * from './post-channel.ts';
 export * from './media-item.ts';
 export * from './usage-counter.ts';
 export * from './idempotency-key.ts';
+export * from './user.ts';
+export * from './session.ts';
+export * from './oauth-grant.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -15,5 +18,8 @@ import { PostChannel } from './post-channel.ts';
 import { MediaItem } from './media-item.ts';
 import { UsageCounter } from './usage-counter.ts';
 import { IdempotencyKey } from './idempotency-key.ts';
+import { User } from './user.ts';
+import { Session } from './session.ts';
+import { OAuthGrant } from './oauth-grant.ts';
 
-export const ALL_ENTITIES = [Organization, ApiKey, Channel, Post, PostChannel, MediaItem, UsageCounter, IdempotencyKey];
+export const ALL_ENTITIES = [Organization, ApiKey, Channel, Post, PostChannel, MediaItem, UsageCounter, IdempotencyKey, User, Session, OAuthGrant];

@@ -1,0 +1,256 @@
+// The OpenAPI 3.1 document of /v1 (GET /v1/openapi.json) and its reference page (GET /v1/docs):
+// built from the routes' own schemas, complete for SPEC.md §4, valid against the official
+// OpenAPI 3.1 JSON Schema, and in agreement with what the API actually does.
+import { describe, expect, test } from 'bun:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { ERROR_STATUS } from '../lib/errors.ts';
+import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
+
+type Json = Record<string, any>;
+
+/** SPEC.md §4 with DESIGN.md §3 / docs/decisions.md: scope, success status and error statuses. */
+const OPERATIONS: { method: string; path: string; scope: string; success: number; errors: number[]; schema: string }[] = [
+  { method: 'get', path: '/me', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'Me' },
+  { method: 'get', path: '/channels', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'ChannelList' },
+  { method: 'post', path: '/posts', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Post' },
+  { method: 'get', path: '/posts', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'PostList' },
+  { method: 'get', path: '/posts/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Post' },
+  { method: 'patch', path: '/posts/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Post' },
+  { method: 'post', path: '/media/uploads', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'UploadResponse' },
+  { method: 'post', path: '/media/{id}/complete', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 422, 429], schema: 'MediaItem' },
+  { method: 'get', path: '/media/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'MediaItem' },
+];
+
+async function fetchDocument(): Promise<Json> {
+  const app = await testApp();
+  const r = await call(app, 'GET', '/v1/openapi.json');
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toContain('application/json');
+  return r.body;
+}
+
+/** Resolves a local `#/a/b` pointer in the document. */
+function resolvePointer(doc: Json, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  return ref
+    .slice(2)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<any>((node, key) => (node === undefined ? undefined : node[key]), doc);
+}
+
+function allRefs(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n) => allRefs(n, out));
+  else if (node && typeof node === 'object') {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') out.push(v);
+      else allRefs(v, out);
+    }
+  }
+  return out;
+}
+
+const deref = (doc: Json, s: Json): Json => (s.$ref ? (resolvePointer(doc, s.$ref) as Json) : s);
+
+describe('OpenAPI document', () => {
+  test('GET /v1/openapi.json needs no key and is OpenAPI 3.1 with paths and components', async () => {
+    const doc = await fetchDocument();
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: '1.0.0' });
+    expect(doc.servers[0].url).toBe('/v1');
+    expect(Object.keys(doc.paths).length).toBeGreaterThan(0);
+    for (const path of Object.keys(doc.paths)) expect(path.startsWith('/')).toBe(true);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining(['Error', 'Me', 'Channel', 'ChannelList', 'Post', 'PostChannel', 'PostList', 'MediaItem', 'UploadResponse']),
+    );
+  });
+
+  test('is valid against the official OpenAPI 3.1 schema; every $ref resolves; operationIds are unique', async () => {
+    const doc = await fetchDocument();
+    const result = await new Validator().validate(structuredClone(doc));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    const refs = allRefs(doc);
+    expect(refs.length).toBeGreaterThan(20);
+    for (const ref of refs) expect({ ref, resolved: resolvePointer(doc, ref) !== undefined }).toEqual({ ref, resolved: true });
+    const ids = Object.values(doc.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  test('every route of SPEC.md §4 is there with its scope, success schema and error responses', async () => {
+    const doc = await fetchDocument();
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as Json).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(OPERATIONS.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort());
+
+    for (const o of OPERATIONS) {
+      const op = doc.paths[o.path]?.[o.method];
+      const where = `${o.method.toUpperCase()} ${o.path}`;
+      expect({ where, op: Boolean(op) }).toEqual({ where, op: true });
+      expect({ where, scope: op['x-required-scope'], security: op.security }).toEqual({ where, scope: o.scope, security: [{ bearerAuth: [o.scope] }] });
+      expect(op.description).toContain(`\`${o.scope}\` scope`);
+      // Success: status and the component it returns.
+      expect({ where, status: Object.keys(op.responses).filter((s) => s.startsWith('2')) }).toEqual({ where, status: [String(o.success)] });
+      expect(op.responses[String(o.success)].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${o.schema}` });
+      // Errors of DESIGN.md §3 that apply, each with the error body.
+      for (const status of [...o.errors, 500]) {
+        const r = op.responses[String(status)];
+        expect({ where, status, present: Boolean(r) }).toEqual({ where, status, present: true });
+        expect(r.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(r.headers['X-Request-Id']).toBeDefined();
+        for (const code of r['x-error-codes'] as string[]) {
+          // The code really has that status (413 is validation_failed with its own status).
+          if (status !== 413) expect({ where, code, status: ERROR_STATUS[code as keyof typeof ERROR_STATUS] as number }).toEqual({ where, code, status });
+          expect(r.content['application/json'].examples[code].value.error.code).toBe(code);
+        }
+      }
+      const codes = (status: number) => (op.responses[String(status)]?.['x-error-codes'] ?? []) as string[];
+      expect(codes(401)).toEqual(['unauthorized']);
+      expect(codes(403)).toEqual(expect.arrayContaining(['forbidden_scope', 'plan_required']));
+      expect(codes(429)).toEqual(expect.arrayContaining(['rate_limited', 'quota_exceeded']));
+      expect(op.responses['429'].headers['Retry-After']).toBeDefined();
+      // No error status the route cannot produce (besides 500).
+      const errorStatuses = Object.keys(op.responses).filter((s) => !s.startsWith('2')).map(Number).sort((a, b) => a - b);
+      expect({ where, errorStatuses }).toEqual({ where, errorStatuses: [...new Set([...o.errors, 500])].sort((a, b) => a - b) });
+    }
+
+    // Route-specific codes of DESIGN.md §3.
+    const codesOf = (path: string, method: string, status: number) => doc.paths[path][method].responses[String(status)]['x-error-codes'];
+    expect(codesOf('/posts', 'post', 409)).toEqual(expect.arrayContaining(['reauth_required', 'duplicate_post', 'conflict']));
+    expect(codesOf('/posts', 'post', 403)).toEqual(expect.arrayContaining(['limit_reached']));
+    expect(codesOf('/posts/{id}', 'patch', 409)).toEqual(expect.arrayContaining(['conflict']));
+    expect(codesOf('/media/{id}/complete', 'post', 409)).toEqual(['conflict']);
+    // Location on creation, Idempotency-Key where honoured.
+    for (const [path, method] of [['/posts', 'post'], ['/media/uploads', 'post']] as const) {
+      const op = doc.paths[path][method];
+      expect(op.responses['201'].headers.Location).toBeDefined();
+      expect(op.parameters.find((p: Json) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false });
+    }
+  });
+
+  test('GET /posts query parameters are status, channelId, from, to, limit, cursor — all optional', async () => {
+    const doc = await fetchDocument();
+    const params = doc.paths['/posts'].get.parameters.filter((p: Json) => p.in === 'query');
+    expect(params.map((p: Json) => p.name)).toEqual(['status', 'channelId', 'from', 'to', 'limit', 'cursor']);
+    for (const p of params) expect(p.required).toBe(false);
+    const byName = Object.fromEntries(params.map((p: Json) => [p.name, p.schema]));
+    expect(byName.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    expect(byName.from.format).toBe('date-time');
+    expect(JSON.stringify(byName.status)).toContain('publishing');
+  });
+
+  test('path parameters are declared and required; bodies come from the routes’ own schemas', async () => {
+    const doc = await fetchDocument();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      for (const op of Object.values(item as Json)) {
+        const declared = ((op as Json).parameters ?? []).filter((p: Json) => p.in === 'path');
+        expect(declared.map((p: Json) => p.name)).toEqual(names);
+        for (const p of declared) expect(p.required).toBe(true);
+      }
+    }
+    const create = deref(doc, doc.paths['/posts'].post.requestBody.content['application/json'].schema);
+    expect(create.required).toEqual(['content', 'channelIds']);
+    expect(Object.keys(create.properties)).toEqual(['content', 'channelIds', 'publishAt', 'mediaIds', 'contentByPlatform', 'reddit']);
+    expect(create.additionalProperties).toBe(false);
+    expect(create.properties.channelIds).toMatchObject({ type: 'array', minItems: 1, maxItems: 50 });
+    expect(create.properties.publishAt.format).toBe('date-time');
+    const upload = deref(doc, doc.paths['/media/uploads'].post.requestBody.content['application/json'].schema);
+    expect(upload.required).toEqual(['fileName', 'mimeType', 'fileSize']);
+    expect(upload.properties.fileSize).toMatchObject({ type: 'integer', minimum: 1 });
+    const patch = deref(doc, doc.paths['/posts/{id}'].patch.requestBody.content['application/json'].schema);
+    expect(Object.keys(patch.properties)).toEqual(expect.arrayContaining(['content', 'publishAt', 'contentByPlatform']));
+    expect(patch.minProperties).toBe(1);
+  });
+
+  test('response schemas have the fields of SPEC.md §2 and the error codes of §7', async () => {
+    const doc = await fetchDocument();
+    const s = doc.components.schemas;
+    expect(Object.keys(s.Post.properties).sort()).toEqual(
+      ['id', 'status', 'content', 'scheduledAt', 'publishedAt', 'createdAt', 'source', 'channels', 'media', 'reddit'].sort(),
+    );
+    expect(s.Post.properties.channels.items).toEqual({ $ref: '#/components/schemas/PostChannel' });
+    expect(Object.keys(s.PostChannel.properties).sort()).toEqual(['channelId', 'platform', 'status', 'content', 'platformPostId', 'url', 'publishedAt', 'error'].sort());
+    expect(s.PostList.properties.data.items).toEqual({ $ref: '#/components/schemas/Post' });
+    expect(Object.keys(s.PostList.properties).sort()).toEqual(['data', 'nextCursor']);
+    for (const f of ['id', 'type', 'status', 'fileName', 'mimeType', 'sizeBytes', 'url', 'thumbnailUrl', 'width', 'height', 'durationSeconds', 'altText', 'description', 'createdAt']) {
+      expect(s.MediaItem.properties[f]).toBeDefined();
+    }
+    expect(s.MediaItem.properties.type.enum).toEqual(['image', 'gif', 'video', 'document', 'audio']);
+    expect(s.UploadResponse.properties.media).toEqual({ $ref: '#/components/schemas/MediaItem' });
+    expect(s.UploadResponse.properties.upload).toEqual({ $ref: '#/components/schemas/UploadInstructions' });
+    expect(s.UploadInstructions.properties.method.const).toBe('PUT');
+    expect(s.ChannelList.properties.data.items).toEqual({ $ref: '#/components/schemas/Channel' });
+    expect(Object.keys(s.Me.properties).sort()).toEqual(['key', 'organization', 'quota']);
+    const codes = s.Error.properties.error.properties.code.anyOf.map((c: Json) => c.const).sort();
+    expect(codes).toEqual(
+      ['unauthorized', 'forbidden_scope', 'plan_required', 'reauth_required', 'not_found', 'validation_failed', 'limit_reached', 'duplicate_post', 'conflict', 'rate_limited', 'quota_exceeded', 'internal_error'].sort(),
+    );
+    expect(s.Error.properties.error.required).toEqual(['code', 'message']);
+  });
+
+  test('the documented scope is the one the API enforces (403 forbidden_scope names it)', async () => {
+    const org = await makeOrg();
+    const app = await testApp();
+    const doc = await fetchDocument();
+    const bodies: Record<string, unknown> = {
+      'POST /posts': { content: 'hello', channelIds: ['ch_x'] },
+      'PATCH /posts/{id}': { content: 'hello' },
+      'POST /media/uploads': { fileName: 'a.png', mimeType: 'image/png', fileSize: 10 },
+    };
+    const keys: Record<string, string> = {};
+    for (const scope of ['read', 'generate', 'publish']) {
+      keys[scope] = (await makeKey(org.id, { scopes: ['read', 'generate', 'publish'].filter((s) => s !== scope) })).key;
+    }
+    for (const o of OPERATIONS) {
+      const op = doc.paths[o.path][o.method];
+      const scope = op['x-required-scope'] as string;
+      const path = `/v1${o.path.replace('{id}', 'x_1')}`;
+      const r = await call(app, o.method.toUpperCase(), path, { key: keys[scope], body: bodies[`${o.method.toUpperCase()} ${o.path}`] });
+      expect({ path, status: r.status, code: r.body?.error?.code, requiredScope: r.body?.error?.details?.requiredScope }).toEqual({
+        path,
+        status: 403,
+        code: 'forbidden_scope',
+        requiredScope: scope,
+      });
+    }
+  });
+
+  test('every /v1 route of the app is documented (a new route without doc() fails here)', async () => {
+    const app = await testApp();
+    const doc = await fetchDocument();
+    const undocumented = app.routes
+      .filter((r) => r.path.startsWith('/v1/') && !['/v1/openapi.json', '/v1/docs'].includes(r.path))
+      .map((r) => `${r.method.toLowerCase()} ${r.path.slice(3).replace(/:(\w+)/g, '{$1}')}`)
+      .filter((id) => {
+        const [method, path] = id.split(' ');
+        return !doc.paths[path!]?.[method!];
+      });
+    expect(undocumented).toEqual([]);
+  });
+
+  test('GET /v1/docs is a self-contained HTML page listing every operation with its scope', async () => {
+    const app = await testApp();
+    const r = await app.handle(new Request('http://localhost/v1/docs'));
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('text/html');
+    expect(r.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await r.text();
+    if (!html.includes('id="schema-Post"')) throw new Error('the page has no schema section');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    // Nothing is loaded from anywhere: no script, no stylesheet link, no image, no external URL.
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|@import|src=/i);
+    expect(html).not.toMatch(/https?:\/\//);
+    for (const o of OPERATIONS) {
+      expect(html).toContain(`/v1${o.path}</code>`);
+    }
+    expect(html).toContain('scope <code class="scope">publish</code>');
+    for (const name of ['status', 'channelId', 'from', 'to', 'limit', 'cursor', 'Idempotency-Key']) expect(html).toContain(`<code>${name}</code>`);
+    for (const code of ['forbidden_scope', 'duplicate_post', 'quota_exceeded']) expect(html).toContain(`<code>${code}</code>`);
+    expect(html).toContain('id="schema-Post"');
+    const postChannel = html.slice(html.indexOf('id="schema-PostChannel"'));
+    expect(postChannel).toContain('<code>platformPostId</code>');
+    // Nested inline objects are listed with dotted paths.
+    expect(html).toContain('<code>reddit.subreddit</code>');
+  });
+});

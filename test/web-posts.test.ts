@@ -1,0 +1,345 @@
+// The calendar, the composer and the media library of the web application, end to end: the
+// browser's forms and JSON calls → the same services as the API → the post workflow on the
+// time-skipping Temporal server → the Mastodon connector against its local fake.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import sharp from 'sharp';
+import { Post, PostChannel } from '../db/entities/index.ts';
+import { addChannel, setChannelStatus } from '../services/channels.ts';
+import { postWorkflowId, type PostWorkflowState } from '../workflows/post-types.ts';
+import { dayKey, formatTime, localInputValue } from '../web/time.ts';
+import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { call, makeChannel, makeKey } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+import { signedInUser, type Browser } from './harness/web-browser.ts';
+
+type Stack = Awaited<ReturnType<typeof startPostStack>>;
+let stack: Stack;
+let fake: FakeMastodon;
+let png: Buffer;
+
+beforeAll(async () => {
+  stack = await startPostStack({ storage: 'disk' });
+  fake = await startFakeMastodon();
+  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03030' } }).png().toBuffer();
+});
+afterAll(async () => {
+  await stack?.stop();
+  await fake?.stop();
+});
+
+async function setup(tokens = ['good-token']) {
+  const user = await signedInUser(stack.app);
+  const { key } = await makeKey(user.org.id);
+  const channels = [];
+  for (const [i, token] of tokens.entries()) {
+    channels.push(await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+      organizationId: user.org.id, platform: 'MASTODON', name: `Mastodon ${i}`, credentials: { instanceUrl: fake.url, accessToken: token },
+    }));
+  }
+  return { ...user, key, channels };
+}
+
+/** The composer's form, as the browser sends it. */
+async function compose(b: Browser, f: { channelIds: string[]; content: string; when?: 'now' | 'later'; at?: Date; tz?: string; extra?: Record<string, string | string[]> }) {
+  const tz = f.tz ?? 'UTC';
+  return b.post('/posts', {
+    channelIds: f.channelIds,
+    content: f.content,
+    when: f.when ?? 'later',
+    publishAt: f.at ? localInputValue(f.at, tz) : '',
+    tz,
+    ...f.extra,
+  });
+}
+
+const postIdFrom = (location: string | null) => /^\/posts\/(post_[0-9a-z]+)\?notice=created$/.exec(location ?? '')![1]!;
+const minute = (t: number) => new Date(Math.ceil(t / 60_000) * 60_000);
+const text = (label: string) => `${label} ${crypto.randomUUID()}`;
+
+describe('calendar', () => {
+  test('an API post and an app post (source app) appear with time, channel, excerpt and status, in the viewer\'s zone', async () => {
+    const { browser, key, channels } = await setup();
+    const t0 = await stack.syncClock();
+    const tz = 'Europe/Berlin';
+    const apiAt = minute(t0.getTime() + 2 * 86_400_000);
+    const appAt = new Date(apiAt.getTime() + 3600_000);
+    const apiText = text('from the API');
+    const api = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: apiText, channelIds: [channels[0]!.id], publishAt: apiAt.toISOString() } });
+    expect(api.status).toBe(201);
+    const appText = text('from the app <b>bold</b>');
+    const created = await compose(browser, { channelIds: [channels[0]!.id], content: appText, at: appAt, tz });
+    expect(created.status).toBe(303);
+    const appId = postIdFrom(created.location);
+    const row = await stack.h.orm.em.fork().findOneOrFail(Post, { id: appId });
+    expect(row).toMatchObject({ source: 'app', apiKeyId: null, status: 'scheduled', content: appText });
+    expect(row.scheduledAt.toISOString()).toBe(appAt.toISOString());
+
+    for (const view of ['month', 'week']) {
+      const page = await browser.get(`/calendar?view=${view}&date=${dayKey(apiAt, tz)}&tz=${tz}`);
+      expect(page.status).toBe(200);
+      expect(await page.query(`[data-testid="calendar-${view}"]`)).toHaveLength(1);
+      const items = await page.query('[data-testid="post-item"]');
+      expect(items.map((i) => [i.attrs['data-post-id'], i.attrs['data-source'], i.attrs['data-status']])).toEqual([
+        [api.body.id, 'api', 'scheduled'],
+        [appId, 'app', 'scheduled'],
+      ]);
+      const day = `[data-testid="day-${dayKey(apiAt, tz)}"]`;
+      expect(await page.query(`${day} [data-testid="post-item"]`)).toHaveLength(2);
+      const times = await page.query('[data-testid="post-time"]');
+      expect(times.map((t) => t.text)).toEqual([formatTime(apiAt, tz), formatTime(appAt, tz)]);
+      const statuses = await page.query('[data-testid="post-status"]');
+      expect(statuses.map((s) => s.text)).toEqual(['Scheduled', 'Scheduled']);
+      const sources = await page.query('[data-testid="post-source"]');
+      expect(sources.map((s) => s.text)).toEqual(['API', 'App']);
+      const excerpt = await page.one(`[data-post-id="${appId}"] [data-testid="post-excerpt"]`);
+      expect(excerpt.text).toBe(appText);
+      expect(page.html).not.toContain('<b>bold</b>');
+      const badge = await page.one(`[data-post-id="${appId}"] [data-testid="platform-badge"]`);
+      expect(badge.attrs['aria-label']).toBe('Mastodon: Mastodon 0');
+      expect(badge.attrs.role).toBe('img');
+      // Scheduled posts can be dragged.
+      expect(items[0]!.attrs.draggable).toBe('true');
+    }
+    // The API lists the app's post too.
+    const listed = await call(stack.app, 'GET', '/v1/posts', { key });
+    expect(listed.body.data.map((p: { id: string; source: string }) => [p.id, p.source])).toEqual([[appId, 'app'], [api.body.id, 'api']]);
+  });
+
+  test('the live feed under the session: the period\'s posts with per-channel status; a failed post shows its error', async () => {
+    const { browser, channels } = await setup();
+    const t0 = await stack.syncClock();
+    fake.failNext(1, { status: 422, body: { error: 'Validation failed: Text character limit of 500 exceeded' } });
+    const created = await compose(browser, { channelIds: [channels[0]!.id], content: text('will fail'), when: 'now' });
+    expect(created.status).toBe(303);
+    const id = postIdFrom(created.location);
+    const from = new Date(t0.getTime() - 86_400_000).toISOString();
+    const to = new Date(t0.getTime() + 86_400_000).toISOString();
+    const before = await browser.get(`/web/api/posts?from=${from}&to=${to}`);
+    expect(before.status).toBe(200);
+    expect(before.json().data.map((p: { id: string }) => p.id)).toEqual([id]);
+    await stack.settle(id);
+    const feed = (await browser.get(`/web/api/posts?from=${from}&to=${to}`)).json();
+    expect(feed.data[0]).toMatchObject({ id, status: 'failed', source: 'app' });
+    expect(feed.data[0].channels[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('character limit') });
+
+    const page = await browser.get(`/calendar?date=${dayKey(t0, 'UTC')}&tz=UTC`);
+    const status = await page.one(`[data-post-id="${id}"] [data-testid="post-status"]`);
+    expect(status.text).toBe('Failed');
+    expect(status.attrs.title).toContain('character limit');
+    const details = await page.one(`[data-post-id="${id}"] [data-testid="post-error"]`);
+    expect(details.attrs.hidden).toBeUndefined();
+    expect(details.text).toContain('Mastodon (Mastodon 0): ');
+    expect(details.text).toContain('character limit');
+    // A failed post is not draggable, and the feed URL the page polls is on the calendar.
+    expect((await page.one(`[data-testid="post-item"][data-post-id="${id}"]`)).attrs.draggable).toBeUndefined();
+    expect((await page.one('[data-testid="calendar"]')).attrs['data-feed']).toStartWith('/web/api/posts?from=');
+    expect(page.html).toContain('/static/calendar.js?v=');
+  });
+});
+
+describe('composer', () => {
+  test('publish now: the post goes out on the Mastodon fake; its page shows the outcome', async () => {
+    const { browser, channels } = await setup();
+    await stack.syncClock();
+    const content = text('hello from the composer');
+    const created = await compose(browser, { channelIds: [channels[0]!.id], content, when: 'now' });
+    expect(created.status).toBe(303);
+    const id = postIdFrom(created.location);
+    const page = await browser.get(created.location!);
+    expect((await page.one('[data-testid="notice"]')).text).toBe('Post created.');
+    expect((await page.one('[data-testid="post-source"]')).text).toBe('the app');
+    await stack.settle(id);
+    expect(fake.statuses.filter((s) => s.text === content)).toHaveLength(1);
+    const after = await browser.get(`/posts/${id}`);
+    expect((await after.one('[data-testid="post-detail"] h1 [data-testid="post-status"]')).text).toBe('Published');
+    const link = await after.one('[data-testid="post-channel-url"]');
+    expect(link.attrs.href).toStartWith(`${fake.url}/@user/`);
+    expect(await after.query('[data-testid="post-edit"]')).toHaveLength(0);
+    const json = (await browser.get(`/web/api/posts/${id}`)).json();
+    expect(json).toMatchObject({ id, status: 'published', source: 'app' });
+  });
+
+  test('character counts: per channel, in graphemes, against each channel\'s maxChars; too long → 422 with the form kept', async () => {
+    const { browser, org, channels } = await setup();
+    const xChannel = await makeChannel(org.id, 'X', { name: 'Our X' });
+    const form = await browser.get('/posts/new');
+    const counts = await form.query('[data-testid="char-count"]');
+    expect(counts.map((c) => [c.attrs['data-channel-id'], c.attrs['data-platform'], c.attrs['data-max-chars'], c.attrs['data-count']])).toEqual([
+      [channels[0]!.id, 'MASTODON', '500', '0'],
+      [xChannel.id, 'X', '280', '0'],
+    ]);
+    const options = await form.query('[data-testid="channel-option"]');
+    expect(options.map((o) => o.attrs['data-max-chars'])).toEqual(['500', '280']);
+    expect(await form.query('[data-testid="platform-text-input-X"]')).toHaveLength(1);
+    expect(form.html).toContain('/static/composer.js?v=');
+
+    const family = '👨‍👩‍👧'; // one grapheme, 8 UTF-16 code units
+    const long = family.repeat(300);
+    const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
+    const refused = await compose(browser, { channelIds: [channels[0]!.id, xChannel.id], content: long, at });
+    expect(refused.status).toBe(422);
+    expect((await refused.one('[data-testid="form-errors"]')).text).toContain('is 300 characters; X channel');
+    const xCount = await refused.one(`[data-testid="char-count"][data-channel-id="${xChannel.id}"]`);
+    expect(xCount.attrs).toMatchObject({ 'data-count': '300', 'data-over': 'true' });
+    expect(xCount.attrs.hidden).toBeUndefined();
+    expect((await refused.one(`[data-testid="char-count"][data-channel-id="${channels[0]!.id}"]`)).attrs['data-over']).toBe('false');
+    expect((await refused.one('[data-testid="composer-content"]')).text).toBe(long);
+    // Per-platform text for X fixes it.
+    const ok = await compose(browser, { channelIds: [channels[0]!.id, xChannel.id], content: long, at, extra: { text_X: 'short for X' } });
+    expect(ok.status).toBe(303);
+    const id = postIdFrom(ok.location);
+    const pcs = await stack.h.orm.em.fork().find(PostChannel, { post: id });
+    expect(pcs.find((p) => p.channel === xChannel.id)!.content).toBe('short for X');
+    expect(pcs.find((p) => p.channel === channels[0]!.id)!.content).toBe(long);
+  });
+
+  test('validation as in the API: no channel, a time in the past, a reauth_required channel', async () => {
+    const { browser, channels } = await setup();
+    const t0 = await stack.syncClock();
+    const none = await compose(browser, { channelIds: [], content: 'x', at: new Date(t0.getTime() + 86_400_000) });
+    expect(none.status).toBe(422);
+    expect((await none.one('[data-testid="form-errors"]')).text).toContain('choose at least one channel');
+    const past = await compose(browser, { channelIds: [channels[0]!.id], content: 'x', at: new Date(t0.getTime() - 3600_000) });
+    expect(past.status).toBe(422);
+    expect((await past.one('[data-testid="form-errors"]')).text).toContain('in the past');
+    const noTime = await compose(browser, { channelIds: [channels[0]!.id], content: 'x' });
+    expect(noTime.status).toBe(422);
+    await setChannelStatus(stack.h.orm.em.fork(), channels[0]!.id, 'reauth_required');
+    const reauth = await compose(browser, { channelIds: [channels[0]!.id], content: 'x', when: 'now' });
+    expect(reauth.status).toBe(409);
+    expect((await reauth.one('[data-testid="form-errors"]')).text).toContain('reconnected');
+  });
+
+  test('edit and reschedule go through the workflow Update; a published post cannot be edited', async () => {
+    const { browser, channels } = await setup();
+    const t0 = await stack.syncClock();
+    const tz = 'America/New_York';
+    const at3 = minute(t0.getTime() + 3 * 86_400_000);
+    const content = text('to be edited');
+    const created = await compose(browser, { channelIds: [channels[0]!.id], content, at: at3, tz });
+    const id = postIdFrom(created.location);
+
+    const edit = await browser.get(`/posts/${id}/edit?tz=${tz}`);
+    expect(edit.status).toBe(200);
+    expect((await edit.one('[data-testid="composer-form"]')).attrs['data-mode']).toBe('edit');
+    expect((await edit.one('[data-testid="composer-content"]')).text).toBe(content);
+    expect((await edit.one('[data-testid="composer-publish-at"]')).attrs.value).toBe(localInputValue(at3, tz));
+    expect((await edit.one('[data-testid="channel-option"]')).attrs.disabled).toBe('');
+
+    const at1 = minute(t0.getTime() + 86_400_000);
+    const edited = text('edited text');
+    const saved = await browser.post(`/posts/${id}/edit`, { content: edited, publishAt: localInputValue(at1, tz), tz });
+    expect(saved.status).toBe(303);
+    expect(saved.location).toBe(`/posts/${id}?notice=saved`);
+    const row = await stack.h.orm.em.fork().findOneOrFail(Post, { id });
+    expect(row.scheduledAt.toISOString()).toBe(at1.toISOString());
+    expect(row.content).toBe(edited);
+    const state = await stack.env.client.workflow.getHandle(postWorkflowId(id)).query<PostWorkflowState>('state');
+    expect(state).toMatchObject({ phase: 'scheduled', publishAt: at1.toISOString() });
+
+    // Saving without touching the time keeps it to the second.
+    const again = await browser.post(`/posts/${id}/edit`, { content: edited, publishAt: localInputValue(at1, tz), tz });
+    expect(again.status).toBe(303);
+
+    await stack.env.sleep('1 day');
+    await stack.settle(id);
+    expect(fake.statuses.filter((s) => s.text === edited)).toHaveLength(1);
+    expect(fake.statuses.filter((s) => s.text === content)).toHaveLength(0);
+
+    const late = await browser.post(`/posts/${id}/edit`, { content: 'too late', publishAt: localInputValue(at3, tz), tz });
+    expect(late.status).toBe(409);
+    expect((await late.one('[data-testid="error-message"]')).text).toContain('published');
+    expect((await browser.get(`/posts/${id}/edit`)).status).toBe(409);
+    const drag = await browser.json('PATCH', `/web/api/posts/${id}`, { date: '2099-01-01' });
+    expect(drag.status).toBe(409);
+    expect(drag.json().error.code).toBe('conflict');
+  });
+
+  test('drag to another day (PATCH under the session): same time of day in the viewer\'s zone, through the workflow', async () => {
+    const { browser, channels } = await setup();
+    const t0 = await stack.syncClock();
+    const tz = 'Asia/Tokyo';
+    const at = minute(t0.getTime() + 2 * 86_400_000);
+    const id = postIdFrom((await compose(browser, { channelIds: [channels[0]!.id], content: text('drag me'), at, tz })).location);
+    const target = dayKey(new Date(at.getTime() + 5 * 86_400_000), tz);
+    const moved = await browser.json('PATCH', `/web/api/posts/${id}?tz=${encodeURIComponent(tz)}`, { date: target });
+    expect(moved.status).toBe(200);
+    const expected = new Date(at.getTime() + 5 * 86_400_000).toISOString();
+    expect(moved.json().scheduledAt).toBe(expected);
+    const state = await stack.env.client.workflow.getHandle(postWorkflowId(id)).query<PostWorkflowState>('state');
+    expect(state.publishAt).toBe(expected);
+    expect(formatTime(new Date(moved.json().scheduledAt), tz)).toBe(formatTime(at, tz));
+    const bad = await browser.json('PATCH', `/web/api/posts/${id}`, { date: '2030-02-30' });
+    expect(bad.status).toBe(422);
+    const past = await browser.json('PATCH', `/web/api/posts/${id}`, { date: '2001-01-01' });
+    expect(past.status).toBe(422);
+    expect(past.json().error.details.fields[0].path).toBe('publishAt');
+  });
+});
+
+describe('media library', () => {
+  test('upload through the session endpoints (create → PUT → complete), shown in the library and attachable in the composer', async () => {
+    const { browser, channels } = await setup();
+    await stack.syncClock();
+    const created = await browser.json('POST', '/web/api/media/uploads', { fileName: 'red.png', mimeType: 'image/png', fileSize: png.length, altText: 'A red square' });
+    expect(created.status).toBe(201);
+    const { media, upload } = created.json();
+    expect(media).toMatchObject({ status: 'pending', fileName: 'red.png', altText: 'A red square' });
+    const early = await browser.json('POST', `/web/api/media/${media.id}/complete`);
+    expect(early.status).toBe(409);
+    const put = await stack.app.handle(new Request(upload.url, { method: 'PUT', headers: upload.headers, body: png }));
+    expect(put.status).toBe(200);
+    const done = await browser.json('POST', `/web/api/media/${media.id}/complete`);
+    expect(done.status).toBe(200);
+    expect(done.json()).toMatchObject({ id: media.id, status: 'ready', width: 64, height: 48 });
+    expect(done.json().thumbnailUrl).toContain('/storage/object/');
+
+    const library = await browser.get('/media');
+    const item = await library.one('[data-testid="media-item"]');
+    expect(item.attrs).toMatchObject({ 'data-media-id': media.id, 'data-status': 'ready' });
+    const thumb = await library.one('[data-testid="media-thumbnail"]');
+    expect(thumb.attrs.alt).toBe('A red square');
+    expect((await stack.app.handle(new Request(thumb.attrs.src!))).status).toBe(200);
+    expect((await library.one('[data-testid="media-alt"]')).text).toBe('Alt text: A red square');
+    expect(await library.query('[data-testid="media-upload-form"]')).toHaveLength(1);
+
+    const composer = await browser.get('/posts/new');
+    expect((await composer.one('[data-testid="media-option"]')).attrs.value).toBe(media.id);
+    const t0 = await stack.syncClock();
+    const post = await compose(browser, { channelIds: [channels[0]!.id], content: text('with media'), at: new Date(t0.getTime() + 86_400_000), extra: { mediaIds: [media.id] } });
+    expect(post.status).toBe(303);
+    const row = await stack.h.orm.em.fork().findOneOrFail(Post, { id: postIdFrom(post.location) });
+    expect(row.mediaIds).toEqual([media.id]);
+  });
+});
+
+describe('organizations are separate', () => {
+  test('another organization\'s posts, channels and media are never visible or editable', async () => {
+    const a = await setup();
+    const b = await setup();
+    const t0 = await stack.syncClock();
+    const at = minute(t0.getTime() + 86_400_000);
+    const secret = text('org A only');
+    const id = postIdFrom((await compose(a.browser, { channelIds: [a.channels[0]!.id], content: secret, at })).location);
+    const upload = (await a.browser.json('POST', '/web/api/media/uploads', { fileName: 'a.png', mimeType: 'image/png', fileSize: png.length })).json();
+
+    const cal = await b.browser.get(`/calendar?date=${dayKey(at, 'UTC')}&tz=UTC`);
+    expect(cal.html).not.toContain(secret);
+    expect(cal.html).not.toContain(id);
+    const from = new Date(at.getTime() - 86_400_000).toISOString();
+    const to = new Date(at.getTime() + 86_400_000).toISOString();
+    expect((await b.browser.get(`/web/api/posts?from=${from}&to=${to}`)).json().data).toEqual([]);
+    expect((await b.browser.get(`/posts/${id}`)).status).toBe(404);
+    expect((await b.browser.get(`/posts/${id}/edit`)).status).toBe(404);
+    expect((await b.browser.post(`/posts/${id}/edit`, { content: 'hijack', publishAt: '' })).status).toBe(404);
+    expect((await b.browser.get(`/web/api/posts/${id}`)).status).toBe(404);
+    expect((await b.browser.json('PATCH', `/web/api/posts/${id}`, { date: dayKey(at, 'UTC') })).status).toBe(404);
+    expect((await b.browser.get(`/web/api/media/${upload.media.id}`)).status).toBe(404);
+    expect((await b.browser.json('POST', `/web/api/media/${upload.media.id}/complete`)).status).toBe(404);
+    expect((await b.browser.get('/media')).html).not.toContain(upload.media.id);
+    const usingA = await compose(b.browser, { channelIds: [a.channels[0]!.id], content: 'x', at });
+    expect(usingA.status).toBe(422);
+    expect((await b.browser.get('/posts/new')).html).not.toContain(a.channels[0]!.id);
+    expect((await stack.h.orm.em.fork().findOneOrFail(Post, { id })).content).toBe(secret);
+  });
+});

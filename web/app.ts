@@ -1,0 +1,45 @@
+// The web application, served by the API process itself at `/` (outside /v1 and /storage):
+// server-rendered HTML from these routes, a little vanilla JS and CSS from web/static.
+// See web/README.md for the pages, their flows and their test ids.
+import { NotFoundError } from 'elysia';
+import { router } from '../api/router.ts';
+import type { AppDeps } from '../api/context.ts';
+import { authRoutes } from './auth.ts';
+import { calendarRoutes } from './calendar.ts';
+import { channelRoutes } from './channels.ts';
+import { composerRoutes } from './composer.ts';
+import { createWeb, errorPage, publicRoute } from './context.ts';
+import { redirect } from './http.ts';
+import { keyRoutes } from './keys.ts';
+import { mediaRoutes } from './media.ts';
+import { staticRoutes } from './static.ts';
+
+/** Paths of the JSON API (any version, the storage URLs, the pages' JSON): unknown ones keep the API's JSON 404. */
+const API_PATH = /^\/(v\d+|storage|web\/api)(\/|$)/i;
+
+// Browsers ask for text/html when they navigate; API clients (no Accept, JSON, curl's any-type)
+// get the API's JSON errors.
+const wantsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
+
+export function webApp(deps: AppDeps) {
+  const web = createWeb(deps);
+  const notFoundPage = publicRoute(web, (ctx) => errorPage(web, 404, 'There is no page at this address.', ctx.signedIn, ctx.tz));
+  const notFound = (input: { request: Request }) => {
+    if (API_PATH.test(new URL(input.request.url).pathname) || !wantsHtml(input.request)) throw new NotFoundError();
+    return notFoundPage(input);
+  };
+  const home = publicRoute(web, (ctx) => redirect(ctx.signedIn ? '/calendar' : '/sign-in'));
+  return router('web')
+    .use(staticRoutes())
+    .get('/', (input: { request: Request }) => {
+      if (!wantsHtml(input.request)) throw new NotFoundError();
+      return home(input);
+    })
+    .use(authRoutes(web))
+    .use(calendarRoutes(web))
+    .use(composerRoutes(web))
+    .use(channelRoutes(web))
+    .use(keyRoutes(web))
+    .use(mediaRoutes(web))
+    .get('/*', notFound);
+}

@@ -1,0 +1,109 @@
+// Signing in and out. The sign-in form has no session yet, so its CSRF token is a double-submit:
+// a random value in an HttpOnly cookie that the form must repeat. Failed attempts per email are
+// limited (in this process) so passwords cannot be guessed at full speed.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { router } from '../api/router.ts';
+import { authenticateUser, createSession, deleteSession, normalizeEmail } from '../services/users.ts';
+import {
+  clearSessionCookie, originAllowed, pageRoute, publicRoute, SESSION_COOKIE, sessionCookie, type RequestContext, type Web,
+} from './context.ts';
+import { html } from './html.ts';
+import { htmlResponse, parseForm, redirect, safeNextPath, serializeCookie } from './http.ts';
+import { layout } from './layout.ts';
+
+const SIGNIN_COOKIE = 'pp_signin';
+const MAX_FAILURES = 10;
+const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+
+function signInPage(ctx: RequestContext, o: { token: string; next: string; email?: string; error?: string; status?: number; cookies?: string[] }): Response {
+  const body = html`<section class="auth-card" aria-labelledby="sign-in-title">
+  <h1 id="sign-in-title">Sign in to Postpilot</h1>
+  ${o.error ? html`<p class="form-errors" role="alert" data-testid="sign-in-error">${o.error}</p>` : ''}
+  <form method="post" action="/sign-in" data-testid="sign-in-form">
+    <input type="hidden" name="_csrf" value="${o.token}">
+    <input type="hidden" name="next" value="${o.next}">
+    <div class="field">
+      <label for="email">Email</label>
+      <input id="email" name="email" type="email" autocomplete="username" required maxlength="320" value="${o.email ?? ''}" data-testid="sign-in-email">
+    </div>
+    <div class="field">
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024" data-testid="sign-in-password">
+    </div>
+    <button type="submit" class="primary" data-testid="sign-in-submit">Sign in</button>
+  </form>
+</section>`;
+  return htmlResponse(layout({ title: 'Sign in', body, tz: ctx.tz }), { status: o.status ?? 200, cookies: o.cookies });
+}
+
+function sameToken(a: string | undefined | null, b: string | undefined | null): boolean {
+  if (!a || !b) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export function authRoutes(web: Web) {
+  const failures = new Map<string, { count: number; until: number }>();
+  const preToken = (ctx: RequestContext) => {
+    const existing = ctx.cookies.get(SIGNIN_COOKIE);
+    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: existing, cookies: [] as string[] };
+    const token = randomBytes(32).toString('base64url');
+    return { token, cookies: [serializeCookie(SIGNIN_COOKIE, token, { maxAgeSeconds: 3600, httpOnly: true, secure: web.secureCookies() })] };
+  };
+
+  return router()
+    .get(
+      '/sign-in',
+      publicRoute(web, (ctx) => {
+        const next = safeNextPath(ctx.url.searchParams.get('next'));
+        if (ctx.signedIn) return redirect(next);
+        const { token, cookies } = preToken(ctx);
+        return signInPage(ctx, { token, next, cookies });
+      }),
+    )
+    .post(
+      '/sign-in',
+      publicRoute(web, async (ctx) => {
+        const form = parseForm(await ctx.request.text().catch(() => ''));
+        const next = safeNextPath(form.get('next'));
+        const email = (form.get('email') ?? '').slice(0, 320);
+        const cookieToken = ctx.cookies.get(SIGNIN_COOKIE);
+        if (!originAllowed(web, ctx.request) || !sameToken(cookieToken, form.get('_csrf'))) {
+          const { token, cookies } = preToken(ctx);
+          return signInPage(ctx, { token, cookies, next, email, status: 403, error: 'The sign-in form expired or cookies are blocked. Please try again.' });
+        }
+        const key = normalizeEmail(email);
+        const now = Date.now();
+        const seen = failures.get(key);
+        if (seen && seen.until > now && seen.count >= MAX_FAILURES) {
+          return signInPage(ctx, { token: cookieToken!, next, email, status: 429, error: 'Too many failed attempts. Wait 15 minutes and try again.' });
+        }
+        const user = await authenticateUser(ctx.em, email, form.get('password') ?? '');
+        if (!user) {
+          const entry = seen && seen.until > now ? seen : { count: 0, until: now + FAILURE_WINDOW_MS };
+          entry.count++;
+          failures.set(key, entry);
+          if (failures.size > 10_000) for (const [k, v] of failures) if (v.until <= now) failures.delete(k);
+          return signInPage(ctx, { token: cookieToken!, next, email, status: 401, error: 'The email or password is not correct.' });
+        }
+        failures.delete(key);
+        const session = await createSession(ctx.em, user, ctx.now);
+        return redirect(next, {
+          cookies: [
+            sessionCookie(web, session.token, session.expiresAt, ctx.now),
+            serializeCookie(SIGNIN_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() }),
+          ],
+        });
+      }),
+      { parse: 'none' },
+    )
+    .post(
+      '/sign-out',
+      pageRoute(web, async (ctx) => {
+        await deleteSession(ctx.em, ctx.cookies.get(SESSION_COOKIE) ?? '');
+        return redirect('/sign-in', { cookies: [clearSessionCookie(web)] });
+      }),
+      { parse: 'text' },
+    );
+}

@@ -1,0 +1,188 @@
+// The calendar: month and week views of every post of the organization (from the API and from
+// the app), in the viewer's time zone, kept live by calendar.js polling /web/api/posts.
+import { t } from 'elysia';
+import { refuseUnstorableBody, router } from '../api/router.ts';
+import { errors } from '../lib/errors.ts';
+import { getPostForKey } from '../services/posts.ts';
+import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
+import { html, type SafeHtml } from './html.ts';
+import { htmlResponse, jsonResponse } from './http.ts';
+import { layout } from './layout.ts';
+import { byId, channelsOf, editAppPost, postsInRange } from './post-actions.ts';
+import {
+  addDays, dayKey, dayStart, formatDayKey, formatDayTitle, formatLongDay, formatMonthTitle, parseDayKey, startOfWeek,
+  WEEKDAYS, zonedParts, zonedToUtc, type CalendarDay,
+} from './time.ts';
+import { postItem } from './ui.ts';
+import type { PostView } from '../services/posts.ts';
+import type { IChannel } from '../db/entities/index.ts';
+
+type View = 'month' | 'week';
+
+function today(now: Date, tz: string): CalendarDay {
+  const p = zonedParts(now, tz);
+  return { year: p.year, month: p.month, day: p.day };
+}
+
+function range(view: View, date: CalendarDay): { start: CalendarDay; end: CalendarDay; prev: CalendarDay; next: CalendarDay; title: string } {
+  if (view === 'week') {
+    const start = startOfWeek(date);
+    const end = addDays(start, 7);
+    return { start, end, prev: addDays(start, -7), next: end, title: `Week of ${formatLongDay(start)}` };
+  }
+  const first = { year: date.year, month: date.month, day: 1 };
+  const nextMonth = date.month === 12 ? { year: date.year + 1, month: 1, day: 1 } : { year: date.year, month: date.month + 1, day: 1 };
+  const prevMonth = date.month === 1 ? { year: date.year - 1, month: 12, day: 1 } : { year: date.year, month: date.month - 1, day: 1 };
+  const start = startOfWeek(first);
+  const end = addDays(startOfWeek(addDays(nextMonth, -1)), 7);
+  return { start, end, prev: prevMonth, next: nextMonth, title: formatMonthTitle(first) };
+}
+
+function dayList(posts: PostView[] | undefined, channels: Map<string, IChannel>, tz: string): SafeHtml {
+  return html`<ul class="post-list">${(posts ?? []).map((p) => postItem(p, channels, tz))}</ul>`;
+}
+
+function addLink(d: CalendarDay): SafeHtml {
+  const key = formatDayKey(d);
+  return html`<a class="add-post" href="/posts/new?date=${key}" data-testid="add-post-${key}"><span aria-hidden="true">+</span><span class="visually-hidden">New post on ${formatLongDay(d)}</span></a>`;
+}
+
+function monthGrid(r: ReturnType<typeof range>, month: number, todayKey: string, byDay: Map<string, PostView[]>, channels: Map<string, IChannel>, tz: string): SafeHtml {
+  const weeks: CalendarDay[][] = [];
+  for (let d = r.start; formatDayKey(d) < formatDayKey(r.end); d = addDays(d, 1)) {
+    if (!weeks.length || weeks.at(-1)!.length === 7) weeks.push([]);
+    weeks.at(-1)!.push(d);
+  }
+  return html`<table class="month" data-testid="calendar-month">
+  <caption class="visually-hidden">${r.title}</caption>
+  <thead><tr>${WEEKDAYS.map((w) => html`<th scope="col"><abbr title="${w}">${w.slice(0, 3)}</abbr></th>`)}</tr></thead>
+  <tbody>${weeks.map((week) => html`<tr>${week.map((d) => {
+    const key = formatDayKey(d);
+    const posts = byDay.get(key);
+    const classes = ['day', d.month !== month ? 'other-month' : '', key === todayKey ? 'today' : '', posts?.length ? 'has-posts' : ''].filter(Boolean).join(' ');
+    return html`<td class="${classes}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
+      <div class="day-head"><span class="day-num"><span class="visually-hidden">${formatLongDay(d)}</span><span aria-hidden="true"><span class="day-name">${formatDayTitle(d).split(' ')[0]} </span>${d.day}</span></span>${addLink(d)}</div>
+      ${dayList(posts, channels, tz)}
+    </td>`;
+  })}</tr>`)}</tbody>
+</table>`;
+}
+
+function weekList(r: ReturnType<typeof range>, todayKey: string, byDay: Map<string, PostView[]>, channels: Map<string, IChannel>, tz: string): SafeHtml {
+  const days: CalendarDay[] = [];
+  for (let d = r.start; days.length < 7; d = addDays(d, 1)) days.push(d);
+  return html`<ol class="week" data-testid="calendar-week">${days.map((d) => {
+    const key = formatDayKey(d);
+    const posts = byDay.get(key);
+    return html`<li class="day${key === todayKey ? ' today' : ''}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
+      <div class="day-head"><h2>${formatDayTitle(d)}</h2>${addLink(d)}</div>
+      ${posts?.length ? '' : html`<p class="empty">No posts</p>`}
+      ${dayList(posts, channels, tz)}
+    </li>`;
+  })}</ol>`;
+}
+
+async function calendarPage(ctx: PageContext): Promise<Response> {
+  const q = ctx.url.searchParams;
+  const view: View = q.get('view') === 'week' ? 'week' : 'month';
+  const now = today(ctx.now, ctx.tz);
+  const date = parseDayKey(q.get('date')) ?? now;
+  const r = range(view, date);
+  const from = dayStart(r.start, ctx.tz);
+  const to = dayStart(r.end, ctx.tz);
+  const orgId = ctx.signedIn.organization.id;
+  const [{ posts, truncated }, channelList] = await Promise.all([postsInRange(ctx.em, orgId, from, to), channelsOf(ctx.em, orgId)]);
+  const channels = byId(channelList);
+  const byDay = new Map<string, PostView[]>();
+  for (const p of posts) {
+    const key = dayKey(new Date(p.scheduledAt), ctx.tz);
+    byDay.set(key, [...(byDay.get(key) ?? []), p]);
+  }
+  const todayKey = formatDayKey(now);
+  const link = (v: View, d: CalendarDay) => `/calendar?view=${v}&date=${formatDayKey(d)}`;
+  const feed = `/web/api/posts?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
+  const body = html`<section class="calendar" data-testid="calendar" data-view="${view}" data-feed="${feed}" data-live-posts aria-labelledby="calendar-title">
+  <div class="calendar-bar">
+    <h1 id="calendar-title" data-testid="calendar-title">${r.title}</h1>
+    <nav class="calendar-nav" aria-label="Calendar">
+      <a href="${link(view, r.prev)}" data-testid="calendar-prev" rel="prev">Previous<span class="visually-hidden"> ${view}</span></a>
+      <a href="${link(view, now)}" data-testid="calendar-today">Today</a>
+      <a href="${link(view, r.next)}" data-testid="calendar-next" rel="next">Next<span class="visually-hidden"> ${view}</span></a>
+      <span class="view-switch">
+        <a href="${link('month', date)}" data-testid="view-month"${view === 'month' ? html` aria-current="page"` : ''}>Month</a>
+        <a href="${link('week', date)}" data-testid="view-week"${view === 'week' ? html` aria-current="page"` : ''}>Week</a>
+      </span>
+      <a class="button primary" href="/posts/new" data-testid="calendar-new-post">New post</a>
+    </nav>
+  </div>
+  <p class="hint">Times in <strong data-testid="calendar-tz">${ctx.tz}</strong>. Drag a scheduled post to another day to move it, or open it to edit.</p>
+  ${truncated ? html`<p class="notice" data-testid="calendar-truncated">Only the first 1000 posts of this period are shown.</p>` : ''}
+  <p class="visually-hidden" role="status" aria-live="polite" data-testid="calendar-message" id="calendar-message"></p>
+  <p class="notice stale" data-testid="calendar-stale" hidden>Posts were added or removed. <a href="">Reload the calendar</a></p>
+  ${view === 'month' ? monthGrid(r, date.month, todayKey, byDay, channels, ctx.tz) : weekList(r, todayKey, byDay, channels, ctx.tz)}
+</section>`;
+  const notice = q.get('notice') === 'created' ? 'Post created.' : null;
+  return htmlResponse(layout({ title: r.title, body, signedIn: ctx.signedIn, tz: ctx.tz, nav: 'calendar', scripts: ['calendar.js'], notice, tzReload: true }));
+}
+
+const RescheduleBody = t.Object(
+  {
+    /** Move to this calendar day (viewer's zone), keeping the time of day. */
+    date: t.Optional(t.String({ maxLength: 10 })),
+    /** Or an exact instant (ISO 8601 with offset). */
+    publishAt: t.Optional(t.String({ maxLength: 64 })),
+    content: t.Optional(t.String({ maxLength: 100_000 })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+function parseInstant(value: string | null, path: string): Date {
+  const d = value && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9998) throw errors.validation([{ path, message: 'must be an ISO 8601 date-time' }]);
+  return d;
+}
+
+export function calendarRoutes(web: Web) {
+  return router()
+    .get('/calendar', pageRoute(web, calendarPage))
+    // Posts of a period, for the live update (every 3 s while the page is visible).
+    .get(
+      '/web/api/posts',
+      jsonRoute(web, async (ctx) => {
+        const from = parseInstant(ctx.url.searchParams.get('from'), 'from');
+        const to = parseInstant(ctx.url.searchParams.get('to'), 'to');
+        if (to.getTime() - from.getTime() > 62 * 24 * 3600 * 1000 || to <= from) throw errors.validation([{ path: 'to', message: 'must be after from, at most 62 days later' }]);
+        const { posts } = await postsInRange(ctx.em, ctx.signedIn.organization.id, from, to);
+        return jsonResponse({ data: posts });
+      }),
+    )
+    .get(
+      '/web/api/posts/:id',
+      jsonRoute(web, async (ctx) => jsonResponse(await getPostForKey(ctx.em, ctx.signedIn.organization.id, ctx.params.id!, 'all', web.deps.storage))),
+    )
+    // Drag and drop on the month view: the same validation and workflow Update as PATCH /v1/posts/{id}.
+    .patch(
+      '/web/api/posts/:id',
+      jsonRoute(web, async (ctx) => {
+        const body = ctx.body as { date?: string; publishAt?: string; content?: string };
+        const orgId = ctx.signedIn.organization.id;
+        let publishAt: Date | undefined;
+        if (body.date !== undefined) {
+          const day = parseDayKey(body.date);
+          if (!day) throw errors.validation([{ path: 'date', message: 'must be a date YYYY-MM-DD' }]);
+          const current = await getPostForKey(ctx.em, orgId, ctx.params.id!, 'all');
+          const at = zonedParts(new Date(current.scheduledAt), ctx.tz);
+          publishAt = zonedToUtc({ ...day, hour: at.hour, minute: at.minute, second: at.second }, ctx.tz);
+        } else if (body.publishAt !== undefined) {
+          publishAt = parseInstant(body.publishAt, 'publishAt');
+        }
+        const view = await editAppPost(
+          { em: ctx.em, organization: ctx.signedIn.organization, temporal: web.deps.temporal, now: ctx.now, tz: ctx.tz },
+          ctx.params.id!,
+          { publishAt, content: body.content },
+        );
+        return jsonResponse(view);
+      }),
+      { body: RescheduleBody, transform: refuseUnstorableBody },
+    );
+}

@@ -1,0 +1,304 @@
+// The composer (new post, edit a scheduled post) and a post's own page. Plain HTML forms that
+// work without JavaScript; composer.js adds live character counts (graphemes, per selected
+// channel), per-platform text fields for the selected platforms, and uploads.
+import { router } from '../api/router.ts';
+import { ApiError } from '../lib/errors.ts';
+import type { IChannel } from '../db/entities/index.ts';
+import { rulesFor } from '../platforms/catalog.ts';
+import { graphemeLength } from '../services/post-validation.ts';
+import { getPostForKey, type PostView } from '../services/posts.ts';
+import type { MediaView } from '../services/media.ts';
+import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
+import { html, type SafeHtml } from './html.ts';
+import { htmlResponse, redirect } from './http.ts';
+import { formErrors, layout } from './layout.ts';
+import {
+  byId, channelsOf, composerValuesFromForm, createAppPost, editAppPost, readyMedia, type ComposerValues,
+} from './post-actions.ts';
+import { dayKey, formatDateTime, isTimeZone, localInputValue, parseDayKey } from './time.ts';
+import { liveLink, platformBadge, platformLabel, postErrors, statusLabel } from './ui.ts';
+import { Post } from '../db/entities/index.ts';
+
+interface ComposerPage {
+  mode: 'new' | 'edit';
+  post?: PostView;
+  /** Channels to choose from (new) or the post's channels (edit). */
+  channels: IChannel[];
+  media: MediaView[];
+  values: ComposerValues;
+  errors: string[];
+}
+
+function textFor(v: ComposerValues, platform: string): string {
+  const own = v.platformTexts[platform];
+  return own && own.trim() !== '' ? own : v.content;
+}
+
+function channelChoice(c: IChannel, p: ComposerPage): SafeHtml {
+  const rules = rulesFor(c.platform, c.maxChars);
+  const usable = c.status === 'active';
+  const checked = p.mode === 'edit' || p.values.channelIds.includes(c.id);
+  const id = `channel-${c.id}`;
+  return html`<li>
+    <input type="checkbox" id="${id}" name="channelIds" value="${c.id}" data-testid="channel-option" data-channel-id="${c.id}" data-platform="${c.platform}" data-max-chars="${rules.maxChars}" data-requires-media="${rules.requiresMedia ? 'true' : 'false'}"${checked ? html` checked` : ''}${p.mode === 'edit' || !usable ? html` disabled` : ''}>
+    <label for="${id}">${platformBadge(c.platform)} ${c.name}${usable ? '' : html` <span class="status status-${c.status}">(${statusLabel(c.status)})</span>`}${rules.requiresMedia ? html` <span class="hint">needs media</span>` : ''}</label>
+  </li>`;
+}
+
+function charCount(c: IChannel, p: ComposerPage): SafeHtml {
+  const rules = rulesFor(c.platform, c.maxChars);
+  const n = graphemeLength(textFor(p.values, c.platform));
+  const selected = p.mode === 'edit' || p.values.channelIds.includes(c.id);
+  const over = n > rules.maxChars;
+  return html`<li class="count${over ? ' over' : ''}" data-testid="char-count" data-channel-id="${c.id}" data-platform="${c.platform}" data-max-chars="${rules.maxChars}" data-count="${n}" data-over="${over ? 'true' : 'false'}"${selected ? '' : html` hidden`}>
+    <span>${platformBadge(c.platform)} ${c.name}</span>
+    <output data-testid="char-count-value" aria-label="${platformLabel(c.platform)} ${c.name}: ${n} of ${rules.maxChars} characters">${n} / ${rules.maxChars}</output>
+  </li>`;
+}
+
+function platformText(platform: string, p: ComposerPage): SafeHtml {
+  const value = p.values.platformTexts[platform] ?? '';
+  const selected = p.channels.some((c) => c.platform === platform && (p.mode === 'edit' || p.values.channelIds.includes(c.id)));
+  const id = `text-${platform}`;
+  return html`<details class="platform-text" data-platform-text="${platform}" data-testid="platform-text-${platform}"${value ? html` open` : ''}${selected || value ? '' : html` hidden`}>
+    <summary>Different text for ${platformLabel(platform)}</summary>
+    <label for="${id}">${platformLabel(platform)} text <span class="hint">(leave empty to use the main text)</span></label>
+    <textarea id="${id}" name="text_${platform}" rows="4" data-platform="${platform}" data-testid="platform-text-input-${platform}">${value}</textarea>
+  </details>`;
+}
+
+function mediaChoice(m: MediaView, selected: boolean): SafeHtml {
+  const id = `media-${m.id}`;
+  return html`<li>
+    <input type="checkbox" id="${id}" name="mediaIds" value="${m.id}" data-testid="media-option" data-media-type="${m.type}"${selected ? html` checked` : ''}>
+    <label for="${id}">${m.thumbnailUrl ? html`<img src="${m.thumbnailUrl}" alt="" width="64" height="64" loading="lazy">` : html`<span class="media-type">${m.type}</span>`}<span class="file-name">${m.fileName}</span>${m.altText ? html`<span class="visually-hidden">, ${m.altText}</span>` : ''}</label>
+  </li>`;
+}
+
+function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
+  const v = p.values;
+  const platforms = [...new Set(p.channels.map((c) => c.platform as string))];
+  const hasReddit = platforms.includes('REDDIT');
+  const action = p.mode === 'new' ? '/posts' : `/posts/${p.post!.id}/edit`;
+  const mediaIds = new Set(v.mediaIds);
+  // Attached media first, in their order, then the rest of the library.
+  const media = [...v.mediaIds.map((id) => p.media.find((m) => m.id === id)).filter((m): m is MediaView => Boolean(m)), ...p.media.filter((m) => !mediaIds.has(m.id))];
+  return html`<form method="post" action="${action}" class="composer" data-testid="composer-form" data-mode="${p.mode}" novalidate>
+  <input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}">
+  <input type="hidden" name="tz" value="${ctx.tz}" data-tz-input>
+  ${formErrors(p.errors)}
+  <fieldset class="channels" data-testid="composer-channels">
+    <legend>Channels</legend>
+    ${p.channels.length
+      ? html`<ul class="choice-list">${p.channels.map((c) => channelChoice(c, p))}</ul>`
+      : html`<p>No channels yet. <a href="/channels">Connect a channel</a> first.</p>`}
+    ${p.mode === 'edit' ? html`<p class="hint">The channels of a scheduled post cannot be changed.</p>` : ''}
+  </fieldset>
+  <div class="field">
+    <label for="content">Text</label>
+    <textarea id="content" name="content" rows="6" data-testid="composer-content" aria-describedby="char-counts-title">${v.content}</textarea>
+  </div>
+  <section class="counts" aria-labelledby="char-counts-title">
+    <h2 id="char-counts-title" class="small-heading">Characters per channel</h2>
+    <p class="hint" data-no-counts${p.mode === 'edit' || p.values.channelIds.length ? html` hidden` : ''}>Choose channels to see how many characters each allows.</p>
+    <ul data-testid="char-counts" aria-live="polite">${p.channels.map((c) => charCount(c, p))}</ul>
+  </section>
+  ${platforms.map((pl) => platformText(pl, p))}
+  ${hasReddit && p.mode === 'new'
+    ? html`<fieldset class="reddit" data-testid="composer-reddit">
+    <legend>Reddit</legend>
+    <div class="field"><label for="subreddit">Subreddit</label><input id="subreddit" name="subreddit" value="${v.subreddit}" maxlength="100" data-testid="reddit-subreddit"></div>
+    <div class="field"><label for="redditTitle">Title</label><input id="redditTitle" name="redditTitle" value="${v.redditTitle}" maxlength="300" data-testid="reddit-title"></div>
+  </fieldset>`
+    : ''}
+  <fieldset class="media-picker" data-testid="composer-media">
+    <legend>Media</legend>
+    <ul class="media-choices" data-testid="media-choices">${media.map((m) => mediaChoice(m, mediaIds.has(m.id)))}</ul>
+    ${media.length ? '' : html`<p class="hint" data-empty-media>No media in the library yet.</p>`}
+    <div class="field upload-field">
+      <label for="composer-upload">Upload a file</label>
+      <input type="file" id="composer-upload" data-testid="composer-upload" data-upload-into="media-choices" accept="image/jpeg,image/png,image/webp,image/gif,video/mp4,video/quicktime,application/pdf,audio/mpeg,audio/mp4,audio/wav">
+      <label for="composer-upload-alt">Alt text for the upload</label>
+      <input type="text" id="composer-upload-alt" maxlength="1500" data-testid="composer-upload-alt">
+      <p class="upload-status" role="status" data-testid="upload-status"></p>
+    </div>
+  </fieldset>
+  <fieldset class="when" data-testid="composer-when">
+    <legend>When</legend>
+    ${p.mode === 'new'
+      ? html`<div class="radio"><input type="radio" id="when-now" name="when" value="now" data-testid="composer-when-now"${v.when === 'now' ? html` checked` : ''}><label for="when-now">Publish now</label></div>
+    <div class="radio"><input type="radio" id="when-later" name="when" value="later" data-testid="composer-when-later"${v.when === 'later' ? html` checked` : ''}><label for="when-later">Schedule</label></div>`
+      : ''}
+    <div class="field">
+      <label for="publishAt">Date and time <span class="hint">(${ctx.tz})</span></label>
+      <input type="datetime-local" id="publishAt" name="publishAt" value="${v.publishAtLocal}" data-testid="composer-publish-at">
+    </div>
+  </fieldset>
+  <div class="actions">
+    <button type="submit" class="primary" data-testid="composer-submit">${p.mode === 'new' ? 'Create post' : 'Save changes'}</button>
+    <a href="${p.mode === 'new' ? '/calendar' : `/posts/${p.post!.id}`}">Cancel</a>
+  </div>
+</form>`;
+}
+
+function composerResponse(ctx: PageContext, p: ComposerPage, status = 200): Response {
+  const tzReload = ctx.request.method === 'GET';
+  const title = p.mode === 'new' ? 'New post' : 'Edit post';
+  const body = html`<h1>${title}</h1>${composer(ctx, p)}`;
+  return htmlResponse(layout({ title, body, signedIn: ctx.signedIn, tz: ctx.tz, nav: p.mode === 'new' ? 'compose' : null, scripts: ['composer.js'], tzReload }), { status });
+}
+
+/** Validation and conflicts go back to the form (422/409 …); anything else is thrown on. */
+function formFailure(err: unknown): { status: number; messages: string[] } {
+  if (err instanceof ApiError && err.code !== 'unauthorized' && err.code !== 'internal_error' && err.code !== 'not_found') {
+    return { status: err.status, messages: describeError(err) };
+  }
+  throw err;
+}
+
+function actor(web: Web, ctx: PageContext) {
+  return { em: ctx.em, organization: ctx.signedIn.organization, temporal: web.deps.temporal, now: ctx.now, tz: ctx.tz };
+}
+
+/** The form's hidden tz field wins over the cookie: the wall time was typed in that zone. */
+function withFormZone(ctx: PageContext): PageContext {
+  const tz = ctx.form.get('tz');
+  return isTimeZone(tz) && tz !== ctx.tz ? { ...ctx, tz } : ctx;
+}
+
+function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChannel>): Response {
+  const errors = postErrors(post, channels);
+  const body = html`<article class="post-detail" data-testid="post-detail" data-post-id="${post.id}" data-status="${post.status}" data-feed="/web/api/posts/${post.id}" data-live-posts>
+  <h1>Post <span class="status status-${post.status}" data-testid="post-status" data-status="${post.status}"${errors.length ? html` title="${errors.join('\n')}"` : ''}>${statusLabel(post.status)}</span></h1>
+  <dl class="facts">
+    <dt>Scheduled for</dt><dd><time datetime="${post.scheduledAt}" data-testid="post-scheduled-at">${formatDateTime(new Date(post.scheduledAt), ctx.tz)}</time></dd>
+    <dt>Created in</dt><dd data-testid="post-source">${post.source === 'app' ? 'the app' : 'the API'}</dd>
+    ${post.publishedAt ? html`<dt>Published</dt><dd><time datetime="${post.publishedAt}">${formatDateTime(new Date(post.publishedAt), ctx.tz)}</time></dd>` : ''}
+  </dl>
+  <h2>Text</h2>
+  <p class="post-content" data-testid="post-content">${post.content}</p>
+  ${post.media.length ? html`<h2>Media</h2><ul class="plain">${post.media.map((m) => html`<li data-testid="post-media" data-media-id="${m.id}">${m.type} ${m.id}</li>`)}</ul>` : ''}
+  <h2>Channels</h2>
+  <table class="table" data-testid="post-channels">
+    <thead><tr><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Result</th></tr></thead>
+    <tbody>${post.channels.map((c) => html`<tr data-testid="post-channel-row" data-pc-channel="${c.channelId}" data-status="${c.status}">
+      <th scope="row">${platformBadge(c.platform)} ${channels.get(c.channelId)?.name ?? c.channelId}</th>
+      <td><span class="status status-${c.status}" data-testid="post-channel-status">${statusLabel(c.status)}</span></td>
+      <td data-testid="post-channel-result">${c.error ? html`<span class="error-text" data-testid="post-channel-error">${c.error}</span>` : liveLink(c.url)}</td>
+    </tr>`)}</tbody>
+  </table>
+  <p class="actions">${post.status === 'scheduled' ? html`<a class="button primary" href="/posts/${post.id}/edit" data-testid="post-edit">Edit or reschedule</a>` : ''}
+  <a href="/calendar?date=${dayKey(new Date(post.scheduledAt), ctx.tz)}">Back to the calendar</a></p>
+</article>`;
+  const notice = ctx.url.searchParams.get('notice');
+  return htmlResponse(layout({
+    title: 'Post', body, signedIn: ctx.signedIn, tz: ctx.tz, nav: null, scripts: ['calendar.js'], tzReload: true,
+    notice: notice === 'created' ? 'Post created.' : notice === 'saved' ? 'Changes saved.' : null,
+  }));
+}
+
+async function editPage(web: Web, ctx: PageContext, post: PostView, values: ComposerValues | null, errors: string[], status = 200): Promise<Response> {
+  const orgId = ctx.signedIn.organization.id;
+  const all = byId(await channelsOf(ctx.em, orgId));
+  const channels = post.channels.map((c) => all.get(c.channelId)).filter((c): c is IChannel => Boolean(c));
+  let v = values;
+  if (!v) {
+    const stored = await ctx.em.findOneOrFail(Post, { id: post.id, organization: orgId });
+    v = {
+      channelIds: channels.map((c) => c.id),
+      content: post.content,
+      platformTexts: { ...(stored.contentByPlatform ?? {}) },
+      mediaIds: post.media.map((m) => m.id),
+      subreddit: post.reddit?.subreddit ?? '',
+      redditTitle: post.reddit?.title ?? '',
+      when: 'later',
+      publishAtLocal: localInputValue(new Date(post.scheduledAt), ctx.tz),
+    };
+  }
+  const media = await readyMedia(ctx.em, orgId, web.deps.storage);
+  return composerResponse(ctx, { mode: 'edit', post, channels, media, values: v, errors }, status);
+}
+
+export function composerRoutes(web: Web) {
+  return router()
+    .get(
+      '/posts/new',
+      pageRoute(web, async (ctx) => {
+        const orgId = ctx.signedIn.organization.id;
+        const [channels, media] = await Promise.all([channelsOf(ctx.em, orgId), readyMedia(ctx.em, orgId, web.deps.storage)]);
+        const day = parseDayKey(ctx.url.searchParams.get('date'));
+        const active = channels.filter((c) => c.status === 'active');
+        const preselect = ctx.url.searchParams.getAll('channel').filter((id) => active.some((c) => c.id === id));
+        const values: ComposerValues = {
+          channelIds: preselect.length ? preselect : active.length === 1 ? [active[0]!.id] : [],
+          content: '',
+          platformTexts: {},
+          mediaIds: [],
+          subreddit: '',
+          redditTitle: '',
+          when: 'later',
+          publishAtLocal: day ? `${ctx.url.searchParams.get('date')}T09:00` : localInputValue(new Date(ctx.now.getTime() + 60 * 60 * 1000), ctx.tz),
+        };
+        return composerResponse(ctx, { mode: 'new', channels, media, values, errors: [] });
+      }),
+    )
+    .post(
+      '/posts',
+      pageRoute(web, async (raw) => {
+        const ctx = withFormZone(raw);
+        const values = composerValuesFromForm(ctx.form);
+        try {
+          const id = await createAppPost(actor(web, ctx), values);
+          return redirect(`/posts/${id}?notice=created`);
+        } catch (err) {
+          const { status, messages } = formFailure(err);
+          const orgId = ctx.signedIn.organization.id;
+          const [channels, media] = await Promise.all([channelsOf(ctx.em.fork(), orgId), readyMedia(ctx.em.fork(), orgId, web.deps.storage)]);
+          return composerResponse(ctx, { mode: 'new', channels, media, values, errors: messages }, status);
+        }
+      }),
+      { parse: 'text' },
+    )
+    .get(
+      '/posts/:id',
+      pageRoute(web, async (ctx) => {
+        const orgId = ctx.signedIn.organization.id;
+        const post = await getPostForKey(ctx.em, orgId, ctx.params.id!, 'all', web.deps.storage);
+        return postPage(ctx, post, byId(await channelsOf(ctx.em, orgId)));
+      }),
+    )
+    .get(
+      '/posts/:id/edit',
+      pageRoute(web, async (ctx) => {
+        const post = await getPostForKey(ctx.em, ctx.signedIn.organization.id, ctx.params.id!, 'all');
+        if (post.status !== 'scheduled') {
+          throw new ApiError('conflict', `The post is ${post.status}; only a scheduled post can be edited.`, { status: post.status });
+        }
+        return editPage(web, ctx, post, null, []);
+      }),
+    )
+    .post(
+      '/posts/:id/edit',
+      pageRoute(web, async (raw) => {
+        const ctx = withFormZone(raw);
+        const values = composerValuesFromForm(ctx.form);
+        const id = ctx.params.id!;
+        try {
+          await editAppPost(actor(web, ctx), id, {
+            content: values.content,
+            platformTexts: values.platformTexts,
+            mediaIds: values.mediaIds,
+            publishAtLocal: values.publishAtLocal,
+          });
+          return redirect(`/posts/${id}?notice=saved`);
+        } catch (err) {
+          const { status, messages } = formFailure(err);
+          const post = await getPostForKey(ctx.em.fork(), ctx.signedIn.organization.id, id, 'all');
+          // A post that has started publishing cannot be edited any more: say so, without the form.
+          if (post.status !== 'scheduled') throw new ApiError('conflict', `The post is ${post.status}; only a scheduled post can be edited.`, { status: post.status });
+          return editPage(web, { ...ctx, em: ctx.em.fork() }, post, values, messages, status);
+        }
+      }),
+      { parse: 'text' },
+    );
+}

@@ -1,0 +1,230 @@
+// Request handling shared by every web route: the signed-in session from its cookie, the
+// viewer's time zone, CSRF and Origin checks on state-changing requests, and error mapping —
+// HTML pages for pages, the API's JSON error body for the JSON endpoints under /web/api.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { defaultLog, type AppDeps } from '../api/context.ts';
+import { ApiError } from '../lib/errors.ts';
+import { csrfMatches, findSession, type SignedIn } from '../services/users.ts';
+import { parseCookies, parseForm, redirect, serializeCookie, htmlResponse } from './http.ts';
+import { errorBody, layout } from './layout.ts';
+import { webOptionsFromEnv, type WebOptions } from './options.ts';
+import { DEFAULT_TZ, isTimeZone } from './time.ts';
+
+export const SESSION_COOKIE = 'pp_session';
+/** Set by app.js from Intl.DateTimeFormat().resolvedOptions().timeZone; not HttpOnly. */
+export const TZ_COOKIE = 'pp_tz';
+
+export interface Web {
+  deps: AppDeps;
+  options: () => WebOptions;
+  now: () => Date;
+  /** Cookies get `Secure` when the public base URL is https. */
+  secureCookies: () => boolean;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+export function createWeb(deps: AppDeps): Web {
+  let options: WebOptions | undefined = deps.web;
+  const get = () => (options ??= webOptionsFromEnv());
+  return {
+    deps,
+    options: get,
+    now: deps.now ?? (() => new Date()),
+    secureCookies: () => get().publicBaseUrl.startsWith('https://'),
+    log: deps.log ?? defaultLog,
+  };
+}
+
+export function sessionCookie(web: Web, value: string, expiresAt: Date, now: Date): string {
+  return serializeCookie(SESSION_COOKIE, value, {
+    maxAgeSeconds: (expiresAt.getTime() - now.getTime()) / 1000,
+    httpOnly: true,
+    secure: web.secureCookies(),
+  });
+}
+
+export const clearSessionCookie = (web: Web) => serializeCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() });
+
+/** What an Elysia handler receives that the web routes use. */
+export interface RouteInput {
+  request: Request;
+  params?: Record<string, string>;
+  body?: unknown;
+}
+
+export interface RequestContext {
+  web: Web;
+  request: Request;
+  url: URL;
+  params: Record<string, string>;
+  cookies: Map<string, string>;
+  em: EntityManager;
+  now: Date;
+  /** The viewer's IANA time zone: `?tz=`, else the pp_tz cookie, else UTC. */
+  tz: string;
+}
+
+export interface PageContext extends RequestContext {
+  signedIn: SignedIn;
+  /** The parsed form of a POST (empty for GET). */
+  form: URLSearchParams;
+}
+
+export interface JsonContext extends RequestContext {
+  signedIn: SignedIn;
+  body: unknown;
+}
+
+/** Thrown to leave a handler with a redirect (e.g. to the sign-in page). */
+export class RedirectSignal extends Error {
+  constructor(readonly location: string) {
+    super(`redirect to ${location}`);
+  }
+}
+
+export function requestContext(web: Web, input: RouteInput): RequestContext {
+  const url = new URL(input.request.url);
+  const cookies = parseCookies(input.request.headers.get('cookie'));
+  const fromQuery = url.searchParams.get('tz');
+  const fromCookie = cookies.get(TZ_COOKIE);
+  const tz = isTimeZone(fromQuery) ? fromQuery : isTimeZone(fromCookie) ? fromCookie : DEFAULT_TZ;
+  return { web, request: input.request, url, params: input.params ?? {}, cookies, em: web.deps.orm.em.fork(), now: web.now(), tz };
+}
+
+export async function signedInFrom(ctx: RequestContext): Promise<SignedIn | null> {
+  const value = ctx.cookies.get(SESSION_COOKIE);
+  return value ? findSession(ctx.em, value, ctx.now) : null;
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Browsers send Origin on every POST/PATCH/DELETE; when present it must be this service (a
+ * second line behind the token). Sec-Fetch-Site: cross-site is refused outright.
+ */
+export function originAllowed(web: Web, request: Request): boolean {
+  if (request.headers.get('sec-fetch-site') === 'cross-site') return false;
+  const origin = request.headers.get('origin');
+  if (origin === null) return true;
+  const allowed = new Set([new URL(request.url).origin]);
+  try {
+    allowed.add(new URL(web.options().publicBaseUrl).origin);
+  } catch {
+    /* no usable base URL: the request's own origin only */
+  }
+  return allowed.has(origin);
+}
+
+const csrfError = () =>
+  new ApiError('unauthorized', 'The form or request is missing a valid CSRF token (or came from another site). Reload the page and try again.', { reason: 'csrf' }, undefined, 403);
+
+function statusTitle(status: number): string {
+  return ({ 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 413: 'Too large', 422: 'Check your input', 429: 'Too many attempts' } as Record<number, string>)[status] ?? 'Something went wrong';
+}
+
+/** Message of an ApiError with its field errors, for people. */
+export function describeError(err: ApiError): string[] {
+  const fields = (err.details as { fields?: { path: string; message: string }[] } | undefined)?.fields;
+  if (err.code === 'validation_failed' && fields?.length) return fields.map((f) => (f.path ? `${f.path}: ${f.message}` : f.message));
+  return [err.message];
+}
+
+export function errorPage(web: Web, status: number, message: string, signedIn: SignedIn | null, tz: string): Response {
+  const title = statusTitle(status);
+  return htmlResponse(layout({ title, body: errorBody(title, message), signedIn, tz }), { status });
+}
+
+function pageError(ctx: RequestContext, signedIn: SignedIn | null, err: unknown): Response {
+  if (err instanceof RedirectSignal) return redirect(err.location);
+  if (err instanceof ApiError) {
+    if (err.code === 'unauthorized' && err.status === 401) return redirect(signInPath(ctx.url));
+    return errorPage(ctx.web, err.status, describeError(err).join(' '), signedIn, ctx.tz);
+  }
+  const requestId = newRequestRef();
+  ctx.web.log({
+    level: 'error',
+    requestId,
+    method: ctx.request.method,
+    path: ctx.url.pathname,
+    error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+  });
+  return errorPage(ctx.web, 500, `Something went wrong on our side (reference ${requestId}).`, signedIn, ctx.tz);
+}
+
+const newRequestRef = () => `web_${crypto.randomUUID().slice(0, 8)}`;
+
+export const signInPath = (url: URL) => `/sign-in?next=${encodeURIComponent(url.pathname + url.search)}`;
+
+function withRenewal(web: Web, res: Response, signedIn: SignedInCookie | null, now: Date): Response {
+  if (signedIn?.renewedUntil) res.headers.append('set-cookie', sessionCookie(web, signedIn.cookieValue, signedIn.renewedUntil, now));
+  return res;
+}
+
+type SignedInCookie = SignedIn & { cookieValue: string };
+
+async function signedInWithCookie(ctx: RequestContext): Promise<SignedInCookie | null> {
+  const found = await signedInFrom(ctx);
+  return found ? { ...found, cookieValue: ctx.cookies.get(SESSION_COOKIE)! } : null;
+}
+
+/**
+ * A page: signed in or redirected to /sign-in; POSTs carry a form with `_csrf`. Errors become
+ * HTML pages with the matching status.
+ */
+export function pageRoute(web: Web, handler: (ctx: PageContext) => Promise<Response> | Response) {
+  return async (input: RouteInput): Promise<Response> => {
+    const ctx = requestContext(web, input);
+    let signedIn: SignedInCookie | null = null;
+    try {
+      signedIn = await signedInWithCookie(ctx);
+      if (!signedIn) {
+        if (ctx.request.method === 'GET') return redirect(signInPath(ctx.url));
+        throw new ApiError('unauthorized', 'Sign in first.');
+      }
+      let form = new URLSearchParams();
+      if (STATE_CHANGING.has(ctx.request.method)) {
+        form = parseForm(input.body);
+        if (!originAllowed(web, ctx.request) || !csrfMatches(signedIn.session, form.get('_csrf') ?? ctx.request.headers.get('x-csrf-token'))) {
+          throw csrfError();
+        }
+      }
+      const res = await handler({ ...ctx, signedIn, form });
+      return withRenewal(web, res, signedIn, ctx.now);
+    } catch (err) {
+      return pageError(ctx, signedIn, err);
+    }
+  };
+}
+
+/**
+ * A JSON endpoint for the pages' scripts: the session cookie authenticates, the X-CSRF-Token
+ * header must match on POST/PATCH/DELETE. Errors are thrown to the app's onError, so they have
+ * the API's error body.
+ */
+export function jsonRoute(web: Web, handler: (ctx: JsonContext) => Promise<Response> | Response) {
+  return async (input: RouteInput): Promise<Response> => {
+    const ctx = requestContext(web, input);
+    const signedIn = await signedInWithCookie(ctx);
+    if (!signedIn) throw new ApiError('unauthorized', 'Sign in first: this endpoint uses the web session.');
+    if (STATE_CHANGING.has(ctx.request.method)) {
+      if (!originAllowed(web, ctx.request) || !csrfMatches(signedIn.session, ctx.request.headers.get('x-csrf-token'))) throw csrfError();
+    }
+    const res = await handler({ ...ctx, signedIn, body: input.body });
+    return withRenewal(web, res, signedIn, ctx.now);
+  };
+}
+
+/** A public page (sign-in): errors become HTML pages; no session needed. */
+export function publicRoute(web: Web, handler: (ctx: RequestContext & { signedIn: SignedIn | null }) => Promise<Response> | Response) {
+  return async (input: RouteInput): Promise<Response> => {
+    const ctx = requestContext(web, input);
+    let signedIn: SignedInCookie | null = null;
+    try {
+      signedIn = await signedInWithCookie(ctx);
+      return await handler({ ...ctx, signedIn });
+    } catch (err) {
+      return pageError(ctx, signedIn, err);
+    }
+  };
+}
+

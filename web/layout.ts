@@ -1,0 +1,88 @@
+// The page shell: landmarks (banner, navigation, main, contentinfo), a skip link, the signed-in
+// user, the viewer's time zone, and the CSRF token for scripts.
+import type { SignedIn } from '../services/users.ts';
+import { html, type SafeHtml } from './html.ts';
+import { assetUrl } from './static.ts';
+
+export type NavItem = 'calendar' | 'compose' | 'channels' | 'media' | 'keys' | null;
+
+const NAV: { id: Exclude<NavItem, null>; href: string; label: string }[] = [
+  { id: 'calendar', href: '/calendar', label: 'Calendar' },
+  { id: 'compose', href: '/posts/new', label: 'New post' },
+  { id: 'channels', href: '/channels', label: 'Channels' },
+  { id: 'media', href: '/media', label: 'Media' },
+  { id: 'keys', href: '/settings/api-keys', label: 'API keys' },
+];
+
+export interface PageInput {
+  title: string;
+  body: SafeHtml;
+  signedIn?: SignedIn | null;
+  tz?: string;
+  nav?: NavItem;
+  /** Page scripts under /static (app.js is always loaded). */
+  scripts?: string[];
+  notice?: string | null;
+  /** app.js may reload the page once to show it in the browser's time zone (GET pages only). */
+  tzReload?: boolean;
+}
+
+export function layout(p: PageInput): SafeHtml {
+  const s = p.signedIn;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${p.title} · Postpilot</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${assetUrl('app.css')}">
+${s ? html`<meta name="csrf-token" content="${s.session.csrfToken}">` : ''}
+<script src="${assetUrl('app.js')}" defer></script>
+${(p.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer></script>`)}
+</head>
+<body data-tz="${p.tz ?? 'UTC'}"${p.tzReload ? html` data-tz-reload="true"` : ''}>
+<a class="skip-link" href="#main">Skip to main content</a>
+<header class="site-header">
+  <a class="brand" href="${s ? '/calendar' : '/sign-in'}">Postpilot</a>
+  ${s
+    ? html`<nav aria-label="Main" data-testid="main-nav">
+    <ul>${NAV.map((n) => html`<li><a href="${n.href}" data-testid="nav-${n.id}"${n.id === p.nav ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul>
+  </nav>
+  <div class="account">
+    <span class="user-email" data-testid="current-user">${s.user.email}</span>
+    <form method="post" action="/sign-out" class="inline">
+      <input type="hidden" name="_csrf" value="${s.session.csrfToken}">
+      <button type="submit" class="link-button" data-testid="sign-out">Sign out</button>
+    </form>
+  </div>`
+    : ''}
+</header>
+<main id="main" tabindex="-1">
+${p.notice ? html`<p class="notice" role="status" data-testid="notice">${p.notice}</p>` : ''}
+${p.body}
+</main>
+<footer class="site-footer">
+  <p>Times are shown in <span data-testid="time-zone">${p.tz ?? 'UTC'}</span>.</p>
+</footer>
+</body>
+</html>`;
+}
+
+export function errorBody(title: string, message: string, extra?: SafeHtml): SafeHtml {
+  return html`<section class="error-page" data-testid="error-page">
+  <h1>${title}</h1>
+  <p data-testid="error-message">${message}</p>
+  ${extra ?? ''}
+  <p><a href="/calendar">Back to the calendar</a></p>
+</section>`;
+}
+
+/** Field errors of a failed form, announced to screen readers. */
+export function formErrors(messages: string[]): SafeHtml {
+  if (!messages.length) return html``;
+  return html`<div class="form-errors" role="alert" data-testid="form-errors">
+  <p>Please fix the following:</p>
+  <ul>${messages.map((m) => html`<li>${m}</li>`)}</ul>
+</div>`;
+}

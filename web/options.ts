@@ -1,0 +1,20 @@
+// What the web application needs beyond the API's dependencies. The entry points pass it in
+// (`createApp({ …, web })`); when they do not, it is read from the environment once.
+import { loadConfig, type Config } from '../lib/config.ts';
+
+export interface WebOptions {
+  /** Where browsers reach the service; https makes the cookies `Secure`; OAuth redirect URIs start here. */
+  publicBaseUrl: string;
+  /** Encrypts channel credentials (the same key the worker decrypts them with). */
+  credentialsKey?: Buffer;
+  /** OAuth app credentials and authorize/token URL overrides (lib/config.ts PLATFORM_SETTINGS). */
+  platforms: Config['platforms'];
+}
+
+export function webOptions(config: Pick<Config, 'publicBaseUrl' | 'credentialsKey' | 'platforms'>): WebOptions {
+  return { publicBaseUrl: config.publicBaseUrl, credentialsKey: config.credentialsKey, platforms: config.platforms };
+}
+
+export function webOptionsFromEnv(): WebOptions {
+  return webOptions(loadConfig(process.env));
+}

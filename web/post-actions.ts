@@ -1,0 +1,193 @@
+// Creating and editing posts from the web application, through the same services as the API:
+// the same validation as POST /v1/posts and PATCH /v1/posts/{id}, the same workflow start and
+// the same workflow Update (editPost). Only the source differs ("app", no API key).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Channel, MediaItem, Post, type IChannel, type IMediaItem } from '../db/entities/index.ts';
+import { errors, type FieldError } from '../lib/errors.ts';
+import { PLAN_LIMITS } from '../lib/plans.ts';
+import type { IOrganization } from '../db/entities/index.ts';
+import { assertNotDuplicate, editPost, schedulePost, type TemporalDeps } from '../services/post-scheduler.ts';
+import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt } from '../services/post-validation.ts';
+import { assertEditable, getPostForKey, listPostsForKey, type PostView } from '../services/posts.ts';
+import { mediaView, type MediaView } from '../services/media.ts';
+import type { ObjectStorage } from '../storage/types.ts';
+import { isPlatform } from '../platforms/catalog.ts';
+import { localInputValue, parseLocalInput } from './time.ts';
+
+export const MAX_TEXT = 100_000;
+
+export function needTemporal(temporal: TemporalDeps | undefined): TemporalDeps {
+  if (!temporal) throw new Error('Temporal is not configured for this app');
+  return temporal;
+}
+
+/** The organization's channels by id (names for badges), oldest first. */
+export async function channelsOf(em: EntityManager, organizationId: string): Promise<IChannel[]> {
+  return em.find(Channel, { organization: organizationId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+export const byId = <T extends { id: string }>(items: T[]) => new Map(items.map((i) => [i.id, i]));
+
+/** Posts scheduled in [from, to), oldest first; at most `max` (the calendar says when there are more). */
+export async function postsInRange(em: EntityManager, organizationId: string, from: Date, to: Date, max = 1000): Promise<{ posts: PostView[]; truncated: boolean }> {
+  const out: PostView[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listPostsForKey(em, organizationId, 'all', { from, to, limit: 100, cursor });
+    out.push(...page.data);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor && out.length < max);
+  return { posts: out.slice(0, max).reverse(), truncated: Boolean(cursor) || out.length > max };
+}
+
+/** Ready media of the organization, newest first, with signed thumbnail URLs. */
+export async function readyMedia(em: EntityManager, organizationId: string, storage: ObjectStorage | undefined, limit = 100): Promise<MediaView[]> {
+  if (!storage) return [];
+  const items = await em.find(MediaItem, { organization: organizationId, status: 'ready' }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit });
+  return Promise.all(items.map((m) => mediaView(m, storage)));
+}
+
+/** What the composer form holds (new post and edit). */
+export interface ComposerValues {
+  channelIds: string[];
+  content: string;
+  /** Per-platform text as typed (empty = use the main text). */
+  platformTexts: Record<string, string>;
+  mediaIds: string[];
+  subreddit: string;
+  redditTitle: string;
+  when: 'now' | 'later';
+  /** datetime-local value in the viewer's zone. */
+  publishAtLocal: string;
+}
+
+export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
+  const platformTexts: Record<string, string> = {};
+  for (const [k, v] of form) {
+    const m = /^text_([A-Z]+)$/.exec(k);
+    if (m && isPlatform(m[1]!)) platformTexts[m[1]!] = v;
+  }
+  return {
+    channelIds: [...new Set(form.getAll('channelIds').filter(Boolean))],
+    content: form.get('content') ?? '',
+    platformTexts,
+    mediaIds: [...new Set(form.getAll('mediaIds').filter(Boolean))],
+    subreddit: (form.get('subreddit') ?? '').trim(),
+    redditTitle: (form.get('redditTitle') ?? '').trim(),
+    when: form.get('when') === 'now' ? 'now' : 'later',
+    publishAtLocal: form.get('publishAt') ?? '',
+  };
+}
+
+function checkTexts(v: ComposerValues, fields: FieldError[]): void {
+  if (v.content.length > MAX_TEXT) fields.push({ path: 'content', message: `must be at most ${MAX_TEXT} characters` });
+  for (const [p, t] of Object.entries(v.platformTexts)) if (t.length > MAX_TEXT) fields.push({ path: `contentByPlatform.${p}`, message: `must be at most ${MAX_TEXT} characters` });
+  if (v.mediaIds.length > 20) fields.push({ path: 'mediaIds', message: 'at most 20 attachments' });
+}
+
+/** Per-platform texts that were filled in, for platforms among the channels. */
+function contentByPlatform(v: ComposerValues, channels: IChannel[]): Record<string, string> {
+  const platforms = new Set(channels.map((c) => c.platform as string));
+  return Object.fromEntries(Object.entries(v.platformTexts).filter(([p, t]) => t.trim() !== '' && platforms.has(p)));
+}
+
+function publishAtFrom(local: string, tz: string, now: Date, fields: FieldError[]): Date | undefined {
+  const at = parseLocalInput(local, tz);
+  if (!at) {
+    fields.push({ path: 'publishAt', message: 'choose a date and time' });
+    return undefined;
+  }
+  return parsePublishAt(at.toISOString(), now, fields);
+}
+
+export interface Actor {
+  em: EntityManager;
+  organization: IOrganization;
+  temporal: TemporalDeps | undefined;
+  now: Date;
+  tz: string;
+}
+
+/** Validates like POST /v1/posts and starts the post's workflow; returns the post id. */
+export async function createAppPost(a: Actor, v: ComposerValues): Promise<string> {
+  const fields: FieldError[] = [];
+  if (!v.channelIds.length) fields.push({ path: 'channelIds', message: 'choose at least one channel' });
+  if (v.channelIds.length > 50) fields.push({ path: 'channelIds', message: 'at most 50 channels' });
+  checkTexts(v, fields);
+  const publishAt = v.when === 'now' ? null : publishAtFrom(v.publishAtLocal, a.tz, a.now, fields);
+  if (fields.length) throw errors.validation(fields);
+  const orgId = a.organization.id;
+  const channels = await loadTargetChannels(a.em, orgId, v.channelIds, 'all');
+  assertChannelsUsable(channels);
+  const media = await loadPostMedia(a.em, orgId, v.mediaIds);
+  const byPlatform = contentByPlatform(v, channels);
+  const reddit = redditFields(v, channels);
+  const texts = channelTexts(channels, { content: v.content, contentByPlatform: byPlatform, media, reddit });
+  return schedulePost(a.em, needTemporal(a.temporal), {
+    organizationId: orgId,
+    apiKeyId: null,
+    source: 'app',
+    content: v.content,
+    contentByPlatform: byPlatform,
+    reddit,
+    mediaIds: media.map((m: IMediaItem) => m.id),
+    publishAt: publishAt ?? null,
+    channels,
+    texts,
+    now: a.now,
+    pendingLimit: PLAN_LIMITS[a.organization.plan].pendingScheduledPosts,
+  });
+}
+
+function redditFields(v: ComposerValues, channels: IChannel[]): { subreddit: string; title: string } | null {
+  if (!channels.some((c) => c.platform === 'REDDIT')) return null;
+  if (!v.subreddit && !v.redditTitle) return null;
+  const fields: FieldError[] = [];
+  if (!v.subreddit || v.subreddit.length > 100) fields.push({ path: 'reddit.subreddit', message: 'must be 1 to 100 characters' });
+  if (!v.redditTitle || v.redditTitle.length > 300) fields.push({ path: 'reddit.title', message: 'must be 1 to 300 characters' });
+  if (fields.length) throw errors.validation(fields);
+  return { subreddit: v.subreddit.replace(/^\/?r\//i, ''), title: v.redditTitle };
+}
+
+export interface AppEdit {
+  content?: string;
+  platformTexts?: Record<string, string>;
+  mediaIds?: string[];
+  /** A datetime-local value; unchanged from the post's own (to the minute) means "keep the time". */
+  publishAtLocal?: string;
+  /** An exact new time (drag and drop). */
+  publishAt?: Date;
+}
+
+/** The same checks and the same workflow Update as PATCH /v1/posts/{id}. */
+export async function editAppPost(a: Actor, postId: string, e: AppEdit): Promise<PostView> {
+  const orgId = a.organization.id;
+  const current = await getPostForKey(a.em, orgId, postId, 'all');
+  assertEditable(current);
+  const fields: FieldError[] = [];
+  let publishAt: Date | undefined;
+  if (e.publishAt) publishAt = parsePublishAt(e.publishAt.toISOString(), a.now, fields);
+  else if (e.publishAtLocal !== undefined && e.publishAtLocal !== localInputValue(new Date(current.scheduledAt), a.tz)) {
+    publishAt = publishAtFrom(e.publishAtLocal, a.tz, a.now, fields);
+  }
+  if (e.content !== undefined && e.content.length > MAX_TEXT) fields.push({ path: 'content', message: `must be at most ${MAX_TEXT} characters` });
+  if (e.mediaIds && e.mediaIds.length > 20) fields.push({ path: 'mediaIds', message: 'at most 20 attachments' });
+  if (fields.length) throw errors.validation(fields);
+  const channels = await loadTargetChannels(a.em, orgId, current.channels.map((c) => c.channelId), 'all');
+  const stored = await a.em.findOneOrFail(Post, { id: postId, organization: orgId });
+  const byPlatform = e.platformTexts
+    ? contentByPlatform({ platformTexts: e.platformTexts } as ComposerValues, channels)
+    : undefined;
+  const content = e.content ?? current.content;
+  const media = await loadPostMedia(a.em, orgId, e.mediaIds ?? current.media.map((m) => m.id));
+  const texts = channelTexts(channels, { content, contentByPlatform: byPlatform ?? stored.contentByPlatform ?? {}, media, reddit: current.reddit });
+  await assertNotDuplicate(a.em, channels, texts, publishAt ?? new Date(current.scheduledAt), postId);
+  await editPost(needTemporal(a.temporal), postId, {
+    content: e.content,
+    contentByPlatform: byPlatform,
+    publishAt: publishAt?.toISOString(),
+    mediaIds: e.mediaIds,
+    channelContent: texts,
+  });
+  return getPostForKey(a.em.fork(), orgId, postId, 'all');
+}

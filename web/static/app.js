@@ -1,0 +1,107 @@
+// Shared by every page: the viewer's time zone (cookie pp_tz), the CSRF token for fetches,
+// copy buttons, and the three-step media upload used by the media library and the composer.
+(function () {
+  'use strict';
+  var PP = (window.PP = window.PP || {});
+
+  PP.csrf = function () {
+    var m = document.querySelector('meta[name="csrf-token"]');
+    return m ? m.getAttribute('content') : '';
+  };
+
+  PP.timeZone = function () {
+    try {
+      return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+    } catch (e) {
+      return 'UTC';
+    }
+  };
+
+  /** Reads a JSON answer; throws an Error with the API's message (and field errors) when not ok. */
+  PP.json = function (res) {
+    return res.text().then(function (text) {
+      var body = null;
+      try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
+      if (!res.ok) {
+        var err = body && body.error;
+        var msg = err ? err.message : 'Request failed (HTTP ' + res.status + ')';
+        var fields = err && err.details && err.details.fields;
+        if (fields && fields.length) msg += ' ' + fields.map(function (f) { return (f.path ? f.path + ': ' : '') + f.message; }).join('; ');
+        var e = new Error(msg);
+        e.status = res.status;
+        throw e;
+      }
+      return body;
+    });
+  };
+
+  PP.send = function (method, url, body) {
+    var headers = { 'x-csrf-token': PP.csrf() };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return fetch(url, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' }).then(PP.json);
+  };
+
+  /** Create upload → PUT the bytes → complete, as the API's three steps. Resolves to the media item. */
+  PP.upload = function (file, altText, status) {
+    status = status || function () {};
+    status('Preparing the upload of ' + file.name + '…');
+    var body = { fileName: file.name, mimeType: file.type || 'application/octet-stream', fileSize: file.size };
+    if (altText) body.altText = altText;
+    return PP.send('POST', '/web/api/media/uploads', body).then(function (created) {
+      status('Uploading ' + file.name + '…');
+      return fetch(created.upload.url, { method: created.upload.method || 'PUT', headers: created.upload.headers, body: file }).then(function (put) {
+        if (!put.ok) return PP.json(put);
+        status('Processing ' + file.name + '…');
+        return PP.send('POST', '/web/api/media/' + encodeURIComponent(created.media.id) + '/complete');
+      });
+    }).then(function (item) {
+      if (item.status === 'failed') throw new Error(file.name + ' could not be used: ' + (item.error || 'processing failed'));
+      status(file.name + ' uploaded.');
+      return item;
+    });
+  };
+
+  function setTimeZoneCookie() {
+    var tz = PP.timeZone();
+    var m = document.cookie.match(/(?:^|;\s*)pp_tz=([^;]*)/);
+    var current = m ? decodeURIComponent(m[1]) : '';
+    if (current !== tz) {
+      document.cookie = 'pp_tz=' + encodeURIComponent(tz) + '; path=/; max-age=31536000; samesite=lax' + (location.protocol === 'https:' ? '; secure' : '');
+    }
+    var shown = document.body.getAttribute('data-tz');
+    // Pages rendered in another zone (first visit) are shown again in the browser's own zone,
+    // once; pages that answered a form are never reloaded (that would send the form again).
+    if (shown !== tz && document.body.getAttribute('data-tz-reload') === 'true' && !/[?&]tz=/.test(location.search)) {
+      try {
+        if (!sessionStorage.getItem('pp_tz_reloaded')) {
+          sessionStorage.setItem('pp_tz_reloaded', '1');
+          location.reload();
+        }
+      } catch (e) { /* storage blocked: stay in the server's zone */ }
+    }
+  }
+
+  function copyButtons() {
+    document.querySelectorAll('[data-copy]').forEach(function (button) {
+      button.addEventListener('click', function () {
+        var input = document.getElementById(button.getAttribute('data-copy'));
+        if (!input) return;
+        var done = function () {
+          button.textContent = 'Copied';
+          button.setAttribute('data-copied', 'true');
+        };
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(input.value).then(done, function () { input.select(); });
+        } else {
+          input.select();
+          try { document.execCommand('copy'); done(); } catch (e) { /* the key stays selected for the user */ }
+        }
+      });
+    });
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    setTimeZoneCookie();
+    copyButtons();
+  });
+})();

@@ -1,0 +1,77 @@
+// Pieces of markup shared by several pages: platform badges, status labels, post items.
+import type { IChannel } from '../db/entities/index.ts';
+import type { Platform } from '../platforms/catalog.ts';
+import type { PostView } from '../services/posts.ts';
+import { html, safeHttpUrl, type SafeHtml } from './html.ts';
+import { formatTime } from './time.ts';
+
+export const PLATFORM_LABEL: Record<Platform, string> = {
+  X: 'X', BLUESKY: 'Bluesky', THREADS: 'Threads', LINKEDIN: 'LinkedIn', MASTODON: 'Mastodon', INSTAGRAM: 'Instagram',
+  FACEBOOK: 'Facebook', TIKTOK: 'TikTok', YOUTUBE: 'YouTube', PINTEREST: 'Pinterest', REDDIT: 'Reddit', TELEGRAM: 'Telegram', DISCORD: 'Discord',
+};
+
+const PLATFORM_SHORT: Record<Platform, string> = {
+  X: 'X', BLUESKY: 'Bs', THREADS: 'Th', LINKEDIN: 'in', MASTODON: 'Ma', INSTAGRAM: 'Ig',
+  FACEBOOK: 'f', TIKTOK: 'Tt', YOUTUBE: 'Yt', PINTEREST: 'P', REDDIT: 'R', TELEGRAM: 'Tg', DISCORD: 'Dc',
+};
+
+export const platformLabel = (p: string) => PLATFORM_LABEL[p as Platform] ?? p;
+
+/** A small text badge with an accessible name ("Mastodon: Team account"). */
+export function platformBadge(platform: string, channelName?: string, channelId?: string): SafeHtml {
+  const label = channelName ? `${platformLabel(platform)}: ${channelName}` : platformLabel(platform);
+  return html`<span class="badge badge-${platform.toLowerCase()}" role="img" aria-label="${label}" title="${label}" data-testid="platform-badge" data-platform="${platform}"${channelId ? html` data-channel-id="${channelId}" data-channel-name="${channelName ?? channelId}"` : ''}>${PLATFORM_SHORT[platform as Platform] ?? platform.slice(0, 2)}</span>`;
+}
+
+export const STATUS_LABEL: Record<string, string> = {
+  scheduled: 'Scheduled', publishing: 'Publishing', published: 'Published', failed: 'Failed',
+  draft: 'Waiting', active: 'Active', reauth_required: 'Needs reconnecting', disabled: 'Disabled',
+  pending: 'Processing', ready: 'Ready',
+};
+export const statusLabel = (s: string) => STATUS_LABEL[s] ?? s;
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+export function excerpt(text: string, max = 80): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const parts: string[] = [];
+  for (const { segment } of segmenter.segment(flat)) {
+    if (parts.length === max) return `${parts.join('')}…`;
+    parts.push(segment);
+  }
+  return parts.join('');
+}
+
+/** "Mastodon (Team account): the error" for every failed channel of a post. */
+export function postErrors(post: PostView, channels: Map<string, IChannel>): string[] {
+  return post.channels
+    .filter((c) => c.status === 'failed' && c.error)
+    .map((c) => `${platformLabel(c.platform)} (${channels.get(c.channelId)?.name ?? c.channelId}): ${c.error}`);
+}
+
+/** One post in the calendar: time, channel badges, excerpt, source and status (with the error when failed). */
+export function postItem(post: PostView, channels: Map<string, IChannel>, tz: string): SafeHtml {
+  const errors = postErrors(post, channels);
+  const scheduled = post.status === 'scheduled';
+  const when = new Date(post.scheduledAt);
+  return html`<li class="post status-${post.status}" data-testid="post-item" data-post-id="${post.id}" data-status="${post.status}" data-source="${post.source}" data-scheduled-at="${post.scheduledAt}"${scheduled ? html` draggable="true"` : ''}>
+  <a class="post-link" href="/posts/${post.id}" data-testid="post-link">
+    <time datetime="${post.scheduledAt}" data-testid="post-time">${formatTime(when, tz)}</time>
+    <span class="excerpt" data-testid="post-excerpt">${excerpt(post.content) || '(media only)'}</span>
+  </a>
+  <span class="badges">${post.channels.map((c) => platformBadge(c.platform, channels.get(c.channelId)?.name ?? c.channelId, c.channelId))}</span>
+  <span class="meta">
+    <span class="source source-${post.source}" data-testid="post-source">${post.source === 'app' ? 'App' : 'API'}</span>
+    <span class="status status-${post.status}" data-testid="post-status" data-status="${post.status}"${errors.length ? html` title="${errors.join('\n')}"` : ''}>${statusLabel(post.status)}</span>
+  </span>
+  <details class="post-error" data-testid="post-error"${errors.length ? '' : html` hidden`}>
+    <summary>Why it failed</summary>
+    <ul>${errors.map((e) => html`<li>${e}</li>`)}</ul>
+  </details>
+</li>`;
+}
+
+/** A channel's live URL as a link, if it is an http(s) URL. */
+export function liveLink(url: string | null): SafeHtml {
+  const safe = safeHttpUrl(url);
+  return safe ? html`<a href="${safe}" rel="noopener noreferrer" target="_blank" data-testid="post-channel-url">View post<span class="visually-hidden"> (opens in a new tab)</span></a>` : html``;
+}
