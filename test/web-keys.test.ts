@@ -15,10 +15,15 @@ beforeAll(async () => {
 });
 
 describe('API keys page', () => {
-  test('create: the full key once (201, no-store) with a copy button; afterwards only its prefix; it works on /v1/me', async () => {
+  test('create: the full key once (POST → 303 → the page, no-store) with a copy button; afterwards only its prefix; it works on /v1/me', async () => {
     const { browser, org } = await signedInUser(app);
-    const created = await browser.post('/settings/api-keys', { name: 'Zapier', scopes: ['read', 'publish'], channels: 'all', expiry: 'never' });
-    expect(created.status).toBe(201);
+    const posted = await browser.post('/settings/api-keys', { name: 'Zapier', scopes: ['read', 'publish'], channels: 'all', expiry: 'never' });
+    // POST-redirect-GET: reloading the page cannot send the form (and create a key) again.
+    expect(posted.status).toBe(303);
+    expect(posted.location).toBe('/settings/api-keys?notice=created');
+    expect(posted.html).not.toMatch(/sk_live_/);
+    const created = await browser.get(posted.location!);
+    expect(created.status).toBe(200);
     expect(created.headers.get('cache-control')).toBe('no-store');
     const key = (await created.one('[data-testid="new-api-key"]')).attrs.value!;
     expect(key).toMatch(/^sk_live_[0-9A-Za-z]{40}$/);
@@ -54,13 +59,13 @@ describe('API keys page', () => {
     const r = await browser.post('/settings/api-keys', {
       name: 'limited', scopes: ['read'], channels: 'some', channelIds: [a.id], expiry: 'custom', expiresOn: `${year}-03-10`, tz: 'Europe/Berlin',
     });
-    expect(r.status).toBe(201);
+    expect(r.status).toBe(303);
     const [k] = await listApiKeys(h.orm.em.fork(), org.id);
     expect(k!.channels).toEqual([a.id]);
     expect(k!.expiresAt).toBe(`${year}-03-10T23:00:00.000Z`); // midnight after 10 March in Berlin (UTC+1)
-    expect((await r.one('[data-testid="key-channels"]')).text).toBe('Team Mastodon');
+    expect((await (await browser.get('/settings/api-keys')).one('[data-testid="key-channels"]')).text).toBe('Team Mastodon');
     const relative = await browser.post('/settings/api-keys', { name: 'ninety', scopes: ['read'], channels: 'all', expiry: '90' });
-    expect(relative.status).toBe(201);
+    expect(relative.status).toBe(303);
     const ninety = (await listApiKeys(h.orm.em.fork(), org.id)).find((x) => x.name === 'ninety')!;
     expect(Date.parse(ninety.expiresAt!) - Date.now()).toBeGreaterThan(89 * 86_400_000);
   });
@@ -80,7 +85,8 @@ describe('API keys page', () => {
 
   test('revoke: the key is refused by GET /v1/me (401), the list says revoked', async () => {
     const { browser } = await signedInUser(app);
-    const created = await browser.post('/settings/api-keys', { name: 'to revoke', scopes: ['read'], channels: 'all', expiry: 'never' });
+    const posted = await browser.post('/settings/api-keys', { name: 'to revoke', scopes: ['read'], channels: 'all', expiry: 'never' });
+    const created = await browser.get(posted.location!);
     const key = (await created.one('[data-testid="new-api-key"]')).attrs.value!;
     expect((await call(app, 'GET', '/v1/me', { key })).status).toBe(200);
     const id = (await created.one('[data-testid="key-row"]')).attrs['data-key-id']!;

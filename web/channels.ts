@@ -140,7 +140,7 @@ function credentialsForm(ctx: PageContext, s: ConnectState): SafeHtml {
   const fields = CREDENTIAL_FIELDS[s.platform];
   return html`<form method="post" action="/channels/connect/${s.platform.toLowerCase()}" class="stack" data-testid="credentials-form">
   <input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}">
-  ${s.channel ? html`<input type="hidden" name="channelId" value="${s.channel.id}">` : nameField(s)}
+  ${s.channel ? html`<input type="hidden" name="channelId" value="${s.channel.id}">` : nameField(s, isOAuthPlatform(s.platform) ? 'channel-name-manual' : 'channel-name')}
   ${fields
     ? fields.map((f) => html`<div class="field">
     <label for="cred-${f.key}">${f.label}</label>
@@ -156,10 +156,11 @@ function credentialsForm(ctx: PageContext, s: ConnectState): SafeHtml {
 </form>`;
 }
 
-function nameField(s: ConnectState): SafeHtml {
+/** `id` differs between the OAuth form and the manual form shown on the same page. */
+function nameField(s: ConnectState, id = 'channel-name'): SafeHtml {
   return html`<div class="field">
-    <label for="channel-name">Channel name</label>
-    <input id="channel-name" name="name" required maxlength="200" value="${s.values.name ?? `${platformLabel(s.platform)} account`}" data-testid="channel-name-input">
+    <label for="${id}">Channel name</label>
+    <input id="${id}" name="name" required maxlength="200" value="${s.values.name ?? `${platformLabel(s.platform)} account`}" data-testid="${id === 'channel-name' ? 'channel-name-input' : `${id}-input`}">
   </div>`;
 }
 

@@ -8,7 +8,8 @@ import { createApiKey, listApiKeys, revokeApiKey, type KeyView } from '../servic
 import type { IChannel } from '../db/entities/index.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
-import { htmlResponse, redirect } from './http.ts';
+import { htmlResponse, redirect, serializeCookie } from './http.ts';
+import { decryptJson, encryptJson } from '../lib/crypto.ts';
 import { formErrors, layout } from './layout.ts';
 import { byId, channelsOf } from './post-actions.ts';
 import { addDays, dayStart, formatDateTime, isTimeZone, parseDayKey } from './time.ts';
@@ -127,7 +128,8 @@ ${o.created
   ${formErrors(o.errors ?? [])}
   ${createForm(ctx, o.form ?? EMPTY, channelList)}
 </section>`;
-  const notice = ctx.url.searchParams.get('notice') === 'revoked' ? 'Key revoked.' : null;
+  const n = ctx.url.searchParams.get('notice');
+  const notice = n === 'revoked' ? 'Key revoked.' : n === 'created' && o.created ? 'Key created.' : null;
   return htmlResponse(layout({ title: 'API keys', body, signedIn: ctx.signedIn, tz: ctx.tz, nav: 'keys', notice }), {
     status: o.status ?? 200,
     // The page with a new key must not be kept by the browser or any cache.
@@ -154,9 +156,35 @@ function expiryFrom(f: KeyForm, ctx: PageContext, fields: FieldError[]): Date | 
   return new Date(ctx.now.getTime() + days * 24 * 60 * 60 * 1000);
 }
 
+const NEW_KEY_COOKIE = 'pp_new_key';
+const NEW_KEY_TTL_MS = 60_000;
+
+/** The key created just before this GET, if its sealed cookie is here, intact and fresh. */
+function openNewKey(ctx: PageContext): { key: string; name: string } | undefined {
+  const sealed = ctx.cookies.get(NEW_KEY_COOKIE);
+  const sealKey = ctx.web.options().credentialsKey;
+  if (!sealed || !sealKey) return undefined;
+  try {
+    const v = decryptJson<{ key: string; name: string; exp: number }>(sealKey, sealed);
+    return v.exp > ctx.now.getTime() ? { key: v.key, name: v.name } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function keyRoutes(web: Web) {
   return router()
-    .get('/settings/api-keys', pageRoute(web, (ctx) => keysPage(ctx)))
+    .get(
+      '/settings/api-keys',
+      pageRoute(web, async (ctx) => {
+        const created = openNewKey(ctx);
+        const res = await keysPage(ctx, created ? { created } : {});
+        if (ctx.cookies.has(NEW_KEY_COOKIE)) {
+          res.headers.append('set-cookie', serializeCookie(NEW_KEY_COOKIE, '', { path: '/settings/api-keys', maxAgeSeconds: 0, secure: ctx.web.secureCookies() }));
+        }
+        return res;
+      }),
+    )
     .post(
       '/settings/api-keys',
       pageRoute(web, async (ctx) => {
@@ -177,7 +205,14 @@ export function keyRoutes(web: Web) {
             { organizationId: ctx.signedIn.organization.id, name: f.name, scopes: f.scopes, channels: f.channels === 'all' ? 'all' : f.channelIds, expiresAt },
             ctx.now,
           );
-          return keysPage({ ...ctx, em: ctx.em.fork() }, { created: { key: created.key, name: f.name.trim() }, status: 201 });
+          // POST-redirect-GET, so a reload cannot create a second key: the new key travels once,
+          // encrypted, in a short-lived cookie read (and cleared) by the next GET of the page.
+          const sealKey = ctx.web.options().credentialsKey;
+          if (!sealKey) return keysPage({ ...ctx, em: ctx.em.fork() }, { created: { key: created.key, name: f.name.trim() }, status: 201 });
+          const sealed = encryptJson(sealKey, { key: created.key, name: f.name.trim(), exp: ctx.now.getTime() + NEW_KEY_TTL_MS });
+          return redirect('/settings/api-keys?notice=created', {
+            cookies: [serializeCookie(NEW_KEY_COOKIE, sealed, { path: '/settings/api-keys', maxAgeSeconds: NEW_KEY_TTL_MS / 1000, secure: ctx.web.secureCookies() })],
+          });
         } catch (err) {
           if (err instanceof ApiError && err.code === 'validation_failed') return keysPage(ctx, { form: f, errors: describeError(err), status: 422 });
           throw err;

@@ -9,11 +9,15 @@ import { createDiskStorage } from '../../storage/disk.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { seaweed } from './seaweed.ts';
 import { Client } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { findTemporalTestServer } from '../../lib/temporal-binaries.ts';
+import { ensureSearchAttributes } from '../../worker/temporal.ts';
 import { createApp } from '../../api/app.ts';
 import { createMastodonConnector } from '../../platforms/mastodon.ts';
 import type { Connectors } from '../../platforms/types.ts';
 import { createWorker } from '../../worker/index.ts';
 import { postWorkflowId } from '../../workflows/post-types.ts';
+import type { WebOptions } from '../../web/options.ts';
 import { harness } from './index.ts';
 
 export interface PostStackOptions {
@@ -22,11 +26,26 @@ export interface PostStackOptions {
   /** Object storage: 'disk' (a throwaway directory, served by the app), 's3' (the run's SeaweedFS). */
   storage?: 'disk' | 's3';
   vision?: VisionConfig;
+  /**
+   * Where clients reach the app (a real socket, in the browser tests): the disk store signs its
+   * URLs with it, and it becomes the web application's public base URL. Default http://localhost.
+   */
+  publicBaseUrl?: string;
+  /**
+   * The web application's settings (OAuth apps, URL overrides). Given (or with publicBaseUrl), the
+   * app gets them — with the harness's credentials key — instead of reading the environment.
+   */
+  web?: Partial<WebOptions>;
 }
 
 export async function startPostStack(opts: PostStackOptions = {}) {
   const h = await harness();
-  const env = await h.temporal();
+  // Each stack has its own time-skipping server: the clock of a shared one is held back by any
+  // workflow another test file left waiting on a worker that is gone.
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: findTemporalTestServer() } },
+  });
+  await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
   const taskQueue = `test-${randomUUID()}`;
   const connectors = opts.connectors ?? { MASTODON: createMastodonConnector({ timeoutMs: 2000 }) };
   let clock = new Date(await env.currentTimeMs());
@@ -35,7 +54,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
   let storageDir: string | undefined;
   if (opts.storage === 'disk') {
     storageDir = mkdtempSync(join(tmpdir(), 'postpilot-test-media-'));
-    storage = createDiskStorage({ root: storageDir, publicBaseUrl: 'http://localhost', signingKey: randomBytes(32), now });
+    storage = createDiskStorage({ root: storageDir, publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost', signingKey: randomBytes(32), now });
   } else if (opts.storage === 's3') {
     storage = (await seaweed()).storage({ now });
   }
@@ -71,7 +90,11 @@ export async function startPostStack(opts: PostStackOptions = {}) {
   });
   // A client that never unlocks time skipping (the test env's own client does while it waits).
   const plain = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
-  const app = createApp({ orm: h.orm, log: () => {}, now, temporal: { client, taskQueue }, storage, rateLimiter: h.rateLimiter });
+  const web: WebOptions | undefined =
+    opts.web || opts.publicBaseUrl
+      ? { publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost', credentialsKey: h.credentialsKey, platforms: {}, ...opts.web }
+      : undefined;
+  const app = createApp({ orm: h.orm, log: () => {}, now, temporal: { client, taskQueue }, storage, rateLimiter: h.rateLimiter, ...(web ? { web } : {}) });
   return {
     h,
     env,
@@ -112,6 +135,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => {});
       if (storageDir) rmSync(storageDir, { recursive: true, force: true });
+      await env.teardown();
     },
   };
 }
