@@ -5,7 +5,8 @@
 // flows in order: sign in, connect channels, create an API key, an API post in the calendar, a
 // post composed and published from the app, a reschedule, revoking the key; then a keyboard-focus
 // check, a 375 px calendar, and no console errors on any page visited.
-// Screenshots: docs/screenshots/{calendar,composer,api-keys}.png (overwritten each run).
+// Screenshots: test-results/screenshots/{calendar,composer,api-keys}.png (overwritten each run;
+// docs/screenshots has the copies the README shows).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createUser } from '../services/users.ts';
 import { postWorkflowId, type PostWorkflowState } from '../workflows/post-types.ts';

@@ -116,9 +116,10 @@ export function visitedPaths(page: Page): Set<string> {
   return seen;
 }
 
-export const SCREENSHOT_DIR = join(import.meta.dir, '..', '..', 'docs', 'screenshots');
+// The run writes here (not tracked); docs/screenshots holds the copies the README shows.
+export const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ?? join(import.meta.dir, '..', '..', 'test-results', 'screenshots');
 
-/** A full-page PNG under docs/screenshots (overwritten each run). */
+/** A full-page PNG under SCREENSHOT_DIR (overwritten each run). */
 export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   mkdirSync(dirname(path), { recursive: true });
