@@ -4,11 +4,16 @@
 //
 //   .tools/bin/bun run bench/create-throughput.ts
 //   BENCH_CREATE=2000 BENCH_CONCURRENCY=20 BENCH_SLEEPING=10000 BENCH_DAYS=3 .tools/bin/bun run bench/create-throughput.ts
+//   … --json (or BENCH_JSON=1): the report goes to stderr, stdout carries one JSON object of figures.
 import { temporal as proto } from '@temporalio/proto';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import {
   cpuByPart, createPost, envInt, isStopping, machineNote, ms, pool, procMemory, runBench, say, startBenchStack, summary, type BenchStack,
 } from './stack.ts';
+
+const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '1';
+// In JSON mode the human report (and the stack's progress lines) go to stderr.
+if (JSON_OUT) console.log = console.error;
 
 const CREATE = envInt('BENCH_CREATE', 2000);
 const CONCURRENCY = envInt('BENCH_CONCURRENCY', 20, 1, 500);
@@ -129,6 +134,19 @@ await runBench(async () => {
   console.log(`  sampled ${check.sampled} workflows: ${check.asleep} asleep on a timer, ${check.other} not (${check.otherWhat || '—'})`);
   console.log(`  for reference: Temporal dev server RSS ${temporalRss === undefined ? 'n/a' : mb(temporalRss)}; bench+API process RSS ${mb(apiRss)}`);
   console.log('');
+
+  if (JSON_OUT) {
+    const r1 = (v: number) => Math.round(v * 10) / 10;
+    const metrics = [
+      { metric: `create throughput, scheduled posts (${CONCURRENCY} in flight)`, value: r1(createdTimed / elapsed), unit: 'posts/s' },
+      { metric: 'create request latency p50', value: r1(s.p50), unit: 'ms' },
+      { metric: 'create request latency p99', value: r1(s.p99), unit: 'ms' },
+      { metric: 'worker RSS idle after start', value: r1(mem0.rssMb), unit: 'MiB' },
+      { metric: `worker RSS with ${created} posts sleeping`, value: r1(memAll.rssMb), unit: 'MiB' },
+      { metric: 'posts refused while creating', value: WARMUP + CREATE + rest - created, unit: 'posts' },
+    ];
+    await Bun.write(Bun.stdout, `${JSON.stringify({ bench: 'create-throughput', create: CREATE, concurrency: CONCURRENCY, sleeping: created, metrics })}\n`);
+  }
 });
 
 function safeRss(pid: number): number | undefined {

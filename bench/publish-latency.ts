@@ -3,9 +3,14 @@
 //
 //   .tools/bin/bun run bench/publish-latency.ts
 //   BENCH_POSTS=200 BENCH_CONCURRENCY=1 BENCH_WARMUP=5 BENCH_TIMEOUT_MS=60000 .tools/bin/bun run bench/publish-latency.ts
+//   … --json (or BENCH_JSON=1): the report goes to stderr, stdout carries one JSON object of figures.
 import { temporal as proto } from '@temporalio/proto';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import { createPost, envInt, isStopping, machineNote, ms, pool, runBench, say, startBenchStack, summary, type BenchStack } from './stack.ts';
+
+const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '1';
+// In JSON mode the human report (and the stack's progress lines) go to stderr.
+if (JSON_OUT) console.log = console.error;
 
 const POSTS = envInt('BENCH_POSTS', 200);
 const CONCURRENCY = envInt('BENCH_CONCURRENCY', 1, 1, 100);
@@ -111,6 +116,17 @@ await runBench(async () => {
   const pass = ok.length === POSTS && endToEnd.p99 < TARGET_P99_MS;
   console.log(`  target: p99 < ${TARGET_P99_MS} ms on the dev server → ${pass ? 'PASS' : 'MISS'} (p99 ${ms(endToEnd.p99)}${ok.length === POSTS ? '' : `; ${POSTS - ok.length} post(s) missing`})`);
   console.log('');
+
+  if (JSON_OUT) {
+    const r1 = (v: number) => Math.round(v * 10) / 10;
+    const metrics = [
+      { metric: 'publish-now latency p50', value: r1(endToEnd.p50), unit: 'ms' },
+      { metric: 'publish-now latency p99', value: r1(endToEnd.p99), unit: 'ms' },
+      { metric: 'publish-now latency max', value: r1(endToEnd.max), unit: 'ms' },
+      { metric: 'publish-now posts not published', value: POSTS - ok.length, unit: 'posts' },
+    ];
+    await Bun.write(Bun.stdout, `${JSON.stringify({ bench: 'publish-latency', posts: POSTS, concurrency: CONCURRENCY, metrics })}\n`);
+  }
 });
 
 /** Splits each post's latency using its workflow history (fetched after the timed run). */

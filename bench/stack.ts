@@ -136,13 +136,14 @@ async function startWorkerProcess(env: Record<string, string>, logFile: string):
     if (!exited) proc.kill('SIGKILL');
     await proc.exited;
   });
-  // worker/main.ts prints this line once the worker is built (workflows bundled) and starts polling.
+  // worker/main.ts logs this once the worker is built (workflows bundled) and starts polling: a
+  // JSON line {"msg":"polling",…} at level info (older versions: a plain "worker: polling task queue").
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
       throw new Error(`the worker exited (${proc.exitCode ?? proc.signalCode}); see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
     }
-    if (readFileSync(logFile, 'utf8').includes('worker: polling task queue')) break;
+    if (/worker: polling task queue|"msg":"polling"/.test(readFileSync(logFile, 'utf8'))) break;
     if (Date.now() > deadline) throw new Error(`the worker did not start within 2 minutes; see ${logFile}`);
     await Bun.sleep(50);
   }
@@ -238,7 +239,8 @@ export async function startBenchStack(): Promise<BenchStack> {
       TEMPORAL_NAMESPACE: namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
       CREDENTIALS_KEY: credentialsKey.toString('hex'),
-      LOG_LEVEL: 'warn',
+      // info: the worker's readiness line above is logged at info (it logs little else at info).
+      LOG_LEVEL: 'info',
     },
     join(logs, 'worker.log'),
   );
