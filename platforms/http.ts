@@ -1,7 +1,7 @@
 // Shared HTTP plumbing for connectors: one exchange with a per-request timeout, and the default
 // mapping of HTTP failures to the error classes of DESIGN.md §4. Connectors override the mapping
 // with their platform's documented error codes (e.g. Meta 190 → reauth).
-import { PlatformError, parseRetryAfter } from './types.ts';
+import { msUntilExpiry, PlatformError, parseRetryAfter, type Connector, type PublishRequest } from './types.ts';
 
 export interface Reply {
   status: number;
@@ -120,4 +120,34 @@ export function credential(platform: string, credentials: Record<string, unknown
   const v = credentials[key];
   if (typeof v !== 'string' || !v) throw new PlatformError('reauth', `${platform} credentials lack ${key}; reconnect the channel`);
   return v;
+}
+
+/**
+ * A 401 while the stored access token has (nearly) run out during a long publish is not a
+ * revoked grant: with a refresh token at hand it is transient, and the retry refreshes first.
+ */
+export function expiredMidway(err: unknown, credentials: Record<string, unknown>): unknown {
+  if (!(err instanceof PlatformError) || err.kind !== 'reauth' || err.opts.status !== 401) return err;
+  const left = msUntilExpiry(credentials);
+  if (left === undefined || left > 60_000 || typeof credentials.refreshToken !== 'string' || !credentials.refreshToken) return err;
+  return new PlatformError('transient', `${err.message} (the access token expired during the publish; it is refreshed before the retry)`, err.opts);
+}
+
+/** Wraps publish and findPublished so a token that expired mid-publish is retried, not reconnected. */
+export function withMidwayExpiry(connector: Connector, refreshes: boolean): Connector {
+  if (!refreshes) return connector;
+  const midway = async <T>(req: PublishRequest, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (err) {
+      throw expiredMidway(err, req.credentials);
+    }
+  };
+  const publish = connector.publish.bind(connector);
+  const find = connector.findPublished?.bind(connector);
+  return {
+    ...connector,
+    publish: (req) => midway(req, () => publish(req)),
+    ...(find ? { findPublished: (req: PublishRequest) => midway(req, () => find(req)) } : {}),
+  };
 }

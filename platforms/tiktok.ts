@@ -9,10 +9,9 @@
 //  - after a restart it reads the account's recent videos (/v2/video/list/, video.list scope) for
 //    one whose caption matches. That list holds public videos only, so a SELF_ONLY post made before
 //    a restart cannot be found there.
-import { createHttp, credential, isOk, reasonOf, sleep, type Reply } from './http.ts';
+import { createHttp, credential, isOk, reasonOf, sleep, withMidwayExpiry, type Reply } from './http.ts';
 import {
   PlatformError,
-  msUntilExpiry,
   parseRetryAfter,
   type Connector,
   type MediaRef,
@@ -290,22 +289,11 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     return untilPublished(req.idempotencyKey, p, token, req.signal);
   }
 
-  /** An access token that ran out during a long publish is refreshed before the retry: no reconnect. */
-  async function midway<T>(req: PublishRequest, work: Promise<T>): Promise<T> {
-    try {
-      return await work;
-    } catch (err) {
-      throw opts.oauth ? expiredMidway(err, req.credentials) : err;
-    }
-  }
 
-  const connector: Connector = {
-    platform: 'TIKTOK',
-    publish: (req) => midway(req, publish(req)),
-    findPublished: (req) => midway(req, findPublished(req)),
-  };
+  const connector: Connector = { platform: 'TIKTOK', publish, findPublished };
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
-  return connector;
+  // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
+  return withMidwayExpiry(connector, Boolean(opts.oauth));
 }
 
 interface ListedVideo {
@@ -320,12 +308,6 @@ interface ListedVideo {
  * A 401 once the stored expiresAt has passed, with a refresh token at hand: the token ran out
  * during a long publish. The next attempt refreshes it first, so this is transient, not reauth.
  */
-function expiredMidway(err: unknown, credentials: Record<string, unknown>): unknown {
-  if (!(err instanceof PlatformError) || err.kind !== 'reauth' || err.opts.status !== 401) return err;
-  const left = msUntilExpiry(credentials);
-  if (left === undefined || left > 60_000 || typeof credentials.refreshToken !== 'string' || !credentials.refreshToken) return err;
-  return new PlatformError('transient', `${err.message} (the access token expired during the publish; it is refreshed before the retry)`, err.opts);
-}
 
 /** PUBLIC_TO_EVERYONE when offered (or the channel's configured level), else the first option. */
 function choosePrivacy(options: string[], preferred: unknown): string {

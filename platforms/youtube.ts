@@ -10,10 +10,9 @@
 //    (new uploads appear there at once, even while processing; 1 quota unit per call, where
 //    search.list has its own 100-calls-a-day bucket) for a recent video with the same title and
 //    description. That needs the youtube.readonly scope next to youtube.upload.
-import { createHttp, credential, isOk, reasonOf, sleep, type Reply } from './http.ts';
+import { createHttp, credential, isOk, reasonOf, sleep, withMidwayExpiry, type Reply } from './http.ts';
 import {
   PlatformError,
-  msUntilExpiry,
   parseRetryAfter,
   type Connector,
   type MediaRef,
@@ -259,22 +258,11 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     return findInUploads(req, token);
   }
 
-  /** An access token that ran out during a long upload is refreshed before the retry: no reconnect. */
-  async function midway<T>(req: PublishRequest, work: Promise<T>): Promise<T> {
-    try {
-      return await work;
-    } catch (err) {
-      throw opts.oauth ? expiredMidway(err, req.credentials) : err;
-    }
-  }
 
-  const connector: Connector = {
-    platform: 'YOUTUBE',
-    publish: (req) => midway(req, publish(req)),
-    findPublished: (req) => midway(req, findPublished(req)),
-  };
+  const connector: Connector = { platform: 'YOUTUBE', publish, findPublished };
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
-  return connector;
+  // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
+  return withMidwayExpiry(connector, Boolean(opts.oauth));
 }
 
 interface PlaylistItem {
@@ -354,12 +342,6 @@ function oauthError(r: Reply): PlatformError {
  * A 401 once the stored expiresAt has passed, with a refresh token at hand: the token ran out
  * during a long publish. The next attempt refreshes it first, so this is transient, not reauth.
  */
-function expiredMidway(err: unknown, credentials: Record<string, unknown>): unknown {
-  if (!(err instanceof PlatformError) || err.kind !== 'reauth' || err.opts.status !== 401) return err;
-  const left = msUntilExpiry(credentials);
-  if (left === undefined || left > 60_000 || typeof credentials.refreshToken !== 'string' || !credentials.refreshToken) return err;
-  return new PlatformError('transient', `${err.message} (the access token expired during the publish; it is refreshed before the retry)`, err.opts);
-}
 
 /** Milliseconds until the next midnight in America/Los_Angeles (DST-aware). */
 export function msUntilMidnightPacific(now = Date.now()): number {
