@@ -6,6 +6,8 @@ import { ApiError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
 import { postWorkflowId, type PostEdit, type PostWorkflowInput } from '../workflows/post-types.ts';
+import { channelTexts, loadPostMedia, loadTargetChannels } from './post-validation.ts';
+import type { PostView } from './posts.ts';
 
 export interface TemporalDeps {
   client: Client;
@@ -144,4 +146,42 @@ export async function editPost(temporal: TemporalDeps, postId: string, edit: Pos
     }
     throw err;
   }
+}
+
+export interface EditRequest {
+  content?: string;
+  contentByPlatform?: Record<string, string>;
+  publishAt?: Date;
+  mediaIds?: string[];
+}
+
+/**
+ * An edit of a scheduled post, from the API or the web app: the same rules as creating it
+ * (channels' text limits, media, duplicates), then the workflow's editPost Update, whose
+ * validator makes the final "still scheduled?" check atomic with the workflow.
+ */
+export async function validateAndEditPost(
+  em: EntityManager,
+  temporal: TemporalDeps,
+  organizationId: string,
+  current: PostView,
+  edit: EditRequest,
+): Promise<void> {
+  const channels = await loadTargetChannels(em, organizationId, current.channels.map((c) => c.channelId), 'all');
+  const stored = await em.findOneOrFail(Post, { id: current.id, organization: organizationId });
+  const media = await loadPostMedia(em, organizationId, edit.mediaIds ?? current.media.map((m) => m.id));
+  const texts = channelTexts(channels, {
+    content: edit.content ?? current.content,
+    contentByPlatform: edit.contentByPlatform ?? stored.contentByPlatform ?? {},
+    media,
+    reddit: current.reddit,
+  });
+  await assertNotDuplicate(em, channels, texts, edit.publishAt ?? new Date(current.scheduledAt), current.id);
+  await editPost(temporal, current.id, {
+    content: edit.content,
+    contentByPlatform: edit.contentByPlatform,
+    publishAt: edit.publishAt?.toISOString(),
+    mediaIds: edit.mediaIds,
+    channelContent: texts,
+  });
 }

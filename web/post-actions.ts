@@ -2,11 +2,11 @@
 // the same validation as POST /v1/posts and PATCH /v1/posts/{id}, the same workflow start and
 // the same workflow Update (editPost). Only the source differs ("app", no API key).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Channel, MediaItem, Post, type IChannel, type IMediaItem } from '../db/entities/index.ts';
+import { Channel, MediaItem, type IChannel, type IMediaItem } from '../db/entities/index.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import type { IOrganization } from '../db/entities/index.ts';
-import { assertNotDuplicate, editPost, schedulePost, type TemporalDeps } from '../services/post-scheduler.ts';
+import { schedulePost, validateAndEditPost, type TemporalDeps } from '../services/post-scheduler.ts';
 import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt } from '../services/post-validation.ts';
 import { assertEditable, getPostForKey, listPostsForKey, type PostView } from '../services/posts.ts';
 import { mediaView, type MediaView } from '../services/media.ts';
@@ -174,20 +174,14 @@ export async function editAppPost(a: Actor, postId: string, e: AppEdit): Promise
   if (e.mediaIds && e.mediaIds.length > 20) fields.push({ path: 'mediaIds', message: 'at most 20 attachments' });
   if (fields.length) throw errors.validation(fields);
   const channels = await loadTargetChannels(a.em, orgId, current.channels.map((c) => c.channelId), 'all');
-  const stored = await a.em.findOneOrFail(Post, { id: postId, organization: orgId });
   const byPlatform = e.platformTexts
     ? contentByPlatform({ platformTexts: e.platformTexts } as ComposerValues, channels)
     : undefined;
-  const content = e.content ?? current.content;
-  const media = await loadPostMedia(a.em, orgId, e.mediaIds ?? current.media.map((m) => m.id));
-  const texts = channelTexts(channels, { content, contentByPlatform: byPlatform ?? stored.contentByPlatform ?? {}, media, reddit: current.reddit });
-  await assertNotDuplicate(a.em, channels, texts, publishAt ?? new Date(current.scheduledAt), postId);
-  await editPost(needTemporal(a.temporal), postId, {
+  await validateAndEditPost(a.em, needTemporal(a.temporal), orgId, current, {
     content: e.content,
     contentByPlatform: byPlatform,
-    publishAt: publishAt?.toISOString(),
+    publishAt,
     mediaIds: e.mediaIds,
-    channelContent: texts,
   });
   return getPostForKey(a.em.fork(), orgId, postId, 'all');
 }

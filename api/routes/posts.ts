@@ -2,7 +2,7 @@ import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
-import { assertNotDuplicate, editPost, schedulePost } from '../../services/post-scheduler.ts';
+import { schedulePost, validateAndEditPost } from '../../services/post-scheduler.ts';
 import {
   assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt,
 } from '../../services/post-validation.ts';
@@ -155,22 +155,11 @@ export function postRoutes(deps: AppDeps) {
         const fields: FieldError[] = [];
         const publishAt = body.publishAt !== undefined ? parsePublishAt(body.publishAt, auth.now, fields) : undefined;
         if (fields.length) throw errors.validation(fields);
-        const channels = await loadTargetChannels(em, auth.organization.id, current.channels.map((c) => c.channelId), 'all');
-        const stored = await em.getConnection().execute<{ content_by_platform: Record<string, string> }[]>(
-          'select content_by_platform from posts where id = ?',
-          [params.id],
-        );
-        const contentByPlatform = body.contentByPlatform ?? stored[0]?.content_by_platform ?? {};
-        const content = body.content ?? current.content;
-        const media = await loadPostMedia(em, auth.organization.id, body.mediaIds ?? current.media.map((m) => m.id));
-        const texts = channelTexts(channels, { content, contentByPlatform, media, reddit: current.reddit });
-        await assertNotDuplicate(em, channels, texts, publishAt ?? new Date(current.scheduledAt), params.id);
-        await editPost(temporal(), params.id, {
+        await validateAndEditPost(em, temporal(), auth.organization.id, current, {
           content: body.content,
           contentByPlatform: body.contentByPlatform,
-          publishAt: publishAt?.toISOString(),
+          publishAt,
           mediaIds: body.mediaIds,
-          channelContent: texts,
         });
         return getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage);
       },

@@ -4,14 +4,11 @@
 import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
 import { credential } from '../http.ts';
 import {
+  findRecentPost,
   GRAPH_API_VERSION,
   blobOf,
   createGraphClient,
-  isoTime,
-  listData,
-  matchRecent,
   str,
-  FIND_WINDOW_MS,
   type GraphClient,
 } from './graph.ts';
 
@@ -75,26 +72,15 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { pageId, token } = account(req.credentials);
-      const body = await graph.get(
-        `/${pageId}/posts`,
-        {
-          fields: 'id,message,created_time,permalink_url,status_type',
-          since: String(Math.floor((Date.now() - FIND_WINDOW_MS) / 1000)),
-          limit: '100',
-        },
-        token,
-        req.signal,
-      );
-      const posts = listData(body).flatMap((p) => {
-        const id = str(p.id);
-        return id
-          ? [{ id, text: str(p.message) ?? '', time: str(p.created_time), url: str(p.permalink_url), kind: str(p.status_type) }]
-          : [];
-      });
       const kind = req.media.some((m) => m.type === 'video') ? 'added_video' : req.media.length ? 'added_photos' : undefined;
-      const hit = matchRecent(posts, req.text, kind);
-      if (!hit) return null;
-      return { platformPostId: hit.id, url: hit.url ?? `${web}/${hit.id}`, publishedAt: isoTime(hit.time) };
+      const listing = {
+        path: `/${pageId}/posts`,
+        fields: { text: 'message', time: 'created_time', url: 'permalink_url', kind: 'status_type' },
+        limit: 100,
+        since: true,
+        fallbackUrl: (id: string) => `${web}/${id}`,
+      };
+      return findRecentPost(graph, token, listing, req.text, kind, req.signal);
     },
   };
 }

@@ -3,7 +3,7 @@
 // usage headers turned into a retry delay, container polling, long-lived token refresh and the
 // "did an earlier attempt already publish this?" lookup.
 import { createHttp, isOk, reasonOf, sleep, type Reply } from '../http.ts';
-import { PlatformError, parseRetryAfter, type MediaRef } from '../types.ts';
+import { PlatformError, parseRetryAfter, type MediaRef, type PublishResult } from '../types.ts';
 
 /** Graph API version for graph.facebook.com and graph.instagram.com (v26.0: 29 July 2026). */
 export const GRAPH_API_VERSION = 'v26.0';
@@ -227,6 +227,41 @@ export function matchRecent(posts: RecentPost[], text: string, kind: string | un
   });
   hits.sort((a, b) => (parseGraphTime(b.time ?? '') ?? 0) - (parseGraphTime(a.time ?? '') ?? 0));
   return hits[0] ?? null;
+}
+
+/** Where an account lists its own recent posts, and which fields hold what. */
+export interface RecentListing {
+  path: string;
+  fields: { text: string; time: string; url: string; kind: string };
+  limit: number;
+  /** Send `since` (the window's start): the listing supports it. */
+  since?: boolean;
+  /** URL when the listing gives none. */
+  fallbackUrl: (id: string) => string;
+}
+
+/**
+ * findPublished for Graph-style APIs (no idempotency key): the account's own posts of the last
+ * 24 hours, matched by text (and media kind for posts without text).
+ */
+export async function findRecentPost(
+  graph: GraphClient,
+  token: string,
+  l: RecentListing,
+  text: string,
+  kind: string | undefined,
+  signal?: AbortSignal,
+): Promise<PublishResult | null> {
+  const f = l.fields;
+  const query: Record<string, string> = { fields: ['id', f.text, f.time, f.url, f.kind].join(','), limit: String(l.limit) };
+  if (l.since) query.since = String(Math.floor((Date.now() - FIND_WINDOW_MS) / 1000));
+  const body = await graph.get(l.path, query, token, signal);
+  const posts = listData(body).flatMap((p) => {
+    const id = str(p.id);
+    return id ? [{ id, text: str(p[f.text]) ?? '', time: str(p[f.time]), url: str(p[f.url]), kind: str(p[f.kind]) }] : [];
+  });
+  const hit = matchRecent(posts, text, kind);
+  return hit ? { platformPostId: hit.id, url: hit.url ?? l.fallbackUrl(hit.id), publishedAt: isoTime(hit.time) } : null;
 }
 
 function normalize(s: string): string {

@@ -5,12 +5,11 @@
 import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
 import { credential } from '../http.ts';
 import {
+  findRecentPost,
   GRAPH_API_VERSION,
   RETRYABLE_IG_SUBCODES,
   createGraphClient,
   isoTime,
-  listData,
-  matchRecent,
   publicUrl,
   refreshLongLivedToken,
   str,
@@ -122,15 +121,14 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { userId, token } = account(req.credentials);
-      const body = await graph.get(`/${userId}/media`, { fields: 'id,caption,timestamp,permalink,media_type', limit: '50' }, token, req.signal);
-      const media = listData(body).flatMap((m) => {
-        const id = str(m.id);
-        return id ? [{ id, text: str(m.caption) ?? '', time: str(m.timestamp), url: str(m.permalink), kind: str(m.media_type) }] : [];
-      });
       const kind = req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : 'IMAGE';
-      const hit = matchRecent(media, req.text, kind);
-      if (!hit) return null;
-      return { platformPostId: hit.id, url: hit.url ?? `${web}/`, publishedAt: isoTime(hit.time) };
+      const listing = {
+        path: `/${userId}/media`,
+        fields: { text: 'caption', time: 'timestamp', url: 'permalink', kind: 'media_type' },
+        limit: 50,
+        fallbackUrl: () => `${web}/`,
+      };
+      return findRecentPost(graph, token, listing, req.text, kind, req.signal);
     },
 
     async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {

@@ -5,11 +5,9 @@
 import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
 import { credential } from '../http.ts';
 import {
-  FIND_WINDOW_MS,
+  findRecentPost,
   createGraphClient,
   isoTime,
-  listData,
-  matchRecent,
   publicUrl,
   refreshLongLivedToken,
   str,
@@ -120,24 +118,15 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { userId, token } = account(req.credentials);
-      const body = await graph.get(
-        `/${userId}/threads`,
-        {
-          fields: 'id,text,timestamp,permalink,media_type',
-          since: String(Math.floor((Date.now() - FIND_WINDOW_MS) / 1000)),
-          limit: '50',
-        },
-        token,
-        req.signal,
-      );
-      const posts = listData(body).flatMap((p) => {
-        const id = str(p.id);
-        return id ? [{ id, text: str(p.text) ?? '', time: str(p.timestamp), url: str(p.permalink), kind: str(p.media_type) }] : [];
-      });
       const kind = req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : req.media.length ? 'IMAGE' : 'TEXT_POST';
-      const hit = matchRecent(posts, req.text, kind);
-      if (!hit) return null;
-      return { platformPostId: hit.id, url: hit.url ?? `${web}/`, publishedAt: isoTime(hit.time) };
+      const listing = {
+        path: `/${userId}/threads`,
+        fields: { text: 'text', time: 'timestamp', url: 'permalink', kind: 'media_type' },
+        limit: 50,
+        since: true,
+        fallbackUrl: () => `${web}/`,
+      };
+      return findRecentPost(graph, token, listing, req.text, kind, req.signal);
     },
 
     async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
