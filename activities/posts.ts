@@ -1,12 +1,24 @@
 // Activities of the post workflow. Each forks its own EntityManager; each is idempotent.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Channel, MediaItem, Post, PostChannel } from '../db/entities/index.ts';
+import { Channel, MediaItem, Post, PostChannel, type IPostChannel } from '../db/entities/index.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
-import { LockMode } from '@mikro-orm/core';
 import { decryptJson, encryptJson } from '../lib/crypto.ts';
 import { msUntilExpiry, PlatformError, type Connector, type Connectors, type MediaRef, type PublishResult } from '../platforms/types.ts';
 import { FAILURE, type PostEdit } from '../workflows/post-types.ts';
+
+/** Waits between the tries of recording an accepted publish in Postgres, within one attempt. */
+const RECORD_RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
+
+/** publishToChannel's heartbeat details: the platform's answer, once it has accepted the post. */
+interface PublishDetails {
+  published: PublishResult;
+}
+
+function sentEarlier(details: unknown): PublishResult | undefined {
+  const published = (details as Partial<PublishDetails> | null | undefined)?.published;
+  return published && typeof published.platformPostId === 'string' && typeof published.url === 'string' ? published : undefined;
+}
 
 export interface PostActivityDeps {
   orm: Orm;
@@ -34,7 +46,10 @@ export function createPostActivities(deps: PostActivityDeps) {
     const key = deps.credentialsKey!;
     let reauth: PlatformError | undefined;
     const creds = await deps.orm.em.fork().transactional(async (em) => {
-      const channel = await em.findOneOrFail(Channel, { id: channelId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      // FOR NO KEY UPDATE, not FOR UPDATE: refreshes still queue behind each other, but inserting a
+      // post for this channel (its foreign key takes FOR KEY SHARE) does not wait for the token call.
+      await em.getConnection().execute('select 1 from channels where id = ? for no key update', [channelId], 'all', em.getTransactionContext());
+      const channel = await em.findOneOrFail(Channel, { id: channelId });
       const stored = decryptJson<Record<string, unknown>>(key, channel.credentialsEncrypted);
       const left = msUntilExpiry(stored);
       if (!connector.refreshCredentials || left === undefined || left > REFRESH_MARGIN_MS) return stored;
@@ -85,6 +100,78 @@ export function createPostActivities(deps: PostActivityDeps) {
     });
   }
 
+  /**
+   * Writes a publish that the platform accepted. Retried here, within the attempt, so a short
+   * Postgres outage (restart, failover, dropped connection) does not fail an attempt whose message
+   * is already out; each try uses a fresh EntityManager and one idempotent UPDATE.
+   */
+  async function recordPublished(pcId: string, result: PublishResult, ctx: Context): Promise<void> {
+    for (let i = 0; ; i++) {
+      try {
+        await deps.orm.em.fork().nativeUpdate(PostChannel, { id: pcId }, {
+          status: 'published',
+          platformPostId: result.platformPostId,
+          url: result.url,
+          publishedAt: result.publishedAt ? new Date(result.publishedAt) : now(),
+          error: null,
+        });
+        return;
+      } catch (err) {
+        const delay = RECORD_RETRY_DELAYS_MS[i];
+        if (delay === undefined) throw err;
+        await ctx.sleep(delay); // ends early, with CancelledFailure, when the attempt is cancelled
+      }
+    }
+  }
+
+  /** Sends the post to the channel's platform; platform errors become the workflow's failure types. */
+  async function send(
+    em: ReturnType<Orm['em']['fork']>,
+    pc: IPostChannel,
+    postId: string,
+    channelId: string,
+    ctx: Context,
+  ): Promise<PublishResult> {
+    const p = await em.findOneOrFail(Post, { id: postId });
+    const channel = await em.findOneOrFail(Channel, { id: channelId });
+    if (channel.status !== 'active') {
+      throw ApplicationFailure.nonRetryable(`channel ${channel.name} is ${channel.status}; reconnect it`, channel.status === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent);
+    }
+    const connector = deps.connectors[channel.platform];
+    if (!connector) throw ApplicationFailure.nonRetryable(`publishing to ${channel.platform} is not supported yet`, FAILURE.permanent);
+    if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is not configured on this worker');
+    const media = await mediaRefs(em, p.mediaIds);
+    pc.attempts += 1;
+    await em.flush();
+    try {
+      const credentials = await currentCredentials(channelId, connector, ctx.cancellationSignal);
+      const req = {
+        text: pc.content,
+        media,
+        idempotencyKey: `${postId}:${channelId}`,
+        credentials,
+        reddit: p.reddit ?? null,
+        attempt: ctx.info.attempt,
+        signal: ctx.cancellationSignal,
+      };
+      // An earlier attempt may have reached the platform and lost its answer: where the
+      // platform has no idempotency key, look the post up before sending again.
+      let result: PublishResult | null = null;
+      if (ctx.info.attempt > 1 && connector.findPublished) result = await connector.findPublished(req);
+      return result ?? (await connector.publish(req));
+    } catch (err) {
+      if (!(err instanceof PlatformError)) throw err;
+      const message = err.message;
+      if (err.kind === 'reauth') {
+        channel.status = 'reauth_required';
+        await em.flush();
+        throw ApplicationFailure.create({ type: FAILURE.reauth, message, nonRetryable: true });
+      }
+      if (err.kind === 'permanent') throw ApplicationFailure.create({ type: FAILURE.permanent, message, nonRetryable: true });
+      throw ApplicationFailure.create({ type: FAILURE.transient, message, nextRetryDelay: err.opts.retryAfterMs });
+    }
+  }
+
   return {
     /** Fails (retryably) until the API's insert of the post row is visible. */
     async confirmPost(postId: string): Promise<void> {
@@ -121,56 +208,26 @@ export function createPostActivities(deps: PostActivityDeps) {
     },
 
     async publishToChannel({ postId, channelId }: { postId: string; channelId: string }): Promise<{ platformPostId: string; url: string }> {
+      const ctx = Context.current();
+      // What an earlier attempt of this activity heard from the platform, kept by Temporal in the
+      // heartbeat details (on any worker): the message is out, only its recording is missing.
+      let sent = sentEarlier(ctx.info.heartbeatDetails);
+      // Every heartbeat repeats the record, so a later one never erases it.
+      const beat = () => ctx.heartbeat(sent ? ({ published: sent } satisfies PublishDetails) : undefined);
+      if (sent) beat();
       const em = deps.orm.em.fork();
       const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
       // Already sent (a retry, a replay or a reset in the Temporal UI): never send twice.
       if (pc.status === 'published' && pc.platformPostId) return { platformPostId: pc.platformPostId, url: pc.url ?? '' };
-      const post = await em.findOneOrFail(Post, { id: postId });
-      const channel = await em.findOneOrFail(Channel, { id: channelId });
-      if (channel.status !== 'active') {
-        throw ApplicationFailure.nonRetryable(`channel ${channel.name} is ${channel.status}; reconnect it`, channel.status === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent);
-      }
-      const connector = deps.connectors[channel.platform];
-      if (!connector) throw ApplicationFailure.nonRetryable(`publishing to ${channel.platform} is not supported yet`, FAILURE.permanent);
-      if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is not configured on this worker');
-      const ctx = Context.current();
-      const media = await mediaRefs(em, post.mediaIds);
-      pc.attempts += 1;
-      await em.flush();
-      const heartbeat = setInterval(() => ctx.heartbeat(), 2000);
+      const heartbeat = setInterval(beat, 2000);
       try {
-        const credentials = await currentCredentials(channelId, connector, ctx.cancellationSignal);
-        const req = {
-          text: pc.content,
-          media,
-          idempotencyKey: `${postId}:${channelId}`,
-          credentials,
-          reddit: post.reddit ?? null,
-          attempt: ctx.info.attempt,
-          signal: ctx.cancellationSignal,
-        };
-        // An earlier attempt may have reached the platform and lost its answer: where the
-        // platform has no idempotency key, look the post up before sending again.
-        let result: PublishResult | null = null;
-        if (ctx.info.attempt > 1 && connector.findPublished) result = await connector.findPublished(req);
-        result ??= await connector.publish(req);
-        pc.status = 'published';
-        pc.platformPostId = result.platformPostId;
-        pc.url = result.url;
-        pc.publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
-        pc.error = null;
-        await em.flush();
-        return { platformPostId: result.platformPostId, url: result.url };
-      } catch (err) {
-        if (!(err instanceof PlatformError)) throw err;
-        const message = err.message;
-        if (err.kind === 'reauth') {
-          channel.status = 'reauth_required';
-          await em.flush();
-          throw ApplicationFailure.create({ type: FAILURE.reauth, message, nonRetryable: true });
-        }
-        if (err.kind === 'permanent') throw ApplicationFailure.create({ type: FAILURE.permanent, message, nonRetryable: true });
-        throw ApplicationFailure.create({ type: FAILURE.transient, message, nextRetryDelay: err.opts.retryAfterMs });
+        if (!sent) sent = await send(em, pc, postId, channelId, ctx);
+        // Durable before anything that can fail: the details reach Temporal within a second (the
+        // publish workers' heartbeat throttle), and a failing attempt hands its last details over
+        // with the failure (servers ≥ 1.16); Temporal gives them to the next attempt.
+        beat();
+        await recordPublished(pc.id, sent, ctx);
+        return { platformPostId: sent.platformPostId, url: sent.url };
       } finally {
         clearInterval(heartbeat);
       }

@@ -1,9 +1,10 @@
 // The HTTP app, built by a factory so the server and the tests run the very same thing.
 import { router } from './router.ts';
 import { newId } from '../lib/ids.ts';
-import { ApiError } from '../lib/errors.ts';
+import { unwrapParseError } from './body.ts';
 import { defaultLog, type AppDeps } from './context.ts';
 import { mapError } from './errors.ts';
+import { methodNotAllowed } from './allowed-methods.ts';
 import { healthRoutes } from './health.ts';
 import { openApiRoutes } from './openapi/index.ts';
 import type { RouteInfo } from './openapi/document.ts';
@@ -17,10 +18,13 @@ import type { DiskStorage } from '../storage/disk.ts';
 import { webApp } from '../web/app.ts';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/** The server accepts bodies this large (a 1 GB video PUT to the disk store, plus headroom)… */
+/**
+ * The server accepts bodies this large (a 1 GB video PUT to the disk store, plus headroom), for
+ * the storage upload route only: every other route reads its body through api/body.ts, with its
+ * own small limit (1 MB on /v1, web/context.ts for the web app).
+ */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024 + 1024 * 1024;
-/** …but a JSON request to /v1 may be at most 1 MB. */
-export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+export { MAX_JSON_BODY_BYTES } from './body.ts';
 
 /** RateLimit-* headers set by auth stay on error responses too. */
 function rateLimitHeaders(headers: Record<string, unknown>): Record<string, string> {
@@ -46,17 +50,26 @@ export function createApp(deps: AppDeps) {
   const started = new WeakMap<Request, number>();
   // The OpenAPI document is built from the finished app's routes, on first request.
   const self: { routes: () => readonly RouteInfo[] } = { routes: () => [] };
+  // A /v1 path asked with a method it does not serve: 405 (OPTIONS: 204), from the route table.
+  const otherMethod = methodNotAllowed(() => self.routes());
   const app = router()
     .onRequest(({ request, set }) => {
       started.set(request, performance.now());
       const given = request.headers.get('x-request-id');
       set.headers['x-request-id'] = given && CLIENT_REQUEST_ID.test(given) ? given : newId('req');
-      const length = Number(request.headers.get('content-length') ?? 0);
-      if (length > MAX_JSON_BODY_BYTES && new URL(request.url).pathname.startsWith('/v1/')) {
-        throw new ApiError('validation_failed', 'The request body is larger than 1 MB.', { limitBytes: MAX_JSON_BODY_BYTES }, undefined, 413);
-      }
+      // No body is read here: the key (or the web session) is checked first, then the body is
+      // read with its limit (api/auth.ts, web/context.ts).
     })
-    .onError(({ code, error, set, request, ...ctx }) => {
+    .onError(({ set, request, ...ctx }) => {
+      // A 401 or 413 thrown while the body was being read arrives wrapped in Elysia's ParseError.
+      const { code, error } = unwrapParseError(ctx.code, ctx.error);
+      if (code === 'NOT_FOUND') {
+        const answer = otherMethod(request, String(set.headers['x-request-id'] ?? newId('req')));
+        if (answer) {
+          set.status = answer.status; // for the request log line
+          return answer;
+        }
+      }
       // A handler's answer that breaks its own response schema is our bug, not the client's.
       const badResponse = code === 'VALIDATION' && (error as { type?: unknown }).type === 'response';
       const mapped = badResponse ? mapError('UNKNOWN', error) : mapError(code, error);

@@ -1,5 +1,9 @@
 // The one place that turns any failure into the error body of SPEC.md §7 / DESIGN.md §3.
 import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from '../lib/errors.ts';
+import { isDatabaseUnavailable } from '../db/connection-errors.ts';
+
+/** Seconds a client is asked to wait after a 503 for an unreachable database. */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
@@ -11,13 +15,14 @@ export function errorBody(code: ErrorCode, message: string, details?: Record<str
 
 /** TypeBox value errors (as Elysia's ValidationError exposes them) → `details.fields`. */
 function validationFields(error: unknown): FieldError[] {
-  const all = (error as { all?: { path?: string; message?: string; summary?: string }[] }).all;
+  const all = (error as { all?: { path?: string; message?: string; summary?: string; schema?: { error?: unknown } }[] }).all;
   if (!Array.isArray(all) || all.length === 0) return [{ path: '', message: 'invalid value' }];
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const e of all) {
     const path = (e.path ?? '').replace(/^\//, '').replace(/\//g, '.');
-    const message = e.message ?? e.summary ?? 'invalid value';
+    // A schema's own `error` (api/schemas.ts) says what the value must be, in words.
+    const message = typeof e.schema?.error === 'string' ? e.schema.error : (e.message ?? e.summary ?? 'invalid value');
     const id = `${path}\u0000${message}`;
     if (!seen.has(id)) {
       seen.add(id);
@@ -37,7 +42,8 @@ export interface MappedError {
 
 export function mapError(code: string | number, error: unknown): MappedError {
   if (error instanceof ApiError) {
-    return { status: error.status, body: errorBody(error.code, error.message, error.details), headers: error.headers, unexpected: false };
+    // A 5xx of ours (an outage answered as 503) is logged with its cause, though its body is plain.
+    return { status: error.status, body: errorBody(error.code, error.message, error.details), headers: error.headers, unexpected: error.status >= 500 };
   }
   switch (code) {
     case 'NOT_FOUND':
@@ -60,6 +66,15 @@ export function mapError(code: string | number, error: unknown): MappedError {
   if (status === 413 || code === 413) {
     // SPEC.md §7 has no code of its own for this; the status says it, the code stays in the enum.
     return { status: 413, body: errorBody('validation_failed', 'The request body is too large.'), unexpected: false };
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Postgres restarting or unreachable: say so (retryable), log it, and never show the driver's text.
+    return {
+      status: 503,
+      body: errorBody('internal_error', 'The service is briefly unavailable. Retry shortly.'),
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+      unexpected: true,
+    };
   }
   return { status: 500, body: errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.'), unexpected: true };
 }

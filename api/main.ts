@@ -7,9 +7,9 @@ import { loadConfig } from '../lib/config.ts';
 import type { Connection } from '@temporalio/client';
 import { createApp, MAX_REQUEST_BODY_BYTES } from './app.ts';
 import { createStorage } from '../storage/index.ts';
-import pgDriver from 'pg';
-import { createRateLimiter } from '../services/rate-limit.ts';
-import { connectClient, ensureSearchAttributes } from '../worker/temporal.ts';
+import { createRateLimiter, createRateLimiterPool } from '../services/rate-limit.ts';
+import { ensureSearchAttributes, lazyClient } from '../worker/temporal.ts';
+import { withTemporalDeadline } from '../services/temporal-calls.ts';
 import { createLogger } from '../lib/log.ts';
 
 /** How long requests in flight may take to finish after SIGTERM (orchestrators usually allow 30 s). */
@@ -19,15 +19,18 @@ const config = loadConfig(process.env, ['DATABASE_URL', 'CREDENTIALS_KEY']);
 const logger = createLogger({ level: config.logLevel, base: { service: 'api' } });
 const orm = await createOrm(config.databaseUrl!, config.databasePoolMax);
 await migrate(orm);
-const client = await connectClient(config.temporal);
-await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace).catch((err) => {
-  logger.warn('could not register search attributes; posts will fail to schedule until an operator creates PostId and OrganizationId (Keyword)', { error: err });
-});
+// Lazy: the API starts and serves reads while Temporal is down (docs/decisions.md "Outages").
+const client = lazyClient(config.temporal);
+const temporal = { client, taskQueue: config.temporal.taskQueue, requestTimeoutMs: config.temporal.requestTimeoutMs };
+await withTemporalDeadline(temporal, () => ensureSearchAttributes(client.connection as Connection, config.temporal.namespace))
+  .catch((err) => {
+    logger.warn('could not register search attributes (Temporal unreachable, or no permission); the workers register them when they start, or an operator creates PostId and OrganizationId (Keyword)', { error: err });
+  });
 const storage = createStorage(config);
-const pool = new pgDriver.Pool({ connectionString: config.databaseUrl, max: 5 });
+const pool = createRateLimiterPool(config.databaseUrl!, (err) => logger.warn('rate-limit pool: a Postgres connection was dropped', { error: err }));
 const app = createApp({
   orm,
-  temporal: { client, taskQueue: config.temporal.taskQueue },
+  temporal,
   storage,
   rateLimiter: createRateLimiter(pool),
   log: logger.sink,

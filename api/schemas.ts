@@ -8,6 +8,7 @@ import { PLATFORMS, CHANNEL_STATUSES } from '../platforms/catalog.ts';
 import { POST_STATUSES } from '../db/entities/post.ts';
 import { POST_CHANNEL_STATUSES } from '../db/entities/post-channel.ts';
 import { MEDIA_STATUSES, MEDIA_TYPES } from '../db/entities/media-item.ts';
+import { CONTROL_OR_DISGUISE, MAX_FILE_NAME_CHARS, MEDIA_RULES } from '../media/catalog.ts';
 
 const strict = { additionalProperties: false } as const;
 const DateTime = (description?: string) => t.String({ format: 'date-time', ...(description ? { description } : {}) });
@@ -21,6 +22,76 @@ const NullableInteger = (description: string) => t.Union([t.Integer(), t.Null()]
 const oneOf = (values: readonly string[], description?: string) => t.String({ enum: [...values], ...(description ? { description } : {}) });
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[];
+
+// ---------------------------------------------------------------------------------------------
+// Request values. Each rule the server enforces on a value is a keyword here, checked by TypeBox
+// when the request is validated and shown by the OpenAPI document (api/openapi), so the two
+// cannot differ (docs/decisions.md "The OpenAPI document"). `error` is the message a refusal
+// gives (api/errors.ts); the document drops it.
+
+/**
+ * The document's `maxLength` of a `Chars` value. TypeBox counts a string's length in UTF-16
+ * units and JSON Schema in code points: the pattern bounds the length in characters the same way
+ * in both (a surrogate pair is one character either way), and the document shows it as maxLength.
+ */
+export const MAX_CHARS = 'x-max-chars';
+
+/** One character: no NUL (Postgres text refuses it) and no unpaired surrogate (jsonb refuses it). */
+const CHAR = '(?:[^\\u0000\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])';
+/** The same, NUL allowed (path ids: an unknown id is a 404 whatever it holds). */
+const CHAR_OR_NUL = '(?:[^\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])';
+
+/** Text of `min` (0 or 1) to `max` characters. */
+export const Chars = (max: number, opts: { min?: 0 | 1; description?: string } = {}) =>
+  t.String({
+    pattern: `^${CHAR}{${opts.min ?? 0},${max}}$`,
+    ...(opts.min ? { minLength: 1 } : {}),
+    [MAX_CHARS]: max,
+    error: `must be ${opts.min ? `1 to ${max}` : `at most ${max}`} characters, without NUL or unpaired surrogate characters`,
+    ...(opts.description ? { description: opts.description } : {}),
+  });
+
+/** A path id: 1–64 characters. Anything else of that length is a 404; `.` and `..` cannot be sent in a URL path. */
+export const PathId = (description?: string) =>
+  t.String({
+    pattern: `^(?!\\.{1,2}$)${CHAR_OR_NUL}{1,64}$`,
+    minLength: 1,
+    [MAX_CHARS]: 64,
+    error: 'must be 1 to 64 characters',
+    ...(description ? { description } : {}),
+  });
+
+/** An id in a body (channels, media items): the ids the API hands out are letters, digits and `_`. */
+export const BodyId = () => t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_]+$', error: 'must be an id: 1 to 64 letters, digits or _' });
+
+/** A file name as media/catalog.ts checks it: no path separator, control or disguising character; not blank, `.` or `..`. */
+const NAME_CHAR = String.raw`(?:[^/\\${CONTROL_OR_DISGUISE.source.slice(1, -1)}\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])`;
+export const FileName = (description?: string) =>
+  t.String({
+    pattern: String.raw`^(?!\s*$)(?!\.{1,2}$)${NAME_CHAR}{1,${MAX_FILE_NAME_CHARS}}$`,
+    minLength: 1,
+    [MAX_CHARS]: MAX_FILE_NAME_CHARS,
+    error: `must be 1 to ${MAX_FILE_NAME_CHARS} characters, without path separators (/ or \\) or control characters, and not blank, . or ..`,
+    ...(description ? { description } : {}),
+  });
+
+/** The accepted media types (media/catalog.ts), lower case; the server also takes them in any letter case. */
+export const MimeType = (description?: string) =>
+  t.String({ minLength: 1, maxLength: 100, enum: Object.keys(MEDIA_RULES), ...(description ? { description } : {}) });
+
+/**
+ * The date-times the API reads: RFC 3339 (`format: date-time`) with an upper-case `T`, an offset
+ * (`Z` or ±hh:mm), seconds 00–59 and at most 9 fraction digits. (The server also takes one
+ * without seconds, which RFC 3339 does not allow.)
+ */
+export const DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(?::[0-5]\\d(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:\\d{2})$';
+export const DateTimeInput = (description?: string) =>
+  t.String({
+    format: 'date-time',
+    pattern: DATE_TIME_PATTERN,
+    error: 'must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00Z',
+    ...(description ? { description } : {}),
+  });
 
 export const ErrorSchema = t.Object(
   {
@@ -80,7 +151,7 @@ export const ChannelSchema = t.Object(
     rules: t.Object(
       {
         requiresMedia: t.Boolean({ description: 'A post to this channel needs an image or a video.' }),
-        maxChars: t.Integer({ description: 'Maximum text length (grapheme clusters).' }),
+        maxChars: t.Integer({ description: 'Maximum text length, counted as the platform counts: X weighted (most CJK characters and emoji 2, every URL 23), Mastodon with every URL as 23 and @user@domain as @user, others in grapheme clusters.' }),
         requiredFields: t.Array(t.String(), { description: 'Extra body fields a post to this channel needs, e.g. `reddit.subreddit`.' }),
       },
       strict,

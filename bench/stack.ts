@@ -239,6 +239,8 @@ export async function startBenchStack(): Promise<BenchStack> {
       TEMPORAL_NAMESPACE: namespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
       CREDENTIALS_KEY: credentialsKey.toString('hex'),
+      // The fake Mastodon listens on 127.0.0.1 (lib/outbound.ts refuses it otherwise).
+      OUTBOUND_ALLOW_PRIVATE: 'true',
       // info: the worker's readiness line above is logged at info (it logs little else at info).
       LOG_LEVEL: 'info',
     },

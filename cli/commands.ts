@@ -2,17 +2,21 @@
 // checked before anything is written.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
-import { addChannel, channelView, listChannels, setChannelStatus } from '../services/channels.ts';
+import { addChannel, channelView, checkChannelAddress, listChannels, probeChannel, setChannelStatus } from '../services/channels.ts';
 import { createOrganization, getOrganization, setOrganizationPlan } from '../services/organizations.ts';
 import { createUser } from '../services/users.ts';
 import { errors } from '../lib/errors.ts';
 import { createConnectors } from '../platforms/index.ts';
+import type { AccountLimits } from '../platforms/types.ts';
+import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../lib/outbound.ts';
 
 export type Flags = Record<string, string | boolean | undefined>;
 
 export interface CommandContext {
   em: EntityManager;
   credentialsKey: () => Buffer;
+  /** OUTBOUND_ALLOW_PRIVATE (lib/config.ts); public addresses only when absent. */
+  outbound?: OutboundPolicy;
 }
 
 export class UsageError extends Error {
@@ -45,19 +49,16 @@ function parseJsonObject(value: string, flag: string): Record<string, unknown> {
 }
 
 /**
- * Reads per-account limits from the platform when a channel is added (a Mastodon instance's
+ * Refuses an instance address the service must not contact (422 on that credential), and reads
+ * per-account limits from the platform when a channel is added (a Mastodon instance's
  * max_characters). If the platform cannot be reached, the platform default stays and a warning
  * says so; --max-chars sets it by hand.
  */
-async function readAccountMaxChars(platform: string, credentials: Record<string, unknown>): Promise<number | undefined> {
-  const connector = createConnectors()[platform.toUpperCase() as keyof ReturnType<typeof createConnectors>];
-  if (!connector?.accountLimits) return undefined;
-  try {
-    return (await connector.accountLimits(credentials)).maxChars;
-  } catch (e) {
-    console.error(`warning: could not read the account's limits (${(e as Error).message}); using the platform default. Pass --max-chars to set it.`);
-    return undefined;
-  }
+async function readAccountLimits(platform: string, credentials: Record<string, unknown>, outbound = DEFAULT_OUTBOUND): Promise<AccountLimits> {
+  const limits = await probeChannel(createConnectors({}, outbound), platform, credentials, outbound, (message) =>
+    console.error(`warning: could not read the account's limits (${message}); using the platform default. Pass --max-chars to set it.`),
+  );
+  return limits;
 }
 
 const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -101,20 +102,23 @@ export const COMMANDS: Record<string, Command> = {
     usage: 'channel add --org ID --platform PLATFORM --name NAME --credentials JSON [--max-chars N]',
     flags: ['org', 'platform', 'name', 'credentials', 'max-chars'],
     required: ['org', 'platform', 'name', 'credentials'],
-    run: async ({ em, credentialsKey }, f) => {
+    run: async ({ em, credentialsKey, outbound }, f) => {
       const credentials = parseJsonObject(f.credentials!, 'credentials');
       let maxChars: number | undefined;
       if (f['max-chars'] !== undefined) {
         maxChars = Number(f['max-chars']);
         if (!Number.isInteger(maxChars) || maxChars <= 0) throw new UsageError('--max-chars must be a positive integer');
       }
-      if (maxChars === undefined) maxChars = await readAccountMaxChars(f.platform!, credentials);
+      let limits: AccountLimits = {};
+      if (maxChars === undefined) maxChars = (limits = await readAccountLimits(f.platform!, credentials, outbound)).maxChars;
+      else await checkChannelAddress(f.platform!, credentials, outbound ?? DEFAULT_OUTBOUND);
       const channel = await addChannel(em, credentialsKey(), {
         organizationId: f.org!,
         platform: f.platform!,
         name: f.name!,
         credentials,
         maxChars,
+        charactersReservedPerUrl: limits.charactersReservedPerUrl,
       });
       return { ...channel, organizationId: f.org! };
     },

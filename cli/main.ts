@@ -49,7 +49,7 @@ export async function main(argv: string[]): Promise<void> {
     return parseCredentialsKey(raw);
   };
   try {
-    const result = await parsed.command.run({ em: orm.em.fork(), credentialsKey }, parsed.flags);
+    const result = await parsed.command.run({ em: orm.em.fork(), credentialsKey, outbound: config.outbound }, parsed.flags);
     console.log(parsed.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
   } catch (e) {
     if (e instanceof UsageError) fail(2, e.message, json);

@@ -10,6 +10,8 @@ export const EnvSchema = T.Object({
   PORT: T.Optional(Port),
   HOST: T.Optional(T.String({ minLength: 1 })),
   PUBLIC_BASE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  // Proxies in front of the service that append to X-Forwarded-For: false/0 (default), true (= 1), or a count.
+  TRUST_PROXY: T.Optional(T.String({ pattern: '^(true|false|[0-9])$' })),
   DATABASE_URL: T.Optional(T.String({ pattern: '^postgres(ql)?://' })),
   DATABASE_POOL_MAX: T.Optional(T.String({ pattern: '^[0-9]+$' })),
   CREDENTIALS_KEY: T.Optional(T.String({ minLength: 1 })),
@@ -18,6 +20,7 @@ export const EnvSchema = T.Object({
   TEMPORAL_TASK_QUEUE: T.Optional(T.String({ minLength: 1 })),
   TEMPORAL_API_KEY: T.Optional(T.String({ minLength: 1 })),
   TEMPORAL_TLS: T.Optional(Bool),
+  TEMPORAL_REQUEST_TIMEOUT_MS: T.Optional(T.String({ pattern: '^[1-9][0-9]{2,5}$' })),
   TEMPORAL_CLI_PATH: T.Optional(T.String({ minLength: 1 })),
   TEMPORAL_UI_PORT: T.Optional(Port),
   DATA_DIR: T.Optional(T.String({ minLength: 1 })),
@@ -91,12 +94,15 @@ export const EnvSchema = T.Object({
   THREADS_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
   VISION_MODEL: T.Optional(T.String({ minLength: 1 })),
   VISION_API_KEY: T.Optional(T.String({ minLength: 1 })),
+  OUTBOUND_ALLOW_PRIVATE: T.Optional(Bool),
 });
 
 export interface Config {
   port: number;
   host: string;
   publicBaseUrl: string;
+  /** How many proxies' X-Forwarded-For entries to trust for the client address (TRUST_PROXY); 0 = the socket's. */
+  trustProxyHops: number;
   databaseUrl: string | undefined;
   databasePoolMax: number;
   /** 32-byte key for AES-256-GCM encryption of channel credentials. */
@@ -107,6 +113,8 @@ export interface Config {
     taskQueue: string;
     apiKey: string | undefined;
     tls: boolean;
+    /** Deadline of each Temporal call made while an HTTP request waits (start, Update); past it → 503. */
+    requestTimeoutMs: number;
     cliPath: string | undefined;
     uiPort: number;
   };
@@ -118,6 +126,8 @@ export interface Config {
   vision: { url: string; model: string; apiKey?: string } | undefined;
   /** Platform app credentials (for OAuth token refresh) and API base-URL overrides; see platforms/index.ts. */
   platforms: Partial<Record<PlatformSetting, string>>;
+  /** Calls to tenant-chosen hosts (lib/outbound.ts): private addresses only with OUTBOUND_ALLOW_PRIVATE. */
+  outbound: { allowPrivate: boolean };
 }
 
 export const PLATFORM_SETTINGS = [
@@ -180,6 +190,7 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
     port,
     host: e.HOST ?? '0.0.0.0',
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    trustProxyHops: e.TRUST_PROXY === 'true' ? 1 : e.TRUST_PROXY === 'false' || e.TRUST_PROXY === undefined ? 0 : Number(e.TRUST_PROXY),
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: Number(e.DATABASE_POOL_MAX ?? 10),
     credentialsKey: e.CREDENTIALS_KEY ? parseCredentialsKey(e.CREDENTIALS_KEY) : undefined,
@@ -189,6 +200,7 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
       taskQueue: e.TEMPORAL_TASK_QUEUE ?? 'postpilot',
       apiKey: e.TEMPORAL_API_KEY,
       tls: e.TEMPORAL_TLS === 'true' || e.TEMPORAL_TLS === '1' || Boolean(e.TEMPORAL_API_KEY),
+      requestTimeoutMs: Number(e.TEMPORAL_REQUEST_TIMEOUT_MS ?? 5000),
       cliPath: e.TEMPORAL_CLI_PATH,
       uiPort: Number(e.TEMPORAL_UI_PORT ?? 8233),
     },
@@ -211,5 +223,6 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
     },
     platforms: Object.fromEntries(PLATFORM_SETTINGS.filter((k) => picked[k]).map((k) => [k, picked[k]!])),
     vision: e.VISION_API_URL ? { url: e.VISION_API_URL, model: e.VISION_MODEL ?? 'gpt-4o-mini', apiKey: e.VISION_API_KEY } : undefined,
+    outbound: { allowPrivate: isTrue(e.OUTBOUND_ALLOW_PRIVATE) },
   };
 }

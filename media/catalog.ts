@@ -76,7 +76,7 @@ export function formatLimit(bytes: number): string {
 
 // C0 controls, DEL, C1 controls; also the Unicode line/paragraph separators and bidi overrides,
 // which are used to disguise file names.
-const CONTROL_OR_DISGUISE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+export const CONTROL_OR_DISGUISE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 export function checkFileName(fileName: unknown): string | null {
   if (typeof fileName !== 'string') return 'must be a string';

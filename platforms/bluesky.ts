@@ -12,8 +12,13 @@
 // stored credentials: createSession is tightly limited per account (30 per 5 min; 300 per day
 // on a PDS, 100 on the bsky.social entryway), so a session is reused and refreshed across
 // publishes, and a new one opened only when there is none or its refresh token is refused.
+//
+// The service (and the PDS its DID document names, which the agent switches to after login) is
+// the tenant's choice: every XRPC call goes through lib/outbound.ts. The video service is the
+// operator's setting and is called directly.
 import { createHash } from 'node:crypto';
 import { AtpAgent, BlobRef, RichText, XRPCError, jsonToLex, type AtpSessionData } from '@atproto/api';
+import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
 import { createHttp, reasonOf, sleep } from './http.ts';
 import {
   PlatformError,
@@ -25,7 +30,10 @@ import {
 } from './types.ts';
 
 export interface BlueskyConnectorOptions {
+  /** The transport (beneath the outbound guard for XRPC calls). */
   fetch?: typeof fetch;
+  /** Which service/PDS addresses may be contacted (default: public ones only). */
+  outbound?: OutboundPolicy & { resolve?: Resolver };
   /** Limit for each XRPC request (uploads have uploadTimeoutMs). */
   timeoutMs?: number;
   /** Limit for one blob or video upload. */
@@ -54,6 +62,7 @@ interface Session {
 
 export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Connector {
   const baseFetch = opts.fetch ?? fetch;
+  const xrpcFetch = createOutboundFetch({ ...(opts.outbound ?? DEFAULT_OUTBOUND), fetch: baseFetch });
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const uploadTimeoutMs = opts.uploadTimeoutMs ?? 300_000;
   const defaultService = opts.baseUrl ?? 'https://bsky.social';
@@ -76,8 +85,10 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
       const signals = [timeout, signal, init?.signal].filter((s): s is AbortSignal => !!s);
       const what = `${(init?.method ?? 'GET').toUpperCase()} ${url.pathname}`;
       try {
-        return await baseFetch(input, { ...init, signal: AbortSignal.any(signals) });
+        return await xrpcFetch(input, { ...init, signal: AbortSignal.any(signals) });
       } catch (err) {
+        // Not retried: the address stays refused until the channel is reconnected with another one.
+        if (err instanceof OutboundRefusedError) throw new PlatformError('permanent', `Bluesky service refused: ${err.message}`, { platformCode: err.code });
         if (timeout.aborted) throw new PlatformError('transient', `Bluesky ${what} timed out after ${ms} ms`);
         if (signal?.aborted) throw new PlatformError('transient', `Bluesky ${what} aborted`);
         throw new PlatformError('transient', `Bluesky ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -116,7 +127,7 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
         // Whatever the PDS refuses about a login (wrong password, unknown account, not a PDS at
         // that URL, a takedown) is fixed by reconnecting the channel, not by retrying.
         const e = classify(err);
-        throw e.kind === 'permanent' ? new PlatformError('reauth', e.message, e.opts) : e;
+        throw e.kind === 'permanent' && e.opts.platformCode !== 'outbound_refused' ? new PlatformError('reauth', e.message, e.opts) : e;
       }
     }
     const s = agent.session!;
@@ -400,7 +411,9 @@ export function classify(err: unknown): PlatformError {
   if (err instanceof PlatformError) return err;
   if (!(err instanceof XRPCError)) return new PlatformError('transient', `Bluesky request failed: ${err instanceof Error ? err.message : String(err)}`);
   if (err.cause instanceof PlatformError) return err.cause;
-  // 1 (Unknown): no HTTP answer; 2 (InvalidResponse): an answer that is not XRPC, e.g. a proxy's page.
+  // 1 (Unknown): no HTTP answer; 2 (InvalidResponse): an answer that is not XRPC, e.g. a proxy's
+  // page, whose parse error may quote the body: not copied, the host is the tenant's choice.
+  if (err.status === 2) return new PlatformError('transient', 'Bluesky request failed: the service answered with something other than valid XRPC', { platformCode: err.error });
   if (err.status < 100) return new PlatformError('transient', `Bluesky request failed: ${err.message}`, { platformCode: err.error });
   const headers = new Headers((err.headers ?? {}) as Record<string, string>);
   return fromStatus(err.status, headers, err.message || err.error || `HTTP ${err.status}`, err.error);

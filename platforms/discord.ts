@@ -9,7 +9,9 @@
 //   permanently with platformCode 'outcome_unknown' instead of being re-sent blindly; a request
 //   that never left (connection refused, DNS) stays transient;
 // - findPublished returns a message this process created for the same idempotency key (e.g. when
-//   recording it failed afterwards); a worker restart forgets it.
+//   recording it failed afterwards); a worker restart forgets it. The durable record of an
+//   accepted message is the publish activity's heartbeat details (activities/posts.ts): a retry
+//   on any worker after a failed recording does not call the connector at all.
 import { createHttp, credential, isOk, reasonOf, type Reply, type SendOptions } from './http.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 

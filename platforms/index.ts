@@ -1,8 +1,10 @@
 // The connectors the worker publishes with, configured from the environment (lib/config.ts,
 // `platforms`): OAuth app credentials for token refresh, and base-URL overrides (tests and
 // self-hosted servers). Media for platforms that fetch by URL (Instagram, Threads) is given as
-// signed links from object storage.
+// signed links from object storage. Mastodon and Bluesky reach hosts the tenant chose, through the
+// outbound guard (lib/outbound.ts) with the given policy; without one, only public addresses.
 import type { Config } from '../lib/config.ts';
+import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../lib/outbound.ts';
 import { createBlueskyConnector } from './bluesky.ts';
 import { createDiscordConnector } from './discord.ts';
 import { createLinkedInConnector } from './linkedin.ts';
@@ -26,11 +28,11 @@ async function mediaUrl(item: MediaRef): Promise<string> {
   return item.url();
 }
 
-export function createConnectors(s: Settings = {}): Connectors {
+export function createConnectors(s: Settings = {}, outbound: OutboundPolicy = DEFAULT_OUTBOUND): Connectors {
   const graphVersion = s.META_GRAPH_API_VERSION;
   return {
-    MASTODON: createMastodonConnector(),
-    BLUESKY: createBlueskyConnector(),
+    MASTODON: createMastodonConnector({ outbound }),
+    BLUESKY: createBlueskyConnector({ outbound }),
     X: createXConnector({
       baseUrl: s.X_API_URL,
       oauth: s.X_CLIENT_ID ? { clientId: s.X_CLIENT_ID, clientSecret: s.X_CLIENT_SECRET } : undefined,

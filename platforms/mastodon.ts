@@ -1,7 +1,11 @@
 // Mastodon connector: the REST API of whichever instance the account lives on (credentials.instanceUrl).
+// The instance is the tenant's choice, so every call goes through lib/outbound.ts, and error text
+// copied into a post's `error` is only Mastodon's own error fields, never the answer's body.
+import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
 import {
   PlatformError,
   parseRetryAfter,
+  type AccountLimits,
   type Connector,
   type MediaRef,
   type PublishRequest,
@@ -9,7 +13,10 @@ import {
 } from './types.ts';
 
 export interface MastodonConnectorOptions {
+  /** The transport beneath the outbound guard. */
   fetch?: typeof fetch;
+  /** Which instance addresses may be contacted (default: public ones only). */
+  outbound?: OutboundPolicy & { resolve?: Resolver };
   /** Limit for each HTTP request (not for the whole publish). */
   timeoutMs?: number;
   mediaPollIntervalMs?: number;
@@ -37,7 +44,7 @@ interface SendOptions {
 }
 
 export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Connector {
-  const doFetch = opts.fetch ?? fetch;
+  const doFetch = createOutboundFetch({ ...(opts.outbound ?? DEFAULT_OUTBOUND), fetch: opts.fetch });
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const pollIntervalMs = opts.mediaPollIntervalMs ?? 1_000;
   const pollTimeoutMs = opts.mediaPollTimeoutMs ?? 120_000;
@@ -60,6 +67,10 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       const text = await res.text();
       return { status: res.status, headers: res.headers, body: parseJson(text), text };
     } catch (err) {
+      // Not retried: the address stays refused until the channel is reconnected with another one.
+      if (err instanceof OutboundRefusedError) {
+        throw new PlatformError('permanent', `Mastodon instanceUrl refused: ${err.message}`, { platformCode: err.code });
+      }
       // Transient even for POST /statuses: the retry carries the same Idempotency-Key, so an
       // unknown outcome (timeout after sending) cannot become a second post.
       const what = `${method} ${path}`;
@@ -127,19 +138,19 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       const url = str(status?.url) ?? str(status?.uri);
       if (status?.id == null || !url) {
         // Retrying is safe: the same Idempotency-Key returns the status if it was created.
-        throw new PlatformError('transient', `Mastodon returned an unexpected status body: ${r.text.slice(0, 200)}`, {
+        throw new PlatformError('transient', `Mastodon answered ${r.status} without a status id and URL`, {
           status: r.status,
         });
       }
       return { platformPostId: String(status.id), url, publishedAt: str(status.created_at) };
     },
 
-    async accountLimits(credentials: Record<string, unknown>): Promise<{ maxChars?: number }> {
+    async accountLimits(credentials: Record<string, unknown>): Promise<AccountLimits> {
       const acct = account(credentials, false);
       const v2 = await send(acct, 'GET', '/api/v2/instance');
       if (v2.status >= 200 && v2.status < 300) {
         const n = positive(dig(v2.body, 'configuration', 'statuses', 'max_characters'));
-        if (n) return { maxChars: n };
+        if (n) return statusLimits(n, dig(v2.body, 'configuration', 'statuses', 'characters_reserved_per_url'));
       } else if (v2.status === 429 || v2.status >= 500) {
         throw httpError(v2);
       }
@@ -148,7 +159,7 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       const v1 = await ok(send(acct, 'GET', '/api/v1/instance'));
       const n =
         positive(dig(v1.body, 'configuration', 'statuses', 'max_characters')) ?? positive(dig(v1.body, 'max_toot_chars'));
-      return n ? { maxChars: n } : {};
+      return n ? statusLimits(n, dig(v1.body, 'configuration', 'statuses', 'characters_reserved_per_url')) : {};
     },
   };
 }
@@ -181,16 +192,20 @@ function httpError(r: Reply): PlatformError {
   return new PlatformError('permanent', message, { status });
 }
 
+/**
+ * Mastodon's Error entity (`error`, and `error_description` on OAuth errors), and nothing else:
+ * the instance is whatever host the tenant named, so a body that is not Mastodon's error shape
+ * (another service's page, an internal API's answer) is never copied into text the tenant reads.
+ */
 function errorReason(r: Reply): string {
   const b = r.body as { error?: unknown; error_description?: unknown } | null;
   if (typeof b?.error === 'string' && b.error) {
-    return typeof b.error_description === 'string' && b.error_description !== b.error
-      ? `${b.error}: ${b.error_description}`
-      : b.error;
+    const error = b.error.slice(0, 300);
+    return typeof b.error_description === 'string' && b.error_description && b.error_description !== b.error
+      ? `${error}: ${b.error_description.slice(0, 300)}`
+      : error;
   }
-  const text = r.text.trim();
-  // Proxies in front of an instance answer 502/504 with HTML pages; those say nothing useful.
-  return text && !text.startsWith('<') ? text.slice(0, 200) : `HTTP ${r.status}`;
+  return `HTTP ${r.status}`;
 }
 
 /** Retry-After if present; else Mastodon's X-RateLimit-Reset (ISO 8601; some servers send epoch seconds). */
@@ -228,6 +243,12 @@ function parseJson(text: string): unknown {
 function dig(v: unknown, ...keys: string[]): unknown {
   for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
   return v;
+}
+
+/** max_characters, plus what every URL counts as when the instance says (23 on Mastodon itself). */
+function statusLimits(maxChars: number, perUrl: unknown): AccountLimits {
+  const urls = positive(perUrl);
+  return urls ? { maxChars, charactersReservedPerUrl: urls } : { maxChars };
 }
 
 function positive(v: unknown): number | undefined {

@@ -11,7 +11,9 @@
 //   idempotency key and in this process, which messages went out, so a retry after a 429/5xx on a
 //   later message continues instead of re-sending the earlier ones; findPublished returns a post
 //   that completed in this process (e.g. when recording it failed afterwards). A worker restart
-//   forgets both.
+//   forgets both. A completed post is also kept durably in the publish activity's heartbeat
+//   details (activities/posts.ts): a retry on any worker after a failed recording does not call
+//   the connector at all; only a post cut off between its messages is known in process alone.
 import { createHttp, credential, isOk, reasonOf, type Reply, type SendOptions } from './http.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 

@@ -62,10 +62,17 @@ export interface Connector {
    */
   refreshCredentials?(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
   /** Reads per-account limits when a channel is added (e.g. a Mastodon instance's max_characters). */
-  accountLimits?(credentials: Record<string, unknown>): Promise<{ maxChars?: number }>;
+  accountLimits?(credentials: Record<string, unknown>): Promise<AccountLimits>;
 }
 
 export type Connectors = Partial<Record<Platform, Connector>>;
+
+/** Per-account limits read when a channel is added; kept on the channel (lib/text-length.ts counts with them). */
+export interface AccountLimits {
+  maxChars?: number;
+  /** Mastodon: what the instance counts every URL as (`characters_reserved_per_url`). */
+  charactersReservedPerUrl?: number;
+}
 
 /** Parses a Retry-After header (seconds or an HTTP date) into milliseconds from `now`. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {

@@ -14,8 +14,7 @@ import { createWorker, installRuntime } from '../worker/index.ts';
 import { connectClient, connectWorker, ensureSearchAttributes } from '../worker/temporal.ts';
 import { createConnectors } from '../platforms/index.ts';
 import { createStorage } from '../storage/index.ts';
-import pgDriver from 'pg';
-import { createRateLimiter } from '../services/rate-limit.ts';
+import { createRateLimiter, createRateLimiterPool } from '../services/rate-limit.ts';
 import { startEmbeddedPostgres } from './embedded/postgres.ts';
 import { startTemporalDevServer } from './embedded/temporal.ts';
 import { assertPortsFree } from './embedded/ports.ts';
@@ -69,6 +68,8 @@ try {
   mkdirSync(paths.logs, { recursive: true });
   env.CREDENTIALS_KEY ??= ensureCredentialsKey(base);
   env.DATABASE_URL ??= embeddedDatabaseUrl(base);
+  // The embedded stack is for one machine: instances on it or its network are reachable (lib/outbound.ts).
+  env.OUTBOUND_ALLOW_PRIVATE ??= 'true';
   const config = loadConfig(env, ['DATABASE_URL', 'CREDENTIALS_KEY']);
 
   const temporalPort = Number(config.temporal.address.split(':').pop() ?? 7233);
@@ -82,6 +83,8 @@ try {
   say(`starting Postgres on 127.0.0.1:${config.embeddedPgPort} (data in ${paths.pg})`);
   const pg = await startEmbeddedPostgres({ dir: paths.pg, port: config.embeddedPgPort, logFile: `${paths.logs}/postgres.log` });
   stops.push(pg.stop);
+  // As root where mount namespaces are not allowed, the data may live elsewhere (lib/pg-server.ts).
+  if (pg.dataDir !== paths.pg) say(`Postgres data is in ${pg.dataDir} (the \`postgres\` user cannot reach ${paths.pg})`);
 
   say(`starting the Temporal dev server on 127.0.0.1:${temporalPort} (UI on http://localhost:${config.temporal.uiPort})`);
   const temporal = await startTemporalDevServer({
@@ -119,7 +122,7 @@ try {
   await ensureDemoUser(orm, demoOrgId!, resolve(paths.root, 'dev-login'));
 
   const storage = createStorage(config);
-  const pool = new pgDriver.Pool({ connectionString: config.databaseUrl, max: 5 });
+  const pool = createRateLimiterPool(config.databaseUrl!, (err) => console.error(`[postpilot] rate-limit pool: a Postgres connection was dropped: ${err.message}`));
   stops.push(() => pool.end());
   installRuntime(config.logLevel);
   const connection = await connectWorker({ ...config.temporal, address: temporal.address });
@@ -127,7 +130,7 @@ try {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    deps: { orm, connectors: createConnectors(config.platforms), credentialsKey: config.credentialsKey, storage, vision: config.vision },
+    deps: { orm, connectors: createConnectors(config.platforms, config.outbound), credentialsKey: config.credentialsKey, storage, vision: config.vision },
     // On Ctrl-C a publish in progress finishes (up to 25 s) instead of being cut off.
     shutdownGraceTime: '25 seconds',
     shutdownForceTime: '28 seconds',
@@ -150,7 +153,7 @@ try {
   await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace);
   // Request lines and errors as JSON on stdout, at LOG_LEVEL (lib/log.ts).
   const log = createLogger({ level: config.logLevel, base: { service: 'api' } }).sink;
-  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue }, storage, rateLimiter: createRateLimiter(pool), log, web: webOptions(config) }).listen({
+  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue, requestTimeoutMs: config.temporal.requestTimeoutMs }, storage, rateLimiter: createRateLimiter(pool), log, web: webOptions(config) }).listen({
     port: config.port,
     hostname: config.host,
     maxRequestBodySize: MAX_REQUEST_BODY_BYTES,

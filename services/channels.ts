@@ -3,10 +3,12 @@ import { Channel, type IChannel } from '../db/entities/index.ts';
 import { encryptJson } from '../lib/crypto.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
+import { checkOutboundUrl, OutboundRefusedError, type OutboundPolicy } from '../lib/outbound.ts';
 import {
   isChannelStatus, isPlatform, missingCredentials, PLATFORMS, rulesFor, CHANNEL_STATUSES,
   type ChannelRules, type ChannelStatus, type Platform,
 } from '../platforms/catalog.ts';
+import { PlatformError, type AccountLimits, type Connectors } from '../platforms/types.ts';
 import { getOrganization } from './organizations.ts';
 
 /** The public Channel object of SPEC.md §2.2: credentials are never part of it. */
@@ -32,6 +34,8 @@ export interface AddChannelInput {
   name: string;
   credentials: Record<string, unknown>;
   maxChars?: number | null;
+  /** Read from the account (a Mastodon instance's characters_reserved_per_url); kept in `settings`. */
+  charactersReservedPerUrl?: number;
 }
 
 export async function addChannel(em: EntityManager, credentialsKey: Buffer, input: AddChannelInput): Promise<ChannelView> {
@@ -54,11 +58,70 @@ export async function addChannel(em: EntityManager, credentialsKey: Buffer, inpu
     name,
     status: 'active',
     maxChars: input.maxChars ?? null,
-    settings: {},
+    settings: accountSettings(input.charactersReservedPerUrl),
     credentialsEncrypted: encryptJson(credentialsKey, input.credentials),
   });
   await em.flush();
   return channelView(channel);
+}
+
+/** The credential naming a host the tenant chose, per platform (contacted through lib/outbound.ts). */
+export const TENANT_HOST_CREDENTIAL: Partial<Record<Platform, string>> = { MASTODON: 'instanceUrl', BLUESKY: 'service' };
+
+const refusedCredential = (platform: Platform, message: string) =>
+  errors.validation([{ path: `credentials.${TENANT_HOST_CREDENTIAL[platform]}`, message }]);
+
+/**
+ * Before a channel is added or reconnected (web form, `channel add`): credentials that would send
+ * the service to a refused address (loopback, private, link-local, …; see lib/outbound.ts) are a
+ * 422 on that credential. A name that does not resolve now is not refused (the instance may be
+ * down for a while); every publish checks again.
+ */
+export async function checkChannelAddress(platformName: string, credentials: Record<string, unknown>, outbound: OutboundPolicy): Promise<void> {
+  const platform = platformName.toUpperCase();
+  if (!isPlatform(platform)) return; // addChannel reports it
+  const key = TENANT_HOST_CREDENTIAL[platform];
+  const raw = key ? credentials[key] : undefined;
+  if (typeof raw !== 'string' || !raw.trim()) return; // addChannel reports a missing one
+  // Read as the connectors read it: a bare host name means https.
+  const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw.trim()) ? raw.trim() : `https://${raw.trim()}`;
+  try {
+    await checkOutboundUrl(url, outbound);
+  } catch (err) {
+    if (err instanceof OutboundRefusedError) throw refusedCredential(platform, err.message);
+  }
+}
+
+/**
+ * checkChannelAddress, then the account's limits (a Mastodon instance's max_characters). An
+ * instance that cannot be reached keeps the platform default, and `warn` says why.
+ */
+export async function probeChannel(
+  connectors: Connectors,
+  platformName: string,
+  credentials: Record<string, unknown>,
+  outbound: OutboundPolicy,
+  warn: (message: string) => void = () => {},
+): Promise<AccountLimits> {
+  await checkChannelAddress(platformName, credentials, outbound);
+  const platform = platformName.toUpperCase();
+  const connector = isPlatform(platform) ? connectors[platform] : undefined;
+  if (!connector?.accountLimits) return {};
+  try {
+    return await connector.accountLimits(credentials);
+  } catch (err) {
+    // The answer itself was refused: a redirect, or a DNS answer that changed since the check.
+    if (err instanceof PlatformError && err.opts.platformCode === 'outbound_refused') throw refusedCredential(connector.platform, err.message);
+    warn(err instanceof Error ? err.message : String(err));
+    return {};
+  }
+}
+
+/** The channel `settings` that feed lib/text-length.ts (no schema change: settings is free JSON). */
+export function accountSettings(charactersReservedPerUrl: number | undefined): Record<string, unknown> {
+  return charactersReservedPerUrl !== undefined && Number.isInteger(charactersReservedPerUrl) && charactersReservedPerUrl > 0
+    ? { charactersReservedPerUrl }
+    : {};
 }
 
 /** Channels of an organization, oldest first; `only` limits them to a key's channel list. */

@@ -1,13 +1,16 @@
 // Idempotency-Key (DESIGN.md §3): the same key with the same body within 24 h returns the first
 // response (same ids, same status code) without doing anything again; the same key with another
-// body → 409 conflict; concurrent requests with one key do the work exactly once.
+// body → 409 conflict; concurrent requests with one key do the work exactly once. Keys are per
+// API key: another key of the organization (maybe limited to other channels) sending the same
+// Idempotency-Key makes an independent request and never sees this key's stored response.
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, errors } from '../lib/errors.ts';
 import { errorBody } from '../api/errors.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** 1–255 printable ASCII characters (the OpenAPI document states this very pattern). */
+export const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a request waits for a concurrent one with the same key to finish. */
 const WAIT_FOR_FIRST_MS = 15_000;
 const ABANDONED_AFTER_MS = 10 * 60 * 1000;
@@ -40,13 +43,13 @@ interface Row {
 }
 
 /**
- * Runs `work` once per (organization, endpoint, key). Returns the response to send and whether
+ * Runs `work` once per (API key, endpoint, key). Returns the response to send and whether
  * it is a replay. A 5xx (or any unexpected failure) is not stored: the client may retry with
  * the same key.
  */
 export async function idempotent(
   em: EntityManager,
-  scope: { organizationId: string; endpoint: string; key: string | undefined; body: unknown; now: Date },
+  scope: { organizationId: string; apiKeyId: string; endpoint: string; key: string | undefined; body: unknown; now: Date },
   work: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (scope.key === undefined) return { ...(await work()), replayed: false };
@@ -54,19 +57,19 @@ export async function idempotent(
     throw errors.validation([{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
   }
   const conn = em.getConnection();
-  const ids = [scope.organizationId, scope.endpoint, scope.key];
+  const ids = [scope.apiKeyId, scope.endpoint, scope.key];
   const hash = requestHash(scope.body);
   // A key older than 24 h is forgotten; so is a first request that never finished (its process
   // died) after 10 minutes.
   await conn.execute(
-    `delete from idempotency_keys where organization_id = ? and endpoint = ? and key = ?
+    `delete from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?
      and (created_at < ? or (status_code is null and created_at < ?))`,
     [...ids, new Date(scope.now.getTime() - IDEMPOTENCY_TTL_MS), new Date(scope.now.getTime() - ABANDONED_AFTER_MS)],
   );
   const claimed = await conn.execute<{ key: string }[]>(
-    `insert into idempotency_keys (organization_id, endpoint, key, request_hash, created_at) values (?, ?, ?, ?, ?)
+    `insert into idempotency_keys (api_key_id, endpoint, key, organization_id, request_hash, created_at) values (?, ?, ?, ?, ?, ?)
      on conflict do nothing returning key`,
-    [...ids, hash, scope.now],
+    [...ids, scope.organizationId, hash, scope.now],
   );
   if (claimed.length === 0) return { ...(await replay(em, ids, hash)), replayed: true };
 
@@ -77,7 +80,7 @@ export async function idempotent(
     if (err instanceof ApiError && err.status < 500) {
       await save(em, ids, { status: err.status, body: errorBody(err.code, err.message, err.details) });
     } else {
-      await conn.execute('delete from idempotency_keys where organization_id = ? and endpoint = ? and key = ?', ids);
+      await conn.execute('delete from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?', ids);
     }
     throw err;
   }
@@ -87,7 +90,7 @@ export async function idempotent(
 
 async function save(em: EntityManager, ids: string[], r: StoredResponse): Promise<void> {
   await em.getConnection().execute(
-    'update idempotency_keys set status_code = ?, response = ?, location = ? where organization_id = ? and endpoint = ? and key = ?',
+    'update idempotency_keys set status_code = ?, response = ?, location = ? where api_key_id = ? and endpoint = ? and key = ?',
     [r.status, JSON.stringify(r.body), r.location ?? null, ...ids],
   );
 }
@@ -97,7 +100,7 @@ async function replay(em: EntityManager, ids: string[], hash: string): Promise<S
   for (;;) {
     const [row] = await em
       .getConnection()
-      .execute<Row[]>('select request_hash, status_code, response, location, created_at from idempotency_keys where organization_id = ? and endpoint = ? and key = ?', ids);
+      .execute<Row[]>('select request_hash, status_code, response, location, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?', ids);
     if (!row) throw errors.conflict('The first request with this Idempotency-Key failed; retry it.', { idempotencyKey: ids[2] });
     if (row.request_hash !== hash) {
       throw errors.conflict('This Idempotency-Key was already used with a different request body.', { idempotencyKey: ids[2] });

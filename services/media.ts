@@ -1,13 +1,16 @@
-// The media library: uploads (rows + their upload workflow), the Media item view, completion.
+// The media library: uploads (rows + their upload workflow), the Media item view, completion,
+// and which media a channel-limited key may see.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { MediaItem, type IMediaItem } from '../db/entities/index.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { classifyDeclared } from '../media/catalog.ts';
+import { mediaKeys } from '../media/keys.ts';
 import type { ObjectStorage, PresignedUpload } from '../storage/types.ts';
 import { EXPIRED_REASON, UPLOAD_FAILURE, uploadWorkflowId, type UploadWorkflowInput } from '../workflows/media-types.ts';
 import type { TemporalDeps } from './post-scheduler.ts';
+import { executeUpdateInRequest, startWorkflowInRequest, terminateInBackground } from './temporal-calls.ts';
 
 export const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
 /** Signed GET URLs in API answers stay valid this long. */
@@ -53,11 +56,41 @@ export async function mediaView(item: IMediaItem, storage: ObjectStorage): Promi
   };
 }
 
-export async function getMediaItem(em: EntityManager, organizationId: string, id: string): Promise<IMediaItem> {
+/** The API key asking, where it matters (the web application sees the whole organization). */
+export interface MediaViewer {
+  apiKeyId: string;
+  channels: 'all' | string[];
+}
+
+export async function getMediaItem(em: EntityManager, organizationId: string, id: string, viewer?: MediaViewer): Promise<IMediaItem> {
   if (!/^med_[0-9a-z]{26}$/.test(id)) throw errors.notFound('Media item');
   const item = await em.findOne(MediaItem, { id, organization: organizationId });
   if (!item) throw errors.notFound('Media item');
+  if (viewer && (await hiddenMediaIds(em, organizationId, viewer, [id])).size) throw errors.notFound('Media item');
   return item;
+}
+
+/**
+ * Which of `ids` a channel-limited key may not see (docs/decisions.md "Uploaded bytes"): media
+ * that posts use, none of them on one of the key's channels — unless the key uploaded it itself.
+ * Media no post uses yet is the organization's library: visible to every key of it. A key for
+ * all channels sees everything. Ids of other organizations are not in the answer (not found
+ * anyway).
+ */
+export async function hiddenMediaIds(em: EntityManager, organizationId: string, viewer: MediaViewer, ids: string[]): Promise<Set<string>> {
+  if (viewer.channels === 'all' || ids.length === 0) return new Set();
+  const rows = await em.getConnection().execute<{ id: string }[]>(
+    `select m.id from media_items m
+      where m.organization_id = ? and m.id in (select jsonb_array_elements_text(?::jsonb))
+        and m.api_key_id is distinct from ?
+        and exists (select 1 from posts p where p.organization_id = m.organization_id and p.media_ids @> jsonb_build_array(m.id))
+        and not exists (
+          select 1 from posts p join post_channels pc on pc.post_id = p.id
+           where p.organization_id = m.organization_id and p.media_ids @> jsonb_build_array(m.id)
+             and pc.channel_id in (select jsonb_array_elements_text(?::jsonb)))`,
+    [organizationId, JSON.stringify(ids), viewer.apiKeyId, JSON.stringify(viewer.channels)],
+  );
+  return new Set(rows.map((r) => r.id));
 }
 
 export interface NewUpload {
@@ -67,6 +100,8 @@ export interface NewUpload {
   fileSize: number;
   altText: string | null;
   now: Date;
+  /** The API key creating it; null or absent for the web application. */
+  apiKeyId?: string | null;
 }
 
 /**
@@ -84,8 +119,9 @@ export async function createUpload(
   const mimeType = classified.mimeType;
   const id = newId('med');
   const expiresAt = new Date(u.now.getTime() + UPLOAD_WINDOW_MS);
-  const storageKey = `${u.organizationId}/${id}/original`;
-  const upload = await storage.presignPut(storageKey, { contentType: mimeType, contentLength: u.fileSize, expiresAt });
+  // The URL names the upload key only; processing serves a checked copy (storageKey then).
+  const uploadKey = mediaKeys(u.organizationId, id).upload;
+  const upload = await storage.presignPut(uploadKey, { contentType: mimeType, contentLength: u.fileSize, expiresAt });
   const workflowId = uploadWorkflowId(id);
   let started = false;
   let item!: IMediaItem;
@@ -99,23 +135,20 @@ export async function createUpload(
         fileName: u.fileName,
         mimeType,
         sizeBytes: u.fileSize,
-        storageKey,
+        storageKey: uploadKey,
+        uploadKey,
+        apiKeyId: u.apiKeyId ?? null,
         altText: u.altText,
         uploadExpiresAt: expiresAt,
       });
       await tx.flush();
       const input: UploadWorkflowInput = { mediaId: id, organizationId: u.organizationId, expiresAt: expiresAt.toISOString() };
-      try {
-        await temporal.client.workflow.start('mediaUploadWorkflow', { taskQueue: temporal.taskQueue, workflowId, args: [input] });
-      } catch (err) {
-        throw new ApiError('internal_error', 'The upload could not be started; nothing was created. Retry the request.', {
-          reason: (err as Error).message.slice(0, 200),
-        });
-      }
+      // Bounded (services/temporal-calls.ts): Temporal down → 503 within the deadline, nothing created.
+      await startWorkflowInRequest(temporal, 'mediaUploadWorkflow', { workflowId, args: [input] }, 'Uploads are unavailable right now; nothing was created. Retry shortly.');
       started = true;
     });
   } catch (err) {
-    if (started) await temporal.client.workflow.getHandle(workflowId).terminate('media row was not committed').catch(() => {});
+    if (started) terminateInBackground(temporal, workflowId, 'media row was not committed');
     throw err;
   }
   return { item, upload };
@@ -125,15 +158,23 @@ export async function createUpload(
  * Completes an upload through the workflow's Update. Repeated calls return the stored item;
  * bytes not there yet → 409 (still pending); after the window → 409.
  */
-export async function completeUpload(em: EntityManager, temporal: TemporalDeps, organizationId: string, id: string): Promise<IMediaItem> {
-  const item = await getMediaItem(em, organizationId, id);
+export async function completeUpload(
+  em: EntityManager,
+  temporal: TemporalDeps,
+  organizationId: string,
+  id: string,
+  viewer?: MediaViewer,
+): Promise<IMediaItem> {
+  const item = await getMediaItem(em, organizationId, id, viewer);
   if (item.status === 'failed' && item.failureReason === EXPIRED_REASON) {
     throw errors.conflict('The 15-minute upload window has closed; create a new upload.', { mediaId: id });
   }
   if (item.status !== 'pending') return item;
   try {
-    await temporal.client.workflow.getHandle(uploadWorkflowId(id)).executeUpdate('completeUpload', { args: [] });
+    // Reaching a worker is bounded (Temporal down or no worker → 503); processing the bytes is not.
+    await executeUpdateInRequest(temporal, uploadWorkflowId(id), 'completeUpload', [], 'Uploads are unavailable right now; the upload was not completed. Retry shortly.', 'acceptance');
   } catch (err) {
+    if (err instanceof ApiError) throw err; // the 503 of an outage
     const type = err instanceof WorkflowUpdateFailedError ? (err.cause as { type?: string } | undefined)?.type : undefined;
     if (type === UPLOAD_FAILURE.notReceived) {
       throw errors.conflict('The file has not been uploaded yet: PUT it to upload.url first, then complete.', { mediaId: id });

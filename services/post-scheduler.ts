@@ -1,6 +1,6 @@
 // Creating and editing posts: the Postgres rows and the post's Temporal workflow change together.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { Post, PostChannel, type IChannel } from '../db/entities/index.ts';
 import { ApiError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
@@ -8,11 +8,9 @@ import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
 import { postWorkflowId, type PostEdit, type PostWorkflowInput } from '../workflows/post-types.ts';
 import { channelTexts, loadPostMedia, loadTargetChannels } from './post-validation.ts';
 import type { PostView } from './posts.ts';
+import { executeUpdateInRequest, startWorkflowInRequest, terminateInBackground, type TemporalDeps } from './temporal-calls.ts';
 
-export interface TemporalDeps {
-  client: Client;
-  taskQueue: string;
-}
+export type { TemporalDeps };
 
 export interface NewPost {
   organizationId: string;
@@ -36,7 +34,8 @@ export interface NewPost {
  * flushed and before the commit. If the start fails, the transaction rolls back and no post is
  * left behind; if the commit fails after the start, the workflow finds no row and ends by itself
  * (workflows/post.ts, confirmPost) and is terminated here at once when possible. So no post ever
- * sits in `scheduled` without a workflow.
+ * sits in `scheduled` without a workflow. The start has a deadline (services/temporal-calls.ts):
+ * with Temporal down the request answers 503 within it and releases the organization's lock.
  */
 export async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPost): Promise<string> {
   const postId = newId('post');
@@ -67,25 +66,23 @@ export async function schedulePost(em: EntityManager, temporal: TemporalDeps, p:
         tx.create(PostChannel, { id: newId('pc'), post: postId, channel: c.id, platform: c.platform, status: 'draft', content: p.texts[c.id]! });
       }
       await tx.flush();
-      try {
-        await temporal.client.workflow.start('postWorkflow', {
-          taskQueue: temporal.taskQueue,
+      await startWorkflowInRequest(
+        temporal,
+        'postWorkflow',
+        {
           workflowId,
           args: [input],
           typedSearchAttributes: [
             { key: ORGANIZATION_ID, value: p.organizationId },
             { key: POST_ID, value: postId },
           ],
-        });
-      } catch (err) {
-        throw new ApiError('internal_error', 'The post could not be scheduled; nothing was created. Retry the request.', {
-          reason: (err as Error).message.slice(0, 200),
-        });
-      }
+        },
+        'Scheduling is unavailable right now; the post was not created. Retry shortly.',
+      );
       started = true;
     });
   } catch (err) {
-    if (started) await temporal.client.workflow.getHandle(workflowId).terminate('post row was not committed').catch(() => {});
+    if (started) terminateInBackground(temporal, workflowId, 'post row was not committed');
     throw err;
   }
   return postId;
@@ -139,8 +136,17 @@ export async function assertNotDuplicate(
 /** Sends a validated edit through the workflow's Update; its validator refuses unless still scheduled. */
 export async function editPost(temporal: TemporalDeps, postId: string, edit: PostEdit): Promise<void> {
   try {
-    await temporal.client.workflow.getHandle(postWorkflowId(postId)).executeUpdate('editPost', { args: [edit] });
+    await executeUpdateInRequest(
+      temporal,
+      postWorkflowId(postId),
+      'editPost',
+      [edit],
+      // No answer in time (Temporal down, or no worker): the Update may still be applied once a
+      // worker polls again. The edit only sets values, so retrying it is safe.
+      'Scheduling is unavailable right now; the edit was not confirmed and may still be applied later. Check the post and retry shortly.',
+    );
   } catch (err) {
+    if (err instanceof ApiError) throw err; // the 503 of an outage
     if (err instanceof WorkflowUpdateFailedError || /not found|completed|already/i.test((err as Error).message)) {
       throw new ApiError('conflict', 'The post is no longer scheduled; it cannot be edited.', {});
     }

@@ -1,17 +1,14 @@
 // Checks a post (or an edit) against its channels' rules (DESIGN.md §3): ownership, the key's
-// channel list, reauth, text length in graphemes per channel, media and required fields.
+// channel list, reauth, text length per channel as its platform counts it (lib/text-length.ts),
+// media and required fields.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Channel, MediaItem, type IChannel, type IMediaItem } from '../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
+import { countingNote, measureChannelText } from '../lib/text-length.ts';
 import { MEDIA_LIMITS, rulesFor } from '../platforms/catalog.ts';
+import { hiddenMediaIds, type MediaViewer } from './media.ts';
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-export function graphemeLength(text: string): number {
-  let n = 0;
-  for (const _ of segmenter.segment(text)) n++;
-  return n;
-}
+export { graphemeLength } from '../lib/text-length.ts';
 
 /** ISO 8601 date-time with an explicit offset (Z or ±hh:mm). */
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -92,11 +89,12 @@ export function channelTexts(channels: IChannel[], input: ContentInput): Record<
     const path = override !== undefined ? `contentByPlatform.${c.platform}` : 'content';
     const text = override ?? input.content;
     texts[c.id] = text;
-    const length = graphemeLength(text);
+    const { length, exact } = measureChannelText(c, text, rules.maxChars);
     if (length > rules.maxChars) {
-      fields.push({ path, message: `is ${length} characters; ${c.platform} channel ${c.id} allows ${rules.maxChars}` });
+      const is = exact ? `is ${length}` : `is at least ${length}`;
+      fields.push({ path, message: `${is} characters${countingNote(c.platform)}; ${c.platform} channel ${c.id} allows ${rules.maxChars}` });
     }
-    if (length === 0 && input.media.length === 0) fields.push({ path, message: `is empty for channel ${c.id}` });
+    if (text === '' && input.media.length === 0) fields.push({ path, message: `is empty for channel ${c.id}` });
     if (rules.requiresMedia && input.media.length === 0) {
       fields.push({ path: 'mediaIds', message: `${c.platform} channel ${c.id} requires an image or video` });
     }
@@ -110,13 +108,18 @@ export function channelTexts(channels: IChannel[], input: ContentInput): Record<
 }
 
 /** The post's media items, in the given order: each of the organization and `ready`. */
-export async function loadPostMedia(em: EntityManager, organizationId: string, mediaIds: string[]): Promise<IMediaItem[]> {
+/**
+ * The media of a post, in order. `viewer` (a channel-limited API key) cannot attach what it may
+ * not see (services/media.ts hiddenMediaIds): such an id is answered exactly like an unknown one.
+ */
+export async function loadPostMedia(em: EntityManager, organizationId: string, mediaIds: string[], viewer?: MediaViewer): Promise<IMediaItem[]> {
   if (!mediaIds.length) return [];
   const found = await em.find(MediaItem, { id: { $in: mediaIds }, organization: organizationId });
+  const hidden = viewer ? await hiddenMediaIds(em, organizationId, viewer, mediaIds) : new Set<string>();
   const fields: FieldError[] = [];
   for (const id of mediaIds) {
     const item = found.find((m) => m.id === id);
-    if (!item) fields.push({ path: 'mediaIds', message: `unknown media ${id}` });
+    if (!item || hidden.has(id)) fields.push({ path: 'mediaIds', message: `unknown media ${id}` });
     else if (item.status !== 'ready') fields.push({ path: 'mediaIds', message: `media ${id} is ${item.status}; only ready media can be attached` });
   }
   if (fields.length) throw errors.validation(fields);

@@ -2,7 +2,8 @@
 // (rate-limiter-flexible's RateLimiterPostgres: one atomic upsert per request, so concurrent
 // requests on several processes never over-admit).
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Pool } from 'pg';
+import pgDriver, { type Pool } from 'pg';
+import { isStaleConnection } from '../db/connection-errors.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from '../lib/plans.ts';
 
 export interface RateDecision {
@@ -17,7 +18,21 @@ export interface RateLimiter {
   consume(keyId: string, plan: Plan): Promise<RateDecision>;
 }
 
+/**
+ * The limiter's own pg pool. Postgres closing idle connections (a restart, a failover,
+ * pg_terminate_backend) is an `error` event on the pool, and an `error` event nobody listens to
+ * ends the process: the listener only reports it, pg-pool has already dropped the dead client
+ * and the next query opens a new connection.
+ */
+export function createRateLimiterPool(connectionString: string, onError: (err: Error) => void, max = 5): Pool {
+  const pool = new pgDriver.Pool({ connectionString, max });
+  pool.on('error', onError);
+  return pool;
+}
+
 export function createRateLimiter(pool: Pool): RateLimiter {
+  // A dead client can fail twice (its socket's end may come after its error): twice the pool, plus one.
+  const attempts = 2 * ((pool as { options?: { max?: number } }).options?.max ?? 10) + 1;
   const limiters = new Map<Plan, RateLimiterPostgres>();
   for (const plan of PLANS) {
     const points = PLAN_LIMITS[plan].requestsPerMinute;
@@ -40,14 +55,19 @@ export function createRateLimiter(pool: Pool): RateLimiter {
       const limiter = limiters.get(plan);
       const limit = PLAN_LIMITS[plan].requestsPerMinute;
       if (!limiter) return { allowed: false, limit, remaining: 0, resetsAt: new Date(Date.now() + 60_000) };
-      try {
-        const res = await limiter.consume(keyId, 1);
-        return { allowed: true, limit, remaining: res.remainingPoints, resetsAt: new Date(Date.now() + res.msBeforeNext) };
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) {
-          return { allowed: false, limit, remaining: 0, resetsAt: new Date(Date.now() + rejection.msBeforeNext) };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const res = await limiter.consume(keyId, 1);
+          return { allowed: true, limit, remaining: res.remainingPoints, resetsAt: new Date(Date.now() + res.msBeforeNext) };
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) {
+            return { allowed: false, limit, remaining: 0, resetsAt: new Date(Date.now() + rejection.msBeforeNext) };
+          }
+          // An idle client killed by a Postgres restart: pg-pool drops it, the next attempt takes
+          // another (at worst one request is counted twice). Anything else: the store failed, a
+          // 5xx, never a silent pass.
+          if (attempt >= attempts || !isStaleConnection(rejection)) throw rejection;
         }
-        throw rejection; // the store failed: a 500, never a silent pass
       }
     },
   };

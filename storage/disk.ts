@@ -3,14 +3,16 @@
 // disk store exactly as they would to a presigned S3 URL.
 //
 // Layout under root:   <key>               the bytes
-//                      .meta/<key>@meta    {"contentType","etag"} (`@` never occurs in a key, so
-//                                          a sidecar cannot collide with another key's folder)
+//                      .meta/<key>@meta    {"contentType","etag","contentDisposition"?} (`@` never
+//                                          occurs in a key, so a sidecar cannot collide with
+//                                          another key's folder)
+//                      .sealed/<key>@sealed  the key's upload URLs are refused (closeUpload)
 //                      .tmp/               files being written; renamed into place when whole
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { copyFile, mkdir, open, readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { ObjectInfo, ObjectStorage, PresignedUpload } from './types.ts';
+import type { ObjectInfo, ObjectStorage, PresignedUpload, ServingMetadata } from './types.ts';
 import { assertRange, assertUploadOptions, assertValidKey, ObjectNotFoundError } from './keys.ts';
 
 export interface DiskStorageOptions {
@@ -49,11 +51,20 @@ export class UploadSizeError extends Error {
   }
 }
 
+/** An upload to a key whose upload URLs were closed (the item was completed or expired). */
+export class UploadClosedError extends Error {
+  override name = 'UploadClosedError';
+  constructor(readonly key: string) {
+    super(`uploads to ${key} are closed`);
+  }
+}
+
 export interface StoredObjectFile {
   path: string;
   size: number;
   contentType: string | null;
   etag: string | null;
+  contentDisposition: string | null;
 }
 
 export interface DiskStorage extends ObjectStorage {
@@ -64,15 +75,26 @@ export interface DiskStorage extends ObjectStorage {
   /**
    * Streams `body` into the object under `key`, atomically: the object appears whole or not at
    * all. With `contentLength`, a longer or shorter body throws UploadSizeError (and a longer one
-   * is not read past the limit).
+   * is not read past the limit). With `upload`, a key whose uploads are closed throws
+   * UploadClosedError, checked before and again after the body was read.
    */
   writeStream(
     key: string,
     body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | null,
-    opts: { contentType: string; contentLength?: number },
+    opts: WriteOptions,
   ): Promise<{ etag: string; size: number }>;
   /** The file holding the object, for serving it; null when absent. */
   locate(key: string): Promise<StoredObjectFile | null>;
+  /** Whether closeUpload(key) has run (and releaseUpload not yet). */
+  isUploadClosed(key: string): Promise<boolean>;
+}
+
+export interface WriteOptions {
+  contentType: string;
+  contentDisposition?: string;
+  contentLength?: number;
+  /** Bytes arriving through an upload URL: refused once the key's uploads are closed. */
+  upload?: boolean;
 }
 
 const TEMP_MAX_AGE_MS = 24 * 3600 * 1000;
@@ -85,12 +107,15 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
   const signingKey = Buffer.from(opts.signingKey);
   const tmpDir = join(root, '.tmp');
   const metaDir = join(root, '.meta');
+  const sealDir = join(root, '.sealed');
   mkdirSync(tmpDir, { recursive: true });
   mkdirSync(metaDir, { recursive: true });
+  mkdirSync(sealDir, { recursive: true });
   sweepStaleTemp(tmpDir);
 
   const dataPath = (key: string) => inside(root, join(root, key));
   const metaPath = (key: string) => inside(root, join(metaDir, `${key}@meta`));
+  const sealPath = (key: string) => inside(root, join(sealDir, `${key}@sealed`));
 
   function sign(payload: string): string {
     return createHmac('sha256', signingKey).update(`postpilot-storage.${payload}`).digest('base64url');
@@ -129,12 +154,24 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
     return { ok: true, claims, exp: new Date(claims.exp) };
   }
 
-  async function readMeta(key: string): Promise<{ contentType: string | null; etag: string | null }> {
+  async function readMeta(key: string): Promise<{ contentType: string | null; etag: string | null; contentDisposition: string | null }> {
+    const text = (v: unknown) => (typeof v === 'string' ? v : null);
     try {
       const m = JSON.parse(await readFile(metaPath(key), 'utf8'));
-      return { contentType: typeof m.contentType === 'string' ? m.contentType : null, etag: typeof m.etag === 'string' ? m.etag : null };
+      return { contentType: text(m.contentType), etag: text(m.etag), contentDisposition: text(m.contentDisposition) };
     } catch {
-      return { contentType: null, etag: null };
+      return { contentType: null, etag: null, contentDisposition: null };
+    }
+  }
+
+  async function isUploadClosed(key: string): Promise<boolean> {
+    assertValidKey(key);
+    try {
+      await stat(sealPath(key));
+      return true;
+    } catch (err) {
+      if (isMissing(err)) return false;
+      throw err;
     }
   }
 
@@ -172,7 +209,7 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
     }
   }
 
-  async function writeMeta(key: string, meta: { contentType: string; etag: string }): Promise<void> {
+  async function writeMeta(key: string, meta: { contentType: string; etag: string; contentDisposition?: string }): Promise<void> {
     const tmp = join(tmpDir, `${randomUUID()}.meta`);
     try {
       await writeFile(tmp, JSON.stringify(meta), { mode: 0o600 });
@@ -186,9 +223,10 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
   async function writeStream(
     key: string,
     body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | null,
-    o: { contentType: string; contentLength?: number },
+    o: WriteOptions,
   ): Promise<{ etag: string; size: number }> {
     assertValidKey(key);
+    if (o.upload && (await isUploadClosed(key))) throw new UploadClosedError(key);
     const dest = dataPath(key);
     const tmp = join(tmpDir, randomUUID());
     const md5 = createHash('md5');
@@ -209,8 +247,10 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
       await fh.datasync();
       await fh.close();
       const etag = `"${md5.digest('hex')}"`;
+      // Closed while the body streamed in (the item was completed meanwhile): keep nothing.
+      if (o.upload && (await isUploadClosed(key))) throw new UploadClosedError(key);
       // Sidecar first: an object file that exists always has its metadata beside it.
-      await writeMeta(key, { contentType: o.contentType, etag });
+      await writeMeta(key, { contentType: o.contentType, etag, ...(o.contentDisposition ? { contentDisposition: o.contentDisposition } : {}) });
       await moveIntoPlace(tmp, dest);
       return { etag, size };
     } catch (err) {
@@ -231,6 +271,20 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
       }
       dir = dirname(dir);
     }
+  }
+
+  async function deleteObject(key: string): Promise<void> {
+    assertValidKey(key);
+    const path = dataPath(key);
+    // Bytes first: without them the object is gone, whatever happens to the sidecar.
+    await unlink(path).catch((err) => {
+      if (!isMissing(err)) throw err;
+    });
+    await unlink(metaPath(key)).catch((err) => {
+      if (!isMissing(err)) throw err;
+    });
+    await pruneEmpty(dirname(path), root);
+    await pruneEmpty(dirname(metaPath(key)), metaDir);
   }
 
   return {
@@ -265,7 +319,7 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
 
     async head(key): Promise<ObjectInfo | null> {
       const found = await locate(key);
-      return found ? { size: found.size, contentType: found.contentType } : null;
+      return found ? { size: found.size, contentType: found.contentType, etag: found.etag } : null;
     },
 
     async readRange(key, start, endInclusive) {
@@ -303,19 +357,41 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
       await writeStream(key, [body], { contentType, contentLength: body.byteLength });
     },
 
-    async delete(key) {
+    async copy(from, to, meta: ServingMetadata) {
+      assertValidKey(to);
+      const src = await mustLocate(from);
+      // Streamed through writeStream, so the ETag is computed from the bytes actually copied
+      // (an upload renamed over `from` meanwhile is either wholly in or wholly out).
+      const stream = createReadStream(src.path);
+      try {
+        return await writeStream(to, stream as AsyncIterable<Uint8Array>, { contentType: meta.contentType, contentDisposition: meta.contentDisposition });
+      } catch (err) {
+        if (isMissing(err)) throw new ObjectNotFoundError(from);
+        throw err;
+      } finally {
+        stream.destroy();
+      }
+    },
+
+    async closeUpload(key) {
       assertValidKey(key);
-      const path = dataPath(key);
-      // Bytes first: without them the object is gone, whatever happens to the sidecar.
+      const path = sealPath(key);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, '', { mode: 0o600 });
+    },
+
+    async releaseUpload(key) {
+      await deleteObject(key);
+      const path = sealPath(key);
       await unlink(path).catch((err) => {
         if (!isMissing(err)) throw err;
       });
-      await unlink(metaPath(key)).catch((err) => {
-        if (!isMissing(err)) throw err;
-      });
-      await pruneEmpty(dirname(path), root);
-      await pruneEmpty(dirname(metaPath(key)), metaDir);
+      await pruneEmpty(dirname(path), sealDir);
     },
+
+    isUploadClosed,
+
+    delete: deleteObject,
 
     async signedGetUrl(key, expiresInSeconds) {
       assertValidKey(key);

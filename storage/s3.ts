@@ -6,6 +6,7 @@ import { unlink } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -14,7 +15,7 @@ import {
   type GetObjectCommandOutput,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ObjectInfo, ObjectStorage, PresignedUpload } from './types.ts';
+import type { ObjectInfo, ObjectStorage, PresignedUpload, ServingMetadata } from './types.ts';
 import { assertRange, assertUploadOptions, assertValidKey, ObjectNotFoundError } from './keys.ts';
 
 export interface S3StorageOptions {
@@ -76,6 +77,15 @@ export function createS3Storage(opts: S3StorageOptions): S3Storage {
     }
   }
 
+  async function deleteObject(key: string): Promise<void> {
+    assertValidKey(key);
+    try {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
   return {
     kind: 's3',
     client,
@@ -99,7 +109,7 @@ export function createS3Storage(opts: S3StorageOptions): S3Storage {
       assertValidKey(key);
       try {
         const out = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-        return { size: Number(out.ContentLength ?? 0), contentType: out.ContentType ?? null };
+        return { size: Number(out.ContentLength ?? 0), contentType: out.ContentType ?? null, etag: out.ETag ?? null };
       } catch (err) {
         if (isNotFound(err)) return null;
         throw err;
@@ -141,12 +151,45 @@ export function createS3Storage(opts: S3StorageOptions): S3Storage {
     },
 
     async delete(key) {
-      assertValidKey(key);
+      await deleteObject(key);
+    },
+
+    async copy(from, to, meta: ServingMetadata) {
+      assertValidKey(from);
+      assertValidKey(to);
+      let etag: string | null;
       try {
-        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+        // REPLACE: the copy is served with the metadata given here, not what the uploader sent.
+        // (S3 has no way to store X-Content-Type-Options or a CSP on an object; see
+        // docs/decisions.md "Uploaded bytes".) Keys are [A-Za-z0-9._/-] only: no escaping needed.
+        const out = await client.send(
+          new CopyObjectCommand({
+            Bucket: bucket,
+            Key: to,
+            CopySource: `${bucket}/${from}`,
+            MetadataDirective: 'REPLACE',
+            ContentType: meta.contentType,
+            ...(meta.contentDisposition ? { ContentDisposition: meta.contentDisposition } : {}),
+          }),
+        );
+        etag = out.CopyObjectResult?.ETag ?? null;
       } catch (err) {
-        if (!isNotFound(err)) throw err;
+        if (isNotFound(err)) throw new ObjectNotFoundError(from);
+        throw err;
       }
+      // The copy's ETag as head() reports it (some stores leave the quotes off in CopyObjectResult).
+      const out = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: to }));
+      return { size: Number(out.ContentLength ?? 0), etag: out.ETag ?? (etag ? `"${etag.replace(/^"|"$/g, '')}"` : null) };
+    },
+
+    // A presigned URL cannot be revoked: it works until it expires. Callers copy the upload to a
+    // key no URL names and never read this one again (see ObjectStorage.closeUpload).
+    async closeUpload(key) {
+      assertValidKey(key);
+    },
+
+    async releaseUpload(key) {
+      await deleteObject(key);
     },
 
     async signedGetUrl(key, expiresInSeconds) {

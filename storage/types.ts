@@ -5,6 +5,15 @@
 export interface ObjectInfo {
   size: number;
   contentType: string | null;
+  /** The store's entity tag (quoted, as S3 sends it), to tell one version of an object from another. */
+  etag: string | null;
+}
+
+/** How a stored object is served: set when an object is copied to the key it is served from. */
+export interface ServingMetadata {
+  contentType: string;
+  /** An RFC 6266 Content-Disposition value (ASCII only). */
+  contentDisposition?: string;
 }
 
 export interface PresignedUpload {
@@ -32,4 +41,17 @@ export interface ObjectStorage {
   delete(key: string): Promise<void>;
   /** A URL that GETs the object, valid for expiresInSeconds (signed where the store is private). */
   signedGetUrl(key: string, expiresInSeconds: number): Promise<string>;
+  /**
+   * Copies `from` to `to` inside the store, with the given serving metadata; returns the copy's
+   * size and ETag (what was copied, whatever happens to `from` afterwards).
+   */
+  copy(from: string, to: string, meta: ServingMetadata): Promise<{ size: number; etag: string | null }>;
+  /**
+   * Makes the upload URLs of `key` refuse bytes from now on, where the store can: the disk store
+   * answers them 409 (the seal outlives a delete of the key). An S3 presigned URL cannot be
+   * revoked, so on S3 this does nothing and `key` must never be read after it was copied.
+   */
+  closeUpload(key: string): Promise<void>;
+  /** Once the upload URLs of `key` have expired: deletes the key and whatever closeUpload kept. */
+  releaseUpload(key: string): Promise<void>;
 }

@@ -61,7 +61,7 @@ function withReachableMedia(c: Connector): Connector {
 
 beforeAll(async () => {
   [fx, fakes] = await Promise.all([createMediaFixtures(), startAllFakes()]);
-  const connectors = createConnectors(fakes.settings);
+  const connectors = createConnectors(fakes.settings, { allowPrivate: true }); // the fakes listen on 127.0.0.1
   connectors.INSTAGRAM = withReachableMedia(connectors.INSTAGRAM!);
   connectors.THREADS = withReachableMedia(connectors.THREADS!);
   stack = await startPostStack({ storage: 'disk', connectors });

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import sharp from 'sharp';
 import { createBlueskyConnector, MAX_IMAGE_BYTES, retryAfter, rkeyFor, type BlueskyConnectorOptions } from '../platforms/bluesky.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import { createOutboundFetch } from '../lib/outbound.ts';
 import { pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
 import { freePort } from './harness/ports.ts';
 
@@ -20,7 +21,7 @@ afterEach(async () => {
 });
 
 const connector = (over: BlueskyConnectorOptions = {}) =>
-  createBlueskyConnector({ timeoutMs: 5_000, videoServiceUrl: null, pollIntervalMs: 5, pollTimeoutMs: 2_000, ...over });
+  createBlueskyConnector({ timeoutMs: 5_000, videoServiceUrl: null, pollIntervalMs: 5, pollTimeoutMs: 2_000, outbound: { allowPrivate: true }, ...over });
 
 function request(acct: TestAccount, over: Partial<PublishRequest> = {}): PublishRequest {
   return {
@@ -306,6 +307,63 @@ describe('Bluesky never posts twice', () => {
   });
 });
 
+describe('Bluesky service address and error text (the service is the tenant\'s choice)', () => {
+  test('a service on a loopback address → permanent (not reauth), nothing sent', async () => {
+    const acct = await p.newAccount('loopback');
+    const paths: string[] = [];
+    const err = await failure(connector({ fetch: recording(paths), outbound: { allowPrivate: false } }).publish(request(acct)));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.platformCode).toBe('outbound_refused');
+    expect(err.message).toStartWith(`Bluesky service refused: ${new URL(p.url).host} resolves to 127.0.0.1, which is a loopback address`);
+    expect(paths).toEqual([]);
+  });
+
+  test('the PDS that the account\'s DID document names is checked too, not only the service URL', async () => {
+    const acct = await p.newAccount('didpds');
+    const port = new URL(p.url).port;
+    const dialled: string[] = [];
+    // The service is a "public" entryway (93.184.216.34, relayed here to the local PDS) that, like
+    // bsky.social, answers createSession with the account's DID document; the agent then
+    // switches to the PDS that document names: http://localhost:<port>.
+    const relay = (async (input: string | URL | Request, init?: RequestInit) => {
+      const u = new URL(input instanceof Request ? input.url : String(input));
+      dialled.push(`${u.hostname} ${u.pathname}`);
+      if (u.hostname === '93.184.216.34') u.hostname = '127.0.0.1';
+      const res = await fetch(u, init);
+      if (!u.pathname.endsWith('/com.atproto.server.createSession') || res.status !== 200) return res;
+      const session = (await res.json()) as { did: string; handle: string };
+      const didDoc = {
+        '@context': ['https://www.w3.org/ns/did/v1'],
+        id: session.did,
+        alsoKnownAs: [`at://${session.handle}`],
+        service: [{ id: '#atproto_pds', type: 'AtprotoPersonalDataServer', serviceEndpoint: `http://localhost:${port}` }],
+      };
+      return Response.json({ ...session, didDoc });
+    }) as typeof fetch;
+    const resolve = async (name: string) => (name === 'entryway.invalid' ? ['93.184.216.34'] : ['127.0.0.1']);
+    const c = connector({ fetch: relay, outbound: { allowPrivate: false, resolve } });
+    const err = await failure(c.publish(request(acct, { credentials: { service: `http://entryway.invalid:${port}`, identifier: acct.handle, appPassword: acct.appPassword } })));
+    expect(dialled).toEqual(['93.184.216.34 /xrpc/com.atproto.server.createSession']);
+    expect([err.kind, err.opts.platformCode]).toEqual(['permanent', 'outbound_refused']);
+    expect(err.message).toContain(`localhost:${port} resolves to 127.0.0.1, which is a loopback address`);
+    expect(await posts(acct.did)).toHaveLength(0);
+  });
+
+  test('an answer that is not XRPC is never quoted', async () => {
+    const acct = await p.newAccount('notxrpc');
+    const answers: [number, string, string][] = [
+      [200, 'internalsecret7f3a', 'application/json'],
+      [404, '<html>internalsecret7f3a</html>', 'text/html'],
+      [400, 'internalsecret7f3a', 'text/plain'],
+    ];
+    for (const [status, body, type] of answers) {
+      const stub = (async () => new Response(body, { status, headers: { 'Content-Type': type } })) as unknown as typeof fetch;
+      const err = await failure(connector({ fetch: stub }).publish(request(acct)));
+      expect(err.message).not.toContain('internalsecret');
+    }
+  });
+});
+
 describe('Bluesky error classes', () => {
   test('wrong app password → reauth with the PDS message', async () => {
     const acct = await p.newAccount('wrongpw');
@@ -386,11 +444,15 @@ describe('Bluesky error classes', () => {
 
   test('createSession rate limit (429 from the PDS) → transient with retryAfterMs from its headers', async () => {
     const acct = await p.newAccount('ratelimit');
-    // The PDS allows 30 sessions per account in 5 minutes; spend them, as a busy client would.
+    // The PDS allows 30 sessions per account and client address in 5 minutes; spend them, as a
+    // busy client would, from the address the connector connects from (its outbound guard
+    // resolves "localhost" to 127.0.0.1, where a plain fetch may use ::1).
+    const guarded = createOutboundFetch({ allowPrivate: true });
     for (let i = 0; i < 30; i++) {
-      const r = await p.xrpc('POST', 'com.atproto.server.createSession', {
-        json: { identifier: acct.handle, password: acct.appPassword },
-        bypass: false,
+      const r = await guarded(new URL('/xrpc/com.atproto.server.createSession', p.url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ identifier: acct.handle, password: acct.appPassword }),
       });
       expect(r.status).toBe(200);
     }

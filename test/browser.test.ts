@@ -301,6 +301,23 @@ describe('the web application in Chromium', () => {
     expect(mastodon.statuses).toHaveLength(1);
   });
 
+  test('5b. the counters count as the platforms do: X weighs CJK 2, Mastodon counts a long URL as 23 (asked of the server)', async () => {
+    await page.goto('/posts/new');
+    const xCount = page.locator(`[data-testid="char-count"][data-channel-id="${state.xChannelId}"]`);
+    const mCount = page.locator(`[data-testid="char-count"][data-channel-id="${state.mastodonChannelId}"]`);
+    await page.locator('[data-testid="channel-option"][data-platform="X"]').check();
+    await page.locator('[data-testid="channel-option"][data-platform="MASTODON"]').check();
+    expect(await xCount.getAttribute('data-count-rule')).toBe('server');
+    // 141 CJK characters: 141 graphemes, 282 as X counts; then a 120-character URL.
+    const url = `https://example.com/${'p'.repeat(100)}`;
+    await page.getByTestId('composer-content').fill(`${'あ'.repeat(141)} ${url}`);
+    await until('X to count 141 × 2 + 1 + 23', async () => (await xCount.getAttribute('data-count')) === '306');
+    expect(await xCount.getAttribute('data-over')).toBe('true');
+    expect(await xCount.getByTestId('char-count-value').textContent()).toBe('306 / 280');
+    await until('Mastodon to count 141 + 1 + 23', async () => (await mCount.getAttribute('data-count')) === '165');
+    expect(await mCount.getAttribute('data-over')).toBe('false');
+  });
+
   test('6. reschedule by editing: the post page, the calendar, GET /v1/posts/{id} and the workflow all have the new time', async () => {
     const id = state.apiPostId!;
     const before = state.apiPostAt!;

@@ -274,6 +274,31 @@ describe('cli channel', () => {
     }
   });
 
+  test('channel add: an instance on a loopback address is refused (exit 2, the field named, nothing written or sent) unless OUTBOUND_ALLOW_PRIVATE', async () => {
+    const fake = await startFakeMastodon({ maxCharacters: 1000 });
+    try {
+      const org = await makeOrg('PRO', uniq('Outbound org'));
+      const args = ['channel', 'add', '--org', org.id, '--platform', 'MASTODON', '--name', 'Internal', '--credentials',
+        JSON.stringify({ instanceUrl: fake.url, accessToken: 'good-token' }), '--json'];
+      const host = new URL(fake.url).host;
+      // Unset: production's default. --max-chars skips the limits read, not the address check.
+      for (const extra of [[], ['--max-chars', '800']]) {
+        const refused = await cli([...args, ...extra], { OUTBOUND_ALLOW_PRIVATE: undefined });
+        expectUsageError(refused, new RegExp(`credentials\\.instanceUrl: ${host.replaceAll('.', '\\.')} is a loopback address`));
+        expect(refused.json.error.details.fields[0].path).toBe('credentials.instanceUrl');
+      }
+      expectUsageError(await cli(args, { OUTBOUND_ALLOW_PRIVATE: 'false' }), /loopback address/);
+      expect(fake.requests).toHaveLength(0);
+      expect(await count('select count(*) as n from channels where organization_id = ?', [org.id])).toBe(0);
+
+      const allowed = await cli(args, { OUTBOUND_ALLOW_PRIVATE: 'true' });
+      expectOk(allowed);
+      expect(allowed.json.rules.maxChars).toBe(1000);
+    } finally {
+      await fake.stop();
+    }
+  });
+
   test('channel add encrypts credentials; list and set-status; invalid input writes nothing', async () => {
     const org = await makeOrg('PRO', uniq('Channel org'));
     const channelsOf = () => count('select count(*) as n from channels where organization_id = ?', [org.id]);

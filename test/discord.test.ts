@@ -107,6 +107,8 @@ describe('Discord publish', () => {
     const png = await pngBytes();
     await connector(f).publish(request(f, { text: '', media: [media('kite', 'image', 'image/png', null, async () => png)] }));
     expect(f.messages[0]).toMatchObject({ content: '', attachments: [{ filename: 'kite.png' }] });
+    // The fake keeps the payload as sent: no `content` key at all (not an empty string).
+    expect(Object.keys(f.messages[0]!.payload).sort()).toEqual(['allowed_mentions', 'attachments']);
   });
 
   test('a webhook URL with ?thread_id posts into that thread', async () => {
@@ -291,6 +293,23 @@ describe('fake Discord contract', () => {
     const wrong = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'hi' }) });
     expect(await wrong.json()).toEqual({ message: 'Cannot send an empty message', code: 50006 });
     expect(f.messages).toHaveLength(0);
+  });
+
+  test('needs one of content, embeds, files or poll: absent, null or blank content alone → 50006', async () => {
+    const f = await fake();
+    const url = `${f.apiBase}/webhooks/${f.webhook.id}/${f.webhook.token}?wait=true`;
+    const execute = (body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    for (const body of [{}, { content: null }, { content: '' }, { content: ' \n ' }, { allowed_mentions: { parse: [] } }, { embeds: [] }]) {
+      const res = await execute(body);
+      expect({ body, status: res.status, answer: await res.json() }).toEqual({ body, status: 400, answer: { message: 'Cannot send an empty message', code: 50006 } });
+    }
+    expect(f.messages).toHaveLength(0);
+    const embed = await execute({ embeds: [{ description: 'an embed alone' }] });
+    expect(embed.status).toBe(200);
+    expect(f.messages.map((m) => [m.content, 'content' in m.payload])).toEqual([['', false]]);
+    const typed = await execute({ content: 5 });
+    expect(typed.status).toBe(400);
+    expect(((await typed.json()) as { code: number }).code).toBe(50035);
   });
 
   test('without wait=true the execute answers 204 and no message body', async () => {

@@ -13,9 +13,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { addChannel } from '../services/channels.ts';
+import { createUser } from '../services/users.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
+import { Browser } from './harness/web-browser.ts';
 
 const CODES = [
   'unauthorized', 'forbidden_scope', 'plan_required', 'reauth_required', 'not_found', 'validation_failed',
@@ -26,11 +28,16 @@ const CODES_BY_STATUS: Record<number, readonly string[]> = {
   401: ['unauthorized'],
   403: ['forbidden_scope', 'plan_required', 'limit_reached'],
   404: ['not_found'],
+  // A /v1 path asked with a method it does not serve (docs/decisions.md "Methods").
+  405: ['not_found'],
   409: ['reauth_required', 'duplicate_post', 'conflict'],
   413: ['validation_failed'],
   422: ['validation_failed'],
   429: ['rate_limited', 'quota_exceeded'],
 };
+
+/** Error statuses a web page may answer with (its own HTML page). */
+const PAGE_ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429];
 
 const MB = 1024 * 1024;
 const DAY = 86_400_000;
@@ -56,6 +63,10 @@ let putTarget: { token: string; contentType: string; size: number };
 let objectToken: string;
 let baseTime: number;
 let serial = 0;
+/** A member of the organization, signed in to the web app: its session cookie and CSRF token. */
+let session: { cookie: string; csrf: string; browser: Browser };
+/** A key the web fuzzing may revoke (not one of `keys`). */
+let revocableKeyId: string;
 
 // ---------------------------------------------------------------------------------------------
 // Sending and checking.
@@ -91,7 +102,16 @@ function problem(r: Hostile, status: number, headers: Headers, text: string): st
   if (status >= 500) return `status ${status}`;
   if (!headers.get('x-request-id')) return 'no X-Request-Id header';
   if (status < 300) return undefined;
+  const web = !/^\/(v\d+|storage)(\/|$)/i.test(r.path);
+  // The web app redirects (to sign in, after a form); nothing else does.
+  if (status < 400) return web && headers.get('location') ? undefined : `${status} without Location, or outside the web app`;
   if (r.method === 'HEAD') return undefined; // no body by definition
+  // The web app's pages answer an error with an HTML page of that status (web/context.ts); its
+  // JSON endpoints (/web/api) and the API answer with the JSON error body checked below.
+  if ((headers.get('content-type') ?? '').startsWith('text/html')) {
+    if (!web || /^\/web\/api(\/|$)/i.test(r.path)) return 'an HTML error outside the web app\'s pages';
+    return PAGE_ERROR_STATUSES.includes(status) ? undefined : `page status ${status}`;
+  }
   // Range requests on the disk store: 416 with Content-Range, as S3 answers (no JSON error body).
   if (status === 416 && r.path.startsWith('/storage/object/')) {
     return /^bytes \*\/\d+$/.test(headers.get('content-range') ?? '') ? undefined : '416 without Content-Range';
@@ -112,6 +132,8 @@ function problem(r: Hostile, status: number, headers: Headers, text: string): st
   if ('details' in e && (!e.details || typeof e.details !== 'object' || Array.isArray(e.details))) return 'error.details is not an object';
   const allowed = CODES_BY_STATUS[status];
   if (!allowed) return `unexpected error status ${status}`;
+  // The web app's JSON endpoints refuse a missing or wrong CSRF token so (web/context.ts csrfError).
+  if (web && status === 403 && e.code === 'unauthorized' && e.details?.reason === 'csrf') return undefined;
   if (!allowed.includes(e.code)) return `status ${status} with code ${e.code}`;
   if (e.code === 'validation_failed' && status === 422) {
     const fields = e.details?.fields;
@@ -407,7 +429,8 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'ge
 // ---------------------------------------------------------------------------------------------
 
 beforeAll(async () => {
-  stack = await startPostStack({ storage: 'disk' });
+  // With the web app's options (credentials key, outbound policy) as in production: its forms too.
+  stack = await startPostStack({ storage: 'disk', web: {} });
   fake = await startFakeMastodon();
   baseTime = (await stack.syncClock()).getTime();
   const org = await makeOrg('ENTERPRISE', 'Hostile input org');
@@ -444,20 +467,44 @@ beforeAll(async () => {
   });
   expect(post.status).toBe(201);
   postId = post.body.id;
+
+  const email = `hostile-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  await createUser(stack.h.orm.em.fork(), { organizationId: orgId, email, password: 'hostile input password' });
+  const browser = new Browser(stack.app);
+  expect((await browser.signIn(email, 'hostile input password')).status).toBe(303);
+  session = { cookie: browser.cookieHeader(), csrf: browser.csrfToken, browser };
+  expect(session.csrf).not.toBe('');
+  revocableKeyId = (await makeKey(orgId, { name: 'revocable' })).id;
 });
 
 afterAll(async () => {
   await stack?.stop();
   await fake?.stop();
   const statuses = [...counts.byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ');
-  console.log(`[hostile-input] ${counts.sent} requests sent (${counts.unsendable} refused by the client library), statuses: ${statuses}; created: ${JSON.stringify(created)}`);
+  console.log(`[hostile-input] ${runsExecuted} property runs, ${counts.sent} requests sent (${counts.unsendable} refused by the client library), statuses: ${statuses}; created: ${JSON.stringify(created)}`);
   if (violations.length) {
     console.log(`[hostile-input] ${violations.length} violation(s); first ones:`);
     for (const v of violations.slice(0, 10)) console.log(JSON.stringify(v));
   }
 });
 
-const run = (numRuns: number) => ({ numRuns, endOnFailure: false, interruptAfterTimeLimit: 50_000 });
+/**
+ * Runs `property` exactly `numRuns` times, with no time limit, and fails unless every run
+ * happened: fast-check counts a run cut short by `interruptAfterTimeLimit` as a pass, so on a busy
+ * machine "1,500 runs" could be a few dozen. The runs are sized so the file takes about a minute
+ * on two busy cores; each test may take up to FUZZ_TIMEOUT_MS rather than cut the runs short.
+ */
+async function fuzz<Ts>(property: fc.IAsyncProperty<Ts>, numRuns: number): Promise<void> {
+  const details = await fc.check(property, { numRuns, endOnFailure: false });
+  if (details.failed) {
+    const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    throw new Error(`${cause}\n${(await fc.asyncDefaultReportMessage(details)) ?? 'property failed'}`);
+  }
+  runsExecuted += details.numRuns;
+  expect({ ran: details.numRuns, skipped: details.numSkips, interrupted: details.interrupted }).toEqual({ ran: numRuns, skipped: 0, interrupted: false });
+}
+const FUZZ_TIMEOUT_MS = 300_000;
+let runsExecuted = 0;
 const realId = (id: string, real: string) => (id === 'REAL' ? real : id);
 
 describe('hostile input never yields a 500 and refused requests write nothing', () => {
@@ -489,44 +536,44 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
 
   test('POST /v1/posts: mutated and random bodies, content types, keys', async () => {
     await batch(async () => {
-      await fc.assert(
+      await fuzz(
         fc.asyncProperty(mutatedBody(validPost, POST_FIELDS), contentType, authorization, async (body, type, auth) => {
           await send({ method: 'POST', path: '/v1/posts', headers: headersFor(auth, type), body });
         }),
-        run(1500),
+        1500,
       );
     });
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   test('PATCH /v1/posts/:id on a real scheduled post and on ids of any shape; refused edits change nothing', async () => {
     const visible = (p: any) => ({ content: p.content, scheduledAt: p.scheduledAt, channels: p.channels.map((c: any) => [c.channelId, c.content]) });
     let expected = visible((await call(stack.app, 'GET', `/v1/posts/${postId}`, { key: nextKey() })).body);
     await batch(async () => {
-      await fc.assert(
+      await fuzz(
         fc.asyncProperty(mutatedBody(validPatch, PATCH_FIELDS), contentType, authorization, fc.oneof({ weight: 4, arbitrary: fc.constant('REAL') }, { weight: 1, arbitrary: pathId }),
           async (body, type, auth, id) => {
             const r = await send({ method: 'PATCH', path: `/v1/posts/${realId(id, postId)}`, headers: headersFor(auth, type), body });
             if (r && r.status === 200 && r.body?.id === postId) expected = visible(r.body);
           }),
-        run(700),
+        700,
       );
     });
     // The post reads back exactly as the last accepted edit left it.
     const after = await call(stack.app, 'GET', `/v1/posts/${postId}`, { key: nextKey() });
     expect(after.status).toBe(200);
     expect(visible(after.body)).toEqual(expected);
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   test('POST /v1/media/uploads: mutated and random bodies', async () => {
     await batch(async () => {
-      await fc.assert(
+      await fuzz(
         fc.asyncProperty(mutatedBody(validUpload, UPLOAD_FIELDS), contentType, authorization, async (body, type, auth) => {
           await send({ method: 'POST', path: '/v1/media/uploads', headers: headersFor(auth, type), body });
         }),
-        run(700),
+        700,
       );
     });
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   test('GET /v1/posts: filters, limits, cursors and query strings of any shape', async () => {
     const cursorLike = fc.oneof(
@@ -549,17 +596,17 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
       { requiredKeys: [] },
     );
     await batch(async () => {
-      await fc.assert(
+      await fuzz(
         fc.asyncProperty(param, queryString, authorization, fc.boolean(), async (p, raw, auth, repeat) => {
           const parts = Object.entries(p).map(([k, v]) => `${k === 'extra' ? encode(String(v)) : k}=${encode(String(v))}`);
           if (repeat && parts.length) parts.push(parts[0]!); // the same parameter twice
           const qs = parts.length ? `?${parts.join('&')}` : raw;
           await send({ method: 'GET', path: `/v1/posts${qs}`, headers: headersFor(auth, undefined) });
         }),
-        run(900),
+        900,
       );
     });
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   test('every :id route with ids of any shape, random query strings and bodies', async () => {
     const route = fc.constantFrom(
@@ -570,15 +617,15 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
       { method: 'PATCH', make: (id: string) => `/v1/posts/${realId(id, postId)}` },
     );
     await batch(async () => {
-      await fc.assert(
+      await fuzz(
         fc.asyncProperty(route, pathId, queryString, authorization, fc.option(mutatedBody(validPatch, PATCH_FIELDS), { nil: undefined }), contentType,
           async (r, id, qs, auth, body, type) => {
             await send({ method: r.method, path: r.make(id) + qs, headers: headersFor(auth, body === undefined ? undefined : type), body });
           }),
-        run(900),
+        900,
       );
     });
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   test('GET /v1/me, GET /v1/channels and unknown routes: random methods, headers, bodies, query strings', async () => {
     const path = fc.oneof(
@@ -587,7 +634,7 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
       { weight: 1, arbitrary: fc.webPath() },
     );
     await batch(async () => {
-      await fc.assert(
+      await fuzz(
         fc.asyncProperty(fc.constantFrom(...METHODS), path, queryString, authorization, contentType, fc.option(fc.oneof(mutatedBody(validPost, POST_FIELDS), fc.string()), { nil: undefined }),
           fc.option(fc.constantFrom('abc-123', 'bad id with spaces', 'x'.repeat(200), '', 'é'), { nil: undefined }),
           async (method, p, qs, auth, type, body, requestId) => {
@@ -595,10 +642,10 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
             const withBody = method.toUpperCase() !== 'HEAD' ? body : undefined;
             await send({ method, path: p + qs, headers: headersFor(auth, withBody === undefined ? undefined : type, extra), body: withBody });
           }),
-        run(600),
+        600,
       );
     });
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   test('Idempotency-Key values of any shape on both creating endpoints', async () => {
     const idemKey = fc.oneof(
@@ -607,7 +654,7 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
       fc.string({ maxLength: 20 }),
     );
     await batch(async () => {
-      await fc.assert(
+      await fuzz(
         fc.asyncProperty(fc.boolean(), idemKey, fc.nat(2), async (posts, idem, variant) => {
           // A third of the bodies are valid (created once, replayed after), the rest refused.
           const body = variant === 0
@@ -617,10 +664,10 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
               : JSON.stringify(posts ? { content: 5, channelIds: 'x' } : { fileSize: 'big' });
           await send({ method: 'POST', path: posts ? '/v1/posts' : '/v1/media/uploads', headers: headersFor('KEY', 'application/json', { 'idempotency-key': idem }), body });
         }),
-        run(400),
+        400,
       );
     });
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   test('bodies below and above 1 MB, deep nesting, lying Content-Length', async () => {
     const deepArrays = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
@@ -690,7 +737,7 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
       fc.string({ maxLength: 20 }),
     ), { nil: undefined });
     await batch(async () => {
-      await fc.assert(
+      await fuzz(
         fc.asyncProperty(
           fc.constantFrom('PUT', 'GET', 'HEAD', 'POST', 'DELETE'),
           fc.boolean(),
@@ -711,8 +758,83 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
             await send({ method, path, headers, body });
           },
         ),
-        run(500),
+        500,
       );
     });
-  });
+  }, FUZZ_TIMEOUT_MS);
+
+  test('the web app, signed in: its pages, forms and JSON endpoints with hostile fields, ids, bodies, CSRF tokens and cookies', async () => {
+    const id = (real: string) => fc.oneof({ weight: 3, arbitrary: fc.constant(real) }, { weight: 1, arbitrary: pathId });
+    // Not MASTODON or BLUESKY: their connect forms look the instance up (DNS), and that is not this test's business.
+    const platform = fc.oneof({ weight: 3, arbitrary: fc.constantFrom('x', 'discord', 'telegram', 'reddit', 'linkedin', 'facebook', 'youtube', 'X', 'DISCORD', 'nope', '') }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) });
+    const at = (method: string, path: string) => ({ method, path });
+    const route = fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(
+        at('GET', '/calendar'), at('GET', '/posts/new'), at('GET', '/channels'), at('GET', '/media'), at('GET', '/settings/api-keys'), at('GET', '/'),
+        at('GET', '/sign-in'), at('POST', '/sign-in'), at('POST', '/posts'), at('POST', '/settings/api-keys'), at('GET', '/web/api/posts'),
+        at('POST', '/web/api/text-lengths'), at('POST', '/web/api/media/uploads'), at('GET', '/static/composer.js'), at('GET', '/nowhere'),
+      ) },
+      { weight: 4, arbitrary: fc.tuple(fc.constantFrom('GET /posts/:id', 'GET /posts/:id/edit', 'POST /posts/:id/edit', 'GET /web/api/posts/:id', 'PATCH /web/api/posts/:id'), id(postId))
+        .map(([r, i]) => at(r.split(' ')[0]!, r.split(' ')[1]!.replace(':id', i))) },
+      { weight: 1, arbitrary: id(revocableKeyId).map((i) => at('POST', `/settings/api-keys/${i}/revoke`)) },
+      { weight: 1, arbitrary: fc.tuple(id(readyMediaId), fc.boolean()).map(([i, get]) => (get ? at('GET', `/web/api/media/${i}`) : at('POST', `/web/api/media/${i === readyMediaId ? pendingMediaId : i}/complete`))) },
+      { weight: 2, arbitrary: fc.tuple(fc.constantFrom('GET /channels/connect/', 'POST /channels/connect/', 'GET /channels/oauth/:p/start', 'GET /channels/oauth/:p/callback'), platform)
+        .map(([r, p]) => at(r.split(' ')[0]!, r.includes(':p') ? r.split(' ')[1]!.replace(':p', encode(p)) : r.split(' ')[1]! + encode(p))) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom('GET', 'POST'), pathId).map(([m, g]) => at(m, `/channels/oauth/finish/${g}`)) },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...METHODS.filter((m) => m !== 'HEAD' && m !== 'CONNECT')), fc.webPath()).map(([m, p]) => at(m, p)) },
+    );
+    const FIELDS = ['_csrf', 'channelIds', 'content', 'text_X', 'text_MASTODON', 'mediaIds', 'subreddit', 'redditTitle', 'when', 'publishAt', 'tz', 'name',
+      'scopes', 'channels', 'expiry', 'expiresOn', 'channelId', 'credentialsJson', 'cred_webhookUrl', 'cred_botToken', 'cred_chatId', 'cred_accessToken',
+      'account', 'email', 'password', 'next', 'date'];
+    const fieldValue = fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(mastodonId, xId, redditId, readyMediaId, 'now', 'later', 'UTC', 'Europe/Berlin', 'read', 'publish', 'all', '2100-01-01T10:00', 'hello') },
+      { weight: 3, arbitrary: hostileString },
+      { weight: 1, arbitrary: dateLike },
+    );
+    const form = fc.array(fc.tuple(fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...FIELDS) }, { weight: 1, arbitrary: hostileString }), fieldValue), { maxLength: 12 });
+    const validWeb = (v: number): Record<string, unknown> => (v % 3 === 0
+      ? { texts: [{ channelId: v % 2 ? xId : mastodonId, text: `count me ${v}` }] }
+      : v % 3 === 1 ? validUpload(v) : { publishAt: new Date(baseTime + 700 * DAY + v * 1000).toISOString() });
+    const body = fc.oneof(
+      { weight: 4, arbitrary: form.map((pairs) => ({ kind: 'form' as const, pairs })) },
+      { weight: 3, arbitrary: mutatedBody(validWeb, ['texts', 'texts.0', 'texts.0.channelId', 'texts.0.text', 'fileName', 'mimeType', 'fileSize', 'publishAt', 'date', 'content']).map((json) => ({ kind: 'json' as const, json })) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 60 }).map((raw) => ({ kind: 'raw' as const, raw })) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
+    );
+    const csrf = fc.oneof({ weight: 8, arbitrary: fc.constant('VALID') }, { weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: hostileString });
+    const cookie = fc.oneof({ weight: 10, arbitrary: fc.constant('VALID') }, { weight: 1, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: hostileString.map((s) => `pp_session=${encode(s)}`) });
+    const accept = fc.constantFrom('text/html,application/xhtml+xml,*/*;q=0.8', 'application/json', '*/*', undefined);
+    await fuzz(
+      fc.asyncProperty(route, body, csrf, cookie, accept, queryString, fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: undefined }),
+        async (r, b, token, jar, acc, qs, type) => {
+          const headers: Record<string, string> = {};
+          if (jar !== undefined) headers.cookie = jar === 'VALID' ? session.cookie : jar;
+          if (acc !== undefined) headers.accept = acc;
+          const csrfValue = token === 'VALID' ? session.csrf : token;
+          let payload: string | undefined;
+          if (r.method !== 'GET' && r.method !== 'HEAD') {
+            if (csrfValue !== undefined) headers['x-csrf-token'] = csrfValue;
+            if (b.kind === 'form') {
+              const params = new URLSearchParams();
+              if (csrfValue !== undefined) params.set('_csrf', csrfValue);
+              for (const [k, v] of b.pairs) params.append(k, String(v));
+              payload = params.toString();
+              headers['content-type'] = type ?? 'application/x-www-form-urlencoded';
+            } else if (b.kind === 'json') {
+              payload = b.json;
+              headers['content-type'] = type ?? 'application/json';
+            } else if (b.kind === 'raw') {
+              payload = b.raw;
+              if (type !== undefined) headers['content-type'] = type;
+            }
+          }
+          await send({ method: r.method, path: r.path + qs, headers, body: payload });
+        }),
+      800,
+    );
+    // The session survived all of it.
+    const after = await stack.app.handle(new Request('http://localhost/calendar', { headers: { cookie: session.cookie, accept: 'text/html' } }));
+    expect(after.status).toBe(200);
+  }, FUZZ_TIMEOUT_MS);
 });

@@ -15,7 +15,9 @@ async function fake(opts?: FakeMastodonOptions): Promise<FakeMastodon> {
   return f;
 }
 
-const connector = (timeoutMs = 2_000) => createMastodonConnector({ timeoutMs, mediaPollIntervalMs: 5, mediaPollTimeoutMs: 2_000 });
+// The fakes listen on 127.0.0.1: private addresses allowed, except in the tests of the guard itself.
+const connector = (timeoutMs = 2_000, allowPrivate = true) =>
+  createMastodonConnector({ timeoutMs, mediaPollIntervalMs: 5, mediaPollTimeoutMs: 2_000, outbound: { allowPrivate } });
 
 function request(instanceUrl: string, over: Partial<PublishRequest> = {}): PublishRequest {
   return {
@@ -94,7 +96,7 @@ describe('Mastodon publish', () => {
 
   test('media still processing past mediaPollTimeoutMs → transient', async () => {
     const f = await fake({ mediaPendingPolls: 1_000 });
-    const c = createMastodonConnector({ mediaPollIntervalMs: 5, mediaPollTimeoutMs: 100 });
+    const c = createMastodonConnector({ mediaPollIntervalMs: 5, mediaPollTimeoutMs: 100, outbound: { allowPrivate: true } });
     const err = await failure(c.publish(request(f.url, { media: [image('img-a', 'alt')] })));
     expect(err.kind).toBe('transient');
     expect(err.message).toContain('still processing');
@@ -220,15 +222,15 @@ describe('Mastodon error classes', () => {
 });
 
 describe('Mastodon account limits', () => {
-  test('reads configuration.statuses.max_characters from /api/v2/instance', async () => {
-    const f = await fake({ maxCharacters: 1000 });
-    expect(await connector().accountLimits!({ instanceUrl: f.url, accessToken: 'good-token' })).toEqual({ maxChars: 1000 });
+  test('reads configuration.statuses.max_characters and characters_reserved_per_url from /api/v2/instance', async () => {
+    const f = await fake({ maxCharacters: 1000, charactersReservedPerUrl: 30 });
+    expect(await connector().accountLimits!({ instanceUrl: f.url, accessToken: 'good-token' })).toEqual({ maxChars: 1000, charactersReservedPerUrl: 30 });
     expect(f.requests.map((r) => r.path)).toEqual(['/api/v2/instance']);
   });
 
   test('falls back to /api/v1/instance when v2 is missing', async () => {
     const f = await fake({ maxCharacters: 700, v2Instance: false });
-    expect(await connector().accountLimits!({ instanceUrl: `${f.url}/` })).toEqual({ maxChars: 700 });
+    expect(await connector().accountLimits!({ instanceUrl: `${f.url}/` })).toEqual({ maxChars: 700, charactersReservedPerUrl: 23 });
     expect(f.requests.map((r) => r.path)).toEqual(['/api/v2/instance', '/api/v1/instance']);
   });
 
@@ -240,6 +242,57 @@ describe('Mastodon account limits', () => {
   test('unreachable instance → transient', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     expect((await failure(connector().accountLimits!({ instanceUrl: closed }))).kind).toBe('transient');
+  });
+});
+
+describe('Mastodon instance address and error text (the instance is the tenant\'s choice)', () => {
+  test('an instance on a loopback address → permanent, nothing sent; publish and account limits alike', async () => {
+    const f = await fake();
+    const err = await failure(connector(2_000, false).publish(request(f.url)));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.platformCode).toBe('outbound_refused');
+    expect(err.message).toStartWith(`Mastodon instanceUrl refused: ${new URL(f.url).host} is a loopback address`);
+    const limits = await failure(connector(2_000, false).accountLimits!({ instanceUrl: f.url }));
+    expect([limits.kind, limits.opts.platformCode]).toEqual(['permanent', 'outbound_refused']);
+    expect(f.requests).toHaveLength(0);
+  });
+
+  test('a redirect is not followed → permanent with the target origin', async () => {
+    const f = await fake();
+    const redirecting = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 308, headers: { Location: `${f.url}/api/v1/statuses` } }) });
+    try {
+      const err = await failure(connector().publish(request(`http://127.0.0.1:${redirecting.port}`)));
+      expect(err.kind).toBe('permanent');
+      expect(err.message).toContain(`answered 308 with a redirect to ${f.url}; redirects are not followed`);
+      expect(f.requests).toHaveLength(0);
+    } finally {
+      redirecting.stop(true);
+    }
+  });
+
+  test('answers that are not Mastodon\'s error shape are never copied: only `error` / `error_description`', async () => {
+    // What a channel pointed at some other service sees: the API's own 404 body, a text page, an internal JSON answer.
+    const bodies: [number, string, string][] = [
+      [404, JSON.stringify({ error: { code: 'not_found', message: 'Route GET /api/v1/statuses not found' } }), 'application/json'],
+      [404, 'internal-secret-7f3a: no such route', 'text/plain'],
+      [400, JSON.stringify({ message: 'internal-secret-7f3a', detail: 'internal-secret-7f3a' }), 'application/json'],
+      [200, JSON.stringify({ ok: true, secret: 'internal-secret-7f3a' }), 'application/json'],
+    ];
+    for (const [status, body, type] of bodies) {
+      const other = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(body, { status, headers: { 'Content-Type': type } }) });
+      try {
+        const err = await failure(connector().publish(request(`http://127.0.0.1:${other.port}`)));
+        expect(err.message).not.toContain('internal-secret');
+        expect(err.message).not.toContain('not_found');
+        expect(err.message).toBe(status === 200 ? 'Mastodon answered 200 without a status id and URL' : `Mastodon ${status}: HTTP ${status}`);
+      } finally {
+        other.stop(true);
+      }
+    }
+    // Mastodon's own error entity still comes through.
+    const f = await fake();
+    f.failNext(1, { status: 422, body: { error: 'Validation failed: Text character limit of 500 exceeded', error_description: 'too long' } });
+    expect((await failure(connector().publish(request(f.url)))).message).toBe('Mastodon 422: Validation failed: Text character limit of 500 exceeded: too long');
   });
 });
 

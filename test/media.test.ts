@@ -47,10 +47,12 @@ async function fetchUrl(stack: Stack, url: string) {
   return stack.storage!.kind === 'disk' ? stack.app.handle(new Request(url)) : fetch(url);
 }
 
+/** Waits for the upload workflow to end; it waits out the upload URL (15 minutes) at the end. */
 async function settleUpload(stack: Stack, mediaId: string) {
   const handle = stack.env.client.workflow.getHandle(uploadWorkflowId(mediaId));
   for (let i = 0; i < 200; i++) {
     if ((await handle.describe()).status.name !== 'RUNNING') return;
+    if (i === 50) await stack.env.sleep('17 minutes');
     await Bun.sleep(20);
   }
   throw new Error('upload workflow did not finish');
@@ -119,13 +121,13 @@ for (const kind of ['disk', 's3'] as const) {
       const { media, upload } = created.body;
       expect((await put(stack, upload, bytes)).status).toBe(200);
       const row = await stack.h.orm.em.fork().findOneOrFail(MediaItem, { id: media.id });
-      expect(await stack.storage!.head(row.storageKey)).not.toBeNull();
+      expect(await stack.storage!.head(row.uploadKey)).not.toBeNull();
       await stack.env.sleep('16 minutes');
       await settleUpload(stack, media.id);
       const got = await call(stack.app, 'GET', `/v1/media/${media.id}`, { key });
       expect(got.body.status).toBe('failed');
       expect(got.body.error).toMatch(/15-minute/);
-      expect(await stack.storage!.head(row.storageKey)).toBeNull();
+      expect(await stack.storage!.head(row.uploadKey)).toBeNull();
       const late = await call(stack.app, 'POST', `/v1/media/${media.id}/complete`, { key });
       expect(late.status).toBe(409);
       expect(late.body.error.code).toBe('conflict');
@@ -142,7 +144,7 @@ for (const kind of ['disk', 's3'] as const) {
       const png = readFileSync(fx.files.png);
       const wrong = await upload('w.png', 'image/png', png.length + 10);
       const wrongRow = await stack.h.orm.em.fork().findOneOrFail(MediaItem, { id: wrong.media.id });
-      await stack.storage!.put(wrongRow.storageKey, png, 'image/png');
+      await stack.storage!.put(wrongRow.uploadKey, png, 'image/png');
       const w = await call(stack.app, 'POST', `/v1/media/${wrong.media.id}/complete`, { key });
       expect(w.status).toBe(200);
       expect(w.body.status).toBe('failed');

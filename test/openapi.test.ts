@@ -4,6 +4,7 @@
 import { describe, expect, test } from 'bun:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ERROR_STATUS } from '../lib/errors.ts';
+import { MEDIA_RULES } from '../media/catalog.ts';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 
 type Json = Record<string, any>;
@@ -17,7 +18,7 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'get', path: '/posts/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Post' },
   { method: 'patch', path: '/posts/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Post' },
   { method: 'post', path: '/media/uploads', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'UploadResponse' },
-  { method: 'post', path: '/media/{id}/complete', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 422, 429], schema: 'MediaItem' },
+  { method: 'post', path: '/media/{id}/complete', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'MediaItem' },
   { method: 'get', path: '/media/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'MediaItem' },
 ];
 
@@ -93,14 +94,15 @@ describe('OpenAPI document', () => {
       expect({ where, status: Object.keys(op.responses).filter((s) => s.startsWith('2')) }).toEqual({ where, status: [String(o.success)] });
       expect(op.responses[String(o.success)].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${o.schema}` });
       // Errors of DESIGN.md §3 that apply, each with the error body.
-      for (const status of [...o.errors, 500]) {
+      for (const status of [...o.errors, 500, 503]) {
         const r = op.responses[String(status)];
         expect({ where, status, present: Boolean(r) }).toEqual({ where, status, present: true });
         expect(r.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
         expect(r.headers['X-Request-Id']).toBeDefined();
         for (const code of r['x-error-codes'] as string[]) {
           // The code really has that status (413 is validation_failed with its own status).
-          if (status !== 413) expect({ where, code, status: ERROR_STATUS[code as keyof typeof ERROR_STATUS] as number }).toEqual({ where, code, status });
+          // (413 is validation_failed and 503 internal_error, each with its own status.)
+          if (status !== 413 && status !== 503) expect({ where, code, status: ERROR_STATUS[code as keyof typeof ERROR_STATUS] as number }).toEqual({ where, code, status });
           expect(r.content['application/json'].examples[code].value.error.code).toBe(code);
         }
       }
@@ -108,10 +110,13 @@ describe('OpenAPI document', () => {
       expect(codes(401)).toEqual(['unauthorized']);
       expect(codes(403)).toEqual(expect.arrayContaining(['forbidden_scope', 'plan_required']));
       expect(codes(429)).toEqual(expect.arrayContaining(['rate_limited', 'quota_exceeded']));
-      expect(op.responses['429'].headers['Retry-After']).toBeDefined();
-      // No error status the route cannot produce (besides 500).
+      expect(op.responses['429'].headers['Retry-After']).toMatchObject({ required: true });
+      // 503: Postgres (or Temporal) unreachable, internal_error with Retry-After.
+      expect(codes(503)).toEqual(['internal_error']);
+      expect(op.responses['503'].headers['Retry-After']).toMatchObject({ required: true });
+      // No error status the route cannot produce (besides 500 and 503).
       const errorStatuses = Object.keys(op.responses).filter((s) => !s.startsWith('2')).map(Number).sort((a, b) => a - b);
-      expect({ where, errorStatuses }).toEqual({ where, errorStatuses: [...new Set([...o.errors, 500])].sort((a, b) => a - b) });
+      expect({ where, errorStatuses }).toEqual({ where, errorStatuses: [...new Set([...o.errors, 500, 503])].sort((a, b) => a - b) });
     }
 
     // Route-specific codes of DESIGN.md §3.
@@ -161,6 +166,31 @@ describe('OpenAPI document', () => {
     const patch = deref(doc, doc.paths['/posts/{id}'].patch.requestBody.content['application/json'].schema);
     expect(Object.keys(patch.properties)).toEqual(expect.arrayContaining(['content', 'publishAt', 'contentByPlatform']));
     expect(patch.minProperties).toBe(1);
+  });
+
+  test('the rules the server enforces are keywords of the schemas (from the same tables)', async () => {
+    const doc = await fetchDocument();
+    const upload = deref(doc, doc.paths['/media/uploads'].post.requestBody.content['application/json'].schema);
+    expect(upload.properties.mimeType.enum).toEqual(Object.keys(MEDIA_RULES));
+    // One branch per size limit, each naming its types.
+    const limits = Object.fromEntries(Object.entries(MEDIA_RULES).map(([m, r]) => [m, r.maxBytes]));
+    const branches = upload.anyOf.flatMap((b: Json) => b.properties.mimeType.enum.map((m: string) => [m, b.properties.fileSize.maximum]));
+    expect(Object.fromEntries(branches)).toEqual(limits);
+    expect(upload.properties.fileName).toMatchObject({ minLength: 1, maxLength: 255, pattern: expect.any(String) });
+    const create = deref(doc, doc.paths['/posts'].post.requestBody.content['application/json'].schema);
+    expect(create.properties.content).toMatchObject({ maxLength: 100000, pattern: expect.any(String) });
+    expect(create.properties.publishAt.pattern).toBeString();
+    expect(create.properties.publishAt.description).toContain('at most 5 minutes in the past and before 9999-12-31T00:00:00Z');
+    expect(Object.keys(create.properties.contentByPlatform.patternProperties)[0]).toContain('MASTODON');
+    expect(create.properties.contentByPlatform.additionalProperties).toBe(false);
+    // No keyword of the server's own leaks into the document.
+    expect(JSON.stringify(doc)).not.toMatch(/"x-max-chars"|"error":"must/);
+    const idem = doc.paths['/posts'].post.parameters.find((p: Json) => p.name === 'Idempotency-Key');
+    expect(new RegExp(idem.schema.pattern).test('abc-123')).toBe(true);
+    expect(new RegExp(idem.schema.pattern).test('a b')).toBe(false);
+    const cursor = doc.paths['/posts'].get.parameters.find((p: Json) => p.name === 'cursor');
+    expect(cursor.schema.pattern).toBe('^[A-Za-z0-9_-]{0,512}$');
+    expect(cursor.description).toContain('only a `nextCursor`');
   });
 
   test('response schemas have the fields of SPEC.md §2 and the error codes of §7', async () => {

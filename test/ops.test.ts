@@ -347,6 +347,8 @@ async function stackEnv() {
       TEMPORAL_NAMESPACE: env.namespace ?? 'default',
       TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
       LOG_LEVEL: 'info',
+      // The fake platforms listen on 127.0.0.1 (DESIGN.md §7: tests allow private addresses).
+      OUTBOUND_ALLOW_PRIVATE: 'true',
     },
   };
 }

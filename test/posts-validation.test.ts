@@ -64,15 +64,16 @@ describe('POST /v1/posts validation', () => {
     expect(await postCount(org.id)).toBe(0);
   });
 
-  test('text per channel: maxChars counted in graphemes, contentByPlatform chosen per platform', async () => {
+  test('text per channel: maxChars counted as the platform counts, contentByPlatform chosen per platform', async () => {
     const org = await makeOrg();
     const m = await makeChannel(org.id, 'MASTODON');
     const x = await makeChannel(org.id, 'X');
     const { key } = await makeKey(org.id);
     const app = stack.app;
-    // 280 family emoji (each one grapheme, many code units) fit X exactly; 281 do not.
+    // X weighs every emoji 2 (twitter-text): 140 family emoji (each one grapheme, many code units)
+    // fit X exactly; 141 do not (test/weighted-length.test.ts has CJK, URLs and mixes).
     const family = '👨‍👩‍👧‍👦';
-    await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: family.repeat(281), channelIds: [x.id] } }), 'content');
+    await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: family.repeat(141), channelIds: [x.id] } }), 'content');
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'a'.repeat(501), channelIds: [m.id] } }), 'content');
     // Long default text is fine when each platform gets its own short one.
     await expect422(
@@ -84,12 +85,12 @@ describe('POST /v1/posts validation', () => {
     expect(await postCount(org.id)).toBe(0);
     const ok = await call(app, 'POST', '/v1/posts', {
       key,
-      body: { content: 'a'.repeat(400), channelIds: [m.id, x.id], contentByPlatform: { X: family.repeat(280) }, publishAt: new Date((await stack.syncClock()).getTime() + 86_400_000 * 30).toISOString() },
+      body: { content: 'a'.repeat(400), channelIds: [m.id, x.id], contentByPlatform: { X: family.repeat(140) }, publishAt: new Date((await stack.syncClock()).getTime() + 86_400_000 * 30).toISOString() },
     });
     expect(ok.status).toBe(201);
     const byChannel = Object.fromEntries(ok.body.channels.map((c: { channelId: string; content: string }) => [c.channelId, c.content]));
     expect(byChannel[m.id]).toBe('a'.repeat(400));
-    expect(byChannel[x.id]).toBe(family.repeat(280));
+    expect(byChannel[x.id]).toBe(family.repeat(140));
   });
 
   test('requiresMedia and requiredFields (reddit)', async () => {

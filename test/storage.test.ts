@@ -103,7 +103,7 @@ for (const b of backends) {
       expect(put.status).toBe(200);
       expect(put.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/);
 
-      expect(await s.head(key)).toEqual({ size: 1000, contentType: 'image/png' });
+      expect(await s.head(key)).toMatchObject({ size: 1000, contentType: 'image/png', etag: put.headers.get('etag') });
       expect(await s.readRange(key, 0, 15)).toEqual(body.slice(0, 16));
       expect(await s.readRange(key, 500, 509)).toEqual(body.slice(500, 510));
       expect(await s.readRange(key, 990, 5000)).toEqual(body.slice(990)); // fewer: object is shorter
@@ -135,12 +135,12 @@ for (const b of backends) {
       await s.put(key, bytes(10), 'image/jpeg');
       const second = bytes(20);
       await s.put(key, second, 'image/webp');
-      expect(await s.head(key)).toEqual({ size: 20, contentType: 'image/webp' });
+      expect(await s.head(key)).toMatchObject({ size: 20, contentType: 'image/webp' });
       expect(await s.read(key)).toEqual(second);
       // (Not application/octet-stream here: SeaweedFS takes that for "unknown" and guesses from
       // the key's extension, so head would say image/jpeg.)
       await s.put(key, new Uint8Array(0), 'application/pdf');
-      expect(await s.head(key)).toEqual({ size: 0, contentType: 'application/pdf' });
+      expect(await s.head(key)).toMatchObject({ size: 0, contentType: 'application/pdf' });
       expect((await s.read(key)).byteLength).toBe(0);
       await s.delete(key);
     });
@@ -188,6 +188,27 @@ for (const b of backends) {
       await s.delete(key);
     });
 
+    test('copy: a server-side copy served with the given type and disposition; replacing the source later leaves it alone', async () => {
+      const s = b.store();
+      const from = newKey();
+      const to = newKey('final-1');
+      const body = bytes(300);
+      expect((await upload(s, from, body, 'image/png')).status).toBe(200);
+      const disposition = `inline; filename="a.png"; filename*=UTF-8''a.png`;
+      const copied = await s.copy(from, to, { contentType: 'image/png', contentDisposition: disposition });
+      const head = await s.head(to);
+      expect(copied).toEqual({ size: 300, etag: head!.etag });
+      expect(head).toMatchObject({ size: 300, contentType: 'image/png' });
+      expect(head!.etag).toBe((await s.head(from))!.etag);
+      await s.put(from, bytes(300), 'image/png');
+      expect(await s.read(to)).toEqual(body);
+      expect((await s.head(to))!.etag).toBe(copied.etag);
+      const got = await fetch(await s.signedGetUrl(to, 60));
+      expect(got.headers.get('content-disposition')).toBe(disposition);
+      await expect(s.copy(newKey(), newKey('final-1'), { contentType: 'image/png' })).rejects.toBeInstanceOf(ObjectNotFoundError);
+      await Promise.all([s.delete(from), s.delete(to)]);
+    });
+
     test('keys that could leave the store are rejected everywhere', async () => {
       const s = b.store();
       const bad = ['../etc/passwd', 'org/../../x', '/abs/path', 'a//b', 'a/./b', 'a/b/', '.hidden', 'a/.meta', 'a\\b', 'a b', 'a/b?c', '', 'x'.repeat(600), 'ä/b'];
@@ -216,7 +237,7 @@ for (const b of backends) {
       const body = bytes(5 * 1024 * 1024);
       const r = await upload(s, key, body, 'video/mp4');
       expect(r.status).toBe(200);
-      expect(await s.head(key)).toEqual({ size: body.byteLength, contentType: 'video/mp4' });
+      expect(await s.head(key)).toMatchObject({ size: body.byteLength, contentType: 'video/mp4' });
       const target = join(work, `${b.name}-5mb`);
       await s.downloadTo(key, target);
       expect(statSync(target).size).toBe(body.byteLength);
@@ -329,6 +350,68 @@ describe('disk store routes', () => {
     await disk.delete(key);
   });
 
+  test('a closed upload: its URL answers 409 conflict, also after the key was deleted and while a body was streaming; releaseUpload clears the seal', async () => {
+    const key = newKey();
+    const p = await disk.presignPut(key, { contentType: 'image/png', contentLength: 8, expiresAt: inOneHour() });
+    expect((await fetch(p.url, { method: 'PUT', headers: p.headers, body: bytes(8) })).status).toBe(200);
+    const first = await disk.read(key);
+    await disk.closeUpload(key);
+    const again = await fetch(p.url, { method: 'PUT', headers: p.headers, body: bytes(8) });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ error: { code: 'conflict' } });
+    expect(await disk.read(key)).toEqual(first);
+    await disk.delete(key);
+    expect((await fetch(p.url, { method: 'PUT', headers: p.headers, body: bytes(8) })).status).toBe(409);
+    expect(await disk.head(key)).toBeNull();
+
+    // Closed while the body was on its way: nothing is kept.
+    const racing = newKey();
+    const q = await disk.presignPut(racing, { contentType: 'image/png', contentLength: 8, expiresAt: inOneHour() });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const body = new ReadableStream<Uint8Array>({
+      async start(c) {
+        c.enqueue(bytes(4));
+        await gate;
+        c.enqueue(bytes(4));
+        c.close();
+      },
+    });
+    const pending = diskApp.handle(new Request(q.url, { method: 'PUT', headers: q.headers, body }));
+    await Bun.sleep(20);
+    await disk.closeUpload(racing);
+    release();
+    expect((await pending).status).toBe(409);
+    expect(await disk.head(racing)).toBeNull();
+    expect(tmpEntries()).toEqual([]);
+
+    await disk.releaseUpload(key);
+    expect(await disk.isUploadClosed(key)).toBe(false);
+    expect(() => statSync(join(diskRoot, '.sealed', key.split('/').slice(0, 2).join('/')))).toThrow(); // emptied folders pruned
+    await disk.releaseUpload(racing);
+  });
+
+  test('a chunked 300 MB body to a 1 MB upload URL: 413 as soon as the signed length is passed, the rest never read', async () => {
+    const key = newKey();
+    const p = await disk.presignPut(key, { contentType: 'video/mp4', contentLength: 1024 * 1024, expiresAt: inOneHour() });
+    let sent = 0;
+    const chunk = new Uint8Array(64 * 1024);
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        if (sent >= 300 * 1024 * 1024) return c.close();
+        sent += chunk.byteLength;
+        c.enqueue(chunk);
+      },
+    });
+    // No Content-Length: fetch sends a stream with Transfer-Encoding: chunked.
+    const r = await fetch(p.url, { method: 'PUT', headers: p.headers, body });
+    expect(r.status).toBe(413);
+    expect(await r.json()).toMatchObject({ error: { code: 'validation_failed', details: { fields: [{ path: 'body' }] } } });
+    expect(sent).toBeLessThan(32 * 1024 * 1024);
+    expect(await disk.head(key)).toBeNull();
+    expect(tmpEntries()).toEqual([]);
+  });
+
   test('a 5 MB chunked upload over the socket streams to disk', async () => {
     const key = newKey();
     const size = 5 * 1024 * 1024;
@@ -344,7 +427,7 @@ describe('disk store routes', () => {
     });
     const r = await fetch(p.url, { method: 'PUT', headers: p.headers, body });
     expect(r.status).toBe(200);
-    expect(await disk.head(key)).toEqual({ size, contentType: 'video/mp4' });
+    expect(await disk.head(key)).toMatchObject({ size, contentType: 'video/mp4' });
     expect(tmpEntries()).toEqual([]);
     await disk.delete(key);
   });

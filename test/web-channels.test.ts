@@ -31,6 +31,7 @@ beforeAll(async () => {
     web: {
       publicBaseUrl: 'http://localhost',
       credentialsKey: h.credentialsKey,
+      outbound: { allowPrivate: true }, // the fake Mastodon listens on 127.0.0.1
       platforms: {
         X_CLIENT_ID: 'x-app', X_CLIENT_SECRET: 'x-secret', X_AUTHORIZE_URL: x.authorizeUrl, X_TOKEN_URL: x.tokenUrl,
         LINKEDIN_CLIENT_ID: 'li-app', LINKEDIN_CLIENT_SECRET: 'li-secret', LINKEDIN_AUTHORIZE_URL: linkedin.authorizeUrl, LINKEDIN_TOKEN_URL: linkedin.tokenUrl,
@@ -221,6 +222,29 @@ describe('credentials form', () => {
     const json = await browser.post('/channels/connect/reddit', { name: 'R', credentialsJson: '[1,2]' });
     expect(json.status).toBe(422);
     expect(await channelsOf(org.id)).toHaveLength(0);
+  });
+
+  test('an instance on a loopback or private address: 422 naming the field, nothing stored or sent (new and reconnect)', async () => {
+    // Production's policy: public addresses only.
+    const strict = await testApp({ web: { publicBaseUrl: 'http://localhost', credentialsKey: h.credentialsKey, platforms: {}, outbound: { allowPrivate: false } } });
+    const { browser, org } = await signedInUser(strict);
+    const before = mastodon.requests.length;
+    const r = await browser.post('/channels/connect/mastodon', { name: 'Internal', cred_instanceUrl: mastodon.url, cred_accessToken: 'good-token' });
+    expect(r.status).toBe(422);
+    const errs = (await r.one('[data-testid="form-errors"]')).text;
+    expect(errs).toContain(`credentials.instanceUrl: ${new URL(mastodon.url).host} is a loopback address; this service does not connect there`);
+    expect((await r.one('[data-testid="credential-instanceUrl"]')).attrs.value).toBe(mastodon.url);
+    const b = await browser.post('/channels/connect/bluesky', { name: 'B', cred_service: 'http://10.0.0.7:2583', cred_identifier: 'a.test', cred_appPassword: 'x' });
+    expect(b.status).toBe(422);
+    expect((await b.one('[data-testid="form-errors"]')).text).toContain('credentials.service: 10.0.0.7:2583 is a private-network address');
+    expect(await channelsOf(org.id)).toHaveLength(0);
+
+    const ch = await makeChannel(org.id, 'MASTODON', { name: 'Keep me' });
+    const again = await browser.post('/channels/connect/mastodon', { channelId: ch.id, cred_instanceUrl: 'http://169.254.169.254', cred_accessToken: 'x' });
+    expect(again.status).toBe(422);
+    expect((await again.one('[data-testid="form-errors"]')).text).toContain('credentials.instanceUrl: 169.254.169.254 is a link-local address');
+    expect(creds((await channelsOf(org.id))[0]!)).toMatchObject({ instanceUrl: 'https://mastodon.example' });
+    expect(mastodon.requests.length).toBe(before);
   });
 
   test('Bluesky, Telegram, Discord forms, and JSON by hand for an OAuth platform', async () => {

@@ -159,7 +159,7 @@ describe('composer', () => {
     expect(json).toMatchObject({ id, status: 'published', source: 'app' });
   });
 
-  test('character counts: per channel, in graphemes, against each channel\'s maxChars; too long → 422 with the form kept', async () => {
+  test('character counts: per channel, as its platform counts (X weighs emoji 2), against each channel\'s maxChars; too long → 422 with the form kept', async () => {
     const { browser, org, channels } = await setup();
     const xChannel = await makeChannel(org.id, 'X', { name: 'Our X' });
     const form = await browser.get('/posts/new');
@@ -178,9 +178,9 @@ describe('composer', () => {
     const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
     const refused = await compose(browser, { channelIds: [channels[0]!.id, xChannel.id], content: long, at });
     expect(refused.status).toBe(422);
-    expect((await refused.one('[data-testid="form-errors"]')).text).toContain('is 300 characters; X channel');
+    expect((await refused.one('[data-testid="form-errors"]')).text).toContain('is 600 characters (X counts most CJK characters and emoji as 2 and every URL as 23); X channel');
     const xCount = await refused.one(`[data-testid="char-count"][data-channel-id="${xChannel.id}"]`);
-    expect(xCount.attrs).toMatchObject({ 'data-count': '300', 'data-over': 'true' });
+    expect(xCount.attrs).toMatchObject({ 'data-count': '600', 'data-over': 'true' });
     expect(xCount.attrs.hidden).toBeUndefined();
     expect((await refused.one(`[data-testid="char-count"][data-channel-id="${channels[0]!.id}"]`)).attrs['data-over']).toBe('false');
     expect((await refused.one('[data-testid="composer-content"]')).text).toBe(long);

@@ -8,7 +8,7 @@ import { authRoutes } from './auth.ts';
 import { calendarRoutes } from './calendar.ts';
 import { channelRoutes } from './channels.ts';
 import { composerRoutes } from './composer.ts';
-import { createWeb, errorPage, publicRoute } from './context.ts';
+import { createWeb, errorPage, publicRoute, webBodyParser } from './context.ts';
 import { redirect } from './http.ts';
 import { keyRoutes } from './keys.ts';
 import { mediaRoutes } from './media.ts';
@@ -30,6 +30,8 @@ export function webApp(deps: AppDeps) {
   };
   const home = publicRoute(web, (ctx) => redirect(ctx.signedIn ? '/calendar' : '/sign-in'));
   return router('web')
+    // Ahead of every web route's own parser: the session first, then the body with its limit.
+    .onParse(webBodyParser(web))
     .use(staticRoutes())
     .get('/', (input: { request: Request }) => {
       if (!wantsHtml(input.request)) throw new NotFoundError();

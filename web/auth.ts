@@ -1,19 +1,27 @@
 // Signing in and out. The sign-in form has no session yet, so its CSRF token is a double-submit:
-// a random value in an HttpOnly cookie that the form must repeat. Failed attempts per email are
-// limited (in this process) so passwords cannot be guessed at full speed.
+// a random value in an HttpOnly cookie that the form must repeat. Failed attempts are limited per
+// (email, client address) and per address, in Postgres (services/sign-in-throttle.ts), so
+// passwords cannot be guessed at full speed and nobody elsewhere can lock a user out.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { router } from '../api/router.ts';
 import { authenticateUser, createSession, deleteSession, normalizeEmail } from '../services/users.ts';
+import { beginSignIn, clientAddress, signInSucceeded } from '../services/sign-in-throttle.ts';
 import {
-  clearSessionCookie, originAllowed, pageRoute, publicRoute, SESSION_COOKIE, sessionCookie, type RequestContext, type Web,
+  clearSessionCookie, formBody, originAllowed, pageRoute, publicRoute, SESSION_COOKIE, sessionCookie, type RequestContext, type RouteInput, type Web,
 } from './context.ts';
 import { html } from './html.ts';
-import { htmlResponse, parseForm, redirect, safeNextPath, serializeCookie } from './http.ts';
+import { htmlResponse, redirect, safeNextPath, serializeCookie } from './http.ts';
 import { layout } from './layout.ts';
 
 const SIGNIN_COOKIE = 'pp_signin';
-const MAX_FAILURES = 10;
-const FAILURE_WINDOW_MS = 15 * 60 * 1000;
+
+/** The socket's peer address of each sign-in request (Elysia's `server`; none under app.handle). */
+const peers = new WeakMap<Request, string | null>();
+type SocketInput = RouteInput & { server?: { requestIP(request: Request): { address: string } | null } | null };
+const notePeer = (handler: (input: RouteInput) => Promise<Response>) => (input: SocketInput) => {
+  peers.set(input.request, input.server?.requestIP(input.request)?.address ?? null);
+  return handler(input);
+};
 
 function signInPage(ctx: RequestContext, o: { token: string; next: string; email?: string; error?: string; status?: number; cookies?: string[] }): Response {
   const body = html`<section class="auth-card" aria-labelledby="sign-in-title">
@@ -44,7 +52,6 @@ function sameToken(a: string | undefined | null, b: string | undefined | null): 
 }
 
 export function authRoutes(web: Web) {
-  const failures = new Map<string, { count: number; until: number }>();
   const preToken = (ctx: RequestContext) => {
     const existing = ctx.cookies.get(SIGNIN_COOKIE);
     if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: existing, cookies: [] as string[] };
@@ -64,8 +71,9 @@ export function authRoutes(web: Web) {
     )
     .post(
       '/sign-in',
-      publicRoute(web, async (ctx) => {
-        const form = parseForm(await ctx.request.text().catch(() => ''));
+      notePeer(publicRoute(web, async (ctx) => {
+        // Read by the web app's body parser, at most SIGNED_OUT_BODY_BYTES (web/context.ts).
+        const form = formBody(ctx.body);
         const next = safeNextPath(form.get('next'));
         const email = (form.get('email') ?? '').slice(0, 320);
         const cookieToken = ctx.cookies.get(SIGNIN_COOKIE);
@@ -74,20 +82,19 @@ export function authRoutes(web: Web) {
           return signInPage(ctx, { token, cookies, next, email, status: 403, error: 'The sign-in form expired or cookies are blocked. Please try again.' });
         }
         const key = normalizeEmail(email);
-        const now = Date.now();
-        const seen = failures.get(key);
-        if (seen && seen.until > now && seen.count >= MAX_FAILURES) {
-          return signInPage(ctx, { token: cookieToken!, next, email, status: 429, error: 'Too many failed attempts. Wait 15 minutes and try again.' });
+        const address = clientAddress(ctx.request, peers.get(ctx.request), web.options().trustProxyHops ?? 0);
+        const attempt = await beginSignIn(ctx.em, key, address, ctx.now);
+        if (!attempt.allowed) {
+          const seconds = Math.max(1, Math.ceil((attempt.retryAt.getTime() - ctx.now.getTime()) / 1000));
+          const minutes = Math.ceil(seconds / 60);
+          const error = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+          const page = signInPage(ctx, { token: cookieToken!, next, email, status: 429, error });
+          page.headers.set('retry-after', String(seconds));
+          return page;
         }
         const user = await authenticateUser(ctx.em, email, form.get('password') ?? '');
-        if (!user) {
-          const entry = seen && seen.until > now ? seen : { count: 0, until: now + FAILURE_WINDOW_MS };
-          entry.count++;
-          failures.set(key, entry);
-          if (failures.size > 10_000) for (const [k, v] of failures) if (v.until <= now) failures.delete(k);
-          return signInPage(ctx, { token: cookieToken!, next, email, status: 401, error: 'The email or password is not correct.' });
-        }
-        failures.delete(key);
+        if (!user) return signInPage(ctx, { token: cookieToken!, next, email, status: 401, error: 'The email or password is not correct.' });
+        await signInSucceeded(ctx.em, key, address);
         const session = await createSession(ctx.em, user, ctx.now);
         return redirect(next, {
           cookies: [
@@ -95,8 +102,8 @@ export function authRoutes(web: Web) {
             serializeCookie(SIGNIN_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() }),
           ],
         });
-      }),
-      { parse: 'none' },
+      })),
+      { parse: 'text' },
     )
     .post(
       '/sign-out',

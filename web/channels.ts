@@ -9,7 +9,9 @@ import { decryptJson, encryptJson } from '../lib/crypto.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { createConnectors } from '../platforms/index.ts';
 import { isPlatform, missingCredentials, PLATFORM_INFO, PLATFORMS, rulesFor, type Platform } from '../platforms/catalog.ts';
-import { addChannel } from '../services/channels.ts';
+import { accountSettings, addChannel, probeChannel } from '../services/channels.ts';
+import type { AccountLimits } from '../platforms/types.ts';
+import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, redirect } from './http.ts';
@@ -63,7 +65,7 @@ async function ownChannel(em: EntityManager, organizationId: string, id: string 
 }
 
 /** Replaces a channel's credentials and makes it active again; the row is locked like a token refresh. */
-async function reconnectChannel(em: EntityManager, key: Buffer, organizationId: string, channelId: string, credentials: Record<string, unknown>, maxChars?: number): Promise<void> {
+async function reconnectChannel(em: EntityManager, key: Buffer, organizationId: string, channelId: string, credentials: Record<string, unknown>, limits: AccountLimits): Promise<void> {
   await em.transactional(async (tx) => {
     const channel = await tx.findOne(Channel, { id: channelId, organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!channel) throw errors.notFound('Channel');
@@ -71,7 +73,8 @@ async function reconnectChannel(em: EntityManager, key: Buffer, organizationId: 
     if (missing.length) throw errors.validation(missing.map((k) => ({ path: `credentials.${k}`, message: 'required (non-empty string)' })));
     channel.credentialsEncrypted = encryptJson(key, credentials);
     channel.status = 'active';
-    if (maxChars !== undefined) channel.maxChars = maxChars;
+    if (limits.maxChars !== undefined) channel.maxChars = limits.maxChars;
+    if (limits.charactersReservedPerUrl !== undefined) channel.settings = { ...channel.settings, ...accountSettings(limits.charactersReservedPerUrl) };
   });
 }
 
@@ -81,26 +84,24 @@ function needKey(web: Web): Buffer {
   return key;
 }
 
-/** Reads a Mastodon instance's max_characters (as `channel add` does); the platform default if unreachable. */
-async function readMaxChars(web: Web, platform: Platform, credentials: Record<string, unknown>): Promise<number | undefined> {
-  const connector = createConnectors(web.options().platforms)[platform];
-  if (!connector?.accountLimits) return undefined;
-  try {
-    return (await connector.accountLimits(credentials)).maxChars;
-  } catch {
-    return undefined;
-  }
+/**
+ * Refuses a tenant-chosen address the service must not contact (422 on that credential) and
+ * reads a Mastodon instance's max_characters, as `channel add` does; the platform default if unreachable.
+ */
+async function readLimits(web: Web, platform: Platform, credentials: Record<string, unknown>): Promise<AccountLimits> {
+  const outbound = web.options().outbound ?? DEFAULT_OUTBOUND;
+  return probeChannel(createConnectors(web.options().platforms, outbound), platform, credentials, outbound);
 }
 
 async function saveConnection(web: Web, ctx: PageContext, o: { platform: Platform; name: string; channelId: string | null; credentials: Record<string, unknown> }): Promise<string> {
   const key = needKey(web);
-  const maxChars = await readMaxChars(web, o.platform, o.credentials);
+  const limits = await readLimits(web, o.platform, o.credentials);
   const orgId = ctx.signedIn.organization.id;
   if (o.channelId) {
-    await reconnectChannel(ctx.em, key, orgId, o.channelId, o.credentials, maxChars);
+    await reconnectChannel(ctx.em, key, orgId, o.channelId, o.credentials, limits);
     return 'reconnected';
   }
-  await addChannel(ctx.em, key, { organizationId: orgId, platform: o.platform, name: o.name, credentials: o.credentials, maxChars });
+  await addChannel(ctx.em, key, { organizationId: orgId, platform: o.platform, name: o.name, credentials: o.credentials, maxChars: limits.maxChars, charactersReservedPerUrl: limits.charactersReservedPerUrl });
   return 'connected';
 }
 

@@ -1,16 +1,18 @@
 // The composer (new post, edit a scheduled post) and a post's own page. Plain HTML forms that
-// work without JavaScript; composer.js adds live character counts (graphemes, per selected
-// channel), per-platform text fields for the selected platforms, and uploads.
+// work without JavaScript; composer.js adds live character counts (per selected channel, as its
+// platform counts: graphemes in the page, X's and Mastodon's weighted counts from
+// POST /web/api/text-lengths), per-platform text fields for the selected platforms, and uploads.
+import { t } from 'elysia';
 import { router } from '../api/router.ts';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError, errors } from '../lib/errors.ts';
+import { countedOnServer, measureChannelText } from '../lib/text-length.ts';
 import type { IChannel } from '../db/entities/index.ts';
 import { rulesFor } from '../platforms/catalog.ts';
-import { graphemeLength } from '../services/post-validation.ts';
 import { getPostForKey, type PostView } from '../services/posts.ts';
 import type { MediaView } from '../services/media.ts';
-import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
+import { describeError, jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
-import { htmlResponse, redirect } from './http.ts';
+import { htmlResponse, jsonResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
 import {
   byId, channelsOf, composerValuesFromForm, createAppPost, editAppPost, readyMedia, type ComposerValues,
@@ -47,10 +49,12 @@ function channelChoice(c: IChannel, p: ComposerPage): SafeHtml {
 
 function charCount(c: IChannel, p: ComposerPage): SafeHtml {
   const rules = rulesFor(c.platform, c.maxChars);
-  const n = graphemeLength(textFor(p.values, c.platform));
+  const n = measureChannelText(c, textFor(p.values, c.platform), rules.maxChars).length;
   const selected = p.mode === 'edit' || p.values.channelIds.includes(c.id);
   const over = n > rules.maxChars;
-  return html`<li class="count${over ? ' over' : ''}" data-testid="char-count" data-channel-id="${c.id}" data-platform="${c.platform}" data-max-chars="${rules.maxChars}" data-count="${n}" data-over="${over ? 'true' : 'false'}"${selected ? '' : html` hidden`}>
+  // "server": X's and Mastodon's counts need twitter-text's URL rules, so composer.js asks the server.
+  const rule = countedOnServer(c.platform) ? 'server' : 'graphemes';
+  return html`<li class="count${over ? ' over' : ''}" data-testid="char-count" data-channel-id="${c.id}" data-platform="${c.platform}" data-max-chars="${rules.maxChars}" data-count-rule="${rule}" data-count="${n}" data-over="${over ? 'true' : 'false'}"${selected ? '' : html` hidden`}>
     <span>${platformBadge(c.platform)} ${c.name}</span>
     <output data-testid="char-count-value" aria-label="${platformLabel(c.platform)} ${c.name}: ${n} of ${rules.maxChars} characters">${n} / ${rules.maxChars}</output>
   </li>`;
@@ -219,8 +223,34 @@ async function editPage(web: Web, ctx: PageContext, post: PostView, values: Comp
   return composerResponse(ctx, { mode: 'edit', post, channels, media, values: v, errors }, status);
 }
 
+/** The composer's live counts: each text measured as its channel's platform counts it. */
+const TextLengthsBody = t.Object(
+  {
+    texts: t.Array(t.Object({ channelId: t.String({ maxLength: 100 }), text: t.String() }, { additionalProperties: false }), { maxItems: 100 }),
+  },
+  { additionalProperties: false },
+);
+
+async function textLengths(ctx: { em: PageContext['em']; signedIn: PageContext['signedIn'] }, body: typeof TextLengthsBody.static): Promise<Response> {
+  const channels = byId(await channelsOf(ctx.em, ctx.signedIn.organization.id));
+  const unknown = body.texts.flatMap((x, i) => (channels.has(x.channelId) ? [] : [{ path: `texts.${i}.channelId`, message: `unknown channel ${x.channelId}` }]));
+  if (unknown.length) throw errors.validation(unknown);
+  const counts = body.texts.map(({ channelId, text }) => {
+    const c = channels.get(channelId)!;
+    const maxChars = rulesFor(c.platform, c.maxChars).maxChars;
+    const { length, exact } = measureChannelText(c, text, maxChars);
+    return { channelId, length, exact, maxChars, over: length > maxChars };
+  });
+  return jsonResponse({ counts });
+}
+
 export function composerRoutes(web: Web) {
   return router()
+    .post(
+      '/web/api/text-lengths',
+      jsonRoute(web, (ctx) => textLengths(ctx, ctx.body as typeof TextLengthsBody.static)),
+      { body: TextLengthsBody },
+    )
     .get(
       '/posts/new',
       pageRoute(web, async (ctx) => {

@@ -1,11 +1,13 @@
 // Request handling shared by every web route: the signed-in session from its cookie, the
 // viewer's time zone, CSRF and Origin checks on state-changing requests, and error mapping —
 // HTML pages for pages, the API's JSON error body for the JSON endpoints under /web/api.
+// Bodies are read only after the session is known, each with a limit (webBodyParser).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { bodyText, earlyStep, isBodyTooLarge, readBody, readJsonBody } from '../api/body.ts';
 import { defaultLog, type AppDeps } from '../api/context.ts';
 import { ApiError } from '../lib/errors.ts';
 import { csrfMatches, findSession, type SignedIn } from '../services/users.ts';
-import { parseCookies, parseForm, redirect, serializeCookie, htmlResponse } from './http.ts';
+import { MAX_FORM_BYTES, parseCookies, parseForm, redirect, serializeCookie, htmlResponse } from './http.ts';
 import { errorBody, layout } from './layout.ts';
 import { webOptionsFromEnv, type WebOptions } from './options.ts';
 import { DEFAULT_TZ, isTimeZone } from './time.ts';
@@ -21,6 +23,8 @@ export interface Web {
   /** Cookies get `Secure` when the public base URL is https. */
   secureCookies: () => boolean;
   log: (entry: Record<string, unknown>) => void;
+  /** What the body parser already found out about a request, for its handler (one lookup each). */
+  requests: WeakMap<Request, { ctx: RequestContext; signedIn?: Promise<SignedInCookie | null> }>;
 }
 
 export function createWeb(deps: AppDeps): Web {
@@ -32,6 +36,7 @@ export function createWeb(deps: AppDeps): Web {
     now: deps.now ?? (() => new Date()),
     secureCookies: () => get().publicBaseUrl.startsWith('https://'),
     log: deps.log ?? defaultLog,
+    requests: new WeakMap(),
   };
 }
 
@@ -82,13 +87,22 @@ export class RedirectSignal extends Error {
   }
 }
 
+/** One per Request: the body parser and the handler share its EntityManager and clock. */
+/** Elysia gives null for a path segment that is no valid percent-encoding ("/posts/%"): no such id. */
+const pathParams = (params: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : '']));
+
 export function requestContext(web: Web, input: RouteInput): RequestContext {
+  const known = web.requests.get(input.request)?.ctx;
+  if (known) return input.params ? { ...known, params: pathParams(input.params) } : known;
   const url = new URL(input.request.url);
   const cookies = parseCookies(input.request.headers.get('cookie'));
   const fromQuery = url.searchParams.get('tz');
   const fromCookie = cookies.get(TZ_COOKIE);
   const tz = isTimeZone(fromQuery) ? fromQuery : isTimeZone(fromCookie) ? fromCookie : DEFAULT_TZ;
-  return { web, request: input.request, url, params: input.params ?? {}, cookies, em: web.deps.orm.em.fork(), now: web.now(), tz };
+  const ctx = { web, request: input.request, url, params: pathParams(input.params ?? {}), cookies, em: web.deps.orm.em.fork(), now: web.now(), tz };
+  web.requests.set(input.request, { ctx });
+  return ctx;
 }
 
 export async function signedInFrom(ctx: RequestContext): Promise<SignedIn | null> {
@@ -162,9 +176,57 @@ function withRenewal(web: Web, res: Response, signedIn: SignedInCookie | null, n
 
 type SignedInCookie = SignedIn & { cookieValue: string };
 
-async function signedInWithCookie(ctx: RequestContext): Promise<SignedInCookie | null> {
-  const found = await signedInFrom(ctx);
-  return found ? { ...found, cookieValue: ctx.cookies.get(SESSION_COOKIE)! } : null;
+/** Looked up once per request (by the body parser when the request has a body). */
+function signedInWithCookie(ctx: RequestContext): Promise<SignedInCookie | null> {
+  let known = ctx.web.requests.get(ctx.request);
+  if (!known) ctx.web.requests.set(ctx.request, (known = { ctx }));
+  known.signedIn ??= signedInFrom(ctx).then((found) => (found ? { ...found, cookieValue: ctx.cookies.get(SESSION_COOKIE)! } : null));
+  return known.signedIn;
+}
+
+/** The largest body of a signed-in form or /web/api request: the composer's longest texts fit. */
+export const WEB_BODY_BYTES = MAX_FORM_BYTES;
+/** Without a session only the sign-in form is read (email, password, token, next path). */
+export const SIGNED_OUT_BODY_BYTES = 16 * 1024;
+
+const WEB_API_PATH = /^\/web\/api(\/|$)/;
+
+const sessionRequired = () => new ApiError('unauthorized', 'Sign in first: this endpoint uses the web session.');
+
+/** A page's form past its limit: the page answers 413 (in HTML) once the session has been checked. */
+export class RefusedBody {
+  constructor(readonly error: ApiError) {}
+}
+
+/**
+ * The web routes' body parser (an Elysia parse hook, ahead of each route's own): the session is
+ * looked up before anything is read; /web/api refuses a request without one (401) unread and
+ * reads JSON up to WEB_BODY_BYTES; a page reads its form up to WEB_BODY_BYTES when signed in,
+ * SIGNED_OUT_BODY_BYTES when not. Reading stops at the first byte past the limit (api/body.ts).
+ */
+export function webBodyParser(web: Web) {
+  return (input: RouteInput) =>
+    earlyStep(async () => {
+      const ctx = requestContext(web, input);
+      const signedIn = await signedInWithCookie(ctx);
+      if (WEB_API_PATH.test(ctx.url.pathname)) {
+        if (!signedIn) throw sessionRequired();
+        return readJsonBody(ctx.request, WEB_BODY_BYTES);
+      }
+      try {
+        const bytes = await readBody(ctx.request, signedIn ? WEB_BODY_BYTES : SIGNED_OUT_BODY_BYTES);
+        return bytes === null ? null : bodyText(bytes); // never undefined (see readJsonBody)
+      } catch (err) {
+        if (isBodyTooLarge(err)) return new RefusedBody(err);
+        throw err;
+      }
+    });
+}
+
+/** A page's form from the parsed body; a refused one is answered with its 413 page. */
+export function formBody(body: unknown): URLSearchParams {
+  if (body instanceof RefusedBody) throw body.error;
+  return parseForm(body);
 }
 
 /**
@@ -183,7 +245,7 @@ export function pageRoute(web: Web, handler: (ctx: PageContext) => Promise<Respo
       }
       let form = new URLSearchParams();
       if (STATE_CHANGING.has(ctx.request.method)) {
-        form = parseForm(input.body);
+        form = formBody(input.body);
         if (!originAllowed(web, ctx.request) || !csrfMatches(signedIn.session, form.get('_csrf') ?? ctx.request.headers.get('x-csrf-token'))) {
           throw csrfError();
         }
@@ -205,7 +267,7 @@ export function jsonRoute(web: Web, handler: (ctx: JsonContext) => Promise<Respo
   return async (input: RouteInput): Promise<Response> => {
     const ctx = requestContext(web, input);
     const signedIn = await signedInWithCookie(ctx);
-    if (!signedIn) throw new ApiError('unauthorized', 'Sign in first: this endpoint uses the web session.');
+    if (!signedIn) throw sessionRequired();
     if (STATE_CHANGING.has(ctx.request.method)) {
       if (!originAllowed(web, ctx.request) || !csrfMatches(signedIn.session, ctx.request.headers.get('x-csrf-token'))) throw csrfError();
     }
@@ -214,14 +276,14 @@ export function jsonRoute(web: Web, handler: (ctx: JsonContext) => Promise<Respo
   };
 }
 
-/** A public page (sign-in): errors become HTML pages; no session needed. */
-export function publicRoute(web: Web, handler: (ctx: RequestContext & { signedIn: SignedIn | null }) => Promise<Response> | Response) {
+/** A public page (sign-in): errors become HTML pages; no session needed. `body`: what the parser read. */
+export function publicRoute(web: Web, handler: (ctx: RequestContext & { signedIn: SignedIn | null; body: unknown }) => Promise<Response> | Response) {
   return async (input: RouteInput): Promise<Response> => {
     const ctx = requestContext(web, input);
     let signedIn: SignedInCookie | null = null;
     try {
       signedIn = await signedInWithCookie(ctx);
-      return await handler({ ...ctx, signedIn });
+      return await handler({ ...ctx, signedIn, body: input.body });
     } catch (err) {
       return pageError(ctx, signedIn, err);
     }

@@ -1,6 +1,7 @@
 // What the web application needs beyond the API's dependencies. The entry points pass it in
 // (`createApp({ …, web })`); when they do not, it is read from the environment once.
 import { loadConfig, type Config } from '../lib/config.ts';
+import type { OutboundPolicy } from '../lib/outbound.ts';
 
 export interface WebOptions {
   /** Where browsers reach the service; https makes the cookies `Secure`; OAuth redirect URIs start here. */
@@ -9,10 +10,14 @@ export interface WebOptions {
   credentialsKey?: Buffer;
   /** OAuth app credentials and authorize/token URL overrides (lib/config.ts PLATFORM_SETTINGS). */
   platforms: Config['platforms'];
+  /** Which addresses a channel's instance may have (lib/outbound.ts); public ones only when absent. */
+  outbound?: OutboundPolicy;
+  /** Trusted proxies in front (TRUST_PROXY): the sign-in throttle's client address comes from X-Forwarded-For. */
+  trustProxyHops?: number;
 }
 
-export function webOptions(config: Pick<Config, 'publicBaseUrl' | 'credentialsKey' | 'platforms'>): WebOptions {
-  return { publicBaseUrl: config.publicBaseUrl, credentialsKey: config.credentialsKey, platforms: config.platforms };
+export function webOptions(config: Pick<Config, 'publicBaseUrl' | 'credentialsKey' | 'platforms' | 'outbound' | 'trustProxyHops'>): WebOptions {
+  return { publicBaseUrl: config.publicBaseUrl, credentialsKey: config.credentialsKey, platforms: config.platforms, outbound: config.outbound, trustProxyHops: config.trustProxyHops };
 }
 
 export function webOptionsFromEnv(): WebOptions {

@@ -2,9 +2,10 @@
 // and one activity worker per platform (publishToChannel runs on `<queue>-<platform>`), so a
 // slow or rate-limited platform uses up only its own slots and never starves the others.
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, Runtime, Worker, type NativeConnection, type State } from '@temporalio/worker';
+import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker, type LogEntry, type ActivityInterceptorsFactory, type NativeConnection, type State } from '@temporalio/worker';
 import type { Duration } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
+import { createLogger, type LogLevel } from '../lib/log.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';
 import { platformTaskQueue } from '../workflows/post-types.ts';
 
@@ -28,6 +29,8 @@ export interface WorkerOptions {
   shutdownGraceTime?: Duration;
   /** After shutdown(), when to give up draining altogether (must exceed shutdownGraceTime). */
   shutdownForceTime?: Duration;
+  /** Wrap the publish activities (tests: an attempt whose completion never reaches Temporal). */
+  publishInterceptors?: ActivityInterceptorsFactory[];
 }
 
 /** The main worker and the per-platform publish workers, run and stopped together. */
@@ -76,17 +79,34 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
         taskQueue: platformTaskQueue(opts.taskQueue, platform),
         activities: { publishToChannel: activities.publishToChannel },
         maxConcurrentActivityTaskExecutions: opts.publishConcurrencyPerPlatform ?? 10,
+        // publishToChannel keeps the platform's answer in its heartbeat details; sending them within
+        // a second (not 0.8 × the 10 s heartbeat timeout) keeps the window a crash can lose small.
+        maxHeartbeatThrottleInterval: '1 second',
         ...shutdown,
+        ...(opts.publishInterceptors ? { interceptors: { activity: opts.publishInterceptors } } : {}),
       }),
     ),
   );
   return new WorkerGroup([main, ...publishers]);
 }
 
-/** Routes the SDK's own logs at the configured level (its INFO level prints whole webpack reports). */
-export function installRuntime(level: 'debug' | 'info' | 'warn' | 'error'): void {
+/**
+ * Routes the SDK's own logs (its core's included) at the configured level through lib/log.ts:
+ * JSON lines like the rest, redacted — an "Activity failed" line carries the platform's error,
+ * and a platform may echo a credential into it. (The SDK's INFO level prints whole webpack
+ * reports, so `info` keeps it at WARN.)
+ */
+export function installRuntime(level: LogLevel, write?: (line: string) => void): void {
   const sdkLevel = level === 'debug' ? 'DEBUG' : level === 'error' ? 'ERROR' : 'WARN';
-  // Signals are handled by our own entry points (orderly shutdown of API, worker, children);
-  // the SDK's handler removal under Bun can reset SIGINT to its default and kill the process.
-  Runtime.install({ logger: new DefaultLogger(sdkLevel), shutdownSignals: [] });
+  const logger = createLogger({ level: 'debug', base: { service: 'worker', source: 'temporal' }, write });
+  const toOurs = { TRACE: 'debug', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
+  const forward = (e: LogEntry) =>
+    logger.sink({ time: new Date(Number(e.timestampNanos / 1_000_000n)).toISOString(), level: toOurs[e.level], msg: e.message, ...e.meta });
+  Runtime.install({
+    logger: new DefaultLogger(sdkLevel, forward),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: sdkLevel }), forward: {} } },
+    // Signals are handled by our own entry points (orderly shutdown of API, worker, children);
+    // the SDK's handler removal under Bun can reset SIGINT to its default and kill the process.
+    shutdownSignals: [],
+  });
 }

@@ -7,7 +7,7 @@ import { loadConfig } from '../lib/config.ts';
 import { createOrm } from '../db/orm.ts';
 import { createConnectors } from '../platforms/index.ts';
 import { createStorage } from '../storage/index.ts';
-import { connectWorker } from './temporal.ts';
+import { connectWorker, ensureSearchAttributes } from './temporal.ts';
 import { createWorker, installRuntime } from './index.ts';
 import { createLogger } from '../lib/log.ts';
 
@@ -21,11 +21,15 @@ const logger = createLogger({ level: config.logLevel, base: { service: 'worker' 
 const orm = await createOrm(config.databaseUrl!, config.databasePoolMax);
 installRuntime(config.logLevel);
 const connection = await connectWorker(config.temporal);
+// Also here, not only in the API: an API started while Temporal was down could not register them.
+await ensureSearchAttributes(connection, config.temporal.namespace).catch((err) => {
+  logger.warn('could not register search attributes; an operator must create PostId and OrganizationId (Keyword)', { error: err });
+});
 const worker = await createWorker({
   connection,
   namespace: config.temporal.namespace,
   taskQueue: config.temporal.taskQueue,
-  deps: { orm, connectors: createConnectors(config.platforms), credentialsKey: config.credentialsKey, storage: createStorage(config), vision: config.vision },
+  deps: { orm, connectors: createConnectors(config.platforms, config.outbound), credentialsKey: config.credentialsKey, storage: createStorage(config), vision: config.vision },
   shutdownGraceTime: SHUTDOWN_GRACE_TIME,
   shutdownForceTime: SHUTDOWN_FORCE_TIME,
 });

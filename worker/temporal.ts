@@ -20,6 +20,15 @@ export async function connectClient(t: TemporalConfig): Promise<Client> {
   return new Client({ connection, namespace: t.namespace });
 }
 
+/**
+ * A client that connects on first use: the API starts (and serves everything that does not need
+ * Temporal) while Temporal is down; calls made meanwhile fail within their deadline
+ * (services/temporal-calls.ts) and succeed again once it is back.
+ */
+export function lazyClient(t: TemporalConfig): Client {
+  return new Client({ connection: Connection.lazy(connectionOptions(t)), namespace: t.namespace });
+}
+
 export async function connectWorker(t: TemporalConfig): Promise<NativeConnection> {
   return NativeConnection.connect(connectionOptions(t));
 }

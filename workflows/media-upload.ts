@@ -1,7 +1,8 @@
 // One workflow per upload: wait (durably) for completion within the 15-minute window; on
 // completion verify and process the bytes; with no completion in time, fail the item and
-// delete whatever was uploaded. Then, for a ready item, the optional vision pass.
-import { ApplicationFailure, condition, defineQuery, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
+// delete whatever was uploaded. Then, for a ready item, the optional vision pass. Last, once the
+// upload URL has expired, delete whatever a late PUT left under the upload key.
+import { ApplicationFailure, condition, defineQuery, defineUpdate, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import { UPLOAD_FAILURE, type UploadState, type UploadWorkflowInput } from './media-types.ts';
 
@@ -26,6 +27,11 @@ const vision = proxyActivities<Activities>({
   // Safe to retry: it only writes `description`. Best effort: a failing endpoint leaves it null.
   retry: { initialInterval: '5 seconds', maximumInterval: '1 minute', maximumAttempts: 3 },
 });
+
+/** Workflows started before this change end without the release step (replay-safe). */
+export const RELEASE_UPLOAD_PATCH = 'release-upload-key-after-expiry';
+/** Past the URL's expiry: S3 rounds presigned lifetimes up, and the API's clock may run behind. */
+const RELEASE_GRACE_MS = 60_000;
 
 export const completeUploadUpdate = defineUpdate<UploadState, []>('completeUpload');
 export const uploadStateQuery = defineQuery<UploadState>('state');
@@ -73,11 +79,17 @@ export async function mediaUploadWorkflow(input: UploadWorkflowInput): Promise<U
   if (!completed && state.phase === 'waiting') {
     state = { phase: 'expired' };
     await quick.expireUpload(input.mediaId);
-    return state;
+  } else {
+    await condition(() => state.phase === 'ready' || state.phase === 'failed');
+    if (state.phase === 'ready') await vision.describeMedia(input.mediaId).catch(() => undefined);
+    // Let a late duplicate complete finish before the workflow ends.
+    await condition(() => inFlight === 0);
   }
-  await condition(() => state.phase === 'ready' || state.phase === 'failed');
-  if (state.phase === 'ready') await vision.describeMedia(input.mediaId).catch(() => undefined);
-  // Let a late duplicate complete finish before the workflow ends.
-  await condition(() => inFlight === 0);
+  if (patched(RELEASE_UPLOAD_PATCH)) {
+    // An S3 presigned PUT cannot be revoked: it may write the upload key until it expires.
+    const wait = deadline + RELEASE_GRACE_MS - Date.now();
+    if (wait > 0) await sleep(wait);
+    await quick.releaseUpload(input.mediaId);
+  }
   return state;
 }

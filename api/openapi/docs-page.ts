@@ -50,7 +50,8 @@ function constraints(s: Json): string {
   add('default', s.default);
   if (s.uniqueItems) out.push('unique items');
   if (s.minProperties) out.push(`at least ${esc(s.minProperties)} field(s)`);
-  if (s.pattern && !/^\^\[\^\\u0000\]/.test(s.pattern)) out.push(`pattern <code>${esc(s.pattern)}</code>`);
+  // The character patterns of api/schemas.ts only restate max length (and no NUL): not shown.
+  if (s.pattern && !s.pattern.includes('\\ud800-\\udbff][\\udc00-\\udfff]){')) out.push(`pattern <code>${esc(s.pattern)}</code>`);
   return out.join(', ');
 }
 

@@ -3,7 +3,8 @@
 // metadata (scope, error codes). Nothing here is written by hand twice: a route that changes its
 // schema changes the document.
 import { ERROR_STATUS, type ErrorCode } from '../../lib/errors.ts';
-import { COMPONENT_SCHEMAS } from '../schemas.ts';
+import { COMPONENT_SCHEMAS, MAX_CHARS } from '../schemas.ts';
+import { KEY_PATTERN } from '../../services/idempotency.ts';
 import { operationDoc, type OperationDoc, type SchemaPatch } from './operation.ts';
 
 export interface RouteInfo {
@@ -36,6 +37,7 @@ export const ERROR_WHEN: Record<ErrorCode, string> = {
 };
 
 const PAYLOAD_TOO_LARGE = 413;
+const UNAVAILABLE = 503;
 
 const TAGS = [
   { name: 'Account', description: 'The calling API key, its organization and quota.' },
@@ -58,6 +60,12 @@ function simplify(node: any): any {
   if (!node || typeof node !== 'object') return node;
   const out: Json = {};
   for (const [k, v] of Object.entries(node)) out[k] = simplify(v);
+  // A refusal's message is the server's business; a length in characters is JSON Schema's maxLength.
+  if (typeof out.error === 'string') delete out.error;
+  if (typeof out[MAX_CHARS] === 'number') {
+    out.maxLength = out[MAX_CHARS];
+    delete out[MAX_CHARS];
+  }
   if (Array.isArray(out.anyOf) && out.anyOf.length === 2) {
     const numeric = out.anyOf.find((s: Json) => s.type === 'integer' || s.type === 'number');
     const stringy = out.anyOf.find((s: Json) => s.type === 'string' && (s.format === 'integer' || s.format === 'numeric'));
@@ -118,17 +126,56 @@ function errorExample(code: ErrorCode): Json {
   return { error: { code, message: ERROR_WHEN[code].replace(/ \(`.*$/, ''), ...(d ? { details: d } : {}) } };
 }
 
-function errorResponse(status: number, codes: ErrorCode[], notes: OperationDoc['errorNotes'] = {}): Json {
-  const lines = codes.map((c) => `- \`${c}\`: ${status === PAYLOAD_TOO_LARGE ? 'the JSON body is larger than 1 MB' : (notes[c] ?? ERROR_WHEN[c])}`);
-  const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
-  if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+/** Response headers of the API, as components; a required one is written out in full (a $ref takes no `required`). */
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': { description: 'Id of this request (the client’s own when it sent a valid one). Quote it when reporting a problem.', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'Requests a minute this key may make.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the current minute’s window resets.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  Location: { description: 'Path of the created resource.', schema: { type: 'string' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key and body.', schema: { type: 'string', const: 'true' } },
+};
+
+const header = (name: string, required = false): Json =>
+  required ? { ...HEADERS[name], required: true } : { $ref: `#/components/headers/${name}` };
+
+/** Headers of an answer: who sends which (api/auth.ts, api/app.ts, services/idempotency.ts). */
+function responseHeaders(status: number, op: OperationDoc): Json {
+  const out: Json = { 'X-Request-Id': header('X-Request-Id', true) };
+  // Set once the key is known and counted: every answer but a 401 (and a refusal before the count).
+  if (status !== 401) {
+    const counted = status < 300;
+    for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) out[name] = header(name, counted);
+  }
+  if (status === 429 || status === UNAVAILABLE) out['Retry-After'] = header('Retry-After', true);
+  if (status === 201 && op.success?.location) out.Location = header('Location', true);
+  // A replayed answer (the first one's status, 2xx or 4xx) says so.
+  if (op.idempotent && status < 500 && status !== 401 && status !== 413 && status !== 429) out['Idempotent-Replayed'] = header('Idempotent-Replayed');
+  return out;
+}
+
+function errorResponse(status: number, codes: ErrorCode[], op: OperationDoc): Json {
+  const notes = op.errorNotes ?? {};
+  const when = (c: ErrorCode) =>
+    status === PAYLOAD_TOO_LARGE
+      ? 'the request body is larger than 1 MB (refused before it is parsed)'
+      : status === UNAVAILABLE
+        ? `a service the API depends on is briefly unreachable (Postgres${op.temporal ? ', or Temporal, which schedules the work' : ''}); retry after \`Retry-After\` seconds${op.idempotent ? ' with the same Idempotency-Key' : ''}`
+        : (notes[c] ?? ERROR_WHEN[c]);
+  const example = (c: ErrorCode): Json =>
+    status === PAYLOAD_TOO_LARGE
+      ? { error: { code: c, message: 'The request body is larger than 1 MB.', details: { limitBytes: 1048576 } } }
+      : status === UNAVAILABLE
+        ? { error: { code: c, message: 'The service is briefly unavailable. Retry shortly.' } }
+        : errorExample(c);
   return {
-    description: lines.join('\n'),
-    headers,
+    description: codes.map((c) => `- \`${c}\`: ${when(c)}`).join('\n'),
+    headers: responseHeaders(status, op),
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/Error' },
-        examples: Object.fromEntries(codes.map((c) => [c, { value: status === PAYLOAD_TOO_LARGE ? { error: { code: c, message: 'The request body is larger than 1 MB.', details: { limitBytes: 1048576 } } } : errorExample(c) }])),
+        examples: Object.fromEntries(codes.map((c) => [c, { value: example(c) }])),
       },
     },
     'x-error-codes': codes,
@@ -169,14 +216,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
           'An API key of the organization: `Authorization: Bearer sk_live_…`. Keys carry scopes (read, generate, publish) and may be limited to channels; the scope each operation needs is in its `security` entry and in `x-required-scope`.',
       },
     },
-    headers: {
-      'X-Request-Id': { description: 'Id of this request (the client’s own when it sent a valid one). Quote it when reporting a problem.', schema: { type: 'string' } },
-      'RateLimit-Limit': { description: 'Requests a minute this key may make.', schema: { type: 'integer' } },
-      'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
-      'RateLimit-Reset': { description: 'Seconds until the current minute’s window resets.', schema: { type: 'integer' } },
-      'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
-      Location: { description: 'Path of the created resource.', schema: { type: 'string' } },
-    },
+    headers: HEADERS,
   };
   const byShape = new Map<string, string>();
   for (const [name, schema] of Object.entries(COMPONENT_SCHEMAS)) byShape.set(JSON.stringify(toJsonSchema(schema)), name);
@@ -207,8 +247,8 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
               name: 'Idempotency-Key',
               in: 'header',
               required: false,
-              description: 'Any string of 1–255 printable ASCII characters. A retry with the same key and body within 24 hours returns the first answer (header `Idempotent-Replayed: true`) instead of doing the work again; the same key with another body is `409 conflict`.',
-              schema: { type: 'string', minLength: 1, maxLength: 255 },
+              description: '1–255 printable ASCII characters, no spaces. A retry with the same key and body within 24 hours returns the first answer (header `Idempotent-Replayed: true`) instead of doing the work again; the same key with another body is `409 conflict`. Keys are per API key.',
+              schema: { type: 'string', minLength: 1, maxLength: 255, pattern: KEY_PATTERN.source },
             }]
           : []),
       ],
@@ -217,7 +257,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
     if (!operation.parameters.length) delete operation.parameters;
 
     if (hooks.body) {
-      const body = toJsonSchema(hooks.body);
+      const body = { ...toJsonSchema(hooks.body), ...(op.body?.schema ?? {}) };
       for (const [field, patch] of Object.entries(op.body?.fields ?? {})) {
         if (body.properties?.[field]) body.properties[field] = patched(body.properties[field], patchOf(patch));
       }
@@ -233,16 +273,9 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
     const successStatus = op.success?.status ?? 200;
     const responseSchemas = responseMap(hooks.response);
     const success = responseSchemas[successStatus];
-    const successHeaders: Json = {
-      'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
-      'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
-      'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
-      'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
-      ...(op.success?.location ? { Location: { $ref: '#/components/headers/Location' } } : {}),
-    };
     operation.responses[String(successStatus)] = {
       description: op.success?.description ?? 'OK',
-      headers: successHeaders,
+      headers: responseHeaders(successStatus, op),
       ...(success ? { content: { 'application/json': { schema: refify(toJsonSchema(success), byShape) } } } : {}),
     };
 
@@ -253,10 +286,12 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
       const status = ERROR_STATUS[code];
       byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     }
-    // Any JSON body over 1 MB is refused before it is parsed.
-    if (hooks.body) byStatus.set(PAYLOAD_TOO_LARGE, ['validation_failed']);
+    // Any body over 1 MB is refused before it is parsed, on every route that reads one (all but GET).
+    if (route.method !== 'GET') byStatus.set(PAYLOAD_TOO_LARGE, ['validation_failed']);
+    // Postgres (or Temporal) unreachable: api/errors.ts.
+    byStatus.set(UNAVAILABLE, ['internal_error']);
     for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
-      operation.responses[String(status)] = errorResponse(status, byStatus.get(status)!, op.errorNotes);
+      operation.responses[String(status)] = errorResponse(status, byStatus.get(status)!, op);
     }
 
     paths[path] ??= {};
@@ -273,6 +308,8 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
         'JSON over HTTPS. Every request carries `Authorization: Bearer <API key>`; the scope each operation needs is listed with it.',
         'Errors are always `{"error": {"code", "message", "details?"}}`; every response has an `X-Request-Id`, every authenticated one `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`.',
         'Timestamps are ISO 8601; requests may give an offset. Ids are opaque strings.',
+        'A path answers a method it does not list with `405` and an `Allow` header (code `not_found`: there is no such operation), and `OPTIONS` with `204` and `Allow`, without a key. Unknown paths are `404`.',
+        'Request values are checked as their schemas say (lengths count characters, as JSON Schema does); the few rules no schema can state — ids that must name existing resources, a channel’s own limits, times relative to now, opaque cursors — are stated in words with the field, and refused with `422 validation_failed` naming the field.',
         'Outside this document: `GET /health` (liveness) and `GET /ready` (readiness: Postgres and Temporal) at the server root, without a key.',
       ].join('\n\n'),
     },

@@ -27,10 +27,13 @@ export interface OperationDoc {
   success?: { status?: number; description: string; location?: boolean };
   /** The route honours the Idempotency-Key header. */
   idempotent?: boolean;
+  /** The route starts or signals a Temporal workflow (its 503 says so). */
+  temporal?: boolean;
   /** Description (string) or schema keywords per path parameter / query parameter / body field. */
   params?: Record<string, string | SchemaPatch>;
   query?: Record<string, string | SchemaPatch>;
-  body?: { name: string; description?: string; fields?: Record<string, string | SchemaPatch> };
+  /** `schema`: keywords of the whole body (rules that tie fields together, e.g. a size limit per type). */
+  body?: { name: string; description?: string; fields?: Record<string, string | SchemaPatch>; schema?: SchemaPatch };
 }
 
 export const OPERATION_DOC = 'x-postpilot-operation';

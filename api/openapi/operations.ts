@@ -2,10 +2,22 @@
 // field notes. Each route attaches its entry with `detail: OPERATIONS.x`; the schemas themselves
 // come from the route (params, query, body, response), never from here.
 import { doc } from './operation.ts';
+import { formatLimit, MEDIA_RULES } from '../../media/catalog.ts';
 
 const POST_ID = 'Post id (`post_…`).';
 const MEDIA_ID = 'Media item id (`med_…`), from Create upload.';
 const DATE_TIME = (text: string) => ({ description: text, format: 'date-time' });
+const PUBLISH_AT_BOUNDS = 'at most 5 minutes in the past and before 9999-12-31T00:00:00Z (by the server’s clock; `422` otherwise)';
+
+/** media/catalog.ts's size limit per type, as a rule of the upload body: one branch per limit. */
+const SIZE_BY_TYPE = (() => {
+  const byLimit = new Map<number, string[]>();
+  for (const [mime, rule] of Object.entries(MEDIA_RULES)) byLimit.set(rule.maxBytes, [...(byLimit.get(rule.maxBytes) ?? []), mime]);
+  return [...byLimit].map(([max, types]) => ({
+    description: `${types.join(', ')}: at most ${max} bytes (${formatLimit(max)})`,
+    properties: { mimeType: { enum: types }, fileSize: { maximum: max } },
+  }));
+})();
 
 export const OPERATIONS = {
   getMe: doc({
@@ -34,19 +46,20 @@ export const OPERATIONS = {
     errors: ['forbidden_scope', 'limit_reached', 'reauth_required', 'duplicate_post', 'conflict', 'validation_failed'],
     errorNotes: {
       forbidden_scope: 'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and names another (`details.channelIds`)',
-      validation_failed: 'invalid body (`details.fields: [{path, message}]`): shape, `publishAt`, unknown or disabled channels, text over a channel’s `maxChars`, missing media or required fields',
+      validation_failed: 'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels, text over a channel’s `maxChars`, media or required fields a channel needs, an invalid Idempotency-Key',
       conflict: 'an Idempotency-Key reused with another body, or its first request still running',
     },
     success: { status: 201, description: 'The post, `scheduled`, with a `draft` entry per channel.', location: true },
     idempotent: true,
+    temporal: true,
     body: {
       name: 'CreatePostRequest',
       fields: {
-        content: 'Default text, used on every channel without its own text in `contentByPlatform`.',
-        channelIds: 'Target channels (ids from GET /channels), 1 to 50, no repeats.',
-        publishAt: DATE_TIME('When to publish: ISO 8601 with an offset, at most 5 minutes in the past. Omit to publish now.'),
-        mediaIds: 'Ready media items to attach, in order (ids from the media library).',
-        contentByPlatform: 'Text per platform (upper-case platform name → text), instead of `content` on that platform’s channels.',
+        content: 'Default text, used on every channel without its own text in `contentByPlatform`. On each channel the text must fit the channel’s `rules.maxChars`, counted as its platform counts (GET /channels); an empty text needs media.',
+        channelIds: 'Target channels: ids of channels of the organization (from GET /channels), 1 to 50, no repeats. An unknown or disabled channel is `422`, one outside a channel-limited key’s list `403`, one to reconnect `409 reauth_required`.',
+        publishAt: DATE_TIME(`When to publish, with an offset: ${PUBLISH_AT_BOUNDS}. Omit to publish now.`),
+        mediaIds: '`ready` media items of the organization to attach, in order (ids from the media library). Each target platform’s media limits apply: how many, which types, a video alone; a channel with `rules.requiresMedia` needs an image or a video.',
+        contentByPlatform: 'Text per platform (upper-case platform name → text), instead of `content` on that platform’s channels. Each key must be the platform of a target channel.',
         reddit: 'Subreddit and title; required when a REDDIT channel is targeted.',
       },
     },
@@ -60,6 +73,7 @@ export const OPERATIONS = {
     description:
       'Newest first by `scheduledAt`, then id, with per-channel status, live URLs and errors. Keyset pagination: pass `nextCursor` as `cursor` for the next page. A channel-limited key sees only posts all of whose channels are in its list.',
     errors: ['validation_failed'],
+    errorNotes: { validation_failed: 'invalid query (`details.fields: [{path, message}]`): a value outside its schema, or a cursor this API did not return' },
     success: { description: 'A page of posts.' },
     query: {
       status: 'Only posts with this status.',
@@ -67,7 +81,7 @@ export const OPERATIONS = {
       from: DATE_TIME('Only posts scheduled at or after this instant.'),
       to: DATE_TIME('Only posts scheduled before this instant.'),
       limit: { description: 'Page size.', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
-      cursor: 'Page position: the `nextCursor` of the previous page.',
+      cursor: 'Page position: opaque, only a `nextCursor` from an earlier page of this list (any other value is `422`).',
     },
   }),
 
@@ -89,16 +103,20 @@ export const OPERATIONS = {
     description:
       'Changes the text, the per-platform text, the publish time or the media of a post that is still `scheduled`; give at least one field. Once it is publishing or done: `409 conflict`. The new texts are checked against the channels’ rules as on create.',
     errors: ['not_found', 'conflict', 'duplicate_post', 'validation_failed'],
-    errorNotes: { conflict: 'the post is no longer `scheduled` (`details.status`)' },
+    errorNotes: {
+      conflict: 'the post is no longer `scheduled` (`details.status`)',
+      validation_failed: 'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, text over a channel’s `maxChars`, media a channel cannot take',
+    },
     success: { description: 'The updated post.' },
+    temporal: true,
     params: { id: POST_ID },
     body: {
       name: 'UpdatePostRequest',
       fields: {
-        content: 'New default text.',
-        publishAt: DATE_TIME('New publish time: ISO 8601 with an offset, at most 5 minutes in the past.'),
-        contentByPlatform: 'Replaces the per-platform texts (upper-case platform name → text).',
-        mediaIds: 'Replaces the attached media (ready items, in order).',
+        content: 'New default text. On each of the post’s channels it must fit the channel’s `rules.maxChars`; an empty text needs media.',
+        publishAt: DATE_TIME(`New publish time, with an offset: ${PUBLISH_AT_BOUNDS}.`),
+        contentByPlatform: 'Replaces the per-platform texts (upper-case platform name → text). Each key must be the platform of a target channel of the post.',
+        mediaIds: 'Replaces the attached media: `ready` media items of the organization, in order. Each platform’s media limits apply, as on create.',
       },
     },
   }),
@@ -113,16 +131,19 @@ export const OPERATIONS = {
     errors: ['conflict', 'validation_failed'],
     errorNotes: {
       conflict: 'an Idempotency-Key reused with another body, or its first request still running',
-      validation_failed: 'invalid body (`details.fields`): a file name with path separators, a type that is not accepted, a size over the type’s limit',
+      validation_failed: 'invalid body (`details.fields`): a file name with path separators, a type that is not accepted, a size over the type’s limit, an invalid Idempotency-Key',
     },
     success: { status: 201, description: 'The pending media item and the PUT instructions.', location: true },
     idempotent: true,
+    temporal: true,
     body: {
       name: 'CreateUploadRequest',
+      // The size limit of each type (a body that breaks it is `422`).
+      schema: { anyOf: SIZE_BY_TYPE },
       fields: {
-        fileName: 'File name, without path separators or control characters.',
-        mimeType: 'The file’s type (case-insensitive), e.g. `image/png`.',
-        fileSize: 'Size in bytes; the PUT must send exactly this many.',
+        fileName: 'File name: 1–255 characters, without path separators (`/`, `\\`) or control characters; not blank, `.` or `..`.',
+        mimeType: 'The file’s type, one of those listed (the server also takes them in any letter case; `audio/x-wav` and `audio/wave` are WAV).',
+        fileSize: `Size in bytes; the PUT must send exactly this many. At most: ${SIZE_BY_TYPE.map((b) => b.description).join('; ')}.`,
         altText: 'Alternative text for the item.',
       },
     },
@@ -138,6 +159,7 @@ export const OPERATIONS = {
     errors: ['not_found', 'conflict', 'validation_failed'],
     errorNotes: { conflict: 'the file has not been PUT yet (the item stays `pending`), or the 15-minute window has closed' },
     success: { description: 'The media item, `ready` or `failed`.' },
+    temporal: true,
     params: { id: MEDIA_ID },
   }),
 

@@ -4,20 +4,25 @@ import { refuseUnstorableBody, router } from '../router.ts';
 import { authPlugin } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
 import type { AppDeps } from '../context.ts';
-import { MediaItemSchema, UploadResponseSchema } from '../schemas.ts';
+import { Chars, FileName, MediaItemSchema, MimeType, PathId, UploadResponseSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 
+// The type and the size limit per type are checked by media/catalog.ts (case-insensitively); the
+// document lists the types and each type's limit from the same table (api/openapi/operations.ts).
 const UploadBody = t.Object(
   {
-    fileName: t.String({ minLength: 1, maxLength: 255 }),
-    mimeType: t.String({ minLength: 1, maxLength: 100 }),
+    fileName: FileName(),
+    mimeType: MimeType(),
     fileSize: t.Integer({ minimum: 1 }),
-    altText: t.Optional(t.String({ maxLength: 1500, pattern: '^[^\\u0000]*$' })),
+    altText: t.Optional(Chars(1500)),
   },
   { additionalProperties: false },
 );
 
-const IdParams = t.Object({ id: t.String({ maxLength: 64 }) });
+const IdParams = t.Object({ id: PathId() });
+
+/** A channel-limited key sees only some of the organization's media (services/media.ts). */
+const viewerOf = (auth: { key: { id: string }; channels: 'all' | string[] }) => ({ apiKeyId: auth.key.id, channels: auth.channels });
 
 export function mediaRoutes(deps: AppDeps) {
   const need = () => {
@@ -33,7 +38,7 @@ export function mediaRoutes(deps: AppDeps) {
         const em = deps.orm.em.fork();
         const result = await idempotent(
           em,
-          { organizationId: auth.organization.id, endpoint: 'POST /v1/media/uploads', key: headers['idempotency-key'], body, now: auth.now },
+          { organizationId: auth.organization.id, apiKeyId: auth.key.id, endpoint: 'POST /v1/media/uploads', key: headers['idempotency-key'], body, now: auth.now },
           async () => {
         const { item, upload } = await createUpload(em, storage, temporal, {
           organizationId: auth.organization.id,
@@ -42,6 +47,7 @@ export function mediaRoutes(deps: AppDeps) {
           fileSize: body.fileSize,
           altText: body.altText ?? null,
           now: auth.now,
+          apiKeyId: auth.key.id,
         });
         return {
           status: 201,
@@ -65,14 +71,14 @@ export function mediaRoutes(deps: AppDeps) {
       '/media/:id/complete',
       async ({ auth, params }) => {
         const { storage, temporal } = need();
-        const item = await completeUpload(deps.orm.em.fork(), temporal, auth.organization.id, params.id);
+        const item = await completeUpload(deps.orm.em.fork(), temporal, auth.organization.id, params.id, viewerOf(auth));
         return mediaView(item, storage);
       },
       { scope: 'publish', params: IdParams, response: { 200: MediaItemSchema }, detail: OPERATIONS.completeUpload },
     )
     .get(
       '/media/:id',
-      async ({ auth, params }) => mediaView(await getMediaItem(deps.orm.em.fork(), auth.organization.id, params.id), need().storage),
+      async ({ auth, params }) => mediaView(await getMediaItem(deps.orm.em.fork(), auth.organization.id, params.id, viewerOf(auth)), need().storage),
       { scope: 'read', params: IdParams, response: { 200: MediaItemSchema }, detail: OPERATIONS.getMedia },
     );
 }

@@ -11,22 +11,24 @@ import { authPlugin } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
 import { PLAN_LIMITS } from '../../lib/plans.ts';
 import type { AppDeps } from '../context.ts';
-import { PostListSchema, PostSchema } from '../schemas.ts';
+import { BodyId, Chars, DateTimeInput, PathId, PostListSchema, PostSchema } from '../schemas.ts';
+import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 
-// No NUL: Postgres text cannot hold it (the insert would fail with a 500).
-const Text = t.String({ maxLength: 100_000, pattern: '^[^\\u0000]*$' });
-const MediaIds = t.Array(t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_]+$' }), { maxItems: 20, uniqueItems: true });
-const ContentByPlatform = t.Record(t.String({ pattern: '^[A-Z]+$' }), Text, { maxProperties: 20 });
+// Texts: no NUL (Postgres text cannot hold it) and no unpaired surrogate; lengths in characters.
+const Text = Chars(100_000);
+const MediaIds = t.Array(BodyId(), { maxItems: 20, uniqueItems: true });
+/** Keys: platform names (a key that is not the platform of a target channel is refused later). */
+const ContentByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Text, { maxProperties: PLATFORMS.length, additionalProperties: false });
 
 const CreateBody = t.Object(
   {
     content: Text,
-    channelIds: t.Array(t.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 50, uniqueItems: true }),
-    publishAt: t.Optional(t.String({ maxLength: 64 })),
+    channelIds: t.Array(BodyId(), { minItems: 1, maxItems: 50, uniqueItems: true }),
+    publishAt: t.Optional(DateTimeInput()),
     mediaIds: t.Optional(MediaIds),
     contentByPlatform: t.Optional(ContentByPlatform),
-    reddit: t.Optional(t.Object({ subreddit: t.String({ minLength: 1, maxLength: 100 }), title: t.String({ minLength: 1, maxLength: 300 }) }, { additionalProperties: false })),
+    reddit: t.Optional(t.Object({ subreddit: Chars(100, { min: 1 }), title: Chars(300, { min: 1 }) }, { additionalProperties: false })),
   },
   { additionalProperties: false },
 );
@@ -34,33 +36,38 @@ const CreateBody = t.Object(
 const PatchBody = t.Object(
   {
     content: t.Optional(Text),
-    publishAt: t.Optional(t.String({ maxLength: 64 })),
+    publishAt: t.Optional(DateTimeInput()),
     contentByPlatform: t.Optional(ContentByPlatform),
     mediaIds: t.Optional(MediaIds),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 
+const IdParams = t.Object({ id: PathId() });
+
 const ListQuery = t.Object({
   status: t.Optional(t.Union(POST_STATUSES.map((s) => t.Literal(s)))),
-  // No NUL: Postgres cannot hold it in text and the query would fail (500).
-  channelId: t.Optional(t.String({ minLength: 1, maxLength: 64, pattern: '^[^\\u0000]+$' })),
-  from: t.Optional(t.String({ maxLength: 64 })),
-  to: t.Optional(t.String({ maxLength: 64 })),
+  channelId: t.Optional(Chars(64, { min: 1 })),
+  from: t.Optional(DateTimeInput()),
+  to: t.Optional(DateTimeInput()),
   // Parsed by parseLimit: t.Numeric reported range errors with an empty field path.
   limit: t.Optional(t.String({ maxLength: 16 })),
-  cursor: t.Optional(t.String({ maxLength: 512 })),
+  // Opaque (services/posts.ts encodes it): base64url.
+  cursor: t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', error: 'is not a cursor returned by this API' })),
 });
+
+/** Outside years 1–9999 Postgres cannot take the instant (a 500): a bound beyond them is no bound. */
+const EARLIEST = new Date('0001-01-01T00:00:00Z');
+const LATEST = new Date('9999-12-31T23:59:59.999Z');
 
 function parseInstant(value: string | undefined, path: string, fields: FieldError[]): Date | undefined {
   if (value === undefined) return undefined;
   const d = new Date(value);
-  // Years 1–9999 only: Postgres has no year 0 and the query would fail (500).
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1 || d.getUTCFullYear() > 9999) {
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime())) {
     fields.push({ path, message: 'must be an ISO 8601 date-time' });
     return undefined;
   }
-  return d;
+  return d < EARLIEST ? EARLIEST : d > LATEST ? LATEST : d;
 }
 
 function parseLimit(value: string | undefined, fields: FieldError[]): number {
@@ -86,7 +93,7 @@ export function postRoutes(deps: AppDeps) {
         const em = deps.orm.em.fork();
         const result = await idempotent(
           em,
-          { organizationId: auth.organization.id, endpoint: 'POST /v1/posts', key: headers['idempotency-key'], body, now: auth.now },
+          { organizationId: auth.organization.id, apiKeyId: auth.key.id, endpoint: 'POST /v1/posts', key: headers['idempotency-key'], body, now: auth.now },
           async () => {
         const fields: FieldError[] = [];
         const publishAt = body.publishAt !== undefined ? parsePublishAt(body.publishAt, auth.now, fields) : null;
@@ -94,7 +101,7 @@ export function postRoutes(deps: AppDeps) {
         const channels = await loadTargetChannels(em, auth.organization.id, body.channelIds, auth.channels);
         assertChannelsUsable(channels);
         const contentByPlatform = body.contentByPlatform ?? {};
-        const media = await loadPostMedia(em, auth.organization.id, body.mediaIds ?? []);
+        const media = await loadPostMedia(em, auth.organization.id, body.mediaIds ?? [], { apiKeyId: auth.key.id, channels: auth.channels });
         const texts = channelTexts(channels, { content: body.content, contentByPlatform, media, reddit: body.reddit ?? null });
         const id = await schedulePost(em, temporal(), {
           organizationId: auth.organization.id,
@@ -142,7 +149,7 @@ export function postRoutes(deps: AppDeps) {
     )
     .get('/posts/:id', ({ auth, params }) => getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage), {
       scope: 'read',
-      params: t.Object({ id: t.String({ maxLength: 64 }) }),
+      params: IdParams,
       response: { 200: PostSchema },
       detail: OPERATIONS.getPost,
     })
@@ -163,6 +170,6 @@ export function postRoutes(deps: AppDeps) {
         });
         return getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage);
       },
-      { scope: 'publish', body: PatchBody, params: t.Object({ id: t.String({ maxLength: 64 }) }), transform: refuseUnstorableBody, response: { 200: PostSchema }, detail: OPERATIONS.updatePost },
+      { scope: 'publish', body: PatchBody, params: IdParams, transform: refuseUnstorableBody, response: { 200: PostSchema }, detail: OPERATIONS.updatePost },
     );
 }

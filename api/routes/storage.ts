@@ -3,11 +3,13 @@
 // The PUT mirrors a presigned S3 PUT: the signed Content-Type and length must match, the bytes
 // are streamed to disk (never buffered whole), and a refused upload leaves no object behind.
 // Every refusal is answered here, in the API's error body, so the routes behave the same
-// wherever they are mounted.
+// wherever they are mounted. Once an upload is closed (its item completed or expired) its URL
+// answers 409; downloads carry media/serving.ts's headers (nosniff, disposition, sandbox CSP).
 import { router } from '../router.ts';
 import { errorBody } from '../errors.ts';
 import { ERROR_STATUS, type ErrorCode } from '../../lib/errors.ts';
-import { UploadSizeError, type DiskStorage } from '../../storage/disk.ts';
+import { contentDisposition, MEDIA_SECURITY_HEADERS, servedContentType } from '../../media/serving.ts';
+import { UploadClosedError, UploadSizeError, type DiskStorage } from '../../storage/disk.ts';
 
 function fail(status: number, code: ErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(errorBody(code, message, details)), {
@@ -18,6 +20,8 @@ function fail(status: number, code: ErrorCode, message: string, details?: Record
 
 const badUploadUrl = () => fail(ERROR_STATUS.unauthorized, 'unauthorized', 'upload URL invalid or expired');
 const badDownloadUrl = () => fail(ERROR_STATUS.unauthorized, 'unauthorized', 'download URL invalid or expired');
+const uploadClosed = () =>
+  fail(ERROR_STATUS.conflict, 'conflict', 'This upload is closed: its media item was completed (or its window ended), so the URL no longer accepts bytes. Create a new upload to send another file.');
 const field = (path: string, message: string, status = 422, text = 'The upload does not match its signed URL.') =>
   fail(status, 'validation_failed', text, { fields: [{ path, message }] });
 
@@ -47,8 +51,12 @@ export function storageRoutes(storage: DiskStorage) {
     if (!checked.ok) return badDownloadUrl();
     const found = await storage.locate(checked.grant.key);
     if (!found) return fail(ERROR_STATUS.not_found, 'not_found', 'Object not found.');
+    // Only an accepted media type is ever served as such; anything else is a download.
+    const type = servedContentType(found.contentType);
     const headers: Record<string, string> = {
-      'content-type': found.contentType ?? 'application/octet-stream',
+      'content-type': type,
+      'content-disposition': found.contentDisposition ?? contentDisposition(type),
+      ...MEDIA_SECURITY_HEADERS,
       'accept-ranges': 'bytes',
       'cache-control': 'private, max-age=0',
     };
@@ -70,6 +78,8 @@ export function storageRoutes(storage: DiskStorage) {
         const checked = storage.verifyUploadToken(params.token);
         if (!checked.ok) return badUploadUrl();
         const grant = checked.grant;
+        // Before anything is read: the bytes of a completed item are final.
+        if (await storage.isUploadClosed(grant.key)) return uploadClosed();
         const type = request.headers.get('content-type');
         if (type !== grant.contentType) {
           return field('headers.content-type', `must be ${JSON.stringify(grant.contentType)}, as signed`);
@@ -81,9 +91,10 @@ export function storageRoutes(storage: DiskStorage) {
           if (n !== grant.contentLength) return field('headers.content-length', `must be ${grant.contentLength}, as signed`);
         }
         try {
-          const { etag } = await storage.writeStream(grant.key, request.body, { contentType: grant.contentType, contentLength: grant.contentLength });
+          const { etag } = await storage.writeStream(grant.key, request.body, { contentType: grant.contentType, contentLength: grant.contentLength, upload: true });
           return new Response(null, { status: 200, headers: { etag } });
         } catch (err) {
+          if (err instanceof UploadClosedError) return uploadClosed();
           if (err instanceof UploadSizeError) {
             return err.reason === 'too_large'
               ? field('body', `exceeds the signed length of ${grant.contentLength} bytes`, 413)

@@ -1,15 +1,19 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { ApiKey } from './api-key.ts';
 import { Organization } from './organization.ts';
 
 /**
  * A request made with an Idempotency-Key: the first response is kept for 24 h and replayed for
- * the same key and body (DESIGN.md §3). `statusCode` null = the first request is still running.
+ * the same API key, Idempotency-Key and body (DESIGN.md §3). `statusCode` null = the first
+ * request is still running.
  */
 export const IdempotencyKey = defineEntity({
   name: 'IdempotencyKey',
   tableName: 'idempotency_keys',
   properties: {
-    organization: () => p.manyToOne(Organization).mapToPk().deleteRule('cascade').primary(),
+    /** Per API key: another key of the organization never gets this key's stored response. */
+    apiKey: () => p.manyToOne(ApiKey).mapToPk().deleteRule('cascade').primary(),
+    organization: () => p.manyToOne(Organization).mapToPk().deleteRule('cascade').index(),
     /** e.g. `POST /v1/posts` */
     endpoint: p.string().length(64).primary(),
     key: p.string().length(255).primary(),

@@ -15,8 +15,16 @@ export const MediaItem = defineEntity({
     fileName: p.string(),
     mimeType: p.string(),
     sizeBytes: p.bigint('number'),
-    /** Object-store key of the bytes; workflows carry this, never the bytes. */
+    /**
+     * Object-store key of the item's bytes: the upload key while pending; once `ready`, the copy
+     * processing checked, under a key no upload URL names — what is served and published
+     * (docs/decisions.md "Uploaded bytes"). Workflows carry keys, never bytes.
+     */
     storageKey: p.string(),
+    /** The key the upload URL writes to; never read once processing has copied it. */
+    uploadKey: p.string(),
+    /** The API key that created the upload (null for the web application). */
+    apiKeyId: p.string().nullable(),
     thumbnailKey: p.string().nullable(),
     width: p.integer().nullable(),
     height: p.integer().nullable(),

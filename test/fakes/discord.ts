@@ -21,9 +21,12 @@ export interface FakeDiscordMessage {
   id: string;
   webhookId: string;
   channel_id: string;
+  /** As Discord shows it: '' when the message has no text. */
   content: string;
   attachments: FakeDiscordAttachment[];
   allowedMentions: unknown;
+  /** The JSON payload exactly as sent (JSON body or payload_json): tells an absent `content` from ''. */
+  payload: Record<string, unknown>;
   timestamp: string;
 }
 
@@ -126,9 +129,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
 
   async function execute(req: Request, hook: FakeDiscordWebhook, threadId: string | null): Promise<FakeDiscordMessage> {
     const { payload, files } = await readExecute(req);
-    const content = payload.content ?? '';
-    if (typeof content !== 'string') throw formError('content', 'BASE_TYPE_BAD_TYPE', 'Must be a string.'); // approx.
-    if (content.length > CONTENT_LIMIT) throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${CONTENT_LIMIT} or fewer in length.`);
+    // No default: an absent (or null) content is no text at all, and counts for nothing below.
+    const content = payload.content ?? null;
+    if (content !== null && typeof content !== 'string') throw formError('content', 'BASE_TYPE_BAD_TYPE', 'Must be a string.'); // approx.
+    if (content !== null && content.length > CONTENT_LIMIT) throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${CONTENT_LIMIT} or fewer in length.`);
     if (files.size > FILE_LIMIT) throw new DiscordError(400, { message: 'Maximum number of attachments in a message reached (10)', code: 30015 }); // approx.
 
     const described = Array.isArray(payload.attachments) ? (payload.attachments as Record<string, unknown>[]) : [];
@@ -147,15 +151,23 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         size: file.size,
       });
     }
-    if (!content.trim() && !attachments.length) throw new DiscordError(400, { message: 'Cannot send an empty message', code: 50006 });
+    // Discord needs one of content, embeds, files, poll (or stickers/components); blank text is none.
+    const hasText = content !== null && content.trim() !== '';
+    const hasEmbeds = Array.isArray(payload.embeds) && payload.embeds.length > 0;
+    const hasPoll = payload.poll !== undefined && payload.poll !== null;
+    const hasOther = (Array.isArray(payload.sticker_ids) && payload.sticker_ids.length > 0) || (Array.isArray(payload.components) && payload.components.length > 0);
+    if (!hasText && !hasEmbeds && !attachments.length && !hasPoll && !hasOther) {
+      throw new DiscordError(400, { message: 'Cannot send an empty message', code: 50006 });
+    }
 
     const msg: FakeDiscordMessage = {
       id: snowflake(),
       webhookId: hook.id,
       channel_id: threadId ?? hook.channel_id,
-      content,
+      content: content ?? '',
       attachments,
       allowedMentions: payload.allowed_mentions,
+      payload,
       timestamp: new Date().toISOString().replace('Z', '+00:00'),
     };
     messages.push(msg);

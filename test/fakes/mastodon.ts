@@ -18,6 +18,8 @@ export interface FakeMedia {
   fileName: string;
   mimeType: string;
   size: number;
+  /** Hex SHA-256 of the bytes received (which file was published, not only how big). */
+  sha256: string;
   description: string | null;
   /** GET /api/v1/media/:id answers 206 (still processing) this many more times, then 200. */
   pendingPolls: number;
@@ -50,6 +52,8 @@ export interface FakeMastodon {
 
 export interface FakeMastodonOptions {
   maxCharacters?: number;
+  /** What every URL counts as (`characters_reserved_per_url`; Mastodon's is 23). */
+  charactersReservedPerUrl?: number;
   /** false: GET /api/v2/instance is 404, as before Mastodon 4.0. */
   v2Instance?: boolean;
   /** v1 instance reports only `max_toot_chars` (Pleroma, glitch-soc) instead of `configuration`. */
@@ -65,6 +69,7 @@ const MAX_DESCRIPTION = 1500;
 
 export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise<FakeMastodon> {
   const maxCharacters = opts.maxCharacters ?? 500;
+  const perUrl = opts.charactersReservedPerUrl ?? 23;
   const statuses: FakeStatus[] = [];
   const media: FakeMedia[] = [];
   const requests: FakeRequest[] = [];
@@ -150,7 +155,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       return json({ error: 'Cannot attach files that have not finished processing. Try again in a moment!' }, 422);
     }
     if (!text.trim() && !mediaIds.length) return json({ error: "Validation failed: Text can't be blank" }, 422);
-    if (graphemes(text) + graphemes(spoiler) > maxCharacters) {
+    if (graphemes(countable(text, perUrl)) + graphemes(spoiler) > maxCharacters) {
       return json({ error: `Validation failed: Text character limit of ${maxCharacters} exceeded` }, 422);
     }
 
@@ -187,6 +192,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       fileName: file instanceof File && file.name ? file.name : 'file',
       mimeType: file.type,
       size: file.size,
+      sha256: new Bun.CryptoHasher('sha256').update(await file.arrayBuffer()).digest('hex'),
       description: typeof description === 'string' ? description : null,
       pendingPolls: opts.mediaPendingPolls ?? 1,
       processed: opts.syncMedia === true,
@@ -255,7 +261,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
   }
 
   function statusesConfig() {
-    return { max_characters: maxCharacters, max_media_attachments: MAX_MEDIA, characters_reserved_per_url: 23 };
+    return { max_characters: maxCharacters, max_media_attachments: MAX_MEDIA, characters_reserved_per_url: perUrl };
   }
 
   function instanceV2() {
@@ -317,7 +323,14 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 }
 
 const segmenter = new Intl.Segmenter();
-// Mastodon counts grapheme clusters (it also counts every URL as 23 characters; the fake does not).
+// Mastodon counts grapheme clusters of the text after StatusLengthValidator#countable_text: every
+// URL with a scheme becomes `characters_reserved_per_url` x's, `@user@domain` becomes `@user`.
+// (The fake's own, simpler patterns: written apart from lib/text-length.ts on purpose.)
+const URL_WITH_SCHEME = /(?<![\p{L}\p{N}@＠$#＃])https?:\/\/[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+(?::\d{1,5})?(?:[/?#][^\s]*[^\s.,;:!?'")\]])?/gu;
+const REMOTE_MENTION = /(?<![=/\p{L}\p{M}\p{Nd}\p{Pc}])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)@[\p{L}\p{M}\p{Nd}\p{Pc}.-]+[\p{L}\p{M}\p{Nd}\p{Pc}]+/giu;
+function countable(text: string, perUrl: number): string {
+  return text.replace(URL_WITH_SCHEME, 'x'.repeat(perUrl)).replace(REMOTE_MENTION, '@$1');
+}
 function graphemes(s: string): number {
   let n = 0;
   for (const _ of segmenter.segment(s)) n++;

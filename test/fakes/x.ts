@@ -1,6 +1,8 @@
 // A local fake of the X API v2 parts the connector uses: POST /2/tweets, the dedicated media
 // upload endpoints, media metadata, the user timeline and the OAuth 2.0 token endpoint, with X's
 // problem-details error bodies, rate-limit headers and rotating refresh tokens.
+import { parseTweet } from 'twitter-text';
+
 export interface FakeTweet {
   id: string;
   text: string;
@@ -34,8 +36,15 @@ export interface FakeXRequest {
 
 export type FakeXRoute = 'tweets' | 'initialize' | 'append' | 'finalize' | 'status' | 'metadata' | 'me' | 'timeline' | 'token';
 
-/** 'accept-then-hang' (tweets only): create the post, then never answer. */
-export type FakeXResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
+/**
+ * 'accept-then-hang' (tweets only): create the post, then never answer. `waitFor`: answer as
+ * usual once the promise settles (a test holds the request while it arranges a race).
+ */
+export type FakeXResponse =
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  | { waitFor: Promise<unknown> }
+  | 'hang'
+  | 'accept-then-hang';
 
 export interface FakeXOptions {
   /** null: a public client (no secret, no Basic auth at the token endpoint). */
@@ -111,6 +120,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     const next = canned.get(route)?.shift();
     if (next === 'hang') return hang(req);
     if (next === 'accept-then-hang') acceptThenHang = true;
+    else if (next && 'waitFor' in next) await next.waitFor.catch(() => {});
     else if (next) return json(next.body ?? { title: `HTTP ${next.status}`, status: next.status }, next.status, next.headers);
 
     if (route === 'token') return token(req);
@@ -271,7 +281,8 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     if (ids.some((x) => typeof x !== 'string' || !/^\d{1,19}$/.test(x))) return invalid('$.media.media_ids[0]: integer found, string expected');
     if (body.media !== undefined && (ids.length < 1 || ids.length > 4)) return invalid('$.media.media_ids: must have between 1 and 4 items');
     if (!text && !ids.length) return invalid('$.text: is missing but it is required');
-    if (typeof text === 'string' && [...text].length > MAX_TEXT) {
+    // X counts weighted (twitter-text, X's own library): CJK and emoji 2, any URL 23.
+    if (typeof text === 'string' && parseTweet(text).weightedLength > MAX_TEXT) {
       return problem(403, 'Forbidden', 'You are not permitted to perform this action.');
     }
     const attached = (ids as string[]).map((id) => media.find((m) => m.id === id && m.userId === user.id));

@@ -1,12 +1,11 @@
 // A standalone API process for multi-process tests: the real app on a real socket, sharing the
 // test Postgres (and so the rate-limit and quota counters) with other processes.
-import pgDriver from 'pg';
 import { createApp } from '../../api/app.ts';
 import { createOrm } from '../../db/orm.ts';
-import { createRateLimiter } from '../../services/rate-limit.ts';
+import { createRateLimiter, createRateLimiterPool } from '../../services/rate-limit.ts';
 
 const orm = await createOrm(process.env.DATABASE_URL!, 10);
-const pool = new pgDriver.Pool({ connectionString: process.env.DATABASE_URL!, max: 10 });
+const pool = createRateLimiterPool(process.env.DATABASE_URL!, () => {}, 10);
 const app = createApp({ orm, rateLimiter: createRateLimiter(pool), log: () => {} }).listen({ port: 0, hostname: '127.0.0.1' });
 console.log(`ready ${app.server!.port}`);
 process.on('SIGTERM', async () => {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pgDriver from 'pg';
-import { createRateLimiter, type RateLimiter } from '../../services/rate-limit.ts';
+import { createRateLimiter, createRateLimiterPool, type RateLimiter } from '../../services/rate-limit.ts';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { createOrm, migrate, type Orm } from '../../db/orm.ts';
 import { findTemporalTestServer } from '../../lib/temporal-binaries.ts';
@@ -35,7 +35,7 @@ async function start(): Promise<Harness> {
   const databaseUrl = pg.url('postpilot_test');
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
-  const pool = new pgDriver.Pool({ connectionString: databaseUrl, max: 5 });
+  const pool = createRateLimiterPool(databaseUrl, () => {}); // dropped idle clients (test/outages.test.ts) are not fatal
   return {
     pg,
     databaseUrl,

