@@ -2,7 +2,7 @@
 // derived from the app's own route table: a path the API serves answers any other method with
 // 405 and `Allow`, OPTIONS with 204 and `Allow`; an unknown path stays 404. Nothing else of the
 // request is read, and no key is needed: the methods are public in the OpenAPI document too.
-import { errorBody } from './errors.ts';
+import { errorBody } from '../lib/errors.ts';
 import type { RouteInfo } from './openapi/document.ts';
 
 interface PathMethods {

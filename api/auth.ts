@@ -8,15 +8,15 @@
 // per Request, so `resolve` hands the same Auth to the handler and the rate limit and the
 // monthly quota count each request once. Order of refusals: 401 → 403 plan_required →
 // 429 rate_limited / quota_exceeded → 403 forbidden_scope → 413 / 422 of the body.
-import { router } from './router.ts';
-import { earlyStep, MAX_JSON_BODY_BYTES, readJsonBody } from './body.ts';
+import { router } from '../http/router.ts';
+import { earlyStep, MAX_JSON_BODY_BYTES, readJsonBody } from '../http/body.ts';
 import { keyChannels, authenticateKey, touchApiKey } from '../services/api-keys.ts';
 import { countRequest, requestsThisMonth } from '../services/usage.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { monthPeriod, PLAN_LIMITS } from '../lib/plans.ts';
 import type { Scope } from '../lib/scopes.ts';
 import type { IApiKey, IOrganization } from '../db/entities/index.ts';
-import type { AppDeps } from './context.ts';
+import type { AppDeps } from '../http/deps.ts';
 
 export interface Auth {
   key: IApiKey;
@@ -89,7 +89,7 @@ export function authPlugin(deps: AppDeps) {
 
   return router('auth').macro({
     scope: (scope: Scope) => ({
-      // Routes with a body: the key first, then the body, read with the limit (api/body.ts).
+      // Routes with a body: the key first, then the body, read with the limit (http/body.ts).
       parse: (ctx: AuthInput) =>
         earlyStep(async () => {
           await admit(ctx, scope);

@@ -3,8 +3,8 @@
 // - GET /ready: Postgres answers `select 1` and the Temporal frontend answers GetSystemInfo, each
 //   within READY_CHECK_TIMEOUT_MS; 503 names the one that failed. The reason stays in the log:
 //   the answer is public, so it says only ok / unavailable / timeout.
-import { router } from './router.ts';
-import type { AppDeps } from './context.ts';
+import { router } from '../http/router.ts';
+import type { AppDeps } from '../http/deps.ts';
 import type { LogSink } from '../lib/log.ts';
 
 export const READY_CHECK_TIMEOUT_MS = 2000;

@@ -27,7 +27,7 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STAT
 // Request values. Each rule the server enforces on a value is a keyword here, checked by TypeBox
 // when the request is validated and shown by the OpenAPI document (api/openapi), so the two
 // cannot differ (docs/decisions.md "The OpenAPI document"). `error` is the message a refusal
-// gives (api/errors.ts); the document drops it.
+// gives (http/errors.ts); the document drops it.
 
 /**
  * The document's `maxLength` of a `Chars` value. TypeBox counts a string's length in UTF-16

@@ -10,8 +10,9 @@
 // harness (temp directory, free port), removed at the end, on Ctrl-C and on a crash.
 import { Elysia } from 'elysia';
 import pgDriver from 'pg';
-import { createApp } from '../api/app.ts';
+import { createApp } from '../server/app.ts';
 import { createOrm, migrate } from '../db/orm.ts';
+import { loadConfig } from '../lib/config.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { createOrganization } from '../services/organizations.ts';
@@ -23,7 +24,7 @@ const REQUESTS = envInt('BENCH_REQUESTS', 5000, 1, 200_000);
 const CONCURRENCY = envInt('BENCH_CONCURRENCY', 16, 1, 256);
 const WARMUP = envInt('BENCH_WARMUP', 200, 0, 20_000);
 const ROUNDS = envInt('BENCH_ROUNDS', 2, 1, 10);
-const POOL_MAX = envInt('DATABASE_POOL_MAX', 10, 1, 1000);
+const POOL_MAX = loadConfig(process.env).databasePoolMax;
 
 // ENTERPRISE allows 1,200 requests a minute per key. The benchmark measures the limiter's cost,
 // not its refusals, so it spreads the requests over enough keys that none gets near its limit

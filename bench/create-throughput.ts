@@ -7,6 +7,7 @@
 //   … --json (or BENCH_JSON=1): the report goes to stderr, stdout carries one JSON object of figures.
 import { temporal as proto } from '@temporalio/proto';
 import { postWorkflowId } from '../workflows/post-types.ts';
+import { loadConfig } from '../lib/config.ts';
 import {
   cpuByPart, createPost, envInt, isStopping, machineNote, ms, pool, procMemory, runBench, say, startBenchStack, summary, type BenchStack,
 } from './stack.ts';
@@ -113,7 +114,7 @@ await runBench(async () => {
   console.log('');
   console.log('== create throughput (POST /v1/posts with publishAt, real socket) ==');
   console.log(`  posts ${createdTimed} timed (+${WARMUP} warm-up), ${CONCURRENCY} in flight, publishAt ${DAYS} days ahead`);
-  console.log(`  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}; API pool ${process.env.DATABASE_POOL_MAX || 10} connections`);
+  console.log(`  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}; API pool ${loadConfig(process.env).databasePoolMax} connections`);
   console.log(`  throughput ${(createdTimed / elapsed).toFixed(1)} posts/s (${elapsed.toFixed(2)} s wall, first send → last response)`);
   console.log(`  request latency p50 ${ms(s.p50)}  p90 ${ms(s.p90)}  p99 ${ms(s.p99)}  max ${ms(s.max)}`);
   console.log(`    of which in client.workflow.start p50 ${ms(st.p50)}  p90 ${ms(st.p90)}  p99 ${ms(st.p99)}  max ${ms(st.max)}  (inside the API's DB transaction)`);

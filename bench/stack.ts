@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } f
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createApp } from '../api/app.ts';
+import { createApp } from '../server/app.ts';
 import { createOrm, migrate, type Orm } from '../db/orm.ts';
 import { loadConfig } from '../lib/config.ts';
 import { embeddedDatabaseUrl } from '../lib/embedded.ts';
@@ -196,7 +196,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   say(`Temporal dev server on 127.0.0.1:${temporalPort} (${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'SQLite file in the temp directory'})`);
   const namespace = 'default';
   const temporal = await startTemporalDevServer({
-    cli: findTemporalCli(),
+    cli: findTemporalCli(loadConfig(process.env).temporal.cliPath),
     dbFile: process.env.BENCH_TEMPORAL_DB_FILE || join(dir, 'temporal.sqlite'),
     port: temporalPort,
     uiPort,
@@ -206,7 +206,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   onStop('Temporal', temporal.stop);
 
   // The API's pool, as in scripts/dev.ts (DATABASE_POOL_MAX, default 10); the worker reads the same variable.
-  const orm = await createOrm(databaseUrl, envInt('DATABASE_POOL_MAX', 10, 1, 1000));
+  const orm = await createOrm(databaseUrl, loadConfig(process.env).databasePoolMax);
   onStop('ORM', () => orm.close());
   await migrate(orm);
 
@@ -265,7 +265,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     namespace,
     taskQueue,
     worker,
-    temporalPid: findChildPid(findTemporalCli()),
+    temporalPid: findChildPid(findTemporalCli(loadConfig(process.env).temporal.cliPath)),
     dir,
   };
 }

@@ -1,6 +1,6 @@
 // Telling "Postgres dropped or refused the connection" apart from errors of the query itself.
 // Used to retry a statement on a fresh connection (db/orm.ts, services/rate-limit.ts) and to
-// answer 503 instead of a bare 500 while the database is away (api/errors.ts).
+// answer 503 instead of a bare 500 while the database is away (http/errors.ts).
 
 /**
  * Server-declared ends of a session: admin_shutdown (pg_terminate_backend, a restart) and

@@ -5,6 +5,74 @@ import { Value } from '@sinclair/typebox/value';
 
 const Bool = T.Union([T.Literal('true'), T.Literal('false'), T.Literal('1'), T.Literal('0')]);
 const Port = T.String({ pattern: '^[0-9]{1,5}$' });
+const text = T.Optional(T.String({ minLength: 1 }));
+const url = T.Optional(T.String({ pattern: '^https?://' }));
+
+/**
+ * Platform app credentials, API versions and base-URL overrides, each passed through as it is
+ * (Config.platforms; read by platforms/index.ts and web/oauth.ts). The one list of them: the
+ * schema and PLATFORM_SETTINGS are both made from it.
+ */
+const PLATFORM_ENV = {
+  X_CLIENT_ID: text,
+  X_CLIENT_SECRET: text,
+  LINKEDIN_CLIENT_ID: text,
+  LINKEDIN_CLIENT_SECRET: text,
+  LINKEDIN_API_VERSION: text,
+  REDDIT_CLIENT_ID: text,
+  REDDIT_CLIENT_SECRET: text,
+  REDDIT_USER_AGENT: text,
+  PINTEREST_CLIENT_ID: text,
+  PINTEREST_CLIENT_SECRET: text,
+  GOOGLE_CLIENT_ID: text,
+  GOOGLE_CLIENT_SECRET: text,
+  TIKTOK_CLIENT_KEY: text,
+  TIKTOK_CLIENT_SECRET: text,
+  META_GRAPH_API_VERSION: text,
+  X_API_URL: url,
+  LINKEDIN_API_URL: url,
+  LINKEDIN_AUTH_URL: url,
+  REDDIT_API_URL: url,
+  REDDIT_AUTH_URL: url,
+  PINTEREST_API_URL: url,
+  FACEBOOK_GRAPH_URL: url,
+  INSTAGRAM_GRAPH_URL: url,
+  THREADS_GRAPH_URL: url,
+  TELEGRAM_API_URL: url,
+  DISCORD_API_URL: url,
+  YOUTUBE_API_URL: url,
+  YOUTUBE_UPLOAD_URL: url,
+  GOOGLE_AUTH_URL: url,
+  TIKTOK_API_URL: url,
+  // The web application's OAuth connect flows (web/oauth.ts): Meta app credentials, and the
+  // authorize / token endpoints of each platform (overridable so tests can use a local fake).
+  META_APP_ID: text,
+  META_APP_SECRET: text,
+  INSTAGRAM_APP_ID: text,
+  INSTAGRAM_APP_SECRET: text,
+  THREADS_APP_ID: text,
+  THREADS_APP_SECRET: text,
+  X_AUTHORIZE_URL: url,
+  X_TOKEN_URL: url,
+  LINKEDIN_AUTHORIZE_URL: url,
+  LINKEDIN_TOKEN_URL: url,
+  REDDIT_AUTHORIZE_URL: url,
+  REDDIT_TOKEN_URL: url,
+  PINTEREST_AUTHORIZE_URL: url,
+  PINTEREST_TOKEN_URL: url,
+  GOOGLE_AUTHORIZE_URL: url,
+  GOOGLE_TOKEN_URL: url,
+  TIKTOK_AUTHORIZE_URL: url,
+  TIKTOK_TOKEN_URL: url,
+  FACEBOOK_AUTHORIZE_URL: url,
+  FACEBOOK_TOKEN_URL: url,
+  INSTAGRAM_AUTHORIZE_URL: url,
+  INSTAGRAM_TOKEN_URL: url,
+  THREADS_AUTHORIZE_URL: url,
+  THREADS_TOKEN_URL: url,
+};
+export const PLATFORM_SETTINGS = Object.keys(PLATFORM_ENV) as PlatformSetting[];
+export type PlatformSetting = keyof typeof PLATFORM_ENV;
 
 export const EnvSchema = T.Object({
   PORT: T.Optional(Port),
@@ -36,65 +104,13 @@ export const EnvSchema = T.Object({
   S3_SECRET_ACCESS_KEY: T.Optional(T.String({ minLength: 1 })),
   S3_FORCE_PATH_STYLE: T.Optional(Bool),
   VISION_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  X_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
-  X_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
-  LINKEDIN_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
-  LINKEDIN_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
-  LINKEDIN_API_VERSION: T.Optional(T.String({ minLength: 1 })),
-  REDDIT_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
-  REDDIT_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
-  REDDIT_USER_AGENT: T.Optional(T.String({ minLength: 1 })),
-  PINTEREST_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
-  PINTEREST_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
-  GOOGLE_CLIENT_ID: T.Optional(T.String({ minLength: 1 })),
-  GOOGLE_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
-  TIKTOK_CLIENT_KEY: T.Optional(T.String({ minLength: 1 })),
-  TIKTOK_CLIENT_SECRET: T.Optional(T.String({ minLength: 1 })),
-  META_GRAPH_API_VERSION: T.Optional(T.String({ minLength: 1 })),
-  X_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  LINKEDIN_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  LINKEDIN_AUTH_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  REDDIT_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  REDDIT_AUTH_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  PINTEREST_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  FACEBOOK_GRAPH_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  INSTAGRAM_GRAPH_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  THREADS_GRAPH_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  TELEGRAM_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  DISCORD_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  YOUTUBE_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  YOUTUBE_UPLOAD_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  GOOGLE_AUTH_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  TIKTOK_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  // The web application's OAuth connect flows (web/oauth.ts): Meta app credentials, and the
-  // authorize / token endpoints of each platform (overridable so tests can use a local fake).
-  META_APP_ID: T.Optional(T.String({ minLength: 1 })),
-  META_APP_SECRET: T.Optional(T.String({ minLength: 1 })),
-  INSTAGRAM_APP_ID: T.Optional(T.String({ minLength: 1 })),
-  INSTAGRAM_APP_SECRET: T.Optional(T.String({ minLength: 1 })),
-  THREADS_APP_ID: T.Optional(T.String({ minLength: 1 })),
-  THREADS_APP_SECRET: T.Optional(T.String({ minLength: 1 })),
-  X_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  X_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  LINKEDIN_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  LINKEDIN_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  REDDIT_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  REDDIT_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  PINTEREST_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  PINTEREST_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  GOOGLE_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  GOOGLE_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  TIKTOK_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  TIKTOK_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  FACEBOOK_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  FACEBOOK_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  INSTAGRAM_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  INSTAGRAM_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  THREADS_AUTHORIZE_URL: T.Optional(T.String({ pattern: '^https?://' })),
-  THREADS_TOKEN_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  ...PLATFORM_ENV,
   VISION_MODEL: T.Optional(T.String({ minLength: 1 })),
   VISION_API_KEY: T.Optional(T.String({ minLength: 1 })),
   OUTBOUND_ALLOW_PRIVATE: T.Optional(Bool),
+  // Other ffmpeg/ffprobe binaries than the npm packages' (media/exec.ts).
+  FFMPEG_PATH: text,
+  FFPROBE_PATH: text,
 });
 
 export interface Config {
@@ -128,13 +144,9 @@ export interface Config {
   platforms: Partial<Record<PlatformSetting, string>>;
   /** Calls to tenant-chosen hosts (lib/outbound.ts): private addresses only with OUTBOUND_ALLOW_PRIVATE. */
   outbound: { allowPrivate: boolean };
+  /** FFMPEG_PATH / FFPROBE_PATH; unset: the binaries of the npm packages (media/exec.ts). */
+  media: { ffmpegPath: string | undefined; ffprobePath: string | undefined };
 }
-
-export const PLATFORM_SETTINGS = [
-  'X_CLIENT_ID', 'X_CLIENT_SECRET', 'LINKEDIN_CLIENT_ID', 'LINKEDIN_CLIENT_SECRET', 'LINKEDIN_API_VERSION', 'REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET', 'REDDIT_USER_AGENT', 'PINTEREST_CLIENT_ID', 'PINTEREST_CLIENT_SECRET', 'GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'TIKTOK_CLIENT_KEY', 'TIKTOK_CLIENT_SECRET', 'META_GRAPH_API_VERSION', 'X_API_URL', 'LINKEDIN_API_URL', 'LINKEDIN_AUTH_URL', 'REDDIT_API_URL', 'REDDIT_AUTH_URL', 'PINTEREST_API_URL', 'FACEBOOK_GRAPH_URL', 'INSTAGRAM_GRAPH_URL', 'THREADS_GRAPH_URL', 'TELEGRAM_API_URL', 'DISCORD_API_URL', 'YOUTUBE_API_URL', 'YOUTUBE_UPLOAD_URL', 'GOOGLE_AUTH_URL', 'TIKTOK_API_URL',
-  'META_APP_ID', 'META_APP_SECRET', 'INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET', 'THREADS_APP_ID', 'THREADS_APP_SECRET', 'X_AUTHORIZE_URL', 'X_TOKEN_URL', 'LINKEDIN_AUTHORIZE_URL', 'LINKEDIN_TOKEN_URL', 'REDDIT_AUTHORIZE_URL', 'REDDIT_TOKEN_URL', 'PINTEREST_AUTHORIZE_URL', 'PINTEREST_TOKEN_URL', 'GOOGLE_AUTHORIZE_URL', 'GOOGLE_TOKEN_URL', 'TIKTOK_AUTHORIZE_URL', 'TIKTOK_TOKEN_URL', 'FACEBOOK_AUTHORIZE_URL', 'FACEBOOK_TOKEN_URL', 'INSTAGRAM_AUTHORIZE_URL', 'INSTAGRAM_TOKEN_URL', 'THREADS_AUTHORIZE_URL', 'THREADS_TOKEN_URL',
-] as const;
-export type PlatformSetting = (typeof PLATFORM_SETTINGS)[number];
 
 export interface StorageConfig {
   driver: 'disk' | 's3';
@@ -224,5 +236,6 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
     platforms: Object.fromEntries(PLATFORM_SETTINGS.filter((k) => picked[k]).map((k) => [k, picked[k]!])),
     vision: e.VISION_API_URL ? { url: e.VISION_API_URL, model: e.VISION_MODEL ?? 'gpt-4o-mini', apiKey: e.VISION_API_KEY } : undefined,
     outbound: { allowPrivate: isTrue(e.OUTBOUND_ALLOW_PRIVATE) },
+    media: { ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
   };
 }

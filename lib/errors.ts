@@ -50,3 +50,12 @@ export const errors = {
     new ApiError('validation_failed', message, { fields }),
   conflict: (message: string, details?: Record<string, unknown>) => new ApiError('conflict', message, details),
 };
+
+/** The error body of SPEC.md §7. http/errors.ts answers with it; the idempotency store keeps it. */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorBody {
+  return { error: details ? { code, message, details } : { code, message } };
+}

@@ -43,6 +43,11 @@ export interface PgServerOptions {
   fallbackBase?: string;
   /** Tests: false skips the mount-namespace way, to exercise the fallback. */
   namespaces?: boolean;
+  /**
+   * Run in a session of its own, so a terminal's Ctrl-C (sent to the launcher's process group)
+   * does not stop it while the launcher still drains its worker; the launcher stops it last.
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface PgServer {
@@ -89,7 +94,7 @@ process.once('exit', () => {
 export async function startPgServer(opts: PgServerOptions): Promise<PgServer> {
   const dataDir = resolve(opts.dataDir);
   const native = await nativeDir();
-  const runner = isRoot() ? rootRunner(native, dataDir, opts) : selfRunner(native, dataDir);
+  const runner = isRoot() ? rootRunner(native, dataDir, opts) : selfRunner(native, dataDir, opts);
   const log = openSync(opts.logFile, 'a');
   try {
     if (!existsSync(join(runner.dataDir, 'PG_VERSION'))) await initdb(runner, opts, log);
@@ -122,7 +127,7 @@ async function nativeDir(): Promise<string> {
   return dirname(dirname(postgres));
 }
 
-function selfRunner(native: string, dataDir: string): Runner {
+function selfRunner(native: string, dataDir: string, opts: PgServerOptions): Runner {
   prepareDataDir(dataDir);
   const owner = statSync(dataDir).uid;
   if (owner !== process.geteuid!()) {
@@ -138,7 +143,7 @@ function selfRunner(native: string, dataDir: string): Runner {
     bin: (p) => join(native, 'bin', p),
     data: dataDir,
     scratch,
-    spawn: (argv, log) => spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', log, log], env: pgEnv() }),
+    spawn: (argv, log) => spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup }),
     cleanup: () => rmSync(scratch, { recursive: true, force: true }),
   };
 }
@@ -177,7 +182,7 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
         data: join(scratch, 'data'),
         scratch,
         owner,
-        spawn: (argv, log) => spawn('unshare', wrap(asked, argv), { cwd: '/', stdio: ['ignore', log, log], env: pgEnv() }),
+        spawn: (argv, log) => spawn('unshare', wrap(asked, argv), { cwd: '/', stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup }),
         cleanup: cleanupScratch,
       };
     }
@@ -195,7 +200,7 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
       scratch,
       owner,
       spawn: (argv, log) =>
-        spawn(argv[0]!, argv.slice(1), { cwd: '/', uid: owner.uid, gid: owner.gid, stdio: ['ignore', log, log], env: pgEnv() }),
+        spawn(argv[0]!, argv.slice(1), { cwd: '/', uid: owner.uid, gid: owner.gid, stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup }),
       cleanup: cleanupScratch,
     };
   } catch (e) {
@@ -363,7 +368,7 @@ function server(child: ChildProcess, runner: Runner, opts: PgServerOptions): PgS
       }
     },
     stop: async () => {
-      // Ctrl-C may have reached Postgres directly already (same process group).
+      // Ctrl-C may have reached Postgres directly already (same process group, unless ownProcessGroup).
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT'); // fast shutdown
       let timer: ReturnType<typeof setTimeout> | undefined;
       const stopped = await Promise.race([done.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), 15_000)))]);

@@ -18,7 +18,8 @@ function find(explicit: string | undefined, onPath: string, local: string, hint:
   throw new Error(`cannot find the ${onPath} binary: set ${hint}, put it on PATH, or run scripts/setup.sh`);
 }
 
-export function findTemporalCli(explicit = process.env.TEMPORAL_CLI_PATH): string {
+/** `explicit`: TEMPORAL_CLI_PATH, as lib/config.ts read it (Config.temporal.cliPath). */
+export function findTemporalCli(explicit?: string): string {
   return find(explicit, 'temporal', 'temporal', 'TEMPORAL_CLI_PATH');
 }
 

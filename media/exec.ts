@@ -2,11 +2,13 @@
 //
 // The binaries come from @ffmpeg-installer/ffmpeg and @ffprobe-installer/ffprobe (static Linux
 // builds shipped inside the npm packages; nothing is downloaded at install time). FFMPEG_PATH /
-// FFPROBE_PATH override them, e.g. to use a system ffmpeg on a platform the packages don't cover.
+// FFPROBE_PATH (lib/config.ts) override them, e.g. to use a system ffmpeg on a platform the
+// packages don't cover: the worker hands them over at start (useMediaBinaries).
 import { constants } from 'node:fs';
 import { access, chmod, stat } from 'node:fs/promises';
 import ffmpegInstaller from '@ffmpeg-installer/ffmpeg';
 import ffprobeInstaller from '@ffprobe-installer/ffprobe';
+import type { Config } from '../lib/config.ts';
 
 const ready = new Map<string, Promise<string>>();
 
@@ -32,7 +34,7 @@ function executable(path: string, pkg: string): Promise<string> {
         return path;
       } catch (e) {
         throw new Error(
-          `${path} is not executable and cannot be made so; add "${pkg}" to trustedDependencies (or set the path in the environment)`,
+          `${path} is not executable and cannot be made so; add "${pkg}" to trustedDependencies (or set FFMPEG_PATH / FFPROBE_PATH)`,
           { cause: e },
         );
       }
@@ -43,13 +45,24 @@ function executable(path: string, pkg: string): Promise<string> {
   return p;
 }
 
+let configured: Config['media'] = { ffmpegPath: undefined, ffprobePath: undefined };
+
+/**
+ * The binaries of the configuration (FFMPEG_PATH / FFPROBE_PATH), for every later run in this
+ * process: the media activities and the connectors that cut a frame (Reddit). Called once at start
+ * by the worker (worker/run.ts); unset paths mean the npm packages' binaries.
+ */
+export function useMediaBinaries(paths: Config['media']): void {
+  configured = { ...paths };
+}
+
 export function ffmpegPath(): Promise<string> {
-  const override = process.env.FFMPEG_PATH;
+  const override = configured.ffmpegPath;
   return override ? Promise.resolve(override) : executable(ffmpegInstaller.path, '@ffmpeg-installer/linux-x64');
 }
 
 export function ffprobePath(): Promise<string> {
-  const override = process.env.FFPROBE_PATH;
+  const override = configured.ffprobePath;
   return override ? Promise.resolve(override) : executable(ffprobeInstaller.path, '@ffprobe-installer/linux-x64');
 }
 

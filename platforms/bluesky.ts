@@ -19,7 +19,8 @@
 import { createHash } from 'node:crypto';
 import { AtpAgent, BlobRef, RichText, XRPCError, jsonToLex, type AtpSessionData } from '@atproto/api';
 import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
-import { createHttp, reasonOf, sleep } from './http.ts';
+import { createHttp, reasonOf, sleep, trimSlash } from './http.ts';
+import { remember } from './recent.ts';
 import {
   PlatformError,
   parseRetryAfter,
@@ -66,7 +67,7 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const uploadTimeoutMs = opts.uploadTimeoutMs ?? 300_000;
   const defaultService = opts.baseUrl ?? 'https://bsky.social';
-  const appUrl = (opts.appUrl ?? 'https://bsky.app').replace(/\/+$/, '');
+  const appUrl = trimSlash(opts.appUrl ?? 'https://bsky.app');
   const videoServiceUrl = opts.videoServiceUrl === undefined ? 'https://video.bsky.app' : opts.videoServiceUrl;
   const pollIntervalMs = opts.pollIntervalMs ?? 1_500;
   const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
@@ -98,18 +99,16 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
 
   /** The last session per account (service, identifier and app password); see the file comment. */
   const sessions = new Map<string, AtpSessionData>();
-  function remember(key: string, session: AtpSessionData | undefined) {
-    sessions.delete(key);
-    if (!session) return;
-    sessions.set(key, session);
-    if (sessions.size > 1_000) sessions.delete(sessions.keys().next().value!);
+  function keep(key: string, session: AtpSessionData | undefined) {
+    if (session) remember(sessions, key, session);
+    else sessions.delete(key);
   }
 
   async function login(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Session> {
     const { service, identifier, appPassword } = account(credentials, defaultService);
     const key = createHash('sha256').update(`${service}\n${identifier.toLowerCase()}\n${appPassword}`).digest('hex');
     // persistSession also sees the refreshes the agent makes by itself on an ExpiredToken.
-    const agent = new AtpAgent({ service, fetch: agentFetch(signal), persistSession: (_evt, s) => remember(key, s) });
+    const agent = new AtpAgent({ service, fetch: agentFetch(signal), persistSession: (_evt, s) => keep(key, s) });
     const cached = sessions.get(key);
     if (cached) {
       try {

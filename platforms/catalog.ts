@@ -12,7 +12,7 @@ export function isPlatform(v: string): v is Platform {
 
 export interface ChannelRules {
   requiresMedia: boolean;
-  /** Counted as the platform counts (lib/text-length.ts): X weighted, Mastodon URLs as 23, else graphemes. */
+  /** Counted as the platform counts (platforms/text-length.ts): X weighted, Mastodon URLs as 23, else graphemes. */
   maxChars: number;
   requiredFields: string[];
 }

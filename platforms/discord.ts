@@ -12,7 +12,7 @@
 //   recording it failed afterwards); a worker restart forgets it. The durable record of an
 //   accepted message is the publish activity's heartbeat details (activities/posts.ts): a retry
 //   on any worker after a failed recording does not call the connector at all.
-import { createHttp, credential, isOk, reasonOf, type Reply, type SendOptions } from './http.ts';
+import { blobOf, connectTracking, createHttp, credential, isOk, reasonOf, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface DiscordConnectorOptions {
@@ -51,7 +51,7 @@ interface ApiError {
 export function createDiscordConnector(opts: DiscordConnectorOptions = {}): Connector {
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 120_000;
-  const base = (opts.baseUrl ?? API).replace(/\/+$/, '');
+  const base = trimSlash(opts.baseUrl ?? API);
   const baseOrigin = new URL(base).origin;
   const guilds = new Map<string, string>(); // webhook id → guild id; a webhook never changes guild
   const published = new Map<string, PublishResult>();
@@ -63,22 +63,14 @@ export function createDiscordConnector(opts: DiscordConnectorOptions = {}): Conn
   async function exchange(hook: Webhook, url: string, o: SendOptions, creates: boolean): Promise<Reply> {
     const what = `${o.method ?? 'GET'} webhook`;
     if (o.signal?.aborted) throw new PlatformError('transient', `Discord ${what} aborted before sending`);
-    let unreached = false;
-    const tracked = (async (input: string | URL | Request, init?: RequestInit) => {
-      try {
-        return await doFetch(input, init);
-      } catch (err) {
-        unreached = isConnectError(err);
-        throw err;
-      }
-    }) as typeof fetch;
-    const http = createHttp('Discord', { fetch: tracked, timeoutMs });
+    const tracked = connectTracking(doFetch);
+    const http = createHttp('Discord', { fetch: tracked.fetch, timeoutMs });
     try {
       return await http.send(url, { ...o, headers: { 'User-Agent': USER_AGENT, ...o.headers } });
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
       const reason = err.message.replaceAll(hook.token, '<token>').replace(/^Discord [A-Z]+ \S+ /, '');
-      if (unreached || !creates) throw new PlatformError('transient', `Discord ${what} ${reason}`, err.opts);
+      if (tracked.unreached() || !creates) throw new PlatformError('transient', `Discord ${what} ${reason}`, err.opts);
       throw new PlatformError(
         'permanent',
         `Discord ${what} ${reason}; the message may have been posted, so it is not sent again automatically — check the channel`,
@@ -151,7 +143,7 @@ async function executeBody(text: string, media: MediaRef[]): Promise<SendOptions
   form.append('payload_json', JSON.stringify(payload));
   for (const [i, m] of media.entries()) {
     const bytes = await m.read();
-    form.append(`files[${i}]`, new Blob([bytes as Uint8Array<ArrayBuffer>], { type: m.mimeType }), m.fileName);
+    form.append(`files[${i}]`, blobOf(bytes, m.mimeType), m.fileName);
   }
   return { multipart: form };
 }
@@ -219,12 +211,4 @@ function retryAfterMs(r: Reply): number | undefined {
   if (header !== undefined) return header;
   const resetAfter = Number(r.headers.get('x-ratelimit-reset-after') ?? NaN);
   return Number.isFinite(resetAfter) && resetAfter >= 0 ? Math.ceil(resetAfter * 1000) : undefined;
-}
-
-/** Errors fetch raises before any byte of the request can have reached the server. */
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ConnectionRefused', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'FailedToOpenSocket']);
-
-function isConnectError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (CONNECT_ERRORS.has(code) || /CERT|TLS/i.test(code));
 }

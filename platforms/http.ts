@@ -1,6 +1,7 @@
 // Shared HTTP plumbing for connectors: one exchange with a per-request timeout, and the default
 // mapping of HTTP failures to the error classes of DESIGN.md §4. Connectors override the mapping
 // with their platform's documented error codes (e.g. Meta 190 → reauth).
+import { dig, parseJson, str } from './json.ts';
 import { msUntilExpiry, PlatformError, parseRetryAfter, type Connector, type PublishRequest } from './types.ts';
 
 export interface Reply {
@@ -26,7 +27,10 @@ export interface SendOptions {
 }
 
 export interface HttpClient {
-  /** One exchange; throws a transient PlatformError only when no HTTP answer arrived. */
+  /**
+   * One exchange; throws a transient PlatformError only when no HTTP answer arrived, or the
+   * PlatformError the given fetch threw (a transport that classifies its own refusals).
+   */
   send(url: string, o?: SendOptions): Promise<Reply>;
 }
 
@@ -56,21 +60,13 @@ export function createHttp(platform: string, opts: { fetch?: typeof fetch; timeo
         const text = await res.text();
         return { status: res.status, headers: res.headers, body: parseJson(text), text };
       } catch (err) {
+        if (err instanceof PlatformError) throw err;
         if (timeout.aborted) throw new PlatformError('transient', `${platform} ${what} timed out after ${timeoutMs} ms`);
         if (o.signal?.aborted) throw new PlatformError('transient', `${platform} ${what} aborted`);
         throw new PlatformError('transient', `${platform} ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     },
   };
-}
-
-export function parseJson(text: string): unknown {
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
 }
 
 export const isOk = (r: Reply) => r.status >= 200 && r.status < 300;
@@ -101,6 +97,76 @@ export function reasonOf(r: Reply): string {
   if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') return (e as { message: string }).message;
   const text = r.text.trim();
   return text && !text.startsWith('<') ? text.slice(0, 300) : `HTTP ${r.status}`;
+}
+
+/**
+ * An RFC 6749 token endpoint's refusal of a refresh: a bad grant is the user's to fix (reauth),
+ * a bad client is this deployment's (permanent); 408, 429 and 5xx are transient.
+ */
+export function tokenError(platform: string, r: Reply, retryAfterMs = parseRetryAfter(r.headers.get('retry-after'))): PlatformError {
+  const code = str(dig(r.body, 'error'));
+  const message = `${platform} ${r.status}: ${reasonOf(r)}`;
+  const status = r.status;
+  if (status === 408 || status === 429 || status >= 500) {
+    return new PlatformError('transient', message, { status, platformCode: code, retryAfterMs });
+  }
+  if (code === 'invalid_client' || code === 'unauthorized_client') return new PlatformError('permanent', message, { status, platformCode: code });
+  return new PlatformError('reauth', message, { status, platformCode: code });
+}
+
+/** An OAuth error body `{error, error_description}`: the code, and "code: description" to show. */
+export function oauthErrorOf(r: Reply): { code: string | undefined; reason: string } {
+  const b = r.body as { error?: unknown; error_description?: unknown } | null;
+  const code = typeof b?.error === 'string' ? b.error : undefined;
+  const detail = typeof b?.error_description === 'string' && b.error_description ? b.error_description : undefined;
+  return { code, reason: code ? (detail ? `${code}: ${detail}` : code) : reasonOf(r) };
+}
+
+/**
+ * The refusal of an S3-style upload bucket (XML `<Error><Code>…</Code><Message>…</Message>`).
+ * 403 is usually an expired upload policy or lease: transient, the retry asks for a new one.
+ */
+export function bucketError(what: string, r: Reply): PlatformError {
+  const code = /<Code>([^<]*)<\/Code>/.exec(r.text)?.[1];
+  const msg = /<Message>([^<]*)<\/Message>/.exec(r.text)?.[1];
+  const message = `${what} ${r.status}: ${[code, msg].filter(Boolean).join(': ') || reasonOf(r)}`;
+  const kind = r.status === 403 || r.status === 408 || r.status === 429 || r.status >= 500 ? 'transient' : 'permanent';
+  return new PlatformError(kind, message, { status: r.status, platformCode: code });
+}
+
+/** Errors fetch raises before any byte of the request can have reached the server. */
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ConnectionRefused', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'FailedToOpenSocket']);
+
+export function isConnectError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (CONNECT_ERRORS.has(code) || /CERT|TLS/i.test(code));
+}
+
+/**
+ * A fetch that notes whether its failure came before the request could reach the server, for
+ * connectors that must tell "not sent" from "outcome unknown" (platforms without idempotency).
+ */
+export function connectTracking(doFetch: typeof fetch): { fetch: typeof fetch; unreached: () => boolean } {
+  let unreached = false;
+  const tracked = (async (input: string | URL | Request, init?: RequestInit) => {
+    try {
+      return await doFetch(input, init);
+    } catch (err) {
+      unreached = isConnectError(err);
+      throw err;
+    }
+  }) as typeof fetch;
+  return { fetch: tracked, unreached: () => unreached };
+}
+
+/** Bytes as a Blob for a multipart upload. */
+export function blobOf(bytes: Uint8Array, mimeType: string): Blob {
+  return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mimeType });
+}
+
+/** A base URL without its trailing slashes, so `${base}${path}` has exactly one. */
+export function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
 }
 
 /** Waits ms, or rejects (transient) when the signal aborts. */

@@ -1,7 +1,8 @@
 // LinkedIn connector: the versioned REST Posts API (POST /rest/posts) as credentials.authorUrn
 // (urn:li:person:… or urn:li:organization:…), media through the Images, Videos and Documents
 // APIs. Every call carries LinkedIn-Version and X-Restli-Protocol-Version: 2.0.0.
-import { createHttp, credential, isOk, reasonOf, sleep, type Reply, type SendOptions } from './http.ts';
+import { createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
+import { dig, str } from './json.ts';
 import {
   PlatformError,
   parseRetryAfter,
@@ -216,7 +217,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
         },
         signal,
       });
-      if (!isOk(r)) throw tokenError(r);
+      if (!isOk(r)) throw tokenError(LI, r);
       const accessToken = str(dig(r.body, 'access_token'));
       if (!accessToken) throw new PlatformError('transient', `LinkedIn token endpoint returned no access_token: ${r.text.slice(0, 200)}`);
       const now = Date.now();
@@ -330,29 +331,4 @@ function errorCode(body: unknown): string | undefined {
   const inputCode = Array.isArray(input) ? str(dig(input[0], 'code')) : undefined;
   const service = dig(body, 'serviceErrorCode');
   return inputCode ?? str(dig(body, 'code')) ?? (typeof service === 'number' ? String(service) : undefined);
-}
-
-/** OAuth errors: a rejected refresh token is the member's to fix (reauthorize); a bad client is ours. */
-function tokenError(r: Reply): PlatformError {
-  const code = str(dig(r.body, 'error'));
-  const message = `LinkedIn ${r.status}: ${reasonOf(r)}`;
-  const status = r.status;
-  if (status === 408 || status === 429 || status >= 500) {
-    return new PlatformError('transient', message, { status, platformCode: code, retryAfterMs: parseRetryAfter(r.headers.get('retry-after')) });
-  }
-  if (code === 'invalid_client' || code === 'unauthorized_client') return new PlatformError('permanent', message, { status, platformCode: code });
-  return new PlatformError('reauth', message, { status, platformCode: code });
-}
-
-function dig(v: unknown, ...keys: string[]): unknown {
-  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-  return v;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v ? v : undefined;
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
 }

@@ -2,6 +2,8 @@
 // The instance is the tenant's choice, so every call goes through lib/outbound.ts, and error text
 // copied into a post's `error` is only Mastodon's own error fields, never the answer's body.
 import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
+import { blobOf, createHttp, isOk, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
+import { dig, str } from './json.ts';
 import {
   PlatformError,
   parseRetryAfter,
@@ -29,70 +31,34 @@ interface Account {
   token?: string;
 }
 
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: unknown;
-  text: string;
-}
-
-interface SendOptions {
-  json?: unknown;
-  form?: FormData;
-  headers?: Record<string, string>;
-  signal?: AbortSignal;
-}
-
 export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Connector {
-  const doFetch = createOutboundFetch({ ...(opts.outbound ?? DEFAULT_OUTBOUND), fetch: opts.fetch });
-  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const guarded = createOutboundFetch({ ...(opts.outbound ?? DEFAULT_OUTBOUND), fetch: opts.fetch });
+  // Transient even for POST /statuses when no answer came: the retry carries the same
+  // Idempotency-Key, so an unknown outcome (timeout after sending) cannot become a second post.
+  const http = createHttp('Mastodon', { fetch: refusalsArePermanent(guarded), timeoutMs: opts.timeoutMs });
   const pollIntervalMs = opts.mediaPollIntervalMs ?? 1_000;
   const pollTimeoutMs = opts.mediaPollTimeoutMs ?? 120_000;
 
-  /** One HTTP exchange; throws only when no HTTP answer arrived (network, timeout, abort). */
-  async function send(acct: Account, method: string, path: string, o: SendOptions = {}): Promise<Reply> {
-    const headers: Record<string, string> = { Accept: 'application/json', ...o.headers };
-    if (acct.token) headers.Authorization = `Bearer ${acct.token}`;
-    let body: string | FormData | undefined;
-    if (o.json !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      body = JSON.stringify(o.json);
-    } else if (o.form) {
-      body = o.form; // fetch sets the multipart boundary itself
-    }
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = o.signal ? AbortSignal.any([timeout, o.signal]) : timeout;
-    try {
-      const res = await doFetch(`${acct.base}${path}`, { method, headers, body, signal });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, body: parseJson(text), text };
-    } catch (err) {
-      // Not retried: the address stays refused until the channel is reconnected with another one.
-      if (err instanceof OutboundRefusedError) {
-        throw new PlatformError('permanent', `Mastodon instanceUrl refused: ${err.message}`, { platformCode: err.code });
-      }
-      // Transient even for POST /statuses: the retry carries the same Idempotency-Key, so an
-      // unknown outcome (timeout after sending) cannot become a second post.
-      const what = `${method} ${path}`;
-      if (timeout.aborted) throw new PlatformError('transient', `Mastodon ${what} timed out after ${timeoutMs} ms`);
-      if (o.signal?.aborted) throw new PlatformError('transient', `Mastodon ${what} aborted`);
-      throw new PlatformError('transient', `Mastodon ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
+  /** One exchange with the account's instance; throws only when no HTTP answer arrived. */
+  function send(acct: Account, method: string, path: string, o: Omit<SendOptions, 'method'> = {}): Promise<Reply> {
+    const headers = acct.token ? { ...o.headers, Authorization: `Bearer ${acct.token}` } : o.headers;
+    return http.send(`${acct.base}${path}`, { ...o, method, headers });
   }
 
-  async function ok(reply: Promise<Reply>): Promise<Reply> {
-    const r = await reply;
-    if (r.status >= 200 && r.status < 300) return r;
+  /** send, with any non-2xx answer thrown as its error class. */
+  async function call(acct: Account, method: string, path: string, o: Omit<SendOptions, 'method'> = {}): Promise<Reply> {
+    const r = await send(acct, method, path, o);
+    if (isOk(r)) return r;
     throw httpError(r);
   }
 
   async function uploadMedia(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<string> {
     const bytes = await item.read();
     const form = new FormData();
-    form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>], { type: item.mimeType }), item.fileName);
+    form.append('file', blobOf(bytes, item.mimeType), item.fileName);
     if (item.altText) form.append('description', item.altText);
     // v2 answers 202 with url null while the full-size file is still being processed.
-    const r = await ok(send(acct, 'POST', '/api/v2/media', { form, signal }));
+    const r = await call(acct, 'POST', '/api/v2/media', { multipart: form, signal });
     const att = r.body as { id?: unknown; url?: unknown } | null;
     if (att?.id == null) throw new PlatformError('transient', 'Mastodon media upload returned no id', { status: r.status });
     const id = String(att.id);
@@ -101,12 +67,15 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
     return id;
   }
 
-  /** Polls GET /api/v1/media/:id, which answers 206 while processing and 200 when done. */
+  /**
+   * Polls GET /api/v1/media/:id, which answers 206 while processing and 200 when done. A
+   * cancelled publish (signal) ends the wait at once: sleep rejects with a transient error.
+   */
   async function waitUntilProcessed(acct: Account, id: string, signal?: AbortSignal): Promise<void> {
     const deadline = Date.now() + pollTimeoutMs;
     for (;;) {
       await sleep(pollIntervalMs, signal);
-      const r = await ok(send(acct, 'GET', `/api/v1/media/${encodeURIComponent(id)}`, { signal }));
+      const r = await call(acct, 'GET', `/api/v1/media/${encodeURIComponent(id)}`, { signal });
       if (r.status === 200 && (r.body as { url?: unknown } | null)?.url != null) return;
       if (Date.now() >= deadline) {
         throw new PlatformError('transient', `Mastodon media ${id} still processing after ${pollTimeoutMs} ms`);
@@ -127,13 +96,11 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       // No `visibility`: the account's default posting visibility applies.
       const json: Record<string, unknown> = { status: req.text };
       if (mediaIds.length) json.media_ids = mediaIds;
-      const r = await ok(
-        send(acct, 'POST', '/api/v1/statuses', {
-          json,
-          headers: { 'Idempotency-Key': req.idempotencyKey },
-          signal: req.signal,
-        }),
-      );
+      const r = await call(acct, 'POST', '/api/v1/statuses', {
+        json,
+        headers: { 'Idempotency-Key': req.idempotencyKey },
+        signal: req.signal,
+      });
       const status = r.body as { id?: unknown; url?: unknown; uri?: unknown; created_at?: unknown } | null;
       const url = str(status?.url) ?? str(status?.uri);
       if (status?.id == null || !url) {
@@ -148,7 +115,7 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
     async accountLimits(credentials: Record<string, unknown>): Promise<AccountLimits> {
       const acct = account(credentials, false);
       const v2 = await send(acct, 'GET', '/api/v2/instance');
-      if (v2.status >= 200 && v2.status < 300) {
+      if (isOk(v2)) {
         const n = positive(dig(v2.body, 'configuration', 'statuses', 'max_characters'));
         if (n) return statusLimits(n, dig(v2.body, 'configuration', 'statuses', 'characters_reserved_per_url'));
       } else if (v2.status === 429 || v2.status >= 500) {
@@ -156,7 +123,7 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       }
       // Before Mastodon 4.0 (and on some forks) there is no v2; forks such as Pleroma and
       // glitch-soc report `max_toot_chars` on v1.
-      const v1 = await ok(send(acct, 'GET', '/api/v1/instance'));
+      const v1 = await call(acct, 'GET', '/api/v1/instance');
       const n =
         positive(dig(v1.body, 'configuration', 'statuses', 'max_characters')) ?? positive(dig(v1.body, 'max_toot_chars'));
       return n ? statusLimits(n, dig(v1.body, 'configuration', 'statuses', 'characters_reserved_per_url')) : {};
@@ -170,13 +137,25 @@ function account(credentials: Record<string, unknown>, needToken: boolean): Acco
   let base: string;
   try {
     const u = new URL(/^https?:\/\//i.test(raw.trim()) ? raw.trim() : `https://${raw.trim()}`);
-    base = `${u.origin}${u.pathname}`.replace(/\/+$/, '');
+    base = trimSlash(`${u.origin}${u.pathname}`);
   } catch {
     throw new PlatformError('permanent', `Mastodon instanceUrl is not a URL: ${raw}`);
   }
   const token = typeof credentials.accessToken === 'string' && credentials.accessToken ? credentials.accessToken : undefined;
   if (needToken && !token) throw new PlatformError('reauth', 'Mastodon credentials lack accessToken');
   return { base, token };
+}
+
+/** The guard's refusal is not retried: the address stays refused until the channel is reconnected with another one. */
+function refusalsArePermanent(guarded: typeof fetch): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    try {
+      return await guarded(input, init);
+    } catch (err) {
+      if (!(err instanceof OutboundRefusedError)) throw err;
+      throw new PlatformError('permanent', `Mastodon instanceUrl refused: ${err.message}`, { platformCode: err.code });
+    }
+  }) as typeof fetch;
 }
 
 function httpError(r: Reply): PlatformError {
@@ -218,33 +197,6 @@ function retryAfter(headers: Headers, now = Date.now()): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil(at - now));
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  // Resolves early on abort; the next request then fails with the abort.
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return text ? JSON.parse(text) : null;
-  } catch {
-    return null;
-  }
-}
-
-function dig(v: unknown, ...keys: string[]): unknown {
-  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-  return v;
-}
-
 /** max_characters, plus what every URL counts as when the instance says (23 on Mastodon itself). */
 function statusLimits(maxChars: number, perUrl: unknown): AccountLimits {
   const urls = positive(perUrl);
@@ -254,8 +206,4 @@ function statusLimits(maxChars: number, perUrl: unknown): AccountLimits {
 function positive(v: unknown): number | undefined {
   const n = typeof v === 'string' ? Number(v) : v;
   return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : undefined;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v ? v : undefined;
 }

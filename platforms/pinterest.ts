@@ -3,7 +3,7 @@
 // base64 (media_source image_base64), and a video goes through Pinterest's media upload first
 // (POST /v5/media → multipart POST of the file to the returned S3 form → GET /v5/media/{id} until
 // `succeeded`) and is pinned with media_source video_id.
-import { credential, createHttp, isOk, reasonOf, sleep, type Reply, type SendOptions } from './http.ts';
+import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface PinterestConnectorOptions {
@@ -77,9 +77,9 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
     }
     const form = new FormData();
     for (const [k, v] of Object.entries(reg.upload_parameters as Record<string, string>)) form.append(k, String(v));
-    form.append('file', new Blob([(await item.read()) as Uint8Array<ArrayBuffer>], { type: item.mimeType }), item.fileName);
+    form.append('file', blobOf(await item.read(), item.mimeType), item.fileName);
     const up = await bucket.send(reg.upload_url, { method: 'POST', multipart: form, signal });
-    if (!isOk(up)) throw bucketError(up);
+    if (!isOk(up)) throw bucketError('Pinterest media upload', up);
     await waitUntilProcessed(acct, reg.media_id, signal);
     return reg.media_id;
   }
@@ -234,16 +234,6 @@ function httpError(r: Reply): PlatformError {
   return new PlatformError('permanent', message, o);
 }
 
-/** S3 answers in XML (`<Error><Code>…</Code><Message>…</Message>`). */
-function bucketError(r: Reply): PlatformError {
-  const code = /<Code>([^<]*)<\/Code>/.exec(r.text)?.[1];
-  const msg = /<Message>([^<]*)<\/Message>/.exec(r.text)?.[1];
-  const message = `Pinterest media upload ${r.status}: ${[code, msg].filter(Boolean).join(': ') || reasonOf(r)}`;
-  // 403 is usually an expired upload policy; a retry registers a new upload.
-  const kind = r.status === 403 || r.status === 408 || r.status === 429 || r.status >= 500 ? 'transient' : 'permanent';
-  return new PlatformError(kind, message, { status: r.status, platformCode: code });
-}
-
 /** Retry-After, else X-RateLimit-Reset (seconds until the window resets, or an epoch time). */
 function retryAfter(headers: Headers, now = Date.now()): number | undefined {
   const ra = parseRetryAfter(headers.get('retry-after'), now);
@@ -255,4 +245,3 @@ function retryAfter(headers: Headers, now = Date.now()): number | undefined {
 }
 
 const norm = (t: string) => t.replace(/\r\n/g, '\n').trim();
-const trimSlash = (u: string) => u.replace(/\/+$/, '');

@@ -7,7 +7,7 @@
 // PRAW does). A media submit answers without the post's id: Reddit creates the post once the media
 // is processed and reports it over a websocket, which has been unreliable since 2023, so the post
 // is looked up in the account's own submissions instead.
-import { credential, createHttp, isOk, reasonOf, sleep, type Reply, type SendOptions } from './http.ts';
+import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface RedditConnectorOptions {
@@ -114,9 +114,9 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     const action = trimSlash(new URL(lease.args.action, baseUrl).href);
     const form = new FormData();
     for (const f of fields as { name: string; value: string }[]) form.append(f.name, f.value);
-    form.append('file', new Blob([file.bytes as Uint8Array<ArrayBuffer>], { type: file.mimeType }), file.fileName);
+    form.append('file', blobOf(file.bytes, file.mimeType), file.fileName);
     const up = await bucket.send(action, { method: 'POST', multipart: form, headers: { 'User-Agent': userAgent }, signal });
-    if (!isOk(up)) throw bucketError(up);
+    if (!isOk(up)) throw bucketError('Reddit media upload', up);
     return { url: `${action}/${key}`, assetId: lease.asset.asset_id };
   }
 
@@ -299,16 +299,6 @@ function httpError(r: Reply): PlatformError {
   return new PlatformError('permanent', message, { status });
 }
 
-/** S3 answers in XML (`<Error><Code>…</Code><Message>…</Message>`). */
-function bucketError(r: Reply): PlatformError {
-  const code = /<Code>([^<]*)<\/Code>/.exec(r.text)?.[1];
-  const msg = /<Message>([^<]*)<\/Message>/.exec(r.text)?.[1];
-  const message = `Reddit media upload ${r.status}: ${[code, msg].filter(Boolean).join(': ') || reasonOf(r)}`;
-  // 403 is usually an expired lease (the policy lasts minutes); a retry asks for a new one.
-  const kind = r.status === 403 || r.status === 408 || r.status === 429 || r.status >= 500 ? 'transient' : 'permanent';
-  return new PlatformError(kind, message, { status: r.status, platformCode: code });
-}
-
 /** Retry-After, else X-Ratelimit-Reset (seconds until Reddit's window resets). */
 function retryAfter(headers: Headers): number | undefined {
   const ra = parseRetryAfter(headers.get('retry-after'));
@@ -340,7 +330,6 @@ const sameSub = (s: Submission, subreddit: string) => s.subreddit.toLowerCase() 
 const isMediaMatch = (s: Submission, subreddit: string, title: string) => !s.is_self && sameSub(s, subreddit) && s.title === title;
 const norm = (t: string) => t.replace(/\r\n/g, '\n').trim();
 const sameText = (a: string, b: string) => norm(a) === norm(b);
-const trimSlash = (u: string) => u.replace(/\/+$/, '');
 
 /** Reddit's media lease takes JPEG, PNG and GIF; WebP is converted to JPEG first. */
 async function imageBytes(item: MediaRef): Promise<MediaBytes> {

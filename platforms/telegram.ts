@@ -14,7 +14,7 @@
 //   forgets both. A completed post is also kept durably in the publish activity's heartbeat
 //   details (activities/posts.ts): a retry on any worker after a failed recording does not call
 //   the connector at all; only a post cut off between its messages is known in process alone.
-import { createHttp, credential, isOk, reasonOf, type Reply, type SendOptions } from './http.ts';
+import { blobOf, connectTracking, createHttp, credential, isOk, reasonOf, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface TelegramConnectorOptions {
@@ -69,7 +69,7 @@ interface Progress {
 export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Connector {
   const doFetch = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 120_000;
-  const base = (opts.baseUrl ?? 'https://api.telegram.org').replace(/\/+$/, '');
+  const base = trimSlash(opts.baseUrl ?? 'https://api.telegram.org');
   const journal = new Map<string, Progress>();
 
   /**
@@ -78,22 +78,14 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
    */
   async function exchange(token: string, method: string, o: SendOptions): Promise<Reply> {
     if (o.signal?.aborted) throw new PlatformError('transient', `Telegram ${method} aborted before sending`);
-    let unreached = false;
-    const tracked = (async (input: string | URL | Request, init?: RequestInit) => {
-      try {
-        return await doFetch(input, init);
-      } catch (err) {
-        unreached = isConnectError(err);
-        throw err;
-      }
-    }) as typeof fetch;
-    const http = createHttp('Telegram', { fetch: tracked, timeoutMs });
+    const tracked = connectTracking(doFetch);
+    const http = createHttp('Telegram', { fetch: tracked.fetch, timeoutMs });
     try {
       return await http.send(`${base}/bot${token}/${method}`, { method: 'POST', ...o });
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
       const reason = err.message.replaceAll(token, '<token>').replace(/^Telegram POST \S+ /, '');
-      if (unreached) throw new PlatformError('transient', `Telegram ${method} ${reason}`, err.opts);
+      if (tracked.unreached()) throw new PlatformError('transient', `Telegram ${method} ${reason}`, err.opts);
       throw outcomeUnknown(method, reason);
     }
   }
@@ -127,7 +119,7 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
         form.append('chat_id', chatId);
         if (step.caption) form.append('caption', step.caption);
         if (f.kind === 'video') form.append('supports_streaming', 'true');
-        form.append(field, blob(f.bytes, f.ref), f.ref.fileName);
+        form.append(field, blobOf(f.bytes, f.ref.mimeType), f.ref.fileName);
         return { multipart: form };
       }, signal);
       return [message(result, method)];
@@ -142,7 +134,7 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
         ...(f.kind === 'video' ? { supports_streaming: true } : {}),
       }));
       form.append('media', JSON.stringify(media));
-      files.forEach((f, i) => form.append(`file${i}`, blob(f.bytes, f.ref), f.ref.fileName));
+      files.forEach((f, i) => form.append(`file${i}`, blobOf(f.bytes, f.ref.mimeType), f.ref.fileName));
       return { multipart: form };
     }, signal);
     if (!Array.isArray(result) || !result.length) throw unexpected('sendMediaGroup', result);
@@ -292,16 +284,4 @@ function unexpected(method: string, v: unknown): PlatformError {
   return new PlatformError('permanent', `Telegram ${method} answered ok with an unexpected result: ${JSON.stringify(v)?.slice(0, 200)}`, {
     platformCode: 'outcome_unknown',
   });
-}
-
-/** Errors fetch raises before any byte of the request can have reached the server. */
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ConnectionRefused', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'FailedToOpenSocket']);
-
-function isConnectError(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (CONNECT_ERRORS.has(code) || /CERT|TLS/i.test(code));
-}
-
-function blob(bytes: Uint8Array, ref: MediaRef): Blob {
-  return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: ref.mimeType });
 }

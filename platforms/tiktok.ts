@@ -9,7 +9,9 @@
 //  - after a restart it reads the account's recent videos (/v2/video/list/, video.list scope) for
 //    one whose caption matches. That list holds public videos only, so a SELF_ONLY post made before
 //    a restart cannot be found there.
-import { createHttp, credential, isOk, reasonOf, sleep, withMidwayExpiry, type Reply } from './http.ts';
+import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
+import { str } from './json.ts';
+import { remember } from './recent.ts';
 import {
   PlatformError,
   parseRetryAfter,
@@ -77,7 +79,7 @@ interface Status {
 export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connector {
   const api = createHttp('TikTok', { fetch: opts.fetch, timeoutMs: opts.timeoutMs });
   const uploader = createHttp('TikTok', { fetch: opts.fetch, timeoutMs: opts.uploadTimeoutMs ?? 300_000 });
-  const base = (opts.baseUrl ?? 'https://open.tiktokapis.com').replace(/\/+$/, '');
+  const base = trimSlash(opts.baseUrl ?? 'https://open.tiktokapis.com');
   const pollIntervalMs = opts.pollIntervalMs ?? 5_000;
   const pollTimeoutMs = opts.pollTimeoutMs ?? 10 * 60_000;
   const lookbackMs = opts.lookbackMs ?? 24 * HOUR;
@@ -378,10 +380,8 @@ function failReasonError(reason: string | undefined): PlatformError {
 
 /** OAuth errors are {error, error_description, log_id}; invalid_grant = refresh token expired or revoked. */
 function oauthError(r: Reply): PlatformError {
-  const b = r.body as { error?: unknown; error_description?: unknown } | null;
-  const code = typeof b?.error === 'string' ? b.error : undefined;
-  const detail = typeof b?.error_description === 'string' && b.error_description ? b.error_description : undefined;
-  const message = `TikTok token refresh ${r.status}: ${code ? (detail ? `${code}: ${detail}` : code) : reasonOf(r)}`;
+  const { code, reason } = oauthErrorOf(r);
+  const message = `TikTok token refresh ${r.status}: ${reason}`;
   const o = { status: r.status, platformCode: code };
   if (code === 'invalid_grant') return new PlatformError('reauth', message, o);
   if (r.status === 408 || r.status === 429 || r.status >= 500 || code === 'temporarily_unavailable' || code === 'server_error') {
@@ -428,11 +428,4 @@ function sameCaption(listed: unknown, caption: string): boolean {
   return t === caption || (t.length >= 100 && caption.startsWith(t));
 }
 
-function remember<T>(map: Map<string, T>, key: string, value: T): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > 1000) map.delete(map.keys().next().value!);
-}
-
 const normalize = (s: string) => s.replace(/\s+/g, ' ').trim();
-const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);

@@ -67,7 +67,7 @@ export interface Connector {
 
 export type Connectors = Partial<Record<Platform, Connector>>;
 
-/** Per-account limits read when a channel is added; kept on the channel (lib/text-length.ts counts with them). */
+/** Per-account limits read when a channel is added; kept on the channel (platforms/text-length.ts counts with them). */
 export interface AccountLimits {
   maxChars?: number;
   /** Mastodon: what the instance counts every URL as (`characters_reserved_per_url`). */

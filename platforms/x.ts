@@ -1,7 +1,8 @@
 // X connector: API v2 with an OAuth 2.0 user-context token (credentials.accessToken). Media goes
 // through the dedicated v2 upload endpoints (initialize → append → finalize → STATUS), alt text
 // through POST /2/media/metadata, the post through POST /2/tweets.
-import { createHttp, credential, isOk, reasonOf, sleep, type Reply, type SendOptions } from './http.ts';
+import { blobOf, createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
+import { dig, str } from './json.ts';
 import {
   PlatformError,
   parseRetryAfter,
@@ -76,8 +77,7 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
     for (let index = 0, offset = 0; offset < bytes.byteLength; index++, offset += chunkBytes) {
       const form = new FormData();
       form.append('segment_index', String(index));
-      const chunk = bytes.slice(offset, offset + chunkBytes) as Uint8Array<ArrayBuffer>;
-      form.append('media', new Blob([chunk], { type: 'application/octet-stream' }), item.fileName || 'media');
+      form.append('media', blobOf(bytes.slice(offset, offset + chunkBytes), 'application/octet-stream'), item.fileName || 'media');
       await call(token, 'POST', `/2/media/upload/${id}/append`, { multipart: form, signal });
     }
 
@@ -186,7 +186,7 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
         form: { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: client.clientId },
         signal,
       });
-      if (!isOk(r)) throw tokenError(r);
+      if (!isOk(r)) throw tokenError(X, r, retryAfter(r.headers));
       const accessToken = str(dig(r.body, 'access_token'));
       if (!accessToken) throw new PlatformError('transient', `X token endpoint returned no access_token: ${r.text.slice(0, 200)}`);
       const expiresIn = Number(dig(r.body, 'expires_in')) || 7200;
@@ -234,18 +234,6 @@ function xReason(r: Reply): string {
   return detail ?? (messages.length ? messages.join('; ') : reasonOf(r));
 }
 
-/** The token endpoint speaks RFC 6749: a bad grant is the user's to fix, a bad client is ours. */
-function tokenError(r: Reply): PlatformError {
-  const code = str(dig(r.body, 'error'));
-  const message = `X ${r.status}: ${reasonOf(r)}`;
-  const status = r.status;
-  if (status === 408 || status === 429 || status >= 500) {
-    return new PlatformError('transient', message, { status, platformCode: code, retryAfterMs: retryAfter(r.headers) });
-  }
-  if (code === 'invalid_client' || code === 'unauthorized_client') return new PlatformError('permanent', message, { status, platformCode: code });
-  return new PlatformError('reauth', message, { status, platformCode: code });
-}
-
 /**
  * Retry-After if sent; else the reset (epoch seconds) of an exhausted 24-hour user or app cap;
  * else the reset of the 15-minute window (x-rate-limit-reset).
@@ -285,17 +273,4 @@ function comparable(text: string): string {
 /** X rejects fractional seconds in start_time. */
 function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function dig(v: unknown, ...keys: string[]): unknown {
-  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-  return v;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v ? v : undefined;
-}
-
-function trimSlash(url: string): string {
-  return url.replace(/\/+$/, '');
 }

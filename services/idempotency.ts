@@ -5,8 +5,7 @@
 // Idempotency-Key makes an independent request and never sees this key's stored response.
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiError, errors } from '../lib/errors.ts';
-import { errorBody } from '../api/errors.ts';
+import { ApiError, errorBody, errors } from '../lib/errors.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** 1–255 printable ASCII characters (the OpenAPI document states this very pattern). */

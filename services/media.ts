@@ -1,16 +1,17 @@
 // The media library: uploads (rows + their upload workflow), the Media item view, completion,
 // and which media a channel-limited key may see.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { MediaItem, type IMediaItem } from '../db/entities/index.ts';
-import { ApiError, errors } from '../lib/errors.ts';
+import { errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { classifyDeclared } from '../media/catalog.ts';
 import { mediaKeys } from '../media/keys.ts';
 import type { ObjectStorage, PresignedUpload } from '../storage/types.ts';
-import { EXPIRED_REASON, UPLOAD_FAILURE, uploadWorkflowId, type UploadWorkflowInput } from '../workflows/media-types.ts';
-import type { TemporalDeps } from './post-scheduler.ts';
-import { executeUpdateInRequest, startWorkflowInRequest, terminateInBackground } from './temporal-calls.ts';
+import {
+  completeUploadUpdate, EXPIRED_REASON, MEDIA_UPLOAD_WORKFLOW_TYPE, UPLOAD_FAILURE, uploadWorkflowId, type MediaUploadWorkflow, type UploadWorkflowInput,
+} from '../workflows/media-types.ts';
+import { executeUpdateInRequest, startWorkflowInRequest, terminateInBackground, updateFailureType, type TemporalDeps } from './temporal-calls.ts';
 
 export const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
 /** Signed GET URLs in API answers stay valid this long. */
@@ -144,7 +145,12 @@ export async function createUpload(
       await tx.flush();
       const input: UploadWorkflowInput = { mediaId: id, organizationId: u.organizationId, expiresAt: expiresAt.toISOString() };
       // Bounded (services/temporal-calls.ts): Temporal down → 503 within the deadline, nothing created.
-      await startWorkflowInRequest(temporal, 'mediaUploadWorkflow', { workflowId, args: [input] }, 'Uploads are unavailable right now; nothing was created. Retry shortly.');
+      await startWorkflowInRequest<MediaUploadWorkflow>(
+        temporal,
+        MEDIA_UPLOAD_WORKFLOW_TYPE,
+        { workflowId, args: [input] },
+        'Uploads are unavailable right now; nothing was created. Retry shortly.',
+      );
       started = true;
     });
   } catch (err) {
@@ -172,14 +178,14 @@ export async function completeUpload(
   if (item.status !== 'pending') return item;
   try {
     // Reaching a worker is bounded (Temporal down or no worker → 503); processing the bytes is not.
-    await executeUpdateInRequest(temporal, uploadWorkflowId(id), 'completeUpload', [], 'Uploads are unavailable right now; the upload was not completed. Retry shortly.', 'acceptance');
+    await executeUpdateInRequest(temporal, uploadWorkflowId(id), completeUploadUpdate, [], 'Uploads are unavailable right now; the upload was not completed. Retry shortly.', 'acceptance');
   } catch (err) {
-    if (err instanceof ApiError) throw err; // the 503 of an outage
-    const type = err instanceof WorkflowUpdateFailedError ? (err.cause as { type?: string } | undefined)?.type : undefined;
+    const type = updateFailureType(err);
     if (type === UPLOAD_FAILURE.notReceived) {
       throw errors.conflict('The file has not been uploaded yet: PUT it to upload.url first, then complete.', { mediaId: id });
     }
-    if (type === UPLOAD_FAILURE.windowClosed || /not found|completed|already/i.test((err as Error).message)) {
+    // No running workflow (WorkflowNotFoundError): it has ended, so its window is over.
+    if (type === UPLOAD_FAILURE.windowClosed || err instanceof WorkflowNotFoundError) {
       throw errors.conflict('The 15-minute upload window has closed; create a new upload.', { mediaId: id });
     }
     throw err;

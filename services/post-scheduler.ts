@@ -1,18 +1,75 @@
 // Creating and editing posts: the Postgres rows and the post's Temporal workflow change together.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { Post, PostChannel, type IChannel } from '../db/entities/index.ts';
-import { ApiError } from '../lib/errors.ts';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { Post, PostChannel, type IChannel, type IOrganization } from '../db/entities/index.ts';
+import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
+import { PLAN_LIMITS } from '../lib/plans.ts';
 import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
-import { postWorkflowId, type PostEdit, type PostWorkflowInput } from '../workflows/post-types.ts';
-import { channelTexts, loadPostMedia, loadTargetChannels } from './post-validation.ts';
+import {
+  editPostUpdate, FAILURE, POST_WORKFLOW_TYPE, postWorkflowId, type PostEdit, type PostWorkflow, type PostWorkflowInput,
+} from '../workflows/post-types.ts';
+import type { MediaViewer } from './media.ts';
+import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt } from './post-validation.ts';
 import type { PostView } from './posts.ts';
-import { executeUpdateInRequest, startWorkflowInRequest, terminateInBackground, type TemporalDeps } from './temporal-calls.ts';
+import { executeUpdateInRequest, startWorkflowInRequest, terminateInBackground, updateFailureType, type TemporalDeps } from './temporal-calls.ts';
 
 export type { TemporalDeps };
 
-export interface NewPost {
+export interface CreatePostRequest {
+  organization: Pick<IOrganization, 'id' | 'plan'>;
+  source: 'api' | 'app';
+  /** The API key creating it: its channel list limits the channels and the media it may use. Null: the web app. */
+  key: MediaViewer | null;
+  channelIds: string[];
+  content: string;
+  contentByPlatform: Record<string, string>;
+  reddit: { subreddit: string; title: string } | null;
+  mediaIds: string[];
+  /** ISO 8601 with an offset; null = publish now. */
+  publishAt: string | null;
+  now: Date;
+}
+
+/**
+ * A new post, from the API or the web app: publishAt, the channels (within the key's list, and
+ * usable), the media, each channel's text against its platform's rules; then the rows and the
+ * workflow (schedulePost). `fields`: what the caller already found wrong in its own input (the web
+ * form), reported with publishAt's problems in one validation_failed. Returns the post id.
+ */
+export async function createPost(
+  em: EntityManager,
+  /** Undefined (not configured) fails only once the request has passed every check. */
+  temporal: TemporalDeps | undefined,
+  r: CreatePostRequest,
+  fields: FieldError[] = [],
+): Promise<string> {
+  const publishAt = r.publishAt === null ? null : parsePublishAt(r.publishAt, r.now, fields);
+  if (fields.length) throw errors.validation(fields);
+  const organizationId = r.organization.id;
+  const channels = await loadTargetChannels(em, organizationId, r.channelIds, r.key?.channels ?? 'all');
+  assertChannelsUsable(channels);
+  const media = await loadPostMedia(em, organizationId, r.mediaIds, r.key ?? undefined);
+  const texts = channelTexts(channels, { content: r.content, contentByPlatform: r.contentByPlatform, media, reddit: r.reddit });
+  if (!temporal) throw new Error('Temporal is not configured');
+  return schedulePost(em, temporal, {
+    organizationId,
+    apiKeyId: r.key?.apiKeyId ?? null,
+    source: r.source,
+    content: r.content,
+    contentByPlatform: r.contentByPlatform,
+    reddit: r.reddit,
+    mediaIds: media.map((m) => m.id),
+    publishAt: publishAt ?? null,
+    channels,
+    texts,
+    now: r.now,
+    pendingLimit: PLAN_LIMITS[r.organization.plan].pendingScheduledPosts,
+  });
+}
+
+/** What schedulePost writes: a request createPost has checked. */
+interface NewPost {
   organizationId: string;
   apiKeyId: string | null;
   source: 'api' | 'app';
@@ -37,7 +94,7 @@ export interface NewPost {
  * sits in `scheduled` without a workflow. The start has a deadline (services/temporal-calls.ts):
  * with Temporal down the request answers 503 within it and releases the organization's lock.
  */
-export async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPost): Promise<string> {
+async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPost): Promise<string> {
   const postId = newId('post');
   const input: PostWorkflowInput = { postId, organizationId: p.organizationId, publishAt: p.publishAt?.toISOString() ?? null };
   const workflowId = postWorkflowId(postId);
@@ -66,9 +123,9 @@ export async function schedulePost(em: EntityManager, temporal: TemporalDeps, p:
         tx.create(PostChannel, { id: newId('pc'), post: postId, channel: c.id, platform: c.platform, status: 'draft', content: p.texts[c.id]! });
       }
       await tx.flush();
-      await startWorkflowInRequest(
+      await startWorkflowInRequest<PostWorkflow>(
         temporal,
-        'postWorkflow',
+        POST_WORKFLOW_TYPE,
         {
           workflowId,
           args: [input],
@@ -139,15 +196,15 @@ export async function editPost(temporal: TemporalDeps, postId: string, edit: Pos
     await executeUpdateInRequest(
       temporal,
       postWorkflowId(postId),
-      'editPost',
+      editPostUpdate,
       [edit],
       // No answer in time (Temporal down, or no worker): the Update may still be applied once a
       // worker polls again. The edit only sets values, so retrying it is safe.
       'Scheduling is unavailable right now; the edit was not confirmed and may still be applied later. Check the post and retry shortly.',
     );
   } catch (err) {
-    if (err instanceof ApiError) throw err; // the 503 of an outage
-    if (err instanceof WorkflowUpdateFailedError || /not found|completed|already/i.test((err as Error).message)) {
+    // Refused by the validator (publishing) or the workflow has ended (published, failed).
+    if (updateFailureType(err) === FAILURE.notScheduled || err instanceof WorkflowNotFoundError) {
       throw new ApiError('conflict', 'The post is no longer scheduled; it cannot be edited.', {});
     }
     throw err;

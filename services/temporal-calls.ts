@@ -2,7 +2,10 @@
 // the SDK retries an unreachable server for ~20 s and an Update with no worker polling waits on,
 // all that time holding a pool connection and the organization's lock. Here every such call has a
 // deadline (TEMPORAL_REQUEST_TIMEOUT_MS), and an outage becomes a 503 with the spec's error body.
-import { isGrpcServiceError, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  ApplicationFailure, isGrpcServiceError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage,
+  type Client, type UpdateDefinition, type Workflow, type WorkflowStartOptions,
+} from '@temporalio/client';
 import { ApiError } from '../lib/errors.ts';
 
 export const DEFAULT_TEMPORAL_REQUEST_TIMEOUT_MS = 5000;
@@ -34,7 +37,7 @@ export function isTemporalOutage(err: unknown): boolean {
 
 /**
  * The 503 for an outage: code internal_error (SPEC.md §7 has no other), a Retry-After header, and
- * no gRPC text. The cause goes to the log line of the request (api/errors.ts), never to the client.
+ * no gRPC text. The cause goes to the log line of the request (http/errors.ts), never to the client.
  */
 export function temporalUnavailable(message: string, cause: unknown): ApiError {
   return Object.assign(new ApiError('internal_error', message, undefined, { 'retry-after': String(TEMPORAL_RETRY_AFTER_SECONDS) }, 503), { cause });
@@ -67,14 +70,16 @@ export async function withTemporalDeadline<T>(temporal: TemporalDeps, fn: () => 
  * workflows/post.ts; an upload workflow fails when its 15-minute window closes.) Other failures
  * are thrown as they are (a logged 500).
  */
-export async function startWorkflowInRequest(
+export async function startWorkflowInRequest<T extends Workflow>(
   temporal: TemporalDeps,
+  /** The contract's type name (workflows/*-types.ts); `T`, its signature, types `args`. */
   workflowType: string,
-  options: Omit<WorkflowStartOptions, 'taskQueue'> & { workflowId: string },
+  options: Omit<WorkflowStartOptions<T>, 'taskQueue'> & { workflowId: string },
   unavailable: string,
 ): Promise<void> {
+  const startOptions = { ...options, taskQueue: temporal.taskQueue } as WorkflowStartOptions<T>;
   try {
-    await withTemporalDeadline(temporal, () => temporal.client.workflow.start(workflowType, { ...options, taskQueue: temporal.taskQueue }));
+    await withTemporalDeadline(temporal, () => temporal.client.workflow.start<T>(workflowType, startOptions));
   } catch (err) {
     if (!isTemporalOutage(err)) throw err;
     terminateInBackground(temporal, options.workflowId, 'the start timed out; its row was not committed');
@@ -88,33 +93,39 @@ export function terminateInBackground(temporal: TemporalDeps, workflowId: string
 }
 
 /**
- * Sends a workflow Update and waits for its result. An outage (including no worker polling, which
- * the server only shows as a timeout) → 503 with `unavailable` as its message; other failures are
- * thrown for the caller to map (a refused Update, a finished workflow).
+ * Sends a workflow Update (its definition from the workflow's contract) and waits for its result.
+ * An outage (including no worker polling, which the server only shows as a timeout) → 503 with
+ * `unavailable` as its message; other failures are thrown for the caller to map (a refused
+ * Update: updateFailureType; a finished workflow: WorkflowNotFoundError).
  *
  * bound 'all': the whole call is within the deadline (a quick handler: an edit).
  * bound 'acceptance': only reaching a worker is (the validator has run, the Update is accepted);
  * the handler's own work may then take as long as it takes (processing an upload), and only an
  * outage while waiting for it ends the wait early.
  */
-export async function executeUpdateInRequest<R>(
+export async function executeUpdateInRequest<Ret, Args extends unknown[]>(
   temporal: TemporalDeps,
   workflowId: string,
-  update: string,
-  args: unknown[],
+  update: UpdateDefinition<Ret, Args>,
+  args: Args,
   unavailable: string,
   bound: 'all' | 'acceptance' = 'all',
-): Promise<R> {
+): Promise<Ret> {
   const handle = temporal.client.workflow.getHandle(workflowId);
-  const updateArgs = args as [unknown, ...unknown[]];
+  // The SDK's overloads tell Updates with and without arguments apart; one path serves both here.
+  const def = update as unknown as UpdateDefinition<Ret, [unknown]>;
+  const updateArgs = args as unknown as [unknown];
   try {
-    if (bound === 'all') return await withTemporalDeadline(temporal, () => handle.executeUpdate<R, [unknown, ...unknown[]]>(update, { args: updateArgs }));
-    const accepted = await withTemporalDeadline(temporal, () =>
-      handle.startUpdate<R, [unknown, ...unknown[]]>(update, { args: updateArgs, waitForStage: WorkflowUpdateStage.ACCEPTED }),
-    );
+    if (bound === 'all') return await withTemporalDeadline(temporal, () => handle.executeUpdate(def, { args: updateArgs }));
+    const accepted = await withTemporalDeadline(temporal, () => handle.startUpdate(def, { args: updateArgs, waitForStage: WorkflowUpdateStage.ACCEPTED }));
     return await accepted.result();
   } catch (err) {
     if (isTemporalOutage(err)) throw temporalUnavailable(unavailable, err);
     throw err;
   }
+}
+
+/** The type (ApplicationFailure.type, the contract's *FAILURE) of an Update its workflow refused or failed. */
+export function updateFailureType(err: unknown): string | undefined {
+  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? (err.cause.type ?? undefined) : undefined;
 }

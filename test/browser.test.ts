@@ -9,7 +9,7 @@
 // docs/screenshots has the copies the README shows).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createUser } from '../services/users.ts';
-import { postWorkflowId, type PostWorkflowState } from '../workflows/post-types.ts';
+import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { dayKey, formatDateTime, formatTime, localInputValue } from '../web/time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOAuth, type FakeOAuth } from './fakes/oauth.ts';
@@ -341,7 +341,7 @@ describe('the web application in Chromium', () => {
     expect(viaApi.status).toBe(200);
     expect(Date.parse(viaApi.body.scheduledAt)).toBe(after.getTime());
     expect(viaApi.body.status).toBe('scheduled');
-    const wf = await stack.env.client.workflow.getHandle(postWorkflowId(id)).query<PostWorkflowState>('state');
+    const wf = await stack.env.client.workflow.getHandle(postWorkflowId(id)).query(postStateQuery);
     expect(wf).toMatchObject({ phase: 'scheduled', publishAt: after.toISOString() });
 
     await page.goto(`/calendar?view=month&date=${dayKey(after, 'UTC')}`);

@@ -1,7 +1,7 @@
 // Error bodies and headers everywhere (DESIGN.md §3).
 import { describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
-import { mapError } from '../api/errors.ts';
+import { mapError } from '../http/errors.ts';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 
 describe('errors', () => {

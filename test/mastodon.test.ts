@@ -103,6 +103,30 @@ describe('Mastodon publish', () => {
     expect(f.statuses).toHaveLength(0);
   });
 
+  test('a cancelled publish stops polling a processing attachment → transient, no status', async () => {
+    // The poll would otherwise go on for ten minutes (past the test's own limit).
+    const f = await fake({ mediaPendingPolls: 100_000 });
+    const c = createMastodonConnector({ mediaPollIntervalMs: 20, mediaPollTimeoutMs: 600_000, outbound: { allowPrivate: true } });
+    const cancel = new AbortController();
+    const polled = new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (!f.requests.some((r) => r.path.startsWith('/api/v1/media/'))) return;
+        clearInterval(t);
+        resolve();
+      }, 5);
+    });
+    const publishing = failure(c.publish(request(f.url, { media: [image('img-a', 'alt')], signal: cancel.signal })));
+    await polled;
+    cancel.abort();
+    const err = await publishing;
+    expect(err.kind).toBe('transient');
+    expect(err.message).toContain('aborted');
+    const polls = f.requests.length;
+    await Bun.sleep(100);
+    expect(f.requests.length).toBe(polls);
+    expect(f.statuses).toHaveLength(0);
+  });
+
   test('the same idempotency key twice → one status on the instance, same result', async () => {
     const f = await fake();
     const c = connector();

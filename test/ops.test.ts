@@ -1,5 +1,6 @@
 // Operations: GET /health and GET /ready, structured and redacted request logs, and graceful
-// shutdown of the real API and worker entry points (api/main.ts, worker/main.ts) on SIGTERM.
+// shutdown of the real API and worker entry points (api/main.ts, worker/main.ts) on SIGTERM and of
+// the `npm start` launcher (scripts/dev.ts) on Ctrl-C.
 import { afterAll, describe, expect, test } from 'bun:test';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,6 +10,10 @@ import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Elysia, t } from 'elysia';
 import { addChannel } from '../services/channels.ts';
+import { createOrm } from '../db/orm.ts';
+import { parseCredentialsKey } from '../lib/config.ts';
+import { embeddedDatabaseUrl, embeddedPaths, readEmbeddedCredentialsKey } from '../lib/embedded.ts';
+import { startEmbeddedPostgres } from '../scripts/embedded/postgres.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import { uploadWorkflowId } from '../workflows/media-types.ts';
 import { createLogger, redact, REDACTED, type LogEntry } from '../lib/log.ts';
@@ -499,5 +504,113 @@ describe('graceful shutdown', () => {
 
     const logs = worker.json();
     expect(logs.find((e) => e.msg === 'stopped')).toMatchObject({ exitCode: 0, service: 'worker' });
+  }, 150_000);
+});
+
+describe('the npm start launcher (scripts/dev.ts)', () => {
+  test('starts quietly; Ctrl-C stops the API, drains the worker (the publish in flight is sent once and recorded), then Temporal and Postgres', async () => {
+    // A Mastodon that takes 3 s to accept a status.
+    const received: string[] = [];
+    let answeredAt: number | undefined;
+    const fake = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      async fetch(req) {
+        if (req.method !== 'POST' || new URL(req.url).pathname !== '/api/v1/statuses') return Response.json({ error: 'Record not found' }, { status: 404 });
+        received.push(String(req.headers.get('idempotency-key')));
+        await Bun.sleep(3000);
+        answeredAt = Date.now();
+        return Response.json({ id: '113000000000000001', url: 'http://127.0.0.1/@acme/1', uri: 'http://127.0.0.1/users/acme/statuses/1', created_at: new Date().toISOString() });
+      },
+    });
+    cleanups.push(() => fake.stop(true));
+    const ports = new Set<number>();
+    while (ports.size < 4) ports.add(await freePort());
+    const [port, pgPort, temporalPort, uiPort] = [...ports] as [number, number, number, number];
+    const dataDir = mkdtempSync(join(tmpdir(), 'postpilot-test-launcher-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const launcher = Bun.spawn([process.execPath, 'run', 'scripts/dev.ts'], {
+      cwd: ROOT,
+      detached: true, // a process group of its own, as a terminal gives `npm start`: Ctrl-C goes to the group
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '/tmp',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        EMBEDDED_PG_PORT: String(pgPort),
+        TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+        TEMPORAL_UI_PORT: String(uiPort),
+        DATA_DIR: dataDir,
+      },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    let output = '';
+    for (const stream of [launcher.stdout, launcher.stderr] as ReadableStream<Uint8Array>[]) {
+      void (async () => {
+        for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+      })();
+    }
+    cleanups.push(() => {
+      if (launcher.exitCode === null) process.kill(-launcher.pid, 'SIGKILL');
+    });
+    await waitFor(() => output.includes('web app on http') || launcher.exitCode !== null, 90_000, 'the launcher to be ready');
+    expect(launcher.exitCode).toBeNull();
+    const startOutput = output;
+
+    // A channel on the fake and a post to it, in the launcher's own database.
+    const paths = embeddedPaths({ dataDir });
+    const key = (await Bun.file(paths.devApiKey).text()).trim();
+    const credentialsKey = parseCredentialsKey(readEmbeddedCredentialsKey({ dataDir })!);
+    const orm = await createOrm(embeddedDatabaseUrl({ embeddedPgPort: pgPort }), 2);
+    const me = (await (await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })).json()) as { organization: { id: string } };
+    const channel = await addChannel(orm.em.fork(), credentialsKey, {
+      organizationId: me.organization.id,
+      platform: 'MASTODON',
+      name: '@acme@slow.example',
+      credentials: { instanceUrl: `http://127.0.0.1:${fake.port}`, accessToken: 'good-token' },
+    });
+    await orm.close();
+    const created = await fetch(`http://127.0.0.1:${port}/v1/posts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: 'Stopping in order', channelIds: [channel.id] }),
+    });
+    expect(created.status).toBe(201);
+    const postId = ((await created.json()) as { id: string }).id;
+
+    // The publish is in progress (the platform has the request, no answer yet): Ctrl-C.
+    await waitFor(() => received.length === 1, 30_000, 'the publish to reach the platform');
+    process.kill(-launcher.pid, 'SIGINT');
+    expect(await launcher.exited).toBe(0);
+    const exitedAt = Date.now();
+    await Bun.sleep(100); // the last chunks of the pipes
+
+    // The platform answered before the launcher went away, and got the post exactly once.
+    expect(answeredAt).toBeDefined();
+    expect(answeredAt!).toBeLessThanOrEqual(exitedAt);
+    expect(received).toEqual([`${postId}:${channel.id}`]);
+    // Nothing answers on the launcher's ports any more.
+    for (const p of [port, pgPort, temporalPort]) expect(await tryConnect(p)).toBe('refused');
+
+    // The result was recorded: Postgres was still there when the worker finished (started again to look).
+    const pg = await startEmbeddedPostgres({ dir: paths.pg, port: pgPort, logFile: join(dataDir, 'check.log') });
+    try {
+      const check = await createOrm(embeddedDatabaseUrl({ embeddedPgPort: pgPort }), 1);
+      const rows = await check.em.fork().getConnection().execute<{ status: string }[]>('select status from post_channels where post_id = ?', [postId]);
+      await check.close();
+      expect(rows).toEqual([{ status: 'published' }]);
+    } finally {
+      await pg.stop();
+    }
+
+    // Only what a user needs: the per-platform activity workers do not each warn that they run no
+    // workflows, and nothing complains of a server or database that went away while stopping.
+    expect(startOutput).not.toContain('No workflows registered');
+    expect(output).not.toContain('shutdown_worker');
+    expect(output).not.toMatch(/connection was dropped|terminating connection|Activity failed/);
+    const complaints = output.split('\n').filter((l) => /"level":"(warn|error)"/.test(l) || /\bfatal\b|stop: /.test(l));
+    expect(complaints).toEqual([]);
+    expect(output).toMatch(/\[postpilot\] stopping…\n\[postpilot\] stopped\n?$/);
   }, 150_000);
 });

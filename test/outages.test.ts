@@ -3,15 +3,15 @@
 // points (api/main.ts, worker/main.ts) run as child processes against the run's Postgres and a
 // Temporal dev server of their own, which the tests stop.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createApp } from '../api/app.ts';
-import { mapError } from '../api/errors.ts';
+import { createApp } from '../server/app.ts';
+import { mapError } from '../http/errors.ts';
 import { Post } from '../db/entities/index.ts';
 import { createOrm, type Orm } from '../db/orm.ts';
 import { createRateLimiter, createRateLimiterPool } from '../services/rate-limit.ts';
 import { lazyClient } from '../worker/temporal.ts';
 import { loadConfig } from '../lib/config.ts';
 import { newId } from '../lib/ids.ts';
-import { postWorkflowId, type PostWorkflowState } from '../workflows/post-types.ts';
+import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow, type PostWorkflowState } from '../workflows/post-types.ts';
 import { harness } from './harness/index.ts';
 import { makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
@@ -329,7 +329,7 @@ describe('a post workflow whose row was never committed', () => {
     try {
       const org = await makeOrg('PRO');
       const postId = newId('post'); // no row: the API's transaction rolled back
-      await stack.env.client.workflow.start('postWorkflow', {
+      await stack.env.client.workflow.start<PostWorkflow>(POST_WORKFLOW_TYPE, {
         taskQueue: stack.taskQueue,
         workflowId: postWorkflowId(postId),
         args: [{ postId, organizationId: org.id, publishAt: null }],

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { router } from '../api/router.ts';
+import { router } from '../http/router.ts';
 import { storageRoutes } from '../api/routes/storage.ts';
 import { ConfigError, loadConfig } from '../lib/config.ts';
 import {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
 import { Post, PostChannel } from '../db/entities/index.ts';
 import { addChannel, setChannelStatus } from '../services/channels.ts';
-import { postWorkflowId, type PostWorkflowState } from '../workflows/post-types.ts';
+import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { dayKey, formatTime, localInputValue } from '../web/time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey } from './harness/fixtures.ts';
@@ -234,7 +234,7 @@ describe('composer', () => {
     const row = await stack.h.orm.em.fork().findOneOrFail(Post, { id });
     expect(row.scheduledAt.toISOString()).toBe(at1.toISOString());
     expect(row.content).toBe(edited);
-    const state = await stack.env.client.workflow.getHandle(postWorkflowId(id)).query<PostWorkflowState>('state');
+    const state = await stack.env.client.workflow.getHandle(postWorkflowId(id)).query(postStateQuery);
     expect(state).toMatchObject({ phase: 'scheduled', publishAt: at1.toISOString() });
 
     // Saving without touching the time keeps it to the second.
@@ -266,7 +266,7 @@ describe('composer', () => {
     expect(moved.status).toBe(200);
     const expected = new Date(at.getTime() + 5 * 86_400_000).toISOString();
     expect(moved.json().scheduledAt).toBe(expected);
-    const state = await stack.env.client.workflow.getHandle(postWorkflowId(id)).query<PostWorkflowState>('state');
+    const state = await stack.env.client.workflow.getHandle(postWorkflowId(id)).query(postStateQuery);
     expect(state.publishAt).toBe(expected);
     expect(formatTime(new Date(moved.json().scheduledAt), tz)).toBe(formatTime(at, tz));
     const bad = await browser.json('PATCH', `/web/api/posts/${id}`, { date: '2030-02-30' });

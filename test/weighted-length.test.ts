@@ -1,4 +1,4 @@
-// X and Mastodon count text their own way (lib/text-length.ts): X weighs with twitter-text (most
+// X and Mastodon count text their own way (platforms/text-length.ts): X weighs with twitter-text (most
 // CJK characters and emoji 2, every URL 23), Mastodon counts every http(s) URL as the instance's
 // `characters_reserved_per_url` and `@user@domain` as `@user`. For CJK, emoji, URLs and a mix, at
 // the limit and one over: the API (POST /v1/posts → 201 / 422), the platform fakes (accept /
@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { COMMANDS } from '../cli/commands.ts';
 import { Channel, Post } from '../db/entities/index.ts';
-import { mastodonLength, measureText, xLength } from '../lib/text-length.ts';
+import { mastodonLength, measureText, xLength } from '../platforms/text-length.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { PlatformError } from '../platforms/types.ts';
 import { createXConnector } from '../platforms/x.ts';
@@ -81,7 +81,7 @@ async function failure(p: Promise<unknown>): Promise<PlatformError> {
   throw new Error('expected a PlatformError');
 }
 
-describe('the counting rules (lib/text-length.ts)', () => {
+describe('the counting rules (platforms/text-length.ts)', () => {
   test('X: twitter-text weights; Mastodon: URLs and remote mentions shortened, graphemes', () => {
     for (const c of X_CASES) expect({ name: c.name, fits: xLength(c.fits), over: xLength(c.over) }).toEqual({ name: c.name, fits: 280, over: c.over.startsWith('あ') || c.over.startsWith('😀') || c.over.startsWith(family) ? 282 : 281 });
     for (const c of MASTODON_CASES) expect({ name: c.name, fits: mastodonLength(c.fits), over: mastodonLength(c.over) }).toEqual({ name: c.name, fits: 500, over: 501 });

@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'bun:test';
 import { randomUUID } from 'node:crypto';
 import { createWorker } from '../worker/index.ts';
+import { PING_WORKFLOW_TYPE, type PingWorkflow } from '../workflows/ping-types.ts';
 import { harness } from './harness/index.ts';
 
 describe('worker', () => {
@@ -19,7 +20,7 @@ describe('worker', () => {
     });
     const started = Date.now();
     const result = await worker.runUntil(
-      env.client.workflow.execute('pingWorkflow', {
+      env.client.workflow.execute<PingWorkflow>(PING_WORKFLOW_TYPE, {
         taskQueue,
         workflowId: `ping-${randomUUID()}`,
         args: [{ message: 'hello', delay: '2 days' }],

@@ -1,14 +1,14 @@
-// The web application, served by the API process itself at `/` (outside /v1 and /storage):
-// server-rendered HTML from these routes, a little vanilla JS and CSS from web/static.
+// The web application, served by the API process itself at `/` (outside /v1 and /storage),
+// mounted beside the API by server/app.ts: server-rendered HTML from these routes, a little
+// vanilla JS and CSS from web/static.
 // See web/README.md for the pages, their flows and their test ids.
 import { NotFoundError } from 'elysia';
-import { router } from '../api/router.ts';
-import type { AppDeps } from '../api/context.ts';
+import { router } from '../http/router.ts';
 import { authRoutes } from './auth.ts';
 import { calendarRoutes } from './calendar.ts';
 import { channelRoutes } from './channels.ts';
 import { composerRoutes } from './composer.ts';
-import { createWeb, errorPage, publicRoute, webBodyParser } from './context.ts';
+import { createWeb, errorPage, publicRoute, webBodyParser, type WebDeps } from './context.ts';
 import { redirect } from './http.ts';
 import { keyRoutes } from './keys.ts';
 import { mediaRoutes } from './media.ts';
@@ -21,7 +21,7 @@ const API_PATH = /^\/(v\d+|storage|web\/api)(\/|$)/i;
 // get the API's JSON errors.
 const wantsHtml = (request: Request) => (request.headers.get('accept') ?? '').includes('text/html');
 
-export function webApp(deps: AppDeps) {
+export function webApp(deps: WebDeps) {
   const web = createWeb(deps);
   const notFoundPage = publicRoute(web, (ctx) => errorPage(web, 404, 'There is no page at this address.', ctx.signedIn, ctx.tz));
   const notFound = (input: { request: Request }) => {

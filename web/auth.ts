@@ -3,7 +3,7 @@
 // (email, client address) and per address, in Postgres (services/sign-in-throttle.ts), so
 // passwords cannot be guessed at full speed and nobody elsewhere can lock a user out.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { router } from '../api/router.ts';
+import { router } from '../http/router.ts';
 import { authenticateUser, createSession, deleteSession, normalizeEmail } from '../services/users.ts';
 import { beginSignIn, clientAddress, signInSucceeded } from '../services/sign-in-throttle.ts';
 import {

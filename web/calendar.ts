@@ -1,9 +1,10 @@
 // The calendar: month and week views of every post of the organization (from the API and from
 // the app), in the viewer's time zone, kept live by calendar.js polling /web/api/posts.
 import { t } from 'elysia';
-import { refuseUnstorableBody, router } from '../api/router.ts';
+import { refuseUnstorableBody, router } from '../http/router.ts';
 import { errors } from '../lib/errors.ts';
 import { getPostForKey } from '../services/posts.ts';
+import { POST_LIMITS } from '../services/post-limits.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse } from './http.ts';
@@ -131,7 +132,7 @@ const RescheduleBody = t.Object(
     date: t.Optional(t.String({ maxLength: 10 })),
     /** Or an exact instant (ISO 8601 with offset). */
     publishAt: t.Optional(t.String({ maxLength: 64 })),
-    content: t.Optional(t.String({ maxLength: 100_000 })),
+    content: t.Optional(t.String({ maxLength: POST_LIMITS.textChars })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

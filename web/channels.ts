@@ -3,7 +3,7 @@
 // reconnecting a channel (new credentials, status back to active).
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { router } from '../api/router.ts';
+import { router } from '../http/router.ts';
 import { Channel, OAuthGrant, type IChannel } from '../db/entities/index.ts';
 import { decryptJson, encryptJson } from '../lib/crypto.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';

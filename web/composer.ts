@@ -3,12 +3,12 @@
 // platform counts: graphemes in the page, X's and Mastodon's weighted counts from
 // POST /web/api/text-lengths), per-platform text fields for the selected platforms, and uploads.
 import { t } from 'elysia';
-import { router } from '../api/router.ts';
+import { router } from '../http/router.ts';
 import { ApiError, errors } from '../lib/errors.ts';
-import { countedOnServer, measureChannelText } from '../lib/text-length.ts';
+import { countedOnServer, measureChannelText } from '../platforms/text-length.ts';
 import type { IChannel } from '../db/entities/index.ts';
 import { rulesFor } from '../platforms/catalog.ts';
-import { getPostForKey, type PostView } from '../services/posts.ts';
+import { assertEditable, getPostForKey, type PostView } from '../services/posts.ts';
 import type { MediaView } from '../services/media.ts';
 import { describeError, jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -301,9 +301,7 @@ export function composerRoutes(web: Web) {
       '/posts/:id/edit',
       pageRoute(web, async (ctx) => {
         const post = await getPostForKey(ctx.em, ctx.signedIn.organization.id, ctx.params.id!, 'all');
-        if (post.status !== 'scheduled') {
-          throw new ApiError('conflict', `The post is ${post.status}; only a scheduled post can be edited.`, { status: post.status });
-        }
+        assertEditable(post);
         return editPage(web, ctx, post, null, []);
       }),
     )
@@ -325,7 +323,7 @@ export function composerRoutes(web: Web) {
           const { status, messages } = formFailure(err);
           const post = await getPostForKey(ctx.em.fork(), ctx.signedIn.organization.id, id, 'all');
           // A post that has started publishing cannot be edited any more: say so, without the form.
-          if (post.status !== 'scheduled') throw new ApiError('conflict', `The post is ${post.status}; only a scheduled post can be edited.`, { status: post.status });
+          assertEditable(post);
           return editPage(web, { ...ctx, em: ctx.em.fork() }, post, values, messages, status);
         }
       }),

@@ -3,21 +3,27 @@
 // HTML pages for pages, the API's JSON error body for the JSON endpoints under /web/api.
 // Bodies are read only after the session is known, each with a limit (webBodyParser).
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { bodyText, earlyStep, isBodyTooLarge, readBody, readJsonBody } from '../api/body.ts';
-import { defaultLog, type AppDeps } from '../api/context.ts';
+import { bodyText, earlyStep, isBodyTooLarge, readBody, readJsonBody } from '../http/body.ts';
+import { defaultLog, type AppDeps } from '../http/deps.ts';
 import { ApiError } from '../lib/errors.ts';
 import { csrfMatches, findSession, type SignedIn } from '../services/users.ts';
 import { MAX_FORM_BYTES, parseCookies, parseForm, redirect, serializeCookie, htmlResponse } from './http.ts';
 import { errorBody, layout } from './layout.ts';
-import { webOptionsFromEnv, type WebOptions } from './options.ts';
+import { defaultWebOptions, type WebOptions } from './options.ts';
 import { DEFAULT_TZ, isTimeZone } from './time.ts';
 
 export const SESSION_COOKIE = 'pp_session';
 /** Set by app.js from Intl.DateTimeFormat().resolvedOptions().timeZone; not HttpOnly. */
 export const TZ_COOKIE = 'pp_tz';
 
+/** The API's dependencies and the web app's own settings. */
+export interface WebDeps extends AppDeps {
+  /** The web application's settings (base URL, credentials key, OAuth apps): webOptions(config); the defaults when absent. */
+  web?: WebOptions;
+}
+
 export interface Web {
-  deps: AppDeps;
+  deps: WebDeps;
   options: () => WebOptions;
   now: () => Date;
   /** Cookies get `Secure` when the public base URL is https. */
@@ -27,9 +33,9 @@ export interface Web {
   requests: WeakMap<Request, { ctx: RequestContext; signedIn?: Promise<SignedInCookie | null> }>;
 }
 
-export function createWeb(deps: AppDeps): Web {
+export function createWeb(deps: WebDeps): Web {
   let options: WebOptions | undefined = deps.web;
-  const get = () => (options ??= webOptionsFromEnv());
+  const get = () => (options ??= defaultWebOptions());
   return {
     deps,
     options: get,
@@ -202,7 +208,7 @@ export class RefusedBody {
  * The web routes' body parser (an Elysia parse hook, ahead of each route's own): the session is
  * looked up before anything is read; /web/api refuses a request without one (401) unread and
  * reads JSON up to WEB_BODY_BYTES; a page reads its form up to WEB_BODY_BYTES when signed in,
- * SIGNED_OUT_BODY_BYTES when not. Reading stops at the first byte past the limit (api/body.ts).
+ * SIGNED_OUT_BODY_BYTES when not. Reading stops at the first byte past the limit (http/body.ts).
  */
 export function webBodyParser(web: Web) {
   return (input: RouteInput) =>

@@ -1,6 +1,6 @@
 // Settings → API keys: create (the full key is shown once, in the answer to the POST, and never
 // stored), list by prefix with scopes, channels, last use and expiry, and revoke.
-import { router } from '../api/router.ts';
+import { router } from '../http/router.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import { SCOPES } from '../lib/scopes.ts';

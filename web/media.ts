@@ -2,7 +2,7 @@
 // object store) and uploads from the browser through the same three steps as the API — create
 // the upload, PUT the bytes to the returned URL, complete — via session-authenticated endpoints.
 import { t } from 'elysia';
-import { refuseUnstorableBody, router } from '../api/router.ts';
+import { refuseUnstorableBody, router } from '../http/router.ts';
 import { MediaItem } from '../db/entities/index.ts';
 import { completeUpload, createUpload, getMediaItem, mediaView, type MediaView } from '../services/media.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';

@@ -1,5 +1,6 @@
-// What the web application needs beyond the API's dependencies. The entry points pass it in
-// (`createApp({ …, web })`); when they do not, it is read from the environment once.
+// What the web application needs beyond the API's dependencies, made from the loaded
+// configuration by the entry points (server/run.ts: `createApp({ …, web: webOptions(config) })`);
+// tests pass their own. Nothing here reads the environment: lib/config.ts does, once.
 import { loadConfig, type Config } from '../lib/config.ts';
 import type { OutboundPolicy } from '../lib/outbound.ts';
 
@@ -20,6 +21,7 @@ export function webOptions(config: Pick<Config, 'publicBaseUrl' | 'credentialsKe
   return { publicBaseUrl: config.publicBaseUrl, credentialsKey: config.credentialsKey, platforms: config.platforms, outbound: config.outbound, trustProxyHops: config.trustProxyHops };
 }
 
-export function webOptionsFromEnv(): WebOptions {
-  return webOptions(loadConfig(process.env));
+/** An app built without them (tests): the configuration's defaults, no environment read. */
+export function defaultWebOptions(): WebOptions {
+  return webOptions(loadConfig({}));
 }

@@ -1,20 +1,18 @@
 // Creating and editing posts from the web application, through the same services as the API:
-// the same validation as POST /v1/posts and PATCH /v1/posts/{id}, the same workflow start and
-// the same workflow Update (editPost). Only the source differs ("app", no API key).
+// createPost and validateAndEditPost (services/post-scheduler.ts), as POST /v1/posts and
+// PATCH /v1/posts/{id}. Only the source differs ("app", no API key). Here: reading the form.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Channel, MediaItem, type IChannel, type IMediaItem } from '../db/entities/index.ts';
+import { Channel, MediaItem, type IChannel } from '../db/entities/index.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
-import { PLAN_LIMITS } from '../lib/plans.ts';
 import type { IOrganization } from '../db/entities/index.ts';
-import { schedulePost, validateAndEditPost, type TemporalDeps } from '../services/post-scheduler.ts';
-import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt } from '../services/post-validation.ts';
+import { createPost, validateAndEditPost, type TemporalDeps } from '../services/post-scheduler.ts';
+import { POST_LIMITS } from '../services/post-limits.ts';
+import { loadTargetChannels, parsePublishAt } from '../services/post-validation.ts';
 import { assertEditable, getPostForKey, listPostsForKey, type PostView } from '../services/posts.ts';
 import { mediaView, type MediaView } from '../services/media.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import { isPlatform } from '../platforms/catalog.ts';
 import { localInputValue, parseLocalInput } from './time.ts';
-
-export const MAX_TEXT = 100_000;
 
 export function needTemporal(temporal: TemporalDeps | undefined): TemporalDeps {
   if (!temporal) throw new Error('Temporal is not configured for this app');
@@ -79,10 +77,14 @@ export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
   };
 }
 
-function checkTexts(v: ComposerValues, fields: FieldError[]): void {
+const MAX_TEXT = POST_LIMITS.textChars;
+const MAX_MEDIA = POST_LIMITS.mediaItems;
+
+/** The size limits the API's schema enforces (services/post-limits.ts), as the form's messages. */
+function checkSizes(v: Pick<ComposerValues, 'content' | 'platformTexts' | 'mediaIds'>, fields: FieldError[]): void {
   if (v.content.length > MAX_TEXT) fields.push({ path: 'content', message: `must be at most ${MAX_TEXT} characters` });
   for (const [p, t] of Object.entries(v.platformTexts)) if (t.length > MAX_TEXT) fields.push({ path: `contentByPlatform.${p}`, message: `must be at most ${MAX_TEXT} characters` });
-  if (v.mediaIds.length > 20) fields.push({ path: 'mediaIds', message: 'at most 20 attachments' });
+  if (v.mediaIds.length > MAX_MEDIA) fields.push({ path: 'mediaIds', message: `at most ${MAX_MEDIA} attachments` });
 }
 
 /** Per-platform texts that were filled in, for platforms among the channels. */
@@ -91,13 +93,19 @@ function contentByPlatform(v: ComposerValues, channels: IChannel[]): Record<stri
   return Object.fromEntries(Object.entries(v.platformTexts).filter(([p, t]) => t.trim() !== '' && platforms.has(p)));
 }
 
-function publishAtFrom(local: string, tz: string, now: Date, fields: FieldError[]): Date | undefined {
+/** A datetime-local value in the viewer's zone, as an ISO instant; null (and a field error) if unreadable. */
+function localInstant(local: string, tz: string, fields: FieldError[]): string | null {
   const at = parseLocalInput(local, tz);
   if (!at) {
     fields.push({ path: 'publishAt', message: 'choose a date and time' });
-    return undefined;
+    return null;
   }
-  return parsePublishAt(at.toISOString(), now, fields);
+  return at.toISOString();
+}
+
+function publishAtFrom(local: string, tz: string, now: Date, fields: FieldError[]): Date | undefined {
+  const at = localInstant(local, tz, fields);
+  return at === null ? undefined : parsePublishAt(at, now, fields);
 }
 
 export interface Actor {
@@ -108,44 +116,41 @@ export interface Actor {
   tz: string;
 }
 
-/** Validates like POST /v1/posts and starts the post's workflow; returns the post id. */
+/** The form's own checks, then the one create path (services/post-scheduler.ts createPost); returns the post id. */
 export async function createAppPost(a: Actor, v: ComposerValues): Promise<string> {
   const fields: FieldError[] = [];
   if (!v.channelIds.length) fields.push({ path: 'channelIds', message: 'choose at least one channel' });
-  if (v.channelIds.length > 50) fields.push({ path: 'channelIds', message: 'at most 50 channels' });
-  checkTexts(v, fields);
-  const publishAt = v.when === 'now' ? null : publishAtFrom(v.publishAtLocal, a.tz, a.now, fields);
-  if (fields.length) throw errors.validation(fields);
-  const orgId = a.organization.id;
-  const channels = await loadTargetChannels(a.em, orgId, v.channelIds, 'all');
-  assertChannelsUsable(channels);
-  const media = await loadPostMedia(a.em, orgId, v.mediaIds);
-  const byPlatform = contentByPlatform(v, channels);
-  const reddit = redditFields(v, channels);
-  const texts = channelTexts(channels, { content: v.content, contentByPlatform: byPlatform, media, reddit });
-  return schedulePost(a.em, needTemporal(a.temporal), {
-    organizationId: orgId,
-    apiKeyId: null,
-    source: 'app',
-    content: v.content,
-    contentByPlatform: byPlatform,
-    reddit,
-    mediaIds: media.map((m: IMediaItem) => m.id),
-    publishAt: publishAt ?? null,
-    channels,
-    texts,
-    now: a.now,
-    pendingLimit: PLAN_LIMITS[a.organization.plan].pendingScheduledPosts,
-  });
+  if (v.channelIds.length > POST_LIMITS.channels) fields.push({ path: 'channelIds', message: `at most ${POST_LIMITS.channels} channels` });
+  checkSizes(v, fields);
+  const publishAt = v.when === 'now' ? null : localInstant(v.publishAtLocal, a.tz, fields);
+  // The form keeps texts for platforms no longer chosen and Reddit fields: only what applies is sent.
+  const chosen = (await channelsOf(a.em, a.organization.id)).filter((c) => v.channelIds.includes(c.id));
+  const reddit = redditFields(v, chosen, fields);
+  return createPost(
+    a.em,
+    a.temporal,
+    {
+      organization: a.organization,
+      source: 'app',
+      key: null,
+      channelIds: v.channelIds,
+      content: v.content,
+      contentByPlatform: contentByPlatform(v, chosen),
+      reddit,
+      mediaIds: v.mediaIds,
+      publishAt,
+      now: a.now,
+    },
+    fields,
+  );
 }
 
-function redditFields(v: ComposerValues, channels: IChannel[]): { subreddit: string; title: string } | null {
+function redditFields(v: ComposerValues, channels: IChannel[], fields: FieldError[]): { subreddit: string; title: string } | null {
   if (!channels.some((c) => c.platform === 'REDDIT')) return null;
   if (!v.subreddit && !v.redditTitle) return null;
-  const fields: FieldError[] = [];
-  if (!v.subreddit || v.subreddit.length > 100) fields.push({ path: 'reddit.subreddit', message: 'must be 1 to 100 characters' });
-  if (!v.redditTitle || v.redditTitle.length > 300) fields.push({ path: 'reddit.title', message: 'must be 1 to 300 characters' });
-  if (fields.length) throw errors.validation(fields);
+  const { subredditChars, redditTitleChars } = POST_LIMITS;
+  if (!v.subreddit || v.subreddit.length > subredditChars) fields.push({ path: 'reddit.subreddit', message: `must be 1 to ${subredditChars} characters` });
+  if (!v.redditTitle || v.redditTitle.length > redditTitleChars) fields.push({ path: 'reddit.title', message: `must be 1 to ${redditTitleChars} characters` });
   return { subreddit: v.subreddit.replace(/^\/?r\//i, ''), title: v.redditTitle };
 }
 
@@ -170,8 +175,7 @@ export async function editAppPost(a: Actor, postId: string, e: AppEdit): Promise
   else if (e.publishAtLocal !== undefined && e.publishAtLocal !== localInputValue(new Date(current.scheduledAt), a.tz)) {
     publishAt = publishAtFrom(e.publishAtLocal, a.tz, a.now, fields);
   }
-  if (e.content !== undefined && e.content.length > MAX_TEXT) fields.push({ path: 'content', message: `must be at most ${MAX_TEXT} characters` });
-  if (e.mediaIds && e.mediaIds.length > 20) fields.push({ path: 'mediaIds', message: 'at most 20 attachments' });
+  checkSizes({ content: e.content ?? '', platformTexts: {}, mediaIds: e.mediaIds ?? [] }, fields);
   if (fields.length) throw errors.validation(fields);
   const channels = await loadTargetChannels(a.em, orgId, current.channels.map((c) => c.channelId), 'all');
   const byPlatform = e.platformTexts

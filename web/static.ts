@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { router } from '../api/router.ts';
+import { router } from '../http/router.ts';
 
 const DIR = join(import.meta.dir, 'static');
 const TYPES: Record<string, string> = {

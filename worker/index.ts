@@ -91,6 +91,12 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
 }
 
 /**
+ * What the SDK says at WARN that is no warning here: each per-platform publish worker runs
+ * activities only, by design, and says so once as it starts (thirteen lines). Logged at debug.
+ */
+const EXPECTED_NOTICES = new Set(['No workflows registered, not polling for workflow tasks']);
+
+/**
  * Routes the SDK's own logs (its core's included) at the configured level through lib/log.ts:
  * JSON lines like the rest, redacted — an "Activity failed" line carries the platform's error,
  * and a platform may echo a credential into it. (The SDK's INFO level prints whole webpack
@@ -98,10 +104,12 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
  */
 export function installRuntime(level: LogLevel, write?: (line: string) => void): void {
   const sdkLevel = level === 'debug' ? 'DEBUG' : level === 'error' ? 'ERROR' : 'WARN';
-  const logger = createLogger({ level: 'debug', base: { service: 'worker', source: 'temporal' }, write });
+  const logger = createLogger({ level, base: { service: 'worker', source: 'temporal' }, write });
   const toOurs = { TRACE: 'debug', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const;
-  const forward = (e: LogEntry) =>
-    logger.sink({ time: new Date(Number(e.timestampNanos / 1_000_000n)).toISOString(), level: toOurs[e.level], msg: e.message, ...e.meta });
+  const forward = (e: LogEntry) => {
+    const ours = EXPECTED_NOTICES.has(e.message) ? 'debug' : toOurs[e.level];
+    logger.sink({ time: new Date(Number(e.timestampNanos / 1_000_000n)).toISOString(), level: ours, msg: e.message, ...e.meta });
+  };
   Runtime.install({
     logger: new DefaultLogger(sdkLevel, forward),
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: sdkLevel }), forward: {} } },

@@ -2,9 +2,9 @@
 // completion verify and process the bytes; with no completion in time, fail the item and
 // delete whatever was uploaded. Then, for a ready item, the optional vision pass. Last, once the
 // upload URL has expired, delete whatever a late PUT left under the upload key.
-import { ApplicationFailure, condition, defineQuery, defineUpdate, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
-import { UPLOAD_FAILURE, type UploadState, type UploadWorkflowInput } from './media-types.ts';
+import { completeUploadUpdate, UPLOAD_FAILURE, uploadStateQuery, type UploadState, type UploadWorkflowInput } from './media-types.ts';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -32,9 +32,6 @@ const vision = proxyActivities<Activities>({
 export const RELEASE_UPLOAD_PATCH = 'release-upload-key-after-expiry';
 /** Past the URL's expiry: S3 rounds presigned lifetimes up, and the API's clock may run behind. */
 const RELEASE_GRACE_MS = 60_000;
-
-export const completeUploadUpdate = defineUpdate<UploadState, []>('completeUpload');
-export const uploadStateQuery = defineQuery<UploadState>('state');
 
 export async function mediaUploadWorkflow(input: UploadWorkflowInput): Promise<UploadState> {
   const deadline = Date.parse(input.expiresAt);

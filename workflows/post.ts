@@ -1,11 +1,12 @@
 // One durable workflow per post: wait for the post row, sleep until publishAt (re-armed by edits),
 // then publish to every channel in parallel and record each outcome.
 import {
-  ActivityFailure, ApplicationFailure, condition, defineQuery, defineUpdate, proxyActivities, setHandler, workflowInfo,
-  type ActivityOptions,
+  ActivityFailure, ApplicationFailure, condition, proxyActivities, setHandler, workflowInfo, type ActivityOptions,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
-import { FAILURE, platformTaskQueue, type PostEdit, type PostWorkflowInput, type PostWorkflowState } from './post-types.ts';
+import {
+  editPostUpdate, FAILURE, platformTaskQueue, postStateQuery, type PostEdit, type PostWorkflowInput, type PostWorkflowState,
+} from './post-types.ts';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -43,9 +44,6 @@ const publishOptions: ActivityOptions = {
 /** Each platform's publishes run on its own task queue (worker/index.ts): no platform starves another. */
 const publisherFor = (platform: string) =>
   proxyActivities<Activities>({ ...publishOptions, taskQueue: platformTaskQueue(workflowInfo().taskQueue, platform) });
-
-export const editPostUpdate = defineUpdate<PostWorkflowState, [PostEdit]>('editPost');
-export const postStateQuery = defineQuery<PostWorkflowState>('state');
 
 function failureMessage(err: unknown): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;

@@ -140,7 +140,7 @@ const HEADERS: Record<string, Json> = {
 const header = (name: string, required = false): Json =>
   required ? { ...HEADERS[name], required: true } : { $ref: `#/components/headers/${name}` };
 
-/** Headers of an answer: who sends which (api/auth.ts, api/app.ts, services/idempotency.ts). */
+/** Headers of an answer: who sends which (api/auth.ts, server/app.ts, services/idempotency.ts). */
 function responseHeaders(status: number, op: OperationDoc): Json {
   const out: Json = { 'X-Request-Id': header('X-Request-Id', true) };
   // Set once the key is known and counted: every answer but a 401 (and a refusal before the count).
@@ -288,7 +288,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
     }
     // Any body over 1 MB is refused before it is parsed, on every route that reads one (all but GET).
     if (route.method !== 'GET') byStatus.set(PAYLOAD_TOO_LARGE, ['validation_failed']);
-    // Postgres (or Temporal) unreachable: api/errors.ts.
+    // Postgres (or Temporal) unreachable: http/errors.ts.
     byStatus.set(UNAVAILABLE, ['internal_error']);
     for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
       operation.responses[String(status)] = errorResponse(status, byStatus.get(status)!, op);

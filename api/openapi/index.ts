@@ -1,6 +1,6 @@
 // GET /v1/openapi.json and GET /v1/docs (no key): the OpenAPI 3.1 document of /v1, generated
 // from the app's own routes the first time it is asked for, and a readable page of it.
-import { router } from '../router.ts';
+import { router } from '../../http/router.ts';
 import { buildOpenApiDocument, type RouteInfo } from './document.ts';
 import { renderDocsPage } from './docs-page.ts';
 

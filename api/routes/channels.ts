@@ -1,7 +1,7 @@
-import { router } from '../router.ts';
+import { router } from '../../http/router.ts';
 import { channelView, listChannels } from '../../services/channels.ts';
 import { authPlugin } from '../auth.ts';
-import type { AppDeps } from '../context.ts';
+import type { AppDeps } from '../../http/deps.ts';
 import { ChannelListSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 

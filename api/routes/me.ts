@@ -1,8 +1,8 @@
-import { router } from '../router.ts';
+import { router } from '../../http/router.ts';
 import { PLAN_LIMITS, monthPeriod } from '../../lib/plans.ts';
 import type { Scope } from '../../lib/scopes.ts';
 import { authPlugin } from '../auth.ts';
-import type { AppDeps } from '../context.ts';
+import type { AppDeps } from '../../http/deps.ts';
 import { MeSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 

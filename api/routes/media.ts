@@ -1,9 +1,9 @@
 import { t } from 'elysia';
 import { completeUpload, createUpload, getMediaItem, mediaView } from '../../services/media.ts';
-import { refuseUnstorableBody, router } from '../router.ts';
+import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { authPlugin } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
-import type { AppDeps } from '../context.ts';
+import type { AppDeps } from '../../http/deps.ts';
 import { Chars, FileName, MediaItemSchema, MimeType, PathId, UploadResponseSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 

@@ -1,34 +1,34 @@
 import { t } from 'elysia';
-import { refuseUnstorableBody, router } from '../router.ts';
+import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
-import { schedulePost, validateAndEditPost } from '../../services/post-scheduler.ts';
-import {
-  assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt,
-} from '../../services/post-validation.ts';
+import { createPost, validateAndEditPost } from '../../services/post-scheduler.ts';
+import { POST_LIMITS } from '../../services/post-limits.ts';
+import { parsePublishAt } from '../../services/post-validation.ts';
 import { assertEditable, getPostForKey, listPostsForKey } from '../../services/posts.ts';
 import { authPlugin } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
-import { PLAN_LIMITS } from '../../lib/plans.ts';
-import type { AppDeps } from '../context.ts';
+import type { AppDeps } from '../../http/deps.ts';
 import { BodyId, Chars, DateTimeInput, PathId, PostListSchema, PostSchema } from '../schemas.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 
 // Texts: no NUL (Postgres text cannot hold it) and no unpaired surrogate; lengths in characters.
-const Text = Chars(100_000);
-const MediaIds = t.Array(BodyId(), { maxItems: 20, uniqueItems: true });
+const Text = Chars(POST_LIMITS.textChars);
+const MediaIds = t.Array(BodyId(), { maxItems: POST_LIMITS.mediaItems, uniqueItems: true });
 /** Keys: platform names (a key that is not the platform of a target channel is refused later). */
 const ContentByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Text, { maxProperties: PLATFORMS.length, additionalProperties: false });
 
 const CreateBody = t.Object(
   {
     content: Text,
-    channelIds: t.Array(BodyId(), { minItems: 1, maxItems: 50, uniqueItems: true }),
+    channelIds: t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true }),
     publishAt: t.Optional(DateTimeInput()),
     mediaIds: t.Optional(MediaIds),
     contentByPlatform: t.Optional(ContentByPlatform),
-    reddit: t.Optional(t.Object({ subreddit: Chars(100, { min: 1 }), title: Chars(300, { min: 1 }) }, { additionalProperties: false })),
+    reddit: t.Optional(
+      t.Object({ subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -95,30 +95,20 @@ export function postRoutes(deps: AppDeps) {
           em,
           { organizationId: auth.organization.id, apiKeyId: auth.key.id, endpoint: 'POST /v1/posts', key: headers['idempotency-key'], body, now: auth.now },
           async () => {
-        const fields: FieldError[] = [];
-        const publishAt = body.publishAt !== undefined ? parsePublishAt(body.publishAt, auth.now, fields) : null;
-        if (fields.length) throw errors.validation(fields);
-        const channels = await loadTargetChannels(em, auth.organization.id, body.channelIds, auth.channels);
-        assertChannelsUsable(channels);
-        const contentByPlatform = body.contentByPlatform ?? {};
-        const media = await loadPostMedia(em, auth.organization.id, body.mediaIds ?? [], { apiKeyId: auth.key.id, channels: auth.channels });
-        const texts = channelTexts(channels, { content: body.content, contentByPlatform, media, reddit: body.reddit ?? null });
-        const id = await schedulePost(em, temporal(), {
-          organizationId: auth.organization.id,
-          apiKeyId: auth.key.id,
-          source: 'api',
-          content: body.content,
-          contentByPlatform,
-          reddit: body.reddit ?? null,
-          mediaIds: media.map((m) => m.id),
-          publishAt: publishAt ?? null,
-          channels,
-          texts,
-          now: auth.now,
-          pendingLimit: PLAN_LIMITS[auth.organization.plan].pendingScheduledPosts,
-        });
-        const view = await getPostForKey(deps.orm.em.fork(), auth.organization.id, id, 'all', deps.storage);
-        return { status: 201, body: view, location: `/v1/posts/${id}` };
+            const id = await createPost(em, deps.temporal, {
+              organization: auth.organization,
+              source: 'api',
+              key: { apiKeyId: auth.key.id, channels: auth.channels },
+              channelIds: body.channelIds,
+              content: body.content,
+              contentByPlatform: body.contentByPlatform ?? {},
+              reddit: body.reddit ?? null,
+              mediaIds: body.mediaIds ?? [],
+              publishAt: body.publishAt ?? null,
+              now: auth.now,
+            });
+            const view = await getPostForKey(deps.orm.em.fork(), auth.organization.id, id, 'all', deps.storage);
+            return { status: 201, body: view, location: `/v1/posts/${id}` };
           },
         );
         set.status = result.status;

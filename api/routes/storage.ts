@@ -5,9 +5,8 @@
 // Every refusal is answered here, in the API's error body, so the routes behave the same
 // wherever they are mounted. Once an upload is closed (its item completed or expired) its URL
 // answers 409; downloads carry media/serving.ts's headers (nosniff, disposition, sandbox CSP).
-import { router } from '../router.ts';
-import { errorBody } from '../errors.ts';
-import { ERROR_STATUS, type ErrorCode } from '../../lib/errors.ts';
+import { router } from '../../http/router.ts';
+import { ERROR_STATUS, errorBody, type ErrorCode } from '../../lib/errors.ts';
 import { contentDisposition, MEDIA_SECURITY_HEADERS, servedContentType } from '../../media/serving.ts';
 import { UploadClosedError, UploadSizeError, type DiskStorage } from '../../storage/disk.ts';
 

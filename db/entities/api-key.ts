@@ -1,9 +1,11 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Created } from './base.ts';
 import { Organization } from './organization.ts';
 
 export const ApiKey = defineEntity({
   name: 'ApiKey',
   tableName: 'api_keys',
+  extends: Created,
   properties: {
     id: p.string().primary(),
     organization: () => p.manyToOne(Organization).mapToPk().deleteRule('cascade').index(),
@@ -17,7 +19,6 @@ export const ApiKey = defineEntity({
     expiresAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
     lastUsedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
 export type IApiKey = InferEntity<typeof ApiKey>;

@@ -1,10 +1,12 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Timestamped } from './base.ts';
 import { PLATFORMS, CHANNEL_STATUSES } from '../../platforms/catalog.ts';
 import { Organization } from './organization.ts';
 
 export const Channel = defineEntity({
   name: 'Channel',
   tableName: 'channels',
+  extends: Timestamped,
   properties: {
     id: p.string().primary(),
     organization: () => p.manyToOne(Organization).mapToPk().deleteRule('cascade').index(),
@@ -17,8 +19,6 @@ export const Channel = defineEntity({
     settings: p.json<Record<string, unknown>>().default('{}'),
     /** AES-256-GCM encrypted JSON credentials (lib/crypto.ts); never returned by the API. */
     credentialsEncrypted: p.text().hidden(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
 export type IChannel = InferEntity<typeof Channel>;

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Timestamped } from './base.ts';
 import { Organization } from './organization.ts';
 
 export const MEDIA_TYPES = ['image', 'gif', 'video', 'document', 'audio'] as const;
@@ -7,6 +8,7 @@ export const MEDIA_STATUSES = ['pending', 'ready', 'failed'] as const;
 export const MediaItem = defineEntity({
   name: 'MediaItem',
   tableName: 'media_items',
+  extends: Timestamped,
   properties: {
     id: p.string().primary(),
     organization: () => p.manyToOne(Organization).mapToPk().deleteRule('cascade').index(),
@@ -33,8 +35,6 @@ export const MediaItem = defineEntity({
     description: p.text().nullable(),
     failureReason: p.text().nullable(),
     uploadExpiresAt: p.datetime(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
 export type IMediaItem = InferEntity<typeof MediaItem>;

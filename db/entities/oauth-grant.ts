@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Created } from './base.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { Organization } from './organization.ts';
 import { User } from './user.ts';
@@ -12,6 +13,7 @@ import { User } from './user.ts';
 export const OAuthGrant = defineEntity({
   name: 'OAuthGrant',
   tableName: 'oauth_grants',
+  extends: Created,
   properties: {
     id: p.string().length(64).primary(),
     stateHash: p.string().length(64).nullable().unique(),
@@ -27,7 +29,6 @@ export const OAuthGrant = defineEntity({
     /** AES-256-GCM credentials after the exchange, while the follow-up form is pending. */
     credentialsEncrypted: p.text().nullable().hidden(),
     expiresAt: p.datetime(),
-    createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
 export type IOAuthGrant = InferEntity<typeof OAuthGrant>;

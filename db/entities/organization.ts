@@ -1,15 +1,15 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Timestamped } from './base.ts';
 import { PLANS } from '../../lib/plans.ts';
 
 export const Organization = defineEntity({
   name: 'Organization',
   tableName: 'organizations',
+  extends: Timestamped,
   properties: {
     id: p.string().primary(),
     name: p.string(),
     plan: p.enum(PLANS),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
 });
 export type IOrganization = InferEntity<typeof Organization>;

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Timestamped } from './base.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { Channel } from './channel.ts';
 import { Post } from './post.ts';
@@ -9,6 +10,7 @@ export type PostChannelStatus = (typeof POST_CHANNEL_STATUSES)[number];
 export const PostChannel = defineEntity({
   name: 'PostChannel',
   tableName: 'post_channels',
+  extends: Timestamped,
   properties: {
     id: p.string().primary(),
     post: () => p.manyToOne(Post).mapToPk().deleteRule('cascade'),
@@ -21,9 +23,9 @@ export const PostChannel = defineEntity({
     publishedAt: p.datetime().nullable(),
     error: p.text().nullable(),
     attempts: p.integer().default(0),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
   uniques: [{ properties: ['post', 'channel'] }],
+  /** Added by Migration20261121060000_limits (a channel's posts by creation time). */
+  indexes: [{ properties: ['channel', 'createdAt'] }],
 });
 export type IPostChannel = InferEntity<typeof PostChannel>;

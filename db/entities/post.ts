@@ -1,12 +1,17 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Timestamped } from './base.ts';
 import { Organization } from './organization.ts';
 
 export const POST_STATUSES = ['scheduled', 'publishing', 'published', 'failed'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
+/** Where a post was created: `api` through the interface, `app` in the web application. */
+export const POST_SOURCES = ['api', 'app'] as const;
+export type PostSource = (typeof POST_SOURCES)[number];
 
 export const Post = defineEntity({
   name: 'Post',
   tableName: 'posts',
+  extends: Timestamped,
   properties: {
     id: p.string().primary(),
     organization: () => p.manyToOne(Organization).mapToPk().deleteRule('cascade'),
@@ -15,15 +20,12 @@ export const Post = defineEntity({
     contentByPlatform: p.json<Record<string, string>>().default('{}'),
     reddit: p.json<{ subreddit: string; title: string }>().nullable(),
     mediaIds: p.json<string[]>().default('[]'),
-    /** `api` or `app` (web application). */
-    source: p.string().length(8),
+    source: p.enum(POST_SOURCES),
     /** The key that created it (null for the web application). */
     apiKeyId: p.string().nullable(),
     scheduledAt: p.datetime(),
     publishedAt: p.datetime().nullable(),
     workflowId: p.string().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
   indexes: [
     { properties: ['organization', 'scheduledAt', 'id'] },

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Created } from './base.ts';
 import { Organization } from './organization.ts';
 import { User } from './user.ts';
 
@@ -9,13 +10,13 @@ import { User } from './user.ts';
 export const Session = defineEntity({
   name: 'Session',
   tableName: 'sessions',
+  extends: Created,
   properties: {
     id: p.string().length(64).primary(),
     user: () => p.manyToOne(User).mapToPk().deleteRule('cascade').index(),
     organization: () => p.manyToOne(Organization).mapToPk().deleteRule('cascade'),
     /** Per-session CSRF token, sent back in forms (`_csrf`) and fetches (`X-CSRF-Token`). */
     csrfToken: p.string().length(64).hidden(),
-    createdAt: p.datetime().onCreate(() => new Date()),
     expiresAt: p.datetime().index(),
     lastSeenAt: p.datetime(),
   },

@@ -5,6 +5,7 @@ import { Migration20261121070000_web } from './Migration20261121070000_web.ts';
 import { Migration20261123100000_idempotency_per_key } from './Migration20261123100000_idempotency_per_key.ts';
 import { Migration20261123100100_sign_in_attempts } from './Migration20261123100100_sign_in_attempts.ts';
 import { Migration20261123110000_media_final_key } from './Migration20261123110000_media_final_key.ts';
+import { Migration20261123120000_entity_schema } from './Migration20261123120000_entity_schema.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261123100000_idempotency_per_key', class: Migration20261123100000_idempotency_per_key },
   { name: 'Migration20261123100100_sign_in_attempts', class: Migration20261123100100_sign_in_attempts },
   { name: 'Migration20261123110000_media_final_key', class: Migration20261123110000_media_final_key },
+  { name: 'Migration20261123120000_entity_schema', class: Migration20261123120000_entity_schema },
 ];

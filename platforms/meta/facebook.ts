@@ -2,13 +2,12 @@
 // credentials.accessToken). Text → POST /{page-id}/feed; photos → uploaded unpublished to
 // /{page-id}/photos, then one feed post with attached_media; a video → POST /{page-id}/videos.
 import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
-import { credential } from '../http.ts';
+import { blobOf, credential, trimSlash } from '../http.ts';
+import { strOrNumber } from '../json.ts';
 import {
   findRecentPost,
   GRAPH_API_VERSION,
-  blobOf,
   createGraphClient,
-  str,
   type GraphClient,
 } from './graph.ts';
 
@@ -28,8 +27,8 @@ const P = 'Facebook';
 const MAX_PHOTOS = 10;
 
 export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Connector {
-  const base = (opts.baseUrl ?? 'https://graph.facebook.com').replace(/\/+$/, '');
-  const web = (opts.webUrl ?? 'https://www.facebook.com').replace(/\/+$/, '');
+  const base = trimSlash(opts.baseUrl ?? 'https://graph.facebook.com');
+  const web = trimSlash(opts.webUrl ?? 'https://www.facebook.com');
   const graph = createGraphClient(P, {
     baseUrl: `${base}/${opts.apiVersion ?? GRAPH_API_VERSION}`,
     fetch: opts.fetch,
@@ -61,7 +60,7 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
       if (req.text) params.message = req.text;
       photoIds.forEach((id, i) => (params[`attached_media[${i}]`] = JSON.stringify({ media_fbid: id })));
       const post = await graph.post(`/${pageId}/feed`, params, token, req.signal);
-      const id = str(post.id);
+      const id = strOrNumber(post.id);
       if (!id) throw new PlatformError('transient', `Facebook returned no post id: ${JSON.stringify(post).slice(0, 200)}`);
       return { platformPostId: id, url: `${web}/${id}` };
     },
@@ -94,7 +93,7 @@ async function uploadPhoto(graph: GraphClient, pageId: string, token: string, it
   form.set('source', blobOf(await item.read(), item.mimeType), item.fileName);
   form.set('published', 'false');
   const photo = await graph.post(`/${pageId}/photos`, form, token, signal);
-  const id = str(photo.id);
+  const id = strOrNumber(photo.id);
   if (!id) throw new PlatformError('transient', `Facebook photo upload returned no id: ${JSON.stringify(photo).slice(0, 200)}`);
   return id;
 }
@@ -116,7 +115,7 @@ async function publishVideo(
   form.set('source', blobOf(await item.read(), item.mimeType), item.fileName);
   if (text) form.set('description', text);
   const video = await graph.post(`/${pageId}/videos`, form, token, signal);
-  const id = str(video.id);
+  const id = strOrNumber(video.id);
   if (!id) throw new PlatformError('transient', `Facebook video upload returned no id: ${JSON.stringify(video).slice(0, 200)}`);
   return { platformPostId: id, url: `${web}/${pageId}/videos/${id}` };
 }

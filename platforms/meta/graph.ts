@@ -2,7 +2,8 @@
 // with the access token, the Graph error body mapped to the error classes of DESIGN.md §4, the
 // usage headers turned into a retry delay, container polling, long-lived token refresh and the
 // "did an earlier attempt already publish this?" lookup.
-import { createHttp, isOk, reasonOf, sleep, type Reply } from '../http.ts';
+import { createHttp, isOk, reasonOf, sleep, trimSlash, type Reply } from '../http.ts';
+import { strOrNumber } from '../json.ts';
 import { PlatformError, parseRetryAfter, type MediaRef, type PublishResult } from '../types.ts';
 
 /** Graph API version for graph.facebook.com and graph.instagram.com (v26.0: 29 July 2026). */
@@ -33,7 +34,7 @@ export interface GraphClient {
  */
 export function createGraphClient(platform: string, opts: { baseUrl: string; fetch?: typeof fetch; timeoutMs?: number }): GraphClient {
   const http = createHttp(platform, opts);
-  const base = opts.baseUrl.replace(/\/+$/, '');
+  const base = trimSlash(opts.baseUrl);
 
   async function ok(reply: Promise<Reply>): Promise<GraphObject> {
     const r = await reply;
@@ -257,8 +258,8 @@ export async function findRecentPost(
   if (l.since) query.since = String(Math.floor((Date.now() - FIND_WINDOW_MS) / 1000));
   const body = await graph.get(l.path, query, token, signal);
   const posts = listData(body).flatMap((p) => {
-    const id = str(p.id);
-    return id ? [{ id, text: str(p[f.text]) ?? '', time: str(p[f.time]), url: str(p[f.url]), kind: str(p[f.kind]) }] : [];
+    const id = strOrNumber(p.id);
+    return id ? [{ id, text: strOrNumber(p[f.text]) ?? '', time: strOrNumber(p[f.time]), url: strOrNumber(p[f.url]), kind: strOrNumber(p[f.kind]) }] : [];
   });
   const hit = matchRecent(posts, text, kind);
   return hit ? { platformPostId: hit.id, url: hit.url ?? l.fallbackUrl(hit.id), publishedAt: isoTime(hit.time) } : null;
@@ -283,16 +284,8 @@ export function isoTime(s: unknown): string | undefined {
   return t === undefined ? undefined : new Date(t).toISOString();
 }
 
-export function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : undefined;
-}
 
 /** The data array of a Graph list response. */
 export function listData(body: GraphObject): GraphObject[] {
   return Array.isArray(body.data) ? (body.data.filter((x) => x && typeof x === 'object') as GraphObject[]) : [];
-}
-
-/** Bytes as a Blob for a multipart upload. */
-export function blobOf(bytes: Uint8Array, mimeType: string): Blob {
-  return new Blob([bytes as Uint8Array<ArrayBuffer>], { type: mimeType });
 }

@@ -3,7 +3,8 @@
 // Publishing is the container flow: POST /{ig-user-id}/media (Instagram fetches each item from
 // a public URL), poll the container until FINISHED, POST /{ig-user-id}/media_publish.
 import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
-import { credential } from '../http.ts';
+import { credential, trimSlash } from '../http.ts';
+import { strOrNumber } from '../json.ts';
 import {
   findRecentPost,
   GRAPH_API_VERSION,
@@ -12,7 +13,6 @@ import {
   isoTime,
   publicUrl,
   refreshLongLivedToken,
-  str,
   waitForContainer,
   type GraphClient,
   type MediaUrlResolver,
@@ -37,8 +37,8 @@ const P = 'Instagram';
 const MAX_ITEMS = 10;
 
 export function createInstagramConnector(opts: InstagramConnectorOptions = {}): Connector {
-  const base = (opts.baseUrl ?? 'https://graph.instagram.com').replace(/\/+$/, '');
-  const web = (opts.webUrl ?? 'https://www.instagram.com').replace(/\/+$/, '');
+  const base = trimSlash(opts.baseUrl ?? 'https://graph.instagram.com');
+  const web = trimSlash(opts.webUrl ?? 'https://www.instagram.com');
   const http = { fetch: opts.fetch, timeoutMs: opts.timeoutMs ?? 30_000 };
   const graph = createGraphClient(P, { baseUrl: `${base}/${opts.apiVersion ?? GRAPH_API_VERSION}`, ...http });
   const root = createGraphClient(P, { baseUrl: base, ...http });
@@ -46,7 +46,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
 
   async function createContainer(userId: string, token: string, params: Record<string, string>, signal?: AbortSignal): Promise<string> {
     const body = await graph.post(`/${userId}/media`, params, token, signal);
-    const id = str(body.id);
+    const id = strOrNumber(body.id);
     if (!id) throw new PlatformError('transient', `Instagram returned no container id: ${JSON.stringify(body).slice(0, 200)}`);
     return id;
   }
@@ -67,10 +67,10 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
   function ready(id: string, token: string, signal?: AbortSignal): Promise<void> {
     return waitForContainer(P, id, async () => {
       const c = await graph.get(`/${id}`, { fields: 'status_code,status' }, token, signal);
-      const code = str(c.status_code);
+      const code = strOrNumber(c.status_code);
       if (code === 'FINISHED') return true;
       if (code === 'IN_PROGRESS' || !code) return false;
-      const detail = str(c.status) ?? code;
+      const detail = strOrNumber(c.status) ?? code;
       // An expired container (not published within 24 h) or a "try again" failure: the retried
       // publish creates fresh containers.
       const sub = /\b(22070\d\d)\b/.exec(detail)?.[1];
@@ -110,7 +110,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       // invisible and expire after 24 hours.
       const containerId = await buildContainer(userId, token, req);
       const published = await graph.post(`/${userId}/media_publish`, { creation_id: containerId }, token, req.signal);
-      const mediaId = str(published.id);
+      const mediaId = strOrNumber(published.id);
       if (!mediaId) throw new PlatformError('transient', `Instagram media_publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);
       return { platformPostId: mediaId, ...(await permalink(graph, web, mediaId, token, req.signal)) };
     },
@@ -148,8 +148,8 @@ function account(credentials: Record<string, unknown>): { userId: string; token:
 async function permalink(graph: GraphClient, web: string, mediaId: string, token: string, signal?: AbortSignal) {
   try {
     const m = await graph.get(`/${mediaId}`, { fields: 'permalink,shortcode,timestamp' }, token, signal);
-    const shortcode = str(m.shortcode);
-    return { url: str(m.permalink) ?? (shortcode ? `${web}/p/${shortcode}/` : `${web}/`), publishedAt: isoTime(m.timestamp) };
+    const shortcode = strOrNumber(m.shortcode);
+    return { url: strOrNumber(m.permalink) ?? (shortcode ? `${web}/p/${shortcode}/` : `${web}/`), publishedAt: isoTime(m.timestamp) };
   } catch {
     return { url: `${web}/` };
   }

@@ -3,14 +3,14 @@
 // /{threads-user-id}/threads creates a container (media fetched from a public URL), poll it
 // until FINISHED, POST /{threads-user-id}/threads_publish.
 import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
-import { credential } from '../http.ts';
+import { credential, trimSlash } from '../http.ts';
+import { strOrNumber } from '../json.ts';
 import {
   findRecentPost,
   createGraphClient,
   isoTime,
   publicUrl,
   refreshLongLivedToken,
-  str,
   waitForContainer,
   type GraphClient,
   type MediaUrlResolver,
@@ -38,8 +38,8 @@ const MAX_ITEMS = 20;
 const RETRYABLE_CONTAINER_ERRORS = new Set(['FAILED_DOWNLOADING_VIDEO', 'UNKNOWN']);
 
 export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Connector {
-  const base = (opts.baseUrl ?? 'https://graph.threads.net').replace(/\/+$/, '');
-  const web = (opts.webUrl ?? 'https://www.threads.com').replace(/\/+$/, '');
+  const base = trimSlash(opts.baseUrl ?? 'https://graph.threads.net');
+  const web = trimSlash(opts.webUrl ?? 'https://www.threads.com');
   const http = { fetch: opts.fetch, timeoutMs: opts.timeoutMs ?? 30_000 };
   const graph = createGraphClient(P, { baseUrl: `${base}/${opts.apiVersion ?? 'v1.0'}`, ...http });
   const root = createGraphClient(P, { baseUrl: base, ...http });
@@ -47,7 +47,7 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
 
   async function createContainer(userId: string, token: string, params: Record<string, string>, signal?: AbortSignal): Promise<string> {
     const body = await graph.post(`/${userId}/threads`, params, token, signal);
-    const id = str(body.id);
+    const id = strOrNumber(body.id);
     if (!id) throw new PlatformError('transient', `Threads returned no container id: ${JSON.stringify(body).slice(0, 200)}`);
     return id;
   }
@@ -66,10 +66,10 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
   function ready(id: string, token: string, signal?: AbortSignal): Promise<void> {
     return waitForContainer(P, id, async () => {
       const c = await graph.get(`/${id}`, { fields: 'status,error_message' }, token, signal);
-      const status = str(c.status);
+      const status = strOrNumber(c.status);
       if (status === 'FINISHED') return true;
       if (status === 'IN_PROGRESS' || !status) return false;
-      const detail = str(c.error_message) ?? status;
+      const detail = strOrNumber(c.error_message) ?? status;
       const kind = status === 'EXPIRED' || RETRYABLE_CONTAINER_ERRORS.has(detail) ? 'transient' : 'permanent';
       throw new PlatformError(kind, `Threads media container ${id} ${status}: ${detail}`, { platformCode: detail });
     }, { ...poll, signal });
@@ -107,7 +107,7 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
 
       const containerId = await buildContainer(userId, token, req);
       const published = await graph.post(`/${userId}/threads_publish`, { creation_id: containerId }, token, req.signal);
-      const postId = str(published.id);
+      const postId = strOrNumber(published.id);
       if (!postId) throw new PlatformError('transient', `Threads publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);
       return { platformPostId: postId, ...(await permalink(graph, web, postId, token, req.signal)) };
     },
@@ -143,10 +143,10 @@ function account(credentials: Record<string, unknown>): { userId: string; token:
 async function permalink(graph: GraphClient, web: string, postId: string, token: string, signal?: AbortSignal) {
   try {
     const m = await graph.get(`/${postId}`, { fields: 'permalink,shortcode,username,timestamp' }, token, signal);
-    const shortcode = str(m.shortcode);
-    const username = str(m.username);
+    const shortcode = strOrNumber(m.shortcode);
+    const username = strOrNumber(m.username);
     const built = shortcode && username ? `${web}/@${username}/post/${shortcode}` : `${web}/`;
-    return { url: str(m.permalink) ?? built, publishedAt: isoTime(m.timestamp) };
+    return { url: strOrNumber(m.permalink) ?? built, publishedAt: isoTime(m.timestamp) };
   } catch {
     return { url: `${web}/` };
   }

@@ -17,6 +17,8 @@ export async function startEmbeddedPostgres(opts: { dir: string; port: number; l
     user: EMBEDDED_DB_USER,
     password: EMBEDDED_DB_PASSWORD,
     logFile: opts.logFile,
+    // Stopped by the launcher after the worker has drained, not by the terminal's Ctrl-C.
+    ownProcessGroup: true,
   });
   try {
     await pg.createDatabase(EMBEDDED_DB_NAME);

@@ -30,8 +30,13 @@ export async function startTemporalDevServer(opts: {
       '--search-attribute', 'OrganizationId=Keyword',
       '--search-attribute', 'PostId=Keyword',
     ],
-    { stdout: out, stderr: out, stdin: 'ignore' },
+    // A session of its own: a terminal's Ctrl-C reaches only the launcher, which stops this server
+    // after the worker has drained (a worker that loses its server mid-shutdown complains).
+    { stdout: out, stderr: out, stdin: 'ignore', detached: true },
   );
+  // …and should the launcher exit without stopping it (a failed start, a crash), it goes too.
+  const orphan = () => void (proc.exitCode === null && proc.signalCode === null && proc.kill('SIGTERM'));
+  process.once('exit', orphan);
   const address = `127.0.0.1:${opts.port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -52,6 +57,7 @@ export async function startTemporalDevServer(opts: {
   return {
     address,
     stop: async () => {
+      process.off('exit', orphan);
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
       if (!exited) proc.kill('SIGKILL');

@@ -325,7 +325,7 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 const segmenter = new Intl.Segmenter();
 // Mastodon counts grapheme clusters of the text after StatusLengthValidator#countable_text: every
 // URL with a scheme becomes `characters_reserved_per_url` x's, `@user@domain` becomes `@user`.
-// (The fake's own, simpler patterns: written apart from lib/text-length.ts on purpose.)
+// (The fake's own, simpler patterns: written apart from platforms/text-length.ts on purpose.)
 const URL_WITH_SCHEME = /(?<![\p{L}\p{N}@＠$#＃])https?:\/\/[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+(?::\d{1,5})?(?:[/?#][^\s]*[^\s.,;:!?'")\]])?/gu;
 const REMOTE_MENTION = /(?<![=/\p{L}\p{M}\p{Nd}\p{Pc}])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)@[\p{L}\p{M}\p{Nd}\p{Pc}.-]+[\p{L}\p{M}\p{Nd}\p{Pc}]+/giu;
 function countable(text: string, perUrl: number): string {

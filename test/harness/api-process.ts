@@ -1,6 +1,6 @@
 // A standalone API process for multi-process tests: the real app on a real socket, sharing the
 // test Postgres (and so the rate-limit and quota counters) with other processes.
-import { createApp } from '../../api/app.ts';
+import { createApp } from '../../server/app.ts';
 import { createOrm } from '../../db/orm.ts';
 import { createRateLimiter, createRateLimiterPool } from '../../services/rate-limit.ts';
 

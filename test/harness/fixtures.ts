@@ -1,6 +1,5 @@
 // Small builders for tests: organizations, keys, channels, and requests through app.handle().
-import { createApp } from '../../api/app.ts';
-import type { AppDeps } from '../../api/context.ts';
+import { createApp, type ServerDeps } from '../../server/app.ts';
 import { createApiKey } from '../../services/api-keys.ts';
 import { addChannel } from '../../services/channels.ts';
 import { createOrganization } from '../../services/organizations.ts';
@@ -41,7 +40,7 @@ export async function makeChannel(organizationId: string, platform = 'MASTODON',
   });
 }
 
-export async function testApp(overrides: Partial<AppDeps> = {}) {
+export async function testApp(overrides: Partial<ServerDeps> = {}) {
   const h = await harness();
   return createApp({ orm: h.orm, log: () => {}, rateLimiter: h.rateLimiter, ...overrides });
 }

@@ -12,7 +12,7 @@ import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalTestServer } from '../../lib/temporal-binaries.ts';
 import { ensureSearchAttributes } from '../../worker/temporal.ts';
-import { createApp } from '../../api/app.ts';
+import { createApp } from '../../server/app.ts';
 import { createMastodonConnector } from '../../platforms/mastodon.ts';
 import type { Connectors } from '../../platforms/types.ts';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';

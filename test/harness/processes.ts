@@ -22,7 +22,7 @@ export async function startKillableTemporal(): Promise<KillableTemporal> {
   const port = await freePort();
   const proc = Bun.spawn(
     [
-      findTemporalCli(), 'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port),
+      findTemporalCli(process.env.TEMPORAL_CLI_PATH), 'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port),
       '--log-level', 'error', '--search-attribute', 'OrganizationId=Keyword', '--search-attribute', 'PostId=Keyword',
     ],
     { stdout: 'ignore', stderr: 'ignore', stdin: 'ignore' },

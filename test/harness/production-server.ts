@@ -2,7 +2,7 @@
 // MAX_REQUEST_BODY_BYTES) and the web app, in a process of its own, so a test can watch the
 // memory of the process that receives the requests. Prints `ready <port>`.
 import { randomBytes } from 'node:crypto';
-import { createApp, MAX_REQUEST_BODY_BYTES } from '../../api/app.ts';
+import { createApp, MAX_REQUEST_BODY_BYTES } from '../../server/app.ts';
 import { createOrm } from '../../db/orm.ts';
 import { createRateLimiter, createRateLimiterPool } from '../../services/rate-limit.ts';
 

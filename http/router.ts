@@ -1,13 +1,14 @@
+// The Elysia instances of the API and the web app, and the body check both run on JSON bodies.
 import { Elysia } from 'elysia';
 import { errors } from '../lib/errors.ts';
 
 /**
- * Every Elysia instance of the API. `normalize: false`: a body with a field the schema does not
- * name is refused (422), not silently stripped — a misspelt field must not be ignored.
+ * Every Elysia instance of the API and the web app. `normalize: false`: a body with a field the
+ * schema does not name is refused (422), not silently stripped — a misspelt field must not be ignored.
  */
 export const router = (name?: string) => new Elysia({ normalize: false, ...(name ? { name } : {}) });
 
-/** The deepest nesting a JSON body may have; no request schema of the API goes past 3 levels. */
+/** The deepest nesting a JSON body may have; no request schema goes past 3 levels. */
 export const MAX_BODY_DEPTH = 32;
 
 /**

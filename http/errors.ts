@@ -1,17 +1,10 @@
-// The one place that turns any failure into the error body of SPEC.md §7 / DESIGN.md §3.
-import { ApiError, ERROR_STATUS, type ErrorCode, type FieldError } from '../lib/errors.ts';
+// The one place that turns any failure into the error body of SPEC.md §7 / DESIGN.md §3
+// (the body itself: errorBody in lib/errors.ts, which services/ write too).
+import { ApiError, ERROR_STATUS, errorBody, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import { isDatabaseUnavailable } from '../db/connection-errors.ts';
 
 /** Seconds a client is asked to wait after a 503 for an unreachable database. */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
-
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
-}
-
-export function errorBody(code: ErrorCode, message: string, details?: Record<string, unknown>): ErrorBody {
-  return { error: details ? { code, message, details } : { code, message } };
-}
 
 /** TypeBox value errors (as Elysia's ValidationError exposes them) → `details.fields`. */
 function validationFields(error: unknown): FieldError[] {

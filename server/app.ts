@@ -1,30 +1,32 @@
-// The HTTP app, built by a factory so the server and the tests run the very same thing.
-import { router } from './router.ts';
+// The HTTP app, built by a factory so the server and the tests run the very same thing: request
+// ids, error mapping and the request log for everything, the probes, the disk store's URLs, the
+// API under /v1 and the web app at /. It sits above api/ and web/, which never import each other
+// (docs/architecture.md).
+import { router } from '../http/router.ts';
 import { newId } from '../lib/ids.ts';
-import { unwrapParseError } from './body.ts';
-import { defaultLog, type AppDeps } from './context.ts';
-import { mapError } from './errors.ts';
-import { methodNotAllowed } from './allowed-methods.ts';
-import { healthRoutes } from './health.ts';
-import { openApiRoutes } from './openapi/index.ts';
-import type { RouteInfo } from './openapi/document.ts';
+import { unwrapParseError } from '../http/body.ts';
+import { defaultLog, type AppDeps } from '../http/deps.ts';
+import { mapError } from '../http/errors.ts';
+import { methodNotAllowed } from '../api/allowed-methods.ts';
+import { healthRoutes } from '../api/health.ts';
+import type { RouteInfo } from '../api/openapi/document.ts';
+import { v1Api } from '../api/v1.ts';
 import { redact, type LogEntry, type LogLevel } from '../lib/log.ts';
-import { channelRoutes } from './routes/channels.ts';
-import { meRoutes } from './routes/me.ts';
-import { postRoutes } from './routes/posts.ts';
-import { mediaRoutes } from './routes/media.ts';
-import { storageRoutes } from './routes/storage.ts';
+import { storageRoutes } from '../api/routes/storage.ts';
 import type { DiskStorage } from '../storage/disk.ts';
 import { webApp } from '../web/app.ts';
+import type { WebDeps } from '../web/context.ts';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * The server accepts bodies this large (a 1 GB video PUT to the disk store, plus headroom), for
- * the storage upload route only: every other route reads its body through api/body.ts, with its
+ * the storage upload route only: every other route reads its body through http/body.ts, with its
  * own small limit (1 MB on /v1, web/context.ts for the web app).
  */
 export const MAX_REQUEST_BODY_BYTES = 1024 * 1024 * 1024 + 1024 * 1024;
-export { MAX_JSON_BODY_BYTES } from './body.ts';
+
+/** The API's dependencies and the web app's settings. */
+export type ServerDeps = AppDeps & WebDeps;
 
 /** RateLimit-* headers set by auth stay on error responses too. */
 function rateLimitHeaders(headers: Record<string, unknown>): Record<string, string> {
@@ -43,7 +45,7 @@ function statusOf(ctx: { set: { status?: unknown }; responseValue?: unknown; res
   return typeof s === 'number' ? s : Number(s) || 200;
 }
 
-export function createApp(deps: AppDeps) {
+export function createApp(deps: ServerDeps) {
   const sink = deps.log ?? defaultLog;
   // Whatever an entry holds (an error's message, a header), no secret leaves through the log.
   const log = (entry: LogEntry) => sink(redact({ time: new Date().toISOString(), ...entry }));
@@ -118,14 +120,7 @@ export function createApp(deps: AppDeps) {
     .use(healthRoutes(deps, log))
     // The disk store receives uploads and serves files itself, at signed URLs outside /v1.
     .use(deps.storage?.kind === 'disk' ? storageRoutes(deps.storage as DiskStorage) : router())
-    .group('/v1', (v1) =>
-      v1
-        .use(meRoutes(deps))
-        .use(channelRoutes(deps))
-        .use(postRoutes(deps))
-        .use(mediaRoutes(deps))
-        .use(openApiRoutes(() => self.routes())),
-    )
+    .use(v1Api(deps, () => self.routes()))
     // The web application (web/README.md): HTML pages at /, its session JSON under /web/api.
     .use(webApp(deps));
   self.routes = () => app.routes;

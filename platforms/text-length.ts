@@ -6,7 +6,7 @@
 //   - Everyone else: grapheme clusters (Bluesky's documented unit; the others' closest one).
 // Used by post validation and the composer's counters, so both say the same number.
 import { extractUrlsWithIndices, parseTweet, regexen } from 'twitter-text';
-import type { Platform } from '../platforms/catalog.ts';
+import type { Platform } from './catalog.ts';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 

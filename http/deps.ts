@@ -1,9 +1,10 @@
+// What the routes of the API and of the web app need from the outside. The web app's own settings
+// are added by web/context.ts (WebDeps); server/app.ts takes both (ServerDeps).
 import type { Orm } from '../db/orm.ts';
 import type { TemporalDeps } from '../services/post-scheduler.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { RateLimiter } from '../services/rate-limit.ts';
 import { createLogger, type LogSink } from '../lib/log.ts';
-import type { WebOptions } from '../web/options.ts';
 
 /** What the HTTP app needs from the outside; the server and the tests build it. */
 export interface AppDeps {
@@ -21,8 +22,6 @@ export interface AppDeps {
    * already redacted. The entry points pass createLogger(LOG_LEVEL).sink; tests capture entries.
    */
   log?: LogSink;
-  /** The web application's settings (base URL, credentials key, OAuth apps); read from the environment when absent. */
-  web?: WebOptions;
 }
 
 /** JSON lines on stdout at level info and above (lib/log.ts). */

@@ -1,0 +1,22 @@
+// The public API (SPEC.md) under /v1: its routes and the OpenAPI document built from them.
+// server/app.ts mounts it beside the web app, with the hooks both share.
+import { router } from '../http/router.ts';
+import type { AppDeps } from '../http/deps.ts';
+import { openApiRoutes } from './openapi/index.ts';
+import type { RouteInfo } from './openapi/document.ts';
+import { channelRoutes } from './routes/channels.ts';
+import { meRoutes } from './routes/me.ts';
+import { postRoutes } from './routes/posts.ts';
+import { mediaRoutes } from './routes/media.ts';
+
+/** `routes`: the finished app's route table, read at request time (the document describes it). */
+export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
+  return router().group('/v1', (v1) =>
+    v1
+      .use(meRoutes(deps))
+      .use(channelRoutes(deps))
+      .use(postRoutes(deps))
+      .use(mediaRoutes(deps))
+      .use(openApiRoutes(routes)),
+  );
+}

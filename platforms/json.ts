@@ -1,0 +1,28 @@
+// Reading platform answers of unknown shape: the parse that never throws, a path into nested
+// objects, and the "a usable string or nothing" readers every connector needs.
+
+/** Parsed JSON, or null when the text is empty or not JSON. */
+export function parseJson(text: string): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The value at keys[0].keys[1]…, or undefined where a step is not an object. */
+export function dig(v: unknown, ...keys: string[]): unknown {
+  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+/** A non-empty string, else undefined. */
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}
+
+/** Like str, and a number as its decimal text (Graph APIs send some ids as numbers). */
+export function strOrNumber(v: unknown): string | undefined {
+  return typeof v === 'number' ? String(v) : str(v);
+}

@@ -1,0 +1,14 @@
+// The size limits of a post request, in one place: the API's TypeBox schemas (api/routes/posts.ts)
+// and the web app's form checks (web/post-actions.ts, web/calendar.ts) read them, so both refuse
+// the same sizes. Each platform's own limits (text length, attachments) are platforms/catalog.ts's.
+export const POST_LIMITS = {
+  /** Characters of `content` and of each `contentByPlatform` text. */
+  textChars: 100_000,
+  /** Media items attached to one post. */
+  mediaItems: 20,
+  /** Target channels of one post. */
+  channels: 50,
+  /** Reddit's own limits on a subreddit name and a post title. */
+  subredditChars: 100,
+  redditTitleChars: 300,
+} as const;

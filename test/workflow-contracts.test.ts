@@ -1,0 +1,140 @@
+// The workflow contracts (workflows/*-types.ts): the names sleeping executions carry, the worker
+// registering each workflow under its contract's name, and the refusals the API maps by their
+// typed errors — an Update's ApplicationFailure.type, WorkflowNotFoundError — never by message.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { MediaItem } from '../db/entities/index.ts';
+import { ApiError } from '../lib/errors.ts';
+import { addChannel } from '../services/channels.ts';
+import { completeUpload } from '../services/media.ts';
+import { editPost } from '../services/post-scheduler.ts';
+import { updateFailureType } from '../services/temporal-calls.ts';
+import * as workflows from '../workflows/index.ts';
+import {
+  completeUploadUpdate, MEDIA_UPLOAD_WORKFLOW_TYPE, UPLOAD_FAILURE, uploadStateQuery, uploadWorkflowId, type MediaUploadWorkflow,
+} from '../workflows/media-types.ts';
+import { PING_WORKFLOW_TYPE, type PingWorkflow } from '../workflows/ping-types.ts';
+import {
+  editPostUpdate, FAILURE, POST_WORKFLOW_TYPE, postStateQuery, postWorkflowId, type PostEdit, type PostWorkflow,
+} from '../workflows/post-types.ts';
+import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+
+describe('workflow contracts', () => {
+  test('the names are the durable ones, and the worker registers each workflow under its contract name and signature', () => {
+    // Renaming any of these strands every execution started before the rename (and the recorded histories).
+    expect([POST_WORKFLOW_TYPE, editPostUpdate.name, postStateQuery.name]).toEqual(['postWorkflow', 'editPost', 'state']);
+    expect([MEDIA_UPLOAD_WORKFLOW_TYPE, completeUploadUpdate.name, uploadStateQuery.name]).toEqual(['mediaUploadWorkflow', 'completeUpload', 'state']);
+    expect(PING_WORKFLOW_TYPE).toBe('pingWorkflow');
+    // The worker registers workflows by their export names in workflows/index.ts.
+    const registered: { [name: string]: unknown } = workflows;
+    expect(Object.keys(registered).sort()).toEqual([MEDIA_UPLOAD_WORKFLOW_TYPE, PING_WORKFLOW_TYPE, POST_WORKFLOW_TYPE].sort());
+    // Compile-time: each implementation has its contract's signature (typecheck fails otherwise).
+    const signatures: [PostWorkflow, MediaUploadWorkflow, PingWorkflow] = [workflows.postWorkflow, workflows.mediaUploadWorkflow, workflows.pingWorkflow];
+    expect(signatures.map((f) => f.name)).toEqual([POST_WORKFLOW_TYPE, MEDIA_UPLOAD_WORKFLOW_TYPE, PING_WORKFLOW_TYPE]);
+  });
+});
+
+/** Set by a test: publish attempts wait here (the workflow stays in its publishing phase). */
+let gate: { entered: () => void; release: Promise<void> } | null = null;
+const holdingPublishes: ActivityInterceptorsFactory = (ctx) => ({
+  inbound: {
+    async execute(input, next) {
+      if (gate && ctx.info.activityType === 'publishToChannel') {
+        gate.entered();
+        await gate.release;
+      }
+      return next(input);
+    },
+  },
+});
+
+async function conflictOf(p: Promise<unknown>): Promise<string> {
+  const err = await p.then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(ApiError);
+  return (err as ApiError).code;
+}
+
+describe('refusals by typed errors', () => {
+  let stack: Awaited<ReturnType<typeof startPostStack>>;
+  let fake: FakeMastodon;
+  beforeAll(async () => {
+    fake = await startFakeMastodon();
+    stack = await startPostStack({ storage: 'disk', publishInterceptors: [holdingPublishes] });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await fake?.stop();
+  });
+  const temporal = () => ({ client: stack.env.client, taskQueue: stack.taskQueue });
+
+  test('an edit the workflow refuses → 409: while publishing (validator, PostNotScheduled) and once it has ended (WorkflowNotFoundError)', async () => {
+    const org = await makeOrg();
+    const { key } = await makeKey(org.id);
+    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'mastodon',
+      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+    });
+    await stack.syncClock();
+    let entered!: () => void;
+    const inPublish = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    gate = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    try {
+      const r = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: `contract ${crypto.randomUUID()}`, channelIds: [channel.id] } });
+      expect(r.status).toBe(201);
+      const postId = r.body.id as string;
+      const handle = stack.env.client.workflow.getHandle(postWorkflowId(postId));
+      const edit: PostEdit = { content: 'too late', channelContent: { [channel.id]: 'too late' } };
+
+      await inPublish;
+      expect((await handle.query(postStateQuery)).phase).toBe('publishing');
+      const refused = await handle.executeUpdate(editPostUpdate, { args: [edit] }).then(() => null, (e: unknown) => e);
+      expect(updateFailureType(refused)).toBe(FAILURE.notScheduled);
+      expect(await conflictOf(editPost(temporal(), postId, edit))).toBe('conflict');
+
+      release();
+      gate = null;
+      await stack.settle(postId);
+      const ended = await handle.executeUpdate(editPostUpdate, { args: [edit] }).then(() => null, (e: unknown) => e);
+      expect(ended).toBeInstanceOf(WorkflowNotFoundError);
+      expect(await conflictOf(editPost(temporal(), postId, edit))).toBe('conflict');
+    } finally {
+      release();
+      gate = null;
+    }
+  });
+
+  test('completing an upload whose window the workflow has closed → 409: validator (UploadWindowClosed), and once it has ended (WorkflowNotFoundError)', async () => {
+    const org = await makeOrg();
+    const { key } = await makeKey(org.id);
+    await stack.syncClock();
+    const created = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'a.jpg', mimeType: 'image/jpeg', fileSize: 100 } });
+    expect(created.status).toBe(201);
+    const mediaId = created.body.media.id as string;
+    const handle = stack.env.client.workflow.getHandle(uploadWorkflowId(mediaId));
+    const em = () => stack.h.orm.em.fork();
+    // Past the window, before the workflow releases the upload key (a minute later): it refuses completes.
+    await stack.env.sleep('920 seconds');
+    for (let i = 0; i < 200 && (await handle.query(uploadStateQuery)).phase !== 'expired'; i++) await Bun.sleep(20);
+    for (let i = 0; i < 200 && (await em().findOneOrFail(MediaItem, { id: mediaId })).status !== 'failed'; i++) await Bun.sleep(20);
+    const refused = await handle.executeUpdate(completeUploadUpdate).then(() => null, (e: unknown) => e);
+    expect(updateFailureType(refused)).toBe(UPLOAD_FAILURE.windowClosed);
+    // A complete that read the row just before the expiry was written reaches the workflow.
+    const stale = async () => {
+      await em().nativeUpdate(MediaItem, { id: mediaId }, { status: 'pending', failureReason: null });
+      return conflictOf(completeUpload(em(), temporal(), org.id, mediaId));
+    };
+    expect(await stale()).toBe('conflict');
+
+    await stack.env.sleep('2 minutes');
+    for (let i = 0; i < 200 && (await handle.describe()).status.name === 'RUNNING'; i++) await Bun.sleep(20);
+    const ended = await handle.executeUpdate(completeUploadUpdate).then(() => null, (e: unknown) => e);
+    expect(ended).toBeInstanceOf(WorkflowNotFoundError);
+    expect(await stale()).toBe('conflict');
+  });
+});
