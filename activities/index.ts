@@ -22,9 +22,21 @@ export function createActivities(deps: ActivityDeps) {
   return {
     async ping(message: string): Promise<{ echo: string; database: string }> {
       const rows = await deps.orm.em.fork().getConnection().execute<{ v: string }[]>('select version() as v');
-      return { echo: message, database: String(rows[0]?.v ?? '').split(' ').slice(0, 2).join(' ') };
+      return {
+        echo: message,
+        database: String(rows[0]?.v ?? '')
+          .split(' ')
+          .slice(0, 2)
+          .join(' '),
+      };
     },
-    ...createPostActivities({ orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, storage: deps.storage, now: deps.now }),
+    ...createPostActivities({
+      orm: deps.orm,
+      connectors: deps.connectors ?? {},
+      credentialsKey: deps.credentialsKey,
+      storage: deps.storage,
+      now: deps.now,
+    }),
     ...createMediaActivities({ orm: deps.orm, storage: deps.storage, vision: deps.vision }),
   };
 }

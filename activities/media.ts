@@ -74,7 +74,10 @@ export function createMediaActivities(deps: MediaActivityDeps) {
       // Everything below reads the copy, which no client can write: a PUT to the upload URL
       // after this point changes nothing that is checked, served or published.
       const servedType = canonicalMimeType(item.mimeType);
-      const copied = await store.copy(item.uploadKey, keys.final, { contentType: servedType, contentDisposition: contentDisposition(servedType, item.fileName) });
+      const copied = await store.copy(item.uploadKey, keys.final, {
+        contentType: servedType,
+        contentDisposition: contentDisposition(servedType, item.fileName),
+      });
       Context.current().heartbeat();
       if (copied.size !== item.sizeBytes) {
         return reject(item, keys.final, `the upload is ${copied.size} bytes but ${item.sizeBytes} bytes were declared`);
@@ -82,7 +85,11 @@ export function createMediaActivities(deps: MediaActivityDeps) {
       const head = await store.readRange(keys.final, 0, HEAD_BYTES - 1);
       const sniffed = sniffMimeType(head);
       if (!sniffed || !sameFamily(item.mimeType, sniffed)) {
-        return reject(item, keys.final, sniffed ? `the file is ${describeMimeType(sniffed)}, not ${item.mimeType}` : `the file is not ${describeMimeType(item.mimeType)}`);
+        return reject(
+          item,
+          keys.final,
+          sniffed ? `the file is ${describeMimeType(sniffed)}, not ${item.mimeType}` : `the file is not ${describeMimeType(item.mimeType)}`,
+        );
       }
       const dir = await mkdtemp(join(tmpdir(), 'postpilot-media-'));
       try {
@@ -101,7 +108,12 @@ export function createMediaActivities(deps: MediaActivityDeps) {
         // still the version made above (same size and ETag) — else fail retryably rather than
         // vouch for bytes this attempt did not see.
         const [processed, stored] = await Promise.all([stat(path), store.head(keys.final)]);
-        if (processed.size !== copied.size || !stored || stored.size !== copied.size || (copied.etag !== null && stored.etag !== copied.etag)) {
+        if (
+          processed.size !== copied.size ||
+          !stored ||
+          stored.size !== copied.size ||
+          (copied.etag !== null && stored.etag !== copied.etag)
+        ) {
           throw new Error(`the checked copy of ${mediaId} changed while it was processed; processing again`);
         }
         // Only one attempt decides (Temporal may retry one that is in fact still running).

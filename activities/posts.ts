@@ -48,7 +48,9 @@ export function createPostActivities(deps: PostActivityDeps) {
     const creds = await deps.orm.em.fork().transactional(async (em) => {
       // FOR NO KEY UPDATE, not FOR UPDATE: refreshes still queue behind each other, but inserting a
       // post for this channel (its foreign key takes FOR KEY SHARE) does not wait for the token call.
-      await em.getConnection().execute('select 1 from channels where id = ? for no key update', [channelId], 'all', em.getTransactionContext());
+      await em
+        .getConnection()
+        .execute('select 1 from channels where id = ? for no key update', [channelId], 'all', em.getTransactionContext());
       const channel = await em.findOneOrFail(Channel, { id: channelId });
       const stored = decryptJson<Record<string, unknown>>(key, channel.credentialsEncrypted);
       const left = msUntilExpiry(stored);
@@ -78,7 +80,7 @@ export function createPostActivities(deps: PostActivityDeps) {
     const items = await em.find(MediaItem, { id: { $in: ids } });
     return ids.map((id) => {
       const item = items.find((m) => m.id === id);
-      if (!item || item.status !== 'ready') {
+      if (item?.status !== 'ready') {
         throw ApplicationFailure.nonRetryable(`media ${id} is not available`, FAILURE.permanent);
       }
       return {
@@ -108,13 +110,17 @@ export function createPostActivities(deps: PostActivityDeps) {
   async function recordPublished(pcId: string, result: PublishResult, ctx: Context): Promise<void> {
     for (let i = 0; ; i++) {
       try {
-        await deps.orm.em.fork().nativeUpdate(PostChannel, { id: pcId }, {
-          status: 'published',
-          platformPostId: result.platformPostId,
-          url: result.url,
-          publishedAt: result.publishedAt ? new Date(result.publishedAt) : now(),
-          error: null,
-        });
+        await deps.orm.em.fork().nativeUpdate(
+          PostChannel,
+          { id: pcId },
+          {
+            status: 'published',
+            platformPostId: result.platformPostId,
+            url: result.url,
+            publishedAt: result.publishedAt ? new Date(result.publishedAt) : now(),
+            error: null,
+          },
+        );
         return;
       } catch (err) {
         const delay = RECORD_RETRY_DELAYS_MS[i];
@@ -135,7 +141,10 @@ export function createPostActivities(deps: PostActivityDeps) {
     const p = await em.findOneOrFail(Post, { id: postId });
     const channel = await em.findOneOrFail(Channel, { id: channelId });
     if (channel.status !== 'active') {
-      throw ApplicationFailure.nonRetryable(`channel ${channel.name} is ${channel.status}; reconnect it`, channel.status === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent);
+      throw ApplicationFailure.nonRetryable(
+        `channel ${channel.name} is ${channel.status}; reconnect it`,
+        channel.status === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent,
+      );
     }
     const connector = deps.connectors[channel.platform];
     if (!connector) throw ApplicationFailure.nonRetryable(`publishing to ${channel.platform} is not supported yet`, FAILURE.permanent);

@@ -40,7 +40,8 @@ export async function describeImage(
   if (!res.ok) throw new Error(`vision endpoint answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
   const body = (await res.json()) as { choices?: { message?: { content?: unknown } }[] };
   const content = body.choices?.[0]?.message?.content;
-  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((c) => (c as { text?: string }).text ?? '').join('') : '';
+  const text =
+    typeof content === 'string' ? content : Array.isArray(content) ? content.map((c) => (c as { text?: string }).text ?? '').join('') : '';
   if (!text.trim()) throw new Error('vision endpoint returned no description');
   return text.trim().slice(0, 2000);
 }

@@ -23,16 +23,18 @@ function compile(routes: readonly RouteInfo[]): PathMethods[] {
     methods.add(r.method.toUpperCase());
     byPath.set(r.path, methods);
   }
-  return [...byPath].map(([path, methods]) => {
-    if (methods.has('GET')) methods.add('HEAD');
-    methods.add('OPTIONS');
-    // As Elysia matches: a `:param` is one non-empty segment; a trailing slash is ignored.
-    const source = path
-      .split('/')
-      .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('/');
-    return { pattern: new RegExp(`^${source}/?$`), path, allow: [...methods].sort() };
-  }).sort((a, b) => a.path.split(':').length - b.path.split(':').length);
+  return [...byPath]
+    .map(([path, methods]) => {
+      if (methods.has('GET')) methods.add('HEAD');
+      methods.add('OPTIONS');
+      // As Elysia matches: a `:param` is one non-empty segment; a trailing slash is ignored.
+      const source = path
+        .split('/')
+        .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+        .join('/');
+      return { pattern: new RegExp(`^${source}/?$`), path, allow: [...methods].sort() };
+    })
+    .sort((a, b) => a.path.split(':').length - b.path.split(':').length);
 }
 
 /**
@@ -53,10 +55,14 @@ export function methodNotAllowed(routes: () => readonly RouteInfo[]) {
     const headers = { allow: allow.join(', '), 'x-request-id': requestId };
     if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers });
     const method = request.method.slice(0, 20);
-    const body = errorBody('not_found', `${method} is not allowed on ${found[0]!.path.replace(/:(\w+)/g, '{$1}')}; allowed: ${allow.join(', ')}.`, {
-      method,
-      allow,
-    });
+    const body = errorBody(
+      'not_found',
+      `${method} is not allowed on ${found[0]!.path.replace(/:(\w+)/g, '{$1}')}; allowed: ${allow.join(', ')}.`,
+      {
+        method,
+        allow,
+      },
+    );
     return new Response(request.method === 'HEAD' ? null : JSON.stringify(body), {
       status: 405,
       headers: { ...headers, 'content-type': 'application/json; charset=utf-8' },

@@ -56,8 +56,10 @@ export function authPlugin(deps: AppDeps) {
       set.headers['ratelimit-remaining'] = String(rate.remaining);
       set.headers['ratelimit-reset'] = String(resetSeconds);
       if (!rate.allowed) {
-        throw new ApiError('rate_limited', `More than ${rate.limit} requests a minute with this key; retry after ${resetSeconds} s.`,
-          { resetsAt: rate.resetsAt.toISOString(), limit: rate.limit }, { 'retry-after': String(resetSeconds) });
+        throw new ApiError('rate_limited', `More than ${rate.limit} requests a minute with this key; retry after ${resetSeconds} s.`, {
+          details: { resetsAt: rate.resetsAt.toISOString(), limit: rate.limit },
+          headers: { 'retry-after': String(resetSeconds) },
+        });
       }
     }
     // Per month, per organization: every admitted authenticated request counts, also one
@@ -69,9 +71,14 @@ export function authPlugin(deps: AppDeps) {
     if (usedThisMonth === null) {
       const resetsAt = monthPeriod(at).resetsAt;
       const retryAfter = Math.max(1, Math.ceil((resetsAt.getTime() - at.getTime()) / 1000));
-      throw new ApiError('quota_exceeded', `The organization has used its ${limits.requestsPerMonth} requests for this month.`,
-        { resetsAt: resetsAt.toISOString(), limit: limits.requestsPerMonth, used: await requestsThisMonth(em, organization.id, at) },
-        { 'retry-after': String(retryAfter) });
+      throw new ApiError('quota_exceeded', `The organization has used its ${limits.requestsPerMonth} requests for this month.`, {
+        details: {
+          resetsAt: resetsAt.toISOString(),
+          limit: limits.requestsPerMonth,
+          used: await requestsThisMonth(em, organization.id, at),
+        },
+        headers: { 'retry-after': String(retryAfter) },
+      });
     }
     if (!key.scopes.includes(scope)) throw errors.forbiddenScope(scope);
     return { key, organization, channels: keyChannels(key), usedThisMonth, now: at };

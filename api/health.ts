@@ -13,7 +13,10 @@ export type CheckResult = { status: 'ok'; latencyMs: number } | { status: 'unava
 
 class CheckTimeout extends Error {}
 
-async function timed(fn: () => Promise<unknown>, timeoutMs: number): Promise<{ ok: true; ms: number } | { ok: false; ms: number; timeout: boolean; error: unknown }> {
+async function timed(
+  fn: () => Promise<unknown>,
+  timeoutMs: number,
+): Promise<{ ok: true; ms: number } | { ok: false; ms: number; timeout: boolean; error: unknown }> {
   const t0 = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
@@ -25,7 +28,12 @@ async function timed(fn: () => Promise<unknown>, timeoutMs: number): Promise<{ o
     ]);
     return { ok: true, ms: Math.round(performance.now() - t0) };
   } catch (error) {
-    return { ok: false, ms: Math.round(performance.now() - t0), timeout: error instanceof CheckTimeout || isDeadlineExceeded(error), error };
+    return {
+      ok: false,
+      ms: Math.round(performance.now() - t0),
+      timeout: error instanceof CheckTimeout || isDeadlineExceeded(error),
+      error,
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -67,7 +75,10 @@ export function healthRoutes(deps: AppDeps, log: LogSink) {
         const [pg, temporal] = await Promise.all([checkPostgres(deps), checkTemporal(deps)]);
         const checks: Record<string, CheckResult> = {};
         const failed: string[] = [];
-        for (const [name, result] of [['postgres', pg], ['temporal', temporal]] as const) {
+        for (const [name, result] of [
+          ['postgres', pg],
+          ['temporal', temporal],
+        ] as const) {
           if (result === null) {
             checks[name] = { status: 'not_configured', latencyMs: 0 };
             failed.push(name);

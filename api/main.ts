@@ -17,10 +17,14 @@ await migrate(orm);
 // Lazy: the API starts and serves reads while Temporal is down (docs/decisions.md "Outages").
 const client = lazyClient(config.temporal);
 const temporal = temporalDeps(config, client);
-await withTemporalDeadline(temporal, () => ensureSearchAttributes(client.connection as Connection, config.temporal.namespace))
-  .catch((err) => {
-    logger.warn('could not register search attributes (Temporal unreachable, or no permission); the workers register them when they start, or an operator creates PostId and OrganizationId (Keyword)', { error: err });
-  });
+await withTemporalDeadline(temporal, () => ensureSearchAttributes(client.connection as Connection, config.temporal.namespace)).catch(
+  (err) => {
+    logger.warn(
+      'could not register search attributes (Temporal unreachable, or no permission); the workers register them when they start, or an operator creates PostId and OrganizationId (Keyword)',
+      { error: err },
+    );
+  },
+);
 const server = startServer(config, { orm, temporal, logger });
 logger.info('listening', { url: `http://${config.host}:${server.port}/v1`, port: server.port, pid: process.pid });
 
@@ -33,7 +37,10 @@ async function shutdown(signal: string): Promise<void> {
     return;
   }
   stopping = true;
-  logger.info('shutting down: refusing new connections, finishing requests in flight', { signal, pendingRequests: server.pendingRequests() });
+  logger.info('shutting down: refusing new connections, finishing requests in flight', {
+    signal,
+    pendingRequests: server.pendingRequests(),
+  });
   const { drained } = await server.stop();
   const closed = await Promise.allSettled([client.connection.close(), orm.close()]);
   for (const c of closed) if (c.status === 'rejected') logger.warn('error while closing a connection', { error: c.reason });

@@ -62,7 +62,8 @@ export const PathId = (description?: string) =>
   });
 
 /** An id in a body (channels, media items): the ids the API hands out are letters, digits and `_`. */
-export const BodyId = () => t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_]+$', error: 'must be an id: 1 to 64 letters, digits or _' });
+export const BodyId = () =>
+  t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_]+$', error: 'must be an id: 1 to 64 letters, digits or _' });
 
 /** A file name as media/catalog.ts checks it: no path separator, control or disguising character; not blank, `.` or `..`. */
 const NAME_CHAR = String.raw`(?:[^/\\${CONTROL_OR_DISGUISE.source.slice(1, -1)}\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])`;
@@ -97,11 +98,17 @@ export const ErrorSchema = t.Object(
   {
     error: t.Object(
       {
-        code: t.Union(ERROR_CODES.map((c) => t.Literal(c)), { description: 'Machine-readable error code (SPEC.md §7, docs/decisions.md).' }),
+        code: t.Union(
+          ERROR_CODES.map((c) => t.Literal(c)),
+          { description: 'Machine-readable error code (SPEC.md §7, docs/decisions.md).' },
+        ),
         message: t.String({ description: 'Human-readable, safe to show to a user.' }),
-        details: t.Optional(t.Record(t.String(), t.Unknown(), {
-          description: 'Depends on the code: `fields: [{path, message}]` for validation_failed, `requiredScope` for forbidden_scope, `resetsAt` for rate_limited and quota_exceeded, `channelIds`, `postId`, `limit`/`used`…',
-        })),
+        details: t.Optional(
+          t.Record(t.String(), t.Unknown(), {
+            description:
+              'Depends on the code: `fields: [{path, message}]` for validation_failed, `requiredScope` for forbidden_scope, `resetsAt` for rate_limited and quota_exceeded, `channelIds`, `postId`, `limit`/`used`…',
+          }),
+        ),
       },
       strict,
     ),
@@ -151,7 +158,10 @@ export const ChannelSchema = t.Object(
     rules: t.Object(
       {
         requiresMedia: t.Boolean({ description: 'A post to this channel needs an image or a video.' }),
-        maxChars: t.Integer({ description: 'Maximum text length, counted as the platform counts: X weighted (most CJK characters and emoji 2, every URL 23), Mastodon with every URL as 23 and @user@domain as @user, others in grapheme clusters.' }),
+        maxChars: t.Integer({
+          description:
+            'Maximum text length, counted as the platform counts: X weighted (most CJK characters and emoji 2, every URL 23), Mastodon with every URL as 23 and @user@domain as @user, others in grapheme clusters.',
+        }),
         requiredFields: t.Array(t.String(), { description: 'Extra body fields a post to this channel needs, e.g. `reddit.subreddit`.' }),
       },
       strict,
@@ -184,7 +194,10 @@ export const PostMediaSchema = t.Object(
 export const PostSchema = t.Object(
   {
     id: t.String(),
-    status: oneOf(POST_STATUSES, 'scheduled until its time, publishing while any channel is in flight, then published (every channel) or failed (one or more failed).'),
+    status: oneOf(
+      POST_STATUSES,
+      'scheduled until its time, publishing while any channel is in flight, then published (every channel) or failed (one or more failed).',
+    ),
     content: t.String({ description: 'Default text.' }),
     scheduledAt: DateTime('When the post is (or was) published.'),
     publishedAt: NullableDateTime('When the last channel was published.'),
@@ -192,7 +205,9 @@ export const PostSchema = t.Object(
     source: t.String({ description: '`api` for posts created through this interface, `app` for posts created in the web application.' }),
     channels: t.Array(PostChannelSchema, { description: 'One per target channel.' }),
     media: t.Array(PostMediaSchema, { description: 'Attached media items, in order.' }),
-    reddit: t.Union([t.Object({ subreddit: t.String(), title: t.String() }, strict), t.Null()], { description: 'Reddit subreddit and title; null when not given.' }),
+    reddit: t.Union([t.Object({ subreddit: t.String(), title: t.String() }, strict), t.Null()], {
+      description: 'Reddit subreddit and title; null when not given.',
+    }),
   },
   strict,
 );

@@ -12,11 +12,6 @@ import { mediaRoutes } from './routes/media.ts';
 /** `routes`: the finished app's route table, read at request time (the document describes it). */
 export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
   return router().group('/v1', (v1) =>
-    v1
-      .use(meRoutes(deps))
-      .use(channelRoutes(deps))
-      .use(postRoutes(deps))
-      .use(mediaRoutes(deps))
-      .use(openApiRoutes(routes)),
+    v1.use(meRoutes(deps)).use(channelRoutes(deps)).use(postRoutes(deps)).use(mediaRoutes(deps)).use(openApiRoutes(routes)),
   );
 }

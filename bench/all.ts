@@ -122,7 +122,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = process.env.BENCH_ONLY?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const selected = BENCHES.filter((b) => !only || only.includes(b.name));
 if (only) {
   const unknown = only.filter((n) => !BENCHES.some((b) => b.name === n));
@@ -156,7 +158,11 @@ for (const bench of selected) {
     outcomes.push({ bench, seconds: 0, status: 'missing', metrics: [], knobs });
     continue;
   }
-  console.error(`\n[all] ── ${bench.name} ${Object.entries(knobs).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  console.error(
+    `\n[all] ── ${bench.name} ${Object.entries(knobs)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+  );
   const logPath = join(logDir, `${bench.name}.log`);
   const log = openSync(logPath, 'w');
   const t0 = performance.now();
@@ -201,7 +207,15 @@ for (const bench of selected) {
   const seconds = (performance.now() - t0) / 1000;
   let metrics = figuresFrom(stdout) ?? [];
   if (!metrics.length && bench.parse) metrics = bench.parse(`${stdout}\n${stderr}`);
-  const status: Outcome['status'] = interrupted ? 'interrupted' : timedOut ? 'timeout' : code !== 0 ? 'failed' : metrics.length ? 'ok' : 'no figures';
+  const status: Outcome['status'] = interrupted
+    ? 'interrupted'
+    : timedOut
+      ? 'timeout'
+      : code !== 0
+        ? 'failed'
+        : metrics.length
+          ? 'ok'
+          : 'no figures';
   outcomes.push({ bench, seconds, status, metrics, knobs });
   console.error(`[all] ${bench.name}: ${status} in ${seconds.toFixed(0)} s (exit ${code})`);
 }
@@ -210,7 +224,11 @@ for (const bench of selected) {
 const rows: [string, string, string][] = [];
 for (const o of outcomes) {
   if (o.status !== 'ok' && !o.metrics.length) {
-    rows.push([`${o.bench.name}`, o.status === 'missing' ? `not run (${o.bench.file} not found)` : `${o.status} (see ${join(logDir, `${o.bench.name}.log`)})`, '']);
+    rows.push([
+      `${o.bench.name}`,
+      o.status === 'missing' ? `not run (${o.bench.file} not found)` : `${o.status} (see ${join(logDir, `${o.bench.name}.log`)})`,
+      '',
+    ]);
     continue;
   }
   for (const m of o.metrics) rows.push([m.metric, formatValue(m.value), m.unit]);
@@ -223,11 +241,17 @@ function formatValue(v: number): string {
   return Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(Math.abs(v) >= 1 ? 2 : 3);
 }
 
-const widths = [Math.max(6, ...rows.map((r) => r[0].length)), Math.max(5, ...rows.map((r) => r[1].length)), Math.max(4, ...rows.map((r) => r[2].length))];
+const widths = [
+  Math.max(6, ...rows.map((r) => r[0].length)),
+  Math.max(5, ...rows.map((r) => r[1].length)),
+  Math.max(4, ...rows.map((r) => r[2].length)),
+];
 const line = (r: [string, string, string]) => `| ${r[0].padEnd(widths[0]!)} | ${r[1].padStart(widths[1]!)} | ${r[2].padEnd(widths[2]!)} |`;
 const total = outcomes.reduce((s, o) => s + o.seconds, 0);
 console.log('');
-console.log(`Postpilot benchmarks — ${QUICK ? 'QUICK mode (small counts: a smoke run, not figures to quote)' : 'full suite'}, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${(total / 60).toFixed(1)} min`);
+console.log(
+  `Postpilot benchmarks — ${QUICK ? 'QUICK mode (small counts: a smoke run, not figures to quote)' : 'full suite'}, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${(total / 60).toFixed(1)} min`,
+);
 console.log(`machine at start: ${machineAtStart}`);
 console.log(`machine at end:   ${machine()}`);
 console.log('');

@@ -14,7 +14,21 @@ import { createApiKey } from '../services/api-keys.ts';
 import { addChannel } from '../services/channels.ts';
 import { createOrganization } from '../services/organizations.ts';
 import { freePort } from '../test/harness/ports.ts';
-import { envInt, isStopping, machineNote, ms, onStop, pool, procCpuMs, procMemory, runBench, say, startBenchStack, summary, type BenchStack } from './stack.ts';
+import {
+  envInt,
+  isStopping,
+  machineNote,
+  ms,
+  onStop,
+  pool,
+  procCpuMs,
+  procMemory,
+  runBench,
+  say,
+  startBenchStack,
+  summary,
+  type BenchStack,
+} from './stack.ts';
 
 const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '1';
 // In JSON mode the human report (and the stack's progress lines) go to stderr.
@@ -51,7 +65,16 @@ await runBench(async () => {
   const em = stack.orm.em.fork();
   const keys: string[] = [];
   for (let i = 0; i < keyCount; i++) {
-    keys.push((await createApiKey(em, { organizationId: stack.organizationId, name: `bench api ${i}`, scopes: ['read', 'publish'], channels: 'all' })).key);
+    keys.push(
+      (
+        await createApiKey(em, {
+          organizationId: stack.organizationId,
+          name: `bench api ${i}`,
+          scopes: ['read', 'publish'],
+          channels: 'all',
+        })
+      ).key,
+    );
   }
   say(`${keyCount} ENTERPRISE key(s) (1200 requests a minute each) in one organization, ${CONCURRENCY} requests in flight`);
   let nextKey = 0;
@@ -67,7 +90,13 @@ await runBench(async () => {
   for (let i = 0; i < ORGS; i++) {
     const org = await createOrganization(em, { name: `Bench organization ${i}`, plan: 'ENTERPRISE' });
     const k = await createApiKey(em, { organizationId: org.id, name: 'bench api', scopes: ['read', 'publish'], channels: 'all' });
-    const ch = await addChannel(em, throwaway, { organizationId: org.id, platform: 'MASTODON', name: `Bench Mastodon ${i}`, credentials: { instanceUrl: stack.fake.url, accessToken: 'good-token' }, maxChars: 500 });
+    const ch = await addChannel(em, throwaway, {
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: `Bench Mastodon ${i}`,
+      credentials: { instanceUrl: stack.fake.url, accessToken: 'good-token' },
+      maxChars: 500,
+    });
     orgs.push({ key: k.key, channelId: ch.id });
   }
   let nextOrg = 0;
@@ -78,7 +107,11 @@ await runBench(async () => {
   let postNo = 0;
   const postBody = (channelId = stack.channelId) => {
     const i = postNo++;
-    return JSON.stringify({ content: `bench ${runId} api-throughput #${i}`, channelIds: [channelId], publishAt: new Date(base + i * 1000).toISOString() });
+    return JSON.stringify({
+      content: `bench ${runId} api-throughput #${i}`,
+      channelIds: [channelId],
+      publishAt: new Date(base + i * 1000).toISOString(),
+    });
   };
 
   const endpoints: { name: string; expect: number; request: () => Request }[] = [
@@ -86,18 +119,31 @@ await runBench(async () => {
     {
       name: 'POST /v1/posts, 1 org',
       expect: 201,
-      request: () => new Request(`${api.url}/v1/posts`, { method: 'POST', headers: { authorization: `Bearer ${key()}`, 'content-type': 'application/json' }, body: postBody() }),
+      request: () =>
+        new Request(`${api.url}/v1/posts`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key()}`, 'content-type': 'application/json' },
+          body: postBody(),
+        }),
     },
     {
       name: `POST /v1/posts, ${ORGS} orgs`,
       expect: 201,
       request: () => {
         const o = orgs[nextOrg++ % orgs.length]!;
-        return new Request(`${api.url}/v1/posts`, { method: 'POST', headers: { authorization: `Bearer ${o.key}`, 'content-type': 'application/json' }, body: postBody(o.channelId) });
+        return new Request(`${api.url}/v1/posts`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${o.key}`, 'content-type': 'application/json' },
+          body: postBody(o.channelId),
+        });
       },
     },
     // After the POSTs: the organization has WARMUP + POSTS posts to page through.
-    { name: 'GET /v1/posts', expect: 200, request: () => new Request(`${api.url}/v1/posts?limit=20`, { headers: { authorization: `Bearer ${key()}` } }) },
+    {
+      name: 'GET /v1/posts',
+      expect: 200,
+      request: () => new Request(`${api.url}/v1/posts?limit=20`, { headers: { authorization: `Bearer ${key()}` } }),
+    },
   ];
 
   const results: EndpointResult[] = [];
@@ -153,9 +199,15 @@ await runBench(async () => {
       { metric: `${r.name} latency p50`, value: round(r.lat.p50, 1), unit: 'ms' },
       { metric: `${r.name} latency p99`, value: round(r.lat.p99, 1), unit: 'ms' },
     ]);
-    const errors = results.reduce((n, r) => n + [...r.statuses].filter(([s]) => s !== endpoints.find((e) => e.name === r.name)!.expect).reduce((a, [, v]) => a + v, 0), 0);
+    const errors = results.reduce(
+      (n, r) => n + [...r.statuses].filter(([s]) => s !== endpoints.find((e) => e.name === r.name)!.expect).reduce((a, [, v]) => a + v, 0),
+      0,
+    );
     metrics.push({ metric: 'API requests not answered as expected', value: errors, unit: 'requests' });
-    await Bun.write(Bun.stdout, `${JSON.stringify({ bench: 'api-throughput', concurrency: CONCURRENCY, requests: REQUESTS, posts: POSTS, metrics })}\n`);
+    await Bun.write(
+      Bun.stdout,
+      `${JSON.stringify({ bench: 'api-throughput', concurrency: CONCURRENCY, requests: REQUESTS, posts: POSTS, metrics })}\n`,
+    );
   }
 });
 
@@ -199,10 +251,15 @@ async function startApiProcess(stack: BenchStack): Promise<{ url: string; pid: n
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
-      throw new Error(`the API process exited (${proc.exitCode ?? proc.signalCode}); see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+      throw new Error(
+        `the API process exited (${proc.exitCode ?? proc.signalCode}); see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`,
+      );
     }
     // Any HTTP answer means it is serving (401 without a key).
-    const up = await fetch(`${url}/v1/me`).then(() => true, () => false);
+    const up = await fetch(`${url}/v1/me`).then(
+      () => true,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) throw new Error(`the API process did not answer within 60 s; see ${logFile}`);
     await Bun.sleep(100);

@@ -81,7 +81,8 @@ await runBench(async () => {
   const em = orm.em.fork();
   const org = await createOrganization(em, { name: 'Auth bench', plan: PLAN });
   const keys: string[] = [];
-  for (let i = 0; i < KEYS; i++) keys.push((await createApiKey(em, { organizationId: org.id, name: `bench ${i}`, scopes: ['read'], channels: 'all' })).key);
+  for (let i = 0; i < KEYS; i++)
+    keys.push((await createApiKey(em, { organizationId: org.id, name: `bench ${i}`, scopes: ['read'], channels: 'all' })).key);
   let turn = 0;
   const nextAuth = () => ({ authorization: `Bearer ${keys[turn++ % keys.length]}` });
 
@@ -99,10 +100,13 @@ await runBench(async () => {
   // A sanity check that the measured path is the real one.
   const probe = await fetch(meUrl, { headers: nextAuth() });
   const probeBody = (await probe.json()) as { organization?: { plan?: string } };
-  if (probe.status !== 200 || probeBody.organization?.plan !== PLAN) throw new Error(`GET /v1/me answered ${probe.status} ${JSON.stringify(probeBody)}`);
+  if (probe.status !== 200 || probeBody.organization?.plan !== PLAN)
+    throw new Error(`GET /v1/me answered ${probe.status} ${JSON.stringify(probeBody)}`);
   if (probe.headers.get('ratelimit-limit') !== String(PLAN_LIMITS[PLAN].requestsPerMinute)) throw new Error('the rate limiter is not on');
 
-  say(`${REQUESTS} requests × ${ROUNDS} round(s), ${CONCURRENCY} in flight, ${WARMUP} warm-up each; ${KEYS} ${PLAN} key(s) in turn (≤ ${KEY_BUDGET} requests per key a minute: the limiter runs, never refuses)`);
+  say(
+    `${REQUESTS} requests × ${ROUNDS} round(s), ${CONCURRENCY} in flight, ${WARMUP} warm-up each; ${KEYS} ${PLAN} key(s) in turn (≤ ${KEY_BUDGET} requests per key a minute: the limiter runs, never refuses)`,
+  );
   say(`DB pool ${POOL_MAX} (ORM) + 5 (rate limiter); one Bun process runs both servers and the clients`);
   say(machineNote());
   await load(bareUrl, WARMUP, () => ({}));
@@ -124,7 +128,9 @@ await runBench(async () => {
   console.log('');
   console.log(`bare Elysia route      ${bareRps.toFixed(0).padStart(7)} req/s`);
   console.log(`authenticated /v1/me   ${authRps.toFixed(0).padStart(7)} req/s`);
-  console.log(`ratio auth / bare      ${(authRps / bareRps).toFixed(3)}   (the bare route is ${(bareRps / authRps).toFixed(1)}× faster; authentication costs ≈ ${((1 / authRps - 1 / bareRps) * 1e6).toFixed(0)} µs of throughput per request)`);
+  console.log(
+    `ratio auth / bare      ${(authRps / bareRps).toFixed(3)}   (the bare route is ${(bareRps / authRps).toFixed(1)}× faster; authentication costs ≈ ${((1 / authRps - 1 / bareRps) * 1e6).toFixed(0)} µs of throughput per request)`,
+  );
   const notOk = [...results.auth, ...results.bare].reduce((n, r) => n + [...r.failures.values()].reduce((a, b) => a + b, 0), 0);
   if (notOk) console.log(`WARNING: ${notOk} answer(s) were not 200; the figures include them`);
   say(machineNote());

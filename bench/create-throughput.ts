@@ -9,7 +9,19 @@ import { temporal as proto } from '@temporalio/proto';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import { loadConfig } from '../lib/config.ts';
 import {
-  cpuByPart, createPost, envInt, isStopping, machineNote, ms, pool, procMemory, runBench, say, startBenchStack, summary, type BenchStack,
+  cpuByPart,
+  createPost,
+  envInt,
+  isStopping,
+  machineNote,
+  ms,
+  pool,
+  procMemory,
+  runBench,
+  say,
+  startBenchStack,
+  summary,
+  type BenchStack,
 } from './stack.ts';
 
 const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '1';
@@ -114,26 +126,39 @@ await runBench(async () => {
   console.log('');
   console.log('== create throughput (POST /v1/posts with publishAt, real socket) ==');
   console.log(`  posts ${createdTimed} timed (+${WARMUP} warm-up), ${CONCURRENCY} in flight, publishAt ${DAYS} days ahead`);
-  console.log(`  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}; API pool ${loadConfig(process.env).databasePoolMax} connections`);
+  console.log(
+    `  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}; API pool ${loadConfig(process.env).databasePoolMax} connections`,
+  );
   console.log(`  throughput ${(createdTimed / elapsed).toFixed(1)} posts/s (${elapsed.toFixed(2)} s wall, first send → last response)`);
   console.log(`  request latency p50 ${ms(s.p50)}  p90 ${ms(s.p90)}  p99 ${ms(s.p99)}  max ${ms(s.max)}`);
-  console.log(`    of which in client.workflow.start p50 ${ms(st.p50)}  p90 ${ms(st.p90)}  p99 ${ms(st.p99)}  max ${ms(st.max)}  (inside the API's DB transaction)`);
+  console.log(
+    `    of which in client.workflow.start p50 ${ms(st.p50)}  p90 ${ms(st.p90)}  p99 ${ms(st.p99)}  max ${ms(st.max)}  (inside the API's DB transaction)`,
+  );
   console.log(`  worker caught up (every workflow asleep on its timer) ${settleTimed.toFixed(1)} s after the last response`);
-  if (rest > 0) console.log(`  fill-up: ${rest} more at ${(rest / restElapsed).toFixed(1)} posts/s; worker caught up ${settleAll.toFixed(1)} s later`);
-  console.log(`  CPU used from the first send until the worker caught up (${busyWall.toFixed(1)} s wall, ${navigator.hardwareConcurrency} cores):`);
+  if (rest > 0)
+    console.log(`  fill-up: ${rest} more at ${(rest / restElapsed).toFixed(1)} posts/s; worker caught up ${settleAll.toFixed(1)} s later`);
+  console.log(
+    `  CPU used from the first send until the worker caught up (${busyWall.toFixed(1)} s wall, ${navigator.hardwareConcurrency} cores):`,
+  );
   for (const [part, v] of Object.entries(cpu1)) {
     const used = (v - (cpu0[part] ?? 0)) / 1000;
     console.log(`    ${part.padEnd(32)} ${used.toFixed(1).padStart(6)} s  (${((used / busyWall) * 100).toFixed(0)}% of one core)`);
   }
-  console.log(`  created ${created} of ${WARMUP + CREATE + rest}; refused: ${failures.size ? [...failures].map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`);
+  console.log(
+    `  created ${created} of ${WARMUP + CREATE + rest}; refused: ${failures.size ? [...failures].map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`,
+  );
   console.log('');
   console.log('== worker memory (RSS of the worker process, /proc/<pid>/status VmRSS, in MiB) ==');
   console.log(`  before: idle after start              ${mb(mem0.rssMb)}`);
   if (WARMUP) console.log(`  after warm-up (${WARMUP} sleeping)`.padEnd(40) + mb(memWarm.rssMb));
   console.log(`  after the timed batch (${WARMUP + CREATE} sleeping)`.padEnd(40) + mb(memTimed.rssMb));
-  console.log(`  after: ${created} posts sleeping`.padEnd(40) + `${mb(memAll.rssMb)}  (Δ ${mb(memAll.rssMb - mem0.rssMb)} vs idle; peak VmHWM ${mb(memAll.hwmMb)})`);
+  console.log(
+    `${`  after: ${created} posts sleeping`.padEnd(40)}${mb(memAll.rssMb)}  (Δ ${mb(memAll.rssMb - mem0.rssMb)} vs idle; peak VmHWM ${mb(memAll.hwmMb)})`,
+  );
   console.log(`  sampled ${check.sampled} workflows: ${check.asleep} asleep on a timer, ${check.other} not (${check.otherWhat || '—'})`);
-  console.log(`  for reference: Temporal dev server RSS ${temporalRss === undefined ? 'n/a' : mb(temporalRss)}; bench+API process RSS ${mb(apiRss)}`);
+  console.log(
+    `  for reference: Temporal dev server RSS ${temporalRss === undefined ? 'n/a' : mb(temporalRss)}; bench+API process RSS ${mb(apiRss)}`,
+  );
   console.log('');
 
   if (JSON_OUT) {
@@ -146,7 +171,10 @@ await runBench(async () => {
       { metric: `worker RSS with ${created} posts sleeping`, value: r1(memAll.rssMb), unit: 'MiB' },
       { metric: 'posts refused while creating', value: WARMUP + CREATE + rest - created, unit: 'posts' },
     ];
-    await Bun.write(Bun.stdout, `${JSON.stringify({ bench: 'create-throughput', create: CREATE, concurrency: CONCURRENCY, sleeping: created, metrics })}\n`);
+    await Bun.write(
+      Bun.stdout,
+      `${JSON.stringify({ bench: 'create-throughput', create: CREATE, concurrency: CONCURRENCY, sleeping: created, metrics })}\n`,
+    );
   }
 });
 

@@ -6,7 +6,19 @@
 //   … --json (or BENCH_JSON=1): the report goes to stderr, stdout carries one JSON object of figures.
 import { temporal as proto } from '@temporalio/proto';
 import { postWorkflowId } from '../workflows/post-types.ts';
-import { createPost, envInt, isStopping, machineNote, ms, pool, runBench, say, startBenchStack, summary, type BenchStack } from './stack.ts';
+import {
+  createPost,
+  envInt,
+  isStopping,
+  machineNote,
+  ms,
+  pool,
+  runBench,
+  say,
+  startBenchStack,
+  summary,
+  type BenchStack,
+} from './stack.ts';
 
 const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '1';
 // In JSON mode the human report (and the stack's progress lines) go to stderr.
@@ -82,7 +94,9 @@ await runBench(async () => {
     await pool(WARMUP, 1, async (i) => void (await one(`warmup-${i}`)));
   }
 
-  say(`measuring ${POSTS} publish-now posts, ${CONCURRENCY === 1 ? 'sequentially (the next is sent once the previous has arrived)' : `${CONCURRENCY} in flight at a time (each lane sends its next once its previous has arrived)`}`);
+  say(
+    `measuring ${POSTS} publish-now posts, ${CONCURRENCY === 1 ? 'sequentially (the next is sent once the previous has arrived)' : `${CONCURRENCY} in flight at a time (each lane sends its next once its previous has arrived)`}`,
+  );
   const samples: Sample[] = [];
   const started = performance.now();
   await pool(POSTS, CONCURRENCY, async (i) => {
@@ -104,17 +118,25 @@ await runBench(async () => {
     `  ${name.padEnd(50)} p50 ${ms(v.p50).padStart(10)}  p90 ${ms(v.p90).padStart(10)}  p99 ${ms(v.p99).padStart(10)}  max ${ms(v.max).padStart(10)}  (n=${v.n})`;
   console.log('');
   console.log('== publish-now latency (POST /v1/posts sent → status received by the fake Mastodon) ==');
-  console.log(`  posts ${POSTS} (+${WARMUP} warm-up), concurrency ${CONCURRENCY}${CONCURRENCY === 1 ? ' (sequential)' : ''}, ${elapsed.toFixed(1)} s`);
-  console.log(`  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}`);
+  console.log(
+    `  posts ${POSTS} (+${WARMUP} warm-up), concurrency ${CONCURRENCY}${CONCURRENCY === 1 ? ' (sequential)' : ''}, ${elapsed.toFixed(1)} s`,
+  );
+  console.log(
+    `  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}`,
+  );
   console.log(`  arrived ${ok.length}, refused by the API ${refused}, not arrived within ${TIMEOUT_MS} ms ${lost}`);
-  console.log('  arrival timing: exact (taken in the fake\'s handler, same process; no polling interval)');
+  console.log("  arrival timing: exact (taken in the fake's handler, same process; no polling interval)");
   console.log(line('end to end', endToEnd));
   console.log('  where it goes (Temporal event times, server clock = this machine):');
   console.log(line('  API: send → 201 response', api));
   for (const [name, values] of breakdown.segments) console.log(line(`  ${name}`, summary(values)));
-  console.log(`  confirmPost needed more than one attempt (row not yet visible) in ${breakdown.confirmRetries} of ${breakdown.histories} posts`);
+  console.log(
+    `  confirmPost needed more than one attempt (row not yet visible) in ${breakdown.confirmRetries} of ${breakdown.histories} posts`,
+  );
   const pass = ok.length === POSTS && endToEnd.p99 < TARGET_P99_MS;
-  console.log(`  target: p99 < ${TARGET_P99_MS} ms on the dev server → ${pass ? 'PASS' : 'MISS'} (p99 ${ms(endToEnd.p99)}${ok.length === POSTS ? '' : `; ${POSTS - ok.length} post(s) missing`})`);
+  console.log(
+    `  target: p99 < ${TARGET_P99_MS} ms on the dev server → ${pass ? 'PASS' : 'MISS'} (p99 ${ms(endToEnd.p99)}${ok.length === POSTS ? '' : `; ${POSTS - ok.length} post(s) missing`})`,
+  );
   console.log('');
 
   if (JSON_OUT) {

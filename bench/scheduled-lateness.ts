@@ -43,7 +43,9 @@ await runBench(async () => {
   const first = Date.now() + LEAD_MS + POSTS * 5; // room for the creations themselves
   const due = Array.from({ length: POSTS }, (_, i) => first + i * SPREAD_MS);
   const text = (i: number) => `bench ${runId} scheduled #${i}`;
-  say(`scheduling ${POSTS} posts, the first due in ${((first - Date.now()) / 1000).toFixed(1)} s, ${SPREAD_MS ? `${SPREAD_MS} ms apart` : 'all at the same instant'}`);
+  say(
+    `scheduling ${POSTS} posts, the first due in ${((first - Date.now()) / 1000).toFixed(1)} s, ${SPREAD_MS ? `${SPREAD_MS} ms apart` : 'all at the same instant'}`,
+  );
   const refused: string[] = [];
   let createdLate = 0;
   await pool(POSTS, CREATE_CONCURRENCY, async (i) => {
@@ -76,9 +78,15 @@ await runBench(async () => {
 
   console.log('');
   console.log('== scheduled-publish lateness (status received by the fake Mastodon − publishAt) ==');
-  console.log(`  posts ${POSTS}, first due ${LEAD_MS} ms after scheduling, ${SPREAD_MS ? `${SPREAD_MS} ms apart` : 'all due at once'}; created ${CREATE_CONCURRENCY} at a time`);
-  console.log(`  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}`);
-  console.log(`  arrived ${lateness.length}, refused by the API ${refused.length}, not arrived within ${TIMEOUT_MS} ms of the last due time ${missing}`);
+  console.log(
+    `  posts ${POSTS}, first due ${LEAD_MS} ms after scheduling, ${SPREAD_MS ? `${SPREAD_MS} ms apart` : 'all due at once'}; created ${CREATE_CONCURRENCY} at a time`,
+  );
+  console.log(
+    `  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}`,
+  );
+  console.log(
+    `  arrived ${lateness.length}, refused by the API ${refused.length}, not arrived within ${TIMEOUT_MS} ms of the last due time ${missing}`,
+  );
   console.log(`  lateness p50 ${ms(s.p50)}  p90 ${ms(s.p90)}  p99 ${ms(s.p99)}  max ${ms(s.max)}  min ${ms(min)}  (n=${s.n})`);
   const pass = missing === 0 && refused.length === 0 && s.p99 < TARGET_P99_MS;
   console.log(`  reference: p99 < ${TARGET_P99_MS} ms → ${pass ? 'PASS' : 'MISS'}`);
@@ -92,6 +100,9 @@ await runBench(async () => {
       { metric: 'scheduled-publish lateness max', value: r1(s.max), unit: 'ms' },
       { metric: 'scheduled posts not published', value: missing + refused.length, unit: 'posts' },
     ];
-    await Bun.write(Bun.stdout, `${JSON.stringify({ bench: 'scheduled-lateness', posts: POSTS, leadMs: LEAD_MS, spreadMs: SPREAD_MS, metrics })}\n`);
+    await Bun.write(
+      Bun.stdout,
+      `${JSON.stringify({ bench: 'scheduled-lateness', posts: POSTS, leadMs: LEAD_MS, spreadMs: SPREAD_MS, metrics })}\n`,
+    );
   }
 });

@@ -141,7 +141,9 @@ async function startWorkerProcess(env: Record<string, string>, logFile: string):
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
-      throw new Error(`the worker exited (${proc.exitCode ?? proc.signalCode}); see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+      throw new Error(
+        `the worker exited (${proc.exitCode ?? proc.signalCode}); see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`,
+      );
     }
     if (/worker: polling task queue|"msg":"polling"/.test(readFileSync(logFile, 'utf8'))) break;
     if (Date.now() > deadline) throw new Error(`the worker did not start within 2 minutes; see ${logFile}`);
@@ -193,7 +195,9 @@ export async function startBenchStack(): Promise<BenchStack> {
   onStop('Postgres', pg.stop);
   const databaseUrl = embeddedDatabaseUrl({ embeddedPgPort: pgPort });
 
-  say(`Temporal dev server on 127.0.0.1:${temporalPort} (${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'SQLite file in the temp directory'})`);
+  say(
+    `Temporal dev server on 127.0.0.1:${temporalPort} (${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'SQLite file in the temp directory'})`,
+  );
   const namespace = 'default';
   const temporal = await startTemporalDevServer({
     cli: findTemporalCli(loadConfig(process.env).temporal.cliPath),
@@ -329,12 +333,19 @@ async function stopLeftoverChildren(): Promise<void> {
 
 /** CPU time (ms) used so far by this process and by each kind of child (Postgres, Temporal, worker). */
 export function cpuByPart(stack: Pick<BenchStack, 'worker'>): Record<string, number> {
-  const parts: Record<string, number> = { 'bench+API+fake (this process)': procCpuMs(process.pid), worker: 0, Postgres: 0, 'Temporal dev server': 0, other: 0 };
+  const parts: Record<string, number> = {
+    'bench+API+fake (this process)': procCpuMs(process.pid),
+    worker: 0,
+    Postgres: 0,
+    'Temporal dev server': 0,
+    other: 0,
+  };
   for (const pid of descendants(process.pid)) {
     try {
       const comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
       const cpu = procCpuMs(pid);
-      const part = pid === stack.worker.pid ? 'worker' : comm === 'postgres' ? 'Postgres' : comm === 'temporal' ? 'Temporal dev server' : 'other';
+      const part =
+        pid === stack.worker.pid ? 'worker' : comm === 'postgres' ? 'Postgres' : comm === 'temporal' ? 'Temporal dev server' : 'other';
       parts[part]! += cpu;
     } catch {}
   }

@@ -54,14 +54,22 @@ function parseJsonObject(value: string, flag: string): Record<string, unknown> {
  * max_characters). If the platform cannot be reached, the platform default stays and a warning
  * says so; --max-chars sets it by hand.
  */
-async function readAccountLimits(platform: string, credentials: Record<string, unknown>, outbound = DEFAULT_OUTBOUND): Promise<AccountLimits> {
+async function readAccountLimits(
+  platform: string,
+  credentials: Record<string, unknown>,
+  outbound = DEFAULT_OUTBOUND,
+): Promise<AccountLimits> {
   const limits = await probeChannel(createConnectors({}, outbound), platform, credentials, outbound, (message) =>
     console.error(`warning: could not read the account's limits (${message}); using the platform default. Pass --max-chars to set it.`),
   );
   return limits;
 }
 
-const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (v: string) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export const COMMANDS: Record<string, Command> = {
   'org create': {
@@ -148,7 +156,9 @@ export const COMMANDS: Record<string, Command> = {
 };
 
 export function helpText(): string {
-  return ['usage: bun run cli <command> [flags] [--json]', '', 'commands:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+  return ['usage: bun run cli <command> [flags] [--json]', '', 'commands:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join(
+    '\n',
+  );
 }
 
 /** Splits argv into a command and its flags, or throws UsageError. Accepts `--flag value` and `--flag=value`. */

@@ -26,7 +26,7 @@ export async function main(argv: string[]): Promise<void> {
     if (e instanceof UsageError) fail(2, `${e.message}\n\n${helpText()}`, json);
     throw e;
   }
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(process.env);
   } catch (e) {
@@ -34,13 +34,17 @@ export async function main(argv: string[]): Promise<void> {
     throw e;
   }
   const databaseUrl = config.databaseUrl ?? embeddedDatabaseUrl(config);
-  let orm;
+  let orm: Awaited<ReturnType<typeof createOrm>>;
   try {
     orm = await createOrm(databaseUrl, 2);
     await orm.em.getConnection().execute('select 1');
   } catch (e) {
-    fail(1, `cannot reach the database at ${databaseUrl.replace(/:[^:@/]*@/, ':***@')}: ${(e as Error).message}. ` +
-      'Start the service (npm start) or set DATABASE_URL.', json);
+    fail(
+      1,
+      `cannot reach the database at ${databaseUrl.replace(/:[^:@/]*@/, ':***@')}: ${(e as Error).message}. ` +
+        'Start the service (npm start) or set DATABASE_URL.',
+      json,
+    );
   }
   const credentialsKey = () => {
     const raw = config.credentialsKey ? undefined : readEmbeddedCredentialsKey(config);

@@ -13,7 +13,18 @@ const NEVER_SENT = /not queryable|Client was closed/i;
 const BROKEN = /Connection terminated|Connection ended unexpectedly/i;
 const BROKEN_CODES = new Set(['ECONNRESET', 'EPIPE']);
 /** Postgres cannot be reached or is not accepting connections (yet). */
-const UNREACHABLE_CODES = new Set(['57P03', '08000', '08001', '08003', '08004', '08006', 'ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+const UNREACHABLE_CODES = new Set([
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
 const UNREACHABLE = /timeout exceeded when trying to connect/i;
 
 function some(err: unknown, test: (code: string, message: string) => boolean): boolean {
@@ -30,7 +41,10 @@ function some(err: unknown, test: (code: string, message: string) => boolean): b
  * to open a connection are not this: Postgres is away, and retrying at once would not help.
  */
 export function isStaleConnection(err: unknown): boolean {
-  return some(err, (code, message) => SESSION_ENDED_BY_SERVER.has(code) || BROKEN_CODES.has(code) || NEVER_SENT.test(message) || BROKEN.test(message));
+  return some(
+    err,
+    (code, message) => SESSION_ENDED_BY_SERVER.has(code) || BROKEN_CODES.has(code) || NEVER_SENT.test(message) || BROKEN.test(message),
+  );
 }
 
 /** ...and it is certain the statement did not take effect, so even a write may be sent again. */

@@ -33,7 +33,8 @@ class ReconnectingConnection extends PostgreSqlConnection {
     const createDriver = dialect.createDriver.bind(dialect);
     dialect.createDriver = () => {
       const driver = createDriver();
-      const releaseOnFailure = <A extends unknown[]>(fn: (connection: any, ...rest: A) => Promise<void>, when: (err: unknown) => boolean) =>
+      const releaseOnFailure =
+        <A extends unknown[]>(fn: (connection: any, ...rest: A) => Promise<void>, when: (err: unknown) => boolean) =>
         async (connection: any, ...rest: A) => {
           try {
             await fn.call(driver, connection, ...rest);

@@ -28,7 +28,8 @@ for (let attempt = 1; ; attempt++) {
     await client.send(new HeadBucketCommand({ Bucket: s3.bucket }));
     console.log(`create-bucket: bucket "${s3.bucket}" exists`);
     break;
-  } catch (err) {
+  } catch (headError) {
+    let err: unknown = headError;
     const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     if (status === 404) {
       try {

@@ -11,7 +11,7 @@ const sizeText = (bytes: number) => (bytes % (1024 * 1024) === 0 ? `${bytes / (1
 
 /** 413 in the error body (SPEC.md §7 has no code of its own for it: validation_failed). */
 export const bodyTooLarge = (limitBytes: number) =>
-  new ApiError('validation_failed', `The request body is larger than ${sizeText(limitBytes)}.`, { limitBytes }, undefined, 413);
+  new ApiError('validation_failed', `The request body is larger than ${sizeText(limitBytes)}.`, { details: { limitBytes }, status: 413 });
 
 export const isBodyTooLarge = (err: unknown): err is ApiError => err instanceof ApiError && err.status === 413;
 
@@ -54,7 +54,9 @@ export function isJsonType(contentType: string | null): boolean {
 }
 
 export const malformedJson = () =>
-  new ApiError('validation_failed', 'The request body is not valid JSON.', { fields: [{ path: '', message: 'malformed JSON' }] });
+  new ApiError('validation_failed', 'The request body is not valid JSON.', {
+    details: { fields: [{ path: '', message: 'malformed JSON' }] },
+  });
 
 /**
  * A JSON API's body: parsed JSON for a JSON content type, the text for any other (the route's

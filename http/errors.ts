@@ -36,7 +36,12 @@ export interface MappedError {
 export function mapError(code: string | number, error: unknown): MappedError {
   if (error instanceof ApiError) {
     // A 5xx of ours (an outage answered as 503) is logged with its cause, though its body is plain.
-    return { status: error.status, body: errorBody(error.code, error.message, error.details), headers: error.headers, unexpected: error.status >= 500 };
+    return {
+      status: error.status,
+      body: errorBody(error.code, error.message, error.details),
+      headers: error.headers,
+      unexpected: error.status >= 500,
+    };
   }
   switch (code) {
     case 'NOT_FOUND':
@@ -69,5 +74,9 @@ export function mapError(code: string | number, error: unknown): MappedError {
       unexpected: true,
     };
   }
-  return { status: 500, body: errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.'), unexpected: true };
+  return {
+    status: 500,
+    body: errorBody('internal_error', 'Something went wrong on our side. Quote the request id when reporting it.'),
+    unexpected: true,
+  };
 }

@@ -22,18 +22,31 @@ export interface FieldError {
   message: string;
 }
 
+export interface ApiErrorOptions {
+  /** `error.details` of the body. */
+  details?: Record<string, unknown>;
+  /** Extra response headers (e.g. Retry-After). */
+  headers?: Record<string, string>;
+  /** The HTTP status, when not the code's usual one. */
+  status?: number;
+}
+
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details?: Record<string, unknown>,
-    readonly headers?: Record<string, string>,
-    /** Overrides the code's usual status (413 uses validation_failed: SPEC.md has no code for it). */
-    readonly statusOverride?: number,
+    options: ApiErrorOptions = {},
   ) {
     super(message);
+    this.details = options.details;
+    this.headers = options.headers;
+    this.statusOverride = options.status;
   }
+  readonly details?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+  /** Overrides the code's usual status (413 uses validation_failed: SPEC.md has no code for it). */
+  readonly statusOverride?: number;
   get status(): number {
     return this.statusOverride ?? ERROR_STATUS[this.code];
   }
@@ -42,13 +55,13 @@ export class ApiError extends Error {
 export const errors = {
   unauthorized: (message = 'Missing or invalid API key.') => new ApiError('unauthorized', message),
   forbiddenScope: (scope: string) =>
-    new ApiError('forbidden_scope', `This API key lacks the "${scope}" scope.`, { requiredScope: scope }),
+    new ApiError('forbidden_scope', `This API key lacks the "${scope}" scope.`, { details: { requiredScope: scope } }),
   planRequired: (plan: string) =>
-    new ApiError('plan_required', `The ${plan} plan has no API access. Upgrade to use the API.`, { plan }),
+    new ApiError('plan_required', `The ${plan} plan has no API access. Upgrade to use the API.`, { details: { plan } }),
   notFound: (what = 'Resource') => new ApiError('not_found', `${what} not found.`),
   validation: (fields: FieldError[], message = 'The request is invalid.') =>
-    new ApiError('validation_failed', message, { fields }),
-  conflict: (message: string, details?: Record<string, unknown>) => new ApiError('conflict', message, details),
+    new ApiError('validation_failed', message, { details: { fields } }),
+  conflict: (message: string, details?: Record<string, unknown>) => new ApiError('conflict', message, { details }),
 };
 
 /** The error body of SPEC.md §7. http/errors.ts answers with it; the idempotency store keeps it. */

@@ -16,7 +16,8 @@ export const REDACTED = '[redacted]';
  * own credential), keys of this service (CREDENTIALS_KEY, STORAGE_SIGNING_KEY). `key` alone and
  * `idempotencyKey` are not secrets and stay.
  */
-const SECRET_FIELD = /authorization|cookie|password|passwd|passphrase|secret|token|credential|apikey|privatekey|signingkey|credentialskey|sessionkey|webhookurl/;
+const SECRET_FIELD =
+  /authorization|cookie|password|passwd|passphrase|secret|token|credential|apikey|privatekey|signingkey|credentialskey|sessionkey|webhookurl/;
 
 export function isSecretField(name: string): boolean {
   return SECRET_FIELD.test(name.toLowerCase().replace(/[-_\s]/g, ''));
@@ -33,9 +34,15 @@ const SECRET_TEXT: [RegExp, string][] = [
   // user:password@ in URLs (DATABASE_URL in a driver's error message).
   [/([a-z][a-z0-9+.-]*:\/\/)[^/\s:@]+:[^/\s@]+@/gi, `$1${REDACTED}@`],
   // Secret query parameters: OAuth tokens, presigned URL signatures and credentials.
-  [/([?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|password|client_secret|signature|sig|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s"'#]*/gi, `$1${REDACTED}`],
+  [
+    /([?&](?:access_token|refresh_token|id_token|token|api_key|apikey|key|password|client_secret|signature|sig|x-amz-signature|x-amz-credential|x-amz-security-token)=)[^&\s"'#]*/gi,
+    `$1${REDACTED}`,
+  ],
   // name=value or "name": "value" pairs in free text (a form body, a serialised object).
-  [/((?:password|passwd|secret|access_?token|refresh_?token|id_?token|bot_?token|client_?secret|api_?key|app_?password)["']?\s*[:=]\s*["']?)[^"'&\s,;}]+/gi, `$1${REDACTED}`],
+  [
+    /((?:password|passwd|secret|access_?token|refresh_?token|id_?token|bot_?token|client_?secret|api_?key|app_?password)["']?\s*[:=]\s*["']?)[^"'&\s,;}]+/gi,
+    `$1${REDACTED}`,
+  ],
 ];
 
 export function redactText(text: string): string {
@@ -67,7 +74,8 @@ function redactValue(value: unknown, depth: number, seen: WeakSet<object>): unkn
   if (value instanceof Headers) return redactValue(Object.fromEntries(value.entries()), depth + 1, seen);
   if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1, seen));
   const out: LogEntry = {};
-  for (const [k, v] of Object.entries(value)) out[k] = isSecretField(k) && v !== null && v !== undefined ? REDACTED : redactValue(v, depth + 1, seen);
+  for (const [k, v] of Object.entries(value))
+    out[k] = isSecretField(k) && v !== null && v !== undefined ? REDACTED : redactValue(v, depth + 1, seen);
   return out;
 }
 
@@ -114,6 +122,9 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     }
     write(text);
   };
-  const at = (level: LogLevel) => (msg: string, fields: LogEntry = {}) => sink({ time: new Date().toISOString(), level, msg, ...fields });
+  const at =
+    (level: LogLevel) =>
+    (msg: string, fields: LogEntry = {}) =>
+      sink({ time: new Date().toISOString(), level, msg, ...fields });
   return { sink, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

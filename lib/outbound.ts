@@ -35,14 +35,25 @@ export type RefusalKind = 'scheme' | 'address' | 'redirect';
 export class OutboundRefusedError extends Error {
   override name = 'OutboundRefusedError';
   readonly code = 'outbound_refused';
-  constructor(readonly kind: RefusalKind, message: string) {
+  constructor(
+    readonly kind: RefusalKind,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 export type AddressClass =
-  | 'public' | 'loopback' | 'private' | 'shared' | 'unique-local'
-  | 'link-local' | 'unspecified' | 'multicast' | 'broadcast' | 'reserved';
+  | 'public'
+  | 'loopback'
+  | 'private'
+  | 'shared'
+  | 'unique-local'
+  | 'link-local'
+  | 'unspecified'
+  | 'multicast'
+  | 'broadcast'
+  | 'reserved';
 
 /** Classes OUTBOUND_ALLOW_PRIVATE opens; every other non-public class is always refused. */
 const PRIVATE_CLASSES = new Set<AddressClass>(['loopback', 'private', 'shared', 'unique-local']);
@@ -95,14 +106,17 @@ function parseV4(s: string): number | null {
 function v4Class(n: number): AddressClass {
   for (const [base, bits, cls] of V4_BLOCKS) {
     const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    if (((n & mask) >>> 0) === parseV4(base)) return cls;
+    if ((n & mask) >>> 0 === parseV4(base)) return cls;
   }
   return 'public';
 }
 
 /** IPv6 text (with ::, an embedded dotted quad, a zone id) → eight 16-bit groups. */
 function parseV6(s: string): number[] | null {
-  let text = s.replace(/^\[|\]$/g, '').replace(/%.*$/, '').toLowerCase();
+  let text = s
+    .replace(/^\[|\]$/g, '')
+    .replace(/%.*$/, '')
+    .toLowerCase();
   const tail = /(\d{1,3}(?:\.\d{1,3}){3})$/.exec(text);
   if (tail) {
     const n = parseV4(tail[1]!);
@@ -170,7 +184,11 @@ export interface CheckedUrl {
  * must pass the policy. Throws OutboundRefusedError when refused; a name that does not resolve
  * throws the resolver's own error (a network failure, not a refusal).
  */
-export async function checkOutboundUrl(raw: string | URL, opts: OutboundPolicy & { resolve?: Resolver }, signal?: AbortSignal): Promise<CheckedUrl> {
+export async function checkOutboundUrl(
+  raw: string | URL,
+  opts: OutboundPolicy & { resolve?: Resolver },
+  signal?: AbortSignal,
+): Promise<CheckedUrl> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -188,7 +206,9 @@ export async function checkOutboundUrl(raw: string | URL, opts: OutboundPolicy &
   for (const address of addresses) {
     const why = addressRefusal(address, opts);
     if (why) {
-      const hint = PRIVATE_CLASSES.has(classifyAddress(address)) ? ' (a self-hosted service can allow private addresses with OUTBOUND_ALLOW_PRIVATE=true)' : '';
+      const hint = PRIVATE_CLASSES.has(classifyAddress(address))
+        ? ' (a self-hosted service can allow private addresses with OUTBOUND_ALLOW_PRIVATE=true)'
+        : '';
       const what = address === literal ? `${url.host} is` : `${url.host} resolves to ${address}, which is`;
       throw new OutboundRefusedError('address', `${what} ${why}; this service does not connect there${hint}`);
     }
@@ -202,7 +222,9 @@ function resolveWithin(resolve: Resolver, hostname: string, signal?: AbortSignal
   return new Promise((ok, fail) => {
     const onAbort = () => fail(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    resolve(hostname).then(ok, fail).finally(() => signal.removeEventListener('abort', onAbort));
+    resolve(hostname)
+      .then(ok, fail)
+      .finally(() => signal.removeEventListener('abort', onAbort));
   });
 }
 
@@ -249,7 +271,10 @@ export function createOutboundFetch(opts: OutboundOptions): typeof fetch {
     if (res!.status >= 300 && res!.status < 400 && res!.headers.has('location') && req.redirect !== 'manual') {
       await res!.body?.cancel().catch(() => {});
       const to = safeLocation(res!.headers.get('location')!, url);
-      throw new OutboundRefusedError('redirect', `${url.origin} answered ${res!.status} with a redirect${to ? ` to ${to}` : ''}; redirects are not followed, so enter the final address`);
+      throw new OutboundRefusedError(
+        'redirect',
+        `${url.origin} answered ${res!.status} with a redirect${to ? ` to ${to}` : ''}; redirects are not followed, so enter the final address`,
+      );
     }
     return res!;
   };

@@ -19,8 +19,21 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  accessSync, chmodSync, chownSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync,
-  readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeFileSync,
+  accessSync,
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,8 +180,20 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
     mkdirSync(join(scratch, 'native'));
     mkdirSync(join(scratch, 'data'));
     const wrap = (data: string, argv: string[]) => [
-      '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', BIND_SCRIPT, 'sh',
-      native, data, scratch, String(owner.uid), String(owner.gid), ...argv,
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      '/bin/sh',
+      '-c',
+      BIND_SCRIPT,
+      'sh',
+      native,
+      data,
+      scratch,
+      String(owner.uid),
+      String(owner.gid),
+      ...argv,
     ];
     const inside = (p: string) => join(scratch, 'native', 'bin', p);
     // One quick run through the whole chain tells whether this system allows it.
@@ -182,7 +207,8 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
         data: join(scratch, 'data'),
         scratch,
         owner,
-        spawn: (argv, log) => spawn('unshare', wrap(asked, argv), { cwd: '/', stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup }),
+        spawn: (argv, log) =>
+          spawn('unshare', wrap(asked, argv), { cwd: '/', stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup }),
         cleanup: cleanupScratch,
       };
     }
@@ -200,7 +226,14 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
       scratch,
       owner,
       spawn: (argv, log) =>
-        spawn(argv[0]!, argv.slice(1), { cwd: '/', uid: owner.uid, gid: owner.gid, stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup }),
+        spawn(argv[0]!, argv.slice(1), {
+          cwd: '/',
+          uid: owner.uid,
+          gid: owner.gid,
+          stdio: ['ignore', log, log],
+          env: pgEnv(),
+          detached: opts.ownProcessGroup,
+        }),
       cleanup: cleanupScratch,
     };
   } catch (e) {
@@ -224,10 +257,13 @@ function postgresUser(): { uid: number; gid: number } {
   if (found) return found;
   // Debian/Fedora (useradd), else Alpine/BusyBox (adduser -S).
   const made =
-    spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' }).status === 0 ||
-    spawnSync('adduser', ['-S', '-D', '-H', 'postgres'], { stdio: 'ignore' }).status === 0;
+    spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'ignore' })
+      .status === 0 || spawnSync('adduser', ['-S', '-D', '-H', 'postgres'], { stdio: 'ignore' }).status === 0;
   const created = made ? ids() : undefined;
-  if (!created) throw new PgStartError(`Postgres cannot run as root and there is no \`postgres\` user to run it as (creating one failed): create one (useradd --system postgres) or ${RUN_AS_ROOT_HINT}.`);
+  if (!created)
+    throw new PgStartError(
+      `Postgres cannot run as root and there is no \`postgres\` user to run it as (creating one failed): create one (useradd --system postgres) or ${RUN_AS_ROOT_HINT}.`,
+    );
   return created;
 }
 
@@ -301,15 +337,24 @@ async function initdb(runner: Runner, opts: PgServerOptions, log: number): Promi
   try {
     const child = runner.spawn(
       [
-        runner.bin('initdb'), `--pgdata=${runner.data}`, '--auth=password', `--username=${opts.user}`, `--pwfile=${pwfile}`,
+        runner.bin('initdb'),
+        `--pgdata=${runner.data}`,
+        '--auth=password',
+        `--username=${opts.user}`,
+        `--pwfile=${pwfile}`,
         // UTF-8 with Postgres's own C.UTF-8 collation: the same on every machine, no OS locale needed.
-        '--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8',
+        '--encoding=UTF8',
+        '--locale=C',
+        '--locale-provider=builtin',
+        '--builtin-locale=C.UTF-8',
       ],
       log,
     );
     const { code, error } = await exited(child);
     if (code !== 0) {
-      throw new PgStartError(`Postgres could not create its data directory ${runner.dataDir} (${error ?? `initdb exit code ${code}`}); see ${opts.logFile}.`);
+      throw new PgStartError(
+        `Postgres could not create its data directory ${runner.dataDir} (${error ?? `initdb exit code ${code}`}); see ${opts.logFile}.`,
+      );
     }
   } finally {
     rmSync(pwfile, { force: true });
@@ -320,7 +365,17 @@ async function startServer(runner: Runner, opts: PgServerOptions, log: number): 
   // TCP on 127.0.0.1 only (every URL names it): no Unix socket in /tmp whose lock file another
   // user could leave behind, and a taken port is an error rather than a silent start on ::1 alone.
   const child = runner.spawn(
-    [runner.bin('postgres'), '-D', runner.data, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    [
+      runner.bin('postgres'),
+      '-D',
+      runner.data,
+      '-p',
+      String(opts.port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+    ],
     log,
   );
   const done = exited(child);
@@ -404,6 +459,11 @@ function lastFatal(logFile: string): string | undefined {
   } catch {
     return undefined;
   }
-  const lines = safeRead(logFile).split('\n').filter((l) => /\b(FATAL|ERROR|PANIC):/.test(l));
-  return lines.at(-1)?.replace(/^.*?\b(FATAL|ERROR|PANIC):\s*/, '').trim();
+  const lines = safeRead(logFile)
+    .split('\n')
+    .filter((l) => /\b(FATAL|ERROR|PANIC):/.test(l));
+  return lines
+    .at(-1)
+    ?.replace(/^.*?\b(FATAL|ERROR|PANIC):\s*/, '')
+    .trim();
 }

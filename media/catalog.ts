@@ -64,7 +64,7 @@ export interface FieldError {
 }
 
 export type DeclaredClassification =
-  | { ok: true; type: MediaType; /** lower-cased declared type */ mimeType: string; maxBytes: number }
+  | { ok: true; type: MediaType /** lower-cased declared type */; mimeType: string; maxBytes: number }
   | { ok: false; errors: FieldError[] };
 
 export const MAX_FILE_NAME_CHARS = 255;

@@ -175,12 +175,7 @@ function rotationOf(s: FfprobeStream): number {
   return Number.isFinite(r) ? r : 0;
 }
 
-async function probeAudioVideo(
-  path: string,
-  declared: string,
-  sniffed: string,
-  kind: 'video' | 'audio',
-): Promise<ProbeResult> {
+async function probeAudioVideo(path: string, declared: string, sniffed: string, kind: 'video' | 'audio'): Promise<ProbeResult> {
   const input = `file:${path}`;
   const r = await run([await ffprobePath(), '-v', 'error', '-print_format', 'json', '-show_streams', '-show_format', input], {
     timeoutMs: PROBE_TIMEOUT_SECONDS * 1000,
@@ -239,8 +234,25 @@ async function probeAudioVideo(
  *  file, a short WAV data chunk, ...) fails the file. */
 async function checkPackets(path: string, kind: 'video' | 'audio'): Promise<void> {
   const r = await run(
-    [await ffmpegPath(), '-nostdin', '-hide_banner', '-v', 'error', '-xerror', '-i', `file:${path}`,
-      '-map', '0:v?', '-map', '0:a?', '-c', 'copy', '-f', 'null', '-'],
+    [
+      await ffmpegPath(),
+      '-nostdin',
+      '-hide_banner',
+      '-v',
+      'error',
+      '-xerror',
+      '-i',
+      `file:${path}`,
+      '-map',
+      '0:v?',
+      '-map',
+      '0:a?',
+      '-c',
+      'copy',
+      '-f',
+      'null',
+      '-',
+    ],
     { timeoutMs: PROBE_TIMEOUT_SECONDS * 1000, maxStdoutBytes: 64 * 1024 },
   );
   if (r.timedOut) throw rejected(`the ${kind} file took too long to read`);

@@ -23,9 +23,33 @@ function startsWith(b: Uint8Array, sig: readonly number[], at = 0): boolean {
 const AUDIO_BRANDS = new Set(['M4A ', 'M4B ', 'M4P ', 'F4A ', 'F4B ']);
 const QUICKTIME_BRANDS = new Set(['qt  ']);
 const VIDEO_BRANDS = new Set([
-  'isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso7', 'iso8', 'iso9',
-  'mp41', 'mp42', 'mp71', 'avc1', 'hvc1', 'hev1', 'av01', 'M4V ', 'M4VH', 'M4VP',
-  'dash', 'msnv', 'MSNV', 'mmp4', 'f4v ', 'F4V ', 'XAVC', 'NDAS',
+  'isom',
+  'iso2',
+  'iso3',
+  'iso4',
+  'iso5',
+  'iso6',
+  'iso7',
+  'iso8',
+  'iso9',
+  'mp41',
+  'mp42',
+  'mp71',
+  'avc1',
+  'hvc1',
+  'hev1',
+  'av01',
+  'M4V ',
+  'M4VH',
+  'M4VP',
+  'dash',
+  'msnv',
+  'MSNV',
+  'mmp4',
+  'f4v ',
+  'F4V ',
+  'XAVC',
+  'NDAS',
 ]);
 
 function brandMime(brand: string): string | null {
@@ -116,16 +140,27 @@ const ISO_BMFF = new Set(['video/mp4', 'video/quicktime', 'audio/mp4']);
 /** "a PNG image", "an MP4 video", ... for rejection messages. */
 export function describeMimeType(mimeType: string): string {
   switch (canonicalMimeType(mimeType)) {
-    case 'image/png': return 'a PNG image';
-    case 'image/jpeg': return 'a JPEG image';
-    case 'image/webp': return 'a WebP image';
-    case 'image/gif': return 'a GIF image';
-    case 'video/mp4': return 'an MP4 video';
-    case 'video/quicktime': return 'a QuickTime video';
-    case 'audio/mp4': return 'an MP4 (M4A) audio file';
-    case 'audio/mpeg': return 'an MP3 audio file';
-    case 'audio/wav': return 'a WAV audio file';
-    case 'application/pdf': return 'a PDF document';
-    default: return mimeType;
+    case 'image/png':
+      return 'a PNG image';
+    case 'image/jpeg':
+      return 'a JPEG image';
+    case 'image/webp':
+      return 'a WebP image';
+    case 'image/gif':
+      return 'a GIF image';
+    case 'video/mp4':
+      return 'an MP4 video';
+    case 'video/quicktime':
+      return 'a QuickTime video';
+    case 'audio/mp4':
+      return 'an MP4 (M4A) audio file';
+    case 'audio/mpeg':
+      return 'an MP3 audio file';
+    case 'audio/wav':
+      return 'a WAV audio file';
+    case 'application/pdf':
+      return 'a PDF document';
+    default:
+      return mimeType;
   }
 }

@@ -20,7 +20,12 @@ async function toThumbnail(input: string | Uint8Array): Promise<Thumbnail> {
     .webp({ quality: 80 })
     .timeout({ seconds: TIMEOUT_SECONDS })
     .toBuffer({ resolveWithObject: true });
-  return { bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), contentType: THUMBNAIL_CONTENT_TYPE, width: info.width, height: info.height };
+  return {
+    bytes: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    contentType: THUMBNAIL_CONTENT_TYPE,
+    width: info.width,
+    height: info.height,
+  };
 }
 
 /**
@@ -30,10 +35,28 @@ async function toThumbnail(input: string | Uint8Array): Promise<Thumbnail> {
  */
 async function videoFrame(path: string, seconds: number): Promise<Uint8Array | null> {
   const r = await run(
-    [await ffmpegPath(), '-nostdin', '-hide_banner', '-v', 'error', '-ss', String(seconds), '-i', `file:${path}`,
-      '-map', '0:v:0', '-frames:v', '1',
-      '-vf', "scale=w='min(640,iw*sar)':h='min(640,ih)':force_original_aspect_ratio=decrease,setsar=1",
-      '-f', 'image2pipe', '-c:v', 'png', '-'],
+    [
+      await ffmpegPath(),
+      '-nostdin',
+      '-hide_banner',
+      '-v',
+      'error',
+      '-ss',
+      String(seconds),
+      '-i',
+      `file:${path}`,
+      '-map',
+      '0:v:0',
+      '-frames:v',
+      '1',
+      '-vf',
+      "scale=w='min(640,iw*sar)':h='min(640,ih)':force_original_aspect_ratio=decrease,setsar=1",
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'png',
+      '-',
+    ],
     { timeoutMs: TIMEOUT_SECONDS * 1000, maxStdoutBytes: 16 * 1024 * 1024 },
   );
   if (r.timedOut) throw new MediaRejected('the video took too long to read for a thumbnail');

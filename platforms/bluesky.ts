@@ -17,18 +17,11 @@
 // the tenant's choice: every XRPC call goes through lib/outbound.ts. The video service is the
 // operator's setting and is called directly.
 import { createHash } from 'node:crypto';
-import { AtpAgent, BlobRef, RichText, XRPCError, jsonToLex, type AtpSessionData } from '@atproto/api';
+import { AtpAgent, type BlobRef, RichText, XRPCError, jsonToLex, type AtpSessionData } from '@atproto/api';
 import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
 import { createHttp, reasonOf, sleep, trimSlash } from './http.ts';
 import { remember } from './recent.ts';
-import {
-  PlatformError,
-  parseRetryAfter,
-  type Connector,
-  type MediaRef,
-  type PublishRequest,
-  type PublishResult,
-} from './types.ts';
+import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface BlueskyConnectorOptions {
   /** The transport (beneath the outbound guard for XRPC calls). */
@@ -89,7 +82,8 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
         return await xrpcFetch(input, { ...init, signal: AbortSignal.any(signals) });
       } catch (err) {
         // Not retried: the address stays refused until the channel is reconnected with another one.
-        if (err instanceof OutboundRefusedError) throw new PlatformError('permanent', `Bluesky service refused: ${err.message}`, { platformCode: err.code });
+        if (err instanceof OutboundRefusedError)
+          throw new PlatformError('permanent', `Bluesky service refused: ${err.message}`, { platformCode: err.code });
         if (timeout.aborted) throw new PlatformError('transient', `Bluesky ${what} timed out after ${ms} ms`);
         if (signal?.aborted) throw new PlatformError('transient', `Bluesky ${what} aborted`);
         throw new PlatformError('transient', `Bluesky ${what} failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -131,7 +125,8 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
     }
     const s = agent.session!;
     // A takendown, suspended or deactivated account can log in but not write.
-    if (!s.active) throw new PlatformError('reauth', `Bluesky account ${s.handle} is ${s.status ?? 'inactive'}`, { platformCode: s.status });
+    if (!s.active)
+      throw new PlatformError('reauth', `Bluesky account ${s.handle} is ${s.status ?? 'inactive'}`, { platformCode: s.status });
     return { agent, did: s.did, handle: s.handle };
   }
 
@@ -211,7 +206,8 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
           platformCode: job.failureCode ?? job.error,
         });
       }
-      if (Date.now() >= deadline) throw new PlatformError('transient', `Bluesky video job ${job.jobId} still processing after ${pollTimeoutMs} ms`);
+      if (Date.now() >= deadline)
+        throw new PlatformError('transient', `Bluesky video job ${job.jobId} still processing after ${pollTimeoutMs} ms`);
       await sleep(pollIntervalMs, signal);
       const status = new URL('/xrpc/app.bsky.video.getJobStatus', videoServiceUrl!);
       status.searchParams.set('jobId', job.jobId!);
@@ -295,7 +291,8 @@ function checkMedia(media: MediaRef[]): 'none' | 'images' | 'video' {
     if (media.length > 1) throw new PlatformError('permanent', 'Bluesky posts carry one video and nothing else');
     return 'video';
   }
-  if (media.length > MAX_IMAGES) throw new PlatformError('permanent', `Bluesky posts carry at most ${MAX_IMAGES} images (got ${media.length})`);
+  if (media.length > MAX_IMAGES)
+    throw new PlatformError('permanent', `Bluesky posts carry at most ${MAX_IMAGES} images (got ${media.length})`);
   return 'images';
 }
 
@@ -353,14 +350,22 @@ async function fitImage(bytes: Uint8Array, mimeType: string): Promise<Fitted> {
   if (bytes.byteLength <= MAX_IMAGE_BYTES) return { bytes, mimeType, width, height };
 
   // Bluesky serves images up to 4000 px on the long side.
-  for (const [edge, quality] of [[4000, 85], [3000, 80], [2000, 75], [2000, 65], [1600, 60], [1200, 60]] as const) {
+  for (const [edge, quality] of [
+    [4000, 85],
+    [3000, 80],
+    [2000, 75],
+    [2000, 65],
+    [1600, 60],
+    [1200, 60],
+  ] as const) {
     const { data, info } = await sharp(bytes)
       .rotate()
       .resize({ width: edge, height: edge, fit: 'inside', withoutEnlargement: true })
       .flatten({ background: '#ffffff' })
       .jpeg({ quality, mozjpeg: true })
       .toBuffer({ resolveWithObject: true });
-    if (data.byteLength <= MAX_IMAGE_BYTES) return { bytes: new Uint8Array(data), mimeType: 'image/jpeg', width: info.width, height: info.height };
+    if (data.byteLength <= MAX_IMAGE_BYTES)
+      return { bytes: new Uint8Array(data), mimeType: 'image/jpeg', width: info.width, height: info.height };
   }
   throw new PlatformError('permanent', `Bluesky images must be at most ${MAX_IMAGE_BYTES} bytes; this one stays larger even when shrunk`);
 }
@@ -381,7 +386,7 @@ interface JobStatus {
 }
 
 function jobOf(body: unknown): JobStatus | null {
-  const b = body as { jobStatus?: JobStatus } & JobStatus | null;
+  const b = body as ({ jobStatus?: JobStatus } & JobStatus) | null;
   const job = b?.jobStatus ?? b;
   return job && (typeof job.jobId === 'string' || job.blob) ? job : null;
 }
@@ -408,19 +413,28 @@ async function call<T>(fn: () => Promise<T>): Promise<T> {
  */
 export function classify(err: unknown): PlatformError {
   if (err instanceof PlatformError) return err;
-  if (!(err instanceof XRPCError)) return new PlatformError('transient', `Bluesky request failed: ${err instanceof Error ? err.message : String(err)}`);
+  if (!(err instanceof XRPCError))
+    return new PlatformError('transient', `Bluesky request failed: ${err instanceof Error ? err.message : String(err)}`);
   if (err.cause instanceof PlatformError) return err.cause;
   // 1 (Unknown): no HTTP answer; 2 (InvalidResponse): an answer that is not XRPC, e.g. a proxy's
   // page, whose parse error may quote the body: not copied, the host is the tenant's choice.
-  if (err.status === 2) return new PlatformError('transient', 'Bluesky request failed: the service answered with something other than valid XRPC', { platformCode: err.error });
+  if (err.status === 2)
+    return new PlatformError('transient', 'Bluesky request failed: the service answered with something other than valid XRPC', {
+      platformCode: err.error,
+    });
   if (err.status < 100) return new PlatformError('transient', `Bluesky request failed: ${err.message}`, { platformCode: err.error });
   const headers = new Headers((err.headers ?? {}) as Record<string, string>);
   return fromStatus(err.status, headers, err.message || err.error || `HTTP ${err.status}`, err.error);
 }
 
 const REAUTH_CODES = new Set([
-  'AuthenticationRequired', 'ExpiredToken', 'InvalidToken', 'AccountTakedown', 'AccountDeactivated',
-  'AuthFactorTokenRequired', 'AuthMissing',
+  'AuthenticationRequired',
+  'ExpiredToken',
+  'InvalidToken',
+  'AccountTakedown',
+  'AccountDeactivated',
+  'AuthFactorTokenRequired',
+  'AuthMissing',
 ]);
 
 function fromStatus(status: number, headers: Headers, reason: string, code?: string): PlatformError {

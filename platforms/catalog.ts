@@ -1,8 +1,19 @@
 // What each platform needs (DESIGN.md §4): the rules a channel reports and the credential keys
 // `channel add` requires. A channel may override maxChars (a Mastodon instance's max_characters).
 export const PLATFORMS = [
-  'X', 'BLUESKY', 'THREADS', 'LINKEDIN', 'MASTODON', 'INSTAGRAM', 'FACEBOOK',
-  'TIKTOK', 'YOUTUBE', 'PINTEREST', 'REDDIT', 'TELEGRAM', 'DISCORD',
+  'X',
+  'BLUESKY',
+  'THREADS',
+  'LINKEDIN',
+  'MASTODON',
+  'INSTAGRAM',
+  'FACEBOOK',
+  'TIKTOK',
+  'YOUTUBE',
+  'PINTEREST',
+  'REDDIT',
+  'TELEGRAM',
+  'DISCORD',
 ] as const;
 export type Platform = (typeof PLATFORMS)[number];
 

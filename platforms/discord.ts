@@ -29,7 +29,14 @@ export interface DiscordConnectorOptions {
 
 const API = 'https://discord.com/api/v10';
 const WEB = 'https://discord.com';
-const DISCORD_HOSTS = new Set(['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com', 'ptb.discordapp.com', 'canary.discordapp.com']);
+const DISCORD_HOSTS = new Set([
+  'discord.com',
+  'discordapp.com',
+  'ptb.discord.com',
+  'canary.discord.com',
+  'ptb.discordapp.com',
+  'canary.discordapp.com',
+]);
 const DESCRIPTION_LIMIT = 1024;
 const REMEMBERED = 1000;
 // Discord asks API clients to identify themselves as `DiscordBot ($url, $version)`.
@@ -87,7 +94,10 @@ export function createDiscordConnector(opts: DiscordConnectorOptions = {}): Conn
     if (!isOk(r)) throw discordError(r);
     const guildId = (r.body as { guild_id?: unknown } | null)?.guild_id;
     if (typeof guildId !== 'string' || !guildId) {
-      throw new PlatformError('permanent', 'Discord webhook belongs to no server channel (not an incoming webhook); reconnect the channel with a channel webhook');
+      throw new PlatformError(
+        'permanent',
+        'Discord webhook belongs to no server channel (not an incoming webhook); reconnect the channel with a channel webhook',
+      );
     }
     guilds.set(hook.id, guildId);
     return guildId;
@@ -158,7 +168,10 @@ function parseWebhook(raw: string, baseOrigin: string): Webhook {
   const m = u && /^(?:\/api(?:\/v\d+)?)?\/webhooks\/(\d+)\/([\w-]+)\/?$/.exec(u.pathname);
   const hostOk = u && (DISCORD_HOSTS.has(u.hostname) ? u.protocol === 'https:' : u.origin === baseOrigin);
   if (!u || !m || !hostOk) {
-    throw new PlatformError('reauth', 'Discord webhookUrl is not a Discord webhook URL (https://discord.com/api/webhooks/<id>/<token>); reconnect the channel');
+    throw new PlatformError(
+      'reauth',
+      'Discord webhookUrl is not a Discord webhook URL (https://discord.com/api/webhooks/<id>/<token>); reconnect the channel',
+    );
   }
   return { id: m[1]!, token: m[2]!, threadId: u.searchParams.get('thread_id') };
 }

@@ -56,7 +56,7 @@ export function createHttp(platform: string, opts: { fetch?: typeof fetch; timeo
       const signal = o.signal ? AbortSignal.any([timeout, o.signal]) : timeout;
       const what = `${o.method ?? 'GET'} ${new URL(url).pathname}`;
       try {
-        const res = await doFetch(url, { method: o.method ?? "GET", headers, body: body as RequestInit["body"], signal });
+        const res = await doFetch(url, { method: o.method ?? 'GET', headers, body: body as RequestInit['body'], signal });
         const text = await res.text();
         return { status: res.status, headers: res.headers, body: parseJson(text), text };
       } catch (err) {
@@ -110,7 +110,8 @@ export function tokenError(platform: string, r: Reply, retryAfterMs = parseRetry
   if (status === 408 || status === 429 || status >= 500) {
     return new PlatformError('transient', message, { status, platformCode: code, retryAfterMs });
   }
-  if (code === 'invalid_client' || code === 'unauthorized_client') return new PlatformError('permanent', message, { status, platformCode: code });
+  if (code === 'invalid_client' || code === 'unauthorized_client')
+    return new PlatformError('permanent', message, { status, platformCode: code });
   return new PlatformError('reauth', message, { status, platformCode: code });
 }
 
@@ -135,7 +136,15 @@ export function bucketError(what: string, r: Reply): PlatformError {
 }
 
 /** Errors fetch raises before any byte of the request can have reached the server. */
-const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ConnectionRefused', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'FailedToOpenSocket']);
+const CONNECT_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ConnectionRefused',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'FailedToOpenSocket',
+]);
 
 export function isConnectError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
@@ -174,10 +183,14 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new PlatformError('transient', 'aborted'));
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(new PlatformError('transient', 'aborted'));
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(new PlatformError('transient', 'aborted'));
+      },
+      { once: true },
+    );
   });
 }
 
@@ -196,7 +209,11 @@ export function expiredMidway(err: unknown, credentials: Record<string, unknown>
   if (!(err instanceof PlatformError) || err.kind !== 'reauth' || err.opts.status !== 401) return err;
   const left = msUntilExpiry(credentials);
   if (left === undefined || left > 60_000 || typeof credentials.refreshToken !== 'string' || !credentials.refreshToken) return err;
-  return new PlatformError('transient', `${err.message} (the access token expired during the publish; it is refreshed before the retry)`, err.opts);
+  return new PlatformError(
+    'transient',
+    `${err.message} (the access token expired during the publish; it is refreshed before the retry)`,
+    err.opts,
+  );
 }
 
 /** Wraps publish and findPublished so a token that expired mid-publish is retried, not reconnected. */

@@ -28,39 +28,45 @@ async function mediaUrl(item: MediaRef): Promise<string> {
   return item.url();
 }
 
-export function createConnectors(s: Settings = {}, outbound: OutboundPolicy = DEFAULT_OUTBOUND): Connectors {
-  const graphVersion = s.META_GRAPH_API_VERSION;
+export function createConnectors(settings: Settings = {}, outbound: OutboundPolicy = DEFAULT_OUTBOUND): Connectors {
+  const graphVersion = settings.META_GRAPH_API_VERSION;
   return {
     MASTODON: createMastodonConnector({ outbound }),
     BLUESKY: createBlueskyConnector({ outbound }),
     X: createXConnector({
-      baseUrl: s.X_API_URL,
-      oauth: s.X_CLIENT_ID ? { clientId: s.X_CLIENT_ID, clientSecret: s.X_CLIENT_SECRET } : undefined,
+      baseUrl: settings.X_API_URL,
+      oauth: settings.X_CLIENT_ID ? { clientId: settings.X_CLIENT_ID, clientSecret: settings.X_CLIENT_SECRET } : undefined,
     }),
     LINKEDIN: createLinkedInConnector({
-      baseUrl: s.LINKEDIN_API_URL,
-      authBaseUrl: s.LINKEDIN_AUTH_URL,
-      apiVersion: s.LINKEDIN_API_VERSION,
-      oauth: pair(s.LINKEDIN_CLIENT_ID, s.LINKEDIN_CLIENT_SECRET),
+      baseUrl: settings.LINKEDIN_API_URL,
+      authBaseUrl: settings.LINKEDIN_AUTH_URL,
+      apiVersion: settings.LINKEDIN_API_VERSION,
+      oauth: pair(settings.LINKEDIN_CLIENT_ID, settings.LINKEDIN_CLIENT_SECRET),
     }),
-    FACEBOOK: createFacebookConnector({ baseUrl: s.FACEBOOK_GRAPH_URL, apiVersion: graphVersion }),
-    INSTAGRAM: createInstagramConnector({ baseUrl: s.INSTAGRAM_GRAPH_URL, apiVersion: graphVersion, mediaUrl }),
-    THREADS: createThreadsConnector({ baseUrl: s.THREADS_GRAPH_URL, mediaUrl }),
+    FACEBOOK: createFacebookConnector({ baseUrl: settings.FACEBOOK_GRAPH_URL, apiVersion: graphVersion }),
+    INSTAGRAM: createInstagramConnector({ baseUrl: settings.INSTAGRAM_GRAPH_URL, apiVersion: graphVersion, mediaUrl }),
+    THREADS: createThreadsConnector({ baseUrl: settings.THREADS_GRAPH_URL, mediaUrl }),
     REDDIT: createRedditConnector({
-      baseUrl: s.REDDIT_API_URL,
-      authBaseUrl: s.REDDIT_AUTH_URL,
-      userAgent: s.REDDIT_USER_AGENT,
-      oauth: pair(s.REDDIT_CLIENT_ID, s.REDDIT_CLIENT_SECRET),
+      baseUrl: settings.REDDIT_API_URL,
+      authBaseUrl: settings.REDDIT_AUTH_URL,
+      userAgent: settings.REDDIT_USER_AGENT,
+      oauth: pair(settings.REDDIT_CLIENT_ID, settings.REDDIT_CLIENT_SECRET),
     }),
-    PINTEREST: createPinterestConnector({ baseUrl: s.PINTEREST_API_URL, oauth: pair(s.PINTEREST_CLIENT_ID, s.PINTEREST_CLIENT_SECRET) }),
-    TELEGRAM: createTelegramConnector({ baseUrl: s.TELEGRAM_API_URL }),
-    DISCORD: createDiscordConnector({ baseUrl: s.DISCORD_API_URL }),
+    PINTEREST: createPinterestConnector({
+      baseUrl: settings.PINTEREST_API_URL,
+      oauth: pair(settings.PINTEREST_CLIENT_ID, settings.PINTEREST_CLIENT_SECRET),
+    }),
+    TELEGRAM: createTelegramConnector({ baseUrl: settings.TELEGRAM_API_URL }),
+    DISCORD: createDiscordConnector({ baseUrl: settings.DISCORD_API_URL }),
     YOUTUBE: createYouTubeConnector({
-      baseUrl: s.YOUTUBE_API_URL,
-      uploadBaseUrl: s.YOUTUBE_UPLOAD_URL,
-      authBaseUrl: s.GOOGLE_AUTH_URL,
-      oauth: pair(s.GOOGLE_CLIENT_ID, s.GOOGLE_CLIENT_SECRET),
+      baseUrl: settings.YOUTUBE_API_URL,
+      uploadBaseUrl: settings.YOUTUBE_UPLOAD_URL,
+      authBaseUrl: settings.GOOGLE_AUTH_URL,
+      oauth: pair(settings.GOOGLE_CLIENT_ID, settings.GOOGLE_CLIENT_SECRET),
     }),
-    TIKTOK: createTikTokConnector({ baseUrl: s.TIKTOK_API_URL, oauth: pair(s.TIKTOK_CLIENT_KEY, s.TIKTOK_CLIENT_SECRET) }),
+    TIKTOK: createTikTokConnector({
+      baseUrl: settings.TIKTOK_API_URL,
+      oauth: pair(settings.TIKTOK_CLIENT_KEY, settings.TIKTOK_CLIENT_SECRET),
+    }),
   };
 }

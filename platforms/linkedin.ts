@@ -3,14 +3,7 @@
 // APIs. Every call carries LinkedIn-Version and X-Restli-Protocol-Version: 2.0.0.
 import { createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { dig, str } from './json.ts';
-import {
-  PlatformError,
-  parseRetryAfter,
-  type Connector,
-  type MediaRef,
-  type PublishRequest,
-  type PublishResult,
-} from './types.ts';
+import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface LinkedInConnectorOptions {
   fetch?: typeof fetch;
@@ -77,7 +70,13 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     return { urn, item, kind };
   }
 
-  async function uploadFile(token: string, owner: string, kind: 'images' | 'documents', bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
+  async function uploadFile(
+    token: string,
+    owner: string,
+    kind: 'images' | 'documents',
+    bytes: Uint8Array,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const init = await rest(token, 'POST', `/${kind}?action=initializeUpload`, { json: { initializeUploadRequest: { owner } }, signal });
     const uploadUrl = str(dig(init.body, 'value', 'uploadUrl'));
     const urn = str(dig(init.body, 'value', kind === 'images' ? 'image' : 'document'));
@@ -112,7 +111,13 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       partIds.push(etag.replace(/^"|"$/g, ''));
     }
     await rest(token, 'POST', '/videos?action=finalizeUpload', {
-      json: { finalizeUploadRequest: { video: urn, uploadToken: typeof value?.uploadToken === 'string' ? value.uploadToken : '', uploadedPartIds: partIds } },
+      json: {
+        finalizeUploadRequest: {
+          video: urn,
+          uploadToken: typeof value?.uploadToken === 'string' ? value.uploadToken : '',
+          uploadedPartIds: partIds,
+        },
+      },
       signal,
     });
     return urn;
@@ -129,7 +134,8 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
         const why = str(dig(r.body, 'processingFailureReason')) ?? 'processing failed';
         throw new PlatformError('permanent', `LinkedIn could not process ${urn}: ${why}`);
       }
-      if (Date.now() >= deadline) throw new PlatformError('transient', `LinkedIn ${urn} still ${status ?? 'processing'} after ${pollTimeoutMs} ms`);
+      if (Date.now() >= deadline)
+        throw new PlatformError('transient', `LinkedIn ${urn} still ${status ?? 'processing'} after ${pollTimeoutMs} ms`);
       await sleep(pollIntervalMs, signal);
     }
   }

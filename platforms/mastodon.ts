@@ -124,8 +124,7 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       // Before Mastodon 4.0 (and on some forks) there is no v2; forks such as Pleroma and
       // glitch-soc report `max_toot_chars` on v1.
       const v1 = await call(acct, 'GET', '/api/v1/instance');
-      const n =
-        positive(dig(v1.body, 'configuration', 'statuses', 'max_characters')) ?? positive(dig(v1.body, 'max_toot_chars'));
+      const n = positive(dig(v1.body, 'configuration', 'statuses', 'max_characters')) ?? positive(dig(v1.body, 'max_toot_chars'));
       return n ? statusLimits(n, dig(v1.body, 'configuration', 'statuses', 'characters_reserved_per_url')) : {};
     },
   };

@@ -72,7 +72,12 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
   async function uploadVideo(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<string> {
     const r = await call(acct, 'POST', '/media', { json: { media_type: 'video' }, signal });
     const reg = r.body as { media_id?: unknown; upload_url?: unknown; upload_parameters?: unknown } | null;
-    if (typeof reg?.media_id !== 'string' || typeof reg.upload_url !== 'string' || !reg.upload_parameters || typeof reg.upload_parameters !== 'object') {
+    if (
+      typeof reg?.media_id !== 'string' ||
+      typeof reg.upload_url !== 'string' ||
+      !reg.upload_parameters ||
+      typeof reg.upload_parameters !== 'object'
+    ) {
       throw new PlatformError('transient', `Pinterest returned an unexpected media registration: ${r.text.slice(0, 200)}`);
     }
     const form = new FormData();
@@ -90,8 +95,10 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
       const r = await call(acct, 'GET', `/media/${encodeURIComponent(mediaId)}`, { signal });
       const status = (r.body as { status?: unknown } | null)?.status;
       if (status === 'succeeded') return;
-      if (status === 'failed') throw new PlatformError('permanent', `Pinterest could not process the video (media ${mediaId} failed)`, { platformCode: 'failed' });
-      if (Date.now() >= deadline) throw new PlatformError('transient', `Pinterest media ${mediaId} still ${String(status)} after ${pollTimeoutMs} ms`);
+      if (status === 'failed')
+        throw new PlatformError('permanent', `Pinterest could not process the video (media ${mediaId} failed)`, { platformCode: 'failed' });
+      if (Date.now() >= deadline)
+        throw new PlatformError('transient', `Pinterest media ${mediaId} still ${String(status)} after ${pollTimeoutMs} ms`);
       await sleep(pollIntervalMs, signal);
     }
   }
@@ -157,7 +164,10 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
 
     async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
       if (!opts.oauth) {
-        throw new PlatformError('permanent', 'Pinterest token refresh needs the app credentials (PINTEREST_CLIENT_ID, PINTEREST_CLIENT_SECRET) on the worker');
+        throw new PlatformError(
+          'permanent',
+          'Pinterest token refresh needs the app credentials (PINTEREST_CLIENT_ID, PINTEREST_CLIENT_SECRET) on the worker',
+        );
       }
       const refreshToken = credential(P, credentials, 'refreshToken');
       const r = await api.send(`${baseUrl}/v5/oauth/token`, {
@@ -189,7 +199,8 @@ function tokenResult(r: Reply): Record<string, unknown> {
   const now = Date.now();
   const out: Record<string, unknown> = { accessToken: b.access_token, expiresAt: new Date(now + b.expires_in * 1000).toISOString() };
   if (typeof b.refresh_token === 'string' && b.refresh_token) out.refreshToken = b.refresh_token;
-  if (typeof b.refresh_token_expires_in === 'number') out.refreshTokenExpiresAt = new Date(now + b.refresh_token_expires_in * 1000).toISOString();
+  if (typeof b.refresh_token_expires_in === 'number')
+    out.refreshTokenExpiresAt = new Date(now + b.refresh_token_expires_in * 1000).toISOString();
   return out;
 }
 
@@ -229,7 +240,8 @@ function httpError(r: Reply): PlatformError {
   const message = `Pinterest ${r.status}: ${reason}`;
   const o = { status: r.status, platformCode: code };
   if (r.status === 401) return new PlatformError('reauth', message, o);
-  if (r.status === 408 || r.status === 429 || r.status >= 500) return new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter(r.headers) });
+  if (r.status === 408 || r.status === 429 || r.status >= 500)
+    return new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter(r.headers) });
   // 400 invalid Pin, 403 image too small/large/broken or board not allowed, 404 board not found.
   return new PlatformError('permanent', message, o);
 }

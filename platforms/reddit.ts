@@ -86,7 +86,8 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     if (typeof credentials.username === 'string' && credentials.username) return credentials.username.replace(/^\/?u\//i, '');
     const me = await call(acct, 'GET', '/api/v1/me', { signal });
     const name = (me.body as { name?: unknown } | null)?.name;
-    if (typeof name !== 'string' || !name) throw new PlatformError('transient', `Reddit /api/v1/me returned no name: ${me.text.slice(0, 200)}`);
+    if (typeof name !== 'string' || !name)
+      throw new PlatformError('transient', `Reddit /api/v1/me returned no name: ${me.text.slice(0, 200)}`);
     return name;
   }
 
@@ -121,7 +122,10 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   }
 
   async function submit(acct: Account, form: Record<string, string>, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    const r = await call(acct, 'POST', '/api/submit', { form: { api_type: 'json', resubmit: 'true', sendreplies: 'true', ...form }, signal });
+    const r = await call(acct, 'POST', '/api/submit', {
+      form: { api_type: 'json', resubmit: 'true', sendreplies: 'true', ...form },
+      signal,
+    });
     return submitData(r);
   }
 
@@ -136,7 +140,10 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       const hit = (await submissions(acct, user, req.signal)).find((s) => !before.has(s.name) && isMediaMatch(s, subreddit, title));
       if (hit) return toResult(hit);
       if (Date.now() >= deadline) {
-        throw new PlatformError('transient', `Reddit accepted the post but it was not in u/${user}'s submissions after ${pollTimeoutMs} ms (media still processing?)`);
+        throw new PlatformError(
+          'transient',
+          `Reddit accepted the post but it was not in u/${user}'s submissions after ${pollTimeoutMs} ms (media still processing?)`,
+        );
       }
       await sleep(pollIntervalMs, req.signal);
     }
@@ -174,7 +181,16 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       // Reddit has no alt text; a gallery item's caption (≤ 180 characters) is the nearest thing.
       items.push({ media_id: assetId, caption: (item.altText ?? '').slice(0, 180), outbound_url: '' });
     }
-    const json: Record<string, unknown> = { api_type: 'json', sr: subreddit, title, items, sendreplies: true, nsfw: false, spoiler: false, show_error_list: true };
+    const json: Record<string, unknown> = {
+      api_type: 'json',
+      sr: subreddit,
+      title,
+      items,
+      sendreplies: true,
+      nsfw: false,
+      spoiler: false,
+      show_error_list: true,
+    };
     if (req.text.trim()) json.text = req.text;
     const data = submitData(await call(acct, 'POST', '/api/submit_gallery_post.json', { json, signal: req.signal }));
     const url = typeof data.url === 'string' ? data.url : undefined;
@@ -216,14 +232,19 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       const hit = (await submissions(acct, user, req.signal)).find(
         (s) =>
           s.created_utc >= since &&
-          (req.media.length ? isMediaMatch(s, subreddit, title) : s.is_self && sameSub(s, subreddit) && s.title === title && sameText(s.selftext, req.text)),
+          (req.media.length
+            ? isMediaMatch(s, subreddit, title)
+            : s.is_self && sameSub(s, subreddit) && s.title === title && sameText(s.selftext, req.text)),
       );
       return hit ? toResult(hit) : null;
     },
 
     async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
       if (!opts.oauth) {
-        throw new PlatformError('permanent', 'Reddit token refresh needs the app credentials (REDDIT_CLIENT_ID, REDDIT_CLIENT_SECRET) on the worker');
+        throw new PlatformError(
+          'permanent',
+          'Reddit token refresh needs the app credentials (REDDIT_CLIENT_ID, REDDIT_CLIENT_SECRET) on the worker',
+        );
       }
       const refreshToken = credential(P, credentials, 'refreshToken');
       const basic = btoa(`${opts.oauth.clientId}:${opts.oauth.clientSecret}`);
@@ -244,7 +265,9 @@ function tokenResult(r: Reply): Record<string, unknown> {
   const status = r.status;
   // The token endpoint authenticates the app with Basic auth: a 401 is the app's credentials, not the user's grant.
   if (status === 401) {
-    throw new PlatformError('permanent', 'Reddit 401: the app credentials (REDDIT_CLIENT_ID / REDDIT_CLIENT_SECRET) were rejected', { status });
+    throw new PlatformError('permanent', 'Reddit 401: the app credentials (REDDIT_CLIENT_ID / REDDIT_CLIENT_SECRET) were rejected', {
+      status,
+    });
   }
   if (status === 408 || status === 429 || status >= 500) throw httpError(r);
   const error = typeof b?.error === 'string' ? b.error : isOk(r) ? undefined : reasonOf(r);
@@ -263,7 +286,8 @@ function tokenResult(r: Reply): Record<string, unknown> {
 /** `json.data` of a submit answer, or the first of `json.errors` as a PlatformError. */
 function submitData(r: Reply): Record<string, unknown> {
   const json = (r.body as { json?: { errors?: unknown; data?: unknown; ratelimit?: unknown } } | null)?.json;
-  if (!json) throw new PlatformError('transient', `Reddit returned an unexpected submit answer: ${r.text.slice(0, 200)}`, { status: r.status });
+  if (!json)
+    throw new PlatformError('transient', `Reddit returned an unexpected submit answer: ${r.text.slice(0, 200)}`, { status: r.status });
   const errors = Array.isArray(json.errors) ? (json.errors as RedditError[]) : [];
   if (errors.length) throw apiError(errors[0]!, json.ratelimit);
   return (json.data && typeof json.data === 'object' ? json.data : {}) as Record<string, unknown>;
@@ -273,7 +297,10 @@ function apiError([code, message]: RedditError, ratelimit?: unknown): PlatformEr
   const text = `Reddit ${code}: ${message}`;
   if (code === 'RATELIMIT') {
     const seconds = typeof ratelimit === 'number' ? ratelimit : undefined;
-    return new PlatformError('transient', text, { platformCode: code, retryAfterMs: seconds !== undefined ? Math.ceil(seconds * 1000) : waitIn(message) });
+    return new PlatformError('transient', text, {
+      platformCode: code,
+      retryAfterMs: seconds !== undefined ? Math.ceil(seconds * 1000) : waitIn(message),
+    });
   }
   if (code === 'USER_REQUIRED') return new PlatformError('reauth', text, { platformCode: code });
   return new PlatformError('permanent', text, { platformCode: code });
@@ -295,7 +322,8 @@ function httpError(r: Reply): PlatformError {
   if (status === 403 && /insufficient_scope/i.test(r.headers.get('www-authenticate') ?? '')) {
     return new PlatformError('reauth', `${message} (the token lacks a required scope)`, { status, platformCode: 'insufficient_scope' });
   }
-  if (status === 408 || status === 429 || status >= 500) return new PlatformError('transient', message, { status, retryAfterMs: retryAfter(r.headers) });
+  if (status === 408 || status === 429 || status >= 500)
+    return new PlatformError('transient', message, { status, retryAfterMs: retryAfter(r.headers) });
   return new PlatformError('permanent', message, { status });
 }
 
@@ -308,7 +336,10 @@ function retryAfter(headers: Headers): number | undefined {
 }
 
 function target(req: PublishRequest): { subreddit: string; title: string } {
-  const subreddit = req.reddit?.subreddit?.trim().replace(/^\/?r\//i, '').replace(/\/+$/, '');
+  const subreddit = req.reddit?.subreddit
+    ?.trim()
+    .replace(/^\/?r\//i, '')
+    .replace(/\/+$/, '');
   const title = req.reddit?.title;
   if (!subreddit || !title?.trim()) throw new PlatformError('permanent', 'Reddit posts need reddit.subreddit and reddit.title');
   return { subreddit, title };
@@ -337,7 +368,7 @@ async function imageBytes(item: MediaRef): Promise<MediaBytes> {
   if (item.mimeType !== 'image/webp') return { bytes, mimeType: item.mimeType, fileName: item.fileName };
   const sharp = (await import('sharp')).default;
   const jpeg = await sharp(bytes).jpeg({ quality: 90 }).toBuffer();
-  return { bytes: new Uint8Array(jpeg), mimeType: 'image/jpeg', fileName: item.fileName.replace(/\.[^.]*$/, '') + '.jpg' };
+  return { bytes: new Uint8Array(jpeg), mimeType: 'image/jpeg', fileName: `${item.fileName.replace(/\.[^.]*$/, '')}.jpg` };
 }
 
 /** The video's first frame as JPEG, read with the project's ffmpeg. */
@@ -352,7 +383,23 @@ async function firstFrame(video: MediaRef, bytes: Uint8Array): Promise<MediaByte
   try {
     const file = join(dir, 'video');
     await writeFile(file, bytes);
-    const r = await run([await ffmpegPath(), '-nostdin', '-v', 'error', '-i', `file:${file}`, '-frames:v', '1', '-q:v', '3', '-f', 'image2pipe', '-c:v', 'mjpeg', '-']);
+    const r = await run([
+      await ffmpegPath(),
+      '-nostdin',
+      '-v',
+      'error',
+      '-i',
+      `file:${file}`,
+      '-frames:v',
+      '1',
+      '-q:v',
+      '3',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'mjpeg',
+      '-',
+    ]);
     if (r.exitCode !== 0 || !r.stdout.length) {
       throw new PlatformError('permanent', `Reddit video posts need a poster image, and no frame could be read from ${video.fileName}`);
     }

@@ -91,7 +91,13 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
   }
 
   /** Calls a method; follows a group's upgrade to a supergroup once (the refused call posted nothing). */
-  async function call(token: string, method: string, chat: { id: string }, build: (chatId: string) => SendOptions, signal?: AbortSignal): Promise<unknown> {
+  async function call(
+    token: string,
+    method: string,
+    chat: { id: string },
+    build: (chatId: string) => SendOptions,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     for (let hop = 0; ; hop++) {
       const r = await exchange(token, method, { ...build(chat.id), signal });
       const body = r.body as ApiBody | null;
@@ -114,29 +120,41 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
     if (files.length === 1) {
       const f = files[0]!;
       const { method, field } = SINGLE[f.kind];
-      const result = await call(token, method, chat, (chatId) => {
-        const form = new FormData();
-        form.append('chat_id', chatId);
-        if (step.caption) form.append('caption', step.caption);
-        if (f.kind === 'video') form.append('supports_streaming', 'true');
-        form.append(field, blobOf(f.bytes, f.ref.mimeType), f.ref.fileName);
-        return { multipart: form };
-      }, signal);
+      const result = await call(
+        token,
+        method,
+        chat,
+        (chatId) => {
+          const form = new FormData();
+          form.append('chat_id', chatId);
+          if (step.caption) form.append('caption', step.caption);
+          if (f.kind === 'video') form.append('supports_streaming', 'true');
+          form.append(field, blobOf(f.bytes, f.ref.mimeType), f.ref.fileName);
+          return { multipart: form };
+        },
+        signal,
+      );
       return [message(result, method)];
     }
-    const result = await call(token, 'sendMediaGroup', chat, (chatId) => {
-      const form = new FormData();
-      form.append('chat_id', chatId);
-      const media = files.map((f, i) => ({
-        type: f.kind,
-        media: `attach://file${i}`,
-        ...(i === 0 && step.caption ? { caption: step.caption } : {}),
-        ...(f.kind === 'video' ? { supports_streaming: true } : {}),
-      }));
-      form.append('media', JSON.stringify(media));
-      files.forEach((f, i) => form.append(`file${i}`, blobOf(f.bytes, f.ref.mimeType), f.ref.fileName));
-      return { multipart: form };
-    }, signal);
+    const result = await call(
+      token,
+      'sendMediaGroup',
+      chat,
+      (chatId) => {
+        const form = new FormData();
+        form.append('chat_id', chatId);
+        const media = files.map((f, i) => ({
+          type: f.kind,
+          media: `attach://file${i}`,
+          ...(i === 0 && step.caption ? { caption: step.caption } : {}),
+          ...(f.kind === 'video' ? { supports_streaming: true } : {}),
+        }));
+        form.append('media', JSON.stringify(media));
+        for (const [i, f] of files.entries()) form.append(`file${i}`, blobOf(f.bytes, f.ref.mimeType), f.ref.fileName);
+        return { multipart: form };
+      },
+      signal,
+    );
     if (!Array.isArray(result) || !result.length) throw unexpected('sendMediaGroup', result);
     return result.map((m) => message(m, 'sendMediaGroup'));
   }

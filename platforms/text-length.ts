@@ -107,7 +107,8 @@ function countDots(s: string): number {
 
 // Mastodon's Account::MENTION_RE (4.x): `@user` or `@user@domain`, not after a word character,
 // `=` or `/`. [[:word:]] is Ruby's Unicode word class: letters, marks, decimal digits, connectors.
-const MENTION = /(?<![=/\p{L}\p{M}\p{Nd}\p{Pc}])@(([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)(?:@[\p{L}\p{M}\p{Nd}\p{Pc}.-]+[\p{L}\p{M}\p{Nd}\p{Pc}]+)?)/giu;
+const MENTION =
+  /(?<![=/\p{L}\p{M}\p{Nd}\p{Pc}])@(([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)(?:@[\p{L}\p{M}\p{Nd}\p{Pc}.-]+[\p{L}\p{M}\p{Nd}\p{Pc}]+)?)/giu;
 /** twitter-text's end_mention_match, which Mastodon's extractor applies too: no `@`, accent or `://` right after. */
 const END_MENTION = (regexen as { endMentionMatch: RegExp }).endMentionMatch;
 /** Mastodon's Extractor::MAX_DOMAIN_LENGTH: a longer domain is no mention. */

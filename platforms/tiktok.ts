@@ -12,14 +12,7 @@
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import { str } from './json.ts';
 import { remember } from './recent.ts';
-import {
-  PlatformError,
-  parseRetryAfter,
-  type Connector,
-  type MediaRef,
-  type PublishRequest,
-  type PublishResult,
-} from './types.ts';
+import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface TikTokConnectorOptions {
   fetch?: typeof fetch;
@@ -197,7 +190,8 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
           continue;
         }
         if (typeof v.id === 'string' && v.id && [v.video_description, v.title].some((t) => sameCaption(t, caption))) {
-          const share = typeof v.share_url === 'string' && v.share_url ? v.share_url.split('?')[0]! : `https://www.tiktok.com/video/${v.id}`;
+          const share =
+            typeof v.share_url === 'string' && v.share_url ? v.share_url.split('?')[0]! : `https://www.tiktok.com/video/${v.id}`;
           return { platformPostId: v.id, url: share, publishedAt: new Date(at).toISOString() };
         }
       }
@@ -219,7 +213,13 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       },
       signal,
     });
-    const b = r.body as { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown; refresh_expires_in?: unknown; open_id?: unknown } | null;
+    const b = r.body as {
+      access_token?: unknown;
+      expires_in?: unknown;
+      refresh_token?: unknown;
+      refresh_expires_in?: unknown;
+      open_id?: unknown;
+    } | null;
     if (!isOk(r) || typeof b?.access_token !== 'string' || !b.access_token) throw oauthError(r);
     const now = Date.now();
     const fresh: Record<string, unknown> = {
@@ -291,7 +291,6 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     return untilPublished(req.idempotencyKey, p, token, req.signal);
   }
 
-
   const connector: Connector = { platform: 'TIKTOK', publish, findPublished };
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
@@ -353,7 +352,8 @@ function tiktokError(r: Reply, code: string | undefined, text: string | undefine
     throw new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter ?? 60_000 });
   }
   if (code && DAILY_CAPS.has(code)) throw new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter ?? HOUR });
-  if (code === 'internal_error' || r.status === 408 || r.status >= 500) throw new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter });
+  if (code === 'internal_error' || r.status === 408 || r.status >= 500)
+    throw new PlatformError('transient', message, { ...o, retryAfterMs: retryAfter });
   if (isOk(r) && !code) throw new PlatformError('transient', `TikTok returned an unexpected body: ${r.text.slice(0, 200)}`, o);
   throw new PlatformError('permanent', message, o);
 }
@@ -398,7 +398,12 @@ function oauthError(r: Reply): PlatformError {
  */
 function postIdsOf(text: string): string[] {
   const m = /"publicaly_available_post_id"\s*:\s*\[([^\]]*)\]/.exec(text);
-  return m ? m[1]!.split(',').map((s) => s.trim().replace(/^"|"$/g, '')).filter((s) => /^\d+$/.test(s)) : [];
+  return m
+    ? m[1]!
+        .split(',')
+        .map((s) => s.trim().replace(/^"|"$/g, ''))
+        .filter((s) => /^\d+$/.test(s))
+    : [];
 }
 
 function published(p: Pending, postId: string | undefined): PublishResult {

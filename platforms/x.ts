@@ -3,14 +3,7 @@
 // through POST /2/media/metadata, the post through POST /2/tweets.
 import { blobOf, createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { dig, str } from './json.ts';
-import {
-  PlatformError,
-  parseRetryAfter,
-  type Connector,
-  type MediaRef,
-  type PublishRequest,
-  type PublishResult,
-} from './types.ts';
+import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface XConnectorOptions {
   fetch?: typeof fetch;
@@ -162,8 +155,7 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       const tweets = (Array.isArray(dig(r.body, 'data')) ? dig(r.body, 'data') : []) as Tweet[];
       const want = comparable(req.text);
       const hit = tweets.find(
-        (t) =>
-          comparable(t.note_tweet?.text ?? t.text ?? '') === want && (t.attachments?.media_keys?.length ?? 0) === req.media.length,
+        (t) => comparable(t.note_tweet?.text ?? t.text ?? '') === want && (t.attachments?.media_keys?.length ?? 0) === req.media.length,
       );
       if (!hit) return null;
       return { platformPostId: hit.id, url: tweetUrl(req.credentials, hit.id), publishedAt: hit.created_at };
@@ -217,7 +209,8 @@ function xError(r: Reply): PlatformError {
   const type = str(dig(r.body, 'type'));
   const platformCode = type && type !== 'about:blank' ? type : str(dig(r.body, 'title'));
   if (status === 401) return new PlatformError('reauth', message, { status, platformCode });
-  if (status === 403 && type?.endsWith('/unsupported-authentication')) return new PlatformError('reauth', message, { status, platformCode });
+  if (status === 403 && type?.endsWith('/unsupported-authentication'))
+    return new PlatformError('reauth', message, { status, platformCode });
   if (status === 408 || status === 429 || status >= 500) {
     return new PlatformError('transient', message, { status, platformCode, retryAfterMs: retryAfter(r.headers) });
   }

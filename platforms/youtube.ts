@@ -12,14 +12,7 @@
 //    description. That needs the youtube.readonly scope next to youtube.upload.
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import { remember } from './recent.ts';
-import {
-  PlatformError,
-  parseRetryAfter,
-  type Connector,
-  type MediaRef,
-  type PublishRequest,
-  type PublishResult,
-} from './types.ts';
+import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface YouTubeConnectorOptions {
   fetch?: typeof fetch;
@@ -111,7 +104,12 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   }
 
   /** One PUT to the session; a lost connection or a 500/502/503/504 comes back as a value to resume from. */
-  async function put(session: Session, headers: Record<string, string>, body: Uint8Array | string, signal?: AbortSignal): Promise<Progress | PlatformError> {
+  async function put(
+    session: Session,
+    headers: Record<string, string>,
+    body: Uint8Array | string,
+    signal?: AbortSignal,
+  ): Promise<Progress | PlatformError> {
     let r: Reply;
     try {
       r = await uploader.send(session.uri, { method: 'PUT', headers, body, signal });
@@ -126,7 +124,14 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
    * Sends the bytes from wherever the session stands (a session from an earlier attempt is asked
    * first). After a failed PUT it never assumes what the server kept: it asks, then goes on from there.
    */
-  async function sendBytes(session: Session, token: string, item: MediaRef, bytes: Uint8Array, fresh: boolean, signal?: AbortSignal): Promise<Video | null> {
+  async function sendBytes(
+    session: Session,
+    token: string,
+    item: MediaRef,
+    bytes: Uint8Array,
+    fresh: boolean,
+    signal?: AbortSignal,
+  ): Promise<Video | null> {
     let state = fresh ? { done: false as const, offset: 0 } : await put(session, statusQuery(session, token), '', signal);
     let failures = 0;
     for (;;) {
@@ -147,7 +152,11 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   }
 
   async function findInUploads(req: PublishRequest, token: string): Promise<PublishResult | null> {
-    const channels = await get(`${base}/youtube/v3/channels?${new URLSearchParams({ part: 'contentDetails', mine: 'true' })}`, token, req.signal);
+    const channels = await get(
+      `${base}/youtube/v3/channels?${new URLSearchParams({ part: 'contentDetails', mine: 'true' })}`,
+      token,
+      req.signal,
+    );
     const items = (channels.body as { items?: { contentDetails?: { relatedPlaylists?: { uploads?: unknown } } }[] } | null)?.items;
     const playlistId = items?.[0]?.contentDetails?.relatedPlaylists?.uploads;
     if (typeof playlistId !== 'string' || !playlistId) return null;
@@ -259,7 +268,6 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     return findInUploads(req, token);
   }
 
-
   const connector: Connector = { platform: 'YOUTUBE', publish, findPublished };
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
@@ -281,7 +289,10 @@ function metadata(req: PublishRequest, item: MediaRef, opts: YouTubeConnectorOpt
 
 /** The first non-empty line (else the file name), without < >, at most 100 characters. */
 export function buildTitle(text: string, fileName: string): string {
-  const line = text.split(/\r?\n/).map((l) => clean(l).trim()).find(Boolean);
+  const line = text
+    .split(/\r?\n/)
+    .map((l) => clean(l).trim())
+    .find(Boolean);
   const fallback = clean(fileName.replace(/\.[^.]+$/, '')).trim();
   const title = line || fallback || 'Untitled';
   const chars = Array.from(title);

@@ -71,7 +71,11 @@ const CALL = /\bimport\s*\(\s*(['"])([^'"\n]+)\1\s*\)/g;
  */
 export function importsOf(root: string, file: string): Edge[] {
   const text = readFileSync(join(root, file), 'utf8');
-  const runtime = new Set(transpilerFor(file).scanImports(text).map((i) => i.path));
+  const runtime = new Set(
+    transpilerFor(file)
+      .scanImports(text)
+      .map((i) => i.path),
+  );
   const all = new Set(runtime);
   for (const re of [STATEMENT, CALL]) for (const m of text.matchAll(re)) all.add(m[2]!);
   return [...all]
@@ -82,7 +86,10 @@ export function importsOf(root: string, file: string): Edge[] {
 /** How well a member matches a file (its length), or -1: a folder matches all below it. */
 function matches(member: string, file: string): number {
   if (member.includes('*')) {
-    const pattern = member.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*');
+    const pattern = member
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]*');
     return new RegExp(`^${pattern}$`).test(file) ? member.length : -1;
   }
   return file === member || file.startsWith(`${member}/`) ? member.length : -1;
@@ -110,7 +117,8 @@ export function check(root: string): { files: number; edges: Edge[]; findings: F
   const edges = files.flatMap((f) => importsOf(root, f));
   const findings: Finding[] = [];
   for (const f of files) {
-    if (!layerOf(f)) findings.push({ edge: { from: f, to: f, typeOnly: false }, reason: `${topFolder(f)}/ is in no layer of scripts/check-imports.ts` });
+    if (!layerOf(f))
+      findings.push({ edge: { from: f, to: f, typeOnly: false }, reason: `${topFolder(f)}/ is in no layer of scripts/check-imports.ts` });
   }
   for (const edge of edges) {
     const from = layerOf(edge.from);
@@ -182,7 +190,9 @@ if (import.meta.main) {
   }
   for (const c of cycles) console.error(`check-imports: folders that import each other: ${c.join(', ')}`);
   if (findings.length || cycles.length) {
-    console.error(`check-imports: ${findings.length + cycles.length} problem(s); the layers: docs/architecture.md, scripts/check-imports.ts.`);
+    console.error(
+      `check-imports: ${findings.length + cycles.length} problem(s); the layers: docs/architecture.md, scripts/check-imports.ts.`,
+    );
     process.exit(1);
   }
   console.log(`check-imports: ${files} files, ${edges.length} relative imports, all pointing down the layers.`);

@@ -90,9 +90,14 @@ export function checkWorkflows(dir: string): { files: number; violations: Violat
 if (import.meta.main) {
   const dir = resolve(process.argv[2] ?? join(import.meta.dir, '../workflows'));
   const { files, violations } = checkWorkflows(dir);
-  for (const v of violations) console.error(`check-workflows: ${join(relative(process.cwd(), dir), v.file)}: '${v.specifier}'${v.typeOnly ? ' (type)' : ''}: ${v.reason}`);
+  for (const v of violations)
+    console.error(
+      `check-workflows: ${join(relative(process.cwd(), dir), v.file)}: '${v.specifier}'${v.typeOnly ? ' (type)' : ''}: ${v.reason}`,
+    );
   if (violations.length) {
-    console.error(`check-workflows: ${violations.length} import(s) not allowed in workflow code (scripts/check-workflows.ts, docs/changing-workflows.md).`);
+    console.error(
+      `check-workflows: ${violations.length} import(s) not allowed in workflow code (scripts/check-workflows.ts, docs/changing-workflows.md).`,
+    );
     process.exit(1);
   }
   if (!files) {

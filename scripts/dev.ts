@@ -107,7 +107,12 @@ try {
     const em = orm.em.fork();
     const org = await createOrganization(em, { name: 'Demo organization', plan: 'PRO' });
     demoOrgId = org.id;
-    const key = await createApiKey(em, { organizationId: org.id, name: 'dev key', scopes: ['read', 'generate', 'publish'], channels: 'all' });
+    const key = await createApiKey(em, {
+      organizationId: org.id,
+      name: 'dev key',
+      scopes: ['read', 'generate', 'publish'],
+      channels: 'all',
+    });
     writeSecret(paths.devApiKey, key.key);
     say(`created demo organization ${org.id} (plan PRO) and an API key with all scopes:`);
     console.log(`\n    ${key.key}\n`);
@@ -129,7 +134,11 @@ try {
     void shutdown(1);
   });
   // Request lines and errors as JSON on stdout, at LOG_LEVEL (lib/log.ts).
-  const server = startServer(stack, { orm, temporal: temporalDeps(stack, client), logger: createLogger({ level: config.logLevel, base: { service: 'api' } }) });
+  const server = startServer(stack, {
+    orm,
+    temporal: temporalDeps(stack, client),
+    logger: createLogger({ level: config.logLevel, base: { service: 'api' } }),
+  });
   stops.push(async () => void (await server.stop()));
   say(`API on http://localhost:${config.port}/v1 — ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   say(`try: curl -H "Authorization: Bearer $(cat ${paths.devApiKey})" http://localhost:${config.port}/v1/me`);

@@ -40,7 +40,10 @@ async function account(ctx: Ctx, tokens: string[]) {
   for (const [i, token] of tokens.entries()) {
     channels.push(
       await addChannel(ctx.stack.h.orm.em.fork(), ctx.stack.h.credentialsKey, {
-        organizationId: org.id, platform: 'MASTODON', name: `mastodon ${i}`, credentials: { instanceUrl: ctx.fake.url, accessToken: token },
+        organizationId: org.id,
+        platform: 'MASTODON',
+        name: `mastodon ${i}`,
+        credentials: { instanceUrl: ctx.fake.url, accessToken: token },
       }),
     );
   }
@@ -54,7 +57,10 @@ async function publishNow(ctx: Ctx, tokens: string[], expected: string): Promise
   check(r.status === 201, `create answered ${r.status}`);
   await ctx.stack.settle(r.body.id);
   const got = (await call(ctx.stack.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
-  const outcomes = got.channels.map((c: { status: string }) => c.status).sort().join(',');
+  const outcomes = got.channels
+    .map((c: { status: string }) => c.status)
+    .sort()
+    .join(',');
   check(got.status === 'failed' && outcomes === expected, `post ended ${got.status} (${outcomes})`);
   return postWorkflowId(r.body.id);
 }
@@ -102,7 +108,10 @@ export const SCENARIOS: Record<string, Scenario> = {
   'media-upload-expired': async (ctx) => {
     const { key } = await account(ctx, []);
     await ctx.stack.syncClock();
-    const r = await call(ctx.stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'late.png', mimeType: 'image/png', fileSize: 100 } });
+    const r = await call(ctx.stack.app, 'POST', '/v1/media/uploads', {
+      key,
+      body: { fileName: 'late.png', mimeType: 'image/png', fileSize: 100 },
+    });
     check(r.status === 201, `create upload answered ${r.status}`);
     await waitOutUpload(ctx.stack, r.body.media.id);
     const got = (await call(ctx.stack.app, 'GET', `/v1/media/${r.body.media.id}`, { key })).body;
@@ -113,8 +122,15 @@ export const SCENARIOS: Record<string, Scenario> = {
   'media-upload-ready': async (ctx) => {
     const { key } = await account(ctx, []);
     await ctx.stack.syncClock();
-    const png = new Uint8Array(await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3a7' } }).png().toBuffer());
-    const r = await call(ctx.stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'photo.png', mimeType: 'image/png', fileSize: png.length } });
+    const png = new Uint8Array(
+      await sharp({ create: { width: 32, height: 24, channels: 3, background: '#3a7' } })
+        .png()
+        .toBuffer(),
+    );
+    const r = await call(ctx.stack.app, 'POST', '/v1/media/uploads', {
+      key,
+      body: { fileName: 'photo.png', mimeType: 'image/png', fileSize: png.length },
+    });
     check(r.status === 201, `create upload answered ${r.status}`);
     const put = await ctx.stack.app.handle(new Request(r.body.upload.url, { method: 'PUT', headers: r.body.upload.headers, body: png }));
     check(put.status === 200, `PUT answered ${put.status}`);
@@ -138,7 +154,9 @@ async function main(argv: string[]) {
   const targets = chosen.map((name) => ({ name, file: join(HISTORIES_DIR, `${name}${suffix}.json`) }));
   const taken = targets.filter((t) => existsSync(t.file));
   if (taken.length) {
-    throw new Error(`already recorded (committed histories are kept, never overwritten): ${taken.map((t) => t.file).join(', ')}; record under a new name with --suffix <what-changed>`);
+    throw new Error(
+      `already recorded (committed histories are kept, never overwritten): ${taken.map((t) => t.file).join(', ')}; record under a new name with --suffix <what-changed>`,
+    );
   }
   mkdirSync(HISTORIES_DIR, { recursive: true });
   const stack = await startPostStack({ storage: 'disk' });

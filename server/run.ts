@@ -38,7 +38,9 @@ export function temporalDeps(config: Config, client: Client): TemporalDeps {
  */
 export function startServer(config: Config, deps: { orm: Orm; temporal: TemporalDeps; logger: Logger }): RunningServer {
   const { logger } = deps;
-  const pool = createRateLimiterPool(config.databaseUrl!, (err) => logger.warn('rate-limit pool: a Postgres connection was dropped', { error: err }));
+  const pool = createRateLimiterPool(config.databaseUrl!, (err) =>
+    logger.warn('rate-limit pool: a Postgres connection was dropped', { error: err }),
+  );
   const app = createApp({
     orm: deps.orm,
     temporal: deps.temporal,
@@ -60,7 +62,10 @@ export function startServer(config: Config, deps: { orm: Orm; temporal: Temporal
       ]);
       clearTimeout(timer);
       if (!drained) {
-        logger.warn('grace period over: closing the remaining connections', { pendingRequests: server.pendingRequests, graceMs: SHUTDOWN_GRACE_MS });
+        logger.warn('grace period over: closing the remaining connections', {
+          pendingRequests: server.pendingRequests,
+          graceMs: SHUTDOWN_GRACE_MS,
+        });
         await server.stop(true);
       }
       // The last requests' log lines are written from a setImmediate after their response: let them run.

@@ -28,7 +28,8 @@ export interface KeyView {
   createdAt: string;
 }
 
-export const keyChannels = (k: IApiKey): 'all' | string[] => (k.channelIds === null || k.channelIds === undefined ? 'all' : [...k.channelIds]);
+export const keyChannels = (k: IApiKey): 'all' | string[] =>
+  k.channelIds === null || k.channelIds === undefined ? 'all' : [...k.channelIds];
 
 export const keyView = (k: IApiKey): KeyView => ({
   id: k.id,

@@ -5,8 +5,15 @@ import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { checkOutboundUrl, OutboundRefusedError, type OutboundPolicy } from '../lib/outbound.ts';
 import {
-  isChannelStatus, isPlatform, missingCredentials, PLATFORMS, rulesFor, CHANNEL_STATUSES,
-  type ChannelRules, type ChannelStatus, type Platform,
+  isChannelStatus,
+  isPlatform,
+  missingCredentials,
+  PLATFORMS,
+  rulesFor,
+  CHANNEL_STATUSES,
+  type ChannelRules,
+  type ChannelStatus,
+  type Platform,
 } from '../platforms/catalog.ts';
 import { PlatformError, type AccountLimits, type Connectors } from '../platforms/types.ts';
 import { getOrganization } from './organizations.ts';
@@ -77,7 +84,11 @@ const refusedCredential = (platform: Platform, message: string) =>
  * 422 on that credential. A name that does not resolve now is not refused (the instance may be
  * down for a while); every publish checks again.
  */
-export async function checkChannelAddress(platformName: string, credentials: Record<string, unknown>, outbound: OutboundPolicy): Promise<void> {
+export async function checkChannelAddress(
+  platformName: string,
+  credentials: Record<string, unknown>,
+  outbound: OutboundPolicy,
+): Promise<void> {
   const platform = platformName.toUpperCase();
   if (!isPlatform(platform)) return; // addChannel reports it
   const key = TENANT_HOST_CREDENTIAL[platform];
@@ -111,7 +122,8 @@ export async function probeChannel(
     return await connector.accountLimits(credentials);
   } catch (err) {
     // The answer itself was refused: a redirect, or a DNS answer that changed since the check.
-    if (err instanceof PlatformError && err.opts.platformCode === 'outbound_refused') throw refusedCredential(connector.platform, err.message);
+    if (err instanceof PlatformError && err.opts.platformCode === 'outbound_refused')
+      throw refusedCredential(connector.platform, err.message);
     warn(err instanceof Error ? err.message : String(err));
     return {};
   }
@@ -127,11 +139,9 @@ export function accountSettings(charactersReservedPerUrl: number | undefined): R
 /** Channels of an organization, oldest first; `only` limits them to a key's channel list. */
 export async function listChannels(em: EntityManager, organizationId: string, only: 'all' | string[] = 'all'): Promise<IChannel[]> {
   if (only !== 'all' && only.length === 0) return [];
-  return em.find(
-    Channel,
-    only === 'all' ? { organization: organizationId } : { organization: organizationId, id: { $in: only } },
-    { orderBy: { createdAt: 'asc', id: 'asc' } },
-  );
+  return em.find(Channel, only === 'all' ? { organization: organizationId } : { organization: organizationId, id: { $in: only } }, {
+    orderBy: { createdAt: 'asc', id: 'asc' },
+  });
 }
 
 export async function setChannelStatus(em: EntityManager, id: string, status: string): Promise<ChannelView> {

@@ -24,7 +24,10 @@ export interface StoredResponse {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value ?? null);
 }
@@ -88,10 +91,14 @@ export async function idempotent(
 }
 
 async function save(em: EntityManager, ids: string[], r: StoredResponse): Promise<void> {
-  await em.getConnection().execute(
-    'update idempotency_keys set status_code = ?, response = ?, location = ? where api_key_id = ? and endpoint = ? and key = ?',
-    [r.status, JSON.stringify(r.body), r.location ?? null, ...ids],
-  );
+  await em
+    .getConnection()
+    .execute('update idempotency_keys set status_code = ?, response = ?, location = ? where api_key_id = ? and endpoint = ? and key = ?', [
+      r.status,
+      JSON.stringify(r.body),
+      r.location ?? null,
+      ...ids,
+    ]);
 }
 
 async function replay(em: EntityManager, ids: string[], hash: string): Promise<StoredResponse> {
@@ -99,7 +106,10 @@ async function replay(em: EntityManager, ids: string[], hash: string): Promise<S
   for (;;) {
     const [row] = await em
       .getConnection()
-      .execute<Row[]>('select request_hash, status_code, response, location, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?', ids);
+      .execute<Row[]>(
+        'select request_hash, status_code, response, location, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?',
+        ids,
+      );
     if (!row) throw errors.conflict('The first request with this Idempotency-Key failed; retry it.', { idempotencyKey: ids[2] });
     if (row.request_hash !== hash) {
       throw errors.conflict('This Idempotency-Key was already used with a different request body.', { idempotencyKey: ids[2] });

@@ -9,9 +9,21 @@ import { classifyDeclared } from '../media/catalog.ts';
 import { mediaKeys } from '../media/keys.ts';
 import type { ObjectStorage, PresignedUpload } from '../storage/types.ts';
 import {
-  completeUploadUpdate, EXPIRED_REASON, MEDIA_UPLOAD_WORKFLOW_TYPE, UPLOAD_FAILURE, uploadWorkflowId, type MediaUploadWorkflow, type UploadWorkflowInput,
+  completeUploadUpdate,
+  EXPIRED_REASON,
+  MEDIA_UPLOAD_WORKFLOW_TYPE,
+  UPLOAD_FAILURE,
+  uploadWorkflowId,
+  type MediaUploadWorkflow,
+  type UploadWorkflowInput,
 } from '../workflows/media-types.ts';
-import { executeUpdateInRequest, startWorkflowInRequest, terminateInBackground, updateFailureType, type TemporalDeps } from './temporal-calls.ts';
+import {
+  executeUpdateInRequest,
+  startWorkflowInRequest,
+  terminateInBackground,
+  updateFailureType,
+  type TemporalDeps,
+} from './temporal-calls.ts';
 
 export const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
 /** Signed GET URLs in API answers stay valid this long. */
@@ -178,7 +190,14 @@ export async function completeUpload(
   if (item.status !== 'pending') return item;
   try {
     // Reaching a worker is bounded (Temporal down or no worker → 503); processing the bytes is not.
-    await executeUpdateInRequest(temporal, uploadWorkflowId(id), completeUploadUpdate, [], 'Uploads are unavailable right now; the upload was not completed. Retry shortly.', 'acceptance');
+    await executeUpdateInRequest(
+      temporal,
+      uploadWorkflowId(id),
+      completeUploadUpdate,
+      [],
+      'Uploads are unavailable right now; the upload was not completed. Retry shortly.',
+      'acceptance',
+    );
   } catch (err) {
     const type = updateFailureType(err);
     if (type === UPLOAD_FAILURE.notReceived) {

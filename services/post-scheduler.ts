@@ -7,12 +7,24 @@ import { newId } from '../lib/ids.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
 import {
-  editPostUpdate, FAILURE, POST_WORKFLOW_TYPE, postWorkflowId, type PostEdit, type PostWorkflow, type PostWorkflowInput,
+  editPostUpdate,
+  FAILURE,
+  POST_WORKFLOW_TYPE,
+  postWorkflowId,
+  type PostEdit,
+  type PostWorkflow,
+  type PostWorkflowInput,
 } from '../workflows/post-types.ts';
 import type { MediaViewer } from './media.ts';
 import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt } from './post-validation.ts';
 import type { PostView } from './posts.ts';
-import { executeUpdateInRequest, startWorkflowInRequest, terminateInBackground, updateFailureType, type TemporalDeps } from './temporal-calls.ts';
+import {
+  executeUpdateInRequest,
+  startWorkflowInRequest,
+  terminateInBackground,
+  updateFailureType,
+  type TemporalDeps,
+} from './temporal-calls.ts';
 
 export type { TemporalDeps };
 
@@ -120,7 +132,14 @@ async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPos
         workflowId,
       });
       for (const c of p.channels) {
-        tx.create(PostChannel, { id: newId('pc'), post: postId, channel: c.id, platform: c.platform, status: 'draft', content: p.texts[c.id]! });
+        tx.create(PostChannel, {
+          id: newId('pc'),
+          post: postId,
+          channel: c.id,
+          platform: c.platform,
+          status: 'draft',
+          content: p.texts[c.id]!,
+        });
       }
       await tx.flush();
       await startWorkflowInRequest<PostWorkflow>(
@@ -149,7 +168,9 @@ async function assertUnderPendingLimit(em: EntityManager, organizationId: string
   if (limit === null) return;
   const used = await em.count(Post, { organization: organizationId, status: 'scheduled' });
   if (used >= limit) {
-    throw new ApiError('limit_reached', `The plan allows ${limit} pending scheduled posts; ${used} are waiting.`, { limit, used });
+    throw new ApiError('limit_reached', `The plan allows ${limit} pending scheduled posts; ${used} are waiting.`, {
+      details: { limit, used },
+    });
   }
 }
 
@@ -183,8 +204,7 @@ export async function assertNotDuplicate(
     );
     if (rows[0]) {
       throw new ApiError('duplicate_post', `The same text was posted to channel ${c.id} within 24 hours.`, {
-        postId: rows[0].post_id,
-        channelId: c.id,
+        details: { postId: rows[0].post_id, channelId: c.id },
       });
     }
   }
@@ -205,7 +225,7 @@ export async function editPost(temporal: TemporalDeps, postId: string, edit: Pos
   } catch (err) {
     // Refused by the validator (publishing) or the workflow has ended (published, failed).
     if (updateFailureType(err) === FAILURE.notScheduled || err instanceof WorkflowNotFoundError) {
-      throw new ApiError('conflict', 'The post is no longer scheduled; it cannot be edited.', {});
+      throw new ApiError('conflict', 'The post is no longer scheduled; it cannot be edited.');
     }
     throw err;
   }
@@ -230,7 +250,12 @@ export async function validateAndEditPost(
   current: PostView,
   edit: EditRequest,
 ): Promise<void> {
-  const channels = await loadTargetChannels(em, organizationId, current.channels.map((c) => c.channelId), 'all');
+  const channels = await loadTargetChannels(
+    em,
+    organizationId,
+    current.channels.map((c) => c.channelId),
+    'all',
+  );
   const stored = await em.findOneOrFail(Post, { id: current.id, organization: organizationId });
   const media = await loadPostMedia(em, organizationId, edit.mediaIds ?? current.media.map((m) => m.id));
   const texts = channelTexts(channels, {

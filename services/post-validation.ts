@@ -52,7 +52,7 @@ export async function loadTargetChannels(
 ): Promise<IChannel[]> {
   const outside = keyChannels === 'all' ? [] : channelIds.filter((id) => !keyChannels.includes(id));
   if (outside.length) {
-    throw new ApiError('forbidden_scope', 'This API key is limited to other channels.', { channelIds: outside });
+    throw new ApiError('forbidden_scope', 'This API key is limited to other channels.', { details: { channelIds: outside } });
   }
   const found = await em.find(Channel, { id: { $in: channelIds }, organization: organizationId });
   const unknown = channelIds.filter((id) => !found.some((c) => c.id === id));
@@ -66,7 +66,9 @@ export async function loadTargetChannels(
 export function assertChannelsUsable(channels: IChannel[]): void {
   const reauth = channels.filter((c) => c.status === 'reauth_required').map((c) => c.id);
   if (reauth.length) {
-    throw new ApiError('reauth_required', 'A target channel must be reconnected before posting to it.', { channelIds: reauth });
+    throw new ApiError('reauth_required', 'A target channel must be reconnected before posting to it.', {
+      details: { channelIds: reauth },
+    });
   }
   const disabled = channels.filter((c) => c.status === 'disabled').map((c) => c.id);
   if (disabled.length) {
@@ -112,7 +114,12 @@ export function channelTexts(channels: IChannel[], input: ContentInput): Record<
  * The media of a post, in order. `viewer` (a channel-limited API key) cannot attach what it may
  * not see (services/media.ts hiddenMediaIds): such an id is answered exactly like an unknown one.
  */
-export async function loadPostMedia(em: EntityManager, organizationId: string, mediaIds: string[], viewer?: MediaViewer): Promise<IMediaItem[]> {
+export async function loadPostMedia(
+  em: EntityManager,
+  organizationId: string,
+  mediaIds: string[],
+  viewer?: MediaViewer,
+): Promise<IMediaItem[]> {
   if (!mediaIds.length) return [];
   const found = await em.find(MediaItem, { id: { $in: mediaIds }, organization: organizationId });
   const hidden = viewer ? await hiddenMediaIds(em, organizationId, viewer, mediaIds) : new Set<string>();
@@ -120,7 +127,8 @@ export async function loadPostMedia(em: EntityManager, organizationId: string, m
   for (const id of mediaIds) {
     const item = found.find((m) => m.id === id);
     if (!item || hidden.has(id)) fields.push({ path: 'mediaIds', message: `unknown media ${id}` });
-    else if (item.status !== 'ready') fields.push({ path: 'mediaIds', message: `media ${id} is ${item.status}; only ready media can be attached` });
+    else if (item.status !== 'ready')
+      fields.push({ path: 'mediaIds', message: `media ${id} is ${item.status}; only ready media can be attached` });
   }
   if (fields.length) throw errors.validation(fields);
   return mediaIds.map((id) => found.find((m) => m.id === id)!);
@@ -134,11 +142,13 @@ function mediaProblems(c: IChannel, media: Pick<IMediaItem, 'id' | 'type'>[]): F
   const where = `${c.platform} channel ${c.id}`;
   if (media.length > limits.maxItems) out.push({ path: 'mediaIds', message: `${where} takes at most ${limits.maxItems} attachment(s)` });
   const wrong = media.filter((m) => !limits.types.includes(m.type));
-  if (wrong.length) out.push({ path: 'mediaIds', message: `${where} does not accept ${[...new Set(wrong.map((m) => m.type))].join(', ')} files` });
+  if (wrong.length)
+    out.push({ path: 'mediaIds', message: `${where} does not accept ${[...new Set(wrong.map((m) => m.type))].join(', ')} files` });
   if (limits.videoAlone && media.length > 1 && media.some((m) => m.type === 'video')) {
     out.push({ path: 'mediaIds', message: `${where} takes a video only on its own` });
   }
-  if (limits.requires === 'video' && !media.some((m) => m.type === 'video')) out.push({ path: 'mediaIds', message: `${where} requires a video` });
+  if (limits.requires === 'video' && !media.some((m) => m.type === 'video'))
+    out.push({ path: 'mediaIds', message: `${where} requires a video` });
   if (limits.requires === 'image' && !media.some((m) => m.type === 'image' || m.type === 'gif')) {
     out.push({ path: 'mediaIds', message: `${where} requires an image` });
   }

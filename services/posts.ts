@@ -159,19 +159,26 @@ export async function listPostsForKey(
     params.push(c.scheduledAt, c.id);
   }
   params.push(f.limit + 1);
-  const rows = await em.getConnection().execute<{ id: string }[]>(
-    `select p.id from posts p where ${where.join(' and ')} order by p.scheduled_at desc, p.id desc limit ?`,
-    params,
-  );
+  const rows = await em
+    .getConnection()
+    .execute<{ id: string }[]>(
+      `select p.id from posts p where ${where.join(' and ')} order by p.scheduled_at desc, p.id desc limit ?`,
+      params,
+    );
   const page = rows.slice(0, f.limit).map((r) => r.id);
   const posts = page.length ? await em.find(Post, { id: { $in: page } }) : [];
   posts.sort((a, b) => page.indexOf(a.id) - page.indexOf(b.id));
   const last = posts.at(-1);
-  return { data: await views(em, posts, storage), nextCursor: rows.length > f.limit && last ? encodeCursor(last.scheduledAt, last.id) : null };
+  return {
+    data: await views(em, posts, storage),
+    nextCursor: rows.length > f.limit && last ? encodeCursor(last.scheduledAt, last.id) : null,
+  };
 }
 
 export function assertEditable(post: PostView): void {
   if (post.status !== 'scheduled') {
-    throw new ApiError('conflict', `The post is ${post.status}; only a scheduled post can be edited.`, { status: post.status });
+    throw new ApiError('conflict', `The post is ${post.status}; only a scheduled post can be edited.`, {
+      details: { status: post.status },
+    });
   }
 }

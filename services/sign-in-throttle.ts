@@ -44,7 +44,10 @@ export async function beginSignIn(em: EntityManager, email: string, address: str
     await em.fork().transactional(async (tx) => {
       const run = (sql: string, params: unknown[]) =>
         tx.getConnection().execute<Record<string, unknown>[]>(sql, params, 'all', tx.getTransactionContext());
-      for (const [key, limit] of [[keys.pair, SIGN_IN_LIMITS.perEmailAndAddress], [keys.address, SIGN_IN_LIMITS.perAddress]] as const) {
+      for (const [key, limit] of [
+        [keys.pair, SIGN_IN_LIMITS.perEmailAndAddress],
+        [keys.address, SIGN_IN_LIMITS.perAddress],
+      ] as const) {
         // A window that has ended starts over; a full one is not updated (no row returned).
         const counted = await run(
           `insert into sign_in_attempts (key, failures, window_ends_at) values (?, 1, ?)
@@ -61,10 +64,9 @@ export async function beginSignIn(em: EntityManager, email: string, address: str
         }
       }
       // Forget windows that ended long ago (a few per attempt: no scheduler needed).
-      await run(
-        `delete from sign_in_attempts where key in (select key from sign_in_attempts where window_ends_at < ? limit 20)`,
-        [new Date(now.getTime() - SIGN_IN_LIMITS.windowMs)],
-      );
+      await run(`delete from sign_in_attempts where key in (select key from sign_in_attempts where window_ends_at < ? limit 20)`, [
+        new Date(now.getTime() - SIGN_IN_LIMITS.windowMs),
+      ]);
     });
   } catch (err) {
     if (err instanceof Full) return { allowed: false, retryAt: err.retryAt };

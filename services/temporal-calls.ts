@@ -3,8 +3,15 @@
 // all that time holding a pool connection and the organization's lock. Here every such call has a
 // deadline (TEMPORAL_REQUEST_TIMEOUT_MS), and an outage becomes a 503 with the spec's error body.
 import {
-  ApplicationFailure, isGrpcServiceError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError, WorkflowUpdateStage,
-  type Client, type UpdateDefinition, type Workflow, type WorkflowStartOptions,
+  ApplicationFailure,
+  isGrpcServiceError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  WorkflowUpdateStage,
+  type Client,
+  type UpdateDefinition,
+  type Workflow,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
 import { ApiError } from '../lib/errors.ts';
 
@@ -40,7 +47,12 @@ export function isTemporalOutage(err: unknown): boolean {
  * no gRPC text. The cause goes to the log line of the request (http/errors.ts), never to the client.
  */
 export function temporalUnavailable(message: string, cause: unknown): ApiError {
-  return Object.assign(new ApiError('internal_error', message, undefined, { 'retry-after': String(TEMPORAL_RETRY_AFTER_SECONDS) }, 503), { cause });
+  return Object.assign(
+    new ApiError('internal_error', message, { headers: { 'retry-after': String(TEMPORAL_RETRY_AFTER_SECONDS) }, status: 503 }),
+    {
+      cause,
+    },
+  );
 }
 
 /**
@@ -117,7 +129,9 @@ export async function executeUpdateInRequest<Ret, Args extends unknown[]>(
   const updateArgs = args as unknown as [unknown];
   try {
     if (bound === 'all') return await withTemporalDeadline(temporal, () => handle.executeUpdate(def, { args: updateArgs }));
-    const accepted = await withTemporalDeadline(temporal, () => handle.startUpdate(def, { args: updateArgs, waitForStage: WorkflowUpdateStage.ACCEPTED }));
+    const accepted = await withTemporalDeadline(temporal, () =>
+      handle.startUpdate(def, { args: updateArgs, waitForStage: WorkflowUpdateStage.ACCEPTED }),
+    );
     return await accepted.result();
   } catch (err) {
     if (isTemporalOutage(err)) throw temporalUnavailable(unavailable, err);

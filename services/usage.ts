@@ -8,7 +8,12 @@ import { monthPeriod } from '../lib/plans.ts';
  * lose a count nor go past the quota. Returns the new total, or null when the quota is reached
  * (nothing counted). `limit` null = unlimited.
  */
-export async function countRequest(em: EntityManager, organizationId: string, now: Date, limit: number | null = null): Promise<number | null> {
+export async function countRequest(
+  em: EntityManager,
+  organizationId: string,
+  now: Date,
+  limit: number | null = null,
+): Promise<number | null> {
   const { period } = monthPeriod(now);
   const rows = await em.getConnection().execute<{ requests: number }[]>(
     `insert into usage_counters (organization_id, period, requests) values (?, ?, 1)

@@ -25,7 +25,12 @@ export interface UserView {
   createdAt: string;
 }
 
-export const userView = (u: IUser): UserView => ({ id: u.id, organizationId: u.organization, email: u.email, createdAt: u.createdAt.toISOString() });
+export const userView = (u: IUser): UserView => ({
+  id: u.id,
+  organizationId: u.organization,
+  email: u.email,
+  createdAt: u.createdAt.toISOString(),
+});
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -47,7 +52,12 @@ export async function createUser(em: EntityManager, input: { organizationId: str
   if (fields.length) throw errors.validation(fields);
   await getOrganization(em, input.organizationId);
   if (await em.findOne(User, { email })) throw errors.validation([{ path: 'email', message: 'is already used by another user' }]);
-  const user = em.create(User, { id: newUserId(), organization: input.organizationId, email, passwordHash: await hashPassword(input.password) });
+  const user = em.create(User, {
+    id: newUserId(),
+    organization: input.organizationId,
+    email,
+    passwordHash: await hashPassword(input.password),
+  });
   await em.flush();
   return userView(user);
 }

@@ -47,7 +47,9 @@ export class UploadSizeError extends Error {
     /** Bytes read before giving up (for too_large: the first count past `expected`). */
     readonly received: number,
   ) {
-    super(reason === 'too_large' ? `body exceeds the declared ${expected} bytes` : `body has ${received} of the declared ${expected} bytes`);
+    super(
+      reason === 'too_large' ? `body exceeds the declared ${expected} bytes` : `body has ${received} of the declared ${expected} bytes`,
+    );
   }
 }
 
@@ -127,7 +129,10 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
   }
 
   /** Checks the signature first; only then is the payload parsed and trusted. */
-  function check(token: string, op: 'put' | 'get'): { ok: true; claims: Record<string, unknown>; exp: Date } | { ok: false; reason: 'invalid' | 'expired' } {
+  function check(
+    token: string,
+    op: 'put' | 'get',
+  ): { ok: true; claims: Record<string, unknown>; exp: Date } | { ok: false; reason: 'invalid' | 'expired' } {
     if (typeof token !== 'string' || token.length > 4096) return { ok: false, reason: 'invalid' };
     const m = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/.exec(token);
     if (!m) return { ok: false, reason: 'invalid' };
@@ -178,7 +183,7 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
   async function locate(key: string): Promise<StoredObjectFile | null> {
     assertValidKey(key);
     const path = dataPath(key);
-    let st;
+    let st: Awaited<ReturnType<typeof stat>>;
     try {
       st = await stat(path);
     } catch (err) {
@@ -250,7 +255,11 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
       // Closed while the body streamed in (the item was completed meanwhile): keep nothing.
       if (o.upload && (await isUploadClosed(key))) throw new UploadClosedError(key);
       // Sidecar first: an object file that exists always has its metadata beside it.
-      await writeMeta(key, { contentType: o.contentType, etag, ...(o.contentDisposition ? { contentDisposition: o.contentDisposition } : {}) });
+      await writeMeta(key, {
+        contentType: o.contentType,
+        etag,
+        ...(o.contentDisposition ? { contentDisposition: o.contentDisposition } : {}),
+      });
       await moveIntoPlace(tmp, dest);
       return { etag, size };
     } catch (err) {
@@ -364,7 +373,10 @@ export function createDiskStorage(opts: DiskStorageOptions): DiskStorage {
       // (an upload renamed over `from` meanwhile is either wholly in or wholly out).
       const stream = createReadStream(src.path);
       try {
-        return await writeStream(to, stream as AsyncIterable<Uint8Array>, { contentType: meta.contentType, contentDisposition: meta.contentDisposition });
+        return await writeStream(to, stream as AsyncIterable<Uint8Array>, {
+          contentType: meta.contentType,
+          contentDisposition: meta.contentDisposition,
+        });
       } catch (err) {
         if (isMissing(err)) throw new ObjectNotFoundError(from);
         throw err;

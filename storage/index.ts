@@ -6,7 +6,15 @@ import { createDiskStorage, type DiskStorage } from './disk.ts';
 import { createS3Storage, type S3Storage } from './s3.ts';
 
 export type * from './types.ts';
-export { createDiskStorage, UploadClosedError, UploadSizeError, type DiskStorage, type DiskStorageOptions, type UploadGrant, type DownloadGrant } from './disk.ts';
+export {
+  createDiskStorage,
+  UploadClosedError,
+  UploadSizeError,
+  type DiskStorage,
+  type DiskStorageOptions,
+  type UploadGrant,
+  type DownloadGrant,
+} from './disk.ts';
 export { createS3Storage, type S3Storage, type S3StorageOptions } from './s3.ts';
 export { assertValidKey, InvalidObjectKeyError, ObjectNotFoundError } from './keys.ts';
 

@@ -22,7 +22,9 @@ export class ObjectNotFoundError extends Error {
 
 export function assertValidKey(key: string): void {
   if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH || !KEY.test(key)) {
-    throw new InvalidObjectKeyError(`invalid object key ${JSON.stringify(String(key).slice(0, 100))}: use [A-Za-z0-9._-] segments joined by "/", none starting with "."`);
+    throw new InvalidObjectKeyError(
+      `invalid object key ${JSON.stringify(String(key).slice(0, 100))}: use [A-Za-z0-9._-] segments joined by "/", none starting with "."`,
+    );
   }
 }
 
@@ -31,7 +33,8 @@ const CONTENT_TYPE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 export function assertUploadOptions(opts: { contentType: string; contentLength: number; expiresAt: Date }, now: Date): void {
   if (!CONTENT_TYPE.test(opts.contentType ?? '')) throw new TypeError('contentType must be a printable media type');
-  if (!Number.isSafeInteger(opts.contentLength) || opts.contentLength < 0) throw new TypeError('contentLength must be a non-negative integer');
+  if (!Number.isSafeInteger(opts.contentLength) || opts.contentLength < 0)
+    throw new TypeError('contentLength must be a non-negative integer');
   if (!(opts.expiresAt instanceof Date) || Number.isNaN(opts.expiresAt.getTime())) throw new TypeError('expiresAt must be a valid Date');
   if (opts.expiresAt.getTime() <= now.getTime()) throw new TypeError('expiresAt must be in the future');
 }

@@ -136,7 +136,8 @@ export function createS3Storage(opts: S3StorageOptions): S3Storage {
     async downloadTo(key, path) {
       const out = await getObject(key);
       const body = out.Body as unknown as Readable | { transformToWebStream(): ReadableStream<Uint8Array> };
-      const source = body instanceof Readable ? body : Readable.fromWeb(body.transformToWebStream() as import('node:stream/web').ReadableStream);
+      const source =
+        body instanceof Readable ? body : Readable.fromWeb(body.transformToWebStream() as import('node:stream/web').ReadableStream);
       try {
         await pipeline(source, createWriteStream(path));
       } catch (err) {
@@ -147,7 +148,9 @@ export function createS3Storage(opts: S3StorageOptions): S3Storage {
 
     async put(key, body, contentType) {
       assertValidKey(key);
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.byteLength }));
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType, ContentLength: body.byteLength }),
+      );
     },
 
     async delete(key) {

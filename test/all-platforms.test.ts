@@ -123,7 +123,10 @@ async function postEverywhere(s: Setup, tag: string) {
     ...extra,
   });
   const [imagePost, videoPost] = await Promise.all([
-    call(stack.app, 'POST', '/v1/posts', { key: s.key, body: body(IMAGE_PLATFORMS, s.image.id, { reddit: { subreddit: 'test', title: `Launch ${tag}` } }) }),
+    call(stack.app, 'POST', '/v1/posts', {
+      key: s.key,
+      body: body(IMAGE_PLATFORMS, s.image.id, { reddit: { subreddit: 'test', title: `Launch ${tag}` } }),
+    }),
     call(stack.app, 'POST', '/v1/posts', { key: s.key, body: body(VIDEO_PLATFORMS, s.video.id) }),
   ]);
   expect(imagePost.status).toBe(201);
@@ -209,7 +212,11 @@ describe('every platform at once', () => {
     // Nothing needs the clock moved: every fake answers within seconds (TikTok's status polls are
     // 5 s apart). Waiting in real time first keeps stack.settle from stepping the shared clock
     // while those publishes are still in flight (a step could outrun their 10 s heartbeat timeout).
-    await waitFor('both workflows to finish', () => Promise.all(ids.map(workflowStatus)), (st) => st.every((x) => x !== 'RUNNING'));
+    await waitFor(
+      'both workflows to finish',
+      () => Promise.all(ids.map(workflowStatus)),
+      (st) => st.every((x) => x !== 'RUNNING'),
+    );
     await Promise.all(ids.map((id) => stack.settle(id)));
     const elapsed = Date.now() - started;
 
@@ -243,11 +250,18 @@ describe('every platform at once', () => {
       const post = meta.posts.find((p) => p.text.includes(tag))!;
       const container = meta.containers.find((c) => c.id === post.media[0])!;
       expect(container.mediaType).toBe('IMAGE');
-      expect(container.fetched).toEqual({ url: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:${appServer.port}/storage/object/`)), contentType: 'image/png', size: s.image.bytes.length });
+      expect(container.fetched).toEqual({
+        url: expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:${appServer.port}/storage/object/`)),
+        contentType: 'image/png',
+        size: s.image.bytes.length,
+      });
       expect(handedOut).toContain(container.fetched!.url);
     }
     expect(fakes.x.tweets.find((t) => t.text === textFor('X'))!.mediaIds).toHaveLength(1);
-    expect(fakes.facebook.posts.find((p) => p.text === textFor('FACEBOOK'))!).toMatchObject({ kind: 'added_photos', media: [expect.any(String)] });
+    expect(fakes.facebook.posts.find((p) => p.text === textFor('FACEBOOK'))!).toMatchObject({
+      kind: 'added_photos',
+      media: [expect.any(String)],
+    });
     expect(fakes.pinterest.pins.find((p) => p.description === textFor('PINTEREST'))!.media).toMatchObject({ type: 'image' });
     expect(fakes.reddit.posts.find((p) => p.title === `Launch ${tag}`)).toMatchObject({ kind: 'image', subreddit: 'test' });
     expect(fakes.telegram.messages.find((m) => m.caption === textFor('TELEGRAM'))).toMatchObject({ kind: 'photo' });
@@ -276,11 +290,19 @@ describe('every platform at once', () => {
 
     // In real time, with the clock left alone: the twelve others are published while LinkedIn's
     // channel is still retrying and its post's workflow still runs.
-    const early = await waitFor('the other twelve channels', () => rowsByPlatform(ids), (c) => others.every((p) => c[p]?.status === 'published'));
+    const early = await waitFor(
+      'the other twelve channels',
+      () => rowsByPlatform(ids),
+      (c) => others.every((p) => c[p]?.status === 'published'),
+    );
     expect(early.LINKEDIN.status).toBe('publishing');
     expect(await workflowStatus(imagePostId)).toBe('RUNNING');
     expect(linkedin.count('posts') - createsBefore).toBeLessThan(ATTEMPTS);
-    await waitFor('the video post', () => workflowStatus(videoPostId), (st) => st !== 'RUNNING');
+    await waitFor(
+      'the video post',
+      () => workflowStatus(videoPostId),
+      (st) => st !== 'RUNNING',
+    );
     await stack.settle(videoPostId);
 
     // Now the backoff (about half an hour) passes in bounded steps of the test server's clock.
@@ -291,13 +313,23 @@ describe('every platform at once', () => {
     expect(imagePost.publishedAt).toBeNull();
     expect((await getPost(s.key, videoPostId)).status).toBe('published');
     const byPlatform = await channelsByPlatform(s.key, ids);
-    expect(byPlatform.LINKEDIN).toMatchObject({ status: 'failed', error: 'LinkedIn 503: Service Unavailable', platformPostId: null, url: null, publishedAt: null });
+    expect(byPlatform.LINKEDIN).toMatchObject({
+      status: 'failed',
+      error: 'LinkedIn 503: Service Unavailable',
+      platformPostId: null,
+      url: null,
+      publishedAt: null,
+    });
     for (const platform of others) {
       const ch = byPlatform[platform];
       expect({ platform, status: ch.status, error: ch.error }).toEqual({ platform, status: 'published', error: null });
       const got = await fakes.received(platform, textFor(platform));
       expect({ platform, count: got.length }).toEqual({ platform, count: 1 });
-      expect({ platform, id: ch.platformPostId, url: ch.url }).toEqual({ platform, id: got[0]!.id, url: expectedUrl(platform, got[0]!.id, tag) });
+      expect({ platform, id: ch.platformPostId, url: ch.url }).toEqual({
+        platform,
+        id: got[0]!.id,
+        url: expectedUrl(platform, got[0]!.id, tag),
+      });
     }
     // LinkedIn was asked exactly once per attempt, and nothing was created there.
     expect(linkedin.count('posts') - createsBefore).toBe(ATTEMPTS);

@@ -9,7 +9,9 @@ import { call, makeChannel, makeKey, makeOrg, testApp } from './harness/fixtures
 
 function expectError(r: { status: number; body: any; headers: Headers }, status: number, code: string) {
   expect(r.status).toBe(status);
-  expect(r.body).toEqual({ error: { code, message: expect.any(String), ...(r.body?.error?.details ? { details: expect.anything() } : {}) } });
+  expect(r.body).toEqual({
+    error: { code, message: expect.any(String), ...(r.body?.error?.details ? { details: expect.anything() } : {}) },
+  });
   expect(r.headers.get('x-request-id')).toBeTruthy();
   expect(r.headers.get('content-type')).toContain('application/json');
 }
@@ -21,10 +23,10 @@ describe('authentication', () => {
     expectError(await call(app, 'GET', '/v1/me', { headers: { authorization: 'Basic abc' } }), 401, 'unauthorized');
     expectError(await call(app, 'GET', '/v1/me', { headers: { authorization: 'Bearer' } }), 401, 'unauthorized');
     expectError(await call(app, 'GET', '/v1/me', { key: 'sk_live_short' }), 401, 'unauthorized');
-    expectError(await call(app, 'GET', '/v1/me', { key: 'sk_test_' + 'a'.repeat(40) }), 401, 'unauthorized');
+    expectError(await call(app, 'GET', '/v1/me', { key: `sk_test_${'a'.repeat(40)}` }), 401, 'unauthorized');
     // Well-formed but never issued.
-    expectError(await call(app, 'GET', '/v1/me', { key: 'sk_live_' + 'A'.repeat(40) }), 401, 'unauthorized');
-    expectError(await call(app, 'GET', '/v1/channels', { key: 'sk_live_' + 'B'.repeat(40) }), 401, 'unauthorized');
+    expectError(await call(app, 'GET', '/v1/me', { key: `sk_live_${'A'.repeat(40)}` }), 401, 'unauthorized');
+    expectError(await call(app, 'GET', '/v1/channels', { key: `sk_live_${'B'.repeat(40)}` }), 401, 'unauthorized');
   });
 
   test('a valid key works; the bearer scheme is case-insensitive', async () => {

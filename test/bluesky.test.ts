@@ -21,7 +21,14 @@ afterEach(async () => {
 });
 
 const connector = (over: BlueskyConnectorOptions = {}) =>
-  createBlueskyConnector({ timeoutMs: 5_000, videoServiceUrl: null, pollIntervalMs: 5, pollTimeoutMs: 2_000, outbound: { allowPrivate: true }, ...over });
+  createBlueskyConnector({
+    timeoutMs: 5_000,
+    videoServiceUrl: null,
+    pollIntervalMs: 5,
+    pollTimeoutMs: 2_000,
+    outbound: { allowPrivate: true },
+    ...over,
+  });
 
 function request(acct: TestAccount, over: Partial<PublishRequest> = {}): PublishRequest {
   return {
@@ -39,7 +46,11 @@ function media(id: string, type: MediaRef['type'], mimeType: string, bytes: Uint
 }
 
 const png = async (width: number, height: number, background = '#f00') =>
-  new Uint8Array(await sharp({ create: { width, height, channels: 3, background } }).png().toBuffer());
+  new Uint8Array(
+    await sharp({ create: { width, height, channels: 3, background } })
+      .png()
+      .toBuffer(),
+  );
 
 /** A few bytes with an MP4 `ftyp` header; the PDS stores blobs without decoding them. */
 const mp4 = (size = 64) => {
@@ -76,7 +87,6 @@ async function failure(promise: Promise<unknown>): Promise<PlatformError> {
   throw new Error('expected a PlatformError');
 }
 
-const rkeyOf = (uri: string) => uri.split('/').pop()!;
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 describe('Bluesky publish (real PDS)', () => {
@@ -153,7 +163,11 @@ describe('Bluesky publish (real PDS)', () => {
     crypto.getRandomValues(noise.subarray(0, 65_536));
     for (let i = 65_536; i < noise.length; i += 65_536) noise.copyWithin(i, 0, Math.min(65_536, noise.length - i));
     for (let i = 0; i < noise.length; i += 7) noise[i] = (i * 31) & 0xff;
-    const big = new Uint8Array(await sharp(noise, { raw: { width: 1000, height: 800, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer());
+    const big = new Uint8Array(
+      await sharp(noise, { raw: { width: 1000, height: 800, channels: 3 } })
+        .png({ compressionLevel: 0 })
+        .toBuffer(),
+    );
     expect(big.byteLength).toBeGreaterThan(MAX_IMAGE_BYTES);
 
     const req = request(acct, { text: 'Big one', media: [media('big', 'image', 'image/png', big, 'Noise')] });
@@ -307,7 +321,7 @@ describe('Bluesky never posts twice', () => {
   });
 });
 
-describe('Bluesky service address and error text (the service is the tenant\'s choice)', () => {
+describe("Bluesky service address and error text (the service is the tenant's choice)", () => {
   test('a service on a loopback address → permanent (not reauth), nothing sent', async () => {
     const acct = await p.newAccount('loopback');
     const paths: string[] = [];
@@ -318,7 +332,7 @@ describe('Bluesky service address and error text (the service is the tenant\'s c
     expect(paths).toEqual([]);
   });
 
-  test('the PDS that the account\'s DID document names is checked too, not only the service URL', async () => {
+  test("the PDS that the account's DID document names is checked too, not only the service URL", async () => {
     const acct = await p.newAccount('didpds');
     const port = new URL(p.url).port;
     const dialled: string[] = [];
@@ -342,7 +356,13 @@ describe('Bluesky service address and error text (the service is the tenant\'s c
     }) as typeof fetch;
     const resolve = async (name: string) => (name === 'entryway.invalid' ? ['93.184.216.34'] : ['127.0.0.1']);
     const c = connector({ fetch: relay, outbound: { allowPrivate: false, resolve } });
-    const err = await failure(c.publish(request(acct, { credentials: { service: `http://entryway.invalid:${port}`, identifier: acct.handle, appPassword: acct.appPassword } })));
+    const err = await failure(
+      c.publish(
+        request(acct, {
+          credentials: { service: `http://entryway.invalid:${port}`, identifier: acct.handle, appPassword: acct.appPassword },
+        }),
+      ),
+    );
     expect(dialled).toEqual(['93.184.216.34 /xrpc/com.atproto.server.createSession']);
     expect([err.kind, err.opts.platformCode]).toEqual(['permanent', 'outbound_refused']);
     expect(err.message).toContain(`localhost:${port} resolves to 127.0.0.1, which is a loopback address`);
@@ -378,7 +398,9 @@ describe('Bluesky error classes', () => {
   test('unknown account (identifier by DID) → reauth', async () => {
     const acct = await p.newAccount('ghost');
     const err = await failure(
-      connector().publish(request(acct, { credentials: { service: p.url, identifier: 'did:plc:aaaaaaaaaaaaaaaaaaaaaaaa', appPassword: acct.appPassword } })),
+      connector().publish(
+        request(acct, { credentials: { service: p.url, identifier: 'did:plc:aaaaaaaaaaaaaaaaaaaaaaaa', appPassword: acct.appPassword } }),
+      ),
     );
     expect(err.kind).toBe('reauth');
   });
@@ -402,7 +424,9 @@ describe('Bluesky error classes', () => {
     const acct = await p.newAccount('deact');
     await p.deactivate(acct);
     const paths: string[] = [];
-    const err = await failure(connector({ fetch: recording(paths) }).publish(request(acct, { media: [media('a', 'image', 'image/png', await png(4, 4))] })));
+    const err = await failure(
+      connector({ fetch: recording(paths) }).publish(request(acct, { media: [media('a', 'image', 'image/png', await png(4, 4))] })),
+    );
     expect(err.kind).toBe('reauth');
     expect(err.message).toBe(`Bluesky account ${acct.handle} is deactivated`);
     expect(paths).toEqual(['/xrpc/com.atproto.server.createSession']);
@@ -505,7 +529,9 @@ describe('Bluesky error classes', () => {
     const hanging = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Promise<Response>(() => {}) });
     servers.push(hanging);
     const creds = { service: `http://127.0.0.1:${hanging.port}`, identifier: acct.handle, appPassword: acct.appPassword };
-    const err = await failure(connector({ timeoutMs: 10_000 }).publish(request(acct, { credentials: creds, signal: AbortSignal.timeout(100) })));
+    const err = await failure(
+      connector({ timeoutMs: 10_000 }).publish(request(acct, { credentials: creds, signal: AbortSignal.timeout(100) })),
+    );
     expect(err.kind).toBe('transient');
     expect(err.message).toBe('Bluesky POST /xrpc/com.atproto.server.createSession aborted');
   });
@@ -513,7 +539,9 @@ describe('Bluesky error classes', () => {
   test('PDS down (closed port) → transient', async () => {
     const acct = await p.newAccount('down');
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const err = await failure(connector().publish(request(acct, { credentials: { service: closed, identifier: acct.handle, appPassword: acct.appPassword } })));
+    const err = await failure(
+      connector().publish(request(acct, { credentials: { service: closed, identifier: acct.handle, appPassword: acct.appPassword } })),
+    );
     expect(err.kind).toBe('transient');
     expect(err.message).toContain('Bluesky POST /xrpc/com.atproto.server.createSession failed');
   });
@@ -525,7 +553,9 @@ describe('Bluesky error classes', () => {
     const started = Date.now();
     const err = await failure(
       connector({ timeoutMs: 300 }).publish(
-        request(acct, { credentials: { service: `http://127.0.0.1:${hanging.port}`, identifier: acct.handle, appPassword: acct.appPassword } }),
+        request(acct, {
+          credentials: { service: `http://127.0.0.1:${hanging.port}`, identifier: acct.handle, appPassword: acct.appPassword },
+        }),
       ),
     );
     expect(err.kind).toBe('transient');

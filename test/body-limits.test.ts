@@ -27,7 +27,9 @@ describe('/v1: the key before the body', () => {
     const app = await testApp();
     expect((await call(app, 'POST', '/v1/posts', { body: {} })).status).toBe(401);
     expect((await call(app, 'POST', '/v1/posts', { rawBody: '{"content": [1, 2' })).status).toBe(401);
-    expect((await call(app, 'POST', '/v1/posts', { rawBody: '\u0000garbage', headers: { 'content-type': 'text/plain' } })).status).toBe(401);
+    expect((await call(app, 'POST', '/v1/posts', { rawBody: '\u0000garbage', headers: { 'content-type': 'text/plain' } })).status).toBe(
+      401,
+    );
     expect((await call(app, 'POST', '/v1/posts', { key: `sk_live_${'A'.repeat(40)}`, body: {} })).status).toBe(401);
     expect((await call(app, 'PATCH', '/v1/posts/post_x', { headers: { authorization: 'Basic abc' }, rawBody: 'nope' })).status).toBe(401);
     expect((await call(app, 'POST', '/v1/media/uploads', { body: { fileName: 1 } })).status).toBe(401);
@@ -89,9 +91,13 @@ describe('web: the session before the body, each body with its limit', () => {
 
   test('pages: signed out, a form is refused by the redirect to sign-in; signed in, a form past 1 MB → 413 page', async () => {
     const app = await testApp({ web: { publicBaseUrl: 'http://localhost', platforms: {} } });
-    const anonymous = await app.handle(new Request('http://localhost/posts', {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: `content=${'x'.repeat(100_000)}`,
-    }));
+    const anonymous = await app.handle(
+      new Request('http://localhost/posts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        body: `content=${'x'.repeat(100_000)}`,
+      }),
+    );
     expect(anonymous.status).toBe(303);
     expect(anonymous.headers.get('location')).toStartWith('/sign-in');
     const { browser } = await signedInUser(app);
@@ -106,11 +112,12 @@ describe('web: the session before the body, each body with its limit', () => {
 
   test('the sign-in form is read up to 16 KB', async () => {
     const app = await testApp({ web: { publicBaseUrl: 'http://localhost', platforms: {} } });
-    const form = (extra: number) => new Request('http://localhost/sign-in', {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
-      body: `email=a%40example.com&password=${'p'.repeat(extra)}`,
-    });
+    const form = (extra: number) =>
+      new Request('http://localhost/sign-in', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        body: `email=a%40example.com&password=${'p'.repeat(extra)}`,
+      });
     const big = await app.handle(form(17 * 1024));
     expect(big.status).toBe(413);
     expect(await big.text()).toContain('larger than 16 KB');
@@ -185,8 +192,18 @@ describe('floods over a real socket', () => {
     const json = { 'content-type': 'application/json' };
     await sendRaw(port, { method: 'POST', path: '/v1/posts', headers: { ...json, authorization: `Bearer ${apiKey}` }, prefix: '{}' });
     await sendRaw(port, { method: 'POST', path: '/v1/posts', headers: json, prefix: '{}' });
-    await sendRaw(port, { method: 'POST', path: '/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded' }, prefix: 'email=x' });
-    await sendRaw(port, { method: 'PATCH', path: '/web/api/posts/post_x', headers: { ...json, cookie: session.cookie, 'x-csrf-token': session.csrf }, prefix: '{}' });
+    await sendRaw(port, {
+      method: 'POST',
+      path: '/sign-in',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      prefix: 'email=x',
+    });
+    await sendRaw(port, {
+      method: 'PATCH',
+      path: '/web/api/posts/post_x',
+      headers: { ...json, cookie: session.cookie, 'x-csrf-token': session.csrf },
+      prefix: '{}',
+    });
   });
 
   afterAll(async () => {
@@ -213,8 +230,18 @@ describe('floods over a real socket', () => {
   });
 
   test('a declared Content-Length of 300 MB: 413 with a key, 401 without, the body unread', async () => {
-    for (const [auth, status] of [[true, 413], [false, 401]] as const) {
-      const f = await flood({ method: 'POST', path: '/v1/posts', headers: v1(auth), prefix: '{"content":"', totalBytes: FLOOD, contentLength: FLOOD });
+    for (const [auth, status] of [
+      [true, 413],
+      [false, 401],
+    ] as const) {
+      const f = await flood({
+        method: 'POST',
+        path: '/v1/posts',
+        headers: v1(auth),
+        prefix: '{"content":"',
+        totalBytes: FLOOD,
+        contentLength: FLOOD,
+      });
       expect(f.answer.status).toBe(status);
       expectCutOff(f);
     }
@@ -244,12 +271,22 @@ describe('floods over a real socket', () => {
 
   test('web: 300 MB chunked to /sign-in → 413 page; to /web/api → 413 with a session, 401 without', async () => {
     const signIn = await flood({
-      method: 'POST', path: '/sign-in', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, prefix: 'email=', totalBytes: FLOOD,
+      method: 'POST',
+      path: '/sign-in',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      prefix: 'email=',
+      totalBytes: FLOOD,
     });
     expect(signIn.answer.status).toBe(413);
     expectCutOff(signIn);
     const webApi = (headers: Record<string, string>) =>
-      flood({ method: 'PATCH', path: '/web/api/posts/post_x', headers: { 'content-type': 'application/json', ...headers }, prefix: '{"content":"', totalBytes: FLOOD });
+      flood({
+        method: 'PATCH',
+        path: '/web/api/posts/post_x',
+        headers: { 'content-type': 'application/json', ...headers },
+        prefix: '{"content":"',
+        totalBytes: FLOOD,
+      });
     const withSession = await webApi({ cookie: session.cookie, 'x-csrf-token': session.csrf });
     expectErrorBody(withSession.answer, 413, 'validation_failed');
     expectCutOff(withSession);
@@ -258,7 +295,11 @@ describe('floods over a real socket', () => {
     expectCutOff(without);
     // A signed-in page form.
     const page = await flood({
-      method: 'POST', path: '/posts', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session.cookie }, prefix: 'content=', totalBytes: FLOOD,
+      method: 'POST',
+      path: '/posts',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session.cookie },
+      prefix: 'content=',
+      totalBytes: FLOOD,
     });
     expect(page.answer.status).toBe(413);
     expectCutOff(page);

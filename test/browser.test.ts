@@ -14,8 +14,16 @@ import { dayKey, formatDateTime, formatTime, localInputValue } from '../web/time
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOAuth, type FakeOAuth } from './fakes/oauth.ts';
 import {
-  closeAll, lateBoundServer, launchChromium, newRecordedContext, screenshot, visitedPaths,
-  type Browser, type BrowserContext, type Page, type PageProblem,
+  closeAll,
+  lateBoundServer,
+  launchChromium,
+  newRecordedContext,
+  screenshot,
+  visitedPaths,
+  type Browser,
+  type BrowserContext,
+  type Page,
+  type PageProblem,
 } from './harness/browser.ts';
 import { makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
@@ -88,7 +96,9 @@ beforeAll(async () => {
   stack = await startPostStack({
     storage: 'disk',
     publicBaseUrl: server.url,
-    web: { platforms: { X_CLIENT_ID: 'x-app', X_CLIENT_SECRET: 'x-secret', X_AUTHORIZE_URL: oauthX.authorizeUrl, X_TOKEN_URL: oauthX.tokenUrl } },
+    web: {
+      platforms: { X_CLIENT_ID: 'x-app', X_CLIENT_SECRET: 'x-secret', X_AUTHORIZE_URL: oauthX.authorizeUrl, X_TOKEN_URL: oauthX.tokenUrl },
+    },
   });
   server.setHandler((request) => stack.app.handle(request));
   const org = await makeOrg('PRO', 'Browser test org');
@@ -226,7 +236,11 @@ describe('the web application in Chromium', () => {
     const day = new Date(t0.getTime() + 2 * 86_400_000);
     const at = new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), 10, 30));
     const content = `From the API ${crypto.randomUUID()}`;
-    const created = await api('POST', '/v1/posts', state.apiKey!, { content, channelIds: [state.mastodonChannelId], publishAt: at.toISOString() });
+    const created = await api('POST', '/v1/posts', state.apiKey!, {
+      content,
+      channelIds: [state.mastodonChannelId],
+      publishAt: at.toISOString(),
+    });
     expect(created.status).toBe(201);
     state.apiPostId = created.body.id;
     state.apiPostAt = at;
@@ -323,7 +337,10 @@ describe('the web application in Chromium', () => {
     const before = state.apiPostAt!;
     await stack.syncClock();
     await page.goto(`/calendar?view=month&date=${dayKey(before, 'UTC')}`);
-    await clickAndWait(page.locator(`[data-testid="post-item"][data-post-id="${id}"]`).getByTestId('post-link'), new RegExp(`/posts/${id}$`));
+    await clickAndWait(
+      page.locator(`[data-testid="post-item"][data-post-id="${id}"]`).getByTestId('post-link'),
+      new RegExp(`/posts/${id}$`),
+    );
     expect(await page.getByTestId('post-scheduled-at').getAttribute('datetime')).toBe(before.toISOString());
     await clickAndWait('post-edit', new RegExp(`/posts/${id}/edit$`));
     expect(await page.getByTestId('composer-form').getAttribute('data-mode')).toBe('edit');
@@ -348,7 +365,12 @@ describe('the web application in Chromium', () => {
     const item = page.getByTestId(`day-${dayKey(after, 'UTC')}`).locator(`[data-testid="post-item"][data-post-id="${id}"]`);
     expect(await item.count()).toBe(1);
     expect(await item.getByTestId('post-time').textContent()).toBe('15:45');
-    expect(await page.getByTestId(`day-${dayKey(before, 'UTC')}`).locator(`[data-post-id="${id}"]`).count()).toBe(0);
+    expect(
+      await page
+        .getByTestId(`day-${dayKey(before, 'UTC')}`)
+        .locator(`[data-post-id="${id}"]`)
+        .count(),
+    ).toBe(0);
     await screenshot(page, 'calendar');
   });
 
@@ -365,7 +387,7 @@ describe('the web application in Chromium', () => {
     expect(me.body.error.code).toBe('unauthorized');
   });
 
-  test('8a. keyboard: the skip link comes first, and Tab reaches the composer\'s submit button with a visible focus ring', async () => {
+  test("8a. keyboard: the skip link comes first, and Tab reaches the composer's submit button with a visible focus ring", async () => {
     await page.goto('/posts/new');
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement.className')).toBe('skip-link');
@@ -405,7 +427,15 @@ describe('the web application in Chromium', () => {
   });
 
   test('8c. no console errors, uncaught exceptions, failed or external requests on any page visited', () => {
-    for (const p of ['/sign-in', '/calendar', '/channels', '/channels/connect/x', '/channels/connect/mastodon', '/settings/api-keys', '/posts/new']) {
+    for (const p of [
+      '/sign-in',
+      '/calendar',
+      '/channels',
+      '/channels/connect/x',
+      '/channels/connect/mastodon',
+      '/settings/api-keys',
+      '/posts/new',
+    ]) {
       expect(visited.has(p)).toBe(true);
     }
     expect([...visited].some((p) => /^\/posts\/post_[0-9a-z]+$/.test(p))).toBe(true);

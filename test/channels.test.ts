@@ -21,10 +21,25 @@ describe('GET /v1/channels', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['data']);
     expect(res.body.data).toEqual([
-      { id: m.id, platform: 'MASTODON', name: 'MASTODON channel', status: 'active', rules: { requiresMedia: false, maxChars: 11000, requiredFields: [] } },
-      { id: i.id, platform: 'INSTAGRAM', name: 'INSTAGRAM channel', status: 'active', rules: { requiresMedia: true, maxChars: 2200, requiredFields: [] } },
       {
-        id: r.id, platform: 'REDDIT', name: 'REDDIT channel', status: 'active',
+        id: m.id,
+        platform: 'MASTODON',
+        name: 'MASTODON channel',
+        status: 'active',
+        rules: { requiresMedia: false, maxChars: 11000, requiredFields: [] },
+      },
+      {
+        id: i.id,
+        platform: 'INSTAGRAM',
+        name: 'INSTAGRAM channel',
+        status: 'active',
+        rules: { requiresMedia: true, maxChars: 2200, requiredFields: [] },
+      },
+      {
+        id: r.id,
+        platform: 'REDDIT',
+        name: 'REDDIT channel',
+        status: 'active',
         rules: { requiresMedia: false, maxChars: 40000, requiredFields: ['reddit.subreddit', 'reddit.title'] },
       },
     ]);
@@ -76,7 +91,10 @@ describe('adding a channel: the address it names (lib/outbound.ts)', () => {
     probeChannel(createConnectors({}, { allowPrivate }), platform, credentials, { allowPrivate }, warn);
 
   async function refused(p: Promise<unknown>) {
-    const err = await p.then(() => null, (e: unknown) => e);
+    const err = await p.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('validation_failed');
     expect((err as ApiError).status).toBe(422);
@@ -87,12 +105,17 @@ describe('adding a channel: the address it names (lib/outbound.ts)', () => {
     const fake = await startFakeMastodon({ maxCharacters: 1000 });
     try {
       const details = await refused(probe('MASTODON', { instanceUrl: fake.url, accessToken: 'good-token' }, false));
-      expect(details.fields).toEqual([{
-        path: 'credentials.instanceUrl',
-        message: `${new URL(fake.url).host} is a loopback address; this service does not connect there (a self-hosted service can allow private addresses with OUTBOUND_ALLOW_PRIVATE=true)`,
-      }]);
+      expect(details.fields).toEqual([
+        {
+          path: 'credentials.instanceUrl',
+          message: `${new URL(fake.url).host} is a loopback address; this service does not connect there (a self-hosted service can allow private addresses with OUTBOUND_ALLOW_PRIVATE=true)`,
+        },
+      ]);
       expect(fake.requests).toHaveLength(0);
-      expect(await probe('mastodon', { instanceUrl: fake.url, accessToken: 'good-token' }, true)).toEqual({ maxChars: 1000, charactersReservedPerUrl: 23 });
+      expect(await probe('mastodon', { instanceUrl: fake.url, accessToken: 'good-token' }, true)).toEqual({
+        maxChars: 1000,
+        charactersReservedPerUrl: 23,
+      });
     } finally {
       await fake.stop();
     }
@@ -100,9 +123,19 @@ describe('adding a channel: the address it names (lib/outbound.ts)', () => {
 
   test('other refused forms: bare host name, metadata address, decimal loopback, IPv4-mapped, a Bluesky service, a non-http scheme', async () => {
     const cases: [string, Record<string, unknown>, string, RegExp][] = [
-      ['MASTODON', { instanceUrl: 'localhost:3000', accessToken: 't' }, 'credentials.instanceUrl', /resolves to 127\.0\.0\.1, which is a loopback address/],
+      [
+        'MASTODON',
+        { instanceUrl: 'localhost:3000', accessToken: 't' },
+        'credentials.instanceUrl',
+        /resolves to 127\.0\.0\.1, which is a loopback address/,
+      ],
       ['MASTODON', { instanceUrl: 'http://169.254.169.254', accessToken: 't' }, 'credentials.instanceUrl', /link-local/],
-      ['MASTODON', { instanceUrl: 'http://2130706433:3000', accessToken: 't' }, 'credentials.instanceUrl', /127\.0\.0\.1:3000 is a loopback address/],
+      [
+        'MASTODON',
+        { instanceUrl: 'http://2130706433:3000', accessToken: 't' },
+        'credentials.instanceUrl',
+        /127\.0\.0\.1:3000 is a loopback address/,
+      ],
       ['MASTODON', { instanceUrl: 'http://[::ffff:10.0.0.1]', accessToken: 't' }, 'credentials.instanceUrl', /private-network/],
       ['BLUESKY', { service: 'http://192.168.1.10:2583', identifier: 'a', appPassword: 'b' }, 'credentials.service', /private-network/],
       ['BLUESKY', { service: 'ftp://bsky.social', identifier: 'a', appPassword: 'b' }, 'credentials.service', /use an http\(s\) URL/],

@@ -81,15 +81,51 @@ describe('check-imports', () => {
   });
 
   const bad: [string, Record<string, string>, string][] = [
-    ['a service importing the API', { 'services/x.ts': `import { v1 } from '../api/v1.ts';\n` }, 'services/x.ts → api/v1.ts: upward (services → interfaces)'],
-    ['the web app importing the API', { 'web/x.ts': `import { v1 } from '../api/v1.ts';\n` }, 'web/x.ts → api/v1.ts: between peers of one layer (interfaces)'],
-    ['the API importing the web app, as a type', { 'api/x.ts': `import type { webApp } from '../web/app.ts';\n` }, 'api/x.ts → web/app.ts (type): between peers'],
-    ['http/ importing the API', { 'http/x.ts': `export { v1 } from '../api/v1.ts';\n` }, 'http/x.ts → api/v1.ts: upward (http → interfaces)'],
-    ['an activity importing a service', { 'activities/x.ts': `import { s } from '../services/posts.ts';\n` }, 'activities/x.ts → services/posts.ts: upward (activities → services)'],
-    ['an activity importing workflow code', { 'activities/x.ts': `const m = await import('../workflows/post.ts');\n` }, 'activities/x.ts → workflows/post.ts: upward (activities → workflows)'],
-    ['a contract importing workflow code', { 'workflows/x-types.ts': `import { f } from './post.ts';\n` }, 'workflows/x-types.ts → workflows/post.ts: upward (foundations → workflows)'],
-    ['lib/ importing a platform type', { 'lib/x.ts': `import type { Platform } from '../platforms/catalog.ts';\n` }, 'lib/x.ts → platforms/catalog.ts (type): upward (foundations → platforms)'],
-    ['anything importing an entry point', { 'server/x.ts': `import '../api/main.ts';\n` }, 'server/x.ts → api/main.ts: upward (processes → entry points)'],
+    [
+      'a service importing the API',
+      { 'services/x.ts': `import { v1 } from '../api/v1.ts';\n` },
+      'services/x.ts → api/v1.ts: upward (services → interfaces)',
+    ],
+    [
+      'the web app importing the API',
+      { 'web/x.ts': `import { v1 } from '../api/v1.ts';\n` },
+      'web/x.ts → api/v1.ts: between peers of one layer (interfaces)',
+    ],
+    [
+      'the API importing the web app, as a type',
+      { 'api/x.ts': `import type { webApp } from '../web/app.ts';\n` },
+      'api/x.ts → web/app.ts (type): between peers',
+    ],
+    [
+      'http/ importing the API',
+      { 'http/x.ts': `export { v1 } from '../api/v1.ts';\n` },
+      'http/x.ts → api/v1.ts: upward (http → interfaces)',
+    ],
+    [
+      'an activity importing a service',
+      { 'activities/x.ts': `import { s } from '../services/posts.ts';\n` },
+      'activities/x.ts → services/posts.ts: upward (activities → services)',
+    ],
+    [
+      'an activity importing workflow code',
+      { 'activities/x.ts': `const m = await import('../workflows/post.ts');\n` },
+      'activities/x.ts → workflows/post.ts: upward (activities → workflows)',
+    ],
+    [
+      'a contract importing workflow code',
+      { 'workflows/x-types.ts': `import { f } from './post.ts';\n` },
+      'workflows/x-types.ts → workflows/post.ts: upward (foundations → workflows)',
+    ],
+    [
+      'lib/ importing a platform type',
+      { 'lib/x.ts': `import type { Platform } from '../platforms/catalog.ts';\n` },
+      'lib/x.ts → platforms/catalog.ts (type): upward (foundations → platforms)',
+    ],
+    [
+      'anything importing an entry point',
+      { 'server/x.ts': `import '../api/main.ts';\n` },
+      'server/x.ts → api/main.ts: upward (processes → entry points)',
+    ],
     ['a folder in no layer', { 'misc/x.ts': `export const x = 1;\n` }, 'misc/x.ts: misc/ is in no layer'],
   ];
   for (const [what, files, message] of bad) {
@@ -101,7 +137,12 @@ describe('check-imports', () => {
   }
 
   test('fails on folders that import each other, and names them', () => {
-    const { code, stderr } = run(plant('cycle', { 'lib/x.ts': `import type { Platform } from '../platforms/catalog.ts';\n`, 'platforms/y.ts': `import { errorBody } from '../lib/errors.ts';\n` }));
+    const { code, stderr } = run(
+      plant('cycle', {
+        'lib/x.ts': `import type { Platform } from '../platforms/catalog.ts';\n`,
+        'platforms/y.ts': `import { errorBody } from '../lib/errors.ts';\n`,
+      }),
+    );
     expect(code).toBe(1);
     expect(stderr).toContain('folders that import each other: lib, platforms');
   });

@@ -68,7 +68,9 @@ describe('check-workflows', () => {
     });
     const found = checkWorkflows(dir).violations.map((v) => `${v.file} ${v.specifier}`);
     expect(found.sort()).toEqual(
-      ['node:fs', 'crypto', '../activities/index.ts', '../db/orm.ts', '@temporalio/client', 'events', 'node:child_process', 'os'].map((s) => `clock.ts ${s}`).sort(),
+      ['node:fs', 'crypto', '../activities/index.ts', '../db/orm.ts', '@temporalio/client', 'events', 'node:child_process', 'os']
+        .map((s) => `clock.ts ${s}`)
+        .sort(),
     );
     const { code, stderr } = run(dir);
     expect(code).toBe(1);

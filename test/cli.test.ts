@@ -174,7 +174,13 @@ describe('cli key', () => {
     expectOk(listed);
     expect(listed.json.data).toHaveLength(1);
     expect(listed.json.data[0]).toMatchObject({
-      id, organizationId: org.id, name: 'ci key', prefix, scopes: ['read', 'publish'], channels: 'all', revokedAt: null,
+      id,
+      organizationId: org.id,
+      name: 'ci key',
+      prefix,
+      scopes: ['read', 'publish'],
+      channels: 'all',
+      revokedAt: null,
     });
     expect(listed.json.data[0]).not.toHaveProperty('key');
     expect(listed.json.data[0]).not.toHaveProperty('hash');
@@ -259,13 +265,35 @@ describe('cli channel', () => {
     const fake = await startFakeMastodon({ maxCharacters: 1000 });
     try {
       const org = await makeOrg('PRO', uniq('Mastodon org'));
-      const ok = await cli(['channel', 'add', '--org', org.id, '--platform', 'MASTODON', '--name', 'Big', '--credentials',
-        JSON.stringify({ instanceUrl: fake.url, accessToken: 'good-token' }), '--json']);
+      const ok = await cli([
+        'channel',
+        'add',
+        '--org',
+        org.id,
+        '--platform',
+        'MASTODON',
+        '--name',
+        'Big',
+        '--credentials',
+        JSON.stringify({ instanceUrl: fake.url, accessToken: 'good-token' }),
+        '--json',
+      ]);
       expectOk(ok);
       expect(ok.json.rules.maxChars).toBe(1000);
       expect(fake.requests.some((q) => q.path === '/api/v2/instance')).toBe(true);
-      const down = await cli(['channel', 'add', '--org', org.id, '--platform', 'MASTODON', '--name', 'Down', '--credentials',
-        JSON.stringify({ instanceUrl: 'http://127.0.0.1:9', accessToken: 't' }), '--json']);
+      const down = await cli([
+        'channel',
+        'add',
+        '--org',
+        org.id,
+        '--platform',
+        'MASTODON',
+        '--name',
+        'Down',
+        '--credentials',
+        JSON.stringify({ instanceUrl: 'http://127.0.0.1:9', accessToken: 't' }),
+        '--json',
+      ]);
       expectOk(down);
       expect(down.json.rules.maxChars).toBe(500);
       expect(down.stderr).toMatch(/warning: could not read the account's limits/);
@@ -278,8 +306,19 @@ describe('cli channel', () => {
     const fake = await startFakeMastodon({ maxCharacters: 1000 });
     try {
       const org = await makeOrg('PRO', uniq('Outbound org'));
-      const args = ['channel', 'add', '--org', org.id, '--platform', 'MASTODON', '--name', 'Internal', '--credentials',
-        JSON.stringify({ instanceUrl: fake.url, accessToken: 'good-token' }), '--json'];
+      const args = [
+        'channel',
+        'add',
+        '--org',
+        org.id,
+        '--platform',
+        'MASTODON',
+        '--name',
+        'Internal',
+        '--credentials',
+        JSON.stringify({ instanceUrl: fake.url, accessToken: 'good-token' }),
+        '--json',
+      ];
       const host = new URL(fake.url).host;
       // Unset: production's default. --max-chars skips the limits read, not the address check.
       for (const extra of [[], ['--max-chars', '800']]) {
@@ -351,7 +390,10 @@ describe('cli channel', () => {
     expectOk(listed);
     expect(listed.json.data.map((c: { id: string }) => c.id)).toEqual([added.json.id, custom.json.id]);
     expect(listed.json.data[0]).toEqual({
-      id: added.json.id, platform: 'MASTODON', name: 'Main', status: 'active',
+      id: added.json.id,
+      platform: 'MASTODON',
+      name: 'Main',
+      status: 'active',
       rules: { requiresMedia: false, maxChars: 500, requiredFields: [] },
     });
     expect(listed.stdout).not.toContain(creds.accessToken);
@@ -372,7 +414,19 @@ describe('cli channel', () => {
   test('channel add: unknown org, and the credentials key from env, DATA_DIR, or neither', async () => {
     const org = await makeOrg('PRO', uniq('Key source org'));
     const channelsOf = () => count('select count(*) as n from channels where organization_id = ?', [org.id]);
-    const args = ['channel', 'add', '--org', org.id, '--platform', 'MASTODON', '--name', 'Main', '--credentials', JSON.stringify(creds), '--json'];
+    const args = [
+      'channel',
+      'add',
+      '--org',
+      org.id,
+      '--platform',
+      'MASTODON',
+      '--name',
+      'Main',
+      '--credentials',
+      JSON.stringify(creds),
+      '--json',
+    ];
 
     const noOrg = await cli(['channel', 'add', '--org', 'org_doesnotexist', ...args.slice(4)]);
     expectUsageError(noOrg, /org_doesnotexist/);
@@ -389,7 +443,9 @@ describe('cli channel', () => {
     writeFileSync(join(dataDir, 'credentials-key'), `${fileKey}\n`);
     const fromFile = await cli(args, { CREDENTIALS_KEY: undefined, DATA_DIR: dataDir });
     expectOk(fromFile);
-    const [row] = await sql<{ credentials_encrypted: string }>('select credentials_encrypted from channels where id = ?', [fromFile.json.id]);
+    const [row] = await sql<{ credentials_encrypted: string }>('select credentials_encrypted from channels where id = ?', [
+      fromFile.json.id,
+    ]);
     expect(decryptJson(Buffer.from(fileKey, 'hex'), row!.credentials_encrypted)).toEqual(creds);
     expect(() => decryptJson(KEY_BUF, row!.credentials_encrypted)).toThrow();
     expect(await channelsOf()).toBe(1);

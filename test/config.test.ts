@@ -47,7 +47,12 @@ describe('one source for every setting', () => {
   }
 
   test('platform settings: validated like the rest and passed through, from one table', () => {
-    const c = loadConfig({ X_CLIENT_ID: 'x-app', THREADS_TOKEN_URL: 'http://127.0.0.1:9/token', LINKEDIN_API_VERSION: '202601', NOT_A_SETTING: 'ignored' });
+    const c = loadConfig({
+      X_CLIENT_ID: 'x-app',
+      THREADS_TOKEN_URL: 'http://127.0.0.1:9/token',
+      LINKEDIN_API_VERSION: '202601',
+      NOT_A_SETTING: 'ignored',
+    });
     expect(c.platforms).toEqual({ X_CLIENT_ID: 'x-app', THREADS_TOKEN_URL: 'http://127.0.0.1:9/token', LINKEDIN_API_VERSION: '202601' });
     expect(() => loadConfig({ TIKTOK_TOKEN_URL: 'ftp://tiktok.example/token' })).toThrow(/TIKTOK_TOKEN_URL/);
     expect(() => loadConfig({ REDDIT_CLIENT_ID: '' })).not.toThrow(); // empty = unset, as everywhere
@@ -78,7 +83,13 @@ describe('one source for every setting', () => {
 
   test('the web app: its settings are made from the loaded configuration; without them, the defaults, not the environment', async () => {
     const key = 'cd'.repeat(32);
-    const config = loadConfig({ PUBLIC_BASE_URL: 'https://posts.example/', TRUST_PROXY: '2', CREDENTIALS_KEY: key, X_CLIENT_ID: 'x-app', OUTBOUND_ALLOW_PRIVATE: 'true' });
+    const config = loadConfig({
+      PUBLIC_BASE_URL: 'https://posts.example/',
+      TRUST_PROXY: '2',
+      CREDENTIALS_KEY: key,
+      X_CLIENT_ID: 'x-app',
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+    });
     expect(webOptions(config)).toEqual({
       publicBaseUrl: 'https://posts.example',
       credentialsKey: Buffer.from(key, 'hex'),
@@ -87,7 +98,13 @@ describe('one source for every setting', () => {
       trustProxyHops: 2,
     });
     await withEnv({ PUBLIC_BASE_URL: 'https://from-the-environment.example', CREDENTIALS_KEY: key, X_CLIENT_ID: 'env-app' }, () => {
-      expect(defaultWebOptions()).toEqual({ publicBaseUrl: 'http://localhost:3000', credentialsKey: undefined, platforms: {}, outbound: { allowPrivate: false }, trustProxyHops: 0 });
+      expect(defaultWebOptions()).toEqual({
+        publicBaseUrl: 'http://localhost:3000',
+        credentialsKey: undefined,
+        platforms: {},
+        outbound: { allowPrivate: false },
+        trustProxyHops: 0,
+      });
     });
   });
 });

@@ -29,7 +29,11 @@ function request(f: FakeDiscord, over: Partial<PublishRequest> = {}): PublishReq
 
 async function pngBytes(): Promise<Uint8Array> {
   const sharp = (await import('sharp')).default;
-  return new Uint8Array(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).png().toBuffer());
+  return new Uint8Array(
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
+      .png()
+      .toBuffer(),
+  );
 }
 
 function media(id: string, type: MediaRef['type'], mimeType: string, altText: string | null, bytes: () => Promise<Uint8Array>): MediaRef {
@@ -290,7 +294,11 @@ describe('fake Discord contract', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as { code: number }).code).toBe(50035);
 
-    const wrong = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'hi' }) });
+    const wrong = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'hi' }),
+    });
     expect(await wrong.json()).toEqual({ message: 'Cannot send an empty message', code: 50006 });
     expect(f.messages).toHaveLength(0);
   });
@@ -298,10 +306,15 @@ describe('fake Discord contract', () => {
   test('needs one of content, embeds, files or poll: absent, null or blank content alone → 50006', async () => {
     const f = await fake();
     const url = `${f.apiBase}/webhooks/${f.webhook.id}/${f.webhook.token}?wait=true`;
-    const execute = (body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const execute = (body: unknown) =>
+      fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     for (const body of [{}, { content: null }, { content: '' }, { content: ' \n ' }, { allowed_mentions: { parse: [] } }, { embeds: [] }]) {
       const res = await execute(body);
-      expect({ body, status: res.status, answer: await res.json() }).toEqual({ body, status: 400, answer: { message: 'Cannot send an empty message', code: 50006 } });
+      expect({ body, status: res.status, answer: await res.json() }).toEqual({
+        body,
+        status: 400,
+        answer: { message: 'Cannot send an empty message', code: 50006 },
+      });
     }
     expect(f.messages).toHaveLength(0);
     const embed = await execute({ embeds: [{ description: 'an embed alone' }] });

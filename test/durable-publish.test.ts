@@ -73,8 +73,14 @@ async function refusePublishedWrites(channelId: string, times: number) {
 async function channelFor(platform: 'DISCORD' | 'TELEGRAM') {
   const org = await makeOrg();
   const { key } = await makeKey(org.id);
-  const credentials = platform === 'DISCORD' ? { webhookUrl: discord.webhookUrl() } : { botToken: telegram.token, chatId: String(PUBLIC_CHANNEL.id) };
-  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, { organizationId: org.id, platform, name: `${platform} channel`, credentials });
+  const credentials =
+    platform === 'DISCORD' ? { webhookUrl: discord.webhookUrl() } : { botToken: telegram.token, chatId: String(PUBLIC_CHANNEL.id) };
+  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+    organizationId: org.id,
+    platform,
+    name: `${platform} channel`,
+    credentials,
+  });
   return { key, channel };
 }
 
@@ -117,7 +123,9 @@ describe('a publish recorded durably before the Postgres write', () => {
         const pending = await waitForRetryScheduled(r.body.id);
         expect(pending.lastFailure?.message).toContain('injected: the database refused the write');
         // Temporal holds the platform's answer for the next attempt.
-        const details = defaultPayloadConverter.fromPayload<{ published: { platformPostId: string } }>(pending.heartbeatDetails!.payloads![0]!);
+        const details = defaultPayloadConverter.fromPayload<{ published: { platformPostId: string } }>(
+          pending.heartbeatDetails!.payloads![0]!,
+        );
         expect(details.published.platformPostId).toBe(sent[0]!);
 
         // The database is back; another worker takes the retry.

@@ -7,7 +7,13 @@ import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 describe('errors', () => {
   test('unknown routes → 404 not_found with the error body', async () => {
     const app = await testApp();
-    for (const [method, path] of [['GET', '/'], ['GET', '/v1'], ['GET', '/v1/nope'], ['TRACE', '/v1/nope'], ['GET', '/v2/me']]) {
+    for (const [method, path] of [
+      ['GET', '/'],
+      ['GET', '/v1'],
+      ['GET', '/v1/nope'],
+      ['TRACE', '/v1/nope'],
+      ['GET', '/v2/me'],
+    ]) {
       const r = await call(app, method!, path!);
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ error: { code: 'not_found', message: expect.any(String) } });
@@ -26,11 +32,21 @@ describe('errors', () => {
     for (const [method, path, allow] of cases) {
       const r = await call(app, method, path);
       expect({ method, path, status: r.status, allow: r.headers.get('allow') }).toEqual({ method, path, status: 405, allow });
-      expect(r.body).toEqual({ error: { code: 'not_found', message: expect.stringContaining(`${method} is not allowed`), details: { method, allow: allow.split(', ') } } });
+      expect(r.body).toEqual({
+        error: {
+          code: 'not_found',
+          message: expect.stringContaining(`${method} is not allowed`),
+          details: { method, allow: allow.split(', ') },
+        },
+      });
       expect(r.headers.get('x-request-id')).toMatch(/^req_/);
     }
     const options = await call(app, 'OPTIONS', '/v1/media/uploads');
-    expect({ status: options.status, allow: options.headers.get('allow'), body: options.body }).toEqual({ status: 204, allow: 'GET, HEAD, OPTIONS, POST', body: null });
+    expect({ status: options.status, allow: options.headers.get('allow'), body: options.body }).toEqual({
+      status: 204,
+      allow: 'GET, HEAD, OPTIONS, POST',
+      body: null,
+    });
   });
 
   test('malformed JSON → 422 validation_failed (mapping of the framework’s parse error)', async () => {

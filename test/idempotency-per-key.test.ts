@@ -91,14 +91,23 @@ describe('migration Migration20261123100000_idempotency_per_key', () => {
       const conn = orm.em.fork().getConnection();
       const now = new Date();
       const hash = 'h'.repeat(64);
-      await conn.execute(`insert into organizations (id, name, plan, created_at, updated_at) values
-        ('org_two', 'two keys', 'TEAM', ?, ?), ('org_one', 'one key', 'TEAM', ?, ?)`, [now, now, now, now]);
-      await conn.execute(`insert into api_keys (id, organization_id, name, hash, prefix, scopes, created_at) values
+      await conn.execute(
+        `insert into organizations (id, name, plan, created_at, updated_at) values
+        ('org_two', 'two keys', 'TEAM', ?, ?), ('org_one', 'one key', 'TEAM', ?, ?)`,
+        [now, now, now, now],
+      );
+      await conn.execute(
+        `insert into api_keys (id, organization_id, name, hash, prefix, scopes, created_at) values
         ('key_a', 'org_two', 'a', 'ha', 'sk_live_a', '{publish}', ?),
         ('key_b', 'org_two', 'b', 'hb', 'sk_live_b', '{publish}', ?),
-        ('key_solo', 'org_one', 's', 'hs', 'sk_live_s', '{publish}', ?)`, [now, now, now]);
-      await conn.execute(`insert into posts (id, organization_id, status, content, source, api_key_id, scheduled_at, created_at, updated_at) values
-        ('post_by_b', 'org_two', 'scheduled', 'x', 'api', 'key_b', ?, ?, ?)`, [now, now, now]);
+        ('key_solo', 'org_one', 's', 'hs', 'sk_live_s', '{publish}', ?)`,
+        [now, now, now],
+      );
+      await conn.execute(
+        `insert into posts (id, organization_id, status, content, source, api_key_id, scheduled_at, created_at, updated_at) values
+        ('post_by_b', 'org_two', 'scheduled', 'x', 'api', 'key_b', ?, ?, ?)`,
+        [now, now, now],
+      );
       const row = (org: string, endpoint: string, key: string, status: number | null, response: unknown) =>
         conn.execute(
           `insert into idempotency_keys (organization_id, endpoint, key, request_hash, status_code, response, created_at) values (?, ?, ?, ?, ?, ?, ?)`,
@@ -111,7 +120,10 @@ describe('migration Migration20261123100000_idempotency_per_key', () => {
 
       expect(await migrate(orm)).toContain('Migration20261123100000_idempotency_per_key');
       const rows = await conn.execute<{ key: string; api_key_id: string }[]>('select key, api_key_id from idempotency_keys order by key');
-      expect(rows.map((r) => [r.key, r.api_key_id])).toEqual([['k-post', 'key_b'], ['k-solo', 'key_solo']]);
+      expect(rows.map((r) => [r.key, r.api_key_id])).toEqual([
+        ['k-post', 'key_b'],
+        ['k-solo', 'key_solo'],
+      ]);
       // Per API key now: key A may use key B's Idempotency-Key for itself.
       await conn.execute(
         `insert into idempotency_keys (api_key_id, organization_id, endpoint, key, request_hash, created_at) values ('key_a', 'org_two', 'POST /v1/posts', 'k-post', ?, ?)`,

@@ -93,22 +93,27 @@ describe('monthly quota', () => {
     let now = new Date('2027-03-31T23:58:00Z');
     const app = await testApp({ now: () => now });
     // 9,998 requests already this month.
-    await h.orm.em.fork().getConnection().execute(
-      'insert into usage_counters (organization_id, period, requests) values (?, ?, ?)',
-      [org.id, monthPeriod(now).period, 9998],
-    );
+    await h.orm.em
+      .fork()
+      .getConnection()
+      .execute('insert into usage_counters (organization_id, period, requests) values (?, ?, ?)', [org.id, monthPeriod(now).period, 9998]);
     const me = await call(app, 'GET', '/v1/me', { key });
     expect(me.status).toBe(200);
     expect(me.body.quota).toMatchObject({ requestsPerMonth: 10000, usedThisMonth: 9999, resetsAt: '2027-04-01T00:00:00.000Z' });
     expect((await call(app, 'GET', '/v1/channels', { key })).status).toBe(200); // the 10,000th
     const over = await call(app, 'GET', '/v1/me', { key });
     expect(over.status).toBe(429);
-    expect(over.body.error).toMatchObject({ code: 'quota_exceeded', details: { resetsAt: '2027-04-01T00:00:00.000Z', limit: 10000, used: 10000 } });
+    expect(over.body.error).toMatchObject({
+      code: 'quota_exceeded',
+      details: { resetsAt: '2027-04-01T00:00:00.000Z', limit: 10000, used: 10000 },
+    });
     expect(Number(over.headers.get('retry-after'))).toBe(120);
     // Refused requests are not counted.
     await call(app, 'GET', '/v1/me', { key });
-    const [row] = await h.orm.em.fork().getConnection().execute<{ requests: number }[]>(
-      'select requests from usage_counters where organization_id = ? and period = ?', [org.id, '2027-03']);
+    const [row] = await h.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ requests: number }[]>('select requests from usage_counters where organization_id = ? and period = ?', [org.id, '2027-03']);
     expect(Number(row!.requests)).toBe(10000);
     // The month rolls over at 00:00 UTC.
     now = new Date('2027-04-01T00:00:00Z');
@@ -122,7 +127,10 @@ describe('monthly quota', () => {
     const org = await makeOrg('ENTERPRISE');
     const { key } = await makeKey(org.id);
     const now = new Date('2027-05-10T00:00:00Z');
-    await h.orm.em.fork().getConnection().execute('insert into usage_counters (organization_id, period, requests) values (?, ?, ?)', [org.id, '2027-05', 5_000_000]);
+    await h.orm.em
+      .fork()
+      .getConnection()
+      .execute('insert into usage_counters (organization_id, period, requests) values (?, ?, ?)', [org.id, '2027-05', 5_000_000]);
     const r = await call(await testApp({ now: () => now }), 'GET', '/v1/me', { key });
     expect(r.status).toBe(200);
     expect(r.body.quota).toMatchObject({ requestsPerMonth: null, usedThisMonth: 5_000_001 });
@@ -156,9 +164,15 @@ describe('posts: plan limits, Idempotency-Key, duplicate_post', () => {
        select 'post_fill_' || g || '_' || ?, ?, 'scheduled', 'filler ' || g, '{}', '[]', 'api', ?, now(), now() from generate_series(1, 999) g`,
       [org.id, org.id, at],
     );
-    const ok = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'the 1000th', channelIds: [ch.id], publishAt: await later() } });
+    const ok = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'the 1000th', channelIds: [ch.id], publishAt: await later() },
+    });
     expect(ok.status).toBe(201);
-    const over = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'the 1001st', channelIds: [ch.id], publishAt: await later() } });
+    const over = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'the 1001st', channelIds: [ch.id], publishAt: await later() },
+    });
     expect(over.status).toBe(403);
     expect(over.body.error).toMatchObject({ code: 'limit_reached', details: { limit: 1000, used: 1000 } });
     expect(await h.orm.em.fork().count(Post, { organization: org.id })).toBe(1000);
@@ -179,7 +193,11 @@ describe('posts: plan limits, Idempotency-Key, duplicate_post', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    const other = await call(stack.app, 'POST', '/v1/posts', { key, body: { ...body, content: 'different' }, headers: { 'idempotency-key': 'k-1' } });
+    const other = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { ...body, content: 'different' },
+      headers: { 'idempotency-key': 'k-1' },
+    });
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('conflict');
     expect(await stack.h.orm.em.fork().count(Post, { organization: org.id })).toBe(1);
@@ -203,7 +221,11 @@ describe('posts: plan limits, Idempotency-Key, duplicate_post', () => {
     const org2 = await makeOrg('TEAM');
     const ch2 = await makeChannel(org2.id, 'MASTODON');
     const k2 = await makeKey(org2.id);
-    const elsewhere = await call(stack.app, 'POST', '/v1/posts', { key: k2.key, body: { ...body, channelIds: [ch2.id] }, headers: { 'idempotency-key': 'k-1' } });
+    const elsewhere = await call(stack.app, 'POST', '/v1/posts', {
+      key: k2.key,
+      body: { ...body, channelIds: [ch2.id] },
+      headers: { 'idempotency-key': 'k-1' },
+    });
     expect(elsewhere.status).toBe(201);
     expect(elsewhere.body.id).not.toBe(first.body.id);
     // A key of the wrong shape is refused.
@@ -222,7 +244,11 @@ describe('posts: plan limits, Idempotency-Key, duplicate_post', () => {
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
     expect(new Set(answers.map((a) => a.body.media.id)).size).toBe(1);
     expect(await stack.h.orm.em.fork().count(MediaItem, { organization: org.id })).toBe(1);
-    const changed = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { ...body, fileSize: 99 }, headers: { 'idempotency-key': 'up-1' } });
+    const changed = await call(stack.app, 'POST', '/v1/media/uploads', {
+      key,
+      body: { ...body, fileSize: 99 },
+      headers: { 'idempotency-key': 'up-1' },
+    });
     expect(changed.status).toBe(409);
   });
 
@@ -233,17 +259,33 @@ describe('posts: plan limits, Idempotency-Key, duplicate_post', () => {
     const { key } = await makeKey(org.id);
     await stack.syncClock();
     const t = await later(3);
-    const first = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'Hello   world\n', channelIds: [a.id], publishAt: t } });
+    const first = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'Hello   world\n', channelIds: [a.id], publishAt: t },
+    });
     expect(first.status).toBe(201);
-    const dupe = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: '  Hello world', channelIds: [b.id, a.id], publishAt: t } });
+    const dupe = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: '  Hello world', channelIds: [b.id, a.id], publishAt: t },
+    });
     expect(dupe.status).toBe(409);
     expect(dupe.body.error).toMatchObject({ code: 'duplicate_post', details: { postId: first.body.id, channelId: a.id } });
     // Case is kept: different text. Another channel: fine. More than 24 h apart: fine.
-    expect((await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'hello world', channelIds: [a.id], publishAt: t } })).status).toBe(201);
-    expect((await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'Hello world', channelIds: [b.id], publishAt: t } })).status).toBe(201);
-    expect((await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'Hello world', channelIds: [a.id], publishAt: await later(5) } })).status).toBe(201);
+    expect(
+      (await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'hello world', channelIds: [a.id], publishAt: t } })).status,
+    ).toBe(201);
+    expect(
+      (await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'Hello world', channelIds: [b.id], publishAt: t } })).status,
+    ).toBe(201);
+    expect(
+      (await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'Hello world', channelIds: [a.id], publishAt: await later(5) } }))
+        .status,
+    ).toBe(201);
     // An edit into a duplicate is refused too.
-    const third = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'Something else', channelIds: [a.id], publishAt: t } });
+    const third = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'Something else', channelIds: [a.id], publishAt: t },
+    });
     const edit = await call(stack.app, 'PATCH', `/v1/posts/${third.body.id}`, { key, body: { content: 'Hello  world' } });
     expect(edit.status).toBe(409);
     expect(edit.body.error.code).toBe('duplicate_post');

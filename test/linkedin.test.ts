@@ -18,7 +18,15 @@ async function fake(opts?: FakeLinkedInOptions): Promise<FakeLinkedIn> {
 function connector(f: FakeLinkedIn | string, over: LinkedInConnectorOptions = {}) {
   const url = typeof f === 'string' ? f : f.url;
   const oauth = typeof f === 'string' ? undefined : { clientId: f.clientId, clientSecret: f.clientSecret };
-  return createLinkedInConnector({ baseUrl: url, authBaseUrl: url, timeoutMs: 2_000, pollIntervalMs: 5, pollTimeoutMs: 2_000, oauth, ...over });
+  return createLinkedInConnector({
+    baseUrl: url,
+    authBaseUrl: url,
+    timeoutMs: 2_000,
+    pollIntervalMs: 5,
+    pollTimeoutMs: 2_000,
+    oauth,
+    ...over,
+  });
 }
 
 function request(f: FakeLinkedIn, over: Partial<PublishRequest> = {}): PublishRequest {
@@ -34,7 +42,10 @@ function request(f: FakeLinkedIn, over: Partial<PublishRequest> = {}): PublishRe
 let png: Uint8Array;
 async function pngBytes(): Promise<Uint8Array> {
   png ??= new Uint8Array(
-    await (await import('sharp')).default({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).png().toBuffer(),
+    await (await import('sharp'))
+      .default({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
+      .png()
+      .toBuffer(),
   );
   return png;
 }
@@ -50,7 +61,13 @@ function video(id: string, size = 10): MediaRef {
 }
 
 function pdf(id: string): MediaRef {
-  return { id, type: 'document', mimeType: 'application/pdf', fileName: 'Quarterly report.pdf', read: async () => new TextEncoder().encode('%PDF-1.7 fake') };
+  return {
+    id,
+    type: 'document',
+    mimeType: 'application/pdf',
+    fileName: 'Quarterly report.pdf',
+    read: async () => new TextEncoder().encode('%PDF-1.7 fake'),
+  };
 }
 
 async function failure(p: Promise<unknown>): Promise<PlatformError> {
@@ -72,7 +89,13 @@ describe('LinkedIn publish', () => {
 
     expect(f.posts).toHaveLength(1);
     const p = f.posts[0]!;
-    expect(p).toMatchObject({ author: f.member, commentary: 'Hello LinkedIn', rendered: 'Hello LinkedIn', visibility: 'PUBLIC', content: null });
+    expect(p).toMatchObject({
+      author: f.member,
+      commentary: 'Hello LinkedIn',
+      rendered: 'Hello LinkedIn',
+      visibility: 'PUBLIC',
+      content: null,
+    });
     expect(result).toEqual({ platformPostId: p.urn, url: `https://www.linkedin.com/feed/update/${p.urn}` });
     expect(p.urn).toMatch(/^urn:li:share:\d+$/);
     const h = f.requests[0]!.headers;
@@ -95,7 +118,13 @@ describe('LinkedIn publish', () => {
     await connector(f).publish(request(f, { media: [await image('a', 'A red square')] }));
 
     const a = f.assets[0]!;
-    expect(a).toMatchObject({ kind: 'images', owner: f.member, status: 'AVAILABLE', size: bytes.byteLength, uploadAuthorization: 'Bearer good-token' });
+    expect(a).toMatchObject({
+      kind: 'images',
+      owner: f.member,
+      status: 'AVAILABLE',
+      size: bytes.byteLength,
+      uploadAuthorization: 'Bearer good-token',
+    });
     expect(routes(f)).toEqual([
       'POST /rest/images?action=initializeUpload',
       `PUT /upload/images/${a.urn.split('AQ')[1]}`,
@@ -120,7 +149,11 @@ describe('LinkedIn publish', () => {
 
     const v = f.assets[0]!;
     expect(v.kind).toBe('videos');
-    expect(v.parts.map((p) => [p.firstByte, p.lastByte, p.authorization])).toEqual([[0, 3, null], [4, 7, null], [8, 9, null]]);
+    expect(v.parts.map((p) => [p.firstByte, p.lastByte, p.authorization])).toEqual([
+      [0, 3, null],
+      [4, 7, null],
+      [8, 9, null],
+    ]);
     const fin = f.requests.find((r) => r.search === '?action=finalizeUpload')!;
     expect(fin).toBeDefined();
     expect(f.count('asset')).toBe(3);
@@ -138,7 +171,9 @@ describe('LinkedIn publish', () => {
 
   test('organization author: assets owned by and post authored as the organization', async () => {
     const f = await fake();
-    await connector(f).publish(request(f, { credentials: { accessToken: 'org-token', authorUrn: f.organization }, media: [await image('a')] }));
+    await connector(f).publish(
+      request(f, { credentials: { accessToken: 'org-token', authorUrn: f.organization }, media: [await image('a')] }),
+    );
     expect(f.assets[0]!.owner).toBe(f.organization);
     expect(f.posts[0]!.author).toBe(f.organization);
   });
@@ -229,7 +264,11 @@ describe('LinkedIn error classes', () => {
 
   test('429 with Retry-After → transient with retryAfterMs', async () => {
     const f = await fake();
-    f.failNext(1, { status: 429, body: { status: 429, message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.' }, headers: { 'Retry-After': '30' } });
+    f.failNext(1, {
+      status: 429,
+      body: { status: 429, message: 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.' },
+      headers: { 'Retry-After': '30' },
+    });
     const err = await failure(connector(f).publish(request(f)));
     expect(err.kind).toBe('transient');
     expect(err.opts).toMatchObject({ status: 429, retryAfterMs: 30_000 });
@@ -275,7 +314,11 @@ describe('LinkedIn no double post', () => {
     const f = await fake();
     f.failNext(1, 'accept-then-hang');
     const c = connector(f, { timeoutMs: 300 });
-    const req = request(f, { text: 'Q3 results (audited) #growth', credentials: { accessToken: 'org-token', authorUrn: f.organization }, media: [await image('a')] });
+    const req = request(f, {
+      text: 'Q3 results (audited) #growth',
+      credentials: { accessToken: 'org-token', authorUrn: f.organization },
+      media: [await image('a')],
+    });
     await failure(c.publish(req));
 
     const found = await c.findPublished!({ ...req, attempt: 2 });
@@ -349,7 +392,9 @@ describe('LinkedIn token refresh', () => {
     const err = await failure(wrong.refreshCredentials!({ refreshToken: 'li-refresh-1' }));
     expect(err.kind).toBe('permanent');
     expect(err.message).toBe('LinkedIn 401: Client authentication failed');
-    expect((await failure(connector(f, { oauth: undefined }).refreshCredentials!({ refreshToken: 'li-refresh-1' }))).kind).toBe('permanent');
+    expect((await failure(connector(f, { oauth: undefined }).refreshCredentials!({ refreshToken: 'li-refresh-1' }))).kind).toBe(
+      'permanent',
+    );
     expect((await failure(connector(f).refreshCredentials!({ accessToken: 'x' }))).kind).toBe('reauth');
   });
 
@@ -365,25 +410,49 @@ describe('fake LinkedIn contract', () => {
     const f = await fake();
     const h = { Authorization: 'Bearer good-token', 'Content-Type': 'application/json', 'X-Restli-Protocol-Version': '2.0.0' };
     const base = { author: f.member, visibility: 'PUBLIC', distribution: { feedDistribution: 'MAIN_FEED' }, lifecycleState: 'PUBLISHED' };
-    const noVersion = await fetch(`${f.url}/rest/posts`, { method: 'POST', headers: h, body: JSON.stringify({ ...base, commentary: 'x' }) });
+    const noVersion = await fetch(`${f.url}/rest/posts`, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ ...base, commentary: 'x' }),
+    });
     expect(noVersion.status).toBe(400);
     const hv = { ...h, 'LinkedIn-Version': '202609' };
     const unknown = await fetch(`${f.url}/rest/posts`, { method: 'POST', headers: hv, body: JSON.stringify({ ...base, text: 'x' }) });
     expect(unknown.status).toBe(422);
-    const cut = await fetch(`${f.url}/rest/posts`, { method: 'POST', headers: hv, body: JSON.stringify({ ...base, commentary: 'before (after)' }) });
+    const cut = await fetch(`${f.url}/rest/posts`, {
+      method: 'POST',
+      headers: hv,
+      body: JSON.stringify({ ...base, commentary: 'before (after)' }),
+    });
     expect(cut.status).toBe(201);
     expect(f.posts[0]!.rendered).toBe('before ');
   });
 
   test('a post may not use an image that is not uploaded yet', async () => {
     const f = await fake();
-    const hv = { Authorization: 'Bearer good-token', 'Content-Type': 'application/json', 'X-Restli-Protocol-Version': '2.0.0', 'LinkedIn-Version': '202609' };
-    const init = await fetch(`${f.url}/rest/images?action=initializeUpload`, { method: 'POST', headers: hv, body: JSON.stringify({ initializeUploadRequest: { owner: f.member } }) });
+    const hv = {
+      Authorization: 'Bearer good-token',
+      'Content-Type': 'application/json',
+      'X-Restli-Protocol-Version': '2.0.0',
+      'LinkedIn-Version': '202609',
+    };
+    const init = await fetch(`${f.url}/rest/images?action=initializeUpload`, {
+      method: 'POST',
+      headers: hv,
+      body: JSON.stringify({ initializeUploadRequest: { owner: f.member } }),
+    });
     const { value } = (await init.json()) as { value: { image: string } };
     const post = await fetch(`${f.url}/rest/posts`, {
       method: 'POST',
       headers: hv,
-      body: JSON.stringify({ author: f.member, commentary: 'x', visibility: 'PUBLIC', distribution: { feedDistribution: 'MAIN_FEED' }, lifecycleState: 'PUBLISHED', content: { media: { id: value.image } } }),
+      body: JSON.stringify({
+        author: f.member,
+        commentary: 'x',
+        visibility: 'PUBLIC',
+        distribution: { feedDistribution: 'MAIN_FEED' },
+        lifecycleState: 'PUBLISHED',
+        content: { media: { id: value.image } },
+      }),
     });
     expect(post.status).toBe(422);
     expect(f.posts).toHaveLength(0);

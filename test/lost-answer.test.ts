@@ -21,7 +21,11 @@ let fake: FakeX;
  * Postgres has recorded it `published` — and then fails instead of reporting its result, as when
  * the worker dies between its last commit and the completion's way to Temporal.
  */
-let loseNextCompletion: { channelId: string; fired: number; rowAtCrash?: { status: string; publishedAt: string | null; attempts: number } } | null = null;
+let loseNextCompletion: {
+  channelId: string;
+  fired: number;
+  rowAtCrash?: { status: string; publishedAt: string | null; attempts: number };
+} | null = null;
 
 const losingCompletions: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {
@@ -44,7 +48,11 @@ beforeAll(async () => {
     // Production's X connector (platforms/index.ts) with a short request timeout, so "hangs
     // until our timeout" costs a second of real time, not thirty.
     connectors: {
-      X: createXConnector({ baseUrl: fake.url, timeoutMs: 1_000, oauth: { clientId: fake.clientId, clientSecret: fake.clientSecret ?? undefined } }),
+      X: createXConnector({
+        baseUrl: fake.url,
+        timeoutMs: 1_000,
+        oauth: { clientId: fake.clientId, clientSecret: fake.clientSecret ?? undefined },
+      }),
     },
     publishInterceptors: [losingCompletions],
   });
@@ -132,7 +140,11 @@ describe('lost answer → look-up before re-sending (X, no idempotency key)', ()
       expect(calls('timeline')).toBe(0);
       expect(calls('me')).toBe(0);
       const row = await stack.h.orm.em.fork().findOneOrFail(PostChannel, { post: r.body.id, channel: channel.id });
-      expect({ status: row.status as string, publishedAt: row.publishedAt?.toISOString() ?? null, attempts: row.attempts as number }).toEqual(crash.rowAtCrash!);
+      expect({
+        status: row.status as string,
+        publishedAt: row.publishedAt?.toISOString() ?? null,
+        attempts: row.attempts as number,
+      }).toEqual(crash.rowAtCrash!);
     } finally {
       loseNextCompletion = null;
     }

@@ -64,9 +64,7 @@ describe('Mastodon publish', () => {
 
   test('two images: uploaded with descriptions, polled until processed (202 → 206 → 200), attached', async () => {
     const f = await fake();
-    const result = await connector().publish(
-      request(f.url, { media: [image('img-a', 'A red kite'), image('img-b', 'A blue sky')] }),
-    );
+    const result = await connector().publish(request(f.url, { media: [image('img-a', 'A red kite'), image('img-b', 'A blue sky')] }));
 
     expect(f.media.map((m) => [m.fileName, m.mimeType, m.description, m.processed])).toEqual([
       ['img-a.png', 'image/png', 'A red kite', true],
@@ -248,7 +246,10 @@ describe('Mastodon error classes', () => {
 describe('Mastodon account limits', () => {
   test('reads configuration.statuses.max_characters and characters_reserved_per_url from /api/v2/instance', async () => {
     const f = await fake({ maxCharacters: 1000, charactersReservedPerUrl: 30 });
-    expect(await connector().accountLimits!({ instanceUrl: f.url, accessToken: 'good-token' })).toEqual({ maxChars: 1000, charactersReservedPerUrl: 30 });
+    expect(await connector().accountLimits!({ instanceUrl: f.url, accessToken: 'good-token' })).toEqual({
+      maxChars: 1000,
+      charactersReservedPerUrl: 30,
+    });
     expect(f.requests.map((r) => r.path)).toEqual(['/api/v2/instance']);
   });
 
@@ -269,7 +270,7 @@ describe('Mastodon account limits', () => {
   });
 });
 
-describe('Mastodon instance address and error text (the instance is the tenant\'s choice)', () => {
+describe("Mastodon instance address and error text (the instance is the tenant's choice)", () => {
   test('an instance on a loopback address → permanent, nothing sent; publish and account limits alike', async () => {
     const f = await fake();
     const err = await failure(connector(2_000, false).publish(request(f.url)));
@@ -283,7 +284,11 @@ describe('Mastodon instance address and error text (the instance is the tenant\'
 
   test('a redirect is not followed → permanent with the target origin', async () => {
     const f = await fake();
-    const redirecting = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 308, headers: { Location: `${f.url}/api/v1/statuses` } }) });
+    const redirecting = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => new Response(null, { status: 308, headers: { Location: `${f.url}/api/v1/statuses` } }),
+    });
     try {
       const err = await failure(connector().publish(request(`http://127.0.0.1:${redirecting.port}`)));
       expect(err.kind).toBe('permanent');
@@ -294,7 +299,7 @@ describe('Mastodon instance address and error text (the instance is the tenant\'
     }
   });
 
-  test('answers that are not Mastodon\'s error shape are never copied: only `error` / `error_description`', async () => {
+  test("answers that are not Mastodon's error shape are never copied: only `error` / `error_description`", async () => {
     // What a channel pointed at some other service sees: the API's own 404 body, a text page, an internal JSON answer.
     const bodies: [number, string, string][] = [
       [404, JSON.stringify({ error: { code: 'not_found', message: 'Route GET /api/v1/statuses not found' } }), 'application/json'],
@@ -303,20 +308,31 @@ describe('Mastodon instance address and error text (the instance is the tenant\'
       [200, JSON.stringify({ ok: true, secret: 'internal-secret-7f3a' }), 'application/json'],
     ];
     for (const [status, body, type] of bodies) {
-      const other = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(body, { status, headers: { 'Content-Type': type } }) });
+      const other = Bun.serve({
+        port: 0,
+        hostname: '127.0.0.1',
+        fetch: () => new Response(body, { status, headers: { 'Content-Type': type } }),
+      });
       try {
         const err = await failure(connector().publish(request(`http://127.0.0.1:${other.port}`)));
         expect(err.message).not.toContain('internal-secret');
         expect(err.message).not.toContain('not_found');
-        expect(err.message).toBe(status === 200 ? 'Mastodon answered 200 without a status id and URL' : `Mastodon ${status}: HTTP ${status}`);
+        expect(err.message).toBe(
+          status === 200 ? 'Mastodon answered 200 without a status id and URL' : `Mastodon ${status}: HTTP ${status}`,
+        );
       } finally {
         other.stop(true);
       }
     }
     // Mastodon's own error entity still comes through.
     const f = await fake();
-    f.failNext(1, { status: 422, body: { error: 'Validation failed: Text character limit of 500 exceeded', error_description: 'too long' } });
-    expect((await failure(connector().publish(request(f.url)))).message).toBe('Mastodon 422: Validation failed: Text character limit of 500 exceeded: too long');
+    f.failNext(1, {
+      status: 422,
+      body: { error: 'Validation failed: Text character limit of 500 exceeded', error_description: 'too long' },
+    });
+    expect((await failure(connector().publish(request(f.url)))).message).toBe(
+      'Mastodon 422: Validation failed: Text character limit of 500 exceeded: too long',
+    );
   });
 });
 
@@ -333,7 +349,11 @@ describe('fake Mastodon contract', () => {
       fetch(`${f.url}/api/v1/statuses`, {
         method: 'POST',
         headers: { Authorization: 'Bearer good-token', 'Idempotency-Key': 'k1' },
-        body: new URLSearchParams([['status', 'form post'], ['media_ids[]', id], ['visibility', 'unlisted']]),
+        body: new URLSearchParams([
+          ['status', 'form post'],
+          ['media_ids[]', id],
+          ['visibility', 'unlisted'],
+        ]),
       });
     const a = (await (await post()).json()) as { id: string; visibility: string; media_attachments: unknown[] };
     const b = (await (await post()).json()) as { id: string };

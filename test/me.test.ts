@@ -46,7 +46,7 @@ describe('GET /v1/me', () => {
     expect(me.body.quota.usedThisMonth).toBe(5);
     expect(me.body.quota.resetsAt).toBe('2026-12-01T00:00:00.000Z');
     // Unauthenticated requests do not count.
-    await call(app, 'GET', '/v1/me', { key: 'sk_live_' + 'Z'.repeat(40) });
+    await call(app, 'GET', '/v1/me', { key: `sk_live_${'Z'.repeat(40)}` });
     // The next UTC month starts from zero.
     now = new Date('2026-12-01T00:00:00Z');
     const dec = await call(app, 'GET', '/v1/me', { key: k1.key });

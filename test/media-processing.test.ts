@@ -115,15 +115,24 @@ describe('catalog: MEDIA_RULES and classifyDeclared', () => {
     });
   });
 
-  test.each(['text/plain', 'image/svg+xml', 'image/heic', 'video/webm', 'application/octet-stream', 'image/png; charset=binary', 'png', '', '   ', 'constructor', '__proto__'])(
-    'unknown mimeType %p is refused',
-    (mime) => {
-      const r = classifyDeclared(mime, 10, 'a.png');
-      expect(r.ok).toBe(false);
-      if (r.ok) return;
-      expect(r.errors.map((e) => e.path)).toEqual(['mimeType']);
-    },
-  );
+  test.each([
+    'text/plain',
+    'image/svg+xml',
+    'image/heic',
+    'video/webm',
+    'application/octet-stream',
+    'image/png; charset=binary',
+    'png',
+    '',
+    '   ',
+    'constructor',
+    '__proto__',
+  ])('unknown mimeType %p is refused', (mime) => {
+    const r = classifyDeclared(mime, 10, 'a.png');
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.errors.map((e) => e.path)).toEqual(['mimeType']);
+  });
 
   test('unknown mimeType message lists the accepted types', () => {
     const r = classifyDeclared('text/plain', 10, 'a.txt');
@@ -348,8 +357,12 @@ describe('probeFile: refused files', () => {
   });
 
   test('audio-only MP4/M4A declared as video', async () => {
-    expect((await rejection(probeFile(fx.files.mp4AudioOnly, 'video/mp4'))).reason).toBe('the file has no video stream, so it is not video/mp4');
-    expect((await rejection(probeFile(fx.files.m4a, 'video/quicktime'))).reason).toBe('the file has no video stream, so it is not video/quicktime');
+    expect((await rejection(probeFile(fx.files.mp4AudioOnly, 'video/mp4'))).reason).toBe(
+      'the file has no video stream, so it is not video/mp4',
+    );
+    expect((await rejection(probeFile(fx.files.m4a, 'video/quicktime'))).reason).toBe(
+      'the file has no video stream, so it is not video/quicktime',
+    );
   });
 
   test.each([
@@ -453,7 +466,9 @@ describe('makeThumbnail', () => {
 
   test('a large image is shrunk to 320 px on the long side, keeping the aspect ratio', async () => {
     const path = `${fx.dir}/tall.png`;
-    await sharp({ create: { width: 500, height: 2000, channels: 3, background: '#3366cc' } }).png().toFile(path);
+    await sharp({ create: { width: 500, height: 2000, channels: 3, background: '#3366cc' } })
+      .png()
+      .toFile(path);
     const t = await makeThumbnail(path, 'image/png');
     expect({ width: t!.width, height: t!.height }).toEqual({ width: 80, height: 320 });
   });

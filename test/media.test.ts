@@ -27,7 +27,11 @@ beforeAll(async () => {
     async fetch(req) {
       const body = await req.json();
       visionRequests.push({ auth: req.headers.get('authorization'), body });
-      return Response.json({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'A test pattern of coloured pixels.' }, finish_reason: 'stop' }] });
+      return Response.json({
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'A test pattern of coloured pixels.' }, finish_reason: 'stop' }],
+      });
     },
   });
 });
@@ -77,7 +81,16 @@ for (const kind of ['disk', 's3'] as const) {
       });
       expect(created.status).toBe(201);
       const { media, upload, next } = created.body;
-      expect(media).toMatchObject({ status: 'pending', type: 'image', fileName: 'photo.png', mimeType: 'image/png', sizeBytes: bytes.length, altText: 'a test', url: null, description: null });
+      expect(media).toMatchObject({
+        status: 'pending',
+        type: 'image',
+        fileName: 'photo.png',
+        mimeType: 'image/png',
+        sizeBytes: bytes.length,
+        altText: 'a test',
+        url: null,
+        description: null,
+      });
       expect(media.id).toMatch(/^med_/);
       expect(upload.method).toBe('PUT');
       expect(upload.headers['Content-Type'] ?? upload.headers['content-type']).toBe('image/png');
@@ -93,7 +106,14 @@ for (const kind of ['disk', 's3'] as const) {
       expect((await put(stack, upload, bytes)).status).toBe(200);
       const done = await call(stack.app, 'POST', `/v1/media/${media.id}/complete`, { key });
       expect(done.status).toBe(200);
-      expect(done.body).toMatchObject({ id: media.id, status: 'ready', width: FIXTURE_FACTS.png.width, height: FIXTURE_FACTS.png.height, sizeBytes: bytes.length, error: null });
+      expect(done.body).toMatchObject({
+        id: media.id,
+        status: 'ready',
+        width: FIXTURE_FACTS.png.width,
+        height: FIXTURE_FACTS.png.height,
+        sizeBytes: bytes.length,
+        error: null,
+      });
       expect(done.body.durationSeconds).toBeNull();
       const file = await fetchUrl(stack, done.body.url);
       expect(file.status).toBe(200);
@@ -117,7 +137,10 @@ for (const kind of ['disk', 's3'] as const) {
       const { key } = await makeKey(org.id);
       await stack.syncClock();
       const bytes = readFileSync(fx.files.jpeg);
-      const created = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'a.jpg', mimeType: 'image/jpeg', fileSize: bytes.length } });
+      const created = await call(stack.app, 'POST', '/v1/media/uploads', {
+        key,
+        body: { fileName: 'a.jpg', mimeType: 'image/jpeg', fileSize: bytes.length },
+      });
       const { media, upload } = created.body;
       expect((await put(stack, upload, bytes)).status).toBe(200);
       const row = await stack.h.orm.em.fork().findOneOrFail(MediaItem, { id: media.id });
@@ -171,7 +194,10 @@ for (const kind of ['disk', 's3'] as const) {
 describe('media: validation, isolation, posts, vision', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startPostStack({ storage: 'disk', vision: { url: `http://127.0.0.1:${visionServer.port}/v1/chat/completions`, model: 'test-vision', apiKey: 'vk' } });
+    stack = await startPostStack({
+      storage: 'disk',
+      vision: { url: `http://127.0.0.1:${visionServer.port}/v1/chat/completions`, model: 'test-vision', apiKey: 'vk' },
+    });
   });
   afterAll(async () => stack?.stop());
 
@@ -201,11 +227,17 @@ describe('media: validation, isolation, posts, vision', () => {
     expect(await bad({ fileName: '../etc/passwd', mimeType: 'image/png', fileSize: 10 })).toContain('fileName');
     await bad({ fileName: 'a.png', mimeType: 'image/png' });
     await bad({ fileName: 'a.png', mimeType: 'image/png', fileSize: 10, extra: true });
-    const scope = await call(stack.app, 'POST', '/v1/media/uploads', { key: read.key, body: { fileName: 'a.png', mimeType: 'image/png', fileSize: 10 } });
+    const scope = await call(stack.app, 'POST', '/v1/media/uploads', {
+      key: read.key,
+      body: { fileName: 'a.png', mimeType: 'image/png', fileSize: 10 },
+    });
     expect(scope.status).toBe(403);
     expect(await stack.h.orm.em.fork().count(MediaItem, { organization: org.id })).toBe(0);
     // 1 GB video is within its limit.
-    const big = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'v.mp4', mimeType: 'video/mp4', fileSize: 1024 * 1024 * 1024 } });
+    const big = await call(stack.app, 'POST', '/v1/media/uploads', {
+      key,
+      body: { fileName: 'v.mp4', mimeType: 'video/mp4', fileSize: 1024 * 1024 * 1024 },
+    });
     expect(big.status).toBe(201);
   });
 
@@ -217,11 +249,14 @@ describe('media: validation, isolation, posts, vision', () => {
     const item = await readyImage(ka.key);
     expect((await call(stack.app, 'GET', `/v1/media/${item.id}`, { key: kb.key })).status).toBe(404);
     expect((await call(stack.app, 'POST', `/v1/media/${item.id}/complete`, { key: kb.key })).status).toBe(404);
-    for (const id of ['med_x', 'nope', '%00', 'med_' + 'z'.repeat(26)]) {
+    for (const id of ['med_x', 'nope', '%00', `med_${'z'.repeat(26)}`]) {
       expect((await call(stack.app, 'GET', `/v1/media/${id}`, { key: ka.key })).status).toBe(404);
     }
     const chB = await makeChannel(b.id, 'MASTODON');
-    const r = await call(stack.app, 'POST', '/v1/posts', { key: kb.key, body: { content: 'x', channelIds: [chB.id], mediaIds: [item.id] } });
+    const r = await call(stack.app, 'POST', '/v1/posts', {
+      key: kb.key,
+      body: { content: 'x', channelIds: [chB.id], mediaIds: [item.id] },
+    });
     expect(r.status).toBe(422);
     expect(r.body.error.details.fields[0].path).toBe('mediaIds');
   });
@@ -233,7 +268,10 @@ describe('media: validation, isolation, posts, vision', () => {
     const ig = await makeChannel(org.id, 'INSTAGRAM');
     const tiktok = await makeChannel(org.id, 'TIKTOK');
     const masto = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id, platform: 'MASTODON', name: 'm', credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'm',
+      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
     });
     const later = new Date((await stack.env.currentTimeMs()) + 30 * 86_400_000).toISOString();
     const noMedia = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [ig.id], publishAt: later } });
@@ -241,15 +279,27 @@ describe('media: validation, isolation, posts, vision', () => {
     expect(noMedia.body.error.details.fields.map((f: { path: string }) => f.path)).toContain('mediaIds');
 
     const image = await readyImage(key);
-    const withImage = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [ig.id], mediaIds: [image.id], publishAt: later } });
+    const withImage = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'x', channelIds: [ig.id], mediaIds: [image.id], publishAt: later },
+    });
     expect(withImage.status).toBe(201);
     expect(withImage.body.media).toEqual([{ id: image.id, type: 'image', url: expect.any(String) }]);
     // TikTok needs a video.
-    const tk = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [tiktok.id], mediaIds: [image.id], publishAt: later } });
+    const tk = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'x', channelIds: [tiktok.id], mediaIds: [image.id], publishAt: later },
+    });
     expect(tk.status).toBe(422);
     // Pending media cannot be attached.
-    const pending = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'p.png', mimeType: 'image/png', fileSize: 100 } });
-    const p = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [masto.id], mediaIds: [pending.body.media.id] } });
+    const pending = await call(stack.app, 'POST', '/v1/media/uploads', {
+      key,
+      body: { fileName: 'p.png', mimeType: 'image/png', fileSize: 100 },
+    });
+    const p = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'x', channelIds: [masto.id], mediaIds: [pending.body.media.id] },
+    });
     expect(p.status).toBe(422);
     // Mastodon takes at most 4.
     const five = [image.id, ...(await Promise.all([1, 2, 3, 4].map(() => readyImage(key)))).map((m) => m.id)];
@@ -257,7 +307,10 @@ describe('media: validation, isolation, posts, vision', () => {
     expect(tooMany.status).toBe(422);
 
     const text = `with media ${crypto.randomUUID()}`;
-    const posted = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: [masto.id], mediaIds: [image.id] } });
+    const posted = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: text, channelIds: [masto.id], mediaIds: [image.id] },
+    });
     expect(posted.status).toBe(201);
     await stack.settle(posted.body.id);
     const got = (await call(stack.app, 'GET', `/v1/posts/${posted.body.id}`, { key })).body;
@@ -294,7 +347,10 @@ describe('media: validation, isolation, posts, vision', () => {
     const plain = await startPostStack({ storage: 'disk' });
     try {
       const bytes = readFileSync(fx.files.png);
-      const created = await call(plain.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'n.png', mimeType: 'image/png', fileSize: bytes.length } });
+      const created = await call(plain.app, 'POST', '/v1/media/uploads', {
+        key,
+        body: { fileName: 'n.png', mimeType: 'image/png', fileSize: bytes.length },
+      });
       await plain.app.handle(new Request(created.body.upload.url, { method: 'PUT', headers: created.body.upload.headers, body: bytes }));
       const done = await call(plain.app, 'POST', `/v1/media/${created.body.media.id}/complete`, { key });
       expect(done.body.status).toBe('ready');

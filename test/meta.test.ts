@@ -19,13 +19,24 @@ async function fake(flavor: MetaFlavor, opts?: FakeMetaOptions): Promise<FakeMet
 }
 
 const sharp = (await import('sharp')).default;
-const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).png().toBuffer();
-const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00f' } }).jpeg().toBuffer();
+const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
+  .png()
+  .toBuffer();
+const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#00f' } })
+  .jpeg()
+  .toBuffer();
 const videoBytes = new Uint8Array([0, 0, 0, 0x18, 0x66, 0x74, 0x79, 0x70, 0x6d, 0x70, 0x34, 0x32]);
 
 function image(id: string, altText: string | null = null, kind: 'png' | 'jpeg' = 'png'): MediaRef {
   const bytes = kind === 'png' ? png : jpeg;
-  return { id, type: 'image', mimeType: `image/${kind}`, fileName: `${id}.${kind === 'png' ? 'png' : 'jpg'}`, altText, read: async () => new Uint8Array(bytes) };
+  return {
+    id,
+    type: 'image',
+    mimeType: `image/${kind}`,
+    fileName: `${id}.${kind === 'png' ? 'png' : 'jpg'}`,
+    altText,
+    read: async () => new Uint8Array(bytes),
+  };
 }
 
 function video(id: string): MediaRef {
@@ -141,7 +152,12 @@ describe('Facebook error classes', () => {
 
   test('missing permission (#200) → reauth', async () => {
     const f = await fake('facebook');
-    f.failNext(1, { status: 403, body: { error: { message: '(#200) The user hasn\'t authorized the application to perform this action', type: 'OAuthException', code: 200 } } });
+    f.failNext(1, {
+      status: 403,
+      body: {
+        error: { message: "(#200) The user hasn't authorized the application to perform this action", type: 'OAuthException', code: 200 },
+      },
+    });
     const err = await failure(connectorFor(f).publish(request(f)));
     expect(err.kind).toBe('reauth');
     expect(err.opts.platformCode).toBe('200');
@@ -162,7 +178,17 @@ describe('Facebook error classes', () => {
 
   test('blocked for policy (368) → permanent', async () => {
     const f = await fake('facebook');
-    f.failNext(1, { status: 400, body: { error: { message: 'It looks like you were misusing this feature by going too fast.', type: 'OAuthException', code: 368, error_subcode: 1390008 } } });
+    f.failNext(1, {
+      status: 400,
+      body: {
+        error: {
+          message: 'It looks like you were misusing this feature by going too fast.',
+          type: 'OAuthException',
+          code: 368,
+          error_subcode: 1390008,
+        },
+      },
+    });
     const err = await failure(connectorFor(f).publish(request(f)));
     expect(err.kind).toBe('permanent');
     expect(err.message).toBe('Facebook 400: It looks like you were misusing this feature by going too fast.');
@@ -170,7 +196,9 @@ describe('Facebook error classes', () => {
 
   test('Page rate limit (32) with X-Business-Use-Case-Usage → transient, retryAfterMs from estimated_time_to_regain_access', async () => {
     const f = await fake('facebook');
-    const usage = { [f.accountId]: [{ type: 'pages', call_count: 100, total_cputime: 12, total_time: 20, estimated_time_to_regain_access: 7 }] };
+    const usage = {
+      [f.accountId]: [{ type: 'pages', call_count: 100, total_cputime: 12, total_time: 20, estimated_time_to_regain_access: 7 }],
+    };
     f.failNext(1, {
       status: 403,
       body: { error: { message: '(#32) Page request limit reached', type: 'OAuthException', code: 32, fbtrace_id: 'Abc' } },
@@ -184,7 +212,11 @@ describe('Facebook error classes', () => {
 
   test('429 with Retry-After → transient, retryAfterMs 9000', async () => {
     const f = await fake('facebook');
-    f.failNext(1, { status: 429, body: { error: { message: '(#4) Application request limit reached', type: 'OAuthException', code: 4, is_transient: true } }, headers: { 'Retry-After': '9' } });
+    f.failNext(1, {
+      status: 429,
+      body: { error: { message: '(#4) Application request limit reached', type: 'OAuthException', code: 4, is_transient: true } },
+      headers: { 'Retry-After': '9' },
+    });
     const err = await failure(connectorFor(f).publish(request(f)));
     expect(err.kind).toBe('transient');
     expect(err.opts).toMatchObject({ status: 429, retryAfterMs: 9000 });
@@ -192,7 +224,17 @@ describe('Facebook error classes', () => {
 
   test('500 (code 2, is_transient) and a bare 503 → transient', async () => {
     const f = await fake('facebook');
-    f.failNext(1, { status: 500, body: { error: { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true } } });
+    f.failNext(1, {
+      status: 500,
+      body: {
+        error: {
+          message: 'An unexpected error has occurred. Please retry your request later.',
+          type: 'OAuthException',
+          code: 2,
+          is_transient: true,
+        },
+      },
+    });
     const err = await failure(connectorFor(f).publish(request(f)));
     expect(err.kind).toBe('transient');
     expect(err.message).toBe('Facebook 500: An unexpected error has occurred. Please retry your request later.');
@@ -262,7 +304,11 @@ describe('Instagram publish (container flow)', () => {
     expect(f.requests.every((r) => r.version === 'v26.0')).toBe(true);
     const post = f.posts[0]!;
     expect(post).toMatchObject({ text: 'Caption #1', kind: 'IMAGE' });
-    expect(result).toEqual({ platformPostId: post.id, url: post.permalink, publishedAt: new Date(Math.floor(post.created.getTime() / 1000) * 1000).toISOString() });
+    expect(result).toEqual({
+      platformPostId: post.id,
+      url: post.permalink,
+      publishedAt: new Date(Math.floor(post.created.getTime() / 1000) * 1000).toISOString(),
+    });
     expect(result.url).toMatch(/^https:\/\/www\.instagram\.com\/p\/[^/]+\/$/);
   });
 
@@ -277,9 +323,7 @@ describe('Instagram publish (container flow)', () => {
 
   test('carousel: item containers (VIDEO for the video), each finished, then CAROUSEL with children in order', async () => {
     const f = await fake('instagram');
-    const result = await connectorFor(f).publish(
-      request(f, { media: [image('a', null, 'jpeg'), video('v'), image('b', null, 'jpeg')] }),
-    );
+    const result = await connectorFor(f).publish(request(f, { media: [image('a', null, 'jpeg'), video('v'), image('b', null, 'jpeg')] }));
     const items = f.containers.filter((c) => c.carouselItem);
     expect(items.map((c) => [c.mediaType, c.params.is_carousel_item, c.params.caption])).toEqual([
       ['IMAGE', 'true', undefined],
@@ -287,7 +331,11 @@ describe('Instagram publish (container flow)', () => {
       ['IMAGE', 'true', undefined],
     ]);
     const parent = f.containers.find((c) => c.mediaType === 'CAROUSEL')!;
-    expect(parent.params).toEqual({ media_type: 'CAROUSEL', children: items.map((c) => c.id).join(','), caption: 'Hello from the scheduler' });
+    expect(parent.params).toEqual({
+      media_type: 'CAROUSEL',
+      children: items.map((c) => c.id).join(','),
+      caption: 'Hello from the scheduler',
+    });
     expect(f.posts[0]).toMatchObject({ kind: 'CAROUSEL_ALBUM', media: [parent.id, ...items.map((c) => c.id)] });
     expect(result.platformPostId).toBe(f.posts[0]!.id);
   });
@@ -323,7 +371,9 @@ describe('Instagram error classes', () => {
   });
 
   test('container ERROR with an unsupported format → permanent, never published', async () => {
-    const f = await fake('instagram', { containerError: 'Error: The video format is not supported. Please check spec for supported format (2207026)' });
+    const f = await fake('instagram', {
+      containerError: 'Error: The video format is not supported. Please check spec for supported format (2207026)',
+    });
     const err = await failure(connectorFor(f).publish(request(f, { media: [video('v')] })));
     expect(err.kind).toBe('permanent');
     expect(err.message).toContain('ERROR: Error: The video format is not supported');
@@ -335,7 +385,9 @@ describe('Instagram error classes', () => {
     const c = createInstagramConnector({ baseUrl: f.url, mediaUrl: async () => `${f.url}/__media/missing`, pollIntervalMs: 5 });
     const err = await failure(c.publish(request(f, { media: [image('a')] })));
     expect(err.kind).toBe('transient');
-    expect(err.message).toBe('Instagram 400: Only photo or video can be accepted as media type. (The media could not be fetched from this uri: ' + `${f.url}/__media/missing)`);
+    expect(err.message).toBe(
+      `Instagram 400: Only photo or video can be accepted as media type. (The media could not be fetched from this uri: ${f.url}/__media/missing)`,
+    );
     expect(err.opts.platformCode).toBe('9004/2207052');
   });
 
@@ -349,12 +401,34 @@ describe('Instagram error classes', () => {
 
   test('daily publishing limit (9/2207042) → transient; spam restriction (4/2207051) → permanent', async () => {
     const f = await fake('instagram');
-    f.failNext(1, { status: 400, body: { error: { message: 'Application request limit reached', type: 'OAuthException', code: 9, error_subcode: 2207042, error_user_msg: 'You reached maximum number of posts that is allowed to be published by Content Publishing API.' } } });
+    f.failNext(1, {
+      status: 400,
+      body: {
+        error: {
+          message: 'Application request limit reached',
+          type: 'OAuthException',
+          code: 9,
+          error_subcode: 2207042,
+          error_user_msg: 'You reached maximum number of posts that is allowed to be published by Content Publishing API.',
+        },
+      },
+    });
     const limit = await failure(connectorFor(f).publish(request(f, { media: [image('a')] })));
     expect(limit.kind).toBe('transient');
     expect(limit.message).toContain('You reached maximum number of posts');
 
-    f.failNext(1, { status: 400, body: { error: { message: 'Application request limit reached', type: 'OAuthException', code: 4, error_subcode: 2207051, error_user_msg: 'We restrict certain activity to protect our community. Tell us if you think we made a mistake.' } } });
+    f.failNext(1, {
+      status: 400,
+      body: {
+        error: {
+          message: 'Application request limit reached',
+          type: 'OAuthException',
+          code: 4,
+          error_subcode: 2207051,
+          error_user_msg: 'We restrict certain activity to protect our community. Tell us if you think we made a mistake.',
+        },
+      },
+    });
     const spam = await failure(connectorFor(f).publish(request(f, { media: [image('a')] })));
     expect(spam.kind).toBe('permanent');
     expect(spam.opts.platformCode).toBe('4/2207051');
@@ -362,10 +436,29 @@ describe('Instagram error classes', () => {
 
   test('BUC rate limit (80002) with X-Business-Use-Case-Usage → transient with retryAfterMs', async () => {
     const f = await fake('instagram');
-    const usage = { [f.accountId]: [{ type: 'instagram', call_count: 100, total_cputime: 5, total_time: 5, estimated_time_to_regain_access: 3 }] };
-    f.failNext(1, { status: 400, body: { error: { message: 'There have been too many calls to this Instagram account. Wait a bit and try again.', type: 'OAuthException', code: 80002 } }, headers: { 'x-business-use-case-usage': JSON.stringify(usage) } }, 'container');
+    const usage = {
+      [f.accountId]: [{ type: 'instagram', call_count: 100, total_cputime: 5, total_time: 5, estimated_time_to_regain_access: 3 }],
+    };
+    f.failNext(
+      1,
+      {
+        status: 400,
+        body: {
+          error: {
+            message: 'There have been too many calls to this Instagram account. Wait a bit and try again.',
+            type: 'OAuthException',
+            code: 80002,
+          },
+        },
+        headers: { 'x-business-use-case-usage': JSON.stringify(usage) },
+      },
+      'container',
+    );
     const err = await failure(connectorFor(f).publish(request(f, { media: [image('a')] })));
-    expect(err).toMatchObject({ kind: 'transient', message: 'Instagram 400: There have been too many calls to this Instagram account. Wait a bit and try again.' });
+    expect(err).toMatchObject({
+      kind: 'transient',
+      message: 'Instagram 400: There have been too many calls to this Instagram account. Wait a bit and try again.',
+    });
     expect(err.opts.retryAfterMs).toBe(180_000);
   });
 
@@ -449,7 +542,12 @@ describe('Threads publish', () => {
     const f = await fake('threads', { videoPendingPolls: 1 });
     const c = connectorFor(f);
     await c.publish(request(f, { media: [image('a', 'Red square')] }));
-    expect(f.containers[0]!.params).toEqual({ media_type: 'IMAGE', image_url: f.containers[0]!.fetched!.url, alt_text: 'Red square', text: 'Hello from the scheduler' });
+    expect(f.containers[0]!.params).toEqual({
+      media_type: 'IMAGE',
+      image_url: f.containers[0]!.fetched!.url,
+      alt_text: 'Red square',
+      text: 'Hello from the scheduler',
+    });
     expect(f.containers[0]!.fetched).toMatchObject({ contentType: 'image/png', size: png.length });
 
     await c.publish(request(f, { text: 'A clip', media: [video('v')] }));
@@ -467,7 +565,11 @@ describe('Threads publish', () => {
     await connectorFor(f).publish(request(f, { media: [image('a'), image('b'), video('v')] }));
     const items = f.containers.filter((c) => c.carouselItem);
     expect(items.map((c) => c.mediaType)).toEqual(['IMAGE', 'IMAGE', 'VIDEO']);
-    expect(f.containers.at(-1)!.params).toEqual({ media_type: 'CAROUSEL', children: items.map((c) => c.id).join(','), text: 'Hello from the scheduler' });
+    expect(f.containers.at(-1)!.params).toEqual({
+      media_type: 'CAROUSEL',
+      children: items.map((c) => c.id).join(','),
+      text: 'Hello from the scheduler',
+    });
     expect(f.posts[0]!.kind).toBe('CAROUSEL_ALBUM');
   });
 });
@@ -558,14 +660,21 @@ describe('Graph helpers', () => {
     const kind = (code: number, sub?: number, extra: object = {}) =>
       classifyGraph('X', reply(400, { message: 'm', code, error_subcode: sub, ...extra })).kind;
     expect([kind(190), kind(102), kind(10), kind(200), kind(299), kind(100, 463), kind(100, 467)]).toEqual(Array(7).fill('reauth'));
-    expect([kind(4), kind(17), kind(32), kind(341), kind(613), kind(80001), kind(1), kind(100, undefined, { is_transient: true })]).toEqual(Array(8).fill('transient'));
+    expect([kind(4), kind(17), kind(32), kind(341), kind(613), kind(80001), kind(1), kind(100, undefined, { is_transient: true })]).toEqual(
+      Array(8).fill('transient'),
+    );
     expect([kind(506), kind(368), kind(100), kind(4, 2207051), kind(100, 33)]).toEqual(Array(5).fill('permanent'));
     expect(classifyGraph('X', { status: 401, headers: new Headers(), body: null, text: '' }).kind).toBe('reauth');
   });
 
   test('retry delay: Retry-After wins, else the largest estimated_time_to_regain_access', () => {
     expect(graphRetryAfterMs(new Headers({ 'retry-after': '3', 'x-app-usage': '{"estimated_time_to_regain_access":9}' }))).toBe(3000);
-    const buc = JSON.stringify({ '1': [{ type: 'pages', estimated_time_to_regain_access: 2 }, { type: 'x', estimated_time_to_regain_access: 4 }] });
+    const buc = JSON.stringify({
+      '1': [
+        { type: 'pages', estimated_time_to_regain_access: 2 },
+        { type: 'x', estimated_time_to_regain_access: 4 },
+      ],
+    });
     expect(graphRetryAfterMs(new Headers({ 'x-business-use-case-usage': buc }))).toBe(240_000);
     expect(graphRetryAfterMs(new Headers({ 'x-app-usage': '{"call_count":100}' }))).toBeUndefined();
     expect(graphRetryAfterMs(new Headers({ 'x-app-usage': 'not json' }))).toBeUndefined();
@@ -586,7 +695,10 @@ describe('Graph helpers', () => {
 
 describe('fake Graph contract', () => {
   const post = (url: string, form: Record<string, string>) =>
-    fetch(url, { method: 'POST', body: new URLSearchParams(form) }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    fetch(url, { method: 'POST', body: new URLSearchParams(form) }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as any,
+    }));
 
   test('rejects a misnamed field, an unknown Page and attached_media that is not an unpublished photo', async () => {
     const f = await fake('facebook');
@@ -612,7 +724,11 @@ describe('fake Graph contract', () => {
     const { id } = (await res.json()) as { id: string };
     const early = await post(`${f.url}/v26.0/${f.accountId}/media_publish`, { creation_id: id, access_token: TOKENS.instagram });
     expect(early.body.error).toMatchObject({ code: 9007, error_subcode: 2207027 });
-    const single = await post(`${f.url}/v26.0/${f.accountId}/media`, { media_type: 'VIDEO', video_url: 'http://x', access_token: TOKENS.instagram });
+    const single = await post(`${f.url}/v26.0/${f.accountId}/media`, {
+      media_type: 'VIDEO',
+      video_url: 'http://x',
+      access_token: TOKENS.instagram,
+    });
     expect(single.status).toBe(400);
     expect(f.posts).toHaveLength(0);
   });

@@ -36,36 +36,96 @@ const DEFAULT_RUNS = 25;
  * be checked from the request, `holds` checks it really applied. Anything else is a rule the
  * document hides.
  */
-const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: RegExp; why: string; holds?: (g: Generated) => boolean }[] = [
-  {
-    ops: ['createPost'], path: /^channelIds$/, message: /^unknown channel /, documented: /channels of the organization/, why: 'ids must name the organization’s channels (referential)',
-    holds: (g) => (g.body as Json).channelIds.some((id: string) => !pools.channels.includes(id)),
-  },
-  { ops: ['createPost', 'updatePost'], path: /^(content|contentByPlatform\.[A-Z]+)$/, message: /^is \d+ characters.*allows \d+$/, documented: /`rules\.maxChars`/, why: 'each channel’s own length limit, published as its rules' },
-  { ops: ['createPost', 'updatePost'], path: /^(content|contentByPlatform\.[A-Z]+)$/, message: /^is empty for channel /, documented: /empty text needs media/i, why: 'an empty text is allowed only with media' },
-  { ops: ['createPost', 'updatePost'], path: /^contentByPlatform\.[A-Z]+$/, message: /^no target channel is on this platform$/, documented: /platform of a target channel/, why: 'keys must be platforms of the target channels' },
-  {
-    ops: ['createPost', 'updatePost'], path: /^mediaIds$/, message: /^(unknown media |media .* only ready media)/, documented: /`ready` media items of the organization/i, why: 'ids must name ready media items (referential)',
-    holds: (g) => (g.body as Json).mediaIds.some((id: string) => id !== pools.media[0]),
-  },
-  { ops: ['createPost', 'updatePost'], path: /^mediaIds$/, message: /(requires an image or video|takes at most \d+ attachment\(s\)|does not accept .* files|takes a video only on its own|requires a video|requires an image)$/, documented: /media limits/, why: 'each platform’s media limits (count, types), channel `rules.requiresMedia`' },
-  { ops: ['createPost'], path: /^reddit$/, message: /^REDDIT channel .* requires reddit\.subreddit/, documented: /required when a REDDIT channel is targeted/, why: 'channel `rules.requiredFields`' },
-  {
-    ops: ['createPost', 'updatePost'], path: /^publishAt$/, message: /^is more than 5 minutes in the past$/, documented: /at most 5 minutes in the past/, why: 'relative to the server’s clock',
-    holds: (g) => Date.parse((g.body as Json).publishAt) < serverNow - 5 * 60_000,
-  },
-  {
-    ops: ['createPost', 'updatePost'], path: /^publishAt$/, message: /^must be before 9999-12-31T00:00:00\.000Z$/, documented: /before 9999-12-31T00:00:00Z/, why: 'JSON Schema has no bound on date-times',
-    holds: (g) => Date.parse((g.body as Json).publishAt) >= Date.parse('9999-12-31T00:00:00Z'),
-  },
-  {
-    ops: ['listPosts'], path: /^cursor$/, message: /^is not a cursor returned by this API$/, documented: /only a `nextCursor`/, why: 'an opaque cursor (referential)',
-    holds: (g) => !pools.cursors.includes(g.query.cursor as string),
-  },
-];
+const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: RegExp; why: string; holds?: (g: Generated) => boolean }[] =
+  [
+    {
+      ops: ['createPost'],
+      path: /^channelIds$/,
+      message: /^unknown channel /,
+      documented: /channels of the organization/,
+      why: 'ids must name the organization’s channels (referential)',
+      holds: (g) => (g.body as Json).channelIds.some((id: string) => !pools.channels.includes(id)),
+    },
+    {
+      ops: ['createPost', 'updatePost'],
+      path: /^(content|contentByPlatform\.[A-Z]+)$/,
+      message: /^is \d+ characters.*allows \d+$/,
+      documented: /`rules\.maxChars`/,
+      why: 'each channel’s own length limit, published as its rules',
+    },
+    {
+      ops: ['createPost', 'updatePost'],
+      path: /^(content|contentByPlatform\.[A-Z]+)$/,
+      message: /^is empty for channel /,
+      documented: /empty text needs media/i,
+      why: 'an empty text is allowed only with media',
+    },
+    {
+      ops: ['createPost', 'updatePost'],
+      path: /^contentByPlatform\.[A-Z]+$/,
+      message: /^no target channel is on this platform$/,
+      documented: /platform of a target channel/,
+      why: 'keys must be platforms of the target channels',
+    },
+    {
+      ops: ['createPost', 'updatePost'],
+      path: /^mediaIds$/,
+      message: /^(unknown media |media .* only ready media)/,
+      documented: /`ready` media items of the organization/i,
+      why: 'ids must name ready media items (referential)',
+      holds: (g) => (g.body as Json).mediaIds.some((id: string) => id !== pools.media[0]),
+    },
+    {
+      ops: ['createPost', 'updatePost'],
+      path: /^mediaIds$/,
+      message:
+        /(requires an image or video|takes at most \d+ attachment\(s\)|does not accept .* files|takes a video only on its own|requires a video|requires an image)$/,
+      documented: /media limits/,
+      why: 'each platform’s media limits (count, types), channel `rules.requiresMedia`',
+    },
+    {
+      ops: ['createPost'],
+      path: /^reddit$/,
+      message: /^REDDIT channel .* requires reddit\.subreddit/,
+      documented: /required when a REDDIT channel is targeted/,
+      why: 'channel `rules.requiredFields`',
+    },
+    {
+      ops: ['createPost', 'updatePost'],
+      path: /^publishAt$/,
+      message: /^is more than 5 minutes in the past$/,
+      documented: /at most 5 minutes in the past/,
+      why: 'relative to the server’s clock',
+      holds: (g) => Date.parse((g.body as Json).publishAt) < serverNow - 5 * 60_000,
+    },
+    {
+      ops: ['createPost', 'updatePost'],
+      path: /^publishAt$/,
+      message: /^must be before 9999-12-31T00:00:00\.000Z$/,
+      documented: /before 9999-12-31T00:00:00Z/,
+      why: 'JSON Schema has no bound on date-times',
+      holds: (g) => Date.parse((g.body as Json).publishAt) >= Date.parse('9999-12-31T00:00:00Z'),
+    },
+    {
+      ops: ['listPosts'],
+      path: /^cursor$/,
+      message: /^is not a cursor returned by this API$/,
+      documented: /only a `nextCursor`/,
+      why: 'an opaque cursor (referential)',
+      holds: (g) => !pools.cursors.includes(g.query.cursor as string),
+    },
+  ];
 
 /** Response headers the API may send that a client acts on: each must be declared where it appears. */
-const MEANINGFUL_HEADERS = ['location', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'idempotent-replayed', 'allow'];
+const MEANINGFUL_HEADERS = [
+  'location',
+  'retry-after',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'idempotent-replayed',
+  'allow',
+];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
 
 let stack: Stack;
@@ -78,7 +138,13 @@ let keyTurn = 0;
 const nextKey = () => keys[keyTurn++ % keys.length]!;
 let readOnlyKey: string;
 let freeKey: string;
-const pools = { channels: [] as string[], platforms: ['MASTODON', 'BLUESKY', 'REDDIT'], posts: [] as string[], media: [] as string[], cursors: [] as string[] };
+const pools = {
+  channels: [] as string[],
+  platforms: ['MASTODON', 'BLUESKY', 'REDDIT'],
+  posts: [] as string[],
+  media: [] as string[],
+  cursors: [] as string[],
+};
 
 // ---------------------------------------------------------------------------------------------
 // The document as a validator.
@@ -101,7 +167,8 @@ function absolute(node: unknown): unknown {
 function makeAjv(document: Json) {
   const a = new Ajv2020({ strict: true, strictTypes: false, allErrors: true });
   addFormats(a);
-  for (const [name, schema] of Object.entries(document.components.schemas as Json)) a.addSchema({ ...(absolute(schema) as Json), $id: `${BASE}${name}` });
+  for (const [name, schema] of Object.entries(document.components.schemas as Json))
+    a.addSchema({ ...(absolute(schema) as Json), $id: `${BASE}${name}` });
   return a;
 }
 
@@ -127,7 +194,12 @@ interface Operation {
 
 function operations(): Operation[] {
   return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
-    Object.entries(item as Json).map(([method, op]) => ({ id: (op as Json).operationId, method: method.toUpperCase(), path, op: op as Json })),
+    Object.entries(item as Json).map(([method, op]) => ({
+      id: (op as Json).operationId,
+      method: method.toUpperCase(),
+      path,
+      op: op as Json,
+    })),
   );
 }
 
@@ -181,7 +253,10 @@ const encode = (v: unknown) => encodeURIComponent(String(v));
 
 function toRequest(o: Operation, g: Generated, key: string | undefined): Request {
   const path = o.path.replace(/\{(\w+)\}/g, (_, name: string) => encode(g.path[name]));
-  const query = Object.entries(g.query).filter(([, v]) => v !== undefined).map(([k, v]) => `${encode(k)}=${encode(v)}`).join('&');
+  const query = Object.entries(g.query)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${encode(k)}=${encode(v)}`)
+    .join('&');
   const headers: Record<string, string> = {};
   if (key) headers.authorization = `Bearer ${key}`;
   for (const [k, v] of Object.entries(g.header)) if (v !== undefined) headers[k] = String(v);
@@ -219,10 +294,14 @@ function answerProblems(o: Operation, status: number, headers: Headers, text: st
   const declared = o.op.responses[String(status)] ?? o.op.responses.default;
   if (!declared) return [...out, `status ${status} is not declared (declared: ${Object.keys(o.op.responses).join(', ')})`];
   const response = resolve(doc, declared);
-  const declaredHeaders = Object.fromEntries(Object.entries((response.headers ?? {}) as Json).map(([k, v]) => [k.toLowerCase(), resolve(doc, v as Json)]));
+  const declaredHeaders = Object.fromEntries(
+    Object.entries((response.headers ?? {}) as Json).map(([k, v]) => [k.toLowerCase(), resolve(doc, v as Json)]),
+  );
   if (!headers.get('x-request-id')) out.push('no X-Request-Id');
-  for (const [name, h] of Object.entries(declaredHeaders)) if (h.required && !headers.has(name)) out.push(`required header ${name} missing`);
-  for (const name of MEANINGFUL_HEADERS) if (headers.has(name) && !declaredHeaders[name]) out.push(`header ${name} sent but not declared for ${status}`);
+  for (const [name, h] of Object.entries(declaredHeaders))
+    if (h.required && !headers.has(name)) out.push(`required header ${name} missing`);
+  for (const name of MEANINGFUL_HEADERS)
+    if (headers.has(name) && !declaredHeaders[name]) out.push(`header ${name} sent but not declared for ${status}`);
   const schema = response.content?.['application/json']?.schema;
   let body: unknown;
   if (schema) {
@@ -238,7 +317,9 @@ function answerProblems(o: Operation, status: number, headers: Headers, text: st
   if (status === 422 && generated) {
     const fields = ((body as Json)?.error?.details?.fields ?? [{ path: '?', message: '?' }]) as { path: string; message: string }[];
     for (const f of fields) {
-      const rule = PROSE_RULES.find((r) => r.ops.includes(o.id) && r.path.test(f.path) && r.message.test(f.message) && (!r.holds || r.holds(generated)));
+      const rule = PROSE_RULES.find(
+        (r) => r.ops.includes(o.id) && r.path.test(f.path) && r.message.test(f.message) && (!r.holds || r.holds(generated)),
+      );
       if (!rule) out.push(`a document-valid request refused: ${f.path}: ${f.message}`);
       else proseHits.set(rule.why, (proseHits.get(rule.why) ?? 0) + 1);
     }
@@ -248,7 +329,12 @@ function answerProblems(o: Operation, status: number, headers: Headers, text: st
 
 const short = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}…(${s.length})` : s);
 
-async function send(o: Operation, req: Request, generated: Generated | undefined, label?: string): Promise<{ status: number; body: any; headers: Headers }> {
+async function send(
+  o: Operation,
+  req: Request,
+  generated: Generated | undefined,
+  label?: string,
+): Promise<{ status: number; body: any; headers: Headers }> {
   const described = `${req.method} ${new URL(req.url).pathname}${new URL(req.url).search.slice(0, 200)} ${label ?? ''}`;
   const bodyText = req.body ? await req.clone().text() : '';
   const res = await stack.app.handle(req);
@@ -307,7 +393,10 @@ beforeAll(async () => {
   serverNow = at;
   const org = await makeOrg('ENTERPRISE', 'OpenAPI property org');
   const mastodon = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-    organizationId: org.id, platform: 'MASTODON', name: 'fake', credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+    organizationId: org.id,
+    platform: 'MASTODON',
+    name: 'fake',
+    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
   });
   pools.channels = [mastodon.id, (await makeChannel(org.id, 'BLUESKY')).id, (await makeChannel(org.id, 'REDDIT')).id];
   keys = await Promise.all(Array.from({ length: 12 }, async (_, i) => (await makeKey(org.id, { name: `property ${i}` })).key));
@@ -317,19 +406,30 @@ beforeAll(async () => {
   const key = keys[0]!;
 
   // A ready image and a pending upload.
-  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366ff' } }).png().toBuffer();
-  const made = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'ready.png', mimeType: 'image/png', fileSize: png.length } });
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366ff' } })
+    .png()
+    .toBuffer();
+  const made = await call(stack.app, 'POST', '/v1/media/uploads', {
+    key,
+    body: { fileName: 'ready.png', mimeType: 'image/png', fileSize: png.length },
+  });
   expect(made.status).toBe(201);
-  expect((await stack.app.handle(new Request(made.body.upload.url, { method: 'PUT', headers: made.body.upload.headers, body: png }))).status).toBe(200);
+  expect(
+    (await stack.app.handle(new Request(made.body.upload.url, { method: 'PUT', headers: made.body.upload.headers, body: png }))).status,
+  ).toBe(200);
   const done = await call(stack.app, 'POST', `/v1/media/${made.body.media.id}/complete`, { key });
   expect(done.body.status).toBe('ready');
-  const pending = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'pending.png', mimeType: 'image/png', fileSize: 100 } });
+  const pending = await call(stack.app, 'POST', '/v1/media/uploads', {
+    key,
+    body: { fileName: 'pending.png', mimeType: 'image/png', fileSize: 100 },
+  });
   pools.media = [done.body.id, pending.body.media.id];
 
   // Scheduled posts far ahead (PATCH targets), and cursors of real pages.
   for (let i = 0; i < 3; i++) {
     const post = await call(stack.app, 'POST', '/v1/posts', {
-      key, body: { content: `property target ${i}`, channelIds: [mastodon.id], publishAt: new Date(at + (400 + i) * DAY).toISOString() },
+      key,
+      body: { content: `property target ${i}`, channelIds: [mastodon.id], publishAt: new Date(at + (400 + i) * DAY).toISOString() },
     });
     expect(post.status).toBe(201);
     pools.posts.push(post.body.id);
@@ -343,7 +443,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await fake?.stop();
-  const lines = [...stats.entries()].map(([op, s]) => `${op} ${s.runs} (${[...s.byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([st, n]) => `${st}×${n}`).join(' ')})`);
+  const lines = [...stats.entries()].map(
+    ([op, s]) =>
+      `${op} ${s.runs} (${[...s.byStatus.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([st, n]) => `${st}×${n}`)
+        .join(' ')})`,
+  );
   console.log(`[openapi-property] requests: ${lines.join('; ')}`);
   console.log(`[openapi-property] 422 by stated rules: ${[...proseHits].map(([why, n]) => `${why} ×${n}`).join('; ')}`);
 });
@@ -371,14 +477,23 @@ describe('the OpenAPI document tells the whole truth', () => {
       await fc.assert(
         fc.asyncProperty(requestArbitrary(o, hintsFor(o)), async (g) => {
           const invalid = documentProblems(o, g);
-          if (invalid.length) throw new Error(`the generator made a request the document calls invalid: ${o.id} ${invalid.join('; ')} ${JSON.stringify(g).slice(0, 500)}`);
+          if (invalid.length)
+            throw new Error(
+              `the generator made a request the document calls invalid: ${o.id} ${invalid.join('; ')} ${JSON.stringify(g).slice(0, 500)}`,
+            );
           ran.set(o.id, (ran.get(o.id) ?? 0) + 1);
           let req: Request;
           try {
             req = toRequest(o, g, nextKey());
           } catch (err) {
             // A value the document allows but HTTP cannot carry (a header with a control character).
-            violations.push({ op: o.id, why: `the document allows a request HTTP cannot carry: ${(err as Error).message}`, request: JSON.stringify(g).slice(0, 300), status: 0, response: '' });
+            violations.push({
+              op: o.id,
+              why: `the document allows a request HTTP cannot carry: ${(err as Error).message}`,
+              request: JSON.stringify(g).slice(0, 300),
+              status: 0,
+              response: '',
+            });
             return;
           }
           await send(o, req, g);
@@ -402,10 +517,17 @@ describe('the OpenAPI document tells the whole truth', () => {
     for (const o of operations()) {
       const g: Generated = { path: { id: o.path.startsWith('/posts') ? pools.posts[0] : pools.media[1] }, query: {}, header: {} };
       const statuses: number[] = [];
-      for (const key of [undefined, freeKey, readOnlyKey]) statuses.push((await send(o, toRequest(o, g, key), undefined, `key ${key === undefined ? 'none' : key === freeKey ? 'FREE' : 'read-only'}`)).status);
+      for (const key of [undefined, freeKey, readOnlyKey])
+        statuses.push(
+          (await send(o, toRequest(o, g, key), undefined, `key ${key === undefined ? 'none' : key === freeKey ? 'FREE' : 'read-only'}`))
+            .status,
+        );
       expect(statuses.slice(0, 2)).toEqual([401, 403]);
       if (o.method !== 'GET') {
-        const req = new Request(toRequest(o, g, nextKey()), { body: big, headers: { authorization: `Bearer ${nextKey()}`, 'content-type': 'application/json' } });
+        const req = new Request(toRequest(o, g, nextKey()), {
+          body: big,
+          headers: { authorization: `Bearer ${nextKey()}`, 'content-type': 'application/json' },
+        });
         expect((await send(o, req, undefined, '1 MB body')).status).toBe(413);
       }
     }
@@ -427,14 +549,22 @@ describe('the OpenAPI document tells the whole truth', () => {
       const allow = [...new Set([...listed, ...(listed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].sort();
       for (const method of METHODS.filter((m) => !listed.includes(m) && !(m === 'HEAD' && listed.includes('GET')))) {
         for (const target of [concrete, `${concrete}/`]) {
-          const res = await stack.app.handle(new Request(`http://localhost${target}`, { method, headers: { authorization: `Bearer ${nextKey()}` } }));
+          const res = await stack.app.handle(
+            new Request(`http://localhost${target}`, { method, headers: { authorization: `Bearer ${nextKey()}` } }),
+          );
           const text = await res.text();
-          const got = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort();
+          const got = (res.headers.get('allow') ?? '')
+            .split(',')
+            .map((m) => m.trim())
+            .filter(Boolean)
+            .sort();
           const where = `${method} ${target}`;
           if (!res.headers.get('x-request-id')) problems.push(`${where}: no X-Request-Id`);
-          if (JSON.stringify(got) !== JSON.stringify(allow)) problems.push(`${where}: Allow ${JSON.stringify(got)}, expected ${JSON.stringify(allow)} (status ${res.status})`);
+          if (JSON.stringify(got) !== JSON.stringify(allow))
+            problems.push(`${where}: Allow ${JSON.stringify(got)}, expected ${JSON.stringify(allow)} (status ${res.status})`);
           if (method === 'OPTIONS') {
-            if (res.status !== 204 || text !== '') problems.push(`${where}: ${res.status} ${text.slice(0, 100)}, expected 204 without a body`);
+            if (res.status !== 204 || text !== '')
+              problems.push(`${where}: ${res.status} ${text.slice(0, 100)}, expected 204 without a body`);
             continue;
           }
           if (res.status !== 405) {
@@ -442,7 +572,8 @@ describe('the OpenAPI document tells the whole truth', () => {
             continue;
           }
           const body = text ? JSON.parse(text) : null;
-          if (method !== 'HEAD' && (!errorSchema(body) || body.error.code !== 'not_found')) problems.push(`${where}: body ${text.slice(0, 200)}`);
+          if (method !== 'HEAD' && (!errorSchema(body) || body.error.code !== 'not_found'))
+            problems.push(`${where}: body ${text.slice(0, 200)}`);
         }
       }
       // What Allow lists is answered (not 405), a key or not.

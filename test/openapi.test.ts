@@ -17,8 +17,22 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'get', path: '/posts', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'PostList' },
   { method: 'get', path: '/posts/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Post' },
   { method: 'patch', path: '/posts/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Post' },
-  { method: 'post', path: '/media/uploads', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'UploadResponse' },
-  { method: 'post', path: '/media/{id}/complete', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'MediaItem' },
+  {
+    method: 'post',
+    path: '/media/uploads',
+    scope: 'publish',
+    success: 201,
+    errors: [401, 403, 409, 413, 422, 429],
+    schema: 'UploadResponse',
+  },
+  {
+    method: 'post',
+    path: '/media/{id}/complete',
+    scope: 'publish',
+    success: 200,
+    errors: [401, 403, 404, 409, 413, 422, 429],
+    schema: 'MediaItem',
+  },
   { method: 'get', path: '/media/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'MediaItem' },
 ];
 
@@ -81,14 +95,20 @@ describe('OpenAPI document', () => {
 
   test('every route of SPEC.md §4 is there with its scope, success schema and error responses', async () => {
     const doc = await fetchDocument();
-    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item as Json).map((m) => `${m.toUpperCase()} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item as Json).map((m) => `${m.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(OPERATIONS.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort());
 
     for (const o of OPERATIONS) {
       const op = doc.paths[o.path]?.[o.method];
       const where = `${o.method.toUpperCase()} ${o.path}`;
       expect({ where, op: Boolean(op) }).toEqual({ where, op: true });
-      expect({ where, scope: op['x-required-scope'], security: op.security }).toEqual({ where, scope: o.scope, security: [{ bearerAuth: [o.scope] }] });
+      expect({ where, scope: op['x-required-scope'], security: op.security }).toEqual({
+        where,
+        scope: o.scope,
+        security: [{ bearerAuth: [o.scope] }],
+      });
       expect(op.description).toContain(`\`${o.scope}\` scope`);
       // Success: status and the component it returns.
       expect({ where, status: Object.keys(op.responses).filter((s) => s.startsWith('2')) }).toEqual({ where, status: [String(o.success)] });
@@ -102,7 +122,8 @@ describe('OpenAPI document', () => {
         for (const code of r['x-error-codes'] as string[]) {
           // The code really has that status (413 is validation_failed with its own status).
           // (413 is validation_failed and 503 internal_error, each with its own status.)
-          if (status !== 413 && status !== 503) expect({ where, code, status: ERROR_STATUS[code as keyof typeof ERROR_STATUS] as number }).toEqual({ where, code, status });
+          if (status !== 413 && status !== 503)
+            expect({ where, code, status: ERROR_STATUS[code as keyof typeof ERROR_STATUS] as number }).toEqual({ where, code, status });
           expect(r.content['application/json'].examples[code].value.error.code).toBe(code);
         }
       }
@@ -115,7 +136,10 @@ describe('OpenAPI document', () => {
       expect(codes(503)).toEqual(['internal_error']);
       expect(op.responses['503'].headers['Retry-After']).toMatchObject({ required: true });
       // No error status the route cannot produce (besides 500 and 503).
-      const errorStatuses = Object.keys(op.responses).filter((s) => !s.startsWith('2')).map(Number).sort((a, b) => a - b);
+      const errorStatuses = Object.keys(op.responses)
+        .filter((s) => !s.startsWith('2'))
+        .map(Number)
+        .sort((a, b) => a - b);
       expect({ where, errorStatuses }).toEqual({ where, errorStatuses: [...new Set([...o.errors, 500, 503])].sort((a, b) => a - b) });
     }
 
@@ -126,7 +150,10 @@ describe('OpenAPI document', () => {
     expect(codesOf('/posts/{id}', 'patch', 409)).toEqual(expect.arrayContaining(['conflict']));
     expect(codesOf('/media/{id}/complete', 'post', 409)).toEqual(['conflict']);
     // Location on creation, Idempotency-Key where honoured.
-    for (const [path, method] of [['/posts', 'post'], ['/media/uploads', 'post']] as const) {
+    for (const [path, method] of [
+      ['/posts', 'post'],
+      ['/media/uploads', 'post'],
+    ] as const) {
       const op = doc.paths[path][method];
       expect(op.responses['201'].headers.Location).toBeDefined();
       expect(op.parameters.find((p: Json) => p.name === 'Idempotency-Key')).toMatchObject({ in: 'header', required: false });
@@ -200,10 +227,27 @@ describe('OpenAPI document', () => {
       ['id', 'status', 'content', 'scheduledAt', 'publishedAt', 'createdAt', 'source', 'channels', 'media', 'reddit'].sort(),
     );
     expect(s.Post.properties.channels.items).toEqual({ $ref: '#/components/schemas/PostChannel' });
-    expect(Object.keys(s.PostChannel.properties).sort()).toEqual(['channelId', 'platform', 'status', 'content', 'platformPostId', 'url', 'publishedAt', 'error'].sort());
+    expect(Object.keys(s.PostChannel.properties).sort()).toEqual(
+      ['channelId', 'platform', 'status', 'content', 'platformPostId', 'url', 'publishedAt', 'error'].sort(),
+    );
     expect(s.PostList.properties.data.items).toEqual({ $ref: '#/components/schemas/Post' });
     expect(Object.keys(s.PostList.properties).sort()).toEqual(['data', 'nextCursor']);
-    for (const f of ['id', 'type', 'status', 'fileName', 'mimeType', 'sizeBytes', 'url', 'thumbnailUrl', 'width', 'height', 'durationSeconds', 'altText', 'description', 'createdAt']) {
+    for (const f of [
+      'id',
+      'type',
+      'status',
+      'fileName',
+      'mimeType',
+      'sizeBytes',
+      'url',
+      'thumbnailUrl',
+      'width',
+      'height',
+      'durationSeconds',
+      'altText',
+      'description',
+      'createdAt',
+    ]) {
       expect(s.MediaItem.properties[f]).toBeDefined();
     }
     expect(s.MediaItem.properties.type.enum).toEqual(['image', 'gif', 'video', 'document', 'audio']);
@@ -214,7 +258,20 @@ describe('OpenAPI document', () => {
     expect(Object.keys(s.Me.properties).sort()).toEqual(['key', 'organization', 'quota']);
     const codes = s.Error.properties.error.properties.code.anyOf.map((c: Json) => c.const).sort();
     expect(codes).toEqual(
-      ['unauthorized', 'forbidden_scope', 'plan_required', 'reauth_required', 'not_found', 'validation_failed', 'limit_reached', 'duplicate_post', 'conflict', 'rate_limited', 'quota_exceeded', 'internal_error'].sort(),
+      [
+        'unauthorized',
+        'forbidden_scope',
+        'plan_required',
+        'reauth_required',
+        'not_found',
+        'validation_failed',
+        'limit_reached',
+        'duplicate_post',
+        'conflict',
+        'rate_limited',
+        'quota_exceeded',
+        'internal_error',
+      ].sort(),
     );
     expect(s.Error.properties.error.required).toEqual(['code', 'message']);
   });
@@ -275,7 +332,8 @@ describe('OpenAPI document', () => {
       expect(html).toContain(`/v1${o.path}</code>`);
     }
     expect(html).toContain('scope <code class="scope">publish</code>');
-    for (const name of ['status', 'channelId', 'from', 'to', 'limit', 'cursor', 'Idempotency-Key']) expect(html).toContain(`<code>${name}</code>`);
+    for (const name of ['status', 'channelId', 'from', 'to', 'limit', 'cursor', 'Idempotency-Key'])
+      expect(html).toContain(`<code>${name}</code>`);
     for (const code of ['forbidden_scope', 'duplicate_post', 'quota_exceeded']) expect(html).toContain(`<code>${code}</code>`);
     expect(html).toContain('id="schema-Post"');
     const postChannel = html.slice(html.indexOf('id="schema-PostChannel"'));

@@ -183,7 +183,10 @@ describe('structured logs', () => {
     const ok = await call(app, 'GET', '/v1/me', { key });
     const bad = await call(app, 'GET', '/v1/me', { key: badKey });
     const other = await call(app, 'GET', '/v1/channels', { headers: { authorization: `Bearer ${bearer}` } });
-    const posted = await call(app, 'POST', '/v1/posts', { key, body: { content: `my key is ${bodySecret}`, channelIds: ['ch_x'], password } });
+    const posted = await call(app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `my key is ${bodySecret}`, channelIds: ['ch_x'], password },
+    });
     const careless = await call(app, 'POST', '/v1/__careless', {
       key,
       body: { content: `my key is ${bodySecret}`, password, credentials: { accessToken: bearer }, idempotencyKey: 'idem-visible' },
@@ -318,7 +321,11 @@ function start(entry: string, env: Record<string, string>): Child {
     exitedAt: () => exitedAt,
     waitForLog: async (pred, timeoutMs, what) => {
       try {
-        return await waitFor(() => json().find(pred) ?? (proc.exitCode !== null ? Promise.reject(new Error(`${entry} exited (${proc.exitCode})`)) : undefined), timeoutMs, what);
+        return await waitFor(
+          () => json().find(pred) ?? (proc.exitCode !== null ? Promise.reject(new Error(`${entry} exited (${proc.exitCode})`)) : undefined),
+          timeoutMs,
+          what,
+        );
       } catch (err) {
         throw new Error(`${(err as Error).message}\n--- ${entry} output ---\n${lines.slice(-40).join('\n')}`);
       }
@@ -384,7 +391,15 @@ describe('graceful shutdown', () => {
     });
     expect(created.status).toBe(201);
     const { media, upload } = (await created.json()) as { media: { id: string }; upload: { url: string; headers: Record<string, string> } };
-    cleanups.push(() => new Client({ connection: env.connection, namespace: env.namespace ?? 'default' }).workflow.getHandle(uploadWorkflowId(media.id)).terminate('test finished').then(() => {}, () => {}));
+    cleanups.push(() =>
+      new Client({ connection: env.connection, namespace: env.namespace ?? 'default' }).workflow
+        .getHandle(uploadWorkflowId(media.id))
+        .terminate('test finished')
+        .then(
+          () => {},
+          () => {},
+        ),
+    );
     const target = new URL(upload.url);
     expect(target.port).toBe(String(port));
 
@@ -411,7 +426,11 @@ describe('graceful shutdown', () => {
     await Bun.sleep(300); // the handler is now streaming the body to disk
 
     api.proc.kill('SIGTERM');
-    await api.waitForLog((e) => e.msg === 'shutting down: refusing new connections, finishing requests in flight', 5000, 'the shutdown to start');
+    await api.waitForLog(
+      (e) => e.msg === 'shutting down: refusing new connections, finishing requests in flight',
+      5000,
+      'the shutdown to start',
+    );
     // New connections are refused at once…
     await waitFor(async () => (await tryConnect(port)) === 'refused', 5000, 'the port to refuse connections');
     // …while the request in flight keeps the process alive.
@@ -448,7 +467,12 @@ describe('graceful shutdown', () => {
         await Bun.sleep(3000);
         answeredAt = Date.now();
         const id = String(113_000_000_000_000_000n + BigInt(received.length));
-        return Response.json({ id, url: `http://127.0.0.1/@acme/${id}`, uri: `http://127.0.0.1/users/acme/statuses/${id}`, created_at: new Date().toISOString() });
+        return Response.json({
+          id,
+          url: `http://127.0.0.1/@acme/${id}`,
+          uri: `http://127.0.0.1/users/acme/statuses/${id}`,
+          created_at: new Date().toISOString(),
+        });
       },
     });
     cleanups.push(() => fake.stop(true));
@@ -470,7 +494,15 @@ describe('graceful shutdown', () => {
     const created = await call(app, 'POST', '/v1/posts', { key, body: { content: 'Draining gracefully', channelIds: [channel.id] } });
     expect(created.status).toBe(201);
     const postId = created.body.id as string;
-    cleanups.push(() => client.workflow.getHandle(postWorkflowId(postId)).terminate('test finished').then(() => {}, () => {}));
+    cleanups.push(() =>
+      client.workflow
+        .getHandle(postWorkflowId(postId))
+        .terminate('test finished')
+        .then(
+          () => {},
+          () => {},
+        ),
+    );
 
     // The publish is in progress (the platform has the request, no answer yet): stop the worker.
     await waitFor(() => received.length === 1, 30_000, 'the publish to reach the platform');
@@ -488,10 +520,13 @@ describe('graceful shutdown', () => {
 
     // The activity finished its work: the channel is published in Postgres, and Temporal has
     // the activity's completion in the workflow's history (nothing left to retry).
-    const rows = await h.orm.em.fork().getConnection().execute<{ status: string; platform_post_id: string | null }[]>(
-      'select status, platform_post_id from post_channels where post_id = ?',
-      [postId],
-    );
+    const rows = await h.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ status: string; platform_post_id: string | null }[]>(
+        'select status, platform_post_id from post_channels where post_id = ?',
+        [postId],
+      );
     expect(rows).toEqual([{ status: 'published', platform_post_id: '113000000000000001' }]);
     const history = await client.workflow.getHandle(postWorkflowId(postId)).fetchHistory();
     const events = history.events ?? [];
@@ -500,7 +535,11 @@ describe('graceful shutdown', () => {
     const completed = events.filter((e) => e.activityTaskCompletedEventAttributes);
     const completedIds = completed.map((e) => String(e.activityTaskCompletedEventAttributes!.scheduledEventId));
     expect(completedIds).toContain(String(scheduled[0]!.eventId));
-    expect(events.some((e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes || e.activityTaskCanceledEventAttributes)).toBe(false);
+    expect(
+      events.some(
+        (e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes || e.activityTaskCanceledEventAttributes,
+      ),
+    ).toBe(false);
 
     const logs = worker.json();
     expect(logs.find((e) => e.msg === 'stopped')).toMatchObject({ exitCode: 0, service: 'worker' });
@@ -516,11 +555,17 @@ describe('the npm start launcher (scripts/dev.ts)', () => {
       port: 0,
       hostname: '127.0.0.1',
       async fetch(req) {
-        if (req.method !== 'POST' || new URL(req.url).pathname !== '/api/v1/statuses') return Response.json({ error: 'Record not found' }, { status: 404 });
+        if (req.method !== 'POST' || new URL(req.url).pathname !== '/api/v1/statuses')
+          return Response.json({ error: 'Record not found' }, { status: 404 });
         received.push(String(req.headers.get('idempotency-key')));
         await Bun.sleep(3000);
         answeredAt = Date.now();
-        return Response.json({ id: '113000000000000001', url: 'http://127.0.0.1/@acme/1', uri: 'http://127.0.0.1/users/acme/statuses/1', created_at: new Date().toISOString() });
+        return Response.json({
+          id: '113000000000000001',
+          url: 'http://127.0.0.1/@acme/1',
+          uri: 'http://127.0.0.1/users/acme/statuses/1',
+          created_at: new Date().toISOString(),
+        });
       },
     });
     cleanups.push(() => fake.stop(true));
@@ -563,7 +608,9 @@ describe('the npm start launcher (scripts/dev.ts)', () => {
     const key = (await Bun.file(paths.devApiKey).text()).trim();
     const credentialsKey = parseCredentialsKey(readEmbeddedCredentialsKey({ dataDir })!);
     const orm = await createOrm(embeddedDatabaseUrl({ embeddedPgPort: pgPort }), 2);
-    const me = (await (await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })).json()) as { organization: { id: string } };
+    const me = (await (await fetch(`http://127.0.0.1:${port}/v1/me`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      organization: { id: string };
+    };
     const channel = await addChannel(orm.em.fork(), credentialsKey, {
       organizationId: me.organization.id,
       platform: 'MASTODON',
@@ -597,7 +644,10 @@ describe('the npm start launcher (scripts/dev.ts)', () => {
     const pg = await startEmbeddedPostgres({ dir: paths.pg, port: pgPort, logFile: join(dataDir, 'check.log') });
     try {
       const check = await createOrm(embeddedDatabaseUrl({ embeddedPgPort: pgPort }), 1);
-      const rows = await check.em.fork().getConnection().execute<{ status: string }[]>('select status from post_channels where post_id = ?', [postId]);
+      const rows = await check.em
+        .fork()
+        .getConnection()
+        .execute<{ status: string }[]>('select status from post_channels where post_id = ?', [postId]);
       await check.close();
       expect(rows).toEqual([{ status: 'published' }]);
     } finally {

@@ -47,7 +47,8 @@ function expectCleanOutage(r: { status: number; headers: Headers; body: any; tex
   expect(r.body?.error?.code).toBe('internal_error');
   expect(typeof r.body.error.message).toBe('string');
   expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
-  for (const leak of [/grpc/i, /UNAVAILABLE/, /DEADLINE_EXCEEDED/, /\b14 /, /ECONNREFUSED/, /127\.0\.0\.1/, /did not answer/]) expect(r.text).not.toMatch(leak);
+  for (const leak of [/grpc/i, /UNAVAILABLE/, /DEADLINE_EXCEEDED/, /\b14 /, /ECONNREFUSED/, /127\.0\.0\.1/, /did not answer/])
+    expect(r.text).not.toMatch(leak);
 }
 
 /** Ends sessions of the test database (all but the caller's, or the given ones), as a Postgres restart does. */
@@ -76,7 +77,9 @@ describe('pooled connections that Postgres ended (in process)', () => {
   /** Opens `n` pooled connections, leaves them idle, and returns their server processes. */
   async function warm(n: number): Promise<number[]> {
     const rows = await Promise.all(
-      Array.from({ length: n }, () => orm.em.fork().getConnection().execute<{ pid: number }[]>('select pg_backend_pid() as pid, pg_sleep(0.05)')),
+      Array.from({ length: n }, () =>
+        orm.em.fork().getConnection().execute<{ pid: number }[]>('select pg_backend_pid() as pid, pg_sleep(0.05)'),
+      ),
     );
     return [...new Set(rows.map((r) => r[0]!.pid))];
   }
@@ -102,7 +105,14 @@ describe('pooled connections that Postgres ended (in process)', () => {
       expect(await terminateBackends(pids)).toBe(3);
       // A BEGIN that meets a dead client and leaked its checkout would leave the 3-slot pool empty.
       const all = Promise.all(
-        Array.from({ length: 3 }, () => orm.em.fork().transactional(async (tx) => (await tx.getConnection().execute<{ n: number }[]>('select 2 as n', [], 'all', tx.getTransactionContext()))[0]!.n)),
+        Array.from({ length: 3 }, () =>
+          orm.em
+            .fork()
+            .transactional(
+              async (tx) =>
+                (await tx.getConnection().execute<{ n: number }[]>('select 2 as n', [], 'all', tx.getTransactionContext()))[0]!.n,
+            ),
+        ),
       );
       const exhausted = () => Bun.sleep(10_000).then(() => 'pool exhausted');
       expect(await Promise.race([all, exhausted()])).toEqual([2, 2, 2]);
@@ -114,7 +124,9 @@ describe('pooled connections that Postgres ended (in process)', () => {
   /** A limiter on a 2-client pool whose two clients are idle, with their server processes. */
   async function idleLimiterPool(errors: Error[]) {
     const pool = createRateLimiterPool((await harness()).databaseUrl, (e) => errors.push(e), 2);
-    const pids = await Promise.all([0, 1].map(async () => (await pool.query<{ pid: number }>('select pg_backend_pid() as pid, pg_sleep(0.05)')).rows[0]!.pid));
+    const pids = await Promise.all(
+      [0, 1].map(async () => (await pool.query<{ pid: number }>('select pg_backend_pid() as pid, pg_sleep(0.05)')).rows[0]!.pid),
+    );
     expect(new Set(pids).size).toBe(2);
     return { pool, pids, limiter: createRateLimiter(pool) };
   }
@@ -147,7 +159,7 @@ describe('pooled connections that Postgres ended (in process)', () => {
 });
 
 describe('the answer while Postgres is away', () => {
-  test('a dropped or refused database connection is a 503 with Retry-After and none of the driver\'s text', () => {
+  test("a dropped or refused database connection is a 503 with Retry-After and none of the driver's text", () => {
     const dropped = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
     const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.9:5432'), { code: 'ECONNREFUSED' });
     for (const error of [dropped, refused, new Error('Connection terminated unexpectedly')]) {
@@ -203,7 +215,11 @@ describe('outages of the real processes', () => {
 
   test('Postgres ends every session: the API and the worker stay up and serve again, nothing restarted', async () => {
     expect((await http(api.port, 'GET', '/v1/me', key)).status).toBe(200);
-    const created = await http(api.port, 'POST', '/v1/posts', key, { content: 'before the outage', channelIds: [channelId], publishAt: later() });
+    const created = await http(api.port, 'POST', '/v1/posts', key, {
+      content: 'before the outage',
+      channelIds: [channelId],
+      publishAt: later(),
+    });
     expect(created.status).toBe(201);
 
     for (let round = 0; round < 3; round++) {
@@ -229,7 +245,11 @@ describe('outages of the real processes', () => {
   });
 
   test('no worker polling: PATCH and media complete answer 503 within the deadline; nothing stays blocked', async () => {
-    const created = await http(api.port, 'POST', '/v1/posts', key, { content: 'edited without a worker', channelIds: [channelId], publishAt: later() });
+    const created = await http(api.port, 'POST', '/v1/posts', key, {
+      content: 'edited without a worker',
+      channelIds: [channelId],
+      publishAt: later(),
+    });
     expect(created.status).toBe(201);
     const upload = await http(api.port, 'POST', '/v1/media/uploads', key, { fileName: 'a.png', mimeType: 'image/png', fileSize: 100 });
     expect(upload.status).toBe(201);
@@ -288,7 +308,11 @@ describe('outages of the real processes', () => {
   test('Temporal down: POST answers 503 within the deadline, reads stay fast, nothing is created or blocked', async () => {
     // (The previous test stopped the Temporal server.)
     const before = await postCount();
-    const post = http(api.port, 'POST', '/v1/posts', key, { content: 'while Temporal is down', channelIds: [channelId], publishAt: later() });
+    const post = http(api.port, 'POST', '/v1/posts', key, {
+      content: 'while Temporal is down',
+      channelIds: [channelId],
+      publishAt: later(),
+    });
     // Requests that do not need Temporal are not held up by the one that does.
     const [me, list] = await Promise.all([http(api.port, 'GET', '/v1/me', key), http(api.port, 'GET', '/v1/posts', key)]);
     const refused = await post;
@@ -300,7 +324,11 @@ describe('outages of the real processes', () => {
     expect(refused.ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
 
     // The organization's lock and the pool connection were released: the next one is no slower.
-    const again = await http(api.port, 'POST', '/v1/posts', key, { content: 'again while down', channelIds: [channelId], publishAt: later() });
+    const again = await http(api.port, 'POST', '/v1/posts', key, {
+      content: 'again while down',
+      channelIds: [channelId],
+      publishAt: later(),
+    });
     expectCleanOutage(again);
     expect(again.ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
     const upload = await http(api.port, 'POST', '/v1/media/uploads', key, { fileName: 'b.png', mimeType: 'image/png', fileSize: 100 });
@@ -318,7 +346,11 @@ describe('outages of the real processes', () => {
     extra.push(down);
     expect((await http(down.port, 'GET', '/v1/me', key)).status).toBe(200);
     expect((await http(down.port, 'GET', '/v1/posts', key)).status).toBe(200);
-    const refused = await http(down.port, 'POST', '/v1/posts', key, { content: 'started without Temporal', channelIds: [channelId], publishAt: later() });
+    const refused = await http(down.port, 'POST', '/v1/posts', key, {
+      content: 'started without Temporal',
+      channelIds: [channelId],
+      publishAt: later(),
+    });
     expectCleanOutage(refused);
   });
 });

@@ -5,7 +5,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import {
-  addressRefusal, checkOutboundUrl, classifyAddress, createOutboundFetch, OutboundRefusedError, type AddressClass, type Resolver,
+  addressRefusal,
+  checkOutboundUrl,
+  classifyAddress,
+  createOutboundFetch,
+  OutboundRefusedError,
+  type AddressClass,
+  type Resolver,
 } from '../lib/outbound.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
@@ -47,24 +53,59 @@ function resolver(answers: (name: string, call: number) => string[]) {
 describe('address classifier', () => {
   test('IPv4, IPv6 and IPv4-in-IPv6 forms', () => {
     const cases: [string, AddressClass][] = [
-      ['8.8.8.8', 'public'], ['93.184.216.34', 'public'], ['172.32.0.1', 'public'], ['100.128.0.1', 'public'],
-      ['127.0.0.1', 'loopback'], ['127.255.255.254', 'loopback'],
-      ['10.0.0.1', 'private'], ['172.16.0.1', 'private'], ['172.31.255.255', 'private'], ['192.168.1.1', 'private'],
-      ['100.64.0.1', 'shared'], ['100.127.255.255', 'shared'],
-      ['169.254.169.254', 'link-local'], ['169.254.0.1', 'link-local'],
-      ['0.0.0.0', 'unspecified'], ['0.1.2.3', 'reserved'],
-      ['224.0.0.1', 'multicast'], ['239.255.255.250', 'multicast'], ['255.255.255.255', 'broadcast'], ['240.0.0.1', 'reserved'],
-      ['192.0.2.1', 'reserved'], ['198.18.0.1', 'reserved'],
-      ['2606:4700:4700::1111', 'public'], ['::ffff:8.8.8.8', 'public'],
-      ['::', 'unspecified'], ['0:0:0:0:0:0:0:0', 'unspecified'], ['::1', 'loopback'], ['0:0:0:0:0:0:0:1', 'loopback'],
-      ['::ffff:127.0.0.1', 'loopback'], ['::ffff:7f00:1', 'loopback'], ['0:0:0:0:0:ffff:7f00:1', 'loopback'], ['[::ffff:127.0.0.1]', 'loopback'],
-      ['::ffff:10.0.0.1', 'private'], ['::ffff:169.254.169.254', 'link-local'], ['::ffff:0.0.0.0', 'unspecified'],
-      ['::ffff:0:127.0.0.1', 'loopback'], ['::127.0.0.1', 'loopback'], ['64:ff9b::7f00:1', 'loopback'], ['64:ff9b::a9fe:a9fe', 'link-local'],
-      ['2002:7f00:1::', 'loopback'], ['2002:c0a8:101::1', 'private'],
-      ['fe80::1', 'link-local'], ['FE80::1%eth0', 'link-local'], ['febf::1', 'link-local'],
-      ['fc00::1', 'unique-local'], ['fd12:3456::1', 'unique-local'], ['fec0::1', 'private'],
-      ['ff02::1', 'multicast'], ['2001:db8::1', 'reserved'], ['2001::1', 'reserved'],
-      ['not-an-ip', 'reserved'], ['1.2.3', 'reserved'], ['1:2:3', 'reserved'],
+      ['8.8.8.8', 'public'],
+      ['93.184.216.34', 'public'],
+      ['172.32.0.1', 'public'],
+      ['100.128.0.1', 'public'],
+      ['127.0.0.1', 'loopback'],
+      ['127.255.255.254', 'loopback'],
+      ['10.0.0.1', 'private'],
+      ['172.16.0.1', 'private'],
+      ['172.31.255.255', 'private'],
+      ['192.168.1.1', 'private'],
+      ['100.64.0.1', 'shared'],
+      ['100.127.255.255', 'shared'],
+      ['169.254.169.254', 'link-local'],
+      ['169.254.0.1', 'link-local'],
+      ['0.0.0.0', 'unspecified'],
+      ['0.1.2.3', 'reserved'],
+      ['224.0.0.1', 'multicast'],
+      ['239.255.255.250', 'multicast'],
+      ['255.255.255.255', 'broadcast'],
+      ['240.0.0.1', 'reserved'],
+      ['192.0.2.1', 'reserved'],
+      ['198.18.0.1', 'reserved'],
+      ['2606:4700:4700::1111', 'public'],
+      ['::ffff:8.8.8.8', 'public'],
+      ['::', 'unspecified'],
+      ['0:0:0:0:0:0:0:0', 'unspecified'],
+      ['::1', 'loopback'],
+      ['0:0:0:0:0:0:0:1', 'loopback'],
+      ['::ffff:127.0.0.1', 'loopback'],
+      ['::ffff:7f00:1', 'loopback'],
+      ['0:0:0:0:0:ffff:7f00:1', 'loopback'],
+      ['[::ffff:127.0.0.1]', 'loopback'],
+      ['::ffff:10.0.0.1', 'private'],
+      ['::ffff:169.254.169.254', 'link-local'],
+      ['::ffff:0.0.0.0', 'unspecified'],
+      ['::ffff:0:127.0.0.1', 'loopback'],
+      ['::127.0.0.1', 'loopback'],
+      ['64:ff9b::7f00:1', 'loopback'],
+      ['64:ff9b::a9fe:a9fe', 'link-local'],
+      ['2002:7f00:1::', 'loopback'],
+      ['2002:c0a8:101::1', 'private'],
+      ['fe80::1', 'link-local'],
+      ['FE80::1%eth0', 'link-local'],
+      ['febf::1', 'link-local'],
+      ['fc00::1', 'unique-local'],
+      ['fd12:3456::1', 'unique-local'],
+      ['fec0::1', 'private'],
+      ['ff02::1', 'multicast'],
+      ['2001:db8::1', 'reserved'],
+      ['2001::1', 'reserved'],
+      ['not-an-ip', 'reserved'],
+      ['1.2.3', 'reserved'],
+      ['1:2:3', 'reserved'],
     ];
     for (const [ip, cls] of cases) expect([ip, classifyAddress(ip)]).toEqual([ip, cls]);
   });
@@ -81,15 +122,30 @@ describe('address classifier', () => {
   });
 
   test('URL literals in odd forms are the addresses they name (decimal, octal, hex, short, IPv4-mapped)', async () => {
-    const forms = ['http://2130706433/', 'http://0177.0.0.1/', 'http://0x7f000001/', 'http://0x7f.1/', 'http://127.1/', 'http://[::ffff:127.0.0.1]/',
-      'http://[0:0:0:0:0:ffff:7f00:1]/', 'http://[::1]:3000/', 'http://0/', 'http://[::]/', 'http://169.254.169.254/latest/meta-data/', 'http://2852039166/',
-      'http://10.0.0.1/', 'https://192.168.0.1:8443/'];
+    const forms = [
+      'http://2130706433/',
+      'http://0177.0.0.1/',
+      'http://0x7f000001/',
+      'http://0x7f.1/',
+      'http://127.1/',
+      'http://[::ffff:127.0.0.1]/',
+      'http://[0:0:0:0:0:ffff:7f00:1]/',
+      'http://[::1]:3000/',
+      'http://0/',
+      'http://[::]/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://2852039166/',
+      'http://10.0.0.1/',
+      'https://192.168.0.1:8443/',
+    ];
     for (const u of forms) {
       const err = await refusal(checkOutboundUrl(u, { allowPrivate: false }));
       expect(err.kind).toBe('address');
       expect(err.message).toMatch(/loopback|private|link-local|unspecified/);
     }
-    expect((await refusal(checkOutboundUrl('http://2130706433/', { allowPrivate: false }))).message).toContain('127.0.0.1 is a loopback address');
+    expect((await refusal(checkOutboundUrl('http://2130706433/', { allowPrivate: false }))).message).toContain(
+      '127.0.0.1 is a loopback address',
+    );
     expect((await checkOutboundUrl('https://8.8.8.8/', { allowPrivate: false })).addresses).toEqual(['8.8.8.8']);
     expect((await refusal(checkOutboundUrl('ftp://example.com/', { allowPrivate: true }))).kind).toBe('scheme');
     expect((await refusal(checkOutboundUrl('file:///etc/passwd', { allowPrivate: true }))).kind).toBe('scheme');
@@ -98,8 +154,12 @@ describe('address classifier', () => {
   test('a name is refused when any of its addresses is; "localhost" resolves to loopback', async () => {
     const mixed = resolver(() => ['93.184.216.34', '10.0.0.5']);
     const err = await refusal(checkOutboundUrl('https://mixed.test/', { allowPrivate: false, resolve: mixed.resolve }));
-    expect(err.message).toBe('mixed.test resolves to 10.0.0.5, which is a private-network address; this service does not connect there (a self-hosted service can allow private addresses with OUTBOUND_ALLOW_PRIVATE=true)');
-    expect((await refusal(checkOutboundUrl('http://localhost:3000/', { allowPrivate: false }))).message).toMatch(/^localhost:3000 resolves to (127\.0\.0\.1|::1), which is a loopback address/);
+    expect(err.message).toBe(
+      'mixed.test resolves to 10.0.0.5, which is a private-network address; this service does not connect there (a self-hosted service can allow private addresses with OUTBOUND_ALLOW_PRIVATE=true)',
+    );
+    expect((await refusal(checkOutboundUrl('http://localhost:3000/', { allowPrivate: false }))).message).toMatch(
+      /^localhost:3000 resolves to (127\.0\.0\.1|::1), which is a loopback address/,
+    );
   });
 });
 
@@ -146,7 +206,7 @@ describe('guarded fetch', () => {
 
     // The next request looks the name up again and is refused before any connection.
     const err = await refusal(guarded(`http://rebind.test:${local.port}/api/v1/statuses`));
-    expect(err.message).toContain('rebind.test:' + local.port + ' resolves to 127.0.0.1, which is a loopback address');
+    expect(err.message).toContain(`rebind.test:${local.port} resolves to 127.0.0.1, which is a loopback address`);
     expect(dialled).toHaveLength(1);
     expect(local.seen).toHaveLength(0);
   });
@@ -156,7 +216,9 @@ describe('guarded fetch', () => {
     const outer = server(() => new Response(null, { status: 302, headers: { Location: `${inner.url}/secret?token=abc` } }));
     const err = await refusal(createOutboundFetch({ allowPrivate: true })(`${outer.url}/api/v2/instance`));
     expect(err.kind).toBe('redirect');
-    expect(err.message).toBe(`${outer.url} answered 302 with a redirect to ${inner.url}; redirects are not followed, so enter the final address`);
+    expect(err.message).toBe(
+      `${outer.url} answered 302 with a redirect to ${inner.url}; redirects are not followed, so enter the final address`,
+    );
     expect(inner.seen).toHaveLength(0);
     // A caller asking for the 3xx itself gets it, still without the hop.
     const manual = await createOutboundFetch({ allowPrivate: true })(`${outer.url}/x`, { redirect: 'manual' });
@@ -165,7 +227,9 @@ describe('guarded fetch', () => {
 
     // A public first hop redirecting to cloud metadata.
     let calls = 0;
-    const transport = (async () => (calls++, new Response(null, { status: 301, headers: { Location: 'http://169.254.169.254/latest/meta-data/' } }))) as unknown as typeof fetch;
+    const transport = (async () => (
+      calls++, new Response(null, { status: 301, headers: { Location: 'http://169.254.169.254/latest/meta-data/' } })
+    )) as unknown as typeof fetch;
     const viaPublic = createOutboundFetch({ allowPrivate: false, resolve: async () => ['93.184.216.34'], fetch: transport });
     expect((await refusal(viaPublic('https://public.test/api/v2/instance'))).kind).toBe('redirect');
     expect(calls).toBe(1);
@@ -201,7 +265,8 @@ describe('https to the checked address', () => {
 
   /** The real fetch trusting the test CA (production uses the system roots). */
   const trusting = (ca: string) =>
-    ((input: string | URL | Request, init?: RequestInit & { tls?: Record<string, unknown> }) => fetch(input, { ...init, tls: { ...init?.tls, ca } } as RequestInit)) as typeof fetch;
+    ((input: string | URL | Request, init?: RequestInit & { tls?: Record<string, unknown> }) =>
+      fetch(input, { ...init, tls: { ...init?.tls, ca } } as RequestInit)) as typeof fetch;
 
   test('SNI and the certificate check use the hostname although the connection goes to the address', async () => {
     const guarded = createOutboundFetch({ allowPrivate: true, resolve: async () => ['127.0.0.1'], fetch: trusting(tls.ca) });
@@ -211,7 +276,10 @@ describe('https to the checked address', () => {
       expect(await res.json()).toEqual({ host: `${name}:${tls.port}` });
     }
     // A name the certificate does not carry fails verification: it is not skipped for an IP connection.
-    const err = await guarded(`https://third.test:${tls.port}/`).then(() => null, (e: Error & { code?: string }) => e);
+    const err = await guarded(`https://third.test:${tls.port}/`).then(
+      () => null,
+      (e: Error & { code?: string }) => e,
+    );
     expect(err?.code).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
   });
 });
@@ -230,7 +298,9 @@ describe('publishing to a channel whose instance is refused', () => {
   let fake: FakeMastodon;
   beforeAll(async () => {
     // Production's policy: public addresses only.
-    stack = await startPostStack({ connectors: { MASTODON: createMastodonConnector({ timeoutMs: 2_000, outbound: { allowPrivate: false } }) } });
+    stack = await startPostStack({
+      connectors: { MASTODON: createMastodonConnector({ timeoutMs: 2_000, outbound: { allowPrivate: false } }) },
+    });
     fake = await startFakeMastodon();
   }, 60_000);
   afterAll(async () => {
@@ -243,10 +313,16 @@ describe('publishing to a channel whose instance is refused', () => {
     const { key } = await makeKey(org.id);
     // Saved directly (as a channel added before this check, or one whose name now resolves elsewhere).
     const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id, platform: 'MASTODON', name: 'internal', credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'internal',
+      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
     });
     await stack.syncClock();
-    const r = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: `refused ${crypto.randomUUID()}`, channelIds: [channel.id] } });
+    const r = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `refused ${crypto.randomUUID()}`, channelIds: [channel.id] },
+    });
     expect(r.status).toBe(201);
     await stack.settle(r.body.id);
     const got = await call(stack.app, 'GET', `/v1/posts/${r.body.id}`, { key });
@@ -256,9 +332,10 @@ describe('publishing to a channel whose instance is refused', () => {
       `Mastodon instanceUrl refused: ${fake.url.replace('http://', '')} is a loopback address; this service does not connect there (a self-hosted service can allow private addresses with OUTBOUND_ALLOW_PRIVATE=true)`,
     );
     expect(fake.requests).toHaveLength(0);
-    const [row] = await stack.h.orm.em.fork().getConnection().execute<{ attempts: number }[]>(
-      'select attempts from post_channels where post_id = ? and channel_id = ?', [r.body.id, channel.id],
-    );
+    const [row] = await stack.h.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ attempts: number }[]>('select attempts from post_channels where post_id = ? and channel_id = ?', [r.body.id, channel.id]);
     expect(row!.attempts).toBe(1); // permanent: not retried
   });
 });

@@ -28,7 +28,14 @@ async function imageBytes(format: 'png' | 'webp' | 'gif' | 'jpeg' = 'png'): Prom
 }
 
 function image(format: 'png' | 'webp' | 'gif' | 'jpeg' = 'png', altText: string | null = 'A red square'): MediaRef {
-  return { id: `img-${format}`, type: format === 'gif' ? 'gif' : 'image', mimeType: `image/${format}`, fileName: `red.${format}`, altText, read: () => imageBytes(format) };
+  return {
+    id: `img-${format}`,
+    type: format === 'gif' ? 'gif' : 'image',
+    mimeType: `image/${format}`,
+    fileName: `red.${format}`,
+    altText,
+    read: () => imageBytes(format),
+  };
 }
 
 const video: MediaRef = {
@@ -69,7 +76,12 @@ describe('Pinterest publish', () => {
 
     expect(f.pins).toHaveLength(1);
     const pin = f.pins[0]!;
-    expect(pin).toMatchObject({ boardId: BOARD_ID, description: 'Ten ways to paint a red square #art', altText: 'A red square', title: null });
+    expect(pin).toMatchObject({
+      boardId: BOARD_ID,
+      description: 'Ten ways to paint a red square #art',
+      altText: 'A red square',
+      title: null,
+    });
     expect(pin.media).toEqual({ type: 'image', contentType: 'image/png', size: (await imageBytes()).length });
     expect(result).toEqual({ platformPostId: pin.id, url: `https://www.pinterest.com/pin/${pin.id}/`, publishedAt: pin.createdAt });
     expect(f.requests[0]!.authorization).toBe('Bearer pina_good');
@@ -118,7 +130,13 @@ describe('Pinterest publish', () => {
 
   test('no media, two items or a document → permanent before any request', async () => {
     const f = await fake();
-    const doc: MediaRef = { id: 'd', type: 'document', mimeType: 'application/pdf', fileName: 'a.pdf', read: async () => new Uint8Array([1]) };
+    const doc: MediaRef = {
+      id: 'd',
+      type: 'document',
+      mimeType: 'application/pdf',
+      fileName: 'a.pdf',
+      read: async () => new Uint8Array([1]),
+    };
     for (const media of [[], [image(), image('jpeg')], [doc]]) {
       expect((await failure(connector(f).publish(request({ media })))).kind).toBe('permanent');
     }
@@ -154,8 +172,16 @@ describe('Pinterest no double post (findPublished)', () => {
     expect(await c.findPublished!(request())).toBeNull();
     f.addPin({ description: 'something else', altText: 'A red square' });
     f.addPin({ description: 'Ten ways to paint a red square #art', altText: 'another alt' });
-    f.addPin({ description: 'Ten ways to paint a red square #art', altText: 'A red square', media: { type: 'video', mediaId: '1', cover: {} } });
-    f.addPin({ description: 'Ten ways to paint a red square #art', altText: 'A red square', createdAt: new Date(Date.now() - 3 * 86400_000).toISOString() });
+    f.addPin({
+      description: 'Ten ways to paint a red square #art',
+      altText: 'A red square',
+      media: { type: 'video', mediaId: '1', cover: {} },
+    });
+    f.addPin({
+      description: 'Ten ways to paint a red square #art',
+      altText: 'A red square',
+      createdAt: new Date(Date.now() - 3 * 86400_000).toISOString(),
+    });
     expect(await c.findPublished!(request())).toBeNull();
   });
 
@@ -208,7 +234,11 @@ describe('Pinterest error classes', () => {
 
   test('429 with Retry-After → transient with retryAfterMs', async () => {
     const f = await fake();
-    f.failNext(1, { status: 429, body: { code: 8, message: 'You have exceeded your rate limit. Try again later.' }, headers: { 'Retry-After': '30' } });
+    f.failNext(1, {
+      status: 429,
+      body: { code: 8, message: 'You have exceeded your rate limit. Try again later.' },
+      headers: { 'Retry-After': '30' },
+    });
     const err = await failure(connector(f).publish(request()));
     expect(err.kind).toBe('transient');
     expect(err.opts).toMatchObject({ status: 429, retryAfterMs: 30_000, platformCode: '8' });
@@ -229,14 +259,27 @@ describe('Pinterest error classes', () => {
   test('5xx → transient', async () => {
     const f = await fake();
     f.failNext(1, { status: 503, body: { code: 503, message: 'Service unavailable' } });
-    expect(await failure(connector(f).publish(request()))).toMatchObject({ kind: 'transient', message: 'Pinterest 503: Service unavailable' });
+    expect(await failure(connector(f).publish(request()))).toMatchObject({
+      kind: 'transient',
+      message: 'Pinterest 503: Service unavailable',
+    });
   });
 
   test('S3 upload rejected: 400 → permanent with the S3 message; 403 (expired policy) → transient', async () => {
     const f = await fake();
-    f.failNext(1, { status: 400, body: '<Error><Code>EntityTooLarge</Code><Message>Your proposed upload exceeds the maximum allowed size</Message></Error>' }, 'upload');
+    f.failNext(
+      1,
+      {
+        status: 400,
+        body: '<Error><Code>EntityTooLarge</Code><Message>Your proposed upload exceeds the maximum allowed size</Message></Error>',
+      },
+      'upload',
+    );
     const big = await failure(connector(f).publish(request({ media: [video] })));
-    expect(big).toMatchObject({ kind: 'permanent', message: 'Pinterest media upload 400: EntityTooLarge: Your proposed upload exceeds the maximum allowed size' });
+    expect(big).toMatchObject({
+      kind: 'permanent',
+      message: 'Pinterest media upload 400: EntityTooLarge: Your proposed upload exceeds the maximum allowed size',
+    });
     f.failNext(1, { status: 403, body: '<Error><Code>AccessDenied</Code><Message>Policy expired</Message></Error>' }, 'upload');
     expect((await failure(connector(f).publish(request({ media: [video] })))).kind).toBe('transient');
   });

@@ -39,7 +39,11 @@ function byKeyDesc(a: { scheduledAt: string; id: string }, b: { scheduledAt: str
 }
 /** a sorts strictly after b in the list order (a is "older" than b). */
 const after = (a: Rec, b: Rec) => byKeyDesc(a, b) > 0;
-const ordered = (recs: Rec[]) => recs.slice().sort(byKeyDesc).map((r) => r.id);
+const ordered = (recs: Rec[]) =>
+  recs
+    .slice()
+    .sort(byKeyDesc)
+    .map((r) => r.id);
 
 async function pool<T, R>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
@@ -82,7 +86,12 @@ async function mastodonChannel(orgId: string, name: string, instanceUrl = DEAD_I
   });
 }
 
-async function createPost(key: string, channelIds: string[], publishAt: Date | null, content = `post ${crypto.randomUUID()}`): Promise<Rec> {
+async function createPost(
+  key: string,
+  channelIds: string[],
+  publishAt: Date | null,
+  content = `post ${crypto.randomUUID()}`,
+): Promise<Rec> {
   const body: Record<string, unknown> = { content, channelIds };
   if (publishAt) body.publishAt = publishAt.toISOString();
   const r = await call(stack.app, 'POST', '/v1/posts', { key, body });
@@ -314,7 +323,10 @@ describe('GET /v1/posts filters', () => {
       [{ channelId: c, to }, (p) => has(c)(p) && before(to)(p)],
       [{ channelId: b, from, to, status: 'scheduled' }, (p) => has(b)(p) && atOrAfter(from)(p) && before(to)(p)],
       [{ status: 'scheduled', channelId: c }, (p) => has(c)(p) && big.scheduled.includes(p)],
-      [{ status: 'published', from: big.published[0]!.scheduledAt }, (p) => big.published.includes(p) && atOrAfter(big.published[0]!.scheduledAt)(p)],
+      [
+        { status: 'published', from: big.published[0]!.scheduledAt },
+        (p) => big.published.includes(p) && atOrAfter(big.published[0]!.scheduledAt)(p),
+      ],
       [{ status: 'failed', to: big.groupTimes[0]! }, (p) => big.failed.includes(p)],
     ];
     for (const [query, keep] of cases) {
@@ -363,7 +375,11 @@ describe('GET /v1/posts cursor stability', () => {
     const fresh = await pool(added, 10, (at) => createPost(key, [ch], at));
 
     const union = [...original, ...fresh];
-    const expected = union.slice().sort(byKeyDesc).filter((p) => after(p, cursorRec)).map((p) => p.id);
+    const expected = union
+      .slice()
+      .sort(byKeyDesc)
+      .filter((p) => after(p, cursorRec))
+      .map((p) => p.id);
     // Some new posts land after the cursor and some before it (sanity of the set-up).
     const freshAfter = fresh.filter((p) => after(p, cursorRec));
     expect(freshAfter.length).toBe(6 + 5 + 4);
@@ -497,7 +513,10 @@ describe('GET /v1/posts bad query values', () => {
     // Ids that cannot exist: 404 (or 422 for an over-long one), never 500.
     for (const id of ['%00', 'post_%00', 'post_x%00y', 'x'.repeat(65)]) {
       for (const method of ['GET', 'PATCH']) {
-        const r = await call(stack.app, method, `/v1/posts/${id}`, { key: big.key, body: method === 'PATCH' ? { content: 'x' } : undefined });
+        const r = await call(stack.app, method, `/v1/posts/${id}`, {
+          key: big.key,
+          body: method === 'PATCH' ? { content: 'x' } : undefined,
+        });
         if (r.status >= 500) throw new Error(`${method} /v1/posts/${id} → ${r.status} ${JSON.stringify(r.body)}`);
         expect(r.status).toBe(id.length > 64 ? 422 : 404);
       }

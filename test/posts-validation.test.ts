@@ -33,7 +33,10 @@ describe('POST /v1/posts validation', () => {
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'x' } }), 'channelIds');
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [] } }), 'channelIds');
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [ch.id, ch.id] } }), 'channelIds');
-    await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: Array.from({ length: 51 }, (_, i) => `ch_${i}`) } }), 'channelIds');
+    await expect422(
+      await call(app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: Array.from({ length: 51 }, (_, i) => `ch_${i}`) } }),
+      'channelIds',
+    );
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 5, channelIds: [ch.id] } }), 'content');
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [ch.id], surprise: 1 } }), /surprise|^$/);
     await expect422(await call(app, 'POST', '/v1/posts', { key, rawBody: '{"content":' }), '');
@@ -77,15 +80,26 @@ describe('POST /v1/posts validation', () => {
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'a'.repeat(501), channelIds: [m.id] } }), 'content');
     // Long default text is fine when each platform gets its own short one.
     await expect422(
-      await call(app, 'POST', '/v1/posts', { key, body: { content: 'a'.repeat(400), channelIds: [m.id, x.id], contentByPlatform: { X: 'b'.repeat(281) } } }),
+      await call(app, 'POST', '/v1/posts', {
+        key,
+        body: { content: 'a'.repeat(400), channelIds: [m.id, x.id], contentByPlatform: { X: 'b'.repeat(281) } },
+      }),
       'contentByPlatform.X',
     );
-    await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [m.id], contentByPlatform: { LINKEDIN: 'y' } } }), 'contentByPlatform.LINKEDIN');
+    await expect422(
+      await call(app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [m.id], contentByPlatform: { LINKEDIN: 'y' } } }),
+      'contentByPlatform.LINKEDIN',
+    );
     await expect422(await call(app, 'POST', '/v1/posts', { key, body: { content: '', channelIds: [m.id] } }), 'content');
     expect(await postCount(org.id)).toBe(0);
     const ok = await call(app, 'POST', '/v1/posts', {
       key,
-      body: { content: 'a'.repeat(400), channelIds: [m.id, x.id], contentByPlatform: { X: family.repeat(140) }, publishAt: new Date((await stack.syncClock()).getTime() + 86_400_000 * 30).toISOString() },
+      body: {
+        content: 'a'.repeat(400),
+        channelIds: [m.id, x.id],
+        contentByPlatform: { X: family.repeat(140) },
+        publishAt: new Date((await stack.syncClock()).getTime() + 86_400_000 * 30).toISOString(),
+      },
     });
     expect(ok.status).toBe(201);
     const byChannel = Object.fromEntries(ok.body.channels.map((c: { channelId: string; content: string }) => [c.channelId, c.content]));
@@ -100,11 +114,19 @@ describe('POST /v1/posts validation', () => {
     const { key } = await makeKey(org.id);
     await expect422(await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [ig.id] } }), 'mediaIds');
     await expect422(await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [reddit.id] } }), 'reddit');
-    await expect422(await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [reddit.id], reddit: { subreddit: 'test' } } }), /reddit/);
+    await expect422(
+      await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'x', channelIds: [reddit.id], reddit: { subreddit: 'test' } } }),
+      /reddit/,
+    );
     expect(await postCount(org.id)).toBe(0);
     const ok = await call(stack.app, 'POST', '/v1/posts', {
       key,
-      body: { content: 'x', channelIds: [reddit.id], reddit: { subreddit: 'test', title: 'Hello' }, publishAt: new Date((await stack.syncClock()).getTime() + 86_400_000 * 30).toISOString() },
+      body: {
+        content: 'x',
+        channelIds: [reddit.id],
+        reddit: { subreddit: 'test', title: 'Hello' },
+        publishAt: new Date((await stack.syncClock()).getTime() + 86_400_000 * 30).toISOString(),
+      },
     });
     expect(ok.status).toBe(201);
     expect(ok.body.reddit).toEqual({ subreddit: 'test', title: 'Hello' });
@@ -118,7 +140,10 @@ describe('POST /v1/posts validation', () => {
     const body = (publishAt: string) => ({ content: `t ${publishAt}`, channelIds: [m.id], publishAt });
     await expect422(await call(stack.app, 'POST', '/v1/posts', { key, body: body('tomorrow') }), 'publishAt');
     await expect422(await call(stack.app, 'POST', '/v1/posts', { key, body: body('2030-01-01T10:00:00') }), 'publishAt');
-    await expect422(await call(stack.app, 'POST', '/v1/posts', { key, body: body(new Date(now.getTime() - 6 * 60_000).toISOString()) }), 'publishAt');
+    await expect422(
+      await call(stack.app, 'POST', '/v1/posts', { key, body: body(new Date(now.getTime() - 6 * 60_000).toISOString()) }),
+      'publishAt',
+    );
     expect(await postCount(org.id)).toBe(0);
     const recent = await call(stack.app, 'POST', '/v1/posts', { key, body: body(new Date(now.getTime() - 4 * 60_000).toISOString()) });
     expect(recent.status).toBe(201);
@@ -135,7 +160,9 @@ describe('POST /v1/posts validation', () => {
     const r = await call(stack.app, 'POST', '/v1/posts', { key: read.key, body: { content: 'x', channelIds: [m.id] } });
     expect(r.status).toBe(403);
     expect(r.body.error.code).toBe('forbidden_scope');
-    expect((await call(stack.app, 'PATCH', '/v1/posts/post_x', { key: read.key, body: { content: 'y' } })).body.error.code).toBe('forbidden_scope');
+    expect((await call(stack.app, 'PATCH', '/v1/posts/post_x', { key: read.key, body: { content: 'y' } })).body.error.code).toBe(
+      'forbidden_scope',
+    );
     expect((await call(stack.app, 'GET', '/v1/posts', { key: publish.key })).body.error.code).toBe('forbidden_scope');
     expect((await call(stack.app, 'GET', '/v1/posts/post_x', { key: publish.key })).body.error.code).toBe('forbidden_scope');
   });

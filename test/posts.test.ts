@@ -158,35 +158,35 @@ describe('posts: crash safety', () => {
     // and real clusters reset stickiness when a worker shuts down).
     const own = await startPostStack({ maxCachedWorkflows: 0 });
     try {
-    const { key, channels } = await setup(['good-token', 'good-token', 'good-token']);
-    await own.syncClock();
-    const text = `crash ${crypto.randomUUID()}`;
-    // Mastodon accepts all three statuses, but no answer ever comes back: the worker is then
-    // stopped with the three publish activities in flight.
-    fake.failNext(3, 'accept-then-hang');
-    const r = await call(own.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: channels.map((c) => c.id) } });
-    expect(r.status).toBe(201);
-    for (let i = 0; i < 500 && statusesFor(text).length < 3; i++) await Bun.sleep(10);
-    expect(statusesFor(text)).toHaveLength(3);
-    expect((await call(own.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body.status).toBe('publishing');
+      const { key, channels } = await setup(['good-token', 'good-token', 'good-token']);
+      await own.syncClock();
+      const text = `crash ${crypto.randomUUID()}`;
+      // Mastodon accepts all three statuses, but no answer ever comes back: the worker is then
+      // stopped with the three publish activities in flight.
+      fake.failNext(3, 'accept-then-hang');
+      const r = await call(own.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: channels.map((c) => c.id) } });
+      expect(r.status).toBe(201);
+      for (let i = 0; i < 500 && statusesFor(text).length < 3; i++) await Bun.sleep(10);
+      expect(statusesFor(text)).toHaveLength(3);
+      expect((await call(own.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body.status).toBe('publishing');
 
-    const stoppedAt = Date.now();
-    await own.restartWorker();
-    await own.settle(r.body.id);
-    // Attempts lost with the old worker stop heartbeating and are retried after the 10 s
-    // heartbeat timeout (real seconds: the test server does not skip time past a lost task).
-    expect(Date.now() - stoppedAt).toBeLessThan(40_000);
+      const stoppedAt = Date.now();
+      await own.restartWorker();
+      await own.settle(r.body.id);
+      // Attempts lost with the old worker stop heartbeating and are retried after the 10 s
+      // heartbeat timeout (real seconds: the test server does not skip time past a lost task).
+      expect(Date.now() - stoppedAt).toBeLessThan(40_000);
 
-    const got = (await call(own.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
-    expect(got.status).toBe('published');
-    // Sent again after the restart, with the same Idempotency-Key, and deduplicated by Mastodon.
-    expect(statusesFor(text)).toHaveLength(3);
-    for (const ch of got.channels) {
-      const status = statusesFor(text).find((s) => s.id === ch.platformPostId);
-      expect(status?.idempotencyKey).toBe(`${r.body.id}:${ch.channelId}`);
-      const sends = fake.requests.filter((q) => q.path === '/api/v1/statuses' && q.idempotencyKey === status!.idempotencyKey);
-      expect(sends.length).toBeGreaterThanOrEqual(2);
-    }
+      const got = (await call(own.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
+      expect(got.status).toBe('published');
+      // Sent again after the restart, with the same Idempotency-Key, and deduplicated by Mastodon.
+      expect(statusesFor(text)).toHaveLength(3);
+      for (const ch of got.channels) {
+        const status = statusesFor(text).find((s) => s.id === ch.platformPostId);
+        expect(status?.idempotencyKey).toBe(`${r.body.id}:${ch.channelId}`);
+        const sends = fake.requests.filter((q) => q.path === '/api/v1/statuses' && q.idempotencyKey === status!.idempotencyKey);
+        expect(sends.length).toBeGreaterThanOrEqual(2);
+      }
     } finally {
       await own.stop();
     }

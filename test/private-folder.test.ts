@@ -3,9 +3,20 @@
 // (lib/pg-server.ts). The clone here is this working tree copied into a fresh 0700 folder, with
 // the installed packages reused (the Postgres binaries copied in, as a real install has them).
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
-  chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync,
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -179,7 +190,8 @@ function groupMembers(pgid: number): string[] {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') left.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')}`);
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z')
+        left.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')}`);
     } catch {
       // gone meanwhile
     }
@@ -189,7 +201,18 @@ function groupMembers(pgid: number): string[] {
 
 function listening(port: number): Promise<boolean> {
   return new Promise((r) => {
-    const s = Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {}, open: (sock) => { sock.end(); r(true); }, connectError: () => r(false) } });
+    const s = Bun.connect({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        data() {},
+        open: (sock) => {
+          sock.end();
+          r(true);
+        },
+        connectError: () => r(false),
+      },
+    });
     s.catch(() => r(false));
   });
 }

@@ -45,7 +45,11 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
 
 async function png(color = '#f00'): Promise<Uint8Array> {
   const sharp = (await import('sharp')).default;
-  return new Uint8Array(await sharp({ create: { width: 8, height: 8, channels: 3, background: color } }).png().toBuffer());
+  return new Uint8Array(
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: color } })
+      .png()
+      .toBuffer(),
+  );
 }
 
 function image(id: string, altText = `alt ${id}`, mimeType = 'image/png'): MediaRef {
@@ -58,7 +62,11 @@ function image(id: string, altText = `alt ${id}`, mimeType = 'image/png'): Media
     read: async () => {
       if (mimeType === 'image/webp') {
         const sharp = (await import('sharp')).default;
-        return new Uint8Array(await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0f0' } }).webp().toBuffer());
+        return new Uint8Array(
+          await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0f0' } })
+            .webp()
+            .toBuffer(),
+        );
       }
       return png();
     },
@@ -127,7 +135,9 @@ describe('Reddit publish', () => {
 
   test('credentials.username skips /api/v1/me; WebP is converted to JPEG for the lease', async () => {
     const f = await fake({ mediaPendingPolls: 0 });
-    await connector(f).publish(request({ media: [image('pic', 'alt', 'image/webp')], credentials: { accessToken: 'good-token', username: 'poster' } }));
+    await connector(f).publish(
+      request({ media: [image('pic', 'alt', 'image/webp')], credentials: { accessToken: 'good-token', username: 'poster' } }),
+    );
     expect(paths(f)).not.toContain('GET /api/v1/me');
     expect(f.uploads[0]).toMatchObject({ mimeType: 'image/jpeg', fileName: 'pic.jpg' });
   });
@@ -153,17 +163,41 @@ describe('Reddit publish', () => {
 
   test('video without a poster function: the first frame is read with ffmpeg', async () => {
     const { ffmpegPath, run } = await import('../media/exec.ts');
-    const r = await run([await ffmpegPath(), '-v', 'error', '-f', 'lavfi', '-i', 'color=c=blue:s=16x16:d=0.2', '-pix_fmt', 'yuv420p', '-f', 'mp4', '-movflags', 'frag_keyframe+empty_moov', '-']);
+    const r = await run([
+      await ffmpegPath(),
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=blue:s=16x16:d=0.2',
+      '-pix_fmt',
+      'yuv420p',
+      '-f',
+      'mp4',
+      '-movflags',
+      'frag_keyframe+empty_moov',
+      '-',
+    ]);
     expect(r.exitCode).toBe(0);
     const f = await fake();
     await connector(f, { videoPoster: undefined }).publish(request({ media: [video(r.stdout)] }));
-    expect(f.uploads.map((u) => [u.mimeType, u.fileName])).toEqual([['video/mp4', 'clip.mp4'], ['image/jpeg', 'poster.jpg']]);
+    expect(f.uploads.map((u) => [u.mimeType, u.fileName])).toEqual([
+      ['video/mp4', 'clip.mp4'],
+      ['image/jpeg', 'poster.jpg'],
+    ]);
   });
 
   test('a video with other media, or a document → permanent before any request', async () => {
     const f = await fake();
     expect((await failure(connector(f).publish(request({ media: [video(), image('a')] })))).kind).toBe('permanent');
-    const doc: MediaRef = { id: 'd', type: 'document', mimeType: 'application/pdf', fileName: 'a.pdf', read: async () => new Uint8Array([1]) };
+    const doc: MediaRef = {
+      id: 'd',
+      type: 'document',
+      mimeType: 'application/pdf',
+      fileName: 'a.pdf',
+      read: async () => new Uint8Array([1]),
+    };
     expect((await failure(connector(f).publish(request({ media: [doc] })))).kind).toBe('permanent');
     expect(f.requests).toHaveLength(0);
   });
@@ -201,7 +235,12 @@ describe('Reddit no double post (findPublished)', () => {
     expect(await c.findPublished!(request())).toBeNull();
     f.addPost({ subreddit: 'test', title: 'A title for r/test', text: 'a different body' });
     f.addPost({ subreddit: 'pics', title: 'A title for r/test', text: 'Body of the post, in **markdown**.' });
-    f.addPost({ subreddit: 'test', title: 'A title for r/test', text: 'Body of the post, in **markdown**.', createdUtc: Date.now() / 1000 - 3 * 86400 });
+    f.addPost({
+      subreddit: 'test',
+      title: 'A title for r/test',
+      text: 'Body of the post, in **markdown**.',
+      createdUtc: Date.now() / 1000 - 3 * 86400,
+    });
     expect(await c.findPublished!(request())).toBeNull();
   });
 
@@ -240,7 +279,9 @@ describe('Reddit error classes', () => {
   test('a token without the history scope (403 insufficient_scope) → reauth', async () => {
     const f = await fake();
     f.tokens.set('narrow', { user: 'poster', scopes: ['submit'] });
-    const err = await failure(connector(f).publish(request({ media: [image('a')], credentials: { accessToken: 'narrow', username: 'poster' } })));
+    const err = await failure(
+      connector(f).publish(request({ media: [image('a')], credentials: { accessToken: 'narrow', username: 'poster' } })),
+    );
     expect(err.kind).toBe('reauth');
     expect(err.opts.platformCode).toBe('insufficient_scope');
   });
@@ -281,7 +322,10 @@ describe('Reddit error classes', () => {
 
   test('RATELIMIT "try again in 9 minutes" → transient, retryAfterMs 540000', async () => {
     const f = await fake();
-    f.failNext(1, { status: 200, body: { json: { errors: [['RATELIMIT', 'you are doing that too much. try again in 9 minutes.', 'ratelimit']] } } });
+    f.failNext(1, {
+      status: 200,
+      body: { json: { errors: [['RATELIMIT', 'you are doing that too much. try again in 9 minutes.', 'ratelimit']] } },
+    });
     const err = await failure(connector(f).publish(request()));
     expect(err.kind).toBe('transient');
     expect(err.opts).toMatchObject({ platformCode: 'RATELIMIT', retryAfterMs: 540_000 });
@@ -290,7 +334,14 @@ describe('Reddit error classes', () => {
 
   test('RATELIMIT in the newer wording ("Take a break for 30 seconds") → retryAfterMs 30000', async () => {
     const f = await fake();
-    f.failNext(1, { status: 200, body: { json: { errors: [['RATELIMIT', "Looks like you've been doing that a lot. Take a break for 30 seconds before trying again.", 'ratelimit']] } } });
+    f.failNext(1, {
+      status: 200,
+      body: {
+        json: {
+          errors: [['RATELIMIT', "Looks like you've been doing that a lot. Take a break for 30 seconds before trying again.", 'ratelimit']],
+        },
+      },
+    });
     expect((await failure(connector(f).publish(request()))).opts.retryAfterMs).toBe(30_000);
   });
 
@@ -305,7 +356,11 @@ describe('Reddit error classes', () => {
 
   test('429 with only X-Ratelimit-Reset (seconds) → retryAfterMs from it', async () => {
     const f = await fake();
-    f.failNext(1, { status: 429, body: { message: 'Too Many Requests', error: 429 }, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '37' } });
+    f.failNext(1, {
+      status: 429,
+      body: { message: 'Too Many Requests', error: 429 },
+      headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '37' },
+    });
     expect((await failure(connector(f).publish(request()))).opts.retryAfterMs).toBe(37_000);
   });
 
@@ -318,12 +373,23 @@ describe('Reddit error classes', () => {
 
   test('bucket errors: EntityTooLarge → permanent with the S3 message; expired lease (403) → transient', async () => {
     const f = await fake();
-    f.failNext(1, { status: 400, body: '<Error><Code>EntityTooLarge</Code><Message>Your proposed upload exceeds the maximum allowed size</Message></Error>' }, 'bucket');
+    f.failNext(
+      1,
+      {
+        status: 400,
+        body: '<Error><Code>EntityTooLarge</Code><Message>Your proposed upload exceeds the maximum allowed size</Message></Error>',
+      },
+      'bucket',
+    );
     const big = await failure(connector(f).publish(request({ media: [image('a')] })));
     expect(big.kind).toBe('permanent');
     expect(big.message).toContain('EntityTooLarge');
 
-    f.failNext(1, { status: 403, body: '<Error><Code>AccessDenied</Code><Message>Invalid according to Policy: Policy expired.</Message></Error>' }, 'bucket');
+    f.failNext(
+      1,
+      { status: 403, body: '<Error><Code>AccessDenied</Code><Message>Invalid according to Policy: Policy expired.</Message></Error>' },
+      'bucket',
+    );
     expect((await failure(connector(f).publish(request({ media: [image('a')] })))).kind).toBe('transient');
     expect(f.posts).toHaveLength(0);
   });
@@ -379,7 +445,9 @@ describe('Reddit token refresh', () => {
   test('no refresh token → reauth; app credentials rejected (401) → permanent; no app credentials → permanent; 503 → transient', async () => {
     const f = await fake();
     expect((await failure(connector(f).refreshCredentials!({ accessToken: 'x' }))).kind).toBe('reauth');
-    const badApp = await failure(connector(f, { oauth: { clientId: 'client-id', clientSecret: 'wrong' } }).refreshCredentials!({ refreshToken: 'refresh-1' }));
+    const badApp = await failure(
+      connector(f, { oauth: { clientId: 'client-id', clientSecret: 'wrong' } }).refreshCredentials!({ refreshToken: 'refresh-1' }),
+    );
     expect(badApp.kind).toBe('permanent');
     expect(badApp.message).toContain('REDDIT_CLIENT_SECRET');
     expect((await failure(connector(f, { oauth: undefined }).refreshCredentials!({ refreshToken: 'refresh-1' }))).kind).toBe('permanent');

@@ -12,7 +12,9 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { harness } from './harness/index.ts';
 
 const DIR = join(import.meta.dir, 'fixtures/histories');
-const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const load = (file: string) => historyFromJSON(JSON.parse(readFileSync(join(DIR, file), 'utf8')));
 const workflowType = (file: string) => load(file).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name;
 
@@ -23,14 +25,21 @@ beforeAll(async () => {
 
 describe('recorded workflow histories', () => {
   test('cover the post and the upload workflow: scheduled → edited → published, partial and reauth failures, upload expired and ready', () => {
-    for (const name of ['post-scheduled-edited-published', 'post-partial-failure', 'post-reauth-failure', 'media-upload-expired', 'media-upload-ready']) {
+    for (const name of [
+      'post-scheduled-edited-published',
+      'post-partial-failure',
+      'post-reauth-failure',
+      'media-upload-expired',
+      'media-upload-ready',
+    ]) {
       expect(files).toContain(`${name}.json`);
     }
     const types = files.map(workflowType);
     expect(types).toContain('postWorkflow');
     expect(types).toContain('mediaUploadWorkflow');
     // Each ran to its end: a replay covers every command the code issued.
-    for (const f of files) expect(load(f).events?.at(-1)?.eventType).toBe(temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+    for (const f of files)
+      expect(load(f).events?.at(-1)?.eventType).toBe(temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
   });
 
   test('every one replays against the current workflow code without nondeterminism', async () => {
@@ -52,7 +61,10 @@ describe('recorded workflow histories', () => {
     const scheduled = history.events!.find((e) => e.activityTaskScheduledEventAttributes)!.activityTaskScheduledEventAttributes!;
     expect(scheduled.activityType!.name).toBe('confirmPost');
     scheduled.activityType!.name = 'confirmPostV0';
-    const err = await Worker.runReplayHistory({ workflowBundle }, history, 'tampered').then(() => null, (e: unknown) => e);
+    const err = await Worker.runReplayHistory({ workflowBundle }, history, 'tampered').then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DeterminismViolationError);
   });
 });

@@ -14,7 +14,12 @@ beforeAll(async () => {
   h = await harness();
 });
 
-const webOptions = (trustProxyHops: number) => ({ publicBaseUrl: 'http://localhost', credentialsKey: h.credentialsKey, platforms: {}, trustProxyHops });
+const webOptions = (trustProxyHops: number) => ({
+  publicBaseUrl: 'http://localhost',
+  credentialsKey: h.credentialsKey,
+  platforms: {},
+  trustProxyHops,
+});
 
 /** A client address no other test uses. */
 const someAddress = () => `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${1 + Math.floor(Math.random() * 250)}`;
@@ -49,7 +54,9 @@ describe('sign-in throttle', () => {
     for (const app of [one, two]) {
       const res = await signIn(app, email, password, from);
       expect(res.status).toBe(429);
-      expect((await res.one('[data-testid="sign-in-error"]')).text).toMatch(/^Too many failed attempts\. Try again in (1[0-5]|[1-9]) minutes?\.$/);
+      expect((await res.one('[data-testid="sign-in-error"]')).text).toMatch(
+        /^Too many failed attempts\. Try again in (1[0-5]|[1-9]) minutes?\.$/,
+      );
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(15 * 60);
       expect(res.setCookies.some((c) => c.startsWith('pp_session='))).toBe(false);
@@ -73,7 +80,9 @@ describe('sign-in throttle', () => {
     const sprayer = someAddress();
     // 45 failures on as many emails counted directly (no password hashing), 5 through the form.
     for (let i = 0; i < SIGN_IN_LIMITS.perAddress - 5; i++) {
-      expect((await beginSignIn(h.orm.em.fork(), `sprayed-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, sprayer, new Date())).allowed).toBe(true);
+      expect(
+        (await beginSignIn(h.orm.em.fork(), `sprayed-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, sprayer, new Date())).allowed,
+      ).toBe(true);
     }
     for (let i = 0; i < 5; i++) {
       expect((await signIn(app, `nobody-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, 'guess-password', sprayer)).status).toBe(401);
@@ -87,7 +96,9 @@ describe('sign-in throttle', () => {
     const app = await testApp({ web: webOptions(1) });
     const office = someAddress();
     for (let i = 0; i < SIGN_IN_LIMITS.perAddress - 1; i++) {
-      expect((await beginSignIn(h.orm.em.fork(), `colleague-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, office, new Date())).allowed).toBe(true);
+      expect(
+        (await beginSignIn(h.orm.em.fork(), `colleague-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`, office, new Date())).allowed,
+      ).toBe(true);
     }
     // One place left: five people sign in one after the other, each using it and giving it back.
     for (let i = 0; i < 5; i++) {
@@ -149,7 +160,10 @@ describe('the client address', () => {
     }
     expect((await signIn(client, email, password, someAddress(), origin)).status).toBe(429);
     // Counted under the socket's address (not the shared one of requests without a socket).
-    const [row] = await h.orm.em.fork().getConnection().execute<{ failures: number }[]>("select failures from sign_in_attempts where key = 'addr:127.0.0.1'");
+    const [row] = await h.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ failures: number }[]>("select failures from sign_in_attempts where key = 'addr:127.0.0.1'");
     expect(row?.failures).toBeGreaterThanOrEqual(SIGN_IN_LIMITS.perEmailAndAddress);
   });
 

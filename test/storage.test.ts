@@ -42,7 +42,9 @@ async function startDisk() {
   const port = await freePort();
   diskBase = `http://127.0.0.1:${port}`;
   disk = createDiskStorage({ root: diskRoot, publicBaseUrl: `${diskBase}/`, signingKey, now: () => new Date(Date.now() + diskOffsetMs) });
-  const app = router().use(storageRoutes(disk)).listen({ port, hostname: '127.0.0.1', maxRequestBodySize: 64 * 1024 * 1024 });
+  const app = router()
+    .use(storageRoutes(disk))
+    .listen({ port, hostname: '127.0.0.1', maxRequestBodySize: 64 * 1024 * 1024 });
   diskApp = { stop: () => app.stop(true), handle: (r) => app.handle(r) };
 }
 
@@ -149,7 +151,11 @@ for (const b of backends) {
       const s = b.pastStore();
       const key = newKey();
       const body = bytes(100);
-      const p = await s.presignPut(key, { contentType: 'image/png', contentLength: 100, expiresAt: new Date(Date.now() - 3600_000 + 60_000) });
+      const p = await s.presignPut(key, {
+        contentType: 'image/png',
+        contentLength: 100,
+        expiresAt: new Date(Date.now() - 3600_000 + 60_000),
+      });
       const r = await fetch(p.url, { method: 'PUT', headers: p.headers, body });
       expect(r.status).toBe(b.name === 'disk' ? 401 : 403);
       expect(await b.store().head(key)).toBeNull();
@@ -211,9 +217,26 @@ for (const b of backends) {
 
     test('keys that could leave the store are rejected everywhere', async () => {
       const s = b.store();
-      const bad = ['../etc/passwd', 'org/../../x', '/abs/path', 'a//b', 'a/./b', 'a/b/', '.hidden', 'a/.meta', 'a\\b', 'a b', 'a/b?c', '', 'x'.repeat(600), 'ä/b'];
+      const bad = [
+        '../etc/passwd',
+        'org/../../x',
+        '/abs/path',
+        'a//b',
+        'a/./b',
+        'a/b/',
+        '.hidden',
+        'a/.meta',
+        'a\\b',
+        'a b',
+        'a/b?c',
+        '',
+        'x'.repeat(600),
+        'ä/b',
+      ];
       for (const key of bad) {
-        await expect(s.presignPut(key, { contentType: 'image/png', contentLength: 1, expiresAt: inOneHour() })).rejects.toBeInstanceOf(InvalidObjectKeyError);
+        await expect(s.presignPut(key, { contentType: 'image/png', contentLength: 1, expiresAt: inOneHour() })).rejects.toBeInstanceOf(
+          InvalidObjectKeyError,
+        );
         await expect(s.head(key)).rejects.toBeInstanceOf(InvalidObjectKeyError);
         await expect(s.put(key, bytes(1), 'image/png')).rejects.toBeInstanceOf(InvalidObjectKeyError);
         await expect(s.read(key)).rejects.toBeInstanceOf(InvalidObjectKeyError);
@@ -226,9 +249,15 @@ for (const b of backends) {
     test('presign refuses nonsense: past expiry, negative length, a type with a line break', async () => {
       const s = b.store();
       const key = newKey();
-      await expect(s.presignPut(key, { contentType: 'image/png', contentLength: 1, expiresAt: new Date(Date.now() - 1000) })).rejects.toThrow(/future/);
-      await expect(s.presignPut(key, { contentType: 'image/png', contentLength: -1, expiresAt: inOneHour() })).rejects.toThrow(/contentLength/);
-      await expect(s.presignPut(key, { contentType: 'image/png\r\nX-Evil: 1', contentLength: 1, expiresAt: inOneHour() })).rejects.toThrow(/contentType/);
+      await expect(
+        s.presignPut(key, { contentType: 'image/png', contentLength: 1, expiresAt: new Date(Date.now() - 1000) }),
+      ).rejects.toThrow(/future/);
+      await expect(s.presignPut(key, { contentType: 'image/png', contentLength: -1, expiresAt: inOneHour() })).rejects.toThrow(
+        /contentLength/,
+      );
+      await expect(s.presignPut(key, { contentType: 'image/png\r\nX-Evil: 1', contentLength: 1, expiresAt: inOneHour() })).rejects.toThrow(
+        /contentType/,
+      );
     });
 
     test('a 5 MB upload goes through and reads back byte for byte', async () => {
@@ -293,7 +322,9 @@ describe('disk store routes', () => {
     // A token signed with another key is worthless here.
     const other = createDiskStorage({ root: join(work, 'other'), publicBaseUrl: diskBase, signingKey: randomBytes(32) });
     const foreign = await other.presignPut(key, { contentType: 'image/png', contentLength: 3, expiresAt: inOneHour() });
-    expect((await fetch(`${diskBase}/storage/upload/${tokenOf(foreign.url)}`, { method: 'PUT', headers: p.headers, body: bytes(3) })).status).toBe(401);
+    expect(
+      (await fetch(`${diskBase}/storage/upload/${tokenOf(foreign.url)}`, { method: 'PUT', headers: p.headers, body: bytes(3) })).status,
+    ).toBe(401);
   });
 
   test('an upload token does not download and a download token does not upload', async () => {
@@ -312,12 +343,16 @@ describe('disk store routes', () => {
     const p = await disk.presignPut(key, { contentType: 'application/pdf', contentLength: 4, expiresAt: inOneHour() });
     const r1 = await fetch(p.url, { method: 'PUT', headers: { 'Content-Type': 'application/pdf; charset=utf-8' }, body: bytes(4) });
     expect(r1.status).toBe(422);
-    expect(await r1.json()).toMatchObject({ error: { code: 'validation_failed', details: { fields: [{ path: 'headers.content-type' }] } } });
+    expect(await r1.json()).toMatchObject({
+      error: { code: 'validation_failed', details: { fields: [{ path: 'headers.content-type' }] } },
+    });
     const r2 = await fetch(p.url, { method: 'PUT', body: bytes(4) });
     expect(r2.status).toBe(422);
     const r3 = await fetch(p.url, { method: 'PUT', headers: p.headers, body: bytes(5) });
     expect(r3.status).toBe(413);
-    expect(await r3.json()).toMatchObject({ error: { code: 'validation_failed', details: { fields: [{ path: 'headers.content-length' }] } } });
+    expect(await r3.json()).toMatchObject({
+      error: { code: 'validation_failed', details: { fields: [{ path: 'headers.content-length' }] } },
+    });
     expect(await disk.head(key)).toBeNull();
   });
 
@@ -489,7 +524,14 @@ describe('S3 store against SeaweedFS', () => {
   });
 
   test('wrong credentials are refused', async () => {
-    const wrong = createS3Storage({ endpoint: sw.endpoint, region: sw.region, bucket: sw.bucket, accessKeyId: sw.accessKeyId, secretAccessKey: 'not-the-secret', forcePathStyle: true });
+    const wrong = createS3Storage({
+      endpoint: sw.endpoint,
+      region: sw.region,
+      bucket: sw.bucket,
+      accessKeyId: sw.accessKeyId,
+      secretAccessKey: 'not-the-secret',
+      forcePathStyle: true,
+    });
     await expect(wrong.head(newKey())).rejects.toThrow();
     const p = await wrong.presignPut(newKey(), { contentType: 'image/png', contentLength: 1, expiresAt: inOneHour() });
     expect((await fetch(p.url, { method: 'PUT', headers: p.headers, body: bytes(1) })).status).toBe(403);
@@ -498,7 +540,11 @@ describe('S3 store against SeaweedFS', () => {
   test('a tampered presigned URL is refused', async () => {
     const key = newKey();
     const p = await sw.storage().presignPut(key, { contentType: 'image/png', contentLength: 1, expiresAt: inOneHour() });
-    const r = await fetch(p.url.replace(/X-Amz-Expires=\d+/, 'X-Amz-Expires=604800'), { method: 'PUT', headers: p.headers, body: bytes(1) });
+    const r = await fetch(p.url.replace(/X-Amz-Expires=\d+/, 'X-Amz-Expires=604800'), {
+      method: 'PUT',
+      headers: p.headers,
+      body: bytes(1),
+    });
     expect(r.status).toBe(403);
     expect(await sw.storage().head(key)).toBeNull();
   });
@@ -518,7 +564,14 @@ describe('storage configuration', () => {
       driver: 'disk',
       dir: '.data/media',
       signingKey: undefined,
-      s3: { endpoint: undefined, region: 'us-east-1', bucket: undefined, accessKeyId: undefined, secretAccessKey: undefined, forcePathStyle: false },
+      s3: {
+        endpoint: undefined,
+        region: 'us-east-1',
+        bucket: undefined,
+        accessKeyId: undefined,
+        secretAccessKey: undefined,
+        forcePathStyle: false,
+      },
     });
     expect(loadConfig({ DATA_DIR: '/var/lib/pp' }).storage.dir).toBe('/var/lib/pp/media');
     expect(loadConfig({ STORAGE_DIR: '/srv/media' }).storage.dir).toBe('/srv/media');
@@ -544,7 +597,14 @@ describe('storage configuration', () => {
       S3_SECRET_ACCESS_KEY: 'SK',
     });
     expect(c.storage.driver).toBe('s3');
-    expect(c.storage.s3).toEqual({ endpoint: 'http://127.0.0.1:8333', region: 'eu-west-1', bucket: 'media', accessKeyId: 'AK', secretAccessKey: 'SK', forcePathStyle: true });
+    expect(c.storage.s3).toEqual({
+      endpoint: 'http://127.0.0.1:8333',
+      region: 'eu-west-1',
+      bucket: 'media',
+      accessKeyId: 'AK',
+      secretAccessKey: 'SK',
+      forcePathStyle: true,
+    });
     expect(loadConfig({ S3_ENDPOINT: 'http://x', S3_FORCE_PATH_STYLE: 'false' }).storage.s3.forcePathStyle).toBe(false);
     expect(loadConfig({ S3_FORCE_PATH_STYLE: '1' }).storage.s3.forcePathStyle).toBe(true);
     const hex = 'cd'.repeat(32);
@@ -553,14 +613,24 @@ describe('storage configuration', () => {
 
   test('createStorage picks the store; the signing key is configured, derived, or ephemeral', async () => {
     const root = join(work, 'factory');
-    const s3 = createStorage(loadConfig({ STORAGE_DRIVER: 's3', S3_BUCKET: sw.bucket, S3_ENDPOINT: sw.endpoint, S3_ACCESS_KEY_ID: sw.accessKeyId, S3_SECRET_ACCESS_KEY: sw.secretAccessKey }));
+    const s3 = createStorage(
+      loadConfig({
+        STORAGE_DRIVER: 's3',
+        S3_BUCKET: sw.bucket,
+        S3_ENDPOINT: sw.endpoint,
+        S3_ACCESS_KEY_ID: sw.accessKeyId,
+        S3_SECRET_ACCESS_KEY: sw.secretAccessKey,
+      }),
+    );
     expect(s3.kind).toBe('s3');
     expect(await s3.head(newKey())).toBeNull();
 
     const configured = loadConfig({ STORAGE_DIR: root, STORAGE_SIGNING_KEY: 'ab'.repeat(32), PUBLIC_BASE_URL: 'https://api.example.com/' });
     const d = createStorage(configured);
     expect(d.kind).toBe('disk');
-    expect((await d.presignPut('a/b', { contentType: 'image/png', contentLength: 1, expiresAt: inOneHour() })).url).toStartWith('https://api.example.com/storage/upload/');
+    expect((await d.presignPut('a/b', { contentType: 'image/png', contentLength: 1, expiresAt: inOneHour() })).url).toStartWith(
+      'https://api.example.com/storage/upload/',
+    );
     expect(storageSigningKey(configured)).toEqual({ key: Buffer.from('ab'.repeat(32), 'hex'), source: 'configured' });
 
     const withCreds = loadConfig({ STORAGE_DIR: root, CREDENTIALS_KEY: 'ef'.repeat(32) });

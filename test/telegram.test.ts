@@ -1,14 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createTelegramConnector } from '../platforms/telegram.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import {
-  BASIC_GROUP,
-  PRIVATE_CHAT,
-  PRIVATE_SUPERGROUP,
-  PUBLIC_CHANNEL,
-  startFakeTelegram,
-  type FakeTelegram,
-} from './fakes/telegram.ts';
+import { BASIC_GROUP, PRIVATE_CHAT, PRIVATE_SUPERGROUP, PUBLIC_CHANNEL, startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
 import { freePort } from './harness/ports.ts';
 
 const fakes: FakeTelegram[] = [];
@@ -37,7 +30,10 @@ function request(f: FakeTelegram, over: Partial<PublishRequest> = {}): PublishRe
 let png: Uint8Array | undefined;
 async function pngBytes(): Promise<Uint8Array> {
   png ??= new Uint8Array(
-    await (await import('sharp')).default({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).png().toBuffer(),
+    await (await import('sharp'))
+      .default({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
+      .png()
+      .toBuffer(),
   );
   return png;
 }
@@ -85,7 +81,8 @@ describe('Telegram publish', () => {
   test('links: private supergroup t.me/c/<id>, private chat and basic group tg://openmessage, @username chat ids', async () => {
     const f = await fake();
     const c = connector(f);
-    const post = (chatId: string, key: string) => c.publish(request(f, { idempotencyKey: key, credentials: { botToken: f.token, chatId } }));
+    const post = (chatId: string, key: string) =>
+      c.publish(request(f, { idempotencyKey: key, credentials: { botToken: f.token, chatId } }));
 
     expect((await post(String(PRIVATE_SUPERGROUP.id), 'a')).url).toBe('https://t.me/c/9876543210/100');
     expect((await post(String(PRIVATE_CHAT.id), 'b')).url).toBe(`tg://openmessage?user_id=${PRIVATE_CHAT.id}&message_id=100`);
@@ -110,9 +107,7 @@ describe('Telegram publish', () => {
 
   test('two images and a video: one sendMediaGroup album, caption on the first item, video streamable', async () => {
     const f = await fake();
-    const result = await connector(f).publish(
-      request(f, { media: [image('img-a'), media('clip', 'video', 'video/mp4'), image('img-b')] }),
-    );
+    const result = await connector(f).publish(request(f, { media: [image('img-a'), media('clip', 'video', 'video/mp4'), image('img-b')] }));
 
     expect(f.requests.map((r) => r.method)).toEqual(['sendMediaGroup']);
     expect(f.messages.map((m) => [m.kind, m.caption, m.file?.fileName])).toEqual([
@@ -156,9 +151,7 @@ describe('Telegram publish', () => {
 
   test('two documents go as a document album; an SVG "image" goes as a document', async () => {
     const f = await fake();
-    await connector(f).publish(
-      request(f, { media: [media('a', 'document', 'application/pdf'), media('logo', 'image', 'image/svg+xml')] }),
-    );
+    await connector(f).publish(request(f, { media: [media('a', 'document', 'application/pdf'), media('logo', 'image', 'image/svg+xml')] }));
     expect(f.requests.map((r) => r.method)).toEqual(['sendMediaGroup']);
     expect(f.messages.map((m) => m.kind)).toEqual(['document', 'document']);
   });
@@ -303,7 +296,10 @@ describe('Telegram error classes', () => {
 
   test('429 with parameters.retry_after → transient, retryAfterMs', async () => {
     const f = await fake();
-    f.failNext(1, { status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } } });
+    f.failNext(1, {
+      status: 429,
+      body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } },
+    });
     const err = await failure(connector(f).publish(request(f)));
     expect(err.kind).toBe('transient');
     expect(err.opts).toMatchObject({ status: 429, retryAfterMs: 7000 });
@@ -347,7 +343,9 @@ describe('Telegram error classes', () => {
 describe('fake Telegram contract', () => {
   async function call(f: FakeTelegram, method: string, body: FormData | Record<string, unknown>) {
     const init: RequestInit =
-      body instanceof FormData ? { method: 'POST', body } : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+      body instanceof FormData
+        ? { method: 'POST', body }
+        : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
     const res = await fetch(`${f.url}/bot${f.token}/${method}`, init);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
@@ -356,7 +354,13 @@ describe('fake Telegram contract', () => {
     const f = await fake();
     const form = new FormData();
     form.append('chat_id', String(PUBLIC_CHANNEL.id));
-    form.append('media', JSON.stringify([{ type: 'photo', media: 'attach://a' }, { type: 'document', media: 'attach://b' }]));
+    form.append(
+      'media',
+      JSON.stringify([
+        { type: 'photo', media: 'attach://a' },
+        { type: 'document', media: 'attach://b' },
+      ]),
+    );
     form.append('a', new Blob([await pngBytes()], { type: 'image/png' }), 'a.png');
     form.append('b', new Blob([new Uint8Array([1])], { type: 'application/pdf' }), 'b.pdf');
     expect(await call(f, 'sendMediaGroup', form)).toEqual({
@@ -374,7 +378,9 @@ describe('fake Telegram contract', () => {
 
   test('a wrong field name fails: `message` instead of `text`, `file` instead of `photo`', async () => {
     const f = await fake();
-    expect((await call(f, 'sendMessage', { chat_id: PUBLIC_CHANNEL.id, message: 'hi' })).body.description).toBe('Bad Request: message text is empty');
+    expect((await call(f, 'sendMessage', { chat_id: PUBLIC_CHANNEL.id, message: 'hi' })).body.description).toBe(
+      'Bad Request: message text is empty',
+    );
     const form = new FormData();
     form.append('chat_id', String(PUBLIC_CHANNEL.id));
     form.append('file', new Blob([await pngBytes()], { type: 'image/png' }), 'a.png');

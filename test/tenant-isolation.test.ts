@@ -36,7 +36,10 @@ let serial = 0;
 const later = (days: number) => new Date(base + days * DAY + ++serial * 1000).toISOString();
 
 async function readyImage(key: string, name: string): Promise<{ id: string; url: string }> {
-  const made = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: name, mimeType: 'image/png', fileSize: png.length } });
+  const made = await call(stack.app, 'POST', '/v1/media/uploads', {
+    key,
+    body: { fileName: name, mimeType: 'image/png', fileSize: png.length },
+  });
   expect(made.status).toBe(201);
   const { media, upload } = made.body;
   // The bytes go to upload.url with exactly upload.headers; the disk store is served by the app itself.
@@ -59,7 +62,10 @@ async function tenant(name: string): Promise<Tenant> {
     return r.body.id as string;
   };
   const ready = await readyImage(key, `${name}.png`);
-  const pending = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: `${name}-pending.png`, mimeType: 'image/png', fileSize: png.length } });
+  const pending = await call(stack.app, 'POST', '/v1/media/uploads', {
+    key,
+    body: { fileName: `${name}-pending.png`, mimeType: 'image/png', fileSize: png.length },
+  });
   expect(pending.status).toBe(201);
   return {
     orgId: org.id,
@@ -106,7 +112,9 @@ const ids = (r: CallResult): string[] => r.body.data.map((x: { id: string }) => 
 beforeAll(async () => {
   stack = await startPostStack({ storage: 'disk' });
   base = (await stack.syncClock()).getTime();
-  png = await sharp({ create: { width: 16, height: 9, channels: 3, background: '#ff8800' } }).png().toBuffer();
+  png = await sharp({ create: { width: 16, height: 9, channels: 3, background: '#ff8800' } })
+    .png()
+    .toBuffer();
   A = await tenant('Org A');
   B = await tenant('Org B');
   limited = (await makeKey(A.orgId, { channels: [A.channels[0]], name: 'limited to a1' })).key;
@@ -197,14 +205,16 @@ describe('another organization’s ids are unknown ids', () => {
       expect(me.body.organization.id).toBe(viewer.orgId);
       // Nothing of the other organization appears anywhere in these answers.
       const text = JSON.stringify([all.body, channels.body, me.body, crossed.body]);
-      for (const id of [owner.orgId, ...owner.channels, ...theirPosts, owner.media.ready, owner.media.pending]) expect(text).not.toContain(id);
+      for (const id of [owner.orgId, ...owner.channels, ...theirPosts, owner.media.ready, owner.media.pending])
+        expect(text).not.toContain(id);
     }
   });
 
   test('POST /v1/posts with the other organization’s channelIds or mediaIds → 422; nothing written', async () => {
     for (const { viewer, owner } of pairs()) {
       const before = { owner: await snapshot(owner.orgId), viewer: await snapshot(viewer.orgId) };
-      const post = (body: Record<string, unknown>) => call(stack.app, 'POST', '/v1/posts', { key: viewer.key, body: { content: `cross ${++serial}`, publishAt: later(300), ...body } });
+      const post = (body: Record<string, unknown>) =>
+        call(stack.app, 'POST', '/v1/posts', { key: viewer.key, body: { content: `cross ${++serial}`, publishAt: later(300), ...body } });
       expect422(await post({ channelIds: [owner.channels[0]] }), 'channelIds');
       expect422(await post({ channelIds: [viewer.channels[0], owner.channels[1]] }), 'channelIds');
       expect422(await post({ channelIds: [viewer.channels[0]], mediaIds: [owner.media.ready] }), 'mediaIds');
@@ -213,16 +223,25 @@ describe('another organization’s ids are unknown ids', () => {
       // The message names the id as unknown, exactly as for an id that never existed.
       const foreign = await post({ channelIds: [viewer.channels[0]], mediaIds: [owner.media.ready] });
       const never = await post({ channelIds: [viewer.channels[0]], mediaIds: [`med_${'0'.repeat(26)}`] });
-      expect(foreign.body.error.details.fields[0].message).toBe(never.body.error.details.fields[0].message.replace(`med_${'0'.repeat(26)}`, owner.media.ready));
+      expect(foreign.body.error.details.fields[0].message).toBe(
+        never.body.error.details.fields[0].message.replace(`med_${'0'.repeat(26)}`, owner.media.ready),
+      );
       // PATCH of the caller's own post with the other organization's media → 422 as well.
-      expect422(await call(stack.app, 'PATCH', `/v1/posts/${viewer.posts.one}`, { key: viewer.key, body: { mediaIds: [owner.media.ready] } }), 'mediaIds');
+      expect422(
+        await call(stack.app, 'PATCH', `/v1/posts/${viewer.posts.one}`, { key: viewer.key, body: { mediaIds: [owner.media.ready] } }),
+        'mediaIds',
+      );
       expect(await snapshot(owner.orgId)).toEqual(before.owner);
       expect(await snapshot(viewer.orgId)).toEqual(before.viewer);
     }
   });
 
   test('an Idempotency-Key another organization used replays nothing of theirs', async () => {
-    const body = (t: Tenant) => ({ content: 'idempotent twin', channelIds: [t.channels[0]], publishAt: new Date(base + 400 * DAY).toISOString() });
+    const body = (t: Tenant) => ({
+      content: 'idempotent twin',
+      channelIds: [t.channels[0]],
+      publishAt: new Date(base + 400 * DAY).toISOString(),
+    });
     const a = await call(stack.app, 'POST', '/v1/posts', { key: A.key, body: body(A), headers: { 'idempotency-key': 'shared-key' } });
     expect(a.status).toBe(201);
     const b = await call(stack.app, 'POST', '/v1/posts', { key: B.key, body: body(B), headers: { 'idempotency-key': 'shared-key' } });
@@ -231,7 +250,11 @@ describe('another organization’s ids are unknown ids', () => {
     expect(b.body.id).not.toBe(a.body.id);
     expect(b.body.channels[0].channelId).toBe(B.channels[0]);
     // Same key with A's exact body from B: B's channel list would not even validate: 422, not A's answer.
-    const replayAttempt = await call(stack.app, 'POST', '/v1/posts', { key: B.key, body: body(A), headers: { 'idempotency-key': 'shared-key-2' } });
+    const replayAttempt = await call(stack.app, 'POST', '/v1/posts', {
+      key: B.key,
+      body: body(A),
+      headers: { 'idempotency-key': 'shared-key-2' },
+    });
     expect422(replayAttempt, 'channelIds');
   });
 });
@@ -260,12 +283,18 @@ describe('a key limited to channel a1', () => {
   test('writes only within its channels: POST to a2 → 403 forbidden_scope, PATCH of a post on [a1, a2] → 404; nothing changes', async () => {
     const before = await snapshot(A.orgId);
     for (const channelIds of [[A.channels[1]], [A.channels[0], A.channels[1]]]) {
-      const r = await call(stack.app, 'POST', '/v1/posts', { key: limited, body: { content: `limited ${++serial}`, channelIds, publishAt: later(500) } });
+      const r = await call(stack.app, 'POST', '/v1/posts', {
+        key: limited,
+        body: { content: `limited ${++serial}`, channelIds, publishAt: later(500) },
+      });
       expect(r.status).toBe(403);
       expect(r.body.error).toMatchObject({ code: 'forbidden_scope', details: { channelIds: [A.channels[1]] } });
     }
     // Another organization's channel is outside the list too.
-    const theirs = await call(stack.app, 'POST', '/v1/posts', { key: limited, body: { content: `limited ${++serial}`, channelIds: [B.channels[0]], publishAt: later(500) } });
+    const theirs = await call(stack.app, 'POST', '/v1/posts', {
+      key: limited,
+      body: { content: `limited ${++serial}`, channelIds: [B.channels[0]], publishAt: later(500) },
+    });
     expect(theirs.status).toBe(403);
     expect(theirs.body.error.code).toBe('forbidden_scope');
     for (const id of [A.posts.both, A.posts.two]) {
@@ -291,7 +320,8 @@ describe('signed storage URLs', () => {
     const forged = Buffer.from(JSON.stringify({ ...claims, key })).toString('base64url');
     return `${u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1)}${forged}.${signature}`;
   }
-  const claimsOf = (url: string) => JSON.parse(Buffer.from(new URL(url).pathname.split('/').pop()!.split('.')[0]!, 'base64url').toString('utf8'));
+  const claimsOf = (url: string) =>
+    JSON.parse(Buffer.from(new URL(url).pathname.split('/').pop()!.split('.')[0]!, 'base64url').toString('utf8'));
 
   test('a download token altered to point at the other organization’s object → 401; the genuine ones still work', async () => {
     const bKey = claimsOf(B.media.readyUrl).key as string;
@@ -318,12 +348,17 @@ describe('signed storage URLs', () => {
     const bKey = claimsOf(B.media.readyUrl).key as string;
     const forged = repoint(A.media.pendingUploadUrl, bKey);
     const evil = Buffer.alloc(png.length, 0x41);
-    const r = await stack.app.handle(new Request(`http://localhost${forged}`, { method: 'PUT', headers: A.media.pendingUploadHeaders, body: evil }));
+    const r = await stack.app.handle(
+      new Request(`http://localhost${forged}`, { method: 'PUT', headers: A.media.pendingUploadHeaders, body: evil }),
+    );
     expect(r.status).toBe(401);
     const still = await stack.app.handle(new Request(B.media.readyUrl));
     expect(Buffer.from(await still.arrayBuffer()).equals(png)).toBe(true);
     // B's key cannot complete A's upload either (404), and A's item stays pending.
-    expectNotFound(await call(stack.app, 'POST', `/v1/media/${A.media.pending}/complete`, { key: B.key }), 'complete of A’s pending media by B');
+    expectNotFound(
+      await call(stack.app, 'POST', `/v1/media/${A.media.pending}/complete`, { key: B.key }),
+      'complete of A’s pending media by B',
+    );
     expect((await call(stack.app, 'GET', `/v1/media/${A.media.pending}`, { key: A.key })).body.status).toBe('pending');
   });
 });

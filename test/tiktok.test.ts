@@ -119,7 +119,12 @@ describe('TikTok publish', () => {
     await connector(f).publish(request({ idempotencyKey: 'k2', credentials: { accessToken: 'good-token', privacyLevel: 'SELF_ONLY' } }));
     await connector(f, { privacyLevel: 'MUTUAL_FOLLOW_FRIENDS' }).publish(request({ idempotencyKey: 'k3' }));
     await connector(f, { privacyLevel: 'PUBLIC_TO_EVERYONE' }).publish(request({ idempotencyKey: 'k4' }));
-    expect(f.publishes.map((p) => p.postInfo.privacy_level)).toEqual(['FOLLOWER_OF_CREATOR', 'SELF_ONLY', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR']);
+    expect(f.publishes.map((p) => p.postInfo.privacy_level)).toEqual([
+      'FOLLOWER_OF_CREATOR',
+      'SELF_ONLY',
+      'MUTUAL_FOLLOW_FRIENDS',
+      'FOLLOWER_OF_CREATOR',
+    ]);
   });
 
   test("the creator's disabled comments, duets and stitches are honoured", async () => {
@@ -183,7 +188,11 @@ describe('TikTok publish', () => {
     f.failPublishNext('internal');
     f.failPublishNext('auth_removed');
     const a = await failure(connector(f).publish(request()));
-    expect([a.kind, a.message, a.opts.platformCode]).toEqual(['permanent', 'TikTok publish failed: picture_size_check_failed', 'picture_size_check_failed']);
+    expect([a.kind, a.message, a.opts.platformCode]).toEqual([
+      'permanent',
+      'TikTok publish failed: picture_size_check_failed',
+      'picture_size_check_failed',
+    ]);
     expect((await failure(connector(f).publish(request()))).kind).toBe('transient');
     expect((await failure(connector(f).publish(request()))).kind).toBe('reauth');
     expect(f.posts).toHaveLength(0);
@@ -319,7 +328,14 @@ describe('TikTok error classes', () => {
 
   test('creator_info answers 200 with spam_risk_too_many_posts → transient, an hour later', async () => {
     const f = await fake();
-    f.failNext(1, { status: 200, body: tiktokErrorBody('spam_risk_too_many_posts', 'The daily post cap from the API is reached for the current user.') }, 'creator_info');
+    f.failNext(
+      1,
+      {
+        status: 200,
+        body: tiktokErrorBody('spam_risk_too_many_posts', 'The daily post cap from the API is reached for the current user.'),
+      },
+      'creator_info',
+    );
     const err = await failure(connector(f).publish(request()));
     expect(err.kind).toBe('transient');
     expect(err.message).toBe('TikTok 200: The daily post cap from the API is reached for the current user. (spam_risk_too_many_posts)');
@@ -329,8 +345,14 @@ describe('TikTok error classes', () => {
 
   test('403 spam_risk_too_many_posts at init → transient; banned user → permanent', async () => {
     const f = await fake();
-    f.failNext(1, { status: 403, body: tiktokErrorBody('spam_risk_too_many_posts', 'The daily post cap from the API is reached for the current user.') });
-    f.failNext(1, { status: 403, body: tiktokErrorBody('spam_risk_user_banned_from_posting', 'The user is banned from making new posts.') });
+    f.failNext(1, {
+      status: 403,
+      body: tiktokErrorBody('spam_risk_too_many_posts', 'The daily post cap from the API is reached for the current user.'),
+    });
+    f.failNext(1, {
+      status: 403,
+      body: tiktokErrorBody('spam_risk_user_banned_from_posting', 'The user is banned from making new posts.'),
+    });
     expect((await failure(connector(f).publish(request()))).kind).toBe('transient');
     const banned = await failure(connector(f).publish(request()));
     expect(banned.kind).toBe('permanent');
@@ -352,7 +374,9 @@ describe('TikTok error classes', () => {
     const f = await fake({ unaudited: true });
     const err = await failure(connector(f).publish(request()));
     expect(err.kind).toBe('permanent');
-    expect(err.message).toBe('TikTok 403: Unaudited clients can only post to a private account. (unaudited_client_can_only_post_to_private_accounts)');
+    expect(err.message).toBe(
+      'TikTok 403: Unaudited clients can only post to a private account. (unaudited_client_can_only_post_to_private_accounts)',
+    );
     await connector(f).publish(request({ credentials: { accessToken: 'good-token', privacyLevel: 'SELF_ONLY' } }));
     expect(f.posts).toHaveLength(1);
   });
@@ -390,7 +414,9 @@ describe('TikTok error classes', () => {
 
   test('caller abort while polling → transient', async () => {
     const f = await fake({ processingPolls: 1_000_000 });
-    const err = await failure(connector(f, { pollIntervalMs: 20, pollTimeoutMs: 60_000 }).publish(request({ signal: AbortSignal.timeout(200) })));
+    const err = await failure(
+      connector(f, { pollIntervalMs: 20, pollTimeoutMs: 60_000 }).publish(request({ signal: AbortSignal.timeout(200) })),
+    );
     expect(err.kind).toBe('transient');
     expect(err.message).toContain('aborted');
   });
@@ -401,7 +427,11 @@ describe('TikTok token expiring during a publish', () => {
     const f = await fake({ processingPolls: 3 });
     const c = connector(f);
     const credentials = { accessToken: 'good-token', refreshToken: 'good-refresh', expiresAt: new Date(Date.now() + 30_000).toISOString() };
-    f.failNext(1, { status: 401, body: tiktokErrorBody('access_token_invalid', 'The access token is invalid or not found in the request.') }, 'status');
+    f.failNext(
+      1,
+      { status: 401, body: tiktokErrorBody('access_token_invalid', 'The access token is invalid or not found in the request.') },
+      'status',
+    );
     const err = await failure(c.publish(request({ credentials })));
     expect(err.kind).toBe('transient');
     expect(err.message).toContain('refreshed before the retry');
@@ -417,8 +447,13 @@ describe('TikTok token expiring during a publish', () => {
     const soon = new Date(Date.now() - 1000).toISOString();
     const body = tiktokErrorBody('access_token_invalid', 'The access token is invalid or not found in the request.');
     f.failNext(2, { status: 401, body }, 'creator_info');
-    expect((await failure(connector(f).publish(request({ credentials: { accessToken: 'good-token', refreshToken: 'r', expiresAt: later } })))).kind).toBe('reauth');
-    expect((await failure(connector(f).publish(request({ credentials: { accessToken: 'good-token', expiresAt: soon } })))).kind).toBe('reauth');
+    expect(
+      (await failure(connector(f).publish(request({ credentials: { accessToken: 'good-token', refreshToken: 'r', expiresAt: later } }))))
+        .kind,
+    ).toBe('reauth');
+    expect((await failure(connector(f).publish(request({ credentials: { accessToken: 'good-token', expiresAt: soon } })))).kind).toBe(
+      'reauth',
+    );
   });
 });
 
@@ -454,7 +489,11 @@ describe('TikTok token refresh', () => {
 
   test('invalid_grant inside a 200 answer → reauth too', async () => {
     const f = await fake();
-    f.failNext(1, { status: 200, body: { error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.', log_id: 'x' } }, 'token');
+    f.failNext(
+      1,
+      { status: 200, body: { error: 'invalid_grant', error_description: 'Refresh token is invalid or expired.', log_id: 'x' } },
+      'token',
+    );
     expect((await failure(connector(f).refreshCredentials!({ refreshToken: 'good-refresh' }))).kind).toBe('reauth');
   });
 
@@ -477,7 +516,10 @@ describe('fake TikTok contract', () => {
       fetch(`${f.url}/v2/post/publish/video/init/`, {
         method: 'POST',
         headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' },
-        body: JSON.stringify({ post_info: { privacy_level: 'SELF_ONLY', brand_content_toggle: false }, source_info: { source: 'FILE_UPLOAD', ...source_info } }),
+        body: JSON.stringify({
+          post_info: { privacy_level: 'SELF_ONLY', brand_content_toggle: false },
+          source_info: { source: 'FILE_UPLOAD', ...source_info },
+        }),
       });
     expect((await init({ video_size: 158 * MB, chunk_size: 158 * MB, total_chunk_count: 1 })).status).toBe(400);
     expect((await init({ video_size: 4 * MB, chunk_size: 1 * MB, total_chunk_count: 4 })).status).toBe(400);
@@ -498,6 +540,9 @@ describe('fake TikTok contract', () => {
       }),
     });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'invalid_param', message: 'Unknown field post_info.caption.' });
+    expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'invalid_param',
+      message: 'Unknown field post_info.caption.',
+    });
   });
 });

@@ -110,7 +110,10 @@ describe('token refresh inside a publish (X)', () => {
       expect(got.channels[0]).toMatchObject({ status: 'published', error: null, platformPostId: mine[0]!.id });
     }
     // Both sent once, with the refreshed token; the expired one never reached X.
-    expect(tweetCalls(from).map((q) => q.authorization)).toEqual([`Bearer ${credentials.accessToken}`, `Bearer ${credentials.accessToken}`]);
+    expect(tweetCalls(from).map((q) => q.authorization)).toEqual([
+      `Bearer ${credentials.accessToken}`,
+      `Bearer ${credentials.accessToken}`,
+    ]);
   });
 
   // X answers a spent or revoked refresh token with 400 invalid_request "Value passed for the
@@ -123,35 +126,38 @@ describe('token refresh inside a publish (X)', () => {
       /The refresh token was revoked/,
     ],
   ];
-  test.each(refusals)('refresh refused (%s): channel reauth_required, nothing posted, the channel failed with the reason', async (_name, answer, reason) => {
-    const { key, channel } = await expiredChannel(`refresh-revoked-${crypto.randomUUID()}`);
-    const before = await storedCredentials(channel.id);
-    await stack.syncClock();
-    const from = fake.requests.length;
-    const tokenCalls = fake.count('token');
-    if (answer) fake.failNext(1, answer, 'token');
-    const text = `refused ${crypto.randomUUID()}`;
-    const r = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: [channel.id] } });
-    expect(r.status).toBe(201);
-    await stack.settle(r.body.id);
+  test.each(refusals)(
+    'refresh refused (%s): channel reauth_required, nothing posted, the channel failed with the reason',
+    async (_name, answer, reason) => {
+      const { key, channel } = await expiredChannel(`refresh-revoked-${crypto.randomUUID()}`);
+      const before = await storedCredentials(channel.id);
+      await stack.syncClock();
+      const from = fake.requests.length;
+      const tokenCalls = fake.count('token');
+      if (answer) fake.failNext(1, answer, 'token');
+      const text = `refused ${crypto.randomUUID()}`;
+      const r = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: [channel.id] } });
+      expect(r.status).toBe(201);
+      await stack.settle(r.body.id);
 
-    const got = (await call(stack.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
-    expect(got.status).toBe('failed');
-    expect(got.channels[0]).toMatchObject({ status: 'failed', platformPostId: null, url: null });
-    expect(got.channels[0].error).toMatch(/^token refresh failed: X 400: /);
-    expect(got.channels[0].error).toMatch(reason);
-    // Not retried (the user must reconnect), nothing sent, the stored credentials untouched.
-    expect(fake.count('token') - tokenCalls).toBe(1);
-    expect(tweetCalls(from)).toHaveLength(0);
-    expect(fake.tweets.filter((t) => t.text === text)).toHaveLength(0);
-    const after = await storedCredentials(channel.id);
-    expect(after.status).toBe('reauth_required');
-    expect(after.credentials).toEqual(before.credentials);
-    // The API shows it, and refuses new posts to it until it is reconnected.
-    const listed = (await call(stack.app, 'GET', '/v1/channels', { key })).body.data;
-    expect(listed).toEqual([expect.objectContaining({ id: channel.id, status: 'reauth_required' })]);
-    const again = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'again', channelIds: [channel.id] } });
-    expect(again.status).toBe(409);
-    expect(again.body.error.code).toBe('reauth_required');
-  });
+      const got = (await call(stack.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
+      expect(got.status).toBe('failed');
+      expect(got.channels[0]).toMatchObject({ status: 'failed', platformPostId: null, url: null });
+      expect(got.channels[0].error).toMatch(/^token refresh failed: X 400: /);
+      expect(got.channels[0].error).toMatch(reason);
+      // Not retried (the user must reconnect), nothing sent, the stored credentials untouched.
+      expect(fake.count('token') - tokenCalls).toBe(1);
+      expect(tweetCalls(from)).toHaveLength(0);
+      expect(fake.tweets.filter((t) => t.text === text)).toHaveLength(0);
+      const after = await storedCredentials(channel.id);
+      expect(after.status).toBe('reauth_required');
+      expect(after.credentials).toEqual(before.credentials);
+      // The API shows it, and refuses new posts to it until it is reconnected.
+      const listed = (await call(stack.app, 'GET', '/v1/channels', { key })).body.data;
+      expect(listed).toEqual([expect.objectContaining({ id: channel.id, status: 'reauth_required' })]);
+      const again = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'again', channelIds: [channel.id] } });
+      expect(again.status).toBe(409);
+      expect(again.body.error.code).toBe('reauth_required');
+    },
+  );
 });

@@ -107,7 +107,9 @@ describe('the disk store', () => {
     // After the window the workflow releases the upload key; the URL is expired by then too.
     await waitOutUpload(stack, item.id);
     expect(await stack.storage!.head(r.uploadKey)).toBeNull();
-    expect(new Uint8Array(await (await send(stack, (await call(stack.app, 'GET', `/v1/media/${item.id}`, { key })).body.url)).arrayBuffer())).toEqual(png);
+    expect(
+      new Uint8Array(await (await send(stack, (await call(stack.app, 'GET', `/v1/media/${item.id}`, { key })).body.url)).arrayBuffer()),
+    ).toEqual(png);
   });
 
   test('served media: nosniff, a sandbox CSP, Content-Disposition inline with the RFC 6266/5987 name; a PDF is an attachment', async () => {
@@ -122,7 +124,9 @@ describe('the disk store', () => {
       expect(r.headers.get('content-type')).toBe('image/png');
       expect(r.headers.get('x-content-type-options')).toBe('nosniff');
       expect(r.headers.get('content-security-policy')).toMatch(/^sandbox; default-src 'none'/);
-      expect(r.headers.get('content-disposition')).toBe(`inline; filename="_t_ _summer_ 100_.png"; filename*=UTF-8''%C3%89t%C3%A9%20%22summer%22%20100%25.png`);
+      expect(r.headers.get('content-disposition')).toBe(
+        `inline; filename="_t_ _summer_ 100_.png"; filename*=UTF-8''%C3%89t%C3%A9%20%22summer%22%20100%25.png`,
+      );
     }
     const thumb = await send(stack, item.thumbnailUrl);
     expect(thumb.headers.get('content-type')).toBe('image/webp');
@@ -130,11 +134,13 @@ describe('the disk store', () => {
     expect(thumb.headers.get('x-content-type-options')).toBe('nosniff');
 
     const pdf = new Uint8Array(readFileSync(fx.files.pdf));
-    const doc = await uploadAndComplete(stack, key, pdf, "report (final).pdf", 'application/pdf');
+    const doc = await uploadAndComplete(stack, key, pdf, 'report (final).pdf', 'application/pdf');
     expect(doc.item.status).toBe('ready');
     const got = await send(stack, doc.item.url);
     expect(got.headers.get('content-type')).toBe('application/pdf');
-    expect(got.headers.get('content-disposition')).toBe(`attachment; filename="report (final).pdf"; filename*=UTF-8''report%20%28final%29.pdf`);
+    expect(got.headers.get('content-disposition')).toBe(
+      `attachment; filename="report (final).pdf"; filename*=UTF-8''report%20%28final%29.pdf`,
+    );
     expect(got.headers.get('content-security-policy')).toContain('sandbox');
   });
 
@@ -193,10 +199,16 @@ describe('the S3 store (SeaweedFS)', () => {
     expect(served.headers.get('content-disposition')).toBe(`inline; filename="shot.png"; filename*=UTF-8''shot.png`);
 
     const masto = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id, platform: 'MASTODON', name: 'm', credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'm',
+      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
     });
     const text = `checked bytes ${crypto.randomUUID()}`;
-    const posted = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: text, channelIds: [masto.id], mediaIds: [item.id] } });
+    const posted = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: text, channelIds: [masto.id], mediaIds: [item.id] },
+    });
     expect(posted.status).toBe(201);
     await stack.settle(posted.body.id);
     const status = fake.statuses.find((s) => s.text === text)!;
@@ -224,8 +236,17 @@ describe('processing vouches only for the bytes it checked', () => {
     const keys = mediaKeys(org.id, id);
     const em = (await harness()).orm.em.fork();
     em.create(MediaItem, {
-      id, organization: org.id, type: 'image', status: 'pending', fileName: 'a.png', mimeType: 'image/png',
-      sizeBytes: bytes.length, storageKey: keys.upload, uploadKey: keys.upload, apiKeyId: null, altText: null,
+      id,
+      organization: org.id,
+      type: 'image',
+      status: 'pending',
+      fileName: 'a.png',
+      mimeType: 'image/png',
+      sizeBytes: bytes.length,
+      storageKey: keys.upload,
+      uploadKey: keys.upload,
+      apiKeyId: null,
+      altText: null,
       uploadExpiresAt: new Date(Date.now() + 60_000),
     });
     await em.flush();
@@ -246,7 +267,9 @@ describe('processing vouches only for the bytes it checked', () => {
     };
     const h = await harness();
     const first = createMediaActivities({ orm: h.orm, storage: racing });
-    await expect(new MockActivityEnvironment({ attempt: 1 }).run(first.processUpload, id)).rejects.toThrow(/changed while it was processed/);
+    await expect(new MockActivityEnvironment({ attempt: 1 }).run(first.processUpload, id)).rejects.toThrow(
+      /changed while it was processed/,
+    );
     expect((await row(id)).status).toBe('pending');
 
     const honest = createMediaActivities({ orm: h.orm, storage: disk });
@@ -292,7 +315,14 @@ describe('a key limited to some channels and the media library', () => {
     const later = new Date((await stack.env.currentTimeMs()) + 30 * 86_400_000).toISOString();
     const ready = async (key: string) => (await uploadAndComplete(stack, key, png)).item.id as string;
     const post = async (channelIds: string[], mediaIds: string[]) =>
-      expect((await call(stack.app, 'POST', '/v1/posts', { key: all.key, body: { content: `p ${crypto.randomUUID()}`, channelIds, mediaIds, publishAt: later } })).status).toBe(201);
+      expect(
+        (
+          await call(stack.app, 'POST', '/v1/posts', {
+            key: all.key,
+            body: { content: `p ${crypto.randomUUID()}`, channelIds, mediaIds, publishAt: later },
+          })
+        ).status,
+      ).toBe(201);
 
     const onA2 = await ready(all.key);
     const onA1 = await ready(all.key);
@@ -317,8 +347,12 @@ describe('a key limited to some channels and the media library', () => {
       return true;
     };
     const matrix = async (key: string) => ({
-      onA2: await sees(key, onA2), onA1: await sees(key, onA1), onBoth: await sees(key, onBoth),
-      unattached: await sees(key, unattached), ownButOnA2: await sees(key, ownButOnA2), pending: await sees(key, pending),
+      onA2: await sees(key, onA2),
+      onA1: await sees(key, onA1),
+      onBoth: await sees(key, onBoth),
+      unattached: await sees(key, unattached),
+      ownButOnA2: await sees(key, ownButOnA2),
+      pending: await sees(key, pending),
     });
     expect(await matrix(all.key)).toEqual({ onA2: true, onA1: true, onBoth: true, unattached: true, ownButOnA2: true, pending: true });
     expect(await matrix(onlyA1.key)).toEqual({ onA2: false, onA1: true, onBoth: true, unattached: true, ownButOnA2: true, pending: true });
@@ -326,7 +360,10 @@ describe('a key limited to some channels and the media library', () => {
 
     // Nor can it attach what it cannot see (and so make it visible): answered like an unknown id.
     const attach = async (mediaId: string) =>
-      call(stack.app, 'POST', '/v1/posts', { key: onlyA2.key, body: { content: `q ${crypto.randomUUID()}`, channelIds: [a2.id], mediaIds: [mediaId], publishAt: later } });
+      call(stack.app, 'POST', '/v1/posts', {
+        key: onlyA2.key,
+        body: { content: `q ${crypto.randomUUID()}`, channelIds: [a2.id], mediaIds: [mediaId], publishAt: later },
+      });
     const hidden = await attach(onA1);
     const unknown = await attach(`med_${'0'.repeat(26)}`);
     expect(hidden.status).toBe(422);

@@ -81,7 +81,10 @@ describe('sign-in', () => {
 
   test('wrong password or unknown email: 401 with one message for both, no session', async () => {
     const { email } = await signedInUser(app);
-    for (const [who, pw] of [[email, 'wrong password!'], ['nobody@example.com', 'correct horse battery']] as const) {
+    for (const [who, pw] of [
+      [email, 'wrong password!'],
+      ['nobody@example.com', 'correct horse battery'],
+    ] as const) {
       const b = new Browser(app);
       const res = await b.signIn(who, pw);
       expect(res.status).toBe(401);
@@ -166,7 +169,10 @@ describe('CSRF', () => {
     expect(crossOrigin.status).toBe(403);
     const crossSite = await browser.post('/settings/api-keys', form, { headers: { 'sec-fetch-site': 'cross-site' } });
     expect(crossSite.status).toBe(403);
-    const keys = await h.orm.em.fork().getConnection().execute<{ n: number }[]>('select count(*)::int as n from api_keys where organization_id = ?', [org.id]);
+    const keys = await h.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: number }[]>('select count(*)::int as n from api_keys where organization_id = ?', [org.id]);
     expect(keys[0]!.n).toBe(0);
     // Sign-out is state-changing too.
     expect((await browser.post('/sign-out', {}, { csrf: false })).status).toBe(403);
@@ -180,7 +186,12 @@ describe('CSRF', () => {
     const patch = await browser.json('PATCH', '/web/api/posts/post_x', { date: '2030-01-01' }, { csrf: false });
     expect(patch.status).toBe(403);
     expect(patch.json().error.details.reason).toBe('csrf');
-    const upload = await browser.json('POST', '/web/api/media/uploads', { fileName: 'a.png', mimeType: 'image/png', fileSize: 10 }, { csrf: false });
+    const upload = await browser.json(
+      'POST',
+      '/web/api/media/uploads',
+      { fileName: 'a.png', mimeType: 'image/png', fileSize: 10 },
+      { csrf: false },
+    );
     expect(upload.status).toBe(403);
     const anon = await new Browser(app).get('/web/api/posts?from=2030-01-01T00:00:00Z&to=2030-01-08T00:00:00Z');
     expect(anon.status).toBe(401);
@@ -212,14 +223,14 @@ describe('routing and pages', () => {
     }
   });
 
-  test('another organization\'s post is a 404 page', async () => {
+  test("another organization's post is a 404 page", async () => {
     const { browser } = await signedInUser(app);
     const r = await browser.get('/posts/post_01jxxxxxxxxxxxxxxxxxxxxxxx');
     expect(r.status).toBe(404);
     expect(r.headers.get('content-type')).toContain('text/html');
   });
 
-  test('every page has landmarks, a skip link and the viewer\'s time zone (from ?tz=, else the pp_tz cookie)', async () => {
+  test("every page has landmarks, a skip link and the viewer's time zone (from ?tz=, else the pp_tz cookie)", async () => {
     const { browser } = await signedInUser(app);
     for (const path of ['/calendar', '/calendar?view=week', '/posts/new', '/channels', '/media', '/settings/api-keys']) {
       const r = await browser.get(path);
@@ -272,14 +283,23 @@ describe('user create (CLI command)', () => {
     const org = await makeOrg();
     const cmd = COMMANDS['user create']!;
     const email = `cli-${crypto.randomUUID().slice(0, 6)}@example.com`;
-    const created = (await cmd.run({ em: h.orm.em.fork(), credentialsKey: () => h.credentialsKey }, { org: org.id, email, password: 'a long password' })) as { id: string; email: string };
+    const created = (await cmd.run(
+      { em: h.orm.em.fork(), credentialsKey: () => h.credentialsKey },
+      { org: org.id, email, password: 'a long password' },
+    )) as { id: string; email: string };
     expect(created.id).toMatch(/^usr_[0-9a-z]{26}$/);
     expect(created).not.toHaveProperty('passwordHash');
     expect((await new Browser(app).signIn(email, 'a long password')).status).toBe(303);
     const run = (f: Record<string, string>) => cmd.run({ em: h.orm.em.fork(), credentialsKey: () => h.credentialsKey }, f);
-    await expect(run({ org: org.id, email: email.toUpperCase(), password: 'a long password' })).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(run({ org: org.id, email: email.toUpperCase(), password: 'a long password' })).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
     await expect(run({ org: org.id, email: 'x@example.com', password: 'short' })).rejects.toMatchObject({ code: 'validation_failed' });
-    await expect(run({ org: org.id, email: 'not-an-email', password: 'a long password' })).rejects.toMatchObject({ code: 'validation_failed' });
-    await expect(run({ org: 'org_nope', email: 'y@example.com', password: 'a long password' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(run({ org: org.id, email: 'not-an-email', password: 'a long password' })).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
+    await expect(run({ org: 'org_nope', email: 'y@example.com', password: 'a long password' })).rejects.toMatchObject({
+      code: 'not_found',
+    });
   });
 });

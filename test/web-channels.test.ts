@@ -25,7 +25,12 @@ beforeAll(async () => {
   x = await startFakeOAuth({ clientId: 'x-app', clientSecret: 'x-secret' });
   linkedin = await startFakeOAuth({ clientId: 'li-app', clientSecret: 'li-secret' });
   threads = await startFakeOAuth({ clientId: 'meta-app', clientSecret: 'meta-secret', rawTokenMembers: '"user_id": 17841400000000001' });
-  tiktok = await startFakeOAuth({ clientId: 'tt-key', clientSecret: 'tt-secret', clientIdParam: 'client_key', tokenExtras: { open_id: 'open-123' } });
+  tiktok = await startFakeOAuth({
+    clientId: 'tt-key',
+    clientSecret: 'tt-secret',
+    clientIdParam: 'client_key',
+    tokenExtras: { open_id: 'open-123' },
+  });
   mastodon = await startFakeMastodon({ maxCharacters: 1000 });
   app = await testApp({
     web: {
@@ -33,12 +38,24 @@ beforeAll(async () => {
       credentialsKey: h.credentialsKey,
       outbound: { allowPrivate: true }, // the fake Mastodon listens on 127.0.0.1
       platforms: {
-        X_CLIENT_ID: 'x-app', X_CLIENT_SECRET: 'x-secret', X_AUTHORIZE_URL: x.authorizeUrl, X_TOKEN_URL: x.tokenUrl,
-        LINKEDIN_CLIENT_ID: 'li-app', LINKEDIN_CLIENT_SECRET: 'li-secret', LINKEDIN_AUTHORIZE_URL: linkedin.authorizeUrl, LINKEDIN_TOKEN_URL: linkedin.tokenUrl,
-        META_APP_ID: 'meta-app', META_APP_SECRET: 'meta-secret', THREADS_AUTHORIZE_URL: threads.authorizeUrl, THREADS_TOKEN_URL: threads.tokenUrl,
+        X_CLIENT_ID: 'x-app',
+        X_CLIENT_SECRET: 'x-secret',
+        X_AUTHORIZE_URL: x.authorizeUrl,
+        X_TOKEN_URL: x.tokenUrl,
+        LINKEDIN_CLIENT_ID: 'li-app',
+        LINKEDIN_CLIENT_SECRET: 'li-secret',
+        LINKEDIN_AUTHORIZE_URL: linkedin.authorizeUrl,
+        LINKEDIN_TOKEN_URL: linkedin.tokenUrl,
+        META_APP_ID: 'meta-app',
+        META_APP_SECRET: 'meta-secret',
+        THREADS_AUTHORIZE_URL: threads.authorizeUrl,
+        THREADS_TOKEN_URL: threads.tokenUrl,
         // The long-lived token exchange goes to the Threads Graph host: unreachable here, so the first token is kept.
         THREADS_GRAPH_URL: 'http://127.0.0.1:9',
-        TIKTOK_CLIENT_KEY: 'tt-key', TIKTOK_CLIENT_SECRET: 'tt-secret', TIKTOK_AUTHORIZE_URL: tiktok.authorizeUrl, TIKTOK_TOKEN_URL: tiktok.tokenUrl,
+        TIKTOK_CLIENT_KEY: 'tt-key',
+        TIKTOK_CLIENT_SECRET: 'tt-secret',
+        TIKTOK_AUTHORIZE_URL: tiktok.authorizeUrl,
+        TIKTOK_TOKEN_URL: tiktok.tokenUrl,
       },
     },
   });
@@ -115,7 +132,12 @@ describe('OAuth connect', () => {
     const r = await fetch(x.tokenUrl, {
       method: 'POST',
       headers: { authorization: `Basic ${btoa('x-app:x-secret')}`, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: 'http://localhost/channels/oauth/x/callback', code_verifier: 'a'.repeat(64) }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: 'http://localhost/channels/oauth/x/callback',
+        code_verifier: 'a'.repeat(64),
+      }),
     });
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: string }).error).toBe('invalid_grant');
@@ -197,12 +219,16 @@ describe('OAuth connect', () => {
 });
 
 describe('credentials form', () => {
-  test('Mastodon: instance URL + token; the instance\'s character limit is read; secrets are stored encrypted', async () => {
+  test("Mastodon: instance URL + token; the instance's character limit is read; secrets are stored encrypted", async () => {
     const { browser, org } = await signedInUser(app);
     const page = await browser.get('/channels/connect/mastodon');
     expect(await page.query('[data-testid="credential-instanceUrl"]')).toHaveLength(1);
     expect((await page.one('[data-testid="credential-accessToken"]')).attrs.type).toBe('password');
-    const r = await browser.post('/channels/connect/mastodon', { name: 'Our Mastodon', cred_instanceUrl: `${mastodon.url}/`, cred_accessToken: 'good-token' });
+    const r = await browser.post('/channels/connect/mastodon', {
+      name: 'Our Mastodon',
+      cred_instanceUrl: `${mastodon.url}/`,
+      cred_accessToken: 'good-token',
+    });
     expect(r.status).toBe(303);
     const [c] = await channelsOf(org.id);
     expect(c).toMatchObject({ platform: 'MASTODON', name: 'Our Mastodon', status: 'active', maxChars: 1000 });
@@ -226,33 +252,72 @@ describe('credentials form', () => {
 
   test('an instance on a loopback or private address: 422 naming the field, nothing stored or sent (new and reconnect)', async () => {
     // Production's policy: public addresses only.
-    const strict = await testApp({ web: { publicBaseUrl: 'http://localhost', credentialsKey: h.credentialsKey, platforms: {}, outbound: { allowPrivate: false } } });
+    const strict = await testApp({
+      web: { publicBaseUrl: 'http://localhost', credentialsKey: h.credentialsKey, platforms: {}, outbound: { allowPrivate: false } },
+    });
     const { browser, org } = await signedInUser(strict);
     const before = mastodon.requests.length;
-    const r = await browser.post('/channels/connect/mastodon', { name: 'Internal', cred_instanceUrl: mastodon.url, cred_accessToken: 'good-token' });
+    const r = await browser.post('/channels/connect/mastodon', {
+      name: 'Internal',
+      cred_instanceUrl: mastodon.url,
+      cred_accessToken: 'good-token',
+    });
     expect(r.status).toBe(422);
     const errs = (await r.one('[data-testid="form-errors"]')).text;
-    expect(errs).toContain(`credentials.instanceUrl: ${new URL(mastodon.url).host} is a loopback address; this service does not connect there`);
+    expect(errs).toContain(
+      `credentials.instanceUrl: ${new URL(mastodon.url).host} is a loopback address; this service does not connect there`,
+    );
     expect((await r.one('[data-testid="credential-instanceUrl"]')).attrs.value).toBe(mastodon.url);
-    const b = await browser.post('/channels/connect/bluesky', { name: 'B', cred_service: 'http://10.0.0.7:2583', cred_identifier: 'a.test', cred_appPassword: 'x' });
+    const b = await browser.post('/channels/connect/bluesky', {
+      name: 'B',
+      cred_service: 'http://10.0.0.7:2583',
+      cred_identifier: 'a.test',
+      cred_appPassword: 'x',
+    });
     expect(b.status).toBe(422);
     expect((await b.one('[data-testid="form-errors"]')).text).toContain('credentials.service: 10.0.0.7:2583 is a private-network address');
     expect(await channelsOf(org.id)).toHaveLength(0);
 
     const ch = await makeChannel(org.id, 'MASTODON', { name: 'Keep me' });
-    const again = await browser.post('/channels/connect/mastodon', { channelId: ch.id, cred_instanceUrl: 'http://169.254.169.254', cred_accessToken: 'x' });
+    const again = await browser.post('/channels/connect/mastodon', {
+      channelId: ch.id,
+      cred_instanceUrl: 'http://169.254.169.254',
+      cred_accessToken: 'x',
+    });
     expect(again.status).toBe(422);
-    expect((await again.one('[data-testid="form-errors"]')).text).toContain('credentials.instanceUrl: 169.254.169.254 is a link-local address');
+    expect((await again.one('[data-testid="form-errors"]')).text).toContain(
+      'credentials.instanceUrl: 169.254.169.254 is a link-local address',
+    );
     expect(creds((await channelsOf(org.id))[0]!)).toMatchObject({ instanceUrl: 'https://mastodon.example' });
     expect(mastodon.requests.length).toBe(before);
   });
 
   test('Bluesky, Telegram, Discord forms, and JSON by hand for an OAuth platform', async () => {
     const { browser, org } = await signedInUser(app);
-    expect((await browser.post('/channels/connect/bluesky', { name: 'B', cred_service: 'https://bsky.social', cred_identifier: 'alice.bsky.social', cred_appPassword: 'abcd-efgh' })).status).toBe(303);
-    expect((await browser.post('/channels/connect/telegram', { name: 'T', cred_botToken: '123:abc', cred_chatId: '@chan' })).status).toBe(303);
-    expect((await browser.post('/channels/connect/discord', { name: 'D', cred_webhookUrl: 'https://discord.com/api/webhooks/1/x' })).status).toBe(303);
-    expect((await browser.post('/channels/connect/pinterest', { name: 'P', credentialsJson: JSON.stringify({ accessToken: 'tok', boardId: '99' }) })).status).toBe(303);
+    expect(
+      (
+        await browser.post('/channels/connect/bluesky', {
+          name: 'B',
+          cred_service: 'https://bsky.social',
+          cred_identifier: 'alice.bsky.social',
+          cred_appPassword: 'abcd-efgh',
+        })
+      ).status,
+    ).toBe(303);
+    expect((await browser.post('/channels/connect/telegram', { name: 'T', cred_botToken: '123:abc', cred_chatId: '@chan' })).status).toBe(
+      303,
+    );
+    expect(
+      (await browser.post('/channels/connect/discord', { name: 'D', cred_webhookUrl: 'https://discord.com/api/webhooks/1/x' })).status,
+    ).toBe(303);
+    expect(
+      (
+        await browser.post('/channels/connect/pinterest', {
+          name: 'P',
+          credentialsJson: JSON.stringify({ accessToken: 'tok', boardId: '99' }),
+        })
+      ).status,
+    ).toBe(303);
     const all = await channelsOf(org.id);
     expect(all.map((c) => c.platform)).toEqual(['BLUESKY', 'TELEGRAM', 'DISCORD', 'PINTEREST']);
     expect(creds(all[3]!)).toEqual({ accessToken: 'tok', boardId: '99' });
@@ -273,7 +338,11 @@ describe('reconnect', () => {
     const form = await browser.get(link);
     expect(await form.query('[data-testid="reauth-notice"]')).toHaveLength(1);
     expect((await form.one('input[name="channelId"]')).attrs.value).toBe(ch.id);
-    const r = await browser.post('/channels/connect/mastodon', { channelId: ch.id, cred_instanceUrl: mastodon.url, cred_accessToken: 'good-token' });
+    const r = await browser.post('/channels/connect/mastodon', {
+      channelId: ch.id,
+      cred_instanceUrl: mastodon.url,
+      cred_accessToken: 'good-token',
+    });
     expect(r.status).toBe(303);
     expect(r.location).toBe('/channels?notice=reconnected');
     const all = await channelsOf(org.id);
@@ -306,12 +375,16 @@ describe('reconnect', () => {
     expect(linkedin.validAccessTokens.has(creds(c!).accessToken as string)).toBe(true);
   });
 
-  test('another organization\'s channel cannot be reconnected or even shown', async () => {
+  test("another organization's channel cannot be reconnected or even shown", async () => {
     const a = await signedInUser(app);
     const b = await signedInUser(app);
     const ch = await makeChannel(a.org.id, 'MASTODON');
     expect((await b.browser.get(`/channels/connect/mastodon?channel=${ch.id}`)).status).toBe(404);
-    const r = await b.browser.post('/channels/connect/mastodon', { channelId: ch.id, cred_instanceUrl: mastodon.url, cred_accessToken: 'evil' });
+    const r = await b.browser.post('/channels/connect/mastodon', {
+      channelId: ch.id,
+      cred_instanceUrl: mastodon.url,
+      cred_accessToken: 'evil',
+    });
     expect(r.status).toBe(404);
     expect((await b.browser.post('/channels/oauth/x/start', { channelId: ch.id })).status).toBe(404);
     expect(creds((await channelsOf(a.org.id))[0]!)).toMatchObject({ accessToken: 'tok' });

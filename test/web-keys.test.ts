@@ -17,7 +17,12 @@ beforeAll(async () => {
 describe('API keys page', () => {
   test('create: the full key once (POST → 303 → the page, no-store) with a copy button; afterwards only its prefix; it works on /v1/me', async () => {
     const { browser, org } = await signedInUser(app);
-    const posted = await browser.post('/settings/api-keys', { name: 'Zapier', scopes: ['read', 'publish'], channels: 'all', expiry: 'never' });
+    const posted = await browser.post('/settings/api-keys', {
+      name: 'Zapier',
+      scopes: ['read', 'publish'],
+      channels: 'all',
+      expiry: 'never',
+    });
     // POST-redirect-GET: reloading the page cannot send the form (and create a key) again.
     expect(posted.status).toBe(303);
     expect(posted.location).toBe('/settings/api-keys?notice=created');
@@ -51,13 +56,19 @@ describe('API keys page', () => {
     expect((await (await browser.get('/settings/api-keys')).one('[data-testid="key-last-used"]')).text).not.toBe('Never');
   });
 
-  test('channel-limited key with an expiry date (end of that day in the viewer\'s zone)', async () => {
+  test("channel-limited key with an expiry date (end of that day in the viewer's zone)", async () => {
     const { browser, org } = await signedInUser(app);
     const a = await makeChannel(org.id, 'MASTODON', { name: 'Team Mastodon' });
     await makeChannel(org.id, 'DISCORD');
     const year = new Date().getUTCFullYear() + 1;
     const r = await browser.post('/settings/api-keys', {
-      name: 'limited', scopes: ['read'], channels: 'some', channelIds: [a.id], expiry: 'custom', expiresOn: `${year}-03-10`, tz: 'Europe/Berlin',
+      name: 'limited',
+      scopes: ['read'],
+      channels: 'some',
+      channelIds: [a.id],
+      expiry: 'custom',
+      expiresOn: `${year}-03-10`,
+      tz: 'Europe/Berlin',
     });
     expect(r.status).toBe(303);
     const [k] = await listApiKeys(h.orm.em.fork(), org.id);
@@ -101,7 +112,7 @@ describe('API keys page', () => {
     expect((await page.one('[data-testid="notice"]')).text).toBe('Key revoked.');
   });
 
-  test('another organization\'s keys are neither listed nor revocable', async () => {
+  test("another organization's keys are neither listed nor revocable", async () => {
     const a = await signedInUser(app);
     const b = await signedInUser(app);
     const { id, key } = await makeKey(a.org.id, { name: 'secret-a' });

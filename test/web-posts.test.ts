@@ -20,7 +20,9 @@ let png: Buffer;
 beforeAll(async () => {
   stack = await startPostStack({ storage: 'disk' });
   fake = await startFakeMastodon();
-  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03030' } }).png().toBuffer();
+  png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03030' } })
+    .png()
+    .toBuffer();
 });
 afterAll(async () => {
   await stack?.stop();
@@ -32,15 +34,23 @@ async function setup(tokens = ['good-token']) {
   const { key } = await makeKey(user.org.id);
   const channels = [];
   for (const [i, token] of tokens.entries()) {
-    channels.push(await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: user.org.id, platform: 'MASTODON', name: `Mastodon ${i}`, credentials: { instanceUrl: fake.url, accessToken: token },
-    }));
+    channels.push(
+      await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+        organizationId: user.org.id,
+        platform: 'MASTODON',
+        name: `Mastodon ${i}`,
+        credentials: { instanceUrl: fake.url, accessToken: token },
+      }),
+    );
   }
   return { ...user, key, channels };
 }
 
 /** The composer's form, as the browser sends it. */
-async function compose(b: Browser, f: { channelIds: string[]; content: string; when?: 'now' | 'later'; at?: Date; tz?: string; extra?: Record<string, string | string[]> }) {
+async function compose(
+  b: Browser,
+  f: { channelIds: string[]; content: string; when?: 'now' | 'later'; at?: Date; tz?: string; extra?: Record<string, string | string[]> },
+) {
   const tz = f.tz ?? 'UTC';
   return b.post('/posts', {
     channelIds: f.channelIds,
@@ -57,14 +67,17 @@ const minute = (t: number) => new Date(Math.ceil(t / 60_000) * 60_000);
 const text = (label: string) => `${label} ${crypto.randomUUID()}`;
 
 describe('calendar', () => {
-  test('an API post and an app post (source app) appear with time, channel, excerpt and status, in the viewer\'s zone', async () => {
+  test("an API post and an app post (source app) appear with time, channel, excerpt and status, in the viewer's zone", async () => {
     const { browser, key, channels } = await setup();
     const t0 = await stack.syncClock();
     const tz = 'Europe/Berlin';
     const apiAt = minute(t0.getTime() + 2 * 86_400_000);
     const appAt = new Date(apiAt.getTime() + 3600_000);
     const apiText = text('from the API');
-    const api = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: apiText, channelIds: [channels[0]!.id], publishAt: apiAt.toISOString() } });
+    const api = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: apiText, channelIds: [channels[0]!.id], publishAt: apiAt.toISOString() },
+    });
     expect(api.status).toBe(201);
     const appText = text('from the app <b>bold</b>');
     const created = await compose(browser, { channelIds: [channels[0]!.id], content: appText, at: appAt, tz });
@@ -102,10 +115,13 @@ describe('calendar', () => {
     }
     // The API lists the app's post too.
     const listed = await call(stack.app, 'GET', '/v1/posts', { key });
-    expect(listed.body.data.map((p: { id: string; source: string }) => [p.id, p.source])).toEqual([[appId, 'app'], [api.body.id, 'api']]);
+    expect(listed.body.data.map((p: { id: string; source: string }) => [p.id, p.source])).toEqual([
+      [appId, 'app'],
+      [api.body.id, 'api'],
+    ]);
   });
 
-  test('the live feed under the session: the period\'s posts with per-channel status; a failed post shows its error', async () => {
+  test("the live feed under the session: the period's posts with per-channel status; a failed post shows its error", async () => {
     const { browser, channels } = await setup();
     const t0 = await stack.syncClock();
     fake.failNext(1, { status: 422, body: { error: 'Validation failed: Text character limit of 500 exceeded' } });
@@ -159,12 +175,14 @@ describe('composer', () => {
     expect(json).toMatchObject({ id, status: 'published', source: 'app' });
   });
 
-  test('character counts: per channel, as its platform counts (X weighs emoji 2), against each channel\'s maxChars; too long → 422 with the form kept', async () => {
+  test("character counts: per channel, as its platform counts (X weighs emoji 2), against each channel's maxChars; too long → 422 with the form kept", async () => {
     const { browser, org, channels } = await setup();
     const xChannel = await makeChannel(org.id, 'X', { name: 'Our X' });
     const form = await browser.get('/posts/new');
     const counts = await form.query('[data-testid="char-count"]');
-    expect(counts.map((c) => [c.attrs['data-channel-id'], c.attrs['data-platform'], c.attrs['data-max-chars'], c.attrs['data-count']])).toEqual([
+    expect(
+      counts.map((c) => [c.attrs['data-channel-id'], c.attrs['data-platform'], c.attrs['data-max-chars'], c.attrs['data-count']]),
+    ).toEqual([
       [channels[0]!.id, 'MASTODON', '500', '0'],
       [xChannel.id, 'X', '280', '0'],
     ]);
@@ -178,7 +196,9 @@ describe('composer', () => {
     const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
     const refused = await compose(browser, { channelIds: [channels[0]!.id, xChannel.id], content: long, at });
     expect(refused.status).toBe(422);
-    expect((await refused.one('[data-testid="form-errors"]')).text).toContain('is 600 characters (X counts most CJK characters and emoji as 2 and every URL as 23); X channel');
+    expect((await refused.one('[data-testid="form-errors"]')).text).toContain(
+      'is 600 characters (X counts most CJK characters and emoji as 2 and every URL as 23); X channel',
+    );
     const xCount = await refused.one(`[data-testid="char-count"][data-channel-id="${xChannel.id}"]`);
     expect(xCount.attrs).toMatchObject({ 'data-count': '600', 'data-over': 'true' });
     expect(xCount.attrs.hidden).toBeUndefined();
@@ -255,7 +275,7 @@ describe('composer', () => {
     expect(drag.json().error.code).toBe('conflict');
   });
 
-  test('drag to another day (PATCH under the session): same time of day in the viewer\'s zone, through the workflow', async () => {
+  test("drag to another day (PATCH under the session): same time of day in the viewer's zone, through the workflow", async () => {
     const { browser, channels } = await setup();
     const t0 = await stack.syncClock();
     const tz = 'Asia/Tokyo';
@@ -281,7 +301,12 @@ describe('media library', () => {
   test('upload through the session endpoints (create → PUT → complete), shown in the library and attachable in the composer', async () => {
     const { browser, channels } = await setup();
     await stack.syncClock();
-    const created = await browser.json('POST', '/web/api/media/uploads', { fileName: 'red.png', mimeType: 'image/png', fileSize: png.length, altText: 'A red square' });
+    const created = await browser.json('POST', '/web/api/media/uploads', {
+      fileName: 'red.png',
+      mimeType: 'image/png',
+      fileSize: png.length,
+      altText: 'A red square',
+    });
     expect(created.status).toBe(201);
     const { media, upload } = created.json();
     expect(media).toMatchObject({ status: 'pending', fileName: 'red.png', altText: 'A red square' });
@@ -306,7 +331,12 @@ describe('media library', () => {
     const composer = await browser.get('/posts/new');
     expect((await composer.one('[data-testid="media-option"]')).attrs.value).toBe(media.id);
     const t0 = await stack.syncClock();
-    const post = await compose(browser, { channelIds: [channels[0]!.id], content: text('with media'), at: new Date(t0.getTime() + 86_400_000), extra: { mediaIds: [media.id] } });
+    const post = await compose(browser, {
+      channelIds: [channels[0]!.id],
+      content: text('with media'),
+      at: new Date(t0.getTime() + 86_400_000),
+      extra: { mediaIds: [media.id] },
+    });
     expect(post.status).toBe(303);
     const row = await stack.h.orm.em.fork().findOneOrFail(Post, { id: postIdFrom(post.location) });
     expect(row.mediaIds).toEqual([media.id]);
@@ -314,14 +344,16 @@ describe('media library', () => {
 });
 
 describe('organizations are separate', () => {
-  test('another organization\'s posts, channels and media are never visible or editable', async () => {
+  test("another organization's posts, channels and media are never visible or editable", async () => {
     const a = await setup();
     const b = await setup();
     const t0 = await stack.syncClock();
     const at = minute(t0.getTime() + 86_400_000);
     const secret = text('org A only');
     const id = postIdFrom((await compose(a.browser, { channelIds: [a.channels[0]!.id], content: secret, at })).location);
-    const upload = (await a.browser.json('POST', '/web/api/media/uploads', { fileName: 'a.png', mimeType: 'image/png', fileSize: png.length })).json();
+    const upload = (
+      await a.browser.json('POST', '/web/api/media/uploads', { fileName: 'a.png', mimeType: 'image/png', fileSize: png.length })
+    ).json();
 
     const cal = await b.browser.get(`/calendar?date=${dayKey(at, 'UTC')}&tz=UTC`);
     expect(cal.html).not.toContain(secret);

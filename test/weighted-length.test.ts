@@ -50,9 +50,17 @@ const X_CASES: Case[] = [
   { name: 'emoji (2 each)', fits: '😀'.repeat(140), over: '😀'.repeat(141) },
   { name: 'ZWJ emoji sequences (2 each)', fits: family.repeat(140), over: family.repeat(141) },
   { name: 'a 220-character URL (23)', fits: `${'a'.repeat(256)} ${longUrl(200)}`, over: `${'a'.repeat(257)} ${longUrl(200)}` },
-  { name: 'a URL without scheme (23)', fits: `${'b'.repeat(256)} example.org/${'q'.repeat(80)}`, over: `${'b'.repeat(257)} example.org/${'q'.repeat(80)}` },
+  {
+    name: 'a URL without scheme (23)',
+    fits: `${'b'.repeat(256)} example.org/${'q'.repeat(80)}`,
+    over: `${'b'.repeat(257)} example.org/${'q'.repeat(80)}`,
+  },
   // 'こんにちは' 10 + ' ' + '🎉' 2 + ' ' + URL 23 + ' ' + n ASCII → 38 + n.
-  { name: 'a mix of CJK, emoji, a URL and ASCII', fits: `こんにちは 🎉 ${longUrl(60)} ${'c'.repeat(242)}`, over: `こんにちは 🎉 ${longUrl(60)} ${'c'.repeat(243)}` },
+  {
+    name: 'a mix of CJK, emoji, a URL and ASCII',
+    fits: `こんにちは 🎉 ${longUrl(60)} ${'c'.repeat(242)}`,
+    over: `こんにちは 🎉 ${longUrl(60)} ${'c'.repeat(243)}`,
+  },
 ];
 
 // Mastodon: 500 graphemes after the rewrite (the fake instance's max_characters).
@@ -60,9 +68,17 @@ const MASTODON_CASES: Case[] = [
   { name: 'CJK (1 each)', fits: 'あ'.repeat(500), over: 'あ'.repeat(501) },
   { name: 'emoji sequences (1 grapheme each)', fits: family.repeat(500), over: family.repeat(501) },
   { name: 'a 520-character URL (23)', fits: `${'a'.repeat(476)} ${longUrl(500)}`, over: `${'a'.repeat(477)} ${longUrl(500)}` },
-  { name: '@user@domain counts as @user', fits: `@alice@mastodon.example ${'d'.repeat(493)}`, over: `@alice@mastodon.example ${'d'.repeat(494)}` },
+  {
+    name: '@user@domain counts as @user',
+    fits: `@alice@mastodon.example ${'d'.repeat(493)}`,
+    over: `@alice@mastodon.example ${'d'.repeat(494)}`,
+  },
   // 'こんにちは' 5 + ' ' + '🎉' 1 + ' ' + URL 23 + ' ' + '@bob' 4 + ' ' + n → 37 + n.
-  { name: 'a mix of CJK, emoji, a URL, a remote mention and ASCII', fits: `こんにちは 🎉 ${longUrl(90)} @bob@social.example ${'e'.repeat(463)}`, over: `こんにちは 🎉 ${longUrl(90)} @bob@social.example ${'e'.repeat(464)}` },
+  {
+    name: 'a mix of CJK, emoji, a URL, a remote mention and ASCII',
+    fits: `こんにちは 🎉 ${longUrl(90)} @bob@social.example ${'e'.repeat(463)}`,
+    over: `こんにちは 🎉 ${longUrl(90)} @bob@social.example ${'e'.repeat(464)}`,
+  },
 ];
 
 function unique(text: string): string {
@@ -83,8 +99,14 @@ async function failure(p: Promise<unknown>): Promise<PlatformError> {
 
 describe('the counting rules (platforms/text-length.ts)', () => {
   test('X: twitter-text weights; Mastodon: URLs and remote mentions shortened, graphemes', () => {
-    for (const c of X_CASES) expect({ name: c.name, fits: xLength(c.fits), over: xLength(c.over) }).toEqual({ name: c.name, fits: 280, over: c.over.startsWith('あ') || c.over.startsWith('😀') || c.over.startsWith(family) ? 282 : 281 });
-    for (const c of MASTODON_CASES) expect({ name: c.name, fits: mastodonLength(c.fits), over: mastodonLength(c.over) }).toEqual({ name: c.name, fits: 500, over: 501 });
+    for (const c of X_CASES)
+      expect({ name: c.name, fits: xLength(c.fits), over: xLength(c.over) }).toEqual({
+        name: c.name,
+        fits: 280,
+        over: c.over.startsWith('あ') || c.over.startsWith('😀') || c.over.startsWith(family) ? 282 : 281,
+      });
+    for (const c of MASTODON_CASES)
+      expect({ name: c.name, fits: mastodonLength(c.fits), over: mastodonLength(c.over) }).toEqual({ name: c.name, fits: 500, over: 501 });
     // What graphemes alone would say: the old rule let the CJK text through X and refused the URL text on Mastodon.
     expect([...new Intl.Segmenter().segment('あ'.repeat(141))].length).toBeLessThan(280);
     expect(mastodonLength(longUrl(500), 30)).toBe(30);
@@ -109,7 +131,8 @@ describe('POST /v1/posts counts as the platform does', () => {
     const m = await makeChannel(org.id, 'MASTODON');
     const { key } = await makeKey(org.id);
     const publishAt = new Date((await stack.syncClock()).getTime() + 30 * 86_400_000).toISOString();
-    const post = (channelId: string, content: string) => call(stack.app, 'POST', '/v1/posts', { key, body: { content: unique(content), channelIds: [channelId], publishAt } });
+    const post = (channelId: string, content: string) =>
+      call(stack.app, 'POST', '/v1/posts', { key, body: { content: unique(content), channelIds: [channelId], publishAt } });
     return { org, x, m, post };
   }
 
@@ -119,8 +142,14 @@ describe('POST /v1/posts counts as the platform does', () => {
       const ok = await post(x.id, c.fits);
       expect({ name: c.name, status: ok.status }).toEqual({ name: c.name, status: 201 });
       const refused = await post(x.id, c.over);
-      expect({ name: c.name, status: refused.status, path: refused.body.error?.details?.fields?.[0]?.path }).toEqual({ name: c.name, status: 422, path: 'content' });
-      expect(refused.body.error.details.fields[0].message).toStartWith(`is ${xLength(c.over)} characters (X counts most CJK characters and emoji as 2 and every URL as 23); X channel ${x.id} allows 280`);
+      expect({ name: c.name, status: refused.status, path: refused.body.error?.details?.fields?.[0]?.path }).toEqual({
+        name: c.name,
+        status: 422,
+        path: 'content',
+      });
+      expect(refused.body.error.details.fields[0].message).toStartWith(
+        `is ${xLength(c.over)} characters (X counts most CJK characters and emoji as 2 and every URL as 23); X channel ${x.id} allows 280`,
+      );
     }
     expect(await stack.h.orm.em.fork().count(Post, { organization: org.id })).toBe(X_CASES.length);
   });
@@ -139,7 +168,11 @@ describe('POST /v1/posts counts as the platform does', () => {
     }
     // An instance that counts a URL as 30: 469 + 1 + 30 = 500 fits there, 470 does not.
     const wide = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id, platform: 'MASTODON', name: 'Wide URLs', credentials: { instanceUrl: 'https://wide.example', accessToken: 't' }, charactersReservedPerUrl: 30,
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'Wide URLs',
+      credentials: { instanceUrl: 'https://wide.example', accessToken: 't' },
+      charactersReservedPerUrl: 30,
     });
     expect((await post(wide.id, `${'f'.repeat(469)} ${longUrl(300)}`)).status).toBe(201);
     const over = await post(wide.id, `${'f'.repeat(470)} ${longUrl(300)}`);
@@ -157,18 +190,28 @@ describe('POST /v1/posts counts as the platform does', () => {
   });
 });
 
-describe('the platform fakes count the same way and refuse with the platform\'s error', () => {
+describe("the platform fakes count the same way and refuse with the platform's error", () => {
   const x = () => createXConnector({ baseUrl: fakeX.url, timeoutMs: 5_000, oauth: { clientId: fakeX.clientId } });
   const mastodon = () => createMastodonConnector({ timeoutMs: 5_000, outbound: { allowPrivate: true } });
 
   test('X: every text our validation accepts is posted; every one it refuses, X refuses (403)', async () => {
     for (const c of X_CASES) {
       const fits = unique(c.fits);
-      const posted = await x().publish({ text: fits, media: [], idempotencyKey: `wl-x-${++serial}`, credentials: { accessToken: 'good-token' } });
+      const posted = await x().publish({
+        text: fits,
+        media: [],
+        idempotencyKey: `wl-x-${++serial}`,
+        credentials: { accessToken: 'good-token' },
+      });
       expect(fakeX.tweets.find((t) => t.id === posted.platformPostId)?.text).toBe(fits);
-      const err = await failure(x().publish({ text: unique(c.over), media: [], idempotencyKey: `wl-x-${++serial}`, credentials: { accessToken: 'good-token' } }));
+      const err = await failure(
+        x().publish({ text: unique(c.over), media: [], idempotencyKey: `wl-x-${++serial}`, credentials: { accessToken: 'good-token' } }),
+      );
       expect({ name: c.name, kind: err.kind, status: err.opts.status, message: err.message }).toEqual({
-        name: c.name, kind: 'permanent', status: 403, message: 'X 403: You are not permitted to perform this action.',
+        name: c.name,
+        kind: 'permanent',
+        status: 403,
+        message: 'X 403: You are not permitted to perform this action.',
       });
     }
   });
@@ -180,7 +223,9 @@ describe('the platform fakes count the same way and refuse with the platform\'s 
       expect(fakeMastodon.statuses.find((s) => s.id === posted.platformPostId)?.text).toBe(c.fits);
       const err = await failure(mastodon().publish({ text: c.over, media: [], idempotencyKey: `wl-m-${++serial}`, credentials }));
       expect({ name: c.name, kind: err.kind, message: err.message }).toEqual({
-        name: c.name, kind: 'permanent', message: 'Mastodon 422: Validation failed: Text character limit of 500 exceeded',
+        name: c.name,
+        kind: 'permanent',
+        message: 'Mastodon 422: Validation failed: Text character limit of 500 exceeded',
       });
     }
   });
@@ -192,9 +237,15 @@ describe('channel add reads characters_reserved_per_url with max_characters', ()
     try {
       const org = await makeOrg();
       const em = stack.h.orm.em.fork();
-      const added = (await COMMANDS['channel add']!.run({ em, credentialsKey: () => stack.h.credentialsKey, outbound: { allowPrivate: true } }, {
-        org: org.id, platform: 'MASTODON', name: 'Small instance', credentials: JSON.stringify({ instanceUrl: instance.url, accessToken: 'good-token' }),
-      })) as { id: string; rules: { maxChars: number } };
+      const added = (await COMMANDS['channel add']!.run(
+        { em, credentialsKey: () => stack.h.credentialsKey, outbound: { allowPrivate: true } },
+        {
+          org: org.id,
+          platform: 'MASTODON',
+          name: 'Small instance',
+          credentials: JSON.stringify({ instanceUrl: instance.url, accessToken: 'good-token' }),
+        },
+      )) as { id: string; rules: { maxChars: number } };
       expect(added.rules.maxChars).toBe(100);
       const row = await stack.h.orm.em.fork().findOneOrFail(Channel, { id: added.id });
       expect(row.settings).toEqual({ charactersReservedPerUrl: 30 });
@@ -207,9 +258,13 @@ describe('channel add reads characters_reserved_per_url with max_characters', ()
       const connector = createMastodonConnector({ timeoutMs: 5_000, outbound: { allowPrivate: true } });
       const credentials = { instanceUrl: instance.url, accessToken: 'good-token' };
       await connector.publish({ text: `${'g'.repeat(69)} ${longUrl(40)}`, media: [], idempotencyKey: 'wl-small-1', credentials });
-      expect((await failure(connector.publish({ text: `${'g'.repeat(70)} ${longUrl(40)}`, media: [], idempotencyKey: 'wl-small-2', credentials }))).message).toBe(
-        'Mastodon 422: Validation failed: Text character limit of 100 exceeded',
-      );
+      expect(
+        (
+          await failure(
+            connector.publish({ text: `${'g'.repeat(70)} ${longUrl(40)}`, media: [], idempotencyKey: 'wl-small-2', credentials }),
+          )
+        ).message,
+      ).toBe('Mastodon 422: Validation failed: Text character limit of 100 exceeded');
     } finally {
       await instance.stop();
     }
@@ -244,7 +299,13 @@ describe('the composer shows the same counts', () => {
 
     // The page itself: counted on the server, marked for composer.js to ask again as the text changes.
     const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
-    const refused = await browser.post('/posts', { channelIds: [x.id, m.id], content: 'あ'.repeat(141), when: 'later', publishAt: at.toISOString().slice(0, 16), tz: 'UTC' });
+    const refused = await browser.post('/posts', {
+      channelIds: [x.id, m.id],
+      content: 'あ'.repeat(141),
+      when: 'later',
+      publishAt: at.toISOString().slice(0, 16),
+      tz: 'UTC',
+    });
     expect(refused.status).toBe(422);
     const counts = await refused.query('[data-testid="char-count"]');
     expect(counts.map((c) => [c.attrs['data-platform'], c.attrs['data-count-rule'], c.attrs['data-count'], c.attrs['data-over']])).toEqual([

@@ -47,7 +47,8 @@ beforeAll(async () => {
   echo = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
-    fetch: (req) => Response.json({ error: `Validation failed: this proxy does not take ${req.headers.get('authorization')}` }, { status: 422 }),
+    fetch: (req) =>
+      Response.json({ error: `Validation failed: this proxy does not take ${req.headers.get('authorization')}` }, { status: 422 }),
   });
   pds = Bun.serve({
     port: 0,
@@ -83,7 +84,8 @@ async function until<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 90_0
   for (;;) {
     const v = await fn();
     if (v) return v;
-    if (worker && worker.exitCode !== null) throw new Error(`the worker exited (${worker.exitCode}) while waiting for ${what}:\n${lines.join('\n')}`);
+    if (worker && worker.exitCode !== null)
+      throw new Error(`the worker exited (${worker.exitCode}) while waiting for ${what}:\n${lines.join('\n')}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${lines.slice(-40).join('\n')}`);
     await Bun.sleep(100);
   }
@@ -130,22 +132,36 @@ describe('worker logs', () => {
       await add('MASTODON', 'Mastodon', { instanceUrl: mastodon.url, accessToken: secrets.mastodonToken }),
       await add('MASTODON', 'Echoing proxy', { instanceUrl: `http://127.0.0.1:${echo.port}`, accessToken: secrets.echoedToken }),
       // Expired: the worker refreshes it first (X rotates the refresh token).
-      await add('X', 'X', { accessToken: secrets.xAccess, refreshToken: secrets.xRefresh, expiresAt: new Date(Date.now() - 60_000).toISOString() }),
+      await add('X', 'X', {
+        accessToken: secrets.xAccess,
+        refreshToken: secrets.xRefresh,
+        expiresAt: new Date(Date.now() - 60_000).toISOString(),
+      }),
       await add('DISCORD', 'Discord', { webhookUrl }),
       await add('TELEGRAM', 'Telegram', { botToken: telegram.token, chatId: String(PUBLIC_CHANNEL.id) }),
-      await add('BLUESKY', 'Bluesky', { service: `http://127.0.0.1:${pds.port}`, identifier: 'someone.example', appPassword: secrets.appPassword }),
+      await add('BLUESKY', 'Bluesky', {
+        service: `http://127.0.0.1:${pds.port}`,
+        identifier: 'someone.example',
+        appPassword: secrets.appPassword,
+      }),
     ];
 
     const client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
     const app = await testApp({ temporal: { client, taskQueue } });
-    const created = await call(app, 'POST', '/v1/posts', { key, body: { content: `No secrets in the logs ${randomUUID()}`, channelIds: channels.map((c) => c.id) } });
+    const created = await call(app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `No secrets in the logs ${randomUUID()}`, channelIds: channels.map((c) => c.id) },
+    });
     expect(created.status).toBe(201);
     const postId = created.body.id as string;
 
     const statuses = async () =>
       Object.fromEntries(
-        (await em().getConnection().execute<{ channel_id: string; status: string }[]>('select channel_id, status from post_channels where post_id = ?', [postId]))
-          .map((r) => [r.channel_id, r.status]),
+        (
+          await em()
+            .getConnection()
+            .execute<{ channel_id: string; status: string }[]>('select channel_id, status from post_channels where post_id = ?', [postId])
+        ).map((r) => [r.channel_id, r.status]),
       );
     const done = (await until('every channel to finish', async () => {
       const s = await statuses();

@@ -12,11 +12,22 @@ import { editPost } from '../services/post-scheduler.ts';
 import { updateFailureType } from '../services/temporal-calls.ts';
 import * as workflows from '../workflows/index.ts';
 import {
-  completeUploadUpdate, MEDIA_UPLOAD_WORKFLOW_TYPE, UPLOAD_FAILURE, uploadStateQuery, uploadWorkflowId, type MediaUploadWorkflow,
+  completeUploadUpdate,
+  MEDIA_UPLOAD_WORKFLOW_TYPE,
+  UPLOAD_FAILURE,
+  uploadStateQuery,
+  uploadWorkflowId,
+  type MediaUploadWorkflow,
 } from '../workflows/media-types.ts';
 import { PING_WORKFLOW_TYPE, type PingWorkflow } from '../workflows/ping-types.ts';
 import {
-  editPostUpdate, FAILURE, POST_WORKFLOW_TYPE, postStateQuery, postWorkflowId, type PostEdit, type PostWorkflow,
+  editPostUpdate,
+  FAILURE,
+  POST_WORKFLOW_TYPE,
+  postStateQuery,
+  postWorkflowId,
+  type PostEdit,
+  type PostWorkflow,
 } from '../workflows/post-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
@@ -26,13 +37,21 @@ describe('workflow contracts', () => {
   test('the names are the durable ones, and the worker registers each workflow under its contract name and signature', () => {
     // Renaming any of these strands every execution started before the rename (and the recorded histories).
     expect([POST_WORKFLOW_TYPE, editPostUpdate.name, postStateQuery.name]).toEqual(['postWorkflow', 'editPost', 'state']);
-    expect([MEDIA_UPLOAD_WORKFLOW_TYPE, completeUploadUpdate.name, uploadStateQuery.name]).toEqual(['mediaUploadWorkflow', 'completeUpload', 'state']);
+    expect([MEDIA_UPLOAD_WORKFLOW_TYPE, completeUploadUpdate.name, uploadStateQuery.name]).toEqual([
+      'mediaUploadWorkflow',
+      'completeUpload',
+      'state',
+    ]);
     expect(PING_WORKFLOW_TYPE).toBe('pingWorkflow');
     // The worker registers workflows by their export names in workflows/index.ts.
     const registered: { [name: string]: unknown } = workflows;
     expect(Object.keys(registered).sort()).toEqual([MEDIA_UPLOAD_WORKFLOW_TYPE, PING_WORKFLOW_TYPE, POST_WORKFLOW_TYPE].sort());
     // Compile-time: each implementation has its contract's signature (typecheck fails otherwise).
-    const signatures: [PostWorkflow, MediaUploadWorkflow, PingWorkflow] = [workflows.postWorkflow, workflows.mediaUploadWorkflow, workflows.pingWorkflow];
+    const signatures: [PostWorkflow, MediaUploadWorkflow, PingWorkflow] = [
+      workflows.postWorkflow,
+      workflows.mediaUploadWorkflow,
+      workflows.pingWorkflow,
+    ];
     expect(signatures.map((f) => f.name)).toEqual([POST_WORKFLOW_TYPE, MEDIA_UPLOAD_WORKFLOW_TYPE, PING_WORKFLOW_TYPE]);
   });
 });
@@ -52,7 +71,10 @@ const holdingPublishes: ActivityInterceptorsFactory = (ctx) => ({
 });
 
 async function conflictOf(p: Promise<unknown>): Promise<string> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ApiError);
   return (err as ApiError).code;
 }
@@ -85,7 +107,10 @@ describe('refusals by typed errors', () => {
     let release!: () => void;
     gate = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
     try {
-      const r = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: `contract ${crypto.randomUUID()}`, channelIds: [channel.id] } });
+      const r = await call(stack.app, 'POST', '/v1/posts', {
+        key,
+        body: { content: `contract ${crypto.randomUUID()}`, channelIds: [channel.id] },
+      });
       expect(r.status).toBe(201);
       const postId = r.body.id as string;
       const handle = stack.env.client.workflow.getHandle(postWorkflowId(postId));
@@ -93,14 +118,20 @@ describe('refusals by typed errors', () => {
 
       await inPublish;
       expect((await handle.query(postStateQuery)).phase).toBe('publishing');
-      const refused = await handle.executeUpdate(editPostUpdate, { args: [edit] }).then(() => null, (e: unknown) => e);
+      const refused = await handle.executeUpdate(editPostUpdate, { args: [edit] }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(updateFailureType(refused)).toBe(FAILURE.notScheduled);
       expect(await conflictOf(editPost(temporal(), postId, edit))).toBe('conflict');
 
       release();
       gate = null;
       await stack.settle(postId);
-      const ended = await handle.executeUpdate(editPostUpdate, { args: [edit] }).then(() => null, (e: unknown) => e);
+      const ended = await handle.executeUpdate(editPostUpdate, { args: [edit] }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(ended).toBeInstanceOf(WorkflowNotFoundError);
       expect(await conflictOf(editPost(temporal(), postId, edit))).toBe('conflict');
     } finally {
@@ -113,7 +144,10 @@ describe('refusals by typed errors', () => {
     const org = await makeOrg();
     const { key } = await makeKey(org.id);
     await stack.syncClock();
-    const created = await call(stack.app, 'POST', '/v1/media/uploads', { key, body: { fileName: 'a.jpg', mimeType: 'image/jpeg', fileSize: 100 } });
+    const created = await call(stack.app, 'POST', '/v1/media/uploads', {
+      key,
+      body: { fileName: 'a.jpg', mimeType: 'image/jpeg', fileSize: 100 },
+    });
     expect(created.status).toBe(201);
     const mediaId = created.body.media.id as string;
     const handle = stack.env.client.workflow.getHandle(uploadWorkflowId(mediaId));
@@ -122,7 +156,10 @@ describe('refusals by typed errors', () => {
     await stack.env.sleep('920 seconds');
     for (let i = 0; i < 200 && (await handle.query(uploadStateQuery)).phase !== 'expired'; i++) await Bun.sleep(20);
     for (let i = 0; i < 200 && (await em().findOneOrFail(MediaItem, { id: mediaId })).status !== 'failed'; i++) await Bun.sleep(20);
-    const refused = await handle.executeUpdate(completeUploadUpdate).then(() => null, (e: unknown) => e);
+    const refused = await handle.executeUpdate(completeUploadUpdate).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(updateFailureType(refused)).toBe(UPLOAD_FAILURE.windowClosed);
     // A complete that read the row just before the expiry was written reaches the workflow.
     const stale = async () => {
@@ -133,7 +170,10 @@ describe('refusals by typed errors', () => {
 
     await stack.env.sleep('2 minutes');
     for (let i = 0; i < 200 && (await handle.describe()).status.name === 'RUNNING'; i++) await Bun.sleep(20);
-    const ended = await handle.executeUpdate(completeUploadUpdate).then(() => null, (e: unknown) => e);
+    const ended = await handle.executeUpdate(completeUploadUpdate).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(ended).toBeInstanceOf(WorkflowNotFoundError);
     expect(await stale()).toBe('conflict');
   });

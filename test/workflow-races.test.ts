@@ -12,7 +12,16 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Activities } from '../activities/index.ts';
 import { findTemporalTestServer } from '../lib/temporal-binaries.ts';
-import { editPostUpdate, FAILURE, postStateQuery, platformTaskQueue, POST_WORKFLOW_TYPE, postWorkflowId, type PostEdit, type PostWorkflow } from '../workflows/post-types.ts';
+import {
+  editPostUpdate,
+  FAILURE,
+  postStateQuery,
+  platformTaskQueue,
+  POST_WORKFLOW_TYPE,
+  postWorkflowId,
+  type PostEdit,
+  type PostWorkflow,
+} from '../workflows/post-types.ts';
 import { harness } from './harness/index.ts';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -44,7 +53,10 @@ interface Row {
 const rows = new Map<string, Row>();
 const row = (postId: string) => rows.get(postId)!;
 
-type Mocked = Pick<Activities, 'confirmPost' | 'applyPostEdit' | 'startPublishing' | 'publishToChannel' | 'recordChannelFailure' | 'finishPost'>;
+type Mocked = Pick<
+  Activities,
+  'confirmPost' | 'applyPostEdit' | 'startPublishing' | 'publishToChannel' | 'recordChannelFailure' | 'finishPost'
+>;
 const activities: Mocked = {
   async confirmPost(postId) {
     row(postId).log.push('confirmPost');
@@ -87,14 +99,20 @@ beforeAll(async () => {
   // The harness installs the SDK runtime (before any connection) and holds the shared bundle.
   const workflowBundle = await (await harness()).workflowBundle();
   // Its own server: no other test's timers hold this clock back.
-  env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: findTemporalTestServer() } } });
+  env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: findTemporalTestServer() } },
+  });
   // A client that never unlocks time skipping by itself: the clock moves only by env.sleep.
   client = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
   taskQueue = `races-${randomUUID()}`;
   const connection = env.nativeConnection;
   workers = [
     await Worker.create({ connection, taskQueue, workflowBundle, activities, maxCachedWorkflows: 0 }),
-    await Worker.create({ connection, taskQueue: platformTaskQueue(taskQueue, 'MASTODON'), activities: { publishToChannel: activities.publishToChannel } }),
+    await Worker.create({
+      connection,
+      taskQueue: platformTaskQueue(taskQueue, 'MASTODON'),
+      activities: { publishToChannel: activities.publishToChannel },
+    }),
   ];
   running = Promise.all(workers.map((w) => w.run()));
 });
@@ -134,7 +152,8 @@ async function events(handle: WorkflowHandle) {
   return (await handle.fetchHistory()).events ?? [];
 }
 /** A protobuf Timestamp or Duration in milliseconds. */
-const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
 
 /** Polls the history until `done` holds for it. */
 async function historyUntil(handle: WorkflowHandle, what: string, done: (evs: HistoryEvent[]) => boolean) {
@@ -153,7 +172,8 @@ const settledAfter = (event: (e: HistoryEvent) => boolean) => (evs: HistoryEvent
 };
 
 const isType = (t: number) => (e: HistoryEvent) => e.eventType === t;
-const scheduled = (evs: HistoryEvent[], activity: string) => evs.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activity);
+const scheduled = (evs: HistoryEvent[], activity: string) =>
+  evs.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activity);
 const timersStarted = (evs: HistoryEvent[]) => evs.filter(isType(EventType.EVENT_TYPE_TIMER_STARTED));
 
 const MINUTE = 60_000;
@@ -219,7 +239,10 @@ describe('post workflow races (mocked activities)', () => {
     r.publishGate = gate();
     await r.publishGate.reached;
 
-    const err = await handle.executeUpdate(editPostUpdate, { args: [edit({ content: 'too late' })] }).then(() => null, (e: unknown) => e);
+    const err = await handle.executeUpdate(editPostUpdate, { args: [edit({ content: 'too late' })] }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
     const cause = (err as WorkflowUpdateFailedError).cause;
     expect(cause).toBeInstanceOf(ApplicationFailure);

@@ -34,7 +34,10 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
 let png: Uint8Array;
 async function pngBytes(): Promise<Uint8Array> {
   png ??= new Uint8Array(
-    await (await import('sharp')).default({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).png().toBuffer(),
+    await (await import('sharp'))
+      .default({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
+      .png()
+      .toBuffer(),
   );
   return png;
 }
@@ -106,7 +109,11 @@ describe('X publish', () => {
 
     const m = f.media[0]!;
     expect(m).toMatchObject({ category: 'tweet_video', mediaType: 'video/mp4', totalBytes: 10, state: 'succeeded' });
-    expect([...m.segments.entries()]).toEqual([[0, 4], [1, 4], [2, 2]]);
+    expect([...m.segments.entries()]).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 2],
+    ]);
     expect(f.count('status')).toBe(3);
     expect(f.count('metadata')).toBe(0);
     const status = f.requests.find((r) => r.path === '/2/media/upload')!;
@@ -116,7 +123,13 @@ describe('X publish', () => {
 
   test('GIF is uploaded as tweet_gif', async () => {
     const f = await fake();
-    const gif: MediaRef = { id: 'g', type: 'gif', mimeType: 'image/gif', fileName: 'g.gif', read: async () => new Uint8Array([71, 73, 70, 56, 57, 97]) };
+    const gif: MediaRef = {
+      id: 'g',
+      type: 'gif',
+      mimeType: 'image/gif',
+      fileName: 'g.gif',
+      read: async () => new Uint8Array([71, 73, 70, 56, 57, 97]),
+    };
     await connector(f).publish(request({ media: [gif] }));
     expect(f.media[0]!.category).toBe('tweet_gif');
     expect(f.tweets).toHaveLength(1);
@@ -139,7 +152,13 @@ describe('X publish', () => {
 
   test('a document attachment is refused before anything is uploaded', async () => {
     const f = await fake();
-    const doc: MediaRef = { id: 'd', type: 'document', mimeType: 'application/pdf', fileName: 'd.pdf', read: async () => new Uint8Array(3) };
+    const doc: MediaRef = {
+      id: 'd',
+      type: 'document',
+      mimeType: 'application/pdf',
+      fileName: 'd.pdf',
+      read: async () => new Uint8Array(3),
+    };
     const err = await failure(connector(f).publish(request({ media: [await image('a'), doc] })));
     expect(err.kind).toBe('permanent');
     expect(f.requests).toHaveLength(0);
@@ -175,7 +194,8 @@ describe('X error classes', () => {
       status: 403,
       body: {
         title: 'Unsupported Authentication',
-        detail: 'Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint.  Supported authentication types are [OAuth 1.0a User Context, OAuth 2.0 User Context].',
+        detail:
+          'Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint.  Supported authentication types are [OAuth 1.0a User Context, OAuth 2.0 User Context].',
         type: 'https://api.twitter.com/2/problems/unsupported-authentication',
         status: 403,
       },
@@ -215,7 +235,15 @@ describe('X error classes', () => {
 
   test('credits depleted (402) → permanent', async () => {
     const f = await fake();
-    f.failNext(1, { status: 402, body: { title: 'CreditsDepleted', detail: 'Your enrolled account does not have any credits to fulfill this request.', type: 'https://api.twitter.com/2/problems/credits', status: 402 } });
+    f.failNext(1, {
+      status: 402,
+      body: {
+        title: 'CreditsDepleted',
+        detail: 'Your enrolled account does not have any credits to fulfill this request.',
+        type: 'https://api.twitter.com/2/problems/credits',
+        status: 402,
+      },
+    });
     const err = await failure(connector(f).publish(request()));
     expect(err.kind).toBe('permanent');
     expect(err.message).toContain('does not have any credits');
@@ -255,7 +283,11 @@ describe('X error classes', () => {
 
   test('429 with Retry-After → retryAfterMs from it', async () => {
     const f = await fake();
-    f.failNext(1, { status: 429, body: { title: 'Too Many Requests', detail: 'Too Many Requests', status: 429 }, headers: { 'Retry-After': '9' } });
+    f.failNext(1, {
+      status: 429,
+      body: { title: 'Too Many Requests', detail: 'Too Many Requests', status: 429 },
+      headers: { 'Retry-After': '9' },
+    });
     expect((await failure(connector(f).publish(request()))).opts.retryAfterMs).toBe(9000);
   });
 
@@ -339,7 +371,15 @@ describe('X no double post (findPublished)', () => {
   test('a rate-limited lookup is transient (the retry waits rather than posting blind)', async () => {
     const f = await fake();
     const reset = Math.floor(Date.now() / 1000) + 600;
-    f.failNext(1, { status: 429, body: { title: 'Too Many Requests', detail: 'Too Many Requests', status: 429 }, headers: { 'x-rate-limit-reset': String(reset) } }, 'timeline');
+    f.failNext(
+      1,
+      {
+        status: 429,
+        body: { title: 'Too Many Requests', detail: 'Too Many Requests', status: 429 },
+        headers: { 'x-rate-limit-reset': String(reset) },
+      },
+      'timeline',
+    );
     const err = await failure(connector(f).findPublished!(request({ attempt: 2 })));
     expect(err.kind).toBe('transient');
     expect(err.opts.retryAfterMs).toBeGreaterThan(590_000);
@@ -350,7 +390,11 @@ describe('X token refresh', () => {
   test('refresh with Basic client auth: new access token, expiresAt, rotated refresh token', async () => {
     const f = await fake();
     const before = Date.now();
-    const fresh = await connector(f).refreshCredentials!({ accessToken: 'old', refreshToken: 'refresh-1', expiresAt: new Date().toISOString() });
+    const fresh = await connector(f).refreshCredentials!({
+      accessToken: 'old',
+      refreshToken: 'refresh-1',
+      expiresAt: new Date().toISOString(),
+    });
     expect(fresh).toEqual({ accessToken: 'access-2', refreshToken: 'refresh-2', expiresAt: expect.any(String) });
     const exp = Date.parse(fresh.expiresAt as string);
     expect(exp).toBeGreaterThanOrEqual(before + 7_200_000 - 1000);
@@ -390,7 +434,9 @@ describe('X token refresh', () => {
 
   test('wrong client secret → permanent (the app, not the user, must fix it)', async () => {
     const f = await fake();
-    const err = await failure(connector(f, { oauth: { clientId: f.clientId, clientSecret: 'wrong' } }).refreshCredentials!({ refreshToken: 'refresh-1' }));
+    const err = await failure(
+      connector(f, { oauth: { clientId: f.clientId, clientSecret: 'wrong' } }).refreshCredentials!({ refreshToken: 'refresh-1' }),
+    );
     expect(err.kind).toBe('permanent');
     expect(err.message).toBe('X 401: Missing valid authorization header');
     expect(f.validRefreshTokens.has('refresh-1')).toBe(true);
@@ -413,7 +459,11 @@ describe('fake X contract', () => {
   test('rejects unknown tweet fields and numeric media ids the way X does', async () => {
     const f = await fake();
     const post = (body: unknown) =>
-      fetch(`${f.url}/2/tweets`, { method: 'POST', headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(`${f.url}/2/tweets`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const a = await post({ text: 'x', status: 'y' });
     expect(a.status).toBe(400);
     expect(((await a.json()) as { errors: { message: string }[] }).errors[0]!.message).toContain('$.status: is not defined');
@@ -425,10 +475,18 @@ describe('fake X contract', () => {
   test('finalize with missing bytes fails; a media id not yet processed cannot be attached', async () => {
     const f = await fake();
     const h = { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' };
-    const init = await fetch(`${f.url}/2/media/upload/initialize`, { method: 'POST', headers: h, body: JSON.stringify({ media_type: 'video/mp4', total_bytes: 10, media_category: 'tweet_video' }) });
+    const init = await fetch(`${f.url}/2/media/upload/initialize`, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ media_type: 'video/mp4', total_bytes: 10, media_category: 'tweet_video' }),
+    });
     const { data } = (await init.json()) as { data: { id: string } };
     expect((await fetch(`${f.url}/2/media/upload/${data.id}/finalize`, { method: 'POST', headers: h })).status).toBe(400);
-    const tweet = await fetch(`${f.url}/2/tweets`, { method: 'POST', headers: h, body: JSON.stringify({ text: 'v', media: { media_ids: [data.id] } }) });
+    const tweet = await fetch(`${f.url}/2/tweets`, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ text: 'v', media: { media_ids: [data.id] } }),
+    });
     expect(tweet.status).toBe(400);
     expect(((await tweet.json()) as { errors: { message: string }[] }).errors[0]!.message).toBe('Your media IDs are invalid.');
   });

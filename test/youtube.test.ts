@@ -140,12 +140,7 @@ describe('YouTube publish', () => {
     const f = await fake();
     f.failNext(1, { status: 503, body: googleErrorBody(503, 'backendError', 'Backend Error', 'UNAVAILABLE'), accept: true }, 'upload');
     await connector(f, { chunkSize: 256 * KIB }).publish(request({ media: [clip('big', 600 * KIB)] }));
-    expect(puts(f)).toEqual([
-      'bytes 0-262143/614400',
-      'bytes */614400',
-      'bytes 262144-524287/614400',
-      'bytes 524288-614399/614400',
-    ]);
+    expect(puts(f)).toEqual(['bytes 0-262143/614400', 'bytes */614400', 'bytes 262144-524287/614400', 'bytes 524288-614399/614400']);
     expect(f.sessions).toHaveLength(1);
     expect(f.sessions[0]!.chunks).toEqual([256 * KIB, 256 * KIB, 88 * KIB]);
     expect(f.videos).toHaveLength(1);
@@ -238,7 +233,11 @@ describe('YouTube never posts twice', () => {
 
   test('after a worker restart: findPublished finds the recent upload by title and description', async () => {
     const f = await fake();
-    f.addVideo({ title: 'Launch day', description: 'Launch day\nOur new kite flies in any weather.', publishedAt: new Date(Date.now() - 3 * 86400_000).toISOString() });
+    f.addVideo({
+      title: 'Launch day',
+      description: 'Launch day\nOur new kite flies in any weather.',
+      publishedAt: new Date(Date.now() - 3 * 86400_000).toISOString(),
+    });
     f.addVideo({ title: 'Launch day', description: 'Another description' });
     expect(await connector(f).findPublished!(request({ attempt: 2 }))).toBeNull();
 
@@ -260,7 +259,11 @@ describe('YouTube never posts twice', () => {
 
   test('findPublished pages through the uploads playlist while the videos are recent', async () => {
     const f = await fake();
-    const target = f.addVideo({ title: 'Launch day', description: 'Launch day\nOur new kite flies in any weather.', publishedAt: new Date(Date.now() - 3600_000).toISOString() });
+    const target = f.addVideo({
+      title: 'Launch day',
+      description: 'Launch day\nOur new kite flies in any weather.',
+      publishedAt: new Date(Date.now() - 3600_000).toISOString(),
+    });
     for (let i = 0; i < 55; i++) f.addVideo({ title: `Other ${i}`, description: 'x' });
     const found = await connector(f).findPublished!(request({ attempt: 2 }));
     expect(found?.platformPostId).toBe(target.id);
@@ -321,7 +324,11 @@ describe('YouTube error classes', () => {
 
   test('429 with Retry-After → transient with retryAfterMs', async () => {
     const f = await fake();
-    f.failNext(1, { status: 429, body: googleErrorBody(429, 'rateLimitExceeded', 'Too Many Requests', 'RESOURCE_EXHAUSTED'), headers: { 'Retry-After': '30' } });
+    f.failNext(1, {
+      status: 429,
+      body: googleErrorBody(429, 'rateLimitExceeded', 'Too Many Requests', 'RESOURCE_EXHAUSTED'),
+      headers: { 'Retry-After': '30' },
+    });
     const err = await failure(connector(f).publish(request()));
     expect(err.kind).toBe('transient');
     expect(err.opts).toMatchObject({ status: 429, retryAfterMs: 30_000 });
@@ -329,7 +336,10 @@ describe('YouTube error classes', () => {
 
   test('uploadLimitExceeded (400) → permanent with Google message', async () => {
     const f = await fake();
-    f.failNext(1, { status: 400, body: googleErrorBody(400, 'uploadLimitExceeded', 'The user has exceeded the number of videos they may upload.') });
+    f.failNext(1, {
+      status: 400,
+      body: googleErrorBody(400, 'uploadLimitExceeded', 'The user has exceeded the number of videos they may upload.'),
+    });
     const err = await failure(connector(f).publish(request()));
     expect(err.kind).toBe('permanent');
     expect(err.message).toBe('YouTube 400: The user has exceeded the number of videos they may upload. (uploadLimitExceeded)');
@@ -345,7 +355,11 @@ describe('YouTube error classes', () => {
   test('a refused final chunk is permanent and drops the session', async () => {
     const f = await fake();
     const c = connector(f);
-    f.failNext(1, { status: 400, body: googleErrorBody(400, 'mediaBodyRequired', 'The request does not include the video content.') }, 'upload');
+    f.failNext(
+      1,
+      { status: 400, body: googleErrorBody(400, 'mediaBodyRequired', 'The request does not include the video content.') },
+      'upload',
+    );
     const err = await failure(c.publish(request()));
     expect(err.kind).toBe('permanent');
     await c.publish(request({ attempt: 2 }));
@@ -385,10 +399,16 @@ describe('YouTube token expiring during a publish', () => {
     const c = connector(f, { chunkSize: 256 * KIB });
     const credentials = { accessToken: 'good-token', refreshToken: 'good-refresh', expiresAt: new Date(Date.now() + 10_000).toISOString() };
     const media = [clip('big', 600 * KIB)];
-    f.failNext(1, { status: 401, body: googleErrorBody(401, 'authError', 'Invalid Credentials', 'UNAUTHENTICATED'), accept: true }, 'upload');
+    f.failNext(
+      1,
+      { status: 401, body: googleErrorBody(401, 'authError', 'Invalid Credentials', 'UNAUTHENTICATED'), accept: true },
+      'upload',
+    );
     const err = await failure(c.publish(request({ credentials, media })));
     expect(err.kind).toBe('transient');
-    expect(err.message).toBe('YouTube 401: Invalid Credentials (authError) (the access token expired during the publish; it is refreshed before the retry)');
+    expect(err.message).toBe(
+      'YouTube 401: Invalid Credentials (authError) (the access token expired during the publish; it is refreshed before the retry)',
+    );
 
     const fresh = { ...credentials, ...(await c.refreshCredentials!(credentials)) };
     expect(await c.findPublished!(request({ credentials: fresh, media, attempt: 2 }))).toBeNull();
@@ -410,7 +430,12 @@ describe('fake YouTube contract', () => {
     const start = (body: unknown) =>
       fetch(`${f.url}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
         method: 'POST',
-        headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json', 'X-Upload-Content-Length': '600000', 'X-Upload-Content-Type': 'video/mp4' },
+        headers: {
+          Authorization: 'Bearer good-token',
+          'Content-Type': 'application/json',
+          'X-Upload-Content-Length': '600000',
+          'X-Upload-Content-Type': 'video/mp4',
+        },
         body: JSON.stringify(body),
       });
     const bad = await start({ snippet: { title: 'x', caption: 'y' }, status: {} });
@@ -419,7 +444,8 @@ describe('fake YouTube contract', () => {
 
     const ok = await start({ snippet: { title: 'x' }, status: { privacyStatus: 'private' } });
     const session = ok.headers.get('location')!;
-    const put = (range: string, size: number) => fetch(session, { method: 'PUT', headers: { 'Content-Range': range }, body: new Uint8Array(size) });
+    const put = (range: string, size: number) =>
+      fetch(session, { method: 'PUT', headers: { 'Content-Range': range }, body: new Uint8Array(size) });
     expect((await put('bytes 0-99999/600000', 100_000)).status).toBe(400);
     const status = await fetch(session, { method: 'PUT', headers: { 'Content-Range': 'bytes */600000' }, body: '' });
     expect(status.status).toBe(308);
@@ -444,8 +470,15 @@ describe('YouTube token refresh', () => {
 
   test('a refresh_token in the answer replaces the stored one', async () => {
     const f = await fake();
-    f.failNext(1, { status: 200, body: { access_token: 'ya29.x', expires_in: 3599, refresh_token: '1//rotated', token_type: 'Bearer' } }, 'token');
-    expect(await connector(f).refreshCredentials!({ refreshToken: 'good-refresh' })).toMatchObject({ accessToken: 'ya29.x', refreshToken: '1//rotated' });
+    f.failNext(
+      1,
+      { status: 200, body: { access_token: 'ya29.x', expires_in: 3599, refresh_token: '1//rotated', token_type: 'Bearer' } },
+      'token',
+    );
+    expect(await connector(f).refreshCredentials!({ refreshToken: 'good-refresh' })).toMatchObject({
+      accessToken: 'ya29.x',
+      refreshToken: '1//rotated',
+    });
   });
 
   test('invalid_grant → reauth; no refresh token → reauth', async () => {

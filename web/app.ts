@@ -29,19 +29,21 @@ export function webApp(deps: WebDeps) {
     return notFoundPage(input);
   };
   const home = publicRoute(web, (ctx) => redirect(ctx.signedIn ? '/calendar' : '/sign-in'));
-  return router('web')
-    // Ahead of every web route's own parser: the session first, then the body with its limit.
-    .onParse(webBodyParser(web))
-    .use(staticRoutes())
-    .get('/', (input: { request: Request }) => {
-      if (!wantsHtml(input.request)) throw new NotFoundError();
-      return home(input);
-    })
-    .use(authRoutes(web))
-    .use(calendarRoutes(web))
-    .use(composerRoutes(web))
-    .use(channelRoutes(web))
-    .use(keyRoutes(web))
-    .use(mediaRoutes(web))
-    .get('/*', notFound);
+  return (
+    router('web')
+      // Ahead of every web route's own parser: the session first, then the body with its limit.
+      .onParse(webBodyParser(web))
+      .use(staticRoutes())
+      .get('/', (input: { request: Request }) => {
+        if (!wantsHtml(input.request)) throw new NotFoundError();
+        return home(input);
+      })
+      .use(authRoutes(web))
+      .use(calendarRoutes(web))
+      .use(composerRoutes(web))
+      .use(channelRoutes(web))
+      .use(keyRoutes(web))
+      .use(mediaRoutes(web))
+      .get('/*', notFound)
+  );
 }

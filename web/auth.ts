@@ -7,7 +7,16 @@ import { router } from '../http/router.ts';
 import { authenticateUser, createSession, deleteSession, normalizeEmail } from '../services/users.ts';
 import { beginSignIn, clientAddress, signInSucceeded } from '../services/sign-in-throttle.ts';
 import {
-  clearSessionCookie, formBody, originAllowed, pageRoute, publicRoute, SESSION_COOKIE, sessionCookie, type RequestContext, type RouteInput, type Web,
+  clearSessionCookie,
+  formBody,
+  originAllowed,
+  pageRoute,
+  publicRoute,
+  SESSION_COOKIE,
+  sessionCookie,
+  type RequestContext,
+  type RouteInput,
+  type Web,
 } from './context.ts';
 import { html } from './html.ts';
 import { htmlResponse, redirect, safeNextPath, serializeCookie } from './http.ts';
@@ -23,7 +32,10 @@ const notePeer = (handler: (input: RouteInput) => Promise<Response>) => (input: 
   return handler(input);
 };
 
-function signInPage(ctx: RequestContext, o: { token: string; next: string; email?: string; error?: string; status?: number; cookies?: string[] }): Response {
+function signInPage(
+  ctx: RequestContext,
+  o: { token: string; next: string; email?: string; error?: string; status?: number; cookies?: string[] },
+): Response {
   const body = html`<section class="auth-card" aria-labelledby="sign-in-title">
   <h1 id="sign-in-title">Sign in to Postpilot</h1>
   ${o.error ? html`<p class="form-errors" role="alert" data-testid="sign-in-error">${o.error}</p>` : ''}
@@ -56,7 +68,10 @@ export function authRoutes(web: Web) {
     const existing = ctx.cookies.get(SIGNIN_COOKIE);
     if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return { token: existing, cookies: [] as string[] };
     const token = randomBytes(32).toString('base64url');
-    return { token, cookies: [serializeCookie(SIGNIN_COOKIE, token, { maxAgeSeconds: 3600, httpOnly: true, secure: web.secureCookies() })] };
+    return {
+      token,
+      cookies: [serializeCookie(SIGNIN_COOKIE, token, { maxAgeSeconds: 3600, httpOnly: true, secure: web.secureCookies() })],
+    };
   };
 
   return router()
@@ -71,38 +86,48 @@ export function authRoutes(web: Web) {
     )
     .post(
       '/sign-in',
-      notePeer(publicRoute(web, async (ctx) => {
-        // Read by the web app's body parser, at most SIGNED_OUT_BODY_BYTES (web/context.ts).
-        const form = formBody(ctx.body);
-        const next = safeNextPath(form.get('next'));
-        const email = (form.get('email') ?? '').slice(0, 320);
-        const cookieToken = ctx.cookies.get(SIGNIN_COOKIE);
-        if (!originAllowed(web, ctx.request) || !sameToken(cookieToken, form.get('_csrf'))) {
-          const { token, cookies } = preToken(ctx);
-          return signInPage(ctx, { token, cookies, next, email, status: 403, error: 'The sign-in form expired or cookies are blocked. Please try again.' });
-        }
-        const key = normalizeEmail(email);
-        const address = clientAddress(ctx.request, peers.get(ctx.request), web.options().trustProxyHops ?? 0);
-        const attempt = await beginSignIn(ctx.em, key, address, ctx.now);
-        if (!attempt.allowed) {
-          const seconds = Math.max(1, Math.ceil((attempt.retryAt.getTime() - ctx.now.getTime()) / 1000));
-          const minutes = Math.ceil(seconds / 60);
-          const error = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-          const page = signInPage(ctx, { token: cookieToken!, next, email, status: 429, error });
-          page.headers.set('retry-after', String(seconds));
-          return page;
-        }
-        const user = await authenticateUser(ctx.em, email, form.get('password') ?? '');
-        if (!user) return signInPage(ctx, { token: cookieToken!, next, email, status: 401, error: 'The email or password is not correct.' });
-        await signInSucceeded(ctx.em, key, address);
-        const session = await createSession(ctx.em, user, ctx.now);
-        return redirect(next, {
-          cookies: [
-            sessionCookie(web, session.token, session.expiresAt, ctx.now),
-            serializeCookie(SIGNIN_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() }),
-          ],
-        });
-      })),
+      notePeer(
+        publicRoute(web, async (ctx) => {
+          // Read by the web app's body parser, at most SIGNED_OUT_BODY_BYTES (web/context.ts).
+          const form = formBody(ctx.body);
+          const next = safeNextPath(form.get('next'));
+          const email = (form.get('email') ?? '').slice(0, 320);
+          const cookieToken = ctx.cookies.get(SIGNIN_COOKIE);
+          if (!originAllowed(web, ctx.request) || !sameToken(cookieToken, form.get('_csrf'))) {
+            const { token, cookies } = preToken(ctx);
+            return signInPage(ctx, {
+              token,
+              cookies,
+              next,
+              email,
+              status: 403,
+              error: 'The sign-in form expired or cookies are blocked. Please try again.',
+            });
+          }
+          const key = normalizeEmail(email);
+          const address = clientAddress(ctx.request, peers.get(ctx.request), web.options().trustProxyHops ?? 0);
+          const attempt = await beginSignIn(ctx.em, key, address, ctx.now);
+          if (!attempt.allowed) {
+            const seconds = Math.max(1, Math.ceil((attempt.retryAt.getTime() - ctx.now.getTime()) / 1000));
+            const minutes = Math.ceil(seconds / 60);
+            const error = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+            const page = signInPage(ctx, { token: cookieToken!, next, email, status: 429, error });
+            page.headers.set('retry-after', String(seconds));
+            return page;
+          }
+          const user = await authenticateUser(ctx.em, email, form.get('password') ?? '');
+          if (!user)
+            return signInPage(ctx, { token: cookieToken!, next, email, status: 401, error: 'The email or password is not correct.' });
+          await signInSucceeded(ctx.em, key, address);
+          const session = await createSession(ctx.em, user, ctx.now);
+          return redirect(next, {
+            cookies: [
+              sessionCookie(web, session.token, session.expiresAt, ctx.now),
+              serializeCookie(SIGNIN_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() }),
+            ],
+          });
+        }),
+      ),
       { parse: 'text' },
     )
     .post(

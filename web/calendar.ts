@@ -11,8 +11,19 @@ import { htmlResponse, jsonResponse } from './http.ts';
 import { layout } from './layout.ts';
 import { byId, channelsOf, editAppPost, postsInRange } from './post-actions.ts';
 import {
-  addDays, dayKey, dayStart, formatDayKey, formatDayTitle, formatLongDay, formatMonthTitle, parseDayKey, startOfWeek,
-  WEEKDAYS, zonedParts, zonedToUtc, type CalendarDay,
+  addDays,
+  dayKey,
+  dayStart,
+  formatDayKey,
+  formatDayTitle,
+  formatLongDay,
+  formatMonthTitle,
+  parseDayKey,
+  startOfWeek,
+  WEEKDAYS,
+  zonedParts,
+  zonedToUtc,
+  type CalendarDay,
 } from './time.ts';
 import { postItem } from './ui.ts';
 import type { PostView } from '../services/posts.ts';
@@ -25,7 +36,10 @@ function today(now: Date, tz: string): CalendarDay {
   return { year: p.year, month: p.month, day: p.day };
 }
 
-function range(view: View, date: CalendarDay): { start: CalendarDay; end: CalendarDay; prev: CalendarDay; next: CalendarDay; title: string } {
+function range(
+  view: View,
+  date: CalendarDay,
+): { start: CalendarDay; end: CalendarDay; prev: CalendarDay; next: CalendarDay; title: string } {
   if (view === 'week') {
     const start = startOfWeek(date);
     const end = addDays(start, 7);
@@ -48,7 +62,14 @@ function addLink(d: CalendarDay): SafeHtml {
   return html`<a class="add-post" href="/posts/new?date=${key}" data-testid="add-post-${key}"><span aria-hidden="true">+</span><span class="visually-hidden">New post on ${formatLongDay(d)}</span></a>`;
 }
 
-function monthGrid(r: ReturnType<typeof range>, month: number, todayKey: string, byDay: Map<string, PostView[]>, channels: Map<string, IChannel>, tz: string): SafeHtml {
+function monthGrid(
+  r: ReturnType<typeof range>,
+  month: number,
+  todayKey: string,
+  byDay: Map<string, PostView[]>,
+  channels: Map<string, IChannel>,
+  tz: string,
+): SafeHtml {
   const weeks: CalendarDay[][] = [];
   for (let d = r.start; formatDayKey(d) < formatDayKey(r.end); d = addDays(d, 1)) {
     if (!weeks.length || weeks.at(-1)!.length === 7) weeks.push([]);
@@ -57,19 +78,30 @@ function monthGrid(r: ReturnType<typeof range>, month: number, todayKey: string,
   return html`<table class="month" data-testid="calendar-month">
   <caption class="visually-hidden">${r.title}</caption>
   <thead><tr>${WEEKDAYS.map((w) => html`<th scope="col"><abbr title="${w}">${w.slice(0, 3)}</abbr></th>`)}</tr></thead>
-  <tbody>${weeks.map((week) => html`<tr>${week.map((d) => {
-    const key = formatDayKey(d);
-    const posts = byDay.get(key);
-    const classes = ['day', d.month !== month ? 'other-month' : '', key === todayKey ? 'today' : '', posts?.length ? 'has-posts' : ''].filter(Boolean).join(' ');
-    return html`<td class="${classes}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
+  <tbody>${weeks.map(
+    (week) =>
+      html`<tr>${week.map((d) => {
+        const key = formatDayKey(d);
+        const posts = byDay.get(key);
+        const classes = ['day', d.month !== month ? 'other-month' : '', key === todayKey ? 'today' : '', posts?.length ? 'has-posts' : '']
+          .filter(Boolean)
+          .join(' ');
+        return html`<td class="${classes}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
       <div class="day-head"><span class="day-num"><span class="visually-hidden">${formatLongDay(d)}</span><span aria-hidden="true"><span class="day-name">${formatDayTitle(d).split(' ')[0]} </span>${d.day}</span></span>${addLink(d)}</div>
       ${dayList(posts, channels, tz)}
     </td>`;
-  })}</tr>`)}</tbody>
+      })}</tr>`,
+  )}</tbody>
 </table>`;
 }
 
-function weekList(r: ReturnType<typeof range>, todayKey: string, byDay: Map<string, PostView[]>, channels: Map<string, IChannel>, tz: string): SafeHtml {
+function weekList(
+  r: ReturnType<typeof range>,
+  todayKey: string,
+  byDay: Map<string, PostView[]>,
+  channels: Map<string, IChannel>,
+  tz: string,
+): SafeHtml {
   const days: CalendarDay[] = [];
   for (let d = r.start; days.length < 7; d = addDays(d, 1)) days.push(d);
   return html`<ol class="week" data-testid="calendar-week">${days.map((d) => {
@@ -123,7 +155,9 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
   ${view === 'month' ? monthGrid(r, date.month, todayKey, byDay, channels, ctx.tz) : weekList(r, todayKey, byDay, channels, ctx.tz)}
 </section>`;
   const notice = q.get('notice') === 'created' ? 'Post created.' : null;
-  return htmlResponse(layout({ title: r.title, body, signedIn: ctx.signedIn, tz: ctx.tz, nav: 'calendar', scripts: ['calendar.js'], notice, tzReload: true }));
+  return htmlResponse(
+    layout({ title: r.title, body, signedIn: ctx.signedIn, tz: ctx.tz, nav: 'calendar', scripts: ['calendar.js'], notice, tzReload: true }),
+  );
 }
 
 const RescheduleBody = t.Object(
@@ -139,51 +173,57 @@ const RescheduleBody = t.Object(
 
 function parseInstant(value: string | null, path: string): Date {
   const d = value && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9998) throw errors.validation([{ path, message: 'must be an ISO 8601 date-time' }]);
+  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9998)
+    throw errors.validation([{ path, message: 'must be an ISO 8601 date-time' }]);
   return d;
 }
 
 export function calendarRoutes(web: Web) {
-  return router()
-    .get('/calendar', pageRoute(web, calendarPage))
-    // Posts of a period, for the live update (every 3 s while the page is visible).
-    .get(
-      '/web/api/posts',
-      jsonRoute(web, async (ctx) => {
-        const from = parseInstant(ctx.url.searchParams.get('from'), 'from');
-        const to = parseInstant(ctx.url.searchParams.get('to'), 'to');
-        if (to.getTime() - from.getTime() > 62 * 24 * 3600 * 1000 || to <= from) throw errors.validation([{ path: 'to', message: 'must be after from, at most 62 days later' }]);
-        const { posts } = await postsInRange(ctx.em, ctx.signedIn.organization.id, from, to);
-        return jsonResponse({ data: posts });
-      }),
-    )
-    .get(
-      '/web/api/posts/:id',
-      jsonRoute(web, async (ctx) => jsonResponse(await getPostForKey(ctx.em, ctx.signedIn.organization.id, ctx.params.id!, 'all', web.deps.storage))),
-    )
-    // Drag and drop on the month view: the same validation and workflow Update as PATCH /v1/posts/{id}.
-    .patch(
-      '/web/api/posts/:id',
-      jsonRoute(web, async (ctx) => {
-        const body = ctx.body as { date?: string; publishAt?: string; content?: string };
-        const orgId = ctx.signedIn.organization.id;
-        let publishAt: Date | undefined;
-        if (body.date !== undefined) {
-          const day = parseDayKey(body.date);
-          if (!day) throw errors.validation([{ path: 'date', message: 'must be a date YYYY-MM-DD' }]);
-          const current = await getPostForKey(ctx.em, orgId, ctx.params.id!, 'all');
-          const at = zonedParts(new Date(current.scheduledAt), ctx.tz);
-          publishAt = zonedToUtc({ ...day, hour: at.hour, minute: at.minute, second: at.second }, ctx.tz);
-        } else if (body.publishAt !== undefined) {
-          publishAt = parseInstant(body.publishAt, 'publishAt');
-        }
-        const view = await editAppPost(
-          { em: ctx.em, organization: ctx.signedIn.organization, temporal: web.deps.temporal, now: ctx.now, tz: ctx.tz },
-          ctx.params.id!,
-          { publishAt, content: body.content },
-        );
-        return jsonResponse(view);
-      }),
-      { body: RescheduleBody, transform: refuseUnstorableBody },
-    );
+  return (
+    router()
+      .get('/calendar', pageRoute(web, calendarPage))
+      // Posts of a period, for the live update (every 3 s while the page is visible).
+      .get(
+        '/web/api/posts',
+        jsonRoute(web, async (ctx) => {
+          const from = parseInstant(ctx.url.searchParams.get('from'), 'from');
+          const to = parseInstant(ctx.url.searchParams.get('to'), 'to');
+          if (to.getTime() - from.getTime() > 62 * 24 * 3600 * 1000 || to <= from)
+            throw errors.validation([{ path: 'to', message: 'must be after from, at most 62 days later' }]);
+          const { posts } = await postsInRange(ctx.em, ctx.signedIn.organization.id, from, to);
+          return jsonResponse({ data: posts });
+        }),
+      )
+      .get(
+        '/web/api/posts/:id',
+        jsonRoute(web, async (ctx) =>
+          jsonResponse(await getPostForKey(ctx.em, ctx.signedIn.organization.id, ctx.params.id!, 'all', web.deps.storage)),
+        ),
+      )
+      // Drag and drop on the month view: the same validation and workflow Update as PATCH /v1/posts/{id}.
+      .patch(
+        '/web/api/posts/:id',
+        jsonRoute(web, async (ctx) => {
+          const body = ctx.body as { date?: string; publishAt?: string; content?: string };
+          const orgId = ctx.signedIn.organization.id;
+          let publishAt: Date | undefined;
+          if (body.date !== undefined) {
+            const day = parseDayKey(body.date);
+            if (!day) throw errors.validation([{ path: 'date', message: 'must be a date YYYY-MM-DD' }]);
+            const current = await getPostForKey(ctx.em, orgId, ctx.params.id!, 'all');
+            const at = zonedParts(new Date(current.scheduledAt), ctx.tz);
+            publishAt = zonedToUtc({ ...day, hour: at.hour, minute: at.minute, second: at.second }, ctx.tz);
+          } else if (body.publishAt !== undefined) {
+            publishAt = parseInstant(body.publishAt, 'publishAt');
+          }
+          const view = await editAppPost(
+            { em: ctx.em, organization: ctx.signedIn.organization, temporal: web.deps.temporal, now: ctx.now, tz: ctx.tz },
+            ctx.params.id!,
+            { publishAt, content: body.content },
+          );
+          return jsonResponse(view);
+        }),
+        { body: RescheduleBody, transform: refuseUnstorableBody },
+      )
+  );
 }

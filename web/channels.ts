@@ -17,20 +17,42 @@ import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
 import {
-  accountKey, callbackPath, consumeState, exchangeCode, facebookPageToken, isOAuthPlatform, missingClient, OAuthError, pendingGrant,
-  startFlow, type OAuthPlatform,
+  accountKey,
+  callbackPath,
+  consumeState,
+  exchangeCode,
+  facebookPageToken,
+  isOAuthPlatform,
+  missingClient,
+  OAuthError,
+  pendingGrant,
+  startFlow,
+  type OAuthPlatform,
 } from './oauth.ts';
 import { platformBadge, platformLabel, statusLabel } from './ui.ts';
 import { channelsOf } from './post-actions.ts';
 
 /** Forms of the token-based platforms: credential key → label, input type, hint. */
-const CREDENTIAL_FIELDS: Partial<Record<Platform, { key: string; label: string; type: 'url' | 'text' | 'password'; hint?: string; value?: string }[]>> = {
+const CREDENTIAL_FIELDS: Partial<
+  Record<Platform, { key: string; label: string; type: 'url' | 'text' | 'password'; hint?: string; value?: string }[]>
+> = {
   MASTODON: [
     { key: 'instanceUrl', label: 'Instance URL', type: 'url', hint: 'e.g. https://mastodon.social' },
-    { key: 'accessToken', label: 'Access token', type: 'password', hint: 'Preferences → Development → New application (scopes write:statuses, write:media)' },
+    {
+      key: 'accessToken',
+      label: 'Access token',
+      type: 'password',
+      hint: 'Preferences → Development → New application (scopes write:statuses, write:media)',
+    },
   ],
   BLUESKY: [
-    { key: 'service', label: 'Service URL', type: 'url', value: 'https://bsky.social', hint: 'your PDS; https://bsky.social for most accounts' },
+    {
+      key: 'service',
+      label: 'Service URL',
+      type: 'url',
+      value: 'https://bsky.social',
+      hint: 'your PDS; https://bsky.social for most accounts',
+    },
     { key: 'identifier', label: 'Handle or DID', type: 'text', hint: 'e.g. alice.bsky.social' },
     { key: 'appPassword', label: 'App password', type: 'password', hint: 'Settings → Privacy and security → App passwords' },
   ],
@@ -57,7 +79,12 @@ function platformParam(ctx: PageContext): Platform {
   return p;
 }
 
-async function ownChannel(em: EntityManager, organizationId: string, id: string | null | undefined, platform?: Platform): Promise<IChannel | null> {
+async function ownChannel(
+  em: EntityManager,
+  organizationId: string,
+  id: string | null | undefined,
+  platform?: Platform,
+): Promise<IChannel | null> {
   if (!id) return null;
   const c = await em.findOne(Channel, { id, organization: organizationId });
   if (!c || (platform && c.platform !== platform)) throw errors.notFound('Channel');
@@ -65,7 +92,14 @@ async function ownChannel(em: EntityManager, organizationId: string, id: string 
 }
 
 /** Replaces a channel's credentials and makes it active again; the row is locked like a token refresh. */
-async function reconnectChannel(em: EntityManager, key: Buffer, organizationId: string, channelId: string, credentials: Record<string, unknown>, limits: AccountLimits): Promise<void> {
+async function reconnectChannel(
+  em: EntityManager,
+  key: Buffer,
+  organizationId: string,
+  channelId: string,
+  credentials: Record<string, unknown>,
+  limits: AccountLimits,
+): Promise<void> {
   await em.transactional(async (tx) => {
     const channel = await tx.findOne(Channel, { id: channelId, organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!channel) throw errors.notFound('Channel');
@@ -74,7 +108,8 @@ async function reconnectChannel(em: EntityManager, key: Buffer, organizationId: 
     channel.credentialsEncrypted = encryptJson(key, credentials);
     channel.status = 'active';
     if (limits.maxChars !== undefined) channel.maxChars = limits.maxChars;
-    if (limits.charactersReservedPerUrl !== undefined) channel.settings = { ...channel.settings, ...accountSettings(limits.charactersReservedPerUrl) };
+    if (limits.charactersReservedPerUrl !== undefined)
+      channel.settings = { ...channel.settings, ...accountSettings(limits.charactersReservedPerUrl) };
   });
 }
 
@@ -93,7 +128,11 @@ async function readLimits(web: Web, platform: Platform, credentials: Record<stri
   return probeChannel(createConnectors(web.options().platforms, outbound), platform, credentials, outbound);
 }
 
-async function saveConnection(web: Web, ctx: PageContext, o: { platform: Platform; name: string; channelId: string | null; credentials: Record<string, unknown> }): Promise<string> {
+async function saveConnection(
+  web: Web,
+  ctx: PageContext,
+  o: { platform: Platform; name: string; channelId: string | null; credentials: Record<string, unknown> },
+): Promise<string> {
   const key = needKey(web);
   const limits = await readLimits(web, o.platform, o.credentials);
   const orgId = ctx.signedIn.organization.id;
@@ -101,31 +140,47 @@ async function saveConnection(web: Web, ctx: PageContext, o: { platform: Platfor
     await reconnectChannel(ctx.em, key, orgId, o.channelId, o.credentials, limits);
     return 'reconnected';
   }
-  await addChannel(ctx.em, key, { organizationId: orgId, platform: o.platform, name: o.name, credentials: o.credentials, maxChars: limits.maxChars, charactersReservedPerUrl: limits.charactersReservedPerUrl });
+  await addChannel(ctx.em, key, {
+    organizationId: orgId,
+    platform: o.platform,
+    name: o.name,
+    credentials: o.credentials,
+    maxChars: limits.maxChars,
+    charactersReservedPerUrl: limits.charactersReservedPerUrl,
+  });
   return 'connected';
 }
 
 function channelsPage(ctx: PageContext, channels: IChannel[]): Response {
-  const notice = ({ connected: 'Channel connected.', reconnected: 'Channel reconnected.' } as Record<string, string>)[ctx.url.searchParams.get('notice') ?? ''] ?? null;
+  const notice =
+    ({ connected: 'Channel connected.', reconnected: 'Channel reconnected.' } as Record<string, string>)[
+      ctx.url.searchParams.get('notice') ?? ''
+    ] ?? null;
   const body = html`<h1>Channels</h1>
-${channels.length
-  ? html`<table class="table" data-testid="channel-list">
+${
+  channels.length
+    ? html`<table class="table" data-testid="channel-list">
   <caption class="visually-hidden">Connected channels</caption>
   <thead><tr><th scope="col">Channel</th><th scope="col">Platform</th><th scope="col">Status</th><th scope="col">Max characters</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-  <tbody>${channels.map((c) => html`<tr data-testid="channel-row" data-channel-id="${c.id}" data-platform="${c.platform}" data-status="${c.status}">
+  <tbody>${channels.map(
+    (c) => html`<tr data-testid="channel-row" data-channel-id="${c.id}" data-platform="${c.platform}" data-status="${c.status}">
     <th scope="row">${platformBadge(c.platform)} <span data-testid="channel-name">${c.name}</span></th>
     <td>${platformLabel(c.platform)}</td>
     <td><span class="status status-${c.status}" data-testid="channel-status">${statusLabel(c.status)}</span></td>
     <td>${rulesFor(c.platform, c.maxChars).maxChars}</td>
     <td><a href="/channels/connect/${c.platform.toLowerCase()}?channel=${c.id}" data-testid="channel-reconnect"${c.status === 'reauth_required' ? html` class="button primary"` : ''}>Reconnect<span class="visually-hidden"> ${c.name}</span></a></td>
-  </tr>`)}</tbody>
+  </tr>`,
+  )}</tbody>
 </table>`
-  : html`<p data-testid="no-channels">No channels yet. Connect one below.</p>`}
+    : html`<p data-testid="no-channels">No channels yet. Connect one below.</p>`
+}
 <h2 id="connect-title">Connect a channel</h2>
-<ul class="connect-grid" aria-labelledby="connect-title">${PLATFORMS.map((p) => html`<li>
+<ul class="connect-grid" aria-labelledby="connect-title">${PLATFORMS.map(
+    (p) => html`<li>
   <a href="/channels/connect/${p.toLowerCase()}" data-testid="connect-${p}">${platformBadge(p)} ${platformLabel(p)}</a>
   <span class="hint">${isOAuthPlatform(p) ? 'sign in with the platform' : 'credentials'}</span>
-</li>`)}</ul>`;
+</li>`,
+  )}</ul>`;
   return htmlResponse(layout({ title: 'Channels', body, signedIn: ctx.signedIn, tz: ctx.tz, nav: 'channels', notice }));
 }
 
@@ -142,17 +197,21 @@ function credentialsForm(ctx: PageContext, s: ConnectState): SafeHtml {
   return html`<form method="post" action="/channels/connect/${s.platform.toLowerCase()}" class="stack" data-testid="credentials-form">
   <input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}">
   ${s.channel ? html`<input type="hidden" name="channelId" value="${s.channel.id}">` : nameField(s, isOAuthPlatform(s.platform) ? 'channel-name-manual' : 'channel-name')}
-  ${fields
-    ? fields.map((f) => html`<div class="field">
+  ${
+    fields
+      ? fields.map(
+          (f) => html`<div class="field">
     <label for="cred-${f.key}">${f.label}</label>
     <input id="cred-${f.key}" name="cred_${f.key}" type="${f.type}" required autocomplete="off" value="${f.type === 'password' ? '' : (s.values[`cred_${f.key}`] ?? f.value ?? '')}" data-testid="credential-${f.key}"${f.hint ? html` aria-describedby="hint-${f.key}"` : ''}>
     ${f.hint ? html`<p class="hint" id="hint-${f.key}">${f.hint}</p>` : ''}
-  </div>`)
-    : html`<div class="field">
+  </div>`,
+        )
+      : html`<div class="field">
     <label for="credentials-json">Credentials (JSON)</label>
     <textarea id="credentials-json" name="credentialsJson" rows="6" required data-testid="credentials-json" aria-describedby="credentials-json-hint"></textarea>
     <p class="hint" id="credentials-json-hint">Keys: ${PLATFORM_INFO[s.platform].credentials.join(', ')}${isOAuthPlatform(s.platform) ? ', optional refreshToken and expiresAt' : ''}.</p>
-  </div>`}
+  </div>`
+  }
   <button type="submit" class="primary" data-testid="credentials-submit">${s.channel ? 'Save new credentials' : 'Connect'}</button>
 </form>`;
 }
@@ -172,14 +231,16 @@ function connectPage(web: Web, ctx: PageContext, s: ConnectState, status = 200):
   if (isOAuthPlatform(s.platform)) {
     const missing = missingClient(s.platform, web.options().platforms);
     const redirectUri = `${web.options().publicBaseUrl}${callbackPath(s.platform)}`;
-    main = html`${missing
-      ? html`<p class="notice" data-testid="oauth-not-configured">Connecting ${label} accounts is not set up on this server: the administrator must set ${missing.join(' and ')} (and register the redirect URI <code>${redirectUri}</code> with ${label}).</p>`
-      : html`<form method="post" action="/channels/oauth/${s.platform.toLowerCase()}/start" class="stack" data-testid="oauth-start-form">
+    main = html`${
+      missing
+        ? html`<p class="notice" data-testid="oauth-not-configured">Connecting ${label} accounts is not set up on this server: the administrator must set ${missing.join(' and ')} (and register the redirect URI <code>${redirectUri}</code> with ${label}).</p>`
+        : html`<form method="post" action="/channels/oauth/${s.platform.toLowerCase()}/start" class="stack" data-testid="oauth-start-form">
     <input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}">
     ${s.channel ? html`<input type="hidden" name="channelId" value="${s.channel.id}">` : nameField(s)}
     <p>You will be sent to ${label} to allow Postpilot to post for the account, then brought back here.</p>
     <button type="submit" class="primary" data-testid="oauth-start">Continue to ${label}</button>
-  </form>`}
+  </form>`
+    }
   <details class="manual" data-testid="manual-credentials">
     <summary>Enter tokens by hand instead</summary>
     ${credentialsForm(ctx, s)}
@@ -204,7 +265,8 @@ function credentialsFromForm(platform: Platform, form: URLSearchParams): Record<
     } catch {
       throw errors.validation([{ path: 'credentials', message: 'must be a JSON object' }]);
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw errors.validation([{ path: 'credentials', message: 'must be a JSON object' }]);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw errors.validation([{ path: 'credentials', message: 'must be a JSON object' }]);
     return parsed as Record<string, unknown>;
   }
   const out: Record<string, string> = {};
@@ -212,19 +274,38 @@ function credentialsFromForm(platform: Platform, form: URLSearchParams): Record<
   for (const f of fields) {
     const v = (form.get(`cred_${f.key}`) ?? '').trim();
     out[f.key] = v;
-    if (v && URL_KEYS.has(f.key) && !/^https?:\/\/[^\s]+$/i.test(v)) bad.push({ path: `credentials.${f.key}`, message: 'must be an http(s) URL' });
+    if (v && URL_KEYS.has(f.key) && !/^https?:\/\/[^\s]+$/i.test(v))
+      bad.push({ path: `credentials.${f.key}`, message: 'must be an http(s) URL' });
   }
   if (out.instanceUrl) out.instanceUrl = out.instanceUrl.replace(/\/+$/, '');
   if (bad.length) throw errors.validation(bad);
   return out;
 }
 
-async function completeOAuth(web: Web, ctx: PageContext, grant: { platform: Platform; channelId: string | null; channelName: string }, credentials: Record<string, unknown>): Promise<Response> {
-  const notice = await saveConnection(web, ctx, { platform: grant.platform, name: grant.channelName, channelId: grant.channelId, credentials });
+async function completeOAuth(
+  web: Web,
+  ctx: PageContext,
+  grant: { platform: Platform; channelId: string | null; channelName: string },
+  credentials: Record<string, unknown>,
+): Promise<Response> {
+  const notice = await saveConnection(web, ctx, {
+    platform: grant.platform,
+    name: grant.channelName,
+    channelId: grant.channelId,
+    credentials,
+  });
   return redirect(`/channels?notice=${notice}`);
 }
 
-function finishPage(ctx: PageContext, grantId: string, platform: Platform, key: string, errs: string[], value = '', status = 200): Response {
+function finishPage(
+  ctx: PageContext,
+  grantId: string,
+  platform: Platform,
+  key: string,
+  errs: string[],
+  value = '',
+  status = 200,
+): Response {
   const help = ACCOUNT_HELP[key] ?? { label: key, hint: '' };
   const body = html`<h1>${platformBadge(platform)} Finish connecting ${platformLabel(platform)}</h1>
 ${formErrors(errs)}
@@ -252,7 +333,10 @@ function failedConnection(ctx: PageContext, message: string, status: number): Re
 
 export function channelRoutes(web: Web) {
   return router()
-    .get('/channels', pageRoute(web, async (ctx) => channelsPage(ctx, await channelsOf(ctx.em, ctx.signedIn.organization.id))))
+    .get(
+      '/channels',
+      pageRoute(web, async (ctx) => channelsPage(ctx, await channelsOf(ctx.em, ctx.signedIn.organization.id))),
+    )
     .get(
       '/channels/connect/:platform',
       pageRoute(web, async (ctx) => {
@@ -273,7 +357,8 @@ export function channelRoutes(web: Web) {
           const notice = await saveConnection(web, ctx, { platform, name: values.name!, channelId: channel?.id ?? null, credentials });
           return redirect(`/channels?notice=${notice}`);
         } catch (err) {
-          if (err instanceof ApiError && err.code === 'validation_failed') return connectPage(web, ctx, { platform, channel, errors: describeError(err), values }, 422);
+          if (err instanceof ApiError && err.code === 'validation_failed')
+            return connectPage(web, ctx, { platform, channel, errors: describeError(err), values }, 422);
           throw err;
         }
       }),
@@ -315,12 +400,21 @@ export function channelRoutes(web: Web) {
         const grant = await consumeState(ctx.em, q.get('state') ?? '', ctx.signedIn.user.id, ctx.now);
         // Another user's state is as unknown as a forged one: say nothing more.
         if (!grant || grant.user !== ctx.signedIn.user.id || grant.platform !== platform) {
-          return failedConnection(ctx, 'This connection link is invalid, has expired or was already used. Start again from the Channels page.', 400);
+          return failedConnection(
+            ctx,
+            'This connection link is invalid, has expired or was already used. Start again from the Channels page.',
+            400,
+          );
         }
         const settings = web.options().platforms;
         try {
           const denied = q.get('error');
-          if (denied) return failedConnection(ctx, `${platformLabel(platform)} did not authorize the connection: ${q.get('error_description') ?? denied}.`, 400);
+          if (denied)
+            return failedConnection(
+              ctx,
+              `${platformLabel(platform)} did not authorize the connection: ${q.get('error_description') ?? denied}.`,
+              400,
+            );
           const code = q.get('code');
           if (!code) return failedConnection(ctx, `${platformLabel(platform)} sent no authorization code.`, 400);
           let tokens: Record<string, unknown>;
@@ -328,7 +422,8 @@ export function channelRoutes(web: Web) {
           try {
             ({ tokens, account } = await exchangeCode(platform, settings, grant, code));
           } catch (err) {
-            if (err instanceof OAuthError) return failedConnection(ctx, `Connecting ${platformLabel(platform)} failed: ${err.message}.`, 502);
+            if (err instanceof OAuthError)
+              return failedConnection(ctx, `Connecting ${platformLabel(platform)} failed: ${err.message}.`, 502);
             throw err;
           }
           const key = accountKey(platform);
@@ -363,7 +458,8 @@ export function channelRoutes(web: Web) {
       '/channels/oauth/finish/:grant',
       pageRoute(web, async (ctx) => {
         const grant = await pendingGrant(ctx.em, ctx.params.grant ?? '', ctx.signedIn.user.id, ctx.now);
-        if (!grant) return failedConnection(ctx, 'This connection has expired or was already finished. Start again from the Channels page.', 404);
+        if (!grant)
+          return failedConnection(ctx, 'This connection has expired or was already finished. Start again from the Channels page.', 404);
         return finishPage(ctx, grant.id, grant.platform, accountKey(grant.platform) ?? 'account', []);
       }),
     )
@@ -371,10 +467,12 @@ export function channelRoutes(web: Web) {
       '/channels/oauth/finish/:grant',
       pageRoute(web, async (ctx) => {
         const grant = await pendingGrant(ctx.em, ctx.params.grant ?? '', ctx.signedIn.user.id, ctx.now);
-        if (!grant) return failedConnection(ctx, 'This connection has expired or was already finished. Start again from the Channels page.', 404);
+        if (!grant)
+          return failedConnection(ctx, 'This connection has expired or was already finished. Start again from the Channels page.', 404);
         const key = accountKey(grant.platform) ?? 'account';
         const account = (ctx.form.get('account') ?? '').trim();
-        if (!account || account.length > 200) return finishPage(ctx, grant.id, grant.platform, key, [`${ACCOUNT_HELP[key]?.label ?? key}: required`], account, 422);
+        if (!account || account.length > 200)
+          return finishPage(ctx, grant.id, grant.platform, key, [`${ACCOUNT_HELP[key]?.label ?? key}: required`], account, 422);
         const tokens = decryptJson<Record<string, unknown>>(needKey(web), grant.credentialsEncrypted!);
         let credentials: Record<string, unknown> = { ...tokens, [key]: account };
         if (grant.platform === 'FACEBOOK') {
@@ -388,14 +486,22 @@ export function channelRoutes(web: Web) {
         // Spend the grant first: a double submit must not create two channels.
         const deleted = await ctx.em.nativeDelete(OAuthGrant, { id: grant.id, user: ctx.signedIn.user.id });
         if (!deleted) return failedConnection(ctx, 'This connection was already finished.', 409);
-        return completeOAuth(web, ctx, { platform: grant.platform, channelId: grant.channelId ?? null, channelName: grant.channelName }, credentials);
+        return completeOAuth(
+          web,
+          ctx,
+          { platform: grant.platform, channelId: grant.channelId ?? null, channelName: grant.channelName },
+          credentials,
+        );
       }),
       { parse: 'text' },
     );
 }
 
 /** Facebook posts with the Page's token, fetched with the user token for the chosen Page. */
-async function withPageToken(settings: Parameters<typeof facebookPageToken>[0], credentials: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function withPageToken(
+  settings: Parameters<typeof facebookPageToken>[0],
+  credentials: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const userToken = String(credentials.userAccessToken ?? credentials.accessToken);
   const page = await facebookPageToken(settings, String(credentials.pageId), userToken);
   return { ...credentials, userAccessToken: userToken, accessToken: page.accessToken };

@@ -14,9 +14,7 @@ import { describeError, jsonRoute, pageRoute, type PageContext, type Web } from 
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
-import {
-  byId, channelsOf, composerValuesFromForm, createAppPost, editAppPost, readyMedia, type ComposerValues,
-} from './post-actions.ts';
+import { byId, channelsOf, composerValuesFromForm, createAppPost, editAppPost, readyMedia, type ComposerValues } from './post-actions.ts';
 import { dayKey, formatDateTime, isTimeZone, localInputValue, parseDayKey } from './time.ts';
 import { liveLink, platformBadge, platformLabel, postErrors, statusLabel } from './ui.ts';
 import { Post } from '../db/entities/index.ts';
@@ -86,16 +84,21 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
   const action = p.mode === 'new' ? '/posts' : `/posts/${p.post!.id}/edit`;
   const mediaIds = new Set(v.mediaIds);
   // Attached media first, in their order, then the rest of the library.
-  const media = [...v.mediaIds.map((id) => p.media.find((m) => m.id === id)).filter((m): m is MediaView => Boolean(m)), ...p.media.filter((m) => !mediaIds.has(m.id))];
+  const media = [
+    ...v.mediaIds.map((id) => p.media.find((m) => m.id === id)).filter((m): m is MediaView => Boolean(m)),
+    ...p.media.filter((m) => !mediaIds.has(m.id)),
+  ];
   return html`<form method="post" action="${action}" class="composer" data-testid="composer-form" data-mode="${p.mode}" novalidate>
   <input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}">
   <input type="hidden" name="tz" value="${ctx.tz}" data-tz-input>
   ${formErrors(p.errors)}
   <fieldset class="channels" data-testid="composer-channels">
     <legend>Channels</legend>
-    ${p.channels.length
-      ? html`<ul class="choice-list">${p.channels.map((c) => channelChoice(c, p))}</ul>`
-      : html`<p>No channels yet. <a href="/channels">Connect a channel</a> first.</p>`}
+    ${
+      p.channels.length
+        ? html`<ul class="choice-list">${p.channels.map((c) => channelChoice(c, p))}</ul>`
+        : html`<p>No channels yet. <a href="/channels">Connect a channel</a> first.</p>`
+    }
     ${p.mode === 'edit' ? html`<p class="hint">The channels of a scheduled post cannot be changed.</p>` : ''}
   </fieldset>
   <div class="field">
@@ -108,13 +111,15 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
     <ul data-testid="char-counts" aria-live="polite">${p.channels.map((c) => charCount(c, p))}</ul>
   </section>
   ${platforms.map((pl) => platformText(pl, p))}
-  ${hasReddit && p.mode === 'new'
-    ? html`<fieldset class="reddit" data-testid="composer-reddit">
+  ${
+    hasReddit && p.mode === 'new'
+      ? html`<fieldset class="reddit" data-testid="composer-reddit">
     <legend>Reddit</legend>
     <div class="field"><label for="subreddit">Subreddit</label><input id="subreddit" name="subreddit" value="${v.subreddit}" maxlength="100" data-testid="reddit-subreddit"></div>
     <div class="field"><label for="redditTitle">Title</label><input id="redditTitle" name="redditTitle" value="${v.redditTitle}" maxlength="300" data-testid="reddit-title"></div>
   </fieldset>`
-    : ''}
+      : ''
+  }
   <fieldset class="media-picker" data-testid="composer-media">
     <legend>Media</legend>
     <ul class="media-choices" data-testid="media-choices">${media.map((m) => mediaChoice(m, mediaIds.has(m.id)))}</ul>
@@ -129,10 +134,12 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
   </fieldset>
   <fieldset class="when" data-testid="composer-when">
     <legend>When</legend>
-    ${p.mode === 'new'
-      ? html`<div class="radio"><input type="radio" id="when-now" name="when" value="now" data-testid="composer-when-now"${v.when === 'now' ? html` checked` : ''}><label for="when-now">Publish now</label></div>
+    ${
+      p.mode === 'new'
+        ? html`<div class="radio"><input type="radio" id="when-now" name="when" value="now" data-testid="composer-when-now"${v.when === 'now' ? html` checked` : ''}><label for="when-now">Publish now</label></div>
     <div class="radio"><input type="radio" id="when-later" name="when" value="later" data-testid="composer-when-later"${v.when === 'later' ? html` checked` : ''}><label for="when-later">Schedule</label></div>`
-      : ''}
+        : ''
+    }
     <div class="field">
       <label for="publishAt">Date and time <span class="hint">(${ctx.tz})</span></label>
       <input type="datetime-local" id="publishAt" name="publishAt" value="${v.publishAtLocal}" data-testid="composer-publish-at">
@@ -149,7 +156,18 @@ function composerResponse(ctx: PageContext, p: ComposerPage, status = 200): Resp
   const tzReload = ctx.request.method === 'GET';
   const title = p.mode === 'new' ? 'New post' : 'Edit post';
   const body = html`<h1>${title}</h1>${composer(ctx, p)}`;
-  return htmlResponse(layout({ title, body, signedIn: ctx.signedIn, tz: ctx.tz, nav: p.mode === 'new' ? 'compose' : null, scripts: ['composer.js'], tzReload }), { status });
+  return htmlResponse(
+    layout({
+      title,
+      body,
+      signedIn: ctx.signedIn,
+      tz: ctx.tz,
+      nav: p.mode === 'new' ? 'compose' : null,
+      scripts: ['composer.js'],
+      tzReload,
+    }),
+    { status },
+  );
 }
 
 /** Validation and conflicts go back to the form (422/409 …); anything else is thrown on. */
@@ -185,23 +203,40 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
   <h2>Channels</h2>
   <table class="table" data-testid="post-channels">
     <thead><tr><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Result</th></tr></thead>
-    <tbody>${post.channels.map((c) => html`<tr data-testid="post-channel-row" data-pc-channel="${c.channelId}" data-status="${c.status}">
+    <tbody>${post.channels.map(
+      (c) => html`<tr data-testid="post-channel-row" data-pc-channel="${c.channelId}" data-status="${c.status}">
       <th scope="row">${platformBadge(c.platform)} ${channels.get(c.channelId)?.name ?? c.channelId}</th>
       <td><span class="status status-${c.status}" data-testid="post-channel-status">${statusLabel(c.status)}</span></td>
       <td data-testid="post-channel-result">${c.error ? html`<span class="error-text" data-testid="post-channel-error">${c.error}</span>` : liveLink(c.url)}</td>
-    </tr>`)}</tbody>
+    </tr>`,
+    )}</tbody>
   </table>
   <p class="actions">${post.status === 'scheduled' ? html`<a class="button primary" href="/posts/${post.id}/edit" data-testid="post-edit">Edit or reschedule</a>` : ''}
   <a href="/calendar?date=${dayKey(new Date(post.scheduledAt), ctx.tz)}">Back to the calendar</a></p>
 </article>`;
   const notice = ctx.url.searchParams.get('notice');
-  return htmlResponse(layout({
-    title: 'Post', body, signedIn: ctx.signedIn, tz: ctx.tz, nav: null, scripts: ['calendar.js'], tzReload: true,
-    notice: notice === 'created' ? 'Post created.' : notice === 'saved' ? 'Changes saved.' : null,
-  }));
+  return htmlResponse(
+    layout({
+      title: 'Post',
+      body,
+      signedIn: ctx.signedIn,
+      tz: ctx.tz,
+      nav: null,
+      scripts: ['calendar.js'],
+      tzReload: true,
+      notice: notice === 'created' ? 'Post created.' : notice === 'saved' ? 'Changes saved.' : null,
+    }),
+  );
 }
 
-async function editPage(web: Web, ctx: PageContext, post: PostView, values: ComposerValues | null, errors: string[], status = 200): Promise<Response> {
+async function editPage(
+  web: Web,
+  ctx: PageContext,
+  post: PostView,
+  values: ComposerValues | null,
+  errors: string[],
+  status = 200,
+): Promise<Response> {
   const orgId = ctx.signedIn.organization.id;
   const all = byId(await channelsOf(ctx.em, orgId));
   const channels = post.channels.map((c) => all.get(c.channelId)).filter((c): c is IChannel => Boolean(c));
@@ -226,14 +261,21 @@ async function editPage(web: Web, ctx: PageContext, post: PostView, values: Comp
 /** The composer's live counts: each text measured as its channel's platform counts it. */
 const TextLengthsBody = t.Object(
   {
-    texts: t.Array(t.Object({ channelId: t.String({ maxLength: 100 }), text: t.String() }, { additionalProperties: false }), { maxItems: 100 }),
+    texts: t.Array(t.Object({ channelId: t.String({ maxLength: 100 }), text: t.String() }, { additionalProperties: false }), {
+      maxItems: 100,
+    }),
   },
   { additionalProperties: false },
 );
 
-async function textLengths(ctx: { em: PageContext['em']; signedIn: PageContext['signedIn'] }, body: typeof TextLengthsBody.static): Promise<Response> {
+async function textLengths(
+  ctx: { em: PageContext['em']; signedIn: PageContext['signedIn'] },
+  body: typeof TextLengthsBody.static,
+): Promise<Response> {
   const channels = byId(await channelsOf(ctx.em, ctx.signedIn.organization.id));
-  const unknown = body.texts.flatMap((x, i) => (channels.has(x.channelId) ? [] : [{ path: `texts.${i}.channelId`, message: `unknown channel ${x.channelId}` }]));
+  const unknown = body.texts.flatMap((x, i) =>
+    channels.has(x.channelId) ? [] : [{ path: `texts.${i}.channelId`, message: `unknown channel ${x.channelId}` }],
+  );
   if (unknown.length) throw errors.validation(unknown);
   const counts = body.texts.map(({ channelId, text }) => {
     const c = channels.get(channelId)!;
@@ -267,7 +309,9 @@ export function composerRoutes(web: Web) {
           subreddit: '',
           redditTitle: '',
           when: 'later',
-          publishAtLocal: day ? `${ctx.url.searchParams.get('date')}T09:00` : localInputValue(new Date(ctx.now.getTime() + 60 * 60 * 1000), ctx.tz),
+          publishAtLocal: day
+            ? `${ctx.url.searchParams.get('date')}T09:00`
+            : localInputValue(new Date(ctx.now.getTime() + 60 * 60 * 1000), ctx.tz),
         };
         return composerResponse(ctx, { mode: 'new', channels, media, values, errors: [] });
       }),
@@ -283,7 +327,10 @@ export function composerRoutes(web: Web) {
         } catch (err) {
           const { status, messages } = formFailure(err);
           const orgId = ctx.signedIn.organization.id;
-          const [channels, media] = await Promise.all([channelsOf(ctx.em.fork(), orgId), readyMedia(ctx.em.fork(), orgId, web.deps.storage)]);
+          const [channels, media] = await Promise.all([
+            channelsOf(ctx.em.fork(), orgId),
+            readyMedia(ctx.em.fork(), orgId, web.deps.storage),
+          ]);
           return composerResponse(ctx, { mode: 'new', channels, media, values, errors: messages }, status);
         }
       }),

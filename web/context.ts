@@ -54,7 +54,8 @@ export function sessionCookie(web: Web, value: string, expiresAt: Date, now: Dat
   });
 }
 
-export const clearSessionCookie = (web: Web) => serializeCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() });
+export const clearSessionCookie = (web: Web) =>
+  serializeCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() });
 
 /** What an Elysia handler receives that the web routes use. */
 export interface RouteInput {
@@ -106,7 +107,16 @@ export function requestContext(web: Web, input: RouteInput): RequestContext {
   const fromQuery = url.searchParams.get('tz');
   const fromCookie = cookies.get(TZ_COOKIE);
   const tz = isTimeZone(fromQuery) ? fromQuery : isTimeZone(fromCookie) ? fromCookie : DEFAULT_TZ;
-  const ctx = { web, request: input.request, url, params: pathParams(input.params ?? {}), cookies, em: web.deps.orm.em.fork(), now: web.now(), tz };
+  const ctx = {
+    web,
+    request: input.request,
+    url,
+    params: pathParams(input.params ?? {}),
+    cookies,
+    em: web.deps.orm.em.fork(),
+    now: web.now(),
+    tz,
+  };
   web.requests.set(input.request, { ctx });
   return ctx;
 }
@@ -136,10 +146,26 @@ export function originAllowed(web: Web, request: Request): boolean {
 }
 
 const csrfError = () =>
-  new ApiError('unauthorized', 'The form or request is missing a valid CSRF token (or came from another site). Reload the page and try again.', { reason: 'csrf' }, undefined, 403);
+  new ApiError(
+    'unauthorized',
+    'The form or request is missing a valid CSRF token (or came from another site). Reload the page and try again.',
+    { details: { reason: 'csrf' }, status: 403 },
+  );
 
 function statusTitle(status: number): string {
-  return ({ 400: 'Bad request', 403: 'Not allowed', 404: 'Not found', 409: 'Cannot do that now', 413: 'Too large', 422: 'Check your input', 429: 'Too many attempts' } as Record<number, string>)[status] ?? 'Something went wrong';
+  return (
+    (
+      {
+        400: 'Bad request',
+        403: 'Not allowed',
+        404: 'Not found',
+        409: 'Cannot do that now',
+        413: 'Too large',
+        422: 'Check your input',
+        429: 'Too many attempts',
+      } as Record<number, string>
+    )[status] ?? 'Something went wrong'
+  );
 }
 
 /** Message of an ApiError with its field errors, for people. */
@@ -149,7 +175,7 @@ export function describeError(err: ApiError): string[] {
   return [err.message];
 }
 
-export function errorPage(web: Web, status: number, message: string, signedIn: SignedIn | null, tz: string): Response {
+export function errorPage(_web: Web, status: number, message: string, signedIn: SignedIn | null, tz: string): Response {
   const title = statusTitle(status);
   return htmlResponse(layout({ title, body: errorBody(title, message), signedIn, tz }), { status });
 }
@@ -252,7 +278,10 @@ export function pageRoute(web: Web, handler: (ctx: PageContext) => Promise<Respo
       let form = new URLSearchParams();
       if (STATE_CHANGING.has(ctx.request.method)) {
         form = formBody(input.body);
-        if (!originAllowed(web, ctx.request) || !csrfMatches(signedIn.session, form.get('_csrf') ?? ctx.request.headers.get('x-csrf-token'))) {
+        if (
+          !originAllowed(web, ctx.request) ||
+          !csrfMatches(signedIn.session, form.get('_csrf') ?? ctx.request.headers.get('x-csrf-token'))
+        ) {
           throw csrfError();
         }
       }
@@ -283,7 +312,10 @@ export function jsonRoute(web: Web, handler: (ctx: JsonContext) => Promise<Respo
 }
 
 /** A public page (sign-in): errors become HTML pages; no session needed. `body`: what the parser read. */
-export function publicRoute(web: Web, handler: (ctx: RequestContext & { signedIn: SignedIn | null; body: unknown }) => Promise<Response> | Response) {
+export function publicRoute(
+  web: Web,
+  handler: (ctx: RequestContext & { signedIn: SignedIn | null; body: unknown }) => Promise<Response> | Response,
+) {
   return async (input: RouteInput): Promise<Response> => {
     const ctx = requestContext(web, input);
     let signedIn: SignedInCookie | null = null;
@@ -295,4 +327,3 @@ export function publicRoute(web: Web, handler: (ctx: RequestContext & { signedIn
     }
   };
 }
-

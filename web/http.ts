@@ -62,7 +62,12 @@ function withCookies(headers: Headers, cookies: string[] | undefined): Headers {
 }
 
 export function htmlResponse(body: SafeHtml, o: ResponseOptions = {}): Response {
-  const headers = new Headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', ...SECURITY_HEADERS, ...o.headers });
+  const headers = new Headers({
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    ...SECURITY_HEADERS,
+    ...o.headers,
+  });
   return new Response(body.value, { status: o.status ?? 200, headers: withCookies(headers, o.cookies) });
 }
 
@@ -87,14 +92,15 @@ export function parseForm(body: unknown): URLSearchParams {
   if (text.length > MAX_FORM_BYTES) throw errors.validation([{ path: '', message: 'the form is larger than 1 MB' }]);
   const form = new URLSearchParams(text);
   for (const [k, v] of form) {
-    if (k.includes('\u0000') || v.includes('\u0000')) throw errors.validation([{ path: k.replace(/\u0000/g, '\ufffd'), message: 'must not contain NUL characters' }]);
+    if (k.includes('\u0000') || v.includes('\u0000'))
+      throw errors.validation([{ path: k.replace(/\u0000/g, '\ufffd'), message: 'must not contain NUL characters' }]);
   }
   return form;
 }
 
 /** A same-site path to go to after sign-in; anything else (other hosts, `//evil`, `/\evil`) → fallback. */
 export function safeNextPath(next: string | null | undefined, fallback = '/calendar'): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\u0000-\u001f]/.test(next)) return fallback;
+  if (!next?.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\u0000-\u001f]/.test(next)) return fallback;
   if (next.startsWith('/sign-in') || next.startsWith('/sign-out')) return fallback;
   return next.slice(0, 2000);
 }

@@ -62,7 +62,13 @@ function createForm(ctx: PageContext, f: KeyForm, channels: IChannel[]): SafeHtm
   <div class="field">
     <label for="key-expiry">Expires</label>
     <select id="key-expiry" name="expiry" data-testid="key-expiry">
-      ${[['never', 'Never'], ['30', 'In 30 days'], ['90', 'In 90 days'], ['365', 'In a year'], ['custom', 'On a date…']].map(([v, label]) => html`<option value="${v}"${f.expiry === v ? html` selected` : ''}>${label}</option>`)}
+      ${[
+        ['never', 'Never'],
+        ['30', 'In 30 days'],
+        ['90', 'In 90 days'],
+        ['365', 'In a year'],
+        ['custom', 'On a date…'],
+      ].map(([v, label]) => html`<option value="${v}"${f.expiry === v ? html` selected` : ''}>${label}</option>`)}
     </select>
   </div>
   <div class="field">
@@ -76,7 +82,8 @@ function createForm(ctx: PageContext, f: KeyForm, channels: IChannel[]): SafeHtm
 function keysTable(ctx: PageContext, keys: KeyView[], channels: Map<string, IChannel>): SafeHtml {
   if (!keys.length) return html`<p data-testid="no-keys">No API keys yet.</p>`;
   const csrf = ctx.signedIn.session.csrfToken;
-  const when = (iso: string | null, none: string) => (iso ? html`<time datetime="${iso}">${formatDateTime(new Date(iso), ctx.tz)}</time>` : none);
+  const when = (iso: string | null, none: string) =>
+    iso ? html`<time datetime="${iso}">${formatDateTime(new Date(iso), ctx.tz)}</time>` : none;
   return html`<table class="table" data-testid="key-list">
   <caption class="visually-hidden">API keys</caption>
   <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Channels</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -90,26 +97,32 @@ function keysTable(ctx: PageContext, keys: KeyView[], channels: Map<string, ICha
     <td data-testid="key-last-used">${when(k.lastUsedAt, 'Never')}</td>
     <td data-testid="key-expires">${when(k.expiresAt, 'Never')}</td>
     <td><span class="status status-${status}" data-testid="key-status">${status}</span></td>
-    <td>${status === 'revoked'
-      ? ''
-      : html`<form method="post" action="/settings/api-keys/${k.id}/revoke" class="inline">
+    <td>${
+      status === 'revoked'
+        ? ''
+        : html`<form method="post" action="/settings/api-keys/${k.id}/revoke" class="inline">
       <input type="hidden" name="_csrf" value="${csrf}">
       <button type="submit" class="danger" data-testid="key-revoke">Revoke<span class="visually-hidden"> key ${k.name}</span></button>
-    </form>`}</td>
+    </form>`
+    }</td>
   </tr>`;
   })}</tbody>
 </table>`;
 }
 
-async function keysPage(ctx: PageContext, o: { form?: KeyForm; created?: { key: string; name: string }; errors?: string[]; status?: number } = {}): Promise<Response> {
+async function keysPage(
+  ctx: PageContext,
+  o: { form?: KeyForm; created?: { key: string; name: string }; errors?: string[]; status?: number } = {},
+): Promise<Response> {
   const orgId = ctx.signedIn.organization.id;
   const [keys, channelList] = await Promise.all([listApiKeys(ctx.em, orgId), channelsOf(ctx.em, orgId)]);
   const channels = byId(channelList);
   const apiAccess = PLAN_LIMITS[ctx.signedIn.organization.plan].apiAccess;
   const body = html`<h1>API keys</h1>
 ${apiAccess ? '' : html`<p class="notice" data-testid="plan-notice">The ${ctx.signedIn.organization.plan} plan has no API access: keys are refused (403 plan_required) until the organization upgrades.</p>`}
-${o.created
-  ? html`<section class="new-key" role="status" aria-labelledby="new-key-title" data-testid="new-key-panel">
+${
+  o.created
+    ? html`<section class="new-key" role="status" aria-labelledby="new-key-title" data-testid="new-key-panel">
   <h2 id="new-key-title">Your new key "${o.created.name}"</h2>
   <p><strong>Copy it now.</strong> It is shown only this once; Postpilot keeps only a hash of it.</p>
   <div class="copy-row">
@@ -118,7 +131,8 @@ ${o.created
     <button type="button" data-copy="new-api-key" data-testid="copy-api-key">Copy</button>
   </div>
 </section>`
-  : ''}
+    : ''
+}
 <section aria-labelledby="keys-title">
   <h2 id="keys-title">Keys</h2>
   ${keysTable(ctx, keys, channels)}
@@ -180,7 +194,10 @@ export function keyRoutes(web: Web) {
         const created = openNewKey(ctx);
         const res = await keysPage(ctx, created ? { created } : {});
         if (ctx.cookies.has(NEW_KEY_COOKIE)) {
-          res.headers.append('set-cookie', serializeCookie(NEW_KEY_COOKIE, '', { path: '/settings/api-keys', maxAgeSeconds: 0, secure: ctx.web.secureCookies() }));
+          res.headers.append(
+            'set-cookie',
+            serializeCookie(NEW_KEY_COOKIE, '', { path: '/settings/api-keys', maxAgeSeconds: 0, secure: ctx.web.secureCookies() }),
+          );
         }
         return res;
       }),
@@ -202,7 +219,13 @@ export function keyRoutes(web: Web) {
           if (fields.length) throw errors.validation(fields);
           const created = await createApiKey(
             ctx.em,
-            { organizationId: ctx.signedIn.organization.id, name: f.name, scopes: f.scopes, channels: f.channels === 'all' ? 'all' : f.channelIds, expiresAt },
+            {
+              organizationId: ctx.signedIn.organization.id,
+              name: f.name,
+              scopes: f.scopes,
+              channels: f.channels === 'all' ? 'all' : f.channelIds,
+              expiresAt,
+            },
             ctx.now,
           );
           // POST-redirect-GET, so a reload cannot create a second key: the new key travels once,
@@ -211,10 +234,17 @@ export function keyRoutes(web: Web) {
           if (!sealKey) return keysPage({ ...ctx, em: ctx.em.fork() }, { created: { key: created.key, name: f.name.trim() }, status: 201 });
           const sealed = encryptJson(sealKey, { key: created.key, name: f.name.trim(), exp: ctx.now.getTime() + NEW_KEY_TTL_MS });
           return redirect('/settings/api-keys?notice=created', {
-            cookies: [serializeCookie(NEW_KEY_COOKIE, sealed, { path: '/settings/api-keys', maxAgeSeconds: NEW_KEY_TTL_MS / 1000, secure: ctx.web.secureCookies() })],
+            cookies: [
+              serializeCookie(NEW_KEY_COOKIE, sealed, {
+                path: '/settings/api-keys',
+                maxAgeSeconds: NEW_KEY_TTL_MS / 1000,
+                secure: ctx.web.secureCookies(),
+              }),
+            ],
           });
         } catch (err) {
-          if (err instanceof ApiError && err.code === 'validation_failed') return keysPage(ctx, { form: f, errors: describeError(err), status: 422 });
+          if (err instanceof ApiError && err.code === 'validation_failed')
+            return keysPage(ctx, { form: f, errors: describeError(err), status: 422 });
           throw err;
         }
       }),

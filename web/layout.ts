@@ -27,27 +27,28 @@ export interface PageInput {
   tzReload?: boolean;
 }
 
-export function layout(p: PageInput): SafeHtml {
-  const s = p.signedIn;
+export function layout(page: PageInput): SafeHtml {
+  const s = page.signedIn;
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${p.title} · Postpilot</title>
+<title>${page.title} · Postpilot</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('app.css')}">
 ${s ? html`<meta name="csrf-token" content="${s.session.csrfToken}">` : ''}
 <script src="${assetUrl('app.js')}" defer></script>
-${(p.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer></script>`)}
+${(page.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer></script>`)}
 </head>
-<body data-tz="${p.tz ?? 'UTC'}"${p.tzReload ? html` data-tz-reload="true"` : ''}>
+<body data-tz="${page.tz ?? 'UTC'}"${page.tzReload ? html` data-tz-reload="true"` : ''}>
 <a class="skip-link" href="#main">Skip to main content</a>
 <header class="site-header">
   <a class="brand" href="${s ? '/calendar' : '/sign-in'}">Postpilot</a>
-  ${s
-    ? html`<nav aria-label="Main" data-testid="main-nav">
-    <ul>${NAV.map((n) => html`<li><a href="${n.href}" data-testid="nav-${n.id}"${n.id === p.nav ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul>
+  ${
+    s
+      ? html`<nav aria-label="Main" data-testid="main-nav">
+    <ul>${NAV.map((n) => html`<li><a href="${n.href}" data-testid="nav-${n.id}"${n.id === page.nav ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul>
   </nav>
   <div class="account">
     <span class="user-email" data-testid="current-user">${s.user.email}</span>
@@ -56,14 +57,15 @@ ${(p.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer></s
       <button type="submit" class="link-button" data-testid="sign-out">Sign out</button>
     </form>
   </div>`
-    : ''}
+      : ''
+  }
 </header>
 <main id="main" tabindex="-1">
-${p.notice ? html`<p class="notice" role="status" data-testid="notice">${p.notice}</p>` : ''}
-${p.body}
+${page.notice ? html`<p class="notice" role="status" data-testid="notice">${page.notice}</p>` : ''}
+${page.body}
 </main>
 <footer class="site-footer">
-  <p>Times are shown in <span data-testid="time-zone">${p.tz ?? 'UTC'}</span>.</p>
+  <p>Times are shown in <span data-testid="time-zone">${page.tz ?? 'UTC'}</span>.</p>
 </footer>
 </body>
 </html>`;

@@ -31,9 +31,11 @@ function humanSize(bytes: number): string {
 function mediaCard(m: MediaView, tz: string): SafeHtml {
   return html`<li class="media-card status-${m.status}" data-testid="media-item" data-media-id="${m.id}" data-status="${m.status}">
   <figure>
-    ${m.thumbnailUrl
-      ? html`<img src="${m.thumbnailUrl}" alt="${m.altText ?? ''}" loading="lazy" data-testid="media-thumbnail">`
-      : html`<div class="media-placeholder" role="img" aria-label="${m.type} file" data-testid="media-thumbnail">${m.type}</div>`}
+    ${
+      m.thumbnailUrl
+        ? html`<img src="${m.thumbnailUrl}" alt="${m.altText ?? ''}" loading="lazy" data-testid="media-thumbnail">`
+        : html`<div class="media-placeholder" role="img" aria-label="${m.type} file" data-testid="media-thumbnail">${m.type}</div>`
+    }
     <figcaption>
       <span class="file-name" data-testid="media-file-name">${m.fileName}</span>
       <span class="status status-${m.status}" data-testid="media-status"${m.error ? html` title="${m.error}"` : ''}>${statusLabel(m.status)}</span>
@@ -48,7 +50,11 @@ function mediaCard(m: MediaView, tz: string): SafeHtml {
 async function mediaPage(web: Web, ctx: PageContext): Promise<Response> {
   const storage = web.deps.storage;
   const items = storage
-    ? await ctx.em.find(MediaItem, { organization: ctx.signedIn.organization.id }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 200 })
+    ? await ctx.em.find(
+        MediaItem,
+        { organization: ctx.signedIn.organization.id },
+        { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 200 },
+      )
     : [];
   const views = storage ? await Promise.all(items.map((m) => mediaView(m, storage))) : [];
   const body = html`<h1>Media library</h1>
@@ -84,7 +90,10 @@ export function mediaRoutes(web: Web) {
     return { storage: web.deps.storage, temporal: web.deps.temporal };
   };
   return router()
-    .get('/media', pageRoute(web, (ctx) => mediaPage(web, ctx)))
+    .get(
+      '/media',
+      pageRoute(web, (ctx) => mediaPage(web, ctx)),
+    )
     .post(
       '/web/api/media/uploads',
       jsonRoute(web, async (ctx) => {
@@ -120,6 +129,8 @@ export function mediaRoutes(web: Web) {
     )
     .get(
       '/web/api/media/:id',
-      jsonRoute(web, async (ctx) => jsonResponse(await mediaView(await getMediaItem(ctx.em, ctx.signedIn.organization.id, ctx.params.id ?? ''), need().storage))),
+      jsonRoute(web, async (ctx) =>
+        jsonResponse(await mediaView(await getMediaItem(ctx.em, ctx.signedIn.organization.id, ctx.params.id ?? ''), need().storage)),
+      ),
     );
 }

@@ -62,10 +62,16 @@ function jwtSub(idToken: unknown): string | undefined {
   }
 }
 
-const userId = (b: Record<string, unknown>) => (typeof b.user_id === 'string' || typeof b.user_id === 'number' ? String(b.user_id) : undefined);
+const userId = (b: Record<string, unknown>) =>
+  typeof b.user_id === 'string' || typeof b.user_id === 'number' ? String(b.user_id) : undefined;
 
 /** Meta's short-lived user tokens last an hour; exchange them for the long-lived kind (about 60 days). */
-function metaExchange(url: (s: Settings) => string, grantType: string, secret: (s: Settings) => string | undefined, extra: (s: Settings) => Record<string, string> = () => ({})) {
+function metaExchange(
+  url: (s: Settings) => string,
+  grantType: string,
+  secret: (s: Settings) => string | undefined,
+  extra: (s: Settings) => Record<string, string> = () => ({}),
+) {
   return async (token: TokenSet, s: Settings): Promise<TokenSet> => {
     const q = new URLSearchParams({ grant_type: grantType, client_secret: secret(s) ?? '', ...extra(s) });
     q.set(grantType === 'fb_exchange_token' ? 'fb_exchange_token' : 'access_token', token.accessToken);
@@ -74,7 +80,11 @@ function metaExchange(url: (s: Settings) => string, grantType: string, secret: (
       const body = (await res.json()) as { access_token?: unknown; expires_in?: unknown };
       if (!res.ok || typeof body.access_token !== 'string') return token;
       const expiresIn = Number(body.expires_in);
-      return { ...token, accessToken: body.access_token, ...(expiresIn > 0 ? { expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() } : {}) };
+      return {
+        ...token,
+        accessToken: body.access_token,
+        ...(expiresIn > 0 ? { expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() } : {}),
+      };
     } catch {
       return token; // keep the short-lived token; reconnecting later fixes it
     }
@@ -82,7 +92,8 @@ function metaExchange(url: (s: Settings) => string, grantType: string, secret: (
 }
 
 const metaId = (own: 'INSTAGRAM_APP_ID' | 'THREADS_APP_ID' | null) => (s: Settings) => (own ? s[own] : undefined) ?? s.META_APP_ID;
-const metaSecret = (own: 'INSTAGRAM_APP_SECRET' | 'THREADS_APP_SECRET' | null) => (s: Settings) => (own ? s[own] : undefined) ?? s.META_APP_SECRET;
+const metaSecret = (own: 'INSTAGRAM_APP_SECRET' | 'THREADS_APP_SECRET' | null) => (s: Settings) =>
+  (own ? s[own] : undefined) ?? s.META_APP_SECRET;
 
 export const PROVIDERS: Record<OAuthPlatform, Provider> = {
   X: {
@@ -194,7 +205,11 @@ export const PROVIDERS: Record<OAuthPlatform, Provider> = {
     pkce: false,
     clientAuth: 'body',
     accountFromToken: userId,
-    upgrade: metaExchange((s) => `${trim(s.INSTAGRAM_GRAPH_URL ?? 'https://graph.instagram.com')}/access_token`, 'ig_exchange_token', metaSecret('INSTAGRAM_APP_SECRET')),
+    upgrade: metaExchange(
+      (s) => `${trim(s.INSTAGRAM_GRAPH_URL ?? 'https://graph.instagram.com')}/access_token`,
+      'ig_exchange_token',
+      metaSecret('INSTAGRAM_APP_SECRET'),
+    ),
   },
   THREADS: {
     urlPrefix: 'THREADS',
@@ -208,7 +223,11 @@ export const PROVIDERS: Record<OAuthPlatform, Provider> = {
     pkce: false,
     clientAuth: 'body',
     accountFromToken: userId,
-    upgrade: metaExchange((s) => `${trim(s.THREADS_GRAPH_URL ?? 'https://graph.threads.net')}/access_token`, 'th_exchange_token', metaSecret('THREADS_APP_SECRET')),
+    upgrade: metaExchange(
+      (s) => `${trim(s.THREADS_GRAPH_URL ?? 'https://graph.threads.net')}/access_token`,
+      'th_exchange_token',
+      metaSecret('THREADS_APP_SECRET'),
+    ),
   },
 };
 
@@ -240,7 +259,15 @@ export interface StartedFlow {
 export async function startFlow(
   em: EntityManager,
   s: Settings,
-  o: { platform: OAuthPlatform; userId: string; organizationId: string; channelId: string | null; channelName: string; redirectUri: string; now: Date },
+  o: {
+    platform: OAuthPlatform;
+    userId: string;
+    organizationId: string;
+    channelId: string | null;
+    channelName: string;
+    redirectUri: string;
+    now: Date;
+  },
 ): Promise<StartedFlow> {
   const p = PROVIDERS[o.platform];
   const state = randomBytes(32).toString('base64url');
@@ -281,10 +308,12 @@ export async function startFlow(
 export async function consumeState(em: EntityManager, state: string, userId: string, now: Date): Promise<IOAuthGrant | null> {
   if (!/^[A-Za-z0-9_-]{20,200}$/.test(state)) return null;
   // Bound to the user who started the flow: someone else's browser cannot spend (or use) it.
-  const rows = await em.getConnection().execute<{ id: string }[]>(
-    'update oauth_grants set state_hash = null, expires_at = ? where state_hash = ? and user_id = ? and expires_at > ? returning id',
-    [new Date(now.getTime() + GRANT_TTL_MS), sha256hex(state), userId, now],
-  );
+  const rows = await em
+    .getConnection()
+    .execute<{ id: string }[]>(
+      'update oauth_grants set state_hash = null, expires_at = ? where state_hash = ? and user_id = ? and expires_at > ? returning id',
+      [new Date(now.getTime() + GRANT_TTL_MS), sha256hex(state), userId, now],
+    );
   if (!rows[0]) return null;
   return em.findOne(OAuthGrant, { id: rows[0].id }, { refresh: true });
 }
@@ -293,7 +322,7 @@ export async function consumeState(em: EntityManager, state: string, userId: str
 export async function pendingGrant(em: EntityManager, id: string, userId: string, now: Date): Promise<IOAuthGrant | null> {
   if (!/^[A-Za-z0-9_-]{32}$/.test(id)) return null;
   const g = await em.findOne(OAuthGrant, { id, user: userId, stateHash: null });
-  if (!g || !g.credentialsEncrypted || g.expiresAt.getTime() <= now.getTime()) return null;
+  if (!g?.credentialsEncrypted || g.expiresAt.getTime() <= now.getTime()) return null;
   return g;
 }
 
@@ -302,7 +331,12 @@ export class OAuthError extends Error {
 }
 
 /** Exchanges the code at the platform's token endpoint (with the PKCE verifier) for tokens. */
-export async function exchangeCode(platform: OAuthPlatform, s: Settings, grant: IOAuthGrant, code: string): Promise<{ tokens: TokenSet; account?: string }> {
+export async function exchangeCode(
+  platform: OAuthPlatform,
+  s: Settings,
+  grant: IOAuthGrant,
+  code: string,
+): Promise<{ tokens: TokenSet; account?: string }> {
   const p = PROVIDERS[platform];
   const id = p.clientId(s) ?? '';
   const secret = p.clientSecret(s);
@@ -347,15 +381,21 @@ export async function exchangeCode(platform: OAuthPlatform, s: Settings, grant: 
 }
 
 /** Facebook: the Page's own token (what the connector posts with), from the user token. */
-export async function facebookPageToken(s: Settings, pageId: string, userToken: string): Promise<{ accessToken: string; name?: string }> {
-  const base = `${trim(s.FACEBOOK_GRAPH_URL ?? 'https://graph.facebook.com')}/${graphVersion(s)}`;
+export async function facebookPageToken(
+  settings: Settings,
+  pageId: string,
+  userToken: string,
+): Promise<{ accessToken: string; name?: string }> {
+  const base = `${trim(settings.FACEBOOK_GRAPH_URL ?? 'https://graph.facebook.com')}/${graphVersion(settings)}`;
   const q = new URLSearchParams({ fields: 'access_token,name', access_token: userToken });
   const res = await fetch(`${base}/${encodeURIComponent(pageId)}?${q}`, { signal: AbortSignal.timeout(15_000) }).catch((err: Error) => {
     throw new OAuthError(`Facebook could not be reached (${err.message})`);
   });
   const body = (await res.json().catch(() => ({}))) as { access_token?: unknown; name?: unknown; error?: { message?: string } };
   if (!res.ok || typeof body.access_token !== 'string') {
-    throw new OAuthError(`Facebook did not give a token for Page ${pageId}${body.error?.message ? ` (${body.error.message})` : ''}; is the account an admin of it?`);
+    throw new OAuthError(
+      `Facebook did not give a token for Page ${pageId}${body.error?.message ? ` (${body.error.message})` : ''}; is the account an admin of it?`,
+    );
   }
   return { accessToken: body.access_token, name: typeof body.name === 'string' ? body.name : undefined };
 }

@@ -17,8 +17,16 @@ export interface WebOptions {
   trustProxyHops?: number;
 }
 
-export function webOptions(config: Pick<Config, 'publicBaseUrl' | 'credentialsKey' | 'platforms' | 'outbound' | 'trustProxyHops'>): WebOptions {
-  return { publicBaseUrl: config.publicBaseUrl, credentialsKey: config.credentialsKey, platforms: config.platforms, outbound: config.outbound, trustProxyHops: config.trustProxyHops };
+export function webOptions(
+  config: Pick<Config, 'publicBaseUrl' | 'credentialsKey' | 'platforms' | 'outbound' | 'trustProxyHops'>,
+): WebOptions {
+  return {
+    publicBaseUrl: config.publicBaseUrl,
+    credentialsKey: config.credentialsKey,
+    platforms: config.platforms,
+    outbound: config.outbound,
+    trustProxyHops: config.trustProxyHops,
+  };
 }
 
 /** An app built without them (tests): the configuration's defaults, no environment read. */

@@ -27,7 +27,13 @@ export async function channelsOf(em: EntityManager, organizationId: string): Pro
 export const byId = <T extends { id: string }>(items: T[]) => new Map(items.map((i) => [i.id, i]));
 
 /** Posts scheduled in [from, to), oldest first; at most `max` (the calendar says when there are more). */
-export async function postsInRange(em: EntityManager, organizationId: string, from: Date, to: Date, max = 1000): Promise<{ posts: PostView[]; truncated: boolean }> {
+export async function postsInRange(
+  em: EntityManager,
+  organizationId: string,
+  from: Date,
+  to: Date,
+  max = 1000,
+): Promise<{ posts: PostView[]; truncated: boolean }> {
   const out: PostView[] = [];
   let cursor: string | undefined;
   do {
@@ -39,9 +45,18 @@ export async function postsInRange(em: EntityManager, organizationId: string, fr
 }
 
 /** Ready media of the organization, newest first, with signed thumbnail URLs. */
-export async function readyMedia(em: EntityManager, organizationId: string, storage: ObjectStorage | undefined, limit = 100): Promise<MediaView[]> {
+export async function readyMedia(
+  em: EntityManager,
+  organizationId: string,
+  storage: ObjectStorage | undefined,
+  limit = 100,
+): Promise<MediaView[]> {
   if (!storage) return [];
-  const items = await em.find(MediaItem, { organization: organizationId, status: 'ready' }, { orderBy: { createdAt: 'desc', id: 'desc' }, limit });
+  const items = await em.find(
+    MediaItem,
+    { organization: organizationId, status: 'ready' },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit },
+  );
   return Promise.all(items.map((m) => mediaView(m, storage)));
 }
 
@@ -83,7 +98,8 @@ const MAX_MEDIA = POST_LIMITS.mediaItems;
 /** The size limits the API's schema enforces (services/post-limits.ts), as the form's messages. */
 function checkSizes(v: Pick<ComposerValues, 'content' | 'platformTexts' | 'mediaIds'>, fields: FieldError[]): void {
   if (v.content.length > MAX_TEXT) fields.push({ path: 'content', message: `must be at most ${MAX_TEXT} characters` });
-  for (const [p, t] of Object.entries(v.platformTexts)) if (t.length > MAX_TEXT) fields.push({ path: `contentByPlatform.${p}`, message: `must be at most ${MAX_TEXT} characters` });
+  for (const [p, t] of Object.entries(v.platformTexts))
+    if (t.length > MAX_TEXT) fields.push({ path: `contentByPlatform.${p}`, message: `must be at most ${MAX_TEXT} characters` });
   if (v.mediaIds.length > MAX_MEDIA) fields.push({ path: 'mediaIds', message: `at most ${MAX_MEDIA} attachments` });
 }
 
@@ -117,29 +133,30 @@ export interface Actor {
 }
 
 /** The form's own checks, then the one create path (services/post-scheduler.ts createPost); returns the post id. */
-export async function createAppPost(a: Actor, v: ComposerValues): Promise<string> {
+export async function createAppPost(actor: Actor, values: ComposerValues): Promise<string> {
   const fields: FieldError[] = [];
-  if (!v.channelIds.length) fields.push({ path: 'channelIds', message: 'choose at least one channel' });
-  if (v.channelIds.length > POST_LIMITS.channels) fields.push({ path: 'channelIds', message: `at most ${POST_LIMITS.channels} channels` });
-  checkSizes(v, fields);
-  const publishAt = v.when === 'now' ? null : localInstant(v.publishAtLocal, a.tz, fields);
+  if (!values.channelIds.length) fields.push({ path: 'channelIds', message: 'choose at least one channel' });
+  if (values.channelIds.length > POST_LIMITS.channels)
+    fields.push({ path: 'channelIds', message: `at most ${POST_LIMITS.channels} channels` });
+  checkSizes(values, fields);
+  const publishAt = values.when === 'now' ? null : localInstant(values.publishAtLocal, actor.tz, fields);
   // The form keeps texts for platforms no longer chosen and Reddit fields: only what applies is sent.
-  const chosen = (await channelsOf(a.em, a.organization.id)).filter((c) => v.channelIds.includes(c.id));
-  const reddit = redditFields(v, chosen, fields);
+  const chosen = (await channelsOf(actor.em, actor.organization.id)).filter((c) => values.channelIds.includes(c.id));
+  const reddit = redditFields(values, chosen, fields);
   return createPost(
-    a.em,
-    a.temporal,
+    actor.em,
+    actor.temporal,
     {
-      organization: a.organization,
+      organization: actor.organization,
       source: 'app',
       key: null,
-      channelIds: v.channelIds,
-      content: v.content,
-      contentByPlatform: contentByPlatform(v, chosen),
+      channelIds: values.channelIds,
+      content: values.content,
+      contentByPlatform: contentByPlatform(values, chosen),
       reddit,
-      mediaIds: v.mediaIds,
+      mediaIds: values.mediaIds,
       publishAt,
-      now: a.now,
+      now: actor.now,
     },
     fields,
   );
@@ -149,8 +166,10 @@ function redditFields(v: ComposerValues, channels: IChannel[], fields: FieldErro
   if (!channels.some((c) => c.platform === 'REDDIT')) return null;
   if (!v.subreddit && !v.redditTitle) return null;
   const { subredditChars, redditTitleChars } = POST_LIMITS;
-  if (!v.subreddit || v.subreddit.length > subredditChars) fields.push({ path: 'reddit.subreddit', message: `must be 1 to ${subredditChars} characters` });
-  if (!v.redditTitle || v.redditTitle.length > redditTitleChars) fields.push({ path: 'reddit.title', message: `must be 1 to ${redditTitleChars} characters` });
+  if (!v.subreddit || v.subreddit.length > subredditChars)
+    fields.push({ path: 'reddit.subreddit', message: `must be 1 to ${subredditChars} characters` });
+  if (!v.redditTitle || v.redditTitle.length > redditTitleChars)
+    fields.push({ path: 'reddit.title', message: `must be 1 to ${redditTitleChars} characters` });
   return { subreddit: v.subreddit.replace(/^\/?r\//i, ''), title: v.redditTitle };
 }
 
@@ -165,27 +184,30 @@ export interface AppEdit {
 }
 
 /** The same checks and the same workflow Update as PATCH /v1/posts/{id}. */
-export async function editAppPost(a: Actor, postId: string, e: AppEdit): Promise<PostView> {
-  const orgId = a.organization.id;
-  const current = await getPostForKey(a.em, orgId, postId, 'all');
+export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): Promise<PostView> {
+  const orgId = actor.organization.id;
+  const current = await getPostForKey(actor.em, orgId, postId, 'all');
   assertEditable(current);
   const fields: FieldError[] = [];
   let publishAt: Date | undefined;
-  if (e.publishAt) publishAt = parsePublishAt(e.publishAt.toISOString(), a.now, fields);
-  else if (e.publishAtLocal !== undefined && e.publishAtLocal !== localInputValue(new Date(current.scheduledAt), a.tz)) {
-    publishAt = publishAtFrom(e.publishAtLocal, a.tz, a.now, fields);
+  if (edit.publishAt) publishAt = parsePublishAt(edit.publishAt.toISOString(), actor.now, fields);
+  else if (edit.publishAtLocal !== undefined && edit.publishAtLocal !== localInputValue(new Date(current.scheduledAt), actor.tz)) {
+    publishAt = publishAtFrom(edit.publishAtLocal, actor.tz, actor.now, fields);
   }
-  checkSizes({ content: e.content ?? '', platformTexts: {}, mediaIds: e.mediaIds ?? [] }, fields);
+  checkSizes({ content: edit.content ?? '', platformTexts: {}, mediaIds: edit.mediaIds ?? [] }, fields);
   if (fields.length) throw errors.validation(fields);
-  const channels = await loadTargetChannels(a.em, orgId, current.channels.map((c) => c.channelId), 'all');
-  const byPlatform = e.platformTexts
-    ? contentByPlatform({ platformTexts: e.platformTexts } as ComposerValues, channels)
-    : undefined;
-  await validateAndEditPost(a.em, needTemporal(a.temporal), orgId, current, {
-    content: e.content,
+  const channels = await loadTargetChannels(
+    actor.em,
+    orgId,
+    current.channels.map((c) => c.channelId),
+    'all',
+  );
+  const byPlatform = edit.platformTexts ? contentByPlatform({ platformTexts: edit.platformTexts } as ComposerValues, channels) : undefined;
+  await validateAndEditPost(actor.em, needTemporal(actor.temporal), orgId, current, {
+    content: edit.content,
     contentByPlatform: byPlatform,
     publishAt,
-    mediaIds: e.mediaIds,
+    mediaIds: edit.mediaIds,
   });
-  return getPostForKey(a.em.fork(), orgId, postId, 'all');
+  return getPostForKey(actor.em.fork(), orgId, postId, 'all');
 }

@@ -6,13 +6,35 @@ import { html, safeHttpUrl, type SafeHtml } from './html.ts';
 import { formatTime } from './time.ts';
 
 export const PLATFORM_LABEL: Record<Platform, string> = {
-  X: 'X', BLUESKY: 'Bluesky', THREADS: 'Threads', LINKEDIN: 'LinkedIn', MASTODON: 'Mastodon', INSTAGRAM: 'Instagram',
-  FACEBOOK: 'Facebook', TIKTOK: 'TikTok', YOUTUBE: 'YouTube', PINTEREST: 'Pinterest', REDDIT: 'Reddit', TELEGRAM: 'Telegram', DISCORD: 'Discord',
+  X: 'X',
+  BLUESKY: 'Bluesky',
+  THREADS: 'Threads',
+  LINKEDIN: 'LinkedIn',
+  MASTODON: 'Mastodon',
+  INSTAGRAM: 'Instagram',
+  FACEBOOK: 'Facebook',
+  TIKTOK: 'TikTok',
+  YOUTUBE: 'YouTube',
+  PINTEREST: 'Pinterest',
+  REDDIT: 'Reddit',
+  TELEGRAM: 'Telegram',
+  DISCORD: 'Discord',
 };
 
 const PLATFORM_SHORT: Record<Platform, string> = {
-  X: 'X', BLUESKY: 'Bs', THREADS: 'Th', LINKEDIN: 'in', MASTODON: 'Ma', INSTAGRAM: 'Ig',
-  FACEBOOK: 'f', TIKTOK: 'Tt', YOUTUBE: 'Yt', PINTEREST: 'P', REDDIT: 'R', TELEGRAM: 'Tg', DISCORD: 'Dc',
+  X: 'X',
+  BLUESKY: 'Bs',
+  THREADS: 'Th',
+  LINKEDIN: 'in',
+  MASTODON: 'Ma',
+  INSTAGRAM: 'Ig',
+  FACEBOOK: 'f',
+  TIKTOK: 'Tt',
+  YOUTUBE: 'Yt',
+  PINTEREST: 'P',
+  REDDIT: 'R',
+  TELEGRAM: 'Tg',
+  DISCORD: 'Dc',
 };
 
 export const platformLabel = (p: string) => PLATFORM_LABEL[p as Platform] ?? p;
@@ -24,9 +46,16 @@ export function platformBadge(platform: string, channelName?: string, channelId?
 }
 
 export const STATUS_LABEL: Record<string, string> = {
-  scheduled: 'Scheduled', publishing: 'Publishing', published: 'Published', failed: 'Failed',
-  draft: 'Waiting', active: 'Active', reauth_required: 'Needs reconnecting', disabled: 'Disabled',
-  pending: 'Processing', ready: 'Ready',
+  scheduled: 'Scheduled',
+  publishing: 'Publishing',
+  published: 'Published',
+  failed: 'Failed',
+  draft: 'Waiting',
+  active: 'Active',
+  reauth_required: 'Needs reconnecting',
+  disabled: 'Disabled',
+  pending: 'Processing',
+  ready: 'Ready',
 };
 export const statusLabel = (s: string) => STATUS_LABEL[s] ?? s;
 
@@ -73,5 +102,7 @@ export function postItem(post: PostView, channels: Map<string, IChannel>, tz: st
 /** A channel's live URL as a link, if it is an http(s) URL. */
 export function liveLink(url: string | null): SafeHtml {
   const safe = safeHttpUrl(url);
-  return safe ? html`<a href="${safe}" rel="noopener noreferrer" target="_blank" data-testid="post-channel-url">View post<span class="visually-hidden"> (opens in a new tab)</span></a>` : html``;
+  return safe
+    ? html`<a href="${safe}" rel="noopener noreferrer" target="_blank" data-testid="post-channel-url">View post<span class="visually-hidden"> (opens in a new tab)</span></a>`
+    : html``;
 }

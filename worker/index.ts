@@ -2,7 +2,16 @@
 // and one activity worker per platform (publishToChannel runs on `<queue>-<platform>`), so a
 // slow or rate-limited platform uses up only its own slots and never starves the others.
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker, type LogEntry, type ActivityInterceptorsFactory, type NativeConnection, type State } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  makeTelemetryFilterString,
+  Runtime,
+  Worker,
+  type LogEntry,
+  type ActivityInterceptorsFactory,
+  type NativeConnection,
+  type State,
+} from '@temporalio/worker';
 import type { Duration } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { createLogger, type LogLevel } from '../lib/log.ts';

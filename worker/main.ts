@@ -27,7 +27,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-logger.info('polling', { taskQueue: config.temporal.taskQueue, address: config.temporal.address, namespace: config.temporal.namespace, pid: process.pid });
+logger.info('polling', {
+  taskQueue: config.temporal.taskQueue,
+  address: config.temporal.address,
+  namespace: config.temporal.namespace,
+  pid: process.pid,
+});
 let exitCode = 0;
 try {
   await worker.done;

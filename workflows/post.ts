@@ -1,11 +1,23 @@
 // One durable workflow per post: wait for the post row, sleep until publishAt (re-armed by edits),
 // then publish to every channel in parallel and record each outcome.
 import {
-  ActivityFailure, ApplicationFailure, condition, proxyActivities, setHandler, workflowInfo, type ActivityOptions,
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import {
-  editPostUpdate, FAILURE, platformTaskQueue, postStateQuery, type PostEdit, type PostWorkflowInput, type PostWorkflowState,
+  editPostUpdate,
+  FAILURE,
+  platformTaskQueue,
+  postStateQuery,
+  type PostEdit,
+  type PostWorkflowInput,
+  type PostWorkflowState,
 } from './post-types.ts';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -75,7 +87,8 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
     {
       // Runs before the update is accepted: the check and the change are atomic with `phase`.
       validator: (_edit: PostEdit) => {
-        if (phase !== 'scheduled') throw ApplicationFailure.nonRetryable(`the post is ${phase === 'done' ? 'done' : 'publishing'}`, FAILURE.notScheduled);
+        if (phase !== 'scheduled')
+          throw ApplicationFailure.nonRetryable(`the post is ${phase === 'done' ? 'done' : 'publishing'}`, FAILURE.notScheduled);
       },
     },
   );

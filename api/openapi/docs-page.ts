@@ -86,7 +86,10 @@ function operationSection(path: string, method: string, op: Json, components: Js
   const params = (op.parameters ?? []) as Json[];
   const paramTable = params.length
     ? `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th><th>required</th><th>notes</th></tr>${params
-        .map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${typeOf(p.schema)}</td><td>${p.required ? 'yes' : 'no'}</td><td>${text(p.description)}${constraints(p.schema ?? {}) ? `<div class="c">${constraints(p.schema)}</div>` : ''}</td></tr>`)
+        .map(
+          (p) =>
+            `<tr><td><code>${esc(p.name)}</code></td><td>${esc(p.in)}</td><td>${typeOf(p.schema)}</td><td>${p.required ? 'yes' : 'no'}</td><td>${text(p.description)}${constraints(p.schema ?? {}) ? `<div class="c">${constraints(p.schema)}</div>` : ''}</td></tr>`,
+        )
         .join('')}</table>`
     : '';
   const body = op.requestBody
@@ -111,20 +114,34 @@ ${body}
 export function renderDocsPage(doc: Json): string {
   const components = doc.components ?? {};
   const ops: { path: string; method: string; op: Json }[] = [];
-  for (const [path, item] of Object.entries(doc.paths as Json)) for (const [method, op] of Object.entries(item as Json)) ops.push({ path, method, op: op as Json });
+  for (const [path, item] of Object.entries(doc.paths as Json))
+    for (const [method, op] of Object.entries(item as Json)) ops.push({ path, method, op: op as Json });
   const tags = (doc.tags as Json[]).map((t) => t.name as string);
   const byTag = (tag: string) => ops.filter((o) => o.op.tags?.[0] === tag);
   const nav = tags
-    .map((tag) => `<li>${esc(tag)}<ul>${byTag(tag).map((o) => `<li><a href="#op-${esc(o.op.operationId)}"><span class="m ${esc(o.method)}">${esc(o.method.toUpperCase())}</span> ${esc(o.path)}</a></li>`).join('')}</ul></li>`)
+    .map(
+      (tag) =>
+        `<li>${esc(tag)}<ul>${byTag(tag)
+          .map(
+            (o) =>
+              `<li><a href="#op-${esc(o.op.operationId)}"><span class="m ${esc(o.method)}">${esc(o.method.toUpperCase())}</span> ${esc(o.path)}</a></li>`,
+          )
+          .join('')}</ul></li>`,
+    )
     .join('');
   const sections = tags
     .map((tag) => {
       const t = (doc.tags as Json[]).find((x) => x.name === tag)!;
-      return `<h2 id="tag-${esc(tag)}">${esc(tag)}</h2>${text(t.description)}${byTag(tag).map((o) => operationSection(o.path, o.method, o.op, components)).join('')}`;
+      return `<h2 id="tag-${esc(tag)}">${esc(tag)}</h2>${text(t.description)}${byTag(tag)
+        .map((o) => operationSection(o.path, o.method, o.op, components))
+        .join('')}`;
     })
     .join('');
   const schemas = Object.entries(components.schemas as Json)
-    .map(([name, s]) => `<section id="schema-${esc(name)}"><h3>${esc(name)}</h3>${text((s as Json).description)}${fieldsTable(s as Json, components)}</section>`)
+    .map(
+      ([name, s]) =>
+        `<section id="schema-${esc(name)}"><h3>${esc(name)}</h3>${text((s as Json).description)}${fieldsTable(s as Json, components)}</section>`,
+    )
     .join('');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -18,7 +18,14 @@ type Json = Record<string, any>;
 export const API_PREFIX = '/v1';
 
 /** Every authenticated request can be refused with these (SPEC.md §5, §7; DESIGN.md §3). */
-export const AUTH_ERRORS: ErrorCode[] = ['unauthorized', 'forbidden_scope', 'plan_required', 'rate_limited', 'quota_exceeded', 'internal_error'];
+export const AUTH_ERRORS: ErrorCode[] = [
+  'unauthorized',
+  'forbidden_scope',
+  'plan_required',
+  'rate_limited',
+  'quota_exceeded',
+  'internal_error',
+];
 
 /** When each error code happens, for the responses' descriptions (docs/decisions.md). */
 export const ERROR_WHEN: Record<ErrorCode, string> = {
@@ -128,13 +135,19 @@ function errorExample(code: ErrorCode): Json {
 
 /** Response headers of the API, as components; a required one is written out in full (a $ref takes no `required`). */
 const HEADERS: Record<string, Json> = {
-  'X-Request-Id': { description: 'Id of this request (the client’s own when it sent a valid one). Quote it when reporting a problem.', schema: { type: 'string' } },
+  'X-Request-Id': {
+    description: 'Id of this request (the client’s own when it sent a valid one). Quote it when reporting a problem.',
+    schema: { type: 'string' },
+  },
   'RateLimit-Limit': { description: 'Requests a minute this key may make.', schema: { type: 'integer' } },
   'RateLimit-Remaining': { description: 'Requests left in the current minute.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the current minute’s window resets.', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
   Location: { description: 'Path of the created resource.', schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key and body.', schema: { type: 'string', const: 'true' } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key and body.',
+    schema: { type: 'string', const: 'true' },
+  },
 };
 
 const header = (name: string, required = false): Json =>
@@ -151,7 +164,8 @@ function responseHeaders(status: number, op: OperationDoc): Json {
   if (status === 429 || status === UNAVAILABLE) out['Retry-After'] = header('Retry-After', true);
   if (status === 201 && op.success?.location) out.Location = header('Location', true);
   // A replayed answer (the first one's status, 2xx or 4xx) says so.
-  if (op.idempotent && status < 500 && status !== 401 && status !== 413 && status !== 429) out['Idempotent-Replayed'] = header('Idempotent-Replayed');
+  if (op.idempotent && status < 500 && status !== 401 && status !== 413 && status !== 429)
+    out['Idempotent-Replayed'] = header('Idempotent-Replayed');
   return out;
 }
 
@@ -182,7 +196,12 @@ function errorResponse(status: number, codes: ErrorCode[], op: OperationDoc): Js
   };
 }
 
-function parameters(where: 'path' | 'query', schema: unknown, patches: Record<string, string | SchemaPatch> | undefined, pathNames: string[]): Json[] {
+function parameters(
+  where: 'path' | 'query',
+  schema: unknown,
+  patches: Record<string, string | SchemaPatch> | undefined,
+  pathNames: string[],
+): Json[] {
   const json = schema ? toJsonSchema(schema) : { properties: {}, required: [] as string[] };
   const props: Json = { ...(json.properties ?? {}) };
   // A path parameter the schema does not name is still a string.
@@ -243,13 +262,16 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
         ...parameters('path', hooks.params, op.params, pathNames),
         ...parameters('query', hooks.query, op.query, []),
         ...(op.idempotent
-          ? [{
-              name: 'Idempotency-Key',
-              in: 'header',
-              required: false,
-              description: '1–255 printable ASCII characters, no spaces. A retry with the same key and body within 24 hours returns the first answer (header `Idempotent-Replayed: true`) instead of doing the work again; the same key with another body is `409 conflict`. Keys are per API key.',
-              schema: { type: 'string', minLength: 1, maxLength: 255, pattern: KEY_PATTERN.source },
-            }]
+          ? [
+              {
+                name: 'Idempotency-Key',
+                in: 'header',
+                required: false,
+                description:
+                  '1–255 printable ASCII characters, no spaces. A retry with the same key and body within 24 hours returns the first answer (header `Idempotent-Replayed: true`) instead of doing the work again; the same key with another body is `409 conflict`. Keys are per API key.',
+                schema: { type: 'string', minLength: 1, maxLength: 255, pattern: KEY_PATTERN.source },
+              },
+            ]
           : []),
       ],
       responses: {} as Json,

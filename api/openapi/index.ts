@@ -33,7 +33,8 @@ export function openApiRoutes(routes: () => readonly RouteInfo[]) {
             'content-type': 'text/html; charset=utf-8',
             'cache-control': 'no-cache',
             // The page is self-contained: inline styles, no script, nothing loaded from elsewhere.
-            'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+            'content-security-policy':
+              "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
           },
         }),
       { detail: { hide: true } },

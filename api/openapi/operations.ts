@@ -45,8 +45,10 @@ export const OPERATIONS = {
       'Every channel’s text is checked against its `rules` before anything is created; all rule failures are reported together in `details.fields`. Without `publishAt` the post goes out within about a minute.',
     errors: ['forbidden_scope', 'limit_reached', 'reauth_required', 'duplicate_post', 'conflict', 'validation_failed'],
     errorNotes: {
-      forbidden_scope: 'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and names another (`details.channelIds`)',
-      validation_failed: 'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels, text over a channel’s `maxChars`, media or required fields a channel needs, an invalid Idempotency-Key',
+      forbidden_scope:
+        'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and names another (`details.channelIds`)',
+      validation_failed:
+        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels, text over a channel’s `maxChars`, media or required fields a channel needs, an invalid Idempotency-Key',
       conflict: 'an Idempotency-Key reused with another body, or its first request still running',
     },
     success: { status: 201, description: 'The post, `scheduled`, with a `draft` entry per channel.', location: true },
@@ -55,11 +57,15 @@ export const OPERATIONS = {
     body: {
       name: 'CreatePostRequest',
       fields: {
-        content: 'Default text, used on every channel without its own text in `contentByPlatform`. On each channel the text must fit the channel’s `rules.maxChars`, counted as its platform counts (GET /channels); an empty text needs media.',
-        channelIds: 'Target channels: ids of channels of the organization (from GET /channels), 1 to 50, no repeats. An unknown or disabled channel is `422`, one outside a channel-limited key’s list `403`, one to reconnect `409 reauth_required`.',
+        content:
+          'Default text, used on every channel without its own text in `contentByPlatform`. On each channel the text must fit the channel’s `rules.maxChars`, counted as its platform counts (GET /channels); an empty text needs media.',
+        channelIds:
+          'Target channels: ids of channels of the organization (from GET /channels), 1 to 50, no repeats. An unknown or disabled channel is `422`, one outside a channel-limited key’s list `403`, one to reconnect `409 reauth_required`.',
         publishAt: DATE_TIME(`When to publish, with an offset: ${PUBLISH_AT_BOUNDS}. Omit to publish now.`),
-        mediaIds: '`ready` media items of the organization to attach, in order (ids from the media library). Each target platform’s media limits apply: how many, which types, a video alone; a channel with `rules.requiresMedia` needs an image or a video.',
-        contentByPlatform: 'Text per platform (upper-case platform name → text), instead of `content` on that platform’s channels. Each key must be the platform of a target channel.',
+        mediaIds:
+          '`ready` media items of the organization to attach, in order (ids from the media library). Each target platform’s media limits apply: how many, which types, a video alone; a channel with `rules.requiresMedia` needs an image or a video.',
+        contentByPlatform:
+          'Text per platform (upper-case platform name → text), instead of `content` on that platform’s channels. Each key must be the platform of a target channel.',
         reddit: 'Subreddit and title; required when a REDDIT channel is targeted.',
       },
     },
@@ -73,7 +79,10 @@ export const OPERATIONS = {
     description:
       'Newest first by `scheduledAt`, then id, with per-channel status, live URLs and errors. Keyset pagination: pass `nextCursor` as `cursor` for the next page. A channel-limited key sees only posts all of whose channels are in its list.',
     errors: ['validation_failed'],
-    errorNotes: { validation_failed: 'invalid query (`details.fields: [{path, message}]`): a value outside its schema, or a cursor this API did not return' },
+    errorNotes: {
+      validation_failed:
+        'invalid query (`details.fields: [{path, message}]`): a value outside its schema, or a cursor this API did not return',
+    },
     success: { description: 'A page of posts.' },
     query: {
       status: 'Only posts with this status.',
@@ -105,7 +114,8 @@ export const OPERATIONS = {
     errors: ['not_found', 'conflict', 'duplicate_post', 'validation_failed'],
     errorNotes: {
       conflict: 'the post is no longer `scheduled` (`details.status`)',
-      validation_failed: 'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, text over a channel’s `maxChars`, media a channel cannot take',
+      validation_failed:
+        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, text over a channel’s `maxChars`, media a channel cannot take',
     },
     success: { description: 'The updated post.' },
     temporal: true,
@@ -115,8 +125,10 @@ export const OPERATIONS = {
       fields: {
         content: 'New default text. On each of the post’s channels it must fit the channel’s `rules.maxChars`; an empty text needs media.',
         publishAt: DATE_TIME(`New publish time, with an offset: ${PUBLISH_AT_BOUNDS}.`),
-        contentByPlatform: 'Replaces the per-platform texts (upper-case platform name → text). Each key must be the platform of a target channel of the post.',
-        mediaIds: 'Replaces the attached media: `ready` media items of the organization, in order. Each platform’s media limits apply, as on create.',
+        contentByPlatform:
+          'Replaces the per-platform texts (upper-case platform name → text). Each key must be the platform of a target channel of the post.',
+        mediaIds:
+          'Replaces the attached media: `ready` media items of the organization, in order. Each platform’s media limits apply, as on create.',
       },
     },
   }),
@@ -131,7 +143,8 @@ export const OPERATIONS = {
     errors: ['conflict', 'validation_failed'],
     errorNotes: {
       conflict: 'an Idempotency-Key reused with another body, or its first request still running',
-      validation_failed: 'invalid body (`details.fields`): a file name with path separators, a type that is not accepted, a size over the type’s limit, an invalid Idempotency-Key',
+      validation_failed:
+        'invalid body (`details.fields`): a file name with path separators, a type that is not accepted, a size over the type’s limit, an invalid Idempotency-Key',
     },
     success: { status: 201, description: 'The pending media item and the PUT instructions.', location: true },
     idempotent: true,
@@ -142,7 +155,8 @@ export const OPERATIONS = {
       schema: { anyOf: SIZE_BY_TYPE },
       fields: {
         fileName: 'File name: 1–255 characters, without path separators (`/`, `\\`) or control characters; not blank, `.` or `..`.',
-        mimeType: 'The file’s type, one of those listed (the server also takes them in any letter case; `audio/x-wav` and `audio/wave` are WAV).',
+        mimeType:
+          'The file’s type, one of those listed (the server also takes them in any letter case; `audio/x-wav` and `audio/wave` are WAV).',
         fileSize: `Size in bytes; the PUT must send exactly this many. At most: ${SIZE_BY_TYPE.map((b) => b.description).join('; ')}.`,
         altText: 'Alternative text for the item.',
       },

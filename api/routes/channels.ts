@@ -6,12 +6,14 @@ import { ChannelListSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 
 export function channelRoutes(deps: AppDeps) {
-  return router().use(authPlugin(deps)).get(
-    '/channels',
-    async ({ auth }) => {
-      const channels = await listChannels(deps.orm.em.fork(), auth.organization.id, auth.channels);
-      return { data: channels.map(channelView) };
-    },
-    { scope: 'read', response: { 200: ChannelListSchema }, detail: OPERATIONS.listChannels },
-  );
+  return router()
+    .use(authPlugin(deps))
+    .get(
+      '/channels',
+      async ({ auth }) => {
+        const channels = await listChannels(deps.orm.em.fork(), auth.organization.id, auth.channels);
+        return { data: channels.map(channelView) };
+      },
+      { scope: 'read', response: { 200: ChannelListSchema }, detail: OPERATIONS.listChannels },
+    );
 }

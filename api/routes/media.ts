@@ -38,26 +38,33 @@ export function mediaRoutes(deps: AppDeps) {
         const em = deps.orm.em.fork();
         const result = await idempotent(
           em,
-          { organizationId: auth.organization.id, apiKeyId: auth.key.id, endpoint: 'POST /v1/media/uploads', key: headers['idempotency-key'], body, now: auth.now },
-          async () => {
-        const { item, upload } = await createUpload(em, storage, temporal, {
-          organizationId: auth.organization.id,
-          fileName: body.fileName,
-          mimeType: body.mimeType,
-          fileSize: body.fileSize,
-          altText: body.altText ?? null,
-          now: auth.now,
-          apiKeyId: auth.key.id,
-        });
-        return {
-          status: 201,
-          location: `/v1/media/${item.id}`,
-          body: {
-            media: await mediaView(item, storage),
-            upload: { method: upload.method, url: upload.url, headers: upload.headers, expiresAt: upload.expiresAt.toISOString() },
-            next: `PUT the file to upload.url with upload.headers before upload.expiresAt, then POST /v1/media/${item.id}/complete`,
+          {
+            organizationId: auth.organization.id,
+            apiKeyId: auth.key.id,
+            endpoint: 'POST /v1/media/uploads',
+            key: headers['idempotency-key'],
+            body,
+            now: auth.now,
           },
-        };
+          async () => {
+            const { item, upload } = await createUpload(em, storage, temporal, {
+              organizationId: auth.organization.id,
+              fileName: body.fileName,
+              mimeType: body.mimeType,
+              fileSize: body.fileSize,
+              altText: body.altText ?? null,
+              now: auth.now,
+              apiKeyId: auth.key.id,
+            });
+            return {
+              status: 201,
+              location: `/v1/media/${item.id}`,
+              body: {
+                media: await mediaView(item, storage),
+                upload: { method: upload.method, url: upload.url, headers: upload.headers, expiresAt: upload.expiresAt.toISOString() },
+                next: `PUT the file to upload.url with upload.headers before upload.expiresAt, then POST /v1/media/${item.id}/complete`,
+              },
+            };
           },
         );
         set.status = result.status;
@@ -65,7 +72,13 @@ export function mediaRoutes(deps: AppDeps) {
         if (result.replayed) set.headers['idempotent-replayed'] = 'true';
         return result.body;
       },
-      { scope: 'publish', body: UploadBody, transform: refuseUnstorableBody, response: { 201: UploadResponseSchema }, detail: OPERATIONS.createUpload },
+      {
+        scope: 'publish',
+        body: UploadBody,
+        transform: refuseUnstorableBody,
+        response: { 201: UploadResponseSchema },
+        detail: OPERATIONS.createUpload,
+      },
     )
     .post(
       '/media/:id/complete',
@@ -78,7 +91,8 @@ export function mediaRoutes(deps: AppDeps) {
     )
     .get(
       '/media/:id',
-      async ({ auth, params }) => mediaView(await getMediaItem(deps.orm.em.fork(), auth.organization.id, params.id, viewerOf(auth)), need().storage),
+      async ({ auth, params }) =>
+        mediaView(await getMediaItem(deps.orm.em.fork(), auth.organization.id, params.id, viewerOf(auth)), need().storage),
       { scope: 'read', params: IdParams, response: { 200: MediaItemSchema }, detail: OPERATIONS.getMedia },
     );
 }

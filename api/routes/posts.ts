@@ -17,7 +17,10 @@ import { OPERATIONS } from '../openapi/operations.ts';
 const Text = Chars(POST_LIMITS.textChars);
 const MediaIds = t.Array(BodyId(), { maxItems: POST_LIMITS.mediaItems, uniqueItems: true });
 /** Keys: platform names (a key that is not the platform of a target channel is refused later). */
-const ContentByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Text, { maxProperties: PLATFORMS.length, additionalProperties: false });
+const ContentByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Text, {
+  maxProperties: PLATFORMS.length,
+  additionalProperties: false,
+});
 
 const CreateBody = t.Object(
   {
@@ -27,7 +30,10 @@ const CreateBody = t.Object(
     mediaIds: t.Optional(MediaIds),
     contentByPlatform: t.Optional(ContentByPlatform),
     reddit: t.Optional(
-      t.Object({ subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) }, { additionalProperties: false }),
+      t.Object(
+        { subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) },
+        { additionalProperties: false },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -93,7 +99,14 @@ export function postRoutes(deps: AppDeps) {
         const em = deps.orm.em.fork();
         const result = await idempotent(
           em,
-          { organizationId: auth.organization.id, apiKeyId: auth.key.id, endpoint: 'POST /v1/posts', key: headers['idempotency-key'], body, now: auth.now },
+          {
+            organizationId: auth.organization.id,
+            apiKeyId: auth.key.id,
+            endpoint: 'POST /v1/posts',
+            key: headers['idempotency-key'],
+            body,
+            now: auth.now,
+          },
           async () => {
             const id = await createPost(em, deps.temporal, {
               organization: auth.organization,
@@ -126,23 +139,33 @@ export function postRoutes(deps: AppDeps) {
         const to = parseInstant(query.to, 'to', fields);
         const limit = parseLimit(query.limit, fields);
         if (fields.length) throw errors.validation(fields);
-        return listPostsForKey(deps.orm.em.fork(), auth.organization.id, auth.channels, {
-          status: query.status as PostStatus | undefined,
-          channelId: query.channelId,
-          from,
-          to,
-          limit,
-          cursor: query.cursor,
-        }, deps.storage);
+        return listPostsForKey(
+          deps.orm.em.fork(),
+          auth.organization.id,
+          auth.channels,
+          {
+            status: query.status as PostStatus | undefined,
+            channelId: query.channelId,
+            from,
+            to,
+            limit,
+            cursor: query.cursor,
+          },
+          deps.storage,
+        );
       },
       { scope: 'read', query: ListQuery, response: { 200: PostListSchema }, detail: OPERATIONS.listPosts },
     )
-    .get('/posts/:id', ({ auth, params }) => getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage), {
-      scope: 'read',
-      params: IdParams,
-      response: { 200: PostSchema },
-      detail: OPERATIONS.getPost,
-    })
+    .get(
+      '/posts/:id',
+      ({ auth, params }) => getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage),
+      {
+        scope: 'read',
+        params: IdParams,
+        response: { 200: PostSchema },
+        detail: OPERATIONS.getPost,
+      },
+    )
     .patch(
       '/posts/:id',
       async ({ auth, params, body }) => {
@@ -160,6 +183,13 @@ export function postRoutes(deps: AppDeps) {
         });
         return getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage);
       },
-      { scope: 'publish', body: PatchBody, params: IdParams, transform: refuseUnstorableBody, response: { 200: PostSchema }, detail: OPERATIONS.updatePost },
+      {
+        scope: 'publish',
+        body: PatchBody,
+        params: IdParams,
+        transform: refuseUnstorableBody,
+        response: { 200: PostSchema },
+        detail: OPERATIONS.updatePost,
+      },
     );
 }

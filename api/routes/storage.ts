@@ -10,7 +10,13 @@ import { ERROR_STATUS, errorBody, type ErrorCode } from '../../lib/errors.ts';
 import { contentDisposition, MEDIA_SECURITY_HEADERS, servedContentType } from '../../media/serving.ts';
 import { UploadClosedError, UploadSizeError, type DiskStorage } from '../../storage/disk.ts';
 
-function fail(status: number, code: ErrorCode, message: string, details?: Record<string, unknown>, headers?: Record<string, string>): Response {
+function fail(
+  status: number,
+  code: ErrorCode,
+  message: string,
+  details?: Record<string, unknown>,
+  headers?: Record<string, string>,
+): Response {
   return new Response(JSON.stringify(errorBody(code, message, details)), {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
@@ -20,7 +26,11 @@ function fail(status: number, code: ErrorCode, message: string, details?: Record
 const badUploadUrl = () => fail(ERROR_STATUS.unauthorized, 'unauthorized', 'upload URL invalid or expired');
 const badDownloadUrl = () => fail(ERROR_STATUS.unauthorized, 'unauthorized', 'download URL invalid or expired');
 const uploadClosed = () =>
-  fail(ERROR_STATUS.conflict, 'conflict', 'This upload is closed: its media item was completed (or its window ended), so the URL no longer accepts bytes. Create a new upload to send another file.');
+  fail(
+    ERROR_STATUS.conflict,
+    'conflict',
+    'This upload is closed: its media item was completed (or its window ended), so the URL no longer accepts bytes. Create a new upload to send another file.',
+  );
 const field = (path: string, message: string, status = 422, text = 'The upload does not match its signed URL.') =>
   fail(status, 'validation_failed', text, { fields: [{ path, message }] });
 
@@ -90,7 +100,11 @@ export function storageRoutes(storage: DiskStorage) {
           if (n !== grant.contentLength) return field('headers.content-length', `must be ${grant.contentLength}, as signed`);
         }
         try {
-          const { etag } = await storage.writeStream(grant.key, request.body, { contentType: grant.contentType, contentLength: grant.contentLength, upload: true });
+          const { etag } = await storage.writeStream(grant.key, request.body, {
+            contentType: grant.contentType,
+            contentLength: grant.contentLength,
+            upload: true,
+          });
           return new Response(null, { status: 200, headers: { etag } });
         } catch (err) {
           if (err instanceof UploadClosedError) return uploadClosed();

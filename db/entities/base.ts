@@ -18,6 +18,9 @@ export const Timestamped = defineEntity({
   abstract: true,
   extends: Created,
   properties: {
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   },
 });

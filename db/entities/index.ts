@@ -22,4 +22,16 @@ import { User } from './user.ts';
 import { Session } from './session.ts';
 import { OAuthGrant } from './oauth-grant.ts';
 
-export const ALL_ENTITIES = [Organization, ApiKey, Channel, Post, PostChannel, MediaItem, UsageCounter, IdempotencyKey, User, Session, OAuthGrant];
+export const ALL_ENTITIES = [
+  Organization,
+  ApiKey,
+  Channel,
+  Post,
+  PostChannel,
+  MediaItem,
+  UsageCounter,
+  IdempotencyKey,
+  User,
+  Session,
+  OAuthGrant,
+];

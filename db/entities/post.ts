@@ -27,9 +27,6 @@ export const Post = defineEntity({
     publishedAt: p.datetime().nullable(),
     workflowId: p.string().nullable(),
   },
-  indexes: [
-    { properties: ['organization', 'scheduledAt', 'id'] },
-    { properties: ['organization', 'status', 'scheduledAt', 'id'] },
-  ],
+  indexes: [{ properties: ['organization', 'scheduledAt', 'id'] }, { properties: ['organization', 'status', 'scheduledAt', 'id'] }],
 });
 export type IPost = InferEntity<typeof Post>;

@@ -37,7 +37,9 @@ export class Migration20261121070000_web extends Migration {
       "created_at" timestamptz not null);`);
     this.addSql(`alter table "oauth_grants" add constraint "oauth_grants_state_hash_unique" unique ("state_hash");`);
     this.addSql(`create index "oauth_grants_user_id_index" on "oauth_grants" ("user_id");`);
-    this.addSql(`alter table "oauth_grants" add constraint "oauth_grants_platform_check" check ("platform" in ('X', 'BLUESKY', 'THREADS', 'LINKEDIN', 'MASTODON', 'INSTAGRAM', 'FACEBOOK', 'TIKTOK', 'YOUTUBE', 'PINTEREST', 'REDDIT', 'TELEGRAM', 'DISCORD'));`);
+    this.addSql(
+      `alter table "oauth_grants" add constraint "oauth_grants_platform_check" check ("platform" in ('X', 'BLUESKY', 'THREADS', 'LINKEDIN', 'MASTODON', 'INSTAGRAM', 'FACEBOOK', 'TIKTOK', 'YOUTUBE', 'PINTEREST', 'REDDIT', 'TELEGRAM', 'DISCORD'));`,
+    );
   }
 
   override async down(): Promise<void> {

@@ -30,7 +30,9 @@ export class Migration20261123100000_idempotency_per_key extends Migration {
       where i."organization_id" = j."organization_id" and i."endpoint" = j."endpoint" and i."key" = j."key"
         and (i."created_at", i."api_key_id") > (j."created_at", j."api_key_id");`);
     this.addSql(`alter table "idempotency_keys" drop constraint "idempotency_keys_pkey";`);
-    this.addSql(`alter table "idempotency_keys" add constraint "idempotency_keys_pkey" primary key ("organization_id", "endpoint", "key");`);
+    this.addSql(
+      `alter table "idempotency_keys" add constraint "idempotency_keys_pkey" primary key ("organization_id", "endpoint", "key");`,
+    );
     this.addSql(`alter table "idempotency_keys" drop constraint "idempotency_keys_api_key_id_foreign";`);
     this.addSql(`alter table "idempotency_keys" drop column "api_key_id";`);
   }

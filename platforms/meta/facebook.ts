@@ -4,12 +4,7 @@
 import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
 import { blobOf, credential, trimSlash } from '../http.ts';
 import { strOrNumber } from '../json.ts';
-import {
-  findRecentPost,
-  GRAPH_API_VERSION,
-  createGraphClient,
-  type GraphClient,
-} from './graph.ts';
+import { findRecentPost, GRAPH_API_VERSION, createGraphClient, type GraphClient } from './graph.ts';
 
 export interface FacebookConnectorOptions {
   fetch?: typeof fetch;
@@ -58,7 +53,7 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
 
       const params: Record<string, string> = {};
       if (req.text) params.message = req.text;
-      photoIds.forEach((id, i) => (params[`attached_media[${i}]`] = JSON.stringify({ media_fbid: id })));
+      for (const [i, id] of photoIds.entries()) params[`attached_media[${i}]`] = JSON.stringify({ media_fbid: id });
       const post = await graph.post(`/${pageId}/feed`, params, token, req.signal);
       const id = strOrNumber(post.id);
       if (!id) throw new PlatformError('transient', `Facebook returned no post id: ${JSON.stringify(post).slice(0, 200)}`);

@@ -259,7 +259,9 @@ export async function findRecentPost(
   const body = await graph.get(l.path, query, token, signal);
   const posts = listData(body).flatMap((p) => {
     const id = strOrNumber(p.id);
-    return id ? [{ id, text: strOrNumber(p[f.text]) ?? '', time: strOrNumber(p[f.time]), url: strOrNumber(p[f.url]), kind: strOrNumber(p[f.kind]) }] : [];
+    return id
+      ? [{ id, text: strOrNumber(p[f.text]) ?? '', time: strOrNumber(p[f.time]), url: strOrNumber(p[f.url]), kind: strOrNumber(p[f.kind]) }]
+      : [];
   });
   const hit = matchRecent(posts, text, kind);
   return hit ? { platformPostId: hit.id, url: hit.url ?? l.fallbackUrl(hit.id), publishedAt: isoTime(hit.time) } : null;
@@ -283,7 +285,6 @@ export function isoTime(s: unknown): string | undefined {
   const t = parseGraphTime(s);
   return t === undefined ? undefined : new Date(t).toISOString();
 }
-
 
 /** The data array of a Graph list response. */
 export function listData(body: GraphObject): GraphObject[] {

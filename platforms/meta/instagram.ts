@@ -65,18 +65,23 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
   }
 
   function ready(id: string, token: string, signal?: AbortSignal): Promise<void> {
-    return waitForContainer(P, id, async () => {
-      const c = await graph.get(`/${id}`, { fields: 'status_code,status' }, token, signal);
-      const code = strOrNumber(c.status_code);
-      if (code === 'FINISHED') return true;
-      if (code === 'IN_PROGRESS' || !code) return false;
-      const detail = strOrNumber(c.status) ?? code;
-      // An expired container (not published within 24 h) or a "try again" failure: the retried
-      // publish creates fresh containers.
-      const sub = /\b(22070\d\d)\b/.exec(detail)?.[1];
-      const kind = code === 'EXPIRED' || (sub && RETRYABLE_IG_SUBCODES.has(Number(sub))) ? 'transient' : 'permanent';
-      throw new PlatformError(kind, `Instagram media container ${id} ${code}: ${detail}`, { platformCode: code });
-    }, { ...poll, signal });
+    return waitForContainer(
+      P,
+      id,
+      async () => {
+        const c = await graph.get(`/${id}`, { fields: 'status_code,status' }, token, signal);
+        const code = strOrNumber(c.status_code);
+        if (code === 'FINISHED') return true;
+        if (code === 'IN_PROGRESS' || !code) return false;
+        const detail = strOrNumber(c.status) ?? code;
+        // An expired container (not published within 24 h) or a "try again" failure: the retried
+        // publish creates fresh containers.
+        const sub = /\b(22070\d\d)\b/.exec(detail)?.[1];
+        const kind = code === 'EXPIRED' || (sub && RETRYABLE_IG_SUBCODES.has(Number(sub))) ? 'transient' : 'permanent';
+        throw new PlatformError(kind, `Instagram media container ${id} ${code}: ${detail}`, { platformCode: code });
+      },
+      { ...poll, signal },
+    );
   }
 
   async function buildContainer(userId: string, token: string, req: PublishRequest): Promise<string> {
@@ -111,7 +116,8 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       const containerId = await buildContainer(userId, token, req);
       const published = await graph.post(`/${userId}/media_publish`, { creation_id: containerId }, token, req.signal);
       const mediaId = strOrNumber(published.id);
-      if (!mediaId) throw new PlatformError('transient', `Instagram media_publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);
+      if (!mediaId)
+        throw new PlatformError('transient', `Instagram media_publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);
       return { platformPostId: mediaId, ...(await permalink(graph, web, mediaId, token, req.signal)) };
     },
 

@@ -64,15 +64,20 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
   }
 
   function ready(id: string, token: string, signal?: AbortSignal): Promise<void> {
-    return waitForContainer(P, id, async () => {
-      const c = await graph.get(`/${id}`, { fields: 'status,error_message' }, token, signal);
-      const status = strOrNumber(c.status);
-      if (status === 'FINISHED') return true;
-      if (status === 'IN_PROGRESS' || !status) return false;
-      const detail = strOrNumber(c.error_message) ?? status;
-      const kind = status === 'EXPIRED' || RETRYABLE_CONTAINER_ERRORS.has(detail) ? 'transient' : 'permanent';
-      throw new PlatformError(kind, `Threads media container ${id} ${status}: ${detail}`, { platformCode: detail });
-    }, { ...poll, signal });
+    return waitForContainer(
+      P,
+      id,
+      async () => {
+        const c = await graph.get(`/${id}`, { fields: 'status,error_message' }, token, signal);
+        const status = strOrNumber(c.status);
+        if (status === 'FINISHED') return true;
+        if (status === 'IN_PROGRESS' || !status) return false;
+        const detail = strOrNumber(c.error_message) ?? status;
+        const kind = status === 'EXPIRED' || RETRYABLE_CONTAINER_ERRORS.has(detail) ? 'transient' : 'permanent';
+        throw new PlatformError(kind, `Threads media container ${id} ${status}: ${detail}`, { platformCode: detail });
+      },
+      { ...poll, signal },
+    );
   }
 
   async function buildContainer(userId: string, token: string, req: PublishRequest): Promise<string> {
@@ -118,7 +123,8 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { userId, token } = account(req.credentials);
-      const kind = req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : req.media.length ? 'IMAGE' : 'TEXT_POST';
+      const kind =
+        req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : req.media.length ? 'IMAGE' : 'TEXT_POST';
       const listing = {
         path: `/${userId}/threads`,
         fields: { text: 'text', time: 'timestamp', url: 'permalink', kind: 'media_type' },

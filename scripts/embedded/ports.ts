@@ -13,7 +13,9 @@ export async function assertPortsFree(ports: Record<string, number>): Promise<vo
   const busy: string[] = [];
   for (const [what, port] of Object.entries(ports)) if (!(await portIsFree(port))) busy.push(`${port} (${what})`);
   if (busy.length) {
-    throw new Error(`port(s) already in use: ${busy.join(', ')}. Is another copy of the service running? ` +
-      'Stop it, or choose other ports (PORT, EMBEDDED_PG_PORT, TEMPORAL_ADDRESS, TEMPORAL_UI_PORT).');
+    throw new Error(
+      `port(s) already in use: ${busy.join(', ')}. Is another copy of the service running? ` +
+        'Stop it, or choose other ports (PORT, EMBEDDED_PG_PORT, TEMPORAL_ADDRESS, TEMPORAL_UI_PORT).',
+    );
   }
 }

@@ -19,16 +19,26 @@ export async function startTemporalDevServer(opts: {
   const out = openSync(opts.logFile, 'a');
   const proc = Bun.spawn(
     [
-      opts.cli, 'server', 'start-dev',
-      '--db-filename', opts.dbFile,
-      '--ip', '127.0.0.1',
-      '--port', String(opts.port),
-      '--ui-port', String(opts.uiPort),
-      '--namespace', opts.namespace,
-      '--log-level', 'warn',
+      opts.cli,
+      'server',
+      'start-dev',
+      '--db-filename',
+      opts.dbFile,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(opts.port),
+      '--ui-port',
+      String(opts.uiPort),
+      '--namespace',
+      opts.namespace,
+      '--log-level',
+      'warn',
       // Find posts in the web UI: PostId = "post_…" or OrganizationId = "org_…".
-      '--search-attribute', 'OrganizationId=Keyword',
-      '--search-attribute', 'PostId=Keyword',
+      '--search-attribute',
+      'OrganizationId=Keyword',
+      '--search-attribute',
+      'PostId=Keyword',
     ],
     // A session of its own: a terminal's Ctrl-C reaches only the launcher, which stops this server
     // after the worker has drained (a worker that loses its server mid-shutdown complains).

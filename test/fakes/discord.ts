@@ -132,8 +132,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     // No default: an absent (or null) content is no text at all, and counts for nothing below.
     const content = payload.content ?? null;
     if (content !== null && typeof content !== 'string') throw formError('content', 'BASE_TYPE_BAD_TYPE', 'Must be a string.'); // approx.
-    if (content !== null && content.length > CONTENT_LIMIT) throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${CONTENT_LIMIT} or fewer in length.`);
-    if (files.size > FILE_LIMIT) throw new DiscordError(400, { message: 'Maximum number of attachments in a message reached (10)', code: 30015 }); // approx.
+    if (content !== null && content.length > CONTENT_LIMIT)
+      throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${CONTENT_LIMIT} or fewer in length.`);
+    if (files.size > FILE_LIMIT)
+      throw new DiscordError(400, { message: 'Maximum number of attachments in a message reached (10)', code: 30015 }); // approx.
 
     const described = Array.isArray(payload.attachments) ? (payload.attachments as Record<string, unknown>[]) : [];
     const attachments: FakeDiscordAttachment[] = [];
@@ -155,7 +157,9 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     const hasText = content !== null && content.trim() !== '';
     const hasEmbeds = Array.isArray(payload.embeds) && payload.embeds.length > 0;
     const hasPoll = payload.poll !== undefined && payload.poll !== null;
-    const hasOther = (Array.isArray(payload.sticker_ids) && payload.sticker_ids.length > 0) || (Array.isArray(payload.components) && payload.components.length > 0);
+    const hasOther =
+      (Array.isArray(payload.sticker_ids) && payload.sticker_ids.length > 0) ||
+      (Array.isArray(payload.components) && payload.components.length > 0);
     if (!hasText && !hasEmbeds && !attachments.length && !hasPoll && !hasOther) {
       throw new DiscordError(400, { message: 'Cannot send an empty message', code: 50006 });
     }
@@ -181,7 +185,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       content: msg.content,
       attachments: msg.attachments.map(({ description, ...a }) => {
         const cdn = `https://cdn.discordapp.com/attachments/${msg.channel_id}/${a.id}/${encodeURIComponent(a.filename)}`;
-        return { ...a, ...(description ? { description } : {}), url: cdn, proxy_url: cdn.replace('cdn.discordapp.com', 'media.discordapp.net') };
+        return {
+          ...a,
+          ...(description ? { description } : {}),
+          url: cdn,
+          proxy_url: cdn.replace('cdn.discordapp.com', 'media.discordapp.net'),
+        };
       }),
       embeds: [],
       timestamp: msg.timestamp,
@@ -189,7 +198,16 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       flags: 0,
       components: [],
       id: msg.id,
-      author: { id: hook.id, username: hook.name, avatar: null, discriminator: '0000', public_flags: 0, flags: 0, bot: true, global_name: null },
+      author: {
+        id: hook.id,
+        username: hook.name,
+        avatar: null,
+        discriminator: '0000',
+        public_flags: 0,
+        flags: 0,
+        bot: true,
+        global_name: null,
+      },
       mentions: [],
       mention_roles: [],
       pinned: false,
@@ -254,7 +272,18 @@ async function readExecute(req: Request): Promise<{ payload: Record<string, unkn
   const files = new Map<string, File>();
   if (type.includes('application/json')) return { payload: objectOf(await req.text()), files };
   if (!type.includes('multipart/form-data')) {
-    throw new DiscordError(400, { message: 'Invalid Form Body', code: 50035, errors: { _errors: [{ code: 'CONTENT_TYPE_INVALID', message: `Expected "Content-Type" header to be one of {'application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'}.` }] } });
+    throw new DiscordError(400, {
+      message: 'Invalid Form Body',
+      code: 50035,
+      errors: {
+        _errors: [
+          {
+            code: 'CONTENT_TYPE_INVALID',
+            message: `Expected "Content-Type" header to be one of {'application/json', 'multipart/form-data', 'application/x-www-form-urlencoded'}.`,
+          },
+        ],
+      },
+    });
   }
   let payload: Record<string, unknown> = {};
   for (const [name, value] of await req.formData()) {

@@ -73,8 +73,18 @@ export interface FakeLinkedIn {
 
 const RESERVED = /[\\|{}@[\]()<>#*_~]/;
 const POST_FIELDS = new Set([
-  'author', 'commentary', 'visibility', 'distribution', 'lifecycleState', 'isReshareDisabledByAuthor', 'content',
-  'contentLandingPage', 'contentCallToActionLabel', 'adContext', 'reshareContext', 'container',
+  'author',
+  'commentary',
+  'visibility',
+  'distribution',
+  'lifecycleState',
+  'isReshareDisabledByAuthor',
+  'content',
+  'contentLandingPage',
+  'contentCallToActionLabel',
+  'adContext',
+  'reshareContext',
+  'container',
 ]);
 const MAX_COMMENTARY = 3000;
 
@@ -118,7 +128,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     const canned_ = canned.get(route)?.shift();
     if (canned_ === 'hang') return hang(req);
     if (canned_ === 'accept-then-hang') acceptThenHang = true;
-    else if (canned_) return json(canned_.body ?? { status: canned_.status, message: `HTTP ${canned_.status}` }, canned_.status, canned_.headers);
+    else if (canned_)
+      return json(canned_.body ?? { status: canned_.status, message: `HTTP ${canned_.status}` }, canned_.status, canned_.headers);
 
     if (route === 'token') return token(req);
     if (route === 'upload') return upload(req, path);
@@ -152,7 +163,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     if (method === 'PUT' && path.startsWith('/upload/')) return 'upload';
     if (method === 'POST' && path === '/rest/posts') return 'posts';
     if (method === 'GET' && path === '/rest/posts' && q.get('q') === 'author') return 'findPosts';
-    if (method === 'POST' && /^\/rest\/(images|videos|documents)$/.test(path) && q.get('action') === 'initializeUpload') return 'initialize';
+    if (method === 'POST' && /^\/rest\/(images|videos|documents)$/.test(path) && q.get('action') === 'initializeUpload')
+      return 'initialize';
     if (method === 'POST' && path === '/rest/videos' && q.get('action') === 'finalizeUpload') return 'finalize';
     if (method === 'GET' && /^\/rest\/(images|videos|documents)\/[^/]+$/.test(path)) return 'asset';
     return null;
@@ -161,7 +173,9 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   function checkVersion(req: Request): Response | null {
     const v = req.headers.get('linkedin-version');
     if (!v) {
-      return restError(400, 'A version must be present. Please specify a version by adding the LinkedIn-Version header.', { code: 'VERSION_MISSING' });
+      return restError(400, 'A version must be present. Please specify a version by adding the LinkedIn-Version header.', {
+        code: 'VERSION_MISSING',
+      });
     }
     if (!versions.has(v)) return restError(426, `Requested version ${v} is not active`, { code: 'NONEXISTENT_VERSION' });
     // Stricter than LinkedIn, which misreads 1.0-encoded URNs in query strings and bodies instead.
@@ -174,10 +188,21 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     const tok = tokens.get(bearer);
     if (!tok) return json({ status: 401, serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN', message: 'Invalid access token' }, 401);
     if (tok.state === 'revoked') {
-      return json({ status: 401, serviceErrorCode: 65601, code: 'REVOKED_ACCESS_TOKEN', message: 'The token used in the request has been revoked by the user' }, 401);
+      return json(
+        {
+          status: 401,
+          serviceErrorCode: 65601,
+          code: 'REVOKED_ACCESS_TOKEN',
+          message: 'The token used in the request has been revoked by the user',
+        },
+        401,
+      );
     }
     if (tok.state === 'expired') {
-      return json({ status: 401, serviceErrorCode: 65602, code: 'EXPIRED_ACCESS_TOKEN', message: 'The token used in the request has expired' }, 401);
+      return json(
+        { status: 401, serviceErrorCode: 65602, code: 'EXPIRED_ACCESS_TOKEN', message: 'The token used in the request has expired' },
+        401,
+      );
     }
     return [bearer, tok];
   }
@@ -193,28 +218,48 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     const body = await readJson(req);
     const r = body?.initializeUploadRequest as Record<string, unknown> | undefined;
     const owner = r?.owner;
-    if (typeof owner !== 'string') return fieldError('/initializeUploadRequest/owner', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
-    if (!mayActAs(tok, owner, true)) return restError(403, `Not enough permissions to access: ${kind}.ACTION.20260901`, { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
+    if (typeof owner !== 'string')
+      return fieldError('/initializeUploadRequest/owner', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    if (!mayActAs(tok, owner, true))
+      return restError(403, `Not enough permissions to access: ${kind}.ACTION.20260901`, { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
     const id = next();
     if (kind === 'videos') {
       const size = r?.fileSizeBytes;
       if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) {
-        return fieldError('/initializeUploadRequest/fileSizeBytes', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+        return fieldError(
+          '/initializeUploadRequest/fileSizeBytes',
+          'field is required but not found and has no default value',
+          'FIELD_REQUIRED',
+        );
       }
       for (const k of ['uploadCaptions', 'uploadThumbnail']) {
-        if (typeof r?.[k] !== 'boolean') return fieldError(`/initializeUploadRequest/${k}`, 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+        if (typeof r?.[k] !== 'boolean')
+          return fieldError(`/initializeUploadRequest/${k}`, 'field is required but not found and has no default value', 'FIELD_REQUIRED');
       }
       const urn = `urn:li:video:D4E10AQ${id}`;
       const parts: FakeLinkedInAsset['parts'] = [];
       for (let first = 0; first < size; first += partBytes) {
         parts.push({ firstByte: first, lastByte: Math.min(size, first + partBytes) - 1, etag: null, authorization: null });
       }
-      assets.push({ urn, kind, owner, status: 'WAITING_UPLOAD', size, parts, pendingPolls: opts.videoProcessingPolls ?? 1, uploadAuthorization: null });
+      assets.push({
+        urn,
+        kind,
+        owner,
+        status: 'WAITING_UPLOAD',
+        size,
+        parts,
+        pendingPolls: opts.videoProcessingPolls ?? 1,
+        uploadAuthorization: null,
+      });
       return json({
         value: {
           uploadUrlsExpireAt: Date.now() + 86_400_000,
           video: urn,
-          uploadInstructions: parts.map((p, i) => ({ uploadUrl: `${base}/upload/videos/${id}/${i}?sig=${id}-${i}`, firstByte: p.firstByte, lastByte: p.lastByte })),
+          uploadInstructions: parts.map((p, i) => ({
+            uploadUrl: `${base}/upload/videos/${id}/${i}?sig=${id}-${i}`,
+            firstByte: p.firstByte,
+            lastByte: p.lastByte,
+          })),
           uploadToken: '',
         },
       });
@@ -222,7 +267,11 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     const urn = kind === 'images' ? `urn:li:image:C4D10AQ${id}` : `urn:li:document:D4D10AQ${id}`;
     assets.push({ urn, kind, owner, status: 'WAITING_UPLOAD', size: 0, parts: [], pendingPolls: 0, uploadAuthorization: null });
     return json({
-      value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${base}/upload/${kind}/${id}`, [kind === 'images' ? 'image' : 'document']: urn },
+      value: {
+        uploadUrlExpiresAt: Date.now() + 86_400_000,
+        uploadUrl: `${base}/upload/${kind}/${id}`,
+        [kind === 'images' ? 'image' : 'document']: urn,
+      },
     });
   }
 
@@ -234,14 +283,16 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     if (kind === 'videos') {
       const p = asset.parts[Number(part)];
       if (!p) return new Response('Not Found', { status: 404 });
-      if (bytes.byteLength !== p.lastByte - p.firstByte + 1) return new Response('Part size does not match the upload instruction', { status: 400 });
+      if (bytes.byteLength !== p.lastByte - p.firstByte + 1)
+        return new Response('Part size does not match the upload instruction', { status: 400 });
       p.etag = `/ambry-video/signedId/${id}-${part}`;
       p.authorization = req.headers.get('authorization');
       return new Response(null, { status: 201, headers: { ETag: p.etag } });
     }
     // The single-file upload URL takes the member's bearer token.
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim() ?? '';
-    if (tokens.get(bearer)?.state !== 'valid') return json({ status: 401, serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN', message: 'Invalid access token' }, 401);
+    if (tokens.get(bearer)?.state !== 'valid')
+      return json({ status: 401, serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN', message: 'Invalid access token' }, 401);
     if (!bytes.byteLength) return new Response('Empty upload', { status: 400 });
     asset.size = bytes.byteLength;
     asset.status = 'AVAILABLE';
@@ -253,7 +304,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     const f = (await readJson(req))?.finalizeUploadRequest as Record<string, unknown> | undefined;
     const asset = assets.find((a) => a.urn === f?.video && a.kind === 'videos');
     if (!asset) return fieldError('/finalizeUploadRequest/video', 'Video not found', 'INVALID_VALUE');
-    if (typeof f?.uploadToken !== 'string') return fieldError('/finalizeUploadRequest/uploadToken', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    if (typeof f?.uploadToken !== 'string')
+      return fieldError('/finalizeUploadRequest/uploadToken', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
     const ids = f.uploadedPartIds;
     const etags = asset.parts.map((p) => p.etag);
     if (!Array.isArray(ids) || etags.some((e) => !e) || JSON.stringify(ids) !== JSON.stringify(etags)) {
@@ -266,7 +318,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   function showAsset(kind: FakeLinkedInAsset['kind'], urn: string, tok: FakeLinkedInToken): Response {
     const a = assets.find((x) => x.kind === kind && x.urn === urn);
     if (!a) return restError(404, `${kind} ${urn} not found`, { code: 'NOT_FOUND' });
-    if (!mayActAs(tok, a.owner, true)) return restError(403, `Not enough permissions to access: ${kind}.GET.20260901`, { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
+    if (!mayActAs(tok, a.owner, true))
+      return restError(403, `Not enough permissions to access: ${kind}.GET.20260901`, { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
     if (a.status === 'PROCESSING') {
       if (opts.failVideoProcessing) a.status = 'PROCESSING_FAILED';
       else if (a.pendingPolls > 0) a.pendingPolls--;
@@ -288,14 +341,20 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
       if (body[k] === undefined) return fieldError(`/${k}`, 'field is required but not found and has no default value', 'FIELD_REQUIRED');
     }
     const author = body.author;
-    if (typeof author !== 'string' || !/^urn:li:(person|organization):/.test(author)) return fieldError('/author', 'invalid author urn', 'INVALID_VALUE');
-    if (!['PUBLIC', 'CONNECTIONS', 'LOGGED_IN', 'CONTAINER'].includes(String(body.visibility))) return fieldError('/visibility', 'invalid value', 'INVALID_VALUE');
+    if (typeof author !== 'string' || !/^urn:li:(person|organization):/.test(author))
+      return fieldError('/author', 'invalid author urn', 'INVALID_VALUE');
+    if (!['PUBLIC', 'CONNECTIONS', 'LOGGED_IN', 'CONTAINER'].includes(String(body.visibility)))
+      return fieldError('/visibility', 'invalid value', 'INVALID_VALUE');
     if (!['MAIN_FEED', 'NONE'].includes(String(dig(body, 'distribution', 'feedDistribution')))) {
       return fieldError('/distribution/feedDistribution', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
     }
-    if (!['PUBLISHED', 'DRAFT'].includes(String(body.lifecycleState))) return fieldError('/lifecycleState', 'invalid value', 'INVALID_VALUE');
+    if (!['PUBLISHED', 'DRAFT'].includes(String(body.lifecycleState)))
+      return fieldError('/lifecycleState', 'invalid value', 'INVALID_VALUE');
     if (!mayActAs(tok, author, true)) {
-      return restError(403, 'Not enough permissions to access: partnerApiPostsExternal.CREATE.20260901', { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
+      return restError(403, 'Not enough permissions to access: partnerApiPostsExternal.CREATE.20260901', {
+        code: 'ACCESS_DENIED',
+        serviceErrorCode: 100,
+      });
     }
     const commentary = typeof body.commentary === 'string' ? body.commentary : '';
     const rendered = renderLittleText(commentary);
@@ -342,7 +401,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     };
     if (keys[0] === 'media') {
       const id = dig(content, 'media', 'id');
-      if (!usable(id, ['images', 'videos', 'documents'])) return fieldError('/content/media/id', `Media ${String(id)} is not available or not owned by ${author}`, 'INVALID_VALUE');
+      if (!usable(id, ['images', 'videos', 'documents']))
+        return fieldError('/content/media/id', `Media ${String(id)} is not available or not owned by ${author}`, 'INVALID_VALUE');
       if (String(id).startsWith('urn:li:document:') && typeof dig(content, 'media', 'title') !== 'string') {
         return fieldError('/content/media/title', 'title is required for a document', 'FIELD_REQUIRED');
       }
@@ -354,7 +414,12 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
         return fieldError('/content/multiImage/images', 'a multiImage post needs 2 to 20 images', 'INVALID_VALUE');
       }
       const bad = images.find((i) => !usable(dig(i, 'id'), ['images']));
-      if (bad) return fieldError('/content/multiImage/images', `Image ${String(dig(bad, 'id'))} is not available or not owned by ${author}`, 'INVALID_VALUE');
+      if (bad)
+        return fieldError(
+          '/content/multiImage/images',
+          `Image ${String(dig(bad, 'id'))} is not available or not owned by ${author}`,
+          'INVALID_VALUE',
+        );
       return null;
     }
     return fieldError(`/content/${keys[0]}`, 'unsupported content type in this fake', 'INVALID_VALUE');
@@ -363,12 +428,18 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   function findPosts(q: URLSearchParams, tok: FakeLinkedInToken): Response {
     const author = q.get('author') ?? '';
     if (!mayActAs(tok, author, false)) {
-      return restError(403, 'Not enough permissions to access: partnerApiPostsExternal.FINDER-author.20260901', { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
+      return restError(403, 'Not enough permissions to access: partnerApiPostsExternal.FINDER-author.20260901', {
+        code: 'ACCESS_DENIED',
+        serviceErrorCode: 100,
+      });
     }
     const count = Number(q.get('count') ?? '10');
     const sortBy = q.get('sortBy') ?? 'LAST_MODIFIED';
     if (!['LAST_MODIFIED', 'CREATED'].includes(sortBy)) return restError(400, `Invalid sortBy ${sortBy}`, { code: 'INVALID_VALUE' });
-    const list = posts.filter((p) => p.author === author).sort((a, b) => b.createdAt - a.createdAt).slice(0, count);
+    const list = posts
+      .filter((p) => p.author === author)
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .slice(0, count);
     return json({
       paging: { start: 0, count, links: [] },
       elements: list.map((p) => ({
@@ -392,16 +463,26 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     if (form.get('client_id') !== clientId || form.get('client_secret') !== clientSecret) {
       return json({ error: 'invalid_client', error_description: 'Client authentication failed' }, 401);
     }
-    if (form.get('grant_type') !== 'refresh_token') return json({ error: 'unsupported_grant_type', error_description: 'grant_type is not supported' }, 400);
+    if (form.get('grant_type') !== 'refresh_token')
+      return json({ error: 'unsupported_grant_type', error_description: 'grant_type is not supported' }, 400);
     const refresh = form.get('refresh_token') ?? '';
     if (!validRefreshTokens.has(refresh)) {
-      return json({ error: 'invalid_request', error_description: 'The provided authorization grant or refresh token is invalid, expired or revoked' }, 400);
+      return json(
+        { error: 'invalid_request', error_description: 'The provided authorization grant or refresh token is invalid, expired or revoked' },
+        400,
+      );
     }
     const access = `li-access-${++tokenSerial}`;
     tokens.set(access, { member, scopes: new Set(['w_member_social']), state: 'valid' });
     // Not rotated: the same refresh token, with what is left of its 365 days.
     const left = Math.max(0, 365 * 86_400 - Math.floor((Date.now() - refreshIssued) / 1000));
-    return json({ access_token: access, expires_in: 5_184_000, refresh_token: refresh, refresh_token_expires_in: left, scope: 'w_member_social' });
+    return json({
+      access_token: access,
+      expires_in: 5_184_000,
+      refresh_token: refresh,
+      refresh_token_expires_in: left,
+      scope: 'w_member_social',
+    });
   }
 
   function hang(req: Request): Promise<Response> {
@@ -433,8 +514,14 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     },
     addPost(author, commentary, o = {}) {
       const p: FakeLinkedInPost = {
-        urn: `urn:li:share:${next()}`, author, commentary, rendered: renderLittleText(commentary), content: null,
-        visibility: 'PUBLIC', token: 'elsewhere', createdAt: (o.createdAt ?? new Date()).getTime(),
+        urn: `urn:li:share:${next()}`,
+        author,
+        commentary,
+        rendered: renderLittleText(commentary),
+        content: null,
+        visibility: 'PUBLIC',
+        token: 'elsewhere',
+        createdAt: (o.createdAt ?? new Date()).getTime(),
       };
       posts.push(p);
       return p;

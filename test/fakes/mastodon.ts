@@ -275,7 +275,9 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
 
   function instanceV1() {
     const common = { uri: new URL(base).host, title: 'Fake Mastodon', version: '3.5.0' };
-    return opts.v1MaxTootChars ? { ...common, max_toot_chars: maxCharacters } : { ...common, configuration: { statuses: statusesConfig() } };
+    return opts.v1MaxTootChars
+      ? { ...common, max_toot_chars: maxCharacters }
+      : { ...common, configuration: { statuses: statusesConfig() } };
   }
 
   return {
@@ -326,8 +328,10 @@ const segmenter = new Intl.Segmenter();
 // Mastodon counts grapheme clusters of the text after StatusLengthValidator#countable_text: every
 // URL with a scheme becomes `characters_reserved_per_url` x's, `@user@domain` becomes `@user`.
 // (The fake's own, simpler patterns: written apart from platforms/text-length.ts on purpose.)
-const URL_WITH_SCHEME = /(?<![\p{L}\p{N}@＠$#＃])https?:\/\/[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+(?::\d{1,5})?(?:[/?#][^\s]*[^\s.,;:!?'")\]])?/gu;
-const REMOTE_MENTION = /(?<![=/\p{L}\p{M}\p{Nd}\p{Pc}])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)@[\p{L}\p{M}\p{Nd}\p{Pc}.-]+[\p{L}\p{M}\p{Nd}\p{Pc}]+/giu;
+const URL_WITH_SCHEME =
+  /(?<![\p{L}\p{N}@＠$#＃])https?:\/\/[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)+(?::\d{1,5})?(?:[/?#][^\s]*[^\s.,;:!?'")\]])?/gu;
+const REMOTE_MENTION =
+  /(?<![=/\p{L}\p{M}\p{Nd}\p{Pc}])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)@[\p{L}\p{M}\p{Nd}\p{Pc}.-]+[\p{L}\p{M}\p{Nd}\p{Pc}]+/giu;
 function countable(text: string, perUrl: number): string {
   return text.replace(URL_WITH_SCHEME, 'x'.repeat(perUrl)).replace(REMOTE_MENTION, '@$1');
 }

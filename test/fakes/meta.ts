@@ -152,7 +152,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
 
     if (route === 'refresh') return refresh(ctx);
     if (!version || route === 'unknown') {
-      return graphError(400, { message: 'Unknown path components: ' + url.pathname, type: 'OAuthException', code: 2500 });
+      return graphError(400, { message: `Unknown path components: ${url.pathname}`, type: 'OAuthException', code: 2500 });
     }
     const denied = checkToken(ctx.token);
     if (denied) return denied;
@@ -166,7 +166,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (ctx.method === 'GET' && !version && a === 'refresh_access_token' && !b && flavor !== 'facebook') return 'refresh';
     if (!a || c) return 'unknown';
     if (ctx.method === 'GET' && !b) return containers.some((x) => x.id === a) ? 'status' : 'read';
-    if (ctx.method === 'GET') return b === (flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads') ? 'list' : 'unknown';
+    if (ctx.method === 'GET')
+      return b === (flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads') ? 'list' : 'unknown';
     if (ctx.method !== 'POST' || !b) return 'unknown';
     if (flavor === 'facebook') return b === 'feed' || b === 'videos' ? 'publish' : b === 'photos' ? 'upload' : 'unknown';
     if (flavor === 'instagram') return b === 'media' ? 'container' : b === 'media_publish' ? 'publish' : 'unknown';
@@ -199,20 +200,32 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
 
   function checkToken(token: string | undefined): Response | null {
     if (!token) {
-      return graphError(400, { message: 'An active access token must be used to query information about the current user.', type: 'OAuthException', code: 2500 });
+      return graphError(400, {
+        message: 'An active access token must be used to query information about the current user.',
+        type: 'OAuthException',
+        code: 2500,
+      });
     }
     if (expiredTokens.has(token)) {
-      return graphError(400, {
-        message: `Error validating access token: Session has expired on ${new Date(Date.now() - 3600_000).toUTCString()}. The current time is ${new Date().toUTCString()}.`,
-        type: 'OAuthException',
-        code: 190,
-        error_subcode: 463,
-      }, { 'WWW-Authenticate': 'OAuth "Facebook Platform" "invalid_token" "Error validating access token: Session has expired"' });
+      return graphError(
+        400,
+        {
+          message: `Error validating access token: Session has expired on ${new Date(Date.now() - 3600_000).toUTCString()}. The current time is ${new Date().toUTCString()}.`,
+          type: 'OAuthException',
+          code: 190,
+          error_subcode: 463,
+        },
+        { 'WWW-Authenticate': 'OAuth "Facebook Platform" "invalid_token" "Error validating access token: Session has expired"' },
+      );
     }
     if (!validTokens.has(token)) {
-      return graphError(400, { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 }, {
-        'WWW-Authenticate': 'OAuth "Facebook Platform" "invalid_token" "Invalid OAuth access token - Cannot parse access token"',
-      });
+      return graphError(
+        400,
+        { message: 'Invalid OAuth access token - Cannot parse access token', type: 'OAuthException', code: 190 },
+        {
+          'WWW-Authenticate': 'OAuth "Facebook Platform" "invalid_token" "Invalid OAuth access token - Cannot parse access token"',
+        },
+      );
     }
     return null;
   }
@@ -220,7 +233,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   function refresh(ctx: Ctx): Response {
     const want = flavor === 'instagram' ? 'ig_refresh_token' : 'th_refresh_token';
     if (ctx.params.grant_type !== want) {
-      return graphError(400, { message: `Unsupported grant_type: ${ctx.params.grant_type ?? '(none)'}`, type: 'OAuthException', code: 100 });
+      return graphError(400, {
+        message: `Unsupported grant_type: ${ctx.params.grant_type ?? '(none)'}`,
+        type: 'OAuthException',
+        code: 100,
+      });
     }
     const denied = checkToken(ctx.token);
     if (denied) return denied;
@@ -247,10 +264,27 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       }
     }
     const photos = refs.map((id) => uploads.find((u) => u.id === id && u.kind === 'photo' && !u.published && !u.attachedTo));
-    if (photos.some((p) => !p)) return graphError(400, { message: '(#100) param attached_media must be an array of unpublished photos of this Page', type: 'OAuthException', code: 100 });
+    if (photos.some((p) => !p))
+      return graphError(400, {
+        message: '(#100) param attached_media must be an array of unpublished photos of this Page',
+        type: 'OAuthException',
+        code: 100,
+      });
     const message = ctx.params.message ?? '';
-    if (!message.trim() && !refs.length && !ctx.params.link) return graphError(400, { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100, error_user_msg: 'Your post is empty.' });
-    if (message.length > 63206) return graphError(400, { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100, error_user_msg: 'The message is too long.' });
+    if (!message.trim() && !refs.length && !ctx.params.link)
+      return graphError(400, {
+        message: '(#100) Invalid parameter',
+        type: 'OAuthException',
+        code: 100,
+        error_user_msg: 'Your post is empty.',
+      });
+    if (message.length > 63206)
+      return graphError(400, {
+        message: '(#100) Invalid parameter',
+        type: 'OAuthException',
+        code: 100,
+        error_user_msg: 'The message is too long.',
+      });
     const last = posts.at(-1);
     if (!refs.length && message.trim() && last && last.text === message) {
       return graphError(400, {
@@ -260,7 +294,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
         error_subcode: 1455006,
         is_transient: false,
         error_user_title: 'Duplicate Status Update',
-        error_user_msg: 'This status update is identical to the last one you posted. Try posting something different, or delete your previous update.',
+        error_user_msg:
+          'This status update is identical to the last one you posted. Try posting something different, or delete your previous update.',
       });
     }
     const post = addPost(message, refs.length ? 'added_photos' : 'mobile_status_update', refs);
@@ -274,7 +309,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const file = ctx.files.source;
     if (!file && !ctx.params.url) return graphError(400, { message: '(#324) Requires upload file', type: 'OAuthException', code: 324 });
     if (file && !IMAGE_TYPES.includes(file.type)) {
-      return graphError(400, { message: '(#100) Invalid image format. It should be an image file data.', type: 'OAuthException', code: 100 });
+      return graphError(400, {
+        message: '(#100) Invalid image format. It should be an image file data.',
+        type: 'OAuthException',
+        code: 100,
+      });
     }
     const published = ctx.params.published !== 'false';
     const upload = addUpload('photo', file, ctx.params, published);
@@ -288,8 +327,14 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const bad = unknownParam(ctx.params, /^(source|file_url|description|title|published|access_token)$/);
     if (bad) return invalidParam(bad);
     const file = ctx.files.source;
-    if (!file && !ctx.params.file_url) return graphError(400, { message: '(#100) No file data was uploaded', type: 'OAuthException', code: 100 });
-    if (file && !file.type.startsWith('video/')) return graphError(400, { message: '(#352) Sorry, the video file you selected is in a format that we don\'t support.', type: 'OAuthException', code: 352 });
+    if (!file && !ctx.params.file_url)
+      return graphError(400, { message: '(#100) No file data was uploaded', type: 'OAuthException', code: 100 });
+    if (file && !file.type.startsWith('video/'))
+      return graphError(400, {
+        message: "(#352) Sorry, the video file you selected is in a format that we don't support.",
+        type: 'OAuthException',
+        code: 352,
+      });
     const upload = addUpload('video', file, ctx.params, true);
     const post = addPost(ctx.params.description ?? '', 'added_video', [upload.id]);
     post.videoId = upload.id;
@@ -328,13 +373,17 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const text = p[textKey] ?? '';
     const maxText = flavor === 'instagram' ? 2200 : 500;
     if ([...text].length > maxText) {
-      return graphError(400, flavor === 'instagram'
-        ? { message: 'The caption is too long.', type: 'OAuthException', code: 100, error_subcode: 2207010 }
-        : { message: `Param text must be at most ${maxText} characters long.`, type: 'OAuthException', code: 100 });
+      return graphError(
+        400,
+        flavor === 'instagram'
+          ? { message: 'The caption is too long.', type: 'OAuthException', code: 100, error_subcode: 2207010 }
+          : { message: `Param text must be at most ${maxText} characters long.`, type: 'OAuthException', code: 100 },
+      );
     }
 
     const mediaType = p.media_type ?? (flavor === 'instagram' && p.image_url ? 'IMAGE' : '');
-    const need = (field: string) => graphError(400, { message: `(#100) The parameter ${field} is required`, type: 'OAuthException', code: 100 });
+    const need = (field: string) =>
+      graphError(400, { message: `(#100) The parameter ${field} is required`, type: 'OAuthException', code: 100 });
     let children: string[] = [];
     let mediaUrl: string | undefined;
     switch (mediaType) {
@@ -349,7 +398,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       case 'VIDEO':
         if (!p.video_url) return need('video_url');
         if (flavor === 'instagram' && !carouselItem) {
-          return graphError(400, { message: 'The media type VIDEO is only supported for carousel items; publish a single video with media_type=REELS.', type: 'OAuthException', code: 100 });
+          return graphError(400, {
+            message: 'The media type VIDEO is only supported for carousel items; publish a single video with media_type=REELS.',
+            type: 'OAuthException',
+            code: 100,
+          });
         }
         mediaUrl = p.video_url;
         break;
@@ -359,11 +412,19 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
         mediaUrl = p.video_url;
         break;
       case 'CAROUSEL': {
-        children = (p.children ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+        children = (p.children ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const max = flavor === 'instagram' ? 10 : 20;
         const ok = children.every((id) => containers.find((c) => c.id === id && c.carouselItem && c.status === 'FINISHED'));
         if (children.length < 2 || children.length > max || !ok) {
-          return graphError(400, { message: `Carousel validation failed: children must list 2 to ${max} finished carousel item containers.`, type: 'OAuthException', code: 100, error_subcode: 2207028 });
+          return graphError(400, {
+            message: `Carousel validation failed: children must list 2 to ${max} finished carousel item containers.`,
+            type: 'OAuthException',
+            code: 100,
+            error_subcode: 2207028,
+          });
         }
         break;
       }
@@ -398,7 +459,12 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
           });
         }
         c.status = 'ERROR';
-        c.errorMessage = flavor === 'threads' ? (mediaType === 'VIDEO' ? 'FAILED_DOWNLOADING_VIDEO' : 'UNKNOWN') : 'Error: Media download has failed (2207052)';
+        c.errorMessage =
+          flavor === 'threads'
+            ? mediaType === 'VIDEO'
+              ? 'FAILED_DOWNLOADING_VIDEO'
+              : 'UNKNOWN'
+            : 'Error: Media download has failed (2207052)';
       } else {
         c.fetched = { url: mediaUrl, ...got };
         const wanted = mediaType === 'IMAGE' ? 'image/' : 'video/';
@@ -437,7 +503,12 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (bad) return invalidParam(bad);
     const c = containers.find((x) => x.id === ctx.params.creation_id);
     if (!c || c.carouselItem) {
-      return graphError(400, { message: 'Unsupported post request. The creation_id is not a container of this user.', type: 'OAuthException', code: 100, error_subcode: 33 });
+      return graphError(400, {
+        message: 'Unsupported post request. The creation_id is not a container of this user.',
+        type: 'OAuthException',
+        code: 100,
+        error_subcode: 33,
+      });
     }
     if (c.status !== 'FINISHED') {
       return graphError(400, {
@@ -451,7 +522,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       });
     }
     c.status = 'PUBLISHED';
-    const kind = { TEXT: 'TEXT_POST', IMAGE: 'IMAGE', VIDEO: 'VIDEO', REELS: 'VIDEO', CAROUSEL: 'CAROUSEL_ALBUM' }[c.mediaType] ?? c.mediaType;
+    const kind =
+      { TEXT: 'TEXT_POST', IMAGE: 'IMAGE', VIDEO: 'VIDEO', REELS: 'VIDEO', CAROUSEL: 'CAROUSEL_ALBUM' }[c.mediaType] ?? c.mediaType;
     const post = addPost(c.params[flavor === 'instagram' ? 'caption' : 'text'] ?? '', kind, [c.id, ...c.children]);
     return json({ id: post.id });
   }
@@ -481,9 +553,25 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       return { id: p.id, message: p.text || undefined, created_time: time, permalink_url: p.permalink, status_type: p.kind };
     }
     if (flavor === 'instagram') {
-      return { id: p.id, caption: p.text || undefined, media_type: p.kind, permalink: p.permalink, shortcode: p.shortcode, timestamp: time, username: USERNAME };
+      return {
+        id: p.id,
+        caption: p.text || undefined,
+        media_type: p.kind,
+        permalink: p.permalink,
+        shortcode: p.shortcode,
+        timestamp: time,
+        username: USERNAME,
+      };
     }
-    return { id: p.id, text: p.text || undefined, media_type: p.kind, permalink: p.permalink, shortcode: p.shortcode, timestamp: time, username: USERNAME };
+    return {
+      id: p.id,
+      text: p.text || undefined,
+      media_type: p.kind,
+      permalink: p.permalink,
+      shortcode: p.shortcode,
+      timestamp: time,
+      username: USERNAME,
+    };
   }
 
   function addPost(text: string, kind: string, media: string[], created = new Date()): FakeGraphPost {

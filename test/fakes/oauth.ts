@@ -106,7 +106,8 @@ export async function startFakeOAuth(opts: FakeOAuthOptions = {}): Promise<FakeO
       return Response.redirect(back.toString(), 302);
     }
     const method = q.get('code_challenge_method');
-    if (q.get('code_challenge') && method !== 'S256' && method !== 'plain') return new Response('bad code_challenge_method', { status: 400 });
+    if (q.get('code_challenge') && method !== 'S256' && method !== 'plain')
+      return new Response('bad code_challenge_method', { status: 400 });
     const code = token('code');
     const known = new Set(['response_type', idParam, 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method']);
     authorizations.push({

@@ -8,9 +8,7 @@ export interface FakePin {
   description: string | null;
   title: string | null;
   altText: string | null;
-  media:
-    | { type: 'image'; contentType: string; size: number }
-    | { type: 'video'; mediaId: string; cover: Record<string, unknown> };
+  media: { type: 'image'; contentType: string; size: number } | { type: 'video'; mediaId: string; cover: Record<string, unknown> };
   createdAt: string;
   user: string;
 }
@@ -62,11 +60,30 @@ export interface FakePinterestOptions {
 export const BOARD_ID = '1009213841234567890';
 export const OTHER_BOARD_ID = '1009213849999999999';
 
-const PIN_KEYS = ['link', 'title', 'description', 'dominant_color', 'alt_text', 'board_id', 'board_section_id', 'media_source', 'parent_pin_id', 'note'];
+const PIN_KEYS = [
+  'link',
+  'title',
+  'description',
+  'dominant_color',
+  'alt_text',
+  'board_id',
+  'board_section_id',
+  'media_source',
+  'parent_pin_id',
+  'note',
+];
 const SOURCE_KEYS: Record<string, string[]> = {
   image_base64: ['source_type', 'content_type', 'data', 'is_standard'],
   image_url: ['source_type', 'url', 'is_standard'],
-  video_id: ['source_type', 'media_id', 'cover_image_url', 'cover_image_content_type', 'cover_image_data', 'cover_image_key_frame_time', 'is_standard'],
+  video_id: [
+    'source_type',
+    'media_id',
+    'cover_image_url',
+    'cover_image_content_type',
+    'cover_image_data',
+    'cover_image_key_frame_time',
+    'is_standard',
+  ],
 };
 const MAGIC: Record<string, number[]> = { 'image/jpeg': [0xff, 0xd8, 0xff], 'image/png': [0x89, 0x50, 0x4e, 0x47] };
 
@@ -77,7 +94,10 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
   const requests: FakeRequest[] = [];
   const tokens = new Map([['pina_good', 'poster']]);
   const refreshTokens = new Map([['pinr_1', 'poster']]);
-  const boards = new Map([[BOARD_ID, 'poster'], [OTHER_BOARD_ID, 'someone-else']]);
+  const boards = new Map([
+    [BOARD_ID, 'poster'],
+    [OTHER_BOARD_ID, 'someone-else'],
+  ]);
   const uploadParams = new Map<string, Record<string, string>>();
   const canned = new Map<FakeRoute, FakeResponse[]>();
   const hanging = new Set<() => void>();
@@ -100,7 +120,8 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     const next = canned.get(route)?.shift();
     if (next === 'hang') return hang(req);
     if (next === 'accept-then-hang') acceptThenHang = true;
-    else if (next && typeof next.body === 'string') return new Response(next.body, { status: next.status, headers: { 'Content-Type': 'application/xml', ...next.headers } });
+    else if (next && typeof next.body === 'string')
+      return new Response(next.body, { status: next.status, headers: { 'Content-Type': 'application/xml', ...next.headers } });
     else if (next) return json(next.body ?? { code: next.status, message: `HTTP ${next.status}` }, next.status, next.headers);
 
     if (route === 'token') return token(req);
@@ -136,9 +157,15 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     const owner = boards.get(boardId);
     if (!owner) return error(404, 404, 'Board not found.');
     if (owner !== user) return error(403, 403, 'Not authorized to access board or Pin.');
-    for (const [k, max] of [['title', 100], ['description', 800], ['alt_text', 500], ['link', 2048]] as const) {
+    for (const [k, max] of [
+      ['title', 100],
+      ['description', 800],
+      ['alt_text', 500],
+      ['link', 2048],
+    ] as const) {
       const v = body[k];
-      if (v != null && (typeof v !== 'string' || v.length > max)) return error(400, 1, `${k}: must be a string of at most ${max} characters.`);
+      if (v != null && (typeof v !== 'string' || v.length > max))
+        return error(400, 1, `${k}: must be a string of at most ${max} characters.`);
     }
     const source = await checkSource(body.media_source, user);
     if (source instanceof Response) return source;
@@ -167,7 +194,8 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       const type = String(s.content_type);
       if (!MAGIC[type]) return error(400, 1, "media_source.content_type: must be one of 'image/jpeg', 'image/png'.");
       const bytes = typeof s.data === 'string' ? Buffer.from(s.data, 'base64') : Buffer.alloc(0);
-      if (!bytes.length || !MAGIC[type]!.every((b, i) => bytes[i] === b)) return error(403, 3, 'The Pin\'s image is too small, too large or is broken.');
+      if (!bytes.length || !MAGIC[type]!.every((b, i) => bytes[i] === b))
+        return error(403, 3, "The Pin's image is too small, too large or is broken.");
       return { type: 'image', contentType: type, size: bytes.length };
     }
     if (s.source_type === 'video_id') {
@@ -175,7 +203,8 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       if (!m) return error(400, 1, `media_source.media_id: media ${String(s.media_id)} not found.`);
       if (m.status !== 'succeeded') return error(400, 1, `Media ${m.mediaId} is not ready (status ${m.status}).`);
       const frame = s.cover_image_key_frame_time;
-      if (frame != null && (typeof frame !== 'number' || frame < 0)) return error(400, 1, 'media_source.cover_image_key_frame_time: must be >= 0.');
+      if (frame != null && (typeof frame !== 'number' || frame < 0))
+        return error(400, 1, 'media_source.cover_image_key_frame_time: must be >= 0.');
       const { source_type: _t, media_id: _m, ...cover } = s;
       return { type: 'video', mediaId: m.mediaId, cover };
     }
@@ -197,7 +226,16 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       'Content-Type': 'multipart/form-data',
     };
     uploadParams.set(params.key, params);
-    media.push({ mediaId, user, status: 'registered', size: 0, contentType: '', fileName: '', fieldOrder: [], pendingPolls: opts.mediaPendingPolls ?? 1 });
+    media.push({
+      mediaId,
+      user,
+      status: 'registered',
+      size: 0,
+      contentType: '',
+      fileName: '',
+      fieldOrder: [],
+      pendingPolls: opts.mediaPendingPolls ?? 1,
+    });
     return json({ media_id: mediaId, media_type: 'video', upload_url: `${base}/pinterest-media-upload`, upload_parameters: params }, 201);
   }
 
@@ -212,10 +250,17 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       return s3Error(403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed');
     }
     const file = form.get('file');
-    if (!(file instanceof Blob) || !file.size) return s3Error(400, 'IncorrectNumberOfFilesInPostRequest', 'POST requires exactly one file upload per request.');
+    if (!(file instanceof Blob) || !file.size)
+      return s3Error(400, 'IncorrectNumberOfFilesInPostRequest', 'POST requires exactly one file upload per request.');
     uploadParams.delete(key as string);
     const m = media.find((x) => `uploads/${x.mediaId}` === key)!;
-    Object.assign(m, { status: 'processing', size: file.size, contentType: file.type, fileName: file instanceof File ? file.name : '', fieldOrder: names });
+    Object.assign(m, {
+      status: 'processing',
+      size: file.size,
+      contentType: file.type,
+      fileName: file instanceof File ? file.name : '',
+      fieldOrder: names,
+    });
     return new Response(null, { status: 204 });
   }
 
@@ -246,7 +291,8 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     const basic = /^basic\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
     if (!basic || atob(basic) !== `${client.id}:${client.secret}`) return error(401, 2, 'Authentication failed.');
     const f = Object.fromEntries(new URLSearchParams(await req.text()));
-    if (f.grant_type !== 'refresh_token') return error(400, 1, "grant_type: must be one of 'authorization_code', 'refresh_token', 'client_credentials'.");
+    if (f.grant_type !== 'refresh_token')
+      return error(400, 1, "grant_type: must be one of 'authorization_code', 'refresh_token', 'client_credentials'.");
     const user = f.refresh_token ? refreshTokens.get(f.refresh_token) : undefined;
     if (!user) return error(401, 283, 'The authorization grant is invalid');
     refreshTokens.delete(f.refresh_token!);

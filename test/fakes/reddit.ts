@@ -101,14 +101,18 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     const agent = req.headers.get('user-agent') ?? '';
     if (route !== 'bucket' && (!agent || GENERIC_AGENT.test(agent))) {
       // Reddit throttles requests without a descriptive User-Agent.
-      return new Response('<html><body><h1>whoa there, pardner!</h1></body></html>', { status: 429, headers: { 'Content-Type': 'text/html' } });
+      return new Response('<html><body><h1>whoa there, pardner!</h1></body></html>', {
+        status: 429,
+        headers: { 'Content-Type': 'text/html' },
+      });
     }
 
     let acceptThenHang = false;
     const next = canned.get(route)?.shift();
     if (next === 'hang') return hang(req);
     if (next === 'accept-then-hang') acceptThenHang = true;
-    else if (next && typeof next.body === 'string') return new Response(next.body, { status: next.status, headers: { 'Content-Type': 'application/xml', ...next.headers } });
+    else if (next && typeof next.body === 'string')
+      return new Response(next.body, { status: next.status, headers: { 'Content-Type': 'application/xml', ...next.headers } });
     else if (next) return redditJson(next.body ?? { message: `HTTP ${next.status}`, error: next.status }, next.status, next.headers);
 
     if (route === 'token') return token(req);
@@ -154,21 +158,46 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (!f) return redditJson({ message: 'Bad Request', error: 400 }, 400);
     if (f.api_type !== 'json') {
       // Without api_type=json Reddit answers in its old jQuery format.
-      return redditJson({ jquery: [[0, 1, 'call', ['body']], [1, 2, 'attr', 'find']], success: false });
+      return redditJson({
+        jquery: [
+          [0, 1, 'call', ['body']],
+          [1, 2, 'attr', 'find'],
+        ],
+        success: false,
+      });
     }
     const kind = f.kind;
-    if (kind !== 'self' && kind !== 'link' && kind !== 'image' && kind !== 'video') return errors([['INVALID_OPTION', "that option is not valid", 'kind']]);
+    if (kind !== 'self' && kind !== 'link' && kind !== 'image' && kind !== 'video')
+      return errors([['INVALID_OPTION', 'that option is not valid', 'kind']]);
     const problem = checkCommon(f.sr, f.title) ?? checkKind(kind, f);
     if (problem) return errors([problem]);
     const sub = subName(f.sr!);
     if (kind === 'link' && f.resubmit !== 'true' && posts.some((p) => p.kind === 'link' && p.url === f.url && p.subreddit === sub)) {
       return errors([['ALREADY_SUB', 'that link has already been submitted', 'url']]);
     }
-    const post = create({ kind, subreddit: sub, title: f.title!, text: f.text ?? '', url: f.url ?? null, videoPosterUrl: f.video_poster_url ?? null, author: user });
+    const post = create({
+      kind,
+      subreddit: sub,
+      title: f.title!,
+      text: f.text ?? '',
+      url: f.url ?? null,
+      videoPosterUrl: f.video_poster_url ?? null,
+      author: user,
+    });
     if (kind === 'image' || kind === 'video') {
-      return redditJson({ json: { errors: [], data: { user_submitted_page: `https://www.reddit.com/user/${user}/submitted/`, websocket_url: `wss://ws.example/rte_images/${post.id}` } } });
+      return redditJson({
+        json: {
+          errors: [],
+          data: {
+            user_submitted_page: `https://www.reddit.com/user/${user}/submitted/`,
+            websocket_url: `wss://ws.example/rte_images/${post.id}`,
+          },
+        },
+      });
     }
-    return redditJson({ json: { errors: [], data: { url: `https://www.reddit.com${post.permalink}`, drafts_count: 0, id: post.id, name: post.name } } });
+    return redditJson({
+      json: { errors: [], data: { url: `https://www.reddit.com${post.permalink}`, drafts_count: 0, id: post.id, name: post.name } },
+    });
   }
 
   async function gallery(req: Request, user: string): Promise<Response> {
@@ -184,7 +213,8 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (items.length < 2 || items.length > 20) return errors([['BAD_GALLERY', 'galleries need between 2 and 20 items', 'items']]);
     const bad = items.find((i) => !uploads.some((x) => x.assetId === i.media_id && IMAGE_TYPES.includes(x.mimeType)));
     if (bad) return errors([['MEDIA_UPLOAD_FAILED', `media ${String(bad.media_id)} is not an uploaded image`, 'items']]);
-    if (items.some((i) => typeof i.caption === 'string' && i.caption.length > 180)) return errors([['TOO_LONG', 'this is too long (max: 180)', 'caption']]);
+    if (items.some((i) => typeof i.caption === 'string' && i.caption.length > 180))
+      return errors([['TOO_LONG', 'this is too long (max: 180)', 'caption']]);
     const post = create({
       kind: 'gallery',
       subreddit: subName(str(b.sr)!),
@@ -224,7 +254,8 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
   async function asset(req: Request): Promise<Response> {
     const f = await formOf(req);
     if (!f?.filepath || !f.mimetype) return redditJson({ message: 'Bad Request', error: 400 }, 400);
-    if (![...IMAGE_TYPES, ...VIDEO_TYPES].includes(f.mimetype)) return redditJson({ message: 'Bad Request', error: 400, reason: 'unsupported mimetype' }, 400);
+    if (![...IMAGE_TYPES, ...VIDEO_TYPES].includes(f.mimetype))
+      return redditJson({ message: 'Bad Request', error: 400, reason: 'unsupported mimetype' }, 400);
     const assetId = `a${base36()}`;
     const key = `rte_images/${assetId}`;
     const fields = [
@@ -244,7 +275,12 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     leases.set(key, { fields, assetId, fileName: f.filepath });
     return redditJson({
       args: { action: `//127.0.0.1:${server.port}/media-bucket`, fields },
-      asset: { asset_id: assetId, processing_state: 'incomplete', payload: { filepath: f.filepath }, websocket_url: `wss://ws.example/rte_images/${assetId}` },
+      asset: {
+        asset_id: assetId,
+        processing_state: 'incomplete',
+        payload: { filepath: f.filepath },
+        websocket_url: `wss://ws.example/rte_images/${assetId}`,
+      },
     });
   }
 
@@ -258,10 +294,13 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     const lease = typeof key === 'string' ? leases.get(key) : undefined;
     if (!lease) return s3Error(403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed: ["eq", "$key", ...]');
     const expected = [...lease.fields.map((f) => f.name), 'file'];
-    if (names.join(',') !== expected.join(',')) return s3Error(400, 'InvalidArgument', `Fields out of order or missing: ${names.join(',')}`);
-    if (lease.fields.some((f) => form.get(f.name) !== f.value)) return s3Error(403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed');
+    if (names.join(',') !== expected.join(','))
+      return s3Error(400, 'InvalidArgument', `Fields out of order or missing: ${names.join(',')}`);
+    if (lease.fields.some((f) => form.get(f.name) !== f.value))
+      return s3Error(403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed');
     const file = form.get('file');
-    if (!(file instanceof Blob) || file.size === 0) return s3Error(400, 'IncorrectNumberOfFilesInPostRequest', 'POST requires exactly one file upload per request.');
+    if (!(file instanceof Blob) || file.size === 0)
+      return s3Error(400, 'IncorrectNumberOfFilesInPostRequest', 'POST requires exactly one file upload per request.');
     leases.delete(key as string);
     const url = `${base}/media-bucket/${key}`;
     uploads.push({
@@ -331,7 +370,11 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
 
   function create(p: Partial<FakeRedditPost> & Pick<FakeRedditPost, 'kind' | 'subreddit' | 'title' | 'author'>): FakeRedditPost {
     const id = base36();
-    const slug = p.title.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '').slice(0, 50);
+    const slug = p.title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_|_$/g, '')
+      .slice(0, 50);
     const post: FakeRedditPost = {
       id,
       name: `t3_${id}`,

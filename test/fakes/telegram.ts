@@ -57,7 +57,12 @@ export interface FakeTelegram {
   stop(): Promise<void>;
 }
 
-export const PUBLIC_CHANNEL: FakeTelegramChat = { id: -1001234567890, type: 'channel', username: 'postpilot_news', title: 'Postpilot News' };
+export const PUBLIC_CHANNEL: FakeTelegramChat = {
+  id: -1001234567890,
+  type: 'channel',
+  username: 'postpilot_news',
+  title: 'Postpilot News',
+};
 export const PRIVATE_SUPERGROUP: FakeTelegramChat = { id: -1009876543210, type: 'supergroup', title: 'Team' };
 export const BASIC_GROUP: FakeTelegramChat = { id: -4012345678, type: 'group', title: 'Old group' };
 export const PRIVATE_CHAT: FakeTelegramChat = { id: 555000111, type: 'private' };
@@ -122,7 +127,11 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     try {
       if (!validTokens.has(token)) throw new TgError(401, 'Unauthorized');
       const chat = resolveChat(chatParam);
-      const result = await (method === 'sendmessage' ? sendMessage(chat, params) : method === 'sendmediagroup' ? sendMediaGroup(chat, params) : sendFile(method, chat, params));
+      const result = await (method === 'sendmessage'
+        ? sendMessage(chat, params)
+        : method === 'sendmediagroup'
+          ? sendMediaGroup(chat, params)
+          : sendFile(method, chat, params));
       if (next === 'accept-then-hang') return hang(req);
       return json({ ok: true, result });
     } catch (err) {
@@ -133,14 +142,19 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
   function resolveChat(param: string | File | undefined): FakeTelegramChat {
     if (typeof param !== 'string' || !param) throw new TgError(400, 'Bad Request: chat_id is empty');
-    const chat = param.startsWith('@') ? chats.find((c) => c.username && `@${c.username}` === param) : chats.find((c) => String(c.id) === param);
+    const chat = param.startsWith('@')
+      ? chats.find((c) => c.username && `@${c.username}` === param)
+      : chats.find((c) => String(c.id) === param);
     const upgradedTo = chat ? migrated.get(chat.id) : undefined;
     if (upgradedTo !== undefined) {
       throw new TgError(400, 'Bad Request: group chat was upgraded to a supergroup chat', { migrate_to_chat_id: upgradedTo });
     }
     if (!chat) throw new TgError(400, 'Bad Request: chat not found');
     if (kicked.has(chat.id)) {
-      throw new TgError(403, chat.type === 'private' ? 'Forbidden: bot was blocked by the user' : `Forbidden: bot was kicked from the ${chat.type} chat`);
+      throw new TgError(
+        403,
+        chat.type === 'private' ? 'Forbidden: bot was blocked by the user' : `Forbidden: bot was kicked from the ${chat.type} chat`,
+      );
     }
     return chat;
   }
@@ -155,7 +169,8 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
   async function checkFile(kind: string, part: string | File | undefined, where: string): Promise<File> {
     if (part === undefined) throw new TgError(400, `Bad Request: there is no ${where} in the request`);
     if (!(part instanceof File)) throw new TgError(400, 'Bad Request: wrong file identifier/HTTP URL specified');
-    if (kind === 'photo' && !isRasterImage(new Uint8Array(await part.arrayBuffer()))) throw new TgError(400, 'Bad Request: IMAGE_PROCESS_FAILED');
+    if (kind === 'photo' && !isRasterImage(new Uint8Array(await part.arrayBuffer())))
+      throw new TgError(400, 'Bad Request: IMAGE_PROCESS_FAILED');
     return part;
   }
 
@@ -187,7 +202,8 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     } catch {
       throw new TgError(400, "Bad Request: can't parse media JSON object"); // approx.
     }
-    if (!Array.isArray(media) || media.length < 2 || media.length > 10) throw new TgError(400, 'Bad Request: media must include 2-10 items'); // approx.
+    if (!Array.isArray(media) || media.length < 2 || media.length > 10)
+      throw new TgError(400, 'Bad Request: media must include 2-10 items'); // approx.
     const kinds = media.map((item) => (item as { type?: unknown })?.type);
     const allowed = ['photo', 'video', 'audio', 'document'];
     const mixesFiles = kinds.some((k) => k === 'audio' || k === 'document') && new Set(kinds).size > 1;
@@ -203,7 +219,16 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     }
     const groupId = String(13_000_000_000_000_000 + ++groups);
     return files.map((f) =>
-      messageJson(record(chat, { method: 'sendMediaGroup', kind: f.kind, caption: f.caption, file: fileInfo(f.kind, f.file), media_group_id: groupId, supports_streaming: f.streaming })),
+      messageJson(
+        record(chat, {
+          method: 'sendMediaGroup',
+          kind: f.kind,
+          caption: f.caption,
+          file: fileInfo(f.kind, f.file),
+          media_group_id: groupId,
+          supports_streaming: f.streaming,
+        }),
+      ),
     );
   }
 
@@ -229,7 +254,8 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     if (m.media_group_id) out.media_group_id = m.media_group_id;
     if (m.kind && m.file) {
       const file = { file_id: `BQAC${m.chatId}_${m.message_id}`, file_unique_id: `AgAD${m.message_id}`, file_size: m.file.size };
-      out[m.kind] = m.kind === 'photo' ? [{ ...file, width: 8, height: 8 }] : { ...file, file_name: m.file.fileName, mime_type: m.file.mimeType };
+      out[m.kind] =
+        m.kind === 'photo' ? [{ ...file, width: 8, height: 8 }] : { ...file, file_name: m.file.fileName, mime_type: m.file.mimeType };
     }
     return out;
   }

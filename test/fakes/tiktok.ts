@@ -87,11 +87,34 @@ export const FAKE_APP = { clientId: 'awfakeclientkey', clientSecret: 'fake-clien
 
 const MB = 1024 * 1024;
 const POST_INFO = new Set([
-  'title', 'privacy_level', 'disable_duet', 'disable_stitch', 'disable_comment', 'video_cover_timestamp_ms',
-  'brand_content_toggle', 'brand_organic_toggle', 'is_aigc',
+  'title',
+  'privacy_level',
+  'disable_duet',
+  'disable_stitch',
+  'disable_comment',
+  'video_cover_timestamp_ms',
+  'brand_content_toggle',
+  'brand_organic_toggle',
+  'is_aigc',
 ]);
 const SOURCE_INFO = new Set(['source', 'video_size', 'chunk_size', 'total_chunk_count', 'video_url']);
-const VIDEO_FIELDS = new Set(['id', 'create_time', 'cover_image_url', 'share_url', 'video_description', 'duration', 'height', 'width', 'title', 'embed_html', 'embed_link', 'like_count', 'comment_count', 'share_count', 'view_count']);
+const VIDEO_FIELDS = new Set([
+  'id',
+  'create_time',
+  'cover_image_url',
+  'share_url',
+  'video_description',
+  'duration',
+  'height',
+  'width',
+  'title',
+  'embed_html',
+  'embed_link',
+  'like_count',
+  'comment_count',
+  'share_count',
+  'view_count',
+]);
 
 export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<FakeTikTok> {
   const creator: FakeCreator = {
@@ -185,13 +208,17 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
   }
 
   async function init(req: Request, tok: string): Promise<Response> {
-    const body = (await req.json().catch(() => null)) as { post_info?: Record<string, unknown>; source_info?: Record<string, unknown> } | null;
+    const body = (await req.json().catch(() => null)) as {
+      post_info?: Record<string, unknown>;
+      source_info?: Record<string, unknown>;
+    } | null;
     if (!body || typeof body.post_info !== 'object' || typeof body.source_info !== 'object') {
       return apiError(400, 'invalid_param', 'post_info and source_info are required.');
     }
     const info = body.post_info!;
     const src = body.source_info!;
-    for (const k of Object.keys(body)) if (k !== 'post_info' && k !== 'source_info') return apiError(400, 'invalid_param', `Unknown field ${k}.`);
+    for (const k of Object.keys(body))
+      if (k !== 'post_info' && k !== 'source_info') return apiError(400, 'invalid_param', `Unknown field ${k}.`);
     for (const k of Object.keys(info)) if (!POST_INFO.has(k)) return apiError(400, 'invalid_param', `Unknown field post_info.${k}.`);
     for (const k of Object.keys(src)) if (!SOURCE_INFO.has(k)) return apiError(400, 'invalid_param', `Unknown field source_info.${k}.`);
     if (info.title !== undefined && (typeof info.title !== 'string' || info.title.length > 2200)) {
@@ -200,7 +227,8 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     for (const k of ['disable_duet', 'disable_stitch', 'disable_comment', 'brand_organic_toggle', 'is_aigc']) {
       if (info[k] !== undefined && typeof info[k] !== 'boolean') return apiError(400, 'invalid_param', `post_info.${k} must be a boolean.`);
     }
-    if (typeof info.brand_content_toggle !== 'boolean') return apiError(400, 'invalid_param', 'post_info.brand_content_toggle is required.');
+    if (typeof info.brand_content_toggle !== 'boolean')
+      return apiError(400, 'invalid_param', 'post_info.brand_content_toggle is required.');
     if (typeof info.privacy_level !== 'string' || !creator.privacy_level_options.includes(info.privacy_level)) {
       return apiError(
         403,
@@ -236,7 +264,9 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
   }
 
   async function upload(req: Request, url: URL): Promise<Response> {
-    const p = publishes.find((x) => x.uploadId === url.searchParams.get('upload_id') && `tok${x.uploadId.slice(3)}` === url.searchParams.get('upload_token'));
+    const p = publishes.find(
+      (x) => x.uploadId === url.searchParams.get('upload_id') && `tok${x.uploadId.slice(3)}` === url.searchParams.get('upload_token'),
+    );
     if (!p) return new Response(null, { status: 404 });
     if (p.uploadExpired) return new Response(null, { status: 403 });
     const bytes = new Uint8Array(await req.arrayBuffer());
@@ -303,7 +333,8 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
 
   async function videoList(req: Request, url: URL, tok: string): Promise<Response> {
     const fields = (url.searchParams.get('fields') ?? '').split(',').filter(Boolean);
-    if (!fields.length || fields.some((f) => !VIDEO_FIELDS.has(f))) return apiError(400, 'invalid_params', 'fields is missing or has an unknown field.');
+    if (!fields.length || fields.some((f) => !VIDEO_FIELDS.has(f)))
+      return apiError(400, 'invalid_params', 'fields is missing or has an unknown field.');
     const body = (await req.json().catch(() => null)) as { max_count?: unknown; cursor?: unknown } | null;
     const max = body?.max_count ?? 10;
     if (typeof max !== 'number' || max < 1 || max > 20) return apiError(400, 'invalid_params', 'max_count must be between 1 and 20.');
@@ -403,7 +434,8 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
 
 /** The media transfer guide's chunk rules; a wrong plan is refused at video/init. */
 function chunkProblem(size: number, chunk: number, count: number): string | null {
-  if (![size, chunk, count].every(Number.isInteger) || size <= 0 || chunk <= 0) return 'video_size, chunk_size and total_chunk_count must be positive integers.';
+  if (![size, chunk, count].every(Number.isInteger) || size <= 0 || chunk <= 0)
+    return 'video_size, chunk_size and total_chunk_count must be positive integers.';
   if (size > 4096 * MB) return 'The video is larger than 4 GB.';
   if (size < 5 * MB) return chunk === size && count === 1 ? null : 'The chunk size is invalid: a video under 5 MB is uploaded whole.';
   if (chunk > 64 * MB || (chunk < 5 * MB && chunk !== size)) return 'The chunk size is invalid.';

@@ -74,13 +74,40 @@ export interface FakeX {
 }
 
 const MEDIA_TYPES = new Set([
-  'video/mp4', 'video/webm', 'video/mp2t', 'video/quicktime', 'text/srt', 'text/vtt', 'image/jpeg', 'image/gif',
-  'image/bmp', 'image/png', 'image/webp', 'image/pjpeg', 'image/tiff', 'model/gltf-binary', 'model/vnd.usdz+zip',
+  'video/mp4',
+  'video/webm',
+  'video/mp2t',
+  'video/quicktime',
+  'text/srt',
+  'text/vtt',
+  'image/jpeg',
+  'image/gif',
+  'image/bmp',
+  'image/png',
+  'image/webp',
+  'image/pjpeg',
+  'image/tiff',
+  'model/gltf-binary',
+  'model/vnd.usdz+zip',
 ]);
 const CATEGORIES = new Set(['amplify_video', 'tweet_gif', 'tweet_image', 'tweet_video', 'dm_gif', 'dm_image', 'dm_video', 'subtitles']);
 const TWEET_FIELDS = new Set([
-  'text', 'media', 'reply', 'quote_tweet_id', 'poll', 'reply_settings', 'for_super_followers_only', 'geo', 'nullcast',
-  'card_uri', 'community_id', 'direct_message_deep_link', 'edit_options', 'made_with_ai', 'paid_partnership', 'share_with_followers',
+  'text',
+  'media',
+  'reply',
+  'quote_tweet_id',
+  'poll',
+  'reply_settings',
+  'for_super_followers_only',
+  'geo',
+  'nullcast',
+  'card_uri',
+  'community_id',
+  'direct_message_deep_link',
+  'edit_options',
+  'made_with_ai',
+  'paid_partnership',
+  'share_with_followers',
 ]);
 const MAX_TEXT = 280;
 const MAX_ALT = 1000;
@@ -113,7 +140,8 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     requests.push({ method, path, search: u.search, authorization: req.headers.get('authorization') });
 
     const route = routeOf(method, path, u.searchParams);
-    if (!route) return problem(404, 'Not Found Error', 'Sorry, that page does not exist.', 'https://api.twitter.com/2/problems/resource-not-found');
+    if (!route)
+      return problem(404, 'Not Found Error', 'Sorry, that page does not exist.', 'https://api.twitter.com/2/problems/resource-not-found');
     counts.set(route, (counts.get(route) ?? 0) + 1);
 
     let acceptThenHang = false;
@@ -173,7 +201,8 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     const mediaType = body.media_type;
     const category = body.media_category;
     const total = body.total_bytes;
-    if (typeof mediaType !== 'string' || !MEDIA_TYPES.has(mediaType)) return invalid(`$.media_type: does not have a value in the enumeration`);
+    if (typeof mediaType !== 'string' || !MEDIA_TYPES.has(mediaType))
+      return invalid(`$.media_type: does not have a value in the enumeration`);
     if (category !== undefined && (typeof category !== 'string' || !CATEGORIES.has(category))) {
       return invalid(`$.media_category: does not have a value in the enumeration`);
     }
@@ -233,7 +262,13 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     }
     m.state = 'pending';
     return json({
-      data: { id, media_key: m.mediaKey, size: m.totalBytes, expires_after_secs: 86_400, processing_info: { state: 'pending', check_after_secs: 1 } },
+      data: {
+        id,
+        media_key: m.mediaKey,
+        size: m.totalBytes,
+        expires_after_secs: 86_400,
+        processing_info: { state: 'pending', check_after_secs: 1 },
+      },
     });
   }
 
@@ -278,17 +313,24 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     const rawIds = dig(body, 'media', 'media_ids');
     if (body.media !== undefined && !Array.isArray(rawIds)) return invalid('$.media.media_ids: is missing but it is required');
     const ids = (rawIds ?? []) as unknown[];
-    if (ids.some((x) => typeof x !== 'string' || !/^\d{1,19}$/.test(x))) return invalid('$.media.media_ids[0]: integer found, string expected');
-    if (body.media !== undefined && (ids.length < 1 || ids.length > 4)) return invalid('$.media.media_ids: must have between 1 and 4 items');
+    if (ids.some((x) => typeof x !== 'string' || !/^\d{1,19}$/.test(x)))
+      return invalid('$.media.media_ids[0]: integer found, string expected');
+    if (body.media !== undefined && (ids.length < 1 || ids.length > 4))
+      return invalid('$.media.media_ids: must have between 1 and 4 items');
     if (!text && !ids.length) return invalid('$.text: is missing but it is required');
     // X counts weighted (twitter-text, X's own library): CJK and emoji 2, any URL 23.
     if (typeof text === 'string' && parseTweet(text).weightedLength > MAX_TEXT) {
       return problem(403, 'Forbidden', 'You are not permitted to perform this action.');
     }
     const attached = (ids as string[]).map((id) => media.find((m) => m.id === id && m.userId === user.id));
-    if (attached.some((m) => !m || m.state !== 'succeeded')) {
+    if (attached.some((m) => m?.state !== 'succeeded')) {
       return json(
-        { errors: [{ parameters: { 'media.media_ids': ids }, message: 'Your media IDs are invalid.' }], title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' },
+        {
+          errors: [{ parameters: { 'media.media_ids': ids }, message: 'Your media IDs are invalid.' }],
+          title: 'Invalid Request',
+          detail: 'One or more parameters to your request was invalid.',
+          type: 'https://api.twitter.com/2/problems/invalid-request',
+        },
         400,
       );
     }
@@ -297,7 +339,13 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     if (typeof text === 'string' && text && tweets.some((t) => t.userId === user.id && t.text === text)) {
       return problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
     }
-    const t: FakeTweet = { id: newId(), text: typeof text === 'string' ? text : '', mediaIds: ids as string[], userId: user.id, createdAt: new Date().toISOString() };
+    const t: FakeTweet = {
+      id: newId(),
+      text: typeof text === 'string' ? text : '',
+      mediaIds: ids as string[],
+      userId: user.id,
+      createdAt: new Date().toISOString(),
+    };
     tweets.push(t);
     return json({ data: { id: t.id, text: t.text, edit_history_tweet_ids: [t.id] } }, 201);
   }
@@ -305,9 +353,11 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
   function timeline(path: string, q: URLSearchParams): Response {
     const uid = path.split('/')[3];
     const max = Number(q.get('max_results') ?? '10');
-    if (!Number.isInteger(max) || max < 5 || max > 100) return invalid(`The \`max_results\` query parameter value [${q.get('max_results')}] is not between 5 and 100`);
+    if (!Number.isInteger(max) || max < 5 || max > 100)
+      return invalid(`The \`max_results\` query parameter value [${q.get('max_results')}] is not between 5 and 100`);
     const exclude = (q.get('exclude') ?? '').split(',').filter(Boolean);
-    if (exclude.some((e) => e !== 'retweets' && e !== 'replies')) return invalid(`The \`exclude\` query parameter value [${q.get('exclude')}] is not one of [retweets,replies]`);
+    if (exclude.some((e) => e !== 'retweets' && e !== 'replies'))
+      return invalid(`The \`exclude\` query parameter value [${q.get('exclude')}] is not one of [retweets,replies]`);
     const start = q.get('start_time');
     if (start !== null && !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(start)) {
       return invalid(`Invalid 'start_time':'${start}'. 'start_time' must be a valid RFC3339 date-time`);
@@ -398,7 +448,12 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
 
   function invalid(message: string): Response {
     return json(
-      { errors: [{ parameters: {}, message }], title: 'Invalid Request', detail: 'One or more parameters to your request was invalid.', type: 'https://api.twitter.com/2/problems/invalid-request' },
+      {
+        errors: [{ parameters: {}, message }],
+        title: 'Invalid Request',
+        detail: 'One or more parameters to your request was invalid.',
+        type: 'https://api.twitter.com/2/problems/invalid-request',
+      },
       400,
     );
   }
@@ -422,8 +477,17 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       const ids = Array.from({ length: o.mediaCount ?? 0 }, () => {
         const id = newId();
         media.push({
-          id, mediaKey: `3_${id}`, userId: user.id, mediaType: 'image/png', category: 'tweet_image', totalBytes: 1,
-          segments: new Map([[0, 1]]), finalized: true, state: 'succeeded', pendingPolls: 0, altText: null,
+          id,
+          mediaKey: `3_${id}`,
+          userId: user.id,
+          mediaType: 'image/png',
+          category: 'tweet_image',
+          totalBytes: 1,
+          segments: new Map([[0, 1]]),
+          finalized: true,
+          state: 'succeeded',
+          pendingPolls: 0,
+          altText: null,
         });
         return id;
       });

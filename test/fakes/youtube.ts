@@ -75,7 +75,13 @@ const QUANTUM = 256 * 1024;
 const CATEGORIES = new Set(['1', '2', '10', '15', '17', '19', '20', '22', '23', '24', '25', '26', '27', '28']);
 const SNIPPET_FIELDS = new Set(['title', 'description', 'tags', 'categoryId', 'defaultLanguage']);
 const STATUS_FIELDS = new Set([
-  'privacyStatus', 'embeddable', 'license', 'publicStatsViewable', 'publishAt', 'selfDeclaredMadeForKids', 'containsSyntheticMedia',
+  'privacyStatus',
+  'embeddable',
+  'license',
+  'publicStatsViewable',
+  'publishAt',
+  'selfDeclaredMadeForKids',
+  'containsSyntheticMedia',
 ]);
 
 export async function startFakeYouTube(): Promise<FakeYouTube> {
@@ -245,7 +251,12 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     if (total !== session.size || to < from || to >= total || bytes.byteLength !== to - from + 1) return badRange(range);
     const type = req.headers.get('content-type');
     if (type && type !== session.mimeType) {
-      return googleError(400, 'invalidContentType', `Content-Type ${type} differs from X-Upload-Content-Type ${session.mimeType}.`, 'INVALID_ARGUMENT');
+      return googleError(
+        400,
+        'invalidContentType',
+        `Content-Type ${type} differs from X-Upload-Content-Type ${session.mimeType}.`,
+        'INVALID_ARGUMENT',
+      );
     }
     const last = to === total - 1;
     if (!last && bytes.byteLength % QUANTUM !== 0) {
@@ -305,11 +316,21 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
   function playlistItems(url: URL): Response {
     const q = url.searchParams;
     if (q.get('playlistId') !== uploadsPlaylist) {
-      return googleError(404, 'playlistNotFound', 'The playlist identified with the request\'s <code>playlistId</code> parameter cannot be found.', 'NOT_FOUND');
+      return googleError(
+        404,
+        'playlistNotFound',
+        "The playlist identified with the request's <code>playlistId</code> parameter cannot be found.",
+        'NOT_FOUND',
+      );
     }
     const max = Number(q.get('maxResults') ?? '5');
     if (!Number.isInteger(max) || max < 0 || max > 50) {
-      return googleError(400, 'invalidValue', `Invalid value '${q.get('maxResults')}'. Values must be within the range: [0, 50]`, 'INVALID_ARGUMENT');
+      return googleError(
+        400,
+        'invalidValue',
+        `Invalid value '${q.get('maxResults')}'. Values must be within the range: [0, 50]`,
+        'INVALID_ARGUMENT',
+      );
     }
     const newestFirst = [...videos].sort((a, b) => b.publishedAt.localeCompare(a.publishedAt));
     const start = q.get('pageToken') ? Number(atob(q.get('pageToken')!)) : 0;
@@ -460,7 +481,12 @@ export function googleError(
 }
 
 function unknownField(name: string, at: string): Response {
-  return googleError(400, 'badRequest', `Invalid JSON payload received. Unknown name "${name}" at '${at}': Cannot find field.`, 'INVALID_ARGUMENT');
+  return googleError(
+    400,
+    'badRequest',
+    `Invalid JSON payload received. Unknown name "${name}" at '${at}': Cannot find field.`,
+    'INVALID_ARGUMENT',
+  );
 }
 
 function badRange(range: string): Response {

@@ -47,21 +47,23 @@ export interface AllFakes {
 }
 
 export async function startAllFakes(): Promise<AllFakes> {
-  const [x, linkedin, mastodon, facebook, instagram, threads, reddit, pinterest, telegram, discord, youtube, tiktok, p] = await Promise.all([
-    startFakeX(),
-    startFakeLinkedIn(),
-    startFakeMastodon(),
-    startFakeMeta('facebook'),
-    startFakeMeta('instagram'),
-    startFakeMeta('threads'),
-    startFakeReddit(),
-    startFakePinterest(),
-    startFakeTelegram(),
-    startFakeDiscord(),
-    startFakeYouTube(),
-    startFakeTikTok(),
-    pds(),
-  ]);
+  const [x, linkedin, mastodon, facebook, instagram, threads, reddit, pinterest, telegram, discord, youtube, tiktok, p] = await Promise.all(
+    [
+      startFakeX(),
+      startFakeLinkedIn(),
+      startFakeMastodon(),
+      startFakeMeta('facebook'),
+      startFakeMeta('instagram'),
+      startFakeMeta('threads'),
+      startFakeReddit(),
+      startFakePinterest(),
+      startFakeTelegram(),
+      startFakeDiscord(),
+      startFakeYouTube(),
+      startFakeTikTok(),
+      pds(),
+    ],
+  );
   const bluesky = await p.newAccount('all');
 
   const settings: Config['platforms'] = {
@@ -151,7 +153,18 @@ export async function startAllFakes(): Promise<AllFakes> {
   }
 
   return {
-    x, linkedin, mastodon, facebook, instagram, threads, reddit, pinterest, telegram, discord, youtube, tiktok,
+    x,
+    linkedin,
+    mastodon,
+    facebook,
+    instagram,
+    threads,
+    reddit,
+    pinterest,
+    telegram,
+    discord,
+    youtube,
+    tiktok,
     pds: p,
     bluesky,
     settings,
@@ -161,8 +174,9 @@ export async function startAllFakes(): Promise<AllFakes> {
     },
     async stop() {
       // The PDS belongs to the run (stopped by the preload's teardown or stopPds()); only the fakes stop here.
-      await Promise.all([x, linkedin, mastodon, facebook, instagram, threads, reddit, pinterest, telegram, discord, youtube, tiktok].map((f) => f.stop()));
+      await Promise.all(
+        [x, linkedin, mastodon, facebook, instagram, threads, reddit, pinterest, telegram, discord, youtube, tiktok].map((f) => f.stop()),
+      );
     },
   };
 }
-

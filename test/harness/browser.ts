@@ -71,7 +71,8 @@ export async function newRecordedContext(browser: Browser, origin: string) {
   /** Page path → ids used by more than one element (a label's `for` then points at the wrong field). */
   const duplicateIds = new Map<string, string[]>();
   await context.route(
-    (url) => !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'),
+    (url) =>
+      !['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'),
     async (route) => {
       problems.push({ kind: 'external', url: route.request().url(), text: `${route.request().method()} to a non-local host` });
       await route.abort('blockedbyclient');

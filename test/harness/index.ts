@@ -55,7 +55,12 @@ async function start(): Promise<Harness> {
 }
 
 const quietLogger = {
-  log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: (m: string) => console.error(m),
+  log() {},
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
+  error: (m: string) => console.error(m),
 };
 
 export function harness(): Promise<Harness> {
@@ -75,7 +80,9 @@ export async function stopHarness(): Promise<void> {
     await admin.connect();
     try {
       for (let i = 0; i < 100; i++) {
-        const { rows } = await admin.query<{ n: number }>("select count(*)::int as n from pg_stat_activity where datname = 'postpilot_test'");
+        const { rows } = await admin.query<{ n: number }>(
+          "select count(*)::int as n from pg_stat_activity where datname = 'postpilot_test'",
+        );
         if (rows[0]!.n === 0) break;
         await Bun.sleep(100);
       }

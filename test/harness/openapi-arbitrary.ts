@@ -22,15 +22,42 @@ export interface GenOptions {
 }
 
 const KNOWN = new Set([
-  'type', 'enum', 'const', 'anyOf', 'oneOf', 'properties', 'required', 'additionalProperties', 'patternProperties',
-  'minProperties', 'maxProperties', 'items', 'minItems', 'maxItems', 'uniqueItems', 'minLength', 'maxLength', 'pattern',
-  'format', 'minimum', 'maximum', 'default', 'description', 'title', 'examples', '$ref',
+  'type',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'patternProperties',
+  'minProperties',
+  'maxProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'default',
+  'description',
+  'title',
+  'examples',
+  '$ref',
 ]);
 
 export function resolve(doc: Json, schema: Json): Json {
   let s = schema;
   for (let i = 0; s?.$ref && i < 20; i++) {
-    s = s.$ref.slice(2).split('/').map((p: string) => p.replace(/~1/g, '/').replace(/~0/g, '~')).reduce((n: any, k: string) => n?.[k], doc);
+    s = s.$ref
+      .slice(2)
+      .split('/')
+      .map((p: string) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .reduce((n: any, k: string) => n?.[k], doc);
   }
   if (!s) throw new Error(`unresolvable $ref ${schema.$ref}`);
   return s;
@@ -77,9 +104,7 @@ export function arbitraryFor(schema: Json, at: string, opts: GenOptions): fc.Arb
     case 'array': {
       const item = arbitraryFor(s.items ?? {}, `${at}[]`, opts);
       const constraints = { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 5, 5) };
-      return s.uniqueItems
-        ? fc.uniqueArray(item, { ...constraints, selector: (v) => JSON.stringify(v) })
-        : fc.array(item, constraints);
+      return s.uniqueItems ? fc.uniqueArray(item, { ...constraints, selector: (v) => JSON.stringify(v) }) : fc.array(item, constraints);
     }
     case 'object':
       return objectArbitrary(s, at, opts);
@@ -98,14 +123,18 @@ function objectArbitrary(s: Json, at: string, opts: GenOptions): fc.Arbitrary<un
   if (patterns.length) {
     const entries = fc.oneof(
       ...patterns.map(([p, v]) =>
-        fc.tuple(stringArbitrary({ type: 'string', pattern: p }, `${at}{key}`, opts) as fc.Arbitrary<string>, arbitraryFor(v as Json, `${at}.*`, opts)),
+        fc.tuple(
+          stringArbitrary({ type: 'string', pattern: p }, `${at}{key}`, opts) as fc.Arbitrary<string>,
+          arbitraryFor(v as Json, `${at}.*`, opts),
+        ),
       ),
     );
     const extra = fc.uniqueArray(entries, { maxLength: Math.min(s.maxProperties ?? 4, 4), selector: (e) => e[0] });
     arb = fc.tuple(arb, extra).map(([o, e]) => ({ ...Object.fromEntries(e), ...o }));
   }
   // An object that allows other members would need them generated too: the document closes its own.
-  if (s.additionalProperties !== false) throw new Error(`${at}: open objects (no additionalProperties: false) are not supported by the generator`);
+  if (s.additionalProperties !== false)
+    throw new Error(`${at}: open objects (no additionalProperties: false) are not supported by the generator`);
   const min = s.minProperties ?? 0;
   const max = s.maxProperties ?? Infinity;
   return arb.filter((o) => Object.keys(o).length >= min && Object.keys(o).length <= max);
@@ -125,7 +154,11 @@ function stringArbitrary(s: Json, at: string, opts: GenOptions): fc.Arbitrary<un
   const fits = (v: string) => codePoints(v) >= min && codePoints(v) <= max && (!regex || regex.test(v));
   // Strings of any characters (kept when they fit), and for a pattern also strings built from it:
   // fast-check's stringMatching draws a negated class (`[^\u0000]`) from ASCII only.
-  const anyText = fc.string({ unit: ANY_CHARACTER, minLength: Number.isFinite(max) ? Math.min(min, max) : min, maxLength: Math.min(max, 40) });
+  const anyText = fc.string({
+    unit: ANY_CHARACTER,
+    minLength: Number.isFinite(max) ? Math.min(min, max) : min,
+    maxLength: Math.min(max, 40),
+  });
   const fromPattern = s.pattern === undefined ? undefined : fc.stringMatching(new RegExp(withoutLookarounds(s.pattern)));
   let base: fc.Arbitrary<string>;
   if (s.format === 'date-time') base = dateTime(opts.now);
@@ -141,7 +174,9 @@ function stringArbitrary(s: Json, at: string, opts: GenOptions): fc.Arbitrary<un
       .filter((c) => c !== '');
     variants.push(one.map((c) => c.repeat(max)));
   }
-  return (variants.length > 1 ? fc.oneof({ weight: 9, arbitrary: variants[0]! }, { weight: 1, arbitrary: variants[1]! }) : base).filter(fits);
+  return (variants.length > 1 ? fc.oneof({ weight: 9, arbitrary: variants[0]! }, { weight: 1, arbitrary: variants[1]! }) : base).filter(
+    fits,
+  );
 }
 
 const DAY = 86_400_000;
@@ -173,6 +208,15 @@ export function dateTime(now: () => number): fc.Arbitrary<string> {
   // A leap second (RFC 3339 §5.7): 23:59:60 UTC on some day.
   const leap = instant.map((ms) => `${new Date(ms).toISOString().slice(0, 10)}T23:59:60Z`);
   // The ends of the four-digit years, where an offset moves the instant past them.
-  const edge = fc.constantFrom('0000-01-01T00:00:00Z', '0001-01-01T00:00:00+14:00', '0001-01-01T00:30:00.5+23:59', '9999-12-31T23:59:59-14:00', '9999-12-31T23:59:59.999999999-23:59', '9999-12-31T00:00:00Z');
-  return fc.oneof({ weight: 17, arbitrary: spelled }, { weight: 1, arbitrary: leap }, { weight: 2, arbitrary: edge }).filter((v) => /^\d{4}-/.test(v));
+  const edge = fc.constantFrom(
+    '0000-01-01T00:00:00Z',
+    '0001-01-01T00:00:00+14:00',
+    '0001-01-01T00:30:00.5+23:59',
+    '9999-12-31T23:59:59-14:00',
+    '9999-12-31T23:59:59.999999999-23:59',
+    '9999-12-31T00:00:00Z',
+  );
+  return fc
+    .oneof({ weight: 17, arbitrary: spelled }, { weight: 1, arbitrary: leap }, { weight: 2, arbitrary: edge })
+    .filter((v) => /^\d{4}-/.test(v));
 }

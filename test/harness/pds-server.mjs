@@ -14,11 +14,7 @@ if (!modules) throw new Error('PDS_MODULES must point at the folder holding the 
 const require = createRequire(join(modules, 'package.json'));
 const load = (name) => import(require.resolve(name));
 
-const [{ PDS }, plc, { Secp256k1Keypair }] = await Promise.all([
-  load('@atproto/pds'),
-  load('@did-plc/server'),
-  load('@atproto/crypto'),
-]);
+const [{ PDS }, plc, { Secp256k1Keypair }] = await Promise.all([load('@atproto/pds'), load('@did-plc/server'), load('@atproto/crypto')]);
 
 const adminPassword = 'admin-pass';
 const rateLimitBypassKey = 'test-bypass';

@@ -57,7 +57,12 @@ export async function startPostStack(opts: PostStackOptions = {}) {
   let storageDir: string | undefined;
   if (opts.storage === 'disk') {
     storageDir = mkdtempSync(join(tmpdir(), 'postpilot-test-media-'));
-    storage = createDiskStorage({ root: storageDir, publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost', signingKey: randomBytes(32), now });
+    storage = createDiskStorage({
+      root: storageDir,
+      publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost',
+      signingKey: randomBytes(32),
+      now,
+    });
   } else if (opts.storage === 's3') {
     storage = (await seaweed()).storage({ now });
   }
@@ -96,9 +101,23 @@ export async function startPostStack(opts: PostStackOptions = {}) {
   const plain = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
   const web: WebOptions | undefined =
     opts.web || opts.publicBaseUrl
-      ? { publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost', credentialsKey: h.credentialsKey, platforms: {}, outbound: { allowPrivate: true }, ...opts.web }
+      ? {
+          publicBaseUrl: opts.publicBaseUrl ?? 'http://localhost',
+          credentialsKey: h.credentialsKey,
+          platforms: {},
+          outbound: { allowPrivate: true },
+          ...opts.web,
+        }
       : undefined;
-  const app = createApp({ orm: h.orm, log: () => {}, now, temporal: { client, taskQueue }, storage, rateLimiter: h.rateLimiter, ...(web ? { web } : {}) });
+  const app = createApp({
+    orm: h.orm,
+    log: () => {},
+    now,
+    temporal: { client, taskQueue },
+    storage,
+    rateLimiter: h.rateLimiter,
+    ...(web ? { web } : {}),
+  });
   return {
     h,
     env,
@@ -135,7 +154,14 @@ export async function startPostStack(opts: PostStackOptions = {}) {
       return clock;
     },
     async stop() {
-      await Promise.all(started.map((id) => client.workflow.getHandle(id).terminate('test finished').catch(() => {})));
+      await Promise.all(
+        started.map((id) =>
+          client.workflow
+            .getHandle(id)
+            .terminate('test finished')
+            .catch(() => {}),
+        ),
+      );
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => {});
       if (storageDir) rmSync(storageDir, { recursive: true, force: true });

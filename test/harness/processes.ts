@@ -22,8 +22,20 @@ export async function startKillableTemporal(): Promise<KillableTemporal> {
   const port = await freePort();
   const proc = Bun.spawn(
     [
-      findTemporalCli(process.env.TEMPORAL_CLI_PATH), 'server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port),
-      '--log-level', 'error', '--search-attribute', 'OrganizationId=Keyword', '--search-attribute', 'PostId=Keyword',
+      findTemporalCli(process.env.TEMPORAL_CLI_PATH),
+      'server',
+      'start-dev',
+      '--headless',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--log-level',
+      'error',
+      '--search-attribute',
+      'OrganizationId=Keyword',
+      '--search-attribute',
+      'PostId=Keyword',
     ],
     { stdout: 'ignore', stderr: 'ignore', stdin: 'ignore' },
   );

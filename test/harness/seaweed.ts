@@ -65,7 +65,13 @@ async function start(): Promise<TestSeaweed> {
   writeFileSync(
     s3Config,
     JSON.stringify({
-      identities: [{ name: 'postpilot-test', credentials: [{ accessKey: accessKeyId, secretKey: secretAccessKey }], actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'] }],
+      identities: [
+        {
+          name: 'postpilot-test',
+          credentials: [{ accessKey: accessKeyId, secretKey: secretAccessKey }],
+          actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+        },
+      ],
     }),
   );
   const [master, masterGrpc, volume, volumeGrpc, filer, filerGrpc, s3, s3Grpc, admin, adminGrpc] = await distinctFreePorts(10);

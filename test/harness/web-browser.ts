@@ -58,15 +58,30 @@ export class Browser {
   /** The CSRF token of the last signed-in page. */
   csrfToken = '';
 
-  constructor(readonly app: App, readonly origin = 'http://localhost') {}
+  constructor(
+    readonly app: App,
+    readonly origin = 'http://localhost',
+  ) {}
 
   cookieHeader(): string {
     return [...this.jar].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('; ');
   }
 
-  async request(method: string, path: string, o: { form?: Record<string, string | string[]> | URLSearchParams; json?: unknown; headers?: Record<string, string>; csrf?: boolean } = {}): Promise<Page> {
+  async request(
+    method: string,
+    path: string,
+    o: {
+      form?: Record<string, string | string[]> | URLSearchParams;
+      json?: unknown;
+      headers?: Record<string, string>;
+      csrf?: boolean;
+    } = {},
+  ): Promise<Page> {
     // As a browser: pages are asked for as HTML, fetches as anything.
-    const headers: Record<string, string> = { accept: o.json !== undefined ? '*/*' : 'text/html,application/xhtml+xml,*/*;q=0.8', ...o.headers };
+    const headers: Record<string, string> = {
+      accept: o.json !== undefined ? '*/*' : 'text/html,application/xhtml+xml,*/*;q=0.8',
+      ...o.headers,
+    };
     const cookie = this.cookieHeader();
     if (cookie) headers.cookie = cookie;
     let body: string | undefined;
@@ -119,7 +134,11 @@ export class Browser {
     return this.request('GET', path, { headers });
   }
 
-  post(path: string, form: Record<string, string | string[]> | URLSearchParams = {}, o: { csrf?: boolean; headers?: Record<string, string> } = {}) {
+  post(
+    path: string,
+    form: Record<string, string | string[]> | URLSearchParams = {},
+    o: { csrf?: boolean; headers?: Record<string, string> } = {},
+  ) {
     return this.request('POST', path, { form, ...o });
   }
 

@@ -1,15 +1,15 @@
 // Shared by every page: the viewer's time zone (cookie pp_tz), the CSRF token for fetches,
 // copy buttons, and the three-step media upload used by the media library and the composer.
-(function () {
+(() => {
   'use strict';
   var PP = (window.PP = window.PP || {});
 
-  PP.csrf = function () {
+  PP.csrf = () => {
     var m = document.querySelector('meta[name="csrf-token"]');
     return m ? m.getAttribute('content') : '';
   };
 
-  PP.timeZone = function () {
+  PP.timeZone = () => {
     try {
       return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
     } catch (e) {
@@ -18,47 +18,59 @@
   };
 
   /** Reads a JSON answer; throws an Error with the API's message (and field errors) when not ok. */
-  PP.json = function (res) {
-    return res.text().then(function (text) {
+  PP.json = (res) =>
+    res.text().then((text) => {
       var body = null;
-      try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch (e) {
+        body = null;
+      }
       if (!res.ok) {
-        var err = body && body.error;
-        var msg = err ? err.message : 'Request failed (HTTP ' + res.status + ')';
-        var fields = err && err.details && err.details.fields;
-        if (fields && fields.length) msg += ' ' + fields.map(function (f) { return (f.path ? f.path + ': ' : '') + f.message; }).join('; ');
+        var err = body?.error;
+        var msg = err ? err.message : `Request failed (HTTP ${res.status})`;
+        var fields = err?.details?.fields;
+        if (fields?.length) msg += ` ${fields.map((f) => (f.path ? `${f.path}: ` : '') + f.message).join('; ')}`;
         var e = new Error(msg);
         e.status = res.status;
         throw e;
       }
       return body;
     });
-  };
 
-  PP.send = function (method, url, body) {
+  PP.send = (method, url, body) => {
     var headers = { 'x-csrf-token': PP.csrf() };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    return fetch(url, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' }).then(PP.json);
+    return fetch(url, {
+      method: method,
+      headers: headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+    }).then(PP.json);
   };
 
   /** Create upload → PUT the bytes → complete, as the API's three steps. Resolves to the media item. */
-  PP.upload = function (file, altText, status) {
-    status = status || function () {};
-    status('Preparing the upload of ' + file.name + '…');
+  PP.upload = (file, altText, status) => {
+    status = status || (() => {});
+    status(`Preparing the upload of ${file.name}…`);
     var body = { fileName: file.name, mimeType: file.type || 'application/octet-stream', fileSize: file.size };
     if (altText) body.altText = altText;
-    return PP.send('POST', '/web/api/media/uploads', body).then(function (created) {
-      status('Uploading ' + file.name + '…');
-      return fetch(created.upload.url, { method: created.upload.method || 'PUT', headers: created.upload.headers, body: file }).then(function (put) {
-        if (!put.ok) return PP.json(put);
-        status('Processing ' + file.name + '…');
-        return PP.send('POST', '/web/api/media/' + encodeURIComponent(created.media.id) + '/complete');
+    return PP.send('POST', '/web/api/media/uploads', body)
+      .then((created) => {
+        status(`Uploading ${file.name}…`);
+        return fetch(created.upload.url, { method: created.upload.method || 'PUT', headers: created.upload.headers, body: file }).then(
+          (put) => {
+            if (!put.ok) return PP.json(put);
+            status(`Processing ${file.name}…`);
+            return PP.send('POST', `/web/api/media/${encodeURIComponent(created.media.id)}/complete`);
+          },
+        );
+      })
+      .then((item) => {
+        if (item.status === 'failed') throw new Error(`${file.name} could not be used: ${item.error || 'processing failed'}`);
+        status(`${file.name} uploaded.`);
+        return item;
       });
-    }).then(function (item) {
-      if (item.status === 'failed') throw new Error(file.name + ' could not be used: ' + (item.error || 'processing failed'));
-      status(file.name + ' uploaded.');
-      return item;
-    });
   };
 
   function setTimeZoneCookie() {
@@ -66,7 +78,7 @@
     var m = document.cookie.match(/(?:^|;\s*)pp_tz=([^;]*)/);
     var current = m ? decodeURIComponent(m[1]) : '';
     if (current !== tz) {
-      document.cookie = 'pp_tz=' + encodeURIComponent(tz) + '; path=/; max-age=31536000; samesite=lax' + (location.protocol === 'https:' ? '; secure' : '');
+      document.cookie = `pp_tz=${encodeURIComponent(tz)}; path=/; max-age=31536000; samesite=lax${location.protocol === 'https:' ? '; secure' : ''}`;
     }
     var shown = document.body.getAttribute('data-tz');
     // Pages rendered in another zone (first visit) are shown again in the browser's own zone,
@@ -77,30 +89,39 @@
           sessionStorage.setItem('pp_tz_reloaded', '1');
           location.reload();
         }
-      } catch (e) { /* storage blocked: stay in the server's zone */ }
+      } catch (e) {
+        /* storage blocked: stay in the server's zone */
+      }
     }
   }
 
   function copyButtons() {
-    document.querySelectorAll('[data-copy]').forEach(function (button) {
-      button.addEventListener('click', function () {
+    document.querySelectorAll('[data-copy]').forEach((button) => {
+      button.addEventListener('click', () => {
         var input = document.getElementById(button.getAttribute('data-copy'));
         if (!input) return;
-        var done = function () {
+        var done = () => {
           button.textContent = 'Copied';
           button.setAttribute('data-copied', 'true');
         };
-        if (navigator.clipboard && navigator.clipboard.writeText) {
-          navigator.clipboard.writeText(input.value).then(done, function () { input.select(); });
+        if (navigator.clipboard?.writeText) {
+          navigator.clipboard.writeText(input.value).then(done, () => {
+            input.select();
+          });
         } else {
           input.select();
-          try { document.execCommand('copy'); done(); } catch (e) { /* the key stays selected for the user */ }
+          try {
+            document.execCommand('copy');
+            done();
+          } catch (e) {
+            /* the key stays selected for the user */
+          }
         }
       });
     });
   }
 
-  document.addEventListener('DOMContentLoaded', function () {
+  document.addEventListener('DOMContentLoaded', () => {
     setTimeZoneCookie();
     copyButtons();
   });

@@ -2,11 +2,25 @@
 // status, errors and per-channel results are updated in place. On the month and week views a
 // scheduled post can be dragged to another day (same time of day), through the same checks and
 // workflow Update as PATCH /v1/posts/{id}.
-(function () {
+(() => {
   'use strict';
   var POLL_MS = 3000;
   var STATUS = { scheduled: 'Scheduled', publishing: 'Publishing', published: 'Published', failed: 'Failed', draft: 'Waiting' };
-  var LABEL = { X: 'X', BLUESKY: 'Bluesky', THREADS: 'Threads', LINKEDIN: 'LinkedIn', MASTODON: 'Mastodon', INSTAGRAM: 'Instagram', FACEBOOK: 'Facebook', TIKTOK: 'TikTok', YOUTUBE: 'YouTube', PINTEREST: 'Pinterest', REDDIT: 'Reddit', TELEGRAM: 'Telegram', DISCORD: 'Discord' };
+  var LABEL = {
+    X: 'X',
+    BLUESKY: 'Bluesky',
+    THREADS: 'Threads',
+    LINKEDIN: 'LinkedIn',
+    MASTODON: 'Mastodon',
+    INSTAGRAM: 'Instagram',
+    FACEBOOK: 'Facebook',
+    TIKTOK: 'TikTok',
+    YOUTUBE: 'YouTube',
+    PINTEREST: 'Pinterest',
+    REDDIT: 'Reddit',
+    TELEGRAM: 'Telegram',
+    DISCORD: 'Discord',
+  };
 
   function say(text) {
     var region = document.getElementById('calendar-message');
@@ -14,47 +28,58 @@
   }
 
   function channelName(el, channelId) {
-    var badge = el.querySelector('[data-channel-id="' + channelId + '"]');
+    var badge = el.querySelector(`[data-channel-id="${channelId}"]`);
     return badge ? badge.getAttribute('data-channel-name') : channelId;
   }
 
   function errorsOf(el, post) {
-    return post.channels.filter(function (c) { return c.status === 'failed' && c.error; }).map(function (c) {
-      return (LABEL[c.platform] || c.platform) + ' (' + channelName(el, c.channelId) + '): ' + c.error;
-    });
+    return post.channels
+      .filter((c) => c.status === 'failed' && c.error)
+      .map((c) => `${LABEL[c.platform] || c.platform} (${channelName(el, c.channelId)}): ${c.error}`);
   }
 
   function setStatusClass(el, status) {
-    Array.prototype.slice.call(el.classList).forEach(function (c) { if (c.indexOf('status-') === 0) el.classList.remove(c); });
-    el.classList.add('status-' + status);
+    Array.prototype.slice.call(el.classList).forEach((c) => {
+      if (c.indexOf('status-') === 0) el.classList.remove(c);
+    });
+    el.classList.add(`status-${status}`);
   }
 
   function applyPost(el, post) {
     var before = el.getAttribute('data-status');
     el.setAttribute('data-status', post.status);
     if (el.classList.contains('post')) setStatusClass(el, post.status);
-    if (post.status === 'scheduled') el.setAttribute('draggable', 'true'); else el.removeAttribute('draggable');
+    if (post.status === 'scheduled') el.setAttribute('draggable', 'true');
+    else el.removeAttribute('draggable');
     var errors = errorsOf(el, post);
     var badge = el.querySelector('[data-testid="post-status"]');
     if (badge) {
       badge.textContent = STATUS[post.status] || post.status;
       badge.setAttribute('data-status', post.status);
       setStatusClass(badge, post.status);
-      if (errors.length) badge.setAttribute('title', errors.join('\n')); else badge.removeAttribute('title');
+      if (errors.length) badge.setAttribute('title', errors.join('\n'));
+      else badge.removeAttribute('title');
     }
     var details = el.querySelector('[data-testid="post-error"]');
     if (details) {
       var list = details.querySelector('ul');
       list.textContent = '';
-      errors.forEach(function (e) { var li = document.createElement('li'); li.textContent = e; list.appendChild(li); });
+      errors.forEach((e) => {
+        var li = document.createElement('li');
+        li.textContent = e;
+        list.appendChild(li);
+      });
       details.hidden = errors.length === 0;
     }
-    post.channels.forEach(function (c) {
-      var row = el.querySelector('[data-pc-channel="' + c.channelId + '"]');
+    post.channels.forEach((c) => {
+      var row = el.querySelector(`[data-pc-channel="${c.channelId}"]`);
       if (!row) return;
       row.setAttribute('data-status', c.status);
       var s = row.querySelector('[data-testid="post-channel-status"]');
-      if (s) { s.textContent = STATUS[c.status] || c.status; setStatusClass(s, c.status); }
+      if (s) {
+        s.textContent = STATUS[c.status] || c.status;
+        setStatusClass(s, c.status);
+      }
       var result = row.querySelector('[data-testid="post-channel-result"]');
       if (result) {
         result.textContent = '';
@@ -77,7 +102,7 @@
     });
     var edit = el.querySelector('[data-testid="post-edit"]');
     if (edit && post.status !== 'scheduled') edit.hidden = true;
-    if (before && before !== post.status) say('A post is now ' + (STATUS[post.status] || post.status).toLowerCase() + '.');
+    if (before && before !== post.status) say(`A post is now ${(STATUS[post.status] || post.status).toLowerCase()}.`);
   }
 
   function poll(container) {
@@ -86,22 +111,36 @@
     function tick() {
       if (busy || document.hidden) return;
       busy = true;
-      fetch(feed, { credentials: 'same-origin', headers: { accept: 'application/json' } }).then(window.PP.json).then(function (body) {
-        var posts = body.data ? body.data : [body];
-        var seen = {};
-        posts.forEach(function (post) {
-          seen[post.id] = true;
-          var els = container.matches('[data-post-id="' + post.id + '"]') ? [container] : container.querySelectorAll('[data-post-id="' + post.id + '"]');
-          Array.prototype.forEach.call(els, function (el) { applyPost(el, post); });
+      fetch(feed, { credentials: 'same-origin', headers: { accept: 'application/json' } })
+        .then(window.PP.json)
+        .then((body) => {
+          var posts = body.data ? body.data : [body];
+          var seen = {};
+          posts.forEach((post) => {
+            seen[post.id] = true;
+            var els = container.matches(`[data-post-id="${post.id}"]`)
+              ? [container]
+              : container.querySelectorAll(`[data-post-id="${post.id}"]`);
+            Array.prototype.forEach.call(els, (el) => {
+              applyPost(el, post);
+            });
+          });
+          if (body.data) {
+            var shown = container.querySelectorAll('li.post[data-post-id]');
+            var changed = shown.length !== posts.length;
+            Array.prototype.forEach.call(shown, (el) => {
+              if (!seen[el.getAttribute('data-post-id')]) changed = true;
+            });
+            var stale = document.querySelector('[data-testid="calendar-stale"]');
+            if (stale && changed) stale.hidden = false;
+          }
+        })
+        .catch(() => {
+          /* try again on the next tick */
+        })
+        .then(() => {
+          busy = false;
         });
-        if (body.data) {
-          var shown = container.querySelectorAll('li.post[data-post-id]');
-          var changed = shown.length !== posts.length;
-          Array.prototype.forEach.call(shown, function (el) { if (!seen[el.getAttribute('data-post-id')]) changed = true; });
-          var stale = document.querySelector('[data-testid="calendar-stale"]');
-          if (stale && changed) stale.hidden = false;
-        }
-      }).catch(function () { /* try again on the next tick */ }).then(function () { busy = false; });
     }
     setInterval(tick, POLL_MS);
     document.addEventListener('visibilitychange', tick);
@@ -118,29 +157,33 @@
 
   function dragAndDrop(calendar) {
     var dragged = null;
-    calendar.addEventListener('dragstart', function (event) {
-      var item = event.target.closest && event.target.closest('li.post[draggable="true"]');
+    calendar.addEventListener('dragstart', (event) => {
+      var item = event.target.closest?.('li.post[draggable="true"]');
       if (!item) return;
       dragged = item;
       event.dataTransfer.effectAllowed = 'move';
       event.dataTransfer.setData('text/plain', item.getAttribute('data-post-id'));
       item.classList.add('dragging');
     });
-    calendar.addEventListener('dragend', function () {
+    calendar.addEventListener('dragend', () => {
       if (dragged) dragged.classList.remove('dragging');
       dragged = null;
-      Array.prototype.forEach.call(calendar.querySelectorAll('.drop-target'), function (d) { d.classList.remove('drop-target'); });
+      Array.prototype.forEach.call(calendar.querySelectorAll('.drop-target'), (d) => {
+        d.classList.remove('drop-target');
+      });
     });
-    calendar.addEventListener('dragover', function (event) {
-      var day = event.target.closest && event.target.closest('[data-date]');
+    calendar.addEventListener('dragover', (event) => {
+      var day = event.target.closest?.('[data-date]');
       if (!day || !dragged) return;
       event.preventDefault();
       event.dataTransfer.dropEffect = 'move';
-      Array.prototype.forEach.call(calendar.querySelectorAll('.drop-target'), function (d) { if (d !== day) d.classList.remove('drop-target'); });
+      Array.prototype.forEach.call(calendar.querySelectorAll('.drop-target'), (d) => {
+        if (d !== day) d.classList.remove('drop-target');
+      });
       day.classList.add('drop-target');
     });
-    calendar.addEventListener('drop', function (event) {
-      var day = event.target.closest && event.target.closest('[data-date]');
+    calendar.addEventListener('drop', (event) => {
+      var day = event.target.closest?.('[data-date]');
       var item = dragged;
       if (!day || !item) return;
       event.preventDefault();
@@ -149,23 +192,29 @@
       if (from === day) return;
       var id = item.getAttribute('data-post-id');
       var date = day.getAttribute('data-date');
-      say('Moving the post to ' + date + '…');
+      say(`Moving the post to ${date}…`);
       var tz = document.body.getAttribute('data-tz') || 'UTC';
-      window.PP.send('PATCH', '/web/api/posts/' + encodeURIComponent(id) + '?tz=' + encodeURIComponent(tz), { date: date }).then(function (post) {
-        day.querySelector('.post-list').appendChild(item);
-        item.setAttribute('data-scheduled-at', post.scheduledAt);
-        var time = item.querySelector('time');
-        if (time) { time.setAttribute('datetime', post.scheduledAt); time.textContent = formatTime(post.scheduledAt); }
-        applyPost(item, post);
-        say('Post moved to ' + date + '.');
-      }, function (err) {
-        say('The post was not moved: ' + err.message);
-        window.alert('The post was not moved: ' + err.message);
-      });
+      window.PP.send('PATCH', `/web/api/posts/${encodeURIComponent(id)}?tz=${encodeURIComponent(tz)}`, { date: date }).then(
+        (post) => {
+          day.querySelector('.post-list').appendChild(item);
+          item.setAttribute('data-scheduled-at', post.scheduledAt);
+          var time = item.querySelector('time');
+          if (time) {
+            time.setAttribute('datetime', post.scheduledAt);
+            time.textContent = formatTime(post.scheduledAt);
+          }
+          applyPost(item, post);
+          say(`Post moved to ${date}.`);
+        },
+        (err) => {
+          say(`The post was not moved: ${err.message}`);
+          window.alert(`The post was not moved: ${err.message}`);
+        },
+      );
     });
   }
 
-  document.addEventListener('DOMContentLoaded', function () {
+  document.addEventListener('DOMContentLoaded', () => {
     Array.prototype.forEach.call(document.querySelectorAll('[data-live-posts]'), poll);
     var calendar = document.querySelector('[data-testid="calendar"]');
     if (calendar) dragAndDrop(calendar);
