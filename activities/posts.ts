@@ -1,11 +1,14 @@
 // Activities of the post workflow. Each forks its own EntityManager; each is idempotent.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Channel, MediaItem, Post, PostChannel, type IPostChannel } from '../db/entities/index.ts';
+import { Channel, MediaItem, Post, PostChannel, type IPost, type IPostChannel } from '../db/entities/index.ts';
+import { newId } from '../lib/ids.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
 import { decryptJson, encryptJson } from '../lib/crypto.ts';
 import { msUntilExpiry, PlatformError, type Connector, type Connectors, type MediaRef, type PublishResult } from '../platforms/types.ts';
+import { classifyPlatformError } from '../platforms/failure-class.ts';
 import { FAILURE, type PostEdit } from '../workflows/post-types.ts';
+import { failureClass, type ChannelErrorCode, type ChannelFailure, type ChannelFailureClass } from '../workflows/publish-failure-types.ts';
 
 /** Waits between the tries of recording an accepted publish in Postgres, within one attempt. */
 const RECORD_RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
@@ -18,6 +21,11 @@ interface PublishDetails {
 function sentEarlier(details: unknown): PublishResult | undefined {
   const published = (details as Partial<PublishDetails> | null | undefined)?.published;
   return published && typeof published.platformPostId === 'string' && typeof published.url === 'string' ? published : undefined;
+}
+
+/** A publish failure of ours (not the platform's), its class in its details (workflows/publish-failure-types.ts). */
+function refusal(type: string, message: string, errorCode: ChannelErrorCode): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true, details: [failureClass(errorCode)] });
 }
 
 export interface PostActivityDeps {
@@ -80,9 +88,7 @@ export function createPostActivities(deps: PostActivityDeps) {
     const items = await em.find(MediaItem, { id: { $in: ids } });
     return ids.map((id) => {
       const item = items.find((m) => m.id === id);
-      if (item?.status !== 'ready') {
-        throw ApplicationFailure.nonRetryable(`media ${id} is not available`, FAILURE.permanent);
-      }
+      if (item?.status !== 'ready') throw refusal(FAILURE.permanent, `media ${id} is not available`, 'media_rejected');
       return {
         id: item.id,
         type: item.type,
@@ -119,6 +125,8 @@ export function createPostActivities(deps: PostActivityDeps) {
             url: result.url,
             publishedAt: result.publishedAt ? new Date(result.publishedAt) : now(),
             error: null,
+            errorCode: null,
+            retryable: null,
           },
         );
         return;
@@ -130,6 +138,36 @@ export function createPostActivities(deps: PostActivityDeps) {
     }
   }
 
+  /**
+   * A new channel set for a scheduled post (PATCH channelIds): rows of channels no longer named
+   * go, rows of new ones come as drafts. Only drafts are touched (a scheduled post has no other);
+   * a retried activity finds the rows it made and makes no second.
+   */
+  async function replaceChannels(
+    em: ReturnType<Orm['em']['fork']>,
+    post: IPost,
+    pcs: IPostChannel[],
+    channelIds: string[],
+    texts: Record<string, string>,
+  ): Promise<void> {
+    const keep = new Set(channelIds);
+    for (const pc of pcs) if (!keep.has(pc.channel) && pc.status === 'draft') em.remove(pc);
+    const have = new Set(pcs.map((pc) => pc.channel));
+    const added = channelIds.filter((id) => !have.has(id));
+    if (!added.length) return;
+    const channels = await em.find(Channel, { id: { $in: added }, organization: post.organization });
+    for (const c of channels) {
+      em.create(PostChannel, {
+        id: newId('pc'),
+        post: post.id,
+        channel: c.id,
+        platform: c.platform,
+        status: 'draft',
+        content: texts[c.id] ?? post.content,
+      });
+    }
+  }
+
   /** Sends the post to the channel's platform; platform errors become the workflow's failure types. */
   async function send(
     em: ReturnType<Orm['em']['fork']>,
@@ -137,47 +175,52 @@ export function createPostActivities(deps: PostActivityDeps) {
     postId: string,
     channelId: string,
     ctx: Context,
+    retry: boolean,
   ): Promise<PublishResult> {
     const p = await em.findOneOrFail(Post, { id: postId });
     const channel = await em.findOneOrFail(Channel, { id: channelId });
     if (channel.status !== 'active') {
-      throw ApplicationFailure.nonRetryable(
-        `channel ${channel.name} is ${channel.status}; reconnect it`,
-        channel.status === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent,
-      );
+      // Reconnecting the channel makes it active again (either status).
+      const message = `channel ${channel.name} is ${channel.status}; reconnect it`;
+      throw refusal(channel.status === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent, message, 'reauth_required');
     }
     const connector = deps.connectors[channel.platform];
-    if (!connector) throw ApplicationFailure.nonRetryable(`publishing to ${channel.platform} is not supported yet`, FAILURE.permanent);
+    if (!connector) throw refusal(FAILURE.permanent, `publishing to ${channel.platform} is not supported yet`, 'unknown');
     if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is not configured on this worker');
     const media = await mediaRefs(em, p.mediaIds);
     pc.attempts += 1;
     await em.flush();
     try {
       const credentials = await currentCredentials(channelId, connector, ctx.cancellationSignal);
+      // A retry of a failed post (POST /retry) counts as a later attempt from its first one: the
+      // run that failed may have reached the platform (a lost answer, a timeout after sending).
+      const attempt = retry ? ctx.info.attempt + 1 : ctx.info.attempt;
       const req = {
         text: pc.content,
         media,
         idempotencyKey: `${postId}:${channelId}`,
         credentials,
         reddit: p.reddit ?? null,
-        attempt: ctx.info.attempt,
+        attempt,
         signal: ctx.cancellationSignal,
       };
       // An earlier attempt may have reached the platform and lost its answer: where the
       // platform has no idempotency key, look the post up before sending again.
       let result: PublishResult | null = null;
-      if (ctx.info.attempt > 1 && connector.findPublished) result = await connector.findPublished(req);
+      if (attempt > 1 && connector.findPublished) result = await connector.findPublished(req);
       return result ?? (await connector.publish(req));
     } catch (err) {
       if (!(err instanceof PlatformError)) throw err;
       const message = err.message;
+      // What a client can do about it (errorCode, retryable), carried to recordChannelFailure.
+      const details = [classifyPlatformError(channel.platform, err)];
       if (err.kind === 'reauth') {
         channel.status = 'reauth_required';
         await em.flush();
-        throw ApplicationFailure.create({ type: FAILURE.reauth, message, nonRetryable: true });
+        throw ApplicationFailure.create({ type: FAILURE.reauth, message, nonRetryable: true, details });
       }
-      if (err.kind === 'permanent') throw ApplicationFailure.create({ type: FAILURE.permanent, message, nonRetryable: true });
-      throw ApplicationFailure.create({ type: FAILURE.transient, message, nextRetryDelay: err.opts.retryAfterMs });
+      if (err.kind === 'permanent') throw ApplicationFailure.create({ type: FAILURE.permanent, message, nonRetryable: true, details });
+      throw ApplicationFailure.create({ type: FAILURE.transient, message, nextRetryDelay: err.opts.retryAfterMs, details });
     }
   }
 
@@ -196,11 +239,13 @@ export function createPostActivities(deps: PostActivityDeps) {
         if (edit.contentByPlatform !== undefined) post.contentByPlatform = edit.contentByPlatform;
         if (edit.publishAt !== undefined) post.scheduledAt = new Date(edit.publishAt);
         if (edit.mediaIds !== undefined) post.mediaIds = edit.mediaIds;
+        if (edit.reddit !== undefined) post.reddit = edit.reddit;
         const pcs = await em.find(PostChannel, { post: postId });
         for (const pc of pcs) {
           const text = edit.channelContent[pc.channel];
           if (text !== undefined) pc.content = text;
         }
+        if (edit.channelIds !== undefined) await replaceChannels(em, post, pcs, edit.channelIds, edit.channelContent);
       });
     },
 
@@ -216,7 +261,16 @@ export function createPostActivities(deps: PostActivityDeps) {
       });
     },
 
-    async publishToChannel({ postId, channelId }: { postId: string; channelId: string }): Promise<{ platformPostId: string; url: string }> {
+    /** `retry`: a run started by POST /retry (or the retry Signal): look the post up before sending, from the first attempt. */
+    async publishToChannel({
+      postId,
+      channelId,
+      retry = false,
+    }: {
+      postId: string;
+      channelId: string;
+      retry?: boolean;
+    }): Promise<{ platformPostId: string; url: string }> {
       const ctx = Context.current();
       // What an earlier attempt of this activity heard from the platform, kept by Temporal in the
       // heartbeat details (on any worker): the message is out, only its recording is missing.
@@ -230,7 +284,7 @@ export function createPostActivities(deps: PostActivityDeps) {
       if (pc.status === 'published' && pc.platformPostId) return { platformPostId: pc.platformPostId, url: pc.url ?? '' };
       const heartbeat = setInterval(beat, 2000);
       try {
-        if (!sent) sent = await send(em, pc, postId, channelId, ctx);
+        if (!sent) sent = await send(em, pc, postId, channelId, ctx, retry);
         // Durable before anything that can fail: the details reach Temporal within a second (the
         // publish workers' heartbeat throttle), and a failing attempt hands its last details over
         // with the failure (servers ≥ 1.16); Temporal gives them to the next attempt.
@@ -242,13 +296,50 @@ export function createPostActivities(deps: PostActivityDeps) {
       }
     },
 
-    async recordChannelFailure({ postId, channelId, error }: { postId: string; channelId: string; error: string }): Promise<void> {
+    /** errorCode and retryable: optional, as workflows that older code ran send only the error. */
+    async recordChannelFailure({
+      postId,
+      channelId,
+      error,
+      errorCode,
+      retryable,
+    }: { postId: string; channelId: string } & Pick<ChannelFailure, 'error'> & Partial<ChannelFailureClass>): Promise<void> {
       const em = deps.orm.em.fork();
       const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
       if (pc.status === 'published') return;
       pc.status = 'failed';
       pc.error = error.slice(0, 2000);
+      pc.errorCode = errorCode ?? null;
+      pc.retryable = errorCode ? (retryable ?? null) : null;
       await em.flush();
+    },
+
+    /**
+     * A retry begins: the post and its channels not published go back to publishing (their
+     * errors cleared); returns those channels. Idempotent (the API may have moved the rows
+     * already, when it started this run). A deleted post has nothing to retry.
+     */
+    async startRetry(postId: string): Promise<{ channelId: string; platform: string }[]> {
+      return deps.orm.em.fork().transactional(async (em) => {
+        const post = await em.findOneOrFail(Post, { id: postId });
+        if (post.deletedAt) return [];
+        post.status = 'publishing';
+        post.publishedAt = null;
+        const pcs = await em.find(PostChannel, { post: postId }, { orderBy: { id: 'asc' } });
+        const todo = pcs.filter((pc) => pc.status !== 'published');
+        for (const pc of todo) {
+          pc.status = 'publishing';
+          pc.error = null;
+          pc.errorCode = null;
+          pc.retryable = null;
+        }
+        return todo.map((pc) => ({ channelId: pc.channel, platform: pc.platform }));
+      });
+    },
+
+    /** DELETE of a post (cancelled while scheduled, or removed after it failed): the row stays, marked. */
+    async deletePost(postId: string): Promise<void> {
+      await deps.orm.em.fork().nativeUpdate(Post, { id: postId, deletedAt: null }, { deletedAt: now() });
     },
 
     /** published when every channel is; failed when all are done and at least one failed. */

@@ -8,6 +8,7 @@ import { PLATFORMS, CHANNEL_STATUSES } from '../platforms/catalog.ts';
 import { POST_STATUSES } from '../db/entities/post.ts';
 import { POST_CHANNEL_STATUSES } from '../db/entities/post-channel.ts';
 import { MEDIA_STATUSES, MEDIA_TYPES } from '../db/entities/media-item.ts';
+import { CHANNEL_ERROR_CODES } from '../workflows/publish-failure-types.ts';
 import { CONTROL_OR_DISGUISE, MAX_FILE_NAME_CHARS, MEDIA_RULES } from '../media/catalog.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -182,6 +183,14 @@ export const PostChannelSchema = t.Object(
     url: NullableString('Live URL of the published post.'),
     publishedAt: NullableDateTime('When the platform accepted the post.'),
     error: NullableString('Why the channel failed (the platform’s reason).'),
+    errorCode: t.Union([oneOf(CHANNEL_ERROR_CODES), t.Null()], {
+      description:
+        'What kind of failure, for programs; null unless `status` is failed. `reauth_required`: reconnect the channel. `rate_limited`: the platform’s limit, retry later. `platform_unavailable`: the platform failed or did not answer through every automatic retry. `rejected_content`: the platform (or this service’s outbound guard) refused the post as it is: change it. `media_rejected`: the platform refused an attachment. `may_have_posted`: the answer was lost after sending and the platform cannot be asked: check it before retrying. `unknown`: anything else, and channels that failed before this field existed.',
+    }),
+    retryable: t.Union([t.Boolean(), t.Null()], {
+      description:
+        'Whether POST /v1/posts/{id}/retry may succeed for this channel: true for reauth_required (once reconnected), rate_limited, platform_unavailable, may_have_posted and unknown; false for rejected_content and media_rejected. Null unless `status` is failed.',
+    }),
   },
   strict,
 );
@@ -216,6 +225,27 @@ export const PostListSchema = t.Object(
   {
     data: t.Array(PostSchema, { description: 'Newest first (by scheduledAt, then id).' }),
     nextCursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  },
+  strict,
+);
+
+export const PostValidationSchema = t.Object(
+  {
+    valid: t.Literal(true, { description: 'Always true: a body that breaks a rule gets the error create would give instead.' }),
+    publishAt: NullableDateTime('When the post would be published (UTC); null: now.'),
+    channels: t.Array(
+      t.Object(
+        {
+          channelId: t.String(),
+          platform: oneOf(PLATFORMS),
+          content: t.String({ description: 'The text this channel would get: its platform’s `contentByPlatform` entry, else `content`.' }),
+          characters: t.Integer({ description: 'Its length as the platform counts it (see the channel’s `rules.maxChars`).' }),
+          maxChars: t.Integer({ description: 'The channel’s `rules.maxChars`.' }),
+        },
+        strict,
+      ),
+      { description: 'One per target channel, in the order of `channelIds`: what create would store for it.' },
+    ),
   },
   strict,
 );
@@ -270,6 +300,7 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   PostMedia: PostMediaSchema,
   Post: PostSchema,
   PostList: PostListSchema,
+  PostValidation: PostValidationSchema,
   MediaItem: MediaItemSchema,
   UploadInstructions: UploadInstructionsSchema,
   UploadResponse: UploadResponseSchema,

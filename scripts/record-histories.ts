@@ -11,13 +11,15 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import sharp from 'sharp';
+import { Channel } from '../db/entities/index.ts';
+import { encryptJson } from '../lib/crypto.ts';
 import { addChannel } from '../services/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from '../test/fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from '../test/harness/fixtures.ts';
 import { stopHarness } from '../test/harness/index.ts';
 import { startPostStack } from '../test/harness/post-stack.ts';
 import { uploadWorkflowId } from '../workflows/media-types.ts';
-import { postWorkflowId } from '../workflows/post-types.ts';
+import { postWorkflowId, retrySignal } from '../workflows/post-types.ts';
 
 export const HISTORIES_DIR = join(import.meta.dir, '../test/fixtures/histories');
 
@@ -50,19 +52,47 @@ async function account(ctx: Ctx, tokens: string[]) {
   return { key, channelIds: channels.map((c) => c.id) };
 }
 
-async function publishNow(ctx: Ctx, tokens: string[], expected: string): Promise<string> {
+/** Publishes now to channels with these tokens; returns once the post has failed (its workflow waits for a retry). */
+async function failNow(ctx: Ctx, tokens: string[], expected: string) {
   const { key, channelIds } = await account(ctx, tokens);
   await ctx.stack.syncClock();
   const r = await call(ctx.stack.app, 'POST', '/v1/posts', { key, body: { content: `recorded ${crypto.randomUUID()}`, channelIds } });
   check(r.status === 201, `create answered ${r.status}`);
-  await ctx.stack.settle(r.body.id);
-  const got = (await call(ctx.stack.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
+  const id = r.body.id as string;
+  await ctx.stack.settle(id);
+  const got = (await call(ctx.stack.app, 'GET', `/v1/posts/${id}`, { key })).body;
   const outcomes = got.channels
     .map((c: { status: string }) => c.status)
     .sort()
     .join(',');
   check(got.status === 'failed' && outcomes === expected, `post ended ${got.status} (${outcomes})`);
-  return postWorkflowId(r.body.id);
+  return { key, channelIds, id };
+}
+
+/** A failed post whose retry window closes unused: the workflow ends. */
+async function publishNow(ctx: Ctx, tokens: string[], expected: string): Promise<string> {
+  const { id } = await failNow(ctx, tokens, expected);
+  await waitOutRetryWindow(ctx.stack, id);
+  return postWorkflowId(id);
+}
+
+async function waitOutRetryWindow(stack: Stack, postId: string) {
+  await stack.env.sleep('31 days');
+  await untilClosed(stack, postWorkflowId(postId));
+}
+
+async function untilClosed(stack: Stack, workflowId: string) {
+  const handle = stack.env.client.workflow.getHandle(workflowId);
+  for (let i = 0; i < 500; i++) {
+    if ((await handle.describe()).status.name !== 'RUNNING') return;
+    await Bun.sleep(20);
+  }
+  throw new Error(`${workflowId} did not finish`);
+}
+
+async function expectPost(ctx: Ctx, key: string, id: string, status: string) {
+  const got = await call(ctx.stack.app, 'GET', `/v1/posts/${id}`, { key });
+  check(got.body?.status === status, `post is ${got.body?.status ?? got.status}, expected ${status}`);
 }
 
 /** The upload workflow ends once the upload URL has expired (it then releases the upload key). */
@@ -104,6 +134,69 @@ export const SCENARIOS: Record<string, Scenario> = {
   },
   /** Two channels: one token is revoked (401 → reauth required, not retried), the other publishes. */
   'post-reauth-failure': (ctx) => publishNow(ctx, ['good-token', 'revoked-token'], 'failed,published'),
+  /** Scheduled a day ahead, cancelled an hour later (the cancelPost Update): the workflow ends at once. */
+  'post-scheduled-cancelled': async (ctx) => {
+    const { key, channelIds } = await account(ctx, ['good-token']);
+    const t0 = await ctx.stack.syncClock();
+    const publishAt = new Date(t0.getTime() + 86_400_000).toISOString();
+    const r = await call(ctx.stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `recorded ${crypto.randomUUID()}`, channelIds, publishAt },
+    });
+    check(r.status === 201, `create answered ${r.status}`);
+    await ctx.stack.env.sleep('1 hour');
+    const del = await call(ctx.stack.app, 'DELETE', `/v1/posts/${r.body.id}`, { key });
+    check(del.status === 204, `delete answered ${del.status}`);
+    await untilClosed(ctx.stack, postWorkflowId(r.body.id));
+    return postWorkflowId(r.body.id);
+  },
+  /** Reauth failure on one of two channels; the channel is reconnected; retried (the retryPost Update); published. */
+  'post-reauth-failure-retried': async (ctx) => {
+    const { key, channelIds, id } = await failNow(ctx, ['good-token', 'revoked-token'], 'failed,published');
+    await ctx.stack.h.orm.em.fork().nativeUpdate(
+      Channel,
+      { id: channelIds[1]! },
+      {
+        credentialsEncrypted: encryptJson(ctx.stack.h.credentialsKey, { instanceUrl: ctx.fake.url, accessToken: 'good-token' }),
+        status: 'active',
+      },
+    );
+    const retried = await call(ctx.stack.app, 'POST', `/v1/posts/${id}/retry`, { key });
+    check(retried.status === 202, `retry answered ${retried.status}`);
+    await ctx.stack.settle(id);
+    await expectPost(ctx, key, id, 'published');
+    return postWorkflowId(id);
+  },
+  /** Refused once (422); retried from the Temporal UI (the `retry` Signal); published. */
+  'post-failure-signal-retried': async (ctx) => {
+    ctx.fake.failNext(1, { status: 422, body: { error: 'Validation failed: Text is refused by this instance' } });
+    const { key, id } = await failNow(ctx, ['good-token'], 'failed');
+    await ctx.stack.env.client.workflow.getHandle(postWorkflowId(id)).signal(retrySignal);
+    await ctx.stack.settle(id);
+    await expectPost(ctx, key, id, 'published');
+    return postWorkflowId(id);
+  },
+  /** Refused once (422); deleted while waiting for a retry (the cancelPost Update): the workflow ends. */
+  'post-failure-deleted': async (ctx) => {
+    ctx.fake.failNext(1, { status: 422, body: { error: 'Validation failed: Text is refused by this instance' } });
+    const { key, id } = await failNow(ctx, ['good-token'], 'failed');
+    const del = await call(ctx.stack.app, 'DELETE', `/v1/posts/${id}`, { key });
+    check(del.status === 204, `delete answered ${del.status}`);
+    await untilClosed(ctx.stack, postWorkflowId(id));
+    return postWorkflowId(id);
+  },
+  /** A retry after the failed run's window closed: the new run (input retry: true) publishes. */
+  'post-retry-new-run': async (ctx) => {
+    ctx.fake.failNext(1, { status: 422, body: { error: 'Validation failed: Text is refused by this instance' } });
+    const { key, id } = await failNow(ctx, ['good-token'], 'failed');
+    await waitOutRetryWindow(ctx.stack, id);
+    await ctx.stack.syncClock();
+    const retried = await call(ctx.stack.app, 'POST', `/v1/posts/${id}/retry`, { key });
+    check(retried.status === 202, `retry answered ${retried.status}`);
+    await ctx.stack.settle(id);
+    await expectPost(ctx, key, id, 'published');
+    return postWorkflowId(id);
+  },
   /** Created, never uploaded nor completed: the window closes, the item expires, the key is released. */
   'media-upload-expired': async (ctx) => {
     const { key } = await account(ctx, []);

@@ -16,7 +16,14 @@ import {
   type PostWorkflowInput,
 } from '../workflows/post-types.ts';
 import type { MediaViewer } from './media.ts';
-import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, parsePublishAt } from './post-validation.ts';
+import {
+  assertChannelsUsable,
+  channelTexts,
+  loadPostMedia,
+  loadTargetChannels,
+  measureForChannel,
+  parsePublishAt,
+} from './post-validation.ts';
 import type { PostView } from './posts.ts';
 import {
   executeUpdateInRequest,
@@ -44,10 +51,10 @@ export interface CreatePostRequest {
 }
 
 /**
- * A new post, from the API or the web app: publishAt, the channels (within the key's list, and
- * usable), the media, each channel's text against its platform's rules; then the rows and the
- * workflow (schedulePost). `fields`: what the caller already found wrong in its own input (the web
- * form), reported with publishAt's problems in one validation_failed. Returns the post id.
+ * A new post, from the API or the web app: the checks of checkNewPost, then the rows and the
+ * workflow (schedulePost, which runs the checks against the organization's other posts under its
+ * lock). `fields`: what the caller already found wrong in its own input (the web form), reported
+ * with publishAt's problems in one validation_failed. Returns the post id.
  */
 export async function createPost(
   em: EntityManager,
@@ -56,6 +63,55 @@ export async function createPost(
   r: CreatePostRequest,
   fields: FieldError[] = [],
 ): Promise<string> {
+  const post = await checkNewPost(em, r, fields);
+  if (!temporal) throw new Error('Temporal is not configured');
+  return schedulePost(em, temporal, post);
+}
+
+/** A channel's text as POST /v1/posts/validate reports it. */
+export interface ChannelTextReport {
+  channelId: string;
+  platform: string;
+  /** The text this channel would get (its platform's contentByPlatform entry, else content). */
+  content: string;
+  /** Its length as the platform counts it (platforms/text-length.ts). */
+  characters: number;
+  maxChars: number;
+}
+
+export interface PostValidation {
+  valid: true;
+  /** UTC; null = publish now. */
+  publishAt: string | null;
+  channels: ChannelTextReport[];
+}
+
+/**
+ * POST /v1/posts/validate: every check of createPost, in its order, and nothing written. The
+ * plan-limit and duplicate checks run without the organization's lock: a create racing this one
+ * may still change their answer (advisory, docs/decisions.md).
+ */
+export async function validatePost(em: EntityManager, r: CreatePostRequest, fields: FieldError[] = []): Promise<PostValidation> {
+  const post = await checkNewPost(em, r, fields);
+  await assertSchedulable(em, post);
+  return {
+    valid: true,
+    publishAt: post.publishAt?.toISOString() ?? null,
+    channels: post.channels.map((c) => ({
+      channelId: c.id,
+      platform: c.platform,
+      content: post.texts[c.id]!,
+      ...measureForChannel(c, post.texts[c.id]!),
+    })),
+  };
+}
+
+/**
+ * The checks of a new post that need no lock: publishAt, the channels (within the key's list, and
+ * usable), the media, each channel's text against its platform's rules. Shared by createPost and
+ * validatePost, so the two cannot disagree.
+ */
+async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: FieldError[]): Promise<NewPost> {
   const publishAt = r.publishAt === null ? null : parsePublishAt(r.publishAt, r.now, fields);
   if (fields.length) throw errors.validation(fields);
   const organizationId = r.organization.id;
@@ -63,8 +119,7 @@ export async function createPost(
   assertChannelsUsable(channels);
   const media = await loadPostMedia(em, organizationId, r.mediaIds, r.key ?? undefined);
   const texts = channelTexts(channels, { content: r.content, contentByPlatform: r.contentByPlatform, media, reddit: r.reddit });
-  if (!temporal) throw new Error('Temporal is not configured');
-  return schedulePost(em, temporal, {
+  return {
     organizationId,
     apiKeyId: r.key?.apiKeyId ?? null,
     source: r.source,
@@ -77,10 +132,16 @@ export async function createPost(
     texts,
     now: r.now,
     pendingLimit: PLAN_LIMITS[r.organization.plan].pendingScheduledPosts,
-  });
+  };
 }
 
-/** What schedulePost writes: a request createPost has checked. */
+/** The checks against the organization's other posts: createPost runs them under its lock, validatePost without. */
+async function assertSchedulable(em: EntityManager, p: NewPost): Promise<void> {
+  await assertUnderPendingLimit(em, p.organizationId, p.pendingLimit);
+  await assertNotDuplicate(em, p.channels, p.texts, p.publishAt ?? p.now);
+}
+
+/** What schedulePost writes: a request checkNewPost has checked. */
 interface NewPost {
   organizationId: string;
   apiKeyId: string | null;
@@ -116,8 +177,7 @@ async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPos
       // One writer per organization at a time: the plan limit and duplicate checks below
       // cannot both pass for two concurrent requests.
       await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [p.organizationId], 'all', tx.getTransactionContext());
-      await assertUnderPendingLimit(tx, p.organizationId, p.pendingLimit);
-      await assertNotDuplicate(tx, p.channels, p.texts, p.publishAt ?? p.now);
+      await assertSchedulable(tx, p);
       tx.create(Post, {
         id: postId,
         organization: p.organizationId,
@@ -166,7 +226,8 @@ async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPos
 
 async function assertUnderPendingLimit(em: EntityManager, organizationId: string, limit: number | null): Promise<void> {
   if (limit === null) return;
-  const used = await em.count(Post, { organization: organizationId, status: 'scheduled' });
+  // A cancelled post (deleted while scheduled) no longer waits.
+  const used = await em.count(Post, { organization: organizationId, status: 'scheduled', deletedAt: null });
   if (used >= limit) {
     throw new ApiError('limit_reached', `The plan allows ${limit} pending scheduled posts; ${used} are waiting.`, {
       details: { limit, used },
@@ -181,7 +242,7 @@ export function normalizeText(text: string): string {
 
 /**
  * duplicate_post: the same normalized text to the same channel, scheduled or published within
- * 24 h of this post's time (failed posts do not count). `excludePostId` skips the post being edited.
+ * 24 h of this post's time (failed and deleted posts do not count). `excludePostId` skips the post being edited.
  */
 export async function assertNotDuplicate(
   em: EntityManager,
@@ -194,7 +255,7 @@ export async function assertNotDuplicate(
   for (const c of channels) {
     const rows = await em.getConnection().execute<{ post_id: string }[]>(
       `select pc.post_id from post_channels pc join posts p on p.id = pc.post_id
-       where pc.channel_id = ? and pc.status <> 'failed' and p.status <> 'failed'
+       where pc.channel_id = ? and pc.status <> 'failed' and p.status <> 'failed' and p.deleted_at is null
          and p.scheduled_at > ? and p.scheduled_at < ? and p.id <> ?
          and btrim(regexp_replace(pc.content, '[[:space:]]+', ' ', 'g')) = ?
        limit 1`,
@@ -236,12 +297,17 @@ export interface EditRequest {
   contentByPlatform?: Record<string, string>;
   publishAt?: Date;
   mediaIds?: string[];
+  /** Replaces the target channels. */
+  channelIds?: string[];
+  reddit?: { subreddit: string; title: string };
 }
 
 /**
  * An edit of a scheduled post, from the API or the web app: the same rules as creating it
- * (channels' text limits, media, duplicates), then the workflow's editPost Update, whose
- * validator makes the final "still scheduled?" check atomic with the workflow.
+ * (channels' text limits, media, duplicates; new channels within the key's list and usable),
+ * then the workflow's editPost Update, whose validator makes the final "still scheduled?" check
+ * atomic with the workflow. `key`: the API key editing (its channel list and the media it may
+ * see); null for the web app.
  */
 export async function validateAndEditPost(
   em: EntityManager,
@@ -249,27 +315,36 @@ export async function validateAndEditPost(
   organizationId: string,
   current: PostView,
   edit: EditRequest,
+  key: MediaViewer | null = null,
 ): Promise<void> {
+  const currentIds = current.channels.map((c) => c.channelId);
   const channels = await loadTargetChannels(
     em,
     organizationId,
-    current.channels.map((c) => c.channelId),
-    'all',
+    edit.channelIds ?? currentIds,
+    edit.channelIds ? (key?.channels ?? 'all') : 'all',
   );
+  // A channel the post already has keeps it whatever its status (as an edit of the text does);
+  // an added one must be usable, as on create.
+  assertChannelsUsable(channels.filter((c) => !currentIds.includes(c.id)));
   const stored = await em.findOneOrFail(Post, { id: current.id, organization: organizationId });
-  const media = await loadPostMedia(em, organizationId, edit.mediaIds ?? current.media.map((m) => m.id));
-  const texts = channelTexts(channels, {
-    content: edit.content ?? current.content,
-    contentByPlatform: edit.contentByPlatform ?? stored.contentByPlatform ?? {},
-    media,
-    reddit: current.reddit,
-  });
+  const media = await loadPostMedia(em, organizationId, edit.mediaIds ?? current.media.map((m) => m.id), key ?? undefined);
+  // New channels without new per-platform texts: the texts of platforms no longer targeted go.
+  const contentByPlatform =
+    edit.contentByPlatform ??
+    (edit.channelIds
+      ? Object.fromEntries(Object.entries(stored.contentByPlatform ?? {}).filter(([p]) => channels.some((c) => c.platform === p)))
+      : (stored.contentByPlatform ?? {}));
+  const reddit = edit.reddit ?? current.reddit;
+  const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit });
   await assertNotDuplicate(em, channels, texts, edit.publishAt ?? new Date(current.scheduledAt), current.id);
   await editPost(temporal, current.id, {
     content: edit.content,
-    contentByPlatform: edit.contentByPlatform,
+    contentByPlatform: edit.contentByPlatform ?? (edit.channelIds ? contentByPlatform : undefined),
     publishAt: edit.publishAt?.toISOString(),
     mediaIds: edit.mediaIds,
+    channelIds: edit.channelIds,
+    reddit: edit.reddit,
     channelContent: texts,
   });
 }

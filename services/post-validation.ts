@@ -109,7 +109,12 @@ export function channelTexts(channels: IChannel[], input: ContentInput): Record<
   return texts;
 }
 
-/** The post's media items, in the given order: each of the organization and `ready`. */
+/** A valid text's length on the channel, as its platform counts it, and the channel's limit. */
+export function measureForChannel(c: IChannel, text: string): { characters: number; maxChars: number } {
+  const { maxChars } = rulesFor(c.platform, c.maxChars);
+  return { characters: measureChannelText(c, text, maxChars).length, maxChars };
+}
+
 /**
  * The media of a post, in order. `viewer` (a channel-limited API key) cannot attach what it may
  * not see (services/media.ts hiddenMediaIds): such an id is answered exactly like an unknown one.

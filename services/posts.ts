@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { MediaItem, Post, PostChannel, type IMediaItem, type IPost, type IPostChannel, type PostStatus } from '../db/entities/index.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import { ApiError, errors } from '../lib/errors.ts';
+import { failureClass, RETRYABLE, type ChannelErrorCode } from '../workflows/publish-failure-types.ts';
 
 export interface PostChannelView {
   channelId: string;
@@ -13,6 +14,9 @@ export interface PostChannelView {
   url: string | null;
   publishedAt: string | null;
   error: string | null;
+  /** Set on a failed channel only (a row failed before the column existed shows `unknown`). */
+  errorCode: ChannelErrorCode | null;
+  retryable: boolean | null;
 }
 
 export interface PostView {
@@ -29,6 +33,13 @@ export interface PostView {
 }
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+/** errorCode and retryable of a failed channel; null on every other (docs/decisions.md "Failures a program can act on"). */
+function failureView(pc: IPostChannel): Pick<PostChannelView, 'errorCode' | 'retryable'> {
+  if (pc.status !== 'failed') return { errorCode: null, retryable: null };
+  if (!pc.errorCode) return failureClass('unknown');
+  return { errorCode: pc.errorCode, retryable: pc.retryable ?? RETRYABLE[pc.errorCode] };
+}
 
 export function postView(post: IPost, pcs: IPostChannel[], media: { id: string; type: string; url: string }[] = []): PostView {
   return {
@@ -51,6 +62,7 @@ export function postView(post: IPost, pcs: IPostChannel[], media: { id: string; 
         url: pc.url ?? null,
         publishedAt: iso(pc.publishedAt),
         error: pc.error ?? null,
+        ...failureView(pc),
       })),
     media,
     reddit: post.reddit ?? null,
@@ -85,7 +97,8 @@ export async function getPostForKey(
   storage?: ObjectStorage,
 ): Promise<PostView> {
   if (id.includes('\u0000')) throw errors.notFound('Post'); // no such id; Postgres would refuse the NUL (500)
-  const post = await em.findOne(Post, { id, organization: organizationId });
+  // A deleted post (DELETE /v1/posts/{id}) keeps its row but is gone for every reader.
+  const post = await em.findOne(Post, { id, organization: organizationId, deletedAt: null });
   if (!post) throw errors.notFound('Post');
   const [view] = await views(em, [post], storage);
   if (keyChannels !== 'all' && !view!.channels.every((c) => keyChannels.includes(c.channelId))) throw errors.notFound('Post');
@@ -128,7 +141,7 @@ export async function listPostsForKey(
   f: ListFilters,
   storage?: ObjectStorage,
 ): Promise<{ data: PostView[]; nextCursor: string | null }> {
-  const where: string[] = ['p.organization_id = ?'];
+  const where: string[] = ['p.organization_id = ?', 'p.deleted_at is null'];
   const params: unknown[] = [organizationId];
   if (f.status) {
     where.push('p.status = ?');

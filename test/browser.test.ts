@@ -387,6 +387,158 @@ describe('the web application in Chromium', () => {
     expect(me.body.error.code).toBe('unauthorized');
   });
 
+  test('7b. delete a scheduled post: Delete → confirm → it leaves the calendar (live, in another tab too), its page is gone (404), and it is never published', async () => {
+    const t0 = await stack.syncClock();
+    const at = new Date(Math.ceil((t0.getTime() + 2 * 3600_000) / 60_000) * 60_000);
+    const content = `Delete me ${crypto.randomUUID()}`;
+    await page.goto('/posts/new');
+    await page.locator('[data-testid="channel-option"][data-platform="MASTODON"]').check();
+    await page.getByTestId('composer-content').fill(content);
+    await page.getByTestId('composer-when-later').check();
+    await page.getByTestId('composer-publish-at').fill(localInputValue(at, 'UTC'));
+    await clickAndWait('composer-submit', /\/posts\/post_[0-9a-z]+\?notice=created$/);
+    const id = (await page.getByTestId('post-detail').getAttribute('data-post-id'))!;
+    const calendarUrl = `/calendar?view=month&date=${dayKey(at, 'UTC')}`;
+
+    // Other tabs keep the calendar and the post open: the deletion reaches them without a reload.
+    // The post's tab is in a second window of the same person (its cookies), outside the recorded
+    // context: the browser logs its 404s, which are expected there.
+    const other = await context.newPage();
+    const side = await browser.newContext({ baseURL: server.url, timezoneId: 'UTC', locale: 'en-US' });
+    await side.addCookies(await context.cookies());
+    const postTab = await side.newPage();
+    try {
+      await postTab.goto(`/posts/${id}`);
+      expect(await postTab.getByTestId('post-deleted').isVisible()).toBe(false);
+      await other.goto(calendarUrl);
+      const item = other.locator(`[data-testid="post-item"][data-post-id="${id}"]`);
+      expect(await item.getAttribute('data-status')).toBe('scheduled');
+      await other.evaluate('window.__notReloaded = true');
+
+      await clickAndWait('post-delete', new RegExp(`/posts/${id}/delete$`));
+      expect(await page.getByTestId('delete-confirm').getAttribute('data-status')).toBe('scheduled');
+      expect(await page.getByTestId('delete-explain').textContent()).toContain('will not be published');
+      expect(await page.getByTestId('delete-excerpt').textContent()).toBe(content);
+      await screenshot(page, 'delete-confirm');
+      // "Keep it" goes back and changes nothing.
+      await clickAndWait('delete-keep', new RegExp(`/posts/${id}$`));
+      expect(await page.getByTestId('post-detail').getAttribute('data-status')).toBe('scheduled');
+      await clickAndWait('post-delete', new RegExp(`/posts/${id}/delete$`));
+      await clickAndWait('delete-confirm-submit', /\/calendar\?date=\d{4}-\d{2}-\d{2}&notice=deleted$/);
+      expect(await page.getByTestId('notice').textContent()).toBe('Post deleted: it will not be published.');
+      expect(await page.locator(`[data-post-id="${id}"]`).count()).toBe(0);
+
+      await until('the open calendar to drop the post', async () => (await item.count()) === 0, 20_000, 250);
+      expect(await other.getByTestId('calendar-message').textContent()).toBe('A post was removed.');
+      expect(await other.evaluate('window.__notReloaded')).toBe(true);
+      expect(await other.getByTestId('calendar-stale').isVisible()).toBe(false);
+      // The open post page says it is gone and offers nothing more.
+      await until('the open post page to say deleted', () => postTab.getByTestId('post-deleted').isVisible(), 20_000, 250);
+      expect(await postTab.getByTestId('post-detail').getAttribute('data-deleted')).toBe('true');
+      expect(await postTab.getByTestId('post-delete').isVisible()).toBe(false);
+      expect(await postTab.getByTestId('post-edit').isVisible()).toBe(false);
+      // Opened again, the post's page answers 404.
+      const gone = await postTab.goto(`/posts/${id}`);
+      expect(gone!.status()).toBe(404);
+      expect(await postTab.getByTestId('error-page').count()).toBe(1);
+      expect((await postTab.request.get(`/web/api/posts/${id}`)).status()).toBe(404);
+    } finally {
+      await other.close();
+      await side.close();
+    }
+    // Past its time: nothing was sent.
+    await stack.env.sleep('3 hours');
+    await stack.syncClock();
+    expect(mastodon.statuses.filter((s) => s.text === content)).toHaveLength(0);
+    const wf = await stack.env.client.workflow.getHandle(postWorkflowId(id)).describe();
+    expect(wf.status.name).not.toBe('RUNNING');
+  });
+
+  test('7c. retry a failed post: disabled with "Reconnect … first" while the channel needs it; reconnect → Retry → published in the open calendar; one copy on the platform', async () => {
+    await stack.syncClock();
+    const content = `Retry me ${crypto.randomUUID()}`;
+    // Mastodon rejects the token once: the channel becomes reauth_required and the post fails.
+    mastodon.failNext(1, { status: 401, body: { error: 'The access token is invalid' } });
+    await page.goto('/posts/new');
+    await page.locator('[data-testid="channel-option"][data-platform="MASTODON"]').check();
+    await page.getByTestId('composer-content').fill(content);
+    await page.getByTestId('composer-when-now').check();
+    await clickAndWait('composer-submit', /\/posts\/post_[0-9a-z]+\?notice=created$/);
+    const detail = page.getByTestId('post-detail');
+    const id = (await detail.getAttribute('data-post-id'))!;
+    await until('the post page to show failed', async () => (await detail.getAttribute('data-status')) === 'failed', 60_000, 250);
+    expect(mastodon.statuses.filter((s) => s.text === content)).toHaveLength(0);
+
+    await page.reload();
+    const retry = page.getByTestId('post-retry');
+    expect(await retry.isDisabled()).toBe(true);
+    expect(await page.getByTestId('retry-blocked').textContent()).toBe('Reconnect Mastodon (Team Mastodon) first.');
+    await screenshot(page, 'retry-blocked');
+
+    // The hint's link is the channel's reconnect page.
+    await clickAndWait('retry-reconnect', new RegExp(`/channels/connect/mastodon\\?channel=${state.mastodonChannelId}$`));
+    expect(await page.getByTestId('reauth-notice').count()).toBe(1);
+    await page.getByTestId('credential-instanceUrl').fill(mastodon.url);
+    await page.getByTestId('credential-accessToken').fill('good-token');
+    await clickAndWait('credentials-submit', /\/channels\?notice=reconnected$/);
+    expect(
+      await page.locator(`[data-testid="channel-row"][data-channel-id="${state.mastodonChannelId}"]`).getAttribute('data-status'),
+    ).toBe('active');
+
+    // The calendar and the post's page, open in other tabs, show the failed post and follow it live.
+    const other = await context.newPage();
+    const postTab = await context.newPage();
+    try {
+      await postTab.goto(`/posts/${id}`);
+      expect(await postTab.getByTestId('post-retry-form').isVisible()).toBe(true);
+      await other.goto(`/calendar?view=month&date=${dayKey(await stack.syncClock(), 'UTC')}`);
+      const item = other.locator(`[data-testid="post-item"][data-post-id="${id}"]`);
+      expect(await item.getAttribute('data-status')).toBe('failed');
+      expect(await item.getByTestId('post-error').isVisible()).toBe(true);
+      await other.evaluate(`(() => {
+        window.__statuses = [];
+        const el = document.querySelector('[data-testid="post-item"][data-post-id="${id}"]');
+        let last = el.getAttribute('data-status');
+        new MutationObserver(() => {
+          const now = el.getAttribute('data-status');
+          if (now !== last) window.__statuses.push((last = now));
+        }).observe(el, { attributeFilter: ['data-status'] });
+      })()`);
+
+      await page.goto(`/posts/${id}`);
+      expect(await retry.isEnabled()).toBe(true);
+      expect(await page.getByTestId('retry-blocked').count()).toBe(0);
+      await clickAndWait('post-retry', new RegExp(`/posts/${id}\\?notice=retrying$`));
+      expect(await page.getByTestId('notice').textContent()).toBe('Publishing again on the channels that failed.');
+      await until('the post page to show published', async () => (await detail.getAttribute('data-status')) === 'published', 60_000, 250);
+      expect(await page.getByTestId('post-retry').isVisible()).toBe(false);
+
+      await until('the calendar to show published', async () => (await item.getAttribute('data-status')) === 'published', 20_000, 250);
+      expect(await item.getByTestId('post-status').textContent()).toBe('Published');
+      expect(await item.getByTestId('post-error').isVisible()).toBe(false);
+      // Changed in place (no reload): failed → (publishing, if a poll caught it) → published.
+      const statuses = (await other.evaluate('window.__statuses')) as string[];
+      expect(statuses.at(-1)).toBe('published');
+      expect(statuses.every((s) => s === 'publishing' || s === 'published')).toBe(true);
+      await screenshot(other, 'calendar-after-retry');
+      // The other tab's post page: Retry goes away once the post is publishing again; published, it may be removed from the lists.
+      const tabDetail = postTab.getByTestId('post-detail');
+      await until(
+        'the other post tab to show published',
+        async () => (await tabDetail.getAttribute('data-status')) === 'published',
+        20_000,
+        250,
+      );
+      expect(await postTab.getByTestId('post-retry-form').isVisible()).toBe(false);
+      expect(await postTab.getByTestId('post-delete').isVisible()).toBe(true);
+      expect(await postTab.getByTestId('post-channel-row').getAttribute('data-status')).toBe('published');
+    } finally {
+      await other.close();
+      await postTab.close();
+    }
+    expect(mastodon.statuses.filter((s) => s.text === content)).toHaveLength(1);
+  });
+
   test("8a. keyboard: the skip link comes first, and Tab reaches the composer's submit button with a visible focus ring", async () => {
     await page.goto('/posts/new');
     await page.keyboard.press('Tab');

@@ -27,7 +27,7 @@ describe('errors', () => {
       ['POST', '/v1/me', 'GET, HEAD, OPTIONS'],
       ['DELETE', '/v1/channels', 'GET, HEAD, OPTIONS'],
       ['PUT', '/v1/posts', 'GET, HEAD, OPTIONS, POST'],
-      ['TRACE', '/v1/posts/post_x', 'GET, HEAD, OPTIONS, PATCH'],
+      ['TRACE', '/v1/posts/post_x', 'DELETE, GET, HEAD, OPTIONS, PATCH'],
     ];
     for (const [method, path, allow] of cases) {
       const r = await call(app, method, path);

@@ -26,8 +26,8 @@ type Stack = Awaited<ReturnType<typeof startPostStack>>;
 
 const DAY = 86_400_000;
 const MB = 1024 * 1024;
-/** Runs per operation: enough to reach its success and its documented refusals, small enough for a busy machine. */
-const RUNS: Record<string, number> = { createPost: 90, updatePost: 50, createUpload: 60, listPosts: 50 };
+/** Runs per operation: enough to reach its success and its documented refusals, small enough for a busy machine (validatePost writes nothing: cheap). */
+const RUNS: Record<string, number> = { createPost: 90, validatePost: 200, updatePost: 100, createUpload: 60, listPosts: 50 };
 const DEFAULT_RUNS = 25;
 
 /**
@@ -39,36 +39,36 @@ const DEFAULT_RUNS = 25;
 const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: RegExp; why: string; holds?: (g: Generated) => boolean }[] =
   [
     {
-      ops: ['createPost'],
+      ops: ['createPost', 'validatePost', 'updatePost'],
       path: /^channelIds$/,
       message: /^unknown channel /,
       documented: /channels of the organization/,
       why: 'ids must name the organization’s channels (referential)',
-      holds: (g) => (g.body as Json).channelIds.some((id: string) => !pools.channels.includes(id)),
+      holds: (g) => ((g.body as Json).channelIds ?? []).some((id: string) => !pools.channels.includes(id)),
     },
     {
-      ops: ['createPost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost'],
       path: /^(content|contentByPlatform\.[A-Z]+)$/,
       message: /^is \d+ characters.*allows \d+$/,
       documented: /`rules\.maxChars`/,
       why: 'each channel’s own length limit, published as its rules',
     },
     {
-      ops: ['createPost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost'],
       path: /^(content|contentByPlatform\.[A-Z]+)$/,
       message: /^is empty for channel /,
       documented: /empty text needs media/i,
       why: 'an empty text is allowed only with media',
     },
     {
-      ops: ['createPost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost'],
       path: /^contentByPlatform\.[A-Z]+$/,
       message: /^no target channel is on this platform$/,
       documented: /platform of a target channel/,
       why: 'keys must be platforms of the target channels',
     },
     {
-      ops: ['createPost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost'],
       path: /^mediaIds$/,
       message: /^(unknown media |media .* only ready media)/,
       documented: /`ready` media items of the organization/i,
@@ -76,7 +76,7 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       holds: (g) => (g.body as Json).mediaIds.some((id: string) => id !== pools.media[0]),
     },
     {
-      ops: ['createPost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost'],
       path: /^mediaIds$/,
       message:
         /(requires an image or video|takes at most \d+ attachment\(s\)|does not accept .* files|takes a video only on its own|requires a video|requires an image)$/,
@@ -84,14 +84,14 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       why: 'each platform’s media limits (count, types), channel `rules.requiresMedia`',
     },
     {
-      ops: ['createPost'],
+      ops: ['createPost', 'validatePost', 'updatePost'],
       path: /^reddit$/,
       message: /^REDDIT channel .* requires reddit\.subreddit/,
-      documented: /required when a REDDIT channel is targeted/,
+      documented: /required when (a REDDIT channel is targeted|the post targets a REDDIT channel)/,
       why: 'channel `rules.requiredFields`',
     },
     {
-      ops: ['createPost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost'],
       path: /^publishAt$/,
       message: /^is more than 5 minutes in the past$/,
       documented: /at most 5 minutes in the past/,
@@ -99,7 +99,7 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       holds: (g) => Date.parse((g.body as Json).publishAt) < serverNow - 5 * 60_000,
     },
     {
-      ops: ['createPost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost'],
       path: /^publishAt$/,
       message: /^must be before 9999-12-31T00:00:00\.000Z$/,
       documented: /before 9999-12-31T00:00:00Z/,
@@ -142,6 +142,10 @@ const pools = {
   channels: [] as string[],
   platforms: ['MASTODON', 'BLUESKY', 'REDDIT'],
   posts: [] as string[],
+  /** Scheduled posts for deletePost to cancel (each once: then 404), so the others keep theirs. */
+  deletable: [] as string[],
+  /** Failed posts for retryPost (each retried once: then 409). */
+  failed: [] as string[],
   media: [] as string[],
   cursors: [] as string[],
 };
@@ -375,6 +379,8 @@ function hintsFor(o: Operation): Hints {
   const real = (values: string[], generated: () => fc.Arbitrary<unknown>, weight = 6) =>
     fc.oneof({ weight, arbitrary: fc.constantFrom(...values) }, { weight: 1, arbitrary: generated() });
   return (at, generated) => {
+    if (at === 'path.id' && o.id === 'deletePost') return real(pools.deletable, generated);
+    if (at === 'path.id' && o.id === 'retryPost') return real([...pools.failed, ...pools.posts], generated);
     if (at === 'path.id') return real(o.path.startsWith('/posts') ? pools.posts : pools.media, generated);
     if (at === 'body.channelIds[]') return real(pools.channels, generated, 15);
     if (at === 'query.channelId') return real(pools.channels, generated);
@@ -433,6 +439,22 @@ beforeAll(async () => {
     });
     expect(post.status).toBe(201);
     pools.posts.push(post.body.id);
+  }
+  for (let i = 0; i < 4; i++) {
+    const post = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `property deletable ${i}`, channelIds: [mastodon.id], publishAt: new Date(at + (500 + i) * DAY).toISOString() },
+    });
+    expect(post.status).toBe(201);
+    pools.deletable.push(post.body.id);
+  }
+  // Failed now (Mastodon refuses each once, for good): their workflows wait for a retry.
+  for (let i = 0; i < 2; i++) {
+    fake.failNext(1, { status: 422, body: { error: 'Validation failed: refused' } });
+    const post = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: `property failed ${i}`, channelIds: [mastodon.id] } });
+    expect(post.status).toBe(201);
+    expect((await stack.settle(post.body.id)).phase).toBe('failed');
+    pools.failed.push(post.body.id);
   }
   for (const limit of [1, 2]) pools.cursors.push((await call(stack.app, 'GET', `/v1/posts?limit=${limit}`, { key })).body.nextCursor);
 

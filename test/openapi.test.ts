@@ -5,18 +5,37 @@ import { describe, expect, test } from 'bun:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ERROR_STATUS } from '../lib/errors.ts';
 import { MEDIA_RULES } from '../media/catalog.ts';
+import { CHANNEL_ERROR_CODES } from '../workflows/publish-failure-types.ts';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 
 type Json = Record<string, any>;
 
 /** SPEC.md §4 with DESIGN.md §3 / docs/decisions.md: scope, success status and error statuses. */
-const OPERATIONS: { method: string; path: string; scope: string; success: number; errors: number[]; schema: string }[] = [
+/** `schema: null`: a success without a body (204). */
+const OPERATIONS: { method: string; path: string; scope: string; success: number; errors: number[]; schema: string | null }[] = [
   { method: 'get', path: '/me', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'Me' },
   { method: 'get', path: '/channels', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'ChannelList' },
   { method: 'post', path: '/posts', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Post' },
+  {
+    method: 'post',
+    path: '/posts/validate',
+    scope: 'publish',
+    success: 200,
+    errors: [401, 403, 409, 413, 422, 429],
+    schema: 'PostValidation',
+  },
   { method: 'get', path: '/posts', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'PostList' },
   { method: 'get', path: '/posts/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Post' },
   { method: 'patch', path: '/posts/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Post' },
+  { method: 'delete', path: '/posts/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 409, 413, 422, 429], schema: null },
+  {
+    method: 'post',
+    path: '/posts/{id}/retry',
+    scope: 'publish',
+    success: 202,
+    errors: [401, 403, 404, 409, 413, 422, 429],
+    schema: 'Post',
+  },
   {
     method: 'post',
     path: '/media/uploads',
@@ -112,7 +131,8 @@ describe('OpenAPI document', () => {
       expect(op.description).toContain(`\`${o.scope}\` scope`);
       // Success: status and the component it returns.
       expect({ where, status: Object.keys(op.responses).filter((s) => s.startsWith('2')) }).toEqual({ where, status: [String(o.success)] });
-      expect(op.responses[String(o.success)].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${o.schema}` });
+      if (o.schema === null) expect(op.responses[String(o.success)].content).toBeUndefined();
+      else expect(op.responses[String(o.success)].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${o.schema}` });
       // Errors of DESIGN.md §3 that apply, each with the error body.
       for (const status of [...o.errors, 500, 503]) {
         const r = op.responses[String(status)];
@@ -148,6 +168,8 @@ describe('OpenAPI document', () => {
     expect(codesOf('/posts', 'post', 409)).toEqual(expect.arrayContaining(['reauth_required', 'duplicate_post', 'conflict']));
     expect(codesOf('/posts', 'post', 403)).toEqual(expect.arrayContaining(['limit_reached']));
     expect(codesOf('/posts/{id}', 'patch', 409)).toEqual(expect.arrayContaining(['conflict']));
+    expect(codesOf('/posts/{id}', 'delete', 409)).toEqual(['conflict']);
+    expect(codesOf('/posts/{id}/retry', 'post', 409)).toEqual(expect.arrayContaining(['conflict', 'reauth_required']));
     expect(codesOf('/media/{id}/complete', 'post', 409)).toEqual(['conflict']);
     // Location on creation, Idempotency-Key where honoured.
     for (const [path, method] of [
@@ -228,8 +250,22 @@ describe('OpenAPI document', () => {
     );
     expect(s.Post.properties.channels.items).toEqual({ $ref: '#/components/schemas/PostChannel' });
     expect(Object.keys(s.PostChannel.properties).sort()).toEqual(
-      ['channelId', 'platform', 'status', 'content', 'platformPostId', 'url', 'publishedAt', 'error'].sort(),
+      ['channelId', 'platform', 'status', 'content', 'platformPostId', 'url', 'publishedAt', 'error', 'errorCode', 'retryable'].sort(),
     );
+    // The documented set of failure codes, nullable (null unless the channel failed).
+    expect(s.PostChannel.properties.errorCode.anyOf).toEqual([
+      expect.objectContaining({ type: 'string', enum: [...CHANNEL_ERROR_CODES] }),
+      { type: 'null' },
+    ]);
+    expect(s.PostChannel.properties.retryable.anyOf).toEqual([{ type: 'boolean' }, { type: 'null' }]);
+    expect(Object.keys(s.PostValidation.properties)).toEqual(['valid', 'publishAt', 'channels']);
+    expect(Object.keys(s.PostValidation.properties.channels.items.properties)).toEqual([
+      'channelId',
+      'platform',
+      'content',
+      'characters',
+      'maxChars',
+    ]);
     expect(s.PostList.properties.data.items).toEqual({ $ref: '#/components/schemas/Post' });
     expect(Object.keys(s.PostList.properties).sort()).toEqual(['data', 'nextCursor']);
     for (const f of [
@@ -282,6 +318,7 @@ describe('OpenAPI document', () => {
     const doc = await fetchDocument();
     const bodies: Record<string, unknown> = {
       'POST /posts': { content: 'hello', channelIds: ['ch_x'] },
+      'POST /posts/validate': { content: 'hello', channelIds: ['ch_x'] },
       'PATCH /posts/{id}': { content: 'hello' },
       'POST /media/uploads': { fileName: 'a.png', mimeType: 'image/png', fileSize: 10 },
     };

@@ -244,7 +244,7 @@ describe('outages of the real processes', () => {
     expect(worker.alive()).toBe(true);
   });
 
-  test('no worker polling: PATCH and media complete answer 503 within the deadline; nothing stays blocked', async () => {
+  test('no worker polling: PATCH, DELETE and media complete answer 503 within the deadline; nothing stays blocked', async () => {
     const created = await http(api.port, 'POST', '/v1/posts', key, {
       content: 'edited without a worker',
       channelIds: [channelId],
@@ -258,6 +258,11 @@ describe('outages of the real processes', () => {
     const patched = await http(api.port, 'PATCH', `/v1/posts/${created.body.id}`, key, { content: 'never confirmed' });
     expectCleanOutage(patched);
     expect(patched.ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+
+    // DELETE (the cancelPost Update) and retry have the same deadline.
+    const cancelled = await http(api.port, 'DELETE', `/v1/posts/${created.body.id}`, key);
+    expectCleanOutage(cancelled);
+    expect(cancelled.ms).toBeLessThan(DEADLINE_MS + MARGIN_MS);
 
     const completed = await http(api.port, 'POST', `/v1/media/${upload.body.media.id}/complete`, key);
     expectCleanOutage(completed);

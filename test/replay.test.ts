@@ -24,11 +24,19 @@ beforeAll(async () => {
 });
 
 describe('recorded workflow histories', () => {
-  test('cover the post and the upload workflow: scheduled → edited → published, partial and reauth failures, upload expired and ready', () => {
+  test('cover the post and the upload workflow: scheduled → edited → published, partial and reauth failures, cancel, delete and retry, upload expired and ready', () => {
     for (const name of [
       'post-scheduled-edited-published',
+      // Before the await-retry patch: a failed post's workflow ended at once.
       'post-partial-failure',
       'post-reauth-failure',
+      // With it: the failed post waits for a retry, which comes (Update, Signal, a new run) or not.
+      'post-partial-failure-await-retry',
+      'post-reauth-failure-retried',
+      'post-failure-signal-retried',
+      'post-failure-deleted',
+      'post-retry-new-run',
+      'post-scheduled-cancelled',
       'media-upload-expired',
       'media-upload-ready',
     ]) {

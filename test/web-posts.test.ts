@@ -375,3 +375,211 @@ describe('organizations are separate', () => {
     expect((await stack.h.orm.em.fork().findOneOrFail(Post, { id })).content).toBe(secret);
   });
 });
+
+describe('delete and retry (issue 13)', () => {
+  /** Polls the post's row (real time) until it has the status. */
+  async function rowStatus(id: string, status: string) {
+    for (let i = 0; i < 200; i++) {
+      const row = await stack.h.orm.em.fork().findOne(Post, { id }, { filters: false });
+      if (row?.status === status) return row;
+      await Bun.sleep(50);
+    }
+    throw new Error(`post ${id} never became ${status}`);
+  }
+
+  test('delete a scheduled post: a confirmation page first; CSRF and confirm=yes required; then cancelled, 404, gone from the calendar, never sent', async () => {
+    const { browser, channels } = await setup();
+    const t0 = await stack.syncClock();
+    const at = minute(t0.getTime() + 2 * 3600_000);
+    const content = text('to be deleted');
+    const id = postIdFrom((await compose(browser, { channelIds: [channels[0]!.id], content, at })).location);
+
+    const page = await browser.get(`/posts/${id}`);
+    const del = await page.one('[data-testid="post-delete"]');
+    expect(del.attrs.href).toBe(`/posts/${id}/delete`);
+    expect(del.attrs.hidden).toBeUndefined();
+    expect(await page.query('[data-testid="post-retry"]')).toHaveLength(0);
+
+    const confirm = await browser.get(`/posts/${id}/delete`);
+    expect(confirm.status).toBe(200);
+    expect((await confirm.one('[data-testid="delete-confirm"]')).attrs['data-status']).toBe('scheduled');
+    expect((await confirm.one('[data-testid="delete-explain"]')).text).toContain('will not be published');
+    const button = await confirm.one('[data-testid="delete-confirm-submit"]');
+    expect(button.attrs).toMatchObject({ name: 'confirm', value: 'yes' });
+    expect((await confirm.one('[data-testid="delete-form"]')).attrs).toMatchObject({ method: 'post', action: `/posts/${id}/delete` });
+
+    // No CSRF token: refused, nothing happens.
+    const forged = await browser.post(`/posts/${id}/delete`, { confirm: 'yes', status: 'scheduled' }, { csrf: false });
+    expect(forged.status).toBe(403);
+    // Another site's form (the right token would not help either).
+    const crossSite = await browser.post(`/posts/${id}/delete`, { confirm: 'yes' }, { headers: { origin: 'https://evil.example' } });
+    expect(crossSite.status).toBe(403);
+    // No confirmation: the confirmation page again (422), nothing happens.
+    const unconfirmed = await browser.post(`/posts/${id}/delete`, {});
+    expect(unconfirmed.status).toBe(422);
+    expect((await unconfirmed.one('[data-testid="form-errors"]')).text).toContain('Confirm');
+    expect(await unconfirmed.query('[data-testid="delete-confirm-submit"]')).toHaveLength(1);
+    expect((await stack.h.orm.em.fork().findOneOrFail(Post, { id }, { filters: false })).status).toBe('scheduled');
+    expect((await browser.get(`/posts/${id}`)).status).toBe(200);
+
+    const done = await browser.post(`/posts/${id}/delete`, { confirm: 'yes', status: 'scheduled' });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe(`/calendar?date=${dayKey(at, 'UTC')}&notice=deleted`);
+    const calendar = await browser.get(done.location!);
+    expect((await calendar.one('[data-testid="notice"]')).text).toBe('Post deleted: it will not be published.');
+    expect(calendar.html).not.toContain(id);
+    expect((await browser.get(`/posts/${id}`)).status).toBe(404);
+    expect((await browser.get(`/posts/${id}/delete`)).status).toBe(404);
+    expect((await browser.get(`/web/api/posts/${id}`)).status).toBe(404);
+    // A second delete: 404, as the API's.
+    expect((await browser.post(`/posts/${id}/delete`, { confirm: 'yes', status: 'scheduled' })).status).toBe(404);
+    const from = new Date(at.getTime() - 86_400_000).toISOString();
+    const to = new Date(at.getTime() + 86_400_000).toISOString();
+    expect((await browser.get(`/web/api/posts?from=${from}&to=${to}`)).json().data).toEqual([]);
+    // Its workflow closes (just after answering the Update), and after its time nothing was sent.
+    let closed = false;
+    for (let i = 0; i < 200 && !closed; i++) {
+      closed = (await stack.env.client.workflow.getHandle(postWorkflowId(id)).describe()).status.name !== 'RUNNING';
+      if (!closed) await Bun.sleep(50);
+    }
+    expect(closed).toBe(true);
+    await stack.env.sleep('3 hours');
+    expect(fake.statuses.filter((s) => s.text === content)).toHaveLength(0);
+  });
+
+  test('a confirmation for a post that has changed since (scheduled then, published now) is asked again', async () => {
+    const { browser, channels } = await setup();
+    await stack.syncClock();
+    const content = text('published meanwhile');
+    const id = postIdFrom((await compose(browser, { channelIds: [channels[0]!.id], content, when: 'now' })).location);
+    await rowStatus(id, 'published');
+    const stale = await browser.post(`/posts/${id}/delete`, { confirm: 'yes', status: 'scheduled' });
+    expect(stale.status).toBe(409);
+    expect((await stale.one('[data-testid="delete-confirm"]')).attrs['data-status']).toBe('published');
+    expect((await stale.one('[data-testid="form-errors"]')).text).toContain('published now');
+    expect((await browser.get(`/posts/${id}`)).status).toBe(200);
+  });
+
+  test('remove a published post from the lists: the wording says the live posts stay; the platform keeps its post', async () => {
+    const { browser, channels } = await setup();
+    await stack.syncClock();
+    const content = text('published then removed');
+    const id = postIdFrom((await compose(browser, { channelIds: [channels[0]!.id], content, when: 'now' })).location);
+    await rowStatus(id, 'published');
+    const page = await browser.get(`/posts/${id}`);
+    expect((await page.one('[data-testid="post-delete"]')).text).toBe('Remove from lists');
+    const confirm = await browser.get(`/posts/${id}/delete`);
+    expect((await confirm.one('[data-testid="delete-explain"]')).text).toContain('The posts already live on the platforms stay there');
+    expect((await confirm.one('[data-testid="delete-confirm-submit"]')).text).toBe('Remove from lists');
+    expect((await confirm.one('[data-testid="post-channel-url"]')).attrs.href).toStartWith(`${fake.url}/@user/`);
+    const done = await browser.post(`/posts/${id}/delete`, { confirm: 'yes', status: 'published' });
+    expect(done.status).toBe(303);
+    expect(done.location).toEndWith('&notice=removed');
+    expect((await (await browser.get(done.location!)).one('[data-testid="notice"]')).text).toBe(
+      'Post removed from the lists. Its posts on the platforms stay.',
+    );
+    expect((await browser.get(`/posts/${id}`)).status).toBe(404);
+    // Kept for audit; the platform's post untouched.
+    expect((await stack.h.orm.em.fork().findOne(Post, { id }, { filters: false }))?.status).toBe('published');
+    expect(fake.statuses.filter((s) => s.text === content)).toHaveLength(1);
+  });
+
+  test('a post that is publishing cannot be deleted: 409 "already publishing", on the confirmation page and its form', async () => {
+    const { browser, channels } = await setup();
+    await stack.syncClock();
+    fake.failNext(1, 'hang');
+    const id = postIdFrom((await compose(browser, { channelIds: [channels[0]!.id], content: text('hanging'), when: 'now' })).location);
+    await rowStatus(id, 'publishing');
+    const page = await browser.get(`/posts/${id}`);
+    expect((await page.one('[data-testid="post-delete"]')).attrs.hidden).toBe('');
+    for (const res of [await browser.get(`/posts/${id}/delete`), await browser.post(`/posts/${id}/delete`, { confirm: 'yes' })]) {
+      expect(res.status).toBe(409);
+      expect((await res.one('[data-testid="error-message"]')).text).toContain('already publishing');
+    }
+    const retry = await browser.post(`/posts/${id}/retry`);
+    expect(retry.status).toBe(409);
+    expect((await retry.one('[data-testid="error-message"]')).text).toBe('This post is already publishing.');
+  });
+
+  test('retry: disabled with "Reconnect … first" while the failed channel needs reconnecting; after the reconnect, published once; the channel that succeeded is not sent again', async () => {
+    const { browser, channels } = await setup(['good-token', 'good-token']);
+    await stack.syncClock();
+    const [bad, good] = channels as [(typeof channels)[0], (typeof channels)[0]];
+    const content = text('retry me');
+    // The first channel's request is answered 401: its channel becomes reauth_required; the second publishes.
+    fake.failNext(1, { status: 401, body: { error: 'The access token is invalid' } });
+    const id = postIdFrom((await compose(browser, { channelIds: [bad.id, good.id], content, when: 'now' })).location);
+    await rowStatus(id, 'failed');
+    const pcs = await stack.h.orm.em.fork().find(PostChannel, { post: id });
+    const failedChannel = pcs.find((p) => p.status === 'failed')!.channel;
+    const okChannel = pcs.find((p) => p.status === 'published')!.channel;
+    expect(fake.statuses.filter((s) => s.text === content)).toHaveLength(1);
+
+    const page = await browser.get(`/posts/${id}`);
+    const button = await page.one('[data-testid="post-retry"]');
+    expect(button.attrs.disabled).toBe('');
+    const hint = await page.one('[data-testid="retry-blocked"]');
+    expect(hint.text).toBe(`Reconnect Mastodon (${failedChannel === bad.id ? 'Mastodon 0' : 'Mastodon 1'}) first.`);
+    expect((await page.one('[data-testid="retry-reconnect"]')).attrs.href).toBe(`/channels/connect/mastodon?channel=${failedChannel}`);
+    expect((await page.one('[data-testid="post-delete"]')).text).toBe('Remove from lists');
+    // The form sent anyway: 409 with the same hint, nothing sent.
+    const early = await browser.post(`/posts/${id}/retry`);
+    expect(early.status).toBe(409);
+    expect((await early.one('[data-testid="retry-blocked"]')).text).toContain('Reconnect Mastodon');
+    expect(fake.statuses.filter((s) => s.text === content)).toHaveLength(1);
+
+    await setChannelStatus(stack.h.orm.em.fork(), failedChannel, 'active');
+    const ready = await browser.get(`/posts/${id}`);
+    expect((await ready.one('[data-testid="post-retry"]')).attrs.disabled).toBeUndefined();
+    expect(await ready.query('[data-testid="retry-blocked"]')).toHaveLength(0);
+    expect((await browser.post(`/posts/${id}/retry`, {}, { csrf: false })).status).toBe(403);
+    const retried = await browser.post(`/posts/${id}/retry`);
+    expect(retried.status).toBe(303);
+    expect(retried.location).toBe(`/posts/${id}?notice=retrying`);
+    expect((await (await browser.get(retried.location!)).one('[data-testid="notice"]')).text).toBe(
+      'Publishing again on the channels that failed.',
+    );
+    await rowStatus(id, 'published');
+    const sent = fake.statuses.filter((s) => s.text === content);
+    expect(sent).toHaveLength(2);
+    const after = await stack.h.orm.em.fork().find(PostChannel, { post: id });
+    expect(after.map((p) => [p.channel, p.status]).sort()).toEqual(
+      [
+        [failedChannel, 'published'],
+        [okChannel, 'published'],
+      ].sort(),
+    );
+    // A published post has nothing to retry.
+    const again = await browser.post(`/posts/${id}/retry`);
+    expect(again.status).toBe(409);
+    expect((await again.one('[data-testid="error-message"]')).text).toContain('already published');
+    expect(fake.statuses.filter((s) => s.text === content)).toHaveLength(2);
+  });
+
+  test("another organization's post: the confirmation page, delete and retry all answer 404 and change nothing", async () => {
+    const a = await setup();
+    const b = await setup();
+    const t0 = await stack.syncClock();
+    const id = postIdFrom(
+      (await compose(a.browser, { channelIds: [a.channels[0]!.id], content: text('A only'), at: minute(t0.getTime() + 86_400_000) }))
+        .location,
+    );
+    expect((await b.browser.get(`/posts/${id}/delete`)).status).toBe(404);
+    expect((await b.browser.post(`/posts/${id}/delete`, { confirm: 'yes', status: 'scheduled' })).status).toBe(404);
+    expect((await b.browser.post(`/posts/${id}/retry`)).status).toBe(404);
+    // Ids of any shape: a 404 page, never a 500.
+    for (const odd of ['post_doesnotexist', '%', '%00', 'x'.repeat(3000), "post_' OR 1=1 --", '%F0%9F%98%80', '..%2F..%2Fcalendar']) {
+      for (const res of [
+        await b.browser.get(`/posts/${odd}/delete`),
+        await b.browser.post(`/posts/${odd}/delete`, { confirm: 'yes', status: 'scheduled' }),
+        await b.browser.post(`/posts/${odd}/retry`),
+      ]) {
+        expect([odd, res.status]).toEqual([odd, 404]);
+      }
+    }
+    // A NUL in the form is refused as the other forms refuse it.
+    expect((await b.browser.post(`/posts/${id}/delete`, { confirm: 'yes\u0000' })).status).toBe(422);
+    expect((await stack.h.orm.em.fork().findOneOrFail(Post, { id }, { filters: false })).status).toBe('scheduled');
+    expect((await a.browser.get(`/posts/${id}`)).status).toBe(200);
+  });
+});

@@ -21,10 +21,13 @@ import {
 } from '../workflows/media-types.ts';
 import { PING_WORKFLOW_TYPE, type PingWorkflow } from '../workflows/ping-types.ts';
 import {
+  cancelPostUpdate,
   editPostUpdate,
   FAILURE,
   POST_WORKFLOW_TYPE,
   postStateQuery,
+  retryPostUpdate,
+  retrySignal,
   postWorkflowId,
   type PostEdit,
   type PostWorkflow,
@@ -37,6 +40,8 @@ describe('workflow contracts', () => {
   test('the names are the durable ones, and the worker registers each workflow under its contract name and signature', () => {
     // Renaming any of these strands every execution started before the rename (and the recorded histories).
     expect([POST_WORKFLOW_TYPE, editPostUpdate.name, postStateQuery.name]).toEqual(['postWorkflow', 'editPost', 'state']);
+    // The retry Signal's name is also what operators type in the Temporal UI (README).
+    expect([cancelPostUpdate.name, retryPostUpdate.name, retrySignal.name]).toEqual(['cancelPost', 'retryPost', 'retry']);
     expect([MEDIA_UPLOAD_WORKFLOW_TYPE, completeUploadUpdate.name, uploadStateQuery.name]).toEqual([
       'mediaUploadWorkflow',
       'completeUpload',

@@ -2,7 +2,9 @@
 // row) on a time-skipping server: fast, and each moment held open exactly where the race is.
 // (a) an edit not yet applied as the publish timer fires: publishing waits for it, and a moved
 //     time re-arms the timer; (b) an edit while publishing: the Update validator refuses it,
-//     nothing is applied, and the post is published once with its original text.
+//     nothing is applied, and the post is published once with its original text; (c) a cancel
+//     accepted after the timer fired, while that edit still holds publishing back: nothing is
+//     published, the workflow ends; a cancel while publishing is refused by its validator.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { randomUUID } from 'node:crypto';
 import { Client, WorkflowUpdateFailedError, WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
@@ -13,6 +15,7 @@ import { Worker } from '@temporalio/worker';
 import type { Activities } from '../activities/index.ts';
 import { findTemporalTestServer } from '../lib/temporal-binaries.ts';
 import {
+  cancelPostUpdate,
   editPostUpdate,
   FAILURE,
   postStateQuery,
@@ -55,7 +58,7 @@ const row = (postId: string) => rows.get(postId)!;
 
 type Mocked = Pick<
   Activities,
-  'confirmPost' | 'applyPostEdit' | 'startPublishing' | 'publishToChannel' | 'recordChannelFailure' | 'finishPost'
+  'confirmPost' | 'applyPostEdit' | 'startPublishing' | 'publishToChannel' | 'recordChannelFailure' | 'finishPost' | 'deletePost'
 >;
 const activities: Mocked = {
   async confirmPost(postId) {
@@ -86,6 +89,9 @@ const activities: Mocked = {
   async finishPost(postId) {
     row(postId).log.push('finishPost');
     return 'published';
+  },
+  async deletePost(postId) {
+    row(postId).log.push('deletePost');
   },
 };
 
@@ -256,5 +262,37 @@ describe('post workflow races (mocked activities)', () => {
     const evs = await events(handle);
     expect(evs.filter(isType(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED))).toHaveLength(0);
     expect(scheduled(evs, 'publishToChannel')).toHaveLength(1);
+  });
+
+  test('(c) a cancel accepted after the timer fired, while an edit still holds publishing back: nothing is published, the workflow ends cancelled', async () => {
+    const { handle, r, update, publishAt } = await editPendingAtTimer({ content: 'edited text' });
+    // The timer has fired, the post is still 'scheduled' (the edit is not applied yet): accepted.
+    const cancel = await handle.startUpdate(cancelPostUpdate, { waitForStage: WorkflowUpdateStage.ACCEPTED });
+
+    r.editBlocked = false;
+    await env.sleep(MINUTE);
+    expect(await update.result()).toMatchObject({ publishAt });
+    expect(await cancel.result()).toEqual({ phase: 'cancelled', publishAt });
+    expect(await handle.result()).toEqual({ phase: 'cancelled', publishAt });
+    expect(r.published).toEqual([]);
+    // The edit lands first, then the row is deleted; publishing never starts.
+    expect(r.log).toEqual(['confirmPost', 'applyPostEdit', 'deletePost']);
+    expect(scheduled(await events(handle), 'startPublishing')).toHaveLength(0);
+  });
+
+  test('(c) a cancel while publishing is refused by its validator: published once, nothing deleted', async () => {
+    const { postId, handle } = await startPost(null);
+    const r = row(postId);
+    r.publishGate = gate();
+    await r.publishGate.reached;
+    const err = await handle.executeUpdate(cancelPostUpdate).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((err as WorkflowUpdateFailedError).cause).toMatchObject({ type: FAILURE.notScheduled, message: 'the post is publishing' });
+    r.publishGate.open();
+    expect(await handle.result()).toEqual({ phase: 'done', publishAt: null });
+    expect(r.published).toEqual(['original text']);
+    expect(r.log).not.toContain('deletePost');
   });
 });

@@ -12,6 +12,7 @@ import { createWeb, errorPage, publicRoute, webBodyParser, type WebDeps } from '
 import { redirect } from './http.ts';
 import { keyRoutes } from './keys.ts';
 import { mediaRoutes } from './media.ts';
+import { postLifecycleRoutes } from './post-lifecycle.ts';
 import { staticRoutes } from './static.ts';
 
 /** Paths of the JSON API (any version, the storage URLs, the pages' JSON): unknown ones keep the API's JSON 404. */
@@ -41,6 +42,7 @@ export function webApp(deps: WebDeps) {
       .use(authRoutes(web))
       .use(calendarRoutes(web))
       .use(composerRoutes(web))
+      .use(postLifecycleRoutes(web))
       .use(channelRoutes(web))
       .use(keyRoutes(web))
       .use(mediaRoutes(web))

@@ -115,6 +115,12 @@ function weekList(
   })}</ol>`;
 }
 
+const CALENDAR_NOTICES: Record<string, string> = {
+  created: 'Post created.',
+  deleted: 'Post deleted: it will not be published.',
+  removed: 'Post removed from the lists. Its posts on the platforms stay.',
+};
+
 async function calendarPage(ctx: PageContext): Promise<Response> {
   const q = ctx.url.searchParams;
   const view: View = q.get('view') === 'week' ? 'week' : 'month';
@@ -151,10 +157,10 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
   <p class="hint">Times in <strong data-testid="calendar-tz">${ctx.tz}</strong>. Drag a scheduled post to another day to move it, or open it to edit.</p>
   ${truncated ? html`<p class="notice" data-testid="calendar-truncated">Only the first 1000 posts of this period are shown.</p>` : ''}
   <p class="visually-hidden" role="status" aria-live="polite" data-testid="calendar-message" id="calendar-message"></p>
-  <p class="notice stale" data-testid="calendar-stale" hidden>Posts were added or removed. <a href="">Reload the calendar</a></p>
+  <p class="notice stale" data-testid="calendar-stale" hidden>Posts were added elsewhere. <a href="">Reload the calendar</a></p>
   ${view === 'month' ? monthGrid(r, date.month, todayKey, byDay, channels, ctx.tz) : weekList(r, todayKey, byDay, channels, ctx.tz)}
 </section>`;
-  const notice = q.get('notice') === 'created' ? 'Post created.' : null;
+  const notice = CALENDAR_NOTICES[q.get('notice') ?? ''] ?? null;
   return htmlResponse(
     layout({ title: r.title, body, signedIn: ctx.signedIn, tz: ctx.tz, nav: 'calendar', scripts: ['calendar.js'], notice, tzReload: true }),
   );

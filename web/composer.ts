@@ -17,6 +17,7 @@ import { formErrors, layout } from './layout.ts';
 import { byId, channelsOf, composerValuesFromForm, createAppPost, editAppPost, readyMedia, type ComposerValues } from './post-actions.ts';
 import { dayKey, formatDateTime, isTimeZone, localInputValue, parseDayKey } from './time.ts';
 import { liveLink, platformBadge, platformLabel, postErrors, statusLabel } from './ui.ts';
+import { postLifecycleActions } from './post-lifecycle.ts';
 import { Post } from '../db/entities/index.ts';
 
 interface ComposerPage {
@@ -211,8 +212,10 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
     </tr>`,
     )}</tbody>
   </table>
-  <p class="actions">${post.status === 'scheduled' ? html`<a class="button primary" href="/posts/${post.id}/edit" data-testid="post-edit">Edit or reschedule</a>` : ''}
-  <a href="/calendar?date=${dayKey(new Date(post.scheduledAt), ctx.tz)}">Back to the calendar</a></p>
+  <p class="post-deleted notice" role="status" data-testid="post-deleted" hidden>This post has been deleted.</p>
+  <div class="actions">${post.status === 'scheduled' ? html`<a class="button primary" href="/posts/${post.id}/edit" data-testid="post-edit">Edit or reschedule</a>` : ''}
+  ${postLifecycleActions(ctx, post, channels)}
+  <a href="/calendar?date=${dayKey(new Date(post.scheduledAt), ctx.tz)}">Back to the calendar</a></div>
 </article>`;
   const notice = ctx.url.searchParams.get('notice');
   return htmlResponse(
@@ -224,7 +227,14 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
       nav: null,
       scripts: ['calendar.js'],
       tzReload: true,
-      notice: notice === 'created' ? 'Post created.' : notice === 'saved' ? 'Changes saved.' : null,
+      notice:
+        notice === 'created'
+          ? 'Post created.'
+          : notice === 'saved'
+            ? 'Changes saved.'
+            : notice === 'retrying'
+              ? 'Publishing again on the channels that failed.'
+              : null,
     }),
   );
 }

@@ -3,13 +3,18 @@
 // worker, the API and the tests (as temporalio/samples-typescript early-return/src/shared.ts);
 // deterministic and plain (only @temporalio/workflow's definitions), so the bundle may hold it.
 // The names here are durable: sleeping executions and recorded histories carry them — never rename.
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 
 export interface PostWorkflowInput {
   postId: string;
   organizationId: string;
   /** ISO 8601; null = publish now. */
   publishAt: string | null;
+  /**
+   * A retry of a failed post whose earlier run has closed (services/post-lifecycle.ts starts a new
+   * run under the same workflow id): no sleep, straight to publishing the channels not published.
+   */
+  retry?: boolean;
 }
 
 /** An edit, already validated by the API against the channels' rules. */
@@ -18,14 +23,24 @@ export interface PostEdit {
   contentByPlatform?: Record<string, string>;
   publishAt?: string;
   mediaIds?: string[];
+  /** Replaces the target channels (their draft post_channels rows); added later: optional. */
+  channelIds?: string[];
+  reddit?: { subreddit: string; title: string };
   /** The resulting text per channel id. */
   channelContent: Record<string, string>;
 }
 
 export interface PostWorkflowState {
-  phase: 'scheduled' | 'publishing' | 'done';
+  /**
+   * 'failed': publishing ended with a failed channel and the workflow waits for a retry
+   * (RETRY_WINDOW_MS); 'cancelled': deleted before publishing (the workflow then ends).
+   */
+  phase: 'scheduled' | 'publishing' | 'failed' | 'cancelled' | 'done';
   publishAt: string | null;
 }
+
+/** How long a failed post's workflow waits for a retry (Update or Signal) before it ends; a later retry starts a new run. */
+export const RETRY_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The workflow type (workflows/post.ts, registered by its export in workflows/index.ts). */
 export const POST_WORKFLOW_TYPE = 'postWorkflow';
@@ -34,16 +49,33 @@ export type PostWorkflow = (input: PostWorkflowInput) => Promise<PostWorkflowSta
 /** Refused by its validator unless the post is still scheduled (FAILURE.notScheduled). */
 export const editPostUpdate = defineUpdate<PostWorkflowState, [PostEdit]>('editPost');
 export const postStateQuery = defineQuery<PostWorkflowState>('state');
+/**
+ * Cancels (soft-deletes) the post. Refused by its validator once publishing has begun
+ * (FAILURE.notScheduled) or when already cancelled (FAILURE.cancelled); accepted while scheduled
+ * or while a failed post waits for a retry. The workflow ends once the post is deleted.
+ */
+export const cancelPostUpdate = defineUpdate<PostWorkflowState>('cancelPost');
+/** Re-publishes the failed channels; refused unless the workflow waits for a retry (FAILURE.notFailed). */
+export const retryPostUpdate = defineUpdate<PostWorkflowState>('retryPost');
+/**
+ * The same retry for operators in the Temporal web UI ("Send a Signal", name `retry`, no input):
+ * ignored unless the workflow waits for a retry (its state Query says phase 'failed').
+ */
+export const retrySignal = defineSignal('retry');
 
 export const postWorkflowId = (postId: string) => `post-${postId}`;
 
-/** Failure types (ApplicationFailure.type) of publish activities and of the edit Update (strings, never class names: DESIGN.md §5). */
+/** Failure types (ApplicationFailure.type) of publish activities and of the Updates (strings, never class names: DESIGN.md §5). */
 export const FAILURE = {
   reauth: 'ReauthRequired',
   permanent: 'PermanentPublishError',
   transient: 'TransientPublishError',
   notVisible: 'PostNotVisible',
   notScheduled: 'PostNotScheduled',
+  /** cancelPost refused: the post is already being cancelled. */
+  cancelled: 'PostCancelled',
+  /** retryPost refused: the workflow is not waiting for a retry (publishing, scheduled, or ending). */
+  notFailed: 'PostNotFailed',
 } as const;
 
 /** The task queue a platform's publish activities run on (see worker/index.ts). */

@@ -1,9 +1,13 @@
-// One durable workflow per post: wait for the post row, sleep until publishAt (re-armed by edits),
-// then publish to every channel in parallel and record each outcome.
+// One durable workflow per post: wait for the post row, sleep until publishAt (re-armed by edits,
+// ended by a cancel), then publish to every channel in parallel and record each outcome; when a
+// channel failed, wait for a retry (an Update from the API, a Signal from the Temporal UI) and
+// publish the failed channels again.
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   condition,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -11,14 +15,25 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import {
+  cancelPostUpdate,
   editPostUpdate,
   FAILURE,
   platformTaskQueue,
   postStateQuery,
+  RETRY_WINDOW_MS,
+  retryPostUpdate,
+  retrySignal,
   type PostEdit,
   type PostWorkflowInput,
   type PostWorkflowState,
 } from './post-types.ts';
+
+/**
+ * Executions that reached their end before this patch finished right after finishPost; from it
+ * on, a failed post's workflow waits up to RETRY_WINDOW_MS for a retry (docs/changing-workflows.md).
+ */
+export const AWAIT_RETRY_PATCH = 'await-retry';
+import { classOfFailure, type ChannelFailure } from './publish-failure-types.ts';
 
 type Activities = ReturnType<typeof createActivities>;
 
@@ -57,18 +72,40 @@ const publishOptions: ActivityOptions = {
 const publisherFor = (platform: string) =>
   proxyActivities<Activities>({ ...publishOptions, taskQueue: platformTaskQueue(workflowInfo().taskQueue, platform) });
 
-function failureMessage(err: unknown): string {
+/**
+ * Why a channel failed: the human reason and its class (workflows/publish-failure-types.ts), which
+ * the publish activity put in its failure's details. Only feeds recordChannelFailure's input, so
+ * histories of older code replay unchanged (an activity's input is not compared on replay).
+ */
+function failureInfo(err: unknown): ChannelFailure {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof ApplicationFailure || cause instanceof Error) return cause.message;
-  return 'publishing failed';
+  const error = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : 'publishing failed';
+  const app = cause instanceof ApplicationFailure ? cause : undefined;
+  return { error, ...classOfFailure(app?.type, app?.details) };
 }
 
 export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkflowState> {
   let publishAt = input.publishAt;
-  let phase: PostWorkflowState['phase'] = 'scheduled';
+  // A retry run (input.retry: the earlier run had closed) starts publishing at once.
+  let phase: PostWorkflowState['phase'] = input.retry ? 'publishing' : 'scheduled';
   let editsInFlight = 0;
   let rearm = false;
+  // Set as a cancelPost Update is accepted (its validator ran in this same step); `deleted` once
+  // its activity has marked the row. From `cancelling` on, nothing is published.
+  let cancelling = false;
+  let deleted = false;
+  // Retries asked for (the retryPost Update, the retry Signal) and begun (rows moved back to publishing).
+  let retriesAsked = 0;
+  let retriesBegun = 0;
   const state = (): PostWorkflowState => ({ phase, publishAt });
+  const requestRetry = () => {
+    phase = 'publishing';
+    return ++retriesAsked;
+  };
+  const endCancelled = async (): Promise<PostWorkflowState> => {
+    await condition(() => deleted && allHandlersFinished());
+    return state();
+  };
 
   setHandler(postStateQuery, state);
   setHandler(
@@ -87,40 +124,108 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
     {
       // Runs before the update is accepted: the check and the change are atomic with `phase`.
       validator: (_edit: PostEdit) => {
-        if (phase !== 'scheduled')
-          throw ApplicationFailure.nonRetryable(`the post is ${phase === 'done' ? 'done' : 'publishing'}`, FAILURE.notScheduled);
+        if (phase !== 'scheduled') throw ApplicationFailure.nonRetryable(`the post is ${phase}`, FAILURE.notScheduled);
       },
     },
   );
+  setHandler(
+    cancelPostUpdate,
+    async () => {
+      cancelling = true;
+      phase = 'cancelled';
+      // An edit accepted before the cancel lands first; the post is then deleted, never published.
+      await condition(() => editsInFlight === 0);
+      await db.deletePost(input.postId);
+      deleted = true;
+      return state();
+    },
+    {
+      // Atomic with `phase`, like editPost's: once publishing has begun, the post is not cancelled.
+      validator: () => {
+        if (phase === 'cancelled') throw ApplicationFailure.nonRetryable('the post is already cancelled', FAILURE.cancelled);
+        if (phase !== 'scheduled' && phase !== 'failed')
+          throw ApplicationFailure.nonRetryable(`the post is ${phase}`, FAILURE.notScheduled);
+      },
+    },
+  );
+  setHandler(
+    retryPostUpdate,
+    async () => {
+      const asked = requestRetry();
+      // Answers once the failed channels are back in publishing (the API then shows them so).
+      await condition(() => retriesBegun >= asked);
+      return state();
+    },
+    {
+      validator: () => {
+        if (phase === 'cancelled') throw ApplicationFailure.nonRetryable('the post is cancelled', FAILURE.cancelled);
+        if (phase !== 'failed') throw ApplicationFailure.nonRetryable(`the post is ${phase}`, FAILURE.notFailed);
+      },
+    },
+  );
+  // The Temporal UI's "Send a Signal" (name `retry`, no input): the same retry, ignored unless waiting for one.
+  setHandler(retrySignal, () => {
+    if (phase === 'failed') requestRetry();
+  });
 
-  try {
-    await waitForRow.confirmPost(input.postId);
-  } catch {
-    phase = 'done';
-    return state();
+  let targets: { channelId: string; platform: string }[];
+  let retry = input.retry === true;
+  if (retry) {
+    targets = await db.startRetry(input.postId);
+  } else {
+    try {
+      await waitForRow.confirmPost(input.postId);
+    } catch {
+      phase = 'done';
+      return state();
+    }
+
+    for (;;) {
+      rearm = false;
+      const wait = publishAt === null ? 0 : Date.parse(publishAt) - Date.now();
+      if (wait > 0 && (await condition(() => rearm || cancelling, wait))) {
+        if (cancelling) break;
+        continue;
+      }
+      // An edit accepted just as the timer fired finishes first; if it moved the time, sleep again.
+      await condition(() => editsInFlight === 0);
+      if (cancelling || !rearm) break;
+    }
+    if (cancelling) return endCancelled();
+
+    // No await between the check above and this line: a cancel accepted before it stops the
+    // publish; one arriving after it is refused by its validator.
+    phase = 'publishing';
+    targets = await db.startPublishing(input.postId);
   }
 
   for (;;) {
-    rearm = false;
-    const wait = publishAt === null ? 0 : Date.parse(publishAt) - Date.now();
-    if (wait > 0 && (await condition(() => rearm, wait))) continue;
-    // An edit accepted just as the timer fired finishes first; if it moved the time, sleep again.
-    await condition(() => editsInFlight === 0);
-    if (!rearm) break;
+    await publishAll(input, targets, retry);
+    const outcome = await db.finishPost(input.postId);
+    if (outcome !== 'failed' || !patched(AWAIT_RETRY_PATCH)) break;
+    // Failed: wait for a retry (or a DELETE) within the window; then end.
+    phase = 'failed';
+    const woken = await condition(() => retriesAsked > retriesBegun || cancelling, RETRY_WINDOW_MS);
+    if (cancelling) return endCancelled();
+    if (!woken) break;
+    targets = await db.startRetry(input.postId);
+    retriesBegun = retriesAsked;
+    retry = true;
   }
+  phase = 'done';
+  return state();
+}
 
-  phase = 'publishing';
-  const targets = await db.startPublishing(input.postId);
+/** Publishes to each target channel in parallel; a channel whose publish fails is recorded failed. */
+async function publishAll(input: PostWorkflowInput, targets: { channelId: string; platform: string }[], retry: boolean): Promise<void> {
+  const postId = input.postId;
   await Promise.all(
     targets.map(async ({ channelId, platform }) => {
       try {
-        await publisherFor(platform).publishToChannel({ postId: input.postId, channelId });
+        await publisherFor(platform).publishToChannel(retry ? { postId, channelId, retry } : { postId, channelId });
       } catch (err) {
-        await db.recordChannelFailure({ postId: input.postId, channelId, error: failureMessage(err) });
+        await db.recordChannelFailure({ postId: input.postId, channelId, ...failureInfo(err) });
       }
     }),
   );
-  await db.finishPost(input.postId);
-  phase = 'done';
-  return state();
 }

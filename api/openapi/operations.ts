@@ -19,6 +19,20 @@ const SIZE_BY_TYPE = (() => {
   }));
 })();
 
+/** The fields of a new post: the body of createPost and of validatePost (one schema). */
+const CREATE_FIELDS = {
+  content:
+    'Default text, used on every channel without its own text in `contentByPlatform`. On each channel the text must fit the channel’s `rules.maxChars`, counted as its platform counts (GET /channels); an empty text needs media.',
+  channelIds:
+    'Target channels: ids of channels of the organization (from GET /channels), 1 to 50, no repeats. An unknown or disabled channel is `422`, one outside a channel-limited key’s list `403`, one to reconnect `409 reauth_required`.',
+  publishAt: DATE_TIME(`When to publish, with an offset: ${PUBLISH_AT_BOUNDS}. Omit to publish now.`),
+  mediaIds:
+    '`ready` media items of the organization to attach, in order (ids from the media library). Each target platform’s media limits apply: how many, which types, a video alone; a channel with `rules.requiresMedia` needs an image or a video.',
+  contentByPlatform:
+    'Text per platform (upper-case platform name → text), instead of `content` on that platform’s channels. Each key must be the platform of a target channel.',
+  reddit: 'Subreddit and title; required when a REDDIT channel is targeted.',
+};
+
 export const OPERATIONS = {
   getMe: doc({
     operationId: 'getMe',
@@ -56,18 +70,28 @@ export const OPERATIONS = {
     temporal: true,
     body: {
       name: 'CreatePostRequest',
-      fields: {
-        content:
-          'Default text, used on every channel without its own text in `contentByPlatform`. On each channel the text must fit the channel’s `rules.maxChars`, counted as its platform counts (GET /channels); an empty text needs media.',
-        channelIds:
-          'Target channels: ids of channels of the organization (from GET /channels), 1 to 50, no repeats. An unknown or disabled channel is `422`, one outside a channel-limited key’s list `403`, one to reconnect `409 reauth_required`.',
-        publishAt: DATE_TIME(`When to publish, with an offset: ${PUBLISH_AT_BOUNDS}. Omit to publish now.`),
-        mediaIds:
-          '`ready` media items of the organization to attach, in order (ids from the media library). Each target platform’s media limits apply: how many, which types, a video alone; a channel with `rules.requiresMedia` needs an image or a video.',
-        contentByPlatform:
-          'Text per platform (upper-case platform name → text), instead of `content` on that platform’s channels. Each key must be the platform of a target channel.',
-        reddit: 'Subreddit and title; required when a REDDIT channel is targeted.',
-      },
+      fields: CREATE_FIELDS,
+    },
+  }),
+
+  validatePost: doc({
+    operationId: 'validatePost',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Check a post without creating it',
+    description:
+      'Takes the body of Schedule a post and runs every check that create runs, in the same order: the channels (the organization’s, within a channel-limited key’s list, connected), each channel’s text against its `rules.maxChars` as its platform counts it, the media rules, required fields, `publishAt`’s bounds, duplicates and the plan’s limit of pending posts. Nothing is created and no workflow starts. A body create would accept answers `200` with each channel’s text and its length; any other body gets exactly the error create would give. The duplicate and plan-limit answers are advisory: create checks them again under the organization’s lock, so a post created in between can still change them. The Idempotency-Key header is ignored (nothing is created, so there is nothing to repeat).',
+    errors: ['forbidden_scope', 'limit_reached', 'reauth_required', 'duplicate_post', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope:
+        'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and names another (`details.channelIds`)',
+      validation_failed:
+        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels, text over a channel’s `maxChars`, media or required fields a channel needs',
+    },
+    success: { description: 'The body would be accepted: each channel’s text and its length as its platform counts it.' },
+    body: {
+      name: 'ValidatePostRequest',
+      fields: CREATE_FIELDS,
     },
   }),
 
@@ -110,12 +134,15 @@ export const OPERATIONS = {
     scope: 'publish',
     summary: 'Edit a scheduled post',
     description:
-      'Changes the text, the per-platform text, the publish time or the media of a post that is still `scheduled`; give at least one field. Once it is publishing or done: `409 conflict`. The new texts are checked against the channels’ rules as on create.',
-    errors: ['not_found', 'conflict', 'duplicate_post', 'validation_failed'],
+      'Changes the text, the per-platform text, the publish time, the media, the target channels or the Reddit fields of a post that is still `scheduled`; give at least one field. Once it is publishing or done: `409 conflict`. The resulting post is checked against its channels’ rules as on create (with the new channel set, when `channelIds` is given).',
+    errors: ['not_found', 'forbidden_scope', 'reauth_required', 'conflict', 'duplicate_post', 'validation_failed'],
     errorNotes: {
+      forbidden_scope:
+        'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and `channelIds` names another (`details.channelIds`)',
+      reauth_required: 'a channel added by `channelIds` must be reconnected first (`details.channelIds`)',
       conflict: 'the post is no longer `scheduled` (`details.status`)',
       validation_failed:
-        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, text over a channel’s `maxChars`, media a channel cannot take',
+        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels added, text over a channel’s `maxChars`, media or required fields a channel needs',
     },
     success: { description: 'The updated post.' },
     temporal: true,
@@ -129,8 +156,47 @@ export const OPERATIONS = {
           'Replaces the per-platform texts (upper-case platform name → text). Each key must be the platform of a target channel of the post.',
         mediaIds:
           'Replaces the attached media: `ready` media items of the organization, in order. Each platform’s media limits apply, as on create.',
+        channelIds:
+          'Replaces the target channels: ids of channels of the organization, 1 to 50, no repeats. A channel the post keeps stays as it is; an added one must be usable as on create (unknown or disabled `422`, outside a channel-limited key’s list `403`, to reconnect `409 reauth_required`); a removed one gets nothing. Per-platform texts of platforms no longer targeted are dropped unless `contentByPlatform` is given too.',
+        reddit: 'Subreddit and title; required when the post targets a REDDIT channel and has none yet.',
       },
     },
+  }),
+
+  deletePost: doc({
+    operationId: 'deletePost',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Cancel a scheduled post, or remove a post from the service',
+    description:
+      'A `scheduled` post is cancelled through its workflow: it is never published, even if its time is now (once publishing has begun: `409 conflict`). A `published` or `failed` post is only removed from this service (lists, the calendar, the counts); the posts already live on the platforms stay there — delete those on the platform. The record is kept for audit but is gone from the API: afterwards GET, PATCH, retry and a second DELETE answer `404`.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such post, one the key cannot see (a channel outside its list), or one already deleted',
+      conflict: 'the post is being published (`details.status`: `publishing`)',
+    },
+    success: { status: 204, description: 'Cancelled or removed; no body.' },
+    temporal: true,
+    params: { id: POST_ID },
+  }),
+
+  retryPost: doc({
+    operationId: 'retryPost',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Publish the failed channels of a post again',
+    description:
+      'For a `failed` post: publishes again on each channel whose status is `failed`, never on one already `published`. Each channel keeps its idempotency key, and where a platform has no such key the retry first looks for the post an earlier attempt may have created, so a platform never gets a second copy. Answers at once; follow the outcome with GET (or the lists), as after create. Reconnect a channel that needs it first.',
+    errors: ['not_found', 'conflict', 'reauth_required', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such post, one the key cannot see, or a deleted one',
+      conflict: 'the post is not `failed` (`details.status`), or one of its channels is still being published (`details.channelIds`)',
+      reauth_required: 'a failed channel must be reconnected first (`details.channelIds`)',
+      validation_failed: 'a failed channel is disabled (`details.fields`)',
+    },
+    success: { status: 202, description: 'The post, `publishing`, with its retried channels back in `publishing`.' },
+    temporal: true,
+    params: { id: POST_ID },
   }),
 
   createUpload: doc({

@@ -2,14 +2,15 @@ import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
-import { createPost, validateAndEditPost } from '../../services/post-scheduler.ts';
+import { createPost, validateAndEditPost, validatePost, type CreatePostRequest } from '../../services/post-scheduler.ts';
+import { cancelPost, retryPost } from '../../services/post-lifecycle.ts';
 import { POST_LIMITS } from '../../services/post-limits.ts';
 import { parsePublishAt } from '../../services/post-validation.ts';
 import { assertEditable, getPostForKey, listPostsForKey } from '../../services/posts.ts';
-import { authPlugin } from '../auth.ts';
+import { authPlugin, type Auth } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { BodyId, Chars, DateTimeInput, PathId, PostListSchema, PostSchema } from '../schemas.ts';
+import { BodyId, Chars, DateTimeInput, PathId, PostListSchema, PostSchema, PostValidationSchema } from '../schemas.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 
@@ -22,19 +23,21 @@ const ContentByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')}
   additionalProperties: false,
 });
 
+const ChannelIds = t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true });
+const Reddit = t.Object(
+  { subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) },
+  { additionalProperties: false },
+);
+
+/** The body of POST /v1/posts, and of POST /v1/posts/validate (the same checks: one schema). */
 const CreateBody = t.Object(
   {
     content: Text,
-    channelIds: t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true }),
+    channelIds: ChannelIds,
     publishAt: t.Optional(DateTimeInput()),
     mediaIds: t.Optional(MediaIds),
     contentByPlatform: t.Optional(ContentByPlatform),
-    reddit: t.Optional(
-      t.Object(
-        { subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) },
-        { additionalProperties: false },
-      ),
-    ),
+    reddit: t.Optional(Reddit),
   },
   { additionalProperties: false },
 );
@@ -45,9 +48,28 @@ const PatchBody = t.Object(
     publishAt: t.Optional(DateTimeInput()),
     contentByPlatform: t.Optional(ContentByPlatform),
     mediaIds: t.Optional(MediaIds),
+    channelIds: t.Optional(ChannelIds),
+    reddit: t.Optional(Reddit),
   },
   { additionalProperties: false, minProperties: 1 },
 );
+
+type CreateBodyValue = typeof CreateBody.static;
+/** The request createPost and validatePost take, from the body they share. */
+function createRequest(auth: Auth, body: CreateBodyValue): CreatePostRequest {
+  return {
+    organization: auth.organization,
+    source: 'api',
+    key: { apiKeyId: auth.key.id, channels: auth.channels },
+    channelIds: body.channelIds,
+    content: body.content,
+    contentByPlatform: body.contentByPlatform ?? {},
+    reddit: body.reddit ?? null,
+    mediaIds: body.mediaIds ?? [],
+    publishAt: body.publishAt ?? null,
+    now: auth.now,
+  };
+}
 
 const IdParams = t.Object({ id: PathId() });
 
@@ -91,105 +113,138 @@ export function postRoutes(deps: AppDeps) {
     if (!deps.temporal) throw new Error('Temporal is not configured for this API');
     return deps.temporal;
   };
-  return router()
-    .use(authPlugin(deps))
-    .post(
-      '/posts',
-      async ({ auth, body, set, headers }) => {
-        const em = deps.orm.em.fork();
-        const result = await idempotent(
-          em,
-          {
-            organizationId: auth.organization.id,
-            apiKeyId: auth.key.id,
-            endpoint: 'POST /v1/posts',
-            key: headers['idempotency-key'],
-            body,
-            now: auth.now,
-          },
-          async () => {
-            const id = await createPost(em, deps.temporal, {
-              organization: auth.organization,
-              source: 'api',
-              key: { apiKeyId: auth.key.id, channels: auth.channels },
-              channelIds: body.channelIds,
-              content: body.content,
-              contentByPlatform: body.contentByPlatform ?? {},
-              reddit: body.reddit ?? null,
-              mediaIds: body.mediaIds ?? [],
-              publishAt: body.publishAt ?? null,
+  return (
+    router()
+      .use(authPlugin(deps))
+      .post(
+        '/posts',
+        async ({ auth, body, set, headers }) => {
+          const em = deps.orm.em.fork();
+          const result = await idempotent(
+            em,
+            {
+              organizationId: auth.organization.id,
+              apiKeyId: auth.key.id,
+              endpoint: 'POST /v1/posts',
+              key: headers['idempotency-key'],
+              body,
               now: auth.now,
-            });
-            const view = await getPostForKey(deps.orm.em.fork(), auth.organization.id, id, 'all', deps.storage);
-            return { status: 201, body: view, location: `/v1/posts/${id}` };
-          },
-        );
-        set.status = result.status;
-        if (result.location) set.headers.location = result.location;
-        if (result.replayed) set.headers['idempotent-replayed'] = 'true';
-        return result.body;
-      },
-      { scope: 'publish', body: CreateBody, transform: refuseUnstorableBody, response: { 201: PostSchema }, detail: OPERATIONS.createPost },
-    )
-    .get(
-      '/posts',
-      async ({ auth, query }) => {
-        const fields: FieldError[] = [];
-        const from = parseInstant(query.from, 'from', fields);
-        const to = parseInstant(query.to, 'to', fields);
-        const limit = parseLimit(query.limit, fields);
-        if (fields.length) throw errors.validation(fields);
-        return listPostsForKey(
-          deps.orm.em.fork(),
-          auth.organization.id,
-          auth.channels,
-          {
-            status: query.status as PostStatus | undefined,
-            channelId: query.channelId,
-            from,
-            to,
-            limit,
-            cursor: query.cursor,
-          },
-          deps.storage,
-        );
-      },
-      { scope: 'read', query: ListQuery, response: { 200: PostListSchema }, detail: OPERATIONS.listPosts },
-    )
-    .get(
-      '/posts/:id',
-      ({ auth, params }) => getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage),
-      {
-        scope: 'read',
-        params: IdParams,
-        response: { 200: PostSchema },
-        detail: OPERATIONS.getPost,
-      },
-    )
-    .patch(
-      '/posts/:id',
-      async ({ auth, params, body }) => {
-        const em = deps.orm.em.fork();
-        const current = await getPostForKey(em, auth.organization.id, params.id, auth.channels);
-        assertEditable(current);
-        const fields: FieldError[] = [];
-        const publishAt = body.publishAt !== undefined ? parsePublishAt(body.publishAt, auth.now, fields) : undefined;
-        if (fields.length) throw errors.validation(fields);
-        await validateAndEditPost(em, temporal(), auth.organization.id, current, {
-          content: body.content,
-          contentByPlatform: body.contentByPlatform,
-          publishAt,
-          mediaIds: body.mediaIds,
-        });
-        return getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage);
-      },
-      {
+            },
+            async () => {
+              const id = await createPost(em, deps.temporal, createRequest(auth, body));
+              const view = await getPostForKey(deps.orm.em.fork(), auth.organization.id, id, 'all', deps.storage);
+              return { status: 201, body: view, location: `/v1/posts/${id}` };
+            },
+          );
+          set.status = result.status;
+          if (result.location) set.headers.location = result.location;
+          if (result.replayed) set.headers['idempotent-replayed'] = 'true';
+          return result.body;
+        },
+        {
+          scope: 'publish',
+          body: CreateBody,
+          transform: refuseUnstorableBody,
+          response: { 201: PostSchema },
+          detail: OPERATIONS.createPost,
+        },
+      )
+      // Chosen over `?dryRun=true` on create (docs/decisions.md): its own answer (200, not 201 with
+      // a post), no Location, no Idempotency-Key (nothing to repeat), and a create that cannot be
+      // half a validation by a forgotten query parameter.
+      .post('/posts/validate', ({ auth, body }) => validatePost(deps.orm.em.fork(), createRequest(auth, body)), {
         scope: 'publish',
-        body: PatchBody,
-        params: IdParams,
+        body: CreateBody,
         transform: refuseUnstorableBody,
-        response: { 200: PostSchema },
-        detail: OPERATIONS.updatePost,
-      },
-    );
+        response: { 200: PostValidationSchema },
+        detail: OPERATIONS.validatePost,
+      })
+      .get(
+        '/posts',
+        async ({ auth, query }) => {
+          const fields: FieldError[] = [];
+          const from = parseInstant(query.from, 'from', fields);
+          const to = parseInstant(query.to, 'to', fields);
+          const limit = parseLimit(query.limit, fields);
+          if (fields.length) throw errors.validation(fields);
+          return listPostsForKey(
+            deps.orm.em.fork(),
+            auth.organization.id,
+            auth.channels,
+            {
+              status: query.status as PostStatus | undefined,
+              channelId: query.channelId,
+              from,
+              to,
+              limit,
+              cursor: query.cursor,
+            },
+            deps.storage,
+          );
+        },
+        { scope: 'read', query: ListQuery, response: { 200: PostListSchema }, detail: OPERATIONS.listPosts },
+      )
+      .get(
+        '/posts/:id',
+        ({ auth, params }) => getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage),
+        {
+          scope: 'read',
+          params: IdParams,
+          response: { 200: PostSchema },
+          detail: OPERATIONS.getPost,
+        },
+      )
+      .patch(
+        '/posts/:id',
+        async ({ auth, params, body }) => {
+          const em = deps.orm.em.fork();
+          const current = await getPostForKey(em, auth.organization.id, params.id, auth.channels);
+          assertEditable(current);
+          const fields: FieldError[] = [];
+          const publishAt = body.publishAt !== undefined ? parsePublishAt(body.publishAt, auth.now, fields) : undefined;
+          if (fields.length) throw errors.validation(fields);
+          await validateAndEditPost(
+            em,
+            temporal(),
+            auth.organization.id,
+            current,
+            {
+              content: body.content,
+              contentByPlatform: body.contentByPlatform,
+              publishAt,
+              mediaIds: body.mediaIds,
+              channelIds: body.channelIds,
+              reddit: body.reddit,
+            },
+            { apiKeyId: auth.key.id, channels: auth.channels },
+          );
+          return getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage);
+        },
+        {
+          scope: 'publish',
+          body: PatchBody,
+          params: IdParams,
+          transform: refuseUnstorableBody,
+          response: { 200: PostSchema },
+          detail: OPERATIONS.updatePost,
+        },
+      )
+      .delete(
+        '/posts/:id',
+        async ({ auth, params, set }) => {
+          await cancelPost(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
+          set.status = 204;
+        },
+        { scope: 'publish', params: IdParams, detail: OPERATIONS.deletePost },
+      )
+      .post(
+        '/posts/:id/retry',
+        async ({ auth, params, set }) => {
+          const view = await retryPost(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
+          set.status = 202;
+          return view;
+        },
+        { scope: 'publish', params: IdParams, response: { 202: PostSchema }, detail: OPERATIONS.retryPost },
+      )
+  );
 }

@@ -3,6 +3,7 @@ import { Timestamped } from './base.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { Channel } from './channel.ts';
 import { Post } from './post.ts';
+import { CHANNEL_ERROR_CODES } from '../../workflows/publish-failure-types.ts';
 
 export const POST_CHANNEL_STATUSES = ['draft', 'publishing', 'published', 'failed'] as const;
 export type PostChannelStatus = (typeof POST_CHANNEL_STATUSES)[number];
@@ -22,6 +23,10 @@ export const PostChannel = defineEntity({
     url: p.text().nullable(),
     publishedAt: p.datetime().nullable(),
     error: p.text().nullable(),
+    /** The failure's class (workflows/publish-failure-types.ts); null unless failed, and on rows failed before it existed. */
+    errorCode: p.enum(CHANNEL_ERROR_CODES).nullable(),
+    /** Whether a retry may succeed; null with errorCode. */
+    retryable: p.boolean().nullable(),
     attempts: p.integer().default(0),
   },
   uniques: [{ properties: ['post', 'channel'] }],

@@ -26,6 +26,8 @@ export const Post = defineEntity({
     scheduledAt: p.datetime(),
     publishedAt: p.datetime().nullable(),
     workflowId: p.string().nullable(),
+    /** Set by DELETE /v1/posts/{id}: the row stays (audit) but the API, the web app and the counts skip it. */
+    deletedAt: p.datetime().nullable(),
   },
   indexes: [{ properties: ['organization', 'scheduledAt', 'id'] }, { properties: ['organization', 'status', 'scheduledAt', 'id'] }],
 });

@@ -6,6 +6,8 @@ import { Migration20261123100000_idempotency_per_key } from './Migration20261123
 import { Migration20261123100100_sign_in_attempts } from './Migration20261123100100_sign_in_attempts.ts';
 import { Migration20261123110000_media_final_key } from './Migration20261123110000_media_final_key.ts';
 import { Migration20261123120000_entity_schema } from './Migration20261123120000_entity_schema.ts';
+import { Migration20261123130000_post_lifecycle } from './Migration20261123130000_post_lifecycle.ts';
+import { Migration20261123130100_post_channel_error_code } from './Migration20261123130100_post_channel_error_code.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -15,4 +17,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261123100100_sign_in_attempts', class: Migration20261123100100_sign_in_attempts },
   { name: 'Migration20261123110000_media_final_key', class: Migration20261123110000_media_final_key },
   { name: 'Migration20261123120000_entity_schema', class: Migration20261123120000_entity_schema },
+  { name: 'Migration20261123130000_post_lifecycle', class: Migration20261123130000_post_lifecycle },
+  { name: 'Migration20261123130100_post_channel_error_code', class: Migration20261123130100_post_channel_error_code },
 ];

@@ -17,7 +17,8 @@ import { createMastodonConnector } from '../../platforms/mastodon.ts';
 import type { Connectors } from '../../platforms/types.ts';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { createWorker } from '../../worker/index.ts';
-import { postWorkflowId } from '../../workflows/post-types.ts';
+import { Post } from '../../db/entities/index.ts';
+import { postStateQuery, postWorkflowId, type PostWorkflowState } from '../../workflows/post-types.ts';
 import type { WebOptions } from '../../web/options.ts';
 import { harness } from './index.ts';
 
@@ -125,16 +126,22 @@ export async function startPostStack(opts: PostStackOptions = {}) {
     storage,
     taskQueue,
     /**
-     * Waits until the post's workflow has finished. Never lets the server jump to "the next
+     * Waits until the post's workflow has finished, or, for a failed post, waits for a retry
+     * (phase 'failed': it would wait 30 days). Never lets the server jump to "the next
      * timer" (other tests leave timers years ahead): it polls in real time and moves the
      * shared clock forward in bounded steps only when nothing happens (retry backoffs).
      */
-    async settle(postId: string, opts: { step?: string; maxSteps?: number } = {}) {
+    async settle(postId: string, opts: { step?: string; maxSteps?: number } = {}): Promise<PostWorkflowState> {
       const handle = plain.workflow.getHandle(postWorkflowId(postId));
+      const awaitingRetry = async () => {
+        const row = await h.orm.em.fork().findOne(Post, { id: postId });
+        return row?.status === 'failed' && (await handle.query(postStateQuery)).phase === 'failed';
+      };
       for (let step = 0; step <= (opts.maxSteps ?? 40); step++) {
         for (let i = 0; i < 20; i++) {
           const { status } = await handle.describe();
           if (status.name !== 'RUNNING') return handle.result();
+          if (await awaitingRetry()) return handle.query(postStateQuery);
           await Bun.sleep(15);
         }
         await env.sleep(opts.step ?? '30 seconds');

@@ -1,7 +1,7 @@
 // Live posts: every 3 s (while the tab is visible) the page's feed is fetched and each post's
-// status, errors and per-channel results are updated in place. On the month and week views a
-// scheduled post can be dragged to another day (same time of day), through the same checks and
-// workflow Update as PATCH /v1/posts/{id}.
+// status, errors and per-channel results are updated in place; posts deleted elsewhere leave.
+// On the month and week views a scheduled post can be dragged to another day (same time of
+// day), through the same checks and workflow Update as PATCH /v1/posts/{id}.
 (() => {
   'use strict';
   var POLL_MS = 3000;
@@ -102,6 +102,10 @@
     });
     var edit = el.querySelector('[data-testid="post-edit"]');
     if (edit && post.status !== 'scheduled') edit.hidden = true;
+    // Delete and Retry on a post's page: each only in the statuses it applies to.
+    Array.prototype.forEach.call(el.querySelectorAll('[data-show-when]'), (action) => {
+      action.hidden = action.getAttribute('data-show-when').split(' ').indexOf(post.status) < 0;
+    });
     if (before && before !== post.status) say(`A post is now ${(STATUS[post.status] || post.status).toLowerCase()}.`);
   }
 
@@ -109,7 +113,7 @@
     var feed = container.getAttribute('data-feed');
     var busy = false;
     function tick() {
-      if (busy || document.hidden) return;
+      if (busy || document.hidden || container.hasAttribute('data-deleted')) return;
       busy = true;
       fetch(feed, { credentials: 'same-origin', headers: { accept: 'application/json' } })
         .then(window.PP.json)
@@ -126,17 +130,32 @@
             });
           });
           if (body.data) {
-            var shown = container.querySelectorAll('li.post[data-post-id]');
-            var changed = shown.length !== posts.length;
-            Array.prototype.forEach.call(shown, (el) => {
-              if (!seen[el.getAttribute('data-post-id')]) changed = true;
+            // A post deleted (or moved out of this period) elsewhere leaves the calendar at once;
+            // one added elsewhere is announced with a link to reload.
+            var shown = {};
+            Array.prototype.forEach.call(container.querySelectorAll('li.post[data-post-id]'), (el) => {
+              var id = el.getAttribute('data-post-id');
+              shown[id] = true;
+              if (seen[id]) return;
+              el.parentNode.removeChild(el);
+              say('A post was removed.');
             });
+            var added = posts.some((p) => !shown[p.id]);
             var stale = document.querySelector('[data-testid="calendar-stale"]');
-            if (stale && changed) stale.hidden = false;
+            if (stale && added) stale.hidden = false;
           }
         })
-        .catch(() => {
-          /* try again on the next tick */
+        .catch((err) => {
+          // A post's page whose post was deleted elsewhere: say so, and offer no more actions.
+          if (err && err.status === 404 && !container.hasAttribute('data-deleted') && container.matches('[data-post-id]')) {
+            container.setAttribute('data-deleted', 'true');
+            var note = container.querySelector('[data-testid="post-deleted"]');
+            if (note) note.hidden = false;
+            Array.prototype.forEach.call(container.querySelectorAll('[data-show-when], [data-testid="post-edit"]'), (a) => {
+              a.hidden = true;
+            });
+          }
+          /* otherwise try again on the next tick */
         })
         .then(() => {
           busy = false;

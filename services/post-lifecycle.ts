@@ -1,0 +1,200 @@
+// Deleting (cancelling) a post and retrying its failed channels, from the API and the web app.
+// Every change to a post whose workflow still runs goes through that workflow (an Update whose
+// validator decides atomically with the workflow's own state), so a timer that already fired
+// can never publish a post the client was told is cancelled. docs/decisions.md "Cancel, delete
+// and retry".
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { Channel, Post, PostChannel } from '../db/entities/index.ts';
+import { ApiError, errors } from '../lib/errors.ts';
+import {
+  cancelPostUpdate,
+  FAILURE,
+  POST_WORKFLOW_TYPE,
+  postWorkflowId,
+  retryPostUpdate,
+  type PostWorkflow,
+  type PostWorkflowInput,
+} from '../workflows/post-types.ts';
+import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
+import { assertChannelsUsable } from './post-validation.ts';
+import { getPostForKey, type PostView } from './posts.ts';
+import {
+  executeUpdateInRequest,
+  startWorkflowInRequest,
+  terminateInBackground,
+  updateFailureType,
+  type TemporalDeps,
+} from './temporal-calls.ts';
+
+const publishingConflict = () =>
+  new ApiError('conflict', 'The post is being published; it can no longer be cancelled.', { details: { status: 'publishing' } });
+
+function needTemporal(temporal: TemporalDeps | undefined): TemporalDeps {
+  if (!temporal) throw new Error('Temporal is not configured');
+  return temporal;
+}
+
+/**
+ * DELETE: a scheduled post is cancelled through its workflow (the cancelPost Update; refused once
+ * publishing has begun → conflict); a published or failed post is only removed from the service
+ * (its live posts on the platforms stay), ending a failed post's wait for a retry. The row is
+ * kept with deleted_at set. A post the key cannot see, or already deleted → not_found.
+ */
+export async function cancelPost(
+  em: EntityManager,
+  temporal: TemporalDeps | undefined,
+  organizationId: string,
+  postId: string,
+  channels: 'all' | string[],
+  now: Date,
+): Promise<void> {
+  const post = await getPostForKey(em, organizationId, postId, channels);
+  if (post.status === 'publishing') throw publishingConflict();
+  if (post.status === 'scheduled' || post.status === 'failed') {
+    try {
+      await executeUpdateInRequest(
+        needTemporal(temporal),
+        postWorkflowId(postId),
+        cancelPostUpdate,
+        [],
+        // No answer in time: the Update may still be applied once a worker polls again.
+        'Scheduling is unavailable right now; the cancellation was not confirmed and may still be applied later. Check the post and retry shortly.',
+      );
+      return;
+    } catch (err) {
+      const refused = updateFailureType(err);
+      if (refused === FAILURE.notScheduled) throw publishingConflict();
+      if (refused === FAILURE.cancelled) throw errors.notFound('Post');
+      // Closed: published, failed and past its retry window, or ended by an operator.
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+  await softDeleteSettled(em, organizationId, postId, now);
+}
+
+/** Marks a post with no running workflow deleted, unless a retry has started it publishing meanwhile. */
+async function softDeleteSettled(em: EntityManager, organizationId: string, postId: string, now: Date): Promise<void> {
+  // A fresh EntityManager: the row is read again under its lock, not taken from the one loaded above.
+  await em.fork().transactional(async (tx) => {
+    // The row lock orders this after (or before) a retry's start of a new run (startRetryRun).
+    const post = await tx.findOne(Post, { id: postId, organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!post || post.deletedAt) throw errors.notFound('Post');
+    if (post.status === 'publishing') throw publishingConflict();
+    post.deletedAt = now;
+  });
+}
+
+/**
+ * POST /retry: re-publishes the channels that failed (never those published), with the same
+ * per-(post, channel) idempotency key, looking the post up first where the platform can. Only a
+ * failed post with no channel in flight (else conflict); a target channel that still needs
+ * reconnecting → reauth_required naming it. Through the workflow waiting for a retry (the
+ * retryPost Update), or, when that workflow has closed, a new run under the same workflow id.
+ */
+export async function retryPost(
+  em: EntityManager,
+  temporal: TemporalDeps | undefined,
+  organizationId: string,
+  postId: string,
+  channels: 'all' | string[],
+  /** Not needed today (the workflow stamps its own rows); kept so both lifecycle calls take the same arguments. */
+  _now: Date,
+): Promise<PostView> {
+  const post = await getPostForKey(em, organizationId, postId, channels);
+  assertRetryable(post);
+  await assertTargetsUsable(em, organizationId, post);
+  const t = needTemporal(temporal);
+  try {
+    await executeUpdateInRequest(
+      t,
+      postWorkflowId(postId),
+      retryPostUpdate,
+      [],
+      'Publishing is unavailable right now; the retry was not confirmed and may still start later. Check the post and retry shortly.',
+    );
+  } catch (err) {
+    if (updateFailureType(err) === FAILURE.notFailed) throw notFailedConflict('publishing');
+    if (updateFailureType(err) === FAILURE.cancelled) throw errors.notFound('Post');
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+    await startRetryRun(em, t, organizationId, postId);
+  }
+  return getPostForKey(em.fork(), organizationId, postId, channels);
+}
+
+function notFailedConflict(status: string) {
+  return new ApiError('conflict', `The post is ${status}; only a failed post can be retried.`, { details: { status } });
+}
+
+function assertRetryable(post: PostView): void {
+  if (post.status !== 'failed') throw notFailedConflict(post.status);
+  const inFlight = post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId);
+  if (inFlight.length) {
+    throw new ApiError('conflict', 'A channel of the post is still being published.', {
+      details: { status: post.status, channelIds: inFlight },
+    });
+  }
+}
+
+/** The failed channels must be usable again (reconnected, not disabled) before they are retried. */
+async function assertTargetsUsable(em: EntityManager, organizationId: string, post: PostView): Promise<void> {
+  const ids = post.channels.filter((c) => c.status !== 'published').map((c) => c.channelId);
+  const found = ids.length ? await em.find(Channel, { id: { $in: ids }, organization: organizationId }) : [];
+  assertChannelsUsable(ids.map((id) => found.find((c) => c.id === id)).filter((c) => c !== undefined));
+}
+
+/**
+ * The failed post's workflow has closed: a new run under the same workflow id, started inside the
+ * transaction that moves the rows back to publishing (as schedulePost does: a start whose commit
+ * fails is terminated). The row lock serialises it with a DELETE and with a second retry.
+ */
+async function startRetryRun(em: EntityManager, temporal: TemporalDeps, organizationId: string, postId: string): Promise<void> {
+  const workflowId = postWorkflowId(postId);
+  let started = false;
+  try {
+    await em.fork().transactional(async (tx) => {
+      const post = await tx.findOne(Post, { id: postId, organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!post || post.deletedAt) throw errors.notFound('Post');
+      if (post.status !== 'failed') throw notFailedConflict(post.status);
+      const pcs = await tx.find(PostChannel, { post: postId });
+      if (pcs.some((pc) => pc.status === 'publishing')) throw notFailedConflict('publishing');
+      post.status = 'publishing';
+      post.publishedAt = null;
+      for (const pc of pcs) {
+        if (pc.status === 'published') continue;
+        pc.status = 'publishing';
+        pc.error = null;
+        pc.errorCode = null;
+        pc.retryable = null;
+      }
+      await tx.flush();
+      const input: PostWorkflowInput = { postId, organizationId, publishAt: post.scheduledAt.toISOString(), retry: true };
+      try {
+        await startWorkflowInRequest<PostWorkflow>(
+          temporal,
+          POST_WORKFLOW_TYPE,
+          {
+            workflowId,
+            args: [input],
+            // The earlier run has closed (completed, timed out, terminated): its id may be used again.
+            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+            typedSearchAttributes: [
+              { key: ORGANIZATION_ID, value: organizationId },
+              { key: POST_ID, value: postId },
+            ],
+          },
+          'Publishing is unavailable right now; the retry was not started. Retry shortly.',
+        );
+      } catch (err) {
+        // A run is open again (another retry got there first): nothing to start.
+        if (err instanceof WorkflowExecutionAlreadyStartedError) throw notFailedConflict('publishing');
+        throw err;
+      }
+      started = true;
+    });
+  } catch (err) {
+    if (started) terminateInBackground(temporal, workflowId, 'retry rows were not committed');
+    throw err;
+  }
+}
