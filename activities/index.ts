@@ -6,6 +6,9 @@ import { createPostActivities } from './posts.ts';
 import { createMediaActivities } from './media.ts';
 import type { VisionConfig } from './vision.ts';
 import type { ObjectStorage } from '../storage/types.ts';
+import type { OutboundPolicy } from '../lib/outbound.ts';
+import { createWebhookActivities } from './webhooks.ts';
+import { createWebhookEmitter, type WebhookEmitterConfig } from './webhook-events.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -16,9 +19,16 @@ export interface ActivityDeps {
   /** The optional vision pass (an OpenAI-compatible chat-completions endpoint). */
   vision?: VisionConfig;
   now?: () => Date;
+  /** Webhook URLs are tenant-chosen hosts (lib/outbound.ts); production's policy when unset. */
+  outbound?: OutboundPolicy;
+  /** Per-attempt webhook timeout (tests shorten it); 15 s when unset. */
+  webhookTimeoutMs?: number;
+  /** Emits webhook events of the changes activities make; none without it (worker/index.ts sets it). */
+  webhookEvents?: WebhookEmitterConfig;
 }
 
 export function createActivities(deps: ActivityDeps) {
+  const webhooks = createWebhookEmitter(deps.webhookEvents);
   return {
     async ping(message: string): Promise<{ echo: string; database: string }> {
       const rows = await deps.orm.em.fork().getConnection().execute<{ v: string }[]>('select version() as v');
@@ -36,8 +46,15 @@ export function createActivities(deps: ActivityDeps) {
       credentialsKey: deps.credentialsKey,
       storage: deps.storage,
       now: deps.now,
+      webhooks,
     }),
-    ...createMediaActivities({ orm: deps.orm, storage: deps.storage, vision: deps.vision }),
+    ...createMediaActivities({ orm: deps.orm, storage: deps.storage, vision: deps.vision, webhooks }),
+    ...createWebhookActivities({
+      orm: deps.orm,
+      credentialsKey: deps.credentialsKey,
+      outbound: deps.outbound ?? { allowPrivate: false },
+      timeoutMs: deps.webhookTimeoutMs,
+    }),
   };
 }
 

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { MediaItem, type IMediaItem } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
 import { probeFile } from '../media/probe.ts';
 import { canonicalMimeType } from '../media/catalog.ts';
 import { MAX_PROCESSING_ATTEMPTS, mediaKeys } from '../media/keys.ts';
@@ -21,21 +23,39 @@ import { EXPIRED_REASON } from '../workflows/media-types.ts';
 
 export interface MediaActivityDeps {
   orm: Orm;
+  /** media.ready / media.failed (activities/webhook-events.ts). */
+  webhooks?: WebhookEmitter;
   storage?: ObjectStorage;
   vision?: VisionConfig;
   fetch?: typeof fetch;
 }
 
 export function createMediaActivities(deps: MediaActivityDeps) {
+  const webhooks = deps.webhooks ?? createWebhookEmitter(undefined);
   const storage = () => {
     if (!deps.storage) throw new Error('object storage is not configured on this worker');
     return deps.storage;
   };
 
+  /** The item's event, in `em`'s transaction (called only by the attempt that changed its status). */
+  async function emitMedia(em: EntityManager, id: string, type: 'media.ready' | 'media.failed'): Promise<string[]> {
+    // Reloaded: the status was changed by an UPDATE, under an identity map that may hold the item as it was.
+    const item = await em.findOneOrFail(MediaItem, { id }, { refresh: true });
+    return webhooks.write(em, item.organization, type, (views) => views.media(em, id));
+  }
+
   /** Fails a pending item (atomically: another attempt may be deciding it too); the outcome. */
   async function fail(id: string, reason: string) {
     const em = deps.orm.em.fork();
-    await em.nativeUpdate(MediaItem, { id, status: 'pending' }, { status: 'failed', failureReason: reason, updatedAt: new Date() });
+    const events = await em.transactional(async (tx) => {
+      const changed = await tx.nativeUpdate(
+        MediaItem,
+        { id, status: 'pending' },
+        { status: 'failed', failureReason: reason, updatedAt: new Date() },
+      );
+      return changed ? emitMedia(tx, id, 'media.failed') : [];
+    });
+    await webhooks.dispatch(deps.orm.em, events);
     const item = await em.findOneOrFail(MediaItem, { id });
     return { status: item.status, reason: item.failureReason ?? reason } as const;
   }
@@ -117,19 +137,23 @@ export function createMediaActivities(deps: MediaActivityDeps) {
           throw new Error(`the checked copy of ${mediaId} changed while it was processed; processing again`);
         }
         // Only one attempt decides (Temporal may retry one that is in fact still running).
-        const won = await em.nativeUpdate(
-          MediaItem,
-          { id: mediaId, status: 'pending' },
-          {
-            status: 'ready',
-            storageKey: keys.final,
-            thumbnailKey,
-            width: probe.width ?? null,
-            height: probe.height ?? null,
-            durationSeconds: probe.durationSeconds ?? null,
-            updatedAt: new Date(),
-          },
-        );
+        const { won, events } = await em.transactional(async (tx) => {
+          const won = await tx.nativeUpdate(
+            MediaItem,
+            { id: mediaId, status: 'pending' },
+            {
+              status: 'ready',
+              storageKey: keys.final,
+              thumbnailKey,
+              width: probe.width ?? null,
+              height: probe.height ?? null,
+              durationSeconds: probe.durationSeconds ?? null,
+              updatedAt: new Date(),
+            },
+          );
+          return { won, events: won ? await emitMedia(tx, mediaId, 'media.ready') : [] };
+        });
+        await webhooks.dispatch(deps.orm.em, events);
         if (won === 0) {
           await Promise.all([store.delete(keys.final), thumbnailKey ? store.delete(thumbnailKey) : undefined]);
           const decided = await deps.orm.em.fork().findOneOrFail(MediaItem, { id: mediaId });

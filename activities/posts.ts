@@ -2,6 +2,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Channel, MediaItem, Post, PostChannel, type IPost, type IPostChannel } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createWebhookEmitter, type WebhookEmitter, type WebhookEventType } from './webhook-events.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
 import { decryptJson, encryptJson } from '../lib/crypto.ts';
@@ -34,10 +36,29 @@ export interface PostActivityDeps {
   credentialsKey?: Buffer;
   storage?: ObjectStorage;
   now?: () => Date;
+  /** Webhook events of the changes these activities make (activities/webhook-events.ts). */
+  webhooks?: WebhookEmitter;
 }
 
 export function createPostActivities(deps: PostActivityDeps) {
   const now = deps.now ?? (() => new Date());
+  const webhooks = deps.webhooks ?? createWebhookEmitter(undefined);
+
+  /** post.channel.published / post.channel.failed: the post and this channel's entry, in `em`'s transaction. */
+  async function emitChannelEvent(em: EntityManager, postId: string, channelId: string, type: WebhookEventType): Promise<string[]> {
+    const post = await em.findOneOrFail(Post, { id: postId });
+    return webhooks.write(em, post.organization, type, async (views) => {
+      const view = await views.post(em, postId);
+      const channels = view.channels as { channelId: string }[];
+      return { post: view, postChannel: channels.find((c) => c.channelId === channelId) ?? null };
+    });
+  }
+
+  /** channel.reauth_required, when the channel row moved to it in `em`'s transaction. */
+  async function emitReauth(em: EntityManager, channelId: string): Promise<string[]> {
+    const channel = await em.findOneOrFail(Channel, { id: channelId });
+    return webhooks.write(em, channel.organization, 'channel.reauth_required', (views) => views.channel(em, channelId));
+  }
 
   /** Refresh access tokens this long before they expire. */
   const REFRESH_MARGIN_MS = 5 * 60 * 1000;
@@ -76,7 +97,15 @@ export function createPostActivities(deps: PostActivityDeps) {
       }
     });
     if (reauth) {
-      await deps.orm.em.fork().nativeUpdate(Channel, { id: channelId }, { status: 'reauth_required' });
+      const events = await deps.orm.em.fork().transactional(async (em) => {
+        const changed = await em.nativeUpdate(
+          Channel,
+          { id: channelId, status: { $ne: 'reauth_required' } },
+          { status: 'reauth_required' },
+        );
+        return changed ? emitReauth(em, channelId) : [];
+      });
+      await webhooks.dispatch(deps.orm.em, events);
       throw ApplicationFailure.create({ type: FAILURE.reauth, message: `token refresh failed: ${reauth.message}`, nonRetryable: true });
     }
     return creds;
@@ -116,19 +145,26 @@ export function createPostActivities(deps: PostActivityDeps) {
   async function recordPublished(pcId: string, result: PublishResult, ctx: Context): Promise<void> {
     for (let i = 0; ; i++) {
       try {
-        await deps.orm.em.fork().nativeUpdate(
-          PostChannel,
-          { id: pcId },
-          {
-            status: 'published',
-            platformPostId: result.platformPostId,
-            url: result.url,
-            publishedAt: result.publishedAt ? new Date(result.publishedAt) : now(),
-            error: null,
-            errorCode: null,
-            retryable: null,
-          },
-        );
+        // Only the change from another status emits post.channel.published (a retried recording does not).
+        const events = await deps.orm.em.fork().transactional(async (em) => {
+          const changed = await em.nativeUpdate(
+            PostChannel,
+            { id: pcId, status: { $ne: 'published' } },
+            {
+              status: 'published',
+              platformPostId: result.platformPostId,
+              url: result.url,
+              publishedAt: result.publishedAt ? new Date(result.publishedAt) : now(),
+              error: null,
+              errorCode: null,
+              retryable: null,
+            },
+          );
+          if (!changed) return [];
+          const pc = await em.findOneOrFail(PostChannel, { id: pcId });
+          return emitChannelEvent(em, pc.post, pc.channel, 'post.channel.published');
+        });
+        await webhooks.dispatch(deps.orm.em, events);
         return;
       } catch (err) {
         const delay = RECORD_RETRY_DELAYS_MS[i];
@@ -216,7 +252,10 @@ export function createPostActivities(deps: PostActivityDeps) {
       const details = [classifyPlatformError(channel.platform, err)];
       if (err.kind === 'reauth') {
         channel.status = 'reauth_required';
+        // The event is flushed with the status, in the flush's one transaction.
+        const events = await emitReauth(em, channelId);
         await em.flush();
+        await webhooks.dispatch(deps.orm.em, events);
         throw ApplicationFailure.create({ type: FAILURE.reauth, message, nonRetryable: true, details });
       }
       if (err.kind === 'permanent') throw ApplicationFailure.create({ type: FAILURE.permanent, message, nonRetryable: true, details });
@@ -304,14 +343,18 @@ export function createPostActivities(deps: PostActivityDeps) {
       errorCode,
       retryable,
     }: { postId: string; channelId: string } & Pick<ChannelFailure, 'error'> & Partial<ChannelFailureClass>): Promise<void> {
-      const em = deps.orm.em.fork();
-      const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
-      if (pc.status === 'published') return;
-      pc.status = 'failed';
-      pc.error = error.slice(0, 2000);
-      pc.errorCode = errorCode ?? null;
-      pc.retryable = errorCode ? (retryable ?? null) : null;
-      await em.flush();
+      const events = await deps.orm.em.fork().transactional(async (em) => {
+        const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
+        if (pc.status === 'published') return [];
+        const was = pc.status;
+        pc.status = 'failed';
+        pc.error = error.slice(0, 2000);
+        pc.errorCode = errorCode ?? null;
+        pc.retryable = errorCode ? (retryable ?? null) : null;
+        await em.flush();
+        return was === 'failed' ? [] : emitChannelEvent(em, postId, channelId, 'post.channel.failed');
+      });
+      await webhooks.dispatch(deps.orm.em, events);
     },
 
     /**
@@ -339,20 +382,33 @@ export function createPostActivities(deps: PostActivityDeps) {
 
     /** DELETE of a post (cancelled while scheduled, or removed after it failed): the row stays, marked. */
     async deletePost(postId: string): Promise<void> {
-      await deps.orm.em.fork().nativeUpdate(Post, { id: postId, deletedAt: null }, { deletedAt: now() });
+      const events = await deps.orm.em.fork().transactional(async (em) => {
+        const changed = await em.nativeUpdate(Post, { id: postId, deletedAt: null }, { deletedAt: now() });
+        const post = changed ? await em.findOneOrFail(Post, { id: postId }) : null;
+        // Cancelled while scheduled: post.cancelled. A failed post removed from the service is no new outcome.
+        if (post?.status !== 'scheduled') return [];
+        return webhooks.write(em, post.organization, 'post.cancelled', (views) => views.post(em, postId));
+      });
+      await webhooks.dispatch(deps.orm.em, events);
     },
 
     /** published when every channel is; failed when all are done and at least one failed. */
     async finishPost(postId: string): Promise<'published' | 'failed'> {
-      return deps.orm.em.fork().transactional(async (em) => {
+      const { status, events } = await deps.orm.em.fork().transactional(async (em) => {
         const post = await em.findOneOrFail(Post, { id: postId });
         const pcs = await em.find(PostChannel, { post: postId });
         const allPublished = pcs.every((pc) => pc.status === 'published');
+        const was = post.status;
         post.status = allPublished ? 'published' : 'failed';
         const times = pcs.map((pc) => pc.publishedAt?.getTime() ?? 0).filter(Boolean);
         post.publishedAt = allPublished && times.length ? new Date(Math.max(...times)) : null;
-        return post.status;
+        // Only the change of status emits (a retried finishPost finds it made).
+        const events =
+          was === post.status ? [] : await webhooks.write(em, post.organization, `post.${post.status}`, (views) => views.post(em, postId));
+        return { status: post.status, events };
       });
+      await webhooks.dispatch(deps.orm.em, events);
+      return status;
     },
   };
 }

@@ -9,6 +9,7 @@ import { POST_STATUSES } from '../db/entities/post.ts';
 import { POST_CHANNEL_STATUSES } from '../db/entities/post-channel.ts';
 import { MEDIA_STATUSES, MEDIA_TYPES } from '../db/entities/media-item.ts';
 import { CHANNEL_ERROR_CODES } from '../workflows/publish-failure-types.ts';
+import { WEBHOOK_EVENT_TYPES } from '../activities/webhook-events.ts';
 import { CONTROL_OR_DISGUISE, MAX_FILE_NAME_CHARS, MEDIA_RULES } from '../media/catalog.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -291,6 +292,66 @@ export const UploadResponseSchema = t.Object(
 );
 
 /** Named schemas of the OpenAPI document's `components.schemas`: wherever one appears it becomes a `$ref`. */
+// Webhooks (issue 14, README "Webhooks").
+const WebhookEvents = t.Union([t.Literal('all'), t.Array(t.String({ enum: [...WEBHOOK_EVENT_TYPES] }), { description: 'Event types.' })], {
+  description: 'The event types the endpoint receives, or `"all"`.',
+});
+
+export const WebhookEndpointSchema = t.Object(
+  {
+    id: t.String(),
+    url: t.String(),
+    description: NullableString('Free text for the owner.'),
+    events: WebhookEvents,
+    enabled: t.Boolean({ description: 'False: nothing is sent (disabled by the owner, or by the service after a `410 Gone`).' }),
+    disabledReason: NullableString('Why the service disabled the endpoint (a `410 Gone` answer); null otherwise.'),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  },
+  strict,
+);
+
+export const WebhookEndpointListSchema = t.Object({ data: t.Array(WebhookEndpointSchema, { description: 'Oldest first.' }) }, strict);
+
+export const WebhookSecretResponseSchema = t.Object(
+  {
+    endpoint: WebhookEndpointSchema,
+    secret: t.String({ description: 'The signing secret (`whsec_…`), shown only in this answer.' }),
+    previousSecretExpiresAt: t.Optional(DateTime('After a rotation: until when the previous secret signs too.')),
+  },
+  strict,
+);
+
+export const WebhookDeliverySchema = t.Object(
+  {
+    id: t.String(),
+    eventId: t.String({ description: 'The `webhook-id` header of every attempt.' }),
+    eventType: t.String(),
+    status: oneOf(['pending', 'delivered', 'failed'], '`pending` while attempts remain.'),
+    attempts: t.Integer({ description: 'Attempts made so far.' }),
+    statusCode: NullableInteger('The last attempt’s HTTP status; null when it got no answer.'),
+    durationMs: NullableInteger('How long the last attempt took.'),
+    error: NullableString('Why the last attempt failed; null if it succeeded.'),
+    lastAttemptAt: NullableDateTime('When the last attempt was made.'),
+    nextRetryAt: NullableDateTime('When the next attempt is due; null unless pending after a failed attempt.'),
+    createdAt: DateTime(),
+  },
+  strict,
+);
+
+export const WebhookDeliveryListSchema = t.Object(
+  {
+    data: t.Array(WebhookDeliverySchema, { description: 'Newest first.' }),
+    nextCursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  },
+  strict,
+);
+
+export const WebhookTestSchema = t.Object(
+  { eventId: t.String(), deliveryId: t.String({ description: 'Follow it in the delivery log.' }) },
+  strict,
+);
+
 export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Error: ErrorSchema,
   Me: MeSchema,
@@ -304,4 +365,10 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   MediaItem: MediaItemSchema,
   UploadInstructions: UploadInstructionsSchema,
   UploadResponse: UploadResponseSchema,
+  WebhookEndpoint: WebhookEndpointSchema,
+  WebhookEndpointList: WebhookEndpointListSchema,
+  WebhookSecretResponse: WebhookSecretResponseSchema,
+  WebhookDelivery: WebhookDeliverySchema,
+  WebhookDeliveryList: WebhookDeliveryListSchema,
+  WebhookTest: WebhookTestSchema,
 };

@@ -8,10 +8,17 @@ import { channelRoutes } from './routes/channels.ts';
 import { meRoutes } from './routes/me.ts';
 import { postRoutes } from './routes/posts.ts';
 import { mediaRoutes } from './routes/media.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 /** `routes`: the finished app's route table, read at request time (the document describes it). */
 export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
   return router().group('/v1', (v1) =>
-    v1.use(meRoutes(deps)).use(channelRoutes(deps)).use(postRoutes(deps)).use(mediaRoutes(deps)).use(openApiRoutes(routes)),
+    v1
+      .use(meRoutes(deps))
+      .use(channelRoutes(deps))
+      .use(postRoutes(deps))
+      .use(mediaRoutes(deps))
+      .use(webhookRoutes(deps))
+      .use(openApiRoutes(routes)),
   );
 }

@@ -5,6 +5,7 @@ import type { TemporalDeps } from '../services/post-scheduler.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { RateLimiter } from '../services/rate-limit.ts';
 import { createLogger, type LogSink } from '../lib/log.ts';
+import type { OutboundPolicy } from '../lib/outbound.ts';
 
 /** What the HTTP app needs from the outside; the server and the tests build it. */
 export interface AppDeps {
@@ -15,6 +16,8 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
   /** Object storage of the media library. */
   storage?: ObjectStorage;
+  /** Webhook secrets are encrypted with the credentials key; URLs are checked with the outbound policy. */
+  webhooks?: { credentialsKey: Buffer; outbound: OutboundPolicy };
   /** Injectable clock (quota periods, key expiry). */
   now?: () => Date;
   /**

@@ -7,13 +7,15 @@ export interface PlanLimits {
   requestsPerMinute: number;
   requestsPerMonth: number | null;
   pendingScheduledPosts: number | null;
+  /** Webhook endpoints per organization (issue 14). */
+  webhookEndpoints: number | null;
 }
 
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  FREE: { apiAccess: false, requestsPerMinute: 0, requestsPerMonth: 0, pendingScheduledPosts: 0 },
-  PRO: { apiAccess: true, requestsPerMinute: 60, requestsPerMonth: 10_000, pendingScheduledPosts: 1_000 },
-  TEAM: { apiAccess: true, requestsPerMinute: 300, requestsPerMonth: 100_000, pendingScheduledPosts: 10_000 },
-  ENTERPRISE: { apiAccess: true, requestsPerMinute: 1200, requestsPerMonth: null, pendingScheduledPosts: null },
+  FREE: { apiAccess: false, requestsPerMinute: 0, requestsPerMonth: 0, pendingScheduledPosts: 0, webhookEndpoints: 0 },
+  PRO: { apiAccess: true, requestsPerMinute: 60, requestsPerMonth: 10_000, pendingScheduledPosts: 1_000, webhookEndpoints: 5 },
+  TEAM: { apiAccess: true, requestsPerMinute: 300, requestsPerMonth: 100_000, pendingScheduledPosts: 10_000, webhookEndpoints: 20 },
+  ENTERPRISE: { apiAccess: true, requestsPerMinute: 1200, requestsPerMonth: null, pendingScheduledPosts: null, webhookEndpoints: null },
 };
 
 export function isPlan(v: string): v is Plan {

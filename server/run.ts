@@ -47,6 +47,7 @@ export function startServer(config: Config, deps: { orm: Orm; temporal: Temporal
     storage: createStorage(config),
     rateLimiter: createRateLimiter(pool),
     log: logger.sink,
+    ...(config.credentialsKey ? { webhooks: { credentialsKey: config.credentialsKey, outbound: config.outbound } } : {}),
     // The web app's settings come from the same configuration (web/options.ts).
     web: webOptions(config),
   }).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });

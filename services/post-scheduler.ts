@@ -24,7 +24,8 @@ import {
   measureForChannel,
   parsePublishAt,
 } from './post-validation.ts';
-import type { PostView } from './posts.ts';
+import { loadPostView, type PostView } from './posts.ts';
+import { dispatchWebhookDeliveries, writeWebhookEvent } from '../activities/webhook-events.ts';
 import {
   executeUpdateInRequest,
   startWorkflowInRequest,
@@ -172,6 +173,7 @@ async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPos
   const input: PostWorkflowInput = { postId, organizationId: p.organizationId, publishAt: p.publishAt?.toISOString() ?? null };
   const workflowId = postWorkflowId(postId);
   let started = false;
+  let events: string[] = [];
   try {
     await em.transactional(async (tx) => {
       // One writer per organization at a time: the plan limit and duplicate checks below
@@ -202,6 +204,16 @@ async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPos
         });
       }
       await tx.flush();
+      // post.scheduled: an outbox row committed with the post (activities/webhook-events.ts).
+      events = (
+        await writeWebhookEvent(tx, {
+          organizationId: p.organizationId,
+          type: 'post.scheduled',
+          now: p.now,
+          data: async () => ({ ...(await loadPostView(tx, postId)) }),
+        })
+      ).deliveryIds;
+      await tx.flush();
       await startWorkflowInRequest<PostWorkflow>(
         temporal,
         POST_WORKFLOW_TYPE,
@@ -221,6 +233,8 @@ async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPos
     if (started) terminateInBackground(temporal, workflowId, 'post row was not committed');
     throw err;
   }
+  // The post is created whatever happens here: an undispatched delivery is started by a later dispatch's sweep.
+  await dispatchWebhookDeliveries(em, temporal, events, p.now).catch(() => {});
   return postId;
 }
 

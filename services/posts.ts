@@ -88,6 +88,12 @@ async function views(em: EntityManager, posts: IPost[], storage?: ObjectStorage)
   );
 }
 
+/** A post's view by id, deleted or not (webhook event bodies, worker/webhook-views.ts). */
+export async function loadPostView(em: EntityManager, id: string, storage?: ObjectStorage): Promise<PostView> {
+  const post = await em.findOneOrFail(Post, { id });
+  return (await views(em, [post], storage))[0]!;
+}
+
 /** A post of the organization that the key may see (all its channels within the key's list), or not_found. */
 export async function getPostForKey(
   em: EntityManager,

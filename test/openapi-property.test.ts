@@ -114,6 +114,22 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       why: 'an opaque cursor (referential)',
       holds: (g) => !pools.cursors.includes(g.query.cursor as string),
     },
+    {
+      ops: ['listWebhookDeliveries'],
+      path: /^cursor$/,
+      message: /^is not a cursor returned by this API$/,
+      documented: /only a `nextCursor`/,
+      why: 'an opaque cursor of the delivery log (referential)',
+      holds: (g) => !pools.deliveries.includes(g.query.cursor as string),
+    },
+    {
+      ops: ['createWebhook', 'updateWebhook'],
+      path: /^url$/,
+      message: /^(is not a URL|must be an http\(s\) URL|must not carry a user name or password|its host does not resolve|.*refused)/,
+      documented: /an http\(s\) URL/,
+      why: 'a webhook URL must be http(s) and reach an allowed address',
+      holds: (g) => (g.body as Json).url !== pools.webhookUrl,
+    },
   ];
 
 /** Response headers the API may send that a client acts on: each must be declared where it appears. */
@@ -137,6 +153,7 @@ let keys: string[] = [];
 let keyTurn = 0;
 const nextKey = () => keys[keyTurn++ % keys.length]!;
 let readOnlyKey: string;
+let receiver: ReturnType<typeof Bun.serve> | undefined;
 let freeKey: string;
 const pools = {
   channels: [] as string[],
@@ -148,6 +165,16 @@ const pools = {
   failed: [] as string[],
   media: [] as string[],
   cursors: [] as string[],
+  /** Webhook endpoints (pointing at `webhookUrl`) for the read, PATCH and rotate operations. */
+  webhooks: [] as string[],
+  /** Endpoints for deleteWebhook (each deleted once: then 404). */
+  deletableWebhooks: [] as string[],
+  /** Endpoints that only testWebhook uses (a PATCH may disable the others: then 409). */
+  testWebhooks: [] as string[],
+  /** An endpoint and its delivered deliveries, for redeliverWebhook and the delivery log's cursor. */
+  redeliverWebhook: [] as string[],
+  deliveries: [] as string[],
+  webhookUrl: '',
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -379,6 +406,15 @@ function hintsFor(o: Operation): Hints {
   const real = (values: string[], generated: () => fc.Arbitrary<unknown>, weight = 6) =>
     fc.oneof({ weight, arbitrary: fc.constantFrom(...values) }, { weight: 1, arbitrary: generated() });
   return (at, generated) => {
+    if (at === 'path.id' && o.id === 'deleteWebhook') return real(pools.deletableWebhooks, generated);
+    if (at === 'path.id' && o.id === 'testWebhook') return real(pools.testWebhooks, generated);
+    if (at === 'path.id' && o.id === 'redeliverWebhook') return real(pools.redeliverWebhook, generated);
+    // The redeliver endpoint is only read by the others (a PATCH could disable it: then 409).
+    if (at === 'path.id' && o.id === 'listWebhookDeliveries') return real([...pools.redeliverWebhook, ...pools.webhooks], generated);
+    if (at === 'path.id' && o.path.startsWith('/webhooks')) return real(pools.webhooks, generated);
+    if (at === 'path.deliveryId') return real(pools.deliveries, generated);
+    if (at === 'body.url' && o.path.startsWith('/webhooks')) return real([pools.webhookUrl], generated);
+    if (at === 'query.cursor' && o.id === 'listWebhookDeliveries') return real(pools.deliveries, generated);
     if (at === 'path.id' && o.id === 'deletePost') return real(pools.deletable, generated);
     if (at === 'path.id' && o.id === 'retryPost') return real([...pools.failed, ...pools.posts], generated);
     if (at === 'path.id') return real(o.path.startsWith('/posts') ? pools.posts : pools.media, generated);
@@ -458,6 +494,30 @@ beforeAll(async () => {
   }
   for (const limit of [1, 2]) pools.cursors.push((await call(stack.app, 'GET', `/v1/posts?limit=${limit}`, { key })).body.nextCursor);
 
+  // Webhook endpoints on a receiver that accepts everything, and delivered deliveries.
+  receiver = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('ok') });
+  pools.webhookUrl = `http://127.0.0.1:${receiver.port}/hook`;
+  const endpoint = async () => {
+    const res = await call(stack.app, 'POST', '/v1/webhooks', { key, body: { url: pools.webhookUrl, events: 'all' } });
+    expect(res.status).toBe(201);
+    return res.body.endpoint.id as string;
+  };
+  for (let i = 0; i < 3; i++) pools.webhooks.push(await endpoint());
+  for (let i = 0; i < 4; i++) pools.deletableWebhooks.push(await endpoint());
+  for (let i = 0; i < 2; i++) pools.testWebhooks.push(await endpoint());
+  pools.redeliverWebhook.push(await endpoint());
+  for (let i = 0; i < 3; i++) {
+    const sent = await call(stack.app, 'POST', `/v1/webhooks/${pools.redeliverWebhook[0]}/test`, { key });
+    expect(sent.status).toBe(202);
+    pools.deliveries.push(sent.body.deliveryId);
+  }
+  for (let i = 0; ; i++) {
+    const log = await call(stack.app, 'GET', `/v1/webhooks/${pools.redeliverWebhook[0]}/deliveries`, { key });
+    if (log.body.data.every((d: { status: string }) => d.status === 'delivered')) break;
+    if (i > 500) throw new Error('the test deliveries never arrived');
+    await Bun.sleep(20);
+  }
+
   doc = (await call(stack.app, 'GET', '/v1/openapi.json')).body;
   ajv = makeAjv(doc);
 });
@@ -465,6 +525,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await fake?.stop();
+  receiver?.stop(true);
   const lines = [...stats.entries()].map(
     ([op, s]) =>
       `${op} ${s.runs} (${[...s.byStatus.entries()]

@@ -20,6 +20,7 @@ import {
   type MediaUploadWorkflow,
 } from '../workflows/media-types.ts';
 import { PING_WORKFLOW_TYPE, type PingWorkflow } from '../workflows/ping-types.ts';
+import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, type WebhookDeliveryWorkflow } from '../workflows/webhook-delivery-types.ts';
 import {
   cancelPostUpdate,
   editPostUpdate,
@@ -48,16 +49,25 @@ describe('workflow contracts', () => {
       'state',
     ]);
     expect(PING_WORKFLOW_TYPE).toBe('pingWorkflow');
+    expect(WEBHOOK_DELIVERY_WORKFLOW_TYPE).toBe('webhookDeliveryWorkflow');
     // The worker registers workflows by their export names in workflows/index.ts.
     const registered: { [name: string]: unknown } = workflows;
-    expect(Object.keys(registered).sort()).toEqual([MEDIA_UPLOAD_WORKFLOW_TYPE, PING_WORKFLOW_TYPE, POST_WORKFLOW_TYPE].sort());
+    expect(Object.keys(registered).sort()).toEqual(
+      [MEDIA_UPLOAD_WORKFLOW_TYPE, PING_WORKFLOW_TYPE, POST_WORKFLOW_TYPE, WEBHOOK_DELIVERY_WORKFLOW_TYPE].sort(),
+    );
     // Compile-time: each implementation has its contract's signature (typecheck fails otherwise).
-    const signatures: [PostWorkflow, MediaUploadWorkflow, PingWorkflow] = [
+    const signatures: [PostWorkflow, MediaUploadWorkflow, PingWorkflow, WebhookDeliveryWorkflow] = [
       workflows.postWorkflow,
       workflows.mediaUploadWorkflow,
       workflows.pingWorkflow,
+      workflows.webhookDeliveryWorkflow,
     ];
-    expect(signatures.map((f) => f.name)).toEqual([POST_WORKFLOW_TYPE, MEDIA_UPLOAD_WORKFLOW_TYPE, PING_WORKFLOW_TYPE]);
+    expect(signatures.map((f) => f.name)).toEqual([
+      POST_WORKFLOW_TYPE,
+      MEDIA_UPLOAD_WORKFLOW_TYPE,
+      PING_WORKFLOW_TYPE,
+      WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+    ]);
   });
 });
 

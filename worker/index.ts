@@ -14,6 +14,7 @@ import {
 } from '@temporalio/worker';
 import type { Duration } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
+import { webhookViews } from './webhook-views.ts';
 import { createLogger, type LogLevel } from '../lib/log.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';
 import { platformTaskQueue } from '../workflows/post-types.ts';
@@ -66,7 +67,10 @@ export class WorkerGroup {
 }
 
 export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
-  const activities = createActivities(opts.deps);
+  const activities = createActivities({
+    ...opts.deps,
+    webhookEvents: opts.deps.webhookEvents ?? { views: webhookViews(opts.deps.storage), taskQueue: opts.taskQueue },
+  });
   const shutdown = {
     ...(opts.shutdownGraceTime !== undefined ? { shutdownGraceTime: opts.shutdownGraceTime } : {}),
     ...(opts.shutdownForceTime !== undefined ? { shutdownForceTime: opts.shutdownForceTime } : {}),

@@ -46,6 +46,7 @@ export async function startWorker(config: Config, deps: { orm: Orm; logger: Logg
       credentialsKey: config.credentialsKey,
       storage: createStorage(config),
       vision: config.vision,
+      outbound: config.outbound,
     },
     shutdownGraceTime: SHUTDOWN_GRACE_TIME,
     shutdownForceTime: SHUTDOWN_FORCE_TIME,

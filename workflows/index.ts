@@ -3,3 +3,4 @@
 export { pingWorkflow } from './ping.ts';
 export { postWorkflow } from './post.ts';
 export { mediaUploadWorkflow } from './media-upload.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.ts';

@@ -51,6 +51,7 @@ const TAGS = [
   { name: 'Channels', description: 'Connected social accounts.' },
   { name: 'Posts', description: 'Scheduling, publishing now, editing while waiting, per-channel outcomes.' },
   { name: 'Media', description: 'The media library: a three-step upload (create, PUT the bytes, complete).' },
+  { name: 'Webhooks', description: 'Signed events (Standard Webhooks) pushed to your endpoints, and their delivery log.' },
 ];
 
 /** A TypeBox schema as plain JSON Schema (TypeBox's symbol keys dropped). */

@@ -7,6 +7,9 @@ import { formatLimit, MEDIA_RULES } from '../../media/catalog.ts';
 const POST_ID = 'Post id (`post_…`).';
 const MEDIA_ID = 'Media item id (`med_…`), from Create upload.';
 const DATE_TIME = (text: string) => ({ description: text, format: 'date-time' });
+const WEBHOOK_ID = 'Webhook endpoint id (`wh_…`).';
+const WEBHOOK_URL =
+  'Where events are POSTed: an http(s) URL (https advised), at most 2048 characters, without user name or password. Its host must not be a private, loopback or link-local address (unless the operator allows private addresses); redirects are not followed.';
 const PUBLISH_AT_BOUNDS = 'at most 5 minutes in the past and before 9999-12-31T00:00:00Z (by the server’s clock; `422` otherwise)';
 
 /** media/catalog.ts's size limit per type, as a rule of the upload body: one branch per limit. */
@@ -251,5 +254,133 @@ export const OPERATIONS = {
     errors: ['not_found', 'validation_failed'],
     success: { description: 'The media item.' },
     params: { id: MEDIA_ID },
+  }),
+  createWebhook: doc({
+    operationId: 'createWebhook',
+    tag: 'Webhooks',
+    scope: 'publish',
+    summary: 'Add a webhook endpoint',
+    description:
+      'Events are POSTed to `url` signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the signing `secret` is in this answer only. Retried for about three days; at-least-once, in no guaranteed order.',
+    errors: ['limit_reached', 'validation_failed'],
+    errorNotes: {
+      limit_reached: 'the plan’s number of webhook endpoints is reached (PRO 5, TEAM 20)',
+      validation_failed:
+        'invalid body (`details.fields`), or a `url` that is not http(s) or whose host is a refused (private, loopback, link-local) address',
+    },
+    success: { status: 201, description: 'The endpoint and its signing secret.', location: true },
+    body: {
+      name: 'CreateWebhookRequest',
+      fields: {
+        url: WEBHOOK_URL,
+        events: 'The event types to receive, or `"all"`.',
+        description: 'Free text for you.',
+      },
+    },
+  }),
+
+  listWebhooks: doc({
+    operationId: 'listWebhooks',
+    tag: 'Webhooks',
+    scope: 'read',
+    summary: 'List the webhook endpoints',
+    description: 'Oldest first. Secrets are never shown.',
+    success: { description: 'The organization’s endpoints.' },
+  }),
+
+  getWebhook: doc({
+    operationId: 'getWebhook',
+    tag: 'Webhooks',
+    scope: 'read',
+    summary: 'A webhook endpoint',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The endpoint, with why the service disabled it if it did.' },
+    params: { id: WEBHOOK_ID },
+  }),
+
+  updateWebhook: doc({
+    operationId: 'updateWebhook',
+    tag: 'Webhooks',
+    scope: 'publish',
+    summary: 'Change a webhook endpoint',
+    description: 'Give at least one field. Enabling an endpoint the service disabled clears `disabledReason`.',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The endpoint.' },
+    params: { id: WEBHOOK_ID },
+    body: {
+      name: 'UpdateWebhookRequest',
+      fields: {
+        url: WEBHOOK_URL,
+        events: 'The event types to receive, or `"all"`.',
+        enabled: 'False: nothing more is sent (pending deliveries end `failed`).',
+        description: 'Free text for you; null clears it.',
+      },
+    },
+  }),
+
+  deleteWebhook: doc({
+    operationId: 'deleteWebhook',
+    tag: 'Webhooks',
+    scope: 'publish',
+    summary: 'Delete a webhook endpoint',
+    description: 'With its delivery log. Deliveries still waiting for a retry are not sent.',
+    errors: ['not_found', 'validation_failed'],
+    success: { status: 204, description: 'Deleted; no body.' },
+    params: { id: WEBHOOK_ID },
+  }),
+
+  rotateWebhookSecret: doc({
+    operationId: 'rotateWebhookSecret',
+    tag: 'Webhooks',
+    scope: 'publish',
+    summary: 'Rotate the signing secret',
+    description:
+      'A new secret, shown only in this answer. For 24 hours every delivery carries two signatures (space-separated in `webhook-signature`), one per secret, so receivers can switch without missing an event.',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The endpoint, the new secret and when the previous one stops signing.' },
+    params: { id: WEBHOOK_ID },
+  }),
+
+  testWebhook: doc({
+    operationId: 'testWebhook',
+    tag: 'Webhooks',
+    scope: 'publish',
+    summary: 'Send a test event',
+    description: 'Sends `webhook.test` to this endpoint (whatever its event list), with the usual retries. Follow it in the delivery log.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: { conflict: 'the endpoint is disabled' },
+    success: { status: 202, description: 'The event and its delivery, on their way.' },
+    temporal: true,
+    params: { id: WEBHOOK_ID },
+  }),
+
+  listWebhookDeliveries: doc({
+    operationId: 'listWebhookDeliveries',
+    tag: 'Webhooks',
+    scope: 'read',
+    summary: 'The delivery log of an endpoint',
+    description:
+      'Newest first: each delivery’s event, status, attempts, and its last attempt’s status code, duration and error, and the next retry. Keyset pagination: pass `nextCursor` as `cursor`.',
+    errors: ['not_found', 'validation_failed'],
+    errorNotes: { validation_failed: 'invalid query (`details.fields`): a limit outside 1–100, or a cursor this API did not return' },
+    success: { description: 'A page of deliveries.' },
+    params: { id: WEBHOOK_ID },
+    query: {
+      limit: { description: 'Page size (default 20).', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
+      cursor: 'Page position: only a `nextCursor` from an earlier page of this list (any other value is `422`).',
+    },
+  }),
+
+  redeliverWebhook: doc({
+    operationId: 'redeliverWebhook',
+    tag: 'Webhooks',
+    scope: 'publish',
+    summary: 'Send a delivery again',
+    description: 'For a `delivered` or `failed` delivery: the same event (same `webhook-id`) with a fresh retry schedule.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: { conflict: 'the delivery is still `pending`, or the endpoint is disabled' },
+    success: { status: 202, description: 'The delivery, `pending` again.' },
+    temporal: true,
+    params: { id: WEBHOOK_ID, deliveryId: 'Delivery id (`whd_…`), from the delivery log.' },
   }),
 };

@@ -9,6 +9,7 @@ export * from './idempotency-key.ts';
 export * from './user.ts';
 export * from './session.ts';
 export * from './oauth-grant.ts';
+export * from './webhook.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -21,6 +22,7 @@ import { IdempotencyKey } from './idempotency-key.ts';
 import { User } from './user.ts';
 import { Session } from './session.ts';
 import { OAuthGrant } from './oauth-grant.ts';
+import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -34,4 +36,7 @@ export const ALL_ENTITIES = [
   User,
   Session,
   OAuthGrant,
+  WebhookEndpoint,
+  WebhookEvent,
+  WebhookDelivery,
 ];

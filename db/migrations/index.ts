@@ -8,6 +8,7 @@ import { Migration20261123110000_media_final_key } from './Migration202611231100
 import { Migration20261123120000_entity_schema } from './Migration20261123120000_entity_schema.ts';
 import { Migration20261123130000_post_lifecycle } from './Migration20261123130000_post_lifecycle.ts';
 import { Migration20261123130100_post_channel_error_code } from './Migration20261123130100_post_channel_error_code.ts';
+import { Migration20261123140000_webhooks } from './Migration20261123140000_webhooks.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261123120000_entity_schema', class: Migration20261123120000_entity_schema },
   { name: 'Migration20261123130000_post_lifecycle', class: Migration20261123130000_post_lifecycle },
   { name: 'Migration20261123130100_post_channel_error_code', class: Migration20261123130100_post_channel_error_code },
+  { name: 'Migration20261123140000_webhooks', class: Migration20261123140000_webhooks },
 ];

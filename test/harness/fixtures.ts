@@ -42,7 +42,13 @@ export async function makeChannel(organizationId: string, platform = 'MASTODON',
 
 export async function testApp(overrides: Partial<ServerDeps> = {}) {
   const h = await harness();
-  return createApp({ orm: h.orm, log: () => {}, rateLimiter: h.rateLimiter, ...overrides });
+  return createApp({
+    orm: h.orm,
+    log: () => {},
+    rateLimiter: h.rateLimiter,
+    webhooks: { credentialsKey: h.credentialsKey, outbound: { allowPrivate: true } },
+    ...overrides,
+  });
 }
 
 export interface CallResult {

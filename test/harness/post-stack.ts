@@ -40,6 +40,8 @@ export interface PostStackOptions {
   web?: Partial<WebOptions>;
   /** Wraps the publish activities (a test losing an attempt's completion on its way to Temporal). */
   publishInterceptors?: ActivityInterceptorsFactory[];
+  /** Per-attempt webhook timeout (a hanging receiver's test); 15 s by default. */
+  webhookTimeoutMs?: number;
 }
 
 export async function startPostStack(opts: PostStackOptions = {}) {
@@ -73,7 +75,15 @@ export async function startPostStack(opts: PostStackOptions = {}) {
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       taskQueue,
-      deps: { orm: h.orm, connectors, credentialsKey: h.credentialsKey, storage, vision: opts.vision },
+      deps: {
+        orm: h.orm,
+        connectors,
+        credentialsKey: h.credentialsKey,
+        storage,
+        vision: opts.vision,
+        outbound: { allowPrivate: true },
+        webhookTimeoutMs: opts.webhookTimeoutMs,
+      },
       workflowBundle: bundle,
       maxCachedWorkflows: opts.maxCachedWorkflows,
       publishInterceptors: opts.publishInterceptors,
@@ -117,11 +127,13 @@ export async function startPostStack(opts: PostStackOptions = {}) {
     temporal: { client, taskQueue },
     storage,
     rateLimiter: h.rateLimiter,
+    webhooks: { credentialsKey: h.credentialsKey, outbound: { allowPrivate: true } },
     ...(web ? { web } : {}),
   });
   return {
     h,
     env,
+    client,
     app,
     storage,
     taskQueue,

@@ -1,0 +1,158 @@
+// Webhook events as an outbox (docs/decisions.md "Webhooks"): writeWebhookEvent inserts the event
+// and one delivery per matching endpoint inside the caller's transaction, so an event exists if
+// and only if the change it announces was committed. After the commit, dispatchWebhookDeliveries
+// starts one delivery workflow per delivery and marks it dispatched. A process that dies between
+// the two leaves rows with dispatched = false: every later dispatch (any event of any organization)
+// first sweeps those older than SWEEP_AFTER_MS and starts them, so none is lost for good.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Context } from '@temporalio/activity';
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/entities/index.ts';
+import { newId } from '../lib/ids.ts';
+import {
+  WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+  webhookDeliveryWorkflowId,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryWorkflow,
+} from '../workflows/webhook-delivery-types.ts';
+
+/** Event types a webhook endpoint can subscribe to (README "Webhooks"). */
+export const WEBHOOK_EVENT_TYPES = [
+  'post.scheduled',
+  'post.published',
+  'post.failed',
+  'post.cancelled',
+  'post.channel.published',
+  'post.channel.failed',
+  'channel.reauth_required',
+  'media.ready',
+  'media.failed',
+  'webhook.test',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Undispatched deliveries older than this are started by the next dispatch (the sweep). */
+const SWEEP_AFTER_MS = 10_000;
+const SWEEP_BATCH = 100;
+
+export interface NewWebhookEvent {
+  organizationId: string;
+  type: WebhookEventType;
+  /** The body's `data`, or a function that builds it (only called when some endpoint wants the event). */
+  data: Record<string, unknown> | (() => Promise<Record<string, unknown>>);
+  now: Date;
+  /** Only this endpoint (webhook.test); otherwise every enabled endpoint subscribed to the type. */
+  endpointId?: string;
+}
+
+/** Writes the event and its deliveries in `em`'s transaction (flushed by the caller). Returns the delivery ids. */
+export async function writeWebhookEvent(em: EntityManager, input: NewWebhookEvent): Promise<{ eventId: string; deliveryIds: string[] }> {
+  const endpoints = await em.find(
+    WebhookEndpoint,
+    input.endpointId ? { id: input.endpointId, organization: input.organizationId } : { organization: input.organizationId, enabled: true },
+  );
+  const targets = endpoints.filter((e) => input.endpointId || !e.events || e.events.includes(input.type));
+  const eventId = newId('evt');
+  if (targets.length === 0) return { eventId, deliveryIds: [] };
+  em.create(WebhookEvent, {
+    id: eventId,
+    organization: input.organizationId,
+    type: input.type,
+    payload: {
+      type: input.type,
+      timestamp: input.now.toISOString(),
+      data: typeof input.data === 'function' ? await input.data() : input.data,
+    },
+    createdAt: input.now,
+  });
+  const deliveryIds = targets.map((endpoint) => {
+    const id = newId('whd');
+    em.create(WebhookDelivery, { id, event: eventId, endpoint: endpoint.id, createdAt: input.now, updatedAt: input.now });
+    return id;
+  });
+  return { eventId, deliveryIds };
+}
+
+export interface WebhookDispatcher {
+  client: Client;
+  /** The worker's main task queue (where the delivery workflows run). */
+  taskQueue: string;
+}
+
+/** Starts the delivery workflows of these deliveries, and of any left undispatched (see the header). */
+export async function dispatchWebhookDeliveries(
+  parent: EntityManager,
+  temporal: WebhookDispatcher,
+  deliveryIds: string[],
+  now = new Date(),
+) {
+  const em = parent.fork();
+  const stale = await em.find(
+    WebhookDelivery,
+    { dispatched: false, createdAt: { $lt: new Date(now.getTime() - SWEEP_AFTER_MS) } },
+    { fields: ['id'], limit: SWEEP_BATCH, orderBy: { id: 'asc' } },
+  );
+  const ids = [...new Set([...deliveryIds, ...stale.map((d) => d.id)])];
+  for (const id of ids) await startDeliveryWorkflow(temporal, id);
+  if (ids.length) await em.nativeUpdate(WebhookDelivery, { id: { $in: ids } }, { dispatched: true });
+}
+
+/** Starts `whd-<id>`; one already running (a dispatch repeated) is left as it is. */
+export async function startDeliveryWorkflow(temporal: WebhookDispatcher, deliveryId: string): Promise<boolean> {
+  try {
+    await temporal.client.workflow.start<WebhookDeliveryWorkflow>(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+      workflowId: webhookDeliveryWorkflowId(deliveryId),
+      taskQueue: temporal.taskQueue,
+      args: [{ deliveryId } satisfies WebhookDeliveryInput],
+    });
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
+}
+
+/**
+ * The API's own objects for event bodies (post, channel, media item views). They are built by the
+ * services layer, above the activities, so the worker passes them in (worker/webhook-views.ts).
+ */
+export interface WebhookViews {
+  post(em: EntityManager, postId: string): Promise<Record<string, unknown>>;
+  channel(em: EntityManager, channelId: string): Promise<Record<string, unknown>>;
+  media(em: EntityManager, mediaId: string): Promise<Record<string, unknown>>;
+}
+
+export interface WebhookEmitterConfig {
+  views: WebhookViews;
+  /** The worker's main task queue: delivery workflows run there, whichever queue the emitting activity ran on. */
+  taskQueue: string;
+}
+
+/**
+ * Events emitted by activities: `write` inside the transaction of the change (called only when
+ * the row really changed state, so an activity retried after its commit emits nothing twice),
+ * `dispatch` after the commit with the Temporal client of the activity's worker. Without a config
+ * (activities built for a test of their own) nothing is emitted.
+ */
+export function createWebhookEmitter(config: WebhookEmitterConfig | undefined) {
+  return {
+    views: config?.views,
+    async write(
+      em: EntityManager,
+      organizationId: string,
+      type: WebhookEventType,
+      data: (views: WebhookViews) => Promise<Record<string, unknown>>,
+    ): Promise<string[]> {
+      if (!config) return [];
+      // No endpoint wants it: skip building the view.
+      const { deliveryIds } = await writeWebhookEvent(em, { organizationId, type, data: () => data(config.views), now: new Date() });
+      return deliveryIds;
+    },
+    /** Starts the deliveries' workflows (and sweeps undispatched ones); a failure fails the activity, whose retry sweeps again. */
+    async dispatch(em: EntityManager, deliveryIds: string[]): Promise<void> {
+      if (!config) return;
+      await dispatchWebhookDeliveries(em, { client: Context.current().client, taskQueue: config.taskQueue }, deliveryIds);
+    },
+  };
+}
+export type WebhookEmitter = ReturnType<typeof createWebhookEmitter>;

@@ -1,0 +1,150 @@
+import { t } from 'elysia';
+import { refuseUnstorableBody, router } from '../../http/router.ts';
+import type { AppDeps } from '../../http/deps.ts';
+import { errors } from '../../lib/errors.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  redeliver,
+  rotateWebhookSecret,
+  sendTestEvent,
+  updateWebhook,
+  WEBHOOK_EVENT_TYPES,
+  webhookView,
+} from '../../services/webhooks.ts';
+import { authPlugin } from '../auth.ts';
+import {
+  Chars,
+  PathId,
+  WebhookDeliveryListSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointSchema,
+  WebhookSecretResponseSchema,
+  WebhookTestSchema,
+} from '../schemas.ts';
+import { OPERATIONS } from '../openapi/operations.ts';
+
+const EventType = t.Union(WEBHOOK_EVENT_TYPES.map((type) => t.Literal(type)));
+const Events = t.Union([t.Literal('all'), t.Array(EventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true })]);
+const Url = Chars(2048, { min: 1 });
+const Description = Chars(500);
+
+const CreateBody = t.Object({ url: Url, events: Events, description: t.Optional(Description) }, { additionalProperties: false });
+const PatchBody = t.Object(
+  {
+    url: t.Optional(Url),
+    events: t.Optional(Events),
+    enabled: t.Optional(t.Boolean()),
+    description: t.Optional(t.Union([Description, t.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+const IdParams = t.Object({ id: PathId() });
+const DeliveryParams = t.Object({ id: PathId(), deliveryId: PathId() });
+const DeliveryQuery = t.Object({
+  limit: t.Optional(t.String({ maxLength: 16 })),
+  cursor: t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', error: 'is not a cursor returned by this API' })),
+});
+
+function parseLimit(value: string | undefined): number {
+  if (value === undefined) return 20;
+  const n = /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 1 && n <= 100)) throw errors.validation([{ path: 'limit', message: 'must be an integer from 1 to 100' }]);
+  return n;
+}
+
+export function webhookRoutes(deps: AppDeps) {
+  const need = () => {
+    if (!deps.webhooks) throw new Error('CREDENTIALS_KEY must be configured for webhooks');
+    return deps.webhooks;
+  };
+  return router()
+    .use(authPlugin(deps))
+    .post(
+      '/webhooks',
+      async ({ auth, body, set }) => {
+        const { endpoint, secret } = await createWebhook(deps.orm.em.fork(), need(), auth.organization, body, auth.now);
+        set.status = 201;
+        set.headers.location = `/v1/webhooks/${endpoint.id}`;
+        return { endpoint: webhookView(endpoint), secret };
+      },
+      {
+        scope: 'publish',
+        body: CreateBody,
+        transform: refuseUnstorableBody,
+        response: { 201: WebhookSecretResponseSchema },
+        detail: OPERATIONS.createWebhook,
+      },
+    )
+    .get('/webhooks', async ({ auth }) => ({ data: (await listWebhooks(deps.orm.em.fork(), auth.organization.id)).map(webhookView) }), {
+      scope: 'read',
+      response: { 200: WebhookEndpointListSchema },
+      detail: OPERATIONS.listWebhooks,
+    })
+    .get('/webhooks/:id', async ({ auth, params }) => webhookView(await getWebhook(deps.orm.em.fork(), auth.organization.id, params.id)), {
+      scope: 'read',
+      params: IdParams,
+      response: { 200: WebhookEndpointSchema },
+      detail: OPERATIONS.getWebhook,
+    })
+    .patch(
+      '/webhooks/:id',
+      async ({ auth, params, body }) => webhookView(await updateWebhook(deps.orm.em.fork(), need(), auth.organization.id, params.id, body)),
+      {
+        scope: 'publish',
+        params: IdParams,
+        body: PatchBody,
+        transform: refuseUnstorableBody,
+        response: { 200: WebhookEndpointSchema },
+        detail: OPERATIONS.updateWebhook,
+      },
+    )
+    .delete(
+      '/webhooks/:id',
+      async ({ auth, params, set }) => {
+        await deleteWebhook(deps.orm.em.fork(), auth.organization.id, params.id);
+        set.status = 204;
+      },
+      { scope: 'publish', params: IdParams, detail: OPERATIONS.deleteWebhook },
+    )
+    .post(
+      '/webhooks/:id/rotate-secret',
+      async ({ auth, params }) => {
+        const r = await rotateWebhookSecret(deps.orm.em.fork(), need(), auth.organization.id, params.id, auth.now);
+        return { endpoint: webhookView(r.endpoint), secret: r.secret, previousSecretExpiresAt: r.previousSecretExpiresAt };
+      },
+      { scope: 'publish', params: IdParams, response: { 200: WebhookSecretResponseSchema }, detail: OPERATIONS.rotateWebhookSecret },
+    )
+    .post(
+      '/webhooks/:id/test',
+      async ({ auth, params, set }) => {
+        set.status = 202;
+        return sendTestEvent(deps.orm, deps.temporal, auth.organization.id, params.id, auth.now);
+      },
+      { scope: 'publish', params: IdParams, response: { 202: WebhookTestSchema }, detail: OPERATIONS.testWebhook },
+    )
+    .get(
+      '/webhooks/:id/deliveries',
+      async ({ auth, params, query }) =>
+        listDeliveries(deps.orm.em.fork(), auth.organization.id, params.id, { limit: parseLimit(query.limit), cursor: query.cursor }),
+      {
+        scope: 'read',
+        params: IdParams,
+        query: DeliveryQuery,
+        response: { 200: WebhookDeliveryListSchema },
+        detail: OPERATIONS.listWebhookDeliveries,
+      },
+    )
+    .post(
+      '/webhooks/:id/deliveries/:deliveryId/redeliver',
+      async ({ auth, params, set }) => {
+        set.status = 202;
+        return redeliver(deps.orm, deps.temporal, auth.organization.id, params.id, params.deliveryId);
+      },
+      { scope: 'publish', params: DeliveryParams, response: { 202: WebhookDeliverySchema }, detail: OPERATIONS.redeliverWebhook },
+    );
+}

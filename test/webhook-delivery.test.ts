@@ -1,0 +1,224 @@
+// Webhook delivery on the real stack (issue 14): a receiver on 127.0.0.1 verifies every request
+// with the official `standardwebhooks` package; Temporal's time-skipping server proves the retry
+// schedule, the final `failed`, 410 disabling the endpoint, and that a deleted endpoint gets nothing.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Webhook } from 'standardwebhooks';
+import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+import { WEBHOOK_JITTER, WEBHOOK_RETRY_SCHEDULE_MS, webhookDeliveryWorkflowId } from '../workflows/webhook-delivery-types.ts';
+
+/** What the receiver answers next on a path: a status (with headers), or 'hang' (never answers in time). */
+type Answer = number | 'hang' | { status: number; headers: Record<string, string> };
+
+interface Received {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+let stack: Awaited<ReturnType<typeof startPostStack>>;
+let server: ReturnType<typeof Bun.serve>;
+const script = new Map<string, Answer[]>();
+const received: Received[] = [];
+const TIMEOUT_MS = 500;
+
+beforeAll(async () => {
+  server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      const body = await req.text();
+      received.push({ path, headers: Object.fromEntries(req.headers), body });
+      const next = script.get(path)?.shift() ?? 200;
+      if (next === 'hang') {
+        await Bun.sleep(TIMEOUT_MS * 4);
+        return new Response('late');
+      }
+      return typeof next === 'number' ? new Response('ok', { status: next }) : new Response('', next);
+    },
+  });
+  // No workflow cache: the time-skipping server keeps a stopped worker's sticky tasks (the restart test; see test/posts.test.ts).
+  stack = await startPostStack({ webhookTimeoutMs: TIMEOUT_MS, maxCachedWorkflows: 0 });
+});
+afterAll(async () => {
+  await stack?.stop();
+  server?.stop(true);
+});
+
+async function setup(path: string, answers: Answer[] = []) {
+  const org = await makeOrg('ENTERPRISE');
+  const { key } = await makeKey(org.id);
+  script.set(path, answers);
+  const res = await call(stack.app, 'POST', '/v1/webhooks', {
+    key,
+    body: { url: `http://127.0.0.1:${server.port}${path}`, events: 'all' },
+  });
+  expect(res.status).toBe(201);
+  return { key, id: res.body.endpoint.id as string, secret: res.body.secret as string };
+}
+
+const at = (path: string) => received.filter((r) => r.path === path);
+
+/** Polls in real time; when nothing changes, moves Temporal's clock forward (retry timers). */
+async function until(check: () => boolean | Promise<boolean>, step = '1 minute', maxSteps = 400) {
+  for (let i = 0; i < maxSteps; i++) {
+    for (let j = 0; j < 10; j++) {
+      if (await check()) return;
+      await Bun.sleep(20);
+    }
+    await stack.env.sleep(step);
+  }
+  throw new Error('condition never held');
+}
+
+async function deliveries(key: string, id: string) {
+  const res = await call(stack.app, 'GET', `/v1/webhooks/${id}/deliveries`, { key });
+  expect(res.status).toBe(200);
+  return res.body.data as Record<string, any>[];
+}
+
+function verify(secret: string, r: Received) {
+  return new Webhook(secret).verify(r.body, r.headers) as Record<string, any>;
+}
+
+describe('webhook delivery', () => {
+  test('webhook.test arrives signed as Standard Webhooks says', async () => {
+    const { key, id, secret } = await setup('/test');
+    const sent = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    expect(sent.status).toBe(202);
+    await until(() => at('/test').length === 1);
+    const r = at('/test')[0]!;
+    expect(r.headers['webhook-id']).toBe(sent.body.eventId);
+    expect(Math.abs(Number(r.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(300);
+    expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+    const payload = verify(secret, r);
+    expect(payload).toMatchObject({ type: 'webhook.test', data: { endpointId: id } });
+    expect(Number.isNaN(Date.parse(payload.timestamp))).toBe(false);
+    // A wrong secret does not verify: the check is real.
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(r.body, r.headers)).toThrow();
+    await until(async () => (await deliveries(key, id))[0]?.status === 'delivered');
+    expect((await deliveries(key, id))[0]).toMatchObject({
+      eventId: sent.body.eventId,
+      eventType: 'webhook.test',
+      status: 'delivered',
+      attempts: 1,
+      statusCode: 200,
+      error: null,
+      nextRetryAt: null,
+    });
+  });
+
+  test('during a rotation both secrets sign, and each verifies', async () => {
+    const { key, id, secret: old } = await setup('/rotate');
+    const rotated = await call(stack.app, 'POST', `/v1/webhooks/${id}/rotate-secret`, { key });
+    await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    await until(() => at('/rotate').length === 1);
+    const r = at('/rotate')[0]!;
+    expect(r.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(verify(rotated.body.secret, r).type).toBe('webhook.test');
+    expect(verify(old, r).type).toBe('webhook.test');
+  });
+
+  test('500 twice then 200: delivered on the third attempt, same webhook-id each time', async () => {
+    const { key, id, secret } = await setup('/flaky', [500, 500, 200]);
+    await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    await until(async () => (await deliveries(key, id))[0]?.status === 'delivered', '30 seconds');
+    const got = at('/flaky');
+    expect(got).toHaveLength(3);
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(1);
+    for (const r of got) verify(secret, r);
+    expect((await deliveries(key, id))[0]).toMatchObject({ attempts: 3, statusCode: 200, status: 'delivered' });
+  });
+
+  test('a receiver that does not answer in time is retried', async () => {
+    const { key, id } = await setup('/hang', ['hang', 200]);
+    await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    await until(async () => (await deliveries(key, id))[0]?.attempts === 1, '1 second');
+    const first = (await deliveries(key, id))[0]!;
+    expect(first).toMatchObject({ status: 'pending', statusCode: null });
+    expect(first.error).toContain(`no answer within ${TIMEOUT_MS} ms`);
+    expect(first.nextRetryAt).not.toBeNull();
+    await until(async () => (await deliveries(key, id))[0]?.status === 'delivered', '10 seconds');
+    expect((await deliveries(key, id))[0]).toMatchObject({ attempts: 2, statusCode: 200 });
+  });
+
+  test('410 Gone disables the endpoint and says why', async () => {
+    const { key, id } = await setup('/gone', [410]);
+    await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    await until(async () => (await deliveries(key, id))[0]?.status === 'failed');
+    const endpoint = (await call(stack.app, 'GET', `/v1/webhooks/${id}`, { key })).body;
+    expect(endpoint.enabled).toBe(false);
+    expect(endpoint.disabledReason).toContain('410');
+    expect(at('/gone')).toHaveLength(1);
+    // Nothing more is sent to it.
+    const test2 = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    expect(test2.status).toBe(409);
+  });
+
+  test('the whole retry schedule, with jitter, then failed; Retry-After is honoured', async () => {
+    const { key, id } = await setup('/down', [
+      { status: 429, headers: { 'retry-after': '3600' } },
+      ...Array<Answer>(WEBHOOK_RETRY_SCHEDULE_MS.length).fill(503),
+    ]);
+    await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    await until(async () => (await deliveries(key, id))[0]?.status === 'failed', '1 hour');
+    const [d] = await deliveries(key, id);
+    expect(d).toMatchObject({ status: 'failed', attempts: WEBHOOK_RETRY_SCHEDULE_MS.length, statusCode: 503, nextRetryAt: null });
+    expect(at('/down')).toHaveLength(WEBHOOK_RETRY_SCHEDULE_MS.length);
+    // The timers the workflow set, from its history: the schedule, each within the jitter.
+    const history = await stack.client.workflow.getHandle(webhookDeliveryWorkflowId(d!.id)).fetchHistory();
+    const timers = history
+      .events!.filter((e) => e.timerStartedEventAttributes)
+      .map((e) => {
+        const t = e.timerStartedEventAttributes!.startToFireTimeout!;
+        return Number(t.seconds) * 1000 + Math.round((t.nanos ?? 0) / 1e6);
+      });
+    expect(timers).toHaveLength(WEBHOOK_RETRY_SCHEDULE_MS.length - 1);
+    // The first wait is the receiver's Retry-After (an hour), longer than the scheduled 5 s.
+    expect(timers[0]).toBe(3_600_000);
+    WEBHOOK_RETRY_SCHEDULE_MS.slice(2).forEach((planned, i) => {
+      expect(timers[i + 1]!).toBeGreaterThanOrEqual(Math.floor(planned * (1 - WEBHOOK_JITTER)));
+      expect(timers[i + 1]!).toBeLessThanOrEqual(Math.ceil(planned * (1 + WEBHOOK_JITTER)));
+    });
+    // Jittered: not exactly the schedule.
+    expect(timers.slice(1).some((t, i) => t !== WEBHOOK_RETRY_SCHEDULE_MS[i + 2])).toBe(true);
+  });
+
+  test('a delivery to an endpoint deleted before its retry is not sent', async () => {
+    const { key, id } = await setup('/deleted', [500]);
+    const sent = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    await until(() => at('/deleted').length === 1, '1 second');
+    expect((await call(stack.app, 'DELETE', `/v1/webhooks/${id}`, { key })).status).toBe(204);
+    const handle = stack.client.workflow.getHandle(webhookDeliveryWorkflowId(sent.body.deliveryId));
+    await until(async () => (await handle.describe()).status.name !== 'RUNNING', '10 seconds');
+    expect(await handle.result()).toBe('skipped');
+    expect(at('/deleted')).toHaveLength(1);
+  });
+
+  test('deliveries waiting for a retry survive a worker restart: all delivered, none lost', async () => {
+    const { key, id } = await setup('/restart', [500, 500, 500]);
+    const sent = await Promise.all([0, 1, 2].map(() => call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key })));
+    await until(() => at('/restart').length >= 3, '1 second');
+    await stack.restartWorker();
+    await until(async () => (await deliveries(key, id)).every((d) => d.status === 'delivered'), '10 seconds');
+    const ids = new Set(at('/restart').map((r) => r.headers['webhook-id']));
+    expect([...ids].sort()).toEqual(sent.map((s) => s.body.eventId).sort());
+    expect((await deliveries(key, id)).map((d) => d.attempts)).toEqual([2, 2, 2]);
+  });
+
+  test('redeliver sends the same event again', async () => {
+    const { key, id, secret } = await setup('/again');
+    const sent = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    const handle = stack.client.workflow.getHandle(webhookDeliveryWorkflowId(sent.body.deliveryId));
+    await until(async () => (await handle.describe()).status.name !== 'RUNNING');
+    const res = await call(stack.app, 'POST', `/v1/webhooks/${id}/deliveries/${sent.body.deliveryId}/redeliver`, { key });
+    expect(res.status).toBe(202);
+    expect(res.body.status).toBe('pending');
+    await until(() => at('/again').length === 2);
+    expect(at('/again').map((r) => r.headers['webhook-id'])).toEqual([sent.body.eventId, sent.body.eventId]);
+    verify(secret, at('/again')[1]!);
+    await until(async () => (await deliveries(key, id))[0]?.status === 'delivered');
+    expect((await deliveries(key, id))[0]!.attempts).toBe(2);
+  });
+});

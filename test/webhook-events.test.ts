@@ -1,0 +1,157 @@
+// Webhook events end to end (issue 14): the changes the API and the workflows make reach a
+// receiver as signed events (verified with the official `standardwebhooks` package), with the
+// API's own objects as `data`; an organization never receives another's events.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import sharp from 'sharp';
+import { Webhook } from 'standardwebhooks';
+import { addChannel } from '../services/channels.ts';
+import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+
+interface Event {
+  path: string;
+  id: string;
+  type: string;
+  data: Record<string, any>;
+}
+
+let stack: Awaited<ReturnType<typeof startPostStack>>;
+let fake: FakeMastodon;
+let server: ReturnType<typeof Bun.serve>;
+const secrets = new Map<string, string>();
+const events: Event[] = [];
+const unverified: string[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeMastodon();
+  server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      const body = await req.text();
+      try {
+        const payload = new Webhook(secrets.get(path)!).verify(body, Object.fromEntries(req.headers)) as Record<string, any>;
+        events.push({ path, id: req.headers.get('webhook-id')!, type: payload.type, data: payload.data });
+      } catch (err) {
+        unverified.push(`${path}: ${(err as Error).message}`);
+      }
+      return new Response('ok');
+    },
+  });
+  stack = await startPostStack({ storage: 'disk' });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await fake?.stop();
+  server?.stop(true);
+});
+
+async function setup(path: string) {
+  const org = await makeOrg('ENTERPRISE');
+  const { key } = await makeKey(org.id);
+  const res = await call(stack.app, 'POST', '/v1/webhooks', {
+    key,
+    body: { url: `http://127.0.0.1:${server.port}${path}`, events: 'all' },
+  });
+  expect(res.status).toBe(201);
+  secrets.set(path, res.body.secret);
+  const channel = async (name: string, accessToken: string) =>
+    (
+      await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+        organizationId: org.id,
+        platform: 'MASTODON',
+        name,
+        credentials: { instanceUrl: fake.url, accessToken },
+      })
+    ).id;
+  return { org, key, channel };
+}
+
+const at = (path: string) => events.filter((e) => e.path === path);
+
+async function until(check: () => boolean, step = '30 seconds') {
+  for (let i = 0; i < 200; i++) {
+    for (let j = 0; j < 10; j++) {
+      if (check()) return;
+      await Bun.sleep(20);
+    }
+    await stack.env.sleep(step);
+  }
+  throw new Error(`condition never held; received ${JSON.stringify(events.map((e) => [e.path, e.type]))}`);
+}
+
+describe('webhook events', () => {
+  test('publish with one channel refused (401): scheduled, channel published, channel failed, reauth_required, post failed', async () => {
+    const { key, channel } = await setup('/org-a');
+    const other = await setup('/org-b');
+    const good = await channel('good', 'good-token');
+    const revoked = await channel('revoked', 'revoked-token');
+    const created = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'hello webhooks', channelIds: [good, revoked] } });
+    expect(created.status).toBe(201);
+    const postId = created.body.id;
+    expect((await stack.settle(postId)).phase).toBe('failed');
+    const want = ['post.scheduled', 'post.channel.published', 'post.channel.failed', 'channel.reauth_required', 'post.failed'];
+    await until(() => want.every((t) => at('/org-a').some((e) => e.type === t)));
+    const byType = (t: string) => at('/org-a').filter((e) => e.type === t);
+    for (const t of want) expect({ t, n: byType(t).length }).toEqual({ t, n: 1 });
+    expect(byType('post.scheduled')[0]!.data).toMatchObject({ id: postId, status: 'scheduled' });
+    expect(byType('post.channel.published')[0]!.data).toMatchObject({
+      post: { id: postId },
+      postChannel: { channelId: good, status: 'published' },
+    });
+    // The post-channel object as the API shows it, with its failure class.
+    const shownAfter = await call(stack.app, 'GET', `/v1/posts/${postId}`, { key });
+    const failedEntry = shownAfter.body.channels.find((c: { channelId: string }) => c.channelId === revoked);
+    expect(failedEntry).toMatchObject({ status: 'failed', errorCode: 'reauth_required' });
+    expect(byType('post.channel.failed')[0]!.data.postChannel).toEqual(failedEntry);
+    expect(byType('channel.reauth_required')[0]!.data).toMatchObject({ id: revoked, status: 'reauth_required' });
+    // The post as GET /v1/posts/{id} shows it.
+    const shown = await call(stack.app, 'GET', `/v1/posts/${postId}`, { key });
+    expect(byType('post.failed')[0]!.data).toEqual(shown.body);
+    // Every event has its own webhook-id; the other organization received nothing of these.
+    expect(new Set(at('/org-a').map((e) => e.id)).size).toBe(at('/org-a').length);
+    expect(at('/org-b')).toEqual([]);
+    expect(other.org.id).not.toBe(undefined);
+    expect(unverified).toEqual([]);
+  });
+
+  test('every channel published: post.published; a cancelled post: post.cancelled', async () => {
+    const { key, channel } = await setup('/published');
+    const good = await channel('good', 'good-token');
+    const created = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'all good', channelIds: [good] } });
+    await stack.settle(created.body.id);
+    await until(() => at('/published').some((e) => e.type === 'post.published'));
+    expect(at('/published').find((e) => e.type === 'post.published')!.data).toMatchObject({ id: created.body.id, status: 'published' });
+
+    const later = new Date((await stack.syncClock()).getTime() + 86_400_000).toISOString();
+    const scheduled = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'never', channelIds: [good], publishAt: later } });
+    expect((await call(stack.app, 'DELETE', `/v1/posts/${scheduled.body.id}`, { key })).status).toBe(204);
+    await until(() => at('/published').some((e) => e.type === 'post.cancelled'));
+    expect(at('/published').find((e) => e.type === 'post.cancelled')!.data).toMatchObject({ id: scheduled.body.id });
+    expect(unverified).toEqual([]);
+  });
+
+  test('an upload that completes: media.ready with the media item', async () => {
+    const { key } = await setup('/media');
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366ff' } })
+      .png()
+      .toBuffer();
+    const made = await call(stack.app, 'POST', '/v1/media/uploads', {
+      key,
+      body: { fileName: 'ready.png', mimeType: 'image/png', fileSize: png.length },
+    });
+    const put = await stack.app.handle(new Request(made.body.upload.url, { method: 'PUT', headers: made.body.upload.headers, body: png }));
+    expect(put.status).toBe(200);
+    const done = await call(stack.app, 'POST', `/v1/media/${made.body.media.id}/complete`, { key });
+    expect(done.body.status).toBe('ready');
+    await until(() => at('/media').some((e) => e.type === 'media.ready'));
+    expect(at('/media').find((e) => e.type === 'media.ready')!.data).toMatchObject({
+      id: made.body.media.id,
+      status: 'ready',
+      type: 'image',
+    });
+    expect(unverified).toEqual([]);
+  });
+});
