@@ -599,4 +599,41 @@ describe('the web application in Chromium', () => {
     expect(visited.size).toBeGreaterThan(8);
     expect(Object.fromEntries(duplicateIds)).toEqual({});
   });
+
+  test('9. Webhooks: add an endpoint, its secret shown once, send a test, the delivery in the log with status 200', async () => {
+    const receiver = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('ok') });
+    try {
+      await clickAndWait('nav-webhooks', /\/settings\/webhooks$/);
+      expect(await page.getByTestId('no-webhooks').count()).toBe(1);
+      await page.getByTestId('webhook-url').fill(`http://127.0.0.1:${receiver.port}/hooks`);
+      await page.getByTestId('webhook-events-some').check();
+      await page.getByTestId('webhook-type-webhook.test').check();
+      await page.getByTestId('webhook-description').fill('Browser e2e');
+      await clickAndWait('webhook-create', /\/settings\/webhooks\/wh_[0-9a-z]+\?notice=created$/);
+      const secret = await page.getByTestId('new-webhook-secret').inputValue();
+      expect(secret).toMatch(/^whsec_/);
+      expect((await page.content()).split(secret).length - 1).toBe(1);
+      expect(await page.getByTestId('webhook-events').textContent()).toBe('webhook.test');
+      await clickAndWait('webhook-test', /\?notice=test-sent$/);
+      expect(await page.getByTestId('new-webhook-secret').count()).toBe(0);
+      expect(await page.content()).not.toContain(secret);
+      await until(
+        'the delivery with status 200 in the log',
+        async () => {
+          await page.reload();
+          return (await page.locator('[data-testid="delivery-row"][data-status="delivered"]').count()) === 1;
+        },
+        30_000,
+        250,
+      );
+      expect(await page.getByTestId('delivery-event').textContent()).toBe('webhook.test');
+      expect(await page.getByTestId('delivery-code').textContent()).toBe('200');
+      expect(await page.getByTestId('delivery-redeliver').isVisible()).toBe(true);
+      await screenshot(page, 'webhooks');
+      expect(problems).toEqual([]);
+      expect(Object.fromEntries(duplicateIds)).toEqual({});
+    } finally {
+      receiver.stop(true);
+    }
+  });
 });

@@ -14,6 +14,7 @@ import { keyRoutes } from './keys.ts';
 import { mediaRoutes } from './media.ts';
 import { postLifecycleRoutes } from './post-lifecycle.ts';
 import { staticRoutes } from './static.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** Paths of the JSON API (any version, the storage URLs, the pages' JSON): unknown ones keep the API's JSON 404. */
 const API_PATH = /^\/(v\d+|storage|web\/api)(\/|$)/i;
@@ -45,6 +46,7 @@ export function webApp(deps: WebDeps) {
       .use(postLifecycleRoutes(web))
       .use(channelRoutes(web))
       .use(keyRoutes(web))
+      .use(webhookRoutes(web))
       .use(mediaRoutes(web))
       .get('/*', notFound)
   );

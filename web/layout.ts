@@ -4,7 +4,7 @@ import type { SignedIn } from '../services/users.ts';
 import { html, type SafeHtml } from './html.ts';
 import { assetUrl } from './static.ts';
 
-export type NavItem = 'calendar' | 'compose' | 'channels' | 'media' | 'keys' | null;
+export type NavItem = 'calendar' | 'compose' | 'channels' | 'media' | 'keys' | 'webhooks' | null;
 
 const NAV: { id: Exclude<NavItem, null>; href: string; label: string }[] = [
   { id: 'calendar', href: '/calendar', label: 'Calendar' },
@@ -12,6 +12,7 @@ const NAV: { id: Exclude<NavItem, null>; href: string; label: string }[] = [
   { id: 'channels', href: '/channels', label: 'Channels' },
   { id: 'media', href: '/media', label: 'Media' },
   { id: 'keys', href: '/settings/api-keys', label: 'API keys' },
+  { id: 'webhooks', href: '/settings/webhooks', label: 'Webhooks' },
 ];
 
 export interface PageInput {
