@@ -3,6 +3,7 @@ import { completeUpload, createUpload, getMediaItem, mediaView } from '../../ser
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { authPlugin } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
+import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { Chars, FileName, MediaItemSchema, MimeType, PathId, UploadResponseSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
@@ -67,10 +68,7 @@ export function mediaRoutes(deps: AppDeps) {
             };
           },
         );
-        set.status = result.status;
-        if (result.location) set.headers.location = result.location;
-        if (result.replayed) set.headers['idempotent-replayed'] = 'true';
-        return result.body;
+        return answerStored(set, result);
       },
       {
         scope: 'publish',

@@ -9,6 +9,7 @@ import { parsePublishAt } from '../../services/post-validation.ts';
 import { assertEditable, getPostForKey, listPostsForKey } from '../../services/posts.ts';
 import { authPlugin, type Auth } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
+import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { BodyId, Chars, DateTimeInput, PathId, PostListSchema, PostSchema, PostValidationSchema } from '../schemas.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
@@ -136,10 +137,7 @@ export function postRoutes(deps: AppDeps) {
               return { status: 201, body: view, location: `/v1/posts/${id}` };
             },
           );
-          set.status = result.status;
-          if (result.location) set.headers.location = result.location;
-          if (result.replayed) set.headers['idempotent-replayed'] = 'true';
-          return result.body;
+          return answerStored(set, result);
         },
         {
           scope: 'publish',
