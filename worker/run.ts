@@ -9,7 +9,8 @@ import { useMediaBinaries } from '../media/exec.ts';
 import { createConnectors } from '../platforms/index.ts';
 import { createStorage } from '../storage/index.ts';
 import { createWorker, installRuntime } from './index.ts';
-import { connectWorker, ensureSearchAttributes } from './temporal.ts';
+import { ensureSchedules, SERVICE_SCHEDULES } from './schedules.ts';
+import { connectClient, connectWorker, ensureSearchAttributes } from './temporal.ts';
 
 /** After stop(), running activities may take this long to finish (orchestrators usually allow 30 s). */
 export const SHUTDOWN_GRACE_TIME = '25 seconds';
@@ -36,6 +37,13 @@ export async function startWorker(config: Config, deps: { orm: Orm; logger: Logg
   await ensureSearchAttributes(connection, config.temporal.namespace).catch((err) => {
     deps.logger.warn('could not register search attributes; an operator must create PostId and OrganizationId (Keyword)', { error: err });
   });
+  // The service's Temporal Schedules (worker/schedules.ts): created or updated at every start.
+  if (SERVICE_SCHEDULES.length > 0) {
+    const client = await connectClient(config.temporal);
+    await ensureSchedules(client, { taskQueue: config.temporal.taskQueue, logger: deps.logger })
+      .catch((err: unknown) => deps.logger.warn('could not set up the Temporal schedules', { error: err }))
+      .finally(() => client.connection.close());
+  }
   const group = await createWorker({
     connection,
     namespace: config.temporal.namespace,

@@ -1,0 +1,55 @@
+// Temporal Schedules the service relies on (sweeps and reconcilers that run every few seconds or
+// minutes). Each worker process makes sure they exist when it starts: creating one that is
+// already there is not an error, and an existing one is updated to the spec below, so a new
+// release changes the interval or arguments without an operator. Temporal runs them, not a loop
+// of ours (no cron loop, no setTimeout scheduler).
+import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import type { Logger } from '../lib/log.ts';
+
+export interface ServiceSchedule {
+  /** The schedule's id in the namespace, e.g. `postpilot-webhook-outbox-sweep`. */
+  id: string;
+  /** The workflow type it starts (registered in workflows/index.ts). */
+  workflowType: string;
+  /** How often, e.g. '30 seconds'. */
+  every: string;
+  args?: unknown[];
+  /** Workflow run timeout for each run (a sweep that hangs does not block the next one forever). */
+  runTimeout?: string;
+}
+
+/**
+ * Every schedule the service needs. Add an entry here (one line per schedule); the worker creates
+ * or updates it at start. Overlap policy SKIP: a sweep still running when the next is due is not doubled.
+ */
+export const SERVICE_SCHEDULES: ServiceSchedule[] = [];
+
+export async function ensureSchedules(
+  client: Client,
+  opts: { taskQueue: string; logger: Logger; schedules?: ServiceSchedule[] },
+): Promise<void> {
+  for (const s of opts.schedules ?? SERVICE_SCHEDULES) {
+    const action = {
+      type: 'startWorkflow' as const,
+      workflowType: s.workflowType,
+      args: s.args ?? [],
+      taskQueue: opts.taskQueue,
+      workflowId: s.id,
+      workflowRunTimeout: s.runTimeout ?? '5 minutes',
+    };
+    const spec = { intervals: [{ every: s.every }] };
+    const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' };
+    try {
+      await client.schedule.create({ scheduleId: s.id, spec, action, policies });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) {
+        opts.logger.warn('could not create a Temporal schedule', { scheduleId: s.id, error: err });
+        continue;
+      }
+      await client.schedule
+        .getHandle(s.id)
+        .update((prev) => ({ ...prev, spec, action, policies }))
+        .catch((e: unknown) => opts.logger.warn('could not update a Temporal schedule', { scheduleId: s.id, error: e }));
+    }
+  }
+}
