@@ -9,6 +9,8 @@ import type { ObjectStorage } from '../storage/types.ts';
 import type { OutboundPolicy } from '../lib/outbound.ts';
 import { createWebhookActivities } from './webhooks.ts';
 import { createWebhookEmitter, type WebhookEmitterConfig } from './webhook-events.ts';
+import { createReconcileActivities } from './reconcile.ts';
+import { createSeriesActivities, type SeriesOccurrences } from './series.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -25,6 +27,8 @@ export interface ActivityDeps {
   webhookTimeoutMs?: number;
   /** Emits webhook events of the changes activities make; none without it (worker/index.ts sets it). */
   webhookEvents?: WebhookEmitterConfig;
+  /** Creates series occurrences through the normal create path (services/series.ts; worker/index.ts sets it). */
+  series?: { occurrences: SeriesOccurrences; taskQueue: string };
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -49,12 +53,14 @@ export function createActivities(deps: ActivityDeps) {
       webhooks,
     }),
     ...createMediaActivities({ orm: deps.orm, storage: deps.storage, vision: deps.vision, webhooks }),
+    ...createReconcileActivities({ orm: deps.orm, webhooks }),
     ...createWebhookActivities({
       orm: deps.orm,
       credentialsKey: deps.credentialsKey,
       outbound: deps.outbound ?? { allowPrivate: false },
       timeoutMs: deps.webhookTimeoutMs,
     }),
+    ...createSeriesActivities({ orm: deps.orm, occurrences: deps.series?.occurrences, taskQueue: deps.series?.taskQueue }),
   };
 }
 

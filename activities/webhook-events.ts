@@ -2,8 +2,8 @@
 // and one delivery per matching endpoint inside the caller's transaction, so an event exists if
 // and only if the change it announces was committed. After the commit, dispatchWebhookDeliveries
 // starts one delivery workflow per delivery and marks it dispatched. A process that dies between
-// the two leaves rows with dispatched = false: every later dispatch (any event of any organization)
-// first sweeps those older than SWEEP_AFTER_MS and starts them, so none is lost for good.
+// the two leaves rows with dispatched = false: the outbox sweep (sweepUndispatched below, run by a
+// Temporal Schedule: workflows/webhook-outbox-sweep.ts) starts them, so none is lost.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
@@ -30,10 +30,6 @@ export const WEBHOOK_EVENT_TYPES = [
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-/** Undispatched deliveries older than this are started by the next dispatch (the sweep). */
-const SWEEP_AFTER_MS = 10_000;
-const SWEEP_BATCH = 100;
 
 export interface NewWebhookEvent {
   organizationId: string;
@@ -79,22 +75,36 @@ export interface WebhookDispatcher {
   taskQueue: string;
 }
 
-/** Starts the delivery workflows of these deliveries, and of any left undispatched (see the header). */
-export async function dispatchWebhookDeliveries(
+/** Starts the delivery workflows of these (just committed) deliveries and marks them dispatched. */
+export async function dispatchWebhookDeliveries(parent: EntityManager, temporal: WebhookDispatcher, deliveryIds: string[]) {
+  if (!deliveryIds.length) return;
+  for (const id of deliveryIds) await startDeliveryWorkflow(temporal, id);
+  await parent.fork().nativeUpdate(WebhookDelivery, { id: { $in: deliveryIds } }, { dispatched: true });
+}
+
+/**
+ * The outbox sweep: starts the workflow of every delivery committed at least `olderThanMs` before
+ * `now` and never marked dispatched (its process died between the commit and the start).
+ */
+export async function sweepUndispatched(
   parent: EntityManager,
   temporal: WebhookDispatcher,
-  deliveryIds: string[],
-  now = new Date(),
-) {
+  opts: { olderThanMs: number; limit: number; now: Date; beat?: () => void },
+): Promise<{ started: number; alreadyStarted: number }> {
   const em = parent.fork();
-  const stale = await em.find(
+  const rows = await em.find(
     WebhookDelivery,
-    { dispatched: false, createdAt: { $lt: new Date(now.getTime() - SWEEP_AFTER_MS) } },
-    { fields: ['id'], limit: SWEEP_BATCH, orderBy: { id: 'asc' } },
+    { dispatched: false, createdAt: { $lte: new Date(opts.now.getTime() - opts.olderThanMs) } },
+    { fields: ['id'], limit: opts.limit, orderBy: { createdAt: 'asc' } },
   );
-  const ids = [...new Set([...deliveryIds, ...stale.map((d) => d.id)])];
-  for (const id of ids) await startDeliveryWorkflow(temporal, id);
-  if (ids.length) await em.nativeUpdate(WebhookDelivery, { id: { $in: ids } }, { dispatched: true });
+  const result = { started: 0, alreadyStarted: 0 };
+  for (const { id } of rows) {
+    opts.beat?.();
+    if (await startDeliveryWorkflow(temporal, id)) result.started++;
+    else result.alreadyStarted++;
+    await em.nativeUpdate(WebhookDelivery, { id }, { dispatched: true });
+  }
+  return result;
 }
 
 /** Starts `whd-<id>`; one already running (a dispatch repeated) is left as it is. */
@@ -148,7 +158,7 @@ export function createWebhookEmitter(config: WebhookEmitterConfig | undefined) {
       const { deliveryIds } = await writeWebhookEvent(em, { organizationId, type, data: () => data(config.views), now: new Date() });
       return deliveryIds;
     },
-    /** Starts the deliveries' workflows (and sweeps undispatched ones); a failure fails the activity, whose retry sweeps again. */
+    /** Starts the deliveries' workflows; if this fails (or the process dies first), the outbox sweep starts them. */
     async dispatch(em: EntityManager, deliveryIds: string[]): Promise<void> {
       if (!config) return;
       await dispatchWebhookDeliveries(em, { client: Context.current().client, taskQueue: config.taskQueue }, deliveryIds);

@@ -4,9 +4,13 @@
 import type { Orm } from '../db/orm.ts';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/entities/index.ts';
 import { decryptJson } from '../lib/crypto.ts';
+import { Context } from '@temporalio/activity';
 import { createOutboundFetch, type OutboundPolicy } from '../lib/outbound.ts';
 import { signatureHeader } from '../lib/webhook-signing.ts';
+import { disableIfFailingForDays } from './webhook-auto-disable.ts';
 import { WEBHOOK_MAX_RETRY_AFTER_MS, type WebhookAttemptInput, type WebhookAttemptResult } from '../workflows/webhook-delivery-types.ts';
+import type { WebhookOutboxSweepInput, WebhookOutboxSweepResult } from '../workflows/webhook-outbox-sweep-types.ts';
+import { sweepUndispatched } from './webhook-events.ts';
 
 /** The specification's bound on one attempt. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
@@ -46,6 +50,20 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const now = deps.now ?? (() => new Date());
   const guardedFetch = createOutboundFetch(deps.outbound);
   return {
+    /**
+     * The outbox sweep (workflows/webhook-outbox-sweep.ts): starts the delivery workflows of rows
+     * committed but never dispatched, on this activity's task queue (the worker's main queue, where
+     * the Schedule runs the sweep and where delivery workflows run).
+     */
+    async sweepWebhookOutbox(input: WebhookOutboxSweepInput): Promise<WebhookOutboxSweepResult> {
+      const ctx = Context.current();
+      return sweepUndispatched(
+        deps.orm.em,
+        { client: ctx.client, taskQueue: ctx.info.taskQueue },
+        { ...input, now: now(), beat: () => ctx.heartbeat() },
+      );
+    },
+
     async attemptWebhookDelivery({ deliveryId, plannedDelayMs }: WebhookAttemptInput): Promise<WebhookAttemptResult> {
       const em = deps.orm.em.fork();
       const delivery = await em.findOne(WebhookDelivery, { id: deliveryId });
@@ -105,10 +123,14 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         result = { outcome: 'gone' };
         Object.assign(delivery, { status: 'failed', nextRetryAt: null });
         endpoint.enabled = false;
+        endpoint.disabledAt = started;
         endpoint.disabledReason = `${endpoint.url} answered 410 Gone on ${started.toISOString()}`;
       } else if (plannedDelayMs === null) {
         result = { outcome: 'failed' };
         Object.assign(delivery, { status: 'failed', nextRetryAt: null });
+        // Its last attempt: the endpoint may now have failed for days (activities/webhook-auto-disable.ts).
+        await em.flush();
+        await disableIfFailingForDays(em, endpoint, started);
       } else {
         const nextDelayMs = Math.max(plannedDelayMs, Math.min(retryAfter ?? 0, WEBHOOK_MAX_RETRY_AFTER_MS));
         result = { outcome: 'retry', nextDelayMs };

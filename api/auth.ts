@@ -7,20 +7,22 @@
 // in its transform step for the others (before query and params validation). The result is kept
 // per Request, so `resolve` hands the same Auth to the handler and the rate limit and the
 // monthly quota count each request once. Order of refusals: 401 → 403 plan_required →
-// 429 rate_limited / quota_exceeded → 403 forbidden_scope → 413 / 422 of the body.
+// 429 rate_limited / quota_exceeded → 403 forbidden_scope → 413 / 422 of the body. Everything
+// Postgres knows of it (key, organization, rate limit, quota, last use) is one statement,
+// shared by the requests that arrive together (services/admission.ts).
 import { router } from '../http/router.ts';
 import { earlyStep, MAX_JSON_BODY_BYTES, readJsonBody } from '../http/body.ts';
-import { keyChannels, authenticateKey, touchApiKey } from '../services/api-keys.ts';
-import { countRequest, requestsThisMonth } from '../services/usage.ts';
+import { keyChannels } from '../services/api-keys.ts';
+import { ormAdmission, type KeyRecord, type OrganizationRecord } from '../services/admission.ts';
+import { hashApiKey, hashesEqual, KEY_PATTERN } from '../lib/crypto.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { monthPeriod, PLAN_LIMITS } from '../lib/plans.ts';
 import type { Scope } from '../lib/scopes.ts';
-import type { IApiKey, IOrganization } from '../db/entities/index.ts';
 import type { AppDeps } from '../http/deps.ts';
 
 export interface Auth {
-  key: IApiKey;
-  organization: IOrganization;
+  key: KeyRecord;
+  organization: OrganizationRecord;
   /** 'all' or the channel ids the key is limited to. */
   channels: 'all' | string[];
   usedThisMonth: number;
@@ -29,60 +31,69 @@ export interface Auth {
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 
-interface AuthInput {
+export interface AuthInput {
   request: Request;
   set: { headers: Record<string, unknown> };
 }
 
-export function authPlugin(deps: AppDeps) {
+/**
+ * The check of a request's key, with the refusals in their order. `scope` null admits the key with
+ * no scope check: for the MCP endpoint (mcp/http.ts), which checks each tool's scope itself. Each
+ * call counts one request against the rate limit and the quota.
+ */
+export function keyAuthenticator(deps: AppDeps): (input: AuthInput, scope: Scope | null) => Promise<Auth> {
   const now = deps.now ?? (() => new Date());
-  const admitted = new WeakMap<Request, Promise<Auth>>();
-
-  async function authenticate({ request, set }: AuthInput, scope: Scope): Promise<Auth> {
+  // Without a limiter (some tests, the bench stack's in-process API): the same statement through the ORM, unbatched.
+  const admit = deps.rateLimiter ? deps.rateLimiter.admit : ormAdmission(deps.orm);
+  return async function authenticate({ request, set }: AuthInput, scope: Scope | null): Promise<Auth> {
     const header = request.headers.get('authorization');
     if (!header) throw errors.unauthorized('Missing Authorization header; send "Authorization: Bearer <API key>".');
     const match = BEARER.exec(header);
     if (!match?.[1]) throw errors.unauthorized('Malformed Authorization header; expected "Bearer <API key>".');
     const at = now();
-    const em = deps.orm.em.fork();
-    const { key, organization } = await authenticateKey(em, match[1], at);
+    if (!KEY_PATTERN.test(match[1])) throw errors.unauthorized('The API key is malformed.');
+    const hash = hashApiKey(match[1]);
+    // Key, organization, rate limit, quota and last-used: one statement (services/admission.ts).
+    const found = await admit({ hash, at, period: monthPeriod(at).period });
+    if (!found.found || !hashesEqual(found.key.hash, hash)) throw errors.unauthorized('The API key is not recognised.');
+    const { key, organization } = found;
+    if (key.revokedAt) throw errors.unauthorized('The API key has been revoked.');
+    if (key.expiresAt && key.expiresAt.getTime() <= at.getTime()) throw errors.unauthorized('The API key has expired.');
     const limits = PLAN_LIMITS[organization.plan];
-    if (!limits.apiAccess) throw errors.planRequired(organization.plan);
+    if (!limits.apiAccess || !found.counted) throw errors.planRequired(organization.plan);
     // Per minute, per key (shared by every API process through Postgres).
-    if (deps.rateLimiter) {
-      const rate = await deps.rateLimiter.consume(key.id, organization.plan);
-      const resetSeconds = Math.max(0, Math.ceil((rate.resetsAt.getTime() - Date.now()) / 1000));
-      set.headers['ratelimit-limit'] = String(rate.limit);
-      set.headers['ratelimit-remaining'] = String(rate.remaining);
+    if (found.rate) {
+      const limit = limits.requestsPerMinute;
+      const resetsAt = found.rate.resetsAt;
+      const resetSeconds = Math.max(0, Math.ceil((resetsAt.getTime() - Date.now()) / 1000));
+      set.headers['ratelimit-limit'] = String(limit);
+      set.headers['ratelimit-remaining'] = String(Math.max(0, limit - found.rate.points));
       set.headers['ratelimit-reset'] = String(resetSeconds);
-      if (!rate.allowed) {
-        throw new ApiError('rate_limited', `More than ${rate.limit} requests a minute with this key; retry after ${resetSeconds} s.`, {
-          details: { resetsAt: rate.resetsAt.toISOString(), limit: rate.limit },
+      if (found.rate.points > limit) {
+        throw new ApiError('rate_limited', `More than ${limit} requests a minute with this key; retry after ${resetSeconds} s.`, {
+          details: { resetsAt: resetsAt.toISOString(), limit },
           headers: { 'retry-after': String(resetSeconds) },
         });
       }
     }
     // Per month, per organization: every admitted authenticated request counts, also one
     // refused for scope; past the quota nothing more is counted.
-    const [usedThisMonth] = await Promise.all([
-      countRequest(em, organization.id, at, limits.requestsPerMonth),
-      touchApiKey(em, key.id, at),
-    ]);
-    if (usedThisMonth === null) {
+    if (!found.quotaOk) {
       const resetsAt = monthPeriod(at).resetsAt;
       const retryAfter = Math.max(1, Math.ceil((resetsAt.getTime() - at.getTime()) / 1000));
       throw new ApiError('quota_exceeded', `The organization has used its ${limits.requestsPerMonth} requests for this month.`, {
-        details: {
-          resetsAt: resetsAt.toISOString(),
-          limit: limits.requestsPerMonth,
-          used: await requestsThisMonth(em, organization.id, at),
-        },
+        details: { resetsAt: resetsAt.toISOString(), limit: limits.requestsPerMonth, used: found.usedThisMonth },
         headers: { 'retry-after': String(retryAfter) },
       });
     }
-    if (!key.scopes.includes(scope)) throw errors.forbiddenScope(scope);
-    return { key, organization, channels: keyChannels(key), usedThisMonth, now: at };
-  }
+    if (scope !== null && !key.scopes.includes(scope)) throw errors.forbiddenScope(scope);
+    return { key, organization, channels: keyChannels(key), usedThisMonth: found.usedThisMonth, now: at };
+  };
+}
+
+export function authPlugin(deps: AppDeps) {
+  const authenticate = keyAuthenticator(deps);
+  const admitted = new WeakMap<Request, Promise<Auth>>();
 
   /** Once per Request, whichever step asks first. */
   function admit(input: AuthInput, scope: Scope): Promise<Auth> {

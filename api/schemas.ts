@@ -218,6 +218,7 @@ export const PostSchema = t.Object(
     reddit: t.Union([t.Object({ subreddit: t.String(), title: t.String() }, strict), t.Null()], {
       description: 'Reddit subreddit and title; null when not given.',
     }),
+    seriesId: NullableString('The series (`ser_…`, /v1/series) this post is an occurrence of; null for a post of its own.'),
   },
   strict,
 );
@@ -303,8 +304,14 @@ export const WebhookEndpointSchema = t.Object(
     url: t.String(),
     description: NullableString('Free text for the owner.'),
     events: WebhookEvents,
-    enabled: t.Boolean({ description: 'False: nothing is sent (disabled by the owner, or by the service after a `410 Gone`).' }),
-    disabledReason: NullableString('Why the service disabled the endpoint (a `410 Gone` answer); null otherwise.'),
+    enabled: t.Boolean({
+      description:
+        'False: nothing is sent (disabled by the owner, or by the service after a `410 Gone` or 5 days of only failed deliveries).',
+    }),
+    disabledReason: NullableString(
+      'Why the service disabled the endpoint (a `410 Gone` answer, or no delivery succeeded for 5 days); null when enabled or disabled by the owner. Enabling it again clears it.',
+    ),
+    disabledAt: NullableDateTime('When the endpoint was disabled (by the service or the owner); null while enabled.'),
     createdAt: DateTime(),
     updatedAt: DateTime(),
   },
@@ -352,6 +359,127 @@ export const WebhookTestSchema = t.Object(
   strict,
 );
 
+/** POST /v1/generate/post (services/generate.ts): a draft per channel; nothing is created. */
+export const GeneratedDraftsSchema = t.Object(
+  {
+    data: t.Array(
+      t.Object(
+        {
+          channelId: t.String(),
+          platform: oneOf(PLATFORMS),
+          content: t.String({
+            description: 'The draft text for this channel: use it as `content` (or `contentByPlatform[platform]`) when creating the post.',
+          }),
+          characters: t.Integer({ description: 'Its length as the platform counts it, as create counts it; never over `maxChars`.' }),
+          maxChars: t.Integer({ description: 'The channel’s `rules.maxChars`.' }),
+          reddit: t.Union(
+            [
+              t.Object(
+                {
+                  title: t.String({ description: 'A title for the post; the subreddit is yours to choose.' }),
+                  characters: t.Integer(),
+                  maxChars: t.Integer(),
+                },
+                strict,
+              ),
+              t.Null(),
+            ],
+            { description: 'REDDIT channels: the generated title (Reddit requires one); null elsewhere.' },
+          ),
+          truncated: t.Boolean({
+            description:
+              'True when the model’s text was still over a limit after one correction round and was cut at a character (grapheme) boundary to fit.',
+          }),
+          missingFields: t.Array(t.String(), {
+            description:
+              'Fields create needs for this channel that a draft cannot choose: `reddit.subreddit`, `mediaIds` (the channel requires media and none was given).',
+          }),
+        },
+        strict,
+      ),
+      { description: 'One per channel, in the order of `channelIds`.' },
+    ),
+  },
+  strict,
+);
+
+/** POST /v1/generate/alt-text: a suggestion from the vision pass; the media item is not changed. */
+export const GeneratedAltTextSchema = t.Object(
+  {
+    mediaId: t.String(),
+    altText: t.String({ description: 'Suggested alt text (at most 1500 characters, what an upload’s `altText` takes).' }),
+    characters: t.Integer(),
+    truncated: t.Boolean({ description: 'True when the description was longer and was cut at a character boundary.' }),
+  },
+  strict,
+);
+
+// Queues and recurring posts (issue 17, README "Queues" and "Recurring posts").
+export const WEEKDAY_VALUES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+
+export const QueueSlotSchema = t.Object(
+  {
+    weekday: oneOf(WEEKDAY_VALUES),
+    time: t.String({
+      pattern: '^([01]\\d|2[0-3]):[0-5]\\d$',
+      description: 'Local time of day in the queue’s `timeZone`, `HH:MM` (24-hour).',
+    }),
+  },
+  strict,
+);
+
+export const QueueSchema = t.Object(
+  {
+    channelId: t.String(),
+    timeZone: t.String({ description: 'IANA time zone the slots are in: the channel’s own, else the organization’s (UTC unless set).' }),
+    timeZoneSource: oneOf(['channel', 'organization'], 'Whether `timeZone` is the channel’s own setting or the organization’s.'),
+    slots: t.Array(QueueSlotSchema, { description: 'Weekly slots, Monday first, then by time.' }),
+    nextFreeSlots: t.Array(DateTime(), {
+      description:
+        'The next free slot times (UTC), ascending, within 90 days: slot times at which no other post (not deleted, scheduled or publishing) sits on this channel.',
+    }),
+  },
+  strict,
+);
+
+export const SeriesRepeatSchema = t.Object(
+  {
+    every: oneOf(['day', 'week', 'month']),
+    interval: t.Integer({ description: 'Every `interval` days, weeks or months.' }),
+    until: NullableDateTime('No occurrence after this instant; null: no end date.'),
+    count: NullableInteger('At most this many occurrences, the first included; null: no limit.'),
+  },
+  strict,
+);
+
+export const SeriesSchema = t.Object(
+  {
+    id: t.String(),
+    status: oneOf(['active', 'ended'], '`active` while occurrences are to come; `ended` once the rule has none left.'),
+    content: t.String(),
+    contentByPlatform: t.Record(t.String(), t.String()),
+    channelIds: t.Array(t.String()),
+    mediaIds: t.Array(t.String()),
+    reddit: t.Union([t.Object({ subreddit: t.String(), title: t.String() }, strict), t.Null()]),
+    publishAt: DateTime('The first occurrence; the rule repeats its local time of day in `timeZone`.'),
+    timeZone: t.String({ description: 'IANA time zone of the rule (daylight-saving changes keep the local time of day).' }),
+    repeat: SeriesRepeatSchema,
+    occurrencesCreated: t.Integer({ description: 'Occurrences created (or skipped, see `lastError`) so far.' }),
+    nextOccurrenceAt: NullableDateTime(
+      'When the next occurrence is due (it is created as a post 5 minutes before); null when none is left.',
+    ),
+    lastError: t.Union([t.Object({ at: t.String({ format: 'date-time' }), code: t.String(), message: t.String() }, strict), t.Null()], {
+      description:
+        'Why the last occurrence that could not be created was skipped (the create checks refused it: `code` and `message` as POST /v1/posts would answer); null when none was.',
+    }),
+    createdAt: DateTime(),
+    updatedAt: DateTime(),
+  },
+  strict,
+);
+
+export const SeriesListSchema = t.Object({ data: t.Array(SeriesSchema, { description: 'Oldest first.' }) }, strict);
+
 export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Error: ErrorSchema,
   Me: MeSchema,
@@ -371,4 +499,11 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   WebhookDelivery: WebhookDeliverySchema,
   WebhookDeliveryList: WebhookDeliveryListSchema,
   WebhookTest: WebhookTestSchema,
+  QueueSlot: QueueSlotSchema,
+  Queue: QueueSchema,
+  SeriesRepeat: SeriesRepeatSchema,
+  Series: SeriesSchema,
+  SeriesList: SeriesListSchema,
+  GeneratedDrafts: GeneratedDraftsSchema,
+  GeneratedAltText: GeneratedAltTextSchema,
 };

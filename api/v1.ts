@@ -9,6 +9,9 @@ import { meRoutes } from './routes/me.ts';
 import { postRoutes } from './routes/posts.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { queueRoutes } from './routes/queues.ts';
+import { seriesRoutes } from './routes/series.ts';
+import { generateRoutes } from './routes/generate.ts';
 
 /** `routes`: the finished app's route table, read at request time (the document describes it). */
 export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
@@ -19,6 +22,9 @@ export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
       .use(postRoutes(deps))
       .use(mediaRoutes(deps))
       .use(webhookRoutes(deps))
+      .use(queueRoutes(deps))
+      .use(seriesRoutes(deps))
+      .use(generateRoutes(deps))
       .use(openApiRoutes(routes)),
   );
 }

@@ -60,11 +60,33 @@ const BENCHES: Bench[] = [
     timeoutMin: 5,
   },
   {
+    name: 'burst-lateness',
+    file: 'bench/burst-lateness.ts',
+    quick: { BENCH_BURST: '100', BENCH_BURST_LEAD_MS: '20000' },
+    full: { BENCH_BURST: '1000', BENCH_BURST_CHANNELS: '10' },
+    timeoutMin: 10,
+  },
+  {
+    name: 'worker-memory',
+    file: 'bench/worker-memory.ts',
+    quick: { BENCH_MEMORY_COUNTS: '1000', BENCH_MEMORY_MAX_MIN: '3' },
+    // 100,000 starts take longer than the time box on 2 shared cores: it reports what it reached.
+    full: { BENCH_MEMORY_COUNTS: '10000,30000,100000', BENCH_MEMORY_MAX_MIN: '15' },
+    timeoutMin: 30,
+  },
+  {
     name: 'create-throughput',
     file: 'bench/create-throughput.ts',
     quick: { BENCH_CREATE: '200', BENCH_SLEEPING: '500', BENCH_WARMUP: '10' },
     full: { BENCH_CREATE: '2000', BENCH_SLEEPING: '10000', BENCH_WARMUP: '20' },
     timeoutMin: 25,
+  },
+  {
+    name: 'webhook-latency',
+    file: 'bench/webhook-latency.ts',
+    quick: { BENCH_WEBHOOK_EVENTS: '20', BENCH_WARMUP: '2', BENCH_CEILING_RUNS: '10' },
+    full: { BENCH_WEBHOOK_EVENTS: '200', BENCH_WARMUP: '5' },
+    timeoutMin: 10,
   },
   {
     name: 'auth-overhead',
@@ -89,6 +111,12 @@ function parseAuthOverhead(text: string): Metric[] {
   if (auth !== undefined) out.push({ metric: 'auth overhead: authenticated GET /v1/me', value: auth, unit: 'req/s' });
   if (bare !== undefined) out.push({ metric: 'auth overhead: bare Elysia route', value: bare, unit: 'req/s' });
   if (ratio !== undefined) out.push({ metric: 'auth overhead: ratio authenticated / bare', value: ratio, unit: '×' });
+  // "/v1/me minus bare (the API's own): A ms + Postgres P ms" (CPU per request, issue 15).
+  const own = /the API's own\): ([\d.-]+) ms \+ Postgres ([\d.]+) ms/.exec(text);
+  if (own) {
+    out.push({ metric: 'auth overhead: GET /v1/me CPU per request, API (minus the bare route)', value: Number(own[1]), unit: 'ms' });
+    out.push({ metric: 'auth overhead: GET /v1/me CPU per request, Postgres', value: Number(own[2]), unit: 'ms' });
+  }
   return out;
 }
 

@@ -14,6 +14,7 @@ import { createApiKey } from '../services/api-keys.ts';
 import { addChannel } from '../services/channels.ts';
 import { createOrganization } from '../services/organizations.ts';
 import { freePort } from '../test/harness/ports.ts';
+import { cpuNote, cpuPerRequest, readCpu, type CpuReading } from './cpu.ts';
 import {
   envInt,
   isStopping,
@@ -52,6 +53,8 @@ interface EndpointResult {
   lat: ReturnType<typeof summary>;
   statuses: Map<number, number>;
   apiCpuShare: number;
+  /** CPU ms per request of the API process and of Postgres (every session: the worker's too). */
+  cpu: CpuReading;
 }
 
 await runBench(async () => {
@@ -159,6 +162,7 @@ await runBench(async () => {
     const lat: number[] = [];
     const statuses = new Map<number, number>();
     const cpu0 = procCpuMs(api.pid);
+    const both0 = readCpu(api.pid);
     const t0 = performance.now();
     await pool(count, CONCURRENCY, async () => {
       const t = performance.now();
@@ -175,9 +179,10 @@ await runBench(async () => {
     });
     const seconds = (performance.now() - t0) / 1000;
     const apiCpuShare = (procCpuMs(api.pid) - cpu0) / 1000 / seconds;
+    const cpu = cpuPerRequest(both0, readCpu(api.pid), count);
     const bad = [...statuses].filter(([s]) => s !== ep.expect);
     if (timed && bad.length) say(`  ${ep.name}: unexpected statuses ${bad.map(([s, n]) => `${s} ×${n}`).join(', ')}`);
-    return { name: ep.name, requests: count, seconds, rps: count / seconds, lat: summary(lat), statuses, apiCpuShare };
+    return { name: ep.name, requests: count, seconds, rps: count / seconds, lat: summary(lat), statuses, apiCpuShare, cpu };
   }
 
   const rss = procMemory(api.pid).rssMb;
@@ -187,9 +192,13 @@ await runBench(async () => {
   for (const r of results) {
     const ok = r.statuses.get(endpoints.find((e) => e.name === r.name)!.expect) ?? 0;
     console.log(
-      `  ${r.name.padEnd(25)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${ms(r.lat.p50).padStart(9)}  p90 ${ms(r.lat.p90).padStart(9)}  p99 ${ms(r.lat.p99).padStart(9)}  max ${ms(r.lat.max).padStart(9)}   ${ok}/${r.requests} ok   API process CPU ${(r.apiCpuShare * 100).toFixed(0)}% of one core`,
+      `  ${r.name.padEnd(25)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${ms(r.lat.p50).padStart(9)}  p90 ${ms(r.lat.p90).padStart(9)}  p99 ${ms(r.lat.p99).padStart(9)}  max ${ms(r.lat.max).padStart(9)}   ${ok}/${r.requests} ok   API process CPU ${(r.apiCpuShare * 100).toFixed(0)}% of one core   ${cpuNote(r.cpu)}`,
     );
   }
+  // Issue 15's target for the list: at least 40% of GET /v1/me in the same run.
+  const me = results.find((r) => r.name === 'GET /v1/me');
+  const list = results.find((r) => r.name === 'GET /v1/posts');
+  if (me && list) console.log(`  GET /v1/posts?limit=20 / GET /v1/me: ${(list.rps / me.rps).toFixed(2)}`);
   console.log(`  API process RSS at the end ${rss.toFixed(1)} MiB`);
   console.log('');
 
@@ -198,7 +207,10 @@ await runBench(async () => {
       { metric: `${r.name} throughput (${CONCURRENCY} in flight)`, value: round(r.rps, 0), unit: 'req/s' },
       { metric: `${r.name} latency p50`, value: round(r.lat.p50, 1), unit: 'ms' },
       { metric: `${r.name} latency p99`, value: round(r.lat.p99, 1), unit: 'ms' },
+      { metric: `${r.name} CPU per request, API process`, value: round(r.cpu.api, 3), unit: 'ms' },
+      { metric: `${r.name} CPU per request, Postgres`, value: round(r.cpu.postgres, 3), unit: 'ms' },
     ]);
+    if (me && list) metrics.push({ metric: 'GET /v1/posts / GET /v1/me throughput', value: round(list.rps / me.rps, 2), unit: '×' });
     const errors = results.reduce(
       (n, r) => n + [...r.statuses].filter(([s]) => s !== endpoints.find((e) => e.name === r.name)!.expect).reduce((a, [, v]) => a + v, 0),
       0,

@@ -4,24 +4,24 @@
 // Prints figures; asserts nothing.
 //
 //   .tools/bin/bun run bench/auth-overhead.ts
-//   BENCH_REQUESTS=5000 BENCH_CONCURRENCY=16 BENCH_WARMUP=200 BENCH_ROUNDS=2 .tools/bin/bun run bench/auth-overhead.ts
+//   BENCH_REQUESTS=5000 BENCH_CONCURRENCY=32 BENCH_WARMUP=200 BENCH_ROUNDS=2 .tools/bin/bun run bench/auth-overhead.ts
 //
 // Only Postgres is needed (no Temporal, no worker): a throwaway embedded one from the test
 // harness (temp directory, free port), removed at the end, on Ctrl-C and on a crash.
 import { Elysia } from 'elysia';
-import pgDriver from 'pg';
 import { createApp } from '../server/app.ts';
 import { createOrm, migrate } from '../db/orm.ts';
 import { loadConfig } from '../lib/config.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { createOrganization } from '../services/organizations.ts';
-import { createRateLimiter } from '../services/rate-limit.ts';
+import { createRateLimiter, createRateLimiterPool } from '../services/rate-limit.ts';
 import { startTestPostgres } from '../test/harness/postgres.ts';
+import { cpuNote, cpuPerRequest, readCpu, type CpuReading } from './cpu.ts';
 import { envInt, machineNote, ms, onStop, pool, runBench, say, summary } from './stack.ts';
 
 const REQUESTS = envInt('BENCH_REQUESTS', 5000, 1, 200_000);
-const CONCURRENCY = envInt('BENCH_CONCURRENCY', 16, 1, 256);
+const CONCURRENCY = envInt('BENCH_CONCURRENCY', 32, 1, 256); // issue 15's figures are at 32 in flight
 const WARMUP = envInt('BENCH_WARMUP', 200, 0, 20_000);
 const ROUNDS = envInt('BENCH_ROUNDS', 2, 1, 10);
 const POOL_MAX = loadConfig(process.env).databasePoolMax;
@@ -35,6 +35,8 @@ const AUTH_TOTAL = WARMUP + REQUESTS * ROUNDS;
 const KEYS = Math.ceil(AUTH_TOTAL / KEY_BUDGET);
 
 interface Result {
+  /** CPU ms per request: this process (server and load generator) and Postgres. */
+  cpu: CpuReading;
   seconds: number;
   rps: number;
   latency: ReturnType<typeof summary>;
@@ -44,6 +46,7 @@ interface Result {
 async function load(url: string, count: number, headers: () => Record<string, string>): Promise<Result> {
   const lat: number[] = [];
   const failures = new Map<string, number>();
+  const cpu0 = readCpu();
   const t0 = performance.now();
   await pool(count, CONCURRENCY, async () => {
     const t = performance.now();
@@ -58,11 +61,11 @@ async function load(url: string, count: number, headers: () => Record<string, st
     lat.push(performance.now() - t);
   });
   const seconds = (performance.now() - t0) / 1000;
-  return { seconds, rps: count / seconds, latency: summary(lat), failures };
+  return { seconds, rps: count / seconds, latency: summary(lat), failures, cpu: cpuPerRequest(cpu0, readCpu(), count) };
 }
 
 const line = (name: string, r: Result) =>
-  `${name.padEnd(18)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${ms(r.latency.p50)}  p90 ${ms(r.latency.p90)}  p99 ${ms(r.latency.p99)}  max ${ms(r.latency.max)}` +
+  `${name.padEnd(18)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${ms(r.latency.p50)}  p90 ${ms(r.latency.p90)}  p99 ${ms(r.latency.p99)}  max ${ms(r.latency.max)}   ${cpuNote(r.cpu, 'process')}` +
   (r.failures.size ? `   NOT 200: ${[...r.failures].map(([k, v]) => `${k}×${v}`).join(' ')}` : '');
 
 await runBench(async () => {
@@ -75,7 +78,7 @@ await runBench(async () => {
   onStop('ORM', () => orm.close());
   await migrate(orm);
   // The limiter's own pool, as api/main.ts builds it.
-  const limiterPool = new pgDriver.Pool({ connectionString: databaseUrl, max: 5 });
+  const limiterPool = createRateLimiterPool(databaseUrl, () => {});
   onStop('rate limiter pool', () => limiterPool.end());
 
   const em = orm.em.fork();
@@ -130,6 +133,19 @@ await runBench(async () => {
   console.log(`authenticated /v1/me   ${authRps.toFixed(0).padStart(7)} req/s`);
   console.log(
     `ratio auth / bare      ${(authRps / bareRps).toFixed(3)}   (the bare route is ${(bareRps / authRps).toFixed(1)}× faster; authentication costs ≈ ${((1 / authRps - 1 / bareRps) * 1e6).toFixed(0)} µs of throughput per request)`,
+  );
+  // CPU per request over all rounds; this process runs the load generator too, so the bare
+  // route's figure (load generator + a trivial route) is the part that is not the API's.
+  const meanCpu = (rs: Result[]): CpuReading => ({
+    api: rs.reduce((s, r) => s + r.cpu.api, 0) / rs.length,
+    postgres: rs.reduce((s, r) => s + r.cpu.postgres, 0) / rs.length,
+  });
+  const bareCpu = meanCpu(results.bare);
+  const authCpu = meanCpu(results.auth);
+  console.log(`CPU per request        bare: ${cpuNote(bareCpu, 'process')}`);
+  console.log(`                       /v1/me: ${cpuNote(authCpu, 'process')}`);
+  console.log(
+    `                       /v1/me minus bare (the API's own): ${(authCpu.api - bareCpu.api).toFixed(3)} ms + Postgres ${authCpu.postgres.toFixed(3)} ms`,
   );
   const notOk = [...results.auth, ...results.bare].reduce((n, r) => n + [...r.failures.values()].reduce((a, b) => a + b, 0), 0);
   if (notOk) console.log(`WARNING: ${notOk} answer(s) were not 200; the figures include them`);

@@ -1,12 +1,18 @@
-// Create throughput and worker memory: posts/s for scheduled posts (publishAt days ahead) created
-// through the real HTTP API with N requests in flight, then the worker process's RSS with many
-// posts sleeping in their workflows. Prints figures; asserts nothing.
+// Create throughput and worker memory. First the ceiling: raw `client.workflow.start` of post
+// workflows (rows written beforehand in SQL) against the same Temporal server, N in flight; then
+// POST /v1/posts through the real HTTP API for one organization, sequential and with N in flight,
+// and their ratio to the ceiling; then the worker process's RSS with many posts sleeping in their
+// workflows. Prints figures; asserts nothing.
 //
 //   .tools/bin/bun run bench/create-throughput.ts
-//   BENCH_CREATE=2000 BENCH_CONCURRENCY=20 BENCH_SLEEPING=10000 BENCH_DAYS=3 .tools/bin/bun run bench/create-throughput.ts
+//   BENCH_QUICK=1 .tools/bin/bun run bench/create-throughput.ts      # small counts
+//   BENCH_CREATE=2000 BENCH_RAW_STARTS=2000 BENCH_SEQUENTIAL=200 BENCH_CONCURRENCY=32 BENCH_SLEEPING=10000 BENCH_DAYS=3 \
+//     .tools/bin/bun run bench/create-throughput.ts
 //   … --json (or BENCH_JSON=1): the report goes to stderr, stdout carries one JSON object of figures.
 import { temporal as proto } from '@temporalio/proto';
-import { postWorkflowId } from '../workflows/post-types.ts';
+import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workflows/post-types.ts';
+import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
+import { newId } from '../lib/ids.ts';
 import { loadConfig } from '../lib/config.ts';
 import {
   cpuByPart,
@@ -21,6 +27,7 @@ import {
   say,
   startBenchStack,
   summary,
+  temporalSqlitePragmas,
   type BenchStack,
 } from './stack.ts';
 
@@ -28,10 +35,15 @@ const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '
 // In JSON mode the human report (and the stack's progress lines) go to stderr.
 if (JSON_OUT) console.log = console.error;
 
-const CREATE = envInt('BENCH_CREATE', 2000);
-const CONCURRENCY = envInt('BENCH_CONCURRENCY', 20, 1, 500);
-const SLEEPING = envInt('BENCH_SLEEPING', 10_000, 0, 1_000_000);
-const WARMUP = envInt('BENCH_WARMUP', 20, 0, 10_000);
+const QUICK = process.env.BENCH_QUICK === '1';
+const CREATE = envInt('BENCH_CREATE', QUICK ? 200 : 2000);
+const CONCURRENCY = envInt('BENCH_CONCURRENCY', 32, 1, 500);
+/** Raw workflow starts for the ceiling (0: skip it). */
+const RAW = envInt('BENCH_RAW_STARTS', CREATE, 0, 1_000_000);
+/** Creates one at a time, for the sequential latency (0: skip). */
+const SEQUENTIAL = envInt('BENCH_SEQUENTIAL', QUICK ? 30 : 200, 0, 100_000);
+const SLEEPING = envInt('BENCH_SLEEPING', QUICK ? 500 : 10_000, 0, 1_000_000);
+const WARMUP = envInt('BENCH_WARMUP', QUICK ? 10 : 20, 0, 10_000);
 const DAYS = envInt('BENCH_DAYS', 3, 1, 365);
 const SETTLE_TIMEOUT_MS = envInt('BENCH_SETTLE_TIMEOUT_MS', 600_000, 1000, 3_600_000);
 
@@ -42,14 +54,15 @@ await runBench(async () => {
   const runId = Math.random().toString(36).slice(2, 8);
   const base = Date.now() + DAYS * 86_400_000;
   let created = 0;
+  let nextIndex = 0;
   const ids: string[] = [];
   const failures = new Map<string, number>();
 
-  /** Creates posts [from, to) with `concurrency` requests in flight; returns per-request latencies. */
-  async function createRange(from: number, to: number, concurrency: number, progress: boolean): Promise<number[]> {
+  /** Creates `count` posts with `concurrency` requests in flight; returns per-request latencies. */
+  async function createMany(count: number, concurrency: number, progress: boolean): Promise<number[]> {
     const lat: number[] = [];
-    await pool(to - from, concurrency, async (k) => {
-      const i = from + k;
+    await pool(count, concurrency, async (k) => {
+      const i = nextIndex++;
       // Distinct text (duplicate_post), distinct times one second apart, days ahead.
       const publishAt = new Date(base + i * 1000).toISOString();
       const t = performance.now();
@@ -62,13 +75,13 @@ await runBench(async () => {
         const code = `${res.status} ${(res.body as { error?: { code?: string } } | null)?.error?.code ?? ''}`.trim();
         failures.set(code, (failures.get(code) ?? 0) + 1);
       }
-      if (progress && (k + 1) % 1000 === 0) say(`  ${k + 1}/${to - from}`);
+      if (progress && (k + 1) % 1000 === 0) say(`  ${k + 1}/${count}`);
     });
     return lat;
   }
 
-  // Instrumentation in this process only: how long each request spends in Temporal's
-  // StartWorkflowExecution (the API calls it inside its Postgres transaction).
+  // Instrumentation in this process only: how long each API request spends in Temporal's
+  // StartWorkflowExecution (the raw phase below calls the real one, untimed).
   const startLat: number[] = [];
   const wf = stack.client.workflow;
   const realStart = wf.start.bind(wf);
@@ -87,16 +100,54 @@ await runBench(async () => {
 
   if (WARMUP) {
     say(`warm-up: ${WARMUP} scheduled post(s), not timed`);
-    await createRange(0, WARMUP, Math.min(CONCURRENCY, WARMUP), false);
+    await createMany(WARMUP, Math.min(CONCURRENCY, WARMUP), false);
     await settle(stack, 'warm-up');
   }
   const memWarm = stack.worker.memory();
 
-  say(`timed: ${CREATE} scheduled posts (publishAt ${DAYS} days ahead), ${CONCURRENCY} requests in flight`);
+  // The ceiling: the same workflow (type, input, search attributes) started straight from the
+  // client, for rows written beforehand, so the worker does the same work per post as for an API create.
+  let raw: { perSecond: number; lat: ReturnType<typeof summary> } | undefined;
+  if (RAW) {
+    const rows = await insertPostRows(stack, RAW, (i) => ({
+      content: `bench ${runId} raw #${i}`,
+      at: new Date(base + (2_000_000 + i) * 1000),
+    }));
+    say(`raw client.workflow.start: ${RAW} post workflows, ${CONCURRENCY} in flight`);
+    const lat: number[] = [];
+    const t0 = performance.now();
+    await pool(rows.length, CONCURRENCY, async (i) => {
+      const { id, at } = rows[i]!;
+      const t = performance.now();
+      await realStart<PostWorkflow>(POST_WORKFLOW_TYPE, {
+        taskQueue: stack.taskQueue,
+        workflowId: postWorkflowId(id),
+        args: [{ postId: id, organizationId: stack.organizationId, publishAt: at.toISOString() }],
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: stack.organizationId },
+          { key: POST_ID, value: id },
+        ],
+      });
+      lat.push(performance.now() - t);
+    });
+    raw = { perSecond: RAW / ((performance.now() - t0) / 1000), lat: summary(lat) };
+    ids.push(...rows.map((r) => r.id));
+    created += rows.length;
+    await settle(stack, 'raw starts');
+  }
+
+  let seq: ReturnType<typeof summary> | undefined;
+  if (SEQUENTIAL) {
+    say(`sequential: ${SEQUENTIAL} POST /v1/posts, one at a time`);
+    seq = summary(await createMany(SEQUENTIAL, 1, false));
+    await settle(stack, 'sequential');
+  }
+
+  say(`timed: ${CREATE} POST /v1/posts (publishAt ${DAYS} days ahead), one organization, ${CONCURRENCY} requests in flight`);
   const cpu0 = cpuByPart(stack);
   timing = true;
   const t0 = performance.now();
-  const lat = await createRange(WARMUP, WARMUP + CREATE, CONCURRENCY, true);
+  const lat = await createMany(CREATE, CONCURRENCY, true);
   timing = false;
   const elapsed = (performance.now() - t0) / 1000;
   const createdTimed = lat.length;
@@ -104,13 +155,14 @@ await runBench(async () => {
   const cpu1 = cpuByPart(stack);
   const busyWall = elapsed + settleTimed;
   const memTimed = stack.worker.memory();
+  const sleepingTimed = created;
 
-  const rest = Math.max(0, SLEEPING - (WARMUP + CREATE));
+  const rest = Math.max(0, SLEEPING - created);
   let restElapsed = 0;
   if (rest > 0) {
     say(`filling up to ${SLEEPING} sleeping posts: ${rest} more, ${CONCURRENCY} in flight`);
     const t1 = performance.now();
-    await createRange(WARMUP + CREATE, WARMUP + CREATE + rest, CONCURRENCY, true);
+    await createMany(rest, CONCURRENCY, true);
     restElapsed = (performance.now() - t1) / 1000;
   }
   const settleAll = await settle(stack, 'all posts');
@@ -120,38 +172,50 @@ await runBench(async () => {
 
   const s = summary(lat);
   const st = summary(startLat);
+  const throughput = createdTimed / elapsed;
+  const ratio = raw ? throughput / raw.perSecond : Number.NaN;
   const temporalRss = stack.temporalPid ? safeRss(stack.temporalPid) : undefined;
   const apiRss = process.memoryUsage().rss / 2 ** 20;
+  const attempted = WARMUP + SEQUENTIAL + CREATE + rest;
 
   console.log('');
-  console.log('== create throughput (POST /v1/posts with publishAt, real socket) ==');
-  console.log(`  posts ${createdTimed} timed (+${WARMUP} warm-up), ${CONCURRENCY} in flight, publishAt ${DAYS} days ahead`);
+  console.log('== create throughput (POST /v1/posts with publishAt, one organization, real socket) ==');
   console.log(
-    `  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'}; API pool ${loadConfig(process.env).databasePoolMax} connections`,
+    `  machine: ${machineNote()}; Temporal dev server ${process.env.BENCH_TEMPORAL_DB_FILE ? `db ${process.env.BENCH_TEMPORAL_DB_FILE}` : 'with a SQLite file'} (pragmas: ${temporalSqlitePragmas().join(', ') || 'the CLI defaults'}); API pool ${loadConfig(process.env).databasePoolMax} connections`,
   );
-  console.log(`  throughput ${(createdTimed / elapsed).toFixed(1)} posts/s (${elapsed.toFixed(2)} s wall, first send → last response)`);
-  console.log(`  request latency p50 ${ms(s.p50)}  p90 ${ms(s.p90)}  p99 ${ms(s.p99)}  max ${ms(s.max)}`);
+  if (raw) {
+    console.log(
+      `  ceiling: raw client.workflow.start, ${RAW} post workflows, ${CONCURRENCY} in flight: ${raw.perSecond.toFixed(1)} starts/s (latency p50 ${ms(raw.lat.p50)}  p99 ${ms(raw.lat.p99)})`,
+    );
+  }
+  if (seq)
+    console.log(
+      `  sequential: ${SEQUENTIAL} creates, latency p50 ${ms(seq.p50)}  p90 ${ms(seq.p90)}  p99 ${ms(seq.p99)}  max ${ms(seq.max)}`,
+    );
   console.log(
-    `    of which in client.workflow.start p50 ${ms(st.p50)}  p90 ${ms(st.p90)}  p99 ${ms(st.p99)}  max ${ms(st.max)}  (inside the API's DB transaction)`,
+    `  ${CONCURRENCY} in flight: ${createdTimed} creates (+${WARMUP} warm-up), throughput ${throughput.toFixed(1)} posts/s (${elapsed.toFixed(2)} s wall, first send → last response)`,
   );
+  console.log(`    request latency p50 ${ms(s.p50)}  p90 ${ms(s.p90)}  p99 ${ms(s.p99)}  max ${ms(s.max)}`);
+  console.log(`    of which in client.workflow.start p50 ${ms(st.p50)}  p90 ${ms(st.p90)}  p99 ${ms(st.p99)}  max ${ms(st.max)}`);
+  if (raw) console.log(`  ratio POST /v1/posts / raw starts: ${ratio.toFixed(2)}`);
   console.log(`  worker caught up (every workflow asleep on its timer) ${settleTimed.toFixed(1)} s after the last response`);
   if (rest > 0)
     console.log(`  fill-up: ${rest} more at ${(rest / restElapsed).toFixed(1)} posts/s; worker caught up ${settleAll.toFixed(1)} s later`);
   console.log(
-    `  CPU used from the first send until the worker caught up (${busyWall.toFixed(1)} s wall, ${navigator.hardwareConcurrency} cores):`,
+    `  CPU used from the first timed send until the worker caught up (${busyWall.toFixed(1)} s wall, ${navigator.hardwareConcurrency} cores):`,
   );
   for (const [part, v] of Object.entries(cpu1)) {
     const used = (v - (cpu0[part] ?? 0)) / 1000;
     console.log(`    ${part.padEnd(32)} ${used.toFixed(1).padStart(6)} s  (${((used / busyWall) * 100).toFixed(0)}% of one core)`);
   }
   console.log(
-    `  created ${created} of ${WARMUP + CREATE + rest}; refused: ${failures.size ? [...failures].map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`,
+    `  created through the API ${created - RAW} of ${attempted}; refused: ${failures.size ? [...failures].map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`,
   );
   console.log('');
   console.log('== worker memory (RSS of the worker process, /proc/<pid>/status VmRSS, in MiB) ==');
   console.log(`  before: idle after start              ${mb(mem0.rssMb)}`);
   if (WARMUP) console.log(`  after warm-up (${WARMUP} sleeping)`.padEnd(40) + mb(memWarm.rssMb));
-  console.log(`  after the timed batch (${WARMUP + CREATE} sleeping)`.padEnd(40) + mb(memTimed.rssMb));
+  console.log(`  after the timed batch (${sleepingTimed} sleeping)`.padEnd(40) + mb(memTimed.rssMb));
   console.log(
     `${`  after: ${created} posts sleeping`.padEnd(40)}${mb(memAll.rssMb)}  (Δ ${mb(memAll.rssMb - mem0.rssMb)} vs idle; peak VmHWM ${mb(memAll.hwmMb)})`,
   );
@@ -163,13 +227,19 @@ await runBench(async () => {
 
   if (JSON_OUT) {
     const r1 = (v: number) => Math.round(v * 10) / 10;
+    const r2 = (v: number) => Math.round(v * 100) / 100;
     const metrics = [
-      { metric: `create throughput, scheduled posts (${CONCURRENCY} in flight)`, value: r1(createdTimed / elapsed), unit: 'posts/s' },
+      ...(raw
+        ? [{ metric: `raw client.workflow.start throughput (${CONCURRENCY} in flight)`, value: r1(raw.perSecond), unit: 'starts/s' }]
+        : []),
+      { metric: `create throughput, POST /v1/posts, 1 org (${CONCURRENCY} in flight)`, value: r1(throughput), unit: 'posts/s' },
+      ...(raw ? [{ metric: 'create throughput / raw starts', value: r2(ratio), unit: '×' }] : []),
       { metric: 'create request latency p50', value: r1(s.p50), unit: 'ms' },
       { metric: 'create request latency p99', value: r1(s.p99), unit: 'ms' },
+      ...(seq ? [{ metric: 'sequential create latency p50', value: r1(seq.p50), unit: 'ms' }] : []),
       { metric: 'worker RSS idle after start', value: r1(mem0.rssMb), unit: 'MiB' },
       { metric: `worker RSS with ${created} posts sleeping`, value: r1(memAll.rssMb), unit: 'MiB' },
-      { metric: 'posts refused while creating', value: WARMUP + CREATE + rest - created, unit: 'posts' },
+      { metric: 'posts refused while creating', value: attempted - (created - RAW), unit: 'posts' },
     ];
     await Bun.write(
       Bun.stdout,
@@ -177,6 +247,37 @@ await runBench(async () => {
     );
   }
 });
+
+/**
+ * Writes `n` scheduled posts of the bench organization (one channel each) in SQL, as the API
+ * would, for the raw-start ceiling. Returns their ids and times.
+ */
+async function insertPostRows(
+  stack: BenchStack,
+  n: number,
+  row: (i: number) => { content: string; at: Date },
+): Promise<{ id: string; at: Date }[]> {
+  const rows = Array.from({ length: n }, (_, i) => ({ id: newId('post'), ...row(i) }));
+  const conn = stack.orm.em.fork().getConnection();
+  for (let from = 0; from < rows.length; from += 500) {
+    const batch = rows.slice(from, from + 500);
+    // One JSON parameter (the driver would expand an array parameter into a list).
+    const json = JSON.stringify(batch.map((r) => ({ id: r.id, content: r.content, at: r.at.toISOString() })));
+    await conn.execute(
+      `insert into posts (id, organization_id, status, content, content_by_platform, media_ids, source, scheduled_at, workflow_id, created_at, updated_at)
+       select u.id, ?, 'scheduled', u.content, '{}', '[]', 'api', u.at, 'post-' || u.id, now(), now()
+       from jsonb_to_recordset(?::jsonb) as u(id text, content text, at timestamptz)`,
+      [stack.organizationId, json],
+    );
+    await conn.execute(
+      `insert into post_channels (id, post_id, channel_id, platform, status, content, created_at, updated_at)
+       select 'pc_' || u.id, u.id, ?, 'MASTODON', 'draft', u.content, now(), now()
+       from jsonb_to_recordset(?::jsonb) as u(id text, content text)`,
+      [stack.channelId, json],
+    );
+  }
+  return rows.map(({ id, at }) => ({ id, at }));
+}
 
 function safeRss(pid: number): number | undefined {
   try {

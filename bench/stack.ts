@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { createApp } from '../server/app.ts';
 import { createOrm, migrate, type Orm } from '../db/orm.ts';
 import { loadConfig } from '../lib/config.ts';
-import { embeddedDatabaseUrl } from '../lib/embedded.ts';
+import { EMBEDDED_TEMPORAL_SQLITE_PRAGMAS, embeddedDatabaseUrl } from '../lib/embedded.ts';
 import { findTemporalCli } from '../lib/temporal-binaries.ts';
 import { startEmbeddedPostgres } from '../scripts/embedded/postgres.ts';
 import { startTemporalDevServer } from '../scripts/embedded/temporal.ts';
@@ -173,6 +173,8 @@ export interface BenchStack {
   worker: WorkerProcess;
   temporalPid: number | undefined;
   dir: string;
+  /** The worker's CREDENTIALS_KEY (bench/webhook-latency.ts stores a webhook secret with it). */
+  credentialsKey: Buffer;
 }
 
 export async function startBenchStack(): Promise<BenchStack> {
@@ -206,6 +208,7 @@ export async function startBenchStack(): Promise<BenchStack> {
     uiPort,
     namespace,
     logFile: join(logs, 'temporal.log'),
+    sqlitePragmas: temporalSqlitePragmas(),
   });
   onStop('Temporal', temporal.stop);
 
@@ -271,7 +274,18 @@ export async function startBenchStack(): Promise<BenchStack> {
     worker,
     temporalPid: findChildPid(findTemporalCli(loadConfig(process.env).temporal.cliPath)),
     dir,
+    credentialsKey,
   };
+}
+
+/**
+ * The embedded default's SQLite settings (lib/embedded.ts), or BENCH_TEMPORAL_SQLITE_PRAGMAS to
+ * compare: a comma-separated list such as `journal_mode=wal,synchronous=full`, or `none` for the CLI's defaults.
+ */
+export function temporalSqlitePragmas(): string[] {
+  const raw = process.env.BENCH_TEMPORAL_SQLITE_PRAGMAS;
+  if (raw === undefined || raw === '') return EMBEDDED_TEMPORAL_SQLITE_PRAGMAS;
+  return raw === 'none' ? [] : raw.split(',').map((p) => p.trim());
 }
 
 async function distinctFreePorts(n: number): Promise<number[]> {

@@ -94,7 +94,11 @@ export function ormConfig(databaseUrl: string, poolMax = 10) {
     migrations: { migrationsList: MIGRATIONS, path: 'db/migrations', snapshot: false, transactional: true, silent: true },
     // Tables with no entity, written with plain SQL (services/rate-limit.ts, services/sign-in-throttle.ts):
     // the schema generator must neither drop them nor report them (test/schema-diff.test.ts).
-    schemaGenerator: { skipTables: ['rate_limits', 'sign_in_attempts'] },
+    schemaGenerator: {
+      skipTables: ['rate_limits', 'sign_in_attempts'],
+      // Hand-written functions (post_page: db/migrations/Migration20261124110000_post_page.ts) are the migrations' own.
+      ignoreRoutines: true,
+    },
     pool: { min: 0, max: poolMax },
     // Every unit of work forks its own EntityManager (request handlers, activities, CLI commands).
     allowGlobalContext: false,

@@ -6,6 +6,8 @@ import type { ObjectStorage } from '../storage/types.ts';
 import type { RateLimiter } from '../services/rate-limit.ts';
 import { createLogger, type LogSink } from '../lib/log.ts';
 import type { OutboundPolicy } from '../lib/outbound.ts';
+import type { VisionConfig } from '../activities/vision.ts';
+import type { GenerateConfig } from '../services/generate.ts';
 
 /** What the HTTP app needs from the outside; the server and the tests build it. */
 export interface AppDeps {
@@ -18,6 +20,12 @@ export interface AppDeps {
   storage?: ObjectStorage;
   /** Webhook secrets are encrypted with the credentials key; URLs are checked with the outbound policy. */
   webhooks?: { credentialsKey: Buffer; outbound: OutboundPolicy };
+  /** The generate scope's text generator (services/generate.ts); its routes answer 501 without it. */
+  generate?: GenerateConfig;
+  /** The media library's vision pass, also behind POST /v1/generate/alt-text; 501 there without it. */
+  vision?: VisionConfig;
+  /** Media fetched by URL (the MCP server's upload_media_from_url); production's policy when absent. */
+  outbound?: OutboundPolicy;
   /** Injectable clock (quota periods, key expiry). */
   now?: () => Date;
   /**

@@ -5,8 +5,11 @@ import { errors } from '../lib/errors.ts';
 /**
  * Every Elysia instance of the API and the web app. `normalize: false`: a body with a field the
  * schema does not name is refused (422), not silently stripped — a misspelt field must not be ignored.
+ * `encodeSchema: false`: answers are checked against their schema by the compiled check, not
+ * walked by TypeBox's Encode (the only transform in them, t.Integer, encodes as itself; the walk
+ * was a tenth of GET /v1/me's CPU, docs/decisions.md "One round trip per request").
  */
-export const router = (name?: string) => new Elysia({ normalize: false, ...(name ? { name } : {}) });
+export const router = (name?: string) => new Elysia({ normalize: false, encodeSchema: false, ...(name ? { name } : {}) });
 
 /** The deepest nesting a JSON body may have; no request schema goes past 3 levels. */
 export const MAX_BODY_DEPTH = 32;

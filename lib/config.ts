@@ -107,6 +107,14 @@ export const EnvSchema = T.Object({
   ...PLATFORM_ENV,
   VISION_MODEL: T.Optional(T.String({ minLength: 1 })),
   VISION_API_KEY: T.Optional(T.String({ minLength: 1 })),
+  // The generate scope (services/generate.ts): an OpenAI-compatible chat-completions endpoint.
+  GENERATE_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  GENERATE_MODEL: text,
+  GENERATE_API_KEY: text,
+  GENERATE_TIMEOUT_MS: T.Optional(T.String({ pattern: '^[1-9][0-9]{2,5}$' })),
+  // The stdio MCP server (mcp/main.ts): the API it speaks to and the key it speaks with.
+  POSTPILOT_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  POSTPILOT_API_KEY: text,
   OUTBOUND_ALLOW_PRIVATE: T.Optional(Bool),
   // Other ffmpeg/ffprobe binaries than the npm packages' (media/exec.ts).
   FFMPEG_PATH: text,
@@ -140,6 +148,13 @@ export interface Config {
   storage: StorageConfig;
   /** The optional vision pass: an OpenAI-compatible chat-completions endpoint; off when unset. */
   vision: { url: string; model: string; apiKey?: string } | undefined;
+  /**
+   * The generate scope's text generator (services/generate.ts): an OpenAI-compatible
+   * chat-completions endpoint (`url` is the full endpoint); off when GENERATE_API_URL is unset.
+   */
+  generate: { url: string; model: string; apiKey?: string; timeoutMs: number } | undefined;
+  /** The stdio MCP server (mcp/main.ts): the service's base URL and the API key it uses. */
+  mcp: { apiUrl: string; apiKey: string | undefined };
   /** Platform app credentials (for OAuth token refresh) and API base-URL overrides; see platforms/index.ts. */
   platforms: Partial<Record<PlatformSetting, string>>;
   /** Calls to tenant-chosen hosts (lib/outbound.ts): private addresses only with OUTBOUND_ALLOW_PRIVATE. */
@@ -177,6 +192,12 @@ export function parseCredentialsKey(raw: string, name = 'CREDENTIALS_KEY'): Buff
 }
 
 const isTrue = (v: string | undefined) => v === 'true' || v === '1';
+
+/** A base URL (`https://api.openai.com/v1`, `http://localhost:11434/v1`) or the full endpoint → the endpoint. */
+export function chatCompletionsUrl(raw: string): string {
+  const url = raw.replace(/\/+$/, '');
+  return url.endsWith('/chat/completions') ? url : `${url}/chat/completions`;
+}
 
 type Env = Record<string, string | undefined>;
 type Required = 'DATABASE_URL' | 'CREDENTIALS_KEY';
@@ -236,6 +257,15 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
     platforms: Object.fromEntries(PLATFORM_SETTINGS.filter((k) => picked[k]).map((k) => [k, picked[k]!])),
     vision: e.VISION_API_URL ? { url: e.VISION_API_URL, model: e.VISION_MODEL ?? 'gpt-4o-mini', apiKey: e.VISION_API_KEY } : undefined,
     outbound: { allowPrivate: isTrue(e.OUTBOUND_ALLOW_PRIVATE) },
+    generate: e.GENERATE_API_URL
+      ? {
+          url: chatCompletionsUrl(e.GENERATE_API_URL),
+          model: e.GENERATE_MODEL ?? 'gpt-4o-mini',
+          apiKey: e.GENERATE_API_KEY,
+          timeoutMs: Number(e.GENERATE_TIMEOUT_MS ?? 30_000),
+        }
+      : undefined,
+    mcp: { apiUrl: (e.POSTPILOT_API_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''), apiKey: e.POSTPILOT_API_KEY },
     media: { ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
   };
 }

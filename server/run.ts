@@ -48,6 +48,10 @@ export function startServer(config: Config, deps: { orm: Orm; temporal: Temporal
     rateLimiter: createRateLimiter(pool),
     log: logger.sink,
     ...(config.credentialsKey ? { webhooks: { credentialsKey: config.credentialsKey, outbound: config.outbound } } : {}),
+    // The generate scope's model endpoints and the policy for media fetched by URL (MCP).
+    generate: config.generate,
+    vision: config.vision,
+    outbound: config.outbound,
     // The web app's settings come from the same configuration (web/options.ts).
     web: webOptions(config),
   }).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });

@@ -109,7 +109,8 @@ export interface Principal {
 }
 
 /**
- * Resolves a bearer key to its key row and organization, or throws 401. The lookup is by hash
+ * Resolves a bearer key to its key row and organization, or throws 401 (scripts/dev.ts; API
+ * requests are admitted by services/admission.ts, with the same checks). The lookup is by hash
  * (an index seek that reveals nothing about near misses); the stored hash is then compared in
  * constant time.
  */
@@ -122,9 +123,4 @@ export async function authenticateKey(em: EntityManager, rawKey: string, now = n
   if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) throw errors.unauthorized('The API key has expired.');
   const organization = await em.findOneOrFail(Organization, { id: key.organization });
   return { key, organization };
-}
-
-/** Records use without loading a unit of work: one UPDATE, no read-modify-write race. */
-export async function touchApiKey(em: EntityManager, id: string, now = new Date()): Promise<void> {
-  await em.nativeUpdate(ApiKey, { id }, { lastUsedAt: now });
 }

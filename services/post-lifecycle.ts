@@ -82,6 +82,8 @@ async function softDeleteSettled(em: EntityManager, organizationId: string, post
     const post = await tx.findOne(Post, { id: postId, organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!post || post.deletedAt) throw errors.notFound('Post');
     if (post.status === 'publishing') throw publishingConflict();
+    // Committed, its workflow not started yet (services/post-scheduler.ts): the start is on its way.
+    if (post.workflowPending) throw new ApiError('conflict', 'The post is still being scheduled; retry shortly.');
     post.deletedAt = now;
   });
 }

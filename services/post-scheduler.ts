@@ -1,11 +1,10 @@
 // Creating and editing posts: the Postgres rows and the post's Temporal workflow change together.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { Post, PostChannel, type IChannel, type IOrganization } from '../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
-import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
 import {
   editPostUpdate,
   FAILURE,
@@ -25,12 +24,16 @@ import {
   parsePublishAt,
 } from './post-validation.ts';
 import { loadPostView, type PostView } from './posts.ts';
+import { claimQueueTime, peekQueueTime, releaseQueueClaims } from './queues.ts';
+import { postWorkflowStart, recordPostStarted, withdrawPost } from '../activities/reconcile.ts';
 import { dispatchWebhookDeliveries, writeWebhookEvent } from '../activities/webhook-events.ts';
 import {
   executeUpdateInRequest,
-  startWorkflowInRequest,
+  isTemporalOutage,
+  temporalUnavailable,
   terminateInBackground,
   updateFailureType,
+  withTemporalDeadline,
   type TemporalDeps,
 } from './temporal-calls.ts';
 
@@ -46,15 +49,20 @@ export interface CreatePostRequest {
   contentByPlatform: Record<string, string>;
   reddit: { subreddit: string; title: string } | null;
   mediaIds: string[];
-  /** ISO 8601 with an offset; null = publish now. */
+  /** ISO 8601 with an offset; null = publish now (or, with `queue`, the queue's time). */
   publishAt: string | null;
   now: Date;
+  /** Issue 17: at the earliest free queue slot common to every target channel (services/queues.ts); publishAt is then null. */
+  queue?: boolean;
+  /** A series occurrence (services/series.ts): its fixed post id, so a repeated create cannot double it. */
+  postId?: string;
+  seriesId?: string;
 }
 
 /**
  * A new post, from the API or the web app: the checks of checkNewPost, then the rows and the
  * workflow (schedulePost, which runs the checks against the organization's other posts under its
- * lock). `fields`: what the caller already found wrong in its own input (the web form), reported
+ * lock, commits, then starts the workflow). `fields`: what the caller already found wrong in its own input (the web form), reported
  * with publishAt's problems in one validation_failed. Returns the post id.
  */
 export async function createPost(
@@ -94,6 +102,7 @@ export interface PostValidation {
  */
 export async function validatePost(em: EntityManager, r: CreatePostRequest, fields: FieldError[] = []): Promise<PostValidation> {
   const post = await checkNewPost(em, r, fields);
+  if (post.queue) post.publishAt = await peekQueueTime(em, post.organizationId, post.channels, post.now);
   await assertSchedulable(em, post);
   return {
     valid: true,
@@ -129,6 +138,9 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
     reddit: r.reddit,
     mediaIds: media.map((m) => m.id),
     publishAt: publishAt ?? null,
+    queue: r.queue === true,
+    postId: r.postId,
+    seriesId: r.seriesId ?? null,
     channels,
     texts,
     now: r.now,
@@ -139,7 +151,7 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
 /** The checks against the organization's other posts: createPost runs them under its lock, validatePost without. */
 async function assertSchedulable(em: EntityManager, p: NewPost): Promise<void> {
   await assertUnderPendingLimit(em, p.organizationId, p.pendingLimit);
-  await assertNotDuplicate(em, p.channels, p.texts, p.publishAt ?? p.now);
+  await assertNotDuplicate(em, p.channels, p.texts, p.publishAt ?? p.now, undefined, p.seriesId ?? undefined);
 }
 
 /** What schedulePost writes: a request checkNewPost has checked. */
@@ -151,8 +163,11 @@ interface NewPost {
   contentByPlatform: Record<string, string>;
   reddit: { subreddit: string; title: string } | null;
   mediaIds: string[];
-  /** null = publish now. */
+  /** null = publish now; with `queue`, set to the claimed slot inside insertPost's transaction. */
   publishAt: Date | null;
+  queue: boolean;
+  postId?: string;
+  seriesId: string | null;
   channels: IChannel[];
   texts: Record<string, string>;
   now: Date;
@@ -161,81 +176,178 @@ interface NewPost {
 }
 
 /**
- * Writes the rows and starts the workflow in one step: inside the transaction, after the rows are
- * flushed and before the commit. If the start fails, the transaction rolls back and no post is
- * left behind; if the commit fails after the start, the workflow finds no row and ends by itself
- * (workflows/post.ts, confirmPost) and is terminated here at once when possible. So no post ever
- * sits in `scheduled` without a workflow. The start has a deadline (services/temporal-calls.ts):
- * with Temporal down the request answers 503 within it and releases the organization's lock.
+ * Writes the post, then starts its workflow (docs/decisions.md "Creates not serialised behind
+ * Temporal"), in three steps so that the organization's lock is never held across a call to
+ * Temporal:
+ * 1. insertPost: the checks against the organization's other posts and the insert, under its
+ *    lock, committed with workflow_pending set (a few statements);
+ * 2. startPostWorkflow: the start, no lock held, for a row already committed (so no workflow ever
+ *    acts on an uncommitted post), with the workflow id as its idempotency key;
+ * 3. recordPostStarted: workflow_pending cleared, with the post.scheduled event.
+ * A start that fails takes the post back (503 on an outage: the post was not created). A process
+ * that dies between 1 and 3 leaves workflow_pending set, and the create reconciler (a Temporal
+ * Schedule, workflows/post-reconciler.ts) starts that post: none stays without its workflow.
  */
 async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPost): Promise<string> {
-  const postId = newId('post');
-  const input: PostWorkflowInput = { postId, organizationId: p.organizationId, publishAt: p.publishAt?.toISOString() ?? null };
-  const workflowId = postWorkflowId(postId);
-  let started = false;
-  let events: string[] = [];
-  try {
-    await em.transactional(async (tx) => {
-      // One writer per organization at a time: the plan limit and duplicate checks below
-      // cannot both pass for two concurrent requests.
-      await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [p.organizationId], 'all', tx.getTransactionContext());
-      await assertSchedulable(tx, p);
-      tx.create(Post, {
-        id: postId,
-        organization: p.organizationId,
-        status: 'scheduled',
-        content: p.content,
-        contentByPlatform: p.contentByPlatform,
-        reddit: p.reddit,
-        mediaIds: p.mediaIds,
-        source: p.source,
-        apiKeyId: p.apiKeyId,
-        scheduledAt: p.publishAt ?? p.now,
-        workflowId,
-      });
-      for (const c of p.channels) {
-        tx.create(PostChannel, {
-          id: newId('pc'),
-          post: postId,
-          channel: c.id,
-          platform: c.platform,
-          status: 'draft',
-          content: p.texts[c.id]!,
-        });
-      }
-      await tx.flush();
-      // post.scheduled: an outbox row committed with the post (activities/webhook-events.ts).
-      events = (
-        await writeWebhookEvent(tx, {
-          organizationId: p.organizationId,
-          type: 'post.scheduled',
-          now: p.now,
-          data: async () => ({ ...(await loadPostView(tx, postId)) }),
-        })
-      ).deliveryIds;
-      await tx.flush();
-      await startWorkflowInRequest<PostWorkflow>(
-        temporal,
-        POST_WORKFLOW_TYPE,
-        {
-          workflowId,
-          args: [input],
-          typedSearchAttributes: [
-            { key: ORGANIZATION_ID, value: p.organizationId },
-            { key: POST_ID, value: postId },
-          ],
-        },
-        'Scheduling is unavailable right now; the post was not created. Retry shortly.',
-      );
-      started = true;
+  const postId = p.postId ?? newId('post');
+  await insertPost(em, p, postId);
+  await startPostWorkflow(em, temporal, { postId, organizationId: p.organizationId, publishAt: p.publishAt?.toISOString() ?? null });
+  // The post and its workflow exist whatever happens from here: a failure to record it leaves the
+  // mark for the reconciler (which then finds the workflow running and records it, event included).
+  const events = await recordPostStarted(em, postId, async (tx) => {
+    const written = await writeWebhookEvent(tx, {
+      organizationId: p.organizationId,
+      type: 'post.scheduled',
+      now: p.now,
+      data: async () => ({ ...(await loadPostView(tx, postId)) }),
     });
+    return written.deliveryIds;
+  }).catch(() => []);
+  // An undispatched delivery is started by the outbox sweep (workflows/webhook-outbox-sweep.ts).
+  await dispatchWebhookDeliveries(em, temporal, events).catch(() => {});
+  return postId;
+}
+
+/** A create waiting for its organization's next insert transaction. */
+interface QueuedInsert {
+  em: EntityManager;
+  p: NewPost;
+  postId: string;
+  settle: (err?: unknown) => void;
+}
+
+/** Posts written in one transaction at most. */
+const INSERTS_PER_TRANSACTION = 16;
+const insertLines = new Map<string, QueuedInsert[]>();
+
+/**
+ * Step 1: the checks that need the organization's lock, and the rows, committed. Creates of one
+ * organization in this process are written by one transaction at a time, each taking every create
+ * that arrived meanwhile (group commit): one lock and one COMMIT (its WAL flush) for up to
+ * INSERTS_PER_TRANSACTION posts, where each post alone made the lock's serial section three round
+ * trips longer. Each post is checked against the rows of those before it (same transaction), so
+ * the plan limit and duplicate_post stay exact; the Postgres lock keeps them exact across processes.
+ * Creates waiting here hold no pool connection.
+ */
+function insertPost(em: EntityManager, p: NewPost, postId: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const item: QueuedInsert = { em, p, postId, settle: (err) => (err === undefined ? resolve() : reject(err)) };
+    const line = insertLines.get(p.organizationId);
+    if (line) line.push(item);
+    else {
+      insertLines.set(p.organizationId, [item]);
+      void writeInsertLine(p.organizationId);
+    }
+  });
+}
+
+/** Writes the organization's queued creates, batch after batch, until none is left. */
+async function writeInsertLine(organizationId: string): Promise<void> {
+  const line = insertLines.get(organizationId)!;
+  while (line.length) {
+    const batch = line.slice(0, INSERTS_PER_TRANSACTION);
+    try {
+      await insertBatch(batch);
+    } catch {
+      // Something other than a refusal (a row gone, a lost connection): each alone, so one
+      // post's failure is not its neighbours'.
+      for (const item of batch) await insertBatch([item]).catch((err: unknown) => item.settle(err));
+    }
+    line.splice(0, batch.length);
+  }
+  insertLines.delete(organizationId);
+}
+
+/** One transaction under the organization's lock; a post the checks refuse is left out and answered with the refusal. */
+async function insertBatch(batch: QueuedInsert[]): Promise<void> {
+  const refused = new Map<QueuedInsert, unknown>();
+  await batch[0]!.em.fork().transactional(async (tx) => {
+    refused.clear(); // a retried transaction starts over
+    // One writer per organization at a time, for these few statements only: the plan limit and
+    // duplicate checks below cannot both pass for two concurrent requests.
+    await tx
+      .getConnection()
+      .execute('select pg_advisory_xact_lock(hashtext(?))', [batch[0]!.p.organizationId], 'all', tx.getTransactionContext());
+    for (const item of batch) {
+      try {
+        // A queued post claims its slot first: in a savepoint, so a refused post gives it back.
+        if (item.p.queue) await tx.transactional((inner) => insertChecked(inner, item.p, item.postId));
+        else await insertChecked(tx, item.p, item.postId);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        refused.set(item, err);
+      }
+    }
+  });
+  for (const item of batch) item.settle(refused.get(item));
+}
+
+/** The checks against the organization's other posts (those committed and those written before in this transaction), then the rows. */
+async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Promise<void> {
+  // Queued: the slot is claimed in this transaction, so it is taken if and only if the post is committed.
+  if (p.queue) p.publishAt = await claimQueueTime(tx, p.organizationId, p.channels, postId, p.now);
+  await assertSchedulable(tx, p);
+  tx.create(Post, {
+    id: postId,
+    organization: p.organizationId,
+    status: 'scheduled',
+    content: p.content,
+    contentByPlatform: p.contentByPlatform,
+    reddit: p.reddit,
+    mediaIds: p.mediaIds,
+    source: p.source,
+    apiKeyId: p.apiKeyId,
+    scheduledAt: p.publishAt ?? p.now,
+    workflowId: postWorkflowId(postId),
+    workflowPending: true,
+    seriesId: p.seriesId,
+  });
+  for (const c of p.channels) {
+    tx.create(PostChannel, {
+      id: newId('pc'),
+      post: postId,
+      channel: c.id,
+      platform: c.platform,
+      status: 'draft',
+      content: p.texts[c.id]!,
+    });
+  }
+  // Written now: the next post's checks in this transaction must see it.
+  await tx.flush();
+}
+
+/**
+ * Step 2: starts the workflow of a committed post, within the request's Temporal deadline. When
+ * the start fails, the post is withdrawn (deleted) and the failure answered: an outage is a 503
+ * saying the post was not created, as before this design. Unless the reconciler has started it
+ * meanwhile: then it is created, and so answered.
+ */
+async function startPostWorkflow(em: EntityManager, temporal: TemporalDeps, input: PostWorkflowInput): Promise<void> {
+  const options = postWorkflowStart(input, temporal.taskQueue);
+  try {
+    await withTemporalDeadline(temporal, () => temporal.client.workflow.start<PostWorkflow>(POST_WORKFLOW_TYPE, options));
+    return;
   } catch (err) {
-    if (started) terminateInBackground(temporal, workflowId, 'post row was not committed');
+    // The reconciler started it while this start was on its way: it exists.
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+    let withdrawn: boolean;
+    try {
+      withdrawn = await withdrawPost(em, input.postId);
+    } catch {
+      // Kept (Postgres failed too): the reconciler will start it. Say so rather than "not created".
+      throw temporalUnavailable(
+        'Scheduling is unavailable right now; the post was saved and will be scheduled once it is back. Check GET /v1/posts before retrying.',
+        err,
+      );
+    }
+    if (!withdrawn) return;
+    // A start that timed out may still have reached Temporal: that workflow goes too (should this
+    // fail, it finds no row and ends by itself, workflows/post.ts).
+    terminateInBackground(temporal, options.workflowId, 'its post was withdrawn: the start did not answer');
+    if (isTemporalOutage(err))
+      throw temporalUnavailable('Scheduling is unavailable right now; the post was not created. Retry shortly.', err);
     throw err;
   }
-  // The post is created whatever happens here: an undispatched delivery is started by a later dispatch's sweep.
-  await dispatchWebhookDeliveries(em, temporal, events, p.now).catch(() => {});
-  return postId;
 }
 
 async function assertUnderPendingLimit(em: EntityManager, organizationId: string, limit: number | null): Promise<void> {
@@ -264,16 +376,25 @@ export async function assertNotDuplicate(
   texts: Record<string, string>,
   at: Date,
   excludePostId?: string,
+  /** Occurrences of one series repeat its text on purpose: they are not duplicates of each other. */
+  seriesId?: string,
 ): Promise<void> {
   const day = 24 * 60 * 60 * 1000;
   for (const c of channels) {
     const rows = await em.getConnection().execute<{ post_id: string }[]>(
       `select pc.post_id from post_channels pc join posts p on p.id = pc.post_id
        where pc.channel_id = ? and pc.status <> 'failed' and p.status <> 'failed' and p.deleted_at is null
-         and p.scheduled_at > ? and p.scheduled_at < ? and p.id <> ?
+         and p.scheduled_at > ? and p.scheduled_at < ? and p.id <> ? and (p.series_id is null or p.series_id is distinct from ?)
          and btrim(regexp_replace(pc.content, '[[:space:]]+', ' ', 'g')) = ?
        limit 1`,
-      [c.id, new Date(at.getTime() - day), new Date(at.getTime() + day), excludePostId ?? '', normalizeText(texts[c.id] ?? '')],
+      [
+        c.id,
+        new Date(at.getTime() - day),
+        new Date(at.getTime() + day),
+        excludePostId ?? '',
+        seriesId ?? null,
+        normalizeText(texts[c.id] ?? ''),
+      ],
       'all',
       em.getTransactionContext(),
     );
@@ -351,7 +472,7 @@ export async function validateAndEditPost(
       : (stored.contentByPlatform ?? {}));
   const reddit = edit.reddit ?? current.reddit;
   const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit });
-  await assertNotDuplicate(em, channels, texts, edit.publishAt ?? new Date(current.scheduledAt), current.id);
+  await assertNotDuplicate(em, channels, texts, edit.publishAt ?? new Date(current.scheduledAt), current.id, current.seriesId ?? undefined);
   await editPost(temporal, current.id, {
     content: edit.content,
     contentByPlatform: edit.contentByPlatform ?? (edit.channelIds ? contentByPlatform : undefined),
@@ -361,4 +482,6 @@ export async function validateAndEditPost(
     reddit: edit.reddit,
     channelContent: texts,
   });
+  // Rescheduled: a queue slot it held is free again (tidiness; a moved post's claim is stale anyway).
+  if (edit.publishAt) await releaseQueueClaims(em, current.id, edit.publishAt);
 }

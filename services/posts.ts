@@ -30,6 +30,8 @@ export interface PostView {
   channels: PostChannelView[];
   media: { id: string; type: string; url: string }[];
   reddit: { subreddit: string; title: string } | null;
+  /** The series this post is an occurrence of (issue 17); null for a post of its own. */
+  seriesId: string | null;
 }
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -66,6 +68,7 @@ export function postView(post: IPost, pcs: IPostChannel[], media: { id: string; 
       })),
     media,
     reddit: post.reddit ?? null,
+    seriesId: post.seriesId ?? null,
   };
 }
 
@@ -147,51 +150,84 @@ export async function listPostsForKey(
   f: ListFilters,
   storage?: ObjectStorage,
 ): Promise<{ data: PostView[]; nextCursor: string | null }> {
-  const where: string[] = ['p.organization_id = ?', 'p.deleted_at is null'];
-  const params: unknown[] = [organizationId];
-  if (f.status) {
-    where.push('p.status = ?');
-    params.push(f.status);
-  }
-  if (f.channelId) {
-    where.push('exists (select 1 from post_channels c where c.post_id = p.id and c.channel_id = ?)');
-    params.push(f.channelId);
-  }
-  if (f.from) {
-    where.push('p.scheduled_at >= ?');
-    params.push(f.from);
-  }
-  if (f.to) {
-    where.push('p.scheduled_at < ?');
-    params.push(f.to);
-  }
-  if (keyChannels !== 'all') {
-    // One placeholder per channel id: the driver expands an array bound to a single `?` into a
-    // list, so `<> all(?::text[])` became a malformed array literal (500 for every limited key).
-    const outside = keyChannels.length ? ` and c.channel_id not in (${keyChannels.map(() => '?').join(', ')})` : '';
-    where.push(`not exists (select 1 from post_channels c where c.post_id = p.id${outside})`);
-    params.push(...keyChannels);
-  }
-  if (f.cursor) {
-    const c = decodeCursor(f.cursor);
-    where.push('(p.scheduled_at, p.id) < (?, ?)');
-    params.push(c.scheduledAt, c.id);
-  }
-  params.push(f.limit + 1);
-  const rows = await em
+  const cursor = f.cursor ? decodeCursor(f.cursor) : null;
+  // One statement for the page, its channels and its media, whatever the page holds, with a
+  // plan Postgres keeps (post_page, db/migrations/Migration20261124110000_post_page.ts; issue 15).
+  // The key's channels go as one JSON text: the driver would expand an array into a list.
+  const [row] = await em
     .getConnection()
-    .execute<{ id: string }[]>(
-      `select p.id from posts p where ${where.join(' and ')} order by p.scheduled_at desc, p.id desc limit ?`,
-      params,
-    );
-  const page = rows.slice(0, f.limit).map((r) => r.id);
-  const posts = page.length ? await em.find(Post, { id: { $in: page } }) : [];
-  posts.sort((a, b) => page.indexOf(a.id) - page.indexOf(b.id));
-  const last = posts.at(-1);
+    .execute<{ page: string }[]>('select post_page(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?) as page', [
+      organizationId,
+      f.status ?? null,
+      f.channelId ?? null,
+      f.from ?? null,
+      f.to ?? null,
+      keyChannels === 'all' ? null : JSON.stringify(keyChannels),
+      cursor?.scheduledAt ?? null,
+      cursor?.id ?? null,
+      f.limit + 1,
+    ]);
+  const rows = JSON.parse(row!.page) as PageRow[];
+  const data = await pageViews(rows.slice(0, f.limit), storage);
+  const last = data.at(-1);
   return {
-    data: await views(em, posts, storage),
-    nextCursor: rows.length > f.limit && last ? encodeCursor(last.scheduledAt, last.id) : null,
+    data,
+    nextCursor: rows.length > f.limit && last ? encodeCursor(new Date(last.scheduledAt), last.id) : null,
   };
+}
+
+type Stamp = string | null;
+/** A row of post_page's answer (its json_build_array, in that order). */
+type PageRow = [
+  id: string,
+  status: PostStatus,
+  content: string,
+  scheduledAt: string,
+  publishedAt: Stamp,
+  createdAt: string,
+  source: string,
+  reddit: PostView['reddit'],
+  seriesId: string | null,
+  mediaIds: string[],
+  channels: [string, string, string, string, string | null, string | null, Stamp, string | null, ChannelErrorCode | null, boolean | null][],
+  media: [string, string, string][],
+];
+
+const isoOf = (s: Stamp) => (s === null ? null : new Date(s).toISOString());
+
+/** PostViews from post_page's rows: the same answer as views(), each media URL signed once per page. */
+async function pageViews(rows: PageRow[], storage?: ObjectStorage): Promise<PostView[]> {
+  const urls = new Map<string, string>();
+  if (storage) {
+    for (const [, , , , , , , , , , , media] of rows)
+      for (const [id, , key] of media) if (!urls.has(id)) urls.set(id, await storage.signedGetUrl(key, MEDIA_URL_TTL_SECONDS));
+  }
+  return rows.map(([id, status, content, scheduledAt, publishedAt, createdAt, source, reddit, seriesId, mediaIds, channels, media]) => {
+    const types = new Map(media.map(([mid, type]) => [mid, type]));
+    return {
+      id,
+      status,
+      content,
+      scheduledAt: isoOf(scheduledAt)!,
+      publishedAt: isoOf(publishedAt),
+      createdAt: isoOf(createdAt)!,
+      source,
+      channels: channels.map(([channelId, platform, st, text, platformPostId, url, at, error, errorCode, retryable]) => ({
+        channelId,
+        platform,
+        status: st,
+        content: text,
+        platformPostId,
+        url,
+        publishedAt: isoOf(at),
+        error,
+        ...failureView({ status: st, errorCode, retryable } as IPostChannel),
+      })),
+      media: mediaIds.filter((m) => types.has(m)).map((m) => ({ id: m, type: types.get(m)!, url: urls.get(m) ?? '' })),
+      reddit: reddit ?? null,
+      seriesId: seriesId ?? null,
+    };
+  });
 }
 
 export function assertEditable(post: PostView): void {

@@ -1,10 +1,13 @@
-// Per-key, per-minute rate limits shared by every API process through Postgres
-// (rate-limiter-flexible's RateLimiterPostgres: one atomic upsert per request, so concurrent
-// requests on several processes never over-admit).
+// Per-key, per-minute rate limits shared by every API process through Postgres, in
+// rate-limiter-flexible's table layout (RateLimiterPostgres: one atomic upsert, so concurrent
+// requests on several processes never over-admit). Authenticated requests are admitted by
+// `admit` (services/admission.ts): key, rate limit, quota and last-used in one statement,
+// batched; `consume` is the limiter alone.
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import pgDriver, { type Pool } from 'pg';
 import { isStaleConnection } from '../db/connection-errors.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from '../lib/plans.ts';
+import { createAdmissionBatcher, runAdmission, type Admission, type AdmissionRequest } from './admission.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -16,16 +19,25 @@ export interface RateDecision {
 
 export interface RateLimiter {
   consume(keyId: string, plan: Plan): Promise<RateDecision>;
+  /** The whole admission of an authenticated request (api/auth.ts), rate limit included. */
+  admit(request: AdmissionRequest): Promise<Admission>;
 }
 
+/** Postgres broke the tie between two batches that locked the same rows in turn: nothing of it ran. */
+const DEADLOCK = '40P01';
+
 /**
- * The limiter's own pg pool. Postgres closing idle connections (a restart, a failover,
+ * The limiter's own pg pool (and the admission's). Postgres closing idle connections (a restart, a failover,
  * pg_terminate_backend) is an `error` event on the pool, and an `error` event nobody listens to
  * ends the process: the listener only reports it, pg-pool has already dropped the dead client
  * and the next query opens a new connection.
  */
 export function createRateLimiterPool(connectionString: string, onError: (err: Error) => void, max = 5): Pool {
-  const pool = new pgDriver.Pool({ connectionString, max });
+  // Asynchronous commit on this pool only: its statements write counters (rate windows, monthly
+  // counts, last-used stamps), and waiting for the WAL flush of each was most of a request's
+  // time. Other sessions see a commit at once as ever; only a crash of Postgres itself may lose
+  // the last fraction of a second of counts (docs/decisions.md "One round trip per request").
+  const pool = new pgDriver.Pool({ connectionString, max, options: '-c synchronous_commit=off' });
   pool.on('error', onError);
   return pool;
 }
@@ -50,7 +62,19 @@ export function createRateLimiter(pool: Pool): RateLimiter {
       }),
     );
   }
+  const batcher = createAdmissionBatcher(async (requests) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await runAdmission(async (text, values, name) => (await pool.query({ name, text, values })).rows, requests, true);
+      } catch (err) {
+        // As for consume below; a deadlock rolled the whole statement back, so it is sent again too.
+        const again = isStaleConnection(err) || (err as { code?: string }).code === DEADLOCK;
+        if (attempt >= attempts || !again) throw err;
+      }
+    }
+  });
   return {
+    admit: (request) => batcher.admit(request),
     async consume(keyId, plan) {
       const limiter = limiters.get(plan);
       const limit = PLAN_LIMITS[plan].requestsPerMinute;

@@ -44,6 +44,7 @@ export interface WebhookEndpointView {
   events: string[] | 'all';
   enabled: boolean;
   disabledReason: string | null;
+  disabledAt: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -56,6 +57,7 @@ export function webhookView(e: IWebhookEndpoint): WebhookEndpointView {
     events: e.events ?? 'all',
     enabled: e.enabled,
     disabledReason: e.disabledReason ?? null,
+    disabledAt: e.disabledAt?.toISOString() ?? null,
     createdAt: e.createdAt.toISOString(),
     updatedAt: e.updatedAt.toISOString(),
   };
@@ -136,7 +138,14 @@ export async function listWebhooks(em: EntityManager, organizationId: string) {
 
 export const getWebhook = findEndpoint;
 
-export async function updateWebhook(em: EntityManager, deps: WebhookDeps, organizationId: string, id: string, input: WebhookInput) {
+export async function updateWebhook(
+  em: EntityManager,
+  deps: WebhookDeps,
+  organizationId: string,
+  id: string,
+  input: WebhookInput,
+  now = new Date(),
+) {
   const endpoint = await findEndpoint(em, organizationId, id);
   if (input.url !== undefined && input.url !== endpoint.url) {
     await checkUrl(input.url, deps.outbound);
@@ -144,10 +153,13 @@ export async function updateWebhook(em: EntityManager, deps: WebhookDeps, organi
   }
   if (input.events !== undefined) endpoint.events = eventsOf(input.events);
   if (input.description !== undefined) endpoint.description = input.description;
-  if (input.enabled !== undefined) {
+  if (input.enabled !== undefined && input.enabled !== endpoint.enabled) {
     endpoint.enabled = input.enabled;
-    // Enabled again by its owner: the reason it was disabled no longer applies.
-    if (input.enabled) endpoint.disabledReason = null;
+    if (input.enabled) {
+      // Enabled again by its owner: the reason no longer applies, and the failures before now
+      // no longer count toward the auto-disable rule (activities/webhook-auto-disable.ts).
+      Object.assign(endpoint, { disabledReason: null, disabledAt: null, resumedAt: now });
+    } else endpoint.disabledAt = now;
   }
   await em.flush();
   return endpoint;
@@ -187,7 +199,7 @@ export async function sendTestEvent(orm: Orm, temporal: WebhookDispatcher | unde
       data: { endpointId: endpoint.id, message: 'A test event sent from the API.' },
     });
   });
-  await dispatchWebhookDeliveries(orm.em, required(temporal), deliveryIds, now);
+  await dispatchWebhookDeliveries(orm.em, required(temporal), deliveryIds);
   return { eventId, deliveryId: deliveryIds[0]! };
 }
 

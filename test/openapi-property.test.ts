@@ -17,6 +17,8 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { addChannel } from '../services/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
+import { chatCompletionsUrl } from '../lib/config.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { arbitraryFor, resolve, type Hints } from './harness/openapi-arbitrary.ts';
@@ -27,7 +29,15 @@ type Stack = Awaited<ReturnType<typeof startPostStack>>;
 const DAY = 86_400_000;
 const MB = 1024 * 1024;
 /** Runs per operation: enough to reach its success and its documented refusals, small enough for a busy machine (validatePost writes nothing: cheap). */
-const RUNS: Record<string, number> = { createPost: 90, validatePost: 200, updatePost: 100, createUpload: 60, listPosts: 50 };
+const RUNS: Record<string, number> = {
+  createPost: 90,
+  validatePost: 200,
+  updatePost: 100,
+  createUpload: 60,
+  listPosts: 50,
+  createSeries: 60,
+  updateSeries: 80,
+};
 const DEFAULT_RUNS = 25;
 
 /**
@@ -39,7 +49,7 @@ const DEFAULT_RUNS = 25;
 const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: RegExp; why: string; holds?: (g: Generated) => boolean }[] =
   [
     {
-      ops: ['createPost', 'validatePost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost', 'generatePost', 'createSeries', 'updateSeries'],
       path: /^channelIds$/,
       message: /^unknown channel /,
       documented: /channels of the organization/,
@@ -47,28 +57,28 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       holds: (g) => ((g.body as Json).channelIds ?? []).some((id: string) => !pools.channels.includes(id)),
     },
     {
-      ops: ['createPost', 'validatePost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
       path: /^(content|contentByPlatform\.[A-Z]+)$/,
       message: /^is \d+ characters.*allows \d+$/,
       documented: /`rules\.maxChars`/,
       why: 'each channel’s own length limit, published as its rules',
     },
     {
-      ops: ['createPost', 'validatePost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
       path: /^(content|contentByPlatform\.[A-Z]+)$/,
       message: /^is empty for channel /,
       documented: /empty text needs media/i,
       why: 'an empty text is allowed only with media',
     },
     {
-      ops: ['createPost', 'validatePost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
       path: /^contentByPlatform\.[A-Z]+$/,
       message: /^no target channel is on this platform$/,
       documented: /platform of a target channel/,
       why: 'keys must be platforms of the target channels',
     },
     {
-      ops: ['createPost', 'validatePost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost', 'generatePost', 'createSeries', 'updateSeries'],
       path: /^mediaIds$/,
       message: /^(unknown media |media .* only ready media)/,
       documented: /`ready` media items of the organization/i,
@@ -76,7 +86,7 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       holds: (g) => (g.body as Json).mediaIds.some((id: string) => id !== pools.media[0]),
     },
     {
-      ops: ['createPost', 'validatePost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
       path: /^mediaIds$/,
       message:
         /(requires an image or video|takes at most \d+ attachment\(s\)|does not accept .* files|takes a video only on its own|requires a video|requires an image)$/,
@@ -84,14 +94,14 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       why: 'each platform’s media limits (count, types), channel `rules.requiresMedia`',
     },
     {
-      ops: ['createPost', 'validatePost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
       path: /^reddit$/,
       message: /^REDDIT channel .* requires reddit\.subreddit/,
       documented: /required when (a REDDIT channel is targeted|the post targets a REDDIT channel)/,
       why: 'channel `rules.requiredFields`',
     },
     {
-      ops: ['createPost', 'validatePost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
       path: /^publishAt$/,
       message: /^is more than 5 minutes in the past$/,
       documented: /at most 5 minutes in the past/,
@@ -99,7 +109,7 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       holds: (g) => Date.parse((g.body as Json).publishAt) < serverNow - 5 * 60_000,
     },
     {
-      ops: ['createPost', 'validatePost', 'updatePost'],
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
       path: /^publishAt$/,
       message: /^must be before 9999-12-31T00:00:00\.000Z$/,
       documented: /before 9999-12-31T00:00:00Z/,
@@ -130,6 +140,37 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       why: 'a webhook URL must be http(s) and reach an allowed address',
       holds: (g) => (g.body as Json).url !== pools.webhookUrl,
     },
+    // Queues and series (issue 17).
+    {
+      ops: ['setQueue', 'createSeries', 'updateSeries'],
+      path: /^timeZone$/,
+      message: /must be an IANA time zone/,
+      documented: /IANA time zone/,
+      why: 'a time zone the IANA database names',
+    },
+    {
+      ops: ['createPost', 'validatePost'],
+      path: /^queue$/,
+      message: /^cannot be combined with publishAt/,
+      documented: /instead of `publishAt`/,
+      why: '`queue` and `publishAt` exclude each other',
+      holds: (g) => (g.body as Json).queue === true && (g.body as Json).publishAt !== undefined,
+    },
+    {
+      ops: ['createPost', 'validatePost'],
+      path: /^queue$/,
+      message: /(has no queue slots|no free slot common to every target channel)/,
+      documented: /Within 90 days, else `422`/,
+      why: 'the target channels’ queues (state)',
+      holds: (g) => (g.body as Json).queue === true,
+    },
+    {
+      ops: ['createSeries', 'updateSeries'],
+      path: /^repeat\.until$/,
+      message: /^(must not be before publishAt|must be before 9999-12-31T00:00:00\.000Z$)/,
+      documented: /not before `publishAt`/,
+      why: 'repeat.until relative to publishAt',
+    },
   ];
 
 /** Response headers the API may send that a client acts on: each must be declared where it appears. */
@@ -148,6 +189,8 @@ let stack: Stack;
 /** The API's clock (the stack's, synced once). */
 let serverNow = 0;
 let fake: FakeMastodon;
+/** The model endpoint of the generate scope (a fake OpenAI-compatible server). */
+let model: FakeOpenAI;
 let doc: Json;
 let keys: string[] = [];
 let keyTurn = 0;
@@ -175,6 +218,11 @@ const pools = {
   redeliverWebhook: [] as string[],
   deliveries: [] as string[],
   webhookUrl: '',
+  /** Series far ahead (read and PATCH targets), and series for deleteSeries (each deleted once: then 404). */
+  series: [] as string[],
+  deletableSeries: [] as string[],
+  /** Future instants within the bounds of `publishAt` (set once the server's clock is known). */
+  futures: [] as string[],
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -416,9 +464,16 @@ function hintsFor(o: Operation): Hints {
     if (at === 'body.url' && o.path.startsWith('/webhooks')) return real([pools.webhookUrl], generated);
     if (at === 'query.cursor' && o.id === 'listWebhookDeliveries') return real(pools.deliveries, generated);
     if (at === 'path.id' && o.id === 'deletePost') return real(pools.deletable, generated);
+    if (at === 'path.id' && o.id === 'deleteSeries') return real(pools.deletableSeries, generated);
+    if (at === 'path.id' && o.path.startsWith('/series')) return real(pools.series, generated);
+    if (at === 'path.id' && o.path.startsWith('/channels')) return real(pools.channels, generated);
+    if (at === 'body.publishAt' && o.path.startsWith('/series')) return real(pools.futures, generated);
+    if (at === 'body.timeZone') return real(['UTC', 'Europe/Berlin', 'America/New_York'], generated);
     if (at === 'path.id' && o.id === 'retryPost') return real([...pools.failed, ...pools.posts], generated);
     if (at === 'path.id') return real(o.path.startsWith('/posts') ? pools.posts : pools.media, generated);
     if (at === 'body.channelIds[]') return real(pools.channels, generated, 15);
+    // generateAltText: the ready image mostly; the pending one (409) now and then.
+    if (at === 'body.mediaId') return real([pools.media[0]!, pools.media[0]!, pools.media[1]!], generated);
     if (at === 'query.channelId') return real(pools.channels, generated);
     // The ready item mostly; the pending one (refused: not ready) now and then.
     if (at === 'body.mediaIds[]') return real([pools.media[0]!, pools.media[0]!, pools.media[0]!, pools.media[1]!], generated);
@@ -429,7 +484,9 @@ function hintsFor(o: Operation): Hints {
 }
 
 beforeAll(async () => {
-  stack = await startPostStack({ storage: 'disk' });
+  model = startFakeOpenAI();
+  const modelEndpoint = { url: chatCompletionsUrl(model.url), model: 'property-model' };
+  stack = await startPostStack({ storage: 'disk', appDeps: { generate: modelEndpoint, vision: modelEndpoint } });
   fake = await startFakeMastodon();
   const at = (await stack.syncClock()).getTime();
   serverNow = at;
@@ -467,6 +524,23 @@ beforeAll(async () => {
   });
   pools.media = [done.body.id, pending.body.media.id];
 
+  // Every channel has the same posting queue (a slot each hour), so `queue: true` can succeed.
+  const hourly = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].flatMap((weekday) =>
+    [0, 4, 8, 12, 16, 20].map((h) => ({ weekday, time: `${String(h).padStart(2, '0')}:00` })),
+  );
+  for (const id of pools.channels) {
+    expect((await call(stack.app, 'PUT', `/v1/channels/${id}/queue`, { key, body: { slots: hourly } })).status).toBe(200);
+  }
+  // Series far ahead (their first occurrence a year away: none is created during the run).
+  pools.futures = [1, 2, 3].map((i) => new Date(at + (300 + i) * DAY).toISOString());
+  for (let i = 0; i < 7; i++) {
+    const series = await call(stack.app, 'POST', '/v1/series', {
+      key,
+      body: { content: `property series ${i}`, channelIds: [mastodon.id], publishAt: pools.futures[0], repeat: { every: 'week' } },
+    });
+    expect(series.status).toBe(201);
+    (i < 3 ? pools.series : pools.deletableSeries).push(series.body.id);
+  }
   // Scheduled posts far ahead (PATCH targets), and cursors of real pages.
   for (let i = 0; i < 3; i++) {
     const post = await call(stack.app, 'POST', '/v1/posts', {
@@ -525,6 +599,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await fake?.stop();
+  model?.stop();
   receiver?.stop(true);
   const lines = [...stats.entries()].map(
     ([op, s]) =>

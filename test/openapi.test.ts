@@ -14,6 +14,14 @@ type Json = Record<string, any>;
 /** `schema: null`: a success without a body (204). */
 const OPERATIONS: { method: string; path: string; scope: string; success: number; errors: number[]; schema: string | null }[] = [
   { method: 'post', path: '/webhooks', scope: 'publish', success: 201, errors: [401, 403, 413, 422, 429], schema: 'WebhookSecretResponse' },
+  // Queues and series (issue 17).
+  { method: 'get', path: '/channels/{id}/queue', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Queue' },
+  { method: 'put', path: '/channels/{id}/queue', scope: 'publish', success: 200, errors: [401, 403, 404, 413, 422, 429], schema: 'Queue' },
+  { method: 'post', path: '/series', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Series' },
+  { method: 'get', path: '/series', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'SeriesList' },
+  { method: 'get', path: '/series/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Series' },
+  { method: 'patch', path: '/series/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Series' },
+  { method: 'delete', path: '/series/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 413, 422, 429], schema: null },
   { method: 'get', path: '/webhooks', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'WebhookEndpointList' },
   { method: 'get', path: '/webhooks/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'WebhookEndpoint' },
   {
@@ -97,6 +105,23 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
     schema: 'MediaItem',
   },
   { method: 'get', path: '/media/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'MediaItem' },
+  // The generate scope: 501 when the operator has configured no model endpoint.
+  {
+    method: 'post',
+    path: '/generate/post',
+    scope: 'generate',
+    success: 200,
+    errors: [401, 403, 413, 422, 429, 501],
+    schema: 'GeneratedDrafts',
+  },
+  {
+    method: 'post',
+    path: '/generate/alt-text',
+    scope: 'generate',
+    success: 200,
+    errors: [401, 403, 404, 409, 413, 422, 429, 501],
+    schema: 'GeneratedAltText',
+  },
 ];
 
 async function fetchDocument(): Promise<Json> {
@@ -186,7 +211,7 @@ describe('OpenAPI document', () => {
         for (const code of r['x-error-codes'] as string[]) {
           // The code really has that status (413 is validation_failed with its own status).
           // (413 is validation_failed and 503 internal_error, each with its own status.)
-          if (status !== 413 && status !== 503)
+          if (status !== 413 && status !== 503 && status !== 501)
             expect({ where, code, status: ERROR_STATUS[code as keyof typeof ERROR_STATUS] as number }).toEqual({ where, code, status });
           expect(r.content['application/json'].examples[code].value.error.code).toBe(code);
         }
@@ -249,7 +274,15 @@ describe('OpenAPI document', () => {
     }
     const create = deref(doc, doc.paths['/posts'].post.requestBody.content['application/json'].schema);
     expect(create.required).toEqual(['content', 'channelIds']);
-    expect(Object.keys(create.properties)).toEqual(['content', 'channelIds', 'publishAt', 'mediaIds', 'contentByPlatform', 'reddit']);
+    expect(Object.keys(create.properties)).toEqual([
+      'content',
+      'channelIds',
+      'publishAt',
+      'mediaIds',
+      'contentByPlatform',
+      'reddit',
+      'queue',
+    ]);
     expect(create.additionalProperties).toBe(false);
     expect(create.properties.channelIds).toMatchObject({ type: 'array', minItems: 1, maxItems: 50 });
     expect(create.properties.publishAt.format).toBe('date-time');
@@ -290,7 +323,7 @@ describe('OpenAPI document', () => {
     const doc = await fetchDocument();
     const s = doc.components.schemas;
     expect(Object.keys(s.Post.properties).sort()).toEqual(
-      ['id', 'status', 'content', 'scheduledAt', 'publishedAt', 'createdAt', 'source', 'channels', 'media', 'reddit'].sort(),
+      ['id', 'status', 'content', 'scheduledAt', 'publishedAt', 'createdAt', 'source', 'channels', 'media', 'reddit', 'seriesId'].sort(),
     );
     expect(s.Post.properties.channels.items).toEqual({ $ref: '#/components/schemas/PostChannel' });
     expect(Object.keys(s.PostChannel.properties).sort()).toEqual(

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Webhook } from 'standardwebhooks';
 import { startPostStack } from './harness/post-stack.ts';
 import { signedInUser } from './harness/web-browser.ts';
+import { addDelivery, daysBefore, lastAttempt, REFUSING_URL } from './harness/webhook-failures.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let receiver: ReturnType<typeof Bun.serve>;
@@ -111,6 +112,32 @@ describe('Webhooks page', () => {
       expect((await browser.post(`/settings/webhooks/${id}/${action}`, { confirm: 'yes' })).status).toBe(404);
     expect((await browser.get('/settings/webhooks')).html).not.toContain(id);
     expect((await owner.browser.get(`/settings/webhooks/${id}`)).status).toBe(200);
+  });
+
+  test('an endpoint the service disabled after days of failed deliveries: the page says why and when; Enable clears it', async () => {
+    const { browser } = await signedInUser(stack.app);
+    const posted = await browser.post('/settings/webhooks', { url: REFUSING_URL, events: 'all', description: 'down for days' });
+    expect(posted.status).toBe(303);
+    const id = /\/(wh_[0-9a-z]+)\?/.exec(posted.location!)![1]!;
+    const now = new Date();
+    await addDelivery(id, { createdAt: daysBefore(now, 6), status: 'failed', lastAttemptAt: daysBefore(now, 3) });
+    expect(await lastAttempt(await addDelivery(id, { createdAt: daysBefore(now, 3), status: 'pending' }), now)).toEqual({
+      outcome: 'failed',
+    });
+
+    const detail = await browser.get(`/settings/webhooks/${id}`);
+    expect((await detail.one('[data-testid="webhook-detail"]')).attrs['data-status']).toBe('disabled');
+    expect((await detail.one('[data-testid="webhook-disabled-reason"]')).text).toContain('no delivery succeeded for 6 days');
+    expect((await detail.one('[data-testid="webhook-disabled-at"] time')).attrs.datetime).toBe(now.toISOString());
+    const row = await (await browser.get('/settings/webhooks')).one(`[data-testid="webhook-row"][data-webhook-id="${id}"]`);
+    expect(row.attrs['data-status']).toBe('disabled');
+    expect(row.text).toContain('no delivery succeeded for 6 days');
+
+    expect((await browser.post(`/settings/webhooks/${id}/enable`, {})).status).toBe(303);
+    const enabled = await browser.get(`/settings/webhooks/${id}`);
+    expect((await enabled.one('[data-testid="webhook-detail"]')).attrs['data-status']).toBe('active');
+    expect(await enabled.query('[data-testid="webhook-disabled-reason"]')).toHaveLength(0);
+    expect(await enabled.query('[data-testid="webhook-disabled-at"]')).toHaveLength(0);
   });
 
   test('send a test: a signed delivery, in the log with status 200; Redeliver sends the same webhook-id again; disable, then delete after confirming', async () => {

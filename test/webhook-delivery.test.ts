@@ -150,6 +150,7 @@ describe('webhook delivery', () => {
     const endpoint = (await call(stack.app, 'GET', `/v1/webhooks/${id}`, { key })).body;
     expect(endpoint.enabled).toBe(false);
     expect(endpoint.disabledReason).toContain('410');
+    expect(Number.isNaN(Date.parse(endpoint.disabledAt))).toBe(false);
     expect(at('/gone')).toHaveLength(1);
     // Nothing more is sent to it.
     const test2 = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });

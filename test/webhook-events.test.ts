@@ -154,4 +154,27 @@ describe('webhook events', () => {
     });
     expect(unverified).toEqual([]);
   });
+
+  test('an upload whose processing fails (not the image it claims to be): media.failed with the media item as GET shows it', async () => {
+    const { key } = await setup('/media-failed');
+    const bytes = Buffer.from('this is plain text, not a PNG image at all');
+    const made = await call(stack.app, 'POST', '/v1/media/uploads', {
+      key,
+      body: { fileName: 'fake.png', mimeType: 'image/png', fileSize: bytes.length },
+    });
+    expect(made.status).toBe(201);
+    const put = await stack.app.handle(
+      new Request(made.body.upload.url, { method: 'PUT', headers: made.body.upload.headers, body: bytes }),
+    );
+    expect(put.status).toBe(200);
+    const done = await call(stack.app, 'POST', `/v1/media/${made.body.media.id}/complete`, { key });
+    expect(done.body.status).toBe('failed');
+    await until(() => at('/media-failed').some((e) => e.type === 'media.failed'));
+    const shown = await call(stack.app, 'GET', `/v1/media/${made.body.media.id}`, { key });
+    expect(shown.body).toMatchObject({ id: made.body.media.id, status: 'failed' });
+    expect(at('/media-failed').find((e) => e.type === 'media.failed')!.data).toEqual(shown.body);
+    expect(at('/media-failed').filter((e) => e.type === 'media.failed')).toHaveLength(1);
+    expect(at('/media-failed').some((e) => e.type === 'media.ready')).toBe(false);
+    expect(unverified).toEqual([]);
+  });
 });

@@ -21,6 +21,9 @@ import {
 } from '../workflows/media-types.ts';
 import { PING_WORKFLOW_TYPE, type PingWorkflow } from '../workflows/ping-types.ts';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, type WebhookDeliveryWorkflow } from '../workflows/webhook-delivery-types.ts';
+import { POST_RECONCILER_WORKFLOW_TYPE, type PostReconcilerWorkflow } from '../workflows/post-reconciler-types.ts';
+import { SERIES_WORKFLOW_TYPE, type SeriesWorkflow } from '../workflows/series-types.ts';
+import { WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE, type WebhookOutboxSweepWorkflow } from '../workflows/webhook-outbox-sweep-types.ts';
 import {
   cancelPostUpdate,
   editPostUpdate,
@@ -50,23 +53,50 @@ describe('workflow contracts', () => {
     ]);
     expect(PING_WORKFLOW_TYPE).toBe('pingWorkflow');
     expect(WEBHOOK_DELIVERY_WORKFLOW_TYPE).toBe('webhookDeliveryWorkflow');
+    // Also the name the create reconciler's Temporal Schedule starts (worker/schedules.ts).
+    expect(POST_RECONCILER_WORKFLOW_TYPE).toBe('postStartReconcilerWorkflow');
+    // A series' workflow sleeps between occurrences for weeks; the outbox sweep is a Schedule's action.
+    expect(SERIES_WORKFLOW_TYPE).toBe('seriesWorkflow');
+    expect(WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE).toBe('webhookOutboxSweepWorkflow');
     // The worker registers workflows by their export names in workflows/index.ts.
     const registered: { [name: string]: unknown } = workflows;
     expect(Object.keys(registered).sort()).toEqual(
-      [MEDIA_UPLOAD_WORKFLOW_TYPE, PING_WORKFLOW_TYPE, POST_WORKFLOW_TYPE, WEBHOOK_DELIVERY_WORKFLOW_TYPE].sort(),
+      [
+        MEDIA_UPLOAD_WORKFLOW_TYPE,
+        PING_WORKFLOW_TYPE,
+        POST_WORKFLOW_TYPE,
+        WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+        POST_RECONCILER_WORKFLOW_TYPE,
+        SERIES_WORKFLOW_TYPE,
+        WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
+      ].sort(),
     );
     // Compile-time: each implementation has its contract's signature (typecheck fails otherwise).
-    const signatures: [PostWorkflow, MediaUploadWorkflow, PingWorkflow, WebhookDeliveryWorkflow] = [
+    const signatures: [
+      PostWorkflow,
+      MediaUploadWorkflow,
+      PingWorkflow,
+      WebhookDeliveryWorkflow,
+      PostReconcilerWorkflow,
+      SeriesWorkflow,
+      WebhookOutboxSweepWorkflow,
+    ] = [
       workflows.postWorkflow,
       workflows.mediaUploadWorkflow,
       workflows.pingWorkflow,
       workflows.webhookDeliveryWorkflow,
+      workflows.postStartReconcilerWorkflow,
+      workflows.seriesWorkflow,
+      workflows.webhookOutboxSweepWorkflow,
     ];
     expect(signatures.map((f) => f.name)).toEqual([
       POST_WORKFLOW_TYPE,
       MEDIA_UPLOAD_WORKFLOW_TYPE,
       PING_WORKFLOW_TYPE,
       WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+      POST_RECONCILER_WORKFLOW_TYPE,
+      SERIES_WORKFLOW_TYPE,
+      WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
     ]);
   });
 });

@@ -13,6 +13,8 @@ import { redirect } from './http.ts';
 import { keyRoutes } from './keys.ts';
 import { mediaRoutes } from './media.ts';
 import { postLifecycleRoutes } from './post-lifecycle.ts';
+import { queueRoutes } from './queue-editor.ts';
+import { settingsRoutes } from './settings.ts';
 import { staticRoutes } from './static.ts';
 import { webhookRoutes } from './webhooks.ts';
 
@@ -45,7 +47,9 @@ export function webApp(deps: WebDeps) {
       .use(composerRoutes(web))
       .use(postLifecycleRoutes(web))
       .use(channelRoutes(web))
+      .use(queueRoutes(web))
       .use(keyRoutes(web))
+      .use(settingsRoutes(web))
       .use(webhookRoutes(web))
       .use(mediaRoutes(web))
       .get('/*', notFound)

@@ -14,6 +14,7 @@ import {
   publicRoute,
   SESSION_COOKIE,
   sessionCookie,
+  TZ_COOKIE,
   type RequestContext,
   type RouteInput,
   type Web,
@@ -21,6 +22,9 @@ import {
 import { html } from './html.ts';
 import { htmlResponse, redirect, safeNextPath, serializeCookie } from './http.ts';
 import { layout } from './layout.ts';
+import { setUserTimeZone } from './settings.ts';
+import { isTimeZone } from './time.ts';
+import { canonicalTimeZone } from '../lib/zoned-time.ts';
 
 const SIGNIN_COOKIE = 'pp_signin';
 
@@ -119,6 +123,9 @@ export function authRoutes(web: Web) {
           if (!user)
             return signInPage(ctx, { token: cookieToken!, next, email, status: 401, error: 'The email or password is not correct.' });
           await signInSucceeded(ctx.em, key, address);
+          // First sign-in: the person's zone starts as the browser's (app.js wrote it on this form's page).
+          const browserZone = ctx.cookies.get(TZ_COOKIE);
+          if (!user.timeZone && isTimeZone(browserZone)) await setUserTimeZone(ctx.em, user.id, canonicalTimeZone(browserZone), true);
           const session = await createSession(ctx.em, user, ctx.now);
           return redirect(next, {
             cookies: [

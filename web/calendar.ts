@@ -26,6 +26,7 @@ import {
   type CalendarDay,
 } from './time.ts';
 import { postItem } from './ui.ts';
+import { calendarMarks } from './calendar-marks.ts';
 import type { PostView } from '../services/posts.ts';
 import type { IChannel } from '../db/entities/index.ts';
 
@@ -53,8 +54,8 @@ function range(
   return { start, end, prev: prevMonth, next: nextMonth, title: formatMonthTitle(first) };
 }
 
-function dayList(posts: PostView[] | undefined, channels: Map<string, IChannel>, tz: string): SafeHtml {
-  return html`<ul class="post-list">${(posts ?? []).map((p) => postItem(p, channels, tz))}</ul>`;
+function dayList(posts: PostView[] | undefined, channels: Map<string, IChannel>, tz: string, marks: SafeHtml | undefined): SafeHtml {
+  return html`<ul class="post-list">${(posts ?? []).map((p) => postItem(p, channels, tz))}</ul>${marks ?? ''}`;
 }
 
 function addLink(d: CalendarDay): SafeHtml {
@@ -69,6 +70,7 @@ function monthGrid(
   byDay: Map<string, PostView[]>,
   channels: Map<string, IChannel>,
   tz: string,
+  marks: Map<string, SafeHtml>,
 ): SafeHtml {
   const weeks: CalendarDay[][] = [];
   for (let d = r.start; formatDayKey(d) < formatDayKey(r.end); d = addDays(d, 1)) {
@@ -88,7 +90,7 @@ function monthGrid(
           .join(' ');
         return html`<td class="${classes}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
       <div class="day-head"><span class="day-num"><span class="visually-hidden">${formatLongDay(d)}</span><span aria-hidden="true"><span class="day-name">${formatDayTitle(d).split(' ')[0]} </span>${d.day}</span></span>${addLink(d)}</div>
-      ${dayList(posts, channels, tz)}
+      ${dayList(posts, channels, tz, marks.get(key))}
     </td>`;
       })}</tr>`,
   )}</tbody>
@@ -101,6 +103,7 @@ function weekList(
   byDay: Map<string, PostView[]>,
   channels: Map<string, IChannel>,
   tz: string,
+  marks: Map<string, SafeHtml>,
 ): SafeHtml {
   const days: CalendarDay[] = [];
   for (let d = r.start; days.length < 7; d = addDays(d, 1)) days.push(d);
@@ -109,8 +112,8 @@ function weekList(
     const posts = byDay.get(key);
     return html`<li class="day${key === todayKey ? ' today' : ''}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
       <div class="day-head"><h2>${formatDayTitle(d)}</h2>${addLink(d)}</div>
-      ${posts?.length ? '' : html`<p class="empty">No posts</p>`}
-      ${dayList(posts, channels, tz)}
+      ${posts?.length || marks.has(key) ? '' : html`<p class="empty">No posts</p>`}
+      ${dayList(posts, channels, tz, marks.get(key))}
     </li>`;
   })}</ol>`;
 }
@@ -137,6 +140,7 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
     const key = dayKey(new Date(p.scheduledAt), ctx.tz);
     byDay.set(key, [...(byDay.get(key) ?? []), p]);
   }
+  const marks = await calendarMarks(ctx, channelList, channels, from, to);
   const todayKey = formatDayKey(now);
   const link = (v: View, d: CalendarDay) => `/calendar?view=${v}&date=${formatDayKey(d)}`;
   const feed = `/web/api/posts?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
@@ -154,11 +158,12 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
       <a class="button primary" href="/posts/new" data-testid="calendar-new-post">New post</a>
     </nav>
   </div>
-  <p class="hint">Times in <strong data-testid="calendar-tz">${ctx.tz}</strong>. Drag a scheduled post to another day to move it, or open it to edit.</p>
+  <p class="hint">Times in <strong data-testid="calendar-tz">${ctx.tz}</strong>. Drag a scheduled post to another day to move it, or open it to edit.
+    <span class="legend"><span class="mark-occurrence">↻ upcoming repeat</span> <span class="mark-slot">○ free queue slot</span></span></p>
   ${truncated ? html`<p class="notice" data-testid="calendar-truncated">Only the first 1000 posts of this period are shown.</p>` : ''}
   <p class="visually-hidden" role="status" aria-live="polite" data-testid="calendar-message" id="calendar-message"></p>
   <p class="notice stale" data-testid="calendar-stale" hidden>Posts were added elsewhere. <a href="">Reload the calendar</a></p>
-  ${view === 'month' ? monthGrid(r, date.month, todayKey, byDay, channels, ctx.tz) : weekList(r, todayKey, byDay, channels, ctx.tz)}
+  ${view === 'month' ? monthGrid(r, date.month, todayKey, byDay, channels, ctx.tz, marks) : weekList(r, todayKey, byDay, channels, ctx.tz, marks)}
 </section>`;
   const notice = CALENDAR_NOTICES[q.get('notice') ?? ''] ?? null;
   return htmlResponse(

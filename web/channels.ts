@@ -168,7 +168,8 @@ ${
     <td>${platformLabel(c.platform)}</td>
     <td><span class="status status-${c.status}" data-testid="channel-status">${statusLabel(c.status)}</span></td>
     <td>${rulesFor(c.platform, c.maxChars).maxChars}</td>
-    <td><a href="/channels/connect/${c.platform.toLowerCase()}?channel=${c.id}" data-testid="channel-reconnect"${c.status === 'reauth_required' ? html` class="button primary"` : ''}>Reconnect<span class="visually-hidden"> ${c.name}</span></a></td>
+    <td><a href="/channels/${c.id}/queue" data-testid="channel-queue">Queue<span class="visually-hidden"> of ${c.name}</span></a>
+      <a href="/channels/connect/${c.platform.toLowerCase()}?channel=${c.id}" data-testid="channel-reconnect"${c.status === 'reauth_required' ? html` class="button primary"` : ''}>Reconnect<span class="visually-hidden"> ${c.name}</span></a></td>
   </tr>`,
   )}</tbody>
 </table>`

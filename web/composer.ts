@@ -138,7 +138,9 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
     ${
       p.mode === 'new'
         ? html`<div class="radio"><input type="radio" id="when-now" name="when" value="now" data-testid="composer-when-now"${v.when === 'now' ? html` checked` : ''}><label for="when-now">Publish now</label></div>
-    <div class="radio"><input type="radio" id="when-later" name="when" value="later" data-testid="composer-when-later"${v.when === 'later' ? html` checked` : ''}><label for="when-later">Schedule</label></div>`
+    <div class="radio"><input type="radio" id="when-later" name="when" value="later" data-testid="composer-when-later"${v.when === 'later' ? html` checked` : ''}><label for="when-later">Schedule</label></div>
+    <div class="radio"><input type="radio" id="when-queue" name="when" value="queue" data-testid="composer-when-queue" aria-describedby="when-queue-hint"${v.when === 'queue' ? html` checked` : ''}><label for="when-queue">Add to queue</label>
+      <span class="hint" id="when-queue-hint">the earliest free slot of every chosen channel (<a href="/channels">each channel's queue</a>)</span></div>`
         : ''
     }
     <div class="field">
@@ -194,7 +196,7 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
   const body = html`<article class="post-detail" data-testid="post-detail" data-post-id="${post.id}" data-status="${post.status}" data-feed="/web/api/posts/${post.id}" data-live-posts>
   <h1>Post <span class="status status-${post.status}" data-testid="post-status" data-status="${post.status}"${errors.length ? html` title="${errors.join('\n')}"` : ''}>${statusLabel(post.status)}</span></h1>
   <dl class="facts">
-    <dt>Scheduled for</dt><dd><time datetime="${post.scheduledAt}" data-testid="post-scheduled-at">${formatDateTime(new Date(post.scheduledAt), ctx.tz)}</time></dd>
+    <dt>Scheduled for</dt><dd><time datetime="${post.scheduledAt}" data-testid="post-scheduled-at">${formatDateTime(new Date(post.scheduledAt), ctx.tz)}</time> <span class="hint" data-testid="post-tz">(${ctx.tz})</span></dd>
     <dt>Created in</dt><dd data-testid="post-source">${post.source === 'app' ? 'the app' : 'the API'}</dd>
     ${post.publishedAt ? html`<dt>Published</dt><dd><time datetime="${post.publishedAt}">${formatDateTime(new Date(post.publishedAt), ctx.tz)}</time></dd>` : ''}
   </dl>
@@ -319,8 +321,9 @@ export function composerRoutes(web: Web) {
           subreddit: '',
           redditTitle: '',
           when: 'later',
+          // ?time=HH:MM with ?date: a free queue slot picked on the calendar.
           publishAtLocal: day
-            ? `${ctx.url.searchParams.get('date')}T09:00`
+            ? `${ctx.url.searchParams.get('date')}T${/^([01]\d|2[0-3]):[0-5]\d$/.test(ctx.url.searchParams.get('time') ?? '') ? ctx.url.searchParams.get('time') : '09:00'}`
             : localInputValue(new Date(ctx.now.getTime() + 60 * 60 * 1000), ctx.tz),
         };
         return composerResponse(ctx, { mode: 'new', channels, media, values, errors: [] });

@@ -72,7 +72,10 @@ export interface RequestContext {
   cookies: Map<string, string>;
   em: EntityManager;
   now: Date;
-  /** The viewer's IANA time zone: `?tz=`, else the pp_tz cookie, else UTC. */
+  /**
+   * The viewer's IANA time zone: `?tz=`, else (signed in) the user's own zone, else the pp_tz
+   * cookie (the browser's), else UTC. See zoneOf.
+   */
   tz: string;
 }
 
@@ -119,6 +122,13 @@ export function requestContext(web: Web, input: RouteInput): RequestContext {
   };
   web.requests.set(input.request, { ctx });
   return ctx;
+}
+
+/** `?tz=` wins (a link or a script naming its zone); then the person's saved zone; then the cookie's. */
+export function zoneOf(ctx: RequestContext, signedIn: SignedIn | null): string {
+  if (isTimeZone(ctx.url.searchParams.get('tz'))) return ctx.tz;
+  const own = signedIn?.user.timeZone;
+  return isTimeZone(own) ? own : ctx.tz;
 }
 
 export async function signedInFrom(ctx: RequestContext): Promise<SignedIn | null> {
@@ -184,7 +194,7 @@ function pageError(ctx: RequestContext, signedIn: SignedIn | null, err: unknown)
   if (err instanceof RedirectSignal) return redirect(err.location);
   if (err instanceof ApiError) {
     if (err.code === 'unauthorized' && err.status === 401) return redirect(signInPath(ctx.url));
-    return errorPage(ctx.web, err.status, describeError(err).join(' '), signedIn, ctx.tz);
+    return errorPage(ctx.web, err.status, describeError(err).join(' '), signedIn, zoneOf(ctx, signedIn));
   }
   const requestId = newRequestRef();
   ctx.web.log({
@@ -285,7 +295,7 @@ export function pageRoute(web: Web, handler: (ctx: PageContext) => Promise<Respo
           throw csrfError();
         }
       }
-      const res = await handler({ ...ctx, signedIn, form });
+      const res = await handler({ ...ctx, tz: zoneOf(ctx, signedIn), signedIn, form });
       return withRenewal(web, res, signedIn, ctx.now);
     } catch (err) {
       return pageError(ctx, signedIn, err);
@@ -306,7 +316,7 @@ export function jsonRoute(web: Web, handler: (ctx: JsonContext) => Promise<Respo
     if (STATE_CHANGING.has(ctx.request.method)) {
       if (!originAllowed(web, ctx.request) || !csrfMatches(signedIn.session, ctx.request.headers.get('x-csrf-token'))) throw csrfError();
     }
-    const res = await handler({ ...ctx, signedIn, body: input.body });
+    const res = await handler({ ...ctx, tz: zoneOf(ctx, signedIn), signedIn, body: input.body });
     return withRenewal(web, res, signedIn, ctx.now);
   };
 }
@@ -321,7 +331,7 @@ export function publicRoute(
     let signedIn: SignedInCookie | null = null;
     try {
       signedIn = await signedInWithCookie(ctx);
-      return await handler({ ...ctx, signedIn, body: input.body });
+      return await handler({ ...ctx, tz: zoneOf(ctx, signedIn), signedIn, body: input.body });
     } catch (err) {
       return pageError(ctx, signedIn, err);
     }

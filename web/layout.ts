@@ -42,7 +42,7 @@ ${s ? html`<meta name="csrf-token" content="${s.session.csrfToken}">` : ''}
 <script src="${assetUrl('app.js')}" defer></script>
 ${(page.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer></script>`)}
 </head>
-<body data-tz="${page.tz ?? 'UTC'}"${page.tzReload ? html` data-tz-reload="true"` : ''}>
+<body data-tz="${page.tz ?? 'UTC'}"${page.tzReload ? html` data-tz-reload="true"` : ''}${s && !s.user.timeZone ? html` data-tz-unset="true"` : ''}>
 <a class="skip-link" href="#main">Skip to main content</a>
 <header class="site-header">
   <a class="brand" href="${s ? '/calendar' : '/sign-in'}">Postpilot</a>
@@ -53,6 +53,7 @@ ${(page.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer>
   </nav>
   <div class="account">
     <span class="user-email" data-testid="current-user">${s.user.email}</span>
+    <a href="/settings/time-zone" class="header-tz" data-testid="header-tz" title="Your time zone: change it">${page.tz ?? 'UTC'}</a>
     <form method="post" action="/sign-out" class="inline">
       <input type="hidden" name="_csrf" value="${s.session.csrfToken}">
       <button type="submit" class="link-button" data-testid="sign-out">Sign out</button>
@@ -66,7 +67,7 @@ ${page.notice ? html`<p class="notice" role="status" data-testid="notice">${page
 ${page.body}
 </main>
 <footer class="site-footer">
-  <p>Times are shown in <span data-testid="time-zone">${page.tz ?? 'UTC'}</span>.</p>
+  <p>Times are shown in <span data-testid="time-zone">${page.tz ?? 'UTC'}</span>.${s ? html` <a href="/settings/time-zone" data-testid="footer-tz-link">Change time zone</a>` : ''}</p>
 </footer>
 </body>
 </html>`;

@@ -69,7 +69,8 @@ export interface ComposerValues {
   mediaIds: string[];
   subreddit: string;
   redditTitle: string;
-  when: 'now' | 'later';
+  /** queue: the earliest free queue slot of every chosen channel (services/queues.ts), as `queue: true`. */
+  when: 'now' | 'later' | 'queue';
   /** datetime-local value in the viewer's zone. */
   publishAtLocal: string;
 }
@@ -87,7 +88,7 @@ export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
     mediaIds: [...new Set(form.getAll('mediaIds').filter(Boolean))],
     subreddit: (form.get('subreddit') ?? '').trim(),
     redditTitle: (form.get('redditTitle') ?? '').trim(),
-    when: form.get('when') === 'now' ? 'now' : 'later',
+    when: form.get('when') === 'now' ? 'now' : form.get('when') === 'queue' ? 'queue' : 'later',
     publishAtLocal: form.get('publishAt') ?? '',
   };
 }
@@ -139,7 +140,7 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
   if (values.channelIds.length > POST_LIMITS.channels)
     fields.push({ path: 'channelIds', message: `at most ${POST_LIMITS.channels} channels` });
   checkSizes(values, fields);
-  const publishAt = values.when === 'now' ? null : localInstant(values.publishAtLocal, actor.tz, fields);
+  const publishAt = values.when === 'later' ? localInstant(values.publishAtLocal, actor.tz, fields) : null;
   // The form keeps texts for platforms no longer chosen and Reddit fields: only what applies is sent.
   const chosen = (await channelsOf(actor.em, actor.organization.id)).filter((c) => values.channelIds.includes(c.id));
   const reddit = redditFields(values, chosen, fields);
@@ -156,6 +157,7 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
       reddit,
       mediaIds: values.mediaIds,
       publishAt,
+      queue: values.when === 'queue',
       now: actor.now,
     },
     fields,

@@ -1,65 +1,12 @@
-// Time zones without a library: the browser reports its IANA zone, the server renders in it with
-// Intl, and converts local wall times (datetime-local inputs, calendar days) back to instants.
+// Time zones without a library: each person has a zone (users.time_zone; until set, the browser's
+// from the pp_tz cookie); the server renders in it with Intl and converts local wall times
+// (datetime-local inputs, calendar days) back to instants with lib/zoned-time.ts, whose rules for
+// daylight-saving gaps and overlaps the posting slots share.
+import { isTimeZone, zonedParts, zonedToUtc, type WallTime } from '../lib/zoned-time.ts';
+
+export { isTimeZone, zonedParts, zonedToUtc, type WallTime };
+
 export const DEFAULT_TZ = 'UTC';
-
-export function isTimeZone(tz: string | null | undefined): tz is string {
-  if (!tz || tz.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(tz)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const partsFormatters = new Map<string, Intl.DateTimeFormat>();
-function partsFormatter(tz: string): Intl.DateTimeFormat {
-  let f = partsFormatters.get(tz);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    partsFormatters.set(tz, f);
-  }
-  return f;
-}
-
-export interface WallTime {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
-
-export function zonedParts(d: Date, tz: string): WallTime {
-  const out: Record<string, number> = {};
-  for (const p of partsFormatter(tz).formatToParts(d)) if (p.type !== 'literal') out[p.type] = Number(p.value);
-  return { year: out.year!, month: out.month!, day: out.day!, hour: out.hour! % 24, minute: out.minute!, second: out.second! };
-}
-
-/** The zone's offset from UTC at this instant, in ms. */
-function offsetMs(d: Date, tz: string): number {
-  const p = zonedParts(d, tz);
-  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
-  return asUtc - (d.getTime() - d.getUTCMilliseconds());
-}
-
-/** The instant a wall time names in a zone (in a DST gap, the time after the gap). */
-export function zonedToUtc(w: Omit<WallTime, 'second'> & { second?: number }, tz: string): Date {
-  const guess = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second ?? 0);
-  const first = guess - offsetMs(new Date(guess), tz);
-  const second = guess - offsetMs(new Date(first), tz);
-  return new Date(second);
-}
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 

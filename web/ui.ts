@@ -89,7 +89,7 @@ export function postItem(post: PostView, channels: Map<string, IChannel>, tz: st
   </a>
   <span class="badges">${post.channels.map((c) => platformBadge(c.platform, channels.get(c.channelId)?.name ?? c.channelId, c.channelId))}</span>
   <span class="meta">
-    <span class="source source-${post.source}" data-testid="post-source">${post.source === 'app' ? 'App' : 'API'}</span>
+    <span class="source source-${post.source}" data-testid="post-source">${post.source === 'app' ? 'App' : 'API'}</span>${post.seriesId ? html` <span class="mark-occurrence" data-testid="post-series" data-series-id="${post.seriesId}" title="An occurrence of a recurring post">↻ Repeats</span>` : ''}
     <span class="status status-${post.status}" data-testid="post-status" data-status="${post.status}"${errors.length ? html` title="${errors.join('\n')}"` : ''}>${statusLabel(post.status)}</span>
   </span>
   <details class="post-error" data-testid="post-error"${errors.length ? '' : html` hidden`}>

@@ -201,6 +201,7 @@ ${secret ? secretPanel(secret) : ''}
   <dt>Events</dt><dd data-testid="webhook-events">${eventsText(e)}</dd>
   ${e.description ? html`<dt>Description</dt><dd>${e.description}</dd>` : ''}
   <dt>Status</dt><dd><span class="status status-${endpointStatus(e)}" data-testid="webhook-status">${e.enabled ? 'Enabled' : 'Disabled'}</span>${e.disabledReason ? html` <span data-testid="webhook-disabled-reason">${e.disabledReason}</span>` : ''}</dd>
+  ${e.disabledAt ? html`<dt>Disabled</dt><dd data-testid="webhook-disabled-at"><time datetime="${e.disabledAt.toISOString()}">${formatDateTime(e.disabledAt, ctx.tz)}</time></dd>` : ''}
 </dl>
 <div class="actions">
   ${e.enabled ? action(ctx, e, 'test', 'Send test event', 'webhook-test') : ''}
@@ -302,7 +303,7 @@ export function webhookRoutes(web: Web) {
     .post(
       `${BASE}/:id/enable`,
       pageRoute(web, async (ctx) => {
-        await updateWebhook(ctx.em, need(web), orgOf(ctx), idOf(ctx), { enabled: true });
+        await updateWebhook(ctx.em, need(web), orgOf(ctx), idOf(ctx), { enabled: true }, ctx.now);
         return redirect(`${BASE}/${idOf(ctx)}?notice=enabled`);
       }),
       { parse: 'text' },
@@ -310,7 +311,7 @@ export function webhookRoutes(web: Web) {
     .post(
       `${BASE}/:id/disable`,
       pageRoute(web, async (ctx) => {
-        await updateWebhook(ctx.em, need(web), orgOf(ctx), idOf(ctx), { enabled: false });
+        await updateWebhook(ctx.em, need(web), orgOf(ctx), idOf(ctx), { enabled: false }, ctx.now);
         return redirect(`${BASE}/${idOf(ctx)}?notice=disabled`);
       }),
       { parse: 'text' },

@@ -15,6 +15,7 @@ import {
 import type { Duration } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { webhookViews } from './webhook-views.ts';
+import { seriesOccurrences } from './series-occurrences.ts';
 import { createLogger, type LogLevel } from '../lib/log.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';
 import { platformTaskQueue } from '../workflows/post-types.ts';
@@ -28,7 +29,7 @@ export interface WorkerOptions {
   deps: ActivityDeps;
   /** Prebuilt workflow bundle (tests share one to avoid rebundling per worker). */
   workflowBundle?: { code: string };
-  /** Cached (sticky) workflows; 0 turns workflow caching off. Default: the SDK's. */
+  /** Cached (sticky) workflows; 0 turns workflow caching off. Default: WORKFLOW_TUNING's. */
   maxCachedWorkflows?: number;
   /** Publish activities running at once per platform, in this process. */
   publishConcurrencyPerPlatform?: number;
@@ -42,6 +43,29 @@ export interface WorkerOptions {
   /** Wrap the publish activities (tests: an attempt whose completion never reaches Temporal). */
   publishInterceptors?: ActivityInterceptorsFactory[];
 }
+
+/**
+ * The main worker's workflow settings (issue 15; figures in bench/worker-memory.ts and
+ * bench/burst-lateness.ts, decisions in docs/decisions.md):
+ * - a bounded cache: a post's workflow sleeps for days, and a cached one costs the worker about
+ *   0.1 MiB, so sleeping workflows must fall out of it (least recently used first) and be replayed
+ *   from their short history when they wake. The SDK's default is sized from the V8 heap limit,
+ *   which Bun reports differently (500+ here), and grew the RSS by ~80 MiB per 1,000 asleep.
+ * - more workflow-task pollers, half of them on the shared (non-sticky) queue: new workflows, and
+ *   those woken after they left the cache, come through it (the SDK's default gives it 2 of 10).
+ * - a shorter sticky schedule-to-start timeout: after a worker restarts, the workflows that were
+ *   cached by the old one move to the shared queue after 5 s instead of 10 (burst max ≤ 5 s).
+ */
+export const WORKFLOW_TUNING = {
+  maxCachedWorkflows: 200,
+  maxConcurrentWorkflowTaskExecutions: 40,
+  maxConcurrentWorkflowTaskPolls: 20,
+  nonStickyToStickyPollRatio: 0.5,
+  stickyQueueScheduleToStartTimeout: '5 seconds',
+} as const;
+
+/** Publish activities at once per platform, per worker process (each platform has its own queue and slots). */
+export const PUBLISH_CONCURRENCY_PER_PLATFORM = 20;
 
 /** The main worker and the per-platform publish workers, run and stopped together. */
 export class WorkerGroup {
@@ -70,6 +94,7 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
   const activities = createActivities({
     ...opts.deps,
     webhookEvents: opts.deps.webhookEvents ?? { views: webhookViews(opts.deps.storage), taskQueue: opts.taskQueue },
+    series: opts.deps.series ?? { occurrences: seriesOccurrences, taskQueue: opts.taskQueue },
   });
   const shutdown = {
     ...(opts.shutdownGraceTime !== undefined ? { shutdownGraceTime: opts.shutdownGraceTime } : {}),
@@ -81,6 +106,7 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
     taskQueue: opts.taskQueue,
     activities,
     ...shutdown,
+    ...WORKFLOW_TUNING,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
   });
@@ -91,7 +117,7 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
         namespace: opts.namespace,
         taskQueue: platformTaskQueue(opts.taskQueue, platform),
         activities: { publishToChannel: activities.publishToChannel },
-        maxConcurrentActivityTaskExecutions: opts.publishConcurrencyPerPlatform ?? 10,
+        maxConcurrentActivityTaskExecutions: opts.publishConcurrencyPerPlatform ?? PUBLISH_CONCURRENCY_PER_PLATFORM,
         // publishToChannel keeps the platform's answer in its heartbeat details; sending them within
         // a second (not 0.8 × the 10 s heartbeat timeout) keeps the window a crash can lose small.
         maxHeartbeatThrottleInterval: '1 second',

@@ -5,6 +5,18 @@
 // of ours (no cron loop, no setTimeout scheduler).
 import { type Client, ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Logger } from '../lib/log.ts';
+import {
+  POST_RECONCILER_EVERY,
+  POST_RECONCILER_INPUT,
+  POST_RECONCILER_SCHEDULE_ID,
+  POST_RECONCILER_WORKFLOW_TYPE,
+} from '../workflows/post-reconciler-types.ts';
+import {
+  WEBHOOK_OUTBOX_SWEEP_EVERY,
+  WEBHOOK_OUTBOX_SWEEP_INPUT,
+  WEBHOOK_OUTBOX_SWEEP_SCHEDULE_ID,
+  WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
+} from '../workflows/webhook-outbox-sweep-types.ts';
 
 export interface ServiceSchedule {
   /** The schedule's id in the namespace, e.g. `postpilot-webhook-outbox-sweep`. */
@@ -22,7 +34,22 @@ export interface ServiceSchedule {
  * Every schedule the service needs. Add an entry here (one line per schedule); the worker creates
  * or updates it at start. Overlap policy SKIP: a sweep still running when the next is due is not doubled.
  */
-export const SERVICE_SCHEDULES: ServiceSchedule[] = [];
+export const SERVICE_SCHEDULES: ServiceSchedule[] = [
+  // Starts committed posts whose workflow start was lost (services/post-scheduler.ts, workflows/post-reconciler.ts).
+  {
+    id: POST_RECONCILER_SCHEDULE_ID,
+    workflowType: POST_RECONCILER_WORKFLOW_TYPE,
+    every: POST_RECONCILER_EVERY,
+    args: [POST_RECONCILER_INPUT],
+  },
+  // Starts webhook deliveries committed but never dispatched (activities/webhook-events.ts, workflows/webhook-outbox-sweep.ts).
+  {
+    id: WEBHOOK_OUTBOX_SWEEP_SCHEDULE_ID,
+    workflowType: WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
+    every: WEBHOOK_OUTBOX_SWEEP_EVERY,
+    args: [WEBHOOK_OUTBOX_SWEEP_INPUT],
+  },
+];
 
 export async function ensureSchedules(
   client: Client,

@@ -4,3 +4,6 @@ export { pingWorkflow } from './ping.ts';
 export { postWorkflow } from './post.ts';
 export { mediaUploadWorkflow } from './media-upload.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
+export { webhookOutboxSweepWorkflow } from './webhook-outbox-sweep.ts';
+export { postStartReconcilerWorkflow } from './post-reconciler.ts';
+export { seriesWorkflow } from './series.ts';

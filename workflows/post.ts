@@ -9,6 +9,7 @@ import {
   condition,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
   type ActivityOptions,
@@ -33,6 +34,14 @@ import {
  * on, a failed post's workflow waits up to RETRY_WINDOW_MS for a retry (docs/changing-workflows.md).
  */
 export const AWAIT_RETRY_PATCH = 'await-retry';
+/**
+ * Executions that started before this patch run the short Postgres steps (confirmPost,
+ * startPublishing, recordChannelFailure, finishPost) as (remote) activities, each a round trip
+ * through Temporal; from it on they run as local activities, inside the workflow task that needs
+ * them: a post due now reaches its publish activity in one workflow task (docs/decisions.md, issue
+ * 15). Same activities, same guarantees: each reads the committed row and is idempotent.
+ */
+export const LOCAL_STEPS_PATCH = 'local-postgres-steps';
 import { classOfFailure, type ChannelFailure } from './publish-failure-types.ts';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -49,6 +58,31 @@ const waitForRow = proxyActivities<Activities>({
   // Safe: a read. The API starts the workflow just before it commits the post row; if the row
   // never appears (the commit failed), the workflow gives up after two minutes.
   retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+/**
+ * The same steps as local activities (LOCAL_STEPS_PATCH): run by the worker holding the workflow,
+ * inside its workflow task; their results land in the history as markers. Short Postgres
+ * statements only (the publish itself stays a remote activity): a local activity holds its
+ * workflow task while it runs.
+ */
+const localDb = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+const localWaitForRow = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  // As waitForRow: until the row is committed, for two minutes at most. The create path commits
+  // before it starts the workflow, so the first attempt finds the row; a row that never appears
+  // (the post was withdrawn after a failed start) is retried in the worker for the first second,
+  // then through workflow timers (localRetryThreshold), so the worker's task is not held for
+  // two minutes and a time-skipping test server skips the waits.
+  // The bound is also a number of attempts (0.1 s doubling to 10 s: ~2 minutes in all): the
+  // SDK measures a local activity's scheduleToClose on the worker's clock, which a time-skipping
+  // server does not move.
+  scheduleToCloseTimeout: '2 minutes',
+  localRetryThreshold: '1 second',
+  retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 18 },
 });
 
 const publishOptions: ActivityOptions = {
@@ -168,13 +202,17 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
     if (phase === 'failed') requestRetry();
   });
 
+  // Decided once, here: an execution that older code started (its history has no marker) keeps
+  // the remote activities after it wakes, so its replay always matches.
+  const local = patched(LOCAL_STEPS_PATCH);
+  const steps = local ? localDb : db;
   let targets: { channelId: string; platform: string }[];
   let retry = input.retry === true;
   if (retry) {
     targets = await db.startRetry(input.postId);
   } else {
     try {
-      await waitForRow.confirmPost(input.postId);
+      await (local ? localWaitForRow : waitForRow).confirmPost(input.postId);
     } catch {
       phase = 'done';
       return state();
@@ -196,12 +234,12 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
     // No await between the check above and this line: a cancel accepted before it stops the
     // publish; one arriving after it is refused by its validator.
     phase = 'publishing';
-    targets = await db.startPublishing(input.postId);
+    targets = await steps.startPublishing(input.postId);
   }
 
   for (;;) {
-    await publishAll(input, targets, retry);
-    const outcome = await db.finishPost(input.postId);
+    await publishAll(input, targets, retry, steps);
+    const outcome = await steps.finishPost(input.postId);
     if (outcome !== 'failed' || !patched(AWAIT_RETRY_PATCH)) break;
     // Failed: wait for a retry (or a DELETE) within the window; then end.
     phase = 'failed';
@@ -217,14 +255,19 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
 }
 
 /** Publishes to each target channel in parallel; a channel whose publish fails is recorded failed. */
-async function publishAll(input: PostWorkflowInput, targets: { channelId: string; platform: string }[], retry: boolean): Promise<void> {
+async function publishAll(
+  input: PostWorkflowInput,
+  targets: { channelId: string; platform: string }[],
+  retry: boolean,
+  steps: typeof db,
+): Promise<void> {
   const postId = input.postId;
   await Promise.all(
     targets.map(async ({ channelId, platform }) => {
       try {
         await publisherFor(platform).publishToChannel(retry ? { postId, channelId, retry } : { postId, channelId });
       } catch (err) {
-        await db.recordChannelFailure({ postId: input.postId, channelId, ...failureInfo(err) });
+        await steps.recordChannelFailure({ postId: input.postId, channelId, ...failureInfo(err) });
       }
     }),
   );

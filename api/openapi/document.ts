@@ -45,6 +45,8 @@ export const ERROR_WHEN: Record<ErrorCode, string> = {
 
 const PAYLOAD_TOO_LARGE = 413;
 const UNAVAILABLE = 503;
+/** A generate route whose model endpoint the operator has not configured (services/generate.ts). */
+const NOT_CONFIGURED = 501;
 
 const TAGS = [
   { name: 'Account', description: 'The calling API key, its organization and quota.' },
@@ -52,6 +54,10 @@ const TAGS = [
   { name: 'Posts', description: 'Scheduling, publishing now, editing while waiting, per-channel outcomes.' },
   { name: 'Media', description: 'The media library: a three-step upload (create, PUT the bytes, complete).' },
   { name: 'Webhooks', description: 'Signed events (Standard Webhooks) pushed to your endpoints, and their delivery log.' },
+  {
+    name: 'Generate',
+    description: 'Drafts and alt text from the operator’s model endpoint (scope `generate`); nothing is created.',
+  },
 ];
 
 /** A TypeBox schema as plain JSON Schema (TypeBox's symbol keys dropped). */
@@ -176,14 +182,24 @@ function errorResponse(status: number, codes: ErrorCode[], op: OperationDoc): Js
     status === PAYLOAD_TOO_LARGE
       ? 'the request body is larger than 1 MB (refused before it is parsed)'
       : status === UNAVAILABLE
-        ? `a service the API depends on is briefly unreachable (Postgres${op.temporal ? ', or Temporal, which schedules the work' : ''}); retry after \`Retry-After\` seconds${op.idempotent ? ' with the same Idempotency-Key' : ''}`
-        : (notes[c] ?? ERROR_WHEN[c]);
+        ? `a service the API depends on is briefly unreachable (Postgres${op.temporal ? ', or Temporal, which schedules the work' : ''}${op.generator ? ', or the model endpoint, which failed or did not answer in time' : ''}); retry after \`Retry-After\` seconds${op.idempotent ? ' with the same Idempotency-Key' : ''}`
+        : status === NOT_CONFIGURED
+          ? `this server has no model endpoint configured for this operation; the operator sets ${op.generator?.settings.map((s) => `\`${s}\``).join(', ')} (\`details.settings\`)`
+          : (notes[c] ?? ERROR_WHEN[c]);
   const example = (c: ErrorCode): Json =>
     status === PAYLOAD_TOO_LARGE
       ? { error: { code: c, message: 'The request body is larger than 1 MB.', details: { limitBytes: 1048576 } } }
       : status === UNAVAILABLE
         ? { error: { code: c, message: 'The service is briefly unavailable. Retry shortly.' } }
-        : errorExample(c);
+        : status === NOT_CONFIGURED
+          ? {
+              error: {
+                code: c,
+                message: `This operation is not configured on this server; the operator sets ${op.generator?.settings.join(', ')}.`,
+                details: { settings: op.generator?.settings ?? [] },
+              },
+            }
+          : errorExample(c);
   return {
     description: codes.map((c) => `- \`${c}\`: ${when(c)}`).join('\n'),
     headers: responseHeaders(status, op),
@@ -313,6 +329,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
     if (route.method !== 'GET') byStatus.set(PAYLOAD_TOO_LARGE, ['validation_failed']);
     // Postgres (or Temporal) unreachable: http/errors.ts.
     byStatus.set(UNAVAILABLE, ['internal_error']);
+    if (op.generator) byStatus.set(NOT_CONFIGURED, ['internal_error']);
     for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
       operation.responses[String(status)] = errorResponse(status, byStatus.get(status)!, op);
     }

@@ -4,7 +4,7 @@ import type { DocumentDecoration } from 'elysia';
 import type { ErrorCode } from '../../lib/errors.ts';
 import type { Scope } from '../../lib/scopes.ts';
 
-export type Tag = 'Account' | 'Channels' | 'Posts' | 'Media' | 'Webhooks';
+export type Tag = 'Account' | 'Channels' | 'Posts' | 'Media' | 'Webhooks' | 'Generate';
 
 /** Extra keywords merged into one generated schema (a parameter's, or a body field's). */
 export type SchemaPatch = Record<string, unknown>;
@@ -29,6 +29,11 @@ export interface OperationDoc {
   idempotent?: boolean;
   /** The route starts or signals a Temporal workflow (its 503 says so). */
   temporal?: boolean;
+  /**
+   * The route calls the operator's model endpoint (services/generate.ts): its 501 says which
+   * settings are missing, its 503 that the endpoint failed.
+   */
+  generator?: { settings: string[] };
   /** Description (string) or schema keywords per path parameter / query parameter / body field. */
   params?: Record<string, string | SchemaPatch>;
   query?: Record<string, string | SchemaPatch>;

@@ -29,11 +29,26 @@ const CREATE_FIELDS = {
   channelIds:
     'Target channels: ids of channels of the organization (from GET /channels), 1 to 50, no repeats. An unknown or disabled channel is `422`, one outside a channel-limited key’s list `403`, one to reconnect `409 reauth_required`.',
   publishAt: DATE_TIME(`When to publish, with an offset: ${PUBLISH_AT_BOUNDS}. Omit to publish now.`),
+  queue:
+    '`true` instead of `publishAt`: at the earliest instant that is a free slot of every target channel’s posting queue (GET /channels/{id}/queue): a slot time at which no other post (not deleted, scheduled or publishing) sits on that channel. Within 90 days, else `422`. `scheduledAt` is the chosen time; the post is otherwise an ordinary scheduled post. Two queued creates never get the same slot on a channel.',
   mediaIds:
     '`ready` media items of the organization to attach, in order (ids from the media library). Each target platform’s media limits apply: how many, which types, a video alone; a channel with `rules.requiresMedia` needs an image or a video.',
   contentByPlatform:
     'Text per platform (upper-case platform name → text), instead of `content` on that platform’s channels. Each key must be the platform of a target channel.',
   reddit: 'Subreddit and title; required when a REDDIT channel is targeted.',
+};
+
+/** The fields of a series (createSeries; updateSeries takes the same, each optional). */
+const SERIES_FIELDS = {
+  content: CREATE_FIELDS.content,
+  channelIds: CREATE_FIELDS.channelIds,
+  mediaIds: CREATE_FIELDS.mediaIds,
+  contentByPlatform: CREATE_FIELDS.contentByPlatform,
+  reddit: CREATE_FIELDS.reddit,
+  publishAt: DATE_TIME(`The first occurrence, with an offset: ${PUBLISH_AT_BOUNDS}.`),
+  repeat:
+    '`every`: `day`, `week` or `month`; `interval` (default 1, at most 365); `until` (not before `publishAt`, before 9999-12-31T00:00:00Z; no occurrence after it) and `count` (at most this many, 1–1000); neither: no end.',
+  timeZone: 'IANA time zone whose local time of day the rule keeps, e.g. `Europe/Berlin`; default: the organization’s (UTC unless set).',
 };
 
 export const OPERATIONS = {
@@ -255,6 +270,130 @@ export const OPERATIONS = {
     success: { description: 'The media item.' },
     params: { id: MEDIA_ID },
   }),
+  getQueue: doc({
+    operationId: 'getQueue',
+    tag: 'Channels',
+    scope: 'read',
+    summary: 'A channel’s posting queue',
+    description:
+      'The channel’s weekly posting slots (weekday and local time), the IANA time zone they are in (the channel’s own, else the organization’s, UTC unless set) and the next free slot times. A slot time is free when no other post that is not deleted and still scheduled (or publishing) sits on the channel at that instant. Daylight-saving changes: a 09:00 slot stays 09:00 local; a slot in the skipped hour moves forward by the gap (02:30 → 03:30); a slot in the repeated hour is used once, at its first instant. Only free times within 90 days are listed.',
+    errors: ['not_found', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope: 'the key lacks the `read` scope, or is limited to channels and this is not one of them (`details.channelIds`)',
+      validation_failed: '`count` is not an integer from 1 to 100',
+    },
+    success: { description: 'The queue.' },
+    params: { id: 'Channel id (`ch_…`).' },
+    query: {
+      count: {
+        description: 'How many free slot times to list.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        default: 10,
+        maxLength: undefined,
+      },
+    },
+  }),
+
+  setQueue: doc({
+    operationId: 'setQueue',
+    tag: 'Channels',
+    scope: 'publish',
+    summary: 'Replace a channel’s posting queue',
+    description:
+      'Replaces every weekly slot of the channel (an empty list removes the queue). `timeZone` sets the channel’s own zone (null: use the organization’s; omitted: unchanged). Posts already queued keep their times.',
+    errors: ['not_found', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope: 'the key lacks the `publish` scope, or is limited to channels and this is not one of them (`details.channelIds`)',
+      validation_failed:
+        'a weekday that is not monday … sunday, a time that is not HH:MM (00:00–23:59), more than 100 slots, or a time zone that is not an IANA zone (`details.fields`)',
+    },
+    success: { description: 'The queue as stored, with its next free slot times.' },
+    params: { id: 'Channel id (`ch_…`).' },
+    body: {
+      name: 'SetQueueRequest',
+      fields: {
+        slots:
+          'Weekly slots: `{weekday, time}` with weekday `monday` … `sunday` and time `HH:MM` (24-hour, local to the zone). Repeats are dropped. At most 100.',
+        timeZone: 'IANA time zone of the channel’s queue, e.g. `America/New_York`; null: the organization’s. Omit to keep it.',
+      },
+    },
+  }),
+
+  createSeries: doc({
+    operationId: 'createSeries',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Create a recurring post (a series)',
+    description:
+      'A post template and a rule: the first occurrence at `publishAt`, then every `repeat.interval` days, weeks or months at the same local time of day in `timeZone` (daylight-saving changes keep it), until `repeat.until` and/or `repeat.count` occurrences. Each occurrence is created as a post of its own (with `seriesId`) 5 minutes before its time, through the same path as Schedule a post: the same checks, the `post.scheduled` webhook, and PATCH, DELETE and retry on it. Monthly on the 29th–31st falls on the month’s last day when it is shorter (Jan 31 → Feb 28 → Mar 31). Occurrences of one series are not duplicates of each other (`duplicate_post`). The template is checked now as a post would be.',
+    errors: ['forbidden_scope', 'reauth_required', 'conflict', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope:
+        'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and names another (`details.channelIds`)',
+      validation_failed:
+        'invalid body (`details.fields`): `publishAt` out of its bounds, `repeat.until` before it, an unknown time zone, unknown or disabled channels, text over a channel’s `maxChars`, media or required fields a channel needs',
+      conflict: 'an Idempotency-Key reused with another body, or its first request still running',
+    },
+    success: { status: 201, description: 'The series, `active`.', location: true },
+    idempotent: true,
+    temporal: true,
+    body: {
+      name: 'CreateSeriesRequest',
+      fields: SERIES_FIELDS,
+    },
+  }),
+  listSeries: doc({
+    operationId: 'listSeries',
+    tag: 'Posts',
+    scope: 'read',
+    summary: 'List the series',
+    description:
+      'Every series of the organization that is not deleted, oldest first. A channel-limited key sees those all of whose channels are in its list.',
+    success: { description: 'The series.' },
+  }),
+
+  getSeries: doc({
+    operationId: 'getSeries',
+    tag: 'Posts',
+    scope: 'read',
+    summary: 'A series',
+    description:
+      'Its template, rule, how many occurrences were created and when the next is due. Its occurrences: GET /posts, each with this `seriesId`.',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The series.' },
+    params: { id: 'Series id (`ser_…`).' },
+  }),
+
+  updateSeries: doc({
+    operationId: 'updateSeries',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Edit a series',
+    description:
+      'Changes apply to occurrences not yet created; those already created are posts of their own (edit them with PATCH /posts/{id}). A new rule continues after the last occurrence created (occurrences created count towards `repeat.count`). `publishAt` (the first occurrence) can change only before it is created. A rule with no occurrence left ends the series.',
+    errors: ['not_found', 'conflict', 'reauth_required', 'validation_failed'],
+    errorNotes: { conflict: 'the series has ended' },
+    success: { description: 'The updated series.' },
+    temporal: true,
+    params: { id: 'Series id (`ser_…`).' },
+    body: { name: 'UpdateSeriesRequest', fields: SERIES_FIELDS },
+  }),
+
+  deleteSeries: doc({
+    operationId: 'deleteSeries',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Stop a series',
+    description:
+      'No further occurrence is created, and occurrences already created but still scheduled are cancelled (as DELETE /posts/{id}); published ones stay. The series is then gone (`404`).',
+    errors: ['not_found', 'validation_failed'],
+    success: { status: 204, description: 'Stopped; no body.' },
+    temporal: true,
+    params: { id: 'Series id (`ser_…`).' },
+  }),
+
   createWebhook: doc({
     operationId: 'createWebhook',
     tag: 'Webhooks',
@@ -303,7 +442,7 @@ export const OPERATIONS = {
     tag: 'Webhooks',
     scope: 'publish',
     summary: 'Change a webhook endpoint',
-    description: 'Give at least one field. Enabling an endpoint the service disabled clears `disabledReason`.',
+    description: 'Give at least one field. Enabling an endpoint the service disabled clears `disabledReason` and `disabledAt`.',
     errors: ['not_found', 'validation_failed'],
     success: { description: 'The endpoint.' },
     params: { id: WEBHOOK_ID },
@@ -382,5 +521,55 @@ export const OPERATIONS = {
     success: { status: 202, description: 'The delivery, `pending` again.' },
     temporal: true,
     params: { id: WEBHOOK_ID, deliveryId: 'Delivery id (`whd_…`), from the delivery log.' },
+  }),
+
+  generatePost: doc({
+    operationId: 'generatePost',
+    tag: 'Generate',
+    scope: 'generate',
+    summary: 'Draft a post for each channel',
+    description:
+      'From a brief, a draft per channel that fits the channel’s rules: its text at most `rules.maxChars` counted as create counts (as its platform counts), and a title where the platform requires one (REDDIT). A draft the model makes too long gets one correction round; one still too long is cut at a character (grapheme) boundary and marked `truncated`. Channels that count alike share one draft. Nothing is created: pass a draft to Schedule a post. The drafts come from the operator’s OpenAI-compatible model endpoint.',
+    errors: ['forbidden_scope', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope:
+        'the key lacks the `generate` scope (`details.requiredScope`), or is limited to channels and names another (`details.channelIds`)',
+      validation_failed:
+        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, unknown channels, media that is not ready',
+    },
+    success: { description: 'A draft per channel, with its length as the platform counts it.' },
+    generator: { settings: ['GENERATE_API_URL', 'GENERATE_MODEL', 'GENERATE_API_KEY'] },
+    body: {
+      name: 'GeneratePostRequest',
+      fields: {
+        prompt: 'What the post is about: the brief the drafts are written from.',
+        tone: 'How it should sound (e.g. “friendly”, “formal”, “playful”).',
+        channelIds:
+          'Channels to draft for: ids of channels of the organization (from GET /channels), 1 to 50, no repeats. An unknown channel is `422`, one outside a channel-limited key’s list `403`.',
+        mediaIds:
+          '`ready` media items of the organization the post will carry: their descriptions (from the vision pass) and alt texts inform the drafts.',
+      },
+    },
+  }),
+
+  generateAltText: doc({
+    operationId: 'generateAltText',
+    tag: 'Generate',
+    scope: 'generate',
+    summary: 'Suggest alt text for a media item',
+    description:
+      'Runs the media library’s vision pass on a `ready` image (a video: its thumbnail) and returns its description as alt text, at most 1500 characters. A suggestion: the media item is not changed. The operator’s vision endpoint (an OpenAI-compatible model that reads images) answers it.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no media item of the organization (that this key may see) has this id',
+      conflict: 'the media item is not `ready` (pending or failed)',
+      validation_failed: 'invalid body, or the item is not an image or a video with a thumbnail (`details.fields`)',
+    },
+    success: { description: 'The suggested alt text.' },
+    generator: { settings: ['VISION_API_URL', 'VISION_MODEL', 'VISION_API_KEY'] },
+    body: {
+      name: 'GenerateAltTextRequest',
+      fields: { mediaId: 'Media item id (`med_…`) of a ready image or video.' },
+    },
   }),
 };

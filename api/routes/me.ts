@@ -1,6 +1,5 @@
 import { router } from '../../http/router.ts';
-import { PLAN_LIMITS, monthPeriod } from '../../lib/plans.ts';
-import type { Scope } from '../../lib/scopes.ts';
+import { accountView } from '../../services/account.ts';
 import { authPlugin } from '../auth.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { MeSchema } from '../schemas.ts';
@@ -11,26 +10,8 @@ export function meRoutes(deps: AppDeps) {
     .use(authPlugin(deps))
     .get(
       '/me',
-      ({ auth }) => {
-        const { organization, key } = auth;
-        const limits = PLAN_LIMITS[organization.plan];
-        return {
-          organization: { id: organization.id, name: organization.name, plan: organization.plan },
-          key: {
-            name: key.name,
-            prefix: key.prefix,
-            scopes: key.scopes as Scope[],
-            channels: auth.channels,
-            expiresAt: key.expiresAt?.toISOString() ?? null,
-          },
-          quota: {
-            requestsPerMinute: limits.requestsPerMinute,
-            requestsPerMonth: limits.requestsPerMonth,
-            usedThisMonth: auth.usedThisMonth,
-            resetsAt: monthPeriod(auth.now).resetsAt.toISOString(),
-          },
-        };
-      },
+      // The same view as the MCP tool whoami (services/account.ts).
+      ({ auth }) => accountView(auth),
       { scope: 'read', response: { 200: MeSchema }, detail: OPERATIONS.getMe },
     );
 }

@@ -5,6 +5,7 @@ import { errors, type FieldError } from '../../lib/errors.ts';
 import { createPost, validateAndEditPost, validatePost, type CreatePostRequest } from '../../services/post-scheduler.ts';
 import { cancelPost, retryPost } from '../../services/post-lifecycle.ts';
 import { POST_LIMITS } from '../../services/post-limits.ts';
+import { releaseQueueClaims } from '../../services/queues.ts';
 import { parsePublishAt } from '../../services/post-validation.ts';
 import { assertEditable, getPostForKey, listPostsForKey } from '../../services/posts.ts';
 import { authPlugin, type Auth } from '../auth.ts';
@@ -16,16 +17,16 @@ import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 
 // Texts: no NUL (Postgres text cannot hold it) and no unpaired surrogate; lengths in characters.
-const Text = Chars(POST_LIMITS.textChars);
-const MediaIds = t.Array(BodyId(), { maxItems: POST_LIMITS.mediaItems, uniqueItems: true });
+export const Text = Chars(POST_LIMITS.textChars);
+export const MediaIds = t.Array(BodyId(), { maxItems: POST_LIMITS.mediaItems, uniqueItems: true });
 /** Keys: platform names (a key that is not the platform of a target channel is refused later). */
-const ContentByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Text, {
+export const ContentByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Text, {
   maxProperties: PLATFORMS.length,
   additionalProperties: false,
 });
 
-const ChannelIds = t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true });
-const Reddit = t.Object(
+export const ChannelIds = t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true });
+export const Reddit = t.Object(
   { subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) },
   { additionalProperties: false },
 );
@@ -39,6 +40,9 @@ const CreateBody = t.Object(
     mediaIds: t.Optional(MediaIds),
     contentByPlatform: t.Optional(ContentByPlatform),
     reddit: t.Optional(Reddit),
+    queue: t.Optional(
+      t.Boolean({ description: 'true: at the earliest free queue slot common to every target channel (instead of publishAt).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -58,6 +62,9 @@ const PatchBody = t.Object(
 type CreateBodyValue = typeof CreateBody.static;
 /** The request createPost and validatePost take, from the body they share. */
 function createRequest(auth: Auth, body: CreateBodyValue): CreatePostRequest {
+  if (body.queue && body.publishAt !== undefined) {
+    throw errors.validation([{ path: 'queue', message: 'cannot be combined with publishAt: the queue chooses the time' }]);
+  }
   return {
     organization: auth.organization,
     source: 'api',
@@ -69,6 +76,7 @@ function createRequest(auth: Auth, body: CreateBodyValue): CreatePostRequest {
     mediaIds: body.mediaIds ?? [],
     publishAt: body.publishAt ?? null,
     now: auth.now,
+    queue: body.queue === true,
   };
 }
 
@@ -231,6 +239,8 @@ export function postRoutes(deps: AppDeps) {
         '/posts/:id',
         async ({ auth, params, set }) => {
           await cancelPost(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
+          // A queue slot it held is free again (tidiness: a deleted post's claim is stale anyway).
+          await releaseQueueClaims(deps.orm.em.fork(), params.id);
           set.status = 204;
         },
         { scope: 'publish', params: IdParams, detail: OPERATIONS.deletePost },

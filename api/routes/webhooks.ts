@@ -93,7 +93,8 @@ export function webhookRoutes(deps: AppDeps) {
     })
     .patch(
       '/webhooks/:id',
-      async ({ auth, params, body }) => webhookView(await updateWebhook(deps.orm.em.fork(), need(), auth.organization.id, params.id, body)),
+      async ({ auth, params, body }) =>
+        webhookView(await updateWebhook(deps.orm.em.fork(), need(), auth.organization.id, params.id, body, auth.now)),
       {
         scope: 'publish',
         params: IdParams,

@@ -10,6 +10,8 @@ export * from './user.ts';
 export * from './session.ts';
 export * from './oauth-grant.ts';
 export * from './webhook.ts';
+export * from './queue-slot.ts';
+export * from './series.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -23,6 +25,8 @@ import { User } from './user.ts';
 import { Session } from './session.ts';
 import { OAuthGrant } from './oauth-grant.ts';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook.ts';
+import { QueueClaim, QueueSlot } from './queue-slot.ts';
+import { Series } from './series.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -39,4 +43,7 @@ export const ALL_ENTITIES = [
   WebhookEndpoint,
   WebhookEvent,
   WebhookDelivery,
+  QueueSlot,
+  QueueClaim,
+  Series,
 ];

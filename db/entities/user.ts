@@ -14,6 +14,8 @@ export const User = defineEntity({
     email: p.string().length(320).unique(),
     /** Argon2id (Bun.password), PHC string with its own salt and parameters. */
     passwordHash: p.text().hidden(),
+    /** IANA zone the web app shows and takes times in; null until the first sign-in sets the browser's. */
+    timeZone: p.string().length(64).nullable(),
   },
 });
 export type IUser = InferEntity<typeof User>;

@@ -17,8 +17,15 @@ export const WebhookEndpoint = defineEntity({
     /** Event types it receives; null = all. */
     events: p.json<string[]>().nullable(),
     enabled: p.boolean().default(true),
-    /** Why it was disabled by the service (a 410 Gone); null when enabled or disabled by the owner. */
+    /**
+     * Why the service disabled it (a 410 Gone, or only failed deliveries for days:
+     * activities/webhook-auto-disable.ts); null when enabled or disabled by the owner.
+     */
     disabledReason: p.text().nullable(),
+    /** When it was disabled (by the service or its owner); null while enabled. */
+    disabledAt: p.datetime().nullable(),
+    /** When its owner last enabled it again: failures before it do not count toward the auto-disable rule. */
+    resumedAt: p.datetime().nullable(),
     /**
      * AES-256-GCM encrypted JSON (lib/crypto.ts) `{current, previous?, previousUntil?}`: during a
      * rotation the previous secret signs too until previousUntil. Never returned after creation.
@@ -60,10 +67,17 @@ export const WebhookDelivery = defineEntity({
     lastError: p.text().nullable(),
     lastAttemptAt: p.datetime().nullable(),
     nextRetryAt: p.datetime().nullable(),
-    /** Its delivery workflow was started; false rows are started again by the next dispatch (the outbox sweep). */
+    /** Its delivery workflow was started; false rows are started by the outbox sweep (workflows/webhook-outbox-sweep.ts). */
     dispatched: p.boolean().default(false),
   },
-  /** The endpoint's delivery log, newest first (ids are time-ordered). */
-  indexes: [{ properties: ['endpoint', 'id'] }],
+  indexes: [
+    /** The endpoint's delivery log, newest first (ids are time-ordered). */
+    { properties: ['endpoint', 'id'] },
+    // Partial: the outbox sweep's look-up stays small however many deliveries there are (Migration20261124100000).
+    {
+      name: 'webhook_deliveries_undispatched_index',
+      expression: 'create index "webhook_deliveries_undispatched_index" on "webhook_deliveries" ("created_at") where not "dispatched"',
+    },
+  ],
 });
 export type IWebhookDelivery = InferEntity<typeof WebhookDelivery>;

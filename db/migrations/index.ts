@@ -9,6 +9,11 @@ import { Migration20261123120000_entity_schema } from './Migration20261123120000
 import { Migration20261123130000_post_lifecycle } from './Migration20261123130000_post_lifecycle.ts';
 import { Migration20261123130100_post_channel_error_code } from './Migration20261123130100_post_channel_error_code.ts';
 import { Migration20261123140000_webhooks } from './Migration20261123140000_webhooks.ts';
+import { Migration20261124170000_user_time_zone } from './Migration20261124170000_user_time_zone.ts';
+import { Migration20261124160000_queues_and_series } from './Migration20261124160000_queues_and_series.ts';
+import { Migration20261124120000_post_workflow_pending } from './Migration20261124120000_post_workflow_pending.ts';
+import { Migration20261124110000_post_page } from './Migration20261124110000_post_page.ts';
+import { Migration20261124100000_webhook_auto_disable } from './Migration20261124100000_webhook_auto_disable.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -21,4 +26,9 @@ export const MIGRATIONS = [
   { name: 'Migration20261123130000_post_lifecycle', class: Migration20261123130000_post_lifecycle },
   { name: 'Migration20261123130100_post_channel_error_code', class: Migration20261123130100_post_channel_error_code },
   { name: 'Migration20261123140000_webhooks', class: Migration20261123140000_webhooks },
+  { name: 'Migration20261124170000_user_time_zone', class: Migration20261124170000_user_time_zone },
+  { name: 'Migration20261124160000_queues_and_series', class: Migration20261124160000_queues_and_series },
+  { name: 'Migration20261124120000_post_workflow_pending', class: Migration20261124120000_post_workflow_pending },
+  { name: 'Migration20261124110000_post_page', class: Migration20261124110000_post_page },
+  { name: 'Migration20261124100000_webhook_auto_disable', class: Migration20261124100000_webhook_auto_disable },
 ];

@@ -5,10 +5,14 @@
 # newer schema versions are applied (this is also how a Temporal upgrade migrates them).
 set -eu
 : "${POSTGRES_SEEDS:?}" "${DB_PORT:?}" "${POSTGRES_USER:?}" "${SQL_PASSWORD:?}"
-SCHEMA=/etc/temporal/schema/postgresql/v12
+# The admin-tools image's copy; `npm run cluster` (scripts/cluster/stack.ts) passes the one
+# scripts/build-temporal.sh extracted from the same Temporal release.
+SCHEMA="${TEMPORAL_SCHEMA_DIR:-/etc/temporal/schema/postgresql/v12}"
 
-echo "temporal-schema: waiting for ${POSTGRES_SEEDS}:${DB_PORT}"
-nc -z -w 30 "$POSTGRES_SEEDS" "$DB_PORT"
+if command -v nc >/dev/null 2>&1; then
+  echo "temporal-schema: waiting for ${POSTGRES_SEEDS}:${DB_PORT}"
+  nc -z -w 30 "$POSTGRES_SEEDS" "$DB_PORT"
+fi
 
 tool() {
   temporal-sql-tool --plugin postgres12 --ep "$POSTGRES_SEEDS" -p "$DB_PORT" -u "$POSTGRES_USER" "$@"

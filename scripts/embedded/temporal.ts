@@ -15,6 +15,8 @@ export async function startTemporalDevServer(opts: {
   uiPort: number;
   namespace: string;
   logFile: string;
+  /** `PRAGMA=VALUE` settings of the SQLite file (lib/embedded.ts EMBEDDED_TEMPORAL_SQLITE_PRAGMAS); none: the CLI's defaults. */
+  sqlitePragmas?: string[];
 }): Promise<RunningTemporal> {
   const out = openSync(opts.logFile, 'a');
   const proc = Bun.spawn(
@@ -24,6 +26,7 @@ export async function startTemporalDevServer(opts: {
       'start-dev',
       '--db-filename',
       opts.dbFile,
+      ...(opts.sqlitePragmas ?? []).flatMap((p) => ['--sqlite-pragma', p]),
       '--ip',
       '127.0.0.1',
       '--port',

@@ -10,9 +10,9 @@ import type { ObjectStorage } from '../../storage/types.ts';
 import { seaweed } from './seaweed.ts';
 import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { findTemporalTestServer } from '../../lib/temporal-binaries.ts';
+import { findTemporalCli, findTemporalTestServer } from '../../lib/temporal-binaries.ts';
 import { ensureSearchAttributes } from '../../worker/temporal.ts';
-import { createApp } from '../../server/app.ts';
+import { createApp, type ServerDeps } from '../../server/app.ts';
 import { createMastodonConnector } from '../../platforms/mastodon.ts';
 import type { Connectors } from '../../platforms/types.ts';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
@@ -24,6 +24,12 @@ import { harness } from './index.ts';
 
 export interface PostStackOptions {
   connectors?: Connectors;
+  /**
+   * 'dev': a real Temporal dev server (`temporal server start-dev`, in memory) instead of the
+   * time-skipping test server, for races that must meet the real server's handling of Updates
+   * and local activities. Its clock is the wall clock: env.sleep really sleeps.
+   */
+  server?: 'time-skipping' | 'dev';
   maxCachedWorkflows?: number;
   /** Object storage: 'disk' (a throwaway directory, served by the app), 's3' (the run's SeaweedFS). */
   storage?: 'disk' | 's3';
@@ -42,15 +48,20 @@ export interface PostStackOptions {
   publishInterceptors?: ActivityInterceptorsFactory[];
   /** Per-attempt webhook timeout (a hanging receiver's test); 15 s by default. */
   webhookTimeoutMs?: number;
+  /** More of the app's dependencies (the generate scope's model endpoints). */
+  appDeps?: Partial<ServerDeps>;
 }
 
 export async function startPostStack(opts: PostStackOptions = {}) {
   const h = await harness();
   // Each stack has its own time-skipping server: the clock of a shared one is held back by any
   // workflow another test file left waiting on a worker that is gone.
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: findTemporalTestServer() } },
-  });
+  const env =
+    opts.server === 'dev'
+      ? await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findTemporalCli() } } })
+      : await TestWorkflowEnvironment.createTimeSkipping({
+          server: { executable: { type: 'existing-path', path: findTemporalTestServer() } },
+        });
   await ensureSearchAttributes(env.connection, env.namespace ?? 'default');
   const taskQueue = `test-${randomUUID()}`;
   const connectors = opts.connectors ?? { MASTODON: createMastodonConnector({ timeoutMs: 2000, outbound: { allowPrivate: true } }) };
@@ -129,6 +140,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
     rateLimiter: h.rateLimiter,
     webhooks: { credentialsKey: h.credentialsKey, outbound: { allowPrivate: true } },
     ...(web ? { web } : {}),
+    ...opts.appDeps,
   });
   return {
     h,

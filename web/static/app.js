@@ -1,5 +1,5 @@
-// Shared by every page: the viewer's time zone (cookie pp_tz), the CSRF token for fetches,
-// copy buttons, and the three-step media upload used by the media library and the composer.
+// Shared by every page: the viewer's time zone (cookie pp_tz; the person's zone on first
+// sign-in), the CSRF token for fetches, copy buttons, and the three-step media upload used by the media library and the composer.
 (() => {
   'use strict';
   var PP = (window.PP = window.PP || {});
@@ -73,26 +73,38 @@
       });
   };
 
-  function setTimeZoneCookie() {
+  // The browser's zone goes into the pp_tz cookie (the sign-in form stores it as the person's
+  // zone on the first sign-in). A signed-in person without a zone yet (a session from before)
+  // gets it once through the API, and the page is shown again in it (never a page that answered a
+  // form: that would send the form again). A zone the person chose is never replaced.
+  function timeZone() {
     var tz = PP.timeZone();
     var m = document.cookie.match(/(?:^|;\s*)pp_tz=([^;]*)/);
     var current = m ? decodeURIComponent(m[1]) : '';
     if (current !== tz) {
       document.cookie = `pp_tz=${encodeURIComponent(tz)}; path=/; max-age=31536000; samesite=lax${location.protocol === 'https:' ? '; secure' : ''}`;
     }
-    var shown = document.body.getAttribute('data-tz');
-    // Pages rendered in another zone (first visit) are shown again in the browser's own zone,
-    // once; pages that answered a form are never reloaded (that would send the form again).
-    if (shown !== tz && document.body.getAttribute('data-tz-reload') === 'true' && !/[?&]tz=/.test(location.search)) {
-      try {
-        if (!sessionStorage.getItem('pp_tz_reloaded')) {
-          sessionStorage.setItem('pp_tz_reloaded', '1');
-          location.reload();
-        }
-      } catch (e) {
-        /* storage blocked: stay in the server's zone */
-      }
+    if (document.body.getAttribute('data-tz-unset') === 'true') {
+      PP.send('PUT', '/web/api/me/time-zone', { timeZone: tz, ifUnset: true }).then(
+        (saved) => {
+          document.body.removeAttribute('data-tz-unset');
+          var shown = document.body.getAttribute('data-tz');
+          if (saved.timeZone !== shown && document.body.getAttribute('data-tz-reload') === 'true' && !/[?&]tz=/.test(location.search))
+            location.reload();
+        },
+        () => {
+          /* an unknown zone: the person can choose one on the settings page */
+        },
+      );
     }
+    // The settings page's "Use this browser's time zone" button.
+    document.querySelectorAll('[data-browser-tz]').forEach((button) => {
+      var input = button.form?.querySelector('[data-browser-tz-input]');
+      if (!input) return;
+      input.value = tz;
+      button.textContent = `Use this browser's time zone (${tz})`;
+      button.hidden = false;
+    });
   }
 
   function copyButtons() {
@@ -122,7 +134,7 @@
   }
 
   document.addEventListener('DOMContentLoaded', () => {
-    setTimeZoneCookie();
+    timeZone();
     copyButtons();
   });
 })();

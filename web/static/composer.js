@@ -119,12 +119,12 @@
     form.addEventListener('input', update);
     form.addEventListener('change', update);
 
-    // "Publish now" makes the time field irrelevant.
+    // "Publish now" and "Add to queue" make the time field irrelevant.
     var time = form.querySelector('#publishAt');
     var radios = form.querySelectorAll('input[name="when"]');
     function syncWhen() {
       var now = form.querySelector('input[name="when"]:checked');
-      if (time && now) time.disabled = now.value === 'now';
+      if (time && now) time.disabled = now.value !== 'later';
     }
     Array.prototype.forEach.call(radios, (r) => {
       r.addEventListener('change', syncWhen);

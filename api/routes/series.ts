@@ -1,0 +1,145 @@
+// Recurring posts (issue 17, README "Recurring posts"): /v1/series. A resource of its own rather
+// than `repeat` on POST /v1/posts: creating one makes no post yet (each occurrence is created as a
+// post shortly before its time), so its answer is a series, not a post (docs/decisions.md).
+import { t } from 'elysia';
+import { refuseUnstorableBody, router } from '../../http/router.ts';
+import type { AppDeps } from '../../http/deps.ts';
+import { answerStored } from '../../http/stored-response.ts';
+import { idempotent } from '../../services/idempotency.ts';
+import { createSeries, deleteSeries, getSeries, listSeries, MAX_COUNT, MAX_INTERVAL, updateSeries } from '../../services/series.ts';
+import { authPlugin } from '../auth.ts';
+import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '../schemas.ts';
+import { OPERATIONS } from '../openapi/operations.ts';
+import { ChannelIds, ContentByPlatform, MediaIds, Reddit, Text } from './posts.ts';
+
+const Repeat = t.Object(
+  {
+    every: t.Union([t.Literal('day'), t.Literal('week'), t.Literal('month')], { error: 'must be day, week or month' }),
+    interval: t.Optional(t.Integer({ minimum: 1, maximum: MAX_INTERVAL })),
+    until: t.Optional(t.Union([DateTimeInput(), t.Null()])),
+    count: t.Optional(t.Union([t.Integer({ minimum: 1, maximum: MAX_COUNT }), t.Null()])),
+  },
+  { additionalProperties: false },
+);
+const TimeZone = Chars(64, { min: 1 });
+
+const CreateBody = t.Object(
+  {
+    content: Text,
+    channelIds: ChannelIds,
+    publishAt: DateTimeInput(),
+    repeat: Repeat,
+    timeZone: t.Optional(TimeZone),
+    mediaIds: t.Optional(MediaIds),
+    contentByPlatform: t.Optional(ContentByPlatform),
+    reddit: t.Optional(Reddit),
+  },
+  { additionalProperties: false },
+);
+
+const PatchBody = t.Object(
+  {
+    content: t.Optional(Text),
+    channelIds: t.Optional(ChannelIds),
+    publishAt: t.Optional(DateTimeInput()),
+    repeat: t.Optional(Repeat),
+    timeZone: t.Optional(TimeZone),
+    mediaIds: t.Optional(MediaIds),
+    contentByPlatform: t.Optional(ContentByPlatform),
+    reddit: t.Optional(t.Union([Reddit, t.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const IdParams = t.Object({ id: PathId() });
+
+export function seriesRoutes(deps: AppDeps) {
+  return router()
+    .use(authPlugin(deps))
+    .post(
+      '/series',
+      async ({ auth, body, set, headers }) => {
+        const em = deps.orm.em.fork();
+        const result = await idempotent(
+          em,
+          {
+            organizationId: auth.organization.id,
+            apiKeyId: auth.key.id,
+            endpoint: 'POST /v1/series',
+            key: headers['idempotency-key'],
+            body,
+            now: auth.now,
+          },
+          async () => {
+            const view = await createSeries(em, deps.temporal, {
+              organization: auth.organization,
+              source: 'api',
+              key: { apiKeyId: auth.key.id, channels: auth.channels },
+              channelIds: body.channelIds,
+              content: body.content,
+              contentByPlatform: body.contentByPlatform ?? {},
+              reddit: body.reddit ?? null,
+              mediaIds: body.mediaIds ?? [],
+              publishAt: body.publishAt,
+              repeat: body.repeat,
+              timeZone: body.timeZone,
+              now: auth.now,
+            });
+            return { status: 201, body: view, location: `/v1/series/${view.id}` };
+          },
+        );
+        return answerStored(set, result);
+      },
+      {
+        scope: 'publish',
+        body: CreateBody,
+        transform: refuseUnstorableBody,
+        response: { 201: SeriesSchema },
+        detail: OPERATIONS.createSeries,
+      },
+    )
+    .get(
+      '/series',
+      async ({ auth }) => ({ data: await listSeries(deps.orm.em.fork(), auth.organization.id, { keyChannels: auth.channels }) }),
+      {
+        scope: 'read',
+        response: { 200: SeriesListSchema },
+        detail: OPERATIONS.listSeries,
+      },
+    )
+    .get('/series/:id', ({ auth, params }) => getSeries(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels), {
+      scope: 'read',
+      params: IdParams,
+      response: { 200: SeriesSchema },
+      detail: OPERATIONS.getSeries,
+    })
+    .patch(
+      '/series/:id',
+      ({ auth, params, body }) =>
+        updateSeries(
+          deps.orm.em.fork(),
+          deps.temporal,
+          auth.organization.id,
+          params.id,
+          body,
+          { apiKeyId: auth.key.id, channels: auth.channels },
+          auth.now,
+        ),
+      {
+        scope: 'publish',
+        params: IdParams,
+        body: PatchBody,
+        transform: refuseUnstorableBody,
+        response: { 200: SeriesSchema },
+        detail: OPERATIONS.updateSeries,
+      },
+    )
+    .delete(
+      '/series/:id',
+      async ({ auth, params, set }) => {
+        await deleteSeries(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
+        set.status = 204;
+      },
+      { scope: 'publish', params: IdParams, detail: OPERATIONS.deleteSeries },
+    );
+}

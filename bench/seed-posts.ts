@@ -1,0 +1,105 @@
+// Many scheduled posts fast, for the benchmarks that need thousands of them asleep or due at once
+// (bench/burst-lateness.ts, bench/worker-memory.ts): the rows written straight to Postgres in
+// batches, committed, then each post's workflow started with client.workflow.start — the same
+// rows, input, workflow id and search attributes as POST /v1/posts, without the API's per-request
+// checks (which bench/api-throughput.ts measures). Plus extra channels copied from the stack's one.
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { newId } from '../lib/ids.ts';
+import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
+import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow, type PostWorkflowInput } from '../workflows/post-types.ts';
+import { isStopping, pool, type BenchStack } from './stack.ts';
+
+/** `n` channels of the bench organization: the stack's own plus copies of it (same credentials, same fake). */
+export async function benchChannels(stack: BenchStack, n: number): Promise<string[]> {
+  const ids = [stack.channelId];
+  const conn = stack.orm.em.fork().getConnection();
+  for (let i = 1; i < n; i++) {
+    const id = newId('ch');
+    // Every column copied (whatever the schema holds today), with a new id and name.
+    await conn.execute(
+      `insert into channels select (jsonb_populate_record(null::channels, to_jsonb(c) || jsonb_build_object('id', ?::text, 'name', ?::text))).* from channels c where c.id = ?`,
+      [id, `Bench Mastodon ${i + 1}`, stack.channelId],
+    );
+    ids.push(id);
+  }
+  return ids;
+}
+
+export interface SeedOptions {
+  count: number;
+  /** Channels, used in turn (post i goes to channelIds[i % n]). */
+  channelIds: string[];
+  publishAt: (i: number) => Date;
+  text: (i: number) => string;
+  /** Workflow starts in flight. */
+  concurrency: number;
+  /** Rows per insert statement. */
+  batch?: number;
+  onProgress?: (started: number) => void;
+}
+
+/** Writes and commits the rows of posts [0, count), then starts their workflows. Returns the post ids. */
+export async function seedScheduledPosts(stack: BenchStack, o: SeedOptions): Promise<{ ids: string[]; startErrors: number }> {
+  const batch = o.batch ?? 500;
+  const ids: string[] = [];
+  const inputs: PostWorkflowInput[] = [];
+  for (let from = 0; from < o.count && !isStopping(); from += batch) {
+    const to = Math.min(o.count, from + batch);
+    const posts: unknown[] = [];
+    const pcs: unknown[] = [];
+    const now = new Date();
+    for (let i = from; i < to; i++) {
+      const id = newId('post');
+      const at = o.publishAt(i);
+      const channelId = o.channelIds[i % o.channelIds.length]!;
+      posts.push(id, stack.organizationId, o.text(i), at, postWorkflowId(id), now, now);
+      pcs.push(newId('pc'), id, channelId, o.text(i), now, now);
+      ids.push(id);
+      inputs.push({ postId: id, organizationId: stack.organizationId, publishAt: at.toISOString() });
+    }
+    const n = to - from;
+    await stack.orm.em.fork().transactional(async (em) => {
+      const conn = em.getConnection();
+      const tx = em.getTransactionContext();
+      await conn.execute(
+        `insert into posts (id, organization_id, status, content, source, scheduled_at, workflow_id, created_at, updated_at) values ${rows(n, "(?, ?, 'scheduled', ?, 'api', ?, ?, ?, ?)")}`,
+        posts,
+        'run',
+        tx,
+      );
+      await conn.execute(
+        `insert into post_channels (id, post_id, channel_id, platform, status, content, created_at, updated_at) values ${rows(n, "(?, ?, ?, 'MASTODON', 'draft', ?, ?, ?)")}`,
+        pcs,
+        'run',
+        tx,
+      );
+    });
+  }
+  let startErrors = 0;
+  let started = 0;
+  await pool(inputs.length, o.concurrency, async (i) => {
+    const input = inputs[i]!;
+    try {
+      await stack.client.workflow.start<PostWorkflow>(POST_WORKFLOW_TYPE, {
+        taskQueue: stack.taskQueue,
+        workflowId: postWorkflowId(input.postId),
+        args: [input],
+        typedSearchAttributes: [
+          { key: ORGANIZATION_ID, value: input.organizationId },
+          { key: POST_ID, value: input.postId },
+        ],
+      });
+    } catch (e) {
+      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) startErrors++;
+    }
+    started++;
+    if (o.onProgress && started % 1000 === 0) o.onProgress(started);
+  });
+  return { ids, startErrors };
+}
+
+const rows = (n: number, one: string) => Array.from({ length: n }, () => one).join(', ');
+
+/** A short run id for the texts of one benchmark run (distinct texts: duplicate_post never applies). */
+export const runTag = () => randomUUID().slice(0, 8);

@@ -1,0 +1,53 @@
+// The MCP server over Streamable HTTP at /mcp, stateless: every POST is authenticated like a /v1
+// request (the bearer API key: 401, plan, rate limit and monthly quota, counted once), then answered
+// by a server built for that caller alone (mcp/server.ts) and dropped. No session id, no GET
+// stream: a stateless server has nothing to push.
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { MAX_JSON_BODY_BYTES } from '../http/body.ts';
+import type { AppDeps } from '../http/deps.ts';
+import { router } from '../http/router.ts';
+import { errorBody } from '../lib/errors.ts';
+import type { LogEntry } from '../lib/log.ts';
+import type { Caller } from '../services/account.ts';
+import { createMcpServer } from './server.ts';
+
+/** Admits the request's key without a scope check (api/auth.ts keyAuthenticator, given by server/app.ts). */
+export type AdmitKey = (input: { request: Request; set: { headers: Record<string, unknown> } }) => Promise<Caller>;
+
+export const MCP_PATH = '/mcp';
+
+export function mcpRoutes(deps: AppDeps, admit: AdmitKey, log: (entry: LogEntry) => void = () => {}) {
+  return router().all(
+    MCP_PATH,
+    async (ctx) => {
+      const { request, set } = ctx;
+      if (request.method !== 'POST') {
+        set.status = 405;
+        return new Response(
+          JSON.stringify(
+            errorBody('not_found', 'The MCP endpoint takes POST only (Streamable HTTP, stateless: no GET stream, no sessions).'),
+          ),
+          { status: 405, headers: { allow: 'POST', 'content-type': 'application/json; charset=utf-8' } },
+        );
+      }
+      const caller = await admit({ request, set });
+      // The request log line names the organization and the key (server/app.ts onAfterResponse).
+      Object.assign(ctx, { auth: caller });
+      const mcp = createMcpServer({ deps, caller }, log);
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+        maxRequestBodySize: MAX_JSON_BODY_BYTES,
+      });
+      await mcp.connect(transport);
+      try {
+        // With JSON responses the answer is complete when this returns: the server can go.
+        return await transport.handleRequest(request);
+      } finally {
+        await mcp.close();
+      }
+    },
+    // The transport reads the body itself, after the key was checked.
+    { parse: 'none' },
+  );
+}

@@ -1,0 +1,434 @@
+// The tools of the MCP server: each states its input as JSON Schema (TypeBox), the scope its /v1
+// twin needs, and calls the same services as that route (services/*). What a tool returns is the
+// /v1 answer's JSON; what it throws becomes a tool error carrying our error code (mcp/server.ts).
+import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
+import type { AppDeps } from '../http/deps.ts';
+import { POST_STATUSES, type PostStatus } from '../db/entities/index.ts';
+import { ApiError, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
+import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
+import type { Scope } from '../lib/scopes.ts';
+import { PLATFORMS } from '../platforms/catalog.ts';
+import { accountView, type Caller } from '../services/account.ts';
+import { channelView, listChannels } from '../services/channels.ts';
+import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
+import { idempotent, KEY_PATTERN } from '../services/idempotency.ts';
+import { getMediaItem, mediaView } from '../services/media.ts';
+import { uploadMediaFromUrl } from '../services/media-from-url.ts';
+import { cancelPost, retryPost } from '../services/post-lifecycle.ts';
+import { POST_LIMITS } from '../services/post-limits.ts';
+import { createPost, validateAndEditPost, validatePost, type CreatePostRequest } from '../services/post-scheduler.ts';
+import { parsePublishAt } from '../services/post-validation.ts';
+import { assertEditable, getPostForKey, listPostsForKey } from '../services/posts.ts';
+import { releaseQueueClaims } from '../services/queues.ts';
+
+/** What a tool runs with: the app's dependencies and the caller its API key authenticated. */
+export interface ToolContext {
+  deps: AppDeps;
+  caller: Caller;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface Tool<S extends TSchema = TSchema> {
+  name: string;
+  title: string;
+  description: string;
+  /** The scope of the tool's /v1 twin. */
+  scope: Scope;
+  input: S;
+  annotations: ToolAnnotations;
+  run: (ctx: ToolContext, args: Static<S>) => Promise<Record<string, unknown>>;
+}
+
+const tool = <S extends TSchema>(t: Tool<S>): Tool => t as unknown as Tool;
+
+// Input values, with the bounds /v1 puts on them (lengths in characters).
+const Id = (description: string) => T.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_]+$', description });
+const Text = (max: number, description: string, min = 0) => T.String({ minLength: min, maxLength: max, description });
+/** As /v1 reads date-times: RFC 3339 with an offset (a pattern, so no format registry is needed). */
+const DateTime = (description: string) =>
+  T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(?::[0-5]\\d(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:\\d{2})$', description });
+const ChannelIds = T.Array(Id('A channel id (`ch_…`) from list_channels.'), {
+  minItems: 1,
+  maxItems: POST_LIMITS.channels,
+  uniqueItems: true,
+  description: 'Target channels: ids from list_channels, 1 to 50, no repeats.',
+});
+const MediaIds = T.Array(Id('A media id (`med_…`).'), {
+  maxItems: POST_LIMITS.mediaItems,
+  uniqueItems: true,
+  description: 'Ready media items to attach, in order (from upload_media_from_url or get_media).',
+});
+const ContentByPlatform = T.Record(
+  T.String({ pattern: `^(${PLATFORMS.join('|')})$` }),
+  Text(POST_LIMITS.textChars, 'Text for this platform.'),
+  {
+    additionalProperties: false,
+    description: 'Optional text per platform (upper-case platform name → text), used instead of `content` on that platform’s channels.',
+  },
+);
+const Reddit = T.Object(
+  {
+    subreddit: Text(POST_LIMITS.subredditChars, 'Subreddit name, without r/.', 1),
+    title: Text(POST_LIMITS.redditTitleChars, 'Post title.', 1),
+  },
+  { additionalProperties: false, description: 'Required when a REDDIT channel is targeted.' },
+);
+const PostFields = {
+  content: Text(
+    POST_LIMITS.textChars,
+    'The post text. It must fit each channel’s rules.maxChars as its platform counts (see list_channels); an empty text needs media.',
+  ),
+  channelIds: ChannelIds,
+  publishAt: T.Optional(
+    DateTime('When to publish, ISO 8601 with an offset (e.g. 2026-12-01T09:00:00Z), at most 5 minutes in the past. Omit to publish now.'),
+  ),
+  mediaIds: T.Optional(MediaIds),
+  contentByPlatform: T.Optional(ContentByPlatform),
+  reddit: T.Optional(Reddit),
+  queue: T.Optional(
+    T.Boolean({
+      description:
+        'true: publish at the earliest free slot of every target channel’s posting queue instead of at publishAt (leave publishAt out).',
+    }),
+  ),
+};
+const PostId = T.Object({ id: Id('The post id (`post_…`).') }, { additionalProperties: false });
+const NoInput = T.Object({}, { additionalProperties: false });
+
+function need<K extends 'temporal' | 'storage'>(deps: AppDeps, ...what: K[]): Required<Pick<AppDeps, K>> {
+  for (const w of what) if (!deps[w]) throw new Error(`${w} is not configured for the MCP server`);
+  return deps as unknown as Required<Pick<AppDeps, K>>;
+}
+
+const viewer = (c: Caller) => ({ apiKeyId: c.key.id, channels: c.channels });
+
+const PostBody = T.Object(PostFields, { additionalProperties: false });
+
+function createRequest(c: Caller, a: Static<typeof PostBody>): CreatePostRequest {
+  if (a.queue && a.publishAt !== undefined) {
+    throw errors.validation([{ path: 'queue', message: 'cannot be combined with publishAt: the queue chooses the time' }]);
+  }
+  return {
+    organization: c.organization,
+    source: 'api',
+    key: viewer(c),
+    channelIds: a.channelIds,
+    content: a.content,
+    contentByPlatform: a.contentByPlatform ?? {},
+    reddit: a.reddit ?? null,
+    mediaIds: a.mediaIds ?? [],
+    publishAt: a.publishAt ?? null,
+    now: c.now,
+    queue: a.queue === true,
+  };
+}
+
+/** Postgres takes instants in years 1–9999 only: a bound beyond them is no bound (as GET /v1/posts). */
+function instant(value: string | undefined, path: string, fields: FieldError[]): Date | undefined {
+  if (value === undefined) return undefined;
+  const d = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime())) {
+    fields.push({ path, message: 'must be an ISO 8601 date-time' });
+    return undefined;
+  }
+  const [earliest, latest] = [new Date('0001-01-01T00:00:00Z'), new Date('9999-12-31T23:59:59.999Z')];
+  return d < earliest ? earliest : d > latest ? latest : d;
+}
+
+export const TOOLS: Tool[] = [
+  tool({
+    name: 'whoami',
+    title: 'Who am I',
+    description:
+      'The organization this API key belongs to, the key’s scopes (read, generate, publish) and channel limits, and the quota used this month. Call it first to learn what the key may do.',
+    scope: 'read',
+    input: NoInput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ caller }) => accountView(caller),
+  }),
+
+  tool({
+    name: 'list_channels',
+    title: 'List channels',
+    description:
+      'The connected social accounts (channels) this key may post to, each with its id, platform, status (`active` can be posted to; `reauth_required` must be reconnected in the web app) and rules: maxChars (the longest text, counted as the platform counts), requiresMedia, and requiredFields (e.g. REDDIT needs reddit.subreddit and reddit.title).',
+    scope: 'read',
+    input: NoInput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }) => ({
+      data: (await listChannels(deps.orm.em.fork(), caller.organization.id, caller.channels)).map(channelView),
+    }),
+  }),
+
+  tool({
+    name: 'validate_post',
+    title: 'Check a post',
+    description:
+      'Runs every check create_post runs (channels, each channel’s text length and media rules, required fields, publishAt, duplicates, plan limits) without creating anything. Returns each channel’s text and its length against maxChars, or the error create_post would give.',
+    scope: 'publish',
+    input: PostBody,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => ({ ...(await validatePost(deps.orm.em.fork(), createRequest(caller, a))) }),
+  }),
+
+  tool({
+    name: 'create_post',
+    title: 'Create a post',
+    description:
+      'Schedules a post on one or more channels at `publishAt`, or at the next free slot of the channels’ posting queues with `queue: true`, or publishes it now (within about a minute) when neither is given. Returns the post with a status per channel; follow it with get_post. Check first with validate_post if unsure. Pass an idempotencyKey to make a retry safe (the same key and arguments within 24 h return the first post instead of creating another).',
+    scope: 'publish',
+    input: T.Object(
+      {
+        ...PostFields,
+        idempotencyKey: T.Optional(
+          T.String({
+            pattern: KEY_PATTERN.source,
+            description: '1–255 printable ASCII characters, no spaces; as the Idempotency-Key header of POST /v1/posts.',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async ({ deps, caller }, { idempotencyKey, ...body }) => {
+      const em = deps.orm.em.fork();
+      const result = await idempotent(
+        em,
+        {
+          organizationId: caller.organization.id,
+          apiKeyId: caller.key.id,
+          endpoint: 'POST /v1/posts',
+          key: idempotencyKey,
+          body,
+          now: caller.now,
+        },
+        async () => {
+          const id = await createPost(em, deps.temporal, createRequest(caller, body));
+          const view = await getPostForKey(deps.orm.em.fork(), caller.organization.id, id, 'all', deps.storage);
+          return { status: 201, body: view, location: `/v1/posts/${id}` };
+        },
+      );
+      // A replayed refusal is answered as it was the first time.
+      if (result.status >= 400) {
+        const { error } = result.body as ErrorBody;
+        throw new ApiError(error.code, error.message, { details: error.details, status: result.status });
+      }
+      return result.body as Record<string, unknown>;
+    },
+  }),
+
+  tool({
+    name: 'list_posts',
+    title: 'List posts',
+    description:
+      'Posts newest first (by scheduled time) with each channel’s status, live URL and error. Filter by status, channel or a time range; page with limit and the nextCursor of the previous page.',
+    scope: 'read',
+    input: T.Object(
+      {
+        status: T.Optional(
+          T.Union(
+            POST_STATUSES.map((s) => T.Literal(s)),
+            { description: 'Only posts with this status.' },
+          ),
+        ),
+        channelId: T.Optional(Id('Only posts that include this channel.')),
+        from: T.Optional(DateTime('Only posts scheduled at or after this instant.')),
+        to: T.Optional(DateTime('Only posts scheduled before this instant.')),
+        limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1 to 100 (default 20).' })),
+        cursor: T.Optional(T.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', description: 'The nextCursor of the previous page.' })),
+      },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => {
+      const fields: FieldError[] = [];
+      const from = instant(a.from, 'from', fields);
+      const to = instant(a.to, 'to', fields);
+      if (fields.length) throw errors.validation(fields);
+      return listPostsForKey(
+        deps.orm.em.fork(),
+        caller.organization.id,
+        caller.channels,
+        { status: a.status as PostStatus | undefined, channelId: a.channelId, from, to, limit: a.limit ?? 20, cursor: a.cursor },
+        deps.storage,
+      );
+    },
+  }),
+
+  tool({
+    name: 'get_post',
+    title: 'Get a post',
+    description:
+      'One post with its status on every channel: published ones have platformPostId and url, failed ones error, errorCode and retryable.',
+    scope: 'read',
+    input: PostId,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => ({
+      ...(await getPostForKey(deps.orm.em.fork(), caller.organization.id, a.id, caller.channels, deps.storage)),
+    }),
+  }),
+
+  tool({
+    name: 'update_post',
+    title: 'Edit a scheduled post',
+    description:
+      'Changes a post that is still scheduled: its text, per-platform text, publish time, media, channels or Reddit fields (give at least one). The same rules as create_post apply. A post that is publishing or done cannot be edited (conflict).',
+    scope: 'publish',
+    input: T.Object(
+      {
+        id: Id('The post id (`post_…`).'),
+        content: T.Optional(PostFields.content),
+        publishAt: T.Optional(DateTime('New publish time, ISO 8601 with an offset, at most 5 minutes in the past.')),
+        contentByPlatform: T.Optional(ContentByPlatform),
+        mediaIds: T.Optional(MediaIds),
+        channelIds: T.Optional(ChannelIds),
+        reddit: T.Optional(Reddit),
+      },
+      { additionalProperties: false, minProperties: 2 },
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, { id, ...edit }) => {
+      const { temporal } = need(deps, 'temporal');
+      const em = deps.orm.em.fork();
+      const current = await getPostForKey(em, caller.organization.id, id, caller.channels);
+      assertEditable(current);
+      const fields: FieldError[] = [];
+      const publishAt = edit.publishAt !== undefined ? parsePublishAt(edit.publishAt, caller.now, fields) : undefined;
+      if (fields.length) throw errors.validation(fields);
+      await validateAndEditPost(em, temporal, caller.organization.id, current, { ...edit, publishAt }, viewer(caller));
+      return { ...(await getPostForKey(deps.orm.em.fork(), caller.organization.id, id, caller.channels, deps.storage)) };
+    },
+  }),
+
+  tool({
+    name: 'cancel_post',
+    title: 'Cancel or delete a post',
+    description:
+      'A scheduled post is cancelled (never published); a published or failed post is removed from this service’s lists (its live posts on the platforms stay). A post that is publishing right now cannot be cancelled (conflict). As DELETE /v1/posts/{id}.',
+    scope: 'publish',
+    input: PostId,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    run: async ({ deps, caller }, a) => {
+      await cancelPost(deps.orm.em.fork(), deps.temporal, caller.organization.id, a.id, caller.channels, caller.now);
+      // As DELETE /v1/posts/{id}: a queue slot it held is free again.
+      await releaseQueueClaims(deps.orm.em.fork(), a.id);
+      return { id: a.id, deleted: true };
+    },
+  }),
+
+  tool({
+    name: 'retry_post',
+    title: 'Retry failed channels',
+    description:
+      'Publishes again the channels of a failed post that failed (never those already published). Channels that need reconnecting must be reconnected first (reauth_required).',
+    scope: 'publish',
+    input: PostId,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async ({ deps, caller }, a) => ({
+      ...(await retryPost(deps.orm.em.fork(), deps.temporal, caller.organization.id, a.id, caller.channels, caller.now)),
+    }),
+  }),
+
+  tool({
+    name: 'upload_media_from_url',
+    title: 'Add media from a URL',
+    description:
+      'Fetches a file from a public http(s) URL into the media library (images, GIFs, videos, PDFs, audio; at most 100 MB this way) and processes it as an upload is processed. Returns the media item: `ready` (use its id in mediaIds) or `failed` with the reason in `error`.',
+    scope: 'publish',
+    input: T.Object(
+      {
+        url: T.String({
+          minLength: 1,
+          maxLength: 2048,
+          pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
+          description: 'Public http(s) URL of the file.',
+        }),
+        fileName: T.Optional(Text(255, 'File name to keep (default: the last part of the URL).', 1)),
+        altText: T.Optional(Text(1500, 'Alt text for the file (describe it for people who cannot see it).')),
+      },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async ({ deps, caller }, a) => {
+      const { storage, temporal } = need(deps, 'storage', 'temporal');
+      const item = await uploadMediaFromUrl(deps.orm.em.fork(), storage, temporal, deps.outbound ?? DEFAULT_OUTBOUND, {
+        organizationId: caller.organization.id,
+        viewer: viewer(caller),
+        url: a.url,
+        fileName: a.fileName,
+        altText: a.altText ?? null,
+        now: caller.now,
+      });
+      return { ...(await mediaView(item, storage)) };
+    },
+  }),
+
+  tool({
+    name: 'get_media',
+    title: 'Get a media item',
+    description:
+      'One media item: its status (pending, ready, failed), type, size, dimensions, alt text and description, and a URL to view it.',
+    scope: 'read',
+    input: T.Object({ id: Id('The media id (`med_…`).') }, { additionalProperties: false }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => {
+      const { storage } = need(deps, 'storage');
+      return { ...(await mediaView(await getMediaItem(deps.orm.em.fork(), caller.organization.id, a.id, viewer(caller)), storage)) };
+    },
+  }),
+
+  tool({
+    name: 'generate_post',
+    title: 'Draft a post per channel',
+    description:
+      'Writes a draft for each channel from a brief, fitting each channel’s rules (maxChars as the platform counts, a title for REDDIT), with the character counts. Creates nothing: pass the drafts to create_post (as content, or contentByPlatform per platform). A draft marked truncated was cut to fit; missingFields lists what create_post still needs (e.g. reddit.subreddit).',
+    scope: 'generate',
+    input: T.Object(
+      {
+        prompt: Text(GENERATE_LIMITS.promptChars, 'What the post is about.', 1),
+        tone: T.Optional(Text(GENERATE_LIMITS.toneChars, 'How it should sound, e.g. friendly, formal, playful.', 1)),
+        channelIds: ChannelIds,
+        mediaIds: T.Optional(
+          T.Array(Id('A media id.'), {
+            maxItems: POST_LIMITS.mediaItems,
+            uniqueItems: true,
+            description: 'Ready media the post will carry (their descriptions inform the drafts).',
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: true, openWorldHint: true },
+    run: async ({ deps, caller }, a) =>
+      generatePostDrafts(deps.orm.em.fork(), deps.generate, {
+        organizationId: caller.organization.id,
+        key: viewer(caller),
+        prompt: a.prompt,
+        tone: a.tone,
+        channelIds: a.channelIds,
+        mediaIds: a.mediaIds ?? [],
+      }),
+  }),
+
+  tool({
+    name: 'generate_alt_text',
+    title: 'Suggest alt text',
+    description: 'Describes a ready image (or a video’s thumbnail) for people who cannot see it: a suggested alt text. Changes nothing.',
+    scope: 'generate',
+    input: T.Object({ mediaId: Id('The media id (`med_…`).') }, { additionalProperties: false }),
+    annotations: { readOnlyHint: true, openWorldHint: true },
+    run: async ({ deps, caller }, a) => ({
+      ...(await generateAltText(deps.orm.em.fork(), deps.storage, deps.vision, {
+        organizationId: caller.organization.id,
+        key: viewer(caller),
+        mediaId: a.mediaId,
+      })),
+    }),
+  }),
+];

@@ -1,0 +1,73 @@
+// A create cut off half-way — its API process killed, or Postgres gone so that the failed request
+// could not release its Idempotency-Key either — leaves the key claimed with no answer (found by
+// the chaos test, test/cluster/chaos.ts). Its retry must not be refused for long: a claim older
+// than any create takes is abandoned and the retry runs (services/idempotency.ts); a younger one
+// still belongs to a request that may be running.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Post } from '../db/entities/index.ts';
+import { requestHash } from '../services/idempotency.ts';
+import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+
+let stack: Awaited<ReturnType<typeof startPostStack>>;
+
+beforeAll(async () => {
+  stack = await startPostStack({ storage: 'disk' });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** The row a request leaves when it dies after claiming `key`: no status, no answer. */
+async function leftClaim(apiKeyId: string, organizationId: string, key: string, body: unknown, ageMs: number): Promise<void> {
+  const now = await stack.syncClock();
+  await stack.h.pool.query(
+    `insert into idempotency_keys (api_key_id, endpoint, key, organization_id, request_hash, created_at) values ($1, $2, $3, $4, $5, $6)`,
+    [apiKeyId, 'POST /v1/posts', key, organizationId, requestHash(body), new Date(now.getTime() - ageMs)],
+  );
+}
+
+describe('an Idempotency-Key left claimed by a request that never finished', () => {
+  test('two minutes on, the retry creates the post (201) instead of 409 for ten minutes', async () => {
+    const org = await makeOrg('TEAM');
+    const ch = await makeChannel(org.id, 'MASTODON');
+    const k = await makeKey(org.id);
+    const now = await stack.syncClock();
+    const body = {
+      content: `cut off ${crypto.randomUUID()}`,
+      channelIds: [ch.id],
+      publishAt: new Date(now.getTime() + 86_400_000).toISOString(),
+    };
+    await leftClaim(k.id, org.id, 'cut-off-1', body, 2 * 60_000 + 1000);
+
+    const retry = await call(stack.app, 'POST', '/v1/posts', { key: k.key, body, headers: { 'idempotency-key': 'cut-off-1' } });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    // …and is itself stored: the next retry replays it.
+    const again = await call(stack.app, 'POST', '/v1/posts', { key: k.key, body, headers: { 'idempotency-key': 'cut-off-1' } });
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(retry.body.id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await stack.h.orm.em.fork().count(Post, { organization: org.id })).toBe(1);
+  });
+
+  test('a claim younger than that may still be running: the retry is told to retry (409), nothing is created', async () => {
+    const org = await makeOrg('TEAM');
+    const ch = await makeChannel(org.id, 'MASTODON');
+    const k = await makeKey(org.id);
+    const now = await stack.syncClock();
+    const body = {
+      content: `still running ${crypto.randomUUID()}`,
+      channelIds: [ch.id],
+      publishAt: new Date(now.getTime() + 86_400_000).toISOString(),
+    };
+    await leftClaim(k.id, org.id, 'running-1', body, 30_000);
+
+    // Waits for the first request (15 s), then gives up on it.
+    const retry = await call(stack.app, 'POST', '/v1/posts', { key: k.key, body, headers: { 'idempotency-key': 'running-1' } });
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.code).toBe('conflict');
+    expect(retry.body.error.message).toContain('still being processed');
+    expect(await stack.h.orm.em.fork().count(Post, { organization: org.id })).toBe(0);
+  }, 60_000);
+});

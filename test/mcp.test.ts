@@ -1,0 +1,321 @@
+// The MCP server (mcp/) through the official SDK's Client, over both transports: Streamable HTTP
+// at /mcp (the app in process) and stdio (`bun mcp/main.ts`, a child process bridging to the
+// app on a real socket). Every tool is called against the real stack (Postgres, Temporal, disk
+// store, a fake Mastodon, a fake OpenAI-compatible model); a key without a scope gets the tool
+// error /v1 would give, and another organization's key sees nothing of this one.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import sharp from 'sharp';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { chatCompletionsUrl } from '../lib/config.ts';
+import { createApp } from '../server/app.ts';
+import { addChannel } from '../services/channels.ts';
+import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
+import { makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+
+type Stack = Awaited<ReturnType<typeof startPostStack>>;
+type App = ReturnType<typeof createApp>;
+type Json = Record<string, any>;
+
+const TOOL_NAMES = [
+  'whoami',
+  'list_channels',
+  'validate_post',
+  'create_post',
+  'list_posts',
+  'get_post',
+  'update_post',
+  'cancel_post',
+  'retry_post',
+  'upload_media_from_url',
+  'get_media',
+  'generate_post',
+  'generate_alt_text',
+];
+const DAY = 86_400_000;
+
+let stack: Stack;
+let app: App;
+let clock = new Date();
+let mastodon: FakeMastodon;
+let model: FakeOpenAI;
+let files: ReturnType<typeof Bun.serve>;
+let socket: ReturnType<typeof Bun.serve>;
+let png: Buffer;
+const org = { id: '', key: '', readKey: '', channelId: '', otherKey: '' };
+
+beforeAll(async () => {
+  stack = await startPostStack({ storage: 'disk' });
+  mastodon = await startFakeMastodon();
+  model = startFakeOpenAI();
+  png = await sharp({ create: { width: 16, height: 12, channels: 3, background: '#22aa66' } })
+    .png()
+    .toBuffer();
+  // Files to fetch by URL (the guard lets 127.0.0.1 through only with allowPrivate, as in the dev stack).
+  files = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: (req) =>
+      new URL(req.url).pathname === '/square.png'
+        ? new Response(png, { headers: { 'content-type': 'image/png' } })
+        : new Response('no', { status: 404 }),
+  });
+  clock = await stack.syncClock();
+  app = createApp({
+    orm: stack.h.orm,
+    log: () => {},
+    now: () => clock,
+    temporal: { client: stack.client, taskQueue: stack.taskQueue },
+    storage: stack.storage,
+    rateLimiter: stack.h.rateLimiter,
+    generate: { url: chatCompletionsUrl(model.url), model: 'test-model' },
+    vision: { url: chatCompletionsUrl(model.url), model: 'test-vision' },
+    outbound: { allowPrivate: true },
+  });
+  socket = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (req) => app.handle(req) });
+
+  const o = await makeOrg('TEAM', 'MCP org');
+  org.id = o.id;
+  org.key = (await makeKey(o.id)).key;
+  org.readKey = (await makeKey(o.id, { scopes: ['read'] })).key;
+  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+    organizationId: o.id,
+    platform: 'MASTODON',
+    name: 'fake mastodon',
+    credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
+  });
+  org.channelId = channel.id;
+  const other = await makeOrg('TEAM', 'Another org');
+  await makeChannel(other.id, 'X');
+  org.otherKey = (await makeKey(other.id)).key;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await mastodon?.stop();
+  model?.stop();
+  files?.stop(true);
+  socket?.stop(true);
+});
+
+/** A Client over Streamable HTTP, answered by the app in process. */
+async function httpClient(key: string | undefined): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
+    ...(key ? { requestInit: { headers: { authorization: `Bearer ${key}` } } } : {}),
+    fetch: (url, init) => app.handle(new Request(String(url), init)),
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** A Client over stdio: `bun mcp/main.ts` bridging to the app on its socket. */
+async function stdioClient(key: string): Promise<Client> {
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['mcp/main.ts'],
+    cwd: `${import.meta.dir}/..`,
+    env: { PATH: process.env.PATH ?? '', POSTPILOT_API_URL: `http://127.0.0.1:${socket.port}`, POSTPILOT_API_KEY: key },
+    stderr: 'pipe',
+  });
+  await client.connect(transport);
+  return client;
+}
+
+async function callOk(client: Client, name: string, args: Json = {}): Promise<Json> {
+  const r = (await client.callTool({ name, arguments: args })) as Json;
+  if (r.isError) throw new Error(`${name} failed: ${r.content?.[0]?.text}`);
+  // The text and the structured content say the same.
+  expect(JSON.parse(r.content[0].text)).toEqual(r.structuredContent);
+  return r.structuredContent;
+}
+
+async function callError(client: Client, name: string, args: Json = {}): Promise<Json> {
+  const r = (await client.callTool({ name, arguments: args })) as Json;
+  expect({ name, isError: r.isError }).toEqual({ name, isError: true });
+  expect(JSON.parse(r.content[0].text)).toEqual(r.structuredContent);
+  return r.structuredContent.error;
+}
+
+const later = (days: number) => new Date(clock.getTime() + days * DAY).toISOString();
+
+describe('MCP over Streamable HTTP', () => {
+  test('lists every tool with a JSON Schema and a description that names its scope', async () => {
+    const client = await httpClient(org.key);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.description).toMatch(/Needs the "(read|publish|generate)" scope\.$/);
+    }
+    const create = tools.find((t) => t.name === 'create_post')!;
+    expect(create.inputSchema.required).toEqual(['content', 'channelIds']);
+    expect((create.inputSchema.properties as Json).channelIds).toMatchObject({ type: 'array', minItems: 1, maxItems: 50 });
+    await client.close();
+  });
+
+  test('every tool, called as an assistant would: the same answers as /v1', async () => {
+    const client = await httpClient(org.key);
+    clock = await stack.syncClock();
+    const me = await callOk(client, 'whoami');
+    expect(me.organization.id).toBe(org.id);
+    expect(me.key.scopes).toEqual(['read', 'generate', 'publish']);
+    const channels = await callOk(client, 'list_channels');
+    expect(channels.data).toEqual([expect.objectContaining({ id: org.channelId, platform: 'MASTODON', rules: expect.any(Object) })]);
+
+    const post = { content: 'Hello from an assistant', channelIds: [org.channelId], publishAt: later(30) };
+    const checked = await callOk(client, 'validate_post', post);
+    expect(checked).toMatchObject({ valid: true, channels: [{ channelId: org.channelId, characters: 23, maxChars: 500 }] });
+    const created = await callOk(client, 'create_post', { ...post, idempotencyKey: 'mcp-create-1' });
+    expect(created).toMatchObject({ status: 'scheduled', source: 'api', content: post.content });
+    // The same idempotency key and arguments: the first post, not a second one.
+    expect((await callOk(client, 'create_post', { ...post, idempotencyKey: 'mcp-create-1' })).id).toBe(created.id);
+    const second = await callOk(client, 'create_post', { ...post, content: 'Another one', publishAt: later(31) });
+
+    const page = await callOk(client, 'list_posts', { status: 'scheduled', limit: 1 });
+    expect(page.data.map((p: Json) => p.id)).toEqual([second.id]);
+    const next = await callOk(client, 'list_posts', { status: 'scheduled', limit: 1, cursor: page.nextCursor });
+    expect(next.data.map((p: Json) => p.id)).toEqual([created.id]);
+    expect((await callOk(client, 'get_post', { id: created.id })).id).toBe(created.id);
+    const edited = await callOk(client, 'update_post', { id: created.id, content: 'Hello, edited' });
+    expect(edited.content).toBe('Hello, edited');
+    expect(await callOk(client, 'cancel_post', { id: second.id })).toEqual({ id: second.id, deleted: true });
+    expect((await callError(client, 'get_post', { id: second.id })).code).toBe('not_found');
+
+    // A post that fails (Mastodon refuses it once), then retried.
+    mastodon.failNext(1, { status: 422, body: { error: 'Validation failed: refused' } });
+    const failing = await callOk(client, 'create_post', { content: 'This one fails first', channelIds: [org.channelId] });
+    expect((await stack.settle(failing.id)).phase).toBe('failed');
+    expect((await callOk(client, 'get_post', { id: failing.id })).status).toBe('failed');
+    const retried = await callOk(client, 'retry_post', { id: failing.id });
+    expect(retried.id).toBe(failing.id);
+    await stack.settle(failing.id);
+    expect((await callOk(client, 'get_post', { id: failing.id })).status).toBe('published');
+
+    // Media by URL: fetched through the guard, processed like an upload.
+    const media = await callOk(client, 'upload_media_from_url', {
+      url: `http://127.0.0.1:${files.port}/square.png`,
+      altText: 'a green square',
+    });
+    expect(media).toMatchObject({ status: 'ready', type: 'image', mimeType: 'image/png', width: 16, height: 12, fileName: 'square.png' });
+    expect(media.sizeBytes).toBe(png.length);
+    expect((await callOk(client, 'get_media', { id: media.id })).altText).toBe('a green square');
+    const missing = await callError(client, 'upload_media_from_url', { url: `http://127.0.0.1:${files.port}/nothing.png` });
+    expect(missing).toMatchObject({ code: 'validation_failed', details: { fields: [{ path: 'url', message: 'answered HTTP 404' }] } });
+
+    const drafts = await callOk(client, 'generate_post', {
+      prompt: 'Our planner ships',
+      channelIds: [org.channelId],
+      mediaIds: [media.id],
+    });
+    expect(drafts.data[0].characters).toBeLessThanOrEqual(500);
+    expect(drafts.data[0].content.length).toBeGreaterThan(0);
+    expect((await callOk(client, 'generate_alt_text', { mediaId: media.id })).altText).toBe(model.description);
+
+    // Bad input: the tool error names the field, as /v1's 422 does.
+    const invalid = await callError(client, 'create_post', { content: 'x', channelIds: [] });
+    expect(invalid.code).toBe('validation_failed');
+    expect(invalid.details.fields.map((f: Json) => f.path)).toContain('channelIds');
+    await client.close();
+  });
+
+  test('a key without the scope gets forbidden_scope as a tool error; reading still works', async () => {
+    const client = await httpClient(org.readKey);
+    expect((await callOk(client, 'whoami')).key.scopes).toEqual(['read']);
+    for (const [name, args, scope] of [
+      ['create_post', { content: 'x', channelIds: [org.channelId] }, 'publish'],
+      ['validate_post', { content: 'x', channelIds: [org.channelId] }, 'publish'],
+      ['cancel_post', { id: 'post_x' }, 'publish'],
+      ['upload_media_from_url', { url: 'http://127.0.0.1/x.png' }, 'publish'],
+      ['generate_post', { prompt: 'x', channelIds: [org.channelId] }, 'generate'],
+    ] as const) {
+      const error = await callError(client, name, args);
+      expect({ name, code: error.code, requiredScope: error.details?.requiredScope }).toEqual({
+        name,
+        code: 'forbidden_scope',
+        requiredScope: scope,
+      });
+    }
+    await client.close();
+  });
+
+  test('a key of another organization sees nothing of this one', async () => {
+    const mine = await httpClient(org.key);
+    clock = await stack.syncClock();
+    const post = await callOk(mine, 'create_post', { content: 'Only ours', channelIds: [org.channelId], publishAt: later(40) });
+    const media = (await callOk(mine, 'upload_media_from_url', { url: `http://127.0.0.1:${files.port}/square.png` })).id;
+    const theirs = await httpClient(org.otherKey);
+    expect((await callOk(theirs, 'list_channels')).data.map((c: Json) => c.platform)).toEqual(['X']);
+    expect((await callOk(theirs, 'list_posts')).data).toEqual([]);
+    expect((await callError(theirs, 'get_post', { id: post.id })).code).toBe('not_found');
+    expect((await callError(theirs, 'update_post', { id: post.id, content: 'hijack' })).code).toBe('not_found');
+    expect((await callError(theirs, 'cancel_post', { id: post.id })).code).toBe('not_found');
+    expect((await callError(theirs, 'get_media', { id: media })).code).toBe('not_found');
+    const foreign = await callError(theirs, 'create_post', { content: 'x', channelIds: [org.channelId] });
+    expect(foreign.details.fields).toEqual([{ path: 'channelIds', message: `unknown channel ${org.channelId}` }]);
+    expect((await callOk(mine, 'get_post', { id: post.id })).content).toBe('Only ours');
+    await Promise.all([mine.close(), theirs.close()]);
+  });
+
+  test('the key is checked like /v1: 401 without one, rate-limit headers and the quota counted per request; GET is 405', async () => {
+    await expect(httpClient(undefined)).rejects.toThrow(/unauthorized/);
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    const post = (key: string) =>
+      app.handle(
+        new Request('http://localhost/mcp', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify(init),
+        }),
+      );
+    const res = await post(org.key);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-limit')).toBe('300');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(res.headers.get('mcp-session-id')).toBeNull(); // stateless
+    expect(((await res.json()) as Json).result.serverInfo.name).toBe('postpilot');
+    const client = await httpClient(org.key);
+    const used = (await callOk(client, 'whoami')).quota.usedThisMonth;
+    expect((await callOk(client, 'whoami')).quota.usedThisMonth).toBe(used + 1);
+    await client.close();
+    const bad = await post('sk_live_not_a_real_key_0000000000000000');
+    expect(bad.status).toBe(401);
+    expect(((await bad.json()) as Json).error.code).toBe('unauthorized');
+    const get = await app.handle(new Request('http://localhost/mcp', { headers: { authorization: `Bearer ${org.key}` } }));
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('MCP over stdio (bun mcp/main.ts)', () => {
+  test('the same tools, answers and scope errors through the bridge', async () => {
+    const client = await stdioClient(org.key);
+    clock = await stack.syncClock();
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
+    expect((await callOk(client, 'whoami')).organization.id).toBe(org.id);
+    const created = await callOk(client, 'create_post', { content: 'Over stdio', channelIds: [org.channelId], publishAt: later(50) });
+    expect((await callOk(client, 'get_post', { id: created.id })).content).toBe('Over stdio');
+    await client.close();
+
+    const reader = await stdioClient(org.readKey);
+    expect((await callError(reader, 'create_post', { content: 'x', channelIds: [org.channelId] })).code).toBe('forbidden_scope');
+    await reader.close();
+
+    const stranger = await stdioClient(org.otherKey);
+    expect((await callError(stranger, 'get_post', { id: created.id })).code).toBe('not_found');
+    await stranger.close();
+  });
+
+  test('a key the API refuses: the assistant is told why (our error code)', async () => {
+    await expect(stdioClient('sk_live_not_a_real_key_0000000000000000')).rejects.toThrow(/unauthorized/);
+  });
+});

@@ -1,0 +1,161 @@
+// Publishing now without a Temporal round trip per step (issue 15): the post workflow runs its
+// short Postgres steps (confirmPost, startPublishing, finishPost…) as local activities, in the workflow task itself
+// (workflows/post.ts, LOCAL_STEPS_PATCH). The guarantee stays: a workflow started before its
+// post row is committed (as an API of older code does, starting inside its transaction) publishes
+// nothing until the commit — its local confirmPost keeps retrying — and then publishes once.
+// Real worker, real Postgres, the fake Mastodon, on the time-skipping server.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { Post, PostChannel } from '../db/entities/index.ts';
+import { newId } from '../lib/ids.ts';
+import { addChannel } from '../services/channels.ts';
+import { LOCAL_STEPS_PATCH } from '../workflows/post.ts';
+import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workflows/post-types.ts';
+import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+
+const EventType = temporal.api.enums.v1.EventType;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+let stack: Awaited<ReturnType<typeof startPostStack>>;
+let fake: FakeMastodon;
+
+beforeAll(async () => {
+  fake = await startFakeMastodon();
+  stack = await startPostStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+  await fake?.stop();
+});
+
+/** A local activity's marker data (Core's `core_local_activity` marker): its name and the attempt that completed. */
+function localActivity(e: HistoryEvent): { activity_type: string; attempt: number } | undefined {
+  const m = e.markerRecordedEventAttributes;
+  const data = m?.markerName === 'core_local_activity' ? m.details?.data?.payloads?.[0] : undefined;
+  return data ? defaultPayloadConverter.fromPayload(data) : undefined;
+}
+const patchMarker = (e: HistoryEvent) => {
+  const m = e.markerRecordedEventAttributes;
+  const data = m?.markerName === 'core_patch' ? m.details?.['patch-data']?.payloads?.[0] : undefined;
+  return data !== undefined && defaultPayloadConverter.fromPayload<{ id: string }>(data).id === LOCAL_STEPS_PATCH;
+};
+const scheduledNames = (evs: HistoryEvent[]) =>
+  evs.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n): n is string => !!n);
+
+describe('post workflow: confirm and start publishing as local activities', () => {
+  test('started before its row is committed, it publishes nothing until the commit (its local confirmPost retries), then publishes once', async () => {
+    const org = await makeOrg();
+    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'mastodon',
+      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+    });
+    const postId = newId('post');
+    const text = `uncommitted ${randomUUID()}`;
+    const sent = () => fake.statuses.filter((s) => s.text === text);
+    let handle!: WorkflowHandle<PostWorkflow>;
+
+    await stack.h.orm.em.fork().transactional(async (tx) => {
+      const now = new Date(await stack.env.currentTimeMs());
+      tx.create(Post, {
+        id: postId,
+        organization: org.id,
+        status: 'scheduled',
+        content: text,
+        contentByPlatform: {},
+        mediaIds: [],
+        source: 'api',
+        scheduledAt: now,
+        workflowId: postWorkflowId(postId),
+      });
+      tx.create(PostChannel, { id: newId('pc'), post: postId, channel: channel.id, platform: 'MASTODON', status: 'draft', content: text });
+      await tx.flush();
+      // Started inside the transaction, before the commit; publish now.
+      handle = await stack.client.workflow.start<PostWorkflow>(POST_WORKFLOW_TYPE, {
+        taskQueue: stack.taskQueue,
+        workflowId: postWorkflowId(postId),
+        args: [{ postId, organizationId: org.id, publishAt: null }],
+      });
+      // The worker has the workflow task: its local confirmPost runs, finds no row, retries.
+      for (let i = 0; i < 200; i++) {
+        const evs = (await handle.fetchHistory()).events ?? [];
+        if (evs.some((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED)) break;
+        await Bun.sleep(10);
+      }
+      await Bun.sleep(1500);
+      expect(sent()).toHaveLength(0);
+      const evs = (await handle.fetchHistory()).events ?? [];
+      expect(scheduledNames(evs)).not.toContain('publishToChannel');
+      expect(evs.map(localActivity).filter(Boolean)).toEqual([]);
+    });
+
+    // Committed: the post is published, once.
+    expect(await stack.settle(postId)).toEqual({ phase: 'done', publishAt: null });
+    expect(sent()).toHaveLength(1);
+    expect((await stack.h.orm.em.fork().findOneOrFail(Post, { id: postId })).status).toBe('published');
+
+    // It took the new path: the patch marker, both steps run locally (no round trip each), the
+    // confirm only after more than one attempt (it waited for the commit), then the publish.
+    const evs = (await handle.fetchHistory()).events ?? [];
+    expect(evs.some(patchMarker)).toBe(true);
+    const local = evs.map(localActivity).filter((m) => m !== undefined);
+    expect(local.map((m) => m.activity_type)).toEqual(['confirmPost', 'startPublishing', 'finishPost']);
+    expect(local[0]!.attempt).toBeGreaterThan(1);
+    expect(scheduledNames(evs)).toEqual(['publishToChannel']);
+  });
+
+  test('a post due now whose row is committed: confirm, start publishing and the publish activity in one workflow task', async () => {
+    const org = await makeOrg();
+    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'mastodon',
+      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+    });
+    const postId = newId('post');
+    const text = `committed ${randomUUID()}`;
+    await stack.h.orm.em.fork().transactional(async (tx) => {
+      tx.create(Post, {
+        id: postId,
+        organization: org.id,
+        status: 'scheduled',
+        content: text,
+        contentByPlatform: {},
+        mediaIds: [],
+        source: 'api',
+        scheduledAt: new Date(await stack.env.currentTimeMs()),
+        workflowId: postWorkflowId(postId),
+      });
+      tx.create(PostChannel, { id: newId('pc'), post: postId, channel: channel.id, platform: 'MASTODON', status: 'draft', content: text });
+    });
+    const handle = await stack.client.workflow.start<PostWorkflow>(POST_WORKFLOW_TYPE, {
+      taskQueue: stack.taskQueue,
+      workflowId: postWorkflowId(postId),
+      args: [{ postId, organizationId: org.id, publishAt: null }],
+    });
+    expect(await stack.settle(postId)).toEqual({ phase: 'done', publishAt: null });
+    expect(fake.statuses.filter((s) => s.text === text)).toHaveLength(1);
+    const evs = (await handle.fetchHistory()).events ?? [];
+    // The first workflow task's commands: the patch marker, the two local-activity markers, the publish.
+    const firstDone = evs.findIndex((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+    const next = evs.slice(firstDone + 1);
+    const commands = next.slice(0, next.findIndex((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) + 1);
+    expect(
+      commands
+        .filter((e) => e.eventType !== EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES) // the patch's TemporalChangeVersion
+        .map((e) =>
+          patchMarker(e) ? 'patch' : (localActivity(e)?.activity_type ?? e.activityTaskScheduledEventAttributes?.activityType?.name),
+        ),
+    ).toEqual(['patch', 'confirmPost', 'startPublishing', 'publishToChannel']);
+    expect(local1st(evs)).toBe(1);
+  });
+});
+
+/** The attempt of the local confirmPost that succeeded. */
+const local1st = (evs: HistoryEvent[]) => evs.map(localActivity).find((m) => m?.activity_type === 'confirmPost')?.attempt;

@@ -1,0 +1,80 @@
+// What the calendar marks beside the posts (#17): the upcoming occurrences of recurring series
+// that are not posts yet (services/series.ts listFutureOccurrences; each becomes a post of its own
+// shortly before its time, and then shows as a post), and the free slots of the channels' posting
+// queues (services/queues.ts nextFreeSlots), each a link to the composer at that time.
+import type { IChannel } from '../db/entities/index.ts';
+import { nextFreeSlots } from '../services/queues.ts';
+import { listFutureOccurrences, type FutureOccurrence } from '../services/series.ts';
+import type { PageContext } from './context.ts';
+import { html, type SafeHtml } from './html.ts';
+import { dayKey, formatTime, localInputValue } from './time.ts';
+import { excerpt, platformBadge } from './ui.ts';
+
+/** Free slots looked up per channel and period (a month view is six weeks). */
+const MAX_SLOTS_PER_CHANNEL = 300;
+
+interface Mark {
+  at: Date;
+  markup: SafeHtml;
+}
+
+function badges(ids: string[], channels: Map<string, IChannel>): SafeHtml {
+  return html`<span class="badges">${ids.map((id) => {
+    const c = channels.get(id);
+    return c ? platformBadge(c.platform, c.name, c.id) : '';
+  })}</span>`;
+}
+
+function occurrenceItem(o: FutureOccurrence, channels: Map<string, IChannel>, tz: string): SafeHtml {
+  const at = new Date(o.at);
+  return html`<li class="occurrence" data-testid="series-occurrence" data-series-id="${o.seriesId}" data-at="${o.at}" title="An upcoming repeat of a recurring post: it becomes a post of its own shortly before its time">
+  <time datetime="${o.at}" data-testid="occurrence-time">${formatTime(at, tz)}</time>
+  <span class="mark-occurrence" data-testid="occurrence-mark">↻ Repeats</span>
+  <span class="excerpt" data-testid="occurrence-excerpt">${excerpt(o.content, 60) || '(media only)'}</span>
+  ${badges(o.channelIds, channels)}
+</li>`;
+}
+
+function slotItem(at: Date, ids: string[], channels: Map<string, IChannel>, tz: string): SafeHtml {
+  const [day, time] = localInputValue(at, tz).split('T') as [string, string];
+  const names = ids.map((id) => channels.get(id)?.name ?? id).join(', ');
+  const href = `/posts/new?date=${day}&time=${time}${ids.map((id) => `&channel=${encodeURIComponent(id)}`).join('')}`;
+  return html`<li class="free-slot" data-testid="queue-slot" data-at="${at.toISOString()}" data-channel-ids="${ids.join(' ')}">
+  <a href="${href}" data-testid="queue-slot-link"><time datetime="${at.toISOString()}" data-testid="queue-slot-time">${formatTime(at, tz)}</time> <span class="mark-slot">○ Free slot</span><span class="visually-hidden"> in the queue of ${names}: write a post for it</span></a>
+  ${badges(ids, channels)}
+</li>`;
+}
+
+/** Per calendar day (`YYYY-MM-DD` in the viewer's zone), the marks of [from, to), by time. */
+export async function calendarMarks(
+  ctx: PageContext,
+  channelList: IChannel[],
+  channels: Map<string, IChannel>,
+  from: Date,
+  to: Date,
+): Promise<Map<string, SafeHtml>> {
+  const orgId = ctx.signedIn.organization.id;
+  const marks: Mark[] = [];
+  for (const o of await listFutureOccurrences(ctx.em, orgId, from, to))
+    marks.push({ at: new Date(o.at), markup: occurrenceItem(o, channels, ctx.tz) });
+  // Free slots: only ahead of now; one entry per instant with every channel free then.
+  const start = from > ctx.now ? from : ctx.now;
+  if (start < to) {
+    const free = new Map<number, string[]>();
+    for (const c of channelList.filter((ch) => ch.status === 'active')) {
+      for (const at of await nextFreeSlots(ctx.em, orgId, [c.id], start, MAX_SLOTS_PER_CHANNEL)) {
+        if (at >= to) break;
+        free.set(at.getTime(), [...(free.get(at.getTime()) ?? []), c.id]);
+      }
+    }
+    for (const [t, ids] of free) marks.push({ at: new Date(t), markup: slotItem(new Date(t), ids, channels, ctx.tz) });
+  }
+  const byDay = new Map<string, Mark[]>();
+  for (const m of marks.sort((a, b) => a.at.getTime() - b.at.getTime())) {
+    const key = dayKey(m.at, ctx.tz);
+    byDay.set(key, [...(byDay.get(key) ?? []), m]);
+  }
+  return new Map(
+    [...byDay].map(([key, list]) => [key, html`<ul class="marks" data-testid="calendar-marks">${list.map((m) => m.markup)}</ul>`]),
+  );
+}
