@@ -1,20 +1,8 @@
 // CPU time per request (issue 15, item 6): user+system time from /proc/<pid>/stat of the API
 // process and of every Postgres process under this benchmark, read before and after a timed run.
 // Throughput moves with whatever else the machine runs; CPU per request much less so.
-import { readdirSync, readFileSync } from 'node:fs';
-import { procCpuMs } from './stack.ts';
-
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        out.push(...readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
-      } catch {}
-    }
-  } catch {}
-  return out;
-}
+import { readFileSync } from 'node:fs';
+import { childrenOf, procCpuMs } from './stack.ts';
 
 function descendants(root: number): number[] {
   const out: number[] = [];

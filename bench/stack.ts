@@ -307,7 +307,8 @@ function descendants(root: number): number[] {
   return out;
 }
 
-function childrenOf(pid: number): number[] {
+/** The pids of a process's direct children (every thread's `children` in /proc). */
+export function childrenOf(pid: number): number[] {
   const out: number[] = [];
   try {
     for (const tid of readdirSync(`/proc/${pid}/task`)) {

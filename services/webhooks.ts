@@ -18,6 +18,7 @@ import { newId } from '../lib/ids.ts';
 import { checkOutboundUrl, OutboundRefusedError, type OutboundPolicy } from '../lib/outbound.ts';
 import { PLAN_LIMITS, type Plan } from '../lib/plans.ts';
 import { generateWebhookSecret } from '../lib/webhook-signing.ts';
+import { isTemporalOutage, temporalUnavailable, withTemporalDeadline } from './temporal-calls.ts';
 import type { StoredWebhookSecrets } from '../activities/webhooks.ts';
 import {
   dispatchWebhookDeliveries,
@@ -274,19 +275,35 @@ export async function redeliver(
 ) {
   const em = orm.em.fork();
   const endpoint = await findEndpoint(em, organizationId, endpointId);
-  const delivery = await em.findOne(WebhookDelivery, { id: deliveryId, endpoint: endpoint.id });
-  if (!delivery) throw errors.notFound('Delivery');
-  if (!endpoint.enabled) throw errors.conflict('The endpoint is disabled; enable it first.', { enabled: false });
-  if (delivery.status === 'pending') throw errors.conflict('The delivery is still being attempted.', { status: 'pending' });
-  const before = delivery.status;
-  Object.assign(delivery, { status: 'pending', nextRetryAt: null, dispatched: true });
-  await em.flush();
-  // The earlier workflow has recorded its last attempt; until it has closed, its id is not free.
-  if (!(await startDeliveryWorkflow(required(temporal), delivery.id))) {
-    delivery.status = before;
-    await em.flush();
+  const dispatcher = required(temporal);
+  // Under the delivery's row lock: two redeliveries at once start one workflow, and the loser
+  // cannot put back a status the winner has just changed.
+  const { delivery, before } = await em.transactional(async (tx) => {
+    const found = await tx.findOne(WebhookDelivery, { id: deliveryId, endpoint: endpoint.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!found) throw errors.notFound('Delivery');
+    if (!endpoint.enabled) throw errors.conflict('The endpoint is disabled; enable it first.', { enabled: false });
+    if (found.status === 'pending') throw errors.conflict('The delivery is still being attempted.', { status: 'pending' });
+    const was = found.status;
+    Object.assign(found, { status: 'pending', nextRetryAt: null, dispatched: true });
+    return { delivery: found, before: was };
+  });
+  const putBack = async () => {
+    await em.nativeUpdate(WebhookDelivery, { id: delivery.id, status: 'pending' }, { status: before });
+  };
+  let started: boolean;
+  try {
+    // The earlier workflow has recorded its last attempt; until it has closed, its id is not free.
+    started = await withTemporalDeadline({ ...dispatcher }, () => startDeliveryWorkflow(dispatcher, delivery.id));
+  } catch (err) {
+    await putBack();
+    if (isTemporalOutage(err)) throw temporalUnavailable('Deliveries cannot be started right now; nothing changed. Retry shortly.', err);
+    throw err;
+  }
+  if (!started) {
+    await putBack();
     throw errors.conflict('The delivery is still being attempted.', { status: 'pending' });
   }
+  delivery.status = 'pending';
   const event = await em.findOneOrFail(WebhookEvent, { id: delivery.event }, { fields: ['id', 'type'] });
   return deliveryView(delivery, event.type);
 }

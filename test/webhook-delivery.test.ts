@@ -222,4 +222,21 @@ describe('webhook delivery', () => {
     await until(async () => (await deliveries(key, id))[0]?.status === 'delivered');
     expect((await deliveries(key, id))[0]!.attempts).toBe(2);
   });
+
+  test('eight redeliveries of one delivery at once: one 202, the others 409; sent once more, its status never put back', async () => {
+    const { key, id } = await setup('/again-at-once');
+    const sent = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
+    const handle = stack.client.workflow.getHandle(webhookDeliveryWorkflowId(sent.body.deliveryId));
+    await until(async () => (await handle.describe()).status.name !== 'RUNNING');
+    const path = `/v1/webhooks/${id}/deliveries/${sent.body.deliveryId}/redeliver`;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call(stack.app, 'POST', path, { key })));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409, 409, 409, 409, 409, 409]);
+    for (const a of answers.filter((x) => x.status === 409)) expect(a.body.error.code).toBe('conflict');
+    // Right after: pending (or already sent again), never the old status put back by a loser.
+    const now = (await deliveries(key, id))[0]!;
+    expect(now.status === 'pending' || now.attempts === 2).toBe(true);
+    await until(async () => (await deliveries(key, id))[0]?.status === 'delivered');
+    expect(at('/again-at-once')).toHaveLength(2);
+    expect((await deliveries(key, id))[0]!.attempts).toBe(2);
+  });
 });
