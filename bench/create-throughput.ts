@@ -9,11 +9,11 @@
 //   BENCH_CREATE=2000 BENCH_RAW_STARTS=2000 BENCH_SEQUENTIAL=200 BENCH_CONCURRENCY=32 BENCH_SLEEPING=10000 BENCH_DAYS=3 \
 //     .tools/bin/bun run bench/create-throughput.ts
 //   … --json (or BENCH_JSON=1): the report goes to stderr, stdout carries one JSON object of figures.
-import { temporal as proto } from '@temporalio/proto';
 import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workflows/post-types.ts';
 import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
 import { newId } from '../lib/ids.ts';
 import { loadConfig } from '../lib/config.ts';
+import { checkSleeping, settle } from './seed-posts.ts';
 import {
   cpuByPart,
   createPost,
@@ -101,7 +101,7 @@ await runBench(async () => {
   if (WARMUP) {
     say(`warm-up: ${WARMUP} scheduled post(s), not timed`);
     await createMany(WARMUP, Math.min(CONCURRENCY, WARMUP), false);
-    await settle(stack, 'warm-up');
+    await settle(stack, 'warm-up', SETTLE_TIMEOUT_MS);
   }
   const memWarm = stack.worker.memory();
 
@@ -133,14 +133,14 @@ await runBench(async () => {
     raw = { perSecond: RAW / ((performance.now() - t0) / 1000), lat: summary(lat) };
     ids.push(...rows.map((r) => r.id));
     created += rows.length;
-    await settle(stack, 'raw starts');
+    await settle(stack, 'raw starts', SETTLE_TIMEOUT_MS);
   }
 
   let seq: ReturnType<typeof summary> | undefined;
   if (SEQUENTIAL) {
     say(`sequential: ${SEQUENTIAL} POST /v1/posts, one at a time`);
     seq = summary(await createMany(SEQUENTIAL, 1, false));
-    await settle(stack, 'sequential');
+    await settle(stack, 'sequential', SETTLE_TIMEOUT_MS);
   }
 
   say(`timed: ${CREATE} POST /v1/posts (publishAt ${DAYS} days ahead), one organization, ${CONCURRENCY} requests in flight`);
@@ -151,7 +151,7 @@ await runBench(async () => {
   timing = false;
   const elapsed = (performance.now() - t0) / 1000;
   const createdTimed = lat.length;
-  const settleTimed = await settle(stack, 'timed batch');
+  const settleTimed = await settle(stack, 'timed batch', SETTLE_TIMEOUT_MS);
   const cpu1 = cpuByPart(stack);
   const busyWall = elapsed + settleTimed;
   const memTimed = stack.worker.memory();
@@ -165,7 +165,7 @@ await runBench(async () => {
     await createMany(rest, CONCURRENCY, true);
     restElapsed = (performance.now() - t1) / 1000;
   }
-  const settleAll = await settle(stack, 'all posts');
+  const settleAll = await settle(stack, 'all posts', SETTLE_TIMEOUT_MS);
   const memAll = stack.worker.memory();
   const check = await checkSleeping(stack, ids, 50);
   if (isStopping()) return;
@@ -285,81 +285,4 @@ function safeRss(pid: number): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Waits until the worker has processed every started workflow up to its timer: the task
- * queue's backlogs are empty (when the server reports them) and the worker's CPU has been
- * quiet for 2 s. Returns the seconds it took.
- */
-async function settle(stack: BenchStack, what: string): Promise<number> {
-  const t0 = performance.now();
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  let lastCpu = stack.worker.cpuMs();
-  let quietSince: number | undefined;
-  while (!isStopping()) {
-    await Bun.sleep(500);
-    const cpu = stack.worker.cpuMs();
-    const busy = (cpu - lastCpu) / 500; // share of one core over the last 0.5 s
-    lastCpu = cpu;
-    const backlog = await backlogs(stack);
-    const idle = busy < 0.05 && (backlog === undefined || backlog === 0);
-    if (!idle) quietSince = undefined;
-    else quietSince ??= performance.now();
-    if (quietSince !== undefined && performance.now() - quietSince >= 2000) break;
-    if (Date.now() > deadline) {
-      say(`  ${what}: the worker was still busy after ${SETTLE_TIMEOUT_MS} ms (backlog ${backlog ?? 'n/a'}); measuring anyway`);
-      break;
-    }
-  }
-  // Minus the quiet period that proved it was done.
-  return Math.max(0, (performance.now() - t0 - 2000) / 1000);
-}
-
-/** Approximate workflow + activity task backlog of the task queue, if the server reports it. */
-async function backlogs(stack: BenchStack): Promise<number | undefined> {
-  const T = proto.api.enums.v1.TaskQueueType;
-  let total = 0;
-  for (const taskQueueType of [T.TASK_QUEUE_TYPE_WORKFLOW, T.TASK_QUEUE_TYPE_ACTIVITY]) {
-    try {
-      const res = await stack.client.workflowService.describeTaskQueue({
-        namespace: stack.namespace,
-        taskQueue: { name: stack.taskQueue },
-        taskQueueType,
-        reportStats: true,
-      });
-      const n = res.stats?.approximateBacklogCount;
-      if (n === undefined || n === null) return undefined;
-      total += Number(n);
-    } catch {
-      return undefined;
-    }
-  }
-  return total;
-}
-
-/** Checks a sample of the posts' workflows: their histories end with a started timer. */
-async function checkSleeping(stack: BenchStack, ids: string[], n: number) {
-  const E = proto.api.enums.v1.EventType;
-  const step = Math.max(1, Math.floor(ids.length / n));
-  let sampled = 0;
-  let asleep = 0;
-  const other = new Map<string, number>();
-  for (let i = 0; i < ids.length && sampled < n; i += step) {
-    sampled++;
-    try {
-      const h = await stack.client.workflow.getHandle(postWorkflowId(ids[i]!)).fetchHistory();
-      const events = h.events ?? [];
-      const fired = events.some((e) => e.eventType === E.EVENT_TYPE_TIMER_FIRED);
-      const timer = events.some((e) => e.eventType === E.EVENT_TYPE_TIMER_STARTED);
-      if (timer && !fired) asleep++;
-      else {
-        const last = E[events.at(-1)?.eventType ?? 0] ?? 'no events';
-        other.set(last, (other.get(last) ?? 0) + 1);
-      }
-    } catch (e) {
-      other.set((e as Error).message.slice(0, 60), (other.get((e as Error).message.slice(0, 60)) ?? 0) + 1);
-    }
-  }
-  return { sampled, asleep, other: sampled - asleep, otherWhat: [...other].map(([k, v]) => `${k} ×${v}`).join(', ') };
 }

@@ -7,10 +7,8 @@
 //   .tools/bin/bun run bench/worker-memory.ts
 //   BENCH_MEMORY_COUNTS=10000,30000 BENCH_MEMORY_MAX_MIN=15 .tools/bin/bun run bench/worker-memory.ts
 //   … --json (or BENCH_JSON=1): the report goes to stderr, stdout carries one JSON object of figures.
-import { temporal as proto } from '@temporalio/proto';
-import { postWorkflowId } from '../workflows/post-types.ts';
-import { benchChannels, runTag, seedScheduledPosts } from './seed-posts.ts';
-import { envInt, isStopping, machineNote, procMemory, runBench, say, startBenchStack, type BenchStack } from './stack.ts';
+import { benchChannels, checkSleeping, runTag, seedScheduledPosts, settle } from './seed-posts.ts';
+import { envInt, isStopping, machineNote, procMemory, runBench, say, startBenchStack } from './stack.ts';
 
 const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '1';
 if (JSON_OUT) console.log = console.error;
@@ -53,6 +51,7 @@ await runBench(async () => {
   const points: Point[] = [];
   let seeded = 0;
   let truncated = false;
+  const ids: string[] = [];
   for (const target of COUNTS) {
     if (isStopping()) return;
     if (Date.now() > deadline) {
@@ -72,6 +71,7 @@ await runBench(async () => {
         text: (i) => `bench ${tag} asleep #${offset + i}`,
         concurrency: CONCURRENCY,
       });
+      ids.push(...r.ids);
       if (r.startErrors) say(`  ${r.startErrors} workflow start(s) failed`);
       from += n;
       say(`  ${from}/${target} started (${((from - seeded) / ((performance.now() - t0) / 1000)).toFixed(0)} starts/s)`);
@@ -79,7 +79,7 @@ await runBench(async () => {
     const startedIn = (performance.now() - t0) / 1000;
     const startsPerSecond = (from - seeded) / startedIn;
     seeded = from;
-    const caughtUp = await settle(stack);
+    const caughtUp = await settle(stack, `${seeded} asleep`, SETTLE_TIMEOUT_MS);
     const rss = stack.worker.memory().rssMb;
     points.push({ count: seeded, rssMb: rss, seconds: startedIn + caughtUp, startsPerSecond });
     say(
@@ -90,7 +90,7 @@ await runBench(async () => {
       break;
     }
   }
-  const check = await checkSleeping(stack, seeded, 30);
+  const check = await checkSleeping(stack, ids, 30);
   const hwm = stack.worker.memory().hwmMb;
   const temporalRss = stack.temporalPid ? procMemory(stack.temporalPid).rssMb : Number.NaN;
 
@@ -127,61 +127,3 @@ await runBench(async () => {
     await Bun.write(Bun.stdout, `${JSON.stringify({ bench: 'worker-memory', counts: COUNTS, reached: seeded, metrics })}\n`);
   }
 });
-
-/**
- * Waits until the worker has run every started workflow up to its timer: the task queue's
- * backlog is empty and the worker's CPU has been quiet for 2 s. Returns the seconds it took.
- */
-async function settle(stack: BenchStack): Promise<number> {
-  const t0 = performance.now();
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
-  let lastCpu = stack.worker.cpuMs();
-  let quietSince: number | undefined;
-  while (!isStopping() && Date.now() < deadline) {
-    await Bun.sleep(500);
-    const cpu = stack.worker.cpuMs();
-    const busy = (cpu - lastCpu) / 500;
-    lastCpu = cpu;
-    const backlog = await workflowBacklog(stack);
-    if (busy < 0.05 && (backlog ?? 0) === 0) quietSince ??= performance.now();
-    else quietSince = undefined;
-    if (quietSince !== undefined && performance.now() - quietSince >= 2000) break;
-  }
-  return Math.max(0, (performance.now() - t0 - 2000) / 1000);
-}
-
-async function workflowBacklog(stack: BenchStack): Promise<number | undefined> {
-  try {
-    const res = await stack.client.workflowService.describeTaskQueue({
-      namespace: stack.namespace,
-      taskQueue: { name: stack.taskQueue },
-      taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      reportStats: true,
-    });
-    const n = res.stats?.approximateBacklogCount;
-    return n === undefined || n === null ? undefined : Number(n);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A sample of the seeded posts' workflows: their histories end asleep on a timer that has not fired. */
-async function checkSleeping(stack: BenchStack, count: number, n: number) {
-  const E = proto.api.enums.v1.EventType;
-  const rows = await stack.orm.em
-    .fork()
-    .getConnection()
-    .execute<{ id: string }[]>(`select id from posts where status = 'scheduled' order by random() limit ?`, [Math.min(n, count)]);
-  let asleep = 0;
-  const other = new Map<string, number>();
-  for (const { id } of rows) {
-    const events = (await stack.client.workflow.getHandle(postWorkflowId(id)).fetchHistory()).events ?? [];
-    if (events.some((e) => e.eventType === E.EVENT_TYPE_TIMER_STARTED) && !events.some((e) => e.eventType === E.EVENT_TYPE_TIMER_FIRED))
-      asleep++;
-    else {
-      const last = E[events.at(-1)?.eventType ?? 0] ?? 'no events';
-      other.set(last, (other.get(last) ?? 0) + 1);
-    }
-  }
-  return { sampled: rows.length, asleep, otherWhat: [...other].map(([k, v]) => `${k} ×${v}`).join(', ') };
-}

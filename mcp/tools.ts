@@ -11,15 +11,14 @@ import { PLATFORMS } from '../platforms/catalog.ts';
 import { accountView, type Caller } from '../services/account.ts';
 import { channelView, listChannels } from '../services/channels.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
-import { idempotent, KEY_PATTERN } from '../services/idempotency.ts';
+import { KEY_PATTERN } from '../services/idempotency.ts';
 import { getMediaItem, mediaView } from '../services/media.ts';
 import { uploadMediaFromUrl } from '../services/media-from-url.ts';
 import { cancelPost, retryPost } from '../services/post-lifecycle.ts';
 import { POST_LIMITS } from '../services/post-limits.ts';
-import { createPost, validateAndEditPost, validatePost, type CreatePostRequest } from '../services/post-scheduler.ts';
-import { parsePublishAt } from '../services/post-validation.ts';
-import { assertEditable, getPostForKey, listPostsForKey } from '../services/posts.ts';
-import { releaseQueueClaims } from '../services/queues.ts';
+import { validatePost } from '../services/post-scheduler.ts';
+import { createPostOnce, createPostRequest, editPostForKey } from '../services/post-requests.ts';
+import { getPostForKey, listPostsForKey } from '../services/posts.ts';
 
 /** What a tool runs with: the app's dependencies and the caller its API key authenticated. */
 export interface ToolContext {
@@ -110,25 +109,6 @@ const viewer = (c: Caller) => ({ apiKeyId: c.key.id, channels: c.channels });
 
 const PostBody = T.Object(PostFields, { additionalProperties: false });
 
-function createRequest(c: Caller, a: Static<typeof PostBody>): CreatePostRequest {
-  if (a.queue && a.publishAt !== undefined) {
-    throw errors.validation([{ path: 'queue', message: 'cannot be combined with publishAt: the queue chooses the time' }]);
-  }
-  return {
-    organization: c.organization,
-    source: 'api',
-    key: viewer(c),
-    channelIds: a.channelIds,
-    content: a.content,
-    contentByPlatform: a.contentByPlatform ?? {},
-    reddit: a.reddit ?? null,
-    mediaIds: a.mediaIds ?? [],
-    publishAt: a.publishAt ?? null,
-    now: c.now,
-    queue: a.queue === true,
-  };
-}
-
 /** Postgres takes instants in years 1–9999 only: a bound beyond them is no bound (as GET /v1/posts). */
 function instant(value: string | undefined, path: string, fields: FieldError[]): Date | undefined {
   if (value === undefined) return undefined;
@@ -174,7 +154,7 @@ export const TOOLS: Tool[] = [
     scope: 'publish',
     input: PostBody,
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ deps, caller }, a) => ({ ...(await validatePost(deps.orm.em.fork(), createRequest(caller, a))) }),
+    run: async ({ deps, caller }, a) => ({ ...(await validatePost(deps.orm.em.fork(), createPostRequest(caller, a))) }),
   }),
 
   tool({
@@ -198,22 +178,7 @@ export const TOOLS: Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ deps, caller }, { idempotencyKey, ...body }) => {
       const em = deps.orm.em.fork();
-      const result = await idempotent(
-        em,
-        {
-          organizationId: caller.organization.id,
-          apiKeyId: caller.key.id,
-          endpoint: 'POST /v1/posts',
-          key: idempotencyKey,
-          body,
-          now: caller.now,
-        },
-        async () => {
-          const id = await createPost(em, deps.temporal, createRequest(caller, body));
-          const view = await getPostForKey(deps.orm.em.fork(), caller.organization.id, id, 'all', deps.storage);
-          return { status: 201, body: view, location: `/v1/posts/${id}` };
-        },
-      );
+      const result = await createPostOnce({ em, temporal: deps.temporal, storage: deps.storage }, caller, body, idempotencyKey);
       // A replayed refusal is answered as it was the first time.
       if (result.status >= 400) {
         const { error } = result.body as ErrorBody;
@@ -295,14 +260,7 @@ export const TOOLS: Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ deps, caller }, { id, ...edit }) => {
       const { temporal } = need(deps, 'temporal');
-      const em = deps.orm.em.fork();
-      const current = await getPostForKey(em, caller.organization.id, id, caller.channels);
-      assertEditable(current);
-      const fields: FieldError[] = [];
-      const publishAt = edit.publishAt !== undefined ? parsePublishAt(edit.publishAt, caller.now, fields) : undefined;
-      if (fields.length) throw errors.validation(fields);
-      await validateAndEditPost(em, temporal, caller.organization.id, current, { ...edit, publishAt }, viewer(caller));
-      return { ...(await getPostForKey(deps.orm.em.fork(), caller.organization.id, id, caller.channels, deps.storage)) };
+      return { ...(await editPostForKey({ em: deps.orm.em.fork(), temporal, storage: deps.storage }, caller, id, edit)) };
     },
   }),
 
@@ -316,8 +274,6 @@ export const TOOLS: Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     run: async ({ deps, caller }, a) => {
       await cancelPost(deps.orm.em.fork(), deps.temporal, caller.organization.id, a.id, caller.channels, caller.now);
-      // As DELETE /v1/posts/{id}: a queue slot it held is free again.
-      await releaseQueueClaims(deps.orm.em.fork(), a.id);
       return { id: a.id, deleted: true };
     },
   }),

@@ -20,6 +20,7 @@ import {
 import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
 import { assertChannelsUsable } from './post-validation.ts';
 import { getPostForKey, type PostView } from './posts.ts';
+import { releaseQueueClaims } from './queues.ts';
 import {
   executeUpdateInRequest,
   startWorkflowInRequest,
@@ -62,6 +63,8 @@ export async function cancelPost(
         // No answer in time: the Update may still be applied once a worker polls again.
         'Scheduling is unavailable right now; the cancellation was not confirmed and may still be applied later. Check the post and retry shortly.',
       );
+      // A queue slot it held is free again (services/queues.ts; a deleted post's claim is stale anyway).
+      await releaseQueueClaims(em, postId);
       return;
     } catch (err) {
       const refused = updateFailureType(err);
@@ -72,6 +75,7 @@ export async function cancelPost(
     }
   }
   await softDeleteSettled(em, organizationId, postId, now);
+  await releaseQueueClaims(em, postId);
 }
 
 /** Marks a post with no running workflow deleted, unless a retry has started it publishing meanwhile. */

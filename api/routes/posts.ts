@@ -2,14 +2,12 @@ import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
-import { createPost, validateAndEditPost, validatePost, type CreatePostRequest } from '../../services/post-scheduler.ts';
+import { validatePost } from '../../services/post-scheduler.ts';
+import { createPostOnce, createPostRequest, editPostForKey } from '../../services/post-requests.ts';
 import { cancelPost, retryPost } from '../../services/post-lifecycle.ts';
 import { POST_LIMITS } from '../../services/post-limits.ts';
-import { releaseQueueClaims } from '../../services/queues.ts';
-import { parsePublishAt } from '../../services/post-validation.ts';
-import { assertEditable, getPostForKey, listPostsForKey } from '../../services/posts.ts';
-import { authPlugin, type Auth } from '../auth.ts';
-import { idempotent } from '../../services/idempotency.ts';
+import { getPostForKey, listPostsForKey } from '../../services/posts.ts';
+import { authPlugin } from '../auth.ts';
 import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { BodyId, Chars, DateTimeInput, PathId, PostListSchema, PostSchema, PostValidationSchema } from '../schemas.ts';
@@ -58,27 +56,6 @@ const PatchBody = t.Object(
   },
   { additionalProperties: false, minProperties: 1 },
 );
-
-type CreateBodyValue = typeof CreateBody.static;
-/** The request createPost and validatePost take, from the body they share. */
-function createRequest(auth: Auth, body: CreateBodyValue): CreatePostRequest {
-  if (body.queue && body.publishAt !== undefined) {
-    throw errors.validation([{ path: 'queue', message: 'cannot be combined with publishAt: the queue chooses the time' }]);
-  }
-  return {
-    organization: auth.organization,
-    source: 'api',
-    key: { apiKeyId: auth.key.id, channels: auth.channels },
-    channelIds: body.channelIds,
-    content: body.content,
-    contentByPlatform: body.contentByPlatform ?? {},
-    reddit: body.reddit ?? null,
-    mediaIds: body.mediaIds ?? [],
-    publishAt: body.publishAt ?? null,
-    now: auth.now,
-    queue: body.queue === true,
-  };
-}
 
 const IdParams = t.Object({ id: PathId() });
 
@@ -129,21 +106,11 @@ export function postRoutes(deps: AppDeps) {
         '/posts',
         async ({ auth, body, set, headers }) => {
           const em = deps.orm.em.fork();
-          const result = await idempotent(
-            em,
-            {
-              organizationId: auth.organization.id,
-              apiKeyId: auth.key.id,
-              endpoint: 'POST /v1/posts',
-              key: headers['idempotency-key'],
-              body,
-              now: auth.now,
-            },
-            async () => {
-              const id = await createPost(em, deps.temporal, createRequest(auth, body));
-              const view = await getPostForKey(deps.orm.em.fork(), auth.organization.id, id, 'all', deps.storage);
-              return { status: 201, body: view, location: `/v1/posts/${id}` };
-            },
+          const result = await createPostOnce(
+            { em, temporal: deps.temporal, storage: deps.storage },
+            auth,
+            body,
+            headers['idempotency-key'],
           );
           return answerStored(set, result);
         },
@@ -158,7 +125,7 @@ export function postRoutes(deps: AppDeps) {
       // Chosen over `?dryRun=true` on create (docs/decisions.md): its own answer (200, not 201 with
       // a post), no Location, no Idempotency-Key (nothing to repeat), and a create that cannot be
       // half a validation by a forgotten query parameter.
-      .post('/posts/validate', ({ auth, body }) => validatePost(deps.orm.em.fork(), createRequest(auth, body)), {
+      .post('/posts/validate', ({ auth, body }) => validatePost(deps.orm.em.fork(), createPostRequest(auth, body)), {
         scope: 'publish',
         body: CreateBody,
         transform: refuseUnstorableBody,
@@ -202,30 +169,8 @@ export function postRoutes(deps: AppDeps) {
       )
       .patch(
         '/posts/:id',
-        async ({ auth, params, body }) => {
-          const em = deps.orm.em.fork();
-          const current = await getPostForKey(em, auth.organization.id, params.id, auth.channels);
-          assertEditable(current);
-          const fields: FieldError[] = [];
-          const publishAt = body.publishAt !== undefined ? parsePublishAt(body.publishAt, auth.now, fields) : undefined;
-          if (fields.length) throw errors.validation(fields);
-          await validateAndEditPost(
-            em,
-            temporal(),
-            auth.organization.id,
-            current,
-            {
-              content: body.content,
-              contentByPlatform: body.contentByPlatform,
-              publishAt,
-              mediaIds: body.mediaIds,
-              channelIds: body.channelIds,
-              reddit: body.reddit,
-            },
-            { apiKeyId: auth.key.id, channels: auth.channels },
-          );
-          return getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage);
-        },
+        async ({ auth, params, body }) =>
+          editPostForKey({ em: deps.orm.em.fork(), temporal: temporal(), storage: deps.storage }, auth, params.id, body),
         {
           scope: 'publish',
           body: PatchBody,
@@ -239,8 +184,6 @@ export function postRoutes(deps: AppDeps) {
         '/posts/:id',
         async ({ auth, params, set }) => {
           await cancelPost(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
-          // A queue slot it held is free again (tidiness: a deleted post's claim is stale anyway).
-          await releaseQueueClaims(deps.orm.em.fork(), params.id);
           set.status = 204;
         },
         { scope: 'publish', params: IdParams, detail: OPERATIONS.deletePost },

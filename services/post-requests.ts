@@ -1,0 +1,83 @@
+// What the API's post routes and the MCP tools share: the request createPost and validatePost
+// take, made from the body they accept; the create answered once per Idempotency-Key (the same
+// stored answer whichever of the two repeats it); and an edit by an API key.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { errors, type FieldError } from '../lib/errors.ts';
+import type { ObjectStorage } from '../storage/types.ts';
+import type { Caller } from './account.ts';
+import { idempotent, type StoredResponse } from './idempotency.ts';
+import { createPost, type CreatePostRequest, type EditRequest, validateAndEditPost } from './post-scheduler.ts';
+import { parsePublishAt } from './post-validation.ts';
+import { assertEditable, getPostForKey, type PostView } from './posts.ts';
+import type { TemporalDeps } from './temporal-calls.ts';
+
+/** The body of a new post, as the API and the MCP tools take it (their schemas check its shape). */
+export interface NewPostBody {
+  channelIds: string[];
+  content: string;
+  contentByPlatform?: Record<string, string>;
+  reddit?: { subreddit: string; title: string };
+  mediaIds?: string[];
+  publishAt?: string;
+  queue?: boolean;
+}
+
+type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
+
+export function createPostRequest(who: Who, body: NewPostBody): CreatePostRequest {
+  if (body.queue && body.publishAt !== undefined) {
+    throw errors.validation([{ path: 'queue', message: 'cannot be combined with publishAt: the queue chooses the time' }]);
+  }
+  return {
+    organization: who.organization,
+    source: 'api',
+    key: { apiKeyId: who.key.id, channels: who.channels },
+    channelIds: body.channelIds,
+    content: body.content,
+    contentByPlatform: body.contentByPlatform ?? {},
+    reddit: body.reddit ?? null,
+    mediaIds: body.mediaIds ?? [],
+    publishAt: body.publishAt ?? null,
+    now: who.now,
+    queue: body.queue === true,
+  };
+}
+
+/** Creates the post once per (API key, Idempotency-Key): 201 with the post, or the stored answer of the first request. */
+export async function createPostOnce(
+  deps: { em: EntityManager; temporal: TemporalDeps | undefined; storage: ObjectStorage | undefined },
+  who: Who,
+  body: NewPostBody,
+  idempotencyKey: string | undefined,
+): Promise<StoredResponse & { replayed: boolean }> {
+  const scope = {
+    organizationId: who.organization.id,
+    apiKeyId: who.key.id,
+    endpoint: 'POST /v1/posts',
+    key: idempotencyKey,
+    body,
+    now: who.now,
+  };
+  return idempotent(deps.em, scope, async () => {
+    const id = await createPost(deps.em, deps.temporal, createPostRequest(who, body));
+    const view = await getPostForKey(deps.em.fork(), who.organization.id, id, 'all', deps.storage);
+    return { status: 201, body: view, location: `/v1/posts/${id}` };
+  });
+}
+
+/** A PATCH of a post by an API key: editable (scheduled), publishAt checked as on create; returns the post as it is now. */
+export async function editPostForKey(
+  deps: { em: EntityManager; temporal: TemporalDeps; storage: ObjectStorage | undefined },
+  who: Who,
+  postId: string,
+  edit: Omit<EditRequest, 'publishAt'> & { publishAt?: string },
+): Promise<PostView> {
+  const current = await getPostForKey(deps.em, who.organization.id, postId, who.channels);
+  assertEditable(current);
+  const fields: FieldError[] = [];
+  const publishAt = edit.publishAt !== undefined ? parsePublishAt(edit.publishAt, who.now, fields) : undefined;
+  if (fields.length) throw errors.validation(fields);
+  const key = { apiKeyId: who.key.id, channels: who.channels };
+  await validateAndEditPost(deps.em, deps.temporal, who.organization.id, current, { ...edit, publishAt }, key);
+  return getPostForKey(deps.em.fork(), who.organization.id, postId, who.channels, deps.storage);
+}
