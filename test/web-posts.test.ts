@@ -7,6 +7,7 @@ import { Post, PostChannel } from '../db/entities/index.ts';
 import { addChannel, setChannelStatus } from '../services/channels.ts';
 import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { dayKey, formatTime, localInputValue } from '../web/time.ts';
+import { zonedParts, zonedToUtc } from '../lib/zoned-time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
@@ -71,7 +72,10 @@ describe('calendar', () => {
     const { browser, key, channels } = await setup();
     const t0 = await stack.syncClock();
     const tz = 'Europe/Berlin';
-    const apiAt = minute(t0.getTime() + 2 * 86_400_000);
+    // 10:00 and 11:00 in the viewer's zone two days ahead: both on one local day, whatever the
+    // time of day the test runs (a run at 23:00 Berlin put the second post on the next day).
+    const inTwoDays = zonedParts(new Date(t0.getTime() + 2 * 86_400_000), tz);
+    const apiAt = zonedToUtc({ ...inTwoDays, hour: 10, minute: 0, second: 0 }, tz);
     const appAt = new Date(apiAt.getTime() + 3600_000);
     const apiText = text('from the API');
     const api = await call(stack.app, 'POST', '/v1/posts', {
