@@ -8,7 +8,7 @@ import type { VisionConfig } from './vision.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { OutboundPolicy } from '../lib/outbound.ts';
 import { createWebhookActivities } from './webhooks.ts';
-import { createWebhookEmitter, type WebhookEmitterConfig } from './webhook-events.ts';
+import { createWebhookEmitter, type WebhookEmitterConfig } from '../domain/webhooks/outbox.ts';
 import { createReconcileActivities } from './reconcile.ts';
 import { createSeriesActivities, type SeriesOccurrences } from './series.ts';
 

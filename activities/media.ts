@@ -9,7 +9,7 @@ import { Context } from '@temporalio/activity';
 import { MediaItem, type IMediaItem } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
+import { createWebhookEmitter, type WebhookEmitter } from '../domain/webhooks/outbox.ts';
 import { probeFile } from '../media/probe.ts';
 import { canonicalMimeType } from '../media/catalog.ts';
 import { MAX_PROCESSING_ATTEMPTS, mediaKeys } from '../media/keys.ts';

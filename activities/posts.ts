@@ -3,7 +3,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Channel, MediaItem, Post, PostChannel, type IPost, type IPostChannel } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createWebhookEmitter, type WebhookEmitter, type WebhookEventType } from './webhook-events.ts';
+import { createWebhookEmitter, type WebhookEmitter, type WebhookEventType } from '../domain/webhooks/outbox.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
 import { decryptJson, encryptJson } from '../lib/crypto.ts';

@@ -10,7 +10,7 @@ import type { Orm } from '../db/orm.ts';
 import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow, type PostWorkflowInput } from '../workflows/post-types.ts';
 import type { PostReconcilerInput, PostReconcilerResult } from '../workflows/post-reconciler-types.ts';
 import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
-import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
+import { createWebhookEmitter, type WebhookEmitter } from '../domain/webhooks/outbox.ts';
 
 /** Bound on one start made by the reconciler while it holds the post's row lock. */
 const START_DEADLINE_MS = 10_000;

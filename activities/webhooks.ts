@@ -10,7 +10,7 @@ import { signatureHeader } from '../lib/webhook-signing.ts';
 import { disableIfFailingForDays } from './webhook-auto-disable.ts';
 import { WEBHOOK_MAX_RETRY_AFTER_MS, type WebhookAttemptInput, type WebhookAttemptResult } from '../workflows/webhook-delivery-types.ts';
 import type { WebhookOutboxSweepInput, WebhookOutboxSweepResult } from '../workflows/webhook-outbox-sweep-types.ts';
-import { sweepUndispatched } from './webhook-events.ts';
+import { sweepUndispatched } from '../domain/webhooks/outbox.ts';
 
 /** The specification's bound on one attempt. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;

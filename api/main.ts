@@ -7,7 +7,7 @@ import { loadConfig } from '../lib/config.ts';
 import type { Connection } from '@temporalio/client';
 import { startServer, temporalDeps } from '../server/run.ts';
 import { ensureSearchAttributes, lazyClient } from '../worker/temporal.ts';
-import { withTemporalDeadline } from '../services/temporal-calls.ts';
+import { withTemporalDeadline } from '../domain/temporal-calls.ts';
 import { createLogger } from '../lib/log.ts';
 
 const config = loadConfig(process.env, ['DATABASE_URL', 'CREDENTIALS_KEY']);

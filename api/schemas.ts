@@ -9,7 +9,7 @@ import { POST_STATUSES } from '../db/entities/post.ts';
 import { POST_CHANNEL_STATUSES } from '../db/entities/post-channel.ts';
 import { MEDIA_STATUSES, MEDIA_TYPES } from '../db/entities/media-item.ts';
 import { CHANNEL_ERROR_CODES } from '../workflows/publish-failure-types.ts';
-import { WEBHOOK_EVENT_TYPES } from '../activities/webhook-events.ts';
+import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/outbox.ts';
 import { CONTROL_OR_DISGUISE, MAX_FILE_NAME_CHARS, MEDIA_RULES } from '../media/catalog.ts';
 
 const strict = { additionalProperties: false } as const;

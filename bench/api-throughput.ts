@@ -11,8 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { createApiKey } from '../services/api-keys.ts';
-import { addChannel } from '../services/channels.ts';
-import { createOrganization } from '../services/organizations.ts';
+import { addChannel } from '../domain/channels.ts';
+import { createOrganization } from '../domain/organizations.ts';
 import { freePort } from '../test/harness/ports.ts';
 import { cpuNote, cpuPerRequest, readCpu, type CpuReading } from './cpu.ts';
 import {

@@ -14,7 +14,7 @@ import { createOrm, migrate } from '../db/orm.ts';
 import { loadConfig } from '../lib/config.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
 import { createApiKey } from '../services/api-keys.ts';
-import { createOrganization } from '../services/organizations.ts';
+import { createOrganization } from '../domain/organizations.ts';
 import { createRateLimiter, createRateLimiterPool } from '../services/rate-limit.ts';
 import { startTestPostgres } from '../test/harness/postgres.ts';
 import { cpuNote, cpuPerRequest, readCpu, type CpuReading } from './cpu.ts';

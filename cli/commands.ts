@@ -2,8 +2,8 @@
 // checked before anything is written.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
-import { addChannel, channelView, checkChannelAddress, listChannels, probeChannel, setChannelStatus } from '../services/channels.ts';
-import { createOrganization, getOrganization, setOrganizationPlan } from '../services/organizations.ts';
+import { addChannel, channelView, checkChannelAddress, listChannels, probeChannel, setChannelStatus } from '../domain/channels.ts';
+import { createOrganization, getOrganization, setOrganizationPlan } from '../domain/organizations.ts';
 import { createUser } from '../services/users.ts';
 import { errors } from '../lib/errors.ts';
 import { createConnectors } from '../platforms/index.ts';

@@ -1,7 +1,7 @@
 // What the routes of the API and of the web app need from the outside. The web app's own settings
 // are added by web/context.ts (WebDeps); server/app.ts takes both (ServerDeps).
 import type { Orm } from '../db/orm.ts';
-import type { TemporalDeps } from '../services/post-scheduler.ts';
+import type { TemporalDeps } from '../domain/posts/create.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { RateLimiter } from '../services/rate-limit.ts';
 import { createLogger, type LogSink } from '../lib/log.ts';

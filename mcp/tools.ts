@@ -9,16 +9,16 @@ import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
 import type { Scope } from '../lib/scopes.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';
 import { accountView, type Caller } from '../services/account.ts';
-import { channelView, listChannels } from '../services/channels.ts';
+import { channelView, listChannels } from '../domain/channels.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
 import { KEY_PATTERN } from '../services/idempotency.ts';
-import { getMediaItem, mediaView } from '../services/media.ts';
+import { getMediaItem, mediaView } from '../domain/media.ts';
 import { uploadMediaFromUrl } from '../services/media-from-url.ts';
-import { cancelPost, retryPost } from '../services/post-lifecycle.ts';
-import { POST_LIMITS } from '../services/post-limits.ts';
-import { validatePost } from '../services/post-scheduler.ts';
+import { cancelPost, retryPost } from '../domain/posts/lifecycle.ts';
+import { POST_LIMITS } from '../domain/posts/limits.ts';
+import { validatePost } from '../domain/posts/create.ts';
 import { createPostOnce, createPostRequest, editPostForKey } from '../services/post-requests.ts';
-import { getPostForKey, listPostsForKey } from '../services/posts.ts';
+import { getPostForKey, listPostsForKey } from '../domain/posts/view.ts';
 
 /** What a tool runs with: the app's dependencies and the caller its API key authenticated. */
 export interface ToolContext {

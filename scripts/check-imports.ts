@@ -20,10 +20,13 @@ export const LAYERS: { name: string; members: string[] }[] = [
   { name: 'interfaces', members: ['api', 'web', 'mcp'] },
   // What the API and the web app share: router factory, request bodies, error mapping, deps.
   { name: 'http', members: ['http'] },
+  // What faces a request: key scope, idempotency, admission, the request-side views.
   { name: 'services', members: ['services'] },
   // Workflow code names its activities as types (proxyActivities<typeof …>).
   { name: 'workflows', members: ['workflows'] },
   { name: 'activities', members: ['activities'] },
+  // What the request side and the worker side share: posts, series, queues, the webhook outbox.
+  { name: 'domain', members: ['domain'] },
   { name: 'db', members: ['db'] },
   { name: 'platforms', members: ['platforms'] },
   { name: 'media and storage', members: ['media', 'storage'] },

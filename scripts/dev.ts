@@ -17,7 +17,7 @@ import {
 } from '../lib/embedded.ts';
 import { findTemporalCli } from '../lib/temporal-binaries.ts';
 import { authenticateKey, createApiKey } from '../services/api-keys.ts';
-import { createOrganization } from '../services/organizations.ts';
+import { createOrganization } from '../domain/organizations.ts';
 import { startServer, temporalDeps } from '../server/run.ts';
 import { startWorker } from '../worker/run.ts';
 import { connectClient } from '../worker/temporal.ts';

@@ -13,7 +13,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import sharp from 'sharp';
 import { Channel } from '../db/entities/index.ts';
 import { encryptJson } from '../lib/crypto.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from '../test/fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from '../test/harness/fixtures.ts';
 import { stopHarness } from '../test/harness/index.ts';

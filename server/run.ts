@@ -7,7 +7,7 @@ import type { Orm } from '../db/orm.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRateLimiter, createRateLimiterPool } from '../services/rate-limit.ts';
-import type { TemporalDeps } from '../services/temporal-calls.ts';
+import type { TemporalDeps } from '../domain/temporal-calls.ts';
 import { createStorage } from '../storage/index.ts';
 import { webOptions } from '../web/options.ts';
 import { createApp, MAX_REQUEST_BODY_BYTES } from './app.ts';

@@ -4,7 +4,7 @@ import { generateApiKey, hashApiKey, hashesEqual, KEY_PATTERN } from '../lib/cry
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { isScope, SCOPES, type Scope } from '../lib/scopes.ts';
-import { getOrganization } from './organizations.ts';
+import { getOrganization } from '../domain/organizations.ts';
 
 export interface CreateKeyInput {
   organizationId: string;

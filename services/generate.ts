@@ -12,9 +12,9 @@ import { rulesFor, type Platform } from '../platforms/catalog.ts';
 import { countingNote, lengthOptions, measureChannelText } from '../platforms/text-length.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import { chatCompletion, generatorUnavailable, type ChatConfig, type ChatMessage } from './chat-completions.ts';
-import { getMediaItem, type MediaViewer } from './media.ts';
-import { POST_LIMITS } from './post-limits.ts';
-import { loadPostMedia, loadTargetChannels } from './post-validation.ts';
+import { getMediaItem, type MediaViewer } from '../domain/media.ts';
+import { POST_LIMITS } from '../domain/posts/limits.ts';
+import { loadPostMedia, loadTargetChannels } from '../domain/posts/checks.ts';
 
 export type GenerateConfig = ChatConfig;
 

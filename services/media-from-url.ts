@@ -10,8 +10,8 @@ import { createOutboundFetch, OutboundRefusedError, type OutboundPolicy } from '
 import { CONTROL_OR_DISGUISE, MAX_FILE_NAME_CHARS, MB, normalizeMimeType, ruleFor } from '../media/catalog.ts';
 import { HEAD_BYTES, sniffMimeType } from '../media/sniff.ts';
 import type { ObjectStorage } from '../storage/types.ts';
-import { completeUpload, createUpload, type MediaViewer } from './media.ts';
-import type { TemporalDeps } from './temporal-calls.ts';
+import { completeUpload, createUpload, type MediaViewer } from '../domain/media.ts';
+import type { TemporalDeps } from '../domain/temporal-calls.ts';
 
 /**
  * Held in memory between the fetch and the store, so smaller than a video upload may be; larger

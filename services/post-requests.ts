@@ -6,10 +6,10 @@ import { errors, type FieldError } from '../lib/errors.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Caller } from './account.ts';
 import { idempotent, type StoredResponse } from './idempotency.ts';
-import { createPost, type CreatePostRequest, type EditRequest, validateAndEditPost } from './post-scheduler.ts';
-import { parsePublishAt } from './post-validation.ts';
-import { assertEditable, getPostForKey, type PostView } from './posts.ts';
-import type { TemporalDeps } from './temporal-calls.ts';
+import { createPost, type CreatePostRequest, type EditRequest, validateAndEditPost } from '../domain/posts/create.ts';
+import { parsePublishAt } from '../domain/posts/checks.ts';
+import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
+import type { TemporalDeps } from '../domain/temporal-calls.ts';
 
 /** The body of a new post, as the API and the MCP tools take it (their schemas check its shape). */
 export interface NewPostBody {

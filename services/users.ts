@@ -6,7 +6,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { monotonicFactory } from 'ulidx';
 import { Organization, Session, User, type IOrganization, type ISession, type IUser } from '../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
-import { getOrganization } from './organizations.ts';
+import { getOrganization } from '../domain/organizations.ts';
 
 /** A session lasts this long after sign-in, and is extended when used in its second half. */
 export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;

@@ -18,7 +18,7 @@ import { newId } from '../lib/ids.ts';
 import { checkOutboundUrl, OutboundRefusedError, type OutboundPolicy } from '../lib/outbound.ts';
 import { PLAN_LIMITS, type Plan } from '../lib/plans.ts';
 import { generateWebhookSecret } from '../lib/webhook-signing.ts';
-import { isTemporalOutage, temporalUnavailable, withTemporalDeadline } from './temporal-calls.ts';
+import { isTemporalOutage, temporalUnavailable, withTemporalDeadline } from '../domain/temporal-calls.ts';
 import type { StoredWebhookSecrets } from '../activities/webhooks.ts';
 import {
   dispatchWebhookDeliveries,
@@ -26,7 +26,7 @@ import {
   WEBHOOK_EVENT_TYPES,
   writeWebhookEvent,
   type WebhookDispatcher,
-} from '../activities/webhook-events.ts';
+} from '../domain/webhooks/outbox.ts';
 
 export { WEBHOOK_EVENT_TYPES };
 

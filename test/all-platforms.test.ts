@@ -20,7 +20,7 @@ import { Channel, PostChannel } from '../db/entities/index.ts';
 import { PLATFORMS, type Platform } from '../platforms/catalog.ts';
 import { createConnectors } from '../platforms/index.ts';
 import type { Connector, MediaRef, PublishRequest } from '../platforms/types.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import { createMediaFixtures, type MediaFixtures } from './fixtures/media.ts';
 import { startAllFakes, type AllFakes } from './harness/all-fakes.ts';

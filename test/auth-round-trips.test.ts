@@ -3,7 +3,7 @@
 // revoke or a plan change made anywhere counts in every API process at once (nothing is cached).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
-import { setOrganizationPlan } from '../services/organizations.ts';
+import { setOrganizationPlan } from '../domain/organizations.ts';
 import { createRateLimiter, createRateLimiterPool } from '../services/rate-limit.ts';
 import { harness } from './harness/index.ts';
 import { countQueries } from './harness/query-count.ts';

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test';
 import { ApiKey } from '../db/entities/index.ts';
 import { hashApiKey } from '../lib/crypto.ts';
 import { revokeApiKey } from '../services/api-keys.ts';
-import { setOrganizationPlan } from '../services/organizations.ts';
+import { setOrganizationPlan } from '../domain/organizations.ts';
 import { harness } from './harness/index.ts';
 import { call, makeChannel, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Post, User } from '../db/entities/index.ts';
 import { offsetMs, zonedToUtc } from '../lib/zoned-time.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { createSession, createUser } from '../services/users.ts';
 import { dayKey, localInputValue } from '../web/time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';

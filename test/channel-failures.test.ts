@@ -9,7 +9,7 @@ import { createDiscordConnector } from '../platforms/discord.ts';
 import { failureCodeOf } from '../platforms/failure-class.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { PlatformError } from '../platforms/types.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { CHANNEL_ERROR_CODES, classOfFailure, RETRYABLE } from '../workflows/publish-failure-types.ts';
 import { startFakeDiscord, type FakeDiscord } from './fakes/discord.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';

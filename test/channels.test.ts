@@ -1,7 +1,7 @@
 // GET /v1/channels: `{data:[…]}` with each channel's rules (DESIGN.md §4), credentials never shown.
 import { describe, expect, test } from 'bun:test';
 import { PLATFORMS } from '../platforms/catalog.ts';
-import { probeChannel, setChannelStatus } from '../services/channels.ts';
+import { probeChannel, setChannelStatus } from '../domain/channels.ts';
 import { ApiError } from '../lib/errors.ts';
 import { createConnectors } from '../platforms/index.ts';
 import { startFakeMastodon } from './fakes/mastodon.ts';

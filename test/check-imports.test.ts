@@ -103,7 +103,7 @@ describe('check-imports', () => {
     ],
     [
       'an activity importing a service',
-      { 'activities/x.ts': `import { s } from '../services/posts.ts';\n` },
+      { 'activities/x.ts': `import { s } from '../domain/posts/view.ts';\n` },
       'activities/x.ts → services/posts.ts: upward (activities → services)',
     ],
     [

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { PostChannel } from '../db/entities/index.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { createDiscordConnector } from '../platforms/discord.ts';
 import { createTelegramConnector } from '../platforms/telegram.ts';
 import type { Connectors } from '../platforms/types.ts';

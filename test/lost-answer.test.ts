@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { PostChannel } from '../db/entities/index.ts';
 import { createXConnector } from '../platforms/x.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import { startFakeX, type FakeX } from './fakes/x.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';

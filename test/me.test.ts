@@ -1,7 +1,7 @@
 // GET /v1/me: exactly the fields of SPEC.md §2.1, with real quota figures.
 import { describe, expect, test } from 'bun:test';
 import { PLAN_LIMITS } from '../lib/plans.ts';
-import { setOrganizationPlan } from '../services/organizations.ts';
+import { setOrganizationPlan } from '../domain/organizations.ts';
 import { harness } from './harness/index.ts';
 import { call, makeChannel, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { MediaItem, Post } from '../db/entities/index.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { uploadWorkflowId } from '../workflows/media-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { createMediaFixtures, FIXTURE_FACTS, type MediaFixtures } from './fixtures/media.ts';

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import sharp from 'sharp';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
 import { chatCompletionsUrl } from '../lib/config.ts';

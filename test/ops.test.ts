@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Elysia, t } from 'elysia';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { createOrm } from '../db/orm.ts';
 import { parseCredentialsKey } from '../lib/config.ts';
 import { embeddedDatabaseUrl, embeddedPaths, readEmbeddedCredentialsKey } from '../lib/embedded.ts';

@@ -15,7 +15,7 @@ import {
 } from '../lib/outbound.ts';
 import { loadConfig } from '../lib/config.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';

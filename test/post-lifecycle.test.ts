@@ -9,7 +9,7 @@ import { Channel, Post } from '../db/entities/index.ts';
 import { encryptJson } from '../lib/crypto.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { createXConnector } from '../platforms/x.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { postsInRange } from '../web/post-actions.ts';
 import { postStateQuery, postWorkflowId, retrySignal } from '../workflows/post-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { MediaItem } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
-import { addChannel, setChannelStatus } from '../services/channels.ts';
+import { addChannel, setChannelStatus } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';

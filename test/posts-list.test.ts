@@ -3,7 +3,7 @@
 // added, channel-limited keys, other organizations, and bad query values.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Client } from '@temporalio/client';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';

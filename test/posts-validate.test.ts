@@ -7,7 +7,7 @@ import { Client } from '@temporalio/client';
 import { MediaItem } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
 import { createApp } from '../server/app.ts';
-import { setChannelStatus } from '../services/channels.ts';
+import { setChannelStatus } from '../domain/channels.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 

@@ -2,7 +2,7 @@
 // written by a refused request.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Post } from '../db/entities/index.ts';
-import { setChannelStatus } from '../services/channels.ts';
+import { setChannelStatus } from '../domain/channels.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 

@@ -2,7 +2,7 @@
 // → a local fake speaking Mastodon's HTTP contract.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Channel, Post } from '../db/entities/index.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';

@@ -1,7 +1,7 @@
 // Posting-queue slot times (services/queue-slots.ts), pure: weekly local slots → instants, with
 // daylight-saving changes in two zones that have them and one that does not.
 import { describe, expect, test } from 'bun:test';
-import { commonSlotInstants, normalizeSlots, slotInstants, type QueueSlotInput } from '../services/queue-slots.ts';
+import { commonSlotInstants, normalizeSlots, slotInstants, type QueueSlotInput } from '../domain/queues/slots.ts';
 
 const iso = (ds: Date[]) => ds.map((d) => d.toISOString());
 const between = (slots: QueueSlotInput[], tz: string, after: string, until: string) =>

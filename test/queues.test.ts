@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Channel, Post, PostChannel, QueueClaim } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
-import { claimQueueTime, setOrganizationTimeZone } from '../services/queues.ts';
-import { slotInstants, WEEKDAYS, type QueueSlotInput } from '../services/queue-slots.ts';
+import { claimQueueTime, setOrganizationTimeZone } from '../domain/queues/queues.ts';
+import { slotInstants, WEEKDAYS, type QueueSlotInput } from '../domain/queues/slots.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 

@@ -1,7 +1,7 @@
 // When a series' occurrences fall (services/series-rule.ts), pure: local time of day kept across
 // daylight-saving changes, months clamped to their last day, until and count, rule edits.
 import { describe, expect, test } from 'bun:test';
-import { nextOccurrence, occurrencesBetween, ruleTime, type SeriesRule } from '../services/series-rule.ts';
+import { nextOccurrence, occurrencesBetween, ruleTime, type SeriesRule } from '../domain/series/rule.ts';
 
 const rule = (r: Omit<Partial<SeriesRule>, 'startAt'> & { startAt: string }): SeriesRule => ({
   timeZone: 'UTC',

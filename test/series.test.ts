@@ -4,8 +4,8 @@
 // edits and a delete, daylight saving and duplicate detection, continue-as-new.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Post, Series } from '../db/entities/index.ts';
-import { addChannel } from '../services/channels.ts';
-import { occurrencePostId } from '../services/series.ts';
+import { addChannel } from '../domain/channels.ts';
+import { occurrencePostId } from '../domain/series/series.ts';
 import { SERIES_WORKFLOW_TYPE, seriesWorkflowId, type SeriesWorkflowInput } from '../workflows/series-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Channel } from '../db/entities/index.ts';
 import { decryptJson } from '../lib/crypto.ts';
 import { createConnectors } from '../platforms/index.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { startFakeX, type FakeX, type FakeXResponse } from './fakes/x.ts';
 import { call, makeKey, makeOrg, type CallResult } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';

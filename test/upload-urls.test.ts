@@ -15,7 +15,7 @@ import { createMediaActivities } from '../activities/media.ts';
 import { MediaItem } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
 import { mediaKeys } from '../media/keys.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { createDiskStorage, type ObjectStorage } from '../storage/index.ts';
 import { uploadWorkflowId } from '../workflows/media-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { Session, User } from '../db/entities/index.ts';
 import { COMMANDS } from '../cli/commands.ts';
 import { createUser } from '../services/users.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { harness, type Harness } from './harness/index.ts';
 import { makeOrg, testApp } from './harness/fixtures.ts';
 import { Browser, signedInUser } from './harness/web-browser.ts';

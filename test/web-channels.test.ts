@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Channel, OAuthGrant } from '../db/entities/index.ts';
 import { decryptJson } from '../lib/crypto.ts';
-import { setChannelStatus } from '../services/channels.ts';
+import { setChannelStatus } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOAuth, type FakeOAuth } from './fakes/oauth.ts';
 import { harness, type Harness } from './harness/index.ts';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
 import { Post, PostChannel } from '../db/entities/index.ts';
-import { addChannel, setChannelStatus } from '../services/channels.ts';
+import { addChannel, setChannelStatus } from '../domain/channels.ts';
 import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { dayKey, formatTime, localInputValue } from '../web/time.ts';
 import { zonedParts, zonedToUtc } from '../lib/zoned-time.ts';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Channel, Post, Series } from '../db/entities/index.ts';
 import { zonedParts } from '../lib/zoned-time.ts';
 import { newId } from '../lib/ids.ts';
-import { getQueue } from '../services/queues.ts';
+import { getQueue } from '../domain/queues/queues.ts';
 import { dayKey, formatTime, localInputValue } from '../web/time.ts';
 import { makeChannel, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';

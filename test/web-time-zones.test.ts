@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Post, User } from '../db/entities/index.ts';
 import { offsetMs, resolveWallTime, zonedToUtc } from '../lib/zoned-time.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { createUser } from '../services/users.ts';
 import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { dayKey, dayStart, formatTime, parseDayKey, parseLocalInput } from '../web/time.ts';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';

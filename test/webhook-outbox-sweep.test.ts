@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
-import { writeWebhookEvent } from '../activities/webhook-events.ts';
+import { writeWebhookEvent } from '../domain/webhooks/outbox.ts';
 import { WebhookDelivery } from '../db/entities/index.ts';
 import { createLogger } from '../lib/log.ts';
 import { createWorker } from '../worker/index.ts';

@@ -10,7 +10,7 @@ import { mastodonLength, measureText, xLength } from '../platforms/text-length.t
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { PlatformError } from '../platforms/types.ts';
 import { createXConnector } from '../platforms/x.ts';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeX, type FakeX } from './fakes/x.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';

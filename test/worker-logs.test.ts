@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Client } from '@temporalio/client';
 import type { Subprocess } from 'bun';
-import { addChannel } from '../services/channels.ts';
+import { addChannel } from '../domain/channels.ts';
 import { startFakeDiscord, type FakeDiscord } from './fakes/discord.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { PUBLIC_CHANNEL, startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';

@@ -6,10 +6,10 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { MediaItem } from '../db/entities/index.ts';
 import { ApiError } from '../lib/errors.ts';
-import { addChannel } from '../services/channels.ts';
-import { completeUpload } from '../services/media.ts';
-import { editPost } from '../services/post-scheduler.ts';
-import { updateFailureType } from '../services/temporal-calls.ts';
+import { addChannel } from '../domain/channels.ts';
+import { completeUpload } from '../domain/media.ts';
+import { editPost } from '../domain/posts/create.ts';
+import { updateFailureType } from '../domain/temporal-calls.ts';
 import * as workflows from '../workflows/index.ts';
 import {
   completeUploadUpdate,

@@ -3,8 +3,8 @@
 // shortly before its time, and then shows as a post), and the free slots of the channels' posting
 // queues (services/queues.ts nextFreeSlots), each a link to the composer at that time.
 import type { IChannel } from '../db/entities/index.ts';
-import { nextFreeSlots } from '../services/queues.ts';
-import { listFutureOccurrences, type FutureOccurrence } from '../services/series.ts';
+import { nextFreeSlots } from '../domain/queues/queues.ts';
+import { listFutureOccurrences, type FutureOccurrence } from '../domain/series/series.ts';
 import type { PageContext } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 import { dayKey, formatTime, localInputValue } from './time.ts';

@@ -3,8 +3,8 @@
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../http/router.ts';
 import { errors } from '../lib/errors.ts';
-import { getPostForKey } from '../services/posts.ts';
-import { POST_LIMITS } from '../services/post-limits.ts';
+import { getPostForKey } from '../domain/posts/view.ts';
+import { POST_LIMITS } from '../domain/posts/limits.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse } from './http.ts';
@@ -27,7 +27,7 @@ import {
 } from './time.ts';
 import { postItem } from './ui.ts';
 import { calendarMarks } from './calendar-marks.ts';
-import type { PostView } from '../services/posts.ts';
+import type { PostView } from '../domain/posts/view.ts';
 import type { IChannel } from '../db/entities/index.ts';
 
 type View = 'month' | 'week';

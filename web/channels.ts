@@ -9,7 +9,7 @@ import { decryptJson, encryptJson } from '../lib/crypto.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { createConnectors } from '../platforms/index.ts';
 import { isPlatform, missingCredentials, PLATFORM_INFO, PLATFORMS, rulesFor, type Platform } from '../platforms/catalog.ts';
-import { accountSettings, addChannel, probeChannel } from '../services/channels.ts';
+import { accountSettings, addChannel, probeChannel } from '../domain/channels.ts';
 import type { AccountLimits } from '../platforms/types.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';

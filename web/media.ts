@@ -4,7 +4,7 @@
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../http/router.ts';
 import { MediaItem } from '../db/entities/index.ts';
-import { completeUpload, createUpload, getMediaItem, mediaView, type MediaView } from '../services/media.ts';
+import { completeUpload, createUpload, getMediaItem, mediaView, type MediaView } from '../domain/media.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse } from './http.ts';

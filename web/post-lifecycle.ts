@@ -6,8 +6,8 @@
 // of its own (no window.confirm): the POST needs `confirm=yes`, which only that page's button sends.
 import type { IChannel } from '../db/entities/index.ts';
 import { ApiError } from '../lib/errors.ts';
-import { cancelPost, retryPost } from '../services/post-lifecycle.ts';
-import { getPostForKey, type PostView } from '../services/posts.ts';
+import { cancelPost, retryPost } from '../domain/posts/lifecycle.ts';
+import { getPostForKey, type PostView } from '../domain/posts/view.ts';
 import { router } from '../http/router.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';

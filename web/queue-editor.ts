@@ -5,7 +5,7 @@
 // 09:00 there across daylight-saving changes); the free times are also shown in the viewer's zone.
 import { router } from '../http/router.ts';
 import { ApiError, type FieldError } from '../lib/errors.ts';
-import { organizationTimeZone, getQueue, setQueue, WEEKDAYS, type QueueView } from '../services/queues.ts';
+import { organizationTimeZone, getQueue, setQueue, WEEKDAYS, type QueueView } from '../domain/queues/queues.ts';
 import { Channel } from '../db/entities/index.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
 import { html } from './html.ts';

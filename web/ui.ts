@@ -1,7 +1,7 @@
 // Pieces of markup shared by several pages: platform badges, status labels, post items.
 import type { IChannel } from '../db/entities/index.ts';
 import type { Platform } from '../platforms/catalog.ts';
-import type { PostView } from '../services/posts.ts';
+import type { PostView } from '../domain/posts/view.ts';
 import { html, safeHttpUrl, type SafeHtml } from './html.ts';
 import { formatTime } from './time.ts';
 

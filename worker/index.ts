@@ -14,7 +14,7 @@ import {
 } from '@temporalio/worker';
 import type { Duration } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
-import { webhookViews } from './webhook-views.ts';
+import { webhookViews } from '../domain/webhooks/views.ts';
 import { seriesOccurrences } from './series-occurrences.ts';
 import { createLogger, type LogLevel } from '../lib/log.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';

@@ -1,5 +1,5 @@
 import { router } from '../../http/router.ts';
-import { channelView, listChannels } from '../../services/channels.ts';
+import { channelView, listChannels } from '../../domain/channels.ts';
 import { authPlugin } from '../auth.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { ChannelListSchema } from '../schemas.ts';

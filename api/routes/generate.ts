@@ -4,7 +4,7 @@ import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../../services/generate.ts';
-import { POST_LIMITS } from '../../services/post-limits.ts';
+import { POST_LIMITS } from '../../domain/posts/limits.ts';
 import { authPlugin } from '../auth.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 import { BodyId, Chars, GeneratedAltTextSchema, GeneratedDraftsSchema } from '../schemas.ts';

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { completeUpload, createUpload, getMediaItem, mediaView } from '../../services/media.ts';
+import { completeUpload, createUpload, getMediaItem, mediaView } from '../../domain/media.ts';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { authPlugin } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';

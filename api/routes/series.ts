@@ -6,7 +6,7 @@ import { refuseUnstorableBody, router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { answerStored } from '../../http/stored-response.ts';
 import { idempotent } from '../../services/idempotency.ts';
-import { createSeries, deleteSeries, getSeries, listSeries, MAX_COUNT, MAX_INTERVAL, updateSeries } from '../../services/series.ts';
+import { createSeries, deleteSeries, getSeries, listSeries, MAX_COUNT, MAX_INTERVAL, updateSeries } from '../../domain/series/series.ts';
 import { authPlugin } from '../auth.ts';
 import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';

@@ -1,8 +1,8 @@
 // Small builders for tests: organizations, keys, channels, and requests through app.handle().
 import { createApp, type ServerDeps } from '../../server/app.ts';
 import { createApiKey } from '../../services/api-keys.ts';
-import { addChannel } from '../../services/channels.ts';
-import { createOrganization } from '../../services/organizations.ts';
+import { addChannel } from '../../domain/channels.ts';
+import { createOrganization } from '../../domain/organizations.ts';
 import { harness } from './index.ts';
 import { PLATFORM_INFO, type Platform } from '../../platforms/catalog.ts';
 

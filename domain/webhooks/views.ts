@@ -1,11 +1,11 @@
 // The API's own objects for webhook event bodies (README "Webhooks"): the services build them, and
 // the activities, below the services, get them through ActivityDeps.webhookEvents.
-import { Channel, MediaItem } from '../db/entities/index.ts';
-import type { WebhookViews } from '../activities/webhook-events.ts';
-import { channelView } from '../services/channels.ts';
-import { mediaView } from '../services/media.ts';
-import { loadPostView } from '../services/posts.ts';
-import type { ObjectStorage } from '../storage/types.ts';
+import { Channel, MediaItem } from '../../db/entities/index.ts';
+import type { WebhookViews } from './outbox.ts';
+import { channelView } from '../channels.ts';
+import { mediaView } from '../media.ts';
+import { loadPostView } from '../posts/view.ts';
+import type { ObjectStorage } from '../../storage/types.ts';
 
 export function webhookViews(storage?: ObjectStorage): WebhookViews {
   return {

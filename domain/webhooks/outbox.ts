@@ -7,14 +7,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Context } from '@temporalio/activity';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/entities/index.ts';
-import { newId } from '../lib/ids.ts';
+import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../../db/entities/index.ts';
+import { newId } from '../../lib/ids.ts';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   webhookDeliveryWorkflowId,
   type WebhookDeliveryInput,
   type WebhookDeliveryWorkflow,
-} from '../workflows/webhook-delivery-types.ts';
+} from '../../workflows/webhook-delivery-types.ts';
 
 /** Event types a webhook endpoint can subscribe to (README "Webhooks"). */
 export const WEBHOOK_EVENT_TYPES = [

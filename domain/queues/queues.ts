@@ -6,9 +6,9 @@
 // "Free": no other post that is not deleted and still scheduled (or publishing) sits on that
 // channel at that instant. Bound: QUEUE_HORIZON_DAYS; no free common slot within it → 422.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Channel, Organization, QueueSlot, type IChannel } from '../db/entities/index.ts';
-import { ApiError, errors, type FieldError } from '../lib/errors.ts';
-import { canonicalTimeZone, isTimeZone } from '../lib/zoned-time.ts';
+import { Channel, Organization, QueueSlot, type IChannel } from '../../db/entities/index.ts';
+import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
+import { canonicalTimeZone, isTimeZone } from '../../lib/zoned-time.ts';
 import {
   commonSlotInstants,
   isSlotTime,
@@ -18,7 +18,7 @@ import {
   weekdayNumber,
   type QueueSlotInput,
   type Weekday,
-} from './queue-slots.ts';
+} from './slots.ts';
 
 export { WEEKDAYS, type QueueSlotInput, type Weekday };
 

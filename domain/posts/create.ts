@@ -1,10 +1,10 @@
 // Creating and editing posts: the Postgres rows and the post's Temporal workflow change together.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { Post, PostChannel, type IChannel, type IOrganization } from '../db/entities/index.ts';
-import { ApiError, errors, type FieldError } from '../lib/errors.ts';
-import { newId } from '../lib/ids.ts';
-import { PLAN_LIMITS } from '../lib/plans.ts';
+import { Post, PostChannel, type IChannel, type IOrganization } from '../../db/entities/index.ts';
+import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { PLAN_LIMITS } from '../../lib/plans.ts';
 import {
   editPostUpdate,
   FAILURE,
@@ -13,8 +13,8 @@ import {
   type PostEdit,
   type PostWorkflow,
   type PostWorkflowInput,
-} from '../workflows/post-types.ts';
-import type { MediaViewer } from './media.ts';
+} from '../../workflows/post-types.ts';
+import type { MediaViewer } from '../media.ts';
 import {
   assertChannelsUsable,
   channelTexts,
@@ -22,11 +22,11 @@ import {
   loadTargetChannels,
   measureForChannel,
   parsePublishAt,
-} from './post-validation.ts';
-import { loadPostView, type PostView } from './posts.ts';
-import { claimQueueTime, peekQueueTime, releaseQueueClaims } from './queues.ts';
-import { postWorkflowStart, recordPostStarted, withdrawPost } from '../activities/reconcile.ts';
-import { dispatchWebhookDeliveries, writeWebhookEvent } from '../activities/webhook-events.ts';
+} from './checks.ts';
+import { loadPostView, type PostView } from './view.ts';
+import { claimQueueTime, peekQueueTime, releaseQueueClaims } from '../queues/queues.ts';
+import { postWorkflowStart, recordPostStarted, withdrawPost } from '../../activities/reconcile.ts';
+import { dispatchWebhookDeliveries, writeWebhookEvent } from '../webhooks/outbox.ts';
 import {
   executeUpdateInRequest,
   isTemporalOutage,
@@ -35,7 +35,7 @@ import {
   updateFailureType,
   withTemporalDeadline,
   type TemporalDeps,
-} from './temporal-calls.ts';
+} from '../temporal-calls.ts';
 
 export type { TemporalDeps };
 

@@ -6,8 +6,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import { Channel, Post, PostChannel } from '../db/entities/index.ts';
-import { ApiError, errors } from '../lib/errors.ts';
+import { Channel, Post, PostChannel } from '../../db/entities/index.ts';
+import { ApiError, errors } from '../../lib/errors.ts';
 import {
   cancelPostUpdate,
   FAILURE,
@@ -16,18 +16,18 @@ import {
   retryPostUpdate,
   type PostWorkflow,
   type PostWorkflowInput,
-} from '../workflows/post-types.ts';
-import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
-import { assertChannelsUsable } from './post-validation.ts';
-import { getPostForKey, type PostView } from './posts.ts';
-import { releaseQueueClaims } from './queues.ts';
+} from '../../workflows/post-types.ts';
+import { ORGANIZATION_ID, POST_ID } from '../../workflows/search-attributes.ts';
+import { assertChannelsUsable } from './checks.ts';
+import { getPostForKey, type PostView } from './view.ts';
+import { releaseQueueClaims } from '../queues/queues.ts';
 import {
   executeUpdateInRequest,
   startWorkflowInRequest,
   terminateInBackground,
   updateFailureType,
   type TemporalDeps,
-} from './temporal-calls.ts';
+} from '../temporal-calls.ts';
 
 const publishingConflict = () =>
   new ApiError('conflict', 'The post is being published; it can no longer be cancelled.', { details: { status: 'publishing' } });

@@ -15,11 +15,11 @@ import {
   type ISeries,
   type SeriesFrequency,
   type SeriesStatus,
-} from '../db/entities/index.ts';
-import { ApiError, errors, type FieldError } from '../lib/errors.ts';
-import { newId } from '../lib/ids.ts';
-import { canonicalTimeZone, isTimeZone } from '../lib/zoned-time.ts';
-import { ORGANIZATION_ID } from '../workflows/search-attributes.ts';
+} from '../../db/entities/index.ts';
+import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { canonicalTimeZone, isTimeZone } from '../../lib/zoned-time.ts';
+import { ORGANIZATION_ID } from '../../workflows/search-attributes.ts';
 import {
   OCCURRENCE_LEAD_MS,
   SERIES_WORKFLOW_TYPE,
@@ -29,10 +29,10 @@ import {
   type CreateOccurrenceResult,
   type PlannedOccurrence,
   type SeriesWorkflowInput,
-} from '../workflows/series-types.ts';
-import type { MediaViewer } from './media.ts';
-import { cancelPost } from './post-lifecycle.ts';
-import { createPost } from './post-scheduler.ts';
+} from '../../workflows/series-types.ts';
+import type { MediaViewer } from '../media.ts';
+import { cancelPost } from '../posts/lifecycle.ts';
+import { createPost } from '../posts/create.ts';
 import {
   assertChannelsUsable,
   channelTexts,
@@ -40,10 +40,10 @@ import {
   loadPostMedia,
   loadTargetChannels,
   parsePublishAt,
-} from './post-validation.ts';
-import { organizationTimeZone } from './queues.ts';
-import { nextOccurrence, occurrencesBetween, type SeriesRule } from './series-rule.ts';
-import { startWorkflowInRequest, terminateInBackground, withTemporalDeadline, type TemporalDeps } from './temporal-calls.ts';
+} from '../posts/checks.ts';
+import { organizationTimeZone } from '../queues/queues.ts';
+import { nextOccurrence, occurrencesBetween, type SeriesRule } from './rule.ts';
+import { startWorkflowInRequest, terminateInBackground, withTemporalDeadline, type TemporalDeps } from '../temporal-calls.ts';
 
 export const MAX_INTERVAL = 365;
 export const MAX_COUNT = 1000;

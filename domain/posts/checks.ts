@@ -2,13 +2,13 @@
 // channel list, reauth, text length per channel as its platform counts it (platforms/text-length.ts),
 // media and required fields.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Channel, MediaItem, type IChannel, type IMediaItem } from '../db/entities/index.ts';
-import { ApiError, errors, type FieldError } from '../lib/errors.ts';
-import { countingNote, measureChannelText } from '../platforms/text-length.ts';
-import { MEDIA_LIMITS, rulesFor } from '../platforms/catalog.ts';
-import { hiddenMediaIds, type MediaViewer } from './media.ts';
+import { Channel, MediaItem, type IChannel, type IMediaItem } from '../../db/entities/index.ts';
+import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
+import { countingNote, measureChannelText } from '../../platforms/text-length.ts';
+import { MEDIA_LIMITS, rulesFor } from '../../platforms/catalog.ts';
+import { hiddenMediaIds, type MediaViewer } from '../media.ts';
 
-export { graphemeLength } from '../platforms/text-length.ts';
+export { graphemeLength } from '../../platforms/text-length.ts';
 
 /** ISO 8601 date-time with an explicit offset (Z or ±hh:mm). */
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;

@@ -5,7 +5,7 @@
 // Months: the day of the month is the first occurrence's, clamped to the month's last day —
 // a series started on January 31 falls on Feb 28 (29), Mar 31, Apr 30, … (never drifting to
 // the 28th for good).
-import { resolveWallTime, zonedParts, type WallTime } from '../lib/zoned-time.ts';
+import { resolveWallTime, zonedParts, type WallTime } from '../../lib/zoned-time.ts';
 
 export type Frequency = 'day' | 'week' | 'month';
 

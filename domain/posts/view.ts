@@ -1,9 +1,9 @@
 // Posts as the API shows them (SPEC.md §2.3), read from Postgres.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { MediaItem, Post, PostChannel, type IMediaItem, type IPost, type IPostChannel, type PostStatus } from '../db/entities/index.ts';
-import type { ObjectStorage } from '../storage/types.ts';
-import { ApiError, errors } from '../lib/errors.ts';
-import { failureClass, RETRYABLE, type ChannelErrorCode } from '../workflows/publish-failure-types.ts';
+import { MediaItem, Post, PostChannel, type IMediaItem, type IPost, type IPostChannel, type PostStatus } from '../../db/entities/index.ts';
+import type { ObjectStorage } from '../../storage/types.ts';
+import { ApiError, errors } from '../../lib/errors.ts';
+import { failureClass, RETRYABLE, type ChannelErrorCode } from '../../workflows/publish-failure-types.ts';
 
 export interface PostChannelView {
   channelId: string;
