@@ -1,6 +1,7 @@
 // Activities are built from a factory that takes their dependencies (DESIGN.md §5); each forks
 // its own EntityManager.
 import type { Orm } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
 import type { Connectors } from '../platforms/types.ts';
 import { createPostActivities } from './posts.ts';
 import { createMediaActivities } from './media.ts';
@@ -8,9 +9,9 @@ import type { VisionConfig } from './vision.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { OutboundPolicy } from '../lib/outbound.ts';
 import { createWebhookActivities } from './webhooks.ts';
-import { createWebhookEmitter, type WebhookEmitterConfig } from '../domain/webhooks/outbox.ts';
+import { createWebhookEmitter } from './webhook-events.ts';
 import { createReconcileActivities } from './reconcile.ts';
-import { createSeriesActivities, type SeriesOccurrences } from './series.ts';
+import { createSeriesActivities } from './series.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -25,17 +26,19 @@ export interface ActivityDeps {
   outbound?: OutboundPolicy;
   /** Per-attempt webhook timeout (tests shorten it); 15 s when unset. */
   webhookTimeoutMs?: number;
-  /** Emits webhook events of the changes activities make; none without it (worker/index.ts sets it). */
-  webhookEvents?: WebhookEmitterConfig;
-  /** Creates series occurrences through the normal create path (services/series.ts; worker/index.ts sets it). */
-  series?: { occurrences: SeriesOccurrences; taskQueue: string };
+  /**
+   * The worker's main task queue, where webhook delivery workflows run. Activities emit webhook
+   * events of the changes they make only when it is set (worker/index.ts sets it); activities
+   * built alone for a test emit none.
+   */
+  taskQueue?: string;
 }
 
 export function createActivities(deps: ActivityDeps) {
-  const webhooks = createWebhookEmitter(deps.webhookEvents);
+  const webhooks = createWebhookEmitter(deps.taskQueue ? { taskQueue: deps.taskQueue, storage: deps.storage } : undefined);
   return {
     async ping(message: string): Promise<{ echo: string; database: string }> {
-      const rows = await deps.orm.em.fork().getConnection().execute<{ v: string }[]>('select version() as v');
+      const rows = await sql<{ v: string }>(deps.orm.em.fork(), 'select version() as v');
       return {
         echo: message,
         database: String(rows[0]?.v ?? '')
@@ -53,14 +56,14 @@ export function createActivities(deps: ActivityDeps) {
       webhooks,
     }),
     ...createMediaActivities({ orm: deps.orm, storage: deps.storage, vision: deps.vision, webhooks }),
-    ...createReconcileActivities({ orm: deps.orm, webhooks }),
+    ...createReconcileActivities({ orm: deps.orm }),
     ...createWebhookActivities({
       orm: deps.orm,
       credentialsKey: deps.credentialsKey,
       outbound: deps.outbound ?? { allowPrivate: false },
       timeoutMs: deps.webhookTimeoutMs,
     }),
-    ...createSeriesActivities({ orm: deps.orm, occurrences: deps.series?.occurrences, taskQueue: deps.series?.taskQueue }),
+    ...createSeriesActivities({ orm: deps.orm }),
   };
 }
 

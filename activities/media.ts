@@ -1,7 +1,7 @@
 // Activities of the upload workflow and the vision pass. Each forks its own EntityManager;
 // bytes move between object storage and a temp file here, never through workflow payloads.
 // Processing closes the upload, copies it to a key no upload URL names and checks that copy,
-// so the bytes served and published are the bytes checked (docs/decisions.md "Uploaded bytes").
+// so the bytes served and published are the bytes checked (docs/decisions.md "Media").
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { Context } from '@temporalio/activity';
 import { MediaItem, type IMediaItem } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createWebhookEmitter, type WebhookEmitter } from '../domain/webhooks/outbox.ts';
+import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
 import { probeFile } from '../media/probe.ts';
 import { canonicalMimeType } from '../media/catalog.ts';
 import { MAX_PROCESSING_ATTEMPTS, mediaKeys } from '../media/keys.ts';

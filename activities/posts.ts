@@ -3,9 +3,11 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Channel, MediaItem, Post, PostChannel, type IPost, type IPostChannel } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createWebhookEmitter, type WebhookEmitter, type WebhookEventType } from '../domain/webhooks/outbox.ts';
+import type { WebhookEventType } from '../domain/webhooks/outbox.ts';
+import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
 import { decryptJson, encryptJson } from '../lib/crypto.ts';
 import { msUntilExpiry, PlatformError, type Connector, type Connectors, type MediaRef, type PublishResult } from '../platforms/types.ts';
 import { classifyPlatformError } from '../platforms/failure-class.ts';
@@ -77,9 +79,7 @@ export function createPostActivities(deps: PostActivityDeps) {
     const creds = await deps.orm.em.fork().transactional(async (em) => {
       // FOR NO KEY UPDATE, not FOR UPDATE: refreshes still queue behind each other, but inserting a
       // post for this channel (its foreign key takes FOR KEY SHARE) does not wait for the token call.
-      await em
-        .getConnection()
-        .execute('select 1 from channels where id = ? for no key update', [channelId], 'all', em.getTransactionContext());
+      await sql(em, 'select 1 from channels where id = ? for no key update', [channelId]);
       const channel = await em.findOneOrFail(Channel, { id: channelId });
       const stored = decryptJson<Record<string, unknown>>(key, channel.credentialsEncrypted);
       const left = msUntilExpiry(stored);

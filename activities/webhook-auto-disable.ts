@@ -1,9 +1,10 @@
-// The auto-disable rule (README "Webhooks", docs/decisions.md "Webhooks: auto-disable"): an
+// The auto-disable rule (docs/api.md "Webhooks", docs/decisions.md "Webhooks"): an
 // endpoint that has received nothing but failures for days is disabled, with the reason shown to
 // its organization, so the service stops retrying into the void. Checked by the delivery activity
 // each time a delivery ends `failed` (its last attempt failed).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IWebhookEndpoint } from '../db/entities/index.ts';
+import { sql } from '../db/sql.ts';
 
 /** How long an endpoint may receive only failures before it is disabled. */
 export const AUTO_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
@@ -19,7 +20,8 @@ interface FailureRun {
  * one's creation. A delivered one ends the run; so does enabling the endpoint again.
  */
 async function failureRun(em: EntityManager, endpoint: IWebhookEndpoint): Promise<FailureRun> {
-  const [row] = await em.getConnection().execute<{ since: Date | null; failed: number }[]>(
+  const [row] = await sql<FailureRun>(
+    em,
     `select min(d.created_at) as since, count(*)::int as failed
        from webhook_deliveries d
       where d.endpoint_id = ? and d.status = 'failed'

@@ -10,7 +10,7 @@ import { signatureHeader } from '../lib/webhook-signing.ts';
 import { disableIfFailingForDays } from './webhook-auto-disable.ts';
 import { WEBHOOK_MAX_RETRY_AFTER_MS, type WebhookAttemptInput, type WebhookAttemptResult } from '../workflows/webhook-delivery-types.ts';
 import type { WebhookOutboxSweepInput, WebhookOutboxSweepResult } from '../workflows/webhook-outbox-sweep-types.ts';
-import { sweepUndispatched } from '../domain/webhooks/outbox.ts';
+import { reconcilePendingStarts, WEBHOOK_DELIVERY_STARTS } from '../domain/workflow-starts.ts';
 
 /** The specification's bound on one attempt. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
@@ -57,11 +57,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      */
     async sweepWebhookOutbox(input: WebhookOutboxSweepInput): Promise<WebhookOutboxSweepResult> {
       const ctx = Context.current();
-      return sweepUndispatched(
+      const { started, alreadyStarted } = await reconcilePendingStarts(
         deps.orm.em,
         { client: ctx.client, taskQueue: ctx.info.taskQueue },
+        WEBHOOK_DELIVERY_STARTS,
         { ...input, now: now(), beat: () => ctx.heartbeat() },
       );
+      return { started, alreadyStarted };
     },
 
     async attemptWebhookDelivery({ deliveryId, plannedDelayMs }: WebhookAttemptInput): Promise<WebhookAttemptResult> {

@@ -1,4 +1,4 @@
-// 405 Method Not Allowed and OPTIONS for the paths of /v1 (docs/decisions.md "Methods"),
+// 405 Method Not Allowed and OPTIONS for the paths of /v1 (docs/decisions.md "Errors, request ids and ids"),
 // derived from the app's own route table: a path the API serves answers any other method with
 // 405 and `Allow`, OPTIONS with 204 and `Allow`; an unknown path stays 404. Nothing else of the
 // request is read, and no key is needed: the methods are public in the OpenAPI document too.

@@ -1,9 +1,12 @@
 // Response shapes of SPEC.md §2, as TypeBox schemas: Elysia checks handlers against them and
-// they document the API (api/openapi.ts turns them into the OpenAPI document's components).
+// they document the API (api/openapi/document.ts turns them into the OpenAPI document's components).
 // `additionalProperties: false` keeps the objects to exactly these fields.
 import { t } from 'elysia';
 import type { TSchema } from '@sinclair/typebox';
+import { DATE_TIME_MESSAGE, DATE_TIME_PATTERN } from '../lib/date-time.ts';
 import { ERROR_STATUS } from '../lib/errors.ts';
+import { WEEKDAYS } from '../lib/zoned-time.ts';
+import { SLOT_TIME_PATTERN } from '../domain/queues/slots.ts';
 import { PLATFORMS, CHANNEL_STATUSES } from '../platforms/catalog.ts';
 import { POST_STATUSES } from '../db/entities/post.ts';
 import { POST_CHANNEL_STATUSES } from '../db/entities/post-channel.ts';
@@ -82,17 +85,12 @@ export const FileName = (description?: string) =>
 export const MimeType = (description?: string) =>
   t.String({ minLength: 1, maxLength: 100, enum: Object.keys(MEDIA_RULES), ...(description ? { description } : {}) });
 
-/**
- * The date-times the API reads: RFC 3339 (`format: date-time`) with an upper-case `T`, an offset
- * (`Z` or ±hh:mm), seconds 00–59 and at most 9 fraction digits. (The server also takes one
- * without seconds, which RFC 3339 does not allow.)
- */
-export const DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(?::[0-5]\\d(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:\\d{2})$';
+/** The date-times the API reads (lib/date-time.ts): RFC 3339 with an offset. */
 export const DateTimeInput = (description?: string) =>
   t.String({
     format: 'date-time',
     pattern: DATE_TIME_PATTERN,
-    error: 'must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00Z',
+    error: DATE_TIME_MESSAGE,
     ...(description ? { description } : {}),
   });
 
@@ -293,7 +291,7 @@ export const UploadResponseSchema = t.Object(
 );
 
 /** Named schemas of the OpenAPI document's `components.schemas`: wherever one appears it becomes a `$ref`. */
-// Webhooks (issue 14, README "Webhooks").
+// Webhooks (docs/api.md "Webhooks").
 const WebhookEvents = t.Union([t.Literal('all'), t.Array(t.String({ enum: [...WEBHOOK_EVENT_TYPES] }), { description: 'Event types.' })], {
   description: 'The event types the endpoint receives, or `"all"`.',
 });
@@ -414,14 +412,12 @@ export const GeneratedAltTextSchema = t.Object(
   strict,
 );
 
-// Queues and recurring posts (issue 17, README "Queues" and "Recurring posts").
-export const WEEKDAY_VALUES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
-
+// Queues and recurring posts (docs/api.md "Queues" and "Recurring posts (series)").
 export const QueueSlotSchema = t.Object(
   {
-    weekday: oneOf(WEEKDAY_VALUES),
+    weekday: oneOf(WEEKDAYS),
     time: t.String({
-      pattern: '^([01]\\d|2[0-3]):[0-5]\\d$',
+      pattern: SLOT_TIME_PATTERN,
       description: 'Local time of day in the queue’s `timeZone`, `HH:MM` (24-hour).',
     }),
   },

@@ -111,7 +111,7 @@ function parseAuthOverhead(text: string): Metric[] {
   if (auth !== undefined) out.push({ metric: 'auth overhead: authenticated GET /v1/me', value: auth, unit: 'req/s' });
   if (bare !== undefined) out.push({ metric: 'auth overhead: bare Elysia route', value: bare, unit: 'req/s' });
   if (ratio !== undefined) out.push({ metric: 'auth overhead: ratio authenticated / bare', value: ratio, unit: '×' });
-  // "/v1/me minus bare (the API's own): A ms + Postgres P ms" (CPU per request, issue 15).
+  // "/v1/me minus bare (the API's own): A ms + Postgres P ms" (CPU per request).
   const own = /the API's own\): ([\d.-]+) ms \+ Postgres ([\d.]+) ms/.exec(text);
   if (own) {
     out.push({ metric: 'auth overhead: GET /v1/me CPU per request, API (minus the bare route)', value: Number(own[1]), unit: 'ms' });

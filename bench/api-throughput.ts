@@ -84,7 +84,7 @@ await runBench(async () => {
   const key = () => keys[nextKey++ % keys.length]!;
 
   // The API takes one lock per organization while it creates a post (plan limit and duplicate
-  // checks, services/post-scheduler.ts), so POSTs of one organization queue behind each other:
+  // checks, domain/posts/create.ts), so POSTs of one organization queue behind each other:
   // the same POSTs spread over ORGS organizations show what that lock costs. Each has its own key
   // and a MASTODON channel on the fake; its credentials are sealed with a throwaway key, which is
   // fine because these posts are due days after the run.
@@ -195,7 +195,7 @@ await runBench(async () => {
       `  ${r.name.padEnd(25)} ${r.rps.toFixed(0).padStart(6)} req/s   p50 ${ms(r.lat.p50).padStart(9)}  p90 ${ms(r.lat.p90).padStart(9)}  p99 ${ms(r.lat.p99).padStart(9)}  max ${ms(r.lat.max).padStart(9)}   ${ok}/${r.requests} ok   API process CPU ${(r.apiCpuShare * 100).toFixed(0)}% of one core   ${cpuNote(r.cpu)}`,
     );
   }
-  // Issue 15's target for the list: at least 40% of GET /v1/me in the same run.
+  // The target for the list: at least 40% of GET /v1/me in the same run.
   const me = results.find((r) => r.name === 'GET /v1/me');
   const list = results.find((r) => r.name === 'GET /v1/posts');
   if (me && list) console.log(`  GET /v1/posts?limit=20 / GET /v1/me: ${(list.rps / me.rps).toFixed(2)}`);

@@ -21,7 +21,7 @@ import { cpuNote, cpuPerRequest, readCpu, type CpuReading } from './cpu.ts';
 import { envInt, machineNote, ms, onStop, pool, runBench, say, summary } from './stack.ts';
 
 const REQUESTS = envInt('BENCH_REQUESTS', 5000, 1, 200_000);
-const CONCURRENCY = envInt('BENCH_CONCURRENCY', 32, 1, 256); // issue 15's figures are at 32 in flight
+const CONCURRENCY = envInt('BENCH_CONCURRENCY', 32, 1, 256); // the target figures are at 32 in flight
 const WARMUP = envInt('BENCH_WARMUP', 200, 0, 20_000);
 const ROUNDS = envInt('BENCH_ROUNDS', 2, 1, 10);
 const POOL_MAX = loadConfig(process.env).databasePoolMax;

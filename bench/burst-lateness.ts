@@ -3,7 +3,7 @@
 // publishAt. The posts are seeded fast (bench/seed-posts.ts: rows, then raw workflow starts) well
 // before they are due, and all their workflows are asleep on their timers when the second comes.
 // Beside it, in the same run: the lateness of a few posts due alone (the floor: one timer and the
-// publish path, no burst). Issue 15's ceilings: p99 ≤ 2 s, max ≤ 5 s. Prints figures; asserts nothing.
+// publish path, no burst). The targets: p99 ≤ 2 s, max ≤ 5 s. Prints figures; asserts nothing.
 //
 //   .tools/bin/bun run bench/burst-lateness.ts
 //   BENCH_BURST=1000 BENCH_BURST_CHANNELS=10 BENCH_BURST_LEAD_MS=90000 .tools/bin/bun run bench/burst-lateness.ts

@@ -1,4 +1,4 @@
-// CPU time per request (issue 15, item 6): user+system time from /proc/<pid>/stat of the API
+// CPU time per request: user+system time from /proc/<pid>/stat of the API
 // process and of every Postgres process under this benchmark, read before and after a timed run.
 // Throughput moves with whatever else the machine runs; CPU per request much less so.
 import { readFileSync } from 'node:fs';

@@ -10,7 +10,7 @@
 //     .tools/bin/bun run bench/create-throughput.ts
 //   … --json (or BENCH_JSON=1): the report goes to stderr, stdout carries one JSON object of figures.
 import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workflows/post-types.ts';
-import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
+import { postSearchAttributes } from '../workflows/search-attributes.ts';
 import { newId } from '../lib/ids.ts';
 import { loadConfig } from '../lib/config.ts';
 import { checkSleeping, settle } from './seed-posts.ts';
@@ -123,10 +123,7 @@ await runBench(async () => {
         taskQueue: stack.taskQueue,
         workflowId: postWorkflowId(id),
         args: [{ postId: id, organizationId: stack.organizationId, publishAt: at.toISOString() }],
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: stack.organizationId },
-          { key: POST_ID, value: id },
-        ],
+        typedSearchAttributes: postSearchAttributes(stack.organizationId, id),
       });
       lat.push(performance.now() - t);
     });

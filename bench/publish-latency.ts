@@ -33,7 +33,7 @@ const POSTS = envInt('BENCH_POSTS', 200);
 const CONCURRENCY = envInt('BENCH_CONCURRENCY', 1, 1, 100);
 const WARMUP = envInt('BENCH_WARMUP', 5, 0, 1000);
 const TIMEOUT_MS = envInt('BENCH_TIMEOUT_MS', 60_000, 100, 600_000);
-/** Issue 15's target for publish-now, end to end. */
+/** The target for publish-now, end to end. */
 const TARGET_P99_MS = 200;
 /** Round trips of the ceiling: a bare workflow with one activity (pingWorkflow), started and awaited. */
 const CEILING_RUNS = envInt('BENCH_CEILING_RUNS', 50, 1, 10_000);

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { newId } from '../lib/ids.ts';
-import { ORGANIZATION_ID, POST_ID } from '../workflows/search-attributes.ts';
+import { postSearchAttributes } from '../workflows/search-attributes.ts';
 import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow, type PostWorkflowInput } from '../workflows/post-types.ts';
 import { temporal as proto } from '@temporalio/proto';
 import { isStopping, pool, say, type BenchStack } from './stack.ts';
@@ -88,10 +88,7 @@ export async function seedScheduledPosts(stack: BenchStack, o: SeedOptions): Pro
         taskQueue: stack.taskQueue,
         workflowId: postWorkflowId(input.postId),
         args: [input],
-        typedSearchAttributes: [
-          { key: ORGANIZATION_ID, value: input.organizationId },
-          { key: POST_ID, value: input.postId },
-        ],
+        typedSearchAttributes: postSearchAttributes(input.organizationId, input.postId),
       });
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) startErrors++;

@@ -2,7 +2,7 @@
 // 10,000 and 100,000 (BENCH_MEMORY_COUNTS) scheduled posts whose workflows sleep on their timers.
 // The posts are seeded fast (bench/seed-posts.ts: rows in batches, then raw workflow starts); the
 // API's create path is bench/api-throughput.ts's. Each figure is set against its ceiling, idle +
-// 50 MiB at 10,000 and idle + 100 MiB at 100,000 (issue 15). Prints figures; asserts nothing.
+// 50 MiB at 10,000 and idle + 100 MiB at 100,000. Prints figures; asserts nothing.
 //
 //   .tools/bin/bun run bench/worker-memory.ts
 //   BENCH_MEMORY_COUNTS=10000,30000 BENCH_MEMORY_MAX_MIN=15 .tools/bin/bun run bench/worker-memory.ts
@@ -25,7 +25,7 @@ const SETTLE_TIMEOUT_MS = envInt('BENCH_SETTLE_TIMEOUT_MS', 600_000, 1000, 3_600
 const DAYS = 3;
 
 const mb = (v: number) => `${v.toFixed(1)} MiB`;
-/** Issue 15's ceilings: RSS growth allowed over idle with this many posts asleep. */
+/** The ceilings: RSS growth allowed over idle with this many posts asleep. */
 const ceilingMb = (count: number) => (count <= 10_000 ? 50 : 100);
 
 interface Point {

@@ -96,7 +96,7 @@ export function ormConfig(databaseUrl: string, poolMax = 10) {
     // the schema generator must neither drop them nor report them (test/schema-diff.test.ts).
     schemaGenerator: {
       skipTables: ['rate_limits', 'sign_in_attempts'],
-      // Hand-written functions (post_page: db/migrations/Migration20261124110000_post_page.ts) are the migrations' own.
+      // Hand-written functions (post_page: db/migrations/Migration20261126120000_post_page_rows.ts) are the migrations' own.
       ignoreRoutines: true,
     },
     pool: { min: 0, max: poolMax },

@@ -3,6 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { MediaItem, type IMediaItem } from '../db/entities/index.ts';
+import { sql } from '../db/sql.ts';
 import { errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { classifyDeclared } from '../media/catalog.ts';
@@ -84,7 +85,7 @@ export async function getMediaItem(em: EntityManager, organizationId: string, id
 }
 
 /**
- * Which of `ids` a channel-limited key may not see (docs/decisions.md "Uploaded bytes"): media
+ * Which of `ids` a channel-limited key may not see (docs/decisions.md "Media"): media
  * that posts use, none of them on one of the key's channels — unless the key uploaded it itself.
  * Media no post uses yet is the organization's library: visible to every key of it. A key for
  * all channels sees everything. Ids of other organizations are not in the answer (not found
@@ -92,7 +93,8 @@ export async function getMediaItem(em: EntityManager, organizationId: string, id
  */
 export async function hiddenMediaIds(em: EntityManager, organizationId: string, viewer: MediaViewer, ids: string[]): Promise<Set<string>> {
   if (viewer.channels === 'all' || ids.length === 0) return new Set();
-  const rows = await em.getConnection().execute<{ id: string }[]>(
+  const rows = await sql<{ id: string }>(
+    em,
     `select m.id from media_items m
       where m.organization_id = ? and m.id in (select jsonb_array_elements_text(?::jsonb))
         and m.api_key_id is distinct from ?
@@ -156,7 +158,7 @@ export async function createUpload(
       });
       await tx.flush();
       const input: UploadWorkflowInput = { mediaId: id, organizationId: u.organizationId, expiresAt: expiresAt.toISOString() };
-      // Bounded (services/temporal-calls.ts): Temporal down → 503 within the deadline, nothing created.
+      // Bounded (domain/temporal-calls.ts): Temporal down → 503 within the deadline, nothing created.
       await startWorkflowInRequest<MediaUploadWorkflow>(
         temporal,
         MEDIA_UPLOAD_WORKFLOW_TYPE,

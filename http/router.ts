@@ -7,7 +7,7 @@ import { errors } from '../lib/errors.ts';
  * schema does not name is refused (422), not silently stripped — a misspelt field must not be ignored.
  * `encodeSchema: false`: answers are checked against their schema by the compiled check, not
  * walked by TypeBox's Encode (the only transform in them, t.Integer, encodes as itself; the walk
- * was a tenth of GET /v1/me's CPU, docs/decisions.md "One round trip per request").
+ * costs a tenth of GET /v1/me's CPU, docs/decisions.md "Keys, admission, plans and quota").
  */
 export const router = (name?: string) => new Elysia({ normalize: false, encodeSchema: false, ...(name ? { name } : {}) });
 
@@ -16,7 +16,7 @@ export const MAX_BODY_DEPTH = 32;
 
 /**
  * A route's `transform`: it runs after parsing and before schema validation, and refuses (422)
- * JSON bodies that no schema of the API accepts but that used to end in a 500:
+ * JSON bodies that no schema of the API accepts but that would otherwise end in a 500:
  * - nested thousands of levels deep, or holding an object with its own `toString` member:
  *   Elysia's ValidationError turns the offending value into text while it is built (`${value}`,
  *   JSON.stringify), which overflows the stack or throws "No default value";

@@ -1,5 +1,5 @@
-// The one typed, validated configuration module. Read once at start; every variable is listed in
-// the README ("Configuration"). Missing required values fail fast with a message naming them.
+// The one typed, validated configuration module. Read once at start; the README ("Configuration")
+// and docs/operations.md ("Channels and platform settings") list the variables. Missing required values fail fast with a message naming them.
 import { Type as T, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 

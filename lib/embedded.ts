@@ -27,7 +27,7 @@ export function embeddedPaths(config: Pick<Config, 'dataDir'>) {
  * rollback journal — most of the gain over the CLI's default. synchronous=FULL: the log is synced
  * at every commit, so a workflow start the server acknowledged survives a power loss or an OS
  * crash too (NORMAL would sync only at checkpoints: ~15% more raw starts/s here, but creates
- * through the API were no faster, and a lost acknowledged start leaves a post without workflow).
+ * through the API are no faster, and a lost acknowledged start leaves a post without workflow).
  */
 export const EMBEDDED_TEMPORAL_SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=full'];
 

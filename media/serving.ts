@@ -1,4 +1,4 @@
-// How stored media are served (docs/decisions.md "Uploaded bytes"): only a type from the
+// How stored media are served (docs/decisions.md "Media"): only a type from the
 // accepted list, never sniffed by the browser, a Content-Disposition that shows images, video
 // and audio inline and downloads the rest, and a sandboxing CSP — so a file that is really HTML
 // or SVG can never run script on the origin that serves it.

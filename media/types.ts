@@ -1,4 +1,4 @@
-// What media processing reports about an uploaded file (see media/README in the code comments).
+// What media processing reports about an uploaded file (docs/decisions.md "Media").
 export type MediaType = 'image' | 'gif' | 'video' | 'document' | 'audio';
 
 export interface ProbeResult {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Builds the real Temporal server (frontend/history/matching/worker services in one binary), its
 # SQL schema tool, the Postgres schemas and the Temporal UI server from their Go modules into
-# .tools/temporal-server, for `npm run cluster` / `npm run test:cluster` (README "Production").
+# .tools/temporal-server, for `npm run cluster` / `npm run test:cluster` (docs/operations.md "The
+# production topology on one machine").
 # Cached: a second run with the same versions does nothing. Needs Go (GO, `go` on PATH or
 # /usr/local/go/bin/go) and the Go module proxy; with GOTOOLCHAIN=auto (the default here) Go
 # fetches a newer toolchain from the proxy itself if a release asks for one.

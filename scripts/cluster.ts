@@ -1,6 +1,7 @@
-// `npm run cluster`: the production topology on this machine, without Docker (README
-// "Production"): Postgres, the real Temporal server on it (built from source by
-// scripts/build-temporal.sh), the Temporal UI, SeaweedFS, two API processes and two workers.
+// `npm run cluster`: the production topology on this machine, without Docker (docs/operations.md
+// "The production topology on one machine"): Postgres, the real Temporal server on it (built from
+// source by scripts/build-temporal.sh), the Temporal UI, SeaweedFS, two API processes and two
+// workers.
 // State in DATA_DIR/cluster (`.data/cluster`), kept across starts; `--fresh` starts from nothing.
 // Ctrl-C stops everything: the APIs, the workers (they finish running activities), the UI,
 // Temporal, SeaweedFS, Postgres.

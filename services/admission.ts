@@ -1,4 +1,4 @@
-// Admission of an authenticated request in ONE Postgres statement (issue 15): the key by its hash
+// Admission of an authenticated request in ONE Postgres statement: the key by its hash
 // with its organization, the per-minute rate limit per key, the monthly quota per organization
 // and the key's last-used stamp. No cache: a revoke, an expiry or a plan change counts from the
 // very next request in every API process, because every request reads the rows.
@@ -11,6 +11,7 @@
 import { PLAN_LIMITS, PLANS, type Plan } from '../lib/plans.ts';
 import type { IApiKey, IOrganization } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
 
 /** The last-used stamp is written at most once a minute per key: reads need no sharper figure. */
 export const LAST_USED_RESOLUTION_SECONDS = 60;
@@ -47,48 +48,100 @@ export type Admission =
       usedThisMonth: number;
     };
 
+/** The statement's one row: one JSON text (one parse in the driver), an AdmissionAnswer. */
+export interface AdmissionRow {
+  answer: string;
+}
+
 /**
  * Runs one statement with $n parameters and returns its rows (a pg pool, the ORM's connection).
  * `name`: a prepared statement's name, for a driver that keeps them per connection (pg): the
  * statement's plan takes longer than running it.
  */
-export type Query = (text: string, values: unknown[], name: string) => Promise<Record<string, unknown>[]>;
+export type Query = (text: string, values: unknown[], name: string) => Promise<AdmissionRow[]>;
 
-const PLAN_VALUES = PLANS.map((plan) => {
-  const l = PLAN_LIMITS[plan];
-  return `('${plan}', ${l.apiAccess}, ${l.requestsPerMinute}, ${l.requestsPerMonth ?? 'null'}::int)`;
-}).join(', ');
+/** A key of the batch with its organization, once per key (timestamps as JSON text). */
+interface KeyRow {
+  key_id: string;
+  org_id: string;
+  name: string;
+  hash: string;
+  prefix: string;
+  scopes: string[];
+  channel_ids: string[] | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  created_at: string;
+  org_name: string;
+  plan: Plan;
+  time_zone: string;
+}
+
+/** One request's answer; the fields after `key_id` are null when no key has the request's hash. */
+interface RequestRow {
+  ord: number;
+  key_id: string | null;
+  counts: boolean | null;
+  /** The request's place in its key's rate window, and the window's end (ms); null when not counted. */
+  points: number | null;
+  expire: number | null;
+  quota_ok: boolean | null;
+  used: number | null;
+}
+
+interface AdmissionAnswer {
+  keys: KeyRow[];
+  /** In request order. */
+  requests: RequestRow[];
+}
+
+/** The plans' limits, one parameter of the statement (a JSON array of {plan, api_access, rpm, monthly}). */
+const PLAN_LIMITS_JSON = JSON.stringify(
+  PLANS.map((plan) => {
+    const l = PLAN_LIMITS[plan];
+    return { plan, api_access: l.apiAccess, rpm: l.requestsPerMinute, monthly: l.requestsPerMonth };
+  }),
+);
 
 /**
- * $1 the requests as a JSON array of {ord, hash, at, period}; $2 Date.now() for the rate windows
- * (only with `rateLimit`; without, nobody is refused for rate: an app built without a limiter).
+ * $1 the requests as a JSON array of {ord, hash, at, period}; $2 the plans' limits
+ * (PLAN_LIMITS_JSON); $3 the last-used stamp's resolution in seconds. With `rateLimit` also $4
+ * Date.now() and $5 the rate window in ms; without, the statement has no rate part and nobody
+ * is refused for rate (an app built without a limiter).
  */
 export function admissionSql(rateLimit: boolean): string {
+  // `rate_ok`: the request is within its key's per-minute limit.
   const rate = rateLimit
     ? `rate_in as (
     select key_id, 'rpm:' || plan || ':' || key_id as rkey, count(*)::int as n from found where counts group by key_id, plan
   ),
   rate as (
     insert into rate_limits as t (key, points, expire)
-    select rkey, n, $2::bigint + ${RATE_WINDOW_MS} from rate_in order by rkey
+    select rkey, n, $4::bigint + $5::bigint from rate_in order by rkey
     on conflict (key) do update set
-      points = case when t.expire <= $2::bigint then excluded.points else t.points + excluded.points end,
-      expire = case when t.expire <= $2::bigint then excluded.expire else t.expire end
+      points = case when t.expire <= $4::bigint then excluded.points else t.points + excluded.points end,
+      expire = case when t.expire <= $4::bigint then excluded.expire else t.expire end
     returning t.key, t.points, t.expire
   ),
   ranked as (
-    select f.ord, f.org_id, f.period, f.monthly, f.rpm, r.expire,
-      r.points - ri.n + row_number() over (partition by f.key_id order by f.ord) as points
-    from found f join rate_in ri on ri.key_id = f.key_id join rate r on r.key = ri.rkey
-    where f.counts
+    select w.*, w.points <= w.rpm as rate_ok from (
+      select f.ord, f.org_id, f.period, f.monthly, f.rpm, r.expire,
+        r.points - ri.n + row_number() over (partition by f.key_id order by f.ord) as points
+      from found f join rate_in ri on ri.key_id = f.key_id join rate r on r.key = ri.rkey
+      where f.counts
+    ) w
   ),`
     : `ranked as (
-    select f.ord, f.org_id, f.period, f.monthly, f.rpm, null::bigint as expire, 0::bigint as points from found f where f.counts
+    select f.ord, f.org_id, f.period, f.monthly, f.rpm, null::bigint as expire, 0::bigint as points, true as rate_ok
+    from found f where f.counts
   ),`;
   return `with req as (
     select * from jsonb_to_recordset($1::jsonb) as r(ord int, hash text, at timestamptz, period text)
   ),
-  limits(plan, api_access, rpm, monthly) as (values ${PLAN_VALUES}),
+  limits as (
+    select * from jsonb_to_recordset($2::jsonb) as l(plan text, api_access boolean, rpm int, monthly int)
+  ),
   found as (
     select req.ord, req.at, req.period, k.id as key_id, k.organization_id as org_id, o.plan, l.rpm, l.monthly,
       k.name, k.hash, k.prefix, k.scopes, k.channel_ids, k.expires_at, k.revoked_at, k.last_used_at, k.created_at,
@@ -102,7 +155,7 @@ export function admissionSql(rateLimit: boolean): string {
   ${rate}
   use_in as (
     select org_id, period, max(monthly) as monthly, count(*)::int as n
-    from ranked where points <= rpm or ${rateLimit ? 'false' : 'true'} group by org_id, period
+    from ranked where rate_ok group by org_id, period
   ),
   -- The current counts, locked: the grant is computed from them (the upsert below adds it). The
   -- month's first row, inserted by two processes at once, is the one case without a lock: the
@@ -130,7 +183,7 @@ export function admissionSql(rateLimit: boolean): string {
       case when rank_in_org <= g.granted then us.requests - g.granted + rank_in_org else us.requests end as used
     from (
       select ranked.*, row_number() over (partition by org_id, period order by ord) as rank_in_org
-      from ranked where points <= rpm or ${rateLimit ? 'false' : 'true'}
+      from ranked where rate_ok
     ) rk
     join grants g on g.org_id = rk.org_id and g.period = rk.period
     join usage us on us.organization_id = rk.org_id and us.period = rk.period
@@ -139,17 +192,21 @@ export function admissionSql(rateLimit: boolean): string {
     update api_keys k set last_used_at = t.at
     from (select key_id, max(at) as at from found where counts group by key_id) t
     where k.id = t.key_id
-      and (k.last_used_at is null or k.last_used_at < t.at - interval '${LAST_USED_RESOLUTION_SECONDS} seconds')
+      and (k.last_used_at is null or k.last_used_at < t.at - make_interval(secs => $3::int))
     returning k.id, k.last_used_at
   )
-  -- One row, one JSON value (one parse in the driver): each key once, then each request in order.
+  -- One row, one JSON value (one parse in the driver): each key once (KeyRow), then each request
+  -- in order (RequestRow).
   select json_build_object(
-    'keys', (select coalesce(json_agg(json_build_array(
-        f.key_id, f.org_id, f.name, f.hash, f.prefix, f.scopes, f.channel_ids, f.expires_at, f.revoked_at,
-        coalesce(tu.last_used_at, f.last_used_at), f.created_at, f.org_name, f.plan, f.time_zone)), '[]')
+    'keys', (select coalesce(json_agg(json_build_object(
+        'key_id', f.key_id, 'org_id', f.org_id, 'name', f.name, 'hash', f.hash, 'prefix', f.prefix, 'scopes', f.scopes,
+        'channel_ids', f.channel_ids, 'expires_at', f.expires_at, 'revoked_at', f.revoked_at,
+        'last_used_at', coalesce(tu.last_used_at, f.last_used_at), 'created_at', f.created_at,
+        'org_name', f.org_name, 'plan', f.plan, 'time_zone', f.time_zone)), '[]')
       from (select distinct on (key_id) * from found) f left join touched tu on tu.id = f.key_id),
-    'requests', (select coalesce(json_agg(json_build_array(req.ord, f.key_id, f.counts, rk.points, rk.expire, q.quota_ok, q.used)
-        order by req.ord), '[]')
+    'requests', (select coalesce(json_agg(json_build_object(
+        'ord', req.ord, 'key_id', f.key_id, 'counts', f.counts, 'points', rk.points, 'expire', rk.expire,
+        'quota_ok', q.quota_ok, 'used', q.used) order by req.ord), '[]')
       from req left join found f on f.ord = req.ord left join ranked rk on rk.ord = req.ord left join quota q on q.ord = req.ord)
   )::text as answer`;
 }
@@ -157,62 +214,45 @@ export function admissionSql(rateLimit: boolean): string {
 const SQL_WITH_RATE = admissionSql(true);
 const SQL_WITHOUT_RATE = admissionSql(false);
 
-const toDate = (v: unknown): Date | null => (v === null || v === undefined ? null : new Date(v as string));
-
-type KeyTuple = [
-  string,
-  string,
-  string,
-  string,
-  string,
-  string[],
-  string[] | null,
-  string | null,
-  string | null,
-  string | null,
-  string,
-  string,
-  Plan,
-  string,
-];
-type RequestTuple = [number, string | null, boolean | null, number | null, number | null, boolean | null, number | null];
+const toDate = (v: string | null): Date | null => (v === null ? null : new Date(v));
 
 /** One statement for these requests; the answers in the same order. A key's records are shared by its requests of the batch. */
 export async function runAdmission(query: Query, requests: AdmissionRequest[], rateLimit: boolean): Promise<Admission[]> {
   const json = JSON.stringify(requests.map((r, i) => ({ ord: i, hash: r.hash, at: r.at.toISOString(), period: r.period })));
+  const shared = [json, PLAN_LIMITS_JSON, LAST_USED_RESOLUTION_SECONDS];
   const rows = rateLimit
-    ? await query(SQL_WITH_RATE, [json, Date.now()], 'postpilot_admission')
-    : await query(SQL_WITHOUT_RATE, [json], 'postpilot_admission_unlimited');
-  const answer = JSON.parse(String(rows[0]!.answer)) as { keys: KeyTuple[]; requests: RequestTuple[] };
+    ? await query(SQL_WITH_RATE, [...shared, Date.now(), RATE_WINDOW_MS], 'postpilot_admission')
+    : await query(SQL_WITHOUT_RATE, shared, 'postpilot_admission_unlimited');
+  const answer = JSON.parse(rows[0]!.answer) as AdmissionAnswer;
   const keys = new Map<string, { key: KeyRecord; organization: OrganizationRecord }>();
   for (const k of answer.keys) {
-    keys.set(k[0], {
+    keys.set(k.key_id, {
       key: {
-        id: k[0],
-        organization: k[1],
-        name: k[2],
-        hash: k[3],
-        prefix: k[4],
-        scopes: k[5],
-        channelIds: k[6],
-        expiresAt: toDate(k[7]),
-        revokedAt: toDate(k[8]),
-        lastUsedAt: toDate(k[9]),
-        createdAt: new Date(k[10]),
+        id: k.key_id,
+        organization: k.org_id,
+        name: k.name,
+        hash: k.hash,
+        prefix: k.prefix,
+        scopes: k.scopes,
+        channelIds: k.channel_ids,
+        expiresAt: toDate(k.expires_at),
+        revokedAt: toDate(k.revoked_at),
+        lastUsedAt: toDate(k.last_used_at),
+        createdAt: new Date(k.created_at),
       },
-      organization: { id: k[1], name: k[11], plan: k[12], timeZone: k[13] },
+      organization: { id: k.org_id, name: k.org_name, plan: k.plan, timeZone: k.time_zone },
     });
   }
-  return answer.requests.map(([, keyId, counts, points, expire, quotaOk, used]): Admission => {
-    const found = keyId === null ? undefined : keys.get(keyId);
+  return answer.requests.map((r): Admission => {
+    const found = r.key_id === null ? undefined : keys.get(r.key_id);
     if (!found) return { found: false };
     return {
       found: true,
       ...found,
-      counted: counts === true,
-      rate: rateLimit && points !== null ? { points: Number(points), resetsAt: new Date(Number(expire)) } : null,
-      quotaOk: quotaOk === true,
-      usedThisMonth: Number(used ?? 0),
+      counted: r.counts === true,
+      rate: rateLimit && r.points !== null ? { points: Number(r.points), resetsAt: new Date(Number(r.expire)) } : null,
+      quotaOk: r.quota_ok === true,
+      usedThisMonth: Number(r.used ?? 0),
     };
   });
 }
@@ -275,9 +315,32 @@ export function createAdmissionBatcher(
   };
 }
 
+/**
+ * The statement in the ORM's placeholder form: each `$n` becomes a `?`, and `order` names the
+ * value each `?` takes (a `$n` used twice takes its value twice).
+ */
+function questionMarks(text: string): { text: string; order: number[] } {
+  const order: number[] = [];
+  return {
+    text: text.replace(/\$(\d+)/g, (_, n: string) => {
+      order.push(Number(n) - 1);
+      return '?';
+    }),
+    order,
+  };
+}
+
 /** Without a limiter's pool: the statement through the ORM's connection, one request at a time, nobody refused for rate. */
 export function ormAdmission(orm: Orm): (request: AdmissionRequest) => Promise<Admission> {
-  // The ORM takes `?` placeholders; this statement has one parameter.
-  const query: Query = (text, values) => orm.em.getConnection().execute(text.replace('$1', '?'), values);
+  const forms = new Map<string, { text: string; order: number[] }>();
+  const query: Query = (text, values) => {
+    let form = forms.get(text);
+    if (!form) forms.set(text, (form = questionMarks(text)));
+    return sql<AdmissionRow>(
+      orm.em,
+      form.text,
+      form.order.map((i) => values[i]),
+    );
+  };
   return async (request) => (await runAdmission(query, [request], false))[0]!;
 }

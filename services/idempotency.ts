@@ -3,11 +3,18 @@
 // body → 409 conflict; concurrent requests with one key do the work exactly once. Keys are per
 // API key: another key of the organization (maybe limited to other channels) sending the same
 // Idempotency-Key makes an independent request and never sees this key's stored response.
+//
+// Two ways to hold a key, one store. A create whose row commits in a transaction of its own
+// (POST /v1/posts: idempotentCreate) claims the key inside that transaction
+// (domain/idempotency-claim.ts), so the claim exists if and only if the post does. Other
+// endpoints (idempotent) claim the key before their work and store the answer after it.
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../db/sql.ts';
+import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, KeyAlreadyClaimed } from '../domain/idempotency-claim.ts';
 import { ApiError, errorBody, errors } from '../lib/errors.ts';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+export { IDEMPOTENCY_TTL_MS };
 /** 1–255 printable ASCII characters (the OpenAPI document states this very pattern). */
 export const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a request waits for a concurrent one with the same key to finish. */
@@ -50,7 +57,135 @@ interface Row {
   status_code: number | null;
   response: unknown;
   location: string | null;
+  post_id: string | null;
   created_at: Date;
+}
+
+export interface IdempotencyScope {
+  organizationId: string;
+  apiKeyId: string;
+  endpoint: string;
+  key: string | undefined;
+  body: unknown;
+  now: Date;
+}
+
+function checkKey(key: string): void {
+  if (!KEY_PATTERN.test(key))
+    throw errors.validation([{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
+}
+
+/**
+ * A create that claims its key in its own transaction. `create` gets the claim (undefined without
+ * a key) and returns the new row's id; `answer` builds the 201 for an id. A repeat of a create
+ * that committed answers with that row, stored answer or not: a create cut off after its commit
+ * keeps its 201. A create cut off before its commit left no claim, so its key is free at once.
+ * A refusal (4xx) is stored and repeated; a 5xx is not (the client retries with the same key).
+ */
+export async function idempotentCreate(
+  em: EntityManager,
+  scope: IdempotencyScope,
+  create: (claim: IdempotencyClaim | undefined) => Promise<string>,
+  answer: (id: string) => Promise<StoredResponse>,
+): Promise<StoredResponse & { replayed: boolean }> {
+  if (scope.key === undefined) return { ...(await answer(await create(undefined))), replayed: false };
+  checkKey(scope.key);
+  const claim: IdempotencyClaim = {
+    organizationId: scope.organizationId,
+    apiKeyId: scope.apiKeyId,
+    endpoint: scope.endpoint,
+    key: scope.key,
+    requestHash: requestHash(scope.body),
+    now: scope.now,
+  };
+  const ids = [claim.apiKeyId, claim.endpoint, claim.key];
+  const earlier = await answerEarlier(em, ids, claim.requestHash, scope.now, answer);
+  if (earlier) return { ...earlier, replayed: true };
+  let id: string;
+  try {
+    id = await create(claim);
+  } catch (err) {
+    if (err instanceof KeyAlreadyClaimed) {
+      // A request with this key committed while this one was checking: answer as it does.
+      const first = await answerEarlier(em, ids, claim.requestHash, scope.now, answer);
+      if (first) return { ...first, replayed: true };
+      throw errors.conflict('The first request with this Idempotency-Key failed; retry it.', { idempotencyKey: claim.key });
+    }
+    if (err instanceof ApiError && err.status < 500) {
+      await sql(
+        em.fork(),
+        `insert into idempotency_keys (api_key_id, endpoint, key, organization_id, request_hash, status_code, response, created_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+        [
+          ...ids,
+          claim.organizationId,
+          claim.requestHash,
+          err.status,
+          JSON.stringify(errorBody(err.code, err.message, err.details)),
+          scope.now,
+        ],
+      );
+    }
+    throw err;
+  }
+  const stored = await answer(id);
+  await save(em, ids, stored);
+  return { ...stored, replayed: false };
+}
+
+/**
+ * The answer of an earlier request with this key, or undefined when there is none (or it expired).
+ * A claim naming a row still being started (workflow_pending) is waited for a while, so a live
+ * first request that withdraws its post after a failed start is not answered 201 here; a row
+ * whose request died is answered once the wait is over (the reconciler starts it).
+ */
+async function answerEarlier(
+  em: EntityManager,
+  ids: string[],
+  hash: string,
+  now: Date,
+  answer: (id: string) => Promise<StoredResponse>,
+): Promise<StoredResponse | undefined> {
+  await forgetExpired(em, ids, now);
+  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+  for (;;) {
+    const [row] = await sql<Row>(
+      em.fork(),
+      'select request_hash, status_code, response, location, post_id, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?',
+      ids,
+    );
+    if (!row) return undefined;
+    if (row.request_hash !== hash) {
+      throw errors.conflict('This Idempotency-Key was already used with a different request body.', { idempotencyKey: ids[2] });
+    }
+    if (row.status_code !== null) return storedOf(row);
+    if (row.post_id !== null) {
+      const [post] = await sql<{ workflow_pending: boolean }>(em.fork(), 'select workflow_pending from posts where id = ?', [row.post_id]);
+      if (post && (!post.workflow_pending || Date.now() > deadline)) {
+        const stored = await answer(row.post_id);
+        await save(em, ids, stored);
+        return stored;
+      }
+    } else if (Date.now() > deadline) {
+      throw errors.conflict('A request with this Idempotency-Key is still being processed; retry shortly.', { idempotencyKey: ids[2] });
+    }
+    await Bun.sleep(50);
+  }
+}
+
+/** A key older than 24 h is forgotten; so is a claim made before its work that never got an answer (its process died). */
+async function forgetExpired(em: EntityManager, ids: string[], now: Date): Promise<void> {
+  await sql(
+    em.fork(),
+    `delete from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?
+     and (created_at < ? or (status_code is null and post_id is null and created_at < ?))`,
+    [...ids, new Date(now.getTime() - IDEMPOTENCY_TTL_MS), new Date(now.getTime() - ABANDONED_AFTER_MS)],
+  );
+}
+
+function storedOf(row: Row): StoredResponse {
+  const body = typeof row.response === 'string' ? JSON.parse(row.response) : row.response;
+  return { status: row.status_code!, body, location: row.location ?? undefined };
 }
 
 /**
@@ -60,23 +195,15 @@ interface Row {
  */
 export async function idempotent(
   em: EntityManager,
-  scope: { organizationId: string; apiKeyId: string; endpoint: string; key: string | undefined; body: unknown; now: Date },
+  scope: IdempotencyScope,
   work: () => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (scope.key === undefined) return { ...(await work()), replayed: false };
-  if (!KEY_PATTERN.test(scope.key)) {
-    throw errors.validation([{ path: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }]);
-  }
+  checkKey(scope.key);
   const conn = em.getConnection();
   const ids = [scope.apiKeyId, scope.endpoint, scope.key];
   const hash = requestHash(scope.body);
-  // A key older than 24 h is forgotten; so is a first request that never finished (its process
-  // died) after 10 minutes.
-  await conn.execute(
-    `delete from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?
-     and (created_at < ? or (status_code is null and created_at < ?))`,
-    [...ids, new Date(scope.now.getTime() - IDEMPOTENCY_TTL_MS), new Date(scope.now.getTime() - ABANDONED_AFTER_MS)],
-  );
+  await forgetExpired(em, ids, scope.now);
   const claimed = await conn.execute<{ key: string }[]>(
     `insert into idempotency_keys (api_key_id, endpoint, key, organization_id, request_hash, created_at) values (?, ?, ?, ?, ?, ?)
      on conflict do nothing returning key`,
@@ -116,17 +243,14 @@ async function replay(em: EntityManager, ids: string[], hash: string): Promise<S
     const [row] = await em
       .getConnection()
       .execute<Row[]>(
-        'select request_hash, status_code, response, location, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?',
+        'select request_hash, status_code, response, location, post_id, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?',
         ids,
       );
     if (!row) throw errors.conflict('The first request with this Idempotency-Key failed; retry it.', { idempotencyKey: ids[2] });
     if (row.request_hash !== hash) {
       throw errors.conflict('This Idempotency-Key was already used with a different request body.', { idempotencyKey: ids[2] });
     }
-    if (row.status_code !== null) {
-      const body = typeof row.response === 'string' ? JSON.parse(row.response) : row.response;
-      return { status: row.status_code, body, location: row.location ?? undefined };
-    }
+    if (row.status_code !== null) return storedOf(row);
     if (Date.now() > deadline) {
       throw errors.conflict('A request with this Idempotency-Key is still being processed; retry shortly.', { idempotencyKey: ids[2] });
     }

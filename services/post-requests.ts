@@ -5,8 +5,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { errors, type FieldError } from '../lib/errors.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Caller } from './account.ts';
-import { idempotent, type StoredResponse } from './idempotency.ts';
-import { createPost, type CreatePostRequest, type EditRequest, validateAndEditPost } from '../domain/posts/create.ts';
+import { idempotentCreate, type StoredResponse } from './idempotency.ts';
+import { createPost, type CreatePostRequest } from '../domain/posts/create.ts';
+import { type EditRequest, validateAndEditPost } from '../domain/posts/edit.ts';
 import { parsePublishAt } from '../domain/posts/checks.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
@@ -43,7 +44,10 @@ export function createPostRequest(who: Who, body: NewPostBody): CreatePostReques
   };
 }
 
-/** Creates the post once per (API key, Idempotency-Key): 201 with the post, or the stored answer of the first request. */
+/**
+ * Creates the post once per (API key, Idempotency-Key): 201 with the post, or the answer of the
+ * first request — the same post, even when that request was cut off after its commit.
+ */
 export async function createPostOnce(
   deps: { em: EntityManager; temporal: TemporalDeps | undefined; storage: ObjectStorage | undefined },
   who: Who,
@@ -58,11 +62,16 @@ export async function createPostOnce(
     body,
     now: who.now,
   };
-  return idempotent(deps.em, scope, async () => {
-    const id = await createPost(deps.em, deps.temporal, createPostRequest(who, body));
-    const view = await getPostForKey(deps.em.fork(), who.organization.id, id, 'all', deps.storage);
-    return { status: 201, body: view, location: `/v1/posts/${id}` };
-  });
+  return idempotentCreate(
+    deps.em,
+    scope,
+    (claim) => createPost(deps.em, deps.temporal, { ...createPostRequest(who, body), claim }),
+    async (id) => ({
+      status: 201,
+      body: await getPostForKey(deps.em.fork(), who.organization.id, id, 'all', deps.storage),
+      location: `/v1/posts/${id}`,
+    }),
+  );
 }
 
 /** A PATCH of a post by an API key: editable (scheduled), publishAt checked as on create; returns the post as it is now. */

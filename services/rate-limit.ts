@@ -34,9 +34,9 @@ const DEADLOCK = '40P01';
  */
 export function createRateLimiterPool(connectionString: string, onError: (err: Error) => void, max = 5): Pool {
   // Asynchronous commit on this pool only: its statements write counters (rate windows, monthly
-  // counts, last-used stamps), and waiting for the WAL flush of each was most of a request's
+  // counts, last-used stamps), and waiting for the WAL flush of each would be most of a request's
   // time. Other sessions see a commit at once as ever; only a crash of Postgres itself may lose
-  // the last fraction of a second of counts (docs/decisions.md "One round trip per request").
+  // the last fraction of a second of counts (docs/decisions.md "Keys, admission, plans and quota").
   const pool = new pgDriver.Pool({ connectionString, max, options: '-c synchronous_commit=off' });
   pool.on('error', onError);
   return pool;

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../db/sql.ts';
 
 export const SIGN_IN_LIMITS = {
   /** Failed attempts for one email from one address per window. */
@@ -42,14 +43,13 @@ export async function beginSignIn(em: EntityManager, email: string, address: str
   const windowEnd = new Date(now.getTime() + SIGN_IN_LIMITS.windowMs);
   try {
     await em.fork().transactional(async (tx) => {
-      const run = (sql: string, params: unknown[]) =>
-        tx.getConnection().execute<Record<string, unknown>[]>(sql, params, 'all', tx.getTransactionContext());
       for (const [key, limit] of [
         [keys.pair, SIGN_IN_LIMITS.perEmailAndAddress],
         [keys.address, SIGN_IN_LIMITS.perAddress],
       ] as const) {
         // A window that has ended starts over; a full one is not updated (no row returned).
-        const counted = await run(
+        const counted = await sql<{ key: string }>(
+          tx,
           `insert into sign_in_attempts (key, failures, window_ends_at) values (?, 1, ?)
            on conflict (key) do update set
              failures = case when sign_in_attempts.window_ends_at <= ? then 1 else sign_in_attempts.failures + 1 end,
@@ -59,12 +59,12 @@ export async function beginSignIn(em: EntityManager, email: string, address: str
           [key, windowEnd, now, now, now, limit],
         );
         if (counted.length === 0) {
-          const [row] = await run('select window_ends_at from sign_in_attempts where key = ?', [key]);
-          throw new Full(new Date(row!.window_ends_at as Date));
+          const [row] = await sql<{ window_ends_at: Date }>(tx, 'select window_ends_at from sign_in_attempts where key = ?', [key]);
+          throw new Full(new Date(row!.window_ends_at));
         }
       }
       // Forget windows that ended long ago (a few per attempt: no scheduler needed).
-      await run(`delete from sign_in_attempts where key in (select key from sign_in_attempts where window_ends_at < ? limit 20)`, [
+      await sql(tx, `delete from sign_in_attempts where key in (select key from sign_in_attempts where window_ends_at < ? limit 20)`, [
         new Date(now.getTime() - SIGN_IN_LIMITS.windowMs),
       ]);
     });
@@ -78,9 +78,9 @@ export async function beginSignIn(em: EntityManager, email: string, address: str
 /** The password was right: this attempt was no failure, and the (email, address) count starts over. */
 export async function signInSucceeded(em: EntityManager, email: string, address: string): Promise<void> {
   const keys = keysFor(email, address);
-  const conn = em.fork().getConnection();
-  await conn.execute('delete from sign_in_attempts where key = ?', [keys.pair]);
-  await conn.execute('update sign_in_attempts set failures = failures - 1 where key = ? and failures > 0', [keys.address]);
+  const fresh = em.fork();
+  await sql(fresh, 'delete from sign_in_attempts where key = ?', [keys.pair]);
+  await sql(fresh, 'update sign_in_attempts set failures = failures - 1 where key = ? and failures > 0', [keys.address]);
 }
 
 /**

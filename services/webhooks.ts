@@ -1,5 +1,5 @@
-// Webhook endpoints of an organization and their delivery log (issue 14, README "Webhooks").
-// Events and their deliveries are written by activities/webhook-events.ts (the outbox); this
+// Webhook endpoints of an organization and their delivery log (docs/api.md "Webhooks").
+// Events and their deliveries are written by domain/webhooks/outbox.ts (the outbox); this
 // module manages the endpoints and starts what a request asks for (a test event, a redelivery).
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -18,15 +18,10 @@ import { newId } from '../lib/ids.ts';
 import { checkOutboundUrl, OutboundRefusedError, type OutboundPolicy } from '../lib/outbound.ts';
 import { PLAN_LIMITS, type Plan } from '../lib/plans.ts';
 import { generateWebhookSecret } from '../lib/webhook-signing.ts';
-import { isTemporalOutage, temporalUnavailable, withTemporalDeadline } from '../domain/temporal-calls.ts';
+import { isTemporalOutage, type TemporalDeps, temporalUnavailable, withTemporalDeadline } from '../domain/temporal-calls.ts';
 import type { StoredWebhookSecrets } from '../activities/webhooks.ts';
-import {
-  dispatchWebhookDeliveries,
-  startDeliveryWorkflow,
-  WEBHOOK_EVENT_TYPES,
-  writeWebhookEvent,
-  type WebhookDispatcher,
-} from '../domain/webhooks/outbox.ts';
+import { WEBHOOK_EVENT_TYPES, writeWebhookEvent } from '../domain/webhooks/outbox.ts';
+import { dispatchWebhookDeliveries, startOnce, WEBHOOK_DELIVERY_STARTS } from '../domain/workflow-starts.ts';
 
 export { WEBHOOK_EVENT_TYPES };
 
@@ -187,7 +182,7 @@ export async function rotateWebhookSecret(em: EntityManager, deps: WebhookDeps, 
 }
 
 /** Sends `webhook.test` to this endpoint (even a disabled one is refused: enable it first). */
-export async function sendTestEvent(orm: Orm, temporal: WebhookDispatcher | undefined, organizationId: string, id: string, now: Date) {
+export async function sendTestEvent(orm: Orm, temporal: TemporalDeps | undefined, organizationId: string, id: string, now: Date) {
   const em = orm.em.fork();
   const { eventId, deliveryIds } = await em.transactional(async (tx) => {
     const endpoint = await findEndpoint(tx, organizationId, id);
@@ -204,7 +199,7 @@ export async function sendTestEvent(orm: Orm, temporal: WebhookDispatcher | unde
   return { eventId, deliveryId: deliveryIds[0]! };
 }
 
-function required(temporal: WebhookDispatcher | undefined): WebhookDispatcher {
+function required(temporal: TemporalDeps | undefined): TemporalDeps {
   if (!temporal) throw new Error('Temporal must be configured to send webhooks');
   return temporal;
 }
@@ -268,7 +263,7 @@ export async function listDeliveries(
 /** Sends a finished delivery again (same event, same `webhook-id`) with a fresh schedule. */
 export async function redeliver(
   orm: Orm,
-  temporal: WebhookDispatcher | undefined,
+  temporal: TemporalDeps | undefined,
   organizationId: string,
   endpointId: string,
   deliveryId: string,
@@ -284,7 +279,7 @@ export async function redeliver(
     if (!endpoint.enabled) throw errors.conflict('The endpoint is disabled; enable it first.', { enabled: false });
     if (found.status === 'pending') throw errors.conflict('The delivery is still being attempted.', { status: 'pending' });
     const was = found.status;
-    Object.assign(found, { status: 'pending', nextRetryAt: null, dispatched: true });
+    Object.assign(found, { status: 'pending', nextRetryAt: null, workflowPending: false });
     return { delivery: found, before: was };
   });
   const putBack = async () => {
@@ -293,7 +288,8 @@ export async function redeliver(
   let started: boolean;
   try {
     // The earlier workflow has recorded its last attempt; until it has closed, its id is not free.
-    started = await withTemporalDeadline({ ...dispatcher }, () => startDeliveryWorkflow(dispatcher, delivery.id));
+    const start = WEBHOOK_DELIVERY_STARTS.startFor({ id: delivery.id })!;
+    started = (await withTemporalDeadline(dispatcher, () => startOnce(dispatcher.client, dispatcher.taskQueue, start))) === 'started';
   } catch (err) {
     await putBack();
     if (isTemporalOutage(err)) throw temporalUnavailable('Deliveries cannot be started right now; nothing changed. Retry shortly.', err);

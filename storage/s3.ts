@@ -164,7 +164,7 @@ export function createS3Storage(opts: S3StorageOptions): S3Storage {
       try {
         // REPLACE: the copy is served with the metadata given here, not what the uploader sent.
         // (S3 has no way to store X-Content-Type-Options or a CSP on an object; see
-        // docs/decisions.md "Uploaded bytes".) Keys are [A-Za-z0-9._/-] only: no escaping needed.
+        // docs/decisions.md "Media".) Keys are [A-Za-z0-9._/-] only: no escaping needed.
         const out = await client.send(
           new CopyObjectCommand({
             Bucket: bucket,

@@ -1,4 +1,4 @@
-// Issue 15, item 1: an authenticated request costs at most one Postgres round trip (key,
+// An authenticated request costs at most one Postgres round trip (key,
 // organization, rate limit, monthly quota, usage count, last-used: services/admission.ts), and a
 // revoke or a plan change made anywhere counts in every API process at once (nothing is cached).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

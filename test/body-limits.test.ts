@@ -105,7 +105,7 @@ describe('web: the session before the body, each body with its limit', () => {
     expect(long.status).toBe(413);
     expect(long.headers.get('content-type')).toContain('text/html');
     expect(long.html).toContain('larger than 1 MB');
-    // Under the limit the form is handled as before (here: refused for its content, with the form).
+    // Under the limit the form is handled as usual (here: refused for its content, with the form).
     const fine = await browser.post('/posts', { content: 'x'.repeat(200_000), channelIds: [] });
     expect(fine.status).toBe(422);
   });
@@ -159,7 +159,7 @@ async function flood(req: Parameters<typeof sendRaw>[1]): Promise<{ answer: RawA
  */
 function expectCutOff(f: { answer: RawAnswer; growthMb: number }) {
   expect(f.growthMb).toBeLessThan(50);
-  // The bound; the real time is a few milliseconds (one key look-up, at most 1 MB read).
+  // The bound: an answer within a second; the real time is a few milliseconds (one key look-up, at most 1 MB read).
   expect(f.answer.msToAnswer).toBeLessThan(1000);
 }
 

@@ -1,7 +1,9 @@
-// Time zones in real headless Chromium (#17): a browser in New York. The first sign-in stores the
+// Time zones in real headless Chromium: a browser in New York. The first sign-in stores the
 // browser's zone; a session without one gets it from app.js; a post composed at 09:00 local on a
 // day after a daylight-saving change is stored at the right UTC instant and shown at 09:00 on the
 // calendar; a post at 09:00 before the change, dragged across it, stays at 09:00.
+// Screenshot: test-results/screenshots/calendar.png, the month in New York time with posts and the
+// queue's free slots; with UPDATE_SCREENSHOTS=1 also docs/screenshots/calendar.png for the README.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Post, User } from '../db/entities/index.ts';
 import { offsetMs, zonedToUtc } from '../lib/zoned-time.ts';
@@ -9,7 +11,15 @@ import { addChannel } from '../domain/channels.ts';
 import { createSession, createUser } from '../services/users.ts';
 import { dayKey, localInputValue } from '../web/time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
-import { closeAll, lateBoundServer, launchChromium, type Browser, type BrowserContext, type Page } from './harness/browser.ts';
+import {
+  closeAll,
+  docsScreenshot,
+  lateBoundServer,
+  launchChromium,
+  type Browser,
+  type BrowserContext,
+  type Page,
+} from './harness/browser.ts';
 import { makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
@@ -25,6 +35,8 @@ let page: Page;
 const problems: string[] = [];
 let orgId: string;
 let channelId: string;
+/** The post added to the queue, and its slot. */
+let queued: { id: string; at: Date } | undefined;
 const email = `ny-${crypto.randomUUID().slice(0, 8)}@example.com`;
 const password = 'correct horse battery staple';
 
@@ -94,13 +106,13 @@ afterAll(async () => {
 
 const zoneOf = async (mail: string) => (await stack.h.orm.em.fork().findOneOrFail(User, { email: mail })).timeZone;
 
-async function compose(day: string, content: string): Promise<string> {
+async function compose(day: string, content: string, time = '09:00'): Promise<string> {
   await page.goto(`/posts/new?date=${day}`);
   expect(await page.locator('label[for="publishAt"]').textContent()).toContain(TZ);
   await page.locator(`[data-testid="channel-option"][data-channel-id="${channelId}"]`).check();
   await page.getByTestId('composer-content').fill(content);
   await page.getByTestId('composer-when-later').check();
-  await page.getByTestId('composer-publish-at').fill(`${day}T09:00`);
+  await page.getByTestId('composer-publish-at').fill(`${day}T${time}`);
   await Promise.all([
     page.waitForURL(/\/posts\/post_[0-9a-z]+\?notice=created$/, { waitUntil: 'load' }),
     page.getByTestId('composer-submit').click(),
@@ -200,12 +212,13 @@ describe('a person in New York, across a daylight-saving change', () => {
 
     await page.goto('/posts/new');
     await page.locator(`[data-testid="channel-option"][data-channel-id="${channelId}"]`).check();
-    await page.getByTestId('composer-content').fill(`Queued ${crypto.randomUUID()}`);
+    await page.getByTestId('composer-content').fill('Weekly roundup: the best questions from the community this week.');
     await page.getByTestId('composer-when-queue').check();
     expect(await page.getByTestId('composer-publish-at').isDisabled()).toBe(true);
     await Promise.all([page.waitForURL(/\/posts\/post_[0-9a-z]+\?notice=created$/), page.getByTestId('composer-submit').click()]);
     const id = (await page.getByTestId('post-detail').getAttribute('data-post-id'))!;
     expect((await stack.h.orm.em.fork().findOneOrFail(Post, { id })).scheduledAt.toISOString()).toBe(new Date(free[0]!).toISOString());
+    queued = { id, at: new Date(free[0]!) };
 
     const next = new Date(free[1]!);
     await page.goto(`/calendar?view=week&date=${dayKey(next, TZ)}`);
@@ -213,6 +226,46 @@ describe('a person in New York, across a daylight-saving change', () => {
     expect(await slot.getByTestId('queue-slot-time').textContent()).toMatch(/^(07:30|18:00)$/);
     await Promise.all([page.waitForURL(/\/posts\/new\?/), slot.getByTestId('queue-slot-link').click()]);
     expect(await page.getByTestId('composer-publish-at').inputValue()).toBe(localInputValue(next, TZ));
+  });
+
+  test("the month in New York time: posts beside the queue's free slots (the README's calendar.png)", async () => {
+    // Slots on Thursday and Friday too, and a post on each of those days after the queued Wednesday:
+    // all in the queued post's week, so in the month grid whatever today's date.
+    await page.goto('/channels');
+    await Promise.all([page.waitForURL(/\/queue$/), page.getByTestId('channel-queue').click()]);
+    expect(await page.getByTestId('queue-day-wednesday').inputValue()).toBe('07:30, 18:00');
+    await page.getByTestId('queue-day-thursday').fill('8:00');
+    await page.getByTestId('queue-day-friday').fill('10:00');
+    await Promise.all([page.waitForURL(/notice=saved$/), page.getByTestId('queue-save').click()]);
+
+    const wednesday = dayKey(queued!.at, TZ);
+    const thursday = shiftDay(wednesday, 1);
+    const friday = shiftDay(wednesday, 2);
+    const launch = await compose(thursday, 'Launch day: version 2.0 is out. What changed, in one thread.', '12:15');
+    const tips = await compose(friday, 'Friday tips: three shortcuts that save a minute on every post.', '16:45');
+
+    await page.goto(`/calendar?view=month&date=${wednesday}`);
+    expect(await page.getByTestId('calendar-tz').textContent()).toBe(TZ);
+    for (const [day, id, time] of [
+      [wednesday, queued!.id, localInputValue(queued!.at, TZ).slice(11)],
+      [thursday, launch, '12:15'],
+      [friday, tips, '16:45'],
+    ] as const) {
+      const item = page.getByTestId(`day-${day}`).locator(`[data-testid="post-item"][data-post-id="${id}"]`);
+      expect(await item.isVisible()).toBe(true);
+      expect(await item.getByTestId('post-time').textContent()).toBe(time);
+      expect(await item.getAttribute('data-status')).toBe('scheduled');
+    }
+    // The free slots are marked beside the posts: Thursday's at 08:00 and Friday's at 10:00.
+    for (const [day, time] of [
+      [thursday, '08:00'],
+      [friday, '10:00'],
+    ] as const) {
+      const slot = page.getByTestId(`day-${day}`).getByTestId('queue-slot');
+      expect(await slot.isVisible()).toBe(true);
+      expect(await slot.getByTestId('queue-slot-time').textContent()).toBe(time);
+    }
+    await docsScreenshot(page, 'calendar');
   });
 
   test('no console errors or uncaught exceptions', () => {

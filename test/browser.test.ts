@@ -1,12 +1,13 @@
 // End to end in real headless Chromium: the app (API + web pages) on a loopback socket, wired to
 // the time-skipping Temporal server, a worker with the Mastodon connector, a disk object store
 // and the rate limiter (test/harness/post-stack.ts); a local fake OAuth provider standing in for
-// X and a fake Mastodon instance. One person of a fresh organization goes through the issue's
+// X and a fake Mastodon instance. One person of a fresh organization goes through the main
 // flows in order: sign in, connect channels, create an API key, an API post in the calendar, a
 // post composed and published from the app, a reschedule, revoking the key; then a keyboard-focus
 // check, a 375 px calendar, and no console errors on any page visited.
-// Screenshots: test-results/screenshots/{calendar,composer,api-keys}.png (overwritten each run;
-// docs/screenshots has the copies the README shows).
+// Screenshots: test-results/screenshots/*.png, overwritten each run. composer, post-failed and
+// webhooks are the README's too: with UPDATE_SCREENSHOTS=1 the run copies them to docs/screenshots/
+// (calendar.png there comes from browser-time-zones.test.ts).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createUser } from '../services/users.ts';
 import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
@@ -15,6 +16,7 @@ import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOAuth, type FakeOAuth } from './fakes/oauth.ts';
 import {
   closeAll,
+  docsScreenshot,
   lateBoundServer,
   launchChromium,
   newRecordedContext,
@@ -294,7 +296,8 @@ describe('the web application in Chromium', () => {
 
     await page.getByTestId('composer-when-now').check();
     expect(await page.getByTestId('composer-publish-at').isDisabled()).toBe(true);
-    await screenshot(page, 'composer');
+    expect(await page.getByTestId('composer-submit').isVisible()).toBe(true);
+    await docsScreenshot(page, 'composer');
 
     await clickAndWait('composer-submit', /\/posts\/post_[0-9a-z]+\?notice=created$/);
     expect(await page.getByTestId('notice').textContent()).toBe('Post created.');
@@ -371,7 +374,7 @@ describe('the web application in Chromium', () => {
         .locator(`[data-post-id="${id}"]`)
         .count(),
     ).toBe(0);
-    await screenshot(page, 'calendar');
+    await screenshot(page, 'calendar-utc');
   });
 
   test('7. revoke the key in the app: the list says revoked and the API answers 401', async () => {
@@ -508,6 +511,14 @@ describe('the web application in Chromium', () => {
       await page.goto(`/posts/${id}`);
       expect(await retry.isEnabled()).toBe(true);
       expect(await page.getByTestId('retry-blocked').count()).toBe(0);
+      // The failed post's page as the README shows it: the failed channel, its error and Retry.
+      expect(await retry.isVisible()).toBe(true);
+      expect(await detail.getAttribute('data-status')).toBe('failed');
+      const failedRow = page.getByTestId('post-channel-row');
+      expect(await failedRow.getAttribute('data-status')).toBe('failed');
+      expect(await failedRow.getByTestId('post-channel-error').isVisible()).toBe(true);
+      expect(await failedRow.getByTestId('post-channel-error').textContent()).toContain('access token is invalid');
+      await docsScreenshot(page, 'post-failed');
       await clickAndWait('post-retry', new RegExp(`/posts/${id}\\?notice=retrying$`));
       expect(await page.getByTestId('notice').textContent()).toBe('Publishing again on the channels that failed.');
       await until('the post page to show published', async () => (await detail.getAttribute('data-status')) === 'published', 60_000, 250);
@@ -629,7 +640,9 @@ describe('the web application in Chromium', () => {
       expect(await page.getByTestId('delivery-event').textContent()).toBe('webhook.test');
       expect(await page.getByTestId('delivery-code').textContent()).toBe('200');
       expect(await page.getByTestId('delivery-redeliver').isVisible()).toBe(true);
-      await screenshot(page, 'webhooks');
+      expect(await page.getByTestId('delivery-row').isVisible()).toBe(true);
+      expect(await page.getByTestId('webhook-test').isVisible()).toBe(true);
+      await docsScreenshot(page, 'webhooks');
       expect(problems).toEqual([]);
       expect(Object.fromEntries(duplicateIds)).toEqual({});
     } finally {

@@ -85,7 +85,7 @@ describe('GET /v1/channels', () => {
   });
 });
 
-// What the channel form and `channel add` run before saving (services/channels.ts probeChannel).
+// What the channel form and `channel add` run before saving (domain/channels.ts probeChannel).
 describe('adding a channel: the address it names (lib/outbound.ts)', () => {
   const probe = (platform: string, credentials: Record<string, unknown>, allowPrivate: boolean, warn?: (m: string) => void) =>
     probeChannel(createConnectors({}, { allowPrivate }), platform, credentials, { allowPrivate }, warn);

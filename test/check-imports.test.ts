@@ -63,7 +63,7 @@ describe('check-imports', () => {
   test('an import planted in a copy of the project fails the check, naming it', () => {
     const copy = copyOfProject();
     expect(run(copy).code).toBe(0);
-    // The arrow this issue removed: the API importing the web app again.
+    // Arrows the layers forbid: a service importing the API, the API importing the web app.
     appendFileSync(join(copy, 'services/idempotency.ts'), `\nimport type { ApiKey } from '../api/auth.ts';\n`);
     appendFileSync(join(copy, 'api/v1.ts'), `\nimport { webApp } from '../web/app.ts';\nvoid webApp;\n`);
     const { code, stderr } = run(copy);
@@ -103,7 +103,7 @@ describe('check-imports', () => {
     ],
     [
       'an activity importing a service',
-      { 'activities/x.ts': `import { s } from '../domain/posts/view.ts';\n` },
+      { 'activities/x.ts': `import { s } from '../services/posts.ts';\n` },
       'activities/x.ts → services/posts.ts: upward (activities → services)',
     ],
     [

@@ -1,4 +1,4 @@
-// A publish the platform accepted but Postgres then failed to record (issue 11): Discord and
+// A publish the platform accepted but Postgres then failed to record: Discord and
 // Telegram cannot look a sent message up, so the retry must learn from Temporal — the activity's
 // heartbeat details — that the message is out, even on a fresh worker with fresh connectors (no
 // in-process memory left). Through the real workflow on the time-skipping server; the failure is

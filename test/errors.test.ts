@@ -50,7 +50,7 @@ describe('errors', () => {
   });
 
   test('malformed JSON → 422 validation_failed (mapping of the framework’s parse error)', async () => {
-    // No JSON-bodied endpoint exists yet in this issue; exercise the same onError path with a probe route.
+    // A probe route of its own: the same onError path, whatever the real endpoints' schemas accept.
     const app = (await testApp()).use(new Elysia().post('/v1/__probe', ({ body }) => ({ ok: body })));
     const r = await call(app, 'POST', '/v1/__probe', { rawBody: '{"content": "hi",', headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(422);

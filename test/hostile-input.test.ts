@@ -38,7 +38,7 @@ const CODES_BY_STATUS: Record<number, readonly string[]> = {
   401: ['unauthorized'],
   403: ['forbidden_scope', 'plan_required', 'limit_reached'],
   404: ['not_found'],
-  // A /v1 path asked with a method it does not serve (docs/decisions.md "Methods").
+  // A /v1 path asked with a method it does not serve (docs/decisions.md "Errors, request ids and ids").
   405: ['not_found'],
   409: ['reauth_required', 'duplicate_post', 'conflict'],
   413: ['validation_failed'],

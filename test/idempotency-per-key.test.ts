@@ -1,4 +1,4 @@
-// Idempotency-Key replays are per API key (issue 11): another key of the same organization —
+// Idempotency-Key replays are per API key: another key of the same organization —
 // here one limited to other channels — sending the same Idempotency-Key makes its own request and
 // never receives the stored response of the first key. Also: the migration that re-keys the table
 // keeps what it can attribute on a database that already has rows.

@@ -1,4 +1,4 @@
-// The OpenAPI document tells the whole truth (issue 19, item 5). Requests are generated from the
+// The OpenAPI document tells the whole truth. Requests are generated from the
 // document's own schemas (test/harness/openapi-arbitrary.ts) for every operation, sent with a
 // valid key to the real stack (Postgres, Temporal, disk store), and every answer is held to the
 // document:
@@ -145,7 +145,7 @@ const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: R
       why: 'a webhook URL must be http(s) and reach an allowed address',
       holds: (g) => (g.body as Json).url !== pools.webhookUrl,
     },
-    // Queues and series (issue 17).
+    // Queues and series.
     {
       ops: ['setQueue', 'createSeries', 'updateSeries'],
       path: /^timeZone$/,

@@ -14,7 +14,7 @@ type Json = Record<string, any>;
 /** `schema: null`: a success without a body (204). */
 const OPERATIONS: { method: string; path: string; scope: string; success: number; errors: number[]; schema: string | null }[] = [
   { method: 'post', path: '/webhooks', scope: 'publish', success: 201, errors: [401, 403, 413, 422, 429], schema: 'WebhookSecretResponse' },
-  // Queues and series (issue 17).
+  // Queues and series.
   { method: 'get', path: '/channels/{id}/queue', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Queue' },
   { method: 'put', path: '/channels/{id}/queue', scope: 'publish', success: 200, errors: [401, 403, 404, 413, 422, 429], schema: 'Queue' },
   { method: 'post', path: '/series', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Series' },

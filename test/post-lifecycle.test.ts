@@ -1,4 +1,4 @@
-// Cancel, delete and retry (issue 13) end to end: API → Postgres → the post workflow (its
+// Cancel, delete and retry end to end: API → Postgres → the post workflow (its
 // cancelPost and retryPost Updates, its retry Signal) on a time-skipping server → the Mastodon
 // and X connectors → local fakes speaking those platforms' HTTP contracts. Every send is counted
 // on the fakes.

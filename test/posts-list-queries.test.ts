@@ -1,4 +1,4 @@
-// Issue 15, item 3: GET /v1/posts sends the same number of statements to Postgres whatever the
+// GET /v1/posts sends the same number of statements to Postgres whatever the
 // page holds (no query per post, per channel or per media item), and its page shows each post
 // exactly as GET /v1/posts/{id} does.
 import { describe, expect, test } from 'bun:test';

@@ -1,5 +1,5 @@
 // POST /v1/posts/validate gives exactly the answer POST /v1/posts gives, for every rule create
-// enforces (services/post-scheduler.ts checkNewPost and assertSchedulable), and creates nothing:
+// enforces (domain/posts/create.ts checkNewPost and assertSchedulable), and creates nothing:
 // no post, channel row or idempotency record, and no call to Temporal. A body create accepts
 // answers 200 with the texts and lengths create then stores.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,4 +1,4 @@
-// Publishing now without a Temporal round trip per step (issue 15): the post workflow runs its
+// Publishing now without a Temporal round trip per step: the post workflow runs its
 // short Postgres steps (confirmPost, startPublishing, finishPost…) as local activities, in the workflow task itself
 // (workflows/post.ts, LOCAL_STEPS_PATCH). The guarantee stays: a workflow started before its
 // post row is committed (as an API of older code does, starting inside its transaction) publishes
@@ -100,7 +100,7 @@ describe('post workflow: confirm and start publishing as local activities', () =
     expect(sent()).toHaveLength(1);
     expect((await stack.h.orm.em.fork().findOneOrFail(Post, { id: postId })).status).toBe('published');
 
-    // It took the new path: the patch marker, both steps run locally (no round trip each), the
+    // It took the patched path: the patch marker, both steps run locally (no round trip each), the
     // confirm only after more than one attempt (it waited for the commit), then the publish.
     const evs = (await handle.fetchHistory()).events ?? [];
     expect(evs.some(patchMarker)).toBe(true);

@@ -1,4 +1,4 @@
-// Posting-queue slot times (services/queue-slots.ts), pure: weekly local slots → instants, with
+// Posting-queue slot times (domain/queues/slots.ts), pure: weekly local slots → instants, with
 // daylight-saving changes in two zones that have them and one that does not.
 import { describe, expect, test } from 'bun:test';
 import { commonSlotInstants, normalizeSlots, slotInstants, type QueueSlotInput } from '../domain/queues/slots.ts';

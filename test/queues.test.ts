@@ -1,11 +1,12 @@
-// Posting queues (issue 17) end to end: GET/PUT /v1/channels/{id}/queue, POST /v1/posts with
+// Posting queues end to end: GET/PUT /v1/channels/{id}/queue, POST /v1/posts with
 // `queue: true` (the earliest free slot common to every target channel, claimed in the insert's
 // transaction), 20 concurrent queued creates, slots freed by DELETE and by PATCH publishAt.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Channel, Post, PostChannel, QueueClaim } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
 import { claimQueueTime, setOrganizationTimeZone } from '../domain/queues/queues.ts';
-import { slotInstants, WEEKDAYS, type QueueSlotInput } from '../domain/queues/slots.ts';
+import { slotInstants, type QueueSlotInput } from '../domain/queues/slots.ts';
+import { WEEKDAYS } from '../lib/zoned-time.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 

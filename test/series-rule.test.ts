@@ -1,4 +1,4 @@
-// When a series' occurrences fall (services/series-rule.ts), pure: local time of day kept across
+// When a series' occurrences fall (domain/series/rule.ts), pure: local time of day kept across
 // daylight-saving changes, months clamped to their last day, until and count, rule edits.
 import { describe, expect, test } from 'bun:test';
 import { nextOccurrence, occurrencesBetween, ruleTime, type SeriesRule } from '../domain/series/rule.ts';

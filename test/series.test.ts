@@ -1,4 +1,4 @@
-// Recurring posts (issue 17) end to end: /v1/series → the series workflow on a time-skipping
+// Recurring posts end to end: /v1/series → the series workflow on a time-skipping
 // server → each occurrence created through the normal create path (its own post, seriesId,
 // webhooks, publishing to a fake Mastodon) — across several occurrences with a worker restart,
 // edits and a delete, daylight saving and duplicate detection, continue-as-new.
@@ -8,7 +8,7 @@ import { addChannel } from '../domain/channels.ts';
 import { occurrencePostId } from '../domain/series/series.ts';
 import { SERIES_WORKFLOW_TYPE, seriesWorkflowId, type SeriesWorkflowInput } from '../workflows/series-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
-import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
@@ -231,6 +231,45 @@ describe('occurrences', () => {
     await Bun.sleep(200);
     expect(await occurrences(id)).toHaveLength(2);
     expect(fake.statuses.filter((s) => s.text === 'version two')).toHaveLength(0);
+  });
+
+  test('PATCH channelIds dropping a platform drops its per-platform text; the next occurrence is still created', async () => {
+    const { org, key, channelId } = await account();
+    const x = await makeChannel(org.id, 'X');
+    const tag = crypto.randomUUID();
+    const t0 = await stack.syncClock();
+    const start = new Date(Math.ceil((t0.getTime() + HOUR) / 60_000) * 60_000);
+    const created = await call(stack.app, 'POST', '/v1/series', {
+      key,
+      body: {
+        content: `default ${tag}`,
+        contentByPlatform: { MASTODON: `for Mastodon ${tag}`, X: `for X ${tag}` },
+        channelIds: [channelId, x.id],
+        publishAt: start.toISOString(),
+        repeat: { every: 'day', count: 1 },
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    // X no longer targeted, no new per-platform texts: X's text goes, Mastodon's stays.
+    const edited = await call(stack.app, 'PATCH', `/v1/series/${id}`, { key, body: { channelIds: [channelId] } });
+    expect({ status: edited.status, error: edited.body.error }).toEqual({ status: 200, error: undefined });
+    const shown = await call(stack.app, 'GET', `/v1/series/${id}`, { key });
+    expect(shown.body).toMatchObject({ channelIds: [channelId], contentByPlatform: { MASTODON: `for Mastodon ${tag}` } });
+    expect(Object.keys(shown.body.contentByPlatform)).toEqual(['MASTODON']);
+    // The occurrence is created (not skipped with a 422), on Mastodon only, with Mastodon's text.
+    await stack.env.sleep(start.getTime() - t0.getTime());
+    const series = await waitFor('occurrence attempted', async () => {
+      const s = await stack.h.orm.em.fork().findOne(Series, { id });
+      return s && s.occurrencesCreated === 1 ? s : undefined;
+    });
+    expect(series.lastError ?? null).toBeNull();
+    const [post] = await occurrences(id);
+    expect(post?.id).toBe(occurrencePostId(id, 0));
+    const view = await call(stack.app, 'GET', `/v1/posts/${post!.id}`, { key });
+    expect(view.body.channels.map((c: { channelId: string; content: string }) => [c.channelId, c.content])).toEqual([
+      [channelId, `for Mastodon ${tag}`],
+    ]);
   });
 
   test('daily at 09:00 New York across spring forward: 23 hours apart, not a duplicate; a post of its own with the same text is', async () => {

@@ -1,4 +1,4 @@
-// The sign-in throttle (issue 11): failed attempts counted per (email, client address) and per
+// The sign-in throttle: failed attempts counted per (email, client address) and per
 // address in Postgres — shared by every API process, and unable to lock a user out from elsewhere.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createUser } from '../services/users.ts';

@@ -1,4 +1,4 @@
-// Upload URLs once an item has left `pending` (docs/decisions.md "Uploaded bytes"): the disk
+// Upload URLs once an item has left `pending` (docs/decisions.md "Media"): the disk
 // store refuses them (409); an S3 presigned PUT cannot be refused, but lands on the upload key
 // only — what is served and published is the copy processing checked. How media are served
 // (nosniff, Content-Disposition, sandbox CSP; never text/html). Which media a channel-limited key

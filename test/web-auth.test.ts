@@ -212,7 +212,7 @@ describe('routing and pages', () => {
     expect(page.status).toBe(404);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.query('[data-testid="error-page"]')).toHaveLength(1);
-    // /v1 still answers as before, in any case.
+    // /v1 answers with the API's JSON, in any case.
     expect((await b.get('/v1/me')).json().error.code).toBe('unauthorized');
     expect((await b.get('/V1/NOPE')).json().error.code).toBe('not_found');
     // API clients (no Accept: text/html) get the API's JSON 404 everywhere, also at / and at paths that resolve to it.

@@ -380,7 +380,7 @@ describe('organizations are separate', () => {
   });
 });
 
-describe('delete and retry (issue 13)', () => {
+describe('delete and retry', () => {
   /** Polls the post's row (real time) until it has the status. */
   async function rowStatus(id: string, status: string) {
     for (let i = 0; i < 200; i++) {

@@ -1,4 +1,4 @@
-// The web application's side of posting queues and recurring posts (#17): the queue editor on a
+// The web application's side of posting queues and recurring posts: the queue editor on a
 // channel's queue page (slots + zone, the next free times), "Add to queue" in the composer, and
 // the calendar's marks — upcoming occurrences of series and the queues' free slots.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,4 +1,4 @@
-// Time zones (#17): each person's own zone (users.time_zone), set from the browser on the first
+// Time zones: each person's own zone (users.time_zone), set from the browser on the first
 // sign-in and on the settings page; the calendar, the composer, post pages and drag-to-reschedule
 // in that zone; wall time ↔ instant across daylight-saving changes (lib/zoned-time.ts).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

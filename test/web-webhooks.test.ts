@@ -1,4 +1,4 @@
-// Settings → Webhooks in the web application (issue 14): add an endpoint (the secret once, then
+// Settings → Webhooks in the web application: add an endpoint (the secret once, then
 // never again), CSRF on every form, another organization's endpoint is a 404, a test event shows
 // up in the delivery log with the receiver's status, Redeliver sends it again, disable and delete.
 // The stack is real: the time-skipping Temporal server, a worker, a receiver on 127.0.0.1.

@@ -1,4 +1,4 @@
-// The auto-disable rule (issue 14; activities/webhook-auto-disable.ts, README "Webhooks"): an
+// The auto-disable rule (activities/webhook-auto-disable.ts, docs/api.md "Webhooks"): an
 // endpoint whose deliveries have all failed for 5 days is disabled when one more ends failed, and
 // the organization sees why and when (API and web page); enabling it again clears both and starts
 // the count afresh. Days pass by injecting the delivery rows' timestamps and the attempt's clock.

@@ -1,4 +1,4 @@
-// Webhook delivery on the real stack (issue 14): a receiver on 127.0.0.1 verifies every request
+// Webhook delivery on the real stack: a receiver on 127.0.0.1 verifies every request
 // with the official `standardwebhooks` package; Temporal's time-skipping server proves the retry
 // schedule, the final `failed`, 410 disabling the endpoint, and that a deleted endpoint gets nothing.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

@@ -1,4 +1,4 @@
-// Webhook events end to end (issue 14): the changes the API and the workflows make reach a
+// Webhook events end to end: the changes the API and the workflows make reach a
 // receiver as signed events (verified with the official `standardwebhooks` package), with the
 // API's own objects as `data`; an organization never receives another's events.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';

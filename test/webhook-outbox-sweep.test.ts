@@ -1,4 +1,4 @@
-// The webhook outbox sweep (issue 14; workflows/webhook-outbox-sweep.ts): an event committed with
+// The webhook outbox sweep (workflows/webhook-outbox-sweep.ts): an event committed with
 // its delivery rows, whose delivery workflows were never started (the process died between the
 // commit and the start), is delivered once the sweep runs — and only once, however often it runs.
 // The sweep's Temporal Schedule is wired by ensureSchedules (worker/schedules.ts), proven against a
@@ -110,26 +110,26 @@ describe('webhook outbox sweep', () => {
     const lost = await commitWithoutDispatch(target, 60_000);
     const fresh = await commitWithoutDispatch(await endpoint('/fresh'), 0);
     expect(await workflowStatus(stack.client, lost.deliveryId)).toBe('NONE');
-    expect((await row(lost.deliveryId)).dispatched).toBe(false);
+    expect((await row(lost.deliveryId)).workflowPending).toBe(true);
 
     const result = await sweep();
     expect(result.started).toBeGreaterThanOrEqual(1);
     // Younger than the grace period: its own dispatcher may still be starting it.
-    expect((await row(fresh.deliveryId)).dispatched).toBe(false);
+    expect((await row(fresh.deliveryId)).workflowPending).toBe(true);
     expect(await workflowStatus(stack.client, fresh.deliveryId)).toBe('NONE');
     await until('the swept delivery to arrive', () => at('/swept').length === 1);
     const got = at('/swept')[0]!;
     expect(got.headers['webhook-id']).toBe(lost.eventId);
     expect(new Webhook(target.secret).verify(got.body, got.headers)).toMatchObject({ type: 'webhook.test' });
     await until('the delivery to be recorded', async () => (await row(lost.deliveryId)).status === 'delivered');
-    expect((await row(lost.deliveryId)).dispatched).toBe(true);
+    expect((await row(lost.deliveryId)).workflowPending).toBe(false);
 
     // A row whose dispatch record was lost after its workflow ran is started again, harmlessly:
     // the new run finds it delivered and sends nothing.
-    await (await harness()).orm.em.fork().nativeUpdate(WebhookDelivery, { id: lost.deliveryId }, { dispatched: false });
+    await (await harness()).orm.em.fork().nativeUpdate(WebhookDelivery, { id: lost.deliveryId }, { workflowPending: true });
     const rerun = await sweep();
     expect(rerun.started + rerun.alreadyStarted).toBeGreaterThanOrEqual(1);
-    expect((await row(lost.deliveryId)).dispatched).toBe(true);
+    expect((await row(lost.deliveryId)).workflowPending).toBe(false);
     const again = stack.client.workflow.getHandle(webhookDeliveryWorkflowId(lost.deliveryId));
     expect(await again.result()).toBe('skipped');
     expect(at('/swept')).toHaveLength(1);

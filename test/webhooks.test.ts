@@ -1,4 +1,4 @@
-// Webhook endpoints through the API (issue 14): the secret shown once and stored encrypted,
+// Webhook endpoints through the API: the secret shown once and stored encrypted,
 // scopes, the plan's limit, URL checks through the outbound guard, and tenant isolation.
 import { describe, expect, test } from 'bun:test';
 import { WebhookEndpoint } from '../db/entities/index.ts';

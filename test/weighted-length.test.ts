@@ -107,7 +107,7 @@ describe('the counting rules (platforms/text-length.ts)', () => {
       });
     for (const c of MASTODON_CASES)
       expect({ name: c.name, fits: mastodonLength(c.fits), over: mastodonLength(c.over) }).toEqual({ name: c.name, fits: 500, over: 501 });
-    // What graphemes alone would say: the old rule let the CJK text through X and refused the URL text on Mastodon.
+    // What graphemes alone would say: a grapheme count lets the CJK text through X and refuses the URL text on Mastodon.
     expect([...new Intl.Segmenter().segment('あ'.repeat(141))].length).toBeLessThan(280);
     expect(mastodonLength(longUrl(500), 30)).toBe(30);
     expect(mastodonLength('mail me at bob@example.org')).toBe(26); // an e-mail address is no mention

@@ -1,4 +1,4 @@
-// The worker's workflow cache is bounded (issue 15, flat worker memory): a post's workflow sleeps
+// The worker's workflow cache is bounded (flat worker memory): a post's workflow sleeps
 // for days, and one kept cached costs memory for nothing. The worker built by createWorker
 // (worker/index.ts) carries WORKFLOW_TUNING, and with more workflows asleep than the cache holds,
 // the SDK itself reports no more than that many cached — the rest wait on the server only, and

@@ -8,7 +8,7 @@ import { MediaItem } from '../db/entities/index.ts';
 import { ApiError } from '../lib/errors.ts';
 import { addChannel } from '../domain/channels.ts';
 import { completeUpload } from '../domain/media.ts';
-import { editPost } from '../domain/posts/create.ts';
+import { editPost } from '../domain/posts/edit.ts';
 import { updateFailureType } from '../domain/temporal-calls.ts';
 import * as workflows from '../workflows/index.ts';
 import {
@@ -44,7 +44,7 @@ describe('workflow contracts', () => {
   test('the names are the durable ones, and the worker registers each workflow under its contract name and signature', () => {
     // Renaming any of these strands every execution started before the rename (and the recorded histories).
     expect([POST_WORKFLOW_TYPE, editPostUpdate.name, postStateQuery.name]).toEqual(['postWorkflow', 'editPost', 'state']);
-    // The retry Signal's name is also what operators type in the Temporal UI (README).
+    // The retry Signal's name is also what operators type in the Temporal UI (docs/operations.md "Runbook").
     expect([cancelPostUpdate.name, retryPostUpdate.name, retrySignal.name]).toEqual(['cancelPost', 'retryPost', 'retry']);
     expect([MEDIA_UPLOAD_WORKFLOW_TYPE, completeUploadUpdate.name, uploadStateQuery.name]).toEqual([
       'mediaUploadWorkflow',

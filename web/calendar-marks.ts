@@ -1,7 +1,7 @@
-// What the calendar marks beside the posts (#17): the upcoming occurrences of recurring series
-// that are not posts yet (services/series.ts listFutureOccurrences; each becomes a post of its own
+// What the calendar marks beside the posts: the upcoming occurrences of recurring series
+// that are not posts yet (domain/series/series.ts listFutureOccurrences; each becomes a post of its own
 // shortly before its time, and then shows as a post), and the free slots of the channels' posting
-// queues (services/queues.ts nextFreeSlots), each a link to the composer at that time.
+// queues (domain/queues/queues.ts nextFreeSlots), each a link to the composer at that time.
 import type { IChannel } from '../db/entities/index.ts';
 import { nextFreeSlots } from '../domain/queues/queues.ts';
 import { listFutureOccurrences, type FutureOccurrence } from '../domain/series/series.ts';

@@ -2,7 +2,8 @@
 // the app), in the viewer's time zone, kept live by calendar.js polling /web/api/posts.
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../http/router.ts';
-import { errors } from '../lib/errors.ts';
+import { parseInstant } from '../lib/date-time.ts';
+import { errors, type FieldError } from '../lib/errors.ts';
 import { getPostForKey } from '../domain/posts/view.ts';
 import { POST_LIMITS } from '../domain/posts/limits.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
@@ -20,7 +21,7 @@ import {
   formatMonthTitle,
   parseDayKey,
   startOfWeek,
-  WEEKDAYS,
+  WEEKDAY_LABELS,
   zonedParts,
   zonedToUtc,
   type CalendarDay,
@@ -79,7 +80,7 @@ function monthGrid(
   }
   return html`<table class="month" data-testid="calendar-month">
   <caption class="visually-hidden">${r.title}</caption>
-  <thead><tr>${WEEKDAYS.map((w) => html`<th scope="col"><abbr title="${w}">${w.slice(0, 3)}</abbr></th>`)}</tr></thead>
+  <thead><tr>${WEEKDAY_LABELS.map((w) => html`<th scope="col"><abbr title="${w}">${w.slice(0, 3)}</abbr></th>`)}</tr></thead>
   <tbody>${weeks.map(
     (week) =>
       html`<tr>${week.map((d) => {
@@ -182,10 +183,13 @@ const RescheduleBody = t.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-function parseInstant(value: string | null, path: string): Date {
-  const d = value && /^\d{4}-\d{2}-\d{2}T/.test(value) ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9998)
-    throw errors.validation([{ path, message: 'must be an ISO 8601 date-time' }]);
+/** A date-time with an offset (lib/date-time.ts), in the years the calendar shows (1970–9998); else a 422. */
+function instantParam(value: string | null, path: string): Date {
+  const fields: FieldError[] = [];
+  const d = parseInstant(value ?? '', path, fields);
+  if (!d) throw errors.validation(fields);
+  if (d.getUTCFullYear() < 1970 || d.getUTCFullYear() > 9998)
+    throw errors.validation([{ path, message: 'must be in the years 1970 to 9998' }]);
   return d;
 }
 
@@ -197,8 +201,8 @@ export function calendarRoutes(web: Web) {
       .get(
         '/web/api/posts',
         jsonRoute(web, async (ctx) => {
-          const from = parseInstant(ctx.url.searchParams.get('from'), 'from');
-          const to = parseInstant(ctx.url.searchParams.get('to'), 'to');
+          const from = instantParam(ctx.url.searchParams.get('from'), 'from');
+          const to = instantParam(ctx.url.searchParams.get('to'), 'to');
           if (to.getTime() - from.getTime() > 62 * 24 * 3600 * 1000 || to <= from)
             throw errors.validation([{ path: 'to', message: 'must be after from, at most 62 days later' }]);
           const { posts } = await postsInRange(ctx.em, ctx.signedIn.organization.id, from, to);
@@ -225,7 +229,7 @@ export function calendarRoutes(web: Web) {
             const at = zonedParts(new Date(current.scheduledAt), ctx.tz);
             publishAt = zonedToUtc({ ...day, hour: at.hour, minute: at.minute, second: at.second }, ctx.tz);
           } else if (body.publishAt !== undefined) {
-            publishAt = parseInstant(body.publishAt, 'publishAt');
+            publishAt = instantParam(body.publishAt, 'publishAt');
           }
           const view = await editAppPost(
             { em: ctx.em, organization: ctx.signedIn.organization, temporal: web.deps.temporal, now: ctx.now, tz: ctx.tz },

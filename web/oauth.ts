@@ -4,6 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash, randomBytes } from 'node:crypto';
 import { OAuthGrant, type IOAuthGrant } from '../db/entities/index.ts';
+import { sql } from '../db/sql.ts';
 import type { Config } from '../lib/config.ts';
 import { GRAPH_API_VERSION } from '../platforms/meta/index.ts';
 import { PLATFORM_INFO, type Platform } from '../platforms/catalog.ts';
@@ -308,12 +309,11 @@ export async function startFlow(
 export async function consumeState(em: EntityManager, state: string, userId: string, now: Date): Promise<IOAuthGrant | null> {
   if (!/^[A-Za-z0-9_-]{20,200}$/.test(state)) return null;
   // Bound to the user who started the flow: someone else's browser cannot spend (or use) it.
-  const rows = await em
-    .getConnection()
-    .execute<{ id: string }[]>(
-      'update oauth_grants set state_hash = null, expires_at = ? where state_hash = ? and user_id = ? and expires_at > ? returning id',
-      [new Date(now.getTime() + GRANT_TTL_MS), sha256hex(state), userId, now],
-    );
+  const rows = await sql<{ id: string }>(
+    em,
+    'update oauth_grants set state_hash = null, expires_at = ? where state_hash = ? and user_id = ? and expires_at > ? returning id',
+    [new Date(now.getTime() + GRANT_TTL_MS), sha256hex(state), userId, now],
+  );
   if (!rows[0]) return null;
   return em.findOne(OAuthGrant, { id: rows[0].id }, { refresh: true });
 }

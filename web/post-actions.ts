@@ -1,11 +1,13 @@
 // Creating and editing posts from the web application, through the same services as the API:
-// createPost and validateAndEditPost (services/post-scheduler.ts), as POST /v1/posts and
-// PATCH /v1/posts/{id}. Only the source differs ("app", no API key). Here: reading the form.
+// createPost (domain/posts/create.ts) and validateAndEditPost (domain/posts/edit.ts), as
+// POST /v1/posts and PATCH /v1/posts/{id}. Only the source differs ("app", no API key). Here:
+// reading the form.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Channel, MediaItem, type IChannel } from '../db/entities/index.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import type { IOrganization } from '../db/entities/index.ts';
-import { createPost, validateAndEditPost, type TemporalDeps } from '../domain/posts/create.ts';
+import { createPost, type TemporalDeps } from '../domain/posts/create.ts';
+import { validateAndEditPost } from '../domain/posts/edit.ts';
 import { POST_LIMITS } from '../domain/posts/limits.ts';
 import { loadTargetChannels, parsePublishAt } from '../domain/posts/checks.ts';
 import { assertEditable, getPostForKey, listPostsForKey, type PostView } from '../domain/posts/view.ts';
@@ -69,7 +71,7 @@ export interface ComposerValues {
   mediaIds: string[];
   subreddit: string;
   redditTitle: string;
-  /** queue: the earliest free queue slot of every chosen channel (services/queues.ts), as `queue: true`. */
+  /** queue: the earliest free queue slot of every chosen channel (domain/queues/queues.ts), as `queue: true`. */
   when: 'now' | 'later' | 'queue';
   /** datetime-local value in the viewer's zone. */
   publishAtLocal: string;
@@ -96,7 +98,7 @@ export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
 const MAX_TEXT = POST_LIMITS.textChars;
 const MAX_MEDIA = POST_LIMITS.mediaItems;
 
-/** The size limits the API's schema enforces (services/post-limits.ts), as the form's messages. */
+/** The size limits the API's schema enforces (domain/posts/limits.ts), as the form's messages. */
 function checkSizes(v: Pick<ComposerValues, 'content' | 'platformTexts' | 'mediaIds'>, fields: FieldError[]): void {
   if (v.content.length > MAX_TEXT) fields.push({ path: 'content', message: `must be at most ${MAX_TEXT} characters` });
   for (const [p, t] of Object.entries(v.platformTexts))
@@ -133,7 +135,7 @@ export interface Actor {
   tz: string;
 }
 
-/** The form's own checks, then the one create path (services/post-scheduler.ts createPost); returns the post id. */
+/** The form's own checks, then the one create path (domain/posts/create.ts createPost); returns the post id. */
 export async function createAppPost(actor: Actor, values: ComposerValues): Promise<string> {
   const fields: FieldError[] = [];
   if (!values.channelIds.length) fields.push({ path: 'channelIds', message: 'choose at least one channel' });

@@ -1,5 +1,5 @@
 // Deleting and retrying a post from the web app, through the same services as
-// DELETE /v1/posts/{id} and POST /v1/posts/{id}/retry (services/post-lifecycle.ts): a scheduled
+// DELETE /v1/posts/{id} and POST /v1/posts/{id}/retry (domain/posts/lifecycle.ts): a scheduled
 // post is cancelled through its workflow (never published by a timer already running); a
 // published or failed one leaves the lists (its posts on the platforms stay); a failed one is
 // published again on the channels that failed, once they are usable. Delete asks first, on a page

@@ -1,29 +1,19 @@
-// A channel's posting queue (#17), on the channel's queue page: its weekly slots (one field per
+// A channel's posting queue, on the channel's queue page: its weekly slots (one field per
 // weekday, "09:00, 13:30"), the zone they are in (the channel's own, or the organization's), and
 // the next free slot times — through the same services as GET/PUT /v1/channels/{id}/queue. A plain
 // form: no JavaScript needed. Slot times are wall times of the queue's zone (a 09:00 slot stays
 // 09:00 there across daylight-saving changes); the free times are also shown in the viewer's zone.
 import { router } from '../http/router.ts';
 import { ApiError, type FieldError } from '../lib/errors.ts';
-import { organizationTimeZone, getQueue, setQueue, WEEKDAYS, type QueueView } from '../domain/queues/queues.ts';
+import { organizationTimeZone, getQueue, setQueue, type QueueView } from '../domain/queues/queues.ts';
 import { Channel } from '../db/entities/index.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
 import { html } from './html.ts';
 import { htmlResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
-import { formatDateTime } from './time.ts';
+import { formatDateTime, weekdayLabel, WEEKDAYS } from './time.ts';
 import { platformBadge } from './ui.ts';
 import { errors } from '../lib/errors.ts';
-
-const DAY_LABEL: Record<string, string> = {
-  monday: 'Monday',
-  tuesday: 'Tuesday',
-  wednesday: 'Wednesday',
-  thursday: 'Thursday',
-  friday: 'Friday',
-  saturday: 'Saturday',
-  sunday: 'Sunday',
-};
 
 /** "9:00, 13:30 17:05" → ["09:00", "13:30", "17:05"]; malformed entries become field errors. */
 export function parseDayTimes(value: string, weekday: string, fields: FieldError[]): string[] {
@@ -92,7 +82,7 @@ Slots are times of day in the queue's time zone, <strong data-testid="queue-tz">
     <legend>Slots <span class="hint">(times HH:MM, separated by commas)</span></legend>
     ${WEEKDAYS.map(
       (d) => html`<div class="field">
-      <label for="slots-${d}">${DAY_LABEL[d]}</label>
+      <label for="slots-${d}">${weekdayLabel(d)}</label>
       <input id="slots-${d}" name="slots_${d}" value="${state.days[d] ?? ''}" maxlength="600" inputmode="numeric" placeholder="e.g. 09:00, 13:30" data-testid="queue-day-${d}">
     </div>`,
     )}

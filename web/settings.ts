@@ -6,19 +6,20 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { t } from 'elysia';
 import { router } from '../http/router.ts';
 import { User } from '../db/entities/index.ts';
-import { errors } from '../lib/errors.ts';
-import { canonicalTimeZone } from '../lib/zoned-time.ts';
+import { errors, type FieldError } from '../lib/errors.ts';
+import { checkTimeZone, TIME_ZONE_MESSAGE } from '../lib/zoned-time.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html } from './html.ts';
 import { htmlResponse, jsonResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
-import { formatDateTime, isTimeZone } from './time.ts';
+import { formatDateTime } from './time.ts';
 
 /** The zone in Intl's own spelling, or a 422 on `path`. */
 function validZone(value: unknown, path: string): string {
-  if (typeof value !== 'string' || !isTimeZone(value.trim()))
-    throw errors.validation([{ path, message: 'must be an IANA time zone such as Europe/Berlin' }]);
-  return canonicalTimeZone(value.trim());
+  const fields: FieldError[] = [];
+  const tz = checkTimeZone(typeof value === 'string' ? value.trim() : value, path, fields);
+  if (tz === undefined) throw errors.validation(fields);
+  return tz;
 }
 
 /** Saves the user's zone; with onlyIfUnset, only when none was set yet. True when it was written. */
@@ -82,7 +83,7 @@ export function settingsRoutes(web: Web) {
         try {
           tz = validZone(value ?? '', 'timeZone');
         } catch {
-          return settingsPage(ctx, { errors: ['timeZone: must be an IANA time zone such as Europe/Berlin'], status: 422 });
+          return settingsPage(ctx, { errors: [`timeZone: ${TIME_ZONE_MESSAGE}`], status: 422 });
         }
         await setUserTimeZone(ctx.em, ctx.signedIn.user.id, tz);
         return redirect('/settings/time-zone?notice=saved');

@@ -2,9 +2,9 @@
 // from the pp_tz cookie); the server renders in it with Intl and converts local wall times
 // (datetime-local inputs, calendar days) back to instants with lib/zoned-time.ts, whose rules for
 // daylight-saving gaps and overlaps the posting slots share.
-import { isTimeZone, zonedParts, zonedToUtc, type WallTime } from '../lib/zoned-time.ts';
+import { isTimeZone, WEEKDAYS, zonedParts, zonedToUtc, type WallTime, type Weekday } from '../lib/zoned-time.ts';
 
-export { isTimeZone, zonedParts, zonedToUtc, type WallTime };
+export { isTimeZone, WEEKDAYS, zonedParts, zonedToUtc, type WallTime, type Weekday };
 
 export const DEFAULT_TZ = 'UTC';
 
@@ -93,4 +93,7 @@ export const formatDateTime = (d: Date, tz: string) =>
     hourCycle: 'h23',
   }).format(d);
 
-export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+/** A weekday as the pages name it: "monday" → "Monday". */
+export const weekdayLabel = (w: Weekday) => w[0]!.toUpperCase() + w.slice(1);
+/** The calendar's column heads, Monday first. */
+export const WEEKDAY_LABELS = WEEKDAYS.map(weekdayLabel);

@@ -14,8 +14,6 @@ import {
 } from '@temporalio/worker';
 import type { Duration } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
-import { webhookViews } from '../domain/webhooks/views.ts';
-import { seriesOccurrences } from './series-occurrences.ts';
 import { createLogger, type LogLevel } from '../lib/log.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';
 import { platformTaskQueue } from '../workflows/post-types.ts';
@@ -45,12 +43,12 @@ export interface WorkerOptions {
 }
 
 /**
- * The main worker's workflow settings (issue 15; figures in bench/worker-memory.ts and
+ * The main worker's workflow settings (figures in bench/worker-memory.ts and
  * bench/burst-lateness.ts, decisions in docs/decisions.md):
  * - a bounded cache: a post's workflow sleeps for days, and a cached one costs the worker about
  *   0.1 MiB, so sleeping workflows must fall out of it (least recently used first) and be replayed
  *   from their short history when they wake. The SDK's default is sized from the V8 heap limit,
- *   which Bun reports differently (500+ here), and grew the RSS by ~80 MiB per 1,000 asleep.
+ *   which Bun reports differently (500+ here), and grows the RSS by ~80 MiB per 1,000 asleep.
  * - more workflow-task pollers, half of them on the shared (non-sticky) queue: new workflows, and
  *   those woken after they left the cache, come through it (the SDK's default gives it 2 of 10).
  * - a shorter sticky schedule-to-start timeout: after a worker restarts, the workflows that were
@@ -93,8 +91,7 @@ export class WorkerGroup {
 export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
   const activities = createActivities({
     ...opts.deps,
-    webhookEvents: opts.deps.webhookEvents ?? { views: webhookViews(opts.deps.storage), taskQueue: opts.taskQueue },
-    series: opts.deps.series ?? { occurrences: seriesOccurrences, taskQueue: opts.taskQueue },
+    taskQueue: opts.deps.taskQueue ?? opts.taskQueue,
   });
   const shutdown = {
     ...(opts.shutdownGraceTime !== undefined ? { shutdownGraceTime: opts.shutdownGraceTime } : {}),

@@ -23,7 +23,7 @@ export async function connectClient(t: TemporalConfig): Promise<Client> {
 /**
  * A client that connects on first use: the API starts (and serves everything that does not need
  * Temporal) while Temporal is down; calls made meanwhile fail within their deadline
- * (services/temporal-calls.ts) and succeed again once it is back.
+ * (domain/temporal-calls.ts) and succeed again once it is back.
  */
 export function lazyClient(t: TemporalConfig): Client {
   return new Client({ connection: Connection.lazy(connectionOptions(t)), namespace: t.namespace });

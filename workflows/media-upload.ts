@@ -28,7 +28,7 @@ const vision = proxyActivities<Activities>({
   retry: { initialInterval: '5 seconds', maximumInterval: '1 minute', maximumAttempts: 3 },
 });
 
-/** Workflows started before this change end without the release step (replay-safe). */
+/** The release step's patch marker: a history without it ends without the release step (replay-safe). */
 export const RELEASE_UPLOAD_PATCH = 'release-upload-key-after-expiry';
 /** Past the URL's expiry: S3 rounds presigned lifetimes up, and the API's clock may run behind. */
 const RELEASE_GRACE_MS = 60_000;

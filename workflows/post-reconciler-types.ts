@@ -1,4 +1,4 @@
-// The create reconciler's contract. services/post-scheduler.ts commits a post first and starts its
+// The create reconciler's contract. domain/posts/create.ts commits a post first and starts its
 // workflow after; a process that dies in between (or a start whose answer was lost) leaves the row
 // with workflow_pending set. A Temporal Schedule (worker/schedules.ts) runs this workflow every
 // few seconds; its activity starts every such post older than `olderThanMs`. Plain data only.

@@ -11,7 +11,7 @@ export interface PostWorkflowInput {
   /** ISO 8601; null = publish now. */
   publishAt: string | null;
   /**
-   * A retry of a failed post whose earlier run has closed (services/post-lifecycle.ts starts a new
+   * A retry of a failed post whose earlier run has closed (domain/posts/lifecycle.ts starts a new
    * run under the same workflow id): no sleep, straight to publishing the channels not published.
    */
   retry?: boolean;

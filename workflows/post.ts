@@ -28,23 +28,46 @@ import {
   type PostWorkflowInput,
   type PostWorkflowState,
 } from './post-types.ts';
+import { classOfFailure, type ChannelFailure } from './publish-failure-types.ts';
 
 /**
- * Executions that reached their end before this patch finished right after finishPost; from it
- * on, a failed post's workflow waits up to RETRY_WINDOW_MS for a retry (docs/changing-workflows.md).
+ * Without this marker (an execution that passed finishPost before the patch) the workflow ends
+ * right after finishPost; with it, a failed post's workflow waits up to RETRY_WINDOW_MS for a
+ * retry (docs/changing-workflows.md).
  */
 export const AWAIT_RETRY_PATCH = 'await-retry';
 /**
  * Executions that started before this patch run the short Postgres steps (confirmPost,
- * startPublishing, recordChannelFailure, finishPost) as (remote) activities, each a round trip
- * through Temporal; from it on they run as local activities, inside the workflow task that needs
- * them: a post due now reaches its publish activity in one workflow task (docs/decisions.md, issue
- * 15). Same activities, same guarantees: each reads the committed row and is idempotent.
+ * startPublishing, recordChannelFailure, finishPost) as (remote) activities, each scheduled
+ * through the Temporal server; from it on they run as local activities, inside the workflow task
+ * that needs them: a post due now reaches its publish activity in one workflow task
+ * (docs/decisions.md).
+ * Same activities, same guarantees: each reads the committed row and is idempotent.
  */
 export const LOCAL_STEPS_PATCH = 'local-postgres-steps';
-import { classOfFailure, type ChannelFailure } from './publish-failure-types.ts';
 
 type Activities = ReturnType<typeof createActivities>;
+type Steps = typeof db;
+type Target = { channelId: string; platform: string };
+
+/**
+ * What the workflow and its Update, Signal and Query handlers share. The Query and the Updates
+ * answer with its phase and publishAt (view).
+ */
+interface PostState extends PostWorkflowState {
+  /** Edits accepted whose activity has not returned yet: the post is not published before they land. */
+  editsInFlight: number;
+  /** An edit landed since the sleep started: sleep again, until the publishAt it may have moved. */
+  edited: boolean;
+  /**
+   * Set as a cancelPost Update is accepted (its validator ran in this same step): from then on
+   * nothing is published. `deleted` once its activity has marked the row.
+   */
+  cancelled: boolean;
+  deleted: boolean;
+  /** A retry asked for (the retryPost Update, the retry Signal) and not begun yet (rows not back in publishing). */
+  retryRequested: boolean;
+}
 
 const db = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -52,7 +75,7 @@ const db = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-const waitForRow = proxyActivities<Activities>({
+const rowCheck = proxyActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '2 minutes',
   // Safe: a read. The API starts the workflow just before it commits the post row; if the row
@@ -70,9 +93,9 @@ const localDb = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
-const localWaitForRow = proxyLocalActivities<Activities>({
+const localRowCheck = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
-  // As waitForRow: until the row is committed, for two minutes at most. The create path commits
+  // As rowCheck: until the row is committed, for two minutes at most. The create path commits
   // before it starts the workflow, so the first attempt finds the row; a row that never appears
   // (the post was withdrawn after a failed start) is retried in the worker for the first second,
   // then through workflow timers (localRetryThreshold), so the worker's task is not held for
@@ -106,6 +129,168 @@ const publishOptions: ActivityOptions = {
 const publisherFor = (platform: string) =>
   proxyActivities<Activities>({ ...publishOptions, taskQueue: platformTaskQueue(workflowInfo().taskQueue, platform) });
 
+export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkflowState> {
+  const { postId } = input;
+  let retry = input.retry === true;
+  const state: PostState = {
+    // A retry run (input.retry: the earlier run had closed) starts publishing at once.
+    phase: input.retry ? 'publishing' : 'scheduled',
+    publishAt: input.publishAt,
+    editsInFlight: 0,
+    edited: false,
+    cancelled: false,
+    deleted: false,
+    retryRequested: false,
+  };
+  handleRequests(postId, state);
+
+  // Decided once, here: an execution that older code started (its history has no marker) keeps
+  // the remote activities after it wakes, so its replay always matches.
+  const local = patched(LOCAL_STEPS_PATCH);
+  const steps = local ? localDb : db;
+
+  let targets: Target[];
+  if (retry) {
+    targets = await db.startRetry(postId);
+  } else {
+    try {
+      await waitForRow(postId, local);
+    } catch {
+      return done(state); // The row never appeared: there is nothing to publish.
+    }
+    await sleepUntilDue(state);
+    if (state.cancelled) return endCancelled(state);
+    // No await between the check above and this line: a cancel accepted before it stops the
+    // publish; one arriving after it is refused by its validator.
+    state.phase = 'publishing';
+    targets = await steps.startPublishing(postId);
+  }
+
+  for (;;) {
+    await publishAll(postId, targets, retry, steps);
+    const outcome = await steps.finishPost(postId);
+    if (outcome !== 'failed' || !patched(AWAIT_RETRY_PATCH)) break;
+    const retried = await awaitRetry(state, postId);
+    if (state.cancelled) return endCancelled(state);
+    if (retried === null) break; // The window closed: a later retry starts a new run.
+    targets = retried;
+    retry = true;
+  }
+  return done(state);
+}
+
+/** The Query, Updates and Signal. Each validator checks `state.phase` in the step that accepts its Update. */
+function handleRequests(postId: string, state: PostState): void {
+  setHandler(postStateQuery, () => view(state));
+  setHandler(
+    editPostUpdate,
+    async (edit) => {
+      state.editsInFlight++;
+      try {
+        await db.applyPostEdit({ postId, edit });
+        if (edit.publishAt !== undefined) state.publishAt = edit.publishAt;
+        state.edited = true;
+      } finally {
+        state.editsInFlight--;
+      }
+      return view(state);
+    },
+    {
+      // Runs before the update is accepted: the check and the change are atomic with `phase`.
+      validator: (_edit: PostEdit) => {
+        if (state.phase !== 'scheduled') throw ApplicationFailure.nonRetryable(`the post is ${state.phase}`, FAILURE.notScheduled);
+      },
+    },
+  );
+  setHandler(
+    cancelPostUpdate,
+    async () => {
+      state.cancelled = true;
+      state.phase = 'cancelled';
+      // An edit accepted before the cancel lands first; the post is then deleted, never published.
+      await condition(() => state.editsInFlight === 0);
+      await db.deletePost(postId);
+      state.deleted = true;
+      return view(state);
+    },
+    {
+      // Atomic with `phase`, like editPost's: once publishing has begun, the post is not cancelled.
+      validator: () => {
+        if (state.phase === 'cancelled') throw ApplicationFailure.nonRetryable('the post is already cancelled', FAILURE.cancelled);
+        if (state.phase !== 'scheduled' && state.phase !== 'failed')
+          throw ApplicationFailure.nonRetryable(`the post is ${state.phase}`, FAILURE.notScheduled);
+      },
+    },
+  );
+  setHandler(
+    retryPostUpdate,
+    async () => {
+      requestRetry(state);
+      // Answers once the failed channels are back in publishing (the API then shows them so).
+      await condition(() => !state.retryRequested);
+      return view(state);
+    },
+    {
+      validator: () => {
+        if (state.phase === 'cancelled') throw ApplicationFailure.nonRetryable('the post is cancelled', FAILURE.cancelled);
+        if (state.phase !== 'failed') throw ApplicationFailure.nonRetryable(`the post is ${state.phase}`, FAILURE.notFailed);
+      },
+    },
+  );
+  // The Temporal UI's "Send a Signal" (name `retry`, no input): the same retry, ignored unless waiting for one.
+  setHandler(retrySignal, () => {
+    if (state.phase === 'failed') requestRetry(state);
+  });
+}
+
+/** What the Query and the Updates answer. */
+const view = (state: PostState): PostWorkflowState => ({ phase: state.phase, publishAt: state.publishAt });
+
+/**
+ * Accepted only while the workflow waits for a retry (phase 'failed'); moving to 'publishing' here
+ * makes every later retry or cancel refuse until publishing ends again, so at most one is pending.
+ */
+function requestRetry(state: PostState): void {
+  state.phase = 'publishing';
+  state.retryRequested = true;
+}
+
+/**
+ * Resolves once the post row is committed (confirmPost), rejects if it never is. Returns the
+ * activity's own promise, with no async wrapper: what follows the confirmation then runs in the
+ * same microtask turn relative to an Update handler resumed by the same activation, and an added
+ * turn could reorder their commands against a recorded history.
+ */
+const waitForRow = (postId: string, local: boolean) => (local ? localRowCheck : rowCheck).confirmPost(postId);
+
+/** Sleeps until publishAt; an applied edit starts the sleep over, a cancel ends it. */
+async function sleepUntilDue(state: PostState): Promise<void> {
+  for (;;) {
+    state.edited = false;
+    const wait = state.publishAt === null ? 0 : Date.parse(state.publishAt) - Date.now();
+    if (wait > 0 && (await condition(() => state.edited || state.cancelled, wait))) {
+      if (state.cancelled) return;
+      continue;
+    }
+    // An edit accepted just as the timer fired finishes first; if it moved the time, sleep again.
+    await condition(() => state.editsInFlight === 0);
+    if (state.cancelled || !state.edited) return;
+  }
+}
+
+/** Publishes to each target channel in parallel; a channel whose publish fails is recorded failed. */
+async function publishAll(postId: string, targets: Target[], retry: boolean, steps: Steps): Promise<void> {
+  await Promise.all(
+    targets.map(async ({ channelId, platform }) => {
+      try {
+        await publisherFor(platform).publishToChannel(retry ? { postId, channelId, retry } : { postId, channelId });
+      } catch (err) {
+        await steps.recordChannelFailure({ postId, channelId, ...failureInfo(err) });
+      }
+    }),
+  );
+}
+
 /**
  * Why a channel failed: the human reason and its class (workflows/publish-failure-types.ts), which
  * the publish activity put in its failure's details. Only feeds recordChannelFailure's input, so
@@ -118,157 +303,27 @@ function failureInfo(err: unknown): ChannelFailure {
   return { error, ...classOfFailure(app?.type, app?.details) };
 }
 
-export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkflowState> {
-  let publishAt = input.publishAt;
-  // A retry run (input.retry: the earlier run had closed) starts publishing at once.
-  let phase: PostWorkflowState['phase'] = input.retry ? 'publishing' : 'scheduled';
-  let editsInFlight = 0;
-  let rearm = false;
-  // Set as a cancelPost Update is accepted (its validator ran in this same step); `deleted` once
-  // its activity has marked the row. From `cancelling` on, nothing is published.
-  let cancelling = false;
-  let deleted = false;
-  // Retries asked for (the retryPost Update, the retry Signal) and begun (rows moved back to publishing).
-  let retriesAsked = 0;
-  let retriesBegun = 0;
-  const state = (): PostWorkflowState => ({ phase, publishAt });
-  const requestRetry = () => {
-    phase = 'publishing';
-    return ++retriesAsked;
-  };
-  const endCancelled = async (): Promise<PostWorkflowState> => {
-    await condition(() => deleted && allHandlersFinished());
-    return state();
-  };
-
-  setHandler(postStateQuery, state);
-  setHandler(
-    editPostUpdate,
-    async (edit) => {
-      editsInFlight++;
-      try {
-        await db.applyPostEdit({ postId: input.postId, edit });
-        if (edit.publishAt !== undefined) publishAt = edit.publishAt;
-        rearm = true;
-      } finally {
-        editsInFlight--;
-      }
-      return state();
-    },
-    {
-      // Runs before the update is accepted: the check and the change are atomic with `phase`.
-      validator: (_edit: PostEdit) => {
-        if (phase !== 'scheduled') throw ApplicationFailure.nonRetryable(`the post is ${phase}`, FAILURE.notScheduled);
-      },
-    },
-  );
-  setHandler(
-    cancelPostUpdate,
-    async () => {
-      cancelling = true;
-      phase = 'cancelled';
-      // An edit accepted before the cancel lands first; the post is then deleted, never published.
-      await condition(() => editsInFlight === 0);
-      await db.deletePost(input.postId);
-      deleted = true;
-      return state();
-    },
-    {
-      // Atomic with `phase`, like editPost's: once publishing has begun, the post is not cancelled.
-      validator: () => {
-        if (phase === 'cancelled') throw ApplicationFailure.nonRetryable('the post is already cancelled', FAILURE.cancelled);
-        if (phase !== 'scheduled' && phase !== 'failed')
-          throw ApplicationFailure.nonRetryable(`the post is ${phase}`, FAILURE.notScheduled);
-      },
-    },
-  );
-  setHandler(
-    retryPostUpdate,
-    async () => {
-      const asked = requestRetry();
-      // Answers once the failed channels are back in publishing (the API then shows them so).
-      await condition(() => retriesBegun >= asked);
-      return state();
-    },
-    {
-      validator: () => {
-        if (phase === 'cancelled') throw ApplicationFailure.nonRetryable('the post is cancelled', FAILURE.cancelled);
-        if (phase !== 'failed') throw ApplicationFailure.nonRetryable(`the post is ${phase}`, FAILURE.notFailed);
-      },
-    },
-  );
-  // The Temporal UI's "Send a Signal" (name `retry`, no input): the same retry, ignored unless waiting for one.
-  setHandler(retrySignal, () => {
-    if (phase === 'failed') requestRetry();
-  });
-
-  // Decided once, here: an execution that older code started (its history has no marker) keeps
-  // the remote activities after it wakes, so its replay always matches.
-  const local = patched(LOCAL_STEPS_PATCH);
-  const steps = local ? localDb : db;
-  let targets: { channelId: string; platform: string }[];
-  let retry = input.retry === true;
-  if (retry) {
-    targets = await db.startRetry(input.postId);
-  } else {
-    try {
-      await (local ? localWaitForRow : waitForRow).confirmPost(input.postId);
-    } catch {
-      phase = 'done';
-      return state();
-    }
-
-    for (;;) {
-      rearm = false;
-      const wait = publishAt === null ? 0 : Date.parse(publishAt) - Date.now();
-      if (wait > 0 && (await condition(() => rearm || cancelling, wait))) {
-        if (cancelling) break;
-        continue;
-      }
-      // An edit accepted just as the timer fired finishes first; if it moved the time, sleep again.
-      await condition(() => editsInFlight === 0);
-      if (cancelling || !rearm) break;
-    }
-    if (cancelling) return endCancelled();
-
-    // No await between the check above and this line: a cancel accepted before it stops the
-    // publish; one arriving after it is refused by its validator.
-    phase = 'publishing';
-    targets = await steps.startPublishing(input.postId);
-  }
-
-  for (;;) {
-    await publishAll(input, targets, retry, steps);
-    const outcome = await steps.finishPost(input.postId);
-    if (outcome !== 'failed' || !patched(AWAIT_RETRY_PATCH)) break;
-    // Failed: wait for a retry (or a DELETE) within the window; then end.
-    phase = 'failed';
-    const woken = await condition(() => retriesAsked > retriesBegun || cancelling, RETRY_WINDOW_MS);
-    if (cancelling) return endCancelled();
-    if (!woken) break;
-    targets = await db.startRetry(input.postId);
-    retriesBegun = retriesAsked;
-    retry = true;
-  }
-  phase = 'done';
-  return state();
+/**
+ * A failed post waits up to RETRY_WINDOW_MS for a retry or a cancel. Returns the channels to
+ * publish again (their rows back in publishing, which answers the retryPost Update), or null
+ * when the post was cancelled or the window closed.
+ */
+async function awaitRetry(state: PostState, postId: string): Promise<Target[] | null> {
+  state.phase = 'failed';
+  const woken = await condition(() => state.retryRequested || state.cancelled, RETRY_WINDOW_MS);
+  if (state.cancelled || !woken) return null;
+  const targets = await db.startRetry(postId);
+  state.retryRequested = false;
+  return targets;
 }
 
-/** Publishes to each target channel in parallel; a channel whose publish fails is recorded failed. */
-async function publishAll(
-  input: PostWorkflowInput,
-  targets: { channelId: string; platform: string }[],
-  retry: boolean,
-  steps: typeof db,
-): Promise<void> {
-  const postId = input.postId;
-  await Promise.all(
-    targets.map(async ({ channelId, platform }) => {
-      try {
-        await publisherFor(platform).publishToChannel(retry ? { postId, channelId, retry } : { postId, channelId });
-      } catch (err) {
-        await steps.recordChannelFailure({ postId: input.postId, channelId, ...failureInfo(err) });
-      }
-    }),
-  );
+/** A cancelled post's workflow ends once the row is deleted and every Update has been answered. */
+async function endCancelled(state: PostState): Promise<PostWorkflowState> {
+  await condition(() => state.deleted && allHandlersFinished());
+  return view(state);
+}
+
+function done(state: PostState): PostWorkflowState {
+  state.phase = 'done';
+  return view(state);
 }

@@ -1,4 +1,4 @@
-// The series workflow's contract (issue 17, README "Recurring posts"): one workflow per series,
+// The series workflow's contract (docs/api.md "Recurring posts (series)"): one workflow per series,
 // id `series-<seriesId>`, shared by the workflow, its activities, the worker and the API.
 // The names here are durable: sleeping executions and recorded histories carry them — never rename.
 import { defineSignal } from '@temporalio/workflow';

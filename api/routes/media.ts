@@ -22,7 +22,7 @@ const UploadBody = t.Object(
 
 const IdParams = t.Object({ id: PathId() });
 
-/** A channel-limited key sees only some of the organization's media (services/media.ts). */
+/** A channel-limited key sees only some of the organization's media (domain/media.ts). */
 const viewerOf = (auth: { key: { id: string }; channels: 'all' | string[] }) => ({ apiKeyId: auth.key.id, channels: auth.channels });
 
 export function mediaRoutes(deps: AppDeps) {

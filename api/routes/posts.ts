@@ -1,6 +1,7 @@
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
+import { parseRangeBound } from '../../lib/date-time.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { validatePost } from '../../domain/posts/create.ts';
 import { createPostOnce, createPostRequest, editPostForKey } from '../../services/post-requests.ts';
@@ -64,25 +65,11 @@ const ListQuery = t.Object({
   channelId: t.Optional(Chars(64, { min: 1 })),
   from: t.Optional(DateTimeInput()),
   to: t.Optional(DateTimeInput()),
-  // Parsed by parseLimit: t.Numeric reported range errors with an empty field path.
+  // Parsed by parseLimit: t.Numeric reports range errors with an empty field path.
   limit: t.Optional(t.String({ maxLength: 16 })),
-  // Opaque (services/posts.ts encodes it): base64url.
+  // Opaque (domain/posts/view.ts encodes it): base64url.
   cursor: t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', error: 'is not a cursor returned by this API' })),
 });
-
-/** Outside years 1–9999 Postgres cannot take the instant (a 500): a bound beyond them is no bound. */
-const EARLIEST = new Date('0001-01-01T00:00:00Z');
-const LATEST = new Date('9999-12-31T23:59:59.999Z');
-
-function parseInstant(value: string | undefined, path: string, fields: FieldError[]): Date | undefined {
-  if (value === undefined) return undefined;
-  const d = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(d.getTime())) {
-    fields.push({ path, message: 'must be an ISO 8601 date-time' });
-    return undefined;
-  }
-  return d < EARLIEST ? EARLIEST : d > LATEST ? LATEST : d;
-}
 
 function parseLimit(value: string | undefined, fields: FieldError[]): number {
   if (value === undefined) return 20;
@@ -136,8 +123,8 @@ export function postRoutes(deps: AppDeps) {
         '/posts',
         async ({ auth, query }) => {
           const fields: FieldError[] = [];
-          const from = parseInstant(query.from, 'from', fields);
-          const to = parseInstant(query.to, 'to', fields);
+          const from = parseRangeBound(query.from, 'from', fields);
+          const to = parseRangeBound(query.to, 'to', fields);
           const limit = parseLimit(query.limit, fields);
           if (fields.length) throw errors.validation(fields);
           return listPostsForKey(

@@ -1,10 +1,11 @@
-// Posting queues (issue 17, README "Queues"): GET and PUT /v1/channels/{id}/queue.
+// Posting queues (docs/api.md "Queues"): GET and PUT /v1/channels/{id}/queue.
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { errors } from '../../lib/errors.ts';
 import { DEFAULT_FREE_SLOTS, getQueue, MAX_FREE_SLOTS, MAX_QUEUE_SLOTS, setQueue } from '../../domain/queues/queues.ts';
-import { SLOT_TIME_PATTERN, WEEKDAYS } from '../../domain/queues/slots.ts';
+import { SLOT_TIME_PATTERN } from '../../domain/queues/slots.ts';
+import { WEEKDAYS } from '../../lib/zoned-time.ts';
 import { authPlugin } from '../auth.ts';
 import { Chars, PathId, QueueSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';

@@ -1,4 +1,4 @@
-// Recurring posts (issue 17, README "Recurring posts"): /v1/series. A resource of its own rather
+// Recurring posts (docs/api.md "Recurring posts (series)"): /v1/series. A resource of its own rather
 // than `repeat` on POST /v1/posts: creating one makes no post yet (each occurrence is created as a
 // post shortly before its time), so its answer is a series, not a post (docs/decisions.md).
 import { t } from 'elysia';

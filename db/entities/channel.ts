@@ -19,7 +19,7 @@ export const Channel = defineEntity({
     settings: p.json<Record<string, unknown>>().default('{}'),
     /** AES-256-GCM encrypted JSON credentials (lib/crypto.ts); never returned by the API. */
     credentialsEncrypted: p.text().hidden(),
-    /** IANA zone of the channel's posting queue (issue 17); null = the organization's. */
+    /** IANA zone of the channel's posting queue; null = the organization's. */
     timeZone: p.string().length(64).nullable(),
   },
 });

@@ -20,7 +20,7 @@ export const MediaItem = defineEntity({
     /**
      * Object-store key of the item's bytes: the upload key while pending; once `ready`, the copy
      * processing checked, under a key no upload URL names — what is served and published
-     * (docs/decisions.md "Uploaded bytes"). Workflows carry keys, never bytes.
+     * (docs/decisions.md "Media"). Workflows carry keys, never bytes.
      */
     storageKey: p.string(),
     /** The key the upload URL writes to; never read once processing has copied it. */

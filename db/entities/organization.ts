@@ -10,7 +10,7 @@ export const Organization = defineEntity({
     id: p.string().primary(),
     name: p.string(),
     plan: p.enum(PLANS),
-    /** IANA zone for queues and series that name none of their own (issue 17). */
+    /** IANA zone for queues and series that name none of their own. */
     timeZone: p.string().length(64).default('UTC'),
   },
 });

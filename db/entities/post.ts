@@ -28,10 +28,10 @@ export const Post = defineEntity({
     workflowId: p.string().nullable(),
     /** Set by DELETE /v1/posts/{id}: the row stays (audit) but the API, the web app and the counts skip it. */
     deletedAt: p.datetime().nullable(),
-    /** The series this post is an occurrence of (issue 17); null for a post of its own. */
+    /** The series this post is an occurrence of; null for a post of its own. */
     seriesId: p.string().nullable().index(),
     /**
-     * Committed, its workflow not known to be started yet (services/post-scheduler.ts commits the
+     * Committed, its workflow not known to be started yet (domain/posts/create.ts commits the
      * row first, then starts the workflow, then clears this). The create reconciler
      * (workflows/post-reconciler.ts) starts any post left with it set.
      */
@@ -43,7 +43,7 @@ export const Post = defineEntity({
     // Partial: the reconciler's look-up stays small however many posts there are (Migration20261124120000).
     {
       name: 'posts_workflow_pending_index',
-      expression: 'create index "posts_workflow_pending_index" on "posts" ("created_at") where "workflow_pending"',
+      expression: 'create index "posts_workflow_pending_index" on "posts" ("updated_at") where "workflow_pending"',
     },
   ],
 });

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Created } from './base.ts';
 import { Channel } from './channel.ts';
 
-// Posting queues (issue 17, README "Queues"): a channel's weekly posting slots, and the slot
+// Posting queues (docs/api.md "Queues"): a channel's weekly posting slots, and the slot
 // instants queued posts have taken (a claim per channel and instant, so two concurrent queued
 // creates never take the same slot: the primary key decides).
 
@@ -21,7 +21,7 @@ export type IQueueSlot = InferEntity<typeof QueueSlot>;
 /**
  * A slot instant taken by a queued post. A claim whose post no longer sits there (deleted,
  * rescheduled, the channel removed from it) is stale and is taken over by the next queued post
- * (services/queues.ts), so a cancel or a reschedule frees the slot whatever path made it.
+ * (domain/queues/queues.ts), so a cancel or a reschedule frees the slot whatever path made it.
  */
 export const QueueClaim = defineEntity({
   name: 'QueueClaim',

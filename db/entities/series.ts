@@ -3,7 +3,7 @@ import { Timestamped } from './base.ts';
 import { Organization } from './organization.ts';
 import { POST_SOURCES } from './post.ts';
 
-// Recurring posts (issue 17, README "Recurring posts"): a series is a post template and a rule;
+// Recurring posts (docs/api.md "Recurring posts (series)"): a series is a post template and a rule;
 // its workflow (workflows/series.ts) creates each occurrence as an ordinary post shortly before
 // its time, so an edit of the series applies to every occurrence not yet created.
 
@@ -43,7 +43,15 @@ export const Series = defineEntity({
     /** Why the last occurrence could not be created (it was skipped), e.g. a channel to reconnect. */
     lastError: p.json<{ at: string; code: string; message: string }>().nullable(),
     workflowId: p.string(),
+    /** Committed, its workflow not known to be started (domain/workflow-starts.ts). */
+    workflowPending: p.boolean().default(false),
     deletedAt: p.datetime().nullable(),
   },
+  indexes: [
+    {
+      name: 'series_workflow_pending_index',
+      expression: 'create index "series_workflow_pending_index" on "series" ("updated_at") where "workflow_pending"',
+    },
+  ],
 });
 export type ISeries = InferEntity<typeof Series>;

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Created, Timestamped } from './base.ts';
 import { Organization } from './organization.ts';
 
-// Webhooks (issue 14, docs/decisions.md "Webhooks"): an organization's endpoints, the events it
+// Webhooks (docs/decisions.md "Webhooks"): an organization's endpoints, the events it
 // emits (the outbox: written with the change they announce) and one delivery per (event, endpoint).
 
 export const WebhookEndpoint = defineEntity({
@@ -67,16 +67,17 @@ export const WebhookDelivery = defineEntity({
     lastError: p.text().nullable(),
     lastAttemptAt: p.datetime().nullable(),
     nextRetryAt: p.datetime().nullable(),
-    /** Its delivery workflow was started; false rows are started by the outbox sweep (workflows/webhook-outbox-sweep.ts). */
-    dispatched: p.boolean().default(false),
+    /** Committed, its delivery workflow not known to be started (domain/workflow-starts.ts); the outbox sweep starts it. */
+    workflowPending: p.boolean().default(false),
   },
   indexes: [
     /** The endpoint's delivery log, newest first (ids are time-ordered). */
     { properties: ['endpoint', 'id'] },
-    // Partial: the outbox sweep's look-up stays small however many deliveries there are (Migration20261124100000).
+    // Partial: the outbox sweep's look-up stays small however many deliveries there are.
     {
-      name: 'webhook_deliveries_undispatched_index',
-      expression: 'create index "webhook_deliveries_undispatched_index" on "webhook_deliveries" ("created_at") where not "dispatched"',
+      name: 'webhook_deliveries_workflow_pending_index',
+      expression:
+        'create index "webhook_deliveries_workflow_pending_index" on "webhook_deliveries" ("created_at") where "workflow_pending"',
     },
   ],
 });

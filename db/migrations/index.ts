@@ -14,6 +14,8 @@ import { Migration20261124160000_queues_and_series } from './Migration2026112416
 import { Migration20261124120000_post_workflow_pending } from './Migration20261124120000_post_workflow_pending.ts';
 import { Migration20261124110000_post_page } from './Migration20261124110000_post_page.ts';
 import { Migration20261124100000_webhook_auto_disable } from './Migration20261124100000_webhook_auto_disable.ts';
+import { Migration20261126100000_workflow_pending } from './Migration20261126100000_workflow_pending.ts';
+import { Migration20261126120000_post_page_rows } from './Migration20261126120000_post_page_rows.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -31,4 +33,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261124120000_post_workflow_pending', class: Migration20261124120000_post_workflow_pending },
   { name: 'Migration20261124110000_post_page', class: Migration20261124110000_post_page },
   { name: 'Migration20261124100000_webhook_auto_disable', class: Migration20261124100000_webhook_auto_disable },
+  { name: 'Migration20261126100000_workflow_pending', class: Migration20261126100000_workflow_pending },
+  { name: 'Migration20261126120000_post_page_rows', class: Migration20261126120000_post_page_rows },
 ];

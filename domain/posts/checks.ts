@@ -3,28 +3,26 @@
 // media and required fields.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Channel, MediaItem, type IChannel, type IMediaItem } from '../../db/entities/index.ts';
+import { parseInstant } from '../../lib/date-time.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { countingNote, measureChannelText } from '../../platforms/text-length.ts';
 import { MEDIA_LIMITS, rulesFor } from '../../platforms/catalog.ts';
+import { channelsOutsideKey } from '../key-channels.ts';
 import { hiddenMediaIds, type MediaViewer } from '../media.ts';
 
 export { graphemeLength } from '../../platforms/text-length.ts';
 
-/** ISO 8601 date-time with an explicit offset (Z or ±hh:mm). */
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 export const PUBLISH_AT_GRACE_MS = 5 * 60 * 1000;
 /**
  * The pg driver writes an instant past year 9999 as `+010000-…`, which Postgres refuses, and the
- * duplicate_post check looks a day either side of publishAt: a later publishAt was a 500.
+ * duplicate_post check looks a day either side of publishAt: a later publishAt would be a 500.
  */
 export const LATEST_PUBLISH_AT = new Date(Date.UTC(9999, 11, 31));
 
+/** A post's (or a series' first) publish time: a date-time with an offset, at most 5 minutes past, before LATEST_PUBLISH_AT. */
 export function parsePublishAt(value: string, now: Date, fields: FieldError[]): Date | undefined {
-  const at = ISO_WITH_OFFSET.test(value) ? new Date(value) : new Date(Number.NaN);
-  if (Number.isNaN(at.getTime())) {
-    fields.push({ path: 'publishAt', message: 'must be an ISO 8601 date-time with an offset, e.g. 2026-12-01T09:00:00Z' });
-    return undefined;
-  }
+  const at = parseInstant(value, 'publishAt', fields);
+  if (!at) return undefined;
   if (at.getTime() < now.getTime() - PUBLISH_AT_GRACE_MS) {
     fields.push({ path: 'publishAt', message: 'is more than 5 minutes in the past' });
     return undefined;
@@ -50,7 +48,7 @@ export async function loadTargetChannels(
   channelIds: string[],
   keyChannels: 'all' | string[],
 ): Promise<IChannel[]> {
-  const outside = keyChannels === 'all' ? [] : channelIds.filter((id) => !keyChannels.includes(id));
+  const outside = channelsOutsideKey(keyChannels, channelIds);
   if (outside.length) {
     throw new ApiError('forbidden_scope', 'This API key is limited to other channels.', { details: { channelIds: outside } });
   }
@@ -117,7 +115,7 @@ export function measureForChannel(c: IChannel, text: string): { characters: numb
 
 /**
  * The media of a post, in order. `viewer` (a channel-limited API key) cannot attach what it may
- * not see (services/media.ts hiddenMediaIds): such an id is answered exactly like an unknown one.
+ * not see (domain/media.ts hiddenMediaIds): such an id is answered exactly like an unknown one.
  */
 export async function loadPostMedia(
   em: EntityManager,

@@ -1,41 +1,17 @@
 // Creating and editing posts: the Postgres rows and the post's Temporal workflow change together.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { Post, PostChannel, type IChannel, type IOrganization } from '../../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { PLAN_LIMITS } from '../../lib/plans.ts';
-import {
-  editPostUpdate,
-  FAILURE,
-  POST_WORKFLOW_TYPE,
-  postWorkflowId,
-  type PostEdit,
-  type PostWorkflow,
-  type PostWorkflowInput,
-} from '../../workflows/post-types.ts';
+import { postWorkflowId } from '../../workflows/post-types.ts';
 import type { MediaViewer } from '../media.ts';
-import {
-  assertChannelsUsable,
-  channelTexts,
-  loadPostMedia,
-  loadTargetChannels,
-  measureForChannel,
-  parsePublishAt,
-} from './checks.ts';
-import { loadPostView, type PostView } from './view.ts';
-import { claimQueueTime, peekQueueTime, releaseQueueClaims } from '../queues/queues.ts';
-import { postWorkflowStart, recordPostStarted, withdrawPost } from '../../activities/reconcile.ts';
-import { dispatchWebhookDeliveries, writeWebhookEvent } from '../webhooks/outbox.ts';
-import {
-  executeUpdateInRequest,
-  isTemporalOutage,
-  temporalUnavailable,
-  terminateInBackground,
-  updateFailureType,
-  withTemporalDeadline,
-  type TemporalDeps,
-} from '../temporal-calls.ts';
+import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, measureForChannel, parsePublishAt } from './checks.ts';
+import { claimQueueTime, peekQueueTime } from '../queues/queues.ts';
+import { assertKeyUnclaimed, type IdempotencyClaim, KeyAlreadyClaimed, recordClaim } from '../idempotency-claim.ts';
+import { startAfterCommit } from '../workflow-starts.ts';
+import { POST_STARTS } from './workflow-start.ts';
+import type { TemporalDeps } from '../temporal-calls.ts';
 
 export type { TemporalDeps };
 
@@ -52,11 +28,13 @@ export interface CreatePostRequest {
   /** ISO 8601 with an offset; null = publish now (or, with `queue`, the queue's time). */
   publishAt: string | null;
   now: Date;
-  /** Issue 17: at the earliest free queue slot common to every target channel (services/queues.ts); publishAt is then null. */
+  /** At the earliest free queue slot common to every target channel (domain/queues/queues.ts); publishAt is then null. */
   queue?: boolean;
-  /** A series occurrence (services/series.ts): its fixed post id, so a repeated create cannot double it. */
+  /** A series occurrence (domain/series/occurrences.ts): its fixed post id, so a repeated create cannot double it. */
   postId?: string;
   seriesId?: string;
+  /** The request's Idempotency-Key, claimed in the post's own transaction (domain/idempotency-claim.ts). */
+  claim?: IdempotencyClaim;
 }
 
 /**
@@ -145,6 +123,7 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
     texts,
     now: r.now,
     pendingLimit: PLAN_LIMITS[r.organization.plan].pendingScheduledPosts,
+    claim: r.claim,
   };
 }
 
@@ -173,38 +152,29 @@ interface NewPost {
   now: Date;
   /** The plan's limit of pending scheduled posts; null = unlimited. */
   pendingLimit: number | null;
+  claim?: IdempotencyClaim;
 }
 
 /**
- * Writes the post, then starts its workflow (docs/decisions.md "Creates not serialised behind
- * Temporal"), in three steps so that the organization's lock is never held across a call to
+ * Writes the post, then starts its workflow, by the protocol of every row that owns a workflow
+ * (domain/workflow-starts.ts), so that the organization's lock is never held across a call to
  * Temporal:
- * 1. insertPost: the checks against the organization's other posts and the insert, under its
- *    lock, committed with workflow_pending set (a few statements);
- * 2. startPostWorkflow: the start, no lock held, for a row already committed (so no workflow ever
- *    acts on an uncommitted post), with the workflow id as its idempotency key;
- * 3. recordPostStarted: workflow_pending cleared, with the post.scheduled event.
+ * 1. insertPost: the checks against the organization's other posts, the rows and the
+ *    Idempotency-Key claim, under its lock, committed with workflow_pending set;
+ * 2. startAfterCommit: the start, no lock held, with the workflow id as its idempotency key; then
+ *    workflow_pending cleared, with the post.scheduled event.
  * A start that fails takes the post back (503 on an outage: the post was not created). A process
- * that dies between 1 and 3 leaves workflow_pending set, and the create reconciler (a Temporal
+ * that dies between 1 and 2 leaves workflow_pending set, and the start reconciler (a Temporal
  * Schedule, workflows/post-reconciler.ts) starts that post: none stays without its workflow.
  */
 async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPost): Promise<string> {
   const postId = p.postId ?? newId('post');
   await insertPost(em, p, postId);
-  await startPostWorkflow(em, temporal, { postId, organizationId: p.organizationId, publishAt: p.publishAt?.toISOString() ?? null });
-  // The post and its workflow exist whatever happens from here: a failure to record it leaves the
-  // mark for the reconciler (which then finds the workflow running and records it, event included).
-  const events = await recordPostStarted(em, postId, async (tx) => {
-    const written = await writeWebhookEvent(tx, {
-      organizationId: p.organizationId,
-      type: 'post.scheduled',
-      now: p.now,
-      data: async () => ({ ...(await loadPostView(tx, postId)) }),
-    });
-    return written.deliveryIds;
-  }).catch(() => []);
-  // An undispatched delivery is started by the outbox sweep (workflows/webhook-outbox-sweep.ts).
-  await dispatchWebhookDeliveries(em, temporal, events).catch(() => {});
+  const row = { id: postId, organization_id: p.organizationId, status: 'scheduled', scheduled_at: p.publishAt ?? p.now, deleted_at: null };
+  await startAfterCommit(em, temporal, POST_STARTS, row, {
+    withdrawn: 'Scheduling is unavailable right now; the post was not created. Retry shortly.',
+    kept: 'Scheduling is unavailable right now; the post was saved and will be scheduled once it is back. Check GET /v1/posts before retrying.',
+  });
   return postId;
 }
 
@@ -274,7 +244,7 @@ async function insertBatch(batch: QueuedInsert[]): Promise<void> {
         if (item.p.queue) await tx.transactional((inner) => insertChecked(inner, item.p, item.postId));
         else await insertChecked(tx, item.p, item.postId);
       } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
+        if (!(err instanceof ApiError) && !(err instanceof KeyAlreadyClaimed)) throw err;
         refused.set(item, err);
       }
     }
@@ -285,6 +255,7 @@ async function insertBatch(batch: QueuedInsert[]): Promise<void> {
 /** The checks against the organization's other posts (those committed and those written before in this transaction), then the rows. */
 async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Promise<void> {
   // Queued: the slot is claimed in this transaction, so it is taken if and only if the post is committed.
+  if (p.claim) await assertKeyUnclaimed(tx, p.claim);
   if (p.queue) p.publishAt = await claimQueueTime(tx, p.organizationId, p.channels, postId, p.now);
   await assertSchedulable(tx, p);
   tx.create(Post, {
@@ -314,40 +285,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
   }
   // Written now: the next post's checks in this transaction must see it.
   await tx.flush();
-}
-
-/**
- * Step 2: starts the workflow of a committed post, within the request's Temporal deadline. When
- * the start fails, the post is withdrawn (deleted) and the failure answered: an outage is a 503
- * saying the post was not created, as before this design. Unless the reconciler has started it
- * meanwhile: then it is created, and so answered.
- */
-async function startPostWorkflow(em: EntityManager, temporal: TemporalDeps, input: PostWorkflowInput): Promise<void> {
-  const options = postWorkflowStart(input, temporal.taskQueue);
-  try {
-    await withTemporalDeadline(temporal, () => temporal.client.workflow.start<PostWorkflow>(POST_WORKFLOW_TYPE, options));
-    return;
-  } catch (err) {
-    // The reconciler started it while this start was on its way: it exists.
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
-    let withdrawn: boolean;
-    try {
-      withdrawn = await withdrawPost(em, input.postId);
-    } catch {
-      // Kept (Postgres failed too): the reconciler will start it. Say so rather than "not created".
-      throw temporalUnavailable(
-        'Scheduling is unavailable right now; the post was saved and will be scheduled once it is back. Check GET /v1/posts before retrying.',
-        err,
-      );
-    }
-    if (!withdrawn) return;
-    // A start that timed out may still have reached Temporal: that workflow goes too (should this
-    // fail, it finds no row and ends by itself, workflows/post.ts).
-    terminateInBackground(temporal, options.workflowId, 'its post was withdrawn: the start did not answer');
-    if (isTemporalOutage(err))
-      throw temporalUnavailable('Scheduling is unavailable right now; the post was not created. Retry shortly.', err);
-    throw err;
-  }
+  if (p.claim) await recordClaim(tx, p.claim, postId);
 }
 
 async function assertUnderPendingLimit(em: EntityManager, organizationId: string, limit: number | null): Promise<void> {
@@ -404,84 +342,4 @@ export async function assertNotDuplicate(
       });
     }
   }
-}
-
-/** Sends a validated edit through the workflow's Update; its validator refuses unless still scheduled. */
-export async function editPost(temporal: TemporalDeps, postId: string, edit: PostEdit): Promise<void> {
-  try {
-    await executeUpdateInRequest(
-      temporal,
-      postWorkflowId(postId),
-      editPostUpdate,
-      [edit],
-      // No answer in time (Temporal down, or no worker): the Update may still be applied once a
-      // worker polls again. The edit only sets values, so retrying it is safe.
-      'Scheduling is unavailable right now; the edit was not confirmed and may still be applied later. Check the post and retry shortly.',
-    );
-  } catch (err) {
-    // Refused by the validator (publishing) or the workflow has ended (published, failed).
-    if (updateFailureType(err) === FAILURE.notScheduled || err instanceof WorkflowNotFoundError) {
-      throw new ApiError('conflict', 'The post is no longer scheduled; it cannot be edited.');
-    }
-    throw err;
-  }
-}
-
-export interface EditRequest {
-  content?: string;
-  contentByPlatform?: Record<string, string>;
-  publishAt?: Date;
-  mediaIds?: string[];
-  /** Replaces the target channels. */
-  channelIds?: string[];
-  reddit?: { subreddit: string; title: string };
-}
-
-/**
- * An edit of a scheduled post, from the API or the web app: the same rules as creating it
- * (channels' text limits, media, duplicates; new channels within the key's list and usable),
- * then the workflow's editPost Update, whose validator makes the final "still scheduled?" check
- * atomic with the workflow. `key`: the API key editing (its channel list and the media it may
- * see); null for the web app.
- */
-export async function validateAndEditPost(
-  em: EntityManager,
-  temporal: TemporalDeps,
-  organizationId: string,
-  current: PostView,
-  edit: EditRequest,
-  key: MediaViewer | null = null,
-): Promise<void> {
-  const currentIds = current.channels.map((c) => c.channelId);
-  const channels = await loadTargetChannels(
-    em,
-    organizationId,
-    edit.channelIds ?? currentIds,
-    edit.channelIds ? (key?.channels ?? 'all') : 'all',
-  );
-  // A channel the post already has keeps it whatever its status (as an edit of the text does);
-  // an added one must be usable, as on create.
-  assertChannelsUsable(channels.filter((c) => !currentIds.includes(c.id)));
-  const stored = await em.findOneOrFail(Post, { id: current.id, organization: organizationId });
-  const media = await loadPostMedia(em, organizationId, edit.mediaIds ?? current.media.map((m) => m.id), key ?? undefined);
-  // New channels without new per-platform texts: the texts of platforms no longer targeted go.
-  const contentByPlatform =
-    edit.contentByPlatform ??
-    (edit.channelIds
-      ? Object.fromEntries(Object.entries(stored.contentByPlatform ?? {}).filter(([p]) => channels.some((c) => c.platform === p)))
-      : (stored.contentByPlatform ?? {}));
-  const reddit = edit.reddit ?? current.reddit;
-  const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit });
-  await assertNotDuplicate(em, channels, texts, edit.publishAt ?? new Date(current.scheduledAt), current.id, current.seriesId ?? undefined);
-  await editPost(temporal, current.id, {
-    content: edit.content,
-    contentByPlatform: edit.contentByPlatform ?? (edit.channelIds ? contentByPlatform : undefined),
-    publishAt: edit.publishAt?.toISOString(),
-    mediaIds: edit.mediaIds,
-    channelIds: edit.channelIds,
-    reddit: edit.reddit,
-    channelContent: texts,
-  });
-  // Rescheduled: a queue slot it held is free again (tidiness; a moved post's claim is stale anyway).
-  if (edit.publishAt) await releaseQueueClaims(em, current.id, edit.publishAt);
 }

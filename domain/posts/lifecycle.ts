@@ -5,29 +5,16 @@
 // and retry".
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { Channel, Post, PostChannel } from '../../db/entities/index.ts';
 import { ApiError, errors } from '../../lib/errors.ts';
-import {
-  cancelPostUpdate,
-  FAILURE,
-  POST_WORKFLOW_TYPE,
-  postWorkflowId,
-  retryPostUpdate,
-  type PostWorkflow,
-  type PostWorkflowInput,
-} from '../../workflows/post-types.ts';
-import { ORGANIZATION_ID, POST_ID } from '../../workflows/search-attributes.ts';
+import { cancelPostUpdate, FAILURE, postWorkflowId, retryPostUpdate } from '../../workflows/post-types.ts';
+import { startAfterCommit } from '../workflow-starts.ts';
+import { POST_STARTS } from './workflow-start.ts';
 import { assertChannelsUsable } from './checks.ts';
 import { getPostForKey, type PostView } from './view.ts';
 import { releaseQueueClaims } from '../queues/queues.ts';
-import {
-  executeUpdateInRequest,
-  startWorkflowInRequest,
-  terminateInBackground,
-  updateFailureType,
-  type TemporalDeps,
-} from '../temporal-calls.ts';
+import { executeUpdateInRequest, updateFailureType, type TemporalDeps } from '../temporal-calls.ts';
 
 const publishingConflict = () =>
   new ApiError('conflict', 'The post is being published; it can no longer be cancelled.', { details: { status: 'publishing' } });
@@ -151,56 +138,30 @@ async function assertTargetsUsable(em: EntityManager, organizationId: string, po
 }
 
 /**
- * The failed post's workflow has closed: a new run under the same workflow id, started inside the
- * transaction that moves the rows back to publishing (as schedulePost does: a start whose commit
- * fails is terminated). The row lock serialises it with a DELETE and with a second retry.
+ * The failed post's workflow has closed: a new run under the same workflow id, by the protocol of
+ * every row that owns a workflow (domain/workflow-starts.ts). The transaction moves the post and
+ * its channels not published back to publishing and marks the post workflow_pending; after its
+ * commit the run is started (a start that fails puts them back to failed). The row lock
+ * serialises it with a DELETE and with a second retry.
  */
 async function startRetryRun(em: EntityManager, temporal: TemporalDeps, organizationId: string, postId: string): Promise<void> {
-  const workflowId = postWorkflowId(postId);
-  let started = false;
-  try {
-    await em.fork().transactional(async (tx) => {
-      const post = await tx.findOne(Post, { id: postId, organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!post || post.deletedAt) throw errors.notFound('Post');
-      if (post.status !== 'failed') throw notFailedConflict(post.status);
-      const pcs = await tx.find(PostChannel, { post: postId });
-      if (pcs.some((pc) => pc.status === 'publishing')) throw notFailedConflict('publishing');
-      post.status = 'publishing';
-      post.publishedAt = null;
-      for (const pc of pcs) {
-        if (pc.status === 'published') continue;
-        pc.status = 'publishing';
-        pc.error = null;
-        pc.errorCode = null;
-        pc.retryable = null;
-      }
-      await tx.flush();
-      const input: PostWorkflowInput = { postId, organizationId, publishAt: post.scheduledAt.toISOString(), retry: true };
-      try {
-        await startWorkflowInRequest<PostWorkflow>(
-          temporal,
-          POST_WORKFLOW_TYPE,
-          {
-            workflowId,
-            args: [input],
-            // The earlier run has closed (completed, timed out, terminated): its id may be used again.
-            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-            typedSearchAttributes: [
-              { key: ORGANIZATION_ID, value: organizationId },
-              { key: POST_ID, value: postId },
-            ],
-          },
-          'Publishing is unavailable right now; the retry was not started. Retry shortly.',
-        );
-      } catch (err) {
-        // A run is open again (another retry got there first): nothing to start.
-        if (err instanceof WorkflowExecutionAlreadyStartedError) throw notFailedConflict('publishing');
-        throw err;
-      }
-      started = true;
-    });
-  } catch (err) {
-    if (started) terminateInBackground(temporal, workflowId, 'retry rows were not committed');
-    throw err;
-  }
+  const row = await em.fork().transactional(async (tx) => {
+    const post = await tx.findOne(Post, { id: postId, organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!post || post.deletedAt) throw errors.notFound('Post');
+    if (post.status !== 'failed' || post.workflowPending) throw notFailedConflict(post.status === 'failed' ? 'publishing' : post.status);
+    const pcs = await tx.find(PostChannel, { post: postId });
+    if (pcs.some((pc) => pc.status === 'publishing')) throw notFailedConflict('publishing');
+    post.status = 'publishing';
+    post.publishedAt = null;
+    post.workflowPending = true;
+    // Their errors stay until the run records new outcomes (its startRetry clears them), so a
+    // retry whose start fails puts them back as they were.
+    for (const pc of pcs) if (pc.status !== 'published') pc.status = 'publishing';
+    await tx.flush();
+    return { id: postId, organization_id: organizationId, status: 'publishing', scheduled_at: post.scheduledAt, deleted_at: null };
+  });
+  await startAfterCommit(em, temporal, POST_STARTS, row, {
+    withdrawn: 'Publishing is unavailable right now; the retry was not started. Retry shortly.',
+    kept: 'Publishing is unavailable right now; the retry was saved and starts once it is back. Check the post before retrying.',
+  });
 }

@@ -1,8 +1,19 @@
 // Posts as the API shows them (SPEC.md §2.3), read from Postgres.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { MediaItem, Post, PostChannel, type IMediaItem, type IPost, type IPostChannel, type PostStatus } from '../../db/entities/index.ts';
+import {
+  MediaItem,
+  Post,
+  PostChannel,
+  type IMediaItem,
+  type IPost,
+  type IPostChannel,
+  type PostSource,
+  type PostStatus,
+} from '../../db/entities/index.ts';
+import { sql } from '../../db/sql.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { ApiError, errors } from '../../lib/errors.ts';
+import { keySees } from '../key-channels.ts';
 import { failureClass, RETRYABLE, type ChannelErrorCode } from '../../workflows/publish-failure-types.ts';
 
 export interface PostChannelView {
@@ -30,20 +41,45 @@ export interface PostView {
   channels: PostChannelView[];
   media: { id: string; type: string; url: string }[];
   reddit: { subreddit: string; title: string } | null;
-  /** The series this post is an occurrence of (issue 17); null for a post of its own. */
+  /** The series this post is an occurrence of; null for a post of its own. */
   seriesId: string | null;
 }
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
-/** errorCode and retryable of a failed channel; null on every other (docs/decisions.md "Failures a program can act on"). */
-function failureView(pc: IPostChannel): Pick<PostChannelView, 'errorCode' | 'retryable'> {
+/** What the view reads of a post: an entity, or a row of post_page (postOfRow). */
+type PostFields = Pick<
+  IPost,
+  'id' | 'status' | 'content' | 'scheduledAt' | 'publishedAt' | 'createdAt' | 'source' | 'reddit' | 'seriesId' | 'mediaIds'
+>;
+/** What the view reads of a post's channel. */
+type ChannelFields = Pick<
+  IPostChannel,
+  | 'id'
+  | 'post'
+  | 'channel'
+  | 'platform'
+  | 'status'
+  | 'content'
+  | 'platformPostId'
+  | 'url'
+  | 'publishedAt'
+  | 'error'
+  | 'errorCode'
+  | 'retryable'
+>;
+/** What the view reads of a media item. */
+type MediaFields = Pick<IMediaItem, 'id' | 'type' | 'storageKey'>;
+
+/** errorCode and retryable of a failed channel; null on every other (docs/api.md "Failures a program can act on"). */
+function failureView(pc: Pick<IPostChannel, 'status' | 'errorCode' | 'retryable'>): Pick<PostChannelView, 'errorCode' | 'retryable'> {
   if (pc.status !== 'failed') return { errorCode: null, retryable: null };
   if (!pc.errorCode) return failureClass('unknown');
   return { errorCode: pc.errorCode, retryable: pc.retryable ?? RETRYABLE[pc.errorCode] };
 }
 
-export function postView(post: IPost, pcs: IPostChannel[], media: { id: string; type: string; url: string }[] = []): PostView {
+/** The one definition of a post's view: GET /v1/posts/{id}, the list's pages, webhook event bodies. */
+export function postView(post: PostFields, pcs: ChannelFields[], media: { id: string; type: string; url: string }[] = []): PostView {
   return {
     id: post.id,
     status: post.status,
@@ -63,7 +99,8 @@ export function postView(post: IPost, pcs: IPostChannel[], media: { id: string; 
         platformPostId: pc.platformPostId ?? null,
         url: pc.url ?? null,
         publishedAt: iso(pc.publishedAt),
-        error: pc.error ?? null,
+        // A channel being published again keeps its last error until the run records a new outcome: not shown.
+        error: pc.status === 'publishing' ? null : (pc.error ?? null),
         ...failureView(pc),
       })),
     media,
@@ -74,24 +111,41 @@ export function postView(post: IPost, pcs: IPostChannel[], media: { id: string; 
 
 const MEDIA_URL_TTL_SECONDS = 3600;
 
+/** The views of these posts from their channels and media items: each media URL signed once. */
+async function assemble(posts: PostFields[], pcs: ChannelFields[], items: MediaFields[], storage?: ObjectStorage): Promise<PostView[]> {
+  const channelsOf = new Map<string, ChannelFields[]>();
+  for (const pc of pcs) {
+    const list = channelsOf.get(pc.post);
+    if (list) list.push(pc);
+    else channelsOf.set(pc.post, [pc]);
+  }
+  const byId = new Map(items.map((m) => [m.id, m]));
+  const urls = new Map<string, string>();
+  const out: PostView[] = [];
+  for (const p of posts) {
+    // In the post's order; an id with no media item is left out.
+    const media: PostView['media'] = [];
+    for (const id of p.mediaIds) {
+      const item = byId.get(id);
+      if (!item) continue;
+      let url = urls.get(id);
+      if (url === undefined) urls.set(id, (url = storage ? await storage.signedGetUrl(item.storageKey, MEDIA_URL_TTL_SECONDS) : ''));
+      media.push({ id, type: item.type, url });
+    }
+    out.push(postView(p, channelsOf.get(p.id) ?? [], media));
+  }
+  return out;
+}
+
 async function views(em: EntityManager, posts: IPost[], storage?: ObjectStorage): Promise<PostView[]> {
   if (!posts.length) return [];
   const pcs = await em.find(PostChannel, { post: { $in: posts.map((p) => p.id) } });
   const mediaIds = [...new Set(posts.flatMap((p) => p.mediaIds))];
   const items = mediaIds.length ? await em.find(MediaItem, { id: { $in: mediaIds } }) : [];
-  const byId = new Map<string, IMediaItem>(items.map((m) => [m.id, m]));
-  const urls = new Map<string, string>();
-  for (const m of items) if (storage) urls.set(m.id, await storage.signedGetUrl(m.storageKey, MEDIA_URL_TTL_SECONDS));
-  return posts.map((p) =>
-    postView(
-      p,
-      pcs.filter((pc) => pc.post === p.id),
-      p.mediaIds.filter((id) => byId.has(id)).map((id) => ({ id, type: byId.get(id)!.type, url: urls.get(id) ?? '' })),
-    ),
-  );
+  return assemble(posts, pcs, items, storage);
 }
 
-/** A post's view by id, deleted or not (webhook event bodies, worker/webhook-views.ts). */
+/** A post's view by id, deleted or not (webhook event bodies, domain/webhooks/views.ts). */
 export async function loadPostView(em: EntityManager, id: string, storage?: ObjectStorage): Promise<PostView> {
   const post = await em.findOneOrFail(Post, { id });
   return (await views(em, [post], storage))[0]!;
@@ -110,7 +164,8 @@ export async function getPostForKey(
   const post = await em.findOne(Post, { id, organization: organizationId, deletedAt: null });
   if (!post) throw errors.notFound('Post');
   const [view] = await views(em, [post], storage);
-  if (keyChannels !== 'all' && !view!.channels.every((c) => keyChannels.includes(c.channelId))) throw errors.notFound('Post');
+  const channelIds = view!.channels.map((c) => c.channelId);
+  if (!keySees(keyChannels, channelIds)) throw errors.notFound('Post');
   return view!;
 }
 
@@ -142,6 +197,82 @@ function decodeCursor(cursor: string): { scheduledAt: Date; id: string } {
   }
 }
 
+/** A posts row as post_page answers it: column names, timestamps as JSON text. */
+interface PostRow {
+  id: string;
+  status: PostStatus;
+  content: string;
+  scheduled_at: string;
+  published_at: string | null;
+  created_at: string;
+  source: PostSource;
+  reddit: { subreddit: string; title: string } | null;
+  series_id: string | null;
+  media_ids: string[];
+}
+
+/** A post_channels row as post_page answers it. */
+interface PostChannelRow {
+  id: string;
+  post_id: string;
+  channel_id: string;
+  platform: IPostChannel['platform'];
+  status: IPostChannel['status'];
+  content: string;
+  platform_post_id: string | null;
+  url: string | null;
+  published_at: string | null;
+  error: string | null;
+  error_code: ChannelErrorCode | null;
+  retryable: boolean | null;
+}
+
+/** A media_items row as post_page answers it. */
+interface MediaItemRow {
+  id: string;
+  type: IMediaItem['type'];
+  storage_key: string;
+}
+
+/** post_page's answer: the page's posts (newest first, one more than asked for), their channels and media items. */
+interface PostPage {
+  posts: PostRow[];
+  channels: PostChannelRow[];
+  media: MediaItemRow[];
+}
+
+const dateOf = (s: string | null) => (s === null ? null : new Date(s));
+
+const postOfRow = (r: PostRow): PostFields => ({
+  id: r.id,
+  status: r.status,
+  content: r.content,
+  scheduledAt: new Date(r.scheduled_at),
+  publishedAt: dateOf(r.published_at),
+  createdAt: new Date(r.created_at),
+  source: r.source,
+  reddit: r.reddit,
+  seriesId: r.series_id,
+  mediaIds: r.media_ids,
+});
+
+const channelOfRow = (r: PostChannelRow): ChannelFields => ({
+  id: r.id,
+  post: r.post_id,
+  channel: r.channel_id,
+  platform: r.platform,
+  status: r.status,
+  content: r.content,
+  platformPostId: r.platform_post_id,
+  url: r.url,
+  publishedAt: dateOf(r.published_at),
+  error: r.error,
+  errorCode: r.error_code,
+  retryable: r.retryable,
+});
+
+const mediaOfRow = (r: MediaItemRow): MediaFields => ({ id: r.id, type: r.type, storageKey: r.storage_key });
+
 /** Newest first by (scheduledAt, id); keyset pagination, so pages stay stable while posts are added. */
 export async function listPostsForKey(
   em: EntityManager,
@@ -151,83 +282,33 @@ export async function listPostsForKey(
   storage?: ObjectStorage,
 ): Promise<{ data: PostView[]; nextCursor: string | null }> {
   const cursor = f.cursor ? decodeCursor(f.cursor) : null;
-  // One statement for the page, its channels and its media, whatever the page holds, with a
-  // plan Postgres keeps (post_page, db/migrations/Migration20261124110000_post_page.ts; issue 15).
-  // The key's channels go as one JSON text: the driver would expand an array into a list.
-  const [row] = await em
-    .getConnection()
-    .execute<{ page: string }[]>('select post_page(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?) as page', [
-      organizationId,
-      f.status ?? null,
-      f.channelId ?? null,
-      f.from ?? null,
-      f.to ?? null,
-      keyChannels === 'all' ? null : JSON.stringify(keyChannels),
-      cursor?.scheduledAt ?? null,
-      cursor?.id ?? null,
-      f.limit + 1,
-    ]);
-  const rows = JSON.parse(row!.page) as PageRow[];
-  const data = await pageViews(rows.slice(0, f.limit), storage);
+  // One statement for the page's rows of posts, channels and media, whatever the page holds, with
+  // a plan Postgres keeps (post_page, db/migrations/Migration20261126120000_post_page_rows.ts); the
+  // view is postView's, as for a single post. The key's channels go as one JSON text: the driver
+  // would expand an array into a list.
+  const [row] = await sql<{ page: string }>(em, 'select post_page(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?) as page', [
+    organizationId,
+    f.status ?? null,
+    f.channelId ?? null,
+    f.from ?? null,
+    f.to ?? null,
+    keyChannels === 'all' ? null : JSON.stringify(keyChannels),
+    cursor?.scheduledAt ?? null,
+    cursor?.id ?? null,
+    f.limit + 1,
+  ]);
+  const page = JSON.parse(row!.page) as PostPage;
+  const data = await assemble(
+    page.posts.slice(0, f.limit).map(postOfRow),
+    page.channels.map(channelOfRow),
+    page.media.map(mediaOfRow),
+    storage,
+  );
   const last = data.at(-1);
   return {
     data,
-    nextCursor: rows.length > f.limit && last ? encodeCursor(new Date(last.scheduledAt), last.id) : null,
+    nextCursor: page.posts.length > f.limit && last ? encodeCursor(new Date(last.scheduledAt), last.id) : null,
   };
-}
-
-type Stamp = string | null;
-/** A row of post_page's answer (its json_build_array, in that order). */
-type PageRow = [
-  id: string,
-  status: PostStatus,
-  content: string,
-  scheduledAt: string,
-  publishedAt: Stamp,
-  createdAt: string,
-  source: string,
-  reddit: PostView['reddit'],
-  seriesId: string | null,
-  mediaIds: string[],
-  channels: [string, string, string, string, string | null, string | null, Stamp, string | null, ChannelErrorCode | null, boolean | null][],
-  media: [string, string, string][],
-];
-
-const isoOf = (s: Stamp) => (s === null ? null : new Date(s).toISOString());
-
-/** PostViews from post_page's rows: the same answer as views(), each media URL signed once per page. */
-async function pageViews(rows: PageRow[], storage?: ObjectStorage): Promise<PostView[]> {
-  const urls = new Map<string, string>();
-  if (storage) {
-    for (const [, , , , , , , , , , , media] of rows)
-      for (const [id, , key] of media) if (!urls.has(id)) urls.set(id, await storage.signedGetUrl(key, MEDIA_URL_TTL_SECONDS));
-  }
-  return rows.map(([id, status, content, scheduledAt, publishedAt, createdAt, source, reddit, seriesId, mediaIds, channels, media]) => {
-    const types = new Map(media.map(([mid, type]) => [mid, type]));
-    return {
-      id,
-      status,
-      content,
-      scheduledAt: isoOf(scheduledAt)!,
-      publishedAt: isoOf(publishedAt),
-      createdAt: isoOf(createdAt)!,
-      source,
-      channels: channels.map(([channelId, platform, st, text, platformPostId, url, at, error, errorCode, retryable]) => ({
-        channelId,
-        platform,
-        status: st,
-        content: text,
-        platformPostId,
-        url,
-        publishedAt: isoOf(at),
-        error,
-        ...failureView({ status: st, errorCode, retryable } as IPostChannel),
-      })),
-      media: mediaIds.filter((m) => types.has(m)).map((m) => ({ id: m, type: types.get(m)!, url: urls.get(m) ?? '' })),
-      reddit: reddit ?? null,
-      seriesId: seriesId ?? null,
-    };
-  });
 }
 
 export function assertEditable(post: PostView): void {

@@ -1,4 +1,4 @@
-// Posting queues (issue 17, README "Queues"): a channel's weekly slots in its IANA zone (the
+// Posting queues (docs/api.md "Queues"): a channel's weekly slots in its IANA zone (the
 // organization's unless the channel names one), the next free slot times, and `queue: true` on
 // a new post — the earliest instant that is a free slot of every target channel, claimed in the
 // transaction that inserts the post.
@@ -7,20 +7,13 @@
 // channel at that instant. Bound: QUEUE_HORIZON_DAYS; no free common slot within it → 422.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Channel, Organization, QueueSlot, type IChannel } from '../../db/entities/index.ts';
+import { sql } from '../../db/sql.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
-import { canonicalTimeZone, isTimeZone } from '../../lib/zoned-time.ts';
-import {
-  commonSlotInstants,
-  isSlotTime,
-  normalizeSlots,
-  WEEKDAYS,
-  weekdayName,
-  weekdayNumber,
-  type QueueSlotInput,
-  type Weekday,
-} from './slots.ts';
+import { checkTimeZone, WEEKDAYS } from '../../lib/zoned-time.ts';
+import { keySees } from '../key-channels.ts';
+import { commonSlotInstants, isSlotTime, normalizeSlots, weekdayName, weekdayNumber, type QueueSlotInput } from './slots.ts';
 
-export { WEEKDAYS, type QueueSlotInput, type Weekday };
+export type { QueueSlotInput };
 
 /** How far ahead a queued post may land (and GET …/queue looks for free slots). */
 export const QUEUE_HORIZON_DAYS = 90;
@@ -51,8 +44,7 @@ async function loadChannel(em: EntityManager, organizationId: string, channelId:
   if (channelId.includes('\u0000')) throw errors.notFound('Channel');
   const channel = await em.findOne(Channel, { id: channelId, organization: organizationId });
   if (!channel) throw errors.notFound('Channel');
-  const keyChannels = access.keyChannels ?? 'all';
-  if (keyChannels !== 'all' && !keyChannels.includes(channelId)) {
+  if (!keySees(access.keyChannels ?? 'all', [channelId])) {
     throw new ApiError('forbidden_scope', 'This API key is limited to other channels.', { details: { channelIds: [channelId] } });
   }
   return channel;
@@ -66,15 +58,11 @@ export async function organizationTimeZone(em: EntityManager, organizationId: st
 
 /** Sets the organization's zone (queues and series that name none of their own use it). */
 export async function setOrganizationTimeZone(em: EntityManager, organizationId: string, timeZone: string): Promise<string> {
-  const tz = checkTimeZone(timeZone, 'timeZone');
+  const fields: FieldError[] = [];
+  const tz = checkTimeZone(timeZone, 'timeZone', fields);
+  if (tz === undefined) throw errors.validation(fields);
   await em.nativeUpdate(Organization, { id: organizationId }, { timeZone: tz });
   return tz;
-}
-
-/** A valid IANA zone in its canonical spelling, or validation_failed at `path`. */
-export function checkTimeZone(timeZone: string, path: string): string {
-  if (!isTimeZone(timeZone)) throw errors.validation([{ path, message: 'must be an IANA time zone, e.g. Europe/Berlin' }]);
-  return canonicalTimeZone(timeZone);
 }
 
 interface Schedule {
@@ -98,13 +86,13 @@ async function loadSchedules(em: EntityManager, organizationId: string, channels
 
 /** Instants in [from, to] at which one of these channels already has a post (not deleted, scheduled or publishing). */
 async function occupiedInstants(em: EntityManager, channelIds: string[], from: Date, to: Date): Promise<Set<number>> {
-  const rows = await em.getConnection().execute<{ at: Date }[]>(
+  // An array parameter is expanded into a list of values: `in (?)` takes every id.
+  const rows = await sql<{ at: Date }>(
+    em,
     `select distinct p.scheduled_at as at from posts p join post_channels pc on pc.post_id = p.id
-     where pc.channel_id in (${channelIds.map(() => '?').join(', ')}) and p.deleted_at is null
+     where pc.channel_id in (?) and p.deleted_at is null
        and p.status in ('scheduled', 'publishing') and p.scheduled_at >= ? and p.scheduled_at <= ?`,
-    [...channelIds, from, to],
-    'all',
-    em.getTransactionContext(),
+    [channelIds, from, to],
   );
   return new Set(rows.map((r) => new Date(r.at).getTime()));
 }
@@ -177,11 +165,8 @@ export async function setQueue(
       fields.push({ path: `slots.${i}.weekday`, message: `must be one of ${WEEKDAYS.join(', ')}` });
     if (!isSlotTime(s.time)) fields.push({ path: `slots.${i}.time`, message: 'must be a local time HH:MM, 00:00 to 23:59' });
   });
-  let timeZone: string | null | undefined = input.timeZone;
-  if (typeof timeZone === 'string') {
-    if (isTimeZone(timeZone)) timeZone = canonicalTimeZone(timeZone);
-    else fields.push({ path: 'timeZone', message: 'must be an IANA time zone, e.g. Europe/Berlin, or null for the organization’s' });
-  }
+  // null: the organization's zone.
+  const timeZone = typeof input.timeZone === 'string' ? checkTimeZone(input.timeZone, 'timeZone', fields) : input.timeZone;
   if (fields.length) throw errors.validation(fields);
   const slots = normalizeSlots(input.slots as QueueSlotInput[]);
   await em.transactional(async (tx) => {
@@ -241,19 +226,15 @@ export async function claimQueueTime(
       claimed.push(channelId);
     }
     if (claimed.length === ids.length) return at;
-    if (claimed.length) await execute(tx, `delete from queue_claims where post_id = ? and slot_at = ?`, [postId, at]);
+    if (claimed.length) await sql(tx, 'delete from queue_claims where post_id = ? and slot_at = ?', [postId, at]);
   }
   throw queueRefusal(schedules);
-}
-
-async function execute<T = unknown[]>(tx: EntityManager, sql: string, params: unknown[]): Promise<T> {
-  return tx.getConnection().execute(sql, params, 'all', tx.getTransactionContext()) as Promise<T>;
 }
 
 /** Claims (channel, at) for postId; false when a live post holds it. */
 async function claimOne(tx: EntityManager, channelId: string, at: Date, postId: string): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await execute<{ post_id: string }[]>(
+    const inserted = await sql<{ post_id: string }>(
       tx,
       `insert into queue_claims (channel_id, slot_at, post_id, created_at) values (?, ?, ?, now())
        on conflict (channel_id, slot_at) do nothing returning post_id`,
@@ -261,24 +242,19 @@ async function claimOne(tx: EntityManager, channelId: string, at: Date, postId: 
     );
     if (inserted.length) return true;
     // Held: lock the claim (a new statement sees what its holder committed) and see whether its post still sits there.
-    const held = await execute<{ post_id: string }[]>(
-      tx,
-      'select post_id from queue_claims where channel_id = ? and slot_at = ? for update',
-      [channelId, at],
-    );
+    const held = await sql<{ post_id: string }>(tx, 'select post_id from queue_claims where channel_id = ? and slot_at = ? for update', [
+      channelId,
+      at,
+    ]);
     if (!held.length) continue; // released meanwhile: insert again
-    const live = await execute<unknown[]>(
+    const live = await sql(
       tx,
       `select 1 from posts p join post_channels pc on pc.post_id = p.id and pc.channel_id = ?
        where p.id = ? and p.deleted_at is null and p.status in ('scheduled', 'publishing') and p.scheduled_at = ?`,
       [channelId, held[0]!.post_id, at],
     );
     if (live.length) return false;
-    await execute(tx, 'update queue_claims set post_id = ?, created_at = now() where channel_id = ? and slot_at = ?', [
-      postId,
-      channelId,
-      at,
-    ]);
+    await sql(tx, 'update queue_claims set post_id = ?, created_at = now() where channel_id = ? and slot_at = ?', [postId, channelId, at]);
     return true;
   }
   return false;
@@ -289,10 +265,9 @@ async function claimOne(tx: EntityManager, channelId: string, at: Date, postId: 
  * Only tidiness: a claim whose post has moved or gone is taken over anyway (claimQueueTime).
  */
 export async function releaseQueueClaims(em: EntityManager, postId: string, keepAt?: Date): Promise<void> {
-  await em
-    .getConnection()
-    .execute(
-      keepAt ? 'delete from queue_claims where post_id = ? and slot_at <> ?' : 'delete from queue_claims where post_id = ?',
-      keepAt ? [postId, keepAt] : [postId],
-    );
+  await sql(
+    em,
+    keepAt ? 'delete from queue_claims where post_id = ? and slot_at <> ?' : 'delete from queue_claims where post_id = ?',
+    keepAt ? [postId, keepAt] : [postId],
+  );
 }

@@ -3,10 +3,7 @@
 // a 09:00 slot stays 09:00 local across a change; a slot in the skipped hour moves forward by the
 // gap (02:30 on New York's spring-forward day → 03:30 EDT); a slot in the repeated hour is used
 // once, at its first (earlier) instant. Two slots that land on one instant count once.
-import { resolveWallTime, zonedParts } from '../../lib/zoned-time.ts';
-
-export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
+import { resolveWallTime, WEEKDAYS, zonedParts, type Weekday } from '../../lib/zoned-time.ts';
 
 /** A weekly slot as the API shows it. */
 export interface QueueSlotInput {

@@ -1,38 +1,23 @@
-// Recurring posts (issue 17, README "Recurring posts"): a series is a post template and a rule
+// Recurring posts (docs/api.md "Recurring posts"): a series is a post template and a rule
 // (every day, week or month, `interval`, until and/or count) in an IANA zone. Its workflow
 // (workflows/series.ts) creates each occurrence as an ordinary post OCCURRENCE_LEAD_MS before its
 // time through createPost (so validation, webhooks, PATCH, DELETE and retry all apply), with a
 // post id fixed per (series, occurrence number): a repeated create finds the post instead of
 // making a second one. Edits apply to occurrences not yet created.
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import {
-  Organization,
-  Post,
-  Series,
-  type IOrganization,
-  type ISeries,
-  type SeriesFrequency,
-  type SeriesStatus,
-} from '../../db/entities/index.ts';
+import { WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
+import { Post, Series, type IOrganization, type ISeries, type SeriesFrequency, type SeriesStatus } from '../../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { canonicalTimeZone, isTimeZone } from '../../lib/zoned-time.ts';
+import { parseInstant } from '../../lib/date-time.ts';
+import { checkTimeZone } from '../../lib/zoned-time.ts';
 import { ORGANIZATION_ID } from '../../workflows/search-attributes.ts';
-import {
-  OCCURRENCE_LEAD_MS,
-  SERIES_WORKFLOW_TYPE,
-  seriesChangedSignal,
-  seriesWorkflowId,
-  type CreateOccurrenceInput,
-  type CreateOccurrenceResult,
-  type PlannedOccurrence,
-  type SeriesWorkflowInput,
-} from '../../workflows/series-types.ts';
+import { SERIES_WORKFLOW_TYPE, seriesChangedSignal, seriesWorkflowId, type SeriesWorkflowInput } from '../../workflows/series-types.ts';
+import { sql } from '../../db/sql.ts';
+import { type PendingKind, startAfterCommit } from '../workflow-starts.ts';
 import type { MediaViewer } from '../media.ts';
 import { cancelPost } from '../posts/lifecycle.ts';
-import { createPost } from '../posts/create.ts';
 import {
   assertChannelsUsable,
   channelTexts,
@@ -43,7 +28,38 @@ import {
 } from '../posts/checks.ts';
 import { organizationTimeZone } from '../queues/queues.ts';
 import { nextOccurrence, occurrencesBetween, type SeriesRule } from './rule.ts';
-import { startWorkflowInRequest, terminateInBackground, withTemporalDeadline, type TemporalDeps } from '../temporal-calls.ts';
+import { withTemporalDeadline, type TemporalDeps } from '../temporal-calls.ts';
+
+/** The columns of a series the start protocol reads. */
+export interface SeriesStartRow {
+  id: string;
+  organization_id: string;
+  status: string;
+  deleted_at: Date | null;
+}
+
+/** A series as a row of the start protocol (domain/workflow-starts.ts): one workflow per series, for as long as it is active. */
+export const SERIES_STARTS: PendingKind<SeriesStartRow> = {
+  table: 'series',
+  markedAt: 'updated_at',
+  columns: 'id, organization_id, status, deleted_at',
+  startFor: (row) =>
+    row.status !== 'active' || row.deleted_at !== null
+      ? null
+      : {
+          workflowType: SERIES_WORKFLOW_TYPE,
+          options: {
+            workflowId: seriesWorkflowId(row.id),
+            // Committed before the start: the workflow need not wait for its row.
+            args: [{ seriesId: row.id, organizationId: row.organization_id, confirmed: true } satisfies SeriesWorkflowInput],
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            typedSearchAttributes: [{ key: ORGANIZATION_ID, value: row.organization_id }],
+          },
+        },
+  async withdraw(tx, row) {
+    await sql(tx, 'delete from series where id = ?', [row.id]);
+  },
+};
 
 export const MAX_INTERVAL = 365;
 export const MAX_COUNT = 1000;
@@ -165,24 +181,20 @@ function checkRepeat(
     fields.push({ path: 'repeat.count', message: `must be an integer from 1 to ${MAX_COUNT}` });
   let until: Date | null = null;
   if (repeat.until !== undefined && repeat.until !== null) {
-    until = new Date(repeat.until);
-    if (Number.isNaN(until.getTime())) {
-      fields.push({ path: 'repeat.until', message: 'must be an ISO 8601 date-time with an offset' });
-      until = null;
-    } else if (until >= LATEST_PUBLISH_AT) {
+    until = parseInstant(repeat.until, 'repeat.until', fields) ?? null;
+    if (until && until >= LATEST_PUBLISH_AT) {
       // Postgres cannot store an instant past year 9999 (a 500 otherwise).
       fields.push({ path: 'repeat.until', message: `must be before ${LATEST_PUBLISH_AT.toISOString()}` });
       until = null;
-    } else if (startAt && until < startAt)
+    } else if (until && startAt && until < startAt)
       fields.push({ path: 'repeat.until', message: 'must not be before publishAt (the first occurrence)' });
   }
   return { interval, until, count };
 }
 
+/** The rule's zone (lib/zoned-time.ts checkTimeZone); UTC stands in for a refused one until the 422 is thrown. */
 function checkZone(tz: string, fields: FieldError[]): string {
-  if (isTimeZone(tz)) return canonicalTimeZone(tz);
-  fields.push({ path: 'timeZone', message: 'must be an IANA time zone, e.g. America/New_York' });
-  return 'UTC';
+  return checkTimeZone(tz, 'timeZone', fields) ?? 'UTC';
 }
 
 /** The template checked as a post would be (channels, key's list, media, each channel's text). */
@@ -200,9 +212,8 @@ async function checkTemplate(
 }
 
 /**
- * POST /v1/series: the template is checked as a post would be, then the row and its workflow are
- * written together (the workflow is started inside the transaction; if the commit fails, the
- * workflow finds no row and ends within two minutes).
+ * POST /v1/series: the template is checked as a post would be; the row is committed, then its
+ * workflow started (domain/workflow-starts.ts).
  */
 export async function createSeries(em: EntityManager, temporal: TemporalDeps | undefined, r: CreateSeriesRequest): Promise<SeriesView> {
   const fields: FieldError[] = [];
@@ -213,43 +224,33 @@ export async function createSeries(em: EntityManager, temporal: TemporalDeps | u
   await checkTemplate(em, r.organization.id, r.key, r);
   if (!temporal) throw new Error('Temporal is not configured');
   const id = newId('ser');
-  const workflowId = seriesWorkflowId(id);
-  let started = false;
-  try {
-    await em.transactional(async (tx) => {
-      tx.create(Series, {
-        id,
-        organization: r.organization.id,
-        status: 'active',
-        content: r.content,
-        contentByPlatform: r.contentByPlatform,
-        reddit: r.reddit,
-        mediaIds: r.mediaIds,
-        channelIds: r.channelIds,
-        source: r.source,
-        apiKeyId: r.key?.apiKeyId ?? null,
-        startAt: startAt!,
-        timeZone,
-        every: r.repeat.every,
-        interval: rule.interval,
-        until: rule.until,
-        count: rule.count,
-        workflowId,
-      });
-      await tx.flush();
-      const input: SeriesWorkflowInput = { seriesId: id, organizationId: r.organization.id };
-      await startWorkflowInRequest(
-        temporal,
-        SERIES_WORKFLOW_TYPE,
-        { workflowId, args: [input], typedSearchAttributes: [{ key: ORGANIZATION_ID, value: r.organization.id }] },
-        'Scheduling is unavailable right now; the series was not created. Retry shortly.',
-      );
-      started = true;
+  await em.transactional(async (tx) => {
+    tx.create(Series, {
+      id,
+      organization: r.organization.id,
+      status: 'active',
+      content: r.content,
+      contentByPlatform: r.contentByPlatform,
+      reddit: r.reddit,
+      mediaIds: r.mediaIds,
+      channelIds: r.channelIds,
+      source: r.source,
+      apiKeyId: r.key?.apiKeyId ?? null,
+      startAt: startAt!,
+      timeZone,
+      every: r.repeat.every,
+      interval: rule.interval,
+      until: rule.until,
+      count: rule.count,
+      workflowId: seriesWorkflowId(id),
+      workflowPending: true,
     });
-  } catch (err) {
-    if (started) terminateInBackground(temporal, workflowId, 'series row was not committed');
-    throw err;
-  }
+  });
+  const row = { id, organization_id: r.organization.id, status: 'active', deleted_at: null };
+  await startAfterCommit(em, temporal, SERIES_STARTS, row, {
+    withdrawn: 'Scheduling is unavailable right now; the series was not created. Retry shortly.',
+    kept: 'Scheduling is unavailable right now; the series was saved and starts once it is back. Check GET /v1/series before retrying.',
+  });
   return seriesView(await em.fork().findOneOrFail(Series, { id }));
 }
 
@@ -336,10 +337,16 @@ export async function updateSeries(
     if (fields.length) throw errors.validation(fields);
     const channelIds = edit.channelIds ?? s.channelIds;
     // New channels without new per-platform texts: the texts of platforms no longer targeted go (as PATCH /v1/posts does).
+    let contentByPlatform = edit.contentByPlatform ?? s.contentByPlatform ?? {};
+    if (edit.channelIds && !edit.contentByPlatform) {
+      // The same lookup (and errors) as checkTemplate's below with this key.
+      const channels = await loadTargetChannels(tx, organizationId, channelIds, key?.channels ?? 'all');
+      contentByPlatform = Object.fromEntries(Object.entries(contentByPlatform).filter(([p]) => channels.some((c) => c.platform === p)));
+    }
     const template = {
       channelIds,
       content: edit.content ?? s.content,
-      contentByPlatform: edit.contentByPlatform ?? s.contentByPlatform ?? {},
+      contentByPlatform,
       mediaIds: edit.mediaIds ?? s.mediaIds ?? [],
       reddit: edit.reddit !== undefined ? edit.reddit : (s.reddit ?? null),
     };
@@ -411,89 +418,4 @@ export async function listFutureOccurrences(
     }
   }
   return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-}
-
-// ---------------------------------------------------------------------------------------------
-// The series workflow's side (activities/series.ts → worker/series-occurrences.ts).
-
-/** The next occurrence; null when none is left (ended, stopped); undefined when the row does not exist. */
-export async function planNextOccurrence(em: EntityManager, seriesId: string): Promise<PlannedOccurrence | null | undefined> {
-  const s = await em.findOne(Series, { id: seriesId });
-  if (!s) return undefined;
-  if (s.status !== 'active' || s.deletedAt) return null;
-  const at = nextOccurrence(ruleOf(s), s.occurrencesCreated, s.lastOccurrenceAt ?? null);
-  if (!at) {
-    await em.nativeUpdate(Series, { id: seriesId, status: 'active' }, { status: 'ended' });
-    return null;
-  }
-  return { index: s.occurrencesCreated, at: at.toISOString() };
-}
-
-/** Occurrence `index` is counted as done (created or skipped): the series moves on to the next. */
-async function advance(em: EntityManager, s: ISeries, index: number, at: Date, lastError: ISeries['lastError'] | undefined): Promise<void> {
-  await em.nativeUpdate(
-    Series,
-    { id: s.id, occurrencesCreated: index },
-    { occurrencesCreated: index + 1, lastOccurrenceAt: at, ...(lastError !== undefined ? { lastError } : {}) },
-  );
-}
-
-/**
- * Creates occurrence `index` of the series through createPost (the normal create path: the same
- * checks, the post.scheduled webhook, its own workflow), idempotently: the post id is
- * occurrencePostId(series, index), so a retry (or a second worker) finds the post instead of
- * creating another. A create the checks refuse (a channel to reconnect, a plan limit, the same
- * text posted elsewhere) is skipped and recorded in lastError; the series moves on.
- */
-export async function createOccurrence(
-  em: EntityManager,
-  temporal: { client: Client; taskQueue: string },
-  input: CreateOccurrenceInput,
-): Promise<CreateOccurrenceResult> {
-  const now = new Date(input.now);
-  const s = await em.findOne(Series, { id: input.seriesId });
-  if (s?.status !== 'active' || s.deletedAt) return { outcome: 'ended' };
-  const postId = occurrencePostId(s.id, input.index);
-  if (s.occurrencesCreated > input.index) return { outcome: 'created', postId };
-  if (s.occurrencesCreated < input.index) return { outcome: 'not_due' };
-  const at = nextOccurrence(ruleOf(s), s.occurrencesCreated, s.lastOccurrenceAt ?? null);
-  if (!at) return { outcome: 'ended' };
-  // Edited since it was planned: no longer due (the workflow plans again).
-  if (at.getTime() - OCCURRENCE_LEAD_MS > now.getTime() + 1000) return { outcome: 'not_due' };
-  if (!(await em.findOne(Post, { id: postId }))) {
-    const org = await em.findOneOrFail(Organization, { id: s.organization });
-    try {
-      await createPost(em.fork(), temporal, {
-        organization: { id: org.id, plan: org.plan },
-        source: s.source,
-        // Attributed to the key that created the series; its channels were checked then and at each edit.
-        key: s.apiKeyId ? { apiKeyId: s.apiKeyId, channels: 'all' } : null,
-        channelIds: s.channelIds,
-        content: s.content,
-        contentByPlatform: s.contentByPlatform ?? {},
-        reddit: s.reddit ?? null,
-        mediaIds: s.mediaIds ?? [],
-        // Late (a worker was down past its time): published at once rather than skipped.
-        publishAt: at > now ? at.toISOString() : null,
-        now,
-        postId,
-        seriesId: s.id,
-      });
-    } catch (err) {
-      if (err instanceof UniqueConstraintViolationException) {
-        // A concurrent attempt created it first.
-      } else if (err instanceof ApiError && err.status < 500) {
-        await advance(em, s, input.index, at, { at: at.toISOString(), code: err.code, message: err.message });
-        return { outcome: 'skipped' };
-      } else throw err;
-    }
-  }
-  await advance(em, s, input.index, at, undefined);
-  // Deleted while this occurrence was being created: cancel it (deleteSeries cancels those it saw).
-  const after = await em.fork().findOne(Series, { id: s.id });
-  if (!after || after.status === 'stopped') {
-    await cancelPost(em.fork(), temporal, s.organization, postId, 'all', now).catch(() => {});
-    return { outcome: 'ended' };
-  }
-  return { outcome: 'created', postId };
 }

@@ -1,11 +1,17 @@
-// The API's own objects for webhook event bodies (README "Webhooks"): the services build them, and
-// the activities, below the services, get them through ActivityDeps.webhookEvents.
+// The API's own objects for webhook event bodies (docs/api.md "Webhooks"): a post, a channel and a
+// media item as GET /v1/posts/{id}, /v1/channels and /v1/media/{id} show them.
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Channel, MediaItem } from '../../db/entities/index.ts';
-import type { WebhookViews } from './outbox.ts';
+import type { ObjectStorage } from '../../storage/types.ts';
 import { channelView } from '../channels.ts';
 import { mediaView } from '../media.ts';
 import { loadPostView } from '../posts/view.ts';
-import type { ObjectStorage } from '../../storage/types.ts';
+
+export interface WebhookViews {
+  post(em: EntityManager, postId: string): Promise<Record<string, unknown>>;
+  channel(em: EntityManager, channelId: string): Promise<Record<string, unknown>>;
+  media(em: EntityManager, mediaId: string): Promise<Record<string, unknown>>;
+}
 
 export function webhookViews(storage?: ObjectStorage): WebhookViews {
   return {

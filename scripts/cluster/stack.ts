@@ -1,9 +1,10 @@
-// The production topology on one machine, without Docker (README "Production"): Postgres, the real
-// Temporal server (frontend, history, matching and worker services; persistence and visibility on
-// that Postgres, `postgres12` plugin) built by scripts/build-temporal.sh, the Temporal UI,
-// SeaweedFS as the S3 store, and the production entry points — `bun api/main.ts` and
-// `bun worker/main.ts` — as separate processes, any number of each. Used by `npm run cluster`
-// (scripts/cluster.ts) and the chaos test (test/cluster/chaos.ts), which kills its parts.
+// The production topology on one machine, without Docker (docs/operations.md "The production
+// topology on one machine"): Postgres, the real Temporal server (frontend, history, matching and
+// worker services; persistence and visibility on that Postgres, `postgres12` plugin) built by
+// scripts/build-temporal.sh, the Temporal UI, SeaweedFS as the S3 store, and the production entry
+// points — `bun api/main.ts` and `bun worker/main.ts` — as separate processes, any number of
+// each. Used by `npm run cluster` (scripts/cluster.ts) and the chaos test (test/cluster/chaos.ts),
+// which kills its parts.
 //
 // It runs what docker-compose.yml runs, with the same settings: Temporal reads the environment
 // variables of the compose file through the server's own built-in config template, its schema is

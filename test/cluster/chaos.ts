@@ -10,7 +10,7 @@
 // After each: every post answered 201 exists and is published exactly once on every channel
 // (counted on the fakes), none is left scheduled/publishing past its time + LATE_BOUND_MS, and the
 // processes that were not killed kept answering (JSON, no hangs, no empty replies). Prints a table;
-// exits 1 on any violation. Not part of `bun test` (README "Production": it takes minutes).
+// exits 1 on any violation. Not part of `bun test` (docs/operations.md "Chaos: `npm run test:cluster`": it takes minutes).
 //   bun test/cluster/chaos.ts [--posts N]   (N posts per phase, default 60)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

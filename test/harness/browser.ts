@@ -1,7 +1,7 @@
 // Real headless Chromium (playwright-core driving Debian's /usr/bin/chromium, or CHROMIUM_PATH)
 // for the end-to-end browser tests: the app on a real loopback socket, a page that records its
 // console errors, uncaught exceptions, failed requests and any request leaving the machine.
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
@@ -119,12 +119,29 @@ export function visitedPaths(page: Page): Set<string> {
 
 // The run writes here (not tracked); docs/screenshots holds the copies the README shows.
 export const SCREENSHOT_DIR = process.env.SCREENSHOT_DIR ?? join(import.meta.dir, '..', '..', 'test-results', 'screenshots');
+export const DOCS_SCREENSHOT_DIR = join(import.meta.dir, '..', '..', 'docs', 'screenshots');
+/** UPDATE_SCREENSHOTS=1: the run also replaces the README's copies in docs/screenshots. */
+export const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 
 /** A full-page PNG under SCREENSHOT_DIR (overwritten each run). */
 export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path, fullPage: true, type: 'png', animations: 'disabled', caret: 'hide' });
+  return path;
+}
+
+/**
+ * A screenshot the README shows: written under SCREENSHOT_DIR like any other, and copied to
+ * docs/screenshots/<name>.png only when UPDATE_SCREENSHOTS=1, so a normal run leaves the
+ * committed images alone. Call it after the step's assertions, so only a checked page is copied.
+ */
+export async function docsScreenshot(page: Page, name: string): Promise<string> {
+  const path = await screenshot(page, name);
+  if (UPDATE_SCREENSHOTS) {
+    mkdirSync(DOCS_SCREENSHOT_DIR, { recursive: true });
+    copyFileSync(path, join(DOCS_SCREENSHOT_DIR, `${name}.png`));
+  }
   return path;
 }
 

@@ -1,4 +1,4 @@
-// Counts the statements this process sends to Postgres (issue 15: round trips per request).
+// Counts the statements this process sends to Postgres (round trips per request).
 import pgDriver from 'pg';
 
 /**

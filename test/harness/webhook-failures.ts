@@ -30,8 +30,8 @@ export async function addDelivery(
   ]);
   const finished = opts.status !== 'pending';
   await conn.execute(
-    `insert into webhook_deliveries (id, created_at, updated_at, event_id, endpoint_id, status, attempts, last_attempt_at, last_error, dispatched)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?, true)`,
+    `insert into webhook_deliveries (id, created_at, updated_at, event_id, endpoint_id, status, attempts, last_attempt_at, last_error, workflow_pending)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, false)`,
     [
       deliveryId,
       opts.createdAt,

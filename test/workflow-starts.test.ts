@@ -1,20 +1,23 @@
-// Creates not serialised behind Temporal (issue 15, docs/decisions.md "Creates not serialised
-// behind Temporal"): the post is committed first, its workflow started after, outside the
-// organization's lock. Proven here: a start lost after the commit is made good by the create
-// reconciler; a start that fails is answered 503 with the post withdrawn; the plan limit and
+// A row and its workflow (domain/workflow-starts.ts, docs/decisions.md "A row and its workflow"):
+// a post, a post's retry and a series are committed first, their workflow started after, outside
+// the organization's lock. Proven here, for each: a start lost after the commit is made good by
+// the start reconciler, once; a start that fails is answered 503 with the change taken back. An
+// Idempotency-Key claimed in the post's own transaction: a create cut off after its commit keeps
+// its 201, one cut off before its commit leaves its key free at once. The plan limit and
 // duplicate_post stay exact under concurrency; the reconciler's Temporal Schedule is wired
 // (against a real `temporal server start-dev`: the time-skipping server has no Schedules).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Client, Connection, type WorkflowStartInput } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { Post } from '../db/entities/index.ts';
+import { Post, PostChannel, Series } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
 import { createLogger } from '../lib/log.ts';
-import { postWorkflowStart } from '../activities/reconcile.ts';
+import { postWorkflowStart } from '../domain/posts/workflow-start.ts';
 import { createApp } from '../server/app.ts';
 import { createWorker } from '../worker/index.ts';
 import { ensureSchedules, SERVICE_SCHEDULES } from '../worker/schedules.ts';
 import { POST_WORKFLOW_TYPE, postWorkflowId } from '../workflows/post-types.ts';
+import { SERIES_WORKFLOW_TYPE, seriesWorkflowId } from '../workflows/series-types.ts';
 import {
   POST_RECONCILER_EVERY,
   POST_RECONCILER_INPUT,
@@ -79,8 +82,8 @@ function reconcile(input: Partial<PostReconcilerInput> = {}): Promise<PostReconc
 
 type StartGate = (input: WorkflowStartInput, next: (input: WorkflowStartInput) => Promise<string>) => Promise<string>;
 
-/** The app, with a Temporal client whose post-workflow starts go through `gate` (a start lost, late, or failing). */
-function appWithStart(gate: StartGate, requestTimeoutMs = 30_000) {
+/** The app, with a Temporal client whose starts of these workflow types go through `gate` (a start lost, late, or failing). */
+function appWithStart(gate: StartGate, requestTimeoutMs = 30_000, types: string[] = [POST_WORKFLOW_TYPE]) {
   const client = new Client({
     connection: stack.env.connection,
     namespace: stack.env.namespace ?? 'default',
@@ -89,7 +92,7 @@ function appWithStart(gate: StartGate, requestTimeoutMs = 30_000) {
         {
           start: (input, next) => {
             ours.push(input.options.workflowId);
-            return input.workflowType === POST_WORKFLOW_TYPE ? gate(input, next) : next(input);
+            return types.includes(input.workflowType) ? gate(input, next) : next(input);
           },
         },
       ],
@@ -229,10 +232,8 @@ describe('the reconciler', () => {
     const deleted = await pendingRow(org.id, ch.id, { deleted: true });
     // The API's start reached Temporal; only its record was lost.
     const row = await stack.h.orm.em.fork().findOneOrFail(Post, { id: recordLost });
-    await stack.client.workflow.start(
-      POST_WORKFLOW_TYPE,
-      postWorkflowStart({ postId: recordLost, organizationId: org.id, publishAt: row.scheduledAt.toISOString() }, stack.taskQueue),
-    );
+    const start = postWorkflowStart({ postId: recordLost, organizationId: org.id, publishAt: row.scheduledAt.toISOString() });
+    await stack.client.workflow.start(POST_WORKFLOW_TYPE, { ...start.options, taskQueue: stack.taskQueue });
     const firstRun = (await stack.client.workflow.getHandle(postWorkflowId(recordLost)).describe()).runId;
 
     const result = await reconcile();
@@ -246,6 +247,224 @@ describe('the reconciler', () => {
 
     const again = await reconcile();
     expect(again).toEqual({ started: 0, alreadyStarted: 0, cleared: 0 });
+  });
+});
+
+/** Waits (real time) until `check` holds. */
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await check()) return;
+    await Bun.sleep(25);
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+async function seriesPending(seriesId: string): Promise<boolean | undefined> {
+  return (await stack.h.orm.em.fork().findOne(Series, { id: seriesId }))?.workflowPending;
+}
+
+async function runStatus(workflowId: string): Promise<string> {
+  try {
+    return (await stack.client.workflow.getHandle(workflowId).describe()).status.name;
+  } catch {
+    return 'NONE';
+  }
+}
+
+describe('a series: the same protocol', () => {
+  test('a start lost after the commit: the reconciler starts the series once, and the request answers 201', async () => {
+    const org = await makeOrg('PRO');
+    const ch = await makeChannel(org.id, 'MASTODON');
+    const { key } = await makeKey(org.id);
+    await stack.syncClock();
+    let release!: () => void;
+    const app = appWithStart(
+      async () => {
+        await new Promise<void>((r) => (release = r));
+        throw new Error('connection reset: the answer never came');
+      },
+      30_000,
+      [SERIES_WORKFLOW_TYPE],
+    );
+    const content = `series lost ${crypto.randomUUID()}`;
+    const request = call(app, 'POST', '/v1/series', {
+      key,
+      body: { content, channelIds: [ch.id], publishAt: await later(), repeat: { every: 'week' } },
+    });
+    let seriesId = '';
+    await until(async () => {
+      seriesId = (await stack.h.orm.em.fork().findOne(Series, { content }))?.id ?? '';
+      return seriesId !== '';
+    }, 'the series committed');
+    expect(await seriesPending(seriesId)).toBe(true);
+    expect(await runStatus(seriesWorkflowId(seriesId))).toBe('NONE');
+
+    const result = await reconcile();
+    expect(result.started).toBeGreaterThanOrEqual(1);
+    expect(await seriesPending(seriesId)).toBe(false);
+    expect(await runStatus(seriesWorkflowId(seriesId))).toBe('RUNNING');
+    const runId = (await stack.client.workflow.getHandle(seriesWorkflowId(seriesId)).describe()).runId;
+
+    release();
+    const answer = await request;
+    expect({ status: answer.status, id: answer.body?.id }).toEqual({ status: 201, id: seriesId });
+    expect(await stack.h.orm.em.fork().count(Series, { content })).toBe(1);
+    expect((await stack.client.workflow.getHandle(seriesWorkflowId(seriesId)).describe()).runId).toBe(runId);
+    expect((await reconcile()).started).toBe(0);
+  });
+
+  test('a start that fails: 503, the series withdrawn, nothing for the reconciler', async () => {
+    const org = await makeOrg('PRO');
+    const ch = await makeChannel(org.id, 'MASTODON');
+    const { key } = await makeKey(org.id);
+    await stack.syncClock();
+    const app = appWithStart(() => new Promise<string>(() => {}), 300, [SERIES_WORKFLOW_TYPE]);
+    const r = await call(app, 'POST', '/v1/series', {
+      key,
+      body: { content: `series outage ${crypto.randomUUID()}`, channelIds: [ch.id], publishAt: await later(), repeat: { every: 'day' } },
+    });
+    expect(r.status).toBe(503);
+    expect(r.body.error.message).toContain('not created');
+    expect(await stack.h.orm.em.fork().count(Series, { organization: org.id })).toBe(0);
+  });
+});
+
+describe('a retry of a post whose workflow has closed: the same protocol', () => {
+  /** A failed post with no workflow running (its run closed), as a retry finds it. */
+  async function failedPost(organizationId: string, channelId: string): Promise<string> {
+    const id = newId('post');
+    const conn = stack.h.orm.em.fork().getConnection();
+    await conn.execute(
+      `insert into posts (id, organization_id, status, content, content_by_platform, media_ids, source, scheduled_at, workflow_id,
+         created_at, updated_at)
+       values (?, ?, 'failed', ?, '{}', '[]', 'api', now(), ?, now(), now())`,
+      [id, organizationId, `failed ${id}`, postWorkflowId(id)],
+    );
+    await conn.execute(
+      `insert into post_channels (id, post_id, channel_id, platform, status, content, error, created_at, updated_at)
+       values (?, ?, ?, 'MASTODON', 'failed', ?, 'the instance was down', now(), now())`,
+      [newId('pc'), id, channelId, `failed ${id}`],
+    );
+    return id;
+  }
+
+  test('a start lost after the commit: the reconciler starts the retry run once, and the request answers 202', async () => {
+    const org = await makeOrg('PRO');
+    const ch = await makeChannel(org.id, 'MASTODON');
+    const { key } = await makeKey(org.id);
+    await stack.syncClock();
+    const postId = await failedPost(org.id, ch.id);
+    let release!: () => void;
+    const app = appWithStart(async () => {
+      await new Promise<void>((r) => (release = r));
+      throw new Error('connection reset: the answer never came');
+    });
+    const request = call(app, 'POST', `/v1/posts/${postId}/retry`, { key });
+    await until(async () => (await pendingOf(postId)) === true, 'the retry committed');
+    expect(await workflowStatus(postId)).toBe('NONE');
+
+    const result = await reconcile();
+    expect(result.started).toBeGreaterThanOrEqual(1);
+    expect(await pendingOf(postId)).toBe(false);
+    const runId = (await stack.client.workflow.getHandle(postWorkflowId(postId)).describe()).runId;
+    release();
+    const answer = await request;
+    expect(answer.status).toBe(202);
+    // The retry run has begun: its startRetry cleared the error the request's transaction kept.
+    await until(async () => {
+      const [pc] = await stack.h.orm.em.fork().find(PostChannel, { post: postId });
+      return pc!.status === 'publishing' && pc!.error === null;
+    }, 'the retry run began');
+    // One run: the request met the reconciler's, and started no second one.
+    expect((await stack.client.workflow.getHandle(postWorkflowId(postId)).describe()).runId).toBe(runId);
+    expect((await reconcile()).started).toBe(0);
+  });
+
+  test('a start that fails: 503, the post and its channel failed again with their error', async () => {
+    const org = await makeOrg('PRO');
+    const ch = await makeChannel(org.id, 'MASTODON');
+    const { key } = await makeKey(org.id);
+    await stack.syncClock();
+    const postId = await failedPost(org.id, ch.id);
+    const app = appWithStart(() => new Promise<string>(() => {}), 300);
+    const r = await call(app, 'POST', `/v1/posts/${postId}/retry`, { key });
+    expect(r.status).toBe(503);
+    expect(r.body.error.message).toContain('not started');
+    const post = await stack.h.orm.em.fork().findOneOrFail(Post, { id: postId });
+    expect({ status: post.status, pending: post.workflowPending }).toEqual({ status: 'failed', pending: false });
+    const [pc] = await stack.h.orm.em.fork().find(PostChannel, { post: postId });
+    expect({ status: pc!.status, error: pc!.error }).toEqual({ status: 'failed', error: 'the instance was down' });
+    const view = await call(stack.app, 'GET', `/v1/posts/${postId}`, { key });
+    expect(view.body.channels[0]).toMatchObject({ status: 'failed', error: 'the instance was down' });
+  });
+});
+
+describe("an Idempotency-Key claimed in the post's own transaction", () => {
+  test('a create cut off after its commit: the retry with its key gets 201 with the same post, also across a Postgres connection loss', async () => {
+    const org = await makeOrg('PRO');
+    const ch = await makeChannel(org.id, 'MASTODON');
+    const { key } = await makeKey(org.id);
+    await stack.syncClock();
+    // The first request commits, then never answers (its process as good as dead).
+    const app = appWithStart(() => new Promise<string>(() => {}), 600_000);
+    const body = { content: `cut off ${crypto.randomUUID()}`, channelIds: [ch.id], publishAt: await later() };
+    const idempotencyKey = `cut-${crypto.randomUUID()}`;
+    void call(app, 'POST', '/v1/posts', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+    const postId = await committed(body.content);
+    // Every Postgres connection the service holds is cut, as a database restart does.
+    await stack.h.orm.em
+      .fork()
+      .getConnection()
+      .execute('select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()')
+      .catch(() => {});
+    // What the reconciler does for a post whose request died.
+    await reconcile();
+    const retry = await call(stack.app, 'POST', '/v1/posts', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+    expect({ status: retry.status, id: retry.body?.id, replayed: retry.headers.get('idempotent-replayed') }).toEqual({
+      status: 201,
+      id: postId,
+      replayed: 'true',
+    });
+    expect(retry.headers.get('location')).toBe(`/v1/posts/${postId}`);
+    expect(await stack.h.orm.em.fork().count(Post, { content: body.content })).toBe(1);
+    // The answer is stored now: a third request gets the same.
+    const third = await call(stack.app, 'POST', '/v1/posts', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+    expect({ status: third.status, id: third.body?.id }).toEqual({ status: 201, id: postId });
+  });
+
+  test('a create cut off before its commit: the key is free at once, and the retry creates the post', async () => {
+    const org = await makeOrg('PRO');
+    const ch = await makeChannel(org.id, 'MASTODON');
+    const { key } = await makeKey(org.id);
+    await stack.syncClock();
+    const body = { content: `refused once ${crypto.randomUUID()}`, channelIds: [ch.id], publishAt: await later() };
+    const conn = stack.h.orm.em.fork().getConnection();
+    // The insert fails inside the create's transaction (as a connection lost before COMMIT), in
+    // both of the create's attempts (its batch, then alone), then never again.
+    const tag = crypto.randomUUID().replaceAll('-', '');
+    await conn.execute(`create sequence refuse_${tag}`);
+    await conn.execute(
+      `create function refuse_${tag}() returns trigger language plpgsql as $$
+       begin
+         if new.content = '${body.content}' and nextval('refuse_${tag}') <= 2 then raise exception 'injected before commit'; end if;
+         return new;
+       end $$`,
+    );
+    await conn.execute(`create trigger refuse_${tag} before insert on posts for each row execute function refuse_${tag}()`);
+    try {
+      const idempotencyKey = `before-${crypto.randomUUID()}`;
+      const first = await call(stack.app, 'POST', '/v1/posts', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+      expect(first.status).toBe(500);
+      expect(await stack.h.orm.em.fork().count(Post, { content: body.content })).toBe(0);
+      const retry = await call(stack.app, 'POST', '/v1/posts', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(await stack.h.orm.em.fork().count(Post, { content: body.content })).toBe(1);
+    } finally {
+      await conn.execute(`drop trigger refuse_${tag} on posts`);
+      await conn.execute(`drop function refuse_${tag}()`);
+      await conn.execute(`drop sequence refuse_${tag}`);
+    }
   });
 });
 

@@ -1,0 +1,94 @@
+// Editing a scheduled post, from the API, the MCP tools and the web app: the same rules as
+// creating it, then the workflow's editPost Update, whose validator makes the final "still
+// scheduled?" check atomic with the workflow.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { Post } from '../../db/entities/index.ts';
+import { ApiError } from '../../lib/errors.ts';
+import { editPostUpdate, FAILURE, postWorkflowId, type PostEdit } from '../../workflows/post-types.ts';
+import type { MediaViewer } from '../media.ts';
+import { releaseQueueClaims } from '../queues/queues.ts';
+import { executeUpdateInRequest, type TemporalDeps, updateFailureType } from '../temporal-calls.ts';
+import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels } from './checks.ts';
+import { assertNotDuplicate } from './create.ts';
+import type { PostView } from './view.ts';
+
+/** Sends a validated edit through the workflow's Update; its validator refuses unless still scheduled. */
+export async function editPost(temporal: TemporalDeps, postId: string, edit: PostEdit): Promise<void> {
+  try {
+    await executeUpdateInRequest(
+      temporal,
+      postWorkflowId(postId),
+      editPostUpdate,
+      [edit],
+      // No answer in time (Temporal down, or no worker): the Update may still be applied once a
+      // worker polls again. The edit only sets values, so retrying it is safe.
+      'Scheduling is unavailable right now; the edit was not confirmed and may still be applied later. Check the post and retry shortly.',
+    );
+  } catch (err) {
+    // Refused by the validator (publishing) or the workflow has ended (published, failed).
+    if (updateFailureType(err) === FAILURE.notScheduled || err instanceof WorkflowNotFoundError) {
+      throw new ApiError('conflict', 'The post is no longer scheduled; it cannot be edited.');
+    }
+    throw err;
+  }
+}
+
+export interface EditRequest {
+  content?: string;
+  contentByPlatform?: Record<string, string>;
+  publishAt?: Date;
+  mediaIds?: string[];
+  /** Replaces the target channels. */
+  channelIds?: string[];
+  reddit?: { subreddit: string; title: string };
+}
+
+/**
+ * An edit of a scheduled post, from the API or the web app: the same rules as creating it
+ * (channels' text limits, media, duplicates; new channels within the key's list and usable),
+ * then the workflow's editPost Update, whose validator makes the final "still scheduled?" check
+ * atomic with the workflow. `key`: the API key editing (its channel list and the media it may
+ * see); null for the web app.
+ */
+export async function validateAndEditPost(
+  em: EntityManager,
+  temporal: TemporalDeps,
+  organizationId: string,
+  current: PostView,
+  edit: EditRequest,
+  key: MediaViewer | null = null,
+): Promise<void> {
+  const currentIds = current.channels.map((c) => c.channelId);
+  const channels = await loadTargetChannels(
+    em,
+    organizationId,
+    edit.channelIds ?? currentIds,
+    edit.channelIds ? (key?.channels ?? 'all') : 'all',
+  );
+  // A channel the post already has keeps it whatever its status (as an edit of the text does);
+  // an added one must be usable, as on create.
+  assertChannelsUsable(channels.filter((c) => !currentIds.includes(c.id)));
+  const stored = await em.findOneOrFail(Post, { id: current.id, organization: organizationId });
+  const media = await loadPostMedia(em, organizationId, edit.mediaIds ?? current.media.map((m) => m.id), key ?? undefined);
+  // New channels without new per-platform texts: the texts of platforms no longer targeted go.
+  const contentByPlatform =
+    edit.contentByPlatform ??
+    (edit.channelIds
+      ? Object.fromEntries(Object.entries(stored.contentByPlatform ?? {}).filter(([p]) => channels.some((c) => c.platform === p)))
+      : (stored.contentByPlatform ?? {}));
+  const reddit = edit.reddit ?? current.reddit;
+  const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit });
+  await assertNotDuplicate(em, channels, texts, edit.publishAt ?? new Date(current.scheduledAt), current.id, current.seriesId ?? undefined);
+  await editPost(temporal, current.id, {
+    content: edit.content,
+    contentByPlatform: edit.contentByPlatform ?? (edit.channelIds ? contentByPlatform : undefined),
+    publishAt: edit.publishAt?.toISOString(),
+    mediaIds: edit.mediaIds,
+    channelIds: edit.channelIds,
+    reddit: edit.reddit,
+    channelContent: texts,
+  });
+  // Rescheduled: a queue slot it held is free again (tidiness; a moved post's claim is stale anyway).
+  if (edit.publishAt) await releaseQueueClaims(em, current.id, edit.publishAt);
+}
