@@ -1,9 +1,10 @@
 // The start reconciler's activity (workflows/post-reconciler.ts, run by a Temporal Schedule):
-// starts the workflow of every post and series committed but still marked workflow_pending some
+// starts the workflow of every post, series and upload committed but still marked workflow_pending some
 // seconds later (a process died between its commit and its start), by the protocol of
 // domain/workflow-starts.ts.
 import { Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm.ts';
+import { UPLOAD_STARTS } from '../domain/media.ts';
 import { POST_STARTS } from '../domain/posts/workflow-start.ts';
 import { SERIES_STARTS } from '../domain/series/series.ts';
 import { reconcilePendingStarts } from '../domain/workflow-starts.ts';
@@ -11,17 +12,18 @@ import type { PostReconcilerInput, PostReconcilerResult } from '../workflows/pos
 
 export function createReconcileActivities(deps: { orm: Orm }) {
   return {
-    /** Posts (a create, a retry) and series; the reconciler's workflow type keeps its durable name. */
+    /** Posts (a create, a retry), series and uploads; the reconciler's workflow type keeps its durable name. */
     async startPendingPosts(input: PostReconcilerInput): Promise<PostReconcilerResult> {
       const ctx = Context.current();
       const temporal = { client: ctx.client, taskQueue: ctx.info.taskQueue };
       const opts = { ...input, now: new Date(), beat: () => ctx.heartbeat() };
       const posts = await reconcilePendingStarts(deps.orm.em, temporal, POST_STARTS, opts);
       const series = await reconcilePendingStarts(deps.orm.em, temporal, SERIES_STARTS, opts);
+      const uploads = await reconcilePendingStarts(deps.orm.em, temporal, UPLOAD_STARTS, opts);
       return {
-        started: posts.started + series.started,
-        alreadyStarted: posts.alreadyStarted + series.alreadyStarted,
-        cleared: posts.cleared + series.cleared,
+        started: posts.started + series.started + uploads.started,
+        alreadyStarted: posts.alreadyStarted + series.alreadyStarted + uploads.alreadyStarted,
+        cleared: posts.cleared + series.cleared + uploads.cleared,
       };
     },
   };

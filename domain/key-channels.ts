@@ -1,8 +1,8 @@
 // What an API key limited to channels may see: a post or a series only when every one of its
 // channels is within the key's list, a queue only when its channel is. A key for all channels (and
-// the web app, which passes 'all') sees the whole organization. Two readers apply the same rule
-// where this code cannot run: the post list in SQL (post_page, its `key_channels` test) and media,
-// whose rule is its own (media.ts hiddenMediaIds: visible when one post using it is on the key's channels).
+// the web app, which passes 'all') sees the whole organization. The post list applies the same
+// rule in SQL (post_page, its `key_channels` test), where this code cannot run. Media has a rule
+// of its own (media.ts hiddenMediaIds: visible when a post using it is on one of the key's channels).
 
 /** An API key's channels: 'all', or the ids of the channels it is limited to. */
 export type KeyChannels = 'all' | readonly string[];

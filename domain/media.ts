@@ -15,16 +15,10 @@ import {
   MEDIA_UPLOAD_WORKFLOW_TYPE,
   UPLOAD_FAILURE,
   uploadWorkflowId,
-  type MediaUploadWorkflow,
   type UploadWorkflowInput,
 } from '../workflows/media-types.ts';
-import {
-  executeUpdateInRequest,
-  startWorkflowInRequest,
-  terminateInBackground,
-  updateFailureType,
-  type TemporalDeps,
-} from './temporal-calls.ts';
+import { executeUpdateInRequest, updateFailureType, type TemporalDeps } from './temporal-calls.ts';
+import { type PendingKind, startAfterCommit } from './workflow-starts.ts';
 
 export const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
 /** Signed GET URLs in API answers stay valid this long. */
@@ -119,9 +113,47 @@ export interface NewUpload {
   apiKeyId?: string | null;
 }
 
+/** The columns of a media item the start protocol reads. */
+export interface UploadStartRow {
+  id: string;
+  organization_id: string;
+  status: string;
+  upload_expires_at: Date;
+}
+
 /**
- * Creates the pending item, its presigned PUT and its upload workflow in one step (the workflow
- * starts inside the transaction, before the commit, as for posts).
+ * A pending upload as a row of the start protocol (domain/workflow-starts.ts): its workflow waits
+ * for completion until the window closes, so one started late still fails an expired item and
+ * deletes what was uploaded.
+ */
+export const UPLOAD_STARTS: PendingKind<UploadStartRow> = {
+  table: 'media_items',
+  markedAt: 'created_at',
+  columns: 'id, organization_id, status, upload_expires_at',
+  startFor: (row) =>
+    row.status !== 'pending'
+      ? null
+      : {
+          workflowType: MEDIA_UPLOAD_WORKFLOW_TYPE,
+          options: {
+            workflowId: uploadWorkflowId(row.id),
+            args: [
+              {
+                mediaId: row.id,
+                organizationId: row.organization_id,
+                expiresAt: new Date(row.upload_expires_at).toISOString(),
+              } satisfies UploadWorkflowInput,
+            ],
+          },
+        },
+  async withdraw(tx, row) {
+    await sql(tx, 'delete from media_items where id = ?', [row.id]);
+  },
+};
+
+/**
+ * Creates the pending item and its presigned PUT, commits it, then starts its upload workflow
+ * (domain/workflow-starts.ts): Temporal down → 503 within the deadline, nothing created.
  */
 export async function createUpload(
   em: EntityManager,
@@ -137,40 +169,29 @@ export async function createUpload(
   // The URL names the upload key only; processing serves a checked copy (storageKey then).
   const uploadKey = mediaKeys(u.organizationId, id).upload;
   const upload = await storage.presignPut(uploadKey, { contentType: mimeType, contentLength: u.fileSize, expiresAt });
-  const workflowId = uploadWorkflowId(id);
-  let started = false;
-  let item!: IMediaItem;
-  try {
-    await em.transactional(async (tx) => {
-      item = tx.create(MediaItem, {
-        id,
-        organization: u.organizationId,
-        type: classified.type,
-        status: 'pending',
-        fileName: u.fileName,
-        mimeType,
-        sizeBytes: u.fileSize,
-        storageKey: uploadKey,
-        uploadKey,
-        apiKeyId: u.apiKeyId ?? null,
-        altText: u.altText,
-        uploadExpiresAt: expiresAt,
-      });
-      await tx.flush();
-      const input: UploadWorkflowInput = { mediaId: id, organizationId: u.organizationId, expiresAt: expiresAt.toISOString() };
-      // Bounded (domain/temporal-calls.ts): Temporal down → 503 within the deadline, nothing created.
-      await startWorkflowInRequest<MediaUploadWorkflow>(
-        temporal,
-        MEDIA_UPLOAD_WORKFLOW_TYPE,
-        { workflowId, args: [input] },
-        'Uploads are unavailable right now; nothing was created. Retry shortly.',
-      );
-      started = true;
-    });
-  } catch (err) {
-    if (started) terminateInBackground(temporal, workflowId, 'media row was not committed');
-    throw err;
-  }
+  const item = await em.transactional(async (tx) =>
+    tx.create(MediaItem, {
+      id,
+      organization: u.organizationId,
+      type: classified.type,
+      status: 'pending',
+      fileName: u.fileName,
+      mimeType,
+      sizeBytes: u.fileSize,
+      storageKey: uploadKey,
+      uploadKey,
+      apiKeyId: u.apiKeyId ?? null,
+      altText: u.altText,
+      uploadExpiresAt: expiresAt,
+      workflowPending: true,
+    }),
+  );
+  const row = { id, organization_id: u.organizationId, status: 'pending', upload_expires_at: expiresAt };
+  await startAfterCommit(em, temporal, UPLOAD_STARTS, row, {
+    withdrawn: 'Uploads are unavailable right now; nothing was created. Retry shortly.',
+    kept: 'Uploads are unavailable right now; the upload was saved and its window starts once they are back. Retry shortly.',
+  });
+  item.workflowPending = false;
   return { item, upload };
 }
 

@@ -1,6 +1,6 @@
 // Temporal calls made while an HTTP request waits (a workflow start, an Update). Without a bound,
 // the SDK retries an unreachable server for ~20 s and an Update with no worker polling waits on,
-// all that time holding a pool connection and the organization's lock. Here every such call has a
+// all that time holding the request and a pool connection. Here every such call has a
 // deadline (TEMPORAL_REQUEST_TIMEOUT_MS), and an outage becomes a 503 with the spec's error body.
 import {
   ApplicationFailure,
@@ -10,8 +10,6 @@ import {
   WorkflowUpdateStage,
   type Client,
   type UpdateDefinition,
-  type Workflow,
-  type WorkflowStartOptions,
 } from '@temporalio/client';
 import { ApiError } from '../lib/errors.ts';
 
@@ -71,31 +69,6 @@ export async function withTemporalDeadline<T>(temporal: TemporalDeps, fn: () => 
     return await Promise.race([call, timeout]);
   } finally {
     clearTimeout(timer);
-  }
-}
-
-/**
- * Starts a workflow for a row that is about to be committed. An outage → 503 with `unavailable`
- * as its message. A start that timed out may still have reached the server: the row it was for
- * is rolled back by the caller, so the workflow is terminated in the background. (Should that
- * fail too, a post workflow whose row never appears ends by itself within two minutes,
- * workflows/post.ts; an upload workflow fails when its 15-minute window closes.) Other failures
- * are thrown as they are (a logged 500).
- */
-export async function startWorkflowInRequest<T extends Workflow>(
-  temporal: TemporalDeps,
-  /** The contract's type name (workflows/*-types.ts); `T`, its signature, types `args`. */
-  workflowType: string,
-  options: Omit<WorkflowStartOptions<T>, 'taskQueue'> & { workflowId: string },
-  unavailable: string,
-): Promise<void> {
-  const startOptions = { ...options, taskQueue: temporal.taskQueue } as WorkflowStartOptions<T>;
-  try {
-    await withTemporalDeadline(temporal, () => temporal.client.workflow.start<T>(workflowType, startOptions));
-  } catch (err) {
-    if (!isTemporalOutage(err)) throw err;
-    terminateInBackground(temporal, options.workflowId, 'the start timed out; its row was not committed');
-    throw temporalUnavailable(unavailable, err);
   }
 }
 

@@ -1,5 +1,5 @@
 // A row and its workflow: one protocol for every row that owns a workflow — a post, a post's
-// retry, a series, a webhook delivery (docs/decisions.md "A row and its workflow").
+// retry, a series, an upload's media item, a webhook delivery (docs/decisions.md "A row and its workflow").
 //
 // 1. The row, or the change that needs a workflow, is committed with workflow_pending = true.
 //    No lock is held across a Temporal call, and no workflow ever acts on an uncommitted row.
@@ -21,6 +21,7 @@ import {
   webhookDeliveryWorkflowId,
   type WebhookDeliveryInput,
 } from '../workflows/webhook-delivery-types.ts';
+import { WebhookDelivery } from '../db/entities/index.ts';
 import { sql } from '../db/sql.ts';
 import { isTemporalOutage, type TemporalDeps, temporalUnavailable, terminateInBackground, withTemporalDeadline } from './temporal-calls.ts';
 
@@ -33,7 +34,7 @@ export interface PendingStart {
 /** What the protocol needs to know of one kind of row. */
 export interface PendingKind<Row extends { id: string }> {
   /** Its table; it has the columns id and workflow_pending. */
-  table: 'posts' | 'series' | 'webhook_deliveries';
+  table: 'posts' | 'series' | 'webhook_deliveries' | 'media_items';
   /** The column that holds when the row was last marked: updated_at where a row is marked again (a retry), else created_at. */
   markedAt: 'created_at' | 'updated_at';
   /** The columns `Row` reads (a fixed list, never a value). */
@@ -235,5 +236,5 @@ export async function dispatchWebhookDeliveries(
     const start = WEBHOOK_DELIVERY_STARTS.startFor({ id })!;
     await startOnce(temporal.client, temporal.taskQueue, start);
   }
-  await sql(em.fork(), 'update webhook_deliveries set workflow_pending = false where id = any(?)', [deliveryIds]);
+  await em.fork().nativeUpdate(WebhookDelivery, { id: { $in: deliveryIds } }, { workflowPending: false });
 }

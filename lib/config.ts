@@ -1,5 +1,6 @@
 // The one typed, validated configuration module. Read once at start; the README ("Configuration")
-// and docs/operations.md ("Channels and platform settings") list the variables. Missing required values fail fast with a message naming them.
+// and docs/operations.md ("Channels and platform settings") list the variables. Missing required
+// values fail fast with a message naming them.
 import { Type as T, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 

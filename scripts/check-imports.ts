@@ -1,4 +1,4 @@
-// The import-graph check (docs/architecture.md "Layers"): every import between the project's
+// The import-graph check (docs/architecture.md): every import between the project's
 // folders points down the layer table below, and no two folders import each other.
 // `bun scripts/check-imports.ts [root]` lists each offending import and exits 1; `--graph` also
 // prints the folder graph. Part of `npm test`; test/check-imports.test.ts plants bad imports.

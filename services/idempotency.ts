@@ -26,7 +26,7 @@ const WAIT_FOR_FIRST_MS = 15_000;
  * retry runs. Far longer than a create takes (the Temporal call has a 5 s deadline; a concurrent
  * retry waits 15 s); were a live request ever that slow, its retry still cannot double a post —
  * the create checks for the same text on the same channel under the organization's lock
- * (duplicate_post) — so it costs one 409 at worst, where waiting 10 minutes cost every retry.
+ * (duplicate_post) — so it costs one 409 at worst, where a longer wait would cost every retry a 409.
  */
 const ABANDONED_AFTER_MS = 2 * 60 * 1000;
 

@@ -786,8 +786,8 @@ let runsExecuted = 0;
 const realId = (id: string, real: string) => (id === 'REAL' ? real : id);
 
 describe('hostile input never yields a 500 and refused requests write nothing', () => {
-  // The counterexamples this file found (each was a 500; some wrote rows first), kept as fixed cases.
-  test('regressions: the counterexamples found, each now a 422 that writes nothing', async () => {
+  // Fixed cases beside the generated ones: requests that break a naive handler (a 500, some after writing rows).
+  test('fixed hostile requests: each a 422 that writes nothing', async () => {
     const later = (days: number) => new Date(baseTime + days * DAY).toISOString();
     const cases: [string, string, string, Record<string, string>?][] = [
       ['POST', '/v1/posts', `{"content":{"toString":""},"channelIds":["${mastodonId}"],"publishAt":"${later(700)}"}`],

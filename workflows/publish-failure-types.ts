@@ -1,5 +1,5 @@
-// Why a channel failed, in a form a program can act on (docs/decisions.md "Failures a program
-// can act on"): the publish activity classifies the platform's refusal and puts the class in its
+// Why a channel failed, in a form a program can act on (docs/decisions.md "Publishing"): the
+// publish activity classifies the platform's refusal and puts the class in its
 // ApplicationFailure's details; the post workflow hands it to recordChannelFailure, and the API
 // shows it as the post channel's `errorCode` and `retryable`. Plain data (no imports), shared by
 // the workflow, its activities, the database entity and the API. The codes are durable: stored

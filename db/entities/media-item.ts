@@ -35,6 +35,14 @@ export const MediaItem = defineEntity({
     description: p.text().nullable(),
     failureReason: p.text().nullable(),
     uploadExpiresAt: p.datetime(),
+    /** Committed, its upload workflow not known to be started (domain/workflow-starts.ts). */
+    workflowPending: p.boolean().default(false),
   },
+  indexes: [
+    {
+      name: 'media_items_workflow_pending_index',
+      expression: 'create index "media_items_workflow_pending_index" on "media_items" ("created_at") where "workflow_pending"',
+    },
+  ],
 });
 export type IMediaItem = InferEntity<typeof MediaItem>;

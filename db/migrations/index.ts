@@ -15,6 +15,7 @@ import { Migration20261124120000_post_workflow_pending } from './Migration202611
 import { Migration20261124110000_post_page } from './Migration20261124110000_post_page.ts';
 import { Migration20261124100000_webhook_auto_disable } from './Migration20261124100000_webhook_auto_disable.ts';
 import { Migration20261126100000_workflow_pending } from './Migration20261126100000_workflow_pending.ts';
+import { Migration20261126100100_media_workflow_pending } from './Migration20261126100100_media_workflow_pending.ts';
 import { Migration20261126120000_post_page_rows } from './Migration20261126120000_post_page_rows.ts';
 
 export const MIGRATIONS = [
@@ -34,5 +35,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261124110000_post_page', class: Migration20261124110000_post_page },
   { name: 'Migration20261124100000_webhook_auto_disable', class: Migration20261124100000_webhook_auto_disable },
   { name: 'Migration20261126100000_workflow_pending', class: Migration20261126100000_workflow_pending },
+  { name: 'Migration20261126100100_media_workflow_pending', class: Migration20261126100100_media_workflow_pending },
   { name: 'Migration20261126120000_post_page_rows', class: Migration20261126120000_post_page_rows },
 ];

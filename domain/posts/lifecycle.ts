@@ -1,8 +1,8 @@
 // Deleting (cancelling) a post and retrying its failed channels, from the API and the web app.
 // Every change to a post whose workflow still runs goes through that workflow (an Update whose
 // validator decides atomically with the workflow's own state), so a timer that already fired
-// can never publish a post the client was told is cancelled. docs/decisions.md "Cancel, delete
-// and retry".
+// can never publish a post the client was told is cancelled. docs/decisions.md "The post
+// workflow".
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError } from '@temporalio/client';
@@ -50,7 +50,7 @@ export async function cancelPost(
         // No answer in time: the Update may still be applied once a worker polls again.
         'Scheduling is unavailable right now; the cancellation was not confirmed and may still be applied later. Check the post and retry shortly.',
       );
-      // A queue slot it held is free again (services/queues.ts; a deleted post's claim is stale anyway).
+      // A queue slot it held is free again (domain/queues/queues.ts; a deleted post's claim is stale anyway).
       await releaseQueueClaims(em, postId);
       return;
     } catch (err) {
@@ -73,7 +73,7 @@ async function softDeleteSettled(em: EntityManager, organizationId: string, post
     const post = await tx.findOne(Post, { id: postId, organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!post || post.deletedAt) throw errors.notFound('Post');
     if (post.status === 'publishing') throw publishingConflict();
-    // Committed, its workflow not started yet (services/post-scheduler.ts): the start is on its way.
+    // Committed, its workflow not started yet (domain/posts/create.ts): the start is on its way.
     if (post.workflowPending) throw new ApiError('conflict', 'The post is still being scheduled; retry shortly.');
     post.deletedAt = now;
   });

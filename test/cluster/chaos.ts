@@ -8,8 +8,10 @@
 //   4. one API process SIGKILLed while clients create posts (they retry with their
 //      Idempotency-Key on the other API), then restarted.
 // After each: every post answered 201 exists and is published exactly once on every channel
-// (counted on the fakes), none is left scheduled/publishing past its time + LATE_BOUND_MS, and the
-// processes that were not killed kept answering (JSON, no hangs, no empty replies). Prints a table;
+// (counted on the fakes), none is left scheduled/publishing past its time + LATE_BOUND_MS, the
+// processes that were not killed kept answering (JSON, no hangs, no empty replies), and a create
+// cut off after its commit (its request got no answer or a 5xx, yet its post is in Postgres) was
+// answered by its retry with the same Idempotency-Key 201 with that very post. Prints a table;
 // exits 1 on any violation. Not part of `bun test` (docs/operations.md "Chaos: `npm run test:cluster`": it takes minutes).
 //   bun test/cluster/chaos.ts [--posts N]   (N posts per phase, default 60)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createOrm } from '../../db/orm.ts';
+import { sql } from '../../db/sql.ts';
 import { loadConfig } from '../../lib/config.ts';
 import { createApiKey } from '../../services/api-keys.ts';
 import { addChannel } from '../../domain/channels.ts';
@@ -36,9 +39,10 @@ const argPosts = process.argv.indexOf('--posts');
 const POSTS = argPosts > 0 ? Number(process.argv[argPosts + 1]) : 60;
 const CLIENTS = 6;
 /**
- * How long a client keeps retrying one create: past the 2 minutes after which the server forgets
- * a first request that never finished (services/idempotency.ts ABANDONED_AFTER_MS), which is how
- * long a create cut off half-way blocks its Idempotency-Key.
+ * How long a client keeps retrying one create: past the longest a fault keeps creates from
+ * succeeding (Temporal down 10 s, then up to 3 minutes for its restart). A create cut off before
+ * its commit leaves its Idempotency-Key free at once, one cut off after it is answered by the
+ * first retry that reaches Postgres (services/idempotency.ts idempotentCreate).
  */
 const GIVE_UP_MS = 4 * 60_000;
 
@@ -83,7 +87,9 @@ async function freePorts(): Promise<ClusterPorts> {
 
 // --- HTTP with outcome classes ---------------------------------------------------------------------
 
-type Outcome = { kind: 'answer'; status: number; json: any; text: string } | { kind: 'no-answer'; why: 'refused' | 'reset/empty' | 'hang' };
+type Outcome =
+  | { kind: 'answer'; status: number; json: any; text: string; replayed: boolean }
+  | { kind: 'no-answer'; why: 'refused' | 'reset/empty' | 'hang' };
 
 async function request(
   port: number,
@@ -107,7 +113,7 @@ async function request(
     } catch {
       /* not JSON: reported */
     }
-    return { kind: 'answer', status: res.status, json, text };
+    return { kind: 'answer', status: res.status, json, text, replayed: res.headers.get('idempotent-replayed') === 'true' };
   } catch (e) {
     const err = e as Error & { code?: string };
     if (err.name === 'TimeoutError' || err.name === 'AbortError') return { kind: 'no-answer', why: 'hang' };
@@ -120,6 +126,18 @@ async function request(
 const cleanError = (o: Outcome) =>
   o.kind === 'answer' && typeof o.json?.error?.code === 'string' && typeof o.json?.error?.message === 'string';
 
+/** No answer or a 5xx: the request may or may not have committed what it was creating. */
+const cutOff = (o: Outcome) => o.kind === 'no-answer' || o.status >= 500;
+
+function describeAttempt(a: Attempt, firstAt: number): string {
+  const o = a.outcome;
+  const what =
+    o.kind === 'no-answer'
+      ? `no answer (${o.why})`
+      : `${o.status}${o.json?.error?.code ? ` ${o.json.error.code}` : ''}${o.status === 201 ? ` ${o.json?.id}` : ''}${o.replayed ? ' Idempotent-Replayed' : ''}`;
+  return `api-${a.api + 1} at +${((a.startedAt - firstAt) / 1000).toFixed(1)} s → ${what}`;
+}
+
 // --- the run ------------------------------------------------------------------------------------------
 
 interface Created {
@@ -127,6 +145,20 @@ interface Created {
   marker: string;
   publishAt: number;
   answeredAt: number;
+}
+
+/** One request of a create, and the client's clock when it was sent. */
+interface Attempt {
+  api: number;
+  startedAt: number;
+  outcome: Outcome;
+}
+
+/** One create: its marker (in its text), its Idempotency-Key and every request made for it. */
+interface CreateRun {
+  marker: string;
+  idem: string;
+  attempts: Attempt[];
 }
 
 interface PhaseContext {
@@ -148,6 +180,10 @@ interface PhaseResult {
   maxLatenessMs: number;
   /** From a create's first attempt to its 201, retries included. */
   slowestCreateMs: number;
+  /** Creates whose request got no answer (or a 5xx) although it committed the post… */
+  cutOffAfterCommit: number;
+  /** …and of those, how many the retry with the same key answered 201 with that post. */
+  cutOffAnswered: number;
   errors: Record<string, number>;
   violations: string[];
 }
@@ -285,7 +321,14 @@ try {
 
   for (const [n, phase] of phases.entries()) {
     say(`phase ${n + 1}: ${phase.fault}`);
-    const r = await runPhase(c, phase, n, { clientKeys, probeKey, channelIds: channels.map((ch) => ch.id), received, allTexts });
+    const r = await runPhase(c, phase, n, {
+      clientKeys,
+      probeKey,
+      organizationId: org.id,
+      channelIds: channels.map((ch) => ch.id),
+      received,
+      allTexts,
+    });
     results.push(r);
     for (const v of r.violations) say(`  VIOLATION: ${v}`);
     // Phase 4 killed api-1: bring it back so the cluster is whole again.
@@ -321,6 +364,7 @@ async function runPhase(
   env: {
     clientKeys: string[];
     probeKey: string;
+    organizationId: string;
     channelIds: string[];
     received: (platform: string, marker: string) => number;
     allTexts: () => string[];
@@ -331,6 +375,7 @@ async function runPhase(
   const count = (k: string) => void (errors[k] = (errors[k] ?? 0) + 1);
   const killedApis = new Set<number>();
   const created: Created[] = [];
+  const runs: CreateRun[] = [];
   let inFlightCreates = 0;
   let slowestCreateMs = 0;
   const onApi = [0, 0];
@@ -366,6 +411,8 @@ async function runPhase(
         ...(publishAt ? { publishAt } : {}),
       };
       const idem = randomUUID();
+      const run: CreateRun = { marker, idem, attempts: [] };
+      runs.push(run);
       let api = (n + ci) % 2;
       const firstTry = Date.now();
       const giveUp = firstTry + GIVE_UP_MS;
@@ -374,7 +421,9 @@ async function runPhase(
         for (;;) {
           const on = api;
           onApi[on]!++;
+          const startedAt = Date.now();
           const o = await request(ports[api]!, 'POST', '/v1/posts', key, body, { 'idempotency-key': idem }).finally(() => onApi[on]!--);
+          run.attempts.push({ api: on, startedAt, outcome: o });
           if (o.kind === 'answer' && o.status === 201) {
             if (!o.json?.id) violations.push(`201 without an id: ${o.text.slice(0, 200)}`);
             created.push({ id: o.json.id, marker, publishAt: publishAt ? Date.parse(publishAt) : Date.now(), answeredAt: Date.now() });
@@ -471,6 +520,7 @@ async function runPhase(
   }
   for (const [i, w] of c.workers.entries()) if (!w.alive()) violations.push(`worker-${i + 1} is not running after the phase`);
   if (!c.temporal.alive()) violations.push('temporal-server is not running after the phase');
+  const cut = await checkCutOffCreates(c, env.organizationId, index, runs, violations);
   return {
     fault: phase.fault,
     posts: created.length,
@@ -480,9 +530,89 @@ async function runPhase(
     stuck,
     maxLatenessMs,
     slowestCreateMs,
+    cutOffAfterCommit: cut.cutOff,
+    cutOffAnswered: cut.answered,
     errors,
     violations,
   };
+}
+
+/**
+ * Creates cut off after their commit: a request that got no answer or a 5xx although its post
+ * committed. The post is found in Postgres by the marker in its text; the request that committed
+ * it is the last one sent before its Idempotency-Key claim was made (the claim carries the
+ * request's time and commits with the post). The answer that follows — the first one that is
+ * neither missing, a 5xx nor a 429 — must be 201 with that post. Also a violation: two posts for
+ * one create, a post without its key's claim, a committed post answered anything but 201 with it.
+ */
+async function checkCutOffCreates(
+  c: Cluster,
+  organizationId: string,
+  index: number,
+  runs: CreateRun[],
+  violations: string[],
+): Promise<{ cutOff: number; answered: number }> {
+  const orm = await createOrm(c.appEnv.DATABASE_URL!, 1);
+  let posts: { id: string; content: string }[];
+  let claims: { key: string; post_id: string | null; created_at: Date }[];
+  try {
+    posts = await sql(orm.em.fork(), 'select id, content from posts where organization_id = ? and content like ?', [
+      organizationId,
+      `Post chaos-${index + 1}-%`,
+    ]);
+    claims = await sql(
+      orm.em.fork(),
+      "select key, post_id, created_at from idempotency_keys where organization_id = ? and endpoint = 'POST /v1/posts'",
+      [organizationId],
+    );
+  } finally {
+    await orm.close();
+  }
+  const claimOf = new Map(claims.map((k) => [k.key, k]));
+  let cutOffCount = 0;
+  let answered = 0;
+  for (const run of runs) {
+    const first = run.attempts[0];
+    if (!first) continue;
+    const mine = posts.filter((p) => p.content.includes(`Post ${run.marker}:`));
+    const history = () => run.attempts.map((a) => describeAttempt(a, first.startedAt)).join('; ');
+    if (mine.length > 1)
+      violations.push(`${run.marker}: ${mine.length} posts for one create (${mine.map((p) => p.id).join(', ')}): ${history()}`);
+    const post = mine[0];
+    if (!post) continue;
+    const claim = claimOf.get(run.idem);
+    if (claim?.post_id !== post.id) {
+      violations.push(`${run.marker}: post ${post.id} committed, its key's claim names ${claim ? claim.post_id : 'nothing'}: ${history()}`);
+      continue;
+    }
+    // The request that committed it: the last one sent by the time of its claim (requests of one
+    // create are at least 0.5 s apart; 250 ms allow for the two clocks' rounding).
+    const at = new Date(claim.created_at).getTime();
+    let by = -1;
+    for (const [i, a] of run.attempts.entries()) if (a.startedAt <= at + 250) by = i;
+    const committer = run.attempts[by];
+    const replayed = run.attempts.some((a) => a.outcome.kind === 'answer' && a.outcome.status === 201 && a.outcome.replayed);
+    if (!committer) {
+      violations.push(
+        `${run.marker}: post ${post.id} claimed at ${new Date(at).toISOString()}, before any request of its create: ${history()}`,
+      );
+      continue;
+    }
+    if (!cutOff(committer.outcome)) {
+      const o = committer.outcome;
+      if (!(o.kind === 'answer' && o.status === 201 && o.json?.id === post.id)) {
+        violations.push(`${run.marker}: the request that committed ${post.id} was answered otherwise: ${history()}`);
+      }
+      if (replayed) violations.push(`${run.marker}: a replayed 201 though its own request answered it: ${history()}`);
+      continue;
+    }
+    cutOffCount++;
+    const answer = run.attempts.slice(by + 1).find((a) => !cutOff(a.outcome) && !(a.outcome.kind === 'answer' && a.outcome.status === 429));
+    const o = answer?.outcome;
+    if (o?.kind === 'answer' && o.status === 201 && o.json?.id === post.id) answered++;
+    else violations.push(`${run.marker}: cut off after committing ${post.id}, its retry was not 201 with it: ${history()}`);
+  }
+  return { cutOff: cutOffCount, answered };
 }
 
 function printTable(rows: PhaseResult[]): void {
@@ -495,6 +625,7 @@ function printTable(rows: PhaseResult[]): void {
     'stuck',
     'max lateness',
     'slowest create',
+    'cut off after commit (retry 201, same post)',
     'API errors by status',
   ];
   const lines = rows.map((r) => [
@@ -506,6 +637,7 @@ function printTable(rows: PhaseResult[]): void {
     String(r.stuck),
     `${(r.maxLatenessMs / 1000).toFixed(1)} s`,
     `${(r.slowestCreateMs / 1000).toFixed(1)} s`,
+    `${r.cutOffAfterCommit} (${r.cutOffAnswered})`,
     Object.entries(r.errors)
       .map(([k, v]) => `${k}: ${v}`)
       .join(', ') || 'none',
