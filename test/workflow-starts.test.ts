@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Client, Connection, type WorkflowStartInput } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { Post, PostChannel, Series } from '../db/entities/index.ts';
+import { MediaItem, Post, PostChannel, Series } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
 import { createLogger } from '../lib/log.ts';
 import { postWorkflowStart } from '../domain/posts/workflow-start.ts';
@@ -18,6 +18,7 @@ import { createWorker } from '../worker/index.ts';
 import { ensureSchedules, SERVICE_SCHEDULES } from '../worker/schedules.ts';
 import { POST_WORKFLOW_TYPE, postWorkflowId } from '../workflows/post-types.ts';
 import { SERIES_WORKFLOW_TYPE, seriesWorkflowId } from '../workflows/series-types.ts';
+import { MEDIA_UPLOAD_WORKFLOW_TYPE, uploadWorkflowId } from '../workflows/media-types.ts';
 import {
   POST_RECONCILER_EVERY,
   POST_RECONCILER_INPUT,
@@ -39,7 +40,7 @@ let stack: Awaited<ReturnType<typeof startPostStack>>;
 const ours: string[] = [];
 
 beforeAll(async () => {
-  stack = await startPostStack();
+  stack = await startPostStack({ storage: 'disk' });
 });
 afterAll(async () => {
   await Promise.all(
@@ -103,6 +104,7 @@ function appWithStart(gate: StartGate, requestTimeoutMs = 30_000, types: string[
     log: () => {},
     temporal: { client, taskQueue: stack.taskQueue, requestTimeoutMs },
     rateLimiter: stack.h.rateLimiter,
+    storage: stack.storage,
   });
 }
 
@@ -326,6 +328,48 @@ describe('a series: the same protocol', () => {
     expect(r.status).toBe(503);
     expect(r.body.error.message).toContain('not created');
     expect(await stack.h.orm.em.fork().count(Series, { organization: org.id })).toBe(0);
+  });
+});
+
+describe('an upload: the same protocol', () => {
+  test('a start lost after the commit: the reconciler starts its workflow once, and the request answers 201; a start that fails: 503, no media item', async () => {
+    const org = await makeOrg('PRO');
+    const { key } = await makeKey(org.id);
+    await stack.syncClock();
+    let release!: () => void;
+    const app = appWithStart(
+      async () => {
+        await new Promise<void>((r) => (release = r));
+        throw new Error('connection reset: the answer never came');
+      },
+      30_000,
+      [MEDIA_UPLOAD_WORKFLOW_TYPE],
+    );
+    const fileName = `lost-${crypto.randomUUID()}.png`;
+    const request = call(app, 'POST', '/v1/media/uploads', { key, body: { fileName, mimeType: 'image/png', fileSize: 1000 } });
+    let mediaId = '';
+    await until(async () => {
+      mediaId = (await stack.h.orm.em.fork().findOne(MediaItem, { fileName }))?.id ?? '';
+      return mediaId !== '';
+    }, 'the media item committed');
+    expect((await stack.h.orm.em.fork().findOneOrFail(MediaItem, { id: mediaId })).workflowPending).toBe(true);
+    expect(await runStatus(uploadWorkflowId(mediaId))).toBe('NONE');
+    expect((await reconcile()).started).toBeGreaterThanOrEqual(1);
+    expect(await runStatus(uploadWorkflowId(mediaId))).toBe('RUNNING');
+    const runId = (await stack.client.workflow.getHandle(uploadWorkflowId(mediaId)).describe()).runId;
+    release();
+    const answer = await request;
+    expect({ status: answer.status, id: answer.body?.media?.id }).toEqual({ status: 201, id: mediaId });
+    expect((await stack.client.workflow.getHandle(uploadWorkflowId(mediaId)).describe()).runId).toBe(runId);
+    expect((await stack.h.orm.em.fork().findOneOrFail(MediaItem, { id: mediaId })).workflowPending).toBe(false);
+
+    const failing = appWithStart(() => new Promise<string>(() => {}), 300, [MEDIA_UPLOAD_WORKFLOW_TYPE]);
+    const outage = await call(failing, 'POST', '/v1/media/uploads', {
+      key,
+      body: { fileName: `outage-${crypto.randomUUID()}.png`, mimeType: 'image/png', fileSize: 1000 },
+    });
+    expect(outage.status).toBe(503);
+    expect(await stack.h.orm.em.fork().count(MediaItem, { organization: org.id })).toBe(1);
   });
 });
 
