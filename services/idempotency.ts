@@ -5,9 +5,9 @@
 // Idempotency-Key makes an independent request and never sees this key's stored response.
 //
 // Two ways to hold a key, one store. A create whose row commits in a transaction of its own
-// (POST /v1/posts: idempotentCreate) claims the key inside that transaction
-// (domain/idempotency-claim.ts), so the claim exists if and only if the post does. Other
-// endpoints (idempotent) claim the key before their work and store the answer after it.
+// (POST /v1/posts, POST /v1/series: createOnce) claims the key inside that transaction
+// (domain/idempotency-claim.ts), so the claim exists if and only if the row does. An upload
+// (idempotent) claims the key before its work and stores the answer after it.
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../db/sql.ts';
@@ -58,6 +58,7 @@ interface Row {
   response: unknown;
   location: string | null;
   post_id: string | null;
+  series_id: string | null;
   created_at: Date;
 }
 
@@ -99,7 +100,8 @@ export async function idempotentCreate(
     now: scope.now,
   };
   const ids = [claim.apiKeyId, claim.endpoint, claim.key];
-  const earlier = await answerEarlier(em, ids, claim.requestHash, scope.now, answer);
+  await forgetExpired(em, ids, scope.now);
+  const earlier = await answerEarlier(em, ids, claim.requestHash, answer);
   if (earlier) return { ...earlier, replayed: true };
   let id: string;
   try {
@@ -107,7 +109,7 @@ export async function idempotentCreate(
   } catch (err) {
     if (err instanceof KeyAlreadyClaimed) {
       // A request with this key committed while this one was checking: answer as it does.
-      const first = await answerEarlier(em, ids, claim.requestHash, scope.now, answer);
+      const first = await answerEarlier(em, ids, claim.requestHash, answer);
       if (first) return { ...first, replayed: true };
       throw errors.conflict('The first request with this Idempotency-Key failed; retry it.', { idempotencyKey: claim.key });
     }
@@ -133,6 +135,37 @@ export async function idempotentCreate(
   return { ...stored, replayed: false };
 }
 
+/** The creates whose key is claimed in their own transaction (domain/idempotency-claim.ts). */
+export type CreateEndpoint = 'POST /v1/posts' | 'POST /v1/series';
+
+/**
+ * A create answered once per (API key, Idempotency-Key): 201 with the row's view and its Location,
+ * or the answer of the first request with the key — the same row, even when that request was
+ * cut off after its commit. Shared by every such create (API routes and MCP tools).
+ */
+export function createOnce(
+  em: EntityManager,
+  who: { organization: { id: string }; key: { id: string }; now: Date },
+  endpoint: CreateEndpoint,
+  request: { body: unknown; idempotencyKey: string | undefined },
+  create: (claim: IdempotencyClaim | undefined) => Promise<string>,
+  view: (id: string) => Promise<unknown>,
+): Promise<StoredResponse & { replayed: boolean }> {
+  const scope = {
+    organizationId: who.organization.id,
+    apiKeyId: who.key.id,
+    endpoint,
+    key: request.idempotencyKey,
+    body: request.body,
+    now: who.now,
+  };
+  return idempotentCreate(em, scope, create, async (id) => ({
+    status: 201,
+    body: await view(id),
+    location: `${endpoint.slice('POST '.length)}/${id}`,
+  }));
+}
+
 /**
  * The answer of an earlier request with this key, or undefined when there is none (or it expired).
  * A claim naming a row still being started (workflow_pending) is waited for a while, so a live
@@ -143,15 +176,13 @@ async function answerEarlier(
   em: EntityManager,
   ids: string[],
   hash: string,
-  now: Date,
   answer: (id: string) => Promise<StoredResponse>,
 ): Promise<StoredResponse | undefined> {
-  await forgetExpired(em, ids, now);
   const deadline = Date.now() + WAIT_FOR_FIRST_MS;
   for (;;) {
     const [row] = await sql<Row>(
       em.fork(),
-      'select request_hash, status_code, response, location, post_id, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?',
+      'select request_hash, status_code, response, location, post_id, series_id, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?',
       ids,
     );
     if (!row) return undefined;
@@ -159,10 +190,12 @@ async function answerEarlier(
       throw errors.conflict('This Idempotency-Key was already used with a different request body.', { idempotencyKey: ids[2] });
     }
     if (row.status_code !== null) return storedOf(row);
-    if (row.post_id !== null) {
-      const [post] = await sql<{ workflow_pending: boolean }>(em.fork(), 'select workflow_pending from posts where id = ?', [row.post_id]);
-      if (post && (!post.workflow_pending || Date.now() > deadline)) {
-        const stored = await answer(row.post_id);
+    const created = row.post_id ?? row.series_id;
+    if (created !== null) {
+      const table = row.post_id !== null ? 'posts' : 'series';
+      const [found] = await sql<{ workflow_pending: boolean }>(em.fork(), `select workflow_pending from ${table} where id = ?`, [created]);
+      if (found && (!found.workflow_pending || Date.now() > deadline)) {
+        const stored = await answer(created);
         await save(em, ids, stored);
         return stored;
       }
@@ -200,16 +233,20 @@ export async function idempotent(
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (scope.key === undefined) return { ...(await work()), replayed: false };
   checkKey(scope.key);
-  const conn = em.getConnection();
   const ids = [scope.apiKeyId, scope.endpoint, scope.key];
   const hash = requestHash(scope.body);
   await forgetExpired(em, ids, scope.now);
-  const claimed = await conn.execute<{ key: string }[]>(
+  const claimed = await sql<{ key: string }>(
+    em,
     `insert into idempotency_keys (api_key_id, endpoint, key, organization_id, request_hash, created_at) values (?, ?, ?, ?, ?, ?)
      on conflict do nothing returning key`,
     [...ids, scope.organizationId, hash, scope.now],
   );
-  if (claimed.length === 0) return { ...(await replay(em, ids, hash)), replayed: true };
+  if (claimed.length === 0) {
+    const first = await answerEarlier(em, ids, hash, () => Promise.reject(new Error('this endpoint claims no row')));
+    if (first) return { ...first, replayed: true };
+    throw errors.conflict('The first request with this Idempotency-Key failed; retry it.', { idempotencyKey: scope.key });
+  }
 
   let stored: StoredResponse;
   try {
@@ -218,7 +255,7 @@ export async function idempotent(
     if (err instanceof ApiError && err.status < 500) {
       await save(em, ids, { status: err.status, body: errorBody(err.code, err.message, err.details) });
     } else {
-      await conn.execute('delete from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?', ids);
+      await sql(em, 'delete from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?', ids);
     }
     throw err;
   }
@@ -227,33 +264,9 @@ export async function idempotent(
 }
 
 async function save(em: EntityManager, ids: string[], r: StoredResponse): Promise<void> {
-  await em
-    .getConnection()
-    .execute('update idempotency_keys set status_code = ?, response = ?, location = ? where api_key_id = ? and endpoint = ? and key = ?', [
-      r.status,
-      JSON.stringify(r.body),
-      r.location ?? null,
-      ...ids,
-    ]);
-}
-
-async function replay(em: EntityManager, ids: string[], hash: string): Promise<StoredResponse> {
-  const deadline = Date.now() + WAIT_FOR_FIRST_MS;
-  for (;;) {
-    const [row] = await em
-      .getConnection()
-      .execute<Row[]>(
-        'select request_hash, status_code, response, location, post_id, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?',
-        ids,
-      );
-    if (!row) throw errors.conflict('The first request with this Idempotency-Key failed; retry it.', { idempotencyKey: ids[2] });
-    if (row.request_hash !== hash) {
-      throw errors.conflict('This Idempotency-Key was already used with a different request body.', { idempotencyKey: ids[2] });
-    }
-    if (row.status_code !== null) return storedOf(row);
-    if (Date.now() > deadline) {
-      throw errors.conflict('A request with this Idempotency-Key is still being processed; retry shortly.', { idempotencyKey: ids[2] });
-    }
-    await Bun.sleep(50);
-  }
+  await sql(
+    em,
+    'update idempotency_keys set status_code = ?, response = ?, location = ? where api_key_id = ? and endpoint = ? and key = ?',
+    [r.status, JSON.stringify(r.body), r.location ?? null, ...ids],
+  );
 }

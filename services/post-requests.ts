@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { errors, type FieldError } from '../lib/errors.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Caller } from './account.ts';
-import { idempotentCreate, type StoredResponse } from './idempotency.ts';
+import { createOnce, type StoredResponse } from './idempotency.ts';
 import { createPost, type CreatePostRequest } from '../domain/posts/create.ts';
 import { type EditRequest, validateAndEditPost } from '../domain/posts/edit.ts';
 import { parsePublishAt } from '../domain/posts/checks.ts';
@@ -54,23 +54,13 @@ export async function createPostOnce(
   body: NewPostBody,
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse & { replayed: boolean }> {
-  const scope = {
-    organizationId: who.organization.id,
-    apiKeyId: who.key.id,
-    endpoint: 'POST /v1/posts',
-    key: idempotencyKey,
-    body,
-    now: who.now,
-  };
-  return idempotentCreate(
+  return createOnce(
     deps.em,
-    scope,
+    who,
+    'POST /v1/posts',
+    { body, idempotencyKey },
     (claim) => createPost(deps.em, deps.temporal, { ...createPostRequest(who, body), claim }),
-    async (id) => ({
-      status: 201,
-      body: await getPostForKey(deps.em.fork(), who.organization.id, id, 'all', deps.storage),
-      location: `/v1/posts/${id}`,
-    }),
+    (id) => getPostForKey(deps.em.fork(), who.organization.id, id, 'all', deps.storage),
   );
 }
 

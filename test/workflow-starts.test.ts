@@ -476,6 +476,35 @@ describe("an Idempotency-Key claimed in the post's own transaction", () => {
     expect({ status: third.status, id: third.body?.id }).toEqual({ status: 201, id: postId });
   });
 
+  test('a series create cut off after its commit: the retry with its key gets 201 with the same series', async () => {
+    const org = await makeOrg('PRO');
+    const ch = await makeChannel(org.id, 'MASTODON');
+    const { key } = await makeKey(org.id);
+    await stack.syncClock();
+    const app = appWithStart(() => new Promise<string>(() => {}), 600_000, [SERIES_WORKFLOW_TYPE]);
+    const body = {
+      content: `series cut off ${crypto.randomUUID()}`,
+      channelIds: [ch.id],
+      publishAt: await later(),
+      repeat: { every: 'day' },
+    };
+    const idempotencyKey = `series-cut-${crypto.randomUUID()}`;
+    void call(app, 'POST', '/v1/series', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+    let seriesId = '';
+    await until(async () => {
+      seriesId = (await stack.h.orm.em.fork().findOne(Series, { content: body.content }))?.id ?? '';
+      return seriesId !== '';
+    }, 'the series committed');
+    await reconcile();
+    const retry = await call(stack.app, 'POST', '/v1/series', { key, body, headers: { 'idempotency-key': idempotencyKey } });
+    expect({ status: retry.status, id: retry.body?.id, replayed: retry.headers.get('idempotent-replayed') }).toEqual({
+      status: 201,
+      id: seriesId,
+      replayed: 'true',
+    });
+    expect(await stack.h.orm.em.fork().count(Series, { content: body.content })).toBe(1);
+  });
+
   test('a create cut off before its commit: the key is free at once, and the retry creates the post', async () => {
     const org = await makeOrg('PRO');
     const ch = await makeChannel(org.id, 'MASTODON');

@@ -5,7 +5,7 @@ import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { answerStored } from '../../http/stored-response.ts';
-import { idempotent } from '../../services/idempotency.ts';
+import { createOnce } from '../../services/idempotency.ts';
 import { createSeries, deleteSeries, getSeries, listSeries, MAX_COUNT, MAX_INTERVAL, updateSeries } from '../../domain/series/series.ts';
 import { authPlugin } from '../auth.ts';
 import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '../schemas.ts';
@@ -60,17 +60,12 @@ export function seriesRoutes(deps: AppDeps) {
       '/series',
       async ({ auth, body, set, headers }) => {
         const em = deps.orm.em.fork();
-        const result = await idempotent(
+        const result = await createOnce(
           em,
-          {
-            organizationId: auth.organization.id,
-            apiKeyId: auth.key.id,
-            endpoint: 'POST /v1/series',
-            key: headers['idempotency-key'],
-            body,
-            now: auth.now,
-          },
-          async () => {
+          auth,
+          'POST /v1/series',
+          { body, idempotencyKey: headers['idempotency-key'] },
+          async (claim) => {
             const view = await createSeries(em, deps.temporal, {
               organization: auth.organization,
               source: 'api',
@@ -84,9 +79,11 @@ export function seriesRoutes(deps: AppDeps) {
               repeat: body.repeat,
               timeZone: body.timeZone,
               now: auth.now,
+              claim,
             });
-            return { status: 201, body: view, location: `/v1/series/${view.id}` };
+            return view.id;
           },
+          (id) => getSeries(em.fork(), auth.organization.id, id),
         );
         return answerStored(set, result);
       },

@@ -2,6 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { ApiKey } from './api-key.ts';
 import { Organization } from './organization.ts';
 import { Post } from './post.ts';
+import { Series } from './series.ts';
 
 /**
  * A request made with an Idempotency-Key: the first response is kept for 24 h and replayed for
@@ -20,10 +21,12 @@ export const IdempotencyKey = defineEntity({
     key: p.string().length(255).primary(),
     requestHash: p.string().length(64),
     /**
-     * The post a create made, claimed in the post's own transaction: set while its answer is not
+     * The post a create made, claimed in the post's own transaction: while its answer is not
      * stored yet, the retry answers with this post; a withdrawn post takes its claim with it.
      */
     post: () => p.manyToOne(Post).mapToPk().deleteRule('cascade').nullable().index(),
+    /** The series a create made, claimed the same way. */
+    series: () => p.manyToOne(Series).mapToPk().deleteRule('cascade').nullable().index(),
     statusCode: p.integer().nullable(),
     response: p.json<unknown>().nullable(),
     location: p.text().nullable(),

@@ -16,6 +16,7 @@ import { Migration20261124110000_post_page } from './Migration20261124110000_pos
 import { Migration20261124100000_webhook_auto_disable } from './Migration20261124100000_webhook_auto_disable.ts';
 import { Migration20261126100000_workflow_pending } from './Migration20261126100000_workflow_pending.ts';
 import { Migration20261126100100_media_workflow_pending } from './Migration20261126100100_media_workflow_pending.ts';
+import { Migration20261126100200_idempotency_series_claim } from './Migration20261126100200_idempotency_series_claim.ts';
 import { Migration20261126120000_post_page_rows } from './Migration20261126120000_post_page_rows.ts';
 
 export const MIGRATIONS = [
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261124100000_webhook_auto_disable', class: Migration20261124100000_webhook_auto_disable },
   { name: 'Migration20261126100000_workflow_pending', class: Migration20261126100000_workflow_pending },
   { name: 'Migration20261126100100_media_workflow_pending', class: Migration20261126100100_media_workflow_pending },
+  { name: 'Migration20261126100200_idempotency_series_claim', class: Migration20261126100200_idempotency_series_claim },
   { name: 'Migration20261126120000_post_page_rows', class: Migration20261126120000_post_page_rows },
 ];

@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Post, PostChannel, type IChannel, type IOrganization } from '../../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
+import { sql } from '../../db/sql.ts';
 import { newId } from '../../lib/ids.ts';
 import { PLAN_LIMITS } from '../../lib/plans.ts';
 import { postWorkflowId } from '../../workflows/post-types.ts';
@@ -235,9 +236,7 @@ async function insertBatch(batch: QueuedInsert[]): Promise<void> {
     refused.clear(); // a retried transaction starts over
     // One writer per organization at a time, for these few statements only: the plan limit and
     // duplicate checks below cannot both pass for two concurrent requests.
-    await tx
-      .getConnection()
-      .execute('select pg_advisory_xact_lock(hashtext(?))', [batch[0]!.p.organizationId], 'all', tx.getTransactionContext());
+    await sql(tx, 'select pg_advisory_xact_lock(hashtext(?))', [batch[0]!.p.organizationId]);
     for (const item of batch) {
       try {
         // A queued post claims its slot first: in a savepoint, so a refused post gives it back.
@@ -285,7 +284,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
   }
   // Written now: the next post's checks in this transaction must see it.
   await tx.flush();
-  if (p.claim) await recordClaim(tx, p.claim, postId);
+  if (p.claim) await recordClaim(tx, p.claim, { table: 'posts', id: postId });
 }
 
 async function assertUnderPendingLimit(em: EntityManager, organizationId: string, limit: number | null): Promise<void> {
@@ -319,7 +318,8 @@ export async function assertNotDuplicate(
 ): Promise<void> {
   const day = 24 * 60 * 60 * 1000;
   for (const c of channels) {
-    const rows = await em.getConnection().execute<{ post_id: string }[]>(
+    const rows = await sql<{ post_id: string }>(
+      em,
       `select pc.post_id from post_channels pc join posts p on p.id = pc.post_id
        where pc.channel_id = ? and pc.status <> 'failed' and p.status <> 'failed' and p.deleted_at is null
          and p.scheduled_at > ? and p.scheduled_at < ? and p.id <> ? and (p.series_id is null or p.series_id is distinct from ?)
@@ -333,8 +333,6 @@ export async function assertNotDuplicate(
         seriesId ?? null,
         normalizeText(texts[c.id] ?? ''),
       ],
-      'all',
-      em.getTransactionContext(),
     );
     if (rows[0]) {
       throw new ApiError('duplicate_post', `The same text was posted to channel ${c.id} within 24 hours.`, {

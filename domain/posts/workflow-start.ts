@@ -4,7 +4,7 @@
 import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { sql } from '../../db/sql.ts';
 import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflowInput } from '../../workflows/post-types.ts';
-import { ORGANIZATION_ID, POST_ID } from '../../workflows/search-attributes.ts';
+import { postSearchAttributes } from '../../workflows/search-attributes.ts';
 import { writeWebhookEvent } from '../webhooks/outbox.ts';
 import type { PendingKind, PendingStart } from '../workflow-starts.ts';
 import { loadPostView } from './view.ts';
@@ -30,10 +30,7 @@ export function postWorkflowStart(input: PostWorkflowInput): PendingStart {
       workflowId: postWorkflowId(input.postId),
       args: [input],
       workflowIdReusePolicy: input.retry ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: [
-        { key: ORGANIZATION_ID, value: input.organizationId },
-        { key: POST_ID, value: input.postId },
-      ],
+      typedSearchAttributes: postSearchAttributes(input.organizationId, input.postId),
     },
   };
 }

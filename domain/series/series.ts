@@ -26,6 +26,8 @@ import {
   loadTargetChannels,
   parsePublishAt,
 } from '../posts/checks.ts';
+import { assertKeyUnclaimed, type IdempotencyClaim, recordClaim } from '../idempotency-claim.ts';
+import { keySees } from '../key-channels.ts';
 import { organizationTimeZone } from '../queues/queues.ts';
 import { nextOccurrence, occurrencesBetween, type SeriesRule } from './rule.ts';
 import { withTemporalDeadline, type TemporalDeps } from '../temporal-calls.ts';
@@ -113,6 +115,8 @@ export interface CreateSeriesRequest {
   /** IANA zone of the rule; default: the organization's. */
   timeZone?: string;
   now: Date;
+  /** The request's Idempotency-Key, claimed in the series' own transaction (domain/idempotency-claim.ts). */
+  claim?: IdempotencyClaim;
 }
 
 /** The fields PATCH /v1/series/{id} may change; each applies to occurrences not yet created. */
@@ -225,6 +229,7 @@ export async function createSeries(em: EntityManager, temporal: TemporalDeps | u
   if (!temporal) throw new Error('Temporal is not configured');
   const id = newId('ser');
   await em.transactional(async (tx) => {
+    if (r.claim) await assertKeyUnclaimed(tx, r.claim);
     tx.create(Series, {
       id,
       organization: r.organization.id,
@@ -245,6 +250,8 @@ export async function createSeries(em: EntityManager, temporal: TemporalDeps | u
       workflowId: seriesWorkflowId(id),
       workflowPending: true,
     });
+    await tx.flush();
+    if (r.claim) await recordClaim(tx, r.claim, { table: 'series', id });
   });
   const row = { id, organization_id: r.organization.id, status: 'active', deleted_at: null };
   await startAfterCommit(em, temporal, SERIES_STARTS, row, {
@@ -267,7 +274,7 @@ async function findSeries(
     { id, organization: organizationId, deletedAt: null },
     lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
   );
-  if (!s || (keyChannels !== 'all' && !s.channelIds.every((c) => keyChannels.includes(c)))) throw errors.notFound('Series');
+  if (!s || !keySees(keyChannels, s.channelIds)) throw errors.notFound('Series');
   return s;
 }
 
@@ -293,7 +300,7 @@ export async function listSeries(
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
   const keyChannels = opts.keyChannels ?? 'all';
-  return rows.filter((s) => keyChannels === 'all' || s.channelIds.every((c) => keyChannels.includes(c))).map(seriesView);
+  return rows.filter((s) => keySees(keyChannels, s.channelIds)).map(seriesView);
 }
 
 /** Tells the series' workflow to plan again (best effort: it re-reads the series before each occurrence anyway). */
@@ -412,7 +419,7 @@ export async function listFutureOccurrences(
   const rows = await em.find(Series, { organization: organizationId, deletedAt: null, status: 'active' });
   const out: FutureOccurrence[] = [];
   for (const s of rows) {
-    if (keyChannels !== 'all' && !s.channelIds.every((c) => keyChannels.includes(c))) continue;
+    if (!keySees(keyChannels, s.channelIds)) continue;
     for (const o of occurrencesBetween(ruleOf(s), s.occurrencesCreated, s.lastOccurrenceAt ?? null, from, to)) {
       out.push({ seriesId: s.id, index: o.index, at: o.at.toISOString(), content: s.content, channelIds: s.channelIds });
     }
