@@ -10,7 +10,8 @@ import { signatureHeader } from '../lib/webhook-signing.ts';
 import { disableIfFailingForDays } from './webhook-auto-disable.ts';
 import { WEBHOOK_MAX_RETRY_AFTER_MS, type WebhookAttemptInput, type WebhookAttemptResult } from '../workflows/webhook-delivery-types.ts';
 import type { WebhookOutboxSweepInput, WebhookOutboxSweepResult } from '../workflows/webhook-outbox-sweep-types.ts';
-import { reconcilePendingStarts, WEBHOOK_DELIVERY_STARTS } from '../domain/workflow-starts.ts';
+import { reconcilePendingStarts, startDeliveriesNow, WEBHOOK_DELIVERY_STARTS } from '../domain/workflow-starts.ts';
+import type { WebhookFanoutInput } from '../workflows/webhook-fanout-types.ts';
 
 /** The specification's bound on one attempt. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
@@ -52,7 +53,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   return {
     /**
      * The outbox sweep (workflows/webhook-outbox-sweep.ts): starts the delivery workflows of rows
-     * committed but never dispatched, on this activity's task queue (the worker's main queue, where
+     * committed but never started (domain/workflow-starts.ts), on this activity's task queue (the worker's main queue, where
      * the Schedule runs the sweep and where delivery workflows run).
      */
     async sweepWebhookOutbox(input: WebhookOutboxSweepInput): Promise<WebhookOutboxSweepResult> {
@@ -64,6 +65,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         { ...input, now: now(), beat: () => ctx.heartbeat() },
       );
       return { started, alreadyStarted };
+    },
+
+    /** The fan-out (workflows/webhook-fanout.ts): starts the delivery workflows on this activity's task queue, the worker's main one. */
+    async startWebhookDeliveries({ deliveryIds }: WebhookFanoutInput): Promise<void> {
+      const ctx = Context.current();
+      await startDeliveriesNow(deps.orm.em, { client: ctx.client, taskQueue: ctx.info.taskQueue }, deliveryIds);
     },
 
     async attemptWebhookDelivery({ deliveryId, plannedDelayMs }: WebhookAttemptInput): Promise<WebhookAttemptResult> {

@@ -94,6 +94,45 @@ export const DateTimeInput = (description?: string) =>
     ...(description ? { description } : {}),
   });
 
+/** The pieces of HTTP_URL_PATTERN (RFC 3986's grammar, narrowed to what the server parses). */
+const HEX16 = '[0-9A-Fa-f]{1,4}';
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const IPV4 = `(?:${OCTET}\\.){3}${OCTET}`;
+/** RFC 3986's IPv6address without its embedded-IPv4 forms, some of which Bun's URL parser refuses. */
+const IPV6 = [
+  `(?:${HEX16}:){7}${HEX16}`,
+  `::(?:${HEX16}:){0,6}${HEX16}`,
+  ...[1, 2, 3, 4, 5, 6].map((head) => `(?:${HEX16}:){0,${head - 1}}${HEX16}::(?:(?:${HEX16}:){0,${6 - head}}${HEX16})?`),
+  `(?:${HEX16}:){0,6}${HEX16}::`,
+  '::',
+].join('|');
+/** A label of letters, digits and inner hyphens; the last one starts with a letter (one ending in digits is read as an IPv4 address). */
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const LAST_LABEL = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const PORT = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})';
+const URL_CHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
+
+/**
+ * An http(s) URL as the server parses it (WHATWG URL, services/webhooks.ts): a lower-case scheme,
+ * a host name, IPv4 or [IPv6] address, a port up to 65535, no user name or password, ASCII only
+ * (anything else percent-encoded). Every string it matches parses as such a URL, except a host
+ * label `xn--…` that is not valid Punycode, which no pattern can tell (stated in words).
+ */
+export const HTTP_URL_PATTERN =
+  `^https?://(?:(?:${LABEL}\\.)*${LAST_LABEL}\\.?|${IPV4}|\\[(?:${IPV6})\\])(?::${PORT})?` +
+  `(?:/${URL_CHAR}*)*(?:\\?(?:${URL_CHAR}|[/?])*)?(?:#(?:${URL_CHAR}|[/?])*)?$`;
+
+/** An http(s) URL of at most `max` characters (ASCII: UTF-16 units and code points agree, so maxLength is exact). */
+export const HttpUrl = (max: number, description?: string) =>
+  t.String({
+    format: 'uri',
+    pattern: HTTP_URL_PATTERN,
+    minLength: 1,
+    maxLength: max,
+    error: `must be an http(s) URL of at most ${max} characters: a host name or IP address, an optional port, no user name or password, non-ASCII characters percent-encoded`,
+    ...(description ? { description } : {}),
+  });
+
 export const ErrorSchema = t.Object(
   {
     error: t.Object(

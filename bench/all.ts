@@ -89,6 +89,13 @@ const BENCHES: Bench[] = [
     timeoutMin: 10,
   },
   {
+    name: 'webhook-fanout',
+    file: 'bench/webhook-fanout.ts',
+    quick: { BENCH_FANOUT_CREATES: '60' },
+    full: { BENCH_FANOUT_CREATES: '300' },
+    timeoutMin: 10,
+  },
+  {
     name: 'auth-overhead',
     file: 'bench/auth-overhead.ts',
     quick: { BENCH_REQUESTS: '500', BENCH_WARMUP: '50', BENCH_ROUNDS: '1' },

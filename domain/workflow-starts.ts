@@ -16,6 +16,7 @@
 // withdrawal. A process killed between the commit and the start loses nothing and doubles nothing.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowStartOptions } from '@temporalio/client';
+import { WEBHOOK_FANOUT_WORKFLOW_TYPE, type WebhookFanoutInput, webhookFanoutWorkflowId } from '../workflows/webhook-fanout-types.ts';
 import {
   WEBHOOK_DELIVERY_WORKFLOW_TYPE,
   webhookDeliveryWorkflowId,
@@ -110,7 +111,7 @@ export async function startAfterCommit<Row extends { id: string }>(
   // The workflow exists whatever happens from here: a failure to record it leaves the mark for the
   // reconciler, which then finds the workflow started and records it (its event included).
   const deliveries = await markStarted(em, kind, row).catch(() => []);
-  await dispatchWebhookDeliveries(em, temporal, deliveries).catch(() => {});
+  await withTemporalDeadline(temporal, () => dispatchWebhookDeliveries(em, temporal, deliveries)).catch(() => {});
 }
 
 async function withdrawAfterFailedStart<Row extends { id: string }>(
@@ -223,18 +224,33 @@ export const WEBHOOK_DELIVERY_STARTS: PendingKind<{ id: string }> = {
 
 /**
  * Steps 2 and 3 for webhook deliveries just committed (domain/webhooks/outbox.ts writes them with
- * the change they announce). Nothing is withdrawn: a delivery whose start fails stays marked, and
- * the outbox sweep starts it.
+ * the change they announce), at a cost that does not grow with their number: one delivery is
+ * started at once; more are handed to one fan-out workflow, whose activity starts each of them
+ * (startDeliveriesNow). Nothing is withdrawn: a delivery whose start fails stays marked, and the
+ * outbox sweep starts it.
  */
 export async function dispatchWebhookDeliveries(
   em: EntityManager,
   temporal: { client: Client; taskQueue: string },
   deliveryIds: string[],
 ): Promise<void> {
-  if (!deliveryIds.length) return;
-  for (const id of deliveryIds) {
-    const start = WEBHOOK_DELIVERY_STARTS.startFor({ id })!;
-    await startOnce(temporal.client, temporal.taskQueue, start);
+  if (deliveryIds.length === 0) return;
+  if (deliveryIds.length === 1) {
+    await startDeliveriesNow(em, temporal, deliveryIds);
+    return;
   }
+  await startOnce(temporal.client, temporal.taskQueue, {
+    workflowType: WEBHOOK_FANOUT_WORKFLOW_TYPE,
+    options: { workflowId: webhookFanoutWorkflowId(deliveryIds[0]!), args: [{ deliveryIds } satisfies WebhookFanoutInput] },
+  });
+}
+
+/** Starts each delivery's workflow and clears its mark (the fan-out's activity, and a single delivery). */
+export async function startDeliveriesNow(
+  em: EntityManager,
+  temporal: { client: Client; taskQueue: string },
+  deliveryIds: string[],
+): Promise<void> {
+  for (const id of deliveryIds) await startOnce(temporal.client, temporal.taskQueue, WEBHOOK_DELIVERY_STARTS.startFor({ id })!);
   await em.fork().nativeUpdate(WebhookDelivery, { id: { $in: deliveryIds } }, { workflowPending: false });
 }

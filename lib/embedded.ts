@@ -15,6 +15,8 @@ export function embeddedPaths(config: Pick<Config, 'dataDir'>) {
     root,
     pg: resolve(root, 'pg'),
     temporalDb: resolve(root, 'temporal.sqlite'),
+    /** The launcher's Temporal dev server's pid while it runs (scripts/embedded/leftovers.ts). */
+    temporalPid: resolve(root, 'temporal.pid'),
     devApiKey: resolve(root, 'dev-api-key'),
     credentialsKey: resolve(root, 'credentials-key'),
     logs: resolve(root, 'logs'),

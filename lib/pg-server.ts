@@ -16,6 +16,10 @@
 //    directory's folder, the data lives in <fallbackBase>/data-<hash of its path>/pg.
 //  - As an ordinary user ("self") Postgres simply runs as that user.
 // A start that cannot work throws PgStartError whose message is one sentence saying why and what to do.
+//
+// initdb and Postgres get SIGINT (a fast shutdown) when the process that started them dies, where
+// the system allows it (lib/process-lifetime.ts): a crashed launcher or test leaves no server
+// holding the port and the data directory.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -38,6 +42,7 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pgDriver from 'pg';
+import { canSetParentDeathSignal, diesWithParent } from './process-lifetime.ts';
 
 export class PgStartError extends Error {
   override name = 'PgStartError';
@@ -78,11 +83,14 @@ const DEFAULT_FALLBACK_BASE = '/var/lib/postpilot';
 const RUN_AS_ROOT_HINT = 'run it as an ordinary user, or clone the project into a folder every user can enter (e.g. /srv/postpilot)';
 
 // In the namespace: bind the binaries and the data onto the reachable folder, then exec the
-// program as the `postgres` user. $1 native dir, $2 data dir, $3 mount folder, $4 uid, $5 gid.
+// program as the `postgres` user. $1 native dir, $2 data dir, $3 mount folder, $4 uid, $5 gid,
+// $6 `--pdeathsig=keep` or nothing: a change of user clears the parent-death signal, so setpriv
+// sets it again afterwards.
 const BIND_SCRIPT =
-  'n=$1 d=$2 m=$3 u=$4 g=$5; shift 5; ' +
+  'n=$1 d=$2 m=$3 u=$4 g=$5 k=$6; shift 6; ' +
   'mount --bind "$n" "$m/native" && mount --bind "$d" "$m/data" && ' +
-  'exec setpriv --reuid="$u" --regid="$g" --clear-groups -- "$@"';
+  'exec setpriv --reuid="$u" --regid="$g" --clear-groups $k -- "$@"';
+const DEATH_SIGNAL = 'INT';
 
 interface Runner {
   mode: PgServer['mode'];
@@ -121,6 +129,48 @@ export async function startPgServer(opts: PgServerOptions): Promise<PgServer> {
   }
 }
 
+/**
+ * Where the data of `asked` may be (in the root fallback, elsewhere), so that a start can find the
+ * Postgres a crashed run left on it.
+ */
+export function postgresDataDirs(asked: string, fallbackBase = DEFAULT_FALLBACK_BASE): string[] {
+  const dir = resolve(asked);
+  return [dir, join(relocatedFolder(dir, fallbackBase), 'pg')];
+}
+
+/**
+ * What postmaster.pid in a data directory says: the postmaster's pid, and the data directory as
+ * that process sees it (in the "bind" mode, a mount point in its scratch folder).
+ */
+export function readPostmasterPid(dataDir: string): { pid: number; seenAs: string } | undefined {
+  const [pid, seenAs] = safeRead(join(dataDir, 'postmaster.pid')).split('\n');
+  return pid && /^\d+$/.test(pid) ? { pid: Number(pid), seenAs: seenAs ?? '' } : undefined;
+}
+
+/**
+ * After a postmaster left by a crashed run has been stopped: its postmaster.pid, when it still
+ * names that (now dead) process, goes, since Postgres takes a pid that still answers signals (an
+ * unreaped zombie) for a server still running; so do the empty mount points of its scratch folder.
+ */
+export function clearStoppedPostmaster(dataDir: string, pid: number): void {
+  const left = readPostmasterPid(dataDir);
+  if (left?.pid !== pid) return;
+  rmSync(join(dataDir, 'postmaster.pid'), { force: true });
+  const scratch = /^(\/tmp\/postpilot-pg-[^/]+)\/data$/.exec(left.seenAs)?.[1];
+  if (scratch) removeScratch(scratch);
+}
+
+/** Our scratch folder: only empty mount points and our password file (the bind mounts exist inside the namespace only). */
+function removeScratch(scratch: string): void {
+  try {
+    for (const d of ['native', 'data']) if (existsSync(join(scratch, d))) rmdirSync(join(scratch, d));
+    rmSync(join(scratch, 'pwfile'), { force: true });
+    rmdirSync(scratch);
+  } catch {
+    // a leftover empty folder in /tmp is harmless
+  }
+}
+
 function isRoot(): boolean {
   return typeof process.geteuid === 'function' && process.geteuid() === 0;
 }
@@ -156,7 +206,10 @@ function selfRunner(native: string, dataDir: string, opts: PgServerOptions): Run
     bin: (p) => join(native, 'bin', p),
     data: dataDir,
     scratch,
-    spawn: (argv, log) => spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup }),
+    spawn: (argv, log) => {
+      const [cmd, ...args] = diesWithParent(argv, DEATH_SIGNAL);
+      return spawn(cmd!, args, { stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup });
+    },
     cleanup: () => rmSync(scratch, { recursive: true, force: true }),
   };
 }
@@ -166,20 +219,12 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
   // Our own folder under /tmp (not TMPDIR, which may be private): `postgres` must reach it.
   const scratch = mkdtempSync('/tmp/postpilot-pg-');
   chmodSync(scratch, 0o755);
-  const cleanupScratch = () => {
-    // Only empty mount points and our password file: the bind mounts exist inside the namespace only.
-    try {
-      for (const d of ['native', 'data']) if (existsSync(join(scratch, d))) rmdirSync(join(scratch, d));
-      rmSync(join(scratch, 'pwfile'), { force: true });
-      rmdirSync(scratch);
-    } catch {
-      // a leftover empty folder in /tmp is harmless
-    }
-  };
+  const cleanupScratch = () => removeScratch(scratch);
   if (opts.namespaces !== false) {
     mkdirSync(join(scratch, 'native'));
     mkdirSync(join(scratch, 'data'));
     const wrap = (data: string, argv: string[]) => [
+      'unshare',
       '--mount',
       '--propagation',
       'private',
@@ -193,11 +238,13 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
       scratch,
       String(owner.uid),
       String(owner.gid),
+      canSetParentDeathSignal() ? '--pdeathsig=keep' : '',
       ...argv,
     ];
     const inside = (p: string) => join(scratch, 'native', 'bin', p);
     // One quick run through the whole chain tells whether this system allows it.
-    const probe = spawnSync('unshare', wrap(native, [inside('postgres'), '--version']), { cwd: '/', stdio: 'ignore', timeout: 10_000 });
+    const [probeCmd, ...probeArgs] = diesWithParent(wrap(native, [inside('postgres'), '--version']), DEATH_SIGNAL);
+    const probe = spawnSync(probeCmd!, probeArgs, { cwd: '/', stdio: 'ignore', timeout: 10_000 });
     if (probe.status === 0) {
       prepareDataDir(asked, owner);
       return {
@@ -207,8 +254,10 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
         data: join(scratch, 'data'),
         scratch,
         owner,
-        spawn: (argv, log) =>
-          spawn('unshare', wrap(asked, argv), { cwd: '/', stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup }),
+        spawn: (argv, log) => {
+          const [cmd, ...args] = diesWithParent(wrap(asked, argv), DEATH_SIGNAL);
+          return spawn(cmd!, args, { cwd: '/', stdio: ['ignore', log, log], env: pgEnv(), detached: opts.ownProcessGroup });
+        },
         cleanup: cleanupScratch,
       };
     }
@@ -225,15 +274,18 @@ function rootRunner(native: string, asked: string, opts: PgServerOptions): Runne
       data: dataDir,
       scratch,
       owner,
-      spawn: (argv, log) =>
-        spawn(argv[0]!, argv.slice(1), {
+      // The user is changed before setpriv runs, so the signal it sets stays.
+      spawn: (argv, log) => {
+        const [cmd, ...args] = diesWithParent(argv, DEATH_SIGNAL);
+        return spawn(cmd!, args, {
           cwd: '/',
           uid: owner.uid,
           gid: owner.gid,
           stdio: ['ignore', log, log],
           env: pgEnv(),
           detached: opts.ownProcessGroup,
-        }),
+        });
+      },
       cleanup: cleanupScratch,
     };
   } catch (e) {
@@ -288,8 +340,12 @@ function copiedBinaries(native: string, base: string): string {
   return dest;
 }
 
+function relocatedFolder(asked: string, base: string): string {
+  return join(base, `data-${createHash('sha256').update(asked).digest('hex').slice(0, 16)}`);
+}
+
 function relocatedDataDir(asked: string, base: string): string {
-  const folder = join(base, `data-${createHash('sha256').update(asked).digest('hex').slice(0, 16)}`);
+  const folder = relocatedFolder(asked, base);
   ensurePublicDir(base);
   mkdirSync(folder, { recursive: true });
   chmodSync(folder, 0o755);

@@ -4,7 +4,10 @@
 // order: the API (requests in flight are answered), the worker (running activities finish), the
 // Temporal clients and the database pools, the Temporal dev server, Postgres. Postgres and Temporal
 // run in process groups of their own (scripts/embedded/), so a terminal's Ctrl-C reaches only this
-// launcher and they are still there while the worker drains.
+// launcher and they are still there while the worker drains. Should the launcher die without
+// stopping them (SIGKILL, out of memory), they get a signal and stop too where the system allows it
+// (lib/process-lifetime.ts); where not, the next start stops what is left for this data folder
+// (scripts/embedded/leftovers.ts).
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { createOrm, migrate } from '../db/orm.ts';
 import { loadConfig } from '../lib/config.ts';
@@ -24,6 +27,8 @@ import { connectClient } from '../worker/temporal.ts';
 import { startEmbeddedPostgres } from './embedded/postgres.ts';
 import { startTemporalDevServer } from './embedded/temporal.ts';
 import { assertPortsFree } from './embedded/ports.ts';
+import { stopLeftovers } from './embedded/leftovers.ts';
+import { postgresDataDirs } from '../lib/pg-server.ts';
 import { createLogger } from '../lib/log.ts';
 import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -74,6 +79,15 @@ try {
   const config = loadConfig(env, ['DATABASE_URL', 'CREDENTIALS_KEY']);
 
   const temporalPort = Number(config.temporal.address.split(':').pop() ?? 7233);
+  await stopLeftovers({
+    dataRoot: paths.root,
+    pgDataDirs: postgresDataDirs(paths.pg),
+    temporalDb: paths.temporalDb,
+    temporalPidFile: paths.temporalPid,
+    ports: [config.embeddedPgPort, temporalPort, config.temporal.uiPort],
+    say,
+  });
+  // What is still taken belongs to someone else.
   await assertPortsFree({
     API: config.port,
     Postgres: config.embeddedPgPort,
@@ -95,6 +109,7 @@ try {
     uiPort: config.temporal.uiPort,
     namespace: config.temporal.namespace,
     logFile: `${paths.logs}/temporal.log`,
+    pidFile: paths.temporalPid,
     // WAL, synchronous=FULL: faster commits than the CLI's default journal, as durable (lib/embedded.ts).
     sqlitePragmas: EMBEDDED_TEMPORAL_SQLITE_PRAGMAS,
   });

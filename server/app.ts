@@ -61,7 +61,15 @@ export function createApp(deps: ServerDeps) {
     .onRequest(({ request, set }) => {
       started.set(request, performance.now());
       const given = request.headers.get('x-request-id');
-      set.headers['x-request-id'] = given && CLIENT_REQUEST_ID.test(given) ? given : newId('req');
+      const requestId = given && CLIENT_REQUEST_ID.test(given) ? given : newId('req');
+      set.headers['x-request-id'] = requestId;
+      // A literal path asked with a method only the template beside it serves: 405 here, or the
+      // router would take `/v1/posts/validate` for the post "validate".
+      const shadowed = otherMethod.beforeRouting(request, requestId);
+      if (shadowed) {
+        set.status = shadowed.status; // for the request log line
+        return shadowed;
+      }
       // No body is read here: the key (or the web session) is checked first, then the body is
       // read with its limit (api/auth.ts, web/context.ts).
     })
@@ -69,7 +77,7 @@ export function createApp(deps: ServerDeps) {
       // A 401 or 413 thrown while the body was being read arrives wrapped in Elysia's ParseError.
       const { code, error } = unwrapParseError(ctx.code, ctx.error);
       if (code === 'NOT_FOUND') {
-        const answer = otherMethod(request, String(set.headers['x-request-id'] ?? newId('req')));
+        const answer = otherMethod.notFound(request, String(set.headers['x-request-id'] ?? newId('req')));
         if (answer) {
           set.status = answer.status; // for the request log line
           return answer;

@@ -20,13 +20,12 @@ export const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a request waits for a concurrent one with the same key to finish. */
 const WAIT_FOR_FIRST_MS = 15_000;
 /**
- * A claim still without an answer this long after it was made belongs to a request that will
- * never finish: its API process died, or Postgres went away so the failed request could not
- * release the key either (the chaos test, test/cluster/chaos.ts). It is then forgotten and the
- * retry runs. Far longer than a create takes (the Temporal call has a 5 s deadline; a concurrent
- * retry waits 15 s); were a live request ever that slow, its retry still cannot double a post —
- * the create checks for the same text on the same channel under the organization's lock
- * (duplicate_post) — so it costs one 409 at worst, where a longer wait would cost every retry a 409.
+ * A claim made before its work (an upload) still without an answer this long after it was made
+ * belongs to a request that will never finish: its API process died, or Postgres went away so
+ * the failed request could not release the key either. It is then forgotten and the retry runs.
+ * Far longer than an upload request takes (the Temporal call has a 5 s deadline; a concurrent
+ * retry waits 15 s). Claims made in a create's own transaction never need it: they exist only
+ * with their row.
  */
 const ABANDONED_AFTER_MS = 2 * 60 * 1000;
 

@@ -1,12 +1,13 @@
-// A create cut off half-way — its API process killed, or Postgres gone so that the failed request
-// could not release its Idempotency-Key either — leaves the key claimed with no answer (as the
-// chaos test's kills do, test/cluster/chaos.ts). Its retry must not be refused for long: a claim older
-// than any create takes is abandoned and the retry runs (services/idempotency.ts); a younger one
-// still belongs to a request that may be running.
+// An upload claims its Idempotency-Key before its work (services/idempotency.ts `idempotent`). One
+// cut off half-way — its API process killed, or Postgres gone so that the failed request could
+// not release the key either — leaves the key claimed with no answer. Its retry must not be
+// refused for long: a claim older than any request takes is abandoned and the retry runs; a
+// younger one still belongs to a request that may be running. (Posts and series claim their key
+// in their own transaction: test/workflow-starts.test.ts.)
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { Post } from '../db/entities/index.ts';
+import { MediaItem } from '../db/entities/index.ts';
 import { requestHash } from '../services/idempotency.ts';
-import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
+import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
@@ -23,51 +24,39 @@ async function leftClaim(apiKeyId: string, organizationId: string, key: string, 
   const now = await stack.syncClock();
   await stack.h.pool.query(
     `insert into idempotency_keys (api_key_id, endpoint, key, organization_id, request_hash, created_at) values ($1, $2, $3, $4, $5, $6)`,
-    [apiKeyId, 'POST /v1/posts', key, organizationId, requestHash(body), new Date(now.getTime() - ageMs)],
+    [apiKeyId, 'POST /v1/media/uploads', key, organizationId, requestHash(body), new Date(now.getTime() - ageMs)],
   );
 }
 
 describe('an Idempotency-Key left claimed by a request that never finished', () => {
-  test('two minutes on, the retry creates the post (201)', async () => {
+  test('two minutes on, the retry creates the upload (201)', async () => {
     const org = await makeOrg('TEAM');
-    const ch = await makeChannel(org.id, 'MASTODON');
     const k = await makeKey(org.id);
-    const now = await stack.syncClock();
-    const body = {
-      content: `cut off ${crypto.randomUUID()}`,
-      channelIds: [ch.id],
-      publishAt: new Date(now.getTime() + 86_400_000).toISOString(),
-    };
+    const body = { fileName: `cut-off-${crypto.randomUUID()}.png`, mimeType: 'image/png', fileSize: 1000 };
     await leftClaim(k.id, org.id, 'cut-off-1', body, 2 * 60_000 + 1000);
 
-    const retry = await call(stack.app, 'POST', '/v1/posts', { key: k.key, body, headers: { 'idempotency-key': 'cut-off-1' } });
+    const retry = await call(stack.app, 'POST', '/v1/media/uploads', { key: k.key, body, headers: { 'idempotency-key': 'cut-off-1' } });
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     // …and is itself stored: the next retry replays it.
-    const again = await call(stack.app, 'POST', '/v1/posts', { key: k.key, body, headers: { 'idempotency-key': 'cut-off-1' } });
+    const again = await call(stack.app, 'POST', '/v1/media/uploads', { key: k.key, body, headers: { 'idempotency-key': 'cut-off-1' } });
     expect(again.status).toBe(201);
-    expect(again.body.id).toBe(retry.body.id);
+    expect(again.body.media.id).toBe(retry.body.media.id);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(await stack.h.orm.em.fork().count(Post, { organization: org.id })).toBe(1);
+    expect(await stack.h.orm.em.fork().count(MediaItem, { organization: org.id })).toBe(1);
   });
 
   test('a claim younger than that may still be running: the retry is told to retry (409), nothing is created', async () => {
     const org = await makeOrg('TEAM');
-    const ch = await makeChannel(org.id, 'MASTODON');
     const k = await makeKey(org.id);
-    const now = await stack.syncClock();
-    const body = {
-      content: `still running ${crypto.randomUUID()}`,
-      channelIds: [ch.id],
-      publishAt: new Date(now.getTime() + 86_400_000).toISOString(),
-    };
+    const body = { fileName: `still-running-${crypto.randomUUID()}.png`, mimeType: 'image/png', fileSize: 1000 };
     await leftClaim(k.id, org.id, 'running-1', body, 30_000);
 
     // Waits for the first request (15 s), then gives up on it.
-    const retry = await call(stack.app, 'POST', '/v1/posts', { key: k.key, body, headers: { 'idempotency-key': 'running-1' } });
+    const retry = await call(stack.app, 'POST', '/v1/media/uploads', { key: k.key, body, headers: { 'idempotency-key': 'running-1' } });
     expect(retry.status).toBe(409);
     expect(retry.body.error.code).toBe('conflict');
     expect(retry.body.error.message).toContain('still being processed');
-    expect(await stack.h.orm.em.fork().count(Post, { organization: org.id })).toBe(0);
+    expect(await stack.h.orm.em.fork().count(MediaItem, { organization: org.id })).toBe(0);
   }, 60_000);
 });

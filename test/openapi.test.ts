@@ -430,6 +430,29 @@ describe('OpenAPI document', () => {
     expect(undocumented).toEqual([]);
   });
 
+  test('a literal path beside a template (`/posts/validate`, `/media/uploads`) answers with its own documented methods only', async () => {
+    const app = await testApp();
+    const doc = await fetchDocument();
+    const fits = (template: string, path: string) => new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`).test(path);
+    const paths = Object.keys(doc.paths);
+    const literals = paths.filter((p) => !p.includes('{') && paths.some((t) => t !== p && t.includes('{') && fits(t, p)));
+    expect(literals).toEqual(expect.arrayContaining(['/posts/validate', '/media/uploads']));
+    const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE'];
+    for (const path of literals) {
+      const documented = Object.keys(doc.paths[path]).map((m) => m.toUpperCase());
+      const allow = [...documented, ...(documented.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].sort().join(', ');
+      for (const target of [`/v1${path}`, `/v1${path}/`]) {
+        const options = await call(app, 'OPTIONS', target);
+        expect({ target, status: options.status, allow: options.headers.get('allow') }).toEqual({ target, status: 204, allow });
+        for (const method of METHODS.filter((m) => !allow.split(', ').includes(m))) {
+          const r = await call(app, method, target);
+          expect({ method, target, status: r.status, allow: r.headers.get('allow') }).toEqual({ method, target, status: 405, allow });
+          if (method !== 'HEAD') expect(r.body.error).toMatchObject({ code: 'not_found', details: { method, allow: allow.split(', ') } });
+        }
+      }
+    }
+  });
+
   test('GET /v1/docs is a self-contained HTML page listing every operation with its scope', async () => {
     const app = await testApp();
     const r = await app.handle(new Request('http://localhost/v1/docs'));

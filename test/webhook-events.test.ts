@@ -4,7 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
+import { Client } from '@temporalio/client';
 import { addChannel } from '../domain/channels.ts';
+import { createApp } from '../server/app.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
@@ -114,6 +116,56 @@ describe('webhook events', () => {
     expect(new Set(at('/org-a').map((e) => e.id)).size).toBe(at('/org-a').length);
     expect(at('/org-b')).toEqual([]);
     expect(other.org.id).not.toBe(undefined);
+    expect(unverified).toEqual([]);
+  });
+
+  test('20 endpoints: the create starts a constant number of workflows and answers; each endpoint gets one verified post.scheduled', async () => {
+    const org = await makeOrg('TEAM');
+    const { key } = await makeKey(org.id);
+    for (let i = 0; i < 20; i++) {
+      const path = `/fanout-${i}`;
+      const res = await call(stack.app, 'POST', '/v1/webhooks', {
+        key,
+        body: { url: `http://127.0.0.1:${server.port}${path}`, events: ['post.scheduled'] },
+      });
+      expect(res.status).toBe(201);
+      secrets.set(path, res.body.secret);
+    }
+    const channel = (
+      await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+        organizationId: org.id,
+        platform: 'MASTODON',
+        name: 'fanout',
+        credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+      })
+    ).id;
+    // The app's Temporal client counts the workflows the request starts.
+    const started: string[] = [];
+    const client = new Client({
+      connection: stack.env.connection,
+      namespace: stack.env.namespace ?? 'default',
+      interceptors: { workflow: [{ start: (input, next) => (started.push(input.workflowType), next(input)) }] },
+    });
+    const app = createApp({
+      orm: stack.h.orm,
+      log: () => {},
+      temporal: { client, taskQueue: stack.taskQueue },
+      rateLimiter: stack.h.rateLimiter,
+    });
+    const publishAt = new Date((await stack.syncClock()).getTime() + 86_400_000).toISOString();
+    const created = await call(app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'to twenty endpoints', channelIds: [channel], publishAt },
+    });
+    expect(created.status).toBe(201);
+    // The post's workflow and one fan-out, not one start per endpoint.
+    expect(started.sort()).toEqual(['postWorkflow', 'webhookFanoutWorkflow']);
+    const paths = Array.from({ length: 20 }, (_, i) => `/fanout-${i}`);
+    await until(() => paths.every((p) => at(p).length >= 1));
+    for (const p of paths) {
+      expect(at(p)).toHaveLength(1);
+      expect(at(p)[0]).toMatchObject({ type: 'post.scheduled', data: { id: created.body.id } });
+    }
     expect(unverified).toEqual([]);
   });
 

@@ -1,6 +1,9 @@
 // Webhook endpoints through the API: the secret shown once and stored encrypted,
 // scopes, the plan's limit, URL checks through the outbound guard, and tenant isolation.
 import { describe, expect, test } from 'bun:test';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import fc from 'fast-check';
 import { WebhookEndpoint } from '../db/entities/index.ts';
 import { harness } from './harness/index.ts';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
@@ -115,6 +118,66 @@ describe('webhook endpoints', () => {
     expect(res.status).toBe(422);
     expect(res.body.error.details.fields[0].path).toBe('url');
     expect(res.body.error.details.fields[0].message).toContain('loopback');
+  });
+
+  test('the document says which URLs are accepted, and one it refuses ("0") is a 422 at url', async () => {
+    const { app, key } = await setup();
+    const doc = (await call(app, 'GET', '/v1/openapi.json')).body;
+    // JSON Schema 2020-12 with formats, as test/openapi-property.test.ts validates the document.
+    const ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true });
+    addFormats(ajv);
+    const { id } = (await call(app, 'POST', '/v1/webhooks', { key, body: { url: URL_OK, events: 'all' } })).body.endpoint;
+    for (const [name, method, path] of [
+      ['CreateWebhookRequest', 'POST', '/v1/webhooks'],
+      ['UpdateWebhookRequest', 'PATCH', `/v1/webhooks/${id}`],
+    ] as const) {
+      const schema = doc.components.schemas[name].properties.url;
+      const valid = ajv.compile(schema);
+      for (const url of ['0', 'not a url', 'ftp://example.com/x', 'http://user:pw@example.com/', 'http://a:99999/', 'http://1.2.3.4.5/', 'http://a.1/']) {
+        expect({ url, valid: valid(url) }).toEqual({ url, valid: false });
+        const res = await call(app, method, path, { key, body: { url, events: 'all' } });
+        expect({ url, status: res.status }).toEqual({ url, status: 422 });
+        expect(res.body).toEqual({
+          error: {
+            code: 'validation_failed',
+            message: expect.any(String),
+            details: { fields: [{ path: 'url', message: expect.stringContaining('http(s) URL') }] },
+          },
+        });
+      }
+      for (const url of [URL_OK, 'https://hooks.example.com:8443/in?x=1#f', 'http://[2001:db8::1]/hook', 'http://xn--bcher-kva.example/'])
+        expect({ url, valid: valid(url) }).toEqual({ url, valid: true });
+      expect(valid(`http://a.example/${'x'.repeat(2048)}`)).toBe(false);
+      expect({ format: schema.format, maxLength: schema.maxLength }).toEqual({ format: 'uri', maxLength: 2048 });
+      expect(schema.pattern).toStartWith('^https?://');
+    }
+  });
+
+  test('every URL the document accepts parses as an http(s) URL without user name or password', async () => {
+    const { app } = await setup();
+    const schema = (await call(app, 'GET', '/v1/openapi.json')).body.components.schemas.CreateWebhookRequest.properties.url;
+    const ajv = new Ajv2020({ strict: true, strictTypes: false });
+    addFormats(ajv);
+    const valid = ajv.compile(schema);
+    // An `xn--` label must also be valid Punycode: a rule the description states, no pattern can.
+    const punycode = /(^|\.)xn--/i;
+    fc.assert(
+      fc.property(
+        fc.stringMatching(new RegExp(schema.pattern)).filter((u) => valid(u)),
+        (u) => {
+          const host = u.slice(u.indexOf('//') + 2).split(/[/?#]/)[0]!;
+          if (punycode.test(host)) return;
+          const parsed = new URL(u);
+          expect({ u, protocol: parsed.protocol, username: parsed.username, password: parsed.password }).toEqual({
+            u,
+            protocol: u.slice(0, u.indexOf(':') + 1),
+            username: '',
+            password: '',
+          });
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 
   test("another organization's endpoints and deliveries are 404", async () => {

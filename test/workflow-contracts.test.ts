@@ -24,6 +24,7 @@ import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, type WebhookDeliveryWorkflow } from '..
 import { POST_RECONCILER_WORKFLOW_TYPE, type PostReconcilerWorkflow } from '../workflows/post-reconciler-types.ts';
 import { SERIES_WORKFLOW_TYPE, type SeriesWorkflow } from '../workflows/series-types.ts';
 import { WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE, type WebhookOutboxSweepWorkflow } from '../workflows/webhook-outbox-sweep-types.ts';
+import { WEBHOOK_FANOUT_WORKFLOW_TYPE, type WebhookFanoutWorkflow } from '../workflows/webhook-fanout-types.ts';
 import {
   cancelPostUpdate,
   editPostUpdate,
@@ -58,6 +59,7 @@ describe('workflow contracts', () => {
     // A series' workflow sleeps between occurrences for weeks; the outbox sweep is a Schedule's action.
     expect(SERIES_WORKFLOW_TYPE).toBe('seriesWorkflow');
     expect(WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE).toBe('webhookOutboxSweepWorkflow');
+    expect(WEBHOOK_FANOUT_WORKFLOW_TYPE).toBe('webhookFanoutWorkflow');
     // The worker registers workflows by their export names in workflows/index.ts.
     const registered: { [name: string]: unknown } = workflows;
     expect(Object.keys(registered).sort()).toEqual(
@@ -69,6 +71,7 @@ describe('workflow contracts', () => {
         POST_RECONCILER_WORKFLOW_TYPE,
         SERIES_WORKFLOW_TYPE,
         WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
+        WEBHOOK_FANOUT_WORKFLOW_TYPE,
       ].sort(),
     );
     // Compile-time: each implementation has its contract's signature (typecheck fails otherwise).
@@ -80,6 +83,7 @@ describe('workflow contracts', () => {
       PostReconcilerWorkflow,
       SeriesWorkflow,
       WebhookOutboxSweepWorkflow,
+      WebhookFanoutWorkflow,
     ] = [
       workflows.postWorkflow,
       workflows.mediaUploadWorkflow,
@@ -88,6 +92,7 @@ describe('workflow contracts', () => {
       workflows.postStartReconcilerWorkflow,
       workflows.seriesWorkflow,
       workflows.webhookOutboxSweepWorkflow,
+      workflows.webhookFanoutWorkflow,
     ];
     expect(signatures.map((f) => f.name)).toEqual([
       POST_WORKFLOW_TYPE,
@@ -97,6 +102,7 @@ describe('workflow contracts', () => {
       POST_RECONCILER_WORKFLOW_TYPE,
       SERIES_WORKFLOW_TYPE,
       WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
+      WEBHOOK_FANOUT_WORKFLOW_TYPE,
     ]);
   });
 });

@@ -35,14 +35,14 @@ export interface ServiceSchedule {
  * or updates it at start. Overlap policy SKIP: a sweep still running when the next is due is not doubled.
  */
 export const SERVICE_SCHEDULES: ServiceSchedule[] = [
-  // Starts committed posts whose workflow start was lost (domain/posts/create.ts, workflows/post-reconciler.ts).
+  // Starts committed posts, series and uploads whose workflow start was lost (domain/workflow-starts.ts, workflows/post-reconciler.ts).
   {
     id: POST_RECONCILER_SCHEDULE_ID,
     workflowType: POST_RECONCILER_WORKFLOW_TYPE,
     every: POST_RECONCILER_EVERY,
     args: [POST_RECONCILER_INPUT],
   },
-  // Starts webhook deliveries committed but never dispatched (domain/webhooks/outbox.ts, workflows/webhook-outbox-sweep.ts).
+  // Starts webhook deliveries committed but never started (domain/workflow-starts.ts, workflows/webhook-outbox-sweep.ts).
   {
     id: WEBHOOK_OUTBOX_SWEEP_SCHEDULE_ID,
     workflowType: WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,

@@ -7,3 +7,4 @@ export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { webhookOutboxSweepWorkflow } from './webhook-outbox-sweep.ts';
 export { postStartReconcilerWorkflow } from './post-reconciler.ts';
 export { seriesWorkflow } from './series.ts';
+export { webhookFanoutWorkflow } from './webhook-fanout.ts';

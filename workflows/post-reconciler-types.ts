@@ -1,7 +1,8 @@
-// The create reconciler's contract. domain/posts/create.ts commits a post first and starts its
-// workflow after; a process that dies in between (or a start whose answer was lost) leaves the row
-// with workflow_pending set. A Temporal Schedule (worker/schedules.ts) runs this workflow every
-// few seconds; its activity starts every such post older than `olderThanMs`. Plain data only.
+// The start reconciler's contract (domain/workflow-starts.ts). A post (its create or a retry), a
+// series and an upload are committed first and their workflow started after; a process that dies
+// in between (or a start whose answer was lost) leaves the row with workflow_pending set. A
+// Temporal Schedule (worker/schedules.ts) runs this workflow every few seconds; its activity
+// starts every such row marked at least `olderThanMs` ago. Plain data only.
 // The names here are durable (the schedule and recorded histories carry them) — never rename.
 
 /** The workflow type (workflows/post-reconciler.ts, registered by its export in workflows/index.ts). */

@@ -1,7 +1,7 @@
-// The webhook outbox sweep's contract (docs/decisions.md "Webhooks"). An event and its delivery
-// rows are committed with the change they announce; the delivery workflows are started right
-// after the commit. A process that dies in between leaves rows with dispatched = false: a
-// Temporal Schedule (worker/schedules.ts) runs this workflow every 30 s, and its activity starts
+// The webhook outbox sweep's contract (docs/decisions.md "Webhooks", "A row and its workflow").
+// An event and its delivery rows are committed with the change they announce; the delivery
+// workflows are started right after the commit. A process that dies in between leaves rows
+// marked workflow_pending: a Temporal Schedule (worker/schedules.ts) runs this workflow every 30 s, and its activity starts
 // the workflow of each such row older than `olderThanMs`. Plain data only. The names here are
 // durable (the schedule and recorded histories carry them) — never rename.
 

@@ -9,7 +9,7 @@ const MEDIA_ID = 'Media item id (`med_…`), from Create upload.';
 const DATE_TIME = (text: string) => ({ description: text, format: 'date-time' });
 const WEBHOOK_ID = 'Webhook endpoint id (`wh_…`).';
 const WEBHOOK_URL =
-  'Where events are POSTed: an http(s) URL (https advised), at most 2048 characters, without user name or password. Its host must not be a private, loopback or link-local address (unless the operator allows private addresses); redirects are not followed.';
+  'Where events are POSTed: an http(s) URL (https advised), at most 2048 characters, without user name or password (the pattern). A host label beginning `xn--` must be valid Punycode. Its host must resolve, and not to a private, loopback or link-local address (unless the operator allows private addresses); redirects are not followed.';
 const PUBLISH_AT_BOUNDS = 'at most 5 minutes in the past and before 9999-12-31T00:00:00Z (by the server’s clock; `422` otherwise)';
 
 /** media/catalog.ts's size limit per type, as a rule of the upload body: one branch per limit. */

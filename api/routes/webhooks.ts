@@ -18,6 +18,7 @@ import {
 import { authPlugin } from '../auth.ts';
 import {
   Chars,
+  HttpUrl,
   PathId,
   WebhookDeliveryListSchema,
   WebhookDeliverySchema,
@@ -30,7 +31,9 @@ import { OPERATIONS } from '../openapi/operations.ts';
 
 const EventType = t.Union(WEBHOOK_EVENT_TYPES.map((type) => t.Literal(type)));
 const Events = t.Union([t.Literal('all'), t.Array(EventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true })]);
-const Url = Chars(2048, { min: 1 });
+// The schema says which URLs parse; where the host points (it must resolve, and not to a refused
+// address) is the service's check, stated in the field's description.
+const Url = HttpUrl(2048);
 const Description = Chars(500);
 
 const CreateBody = t.Object({ url: Url, events: Events, description: t.Optional(Description) }, { additionalProperties: false });

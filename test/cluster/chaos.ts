@@ -41,8 +41,8 @@ const CLIENTS = 6;
 /**
  * How long a client keeps retrying one create: past the longest a fault keeps creates from
  * succeeding (Temporal down 10 s, then up to 3 minutes for its restart). A create cut off before
- * its commit leaves its Idempotency-Key free at once, one cut off after it is answered by the
- * first retry that reaches Postgres (services/idempotency.ts idempotentCreate).
+ * its commit leaves its Idempotency-Key free at once; one cut off after it has its retry answered
+ * 201 with its post (services/idempotency.ts createOnce).
  */
 const GIVE_UP_MS = 4 * 60_000;
 
