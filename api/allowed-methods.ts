@@ -46,9 +46,7 @@ function compile(routes: readonly RouteInfo[]): Compiled {
       methods.add('OPTIONS');
       const segments = path.split('/');
       // As Elysia matches: a `:param` is one non-empty segment; a trailing slash is ignored.
-      const source = segments
-        .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-        .join('/');
+      const source = segments.map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
       const rank = segments.map((seg) => (seg.startsWith(':') ? '1' : '0')).join('');
       return { pattern: new RegExp(`^${source}/?$`), path, allow: [...methods].sort(), rank };
     })

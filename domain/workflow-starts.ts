@@ -105,6 +105,8 @@ export async function startAfterCommit<Row extends { id: string }>(
     try {
       await withTemporalDeadline(temporal, () => startOnce(temporal.client, temporal.taskQueue, start));
     } catch (err) {
+      // Without a withdrawal the row stays marked, for the reconciler.
+      if (!kind.withdraw) return;
       await withdrawAfterFailedStart(em, temporal, kind, row.id, start, err, messages);
     }
   }
@@ -123,7 +125,6 @@ async function withdrawAfterFailedStart<Row extends { id: string }>(
   err: unknown,
   messages: StartFailureMessages,
 ): Promise<void> {
-  if (!kind.withdraw) return;
   let withdrawn: boolean;
   try {
     // Waits for the reconciler's lock, if it holds the row: it then finds the row no longer marked.

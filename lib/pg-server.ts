@@ -150,13 +150,12 @@ export function readPostmasterPid(dataDir: string): { pid: number; seenAs: strin
 /**
  * After a postmaster left by a crashed run has been stopped: its postmaster.pid, when it still
  * names that (now dead) process, goes, since Postgres takes a pid that still answers signals (an
- * unreaped zombie) for a server still running; so do the empty mount points of its scratch folder.
+ * unreaped zombie) for a server still running; so do the empty mount points of its scratch folder,
+ * which `seenAs` (read from postmaster.pid before the stop) names in the "bind" mode.
  */
-export function clearStoppedPostmaster(dataDir: string, pid: number): void {
-  const left = readPostmasterPid(dataDir);
-  if (left?.pid !== pid) return;
-  rmSync(join(dataDir, 'postmaster.pid'), { force: true });
-  const scratch = /^(\/tmp\/postpilot-pg-[^/]+)\/data$/.exec(left.seenAs)?.[1];
+export function clearStoppedPostmaster(dataDir: string, stopped: { pid: number; seenAs: string }): void {
+  if (readPostmasterPid(dataDir)?.pid === stopped.pid) rmSync(join(dataDir, 'postmaster.pid'), { force: true });
+  const scratch = /^(\/tmp\/postpilot-pg-[^/]+)\/data$/.exec(stopped.seenAs)?.[1];
   if (scratch) removeScratch(scratch);
 }
 

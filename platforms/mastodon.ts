@@ -24,6 +24,8 @@ export interface MastodonConnectorOptions {
   mediaPollIntervalMs?: number;
   /** How long to wait for an uploaded attachment to finish processing. */
   mediaPollTimeoutMs?: number;
+  /** How far back a retry looks for the status an earlier attempt created (default 24 h). */
+  lookbackMs?: number;
 }
 
 interface Account {
@@ -38,6 +40,7 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
   const http = createHttp('Mastodon', { fetch: refusalsArePermanent(guarded), timeoutMs: opts.timeoutMs });
   const pollIntervalMs = opts.mediaPollIntervalMs ?? 1_000;
   const pollTimeoutMs = opts.mediaPollTimeoutMs ?? 120_000;
+  const lookbackMs = opts.lookbackMs ?? 24 * 60 * 60 * 1000;
 
   /** One exchange with the account's instance; throws only when no HTTP answer arrived. */
   function send(acct: Account, method: string, path: string, o: Omit<SendOptions, 'method'> = {}): Promise<Reply> {
@@ -112,6 +115,36 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       return { platformPostId: String(status.id), url, publishedAt: str(status.created_at) };
     },
 
+    /**
+     * Mastodon honours an Idempotency-Key for an hour only (PostStatusService keeps it in Redis
+     * for 3600 s): a retry later than that (the activity's backoff, POST /retry of a failed post)
+     * would make a second status. So before a retry the account's own recent statuses are read,
+     * and one created within lookbackMs with the same number of attachments whose source text is
+     * this text is taken as the one an earlier attempt created. The listing carries rendered HTML
+     * only, so it narrows the candidates and GET /statuses/:id/source confirms the exact text.
+     */
+    async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      const acct = account(req.credentials, true);
+      const me = await call(acct, 'GET', '/api/v1/accounts/verify_credentials', { signal: req.signal });
+      const accountId = idOf(dig(me.body, 'id'));
+      if (!accountId) throw new PlatformError('transient', 'Mastodon verify_credentials returned no account id', { status: me.status });
+      const q = new URLSearchParams({ limit: '40', exclude_replies: 'true', exclude_reblogs: 'true' });
+      const r = await call(acct, 'GET', `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?${q}`, { signal: req.signal });
+      const since = Date.now() - lookbackMs;
+      const want = loose(req.text.replace(REMOTE_MENTION, '$1'));
+      for (const s of (Array.isArray(r.body) ? r.body : []) as ListedStatus[]) {
+        const id = idOf(s.id);
+        const url = str(s.url) ?? str(s.uri);
+        const created = Date.parse(String(s.created_at));
+        if (!id || !url || !(created >= since)) continue;
+        if ((Array.isArray(s.media_attachments) ? s.media_attachments.length : 0) !== req.media.length) continue;
+        if (loose(htmlText(String(s.content ?? ''))) !== want) continue;
+        const source = await call(acct, 'GET', `/api/v1/statuses/${encodeURIComponent(id)}/source`, { signal: req.signal });
+        if (str(dig(source.body, 'text')) === req.text) return { platformPostId: id, url, publishedAt: str(s.created_at) };
+      }
+      return null;
+    },
+
     async accountLimits(credentials: Record<string, unknown>): Promise<AccountLimits> {
       const acct = account(credentials, false);
       const v2 = await send(acct, 'GET', '/api/v2/instance');
@@ -128,6 +161,42 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       return n ? statusLimits(n, dig(v1.body, 'configuration', 'statuses', 'characters_reserved_per_url')) : {};
     },
   };
+}
+
+interface ListedStatus {
+  id?: unknown;
+  url?: unknown;
+  uri?: unknown;
+  created_at?: unknown;
+  content?: unknown;
+  media_attachments?: unknown;
+}
+
+/** `@user@domain` as Mastodon renders it in a status's HTML: `@user`. */
+const REMOTE_MENTION = /(@[\w.-]+)@[\w.-]+\w/g;
+
+/** Mastodon ids are strings; a JSON number is taken too. */
+function idOf(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : typeof v === 'number' ? String(v) : undefined;
+}
+
+/** A status's rendered HTML as text: tags dropped (a link's hidden parts are kept), entities decoded. */
+function htmlText(html: string): string {
+  return html
+    .replace(/<br\s*\/?>|<\/p>\s*<p>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCodePoint(Number(n)))
+    .replace(/&#x([0-9a-f]+);/gi, (_, n: string) => String.fromCodePoint(Number.parseInt(n, 16)))
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** Only letters, marks and digits: rendering moves whitespace and punctuation, never these. */
+function loose(text: string): string {
+  return text.normalize('NFC').replace(/[^\p{L}\p{M}\p{N}]/gu, '');
 }
 
 function account(credentials: Record<string, unknown>, needToken: boolean): Account {

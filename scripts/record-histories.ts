@@ -1,5 +1,5 @@
-// Records the event histories that test/replay.test.ts replays: real post and upload workflows,
-// run by the real worker (Mastodon connector → the local fake, disk storage) on a time-skipping
+// Records the event histories that test/replay.test.ts replays: real executions of every workflow
+// type the worker registers (workflows/index.ts), run by the real worker (Mastodon connector → the local fake, disk storage) on a time-skipping
 // Temporal test server, driven through the API as a client would. See docs/changing-workflows.md.
 //
 //   .tools/bin/bun scripts/record-histories.ts                    # every scenario
@@ -11,15 +11,28 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import sharp from 'sharp';
-import { Channel } from '../db/entities/index.ts';
+import { Channel, Post, WebhookDelivery } from '../db/entities/index.ts';
 import { encryptJson } from '../lib/crypto.ts';
+import { newId } from '../lib/ids.ts';
 import { addChannel } from '../domain/channels.ts';
+import { writeWebhookEvent } from '../domain/webhooks/outbox.ts';
+import { dispatchWebhookDeliveries } from '../domain/workflow-starts.ts';
 import { startFakeMastodon, type FakeMastodon } from '../test/fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from '../test/harness/fixtures.ts';
 import { stopHarness } from '../test/harness/index.ts';
 import { startPostStack } from '../test/harness/post-stack.ts';
 import { uploadWorkflowId } from '../workflows/media-types.ts';
 import { postWorkflowId, retrySignal } from '../workflows/post-types.ts';
+import { PING_WORKFLOW_TYPE, type PingInput } from '../workflows/ping-types.ts';
+import { POST_RECONCILER_WORKFLOW_TYPE, type PostReconcilerResult } from '../workflows/post-reconciler-types.ts';
+import { seriesWorkflowId } from '../workflows/series-types.ts';
+import { webhookDeliveryWorkflowId } from '../workflows/webhook-delivery-types.ts';
+import { webhookFanoutWorkflowId } from '../workflows/webhook-fanout-types.ts';
+import {
+  WEBHOOK_OUTBOX_SWEEP_INPUT,
+  WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
+  type WebhookOutboxSweepResult,
+} from '../workflows/webhook-outbox-sweep-types.ts';
 
 export const HISTORIES_DIR = join(import.meta.dir, '../test/fixtures/histories');
 
@@ -27,6 +40,8 @@ type Stack = Awaited<ReturnType<typeof startPostStack>>;
 interface Ctx {
   stack: Stack;
   fake: FakeMastodon;
+  /** A webhook receiver: 200 on any path, except /failing (always 500). */
+  receiver: { url: string; received: string[] };
 }
 /** Runs one execution to its end and returns its workflow id. */
 type Scenario = (ctx: Ctx) => Promise<string>;
@@ -49,7 +64,7 @@ async function account(ctx: Ctx, tokens: string[]) {
       }),
     );
   }
-  return { key, channelIds: channels.map((c) => c.id) };
+  return { key, organizationId: org.id, channelIds: channels.map((c) => c.id) };
 }
 
 /** Publishes now to channels with these tokens; returns once the post has failed (its workflow waits for a retry). */
@@ -88,6 +103,24 @@ async function untilClosed(stack: Stack, workflowId: string) {
     await Bun.sleep(20);
   }
   throw new Error(`${workflowId} did not finish`);
+}
+
+/** Polls in real time: activities run in real time once a timer has fired. */
+async function until(what: string, check: () => Promise<boolean>) {
+  for (let i = 0; i < 500; i++) {
+    if (await check()) return;
+    await Bun.sleep(20);
+  }
+  throw new Error(`recording went wrong: never ${what}`);
+}
+
+const occurrenceCount = (stack: Stack, seriesId: string) => stack.h.orm.em.fork().count(Post, { seriesId });
+
+/** A webhook endpoint of the organization, at this path of the receiver. */
+async function webhook(ctx: Ctx, key: string, path: string): Promise<string> {
+  const r = await call(ctx.stack.app, 'POST', '/v1/webhooks', { key, body: { url: `${ctx.receiver.url}${path}`, events: 'all' } });
+  check(r.status === 201, `webhook create answered ${r.status}`);
+  return r.body.endpoint.id as string;
 }
 
 async function expectPost(ctx: Ctx, key: string, id: string, status: string) {
@@ -197,6 +230,144 @@ export const SCENARIOS: Record<string, Scenario> = {
     await expectPost(ctx, key, id, 'published');
     return postWorkflowId(id);
   },
+  /**
+   * A daily series: two occurrences created, the series edited (the seriesChanged Signal: the
+   * workflow plans again), a third created with the new text, then deleted (the Signal again):
+   * the workflow finds nothing to plan and ends.
+   */
+  'series-edited-deleted': async (ctx) => {
+    const { key, channelIds } = await account(ctx, ['good-token']);
+    const t0 = await ctx.stack.syncClock();
+    const start = new Date(Math.ceil((t0.getTime() + 3_600_000) / 60_000) * 60_000);
+    const r = await call(ctx.stack.app, 'POST', '/v1/series', {
+      key,
+      body: { content: 'version one', channelIds, publishAt: start.toISOString(), repeat: { every: 'day' } },
+    });
+    check(r.status === 201, `series create answered ${r.status}`);
+    const id = r.body.id as string;
+    await ctx.stack.env.sleep(start.getTime() - t0.getTime());
+    await until('the first occurrence', async () => (await occurrenceCount(ctx.stack, id)) === 1);
+    await ctx.stack.env.sleep('1 day');
+    await until('the second occurrence', async () => (await occurrenceCount(ctx.stack, id)) === 2);
+    await ctx.stack.syncClock();
+    const edited = await call(ctx.stack.app, 'PATCH', `/v1/series/${id}`, { key, body: { content: 'version two' } });
+    check(edited.status === 200, `series edit answered ${edited.status}`);
+    await ctx.stack.env.sleep('1 day');
+    await until('the third occurrence', async () => (await occurrenceCount(ctx.stack, id)) === 3);
+    const third = (await ctx.stack.h.orm.em.fork().find(Post, { seriesId: id }, { orderBy: { scheduledAt: 'asc' } }))[2]!;
+    check(third.content === 'version two', `third occurrence says ${third.content}`);
+    await ctx.stack.syncClock();
+    const del = await call(ctx.stack.app, 'DELETE', `/v1/series/${id}`, { key });
+    check(del.status === 204, `series delete answered ${del.status}`);
+    await untilClosed(ctx.stack, seriesWorkflowId(id));
+    return seriesWorkflowId(id);
+  },
+  /** A test event to a receiver that always answers 500: attempted on the whole schedule, then failed. */
+  'webhook-delivery-retried-failed': async (ctx) => {
+    const { key } = await account(ctx, []);
+    const endpointId = await webhook(ctx, key, '/failing');
+    await ctx.stack.syncClock();
+    const sent = await call(ctx.stack.app, 'POST', `/v1/webhooks/${endpointId}/test`, { key });
+    check(sent.status === 202, `test event answered ${sent.status}`);
+    const workflowId = webhookDeliveryWorkflowId(sent.body.deliveryId);
+    // The test environment's client lets the server skip the retry waits while it waits for the result.
+    const outcome = await ctx.stack.env.client.workflow.getHandle(workflowId).result();
+    const row = await ctx.stack.h.orm.em.fork().findOneOrFail(WebhookDelivery, { id: sent.body.deliveryId });
+    check(outcome === 'failed' && row.attempts > 1, `delivery ended ${outcome} after ${row.attempts} attempts`);
+    return workflowId;
+  },
+  /** An event for two endpoints: one fan-out workflow starts both deliveries, which are delivered. */
+  'webhook-fanout': async (ctx) => {
+    const { key, organizationId } = await account(ctx, []);
+    await webhook(ctx, key, '/fanout-a');
+    await webhook(ctx, key, '/fanout-b');
+    const em = ctx.stack.h.orm.em.fork();
+    const { deliveryIds } = await em.transactional(async (tx) => {
+      const written = await writeWebhookEvent(tx, {
+        organizationId,
+        type: 'webhook.test',
+        now: new Date(),
+        data: { message: 'recorded fan-out' },
+      });
+      await tx.flush();
+      return written;
+    });
+    check(deliveryIds.length === 2, `event has ${deliveryIds.length} deliveries`);
+    // What the API does after committing an event with several deliveries.
+    await dispatchWebhookDeliveries(em, { client: ctx.stack.client, taskQueue: ctx.stack.taskQueue }, deliveryIds);
+    const workflowId = webhookFanoutWorkflowId(deliveryIds[0]!);
+    await ctx.stack.env.client.workflow.getHandle(workflowId).result();
+    for (const id of deliveryIds) {
+      const outcome = await ctx.stack.env.client.workflow.getHandle(webhookDeliveryWorkflowId(id)).result();
+      check(outcome === 'delivered', `delivery ${id} ended ${outcome}`);
+    }
+    return workflowId;
+  },
+  /** A delivery committed a minute ago and never started (its process died): the sweep starts it; it is delivered. */
+  'webhook-outbox-sweep': async (ctx) => {
+    const { key, organizationId } = await account(ctx, []);
+    const endpointId = await webhook(ctx, key, '/swept');
+    const em = ctx.stack.h.orm.em.fork();
+    const { deliveryIds } = await em.transactional(async (tx) => {
+      const written = await writeWebhookEvent(tx, {
+        organizationId,
+        type: 'webhook.test',
+        endpointId,
+        now: new Date(Date.now() - 60_000),
+        data: { endpointId, message: 'committed, never dispatched' },
+      });
+      await tx.flush();
+      return written;
+    });
+    const workflowId = `sweep-${crypto.randomUUID()}`;
+    const result: WebhookOutboxSweepResult = await ctx.stack.client.workflow.execute(WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE, {
+      taskQueue: ctx.stack.taskQueue,
+      workflowId,
+      args: [WEBHOOK_OUTBOX_SWEEP_INPUT],
+    });
+    check(result.started >= 1, `sweep started ${result.started}`);
+    const outcome = await ctx.stack.env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryIds[0]!)).result();
+    check(outcome === 'delivered', `swept delivery ended ${outcome}`);
+    return workflowId;
+  },
+  /** A post committed and deleted while its workflow start was lost: the reconciler only clears its mark. */
+  'post-start-reconciler': async (ctx) => {
+    const { organizationId, channelIds } = await account(ctx, ['good-token']);
+    const id = newId('post');
+    const conn = ctx.stack.h.orm.em.fork().getConnection();
+    const at = new Date((await ctx.stack.syncClock()).getTime() + 86_400_000);
+    await conn.execute(
+      `insert into posts (id, organization_id, status, content, content_by_platform, media_ids, source, scheduled_at, workflow_id,
+         workflow_pending, deleted_at, created_at, updated_at)
+       values (?, ?, 'scheduled', ?, '{}', '[]', 'api', ?, ?, true, now(), now() - interval '1 minute', now())`,
+      [id, organizationId, `pending ${id}`, at, postWorkflowId(id)],
+    );
+    await conn.execute(
+      `insert into post_channels (id, post_id, channel_id, platform, status, content, created_at, updated_at)
+       values (?, ?, ?, 'MASTODON', 'draft', ?, now(), now())`,
+      [newId('pc'), id, channelIds[0]!, `pending ${id}`],
+    );
+    const workflowId = `reconcile-${crypto.randomUUID()}`;
+    const result: PostReconcilerResult = await ctx.stack.client.workflow.execute(POST_RECONCILER_WORKFLOW_TYPE, {
+      taskQueue: ctx.stack.taskQueue,
+      workflowId,
+      args: [{ olderThanMs: 0, limit: 1000 }],
+    });
+    const row = await ctx.stack.h.orm.em.fork().findOneOrFail(Post, { id });
+    check(result.cleared >= 1 && !row.workflowPending, `reconciler answered ${JSON.stringify(result)}`);
+    return workflowId;
+  },
+  /** The wiring check: a durable timer, then the activity that reads Postgres. */
+  ping: async (ctx) => {
+    const workflowId = `ping-${crypto.randomUUID()}`;
+    const result: { echo: string } = await ctx.stack.env.client.workflow.execute(PING_WORKFLOW_TYPE, {
+      taskQueue: ctx.stack.taskQueue,
+      workflowId,
+      args: [{ message: 'recorded', delay: '1 minute' } satisfies PingInput],
+    });
+    check(result.echo === 'recorded', `ping answered ${JSON.stringify(result)}`);
+    return workflowId;
+  },
   /** Created, never uploaded nor completed: the window closes, the item expires, the key is released. */
   'media-upload-expired': async (ctx) => {
     const { key } = await account(ctx, []);
@@ -254,14 +425,27 @@ async function main(argv: string[]) {
   mkdirSync(HISTORIES_DIR, { recursive: true });
   const stack = await startPostStack({ storage: 'disk' });
   const fake = await startFakeMastodon();
+  const received: string[] = [];
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      received.push(path);
+      await req.text();
+      return new Response(path === '/failing' ? 'down' : 'ok', { status: path === '/failing' ? 500 : 200 });
+    },
+  });
+  const receiver = { url: `http://127.0.0.1:${server.port}`, received };
   try {
     for (const { name, file } of targets) {
-      const workflowId = await SCENARIOS[name]!({ stack, fake });
+      const workflowId = await SCENARIOS[name]!({ stack, fake, receiver });
       const history = await stack.env.client.workflow.getHandle(workflowId).fetchHistory();
       writeFileSync(file, `${JSON.stringify(JSON.parse(historyToJSON(history)), null, 2)}\n`);
       console.log(`recorded ${name}: ${history.events?.length ?? 0} events → ${file}`);
     }
   } finally {
+    server.stop(true);
     await fake.stop();
     await stack.stop();
     await stopHarness();

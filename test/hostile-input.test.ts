@@ -109,6 +109,7 @@ function describeRequest(r: Hostile): string {
 
 /** Checks one response against the invariants; returns the problem, or undefined. */
 function problem(r: Hostile, status: number, headers: Headers, text: string): string | undefined {
+  if (status === 501 && /^\/v1\/generate\//.test(r.path)) return unconfiguredProblem(text);
   if (status >= 500) return `status ${status}`;
   if (!headers.get('x-request-id')) return 'no X-Request-Id header';
   if (status < 300) return undefined;
@@ -152,6 +153,15 @@ function problem(r: Hostile, status: number, headers: Headers, text: string): st
     }
   }
   return undefined;
+}
+
+/** The documented 501 of a generate route whose model the operator has not configured (services/generate.ts notConfigured). */
+function unconfiguredProblem(text: string): string | undefined {
+  try {
+    const e = JSON.parse(text)?.error;
+    if (e?.code === 'internal_error' && typeof e.message === 'string' && Array.isArray(e.details?.settings)) return undefined;
+  } catch {}
+  return `501 without the not-configured error body: ${text.slice(0, 200)}`;
 }
 
 async function send(r: Hostile): Promise<{ status: number; body: any; headers: Headers } | undefined> {
@@ -1439,4 +1449,558 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
     },
     FUZZ_TIMEOUT_MS,
   );
+});
+
+// ---------------------------------------------------------------------------------------------
+// Series, webhooks, queues, generation, validate / retry / delete of posts, and /mcp. A refused
+// request is checked on its own: the row counts are read after every request, and any request
+// answered 4xx (or 501) must leave every one of them as the request before it left them.
+
+describe('the other routes and /mcp: never a 5xx, and every refused request writes nothing', () => {
+  /** Webhooks live in an organization of their own: the main one's posts raise events, whose deliveries would move the counts. */
+  let hookOrgId: string;
+  let hookKeys: string[] = [];
+  let hookReadKey: string;
+  let hookTurn = 0;
+  let webhookId: string;
+  let webhookVictimId: string;
+  let deliveryId: string;
+  let seriesId: string;
+  let seriesVictimId: string;
+  let postVictimId: string;
+  const LOOPBACK_HOOK = 'http://127.0.0.1:9/hook';
+
+  const perRequest = { checked: 0, refused: 0 };
+
+  /** Rows of both organizations that any of these routes could write (occurrence posts are the series' own schedule's). */
+  async function rowCounts(): Promise<Record<string, number>> {
+    const rows = await stack.h.orm.em
+      .fork()
+      .getConnection()
+      .execute<Record<string, string>[]>(
+        `select (select count(*) from series where organization_id = ?) as series,
+              (select count(*) from posts where organization_id = ? and series_id is null) as posts,
+              (select count(*) from post_channels pc join posts p on p.id = pc.post_id where p.organization_id = ? and p.series_id is null) as post_channels,
+              (select count(*) from media_items where organization_id in (?, ?)) as media_items,
+              (select count(*) from queue_slots q join channels c on c.id = q.channel_id where c.organization_id = ?) as queue_slots,
+              (select count(*) from webhook_endpoints where organization_id = ?) as webhook_endpoints,
+              (select count(*) from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where e.organization_id = ?) as webhook_deliveries,
+              (select count(*) from webhook_events where organization_id = ?) as webhook_events`,
+        [orgId, orgId, orgId, orgId, hookOrgId, orgId, hookOrgId, hookOrgId, hookOrgId],
+      );
+    return Object.fromEntries(Object.entries(rows[0]!).map(([k, v]) => [k, Number(v)]));
+  }
+
+  let last: Record<string, number> = {};
+  /** Sends one request; when it is refused (or never sent), no count may have moved. */
+  async function sendRefusalChecked(r: Hostile): Promise<{ status: number; body: any } | undefined> {
+    const res = await send(r);
+    const now = await rowCounts();
+    perRequest.checked++;
+    if (!res || res.status >= 400) {
+      perRequest.refused++;
+      if (JSON.stringify(now) !== JSON.stringify(last)) {
+        const why = `a refused request (${res?.status ?? 'unsent'}) changed rows: ${JSON.stringify(last)} → ${JSON.stringify(now)}`;
+        violations.push({
+          why,
+          request: describeRequest(r),
+          status: res?.status ?? 0,
+          response: JSON.stringify(res?.body ?? '').slice(0, 300),
+        });
+        throw new Error(`${why}: ${describeRequest(r)}`);
+      }
+    }
+    last = now;
+    return res;
+  }
+
+  /** The main organization's keys, or the webhook organization's for its routes. */
+  function authHeaders(auth: string | undefined, type: string | undefined, hooks: boolean): Record<string, string> {
+    if (!hooks) return headersFor(auth, type);
+    const h: Record<string, string> = {};
+    if (auth === 'KEY') h.authorization = `Bearer ${hookKeys[hookTurn++ % hookKeys.length]}`;
+    else if (auth === 'READONLY') h.authorization = `Bearer ${hookReadKey}`;
+    else if (auth !== undefined) h.authorization = auth;
+    if (type !== undefined) h['content-type'] = type;
+    return h;
+  }
+
+  const far = (days: number) => new Date(baseTime + days * DAY + ++serial * 1000).toISOString();
+  const validSeries = (v: number): Record<string, unknown> => {
+    const body: Record<string, unknown> = {
+      content: `series ${++serial}`,
+      channelIds: [mastodonId],
+      publishAt: far(800),
+      repeat: v % 2 ? { every: 'week', interval: 2, count: 3 } : { every: 'day', until: far(900) },
+    };
+    if (v % 3 === 1) body.timeZone = 'Europe/Berlin';
+    if (v % 4 === 3) body.contentByPlatform = { MASTODON: 'per platform' };
+    return body;
+  };
+  const SERIES_FIELDS = [
+    'content',
+    'channelIds',
+    'channelIds.0',
+    'publishAt',
+    'repeat',
+    'repeat.every',
+    'repeat.interval',
+    'repeat.until',
+    'repeat.count',
+    'repeat.extra',
+    'timeZone',
+    'mediaIds',
+    'contentByPlatform',
+    'contentByPlatform.MASTODON',
+    'reddit',
+    '__proto__',
+    'id',
+    'organizationId',
+  ];
+  const validSeriesPatch = (v: number): Record<string, unknown> =>
+    v % 3 === 0
+      ? { content: `series edit ${++serial}` }
+      : v % 3 === 1
+        ? { repeat: { every: 'month' } }
+        : { timeZone: 'UTC', publishAt: far(810) };
+  const validWebhook = (v: number): Record<string, unknown> =>
+    v % 2 ? { url: LOOPBACK_HOOK, events: 'all', description: `hook ${++serial}` } : { url: LOOPBACK_HOOK, events: ['post.published'] };
+  const WEBHOOK_FIELDS = ['url', 'events', 'events.0', 'events.1', 'description', 'enabled', 'secret', '__proto__', 'id'];
+  const validWebhookPatch = (v: number): Record<string, unknown> =>
+    v % 3 === 0
+      ? { description: `edit ${++serial}` }
+      : v % 3 === 1
+        ? { events: 'all', enabled: true }
+        : { url: LOOPBACK_HOOK, description: null };
+  const validQueue = (v: number): Record<string, unknown> => ({
+    slots: [
+      { weekday: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'][v % 7], time: `${String(v % 24).padStart(2, '0')}:30` },
+      ...(v % 2 ? [{ weekday: 'fri', time: '09:00' }] : []),
+    ],
+    ...(v % 3 === 0 ? { timeZone: 'America/New_York' } : v % 3 === 1 ? { timeZone: null } : {}),
+  });
+  const QUEUE_FIELDS = ['slots', 'slots.0', 'slots.0.weekday', 'slots.0.time', 'slots.0.extra', 'slots.1', 'timeZone', '__proto__'];
+  const validGenerate = (v: number): Record<string, unknown> =>
+    v % 2 ? { prompt: 'launch', channelIds: [mastodonId], tone: 'dry' } : { mediaId: readyMediaId };
+  const GENERATE_FIELDS = ['prompt', 'tone', 'channelIds', 'channelIds.0', 'mediaIds', 'mediaId', '__proto__'];
+
+  beforeAll(async () => {
+    const hookOrg = await makeOrg('ENTERPRISE', 'Hostile webhooks org');
+    hookOrgId = hookOrg.id;
+    hookKeys = await Promise.all(Array.from({ length: 6 }, async (_, i) => (await makeKey(hookOrgId, { name: `hooks ${i}` })).key));
+    hookReadKey = (await makeKey(hookOrgId, { scopes: ['read'] })).key;
+    const hook = async () => {
+      const r = await call(stack.app, 'POST', '/v1/webhooks', { key: hookKeys[0]!, body: { url: LOOPBACK_HOOK, events: 'all' } });
+      expect(r.status).toBe(201);
+      return r.body.endpoint.id as string;
+    };
+    webhookId = await hook();
+    webhookVictimId = await hook();
+    const tested = await call(stack.app, 'POST', `/v1/webhooks/${webhookId}/test`, { key: hookKeys[0]! });
+    expect(tested.status).toBe(202);
+    deliveryId = tested.body.deliveryId;
+    const series = async () => {
+      const r = await call(stack.app, 'POST', '/v1/series', { key: nextKey(), body: validSeries(0) });
+      expect(r.status).toBe(201);
+      return r.body.id as string;
+    };
+    seriesId = await series();
+    seriesVictimId = await series();
+    const victim = await call(stack.app, 'POST', '/v1/posts', {
+      key: nextKey(),
+      body: { content: 'the post DELETE fuzzing aims at', channelIds: [mastodonId], publishAt: far(950) },
+    });
+    expect(victim.status).toBe(201);
+    postVictimId = victim.body.id;
+    last = await rowCounts();
+  });
+
+  afterAll(() => {
+    console.log(
+      `[hostile-input] per-request row checks: ${perRequest.checked} requests, ${perRequest.refused} refused and checked unchanged`,
+    );
+  });
+
+  type Route = { method: string; path: (id: string, id2: string) => string; hooks?: true; body?: fc.Arbitrary<string> };
+  const id = fc.oneof({ weight: 3, arbitrary: fc.constant('REAL') }, { weight: 2, arbitrary: pathId });
+
+  test(
+    'series, webhooks, queues, generation, posts validate / retry / delete: ids, bodies, query strings and keys of any shape',
+    async () => {
+      const routes: Route[] = [
+        { method: 'POST', path: () => '/v1/series', body: mutatedBody(validSeries, SERIES_FIELDS) },
+        { method: 'GET', path: () => '/v1/series' },
+        { method: 'GET', path: (i) => `/v1/series/${realId(i, seriesId)}` },
+        { method: 'PATCH', path: (i) => `/v1/series/${realId(i, seriesId)}`, body: mutatedBody(validSeriesPatch, SERIES_FIELDS) },
+        { method: 'DELETE', path: (i) => `/v1/series/${realId(i, seriesVictimId)}` },
+        { method: 'POST', path: () => '/v1/webhooks', hooks: true, body: mutatedBody(validWebhook, WEBHOOK_FIELDS) },
+        { method: 'GET', path: () => '/v1/webhooks', hooks: true },
+        { method: 'GET', path: (i) => `/v1/webhooks/${realId(i, webhookId)}`, hooks: true },
+        {
+          method: 'PATCH',
+          path: (i) => `/v1/webhooks/${realId(i, webhookId)}`,
+          hooks: true,
+          body: mutatedBody(validWebhookPatch, WEBHOOK_FIELDS),
+        },
+        { method: 'DELETE', path: (i) => `/v1/webhooks/${realId(i, webhookVictimId)}`, hooks: true },
+        { method: 'POST', path: (i) => `/v1/webhooks/${realId(i, webhookId)}/rotate-secret`, hooks: true },
+        { method: 'POST', path: (i) => `/v1/webhooks/${realId(i, webhookId)}/test`, hooks: true },
+        { method: 'GET', path: (i) => `/v1/webhooks/${realId(i, webhookId)}/deliveries`, hooks: true },
+        {
+          method: 'POST',
+          path: (i, j) => `/v1/webhooks/${realId(i, webhookId)}/deliveries/${realId(j, deliveryId)}/redeliver`,
+          hooks: true,
+        },
+        { method: 'GET', path: (i) => `/v1/channels/${realId(i, mastodonId)}/queue` },
+        { method: 'PUT', path: (i) => `/v1/channels/${realId(i, mastodonId)}/queue`, body: mutatedBody(validQueue, QUEUE_FIELDS) },
+        { method: 'POST', path: () => '/v1/generate/post', body: mutatedBody(validGenerate, GENERATE_FIELDS) },
+        { method: 'POST', path: () => '/v1/generate/alt-text', body: mutatedBody(validGenerate, GENERATE_FIELDS) },
+        { method: 'POST', path: () => '/v1/posts/validate', body: mutatedBody(validPost, POST_FIELDS) },
+        { method: 'POST', path: (i) => `/v1/posts/${realId(i, postId)}/retry` },
+        { method: 'DELETE', path: (i) => `/v1/posts/${realId(i, postVictimId)}` },
+      ];
+      const listQuery = fc.oneof(
+        queryString,
+        fc
+          .tuple(
+            fc.constantFrom('limit', 'cursor', 'count'),
+            fc.oneof(fc.constantFrom('0', '1', '100', '101', '-1', '1e2', '9'.repeat(20), ''), hostileString),
+          )
+          .map(([k, v]) => `?${k}=${encode(v)}`),
+      );
+      const route = fc.integer({ min: 0, max: routes.length - 1 }).chain((n) => {
+        const r = routes[n]!;
+        return fc.record({
+          r: fc.constant(r),
+          id,
+          id2: id,
+          qs: listQuery,
+          auth: authorization,
+          type: contentType,
+          // A route without a body of its own still gets one now and then (random JSON or text).
+          body: r.body
+            ? fc.oneof({ weight: 6, arbitrary: r.body }, { weight: 1, arbitrary: fc.constant(undefined) })
+            : fc.option(fc.string({ maxLength: 40 }), { nil: undefined, freq: 4 }),
+        });
+      });
+      await fuzz(
+        fc.asyncProperty(route, async ({ r, id: i, id2, qs, auth, type, body }) => {
+          await sendRefusalChecked({
+            method: r.method,
+            path: r.path(i, id2) + qs,
+            headers: authHeaders(auth, body === undefined ? undefined : type, r.hooks === true),
+            body,
+          });
+        }),
+        1400,
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
+
+  test('the same routes: deep, huge and unknown-field JSON bodies, with true and lying Content-Length', async () => {
+    const deepArrays = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+    const deepObjects = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
+    const bodies = [
+      deepArrays(2000),
+      deepObjects(2000),
+      `{"content":"x","channelIds":["x"],"repeat":${deepObjects(2000)}}`,
+      `{"slots":${deepArrays(2000)}}`,
+      JSON.stringify({ content: 'x'.repeat(900_000), prompt: 'x'.repeat(900_000 / 2) }),
+      JSON.stringify({ url: `http://127.0.0.1:9/${'a'.repeat(1_100_000)}`, events: 'all' }),
+      `{${Array.from({ length: 60_000 }, (_, i) => `"f${i}":1`).join(',')}}`,
+      `{"slots":[${Array(100_000).fill('{"weekday":"mon","time":"09:00"}').join(',')}]}`,
+    ];
+    const targets: [string, string, boolean][] = [
+      ['POST', '/v1/series', false],
+      ['PATCH', `/v1/series/${seriesId}`, false],
+      ['POST', '/v1/webhooks', true],
+      ['PATCH', `/v1/webhooks/${webhookId}`, true],
+      ['POST', `/v1/webhooks/${webhookId}/test`, true],
+      ['PUT', `/v1/channels/${mastodonId}/queue`, false],
+      ['POST', '/v1/generate/post', false],
+      ['POST', '/v1/generate/alt-text', false],
+      ['POST', '/v1/posts/validate', false],
+      ['POST', `/v1/posts/${postId}/retry`, false],
+      ['DELETE', `/v1/posts/${postId}x`, false],
+    ];
+    for (const body of bodies) {
+      for (const [method, path, hooks] of targets) {
+        for (const length of [String(Buffer.byteLength(body)), undefined, String(MB + 1)]) {
+          const extra: Record<string, string> = length === undefined ? {} : { 'content-length': length };
+          const headers = { ...authHeaders('KEY', 'application/json', hooks), ...extra };
+          await sendRefusalChecked({ method, path, headers, body });
+        }
+      }
+    }
+  });
+
+  // -------------------------------------------------------------------------------------------
+  // /mcp: JSON-RPC answers its own errors ({jsonrpc, error:{code:number}}); our layer in front
+  // (the key, the method, the body limit) answers with the API's error body; a tool's failure is
+  // a result with isError carrying our error code.
+
+  const RPC_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+  function mcpProblem(status: number, text: string, calledTools: string[]): string | undefined {
+    if (status >= 500) return `status ${status}`;
+    if (status === 202 && text === '') return undefined; // a notification or a response sent to the server
+    let body: any;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return 'answer is not JSON';
+    }
+    const rpcError = (m: any) =>
+      m && m.jsonrpc === '2.0' && m.error && Number.isInteger(m.error.code) && typeof m.error.message === 'string'
+        ? undefined
+        : 'not a JSON-RPC error';
+    if (status >= 400) {
+      if (body?.error && typeof body.error.code === 'string')
+        return CODES.includes(body.error.code) ? undefined : `unknown code ${body.error.code}`;
+      return rpcError(body);
+    }
+    for (const m of Array.isArray(body) ? body : [body]) {
+      if (m?.jsonrpc !== '2.0') return 'a 2xx answer that is not JSON-RPC';
+      if (m.error) {
+        const why = rpcError(m);
+        if (why) return why;
+        // -32603 is "internal error": a handler threw something unexpected. The SDK answers so
+        // (rather than -32602) when params fail its own request schema, before any handler of
+        // ours runs: that one is a refusal, recognisable by its list of issues under `params`.
+        if (m.error.code === -32603 && !sdkParamsRefusal(m.error.message)) return `JSON-RPC internal error: ${m.error.message}`;
+        continue;
+      }
+      const sc = m.result?.structuredContent;
+      if (m.result?.isError) {
+        const code = sc?.error?.code;
+        if (!CODES.includes(code)) return `tool error with code ${JSON.stringify(code)}`;
+        // An unexpected exception maps to internal_error; only unconfigured generation is documented so.
+        if (
+          code === 'internal_error' &&
+          !(Array.isArray(sc.error.details?.settings) && calledTools.some((t) => t.startsWith('generate_')))
+        ) {
+          return `tool error internal_error: ${sc.error.message}`;
+        }
+      }
+    }
+    return undefined;
+  }
+
+  function sdkParamsRefusal(message: string): boolean {
+    try {
+      const issues = JSON.parse(message);
+      return Array.isArray(issues) && issues.length > 0 && issues.every((i) => Array.isArray(i?.path) && i.path[0] === 'params');
+    } catch {
+      return false;
+    }
+  }
+
+  async function sendMcp(body: string, auth: string | undefined, calledTools: string[], extra: Record<string, string> = {}) {
+    const headers: Record<string, string> = { ...RPC_HEADERS, ...extra };
+    if (auth === 'KEY') headers.authorization = `Bearer ${nextKey()}`;
+    else if (auth === 'READONLY') headers.authorization = `Bearer ${readOnlyKey}`;
+    else if (auth !== undefined) headers.authorization = auth;
+    const r: Hostile = { method: 'POST', path: '/mcp', headers, body };
+    counts.sent++;
+    const res = await stack.app.handle(new Request('http://localhost/mcp', { method: 'POST', headers, body }));
+    const text = await res.text();
+    counts.byStatus.set(res.status, (counts.byStatus.get(res.status) ?? 0) + 1);
+    const why = mcpProblem(res.status, text, calledTools);
+    if (why) {
+      violations.push({ why, request: describeRequest(r), status: res.status, response: text.slice(0, 300) });
+      throw new Error(`${why}: ${describeRequest(r)} → ${res.status} ${text.slice(0, 300)}`);
+    }
+    // Which answers may have written: a tool result that is not an error, of a tool that writes.
+    let wrote = false;
+    try {
+      const parsed = JSON.parse(text);
+      for (const m of Array.isArray(parsed) ? parsed : [parsed])
+        if (m?.result && m.result.isError !== true && m.result.structuredContent) wrote = true;
+    } catch {}
+    const now = await rowCounts();
+    perRequest.checked++;
+    if (!wrote) {
+      perRequest.refused++;
+      if (JSON.stringify(now) !== JSON.stringify(last)) {
+        const msg = `an MCP request with no successful tool result changed rows: ${JSON.stringify(last)} → ${JSON.stringify(now)}`;
+        violations.push({ why: msg, request: describeRequest(r), status: res.status, response: text.slice(0, 300) });
+        throw new Error(`${msg}: ${describeRequest(r)}`);
+      }
+    }
+    last = now;
+  }
+
+  test(
+    '/mcp: broken JSON-RPC, unknown methods and tools, wrong and huge arguments',
+    async () => {
+      const TOOLS_ARGS: Record<string, (v: number) => Record<string, unknown>> = {
+        whoami: () => ({}),
+        list_channels: () => ({}),
+        validate_post: validPost,
+        create_post: validPost,
+        list_posts: (v) => ({ status: 'scheduled', limit: (v % 100) + 1 }),
+        get_post: () => ({ id: postId }),
+        update_post: () => ({ id: postId, content: `mcp edit ${++serial}` }),
+        cancel_post: () => ({ id: 'post_doesnotexist' }),
+        retry_post: () => ({ id: postId }),
+        // Production policy (no OUTBOUND_ALLOW_PRIVATE in this app): refused before any connection.
+        upload_media_from_url: () => ({ url: 'http://127.0.0.1:9/a.png', altText: 'x' }),
+        get_media: () => ({ id: readyMediaId }),
+        generate_post: () => ({ prompt: 'x', channelIds: [mastodonId] }),
+        generate_alt_text: () => ({ mediaId: readyMediaId }),
+      };
+      const toolName = fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...Object.keys(TOOLS_ARGS)) },
+        { weight: 1, arbitrary: hostileString },
+      );
+      const ARG_FIELDS = [
+        ...POST_FIELDS,
+        'id',
+        'limit',
+        'cursor',
+        'status',
+        'url',
+        'fileName',
+        'altText',
+        'prompt',
+        'mediaId',
+        'idempotencyKey',
+        'queue',
+      ];
+      const toolCall = toolName.chain((name) =>
+        fc.record({
+          name: fc.constant(name),
+          args: fc.oneof(
+            {
+              weight: 5,
+              arbitrary: mutatedBody(TOOLS_ARGS[name] ?? (() => ({})), ARG_FIELDS).map((s) => {
+                try {
+                  return JSON.parse(s);
+                } catch {
+                  return s;
+                }
+              }),
+            },
+            { weight: 2, arbitrary: fc.constant(undefined).map(() => (TOOLS_ARGS[name] ?? (() => ({})))(serial)) },
+            { weight: 1, arbitrary: anyValue },
+          ),
+        }),
+      );
+      const rpcId = fc.oneof(fc.nat(), fc.constantFrom(null, 'x', -1, 1.5, {}, [], true, 2 ** 60), hostileString);
+      const message = fc.oneof(
+        {
+          weight: 6,
+          arbitrary: fc.tuple(rpcId, toolCall).map(([i, c]) => ({
+            tools: [c.name],
+            msg: { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: c.name, arguments: c.args } },
+          })),
+        },
+        {
+          weight: 2,
+          arbitrary: fc
+            .tuple(
+              rpcId,
+              fc.constantFrom(
+                'initialize',
+                'tools/list',
+                'ping',
+                'resources/list',
+                'prompts/list',
+                'completion/complete',
+                'logging/setLevel',
+                'notifications/initialized',
+                'tools/call',
+                'nope',
+                '',
+                'rpc.x',
+              ),
+              anyValue,
+            )
+            .map(([i, method, params]) => ({ tools: [] as string[], msg: { jsonrpc: '2.0', id: i, method, params } })),
+        },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(rpcId).map(([i]) => ({
+            tools: [] as string[],
+            msg: {
+              jsonrpc: '2.0',
+              id: i,
+              method: 'initialize',
+              params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+            },
+          })),
+        },
+        { weight: 2, arbitrary: anyValue.map((v) => ({ tools: [] as string[], msg: v })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .dictionary(fc.constantFrom('jsonrpc', 'id', 'method', 'params', 'result', 'error', 'extra'), anyValue)
+            .map((v) => ({ tools: [] as string[], msg: v })),
+        },
+      );
+      const wire = fc.oneof(
+        { weight: 6, arbitrary: message.map((m) => ({ tools: m.tools, body: JSON.stringify(m.msg) ?? 'undefined' })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .array(message, { maxLength: 4 })
+            .map((ms) => ({ tools: ms.flatMap((m) => m.tools), body: JSON.stringify(ms.map((m) => m.msg)) })),
+        },
+        { weight: 1, arbitrary: fc.string({ maxLength: 60 }).map((body) => ({ tools: [] as string[], body })) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .constantFrom(
+              '',
+              '{',
+              '{"jsonrpc":"2.0"',
+              '[',
+              '[]',
+              'null',
+              '{"jsonrpc":"1.0","id":1,"method":"ping"}',
+              '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}',
+              '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":"x"}}',
+              '\u0000',
+              '\ufeff{}',
+            )
+            .map((body) => ({ tools: ['whoami'], body })),
+        },
+      );
+      const accept = fc.constantFrom('application/json, text/event-stream', 'application/json', 'text/event-stream', '*/*', 'text/html');
+      await fuzz(
+        fc.asyncProperty(
+          wire,
+          authorization,
+          fc.option(fc.constantFrom(...CONTENT_TYPES), { nil: undefined, freq: 5 }),
+          fc.option(accept, { nil: undefined, freq: 3 }),
+          async (w, auth, type, acc) => {
+            const extra: Record<string, string> = {};
+            if (type !== undefined) extra['content-type'] = type;
+            if (acc !== undefined) extra.accept = acc;
+            await sendMcp(w.body, auth, w.tools, extra);
+          },
+        ),
+        900,
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
+
+  test('/mcp: huge and deep params, bodies over 1 MB, and a tool call with a 60k-key argument object', async () => {
+    const call = (params: string) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":${params}}`;
+    const bodies: [string, string[]][] = [
+      [call(`{"name":"create_post","arguments":{"content":"${'x'.repeat(900_000)}","channelIds":["${mastodonId}"]}}`), ['create_post']],
+      [call(`{"name":"create_post","arguments":{"content":"${'x'.repeat(1_100_000)}","channelIds":["${mastodonId}"]}}`), ['create_post']],
+      [call(`{"name":"validate_post","arguments":${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}}`), ['validate_post']],
+      [call(`{"name":"list_posts","arguments":{${Array.from({ length: 60_000 }, (_, i) => `"k${i}":1`).join(',')}}}`), ['list_posts']],
+      [call(`{"name":"whoami","arguments":{},"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`), ['whoami']],
+      [`[${Array(5000).fill('{"jsonrpc":"2.0","id":1,"method":"ping"}').join(',')}]`, []],
+      [`${'['.repeat(400_000)}${']'.repeat(400_000)}`, []],
+      [call(`{"name":"${'n'.repeat(900_000)}","arguments":{}}`), []],
+    ];
+    for (const [body, tools] of bodies) {
+      for (const extra of [{}, { 'content-length': String(MB + 1) }] as Record<string, string>[]) await sendMcp(body, 'KEY', tools, extra);
+    }
+  });
 });

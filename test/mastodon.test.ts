@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import { startFakeMastodon, type FakeMastodon, type FakeMastodonOptions } from './fakes/mastodon.ts';
+import { IDEMPOTENCY_KEY_TTL_MS, startFakeMastodon, type FakeMastodon, type FakeMastodonOptions } from './fakes/mastodon.ts';
 import { freePort } from './harness/ports.ts';
 
 const fakes: FakeMastodon[] = [];
@@ -336,7 +336,62 @@ describe("Mastodon instance address and error text (the instance is the tenant's
   });
 });
 
+/** What publishToChannel does on a later attempt (activities/posts.ts send): look the status up, send only if it is not there. */
+async function retryAsTheActivityDoes(c: ReturnType<typeof connector>, req: PublishRequest) {
+  return ((req.attempt ?? 1) > 1 && c.findPublished ? await c.findPublished(req) : null) ?? (await c.publish(req));
+}
+
+describe('Mastodon lost answer, retried after its Idempotency-Key expired', () => {
+  test('answer lost, retry 2 h later (key expired): the look-up finds the status, one status, no second send', async () => {
+    const f = await fake();
+    const c = connector(500);
+    const text = `lost answer ${crypto.randomUUID()}`;
+    // Another status of the account's, so the look-up has to pick.
+    await c.publish(request(f.url, { text: 'an older status', idempotencyKey: 'post-0:channel-1' }));
+    f.failNext(1, 'accept-then-hang');
+    expect((await failure(c.publish(request(f.url, { text })))).kind).toBe('transient');
+    expect(f.statuses.filter((s) => s.text === text)).toHaveLength(1);
+
+    f.advance(2 * 60 * 60 * 1000);
+    const result = await retryAsTheActivityDoes(c, request(f.url, { text, attempt: 2 }));
+
+    const mine = f.statuses.filter((s) => s.text === text);
+    expect(mine).toHaveLength(1);
+    expect(result).toEqual({ platformPostId: mine[0]!.id, url: mine[0]!.url, publishedAt: mine[0]!.created_at });
+    expect(f.sends.filter((s) => s.text === text)).toHaveLength(1);
+  });
+
+  test('the look-up finds nothing (the lost attempt never reached the instance): the retry sends, one status', async () => {
+    const f = await fake();
+    const c = connector(500);
+    f.failNext(1, { status: 503 });
+    expect((await failure(c.publish(request(f.url)))).kind).toBe('transient');
+    f.advance(2 * 60 * 60 * 1000);
+    await retryAsTheActivityDoes(c, request(f.url, { attempt: 2 }));
+    expect(f.statuses).toHaveLength(1);
+  });
+});
+
 describe('fake Mastodon contract', () => {
+  test('an Idempotency-Key is honoured for an hour; after that the same key makes a new status', async () => {
+    const f = await fake();
+    const post = async () => {
+      const res = await fetch(`${f.url}/api/v1/statuses`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer good-token', 'Idempotency-Key': 'k1', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ status: 'same key' }),
+      });
+      return ((await res.json()) as { id: string }).id;
+    };
+    const a = await post();
+    f.advance(IDEMPOTENCY_KEY_TTL_MS - 1000);
+    expect(await post()).toBe(a);
+    f.advance(2000);
+    expect(await post()).not.toBe(a);
+    expect(f.statuses).toHaveLength(2);
+    expect(f.sends).toHaveLength(3);
+  });
+
   test('accepts form bodies with media_ids[] and honours Idempotency-Key per token', async () => {
     const f = await fake({ syncMedia: true });
     const form = new FormData();

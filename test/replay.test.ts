@@ -9,6 +9,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import * as registeredWorkflows from '../workflows/index.ts';
 import { harness } from './harness/index.ts';
 
 const DIR = join(import.meta.dir, 'fixtures/histories');
@@ -24,7 +25,20 @@ beforeAll(async () => {
 });
 
 describe('recorded workflow histories', () => {
-  test('cover the post and the upload workflow: scheduled → edited → published, partial and reauth failures, cancel, delete and retry, upload expired and ready', () => {
+  test('cover every workflow type the worker registers', () => {
+    // The worker registers each export of workflows/index.ts under its export name, which is the
+    // workflow type its executions record: a type with no history here is one whose change no
+    // replay would catch.
+    const registered = Object.entries(registeredWorkflows)
+      .filter(([, v]) => typeof v === 'function')
+      .map(([name]) => name)
+      .sort();
+    expect(registered.length).toBeGreaterThan(0);
+    const recorded = new Set(files.map(workflowType));
+    expect(registered.filter((type) => !recorded.has(type))).toEqual([]);
+  });
+
+  test('hold each scenario, run to its end: post scheduled → edited → published, partial and reauth failures, cancel, delete and retry; upload expired and ready; series edited and deleted; webhook delivery retried then failed, fan-out, outbox sweep; start reconciler; ping', () => {
     for (const name of [
       'post-scheduled-edited-published',
       // Before the await-retry patch: a failed post's workflow ended at once.
@@ -39,6 +53,13 @@ describe('recorded workflow histories', () => {
       'post-scheduled-cancelled',
       'media-upload-expired',
       'media-upload-ready',
+      // The other workflow types, each along its longest path.
+      'series-edited-deleted',
+      'webhook-delivery-retried-failed',
+      'webhook-fanout',
+      'webhook-outbox-sweep',
+      'post-start-reconciler',
+      'ping',
     ]) {
       expect(files).toContain(`${name}.json`);
     }

@@ -2,10 +2,30 @@
 // with the official `standardwebhooks` package; Temporal's time-skipping server proves the retry
 // schedule, the final `failed`, 410 disabling the endpoint, and that a deleted endpoint gets nothing.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
-import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
+import { addDelivery, lastAttempt } from './harness/webhook-failures.ts';
 import { WEBHOOK_JITTER, WEBHOOK_RETRY_SCHEDULE_MS, webhookDeliveryWorkflowId } from '../workflows/webhook-delivery-types.ts';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+/**
+ * The retry schedule as docs/api.md ("Delivery") and docs/decisions.md ("Webhooks") state it: the
+ * first attempt at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h, each
+ * wait ±10 %; ten attempts. Written out here rather than read from the code, so a change of the
+ * code that the docs do not follow fails.
+ */
+const DOCUMENTED_SCHEDULE_MS = [0, 5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 14 * HOUR, 20 * HOUR, 24 * HOUR];
+const DOCUMENTED_JITTER = 0.1;
+/** How the docs write a wait: `5 s`, `30 min`, `24 h`. */
+const spelled = (ms: number) => (ms % HOUR === 0 ? `${ms / HOUR} h` : ms % MINUTE === 0 ? `${ms / MINUTE} min` : `${ms / SECOND} s`);
+/** A doc's text with its line breaks as spaces, so a phrase matches wherever the lines wrap. */
+const docText = (file: string) => readFileSync(new URL(`../docs/${file}`, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+/** How long the previous secret signs after a rotation, as docs/api.md states it ("the old secret signs 24 h more"). */
+const DOCUMENTED_OVERLAP_MS = 24 * HOUR;
 
 /** What the receiver answers next on a path: a status (with headers), or 'hang' (never answers in time). */
 type Answer = number | 'hang' | { status: number; headers: Record<string, string> };
@@ -120,6 +140,34 @@ describe('webhook delivery', () => {
     expect(verify(old, r).type).toBe('webhook.test');
   });
 
+  test('the previous secret signs until 24 h after the rotation, and not a second longer', async () => {
+    // The attempt is made now, at the receiver's clock (standardwebhooks refuses a timestamp 5 min
+    // off), and the rotation is put that long before it.
+    const attemptAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const deliverAfterRotation = async (path: string, sinceRotation: number) => {
+      const { key, id, secret: previous } = await setup(path);
+      const rotatedAt = new Date(attemptAt.getTime() - sinceRotation);
+      const rotated = await call(await testApp({ now: () => rotatedAt }), 'POST', `/v1/webhooks/${id}/rotate-secret`, { key });
+      expect(rotated.status).toBe(200);
+      expect(Date.parse(rotated.body.previousSecretExpiresAt)).toBe(rotatedAt.getTime() + DOCUMENTED_OVERLAP_MS);
+      const deliveryId = await addDelivery(id, { createdAt: attemptAt, status: 'pending' });
+      expect(await lastAttempt(deliveryId, attemptAt)).toEqual({ outcome: 'delivered' });
+      expect(at(path)).toHaveLength(1);
+      const r = at(path)[0]!;
+      return { r, previous, current: rotated.body.secret as string, signatures: r.headers['webhook-signature']!.split(' ') };
+    };
+    // A second before the 24 hours end: both sign, and each verifies.
+    const before = await deliverAfterRotation('/overlap-before', DOCUMENTED_OVERLAP_MS - 1_000);
+    expect(before.signatures).toHaveLength(2);
+    expect(verify(before.current, before.r).type).toBe('webhook.test');
+    expect(verify(before.previous, before.r).type).toBe('webhook.test');
+    // A second after: only the new secret signs, and the old one no longer verifies.
+    const after = await deliverAfterRotation('/overlap-after', DOCUMENTED_OVERLAP_MS + 1_000);
+    expect(after.signatures).toHaveLength(1);
+    expect(verify(after.current, after.r).type).toBe('webhook.test');
+    expect(() => verify(after.previous, after.r)).toThrow();
+  });
+
   test('500 twice then 200: delivered on the third attempt, same webhook-id each time', async () => {
     const { key, id, secret } = await setup('/flaky', [500, 500, 200]);
     await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
@@ -157,16 +205,28 @@ describe('webhook delivery', () => {
     expect(test2.status).toBe(409);
   });
 
+  test('the docs state the retry schedule this file checks, and the code has it', () => {
+    const waits = DOCUMENTED_SCHEDULE_MS.slice(1).map(spelled);
+    expect(docText('api.md')).toContain(
+      `retried: at once, then after ${waits.slice(0, -1).join(', ')} and ${waits.at(-1)} (each wait ±${DOCUMENTED_JITTER * 100} % jitter;`,
+    );
+    expect(docText('api.md')).toContain('ten attempts over about three days');
+    expect(docText('decisions.md')).toContain(`per the schedule (0, ${waits.join(', ')}, ±${DOCUMENTED_JITTER * 100} % jitter;`);
+    expect(DOCUMENTED_SCHEDULE_MS).toHaveLength(10);
+    expect(WEBHOOK_RETRY_SCHEDULE_MS).toEqual(DOCUMENTED_SCHEDULE_MS);
+    expect(WEBHOOK_JITTER).toBe(DOCUMENTED_JITTER);
+  });
+
   test('the whole retry schedule, with jitter, then failed; Retry-After is honoured', async () => {
     const { key, id } = await setup('/down', [
       { status: 429, headers: { 'retry-after': '3600' } },
-      ...Array<Answer>(WEBHOOK_RETRY_SCHEDULE_MS.length).fill(503),
+      ...Array<Answer>(DOCUMENTED_SCHEDULE_MS.length).fill(503),
     ]);
     await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
     await until(async () => (await deliveries(key, id))[0]?.status === 'failed', '1 hour');
     const [d] = await deliveries(key, id);
-    expect(d).toMatchObject({ status: 'failed', attempts: WEBHOOK_RETRY_SCHEDULE_MS.length, statusCode: 503, nextRetryAt: null });
-    expect(at('/down')).toHaveLength(WEBHOOK_RETRY_SCHEDULE_MS.length);
+    expect(d).toMatchObject({ status: 'failed', attempts: DOCUMENTED_SCHEDULE_MS.length, statusCode: 503, nextRetryAt: null });
+    expect(at('/down')).toHaveLength(DOCUMENTED_SCHEDULE_MS.length);
     // The timers the workflow set, from its history: the schedule, each within the jitter.
     const history = await stack.client.workflow.getHandle(webhookDeliveryWorkflowId(d!.id)).fetchHistory();
     const timers = history
@@ -175,15 +235,15 @@ describe('webhook delivery', () => {
         const t = e.timerStartedEventAttributes!.startToFireTimeout!;
         return Number(t.seconds) * 1000 + Math.round((t.nanos ?? 0) / 1e6);
       });
-    expect(timers).toHaveLength(WEBHOOK_RETRY_SCHEDULE_MS.length - 1);
+    expect(timers).toHaveLength(DOCUMENTED_SCHEDULE_MS.length - 1);
     // The first wait is the receiver's Retry-After (an hour), longer than the scheduled 5 s.
     expect(timers[0]).toBe(3_600_000);
-    WEBHOOK_RETRY_SCHEDULE_MS.slice(2).forEach((planned, i) => {
-      expect(timers[i + 1]!).toBeGreaterThanOrEqual(Math.floor(planned * (1 - WEBHOOK_JITTER)));
-      expect(timers[i + 1]!).toBeLessThanOrEqual(Math.ceil(planned * (1 + WEBHOOK_JITTER)));
+    DOCUMENTED_SCHEDULE_MS.slice(2).forEach((planned, i) => {
+      expect(timers[i + 1]!).toBeGreaterThanOrEqual(Math.floor(planned * (1 - DOCUMENTED_JITTER)));
+      expect(timers[i + 1]!).toBeLessThanOrEqual(Math.ceil(planned * (1 + DOCUMENTED_JITTER)));
     });
     // Jittered: not exactly the schedule.
-    expect(timers.slice(1).some((t, i) => t !== WEBHOOK_RETRY_SCHEDULE_MS[i + 2])).toBe(true);
+    expect(timers.slice(1).some((t, i) => t !== DOCUMENTED_SCHEDULE_MS[i + 2])).toBe(true);
   });
 
   test('a delivery to an endpoint deleted before its retry is not sent', async () => {

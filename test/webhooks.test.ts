@@ -133,7 +133,15 @@ describe('webhook endpoints', () => {
     ] as const) {
       const schema = doc.components.schemas[name].properties.url;
       const valid = ajv.compile(schema);
-      for (const url of ['0', 'not a url', 'ftp://example.com/x', 'http://user:pw@example.com/', 'http://a:99999/', 'http://1.2.3.4.5/', 'http://a.1/']) {
+      for (const url of [
+        '0',
+        'not a url',
+        'ftp://example.com/x',
+        'http://user:pw@example.com/',
+        'http://a:99999/',
+        'http://1.2.3.4.5/',
+        'http://a.1/',
+      ]) {
         expect({ url, valid: valid(url) }).toEqual({ url, valid: false });
         const res = await call(app, method, path, { key, body: { url, events: 'all' } });
         expect({ url, status: res.status }).toEqual({ url, status: 422 });

@@ -15,8 +15,8 @@ interface Leftover {
   what: 'Postgres' | 'the Temporal dev server';
   /** The signal that shuts it down cleanly: a fast shutdown for Postgres. */
   signal: NodeJS.Signals;
-  /** Postgres: its data directory. */
-  pgDataDir?: string;
+  /** Postgres: its data directory, and what its postmaster.pid said. */
+  pg?: { dataDir: string; pid: number; seenAs: string };
 }
 
 export interface LeftoverSearch {
@@ -41,8 +41,11 @@ export async function stopLeftovers(o: LeftoverSearch): Promise<void> {
     const info = processInfo(pid);
     if (!info) return;
     const pgDataDir = o.pgDataDirs.find((dir) => isPostgresOf(info, dir));
-    if (pgDataDir) found.set(pid, { pid, what: 'Postgres', signal: 'SIGINT', pgDataDir });
-    else if (isTemporalOf(info, o.temporalDb)) found.set(pid, { pid, what: 'the Temporal dev server', signal: 'SIGTERM' });
+    if (pgDataDir) {
+      const said = readPostmasterPid(pgDataDir);
+      const seenAs = said?.pid === pid ? said.seenAs : '';
+      found.set(pid, { pid, what: 'Postgres', signal: 'SIGINT', pg: { dataDir: pgDataDir, pid, seenAs } });
+    } else if (isTemporalOf(info, o.temporalDb)) found.set(pid, { pid, what: 'the Temporal dev server', signal: 'SIGTERM' });
   };
   for (const dir of o.pgDataDirs) consider(readPostmasterPid(dir)?.pid);
   consider(readPidFile(o.temporalPidFile));
@@ -66,7 +69,7 @@ export async function stopLeftovers(o: LeftoverSearch): Promise<void> {
   const still = await stopProcesses(list, GRACE_MS);
   if (still.length)
     throw new Error(`could not stop the process(es) an earlier run left running for ${o.dataRoot}: pid ${still.join(', ')}`);
-  for (const l of list) if (l.pgDataDir) clearStoppedPostmaster(l.pgDataDir, l.pid);
+  for (const l of list) if (l.pg) clearStoppedPostmaster(l.pg.dataDir, l.pg);
   rmSync(o.temporalPidFile, { force: true });
 }
 

@@ -8,7 +8,10 @@
 //   4. one API process SIGKILLed while clients create posts (they retry with their
 //      Idempotency-Key on the other API), then restarted.
 // After each: every post answered 201 exists and is published exactly once on every channel
-// (counted on the fakes), none is left scheduled/publishing past its time + LATE_BOUND_MS, the
+// (counted on the fakes), none is left scheduled/publishing past its time + LATE_BOUND_MS, no
+// channel of a post (its post_channels rows) got a second publish request unless an earlier one's
+// answer was lost (the fakes deduplicate — Mastodon's Idempotency-Key, X refusing repeated text,
+// LinkedIn's DUPLICATE_POST — so a re-send is counted where it arrives, not in the copies), the
 // processes that were not killed kept answering (JSON, no hangs, no empty replies), and a create
 // cut off after its commit (its request got no answer or a 5xx, yet its post is in Postgres) was
 // answered by its retry with the same Idempotency-Key 201 with that very post. Prints a table;
@@ -33,6 +36,11 @@ import { startFaultyProxy } from './faulty-proxy.ts';
 
 /** A post still scheduled/publishing this long after its time (or after it was answered 201) is stuck. */
 const LATE_BOUND_MS = 120_000;
+/**
+ * A publish answered this long before a worker's SIGKILL may have died with it, before its
+ * heartbeat (throttled to a second) or its row reached Temporal or Postgres: its answer counts as lost.
+ */
+const KILL_WINDOW_MS = 5_000;
 /** A request with no answer within this is a hang. */
 const REQUEST_TIMEOUT_MS = 20_000;
 const argPosts = process.argv.indexOf('--posts');
@@ -175,6 +183,11 @@ interface PhaseResult {
   posts: number;
   publishedOnce: number;
   duplicates: number;
+  /** Publish requests that reached a fake, per (post, channel): the most, and the pairs with more than one… */
+  maxSends: number;
+  resentPairs: number;
+  /** …and the answers the proxies saw lost (or die with a killed worker) for those pairs. */
+  lostAnswers: number;
   lost: number;
   stuck: number;
   maxLatenessMs: number;
@@ -193,6 +206,8 @@ const t0 = performance.now();
 const mastodon = await startFakeMastodon();
 const x = await startFakeX();
 const linkedin = await startFakeLinkedIn();
+// No fault of its own: it records which Mastodon publishes lost their answer.
+const mdProxy = startFaultyProxy({ target: mastodon.url, match: (m, p) => m === 'POST' && p === '/api/v1/statuses' });
 const xProxy = startFaultyProxy({ target: x.url, match: (m, p) => m === 'POST' && p === '/2/tweets', delayMs: 1500 });
 const liProxy = startFaultyProxy({
   target: linkedin.url,
@@ -204,6 +219,8 @@ const liProxy = startFaultyProxy({
 let cluster: Cluster | undefined;
 const results: PhaseResult[] = [];
 let exitCode = 0;
+/** When the run SIGKILLed a worker (a publish answered just before may have died with it). */
+const workerKills: number[] = [];
 // Ctrl-C: stop the cluster too (its processes run in sessions of their own).
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -246,7 +263,7 @@ try {
       organizationId: org.id,
       platform: 'MASTODON',
       name: 'mastodon',
-      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
+      credentials: { instanceUrl: mdProxy.url, accessToken: 'good-token' },
     }),
     await addChannel(orm.em.fork(), credentialsKey, {
       organizationId: org.id,
@@ -270,6 +287,22 @@ try {
         : linkedin.posts.map((p) => p.rendered);
   const received = (platform: string, marker: string): number => textsOn(platform).filter((t) => t.includes(marker)).length;
   const allTexts = () => ['MASTODON', 'X', 'LINKEDIN'].flatMap(textsOn);
+  const sendsOn = (platform: string): string[] =>
+    platform === 'MASTODON'
+      ? mastodon.sends.map((s) => s.text)
+      : platform === 'X'
+        ? x.sends.map((s) => s.text)
+        : linkedin.sends.map((s) => s.rendered);
+  const sends = (platform: string, marker: string): number => sendsOn(platform).filter((t) => t.includes(marker)).length;
+  const proxyOf: Record<string, { exchanges: { body: string; answeredAt: number; delivered: boolean }[] }> = {
+    MASTODON: mdProxy,
+    X: xProxy,
+    LINKEDIN: liProxy,
+  };
+  const lostAnswers = (platform: string, marker: string): number =>
+    (proxyOf[platform]?.exchanges ?? []).filter(
+      (e) => e.body.includes(marker) && (!e.delivered || workerKills.some((k) => e.answeredAt <= k && k - e.answeredAt <= KILL_WINDOW_MS)),
+    ).length;
   say(
     `stack ready in ${((performance.now() - t0) / 1000).toFixed(0)} s; ${POSTS} posts per phase on ${channels.map((ch) => ch.platform).join(', ')}`,
   );
@@ -280,6 +313,7 @@ try {
       run: async () => {
         await until(() => xProxy.inFlight() >= 2, 60_000);
         say(`  SIGKILL worker-1 (${xProxy.inFlight()} X publishes in flight)`);
+        workerKills.push(Date.now());
         await c.workers[0]!.kill();
         await Bun.sleep(3000);
         await c.workers[0]!.start();
@@ -328,6 +362,8 @@ try {
       channelIds: channels.map((ch) => ch.id),
       received,
       allTexts,
+      sends,
+      lostAnswers,
     });
     results.push(r);
     for (const v of r.violations) say(`  VIOLATION: ${v}`);
@@ -342,7 +378,7 @@ try {
   const minutes = ((performance.now() - t0) / 60_000).toFixed(1);
   say(`took ${minutes} min`);
   await cluster?.stop();
-  await Promise.all([mastodon.stop(), x.stop(), linkedin.stop(), xProxy.stop(), liProxy.stop()]);
+  await Promise.all([mastodon.stop(), x.stop(), linkedin.stop(), mdProxy.stop(), xProxy.stop(), liProxy.stop()]);
   if (results.some((r) => r.violations.length) || results.length < 4) exitCode = 1;
   if (exitCode === 0) rmSync(dir, { recursive: true, force: true });
   else say(`logs kept in ${join(dir, 'logs')}`);
@@ -368,6 +404,8 @@ async function runPhase(
     channelIds: string[];
     received: (platform: string, marker: string) => number;
     allTexts: () => string[];
+    sends: (platform: string, marker: string) => number;
+    lostAnswers: (platform: string, marker: string) => number;
   },
 ): Promise<PhaseResult> {
   const violations: string[] = [];
@@ -481,11 +519,30 @@ async function runPhase(
   // The fakes count a lost-answer retry only when it arrives: give the last ones a moment.
   await Bun.sleep(3000);
 
+  // Each post's channels as Postgres holds them (post_channels), not as the API reports them.
+  const targets = new Map<string, { channelId: string; platform: string }[]>();
+  if (created.length) {
+    const orm = await createOrm(c.appEnv.DATABASE_URL!, 1);
+    try {
+      const rows: { post_id: string; channel_id: string; platform: string }[] = await sql(
+        orm.em.fork(),
+        `select post_id, channel_id, platform from post_channels where post_id in (${created.map(() => '?').join(', ')})`,
+        created.map((p) => p.id),
+      );
+      for (const r of rows) targets.set(r.post_id, [...(targets.get(r.post_id) ?? []), { channelId: r.channel_id, platform: r.platform }]);
+    } finally {
+      await orm.close();
+    }
+  }
+
   let publishedOnce = 0;
   let duplicates = 0;
   let lost = 0;
   let stuck = 0;
   let maxLatenessMs = 0;
+  let maxSends = 0;
+  let resentPairs = 0;
+  let lostAnswers = 0;
   for (const p of created) {
     const view = final.get(p.id);
     if (!view || ['scheduled', 'publishing'].includes(view.status)) {
@@ -494,22 +551,37 @@ async function runPhase(
     } else if (view.status !== 'published')
       violations.push(`${p.id} is ${view.status}: ${JSON.stringify(view.channels?.map((ch: any) => ch.error))}`);
     let once = true;
-    for (const ch of view?.channels ?? []) {
-      const n = env.received(ch.platform, p.marker);
+    const mine = targets.get(p.id) ?? [];
+    if (mine.length !== env.channelIds.length)
+      violations.push(`${p.id} has ${mine.length} post_channels rows, not ${env.channelIds.length}`);
+    for (const t of mine) {
+      const n = env.received(t.platform, p.marker);
       if (n === 0) {
         lost++;
         once = false;
-        violations.push(`${p.id} never reached ${ch.platform}`);
+        violations.push(`${p.id} never reached ${t.platform}`);
       } else if (n > 1) {
         duplicates += n - 1;
         once = false;
-        violations.push(`${p.id} reached ${ch.platform} ${n} times`);
+        violations.push(`${p.id} reached ${t.platform} ${n} times`);
+      }
+      // A re-send is expected only after a lost answer: every send beyond the first needs one.
+      const sent = env.sends(t.platform, p.marker);
+      maxSends = Math.max(maxSends, sent);
+      if (sent > 1) {
+        resentPairs++;
+        const lostHere = env.lostAnswers(t.platform, p.marker);
+        lostAnswers += lostHere;
+        if (lostHere < sent - 1) {
+          violations.push(`${p.id} was sent to ${t.platform} ${sent} times with ${lostHere} answer(s) lost (channel ${t.channelId})`);
+        }
       }
       // Late: after the post's time (publish-now: its creation).
-      const due = Math.max(Date.parse(view.scheduledAt), Date.parse(view.createdAt));
-      if (ch.publishedAt) maxLatenessMs = Math.max(maxLatenessMs, Date.parse(ch.publishedAt) - due);
+      const ch = view?.channels?.find((v: any) => v.channelId === t.channelId);
+      const due = Math.max(Date.parse(view?.scheduledAt), Date.parse(view?.createdAt));
+      if (ch?.publishedAt) maxLatenessMs = Math.max(maxLatenessMs, Date.parse(ch.publishedAt) - due);
     }
-    if (once && view?.channels?.length === env.channelIds.length) publishedOnce++;
+    if (once && mine.length === env.channelIds.length) publishedOnce++;
   }
   // Posts that reached a platform although no client was answered 201 for them (a client gave up).
   const answered = new Set(created.map((p) => p.marker));
@@ -526,6 +598,9 @@ async function runPhase(
     posts: created.length,
     publishedOnce,
     duplicates,
+    maxSends,
+    resentPairs,
+    lostAnswers,
     lost,
     stuck,
     maxLatenessMs,
@@ -621,6 +696,7 @@ function printTable(rows: PhaseResult[]): void {
     'posts (201)',
     'published once',
     'duplicates',
+    'sends: max per post·channel, pairs >1 (lost answers)',
     'lost',
     'stuck',
     'max lateness',
@@ -633,6 +709,7 @@ function printTable(rows: PhaseResult[]): void {
     String(r.posts),
     String(r.publishedOnce),
     String(r.duplicates),
+    `${r.maxSends}, ${r.resentPairs} (${r.lostAnswers})`,
     String(r.lost),
     String(r.stuck),
     `${(r.maxLatenessMs / 1000).toFixed(1)} s`,

@@ -5,6 +5,17 @@
 //    longer — the window in which a killed worker leaves a post out with its answer lost;
 //  - flaky: every `failEvery`-th matching request is answered 503 before it reaches the fake (a
 //    transient outage at the platform's edge; nothing was created).
+// It also records, for every matching request it forwarded, whether the client was still there
+// when the fake's answer came back: one that was not (a killed worker, a timeout) lost the answer
+// to a request the platform may have carried out, the one case in which a re-send is expected.
+
+/** A matching request forwarded to the fake, and what became of its answer. */
+export interface Exchange {
+  body: string;
+  answeredAt: number;
+  /** false: the client had gone (connection closed, request aborted) before the answer. */
+  delivered: boolean;
+}
 
 export interface FaultyProxy {
   url: string;
@@ -12,6 +23,7 @@ export interface FaultyProxy {
   inFlight: () => number;
   /** Matching requests refused with 503 so far. */
   refused: () => number;
+  exchanges: Exchange[];
   stop: () => Promise<void>;
 }
 
@@ -26,6 +38,7 @@ export function startFaultyProxy(opts: {
   let inFlight = 0;
   let seen = 0;
   let refused = 0;
+  const exchanges: Exchange[] = [];
   const target = new URL(opts.target);
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -46,6 +59,9 @@ export function startFaultyProxy(opts: {
         const res = await fetch(new URL(url.pathname + url.search, target), { method: req.method, headers, body, redirect: 'manual' });
         const bytes = await res.arrayBuffer();
         if (faulty && opts.delayMs) await Bun.sleep(opts.delayMs);
+        if (faulty) {
+          exchanges.push({ body: body ? new TextDecoder().decode(body) : '', answeredAt: Date.now(), delivered: !req.signal.aborted });
+        }
         const out = new Headers(res.headers);
         out.delete('content-encoding');
         out.delete('content-length');
@@ -60,6 +76,7 @@ export function startFaultyProxy(opts: {
     url: `http://127.0.0.1:${server.port}`,
     inFlight: () => inFlight,
     refused: () => refused,
+    exchanges,
     stop: async () => void (await server.stop(true)),
   };
 }

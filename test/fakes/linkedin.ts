@@ -40,6 +40,12 @@ export interface FakeLinkedInToken {
   state: 'valid' | 'expired' | 'revoked';
 }
 
+/** A POST /rest/posts that reached LinkedIn with a JSON body (its commentary as shown), refused as a duplicate or not. */
+export interface FakeLinkedInSend {
+  rendered: string;
+  at: number;
+}
+
 export type FakeLinkedInRoute = 'posts' | 'findPosts' | 'initialize' | 'finalize' | 'upload' | 'asset' | 'token';
 export type FakeLinkedInResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
 
@@ -63,6 +69,8 @@ export interface FakeLinkedIn {
   posts: FakeLinkedInPost[];
   assets: FakeLinkedInAsset[];
   requests: FakeLinkedInRequest[];
+  /** Every publish request received, in order: a re-send shows here even when LinkedIn answers DUPLICATE_POST. */
+  sends: FakeLinkedInSend[];
   tokens: Map<string, FakeLinkedInToken>;
   validRefreshTokens: Set<string>;
   failNext(n: number, response: FakeLinkedInResponse, route?: FakeLinkedInRoute): void;
@@ -98,6 +106,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   const posts: FakeLinkedInPost[] = [];
   const assets: FakeLinkedInAsset[] = [];
   const requests: FakeLinkedInRequest[] = [];
+  const sends: FakeLinkedInSend[] = [];
   const tokens = new Map<string, FakeLinkedInToken>([
     ['good-token', { member, scopes: new Set(['w_member_social']), state: 'valid' }],
     ['org-token', { member, scopes: new Set(['w_member_social', 'w_organization_social', 'r_organization_social']), state: 'valid' }],
@@ -334,6 +343,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   async function createPost(req: Request, bearer: string, tok: FakeLinkedInToken): Promise<Response> {
     const body = await readJson(req);
     if (!body) return restError(400, 'Invalid JSON in the request body');
+    sends.push({ rendered: renderLittleText(typeof body.commentary === 'string' ? body.commentary : ''), at: Date.now() });
     for (const k of Object.keys(body)) {
       if (!POST_FIELDS.has(k)) return fieldError(`/${k}`, 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD');
     }
@@ -505,6 +515,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     posts,
     assets,
     requests,
+    sends,
     tokens,
     validRefreshTokens,
     failNext(n, response, route = 'posts') {

@@ -27,6 +27,13 @@ export interface FakeMedia {
   statusId: string | null;
 }
 
+/** A POST /api/v1/statuses that reached the instance (past its token check), answered from an Idempotency-Key or not. */
+export interface FakeSend {
+  text: string;
+  idempotencyKey: string | null;
+  at: number;
+}
+
 export interface FakeRequest {
   method: string;
   path: string;
@@ -44,7 +51,11 @@ export interface FakeMastodon {
   statuses: FakeStatus[];
   media: FakeMedia[];
   requests: FakeRequest[];
+  /** Every publish request received, in order: a re-send shows here even when it creates no second status. */
+  sends: FakeSend[];
   validTokens: Set<string>;
+  /** Moves the fake's clock (Idempotency-Key lifetimes, created_at) by ms. */
+  advance(ms: number): void;
   /** The next n POST /api/v1/statuses answer this instead (or never answer, for 'hang'). */
   failNext(n: number, response: FakeResponse): void;
   stop(): Promise<void>;
@@ -64,7 +75,11 @@ export interface FakeMastodonOptions {
   syncMedia?: boolean;
 }
 
+/** How long Mastodon honours an Idempotency-Key: PostStatusService keeps it in Redis for 3600 s. */
+export const IDEMPOTENCY_KEY_TTL_MS = 3_600_000;
+
 const MAX_MEDIA = 4;
+const ACCOUNT = { id: '1', username: 'user', acct: 'user' };
 const MAX_DESCRIPTION = 1500;
 
 export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise<FakeMastodon> {
@@ -75,7 +90,11 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
   const requests: FakeRequest[] = [];
   const validTokens = new Set(['good-token']);
   const canned: FakeResponse[] = [];
-  const idempotency = new Map<string, FakeStatus>(); // `${token}:${key}`, as Mastodon keys it per account
+  const sends: FakeSend[] = [];
+  // `${token}:${key}`, as Mastodon keys it per account, with the time it stops being honoured.
+  const idempotency = new Map<string, { status: FakeStatus; expiresAt: number }>();
+  let skew = 0;
+  const now = () => Date.now() + skew;
   const hanging = new Set<() => void>();
   let nextId = 113_000_000_000_000_000n; // Snowflake-sized ids, serialized as strings like Mastodon's
   const newId = () => String(nextId++);
@@ -94,6 +113,8 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     if (method === 'GET' && path === '/api/v1/instance') return json(instanceV1());
 
     const mediaMatch = /^\/api\/v1\/media\/([^/]+)$/.exec(path);
+    const sourceMatch = /^\/api\/v1\/statuses\/([^/]+)\/source$/.exec(path);
+    const listMatch = /^\/api\/v1\/accounts\/([^/]+)\/statuses$/.exec(path);
     const route =
       method === 'POST' && path === '/api/v1/statuses'
         ? 'status'
@@ -101,7 +122,13 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
           ? 'upload'
           : method === 'GET' && mediaMatch
             ? 'media'
-            : null;
+            : method === 'GET' && path === '/api/v1/accounts/verify_credentials'
+              ? 'me'
+              : method === 'GET' && listMatch
+                ? 'list'
+                : method === 'GET' && sourceMatch
+                  ? 'source'
+                  : null;
     if (!route) return json({ error: 'Record not found' }, 404);
 
     let acceptThenHang = false;
@@ -121,6 +148,12 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
 
     if (route === 'upload') return upload(req, token);
     if (route === 'media') return showMedia(decodeURIComponent(mediaMatch![1]!), token);
+    if (route === 'me') return json(ACCOUNT);
+    if (route === 'list') return listStatuses(decodeURIComponent(listMatch![1]!), new URL(req.url).searchParams, token);
+    if (route === 'source') {
+      const s = statuses.find((x) => x.id === decodeURIComponent(sourceMatch![1]!) && x.token === token);
+      return s ? json({ id: s.id, text: s.text, spoiler_text: '' }) : json({ error: 'Record not found' }, 404);
+    }
     if (acceptThenHang) {
       await createStatus(req, token);
       return hang(req);
@@ -135,10 +168,12 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     } catch {
       return json({ error: 'Error occurred while parsing request parameters' }, 400);
     }
-    // Like PostStatusService: a known key returns the status it created, before any validation.
     const key = req.headers.get('idempotency-key');
-    const dupe = key ? idempotency.get(`${token}:${key}`) : undefined;
-    if (dupe) return json(statusJson(dupe));
+    sends.push({ text: typeof params.status === 'string' ? params.status : '', idempotencyKey: key, at: now() });
+    // Like PostStatusService: a known key returns the status it created, before any validation,
+    // for an hour; after that the same key makes a new status.
+    const known = key ? idempotency.get(`${token}:${key}`) : undefined;
+    if (known && known.expiresAt > now()) return json(statusJson(known.status));
 
     const text = typeof params.status === 'string' ? params.status : '';
     const spoiler = typeof params.spoiler_text === 'string' ? params.spoiler_text : '';
@@ -167,13 +202,13 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       visibility: typeof params.visibility === 'string' ? params.visibility : 'public',
       idempotencyKey: key,
       token,
-      created_at: new Date().toISOString(),
+      created_at: new Date(now()).toISOString(),
       url: `${base}/@user/${id}`,
       uri: `${base}/users/user/statuses/${id}`,
     };
     for (const m of attached) m!.statusId = id;
     statuses.push(status);
-    if (key) idempotency.set(`${token}:${key}`, status);
+    if (key) idempotency.set(`${token}:${key}`, { status, expiresAt: now() + IDEMPOTENCY_KEY_TTL_MS });
     return json(statusJson(status));
   }
 
@@ -200,6 +235,19 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     };
     media.push(m);
     return json(mediaJson(m), m.processed ? 200 : 202);
+  }
+
+  /** GET /api/v1/accounts/:id/statuses: the token's own statuses, newest first (one account per token). */
+  function listStatuses(accountId: string, q: URLSearchParams, token: string): Response {
+    if (accountId !== ACCOUNT.id) return json({ error: 'Record not found' }, 404);
+    const limit = Math.min(Math.max(Number(q.get('limit')) || 20, 1), 40);
+    return json(
+      statuses
+        .filter((s) => s.token === token)
+        .toReversed()
+        .slice(0, limit)
+        .map(statusJson),
+    );
   }
 
   function showMedia(id: string, token: string): Response {
@@ -240,7 +288,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       url: s.url,
       content: `<p>${escapeHtml(s.text)}</p>`,
       media_attachments: s.media_ids.map((id) => mediaJson(media.find((m) => m.id === id)!)),
-      account: { id: '1', username: 'user', acct: 'user', url: `${base}/@user` },
+      account: { ...ACCOUNT, url: `${base}/@user` },
     };
   }
 
@@ -285,7 +333,11 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     statuses,
     media,
     requests,
+    sends,
     validTokens,
+    advance(ms) {
+      skew += ms;
+    },
     failNext(n, response) {
       for (let i = 0; i < n; i++) canned.push(response);
     },

@@ -34,6 +34,12 @@ export interface FakeXRequest {
   authorization: string | null;
 }
 
+/** A POST /2/tweets that reached X with a JSON body, refused as a duplicate or not. */
+export interface FakeXSend {
+  text: string;
+  at: number;
+}
+
 export type FakeXRoute = 'tweets' | 'initialize' | 'append' | 'finalize' | 'status' | 'metadata' | 'me' | 'timeline' | 'token';
 
 /**
@@ -63,6 +69,8 @@ export interface FakeX {
   tweets: FakeTweet[];
   media: FakeXMedia[];
   requests: FakeXRequest[];
+  /** Every publish request received, in order: a re-send shows here even when X refuses it as a duplicate. */
+  sends: FakeXSend[];
   validTokens: Set<string>;
   validRefreshTokens: Set<string>;
   /** The next n requests to `route` (default POST /2/tweets) answer this instead. */
@@ -120,6 +128,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
   const tweets: FakeTweet[] = [];
   const media: FakeXMedia[] = [];
   const requests: FakeXRequest[] = [];
+  const sends: FakeXSend[] = [];
   const validTokens = new Set(['good-token']);
   const validRefreshTokens = new Set(['refresh-1']);
   const canned = new Map<FakeXRoute, FakeXResponse[]>();
@@ -305,6 +314,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     if (!(req.headers.get('content-type') ?? '').includes('application/json')) return invalid('Content-Type must be application/json');
     const body = await readJson(req);
     if (!body) return invalid('Request body is not valid JSON');
+    sends.push({ text: typeof body.text === 'string' ? body.text : '', at: Date.now() });
     for (const k of Object.keys(body)) {
       if (!TWEET_FIELDS.has(k)) return invalid(`$.${k}: is not defined in the schema and the schema does not allow additional properties`);
     }
@@ -466,6 +476,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     tweets,
     media,
     requests,
+    sends,
     validTokens,
     validRefreshTokens,
     failNext(n, response, route = 'tweets') {

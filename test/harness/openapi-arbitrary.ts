@@ -2,7 +2,7 @@
 // calls valid, and nothing more is assumed about the server. Covers the keywords the document of
 // /v1 uses (type, enum, const, anyOf/oneOf, properties/required/additionalProperties,
 // patternProperties, min/maxProperties, items, min/maxItems, uniqueItems, min/maxLength,
-// pattern, format date-time, minimum/maximum); any other keyword fails loudly, so a document
+// pattern, format date-time, format uri with a pattern, minimum/maximum); any other keyword fails loudly, so a document
 // that grows one grows this too. Lengths are code points, as JSON Schema counts them.
 import fc from 'fast-check';
 
@@ -162,6 +162,8 @@ function stringArbitrary(s: Json, at: string, opts: GenOptions): fc.Arbitrary<un
   const fromPattern = s.pattern === undefined ? undefined : fc.stringMatching(new RegExp(withoutLookarounds(s.pattern)));
   let base: fc.Arbitrary<string>;
   if (s.format === 'date-time') base = dateTime(opts.now);
+  // A URI narrowed by a pattern: strings built from the pattern (the document check confirms the format).
+  else if (s.format === 'uri' && fromPattern) base = fc.oneof(fromPattern, anyText);
   else if (s.format !== undefined) throw new Error(`${at}: format ${s.format} is not supported by the generator`);
   else base = fromPattern ? fc.oneof(fromPattern, anyText) : anyText;
   const variants: fc.Arbitrary<string>[] = [base];

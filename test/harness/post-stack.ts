@@ -8,7 +8,7 @@ import type { VisionConfig } from '../../activities/vision.ts';
 import { createDiskStorage } from '../../storage/disk.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { seaweed } from './seaweed.ts';
-import { Client } from '@temporalio/client';
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalCli, findTemporalTestServer } from '../../lib/temporal-binaries.ts';
 import { ensureSearchAttributes } from '../../worker/temporal.ts';
@@ -48,6 +48,8 @@ export interface PostStackOptions {
   publishInterceptors?: ActivityInterceptorsFactory[];
   /** Per-attempt webhook timeout (a hanging receiver's test); 15 s by default. */
   webhookTimeoutMs?: number;
+  /** Wrap the calls of the app's Temporal client (a test observing what the workflows answered). */
+  clientInterceptors?: WorkflowClientInterceptor[];
   /** More of the app's dependencies (the generate scope's model endpoints). */
   appDeps?: Partial<ServerDeps>;
 }
@@ -116,6 +118,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
             return next(input);
           },
         },
+        ...(opts.clientInterceptors ?? []),
       ],
     },
   });

@@ -1,0 +1,762 @@
+// The OpenAPI document tells the whole truth. Requests are generated from the
+// document's own schemas (test/harness/openapi-arbitrary.ts) for every operation, sent with a
+// valid key to the real stack (Postgres, Temporal, disk store), and every answer is held to the
+// document:
+//   - its status is one the operation declares, never a 5xx;
+//   - its body validates against the declared schema (ajv, JSON Schema 2020-12 as OpenAPI 3.1
+//     says), and its headers are declared (required ones present);
+//   - a request the document calls valid is not refused with 422, except by the rules below that
+//     the document states in words (each checked to be there) — referential ones (an id that
+//     names nothing) and ones no schema can say (a time relative to now, a channel's own limits).
+// Then crafted requests (no key, a FREE plan, a missing scope, a body over 1 MB) must get declared
+// answers too, and every path answers any method it does not list with 405 and `Allow`.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import fc from 'fast-check';
+import sharp from 'sharp';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { addChannel } from '../domain/channels.ts';
+import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
+import { chatCompletionsUrl } from '../lib/config.ts';
+import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+import { arbitraryFor, resolve, type Hints } from './harness/openapi-arbitrary.ts';
+
+type Json = Record<string, any>;
+type Stack = Awaited<ReturnType<typeof startPostStack>>;
+
+const DAY = 86_400_000;
+const MB = 1024 * 1024;
+/**
+ * Runs per operation: enough to reach its success and its documented refusals, small enough for a
+ * busy machine (validatePost writes nothing: cheap). Creates and series edits succeed in only a
+ * few percent of generated requests (most combinations break a rule), hence their larger counts:
+ * at 80 runs updateSeries once reached no success in a whole run.
+ */
+const RUNS: Record<string, number> = {
+  createPost: 300,
+  validatePost: 200,
+  updatePost: 100,
+  createUpload: 60,
+  listPosts: 50,
+  createSeries: 250,
+  updateSeries: 250,
+};
+const DEFAULT_RUNS = 25;
+
+/**
+ * The 422s a document-valid request may still get: rules the document states in words because no
+ * schema can (each `documented` pattern must be found in the operation's text). Where the rule can
+ * be checked from the request, `holds` checks it really applied. Anything else is a rule the
+ * document hides.
+ */
+const PROSE_RULES: { ops: string[]; path: RegExp; message: RegExp; documented: RegExp; why: string; holds?: (g: Generated) => boolean }[] =
+  [
+    {
+      ops: ['createPost', 'validatePost', 'updatePost', 'generatePost', 'createSeries', 'updateSeries'],
+      path: /^channelIds$/,
+      message: /^unknown channel /,
+      documented: /channels of the organization/,
+      why: 'ids must name the organization’s channels (referential)',
+      holds: (g) => ((g.body as Json).channelIds ?? []).some((id: string) => !pools.channels.includes(id)),
+    },
+    {
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
+      path: /^(content|contentByPlatform\.[A-Z]+)$/,
+      message: /^is \d+ characters.*allows \d+$/,
+      documented: /`rules\.maxChars`/,
+      why: 'each channel’s own length limit, published as its rules',
+    },
+    {
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
+      path: /^(content|contentByPlatform\.[A-Z]+)$/,
+      message: /^is empty for channel /,
+      documented: /empty text needs media/i,
+      why: 'an empty text is allowed only with media',
+    },
+    {
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
+      path: /^contentByPlatform\.[A-Z]+$/,
+      message: /^no target channel is on this platform$/,
+      documented: /platform of a target channel/,
+      why: 'keys must be platforms of the target channels',
+    },
+    {
+      ops: ['createPost', 'validatePost', 'updatePost', 'generatePost', 'createSeries', 'updateSeries'],
+      path: /^mediaIds$/,
+      message: /^(unknown media |media .* only ready media)/,
+      documented: /`ready` media items of the organization/i,
+      why: 'ids must name ready media items (referential)',
+      holds: (g) => (g.body as Json).mediaIds.some((id: string) => id !== pools.media[0]),
+    },
+    {
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
+      path: /^mediaIds$/,
+      message:
+        /(requires an image or video|takes at most \d+ attachment\(s\)|does not accept .* files|takes a video only on its own|requires a video|requires an image)$/,
+      documented: /media limits/,
+      why: 'each platform’s media limits (count, types), channel `rules.requiresMedia`',
+    },
+    {
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
+      path: /^reddit$/,
+      message: /^REDDIT channel .* requires reddit\.subreddit/,
+      documented: /required when (a REDDIT channel is targeted|the post targets a REDDIT channel)/,
+      why: 'channel `rules.requiredFields`',
+    },
+    {
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
+      path: /^publishAt$/,
+      message: /^is more than 5 minutes in the past$/,
+      documented: /at most 5 minutes in the past/,
+      why: 'relative to the server’s clock',
+      holds: (g) => Date.parse((g.body as Json).publishAt) < serverNow - 5 * 60_000,
+    },
+    {
+      ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
+      path: /^publishAt$/,
+      message: /^must be before 9999-12-31T00:00:00\.000Z$/,
+      documented: /before 9999-12-31T00:00:00Z/,
+      why: 'JSON Schema has no bound on date-times',
+      holds: (g) => Date.parse((g.body as Json).publishAt) >= Date.parse('9999-12-31T00:00:00Z'),
+    },
+    {
+      ops: ['listPosts'],
+      path: /^cursor$/,
+      message: /^is not a cursor returned by this API$/,
+      documented: /only a `nextCursor`/,
+      why: 'an opaque cursor (referential)',
+      holds: (g) => !pools.cursors.includes(g.query.cursor as string),
+    },
+    {
+      ops: ['listWebhookDeliveries'],
+      path: /^cursor$/,
+      message: /^is not a cursor returned by this API$/,
+      documented: /only a `nextCursor`/,
+      why: 'an opaque cursor of the delivery log (referential)',
+      holds: (g) => !pools.deliveries.includes(g.query.cursor as string),
+    },
+    {
+      ops: ['createWebhook', 'updateWebhook'],
+      path: /^url$/,
+      message: /^(is not a URL|must be an http\(s\) URL|must not carry a user name or password|its host does not resolve|.*refused)/,
+      documented: /an http\(s\) URL/,
+      why: 'a webhook URL must be http(s) and reach an allowed address',
+      holds: (g) => (g.body as Json).url !== pools.webhookUrl,
+    },
+    // Queues and series.
+    {
+      ops: ['setQueue', 'createSeries', 'updateSeries'],
+      path: /^timeZone$/,
+      message: /must be an IANA time zone/,
+      documented: /IANA time zone/,
+      why: 'a time zone the IANA database names',
+    },
+    {
+      ops: ['createPost', 'validatePost'],
+      path: /^queue$/,
+      message: /^cannot be combined with publishAt/,
+      documented: /instead of `publishAt`/,
+      why: '`queue` and `publishAt` exclude each other',
+      holds: (g) => (g.body as Json).queue === true && (g.body as Json).publishAt !== undefined,
+    },
+    {
+      ops: ['createPost', 'validatePost'],
+      path: /^queue$/,
+      message: /(has no queue slots|no free slot common to every target channel)/,
+      documented: /Within 90 days, else `422`/,
+      why: 'the target channels’ queues (state)',
+      holds: (g) => (g.body as Json).queue === true,
+    },
+    {
+      ops: ['createSeries', 'updateSeries'],
+      path: /^repeat\.until$/,
+      message: /^(must not be before publishAt|must be before 9999-12-31T00:00:00\.000Z$)/,
+      documented: /not before `publishAt`/,
+      why: 'repeat.until relative to publishAt',
+    },
+  ];
+
+/** Response headers the API may send that a client acts on: each must be declared where it appears. */
+const MEANINGFUL_HEADERS = [
+  'location',
+  'retry-after',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'idempotent-replayed',
+  'allow',
+];
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
+
+let stack: Stack;
+/** The API's clock (the stack's, synced once). */
+let serverNow = 0;
+let fake: FakeMastodon;
+/** The model endpoint of the generate scope (a fake OpenAI-compatible server). */
+let model: FakeOpenAI;
+let doc: Json;
+let keys: string[] = [];
+let keyTurn = 0;
+const nextKey = () => keys[keyTurn++ % keys.length]!;
+let readOnlyKey: string;
+let receiver: ReturnType<typeof Bun.serve> | undefined;
+let freeKey: string;
+const pools = {
+  channels: [] as string[],
+  platforms: ['MASTODON', 'BLUESKY', 'REDDIT'],
+  posts: [] as string[],
+  /** Scheduled posts for deletePost to cancel (each once: then 404), so the others keep theirs. */
+  deletable: [] as string[],
+  /** Failed posts for retryPost (each retried once: then 409). */
+  failed: [] as string[],
+  media: [] as string[],
+  cursors: [] as string[],
+  /** Webhook endpoints (pointing at `webhookUrl`) for the read, PATCH and rotate operations. */
+  webhooks: [] as string[],
+  /** Endpoints for deleteWebhook (each deleted once: then 404). */
+  deletableWebhooks: [] as string[],
+  /** Endpoints that only testWebhook uses (a PATCH may disable the others: then 409). */
+  testWebhooks: [] as string[],
+  /** An endpoint and its delivered deliveries, for redeliverWebhook and the delivery log's cursor. */
+  redeliverWebhook: [] as string[],
+  deliveries: [] as string[],
+  webhookUrl: '',
+  /** Series far ahead (read and PATCH targets), and series for deleteSeries (each deleted once: then 404). */
+  series: [] as string[],
+  deletableSeries: [] as string[],
+  /** Future instants within the bounds of `publishAt` (set once the server's clock is known). */
+  futures: [] as string[],
+};
+
+// ---------------------------------------------------------------------------------------------
+// The document as a validator.
+
+const BASE = 'https://openapi.invalid/';
+let ajv: InstanceType<typeof Ajv2020>;
+let serial = 0;
+
+/** `#/components/schemas/X` → an absolute id, so any schema of the document compiles on its own. */
+function absolute(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(absolute);
+  if (!node || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) {
+    out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', BASE) : absolute(v);
+  }
+  return out;
+}
+
+function makeAjv(document: Json) {
+  const a = new Ajv2020({ strict: true, strictTypes: false, allErrors: true });
+  addFormats(a);
+  for (const [name, schema] of Object.entries(document.components.schemas as Json))
+    a.addSchema({ ...(absolute(schema) as Json), $id: `${BASE}${name}` });
+  return a;
+}
+
+const validators = new Map<string, ReturnType<typeof ajv.compile>>();
+function validatorFor(key: string, schema: Json) {
+  let v = validators.get(key);
+  if (!v) {
+    v = ajv.compile({ ...(absolute(schema) as Json), $id: `${BASE}local/${serial++}` });
+    validators.set(key, v);
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations, requests and the oracle.
+
+interface Operation {
+  id: string;
+  method: string;
+  path: string;
+  op: Json;
+}
+
+function operations(): Operation[] {
+  return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    Object.entries(item as Json).map(([method, op]) => ({
+      id: (op as Json).operationId,
+      method: method.toUpperCase(),
+      path,
+      op: op as Json,
+    })),
+  );
+}
+
+interface Generated {
+  path: Record<string, unknown>;
+  query: Record<string, unknown>;
+  header: Record<string, unknown>;
+  body?: unknown;
+}
+
+const bodySchema = (op: Json): Json | undefined => op.requestBody?.content?.['application/json']?.schema;
+
+function requestArbitrary(o: Operation, hints: Hints): fc.Arbitrary<Generated> {
+  const opts = { doc, now: () => serverNow, hints };
+  const group = (where: string) => {
+    const model: Record<string, fc.Arbitrary<unknown>> = {};
+    for (const p of (o.op.parameters ?? []) as Json[]) {
+      if (p.in !== where) continue;
+      const arb = arbitraryFor(p.schema, `${where}.${p.name}`, opts);
+      model[p.name] = p.required ? arb : fc.option(arb, { nil: undefined });
+    }
+    return fc.record(model);
+  };
+  const body = bodySchema(o.op);
+  return fc.record({
+    path: group('path'),
+    query: group('query'),
+    header: group('header'),
+    ...(body ? { body: arbitraryFor(body, 'body', opts) } : {}),
+  }) as fc.Arbitrary<Generated>;
+}
+
+/** Every generated request must be valid by the document, or the generator is wrong. */
+function documentProblems(o: Operation, g: Generated): string[] {
+  const out: string[] = [];
+  for (const p of (o.op.parameters ?? []) as Json[]) {
+    const value = (g as unknown as Record<string, Record<string, unknown>>)[p.in]?.[p.name];
+    if (value === undefined) continue;
+    const v = validatorFor(`${o.id}:${p.in}:${p.name}`, p.schema);
+    if (!v(value)) out.push(`${p.in} ${p.name}: ${JSON.stringify(v.errors)}`);
+  }
+  const body = bodySchema(o.op);
+  if (body) {
+    const v = validatorFor(`${o.id}:body`, body);
+    if (!v(g.body)) out.push(`body: ${JSON.stringify(v.errors)}`);
+  }
+  return out;
+}
+
+const encode = (v: unknown) => encodeURIComponent(String(v));
+
+function toRequest(o: Operation, g: Generated, key: string | undefined): Request {
+  const path = o.path.replace(/\{(\w+)\}/g, (_, name: string) => encode(g.path[name]));
+  const query = Object.entries(g.query)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${encode(k)}=${encode(v)}`)
+    .join('&');
+  const headers: Record<string, string> = {};
+  if (key) headers.authorization = `Bearer ${key}`;
+  for (const [k, v] of Object.entries(g.header)) if (v !== undefined) headers[k] = String(v);
+  if (g.body !== undefined) headers['content-type'] = 'application/json';
+  return new Request(`http://localhost${doc.servers[0].url}${path}${query ? `?${query}` : ''}`, {
+    method: o.method,
+    headers,
+    body: g.body === undefined ? undefined : JSON.stringify(g.body),
+  });
+}
+
+interface Violation {
+  op: string;
+  why: string;
+  request: string;
+  status: number;
+  response: string;
+}
+const violations: Violation[] = [];
+const stats = new Map<string, { runs: number; byStatus: Map<number, number> }>();
+/** How often each stated rule refused a generated request (printed: shows what the runs reached). */
+const proseHits = new Map<string, number>();
+
+function record(opId: string, status: number) {
+  const s = stats.get(opId) ?? { runs: 0, byStatus: new Map() };
+  s.runs++;
+  s.byStatus.set(status, (s.byStatus.get(status) ?? 0) + 1);
+  stats.set(opId, s);
+}
+
+/** What is wrong with this answer by the document; [] when nothing. `generated`: the document-valid request, if it was one. */
+function answerProblems(o: Operation, status: number, headers: Headers, text: string, generated: Generated | undefined): string[] {
+  const out: string[] = [];
+  if (status >= 500) out.push(`status ${status}`);
+  const declared = o.op.responses[String(status)] ?? o.op.responses.default;
+  if (!declared) return [...out, `status ${status} is not declared (declared: ${Object.keys(o.op.responses).join(', ')})`];
+  const response = resolve(doc, declared);
+  const declaredHeaders = Object.fromEntries(
+    Object.entries((response.headers ?? {}) as Json).map(([k, v]) => [k.toLowerCase(), resolve(doc, v as Json)]),
+  );
+  if (!headers.get('x-request-id')) out.push('no X-Request-Id');
+  for (const [name, h] of Object.entries(declaredHeaders))
+    if (h.required && !headers.has(name)) out.push(`required header ${name} missing`);
+  for (const name of MEANINGFUL_HEADERS)
+    if (headers.has(name) && !declaredHeaders[name]) out.push(`header ${name} sent but not declared for ${status}`);
+  const schema = response.content?.['application/json']?.schema;
+  let body: unknown;
+  if (schema) {
+    if (!(headers.get('content-type') ?? '').startsWith('application/json')) out.push(`content-type ${headers.get('content-type')}`);
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return [...out, 'body is not JSON'];
+    }
+    const v = validatorFor(`${o.id}:response:${status}`, schema);
+    if (!v(body)) out.push(`body does not match the declared schema: ${JSON.stringify(v.errors).slice(0, 400)}`);
+  } else if (text !== '') out.push('a body where none is declared');
+  if (status === 422 && generated) {
+    const fields = ((body as Json)?.error?.details?.fields ?? [{ path: '?', message: '?' }]) as { path: string; message: string }[];
+    for (const f of fields) {
+      const rule = PROSE_RULES.find(
+        (r) => r.ops.includes(o.id) && r.path.test(f.path) && r.message.test(f.message) && (!r.holds || r.holds(generated)),
+      );
+      if (!rule) out.push(`a document-valid request refused: ${f.path}: ${f.message}`);
+      else proseHits.set(rule.why, (proseHits.get(rule.why) ?? 0) + 1);
+    }
+  }
+  return out;
+}
+
+const short = (s: string) => (s.length > 300 ? `${s.slice(0, 300)}…(${s.length})` : s);
+
+let injected = false;
+async function send(
+  o: Operation,
+  req: Request,
+  generated: Generated | undefined,
+  label?: string,
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const described = `${req.method} ${new URL(req.url).pathname}${new URL(req.url).search.slice(0, 200)} ${label ?? ''}`;
+  const bodyText = req.body ? await req.clone().text() : '';
+  let res = await stack.app.handle(req);
+  const gb = (generated?.body ?? {}) as Json;
+  if (o.id === 'validatePost' && res.status === 200 && !injected && typeof gb.content === 'string' && gb.content.trim() !== '' && !gb.contentByPlatform) {
+    injected = true;
+    console.log('[demo] a 200 of validatePost answered as a wrong 422 instead:', JSON.stringify(gb).slice(0, 200));
+    res = new Response(JSON.stringify({ error: { code: 'validation_failed', message: 'The request is invalid.', details: { fields: [{ path: 'content', message: `is empty for channel ${gb.channelIds[0]}` }] } } }), { status: 422, headers: res.headers });
+  }
+  const text = await res.text();
+  record(o.id, res.status);
+  for (const why of answerProblems(o, res.status, res.headers, text, generated)) {
+    violations.push({ op: o.id, why, request: `${described} ${short(bodyText)}`, status: res.status, response: short(text) });
+  }
+  let body: any = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {}
+  return { status: res.status, body, headers: res.headers };
+}
+
+function report(label: string, from: number) {
+  const seen = new Set<string>();
+  const distinct = violations.slice(from).filter((v) => {
+    const id = `${v.op} ${v.why.replace(/\d+/g, 'N').slice(0, 120)}`;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
+  if (distinct.length) {
+    console.log(`[openapi-property] ${label}: ${violations.length - from} violation(s), ${distinct.length} distinct:`);
+    for (const v of distinct.slice(0, 40)) console.log(`  - ${v.op}: ${v.why}\n      ${v.request}\n      → ${v.status} ${v.response}`);
+  }
+  return distinct.map((v) => `${v.op}: ${v.why}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Ids (and platform keys) from the fixtures most of the time, so runs reach past the referential
+ * rules to the success; generated ones the rest of the time (those may meet a stated rule).
+ */
+function hintsFor(o: Operation): Hints {
+  const real = (values: string[], generated: () => fc.Arbitrary<unknown>, weight = 6) =>
+    fc.oneof({ weight, arbitrary: fc.constantFrom(...values) }, { weight: 1, arbitrary: generated() });
+  return (at, generated) => {
+    if (at === 'path.id' && o.id === 'deleteWebhook') return real(pools.deletableWebhooks, generated);
+    if (at === 'path.id' && o.id === 'testWebhook') return real(pools.testWebhooks, generated);
+    if (at === 'path.id' && o.id === 'redeliverWebhook') return real(pools.redeliverWebhook, generated);
+    // The redeliver endpoint is only read by the others (a PATCH could disable it: then 409).
+    if (at === 'path.id' && o.id === 'listWebhookDeliveries') return real([...pools.redeliverWebhook, ...pools.webhooks], generated);
+    if (at === 'path.id' && o.path.startsWith('/webhooks')) return real(pools.webhooks, generated);
+    if (at === 'path.deliveryId') return real(pools.deliveries, generated);
+    if (at === 'body.url' && o.path.startsWith('/webhooks')) return real([pools.webhookUrl], generated);
+    if (at === 'query.cursor' && o.id === 'listWebhookDeliveries') return real(pools.deliveries, generated);
+    if (at === 'path.id' && o.id === 'deletePost') return real(pools.deletable, generated);
+    if (at === 'path.id' && o.id === 'deleteSeries') return real(pools.deletableSeries, generated);
+    if (at === 'path.id' && o.path.startsWith('/series')) return real(pools.series, generated);
+    if (at === 'path.id' && o.path.startsWith('/channels')) return real(pools.channels, generated);
+    if (at === 'body.publishAt' && o.path.startsWith('/series')) return real(pools.futures, generated);
+    if (at === 'body.timeZone') return real(['UTC', 'Europe/Berlin', 'America/New_York'], generated);
+    if (at === 'path.id' && o.id === 'retryPost') return real([...pools.failed, ...pools.posts], generated);
+    if (at === 'path.id') return real(o.path.startsWith('/posts') ? pools.posts : pools.media, generated);
+    if (at === 'body.channelIds[]') return real(pools.channels, generated, 15);
+    // generateAltText: the ready image mostly; the pending one (409) now and then.
+    if (at === 'body.mediaId') return real([pools.media[0]!, pools.media[0]!, pools.media[1]!], generated);
+    if (at === 'query.channelId') return real(pools.channels, generated);
+    // The ready item mostly; the pending one (refused: not ready) now and then.
+    if (at === 'body.mediaIds[]') return real([pools.media[0]!, pools.media[0]!, pools.media[0]!, pools.media[1]!], generated);
+    if (at === 'body.contentByPlatform{key}') return real(pools.platforms, generated);
+    if (at === 'query.cursor') return real(pools.cursors, generated);
+    return undefined;
+  };
+}
+
+beforeAll(async () => {
+  model = startFakeOpenAI();
+  const modelEndpoint = { url: chatCompletionsUrl(model.url), model: 'property-model' };
+  stack = await startPostStack({ storage: 'disk', appDeps: { generate: modelEndpoint, vision: modelEndpoint } });
+  fake = await startFakeMastodon();
+  const at = (await stack.syncClock()).getTime();
+  serverNow = at;
+  const org = await makeOrg('ENTERPRISE', 'OpenAPI property org');
+  const mastodon = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+    organizationId: org.id,
+    platform: 'MASTODON',
+    name: 'fake',
+    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+  });
+  pools.channels = [mastodon.id, (await makeChannel(org.id, 'BLUESKY')).id, (await makeChannel(org.id, 'REDDIT')).id];
+  keys = await Promise.all(Array.from({ length: 12 }, async (_, i) => (await makeKey(org.id, { name: `property ${i}` })).key));
+  readOnlyKey = (await makeKey(org.id, { scopes: ['read'] })).key;
+  const free = await makeOrg('FREE', 'OpenAPI free org');
+  freeKey = (await makeKey(free.id)).key;
+  const key = keys[0]!;
+
+  // A ready image and a pending upload.
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366ff' } })
+    .png()
+    .toBuffer();
+  const made = await call(stack.app, 'POST', '/v1/media/uploads', {
+    key,
+    body: { fileName: 'ready.png', mimeType: 'image/png', fileSize: png.length },
+  });
+  expect(made.status).toBe(201);
+  expect(
+    (await stack.app.handle(new Request(made.body.upload.url, { method: 'PUT', headers: made.body.upload.headers, body: png }))).status,
+  ).toBe(200);
+  const done = await call(stack.app, 'POST', `/v1/media/${made.body.media.id}/complete`, { key });
+  expect(done.body.status).toBe('ready');
+  const pending = await call(stack.app, 'POST', '/v1/media/uploads', {
+    key,
+    body: { fileName: 'pending.png', mimeType: 'image/png', fileSize: 100 },
+  });
+  pools.media = [done.body.id, pending.body.media.id];
+
+  // Every channel has the same posting queue (a slot each hour), so `queue: true` can succeed.
+  const hourly = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].flatMap((weekday) =>
+    [0, 4, 8, 12, 16, 20].map((h) => ({ weekday, time: `${String(h).padStart(2, '0')}:00` })),
+  );
+  for (const id of pools.channels) {
+    expect((await call(stack.app, 'PUT', `/v1/channels/${id}/queue`, { key, body: { slots: hourly } })).status).toBe(200);
+  }
+  // Series far ahead (their first occurrence a year away: none is created during the run).
+  pools.futures = [1, 2, 3].map((i) => new Date(at + (300 + i) * DAY).toISOString());
+  for (let i = 0; i < 7; i++) {
+    const series = await call(stack.app, 'POST', '/v1/series', {
+      key,
+      body: { content: `property series ${i}`, channelIds: [mastodon.id], publishAt: pools.futures[0], repeat: { every: 'week' } },
+    });
+    expect(series.status).toBe(201);
+    (i < 3 ? pools.series : pools.deletableSeries).push(series.body.id);
+  }
+  // Scheduled posts far ahead (PATCH targets), and cursors of real pages.
+  for (let i = 0; i < 3; i++) {
+    const post = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `property target ${i}`, channelIds: [mastodon.id], publishAt: new Date(at + (400 + i) * DAY).toISOString() },
+    });
+    expect(post.status).toBe(201);
+    pools.posts.push(post.body.id);
+  }
+  for (let i = 0; i < 4; i++) {
+    const post = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `property deletable ${i}`, channelIds: [mastodon.id], publishAt: new Date(at + (500 + i) * DAY).toISOString() },
+    });
+    expect(post.status).toBe(201);
+    pools.deletable.push(post.body.id);
+  }
+  // Failed now (Mastodon refuses each once, for good): their workflows wait for a retry.
+  for (let i = 0; i < 2; i++) {
+    fake.failNext(1, { status: 422, body: { error: 'Validation failed: refused' } });
+    const post = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: `property failed ${i}`, channelIds: [mastodon.id] } });
+    expect(post.status).toBe(201);
+    expect((await stack.settle(post.body.id)).phase).toBe('failed');
+    pools.failed.push(post.body.id);
+  }
+  for (const limit of [1, 2]) pools.cursors.push((await call(stack.app, 'GET', `/v1/posts?limit=${limit}`, { key })).body.nextCursor);
+
+  // Webhook endpoints on a receiver that accepts everything, and delivered deliveries.
+  receiver = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('ok') });
+  pools.webhookUrl = `http://127.0.0.1:${receiver.port}/hook`;
+  const endpoint = async () => {
+    const res = await call(stack.app, 'POST', '/v1/webhooks', { key, body: { url: pools.webhookUrl, events: 'all' } });
+    expect(res.status).toBe(201);
+    return res.body.endpoint.id as string;
+  };
+  for (let i = 0; i < 3; i++) pools.webhooks.push(await endpoint());
+  for (let i = 0; i < 4; i++) pools.deletableWebhooks.push(await endpoint());
+  for (let i = 0; i < 2; i++) pools.testWebhooks.push(await endpoint());
+  pools.redeliverWebhook.push(await endpoint());
+  for (let i = 0; i < 3; i++) {
+    const sent = await call(stack.app, 'POST', `/v1/webhooks/${pools.redeliverWebhook[0]}/test`, { key });
+    expect(sent.status).toBe(202);
+    pools.deliveries.push(sent.body.deliveryId);
+  }
+  for (let i = 0; ; i++) {
+    const log = await call(stack.app, 'GET', `/v1/webhooks/${pools.redeliverWebhook[0]}/deliveries`, { key });
+    if (log.body.data.every((d: { status: string }) => d.status === 'delivered')) break;
+    if (i > 500) throw new Error('the test deliveries never arrived');
+    await Bun.sleep(20);
+  }
+
+  doc = (await call(stack.app, 'GET', '/v1/openapi.json')).body;
+  ajv = makeAjv(doc);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await fake?.stop();
+  model?.stop();
+  receiver?.stop(true);
+  const lines = [...stats.entries()].map(
+    ([op, s]) =>
+      `${op} ${s.runs} (${[...s.byStatus.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([st, n]) => `${st}×${n}`)
+        .join(' ')})`,
+  );
+  console.log(`[openapi-property] requests: ${lines.join('; ')}`);
+  console.log(`[openapi-property] 422 by stated rules: ${[...proseHits].map(([why, n]) => `${why} ×${n}`).join('; ')}`);
+});
+
+describe('the OpenAPI document tells the whole truth', () => {
+  test('every rule the property test tolerates is stated in the document', () => {
+    const missing: string[] = [];
+    for (const rule of PROSE_RULES) {
+      for (const id of rule.ops) {
+        const o = operations().find((x) => x.id === id);
+        const body = o && bodySchema(o.op) ? resolve(doc, bodySchema(o.op)!) : {};
+        const text = JSON.stringify([o?.op, body]);
+        if (!rule.documented.test(text)) missing.push(`${id}: ${rule.why} (looked for ${rule.documented})`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  test('requests generated from the document get declared, schema-valid answers and no undocumented 422', async () => {
+    const before = violations.length;
+    const seed = Date.now() ^ (Math.random() * 2 ** 31);
+    const ran = new Map<string, number>();
+    for (const o of operations()) {
+      const numRuns = RUNS[o.id] ?? DEFAULT_RUNS;
+      await fc.assert(
+        fc.asyncProperty(requestArbitrary(o, hintsFor(o)), async (g) => {
+          const invalid = documentProblems(o, g);
+          if (invalid.length)
+            throw new Error(
+              `the generator made a request the document calls invalid: ${o.id} ${invalid.join('; ')} ${JSON.stringify(g).slice(0, 500)}`,
+            );
+          ran.set(o.id, (ran.get(o.id) ?? 0) + 1);
+          let req: Request;
+          try {
+            req = toRequest(o, g, nextKey());
+          } catch (err) {
+            // A value the document allows but HTTP cannot carry (a header with a control character).
+            violations.push({
+              op: o.id,
+              why: `the document allows a request HTTP cannot carry: ${(err as Error).message}`,
+              request: JSON.stringify(g).slice(0, 300),
+              status: 0,
+              response: '',
+            });
+            return;
+          }
+          await send(o, req, g);
+        }),
+        { numRuns, seed },
+      );
+    }
+    const found = report(`generated requests (seed ${seed})`, before);
+    expect(found).toEqual([]);
+    // Every run really ran (no time limit cuts a property short), and each operation reached its success.
+    for (const o of operations()) {
+      expect({ op: o.id, ran: (ran.get(o.id) ?? 0) >= (RUNS[o.id] ?? DEFAULT_RUNS) }).toEqual({ op: o.id, ran: true });
+      const ok = [...(stats.get(o.id)?.byStatus.entries() ?? [])].filter(([s]) => s < 300).reduce((n, [, c]) => n + c, 0);
+      expect({ op: o.id, successes: ok > 0 }).toEqual({ op: o.id, successes: true });
+    }
+  });
+
+  test('no key, a FREE plan, a missing scope and a body over 1 MB get declared answers', async () => {
+    const before = violations.length;
+    const big = JSON.stringify({ content: 'x'.repeat(MB + 10), channelIds: [pools.channels[0]] });
+    for (const o of operations()) {
+      const g: Generated = { path: { id: o.path.startsWith('/posts') ? pools.posts[0] : pools.media[1] }, query: {}, header: {} };
+      const statuses: number[] = [];
+      for (const key of [undefined, freeKey, readOnlyKey])
+        statuses.push(
+          (await send(o, toRequest(o, g, key), undefined, `key ${key === undefined ? 'none' : key === freeKey ? 'FREE' : 'read-only'}`))
+            .status,
+        );
+      expect(statuses.slice(0, 2)).toEqual([401, 403]);
+      if (o.method !== 'GET') {
+        const req = new Request(toRequest(o, g, nextKey()), {
+          body: big,
+          headers: { authorization: `Bearer ${nextKey()}`, 'content-type': 'application/json' },
+        });
+        expect((await send(o, req, undefined, '1 MB body')).status).toBe(413);
+      }
+    }
+    const found = report('crafted requests', before);
+    expect(found).toEqual([]);
+  });
+
+  test('every path answers a method it does not list with 405 and Allow; OPTIONS with 204 and Allow', async () => {
+    const problems: string[] = [];
+    const errorSchema = validatorFor('Error', { $ref: '#/components/schemas/Error' });
+    const templates = Object.entries(doc.paths as Json).map(([path, item]) => ({
+      pattern: new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}$`),
+      methods: Object.keys(item as Json).map((m) => m.toUpperCase()),
+    }));
+    for (const path of Object.keys(doc.paths as Json)) {
+      const concrete = `/v1${path.replace('{id}', path.startsWith('/posts') ? pools.posts[0]! : pools.media[0]!)}`;
+      // A concrete path may fit more than one template (`/media/uploads` is also `/media/{id}`).
+      const listed = [...new Set(templates.filter((t) => t.pattern.test(concrete.slice(3))).flatMap((t) => t.methods))];
+      const allow = [...new Set([...listed, ...(listed.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])].sort();
+      for (const method of METHODS.filter((m) => !listed.includes(m) && !(m === 'HEAD' && listed.includes('GET')))) {
+        for (const target of [concrete, `${concrete}/`]) {
+          const res = await stack.app.handle(
+            new Request(`http://localhost${target}`, { method, headers: { authorization: `Bearer ${nextKey()}` } }),
+          );
+          const text = await res.text();
+          const got = (res.headers.get('allow') ?? '')
+            .split(',')
+            .map((m) => m.trim())
+            .filter(Boolean)
+            .sort();
+          const where = `${method} ${target}`;
+          if (!res.headers.get('x-request-id')) problems.push(`${where}: no X-Request-Id`);
+          if (JSON.stringify(got) !== JSON.stringify(allow))
+            problems.push(`${where}: Allow ${JSON.stringify(got)}, expected ${JSON.stringify(allow)} (status ${res.status})`);
+          if (method === 'OPTIONS') {
+            if (res.status !== 204 || text !== '')
+              problems.push(`${where}: ${res.status} ${text.slice(0, 100)}, expected 204 without a body`);
+            continue;
+          }
+          if (res.status !== 405) {
+            problems.push(`${where}: ${res.status}, expected 405`);
+            continue;
+          }
+          const body = text ? JSON.parse(text) : null;
+          if (method !== 'HEAD' && (!errorSchema(body) || body.error.code !== 'not_found'))
+            problems.push(`${where}: body ${text.slice(0, 200)}`);
+        }
+      }
+      // What Allow lists is answered (not 405), a key or not.
+      for (const method of allow) {
+        const res = await stack.app.handle(new Request(`http://localhost${concrete}`, { method }));
+        if (res.status === 405) problems.push(`${method} ${concrete}: 405 though Allow lists it`);
+      }
+    }
+    // Unknown paths stay 404, whatever the method.
+    for (const method of ['GET', 'TRACE', 'DELETE', 'OPTIONS']) {
+      const res = await stack.app.handle(new Request('http://localhost/v1/nothing-here', { method }));
+      if (res.status !== 404) problems.push(`${method} /v1/nothing-here: ${res.status}, expected 404`);
+    }
+    expect(problems).toEqual([]);
+  });
+});
