@@ -1874,7 +1874,7 @@ describe('the other routes and /mcp: never a 5xx, and every refused request writ
           args: fc.oneof(
             {
               weight: 5,
-              arbitrary: mutatedBody(TOOLS_ARGS[name] ?? (() => ({})), ARG_FIELDS).map((s) => {
+              arbitrary: mutatedBody(Object.hasOwn(TOOLS_ARGS, name) ? TOOLS_ARGS[name]! : () => ({}), ARG_FIELDS).map((s) => {
                 try {
                   return JSON.parse(s);
                 } catch {
@@ -1882,7 +1882,10 @@ describe('the other routes and /mcp: never a 5xx, and every refused request writ
                 }
               }),
             },
-            { weight: 2, arbitrary: fc.constant(undefined).map(() => (TOOLS_ARGS[name] ?? (() => ({})))(serial)) },
+            {
+              weight: 2,
+              arbitrary: fc.constant(undefined).map(() => (Object.hasOwn(TOOLS_ARGS, name) ? TOOLS_ARGS[name]! : () => ({}))(serial)),
+            },
             { weight: 1, arbitrary: anyValue },
           ),
         }),
