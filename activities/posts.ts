@@ -238,6 +238,9 @@ export function createPostActivities(deps: PostActivityDeps) {
         credentials,
         reddit: p.reddit ?? null,
         attempt,
+        // No send of this (post, channel) is older than the post's time; within one activity, none
+        // is older than its first attempt.
+        firstAttemptAt: retry ? p.scheduledAt : new Date(ctx.info.scheduledTimestampMs),
         signal: ctx.cancellationSignal,
       };
       // An earlier attempt may have reached the platform and lost its answer: where the

@@ -3,7 +3,7 @@
 // by a server built for that caller alone (mcp/server.ts) and dropped. No session id, no GET
 // stream: a stateless server has nothing to push.
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { MAX_JSON_BODY_BYTES } from '../http/body.ts';
+import { bodyText, MAX_JSON_BODY_BYTES, readBody } from '../http/body.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { router } from '../http/router.ts';
 import { errorBody } from '../lib/errors.ts';
@@ -39,15 +39,42 @@ export function mcpRoutes(deps: AppDeps, admit: AdmitKey, log: (entry: LogEntry)
         enableJsonResponse: true,
         maxRequestBodySize: MAX_JSON_BODY_BYTES,
       });
+      // Read here (bounded, after the key was checked) so that a body the SDK's validation would
+      // fail on is refused as invalid params rather than as an internal error.
+      const bytes = await readBody(request, MAX_JSON_BODY_BYTES);
+      const refused = bytes && refusedKey(bodyText(bytes));
+      if (refused) return refused;
       await mcp.connect(transport);
       try {
         // With JSON responses the answer is complete when this returns: the server can go.
-        return await transport.handleRequest(request);
+        return await transport.handleRequest(
+          new Request(request.url, { method: request.method, headers: request.headers, body: bytes ?? undefined }),
+        );
       } finally {
         await mcp.close();
       }
     },
-    // The transport reads the body itself, after the key was checked.
     { parse: 'none' },
   );
+}
+
+/** Keys that name an object's prototype machinery: the SDK's validation (zod) throws on them. */
+const PROTOTYPE_KEYS = new Set(['constructor', '__proto__', 'prototype']);
+
+/** A JSON-RPC "invalid params" answer when the body holds such a key anywhere; null otherwise (or when it is no JSON). */
+function refusedKey(text: string): Response | null {
+  let found: string | undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(text, function (key, value) {
+      if (PROTOTYPE_KEYS.has(key) && Object.hasOwn(this as object, key)) found ??= key;
+      return value;
+    });
+  } catch {
+    return null;
+  }
+  if (found === undefined) return null;
+  const id = message && typeof message === 'object' && 'id' in message ? (message as { id: unknown }).id : null;
+  const body = { jsonrpc: '2.0', id: id ?? null, error: { code: -32602, message: `Invalid params: the key "${found}" is not accepted` } };
+  return new Response(JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }

@@ -124,6 +124,9 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
      * only, so it narrows the candidates and GET /statuses/:id/source confirms the exact text.
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
+      // Within the key's hour the re-send itself is exact (Mastodon answers with the first status);
+      // the look-up, which matches by text, could take another channel's status on the same account.
+      if (req.firstAttemptAt && Date.now() - req.firstAttemptAt.getTime() < KEY_TRUSTED_MS) return null;
       const acct = account(req.credentials, true);
       const me = await call(acct, 'GET', '/api/v1/accounts/verify_credentials', { signal: req.signal });
       const accountId = idOf(dig(me.body, 'id'));
@@ -174,6 +177,8 @@ interface ListedStatus {
 
 /** `@user@domain` as Mastodon renders it in a status's HTML: `@user`. */
 const REMOTE_MENTION = /(@[\w.-]+)@[\w.-]+\w/g;
+/** Mastodon keeps an Idempotency-Key for an hour; trusted for a little less, for clock skew. */
+const KEY_TRUSTED_MS = 50 * 60 * 1000;
 
 /** Mastodon ids are strings; a JSON number is taken too. */
 function idOf(v: unknown): string | undefined {

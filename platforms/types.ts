@@ -24,6 +24,11 @@ export interface PublishRequest {
   reddit?: { subreddit: string; title: string } | null;
   /** 1 on the first try; higher when an earlier attempt may already have reached the platform. */
   attempt?: number;
+  /**
+   * No attempt that may have reached the platform is older than this (undefined: unknown). A
+   * connector whose idempotency key the platform keeps for a while relies on the key within it.
+   */
+  firstAttemptAt?: Date;
   signal?: AbortSignal;
 }
 

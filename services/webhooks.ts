@@ -90,6 +90,8 @@ function eventsOf(events: string[] | 'all'): string[] | null {
 }
 
 async function findEndpoint(em: EntityManager, organizationId: string, id: string) {
+  // No such id; Postgres would refuse the NUL (a 500).
+  if (id.includes('\u0000')) throw errors.notFound('Webhook endpoint');
   const endpoint = await em.findOne(WebhookEndpoint, { id, organization: organizationId });
   if (!endpoint) throw errors.notFound('Webhook endpoint');
   return endpoint;
@@ -270,6 +272,7 @@ export async function redeliver(
 ) {
   const em = orm.em.fork();
   const endpoint = await findEndpoint(em, organizationId, endpointId);
+  if (deliveryId.includes('\u0000')) throw errors.notFound('Delivery');
   const dispatcher = required(temporal);
   // Under the delivery's row lock: two redeliveries at once start one workflow, and the loser
   // cannot put back a status the winner has just changed.

@@ -361,6 +361,22 @@ describe('Mastodon lost answer, retried after its Idempotency-Key expired', () =
     expect(f.sends.filter((s) => s.text === text)).toHaveLength(1);
   });
 
+  test("within the key's hour the retry relies on the key, not the look-up: two channels of one account, the same text, each its own status", async () => {
+    const f = await fake();
+    const c = connector(500);
+    const text = `same text ${crypto.randomUUID()}`;
+    f.failNext(1, 'accept-then-hang');
+    expect((await failure(c.publish(request(f.url, { text, idempotencyKey: 'post-1:channel-b' })))).kind).toBe('transient');
+    // The other channel's status is the newest with this text: a look-up would take it.
+    const a = await c.publish(request(f.url, { text, idempotencyKey: 'post-1:channel-a' }));
+    const b = await retryAsTheActivityDoes(
+      c,
+      request(f.url, { text, idempotencyKey: 'post-1:channel-b', attempt: 2, firstAttemptAt: new Date() }),
+    );
+    expect(b.platformPostId).not.toBe(a.platformPostId);
+    expect(f.statuses.filter((s) => s.text === text)).toHaveLength(2);
+  });
+
   test('the look-up finds nothing (the lost attempt never reached the instance): the retry sends, one status', async () => {
     const f = await fake();
     const c = connector(500);
