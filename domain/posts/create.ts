@@ -16,7 +16,8 @@ import type { TemporalDeps } from '../temporal-calls.ts';
 
 export type { TemporalDeps };
 
-export interface CreatePostRequest {
+/** What a post is made of, for whom and from where: shared by a post and a series (its template). */
+export interface PostTemplateRequest {
   organization: Pick<IOrganization, 'id' | 'plan'>;
   source: 'api' | 'app';
   /** The API key creating it: its channel list limits the channels and the media it may use. Null: the web app. */
@@ -26,6 +27,9 @@ export interface CreatePostRequest {
   contentByPlatform: Record<string, string>;
   reddit: { subreddit: string; title: string } | null;
   mediaIds: string[];
+}
+
+export interface CreatePostRequest extends PostTemplateRequest {
   /** ISO 8601 with an offset; null = publish now (or, with `queue`, the queue's time). */
   publishAt: string | null;
   now: Date;

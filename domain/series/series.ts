@@ -7,7 +7,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowIdReusePolicy, WorkflowNotFoundError } from '@temporalio/client';
-import { Post, Series, type IOrganization, type ISeries, type SeriesFrequency, type SeriesStatus } from '../../db/entities/index.ts';
+import { Post, Series, type ISeries, type SeriesFrequency, type SeriesStatus } from '../../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { parseInstant } from '../../lib/date-time.ts';
@@ -28,6 +28,7 @@ import {
 } from '../posts/checks.ts';
 import { assertKeyUnclaimed, type IdempotencyClaim, recordClaim } from '../idempotency-claim.ts';
 import { keySees } from '../key-channels.ts';
+import type { PostTemplateRequest } from '../posts/create.ts';
 import { organizationTimeZone } from '../queues/queues.ts';
 import { nextOccurrence, occurrencesBetween, type SeriesRule } from './rule.ts';
 import { withTemporalDeadline, type TemporalDeps } from '../temporal-calls.ts';
@@ -99,16 +100,7 @@ export interface SeriesView {
   updatedAt: string;
 }
 
-export interface CreateSeriesRequest {
-  organization: Pick<IOrganization, 'id' | 'plan'>;
-  source: 'api' | 'app';
-  /** The API key creating it (its channel list limits channels and media); null: the web app. */
-  key: MediaViewer | null;
-  channelIds: string[];
-  content: string;
-  contentByPlatform: Record<string, string>;
-  reddit: { subreddit: string; title: string } | null;
-  mediaIds: string[];
+export interface CreateSeriesRequest extends PostTemplateRequest {
   /** The first occurrence, ISO 8601 with an offset. */
   publishAt: string;
   repeat: RepeatInput;
