@@ -82,7 +82,7 @@ function checkKey(key: string): void {
  * keeps its 201. A create cut off before its commit left no claim, so its key is free at once.
  * A refusal (4xx) is stored and repeated; a 5xx is not (the client retries with the same key).
  */
-export async function idempotentCreate(
+async function idempotentCreate(
   em: EntityManager,
   scope: IdempotencyScope,
   create: (claim: IdempotencyClaim | undefined) => Promise<string>,

@@ -72,6 +72,15 @@ async function workflowStatus(postId: string): Promise<string> {
   }
 }
 
+/** A PRO organization with one Mastodon channel and a key, the stack's clock synced. */
+async function account() {
+  const org = await makeOrg('PRO');
+  const ch = await makeChannel(org.id, 'MASTODON');
+  const { key } = await makeKey(org.id);
+  await stack.syncClock();
+  return { org, ch, key };
+}
+
 /** Runs the reconciler's workflow once on the stack's worker (what the Schedule does every 15 s). */
 function reconcile(input: Partial<PostReconcilerInput> = {}): Promise<PostReconcilerResult> {
   return stack.client.workflow.execute(POST_RECONCILER_WORKFLOW_TYPE, {
@@ -120,10 +129,7 @@ async function committed(content: string): Promise<string> {
 
 describe('a workflow start lost after the commit', () => {
   test('the reconciler starts the committed post; the request, once its start fails or meets that workflow, answers 201', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { ch, key } = await account();
     // Each start waits for the test, then fails (its answer lost) or goes on (and meets the reconciler's workflow).
     const releases = new Map<string, (kind: string) => void>();
     const app = appWithStart(async (input, next) => {
@@ -165,10 +171,7 @@ describe('a workflow start lost after the commit', () => {
   });
 
   test('DELETE while the start is on its way: 409 conflict, not a post marked deleted that its workflow would then publish', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { ch, key } = await account();
     let release!: () => void;
     const app = appWithStart(async (input, next) => {
       await new Promise<void>((r) => (release = r));
@@ -188,10 +191,7 @@ describe('a workflow start lost after the commit', () => {
   });
 
   test('a start that fails right after the commit: 503, the post withdrawn, no workflow left', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { org, ch, key } = await account();
     // Never answers: the request's Temporal deadline (here 300 ms) ends it as an outage.
     const app = appWithStart(() => new Promise<string>(() => {}), 300);
     const content = `outage ${crypto.randomUUID()}`;
@@ -275,10 +275,7 @@ async function runStatus(workflowId: string): Promise<string> {
 
 describe('a series: the same protocol', () => {
   test('a start lost after the commit: the reconciler starts the series once, and the request answers 201', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { ch, key } = await account();
     let release!: () => void;
     const app = appWithStart(
       async () => {
@@ -316,10 +313,7 @@ describe('a series: the same protocol', () => {
   });
 
   test('a start that fails: 503, the series withdrawn, nothing for the reconciler', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { org, ch, key } = await account();
     const app = appWithStart(() => new Promise<string>(() => {}), 300, [SERIES_WORKFLOW_TYPE]);
     const r = await call(app, 'POST', '/v1/series', {
       key,
@@ -393,10 +387,7 @@ describe('a retry of a post whose workflow has closed: the same protocol', () =>
   }
 
   test('a start lost after the commit: the reconciler starts the retry run once, and the request answers 202', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { org, ch, key } = await account();
     const postId = await failedPost(org.id, ch.id);
     let release!: () => void;
     const app = appWithStart(async () => {
@@ -425,10 +416,7 @@ describe('a retry of a post whose workflow has closed: the same protocol', () =>
   });
 
   test('a start that fails: 503, the post and its channel failed again with their error', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { org, ch, key } = await account();
     const postId = await failedPost(org.id, ch.id);
     const app = appWithStart(() => new Promise<string>(() => {}), 300);
     const r = await call(app, 'POST', `/v1/posts/${postId}/retry`, { key });
@@ -445,10 +433,7 @@ describe('a retry of a post whose workflow has closed: the same protocol', () =>
 
 describe("an Idempotency-Key claimed in the post's own transaction", () => {
   test('a create cut off after its commit: the retry with its key gets 201 with the same post, also across a Postgres connection loss', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { ch, key } = await account();
     // The first request commits, then never answers (its process as good as dead).
     const app = appWithStart(() => new Promise<string>(() => {}), 600_000);
     const body = { content: `cut off ${crypto.randomUUID()}`, channelIds: [ch.id], publishAt: await later() };
@@ -477,10 +462,7 @@ describe("an Idempotency-Key claimed in the post's own transaction", () => {
   });
 
   test('a series create cut off after its commit: the retry with its key gets 201 with the same series', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { ch, key } = await account();
     const app = appWithStart(() => new Promise<string>(() => {}), 600_000, [SERIES_WORKFLOW_TYPE]);
     const body = {
       content: `series cut off ${crypto.randomUUID()}`,
@@ -506,10 +488,7 @@ describe("an Idempotency-Key claimed in the post's own transaction", () => {
   });
 
   test('a create cut off before its commit: the key is free at once, and the retry creates the post', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { ch, key } = await account();
     const body = { content: `refused once ${crypto.randomUUID()}`, channelIds: [ch.id], publishAt: await later() };
     const conn = stack.h.orm.em.fork().getConnection();
     // The insert fails inside the create's transaction (as a connection lost before COMMIT), in
@@ -543,10 +522,7 @@ describe("an Idempotency-Key claimed in the post's own transaction", () => {
 
 describe('exact under concurrency in one process (checks and insert under the lock, not the start)', () => {
   test('plan limit: 50 concurrent creates with 10 slots left → exactly 10 created, 40 limit_reached', async () => {
-    const org = await makeOrg('PRO');
-    const ch = await makeChannel(org.id, 'MASTODON');
-    const { key } = await makeKey(org.id);
-    await stack.syncClock();
+    const { org, ch, key } = await account();
     // 990 of PRO's 1,000 pending posts already (written directly).
     const at = new Date(await later(20));
     await stack.h.orm.em
