@@ -12,6 +12,7 @@ import {
   type NativeConnection,
   type State,
 } from '@temporalio/worker';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 import { createLogger, type LogLevel } from '../lib/log.ts';
@@ -40,6 +41,8 @@ export interface WorkerOptions {
   shutdownForceTime?: Duration;
   /** Wrap the publish activities (tests: an attempt whose completion never reaches Temporal). */
   publishInterceptors?: ActivityInterceptorsFactory[];
+  /** Wrap the calls of the client the activities start and signal workflows with. */
+  clientInterceptors?: WorkflowClientInterceptor[];
 }
 
 /**
@@ -106,6 +109,7 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
     ...WORKFLOW_TUNING,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(opts.clientInterceptors ? { interceptors: { client: { workflow: opts.clientInterceptors } } } : {}),
   });
   const publishers = await Promise.all(
     PLATFORMS.map((platform) =>

@@ -9,6 +9,7 @@ import { createDiskStorage } from '../../storage/disk.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { seaweed } from './seaweed.ts';
 import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalCli, findTemporalTestServer } from '../../lib/temporal-binaries.ts';
 import { ensureSearchAttributes } from '../../worker/temporal.ts';
@@ -83,6 +84,13 @@ export async function startPostStack(opts: PostStackOptions = {}) {
     storage = (await seaweed()).storage({ now });
   }
   const bundle = await h.workflowBundle();
+  // Without a workflow cache the SDK drops a local activity still running when it evicts the
+  // workflow after each task, and the task is retried when it times out: a short task timeout
+  // keeps that wait to a second instead of the server's default ten.
+  const shortTasks: WorkflowClientInterceptor[] =
+    opts.maxCachedWorkflows === 0
+      ? [{ start: (input, next) => next({ ...input, options: { ...input.options, workflowTaskTimeout: msToTs('1 second') } }) }]
+      : [];
   const newWorker = () =>
     createWorker({
       connection: env.nativeConnection,
@@ -100,6 +108,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
       workflowBundle: bundle,
       maxCachedWorkflows: opts.maxCachedWorkflows,
       publishInterceptors: opts.publishInterceptors,
+      clientInterceptors: shortTasks,
     });
   let worker = await newWorker();
   let running = worker.run();
@@ -118,6 +127,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
             return next(input);
           },
         },
+        ...shortTasks,
         ...(opts.clientInterceptors ?? []),
       ],
     },
