@@ -30,7 +30,8 @@ export interface AppDeps {
   now?: () => Date;
   /**
    * Receives every log entry of the app (one per request, errors, failed readiness checks),
-   * already redacted. The entry points pass createLogger(LOG_LEVEL).sink; tests capture entries.
+   * redacted — by the app, or by the sink itself when it says so (lib/log.ts sinkRedacts). The
+   * entry points pass createLogger(LOG_LEVEL).sink; tests capture entries.
    */
   log?: LogSink;
 }

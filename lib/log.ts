@@ -1,6 +1,8 @@
 // Structured logs: one JSON object per line, `{time, level, msg, ...fields}`, at LOG_LEVEL and
 // above. Every entry is redacted before it is written: no API key, bearer token, password or
 // credential may reach a log line, whatever a caller puts into an entry.
+import { writeSync } from 'node:fs';
+
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogEntry = Record<string, unknown>;
@@ -35,8 +37,8 @@ export function isSecretField(name: string): boolean {
 const SECRET_TEXT: [RegExp, string][] = [
   // This service's API keys (live or test), whole or cut short.
   [/sk_(?:live|test)_[A-Za-z0-9]*/g, REDACTED],
-  // Authorization header values, wherever they were copied to.
-  [/\b(Bearer|Basic)\s+[^\s"',;)}\]]+/gi, `$1 ${REDACTED}`],
+  // Authorization header values, wherever they were copied to (not a value already redacted above).
+  [/\b(Bearer|Basic)\s+(?!\[redacted\])[^\s"',;)}\]]+/gi, `$1 ${REDACTED}`],
   // JSON Web Tokens (OAuth access tokens of several platforms).
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, REDACTED],
   // user:password@ in URLs (DATABASE_URL in a driver's error message).
@@ -113,9 +115,34 @@ export interface LoggerOptions {
   write?: (line: string) => void;
 }
 
-const stdout = (line: string) => {
-  process.stdout.write(`${line}\n`);
+/**
+ * Lines written in one turn of the event loop go to stdout in one write after it (a busy API
+ * writes a line per request, and a write per line costs more than the line). What is still held
+ * when the process exits is written synchronously by the exit handler; a SIGKILL can lose the
+ * lines of the last turn only.
+ */
+let pending: string[] = [];
+const flushPending = () => {
+  if (!pending.length) return;
+  const text = pending.join('');
+  pending = [];
+  process.stdout.write(text);
 };
+process.on('exit', () => {
+  if (!pending.length) return;
+  try {
+    writeSync(1, pending.join(''));
+  } catch {}
+  pending = [];
+});
+const stdout = (line: string) => {
+  if (!pending.length) setImmediate(flushPending);
+  pending.push(`${line}\n`);
+};
+
+/** Marks a sink that redacts (and filters by level) itself: a caller need not redact before it. */
+export const REDACTING_SINK = Symbol('redacting log sink');
+export const sinkRedacts = (sink: LogSink): boolean => (sink as { [REDACTING_SINK]?: boolean })[REDACTING_SINK] === true;
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const min = opts.level ?? 'info';
@@ -134,6 +161,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     }
     write(text);
   };
+  (sink as { [REDACTING_SINK]?: boolean })[REDACTING_SINK] = true;
   const at =
     (level: LogLevel) =>
     (msg: string, fields: LogEntry = {}) =>

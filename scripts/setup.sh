@@ -35,6 +35,22 @@ if [ ! -x "$TOOLS/temporal/bin/temporal" ] || [ ! -x "$TOOLS/temporal/bin/tempor
   touch "$TOOLS/temporal/.v-$TEMPORAL_CLI_VERSION-$TEMPORAL_TEST_SERVER_VERSION"
 fi
 
+# The benchmarks' HTTP load generator (`--bench`, what `npm run bench` runs): wrk from Debian's
+# package, unpacked into .tools/wrk with its LuaJIT library (nothing installed system-wide), so
+# every HTTP figure and its ceiling come from a generator in its own process.
+if [ "${1:-}" = "--bench" ]; then
+  if [ ! -x "$TOOLS/bin/wrk" ]; then
+    echo "setup: unpacking Debian's wrk into .tools/wrk" >&2
+    rm -rf "$TOOLS/wrk" && mkdir -p "$TOOLS/wrk/debs"
+    (cd "$TOOLS/wrk/debs" && apt-get download wrk libluajit-5.1-2 >&2 2>/dev/null \
+      || { apt-get update -q >&2 && apt-get download wrk libluajit-5.1-2 >&2; })
+    for deb in "$TOOLS"/wrk/debs/*.deb; do dpkg-deb -x "$deb" "$TOOLS/wrk/root"; done
+    printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/wrk/root/usr/lib/x86_64-linux-gnu" exec "%s/wrk/root/usr/bin/wrk" "$@"\n' "$TOOLS" "$TOOLS" >"$TOOLS/bin/wrk"
+    chmod +x "$TOOLS/bin/wrk"
+  fi
+  exit 0
+fi
+
 # Test-only servers: `sh scripts/setup.sh --test` (what `npm test` runs). `--cluster` (what
 # `npm run cluster` and `npm run test:cluster` run) needs SeaweedFS and the Temporal server.
 case "${1:-}" in --test | --cluster) ;; *) exit 0 ;; esac

@@ -13,7 +13,7 @@ import type { RouteInfo } from '../api/openapi/document.ts';
 import { v1Api } from '../api/v1.ts';
 import { keyAuthenticator } from '../api/auth.ts';
 import { mcpRoutes } from '../mcp/http.ts';
-import { redact, type LogEntry, type LogLevel } from '../lib/log.ts';
+import { redact, sinkRedacts, type LogEntry, type LogLevel } from '../lib/log.ts';
 import { storageRoutes } from '../api/routes/storage.ts';
 import type { DiskStorage } from '../storage/disk.ts';
 import { webApp } from '../web/app.ts';
@@ -49,8 +49,11 @@ function statusOf(ctx: { set: { status?: unknown }; responseValue?: unknown; res
 
 export function createApp(deps: ServerDeps) {
   const sink = deps.log ?? defaultLog;
-  // Whatever an entry holds (an error's message, a header), no secret leaves through the log.
-  const log = (entry: LogEntry) => sink(redact({ time: new Date().toISOString(), ...entry }));
+  // Whatever an entry holds (an error's message, a header), no secret leaves through the log:
+  // redacted here unless the sink redacts it itself (the entry points' logger).
+  const log = sinkRedacts(sink)
+    ? (entry: LogEntry) => sink({ time: new Date().toISOString(), ...entry })
+    : (entry: LogEntry) => sink(redact({ time: new Date().toISOString(), ...entry }));
   const started = new WeakMap<Request, number>();
   // The OpenAPI document is built from the finished app's routes, on first request.
   const self: { routes: () => readonly RouteInfo[] } = { routes: () => [] };

@@ -224,6 +224,56 @@ describe('structured logs', () => {
     });
   });
 
+  test('the app with a redacting logger sink: entries redacted once, by the sink; secrets still cut out', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', write: (l) => lines.push(l) });
+    const app = (await testApp({ log: logger.sink })).use(
+      new Elysia().get('/v1/__leak', () => {
+        throw new Error('failed with Bearer sk_live_leakedkey1234 and password=hunter2');
+      }),
+    );
+    const org = await makeOrg();
+    const { key } = await makeKey(org.id);
+    expect((await call(app, 'GET', '/v1/me', { key })).status).toBe(200);
+    expect((await call(app, 'GET', '/v1/__leak')).status).toBe(500);
+    // The request line is written after the response.
+    for (let i = 0; i < 100 && lines.filter((l) => l.includes('"msg":"request"')).length < 2; i++) await Bun.sleep(10);
+    const entries = lines.map((l) => JSON.parse(l) as Record<string, any>);
+    expect(entries.filter((e) => e.msg === 'request').map((e) => e.status)).toEqual([200, 500]);
+    const failure = entries.find((e) => e.msg === 'unexpected error')!;
+    expect(failure.error.message).toBe(`failed with Bearer ${REDACTED} and ${'password='}${REDACTED}`);
+    for (const l of lines) {
+      expect(l).not.toContain('sk_live_leakedkey1234');
+      expect(l).not.toContain('hunter2');
+      expect(l).not.toContain(key);
+    }
+  });
+
+  test('stdout lines of one turn go out in one write; lines still held when the process exits are written', async () => {
+    const script = [
+      "import { createLogger } from './lib/log.ts';",
+      'const writes = [];',
+      'const real = process.stdout.write.bind(process.stdout);',
+      'process.stdout.write = (chunk, ...rest) => { writes.push(String(chunk)); return real(chunk, ...rest); };',
+      "const log = createLogger({ level: 'info' });",
+      "for (let i = 0; i < 5; i++) log.info('same turn', { i });",
+      'setImmediate(() => setImmediate(() => {',
+      "  process.stderr.write(`writes ${writes.length}\\n`);",
+      "  log.info('held at exit');",
+      '  process.exit(0);',
+      '}));',
+    ].join('\n');
+    const proc = Bun.spawn([process.execPath, '-e', script], { cwd: resolve(import.meta.dir, '..'), stdout: 'pipe', stderr: 'pipe' });
+    const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    expect(await proc.exited).toBe(0);
+    expect(err).toContain('writes 1');
+    const msgs = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).msg);
+    expect(msgs).toEqual([...Array(5).fill('same turn'), 'held at exit']);
+  });
+
   test('createLogger: JSON lines at LOG_LEVEL and above; redact keeps what is not secret', () => {
     const lines: string[] = [];
     const logger = createLogger({ level: 'warn', base: { service: 'api' }, write: (l) => lines.push(l) });
