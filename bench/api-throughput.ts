@@ -22,6 +22,7 @@ import {
   ms,
   onStop,
   pool,
+  profileFlags,
   procCpuMs,
   procMemory,
   runBench,
@@ -234,7 +235,7 @@ async function startApiProcess(stack: BenchStack): Promise<{ url: string; pid: n
   const logFile = join(stack.dir, 'logs', 'api.log');
   const out = openSync(logFile, 'a');
   const databaseUrl = String(stack.orm.config.get('clientUrl'));
-  const proc = Bun.spawn([process.execPath, 'run', join(ROOT, 'api/main.ts')], {
+  const proc = Bun.spawn([process.execPath, ...profileFlags(), 'run', join(ROOT, 'api/main.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,

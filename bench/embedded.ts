@@ -2,7 +2,7 @@
 // server, and the API and the worker in ONE Bun process), launched in a throwaway data folder on
 // free ports. The benchmark reaches its Postgres and its Temporal server as any client would.
 // BENCH_PROFILE=<dir>: the launcher runs under Bun's CPU profiler (markdown, written at its stop).
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -10,7 +10,7 @@ import { createOrm, type Orm } from '../db/orm.ts';
 import { embeddedDatabaseUrl } from '../lib/embedded.ts';
 import { loadConfig } from '../lib/config.ts';
 import { freePort } from '../test/harness/ports.ts';
-import { onStop, procCpuMs, say } from './stack.ts';
+import { onStop, procCpuMs, profileFlags, say } from './stack.ts';
 
 const ROOT = resolve(import.meta.dir, '..');
 
@@ -47,15 +47,10 @@ export async function startEmbeddedService(): Promise<EmbeddedService> {
     TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     TEMPORAL_UI_PORT: String(uiPort),
   };
-  const profile = process.env.BENCH_PROFILE;
-  if (profile) mkdirSync(profile, { recursive: true });
   const log = join(dir, 'launcher.log');
   const out = openSync(log, 'a');
-  const argv = [
-    process.execPath,
-    ...(profile ? ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${resolve(profile)}`] : []),
-    'scripts/dev.ts',
-  ];
+  const profile = process.env.BENCH_PROFILE;
+  const argv = [process.execPath, ...profileFlags(), 'scripts/dev.ts'];
   say(`npm start's launcher (scripts/dev.ts) on port ${port}, data in ${dir}${profile ? `, CPU profile into ${profile}` : ''}`);
   const proc = Bun.spawn(argv, { cwd: ROOT, env, stdin: 'ignore', stdout: out, stderr: out });
   onStop('embedded launcher', async () => {

@@ -437,3 +437,14 @@ export async function pool(count: number, concurrency: number, task: (i: number)
 }
 
 export const isStopping = () => stopping !== undefined;
+
+/**
+ * Bun's CPU profiler flags for a process a benchmark starts, when BENCH_PROFILE names a folder:
+ * a .cpuprofile and its markdown summary are written there when the process exits.
+ */
+export function profileFlags(): string[] {
+  const dir = process.env.BENCH_PROFILE;
+  if (!dir) return [];
+  mkdirSync(dir, { recursive: true });
+  return ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${resolve(dir)}`];
+}
