@@ -147,9 +147,12 @@ export function createOnce(
   who: { organization: { id: string }; key: { id: string }; now: Date },
   endpoint: CreateEndpoint,
   request: { body: unknown; idempotencyKey: string | undefined },
-  create: (claim: IdempotencyClaim | undefined) => Promise<string>,
+  /** The new row's id, or its id and its view as written (the 201 body without reading the row back). */
+  create: (claim: IdempotencyClaim | undefined) => Promise<string | { id: string; view: () => Promise<unknown> }>,
+  /** The row's view as stored: the answer to a retry of a request cut off after its commit. */
   view: (id: string) => Promise<unknown>,
 ): Promise<StoredResponse & { replayed: boolean }> {
+  let written: { id: string; view: () => Promise<unknown> } | undefined;
   const scope = {
     organizationId: who.organization.id,
     apiKeyId: who.key.id,
@@ -158,9 +161,15 @@ export function createOnce(
     body: request.body,
     now: who.now,
   };
-  return idempotentCreate(em, scope, create, async (id) => ({
+  const createRow = async (claim: IdempotencyClaim | undefined) => {
+    const created = await create(claim);
+    if (typeof created === 'string') return created;
+    written = created;
+    return created.id;
+  };
+  return idempotentCreate(em, scope, createRow, async (id) => ({
     status: 201,
-    body: await view(id),
+    body: written?.id === id ? await written.view() : await view(id),
     location: `${endpoint.slice('POST '.length)}/${id}`,
   }));
 }

@@ -59,7 +59,10 @@ export async function createPostOnce(
     who,
     'POST /v1/posts',
     { body, idempotencyKey },
-    (claim) => createPost(deps.em, deps.temporal, { ...createPostRequest(who, body), claim }),
+    async (claim) => {
+      const created = await createPost(deps.em, deps.temporal, { ...createPostRequest(who, body), claim });
+      return { id: created.id, view: () => created.view(deps.storage) };
+    },
     (id) => getPostForKey(deps.em.fork(), who.organization.id, id, 'all', deps.storage),
   );
 }

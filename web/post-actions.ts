@@ -146,7 +146,7 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
   // The form keeps texts for platforms no longer chosen and Reddit fields: only what applies is sent.
   const chosen = (await channelsOf(actor.em, actor.organization.id)).filter((c) => values.channelIds.includes(c.id));
   const reddit = redditFields(values, chosen, fields);
-  return createPost(
+  const created = await createPost(
     actor.em,
     actor.temporal,
     {
@@ -164,6 +164,7 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
     },
     fields,
   );
+  return created.id;
 }
 
 function redditFields(v: ComposerValues, channels: IChannel[], fields: FieldError[]): { subreddit: string; title: string } | null {

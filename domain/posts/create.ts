@@ -1,6 +1,8 @@
 // Creating and editing posts: the Postgres rows and the post's Temporal workflow change together.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Post, PostChannel, type IChannel, type IOrganization } from '../../db/entities/index.ts';
+import { Post, PostChannel, type IChannel, type IOrganization, type IPost, type IPostChannel } from '../../db/entities/index.ts';
+import type { ObjectStorage } from '../../storage/types.ts';
+import { createdPostView, type MediaItemFields, type PostView } from './view.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { sql } from '../../db/sql.ts';
 import { newId } from '../../lib/ids.ts';
@@ -54,10 +56,19 @@ export async function createPost(
   temporal: TemporalDeps | undefined,
   r: CreatePostRequest,
   fields: FieldError[] = [],
-): Promise<string> {
+): Promise<CreatedPost> {
   const post = await checkNewPost(em, r, fields);
   if (!temporal) throw new Error('Temporal is not configured');
   return schedulePost(em, temporal, post);
+}
+
+/**
+ * A post just created: its id, and its view as committed (the rows this request wrote, without
+ * reading them back: the 201 body of POST /v1/posts).
+ */
+export interface CreatedPost {
+  id: string;
+  view(storage?: ObjectStorage): Promise<PostView>;
 }
 
 /** A channel's text as POST /v1/posts/validate reports it. */
@@ -120,6 +131,7 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
     contentByPlatform: r.contentByPlatform,
     reddit: r.reddit,
     mediaIds: media.map((m) => m.id),
+    media,
     publishAt: publishAt ?? null,
     queue: r.queue === true,
     postId: r.postId,
@@ -147,6 +159,8 @@ interface NewPost {
   contentByPlatform: Record<string, string>;
   reddit: { subreddit: string; title: string } | null;
   mediaIds: string[];
+  /** The media items, as checked (the created post's view shows them). */
+  media: MediaItemFields[];
   /** null = publish now; with `queue`, set to the claimed slot inside insertPost's transaction. */
   publishAt: Date | null;
   queue: boolean;
@@ -172,15 +186,21 @@ interface NewPost {
  * that dies between 1 and 2 leaves workflow_pending set, and the start reconciler (a Temporal
  * Schedule, workflows/post-reconciler.ts) starts that post: none stays without its workflow.
  */
-async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPost): Promise<string> {
+async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPost): Promise<CreatedPost> {
   const postId = p.postId ?? newId('post');
-  await insertPost(em, p, postId);
+  const rows = await insertPost(em, p, postId);
   const row = { id: postId, organization_id: p.organizationId, status: 'scheduled', scheduled_at: p.publishAt ?? p.now, deleted_at: null };
   await startAfterCommit(em, temporal, POST_STARTS, row, {
     withdrawn: 'Scheduling is unavailable right now; the post was not created. Retry shortly.',
     kept: 'Scheduling is unavailable right now; the post was saved and will be scheduled once it is back. Check GET /v1/posts before retrying.',
   });
-  return postId;
+  return { id: postId, view: (storage) => createdPostView(rows.post, rows.channels, p.media, storage) };
+}
+
+/** The rows one create wrote. */
+interface WrittenPost {
+  post: IPost;
+  channels: IPostChannel[];
 }
 
 /** A create waiting for its organization's next insert transaction. */
@@ -188,7 +208,7 @@ interface QueuedInsert {
   em: EntityManager;
   p: NewPost;
   postId: string;
-  settle: (err?: unknown) => void;
+  settle: (err: unknown, rows?: WrittenPost) => void;
 }
 
 /** Posts written in one transaction at most. */
@@ -204,9 +224,9 @@ const insertLines = new Map<string, QueuedInsert[]>();
  * the plan limit and duplicate_post stay exact; the Postgres lock keeps them exact across processes.
  * Creates waiting here hold no pool connection.
  */
-function insertPost(em: EntityManager, p: NewPost, postId: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const item: QueuedInsert = { em, p, postId, settle: (err) => (err === undefined ? resolve() : reject(err)) };
+function insertPost(em: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
+  return new Promise<WrittenPost>((resolve, reject) => {
+    const item: QueuedInsert = { em, p, postId, settle: (err, rows) => (err === undefined ? resolve(rows!) : reject(err)) };
     const line = insertLines.get(p.organizationId);
     if (line) line.push(item);
     else {
@@ -236,32 +256,38 @@ async function writeInsertLine(organizationId: string): Promise<void> {
 /** One transaction under the organization's lock; a post the checks refuse is left out and answered with the refusal. */
 async function insertBatch(batch: QueuedInsert[]): Promise<void> {
   const refused = new Map<QueuedInsert, unknown>();
+  const written = new Map<QueuedInsert, WrittenPost>();
   await batch[0]!.em.fork().transactional(async (tx) => {
     refused.clear(); // a retried transaction starts over
+    written.clear();
     // One writer per organization at a time, for these few statements only: the plan limit and
     // duplicate checks below cannot both pass for two concurrent requests.
     await sql(tx, 'select pg_advisory_xact_lock(hashtext(?))', [batch[0]!.p.organizationId]);
     for (const item of batch) {
       try {
         // A queued post claims its slot first: in a savepoint, so a refused post gives it back.
-        if (item.p.queue) await tx.transactional((inner) => insertChecked(inner, item.p, item.postId));
-        else await insertChecked(tx, item.p, item.postId);
+        written.set(
+          item,
+          item.p.queue
+            ? await tx.transactional((inner) => insertChecked(inner, item.p, item.postId))
+            : await insertChecked(tx, item.p, item.postId),
+        );
       } catch (err) {
         if (!(err instanceof ApiError) && !(err instanceof KeyAlreadyClaimed)) throw err;
         refused.set(item, err);
       }
     }
   });
-  for (const item of batch) item.settle(refused.get(item));
+  for (const item of batch) item.settle(refused.get(item), written.get(item));
 }
 
 /** The checks against the organization's other posts (those committed and those written before in this transaction), then the rows. */
-async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Promise<void> {
+async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
   // Queued: the slot is claimed in this transaction, so it is taken if and only if the post is committed.
   if (p.claim) await assertKeyUnclaimed(tx, p.claim);
   if (p.queue) p.publishAt = await claimQueueTime(tx, p.organizationId, p.channels, postId, p.now);
   await assertSchedulable(tx, p);
-  tx.create(Post, {
+  const post = tx.create(Post, {
     id: postId,
     organization: p.organizationId,
     status: 'scheduled',
@@ -276,7 +302,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     workflowPending: true,
     seriesId: p.seriesId,
   });
-  for (const c of p.channels) {
+  const channels = p.channels.map((c) =>
     tx.create(PostChannel, {
       id: newId('pc'),
       post: postId,
@@ -284,11 +310,12 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
       platform: c.platform,
       status: 'draft',
       content: p.texts[c.id]!,
-    });
-  }
+    }),
+  );
   // Written now: the next post's checks in this transaction must see it.
   await tx.flush();
   if (p.claim) await recordClaim(tx, p.claim, { table: 'posts', id: postId });
+  return { post, channels };
 }
 
 async function assertUnderPendingLimit(em: EntityManager, organizationId: string, limit: number | null): Promise<void> {

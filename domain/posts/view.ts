@@ -69,7 +69,7 @@ type ChannelFields = Pick<
   | 'retryable'
 >;
 /** What the view reads of a media item. */
-type MediaFields = Pick<IMediaItem, 'id' | 'type' | 'storageKey'>;
+export type MediaItemFields = Pick<IMediaItem, 'id' | 'type' | 'storageKey'>;
 
 /** errorCode and retryable of a failed channel; null on every other (docs/api.md "Failures a program can act on"). */
 function failureView(pc: Pick<IPostChannel, 'status' | 'errorCode' | 'retryable'>): Pick<PostChannelView, 'errorCode' | 'retryable'> {
@@ -112,7 +112,7 @@ export function postView(post: PostFields, pcs: ChannelFields[], media: { id: st
 const MEDIA_URL_TTL_SECONDS = 3600;
 
 /** The views of these posts from their channels and media items: each media URL signed once. */
-async function assemble(posts: PostFields[], pcs: ChannelFields[], items: MediaFields[], storage?: ObjectStorage): Promise<PostView[]> {
+async function assemble(posts: PostFields[], pcs: ChannelFields[], items: MediaItemFields[], storage?: ObjectStorage): Promise<PostView[]> {
   const channelsOf = new Map<string, ChannelFields[]>();
   for (const pc of pcs) {
     const list = channelsOf.get(pc.post);
@@ -135,6 +135,16 @@ async function assemble(posts: PostFields[], pcs: ChannelFields[], items: MediaF
     out.push(postView(p, channelsOf.get(p.id) ?? [], media));
   }
   return out;
+}
+
+/** The view of a post from the rows its create wrote, without reading them back. */
+export async function createdPostView(
+  post: PostFields,
+  channels: ChannelFields[],
+  media: MediaItemFields[],
+  storage?: ObjectStorage,
+): Promise<PostView> {
+  return (await assemble([post], channels, media, storage))[0]!;
 }
 
 async function views(em: EntityManager, posts: IPost[], storage?: ObjectStorage): Promise<PostView[]> {
@@ -271,7 +281,7 @@ const channelOfRow = (r: PostChannelRow): ChannelFields => ({
   retryable: r.retryable,
 });
 
-const mediaOfRow = (r: MediaItemRow): MediaFields => ({ id: r.id, type: r.type, storageKey: r.storage_key });
+const mediaOfRow = (r: MediaItemRow): MediaItemFields => ({ id: r.id, type: r.type, storageKey: r.storage_key });
 
 /** Newest first by (scheduledAt, id); keyset pagination, so pages stay stable while posts are added. */
 export async function listPostsForKey(
