@@ -1,6 +1,6 @@
 // Creating and editing posts: the Postgres rows and the post's Temporal workflow change together.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Post, PostChannel, type IChannel, type IOrganization, type IPost, type IPostChannel } from '../../db/entities/index.ts';
+import { Post, type IChannel, type IOrganization, type IPost, type IPostChannel } from '../../db/entities/index.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { createdPostView, type MediaItemFields, type PostView } from './view.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
@@ -287,7 +287,8 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
   if (p.claim) await assertKeyUnclaimed(tx, p.claim);
   if (p.queue) p.publishAt = await claimQueueTime(tx, p.organizationId, p.channels, postId, p.now);
   await assertSchedulable(tx, p);
-  const post = tx.create(Post, {
+  const now = new Date();
+  const post: IPost = {
     id: postId,
     organization: p.organizationId,
     status: 'scheduled',
@@ -298,22 +299,63 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     source: p.source,
     apiKeyId: p.apiKeyId,
     scheduledAt: p.publishAt ?? p.now,
+    publishedAt: null,
     workflowId: postWorkflowId(postId),
-    workflowPending: true,
+    deletedAt: null,
     seriesId: p.seriesId,
-  });
-  const channels = p.channels.map((c) =>
-    tx.create(PostChannel, {
-      id: newId('pc'),
-      post: postId,
-      channel: c.id,
-      platform: c.platform,
-      status: 'draft',
-      content: p.texts[c.id]!,
-    }),
+    workflowPending: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const channels: IPostChannel[] = p.channels.map((c) => ({
+    id: newId('pc'),
+    post: postId,
+    channel: c.id,
+    platform: c.platform,
+    status: 'draft',
+    content: p.texts[c.id]!,
+    platformPostId: null,
+    url: null,
+    publishedAt: null,
+    error: null,
+    errorCode: null,
+    retryable: null,
+    attempts: 0,
+    createdAt: now,
+    updatedAt: now,
+  }));
+  // The post and its channels in one statement, in the transaction: the next post's checks in it
+  // see them. (The ORM's unit of work took two statements and a third of a create's ORM time.)
+  await sql(
+    tx,
+    `with post as (
+       insert into posts (id, organization_id, status, content, content_by_platform, reddit, media_ids, source, api_key_id,
+         scheduled_at, workflow_id, workflow_pending, series_id, created_at, updated_at)
+       values (?, ?, 'scheduled', ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, true, ?, ?, ?)
+       returning id
+     )
+     insert into post_channels (id, post_id, channel_id, platform, status, content, attempts, created_at, updated_at)
+     select c.id, post.id, c.channel_id, c.platform, 'draft', c.content, 0, ?, ?
+     from post, jsonb_to_recordset(?::jsonb) as c(id text, channel_id text, platform text, content text)`,
+    [
+      post.id,
+      post.organization,
+      post.content,
+      JSON.stringify(post.contentByPlatform),
+      post.reddit === null ? null : JSON.stringify(post.reddit),
+      JSON.stringify(post.mediaIds),
+      post.source,
+      post.apiKeyId,
+      post.scheduledAt,
+      post.workflowId,
+      post.seriesId,
+      now,
+      now,
+      now,
+      now,
+      JSON.stringify(channels.map((c) => ({ id: c.id, channel_id: c.channel, platform: c.platform, content: c.content }))),
+    ],
   );
-  // Written now: the next post's checks in this transaction must see it.
-  await tx.flush();
   if (p.claim) await recordClaim(tx, p.claim, { table: 'posts', id: postId });
   return { post, channels };
 }
