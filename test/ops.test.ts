@@ -258,7 +258,7 @@ describe('structured logs', () => {
       "const log = createLogger({ level: 'info' });",
       "for (let i = 0; i < 5; i++) log.info('same turn', { i });",
       'setImmediate(() => setImmediate(() => {',
-      "  process.stderr.write(`writes ${writes.length}\\n`);",
+      '  process.stderr.write(`writes ${writes.length}\\n`);',
       "  log.info('held at exit');",
       '  process.exit(0);',
       '}));',

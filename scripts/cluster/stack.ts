@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import pg from 'pg';
 import { startPgServer, type PgServer } from '../../lib/pg-server.ts';
+import { portIsFree } from '../embedded/ports.ts';
 import { Child } from './process.ts';
 
 export const ROOT = resolve(import.meta.dir, '../..');
@@ -69,6 +70,11 @@ export interface ClusterOptions {
   appEnv?: Record<string, string>;
   ui?: boolean;
   say?: (msg: string) => void;
+  /**
+   * Temporal's history shards (NUM_HISTORY_SHARDS of the server's config template; default 4).
+   * Fixed when the cluster's Temporal database is created: it takes effect on a new directory only.
+   */
+  historyShards?: number;
 }
 
 /** Generated once per cluster directory, kept in <dir>/secrets.json (mode 0600). */
@@ -216,6 +222,7 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
         BIND_ON_IP: '127.0.0.1',
         DYNAMIC_CONFIG_FILE_PATH: join(ROOT, 'deploy/temporal/dynamicconfig.yaml'),
         LOG_LEVEL: 'warn',
+        ...(opts.historyShards ? { NUM_HISTORY_SHARDS: String(opts.historyShards) } : {}),
         FRONTEND_GRPC_PORT: String(p.temporal),
         FRONTEND_HTTP_PORT: String(p.temporalHttp),
         HISTORY_GRPC_PORT: String(p.history),
@@ -403,4 +410,45 @@ function seaweedChild(dir: string, logs: string, p: ClusterPorts, s: Secrets): C
     logFile: join(logs, 'seaweedfs.log'),
     ready: () => httpOk(`http://127.0.0.1:${p.s3}/healthz`),
   });
+}
+
+/**
+ * Free loopback ports for a whole cluster (a benchmark's or a test's, beside a running
+ * `npm run cluster`), below 32768: Temporal keeps the membership ports in a smallint column.
+ * weed also binds master/volume/filer + 10000 (gRPC), so that port is kept free too.
+ */
+export async function freeClusterPorts(apis = 2): Promise<ClusterPorts> {
+  const used = new Set<number>();
+  const next = async () => {
+    for (;;) {
+      const p = 20_000 + Math.floor(Math.random() * 12_000);
+      if (!used.has(p) && !used.has(p + 10_000) && (await portIsFree(p)) && (await portIsFree(p + 10_000))) {
+        used.add(p);
+        used.add(p + 10_000);
+        return p;
+      }
+    }
+  };
+  const apiPorts: number[] = [];
+  for (let i = 0; i < apis; i++) apiPorts.push(await next());
+  return {
+    apis: apiPorts,
+    postgres: await next(),
+    temporal: await next(),
+    temporalHttp: await next(),
+    history: await next(),
+    matching: await next(),
+    temporalWorker: await next(),
+    membership: [await next(), await next(), await next(), await next()],
+    ui: await next(),
+    s3: await next(),
+    weed: {
+      master: await next(),
+      volume: await next(),
+      filer: await next(),
+      s3Grpc: await next(),
+      admin: await next(),
+      adminGrpc: await next(),
+    },
+  };
 }

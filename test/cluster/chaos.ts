@@ -27,11 +27,10 @@ import { loadConfig } from '../../lib/config.ts';
 import { createApiKey } from '../../services/api-keys.ts';
 import { addChannel } from '../../domain/channels.ts';
 import { createOrganization } from '../../domain/organizations.ts';
-import { DEFAULT_PORTS, startCluster, type Cluster, type ClusterPorts } from '../../scripts/cluster/stack.ts';
+import { freeClusterPorts, startCluster, type Cluster } from '../../scripts/cluster/stack.ts';
 import { startFakeLinkedIn } from '../fakes/linkedin.ts';
 import { startFakeMastodon } from '../fakes/mastodon.ts';
 import { startFakeX } from '../fakes/x.ts';
-import { portIsFree } from '../../scripts/embedded/ports.ts';
 import { startFaultyProxy } from './faulty-proxy.ts';
 
 /** A post still scheduled/publishing this long after its time (or after it was answered 201) is stuck. */
@@ -55,43 +54,6 @@ const CLIENTS = 6;
 const GIVE_UP_MS = 4 * 60_000;
 
 const say = (m: string) => console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${m}`);
-
-async function freePorts(): Promise<ClusterPorts> {
-  const used = new Set<number>();
-  // Below 32768: Temporal keeps the membership ports in a smallint column. weed also binds
-  // master/volume/filer + 10000 (gRPC).
-  const next = async () => {
-    for (;;) {
-      const p = 20_000 + Math.floor(Math.random() * 12_000);
-      if (!used.has(p) && !used.has(p + 10_000) && (await portIsFree(p)) && (await portIsFree(p + 10_000))) {
-        used.add(p);
-        used.add(p + 10_000);
-        return p;
-      }
-    }
-  };
-  return {
-    ...DEFAULT_PORTS,
-    apis: [await next(), await next()],
-    postgres: await next(),
-    temporal: await next(),
-    temporalHttp: await next(),
-    history: await next(),
-    matching: await next(),
-    temporalWorker: await next(),
-    membership: [await next(), await next(), await next(), await next()],
-    ui: await next(),
-    s3: await next(),
-    weed: {
-      master: await next(),
-      volume: await next(),
-      filer: await next(),
-      s3Grpc: await next(),
-      admin: await next(),
-      adminGrpc: await next(),
-    },
-  };
-}
 
 // --- HTTP with outcome classes ---------------------------------------------------------------------
 
@@ -232,7 +194,7 @@ try {
   say(`cluster in ${dir}`);
   cluster = await startCluster({
     dir,
-    ports: await freePorts(),
+    ports: await freeClusterPorts(),
     workers: 2,
     ui: false,
     say: (m) => say(`  ${m}`),
