@@ -14,14 +14,13 @@
 import { loadConfig } from '../lib/config.ts';
 import { ensureCredentialsKey } from '../lib/embedded.ts';
 import { PLAN_LIMITS } from '../lib/plans.ts';
-import { addChannel } from '../domain/channels.ts';
 import { createOrganization } from '../domain/organizations.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { startFakeMastodon } from '../test/fakes/mastodon.ts';
 import { postgresCpuMs } from './cpu.ts';
 import { startBareServer, startEmbeddedService, type EmbeddedService } from './embedded.ts';
 import { runTag, seedScheduledPosts } from './seed-posts.ts';
-import { envInt, machineNote, ms, onStop, procCpuMs, runBench, say } from './stack.ts';
+import { addBenchChannel, envInt, machineNote, ms, onStop, procCpuMs, runBench, say } from './stack.ts';
 import { wrk, type WrkResult } from './wrk.ts';
 
 const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '1';
@@ -63,13 +62,7 @@ await runBench(async () => {
   for (let i = 0; i < KEYS; i++)
     keys.push((await createApiKey(em, { organizationId: org.id, name: `bench ${i}`, scopes: ['read', 'publish'], channels: 'all' })).key);
   const credentialsKey = Buffer.from(ensureCredentialsKey(loadConfig({ DATA_DIR: `${svc.dir}/data` })), 'hex');
-  const channel = await addChannel(em, credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'Bench Mastodon',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-    maxChars: 500,
-  });
+  const channel = await addBenchChannel(em, credentialsKey, org.id, fake.url);
   const me = `${svc.apiUrl}/v1/me`;
   const probe = await fetch(me, { headers: { authorization: `Bearer ${keys[0]}` } });
   if (probe.status !== 200 || probe.headers.get('ratelimit-limit') !== String(PLAN_LIMITS[PLAN].requestsPerMinute))

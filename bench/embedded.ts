@@ -9,8 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createOrm, type Orm } from '../db/orm.ts';
 import { embeddedDatabaseUrl } from '../lib/embedded.ts';
 import { loadConfig } from '../lib/config.ts';
-import { freePort } from '../test/harness/ports.ts';
-import { onStop, procCpuMs, profileFlags, say } from './stack.ts';
+import { distinctFreePorts, onStop, procCpuMs, profileFlags, say } from './stack.ts';
 
 const ROOT = resolve(import.meta.dir, '..');
 
@@ -26,19 +25,13 @@ export interface EmbeddedService {
   dir: string;
 }
 
-async function freePorts(n: number): Promise<number[]> {
-  const ports = new Set<number>();
-  for (let i = 0; ports.size < n && i < 50; i++) ports.add(await freePort());
-  return [...ports];
-}
-
 export async function startEmbeddedService(): Promise<EmbeddedService> {
   const dir = mkdtempSync(join(tmpdir(), 'postpilot-bench-embedded-'));
   onStop('embedded data folder', async () => {
     if (process.env.BENCH_KEEP === '1') say(`kept ${dir} (BENCH_KEEP=1)`);
     else rmSync(dir, { recursive: true, force: true });
   });
-  const [port, pgPort, temporalPort, uiPort] = (await freePorts(4)) as [number, number, number, number];
+  const [port, pgPort, temporalPort, uiPort] = (await distinctFreePorts(4)) as [number, number, number, number];
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     DATA_DIR: join(dir, 'data'),

@@ -21,6 +21,7 @@ import { startFakeMastodon, type FakeMastodon } from '../test/fakes/mastodon.ts'
 import { freePort } from '../test/harness/ports.ts';
 import { connectClient, ensureSearchAttributes } from '../worker/temporal.ts';
 import type { Client } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 const ROOT = resolve(import.meta.dir, '..');
 export const say = (m: string) => console.log(`[bench] ${m}`);
@@ -230,13 +231,7 @@ export async function startBenchStack(): Promise<BenchStack> {
   const em = orm.em.fork();
   const org = await createOrganization(em, { name: 'Bench organization', plan: 'ENTERPRISE' });
   const key = await createApiKey(em, { organizationId: org.id, name: 'bench key', scopes: ['read', 'publish'], channels: 'all' });
-  const channel = await addChannel(em, credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'Bench Mastodon',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-    maxChars: 500,
-  });
+  const channel = await addBenchChannel(em, credentialsKey, org.id, fake.url);
 
   say('worker process (worker/main.ts)');
   const worker = await startWorkerProcess(
@@ -288,7 +283,7 @@ export function temporalSqlitePragmas(): string[] {
   return raw === 'none' ? [] : raw.split(',').map((p) => p.trim());
 }
 
-async function distinctFreePorts(n: number): Promise<number[]> {
+export async function distinctFreePorts(n: number): Promise<number[]> {
   const ports = new Set<number>();
   for (let i = 0; ports.size < n && i < 50; i++) ports.add(await freePort());
   if (ports.size < n) throw new Error('could not find free loopback ports');
@@ -447,4 +442,15 @@ export function profileFlags(): string[] {
   if (!dir) return [];
   mkdirSync(dir, { recursive: true });
   return ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${resolve(dir)}`];
+}
+
+/** The benchmarks' channel: a MASTODON channel of the organization on the fake Mastodon at `fakeUrl`. */
+export function addBenchChannel(em: EntityManager, credentialsKey: Buffer, organizationId: string, fakeUrl: string) {
+  return addChannel(em, credentialsKey, {
+    organizationId,
+    platform: 'MASTODON',
+    name: 'Bench Mastodon',
+    credentials: { instanceUrl: fakeUrl, accessToken: 'good-token' },
+    maxChars: 500,
+  });
 }
