@@ -8,8 +8,9 @@
 // per Request, so `resolve` hands the same Auth to the handler and the rate limit and the
 // monthly quota count each request once. Order of refusals: 401 → 403 plan_required →
 // 429 rate_limited / quota_exceeded → 403 forbidden_scope → 413 / 422 of the body. Everything
-// Postgres knows of it (key, organization, rate limit, quota, last use) is one statement,
-// shared by the requests that arrive together (services/admission.ts).
+// Postgres knows of it (key, organization, rate limit, quota, last use) is one admission: from
+// the process's memory (services/admission-cache.ts) or one statement shared by the requests that
+// arrive together (services/admission.ts).
 import { router } from '../http/router.ts';
 import { earlyStep, MAX_JSON_BODY_BYTES, readJsonBody } from '../http/body.ts';
 import { keyChannels } from '../services/api-keys.ts';
@@ -53,7 +54,7 @@ export function keyAuthenticator(deps: AppDeps): (input: AuthInput, scope: Scope
     const at = now();
     if (!KEY_PATTERN.test(match[1])) throw errors.unauthorized('The API key is malformed.');
     const hash = hashApiKey(match[1]);
-    // Key, organization, rate limit, quota and last-used: one statement (services/admission.ts).
+    // Key, organization, rate limit, quota and last-used: one admission (services/admission.ts).
     const found = await admit({ hash, at, period: monthPeriod(at).period });
     if (!found.found || !hashesEqual(found.key.hash, hash)) throw errors.unauthorized('The API key is not recognised.');
     const { key, organization } = found;

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { admissionChanged } from '../db/admission-changes.ts';
 import { Organization, type IOrganization } from '../db/entities/index.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
@@ -36,5 +37,6 @@ export async function setOrganizationPlan(em: EntityManager, id: string, plan: s
   const org = await getOrganization(em, id);
   org.plan = checked;
   await em.flush();
+  admissionChanged({ organizationId: id });
   return orgView(org);
 }

@@ -117,6 +117,8 @@ export const EnvSchema = T.Object({
   POSTPILOT_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
   POSTPILOT_API_KEY: text,
   OUTBOUND_ALLOW_PRIVATE: T.Optional(Bool),
+  // Keys and counts held in the API process (services/admission-cache.ts); false: one statement per request.
+  ADMISSION_CACHE: T.Optional(Bool),
   // Other ffmpeg/ffprobe binaries than the npm packages' (media/exec.ts).
   FFMPEG_PATH: text,
   FFPROBE_PATH: text,
@@ -130,6 +132,8 @@ export interface Config {
   trustProxyHops: number;
   databaseUrl: string | undefined;
   databasePoolMax: number;
+  /** Admission from memory (services/admission-cache.ts), on unless ADMISSION_CACHE=false. */
+  admissionCache: boolean;
   /** 32-byte key for AES-256-GCM encryption of channel credentials. */
   credentialsKey: Buffer | undefined;
   temporal: {
@@ -227,6 +231,7 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
     trustProxyHops: e.TRUST_PROXY === 'true' ? 1 : e.TRUST_PROXY === 'false' || e.TRUST_PROXY === undefined ? 0 : Number(e.TRUST_PROXY),
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: Number(e.DATABASE_POOL_MAX ?? 10),
+    admissionCache: e.ADMISSION_CACHE === undefined || isTrue(e.ADMISSION_CACHE),
     credentialsKey: e.CREDENTIALS_KEY ? parseCredentialsKey(e.CREDENTIALS_KEY) : undefined,
     temporal: {
       address: e.TEMPORAL_ADDRESS ?? 'localhost:7233',

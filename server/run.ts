@@ -20,7 +20,8 @@ export interface RunningServer {
   pendingRequests: () => number;
   /**
    * Refuses new connections now; the requests in flight are answered (past SHUTDOWN_GRACE_MS
-   * their connections are cut: drained false); then the rate-limit pool closes. Once.
+   * their connections are cut: drained false); then the admission counts are written and the
+   * rate-limit pool closes. Once.
    */
   stop: () => Promise<{ drained: boolean }>;
   /** Cuts the open connections now (a second signal: do not wait for slow requests). */
@@ -41,11 +42,21 @@ export function startServer(config: Config, deps: { orm: Orm; temporal: Temporal
   const pool = createRateLimiterPool(config.databaseUrl!, (err) =>
     logger.warn('rate-limit pool: a Postgres connection was dropped', { error: err }),
   );
+  const rateLimiter = createRateLimiter(pool, {
+    ...(config.admissionCache
+      ? {
+          cache: {
+            connectionString: config.databaseUrl!,
+            onError: (message: string, err: unknown) => logger.warn(message, { error: err }),
+          },
+        }
+      : {}),
+  });
   const app = createApp({
     orm: deps.orm,
     temporal: deps.temporal,
     storage: createStorage(config),
-    rateLimiter: createRateLimiter(pool),
+    rateLimiter,
     log: logger.sink,
     ...(config.credentialsKey ? { webhooks: { credentialsKey: config.credentialsKey, outbound: config.outbound } } : {}),
     // The generate scope's model endpoints and the policy for media fetched by URL (MCP).
@@ -75,6 +86,7 @@ export function startServer(config: Config, deps: { orm: Orm; temporal: Temporal
       }
       // The last requests' log lines are written from a setImmediate after their response: let them run.
       await new Promise((resolve) => setTimeout(resolve, 25));
+      await rateLimiter.close().catch((err) => logger.warn('error while writing the admission counts', { error: err }));
       await pool.end().catch((err) => logger.warn('error while closing a connection', { error: err }));
       return { drained };
     })());

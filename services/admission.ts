@@ -1,7 +1,8 @@
 // Admission of an authenticated request in ONE Postgres statement: the key by its hash
 // with its organization, the per-minute rate limit per key, the monthly quota per organization
-// and the key's last-used stamp. No cache: a revoke, an expiry or a plan change counts from the
-// very next request in every API process, because every request reads the rows.
+// and the key's last-used stamp. Read fresh by each request: a revoke, an expiry or a plan change
+// counts from the very next request in every API process. The API process normally answers from
+// memory (services/admission-cache.ts) and sends here what it cannot answer exactly itself.
 //
 // Requests that arrive while a statement is under way are sent together in the next one
 // (createAdmissionBatcher): at most one round trip per request, fewer under load. The statement
@@ -16,7 +17,7 @@ import { sql } from '../db/sql.ts';
 /** The last-used stamp is written at most once a minute per key: reads need no sharper figure. */
 export const LAST_USED_RESOLUTION_SECONDS = 60;
 /** rate-limiter-flexible's window (services/rate-limit.ts keeps its table layout and key names). */
-const RATE_WINDOW_MS = 60_000;
+export const RATE_WINDOW_MS = 60_000;
 
 export interface AdmissionRequest {
   /** SHA-256 of the bearer key (lib/crypto.ts hashApiKey). */
@@ -61,7 +62,7 @@ export interface AdmissionRow {
 export type Query = (text: string, values: unknown[], name: string) => Promise<AdmissionRow[]>;
 
 /** A key of the batch with its organization, once per key (timestamps as JSON text). */
-interface KeyRow {
+export interface KeyRow {
   key_id: string;
   org_id: string;
   name: string;
@@ -97,12 +98,61 @@ interface AdmissionAnswer {
 }
 
 /** The plans' limits, one parameter of the statement (a JSON array of {plan, api_access, rpm, monthly}). */
-const PLAN_LIMITS_JSON = JSON.stringify(
+export const PLAN_LIMITS_JSON = JSON.stringify(
   PLANS.map((plan) => {
     const l = PLAN_LIMITS[plan];
     return { plan, api_access: l.apiAccess, rpm: l.requestsPerMinute, monthly: l.requestsPerMonth };
   }),
 );
+
+/**
+ * What both statements (this one and services/admission-cache.ts's lease) start with: $1 the
+ * requests as a JSON array of {ord, hash, at, period, n} (n: places of the rate window wanted,
+ * 1 here), $2 the plans' limits (PLAN_LIMITS_JSON); `found`: each request whose hash is a key,
+ * with its key, organization and plan, and whether it `counts` (a valid key of a plan with API
+ * access).
+ */
+export const FOUND_CTES = `req as (
+    select * from jsonb_to_recordset($1::jsonb) as r(ord int, hash text, at timestamptz, period text, n int)
+  ),
+  limits as (
+    select * from jsonb_to_recordset($2::jsonb) as l(plan text, api_access boolean, rpm int, monthly int)
+  ),
+  found as (
+    select req.ord, req.at, req.period, req.n, k.id as key_id, k.organization_id as org_id, o.plan, l.rpm, l.monthly,
+      k.name, k.hash, k.prefix, k.scopes, k.channel_ids, k.expires_at, k.revoked_at, k.last_used_at, k.created_at,
+      o.name as org_name, o.time_zone,
+      (k.revoked_at is null and (k.expires_at is null or k.expires_at > req.at) and l.api_access) as counts
+    from req
+    join api_keys k on k.hash = req.hash
+    join organizations o on o.id = k.organization_id
+    join limits l on l.plan = o.plan
+  )`;
+
+/** The last-used stamp of each counted key, at most once per $3 seconds. */
+export const TOUCHED_CTE = `touched as (
+    update api_keys k set last_used_at = t.at
+    from (select key_id, max(at) as at from found where counts group by key_id) t
+    where k.id = t.key_id
+      and (k.last_used_at is null or k.last_used_at < t.at - make_interval(secs => $3::int))
+    returning k.id, k.last_used_at
+  )`;
+
+/** A key's row (KeyRow) from `found f` and `touched tu`. */
+export const KEY_JSON = `json_build_object(
+        'key_id', f.key_id, 'org_id', f.org_id, 'name', f.name, 'hash', f.hash, 'prefix', f.prefix, 'scopes', f.scopes,
+        'channel_ids', f.channel_ids, 'expires_at', f.expires_at, 'revoked_at', f.revoked_at,
+        'last_used_at', coalesce(tu.last_used_at, f.last_used_at), 'created_at', f.created_at,
+        'org_name', f.org_name, 'plan', f.plan, 'time_zone', f.time_zone)`;
+
+/**
+ * The per-key window's increment (rate-limiter-flexible's layout): `excluded.points` more in the
+ * current window, or a new window from `now` (a bigint parameter, ms) when the stored one ended.
+ */
+export const rateUpsert = (now: string) => `on conflict (key) do update set
+      points = case when t.expire <= ${now}::bigint then excluded.points else t.points + excluded.points end,
+      expire = case when t.expire <= ${now}::bigint then excluded.expire else t.expire end
+    returning t.key, t.points, t.expire`;
 
 /**
  * $1 the requests as a JSON array of {ord, hash, at, period}; $2 the plans' limits
@@ -119,10 +169,7 @@ export function admissionSql(rateLimit: boolean): string {
   rate as (
     insert into rate_limits as t (key, points, expire)
     select rkey, n, $4::bigint + $5::bigint from rate_in order by rkey
-    on conflict (key) do update set
-      points = case when t.expire <= $4::bigint then excluded.points else t.points + excluded.points end,
-      expire = case when t.expire <= $4::bigint then excluded.expire else t.expire end
-    returning t.key, t.points, t.expire
+    ${rateUpsert('$4')}
   ),
   ranked as (
     select w.*, w.points <= w.rpm as rate_ok from (
@@ -136,22 +183,7 @@ export function admissionSql(rateLimit: boolean): string {
     select f.ord, f.org_id, f.period, f.monthly, f.rpm, null::bigint as expire, 0::bigint as points, true as rate_ok
     from found f where f.counts
   ),`;
-  return `with req as (
-    select * from jsonb_to_recordset($1::jsonb) as r(ord int, hash text, at timestamptz, period text)
-  ),
-  limits as (
-    select * from jsonb_to_recordset($2::jsonb) as l(plan text, api_access boolean, rpm int, monthly int)
-  ),
-  found as (
-    select req.ord, req.at, req.period, k.id as key_id, k.organization_id as org_id, o.plan, l.rpm, l.monthly,
-      k.name, k.hash, k.prefix, k.scopes, k.channel_ids, k.expires_at, k.revoked_at, k.last_used_at, k.created_at,
-      o.name as org_name, o.time_zone,
-      (k.revoked_at is null and (k.expires_at is null or k.expires_at > req.at) and l.api_access) as counts
-    from req
-    join api_keys k on k.hash = req.hash
-    join organizations o on o.id = k.organization_id
-    join limits l on l.plan = o.plan
-  ),
+  return `with ${FOUND_CTES},
   ${rate}
   use_in as (
     select org_id, period, max(monthly) as monthly, count(*)::int as n
@@ -188,21 +220,11 @@ export function admissionSql(rateLimit: boolean): string {
     join grants g on g.org_id = rk.org_id and g.period = rk.period
     join usage us on us.organization_id = rk.org_id and us.period = rk.period
   ),
-  touched as (
-    update api_keys k set last_used_at = t.at
-    from (select key_id, max(at) as at from found where counts group by key_id) t
-    where k.id = t.key_id
-      and (k.last_used_at is null or k.last_used_at < t.at - make_interval(secs => $3::int))
-    returning k.id, k.last_used_at
-  )
+  ${TOUCHED_CTE}
   -- One row, one JSON value (one parse in the driver): each key once (KeyRow), then each request
   -- in order (RequestRow).
   select json_build_object(
-    'keys', (select coalesce(json_agg(json_build_object(
-        'key_id', f.key_id, 'org_id', f.org_id, 'name', f.name, 'hash', f.hash, 'prefix', f.prefix, 'scopes', f.scopes,
-        'channel_ids', f.channel_ids, 'expires_at', f.expires_at, 'revoked_at', f.revoked_at,
-        'last_used_at', coalesce(tu.last_used_at, f.last_used_at), 'created_at', f.created_at,
-        'org_name', f.org_name, 'plan', f.plan, 'time_zone', f.time_zone)), '[]')
+    'keys', (select coalesce(json_agg(${KEY_JSON}), '[]')
       from (select distinct on (key_id) * from found) f left join touched tu on tu.id = f.key_id),
     'requests', (select coalesce(json_agg(json_build_object(
         'ord', req.ord, 'key_id', f.key_id, 'counts', f.counts, 'points', rk.points, 'expire', rk.expire,
@@ -216,33 +238,36 @@ const SQL_WITHOUT_RATE = admissionSql(false);
 
 const toDate = (v: string | null): Date | null => (v === null ? null : new Date(v));
 
+/** A key's row of an answer as the records a request needs. */
+export function keyRecords(k: KeyRow): { key: KeyRecord; organization: OrganizationRecord } {
+  return {
+    key: {
+      id: k.key_id,
+      organization: k.org_id,
+      name: k.name,
+      hash: k.hash,
+      prefix: k.prefix,
+      scopes: k.scopes,
+      channelIds: k.channel_ids,
+      expiresAt: toDate(k.expires_at),
+      revokedAt: toDate(k.revoked_at),
+      lastUsedAt: toDate(k.last_used_at),
+      createdAt: new Date(k.created_at),
+    },
+    organization: { id: k.org_id, name: k.org_name, plan: k.plan, timeZone: k.time_zone },
+  };
+}
+
 /** One statement for these requests; the answers in the same order. A key's records are shared by its requests of the batch. */
 export async function runAdmission(query: Query, requests: AdmissionRequest[], rateLimit: boolean): Promise<Admission[]> {
-  const json = JSON.stringify(requests.map((r, i) => ({ ord: i, hash: r.hash, at: r.at.toISOString(), period: r.period })));
+  const json = JSON.stringify(requests.map((r, i) => ({ ord: i, hash: r.hash, at: r.at.toISOString(), period: r.period, n: 1 })));
   const shared = [json, PLAN_LIMITS_JSON, LAST_USED_RESOLUTION_SECONDS];
   const rows = rateLimit
     ? await query(SQL_WITH_RATE, [...shared, Date.now(), RATE_WINDOW_MS], 'postpilot_admission')
     : await query(SQL_WITHOUT_RATE, shared, 'postpilot_admission_unlimited');
   const answer = JSON.parse(rows[0]!.answer) as AdmissionAnswer;
   const keys = new Map<string, { key: KeyRecord; organization: OrganizationRecord }>();
-  for (const k of answer.keys) {
-    keys.set(k.key_id, {
-      key: {
-        id: k.key_id,
-        organization: k.org_id,
-        name: k.name,
-        hash: k.hash,
-        prefix: k.prefix,
-        scopes: k.scopes,
-        channelIds: k.channel_ids,
-        expiresAt: toDate(k.expires_at),
-        revokedAt: toDate(k.revoked_at),
-        lastUsedAt: toDate(k.last_used_at),
-        createdAt: new Date(k.created_at),
-      },
-      organization: { id: k.org_id, name: k.org_name, plan: k.plan, timeZone: k.time_zone },
-    });
-  }
+  for (const k of answer.keys) keys.set(k.key_id, keyRecords(k));
   return answer.requests.map((r): Admission => {
     const found = r.key_id === null ? undefined : keys.get(r.key_id);
     if (!found) return { found: false };
@@ -257,8 +282,8 @@ export async function runAdmission(query: Query, requests: AdmissionRequest[], r
   });
 }
 
-export interface AdmissionBatcher {
-  admit(request: AdmissionRequest): Promise<Admission>;
+export interface AdmissionBatcher<Req = AdmissionRequest, Ans = Admission> {
+  admit(request: Req): Promise<Ans>;
 }
 
 /**
@@ -267,11 +292,11 @@ export interface AdmissionBatcher {
  * (at most `maxBatch` requests). Under load the round trips per request fall below one; alone,
  * a request waits one turn of the event loop.
  */
-export function createAdmissionBatcher(
-  run: (requests: AdmissionRequest[]) => Promise<Admission[]>,
+export function createAdmissionBatcher<Req = AdmissionRequest, Ans = Admission>(
+  run: (requests: Req[]) => Promise<Ans[]>,
   { maxInFlight = 2, maxBatch = 256 }: { maxInFlight?: number; maxBatch?: number } = {},
-): AdmissionBatcher {
-  type Waiting = { request: AdmissionRequest; resolve: (a: Admission) => void; reject: (e: unknown) => void };
+): AdmissionBatcher<Req, Ans> {
+  type Waiting = { request: Req; resolve: (a: Ans) => void; reject: (e: unknown) => void };
   let waiting: Waiting[] = [];
   let inFlight = 0;
   let flushQueued = false;
@@ -307,7 +332,7 @@ export function createAdmissionBatcher(
 
   return {
     admit(request) {
-      return new Promise<Admission>((resolve, reject) => {
+      return new Promise<Ans>((resolve, reject) => {
         waiting.push({ request, resolve, reject });
         queueFlush();
       });

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { admissionChanged } from '../db/admission-changes.ts';
 import { ApiKey, Channel, Organization, type IApiKey, type IOrganization } from '../db/entities/index.ts';
 import { generateApiKey, hashApiKey, hashesEqual, KEY_PATTERN } from '../lib/crypto.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
@@ -100,6 +101,7 @@ export async function revokeApiKey(em: EntityManager, id: string, now = new Date
   if (!key) throw new ApiError('not_found', `API key ${id} not found.`);
   key.revokedAt ??= now;
   await em.flush();
+  admissionChanged({ keyId: key.id });
   return keyView(key);
 }
 

@@ -8,6 +8,7 @@ import pgDriver, { type Pool } from 'pg';
 import { isStaleConnection } from '../db/connection-errors.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from '../lib/plans.ts';
 import { createAdmissionBatcher, runAdmission, type Admission, type AdmissionRequest } from './admission.ts';
+import { createAdmissionCache, type AdmissionCache } from './admission-cache.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -21,6 +22,9 @@ export interface RateLimiter {
   consume(keyId: string, plan: Plan): Promise<RateDecision>;
   /** The whole admission of an authenticated request (api/auth.ts), rate limit included. */
   admit(request: AdmissionRequest): Promise<Admission>;
+  /** With an admission cache: it, for its state; close() writes its counts and ends its connection. */
+  cache?: AdmissionCache;
+  close(): Promise<void>;
 }
 
 /** Postgres broke the tie between two batches that locked the same rows in turn: nothing of it ran. */
@@ -42,7 +46,14 @@ export function createRateLimiterPool(connectionString: string, onError: (err: E
   return pool;
 }
 
-export function createRateLimiter(pool: Pool): RateLimiter {
+/**
+ * `cache`: admit from memory (services/admission-cache.ts), LISTENing on a connection of its own
+ * to this address; without it every request is one statement (batched).
+ */
+export function createRateLimiter(
+  pool: Pool,
+  options: { cache?: { connectionString: string; onError?: (message: string, err: unknown) => void } } = {},
+): RateLimiter {
   // A dead client can fail twice (its socket's end may come after its error): twice the pool, plus one.
   const attempts = 2 * ((pool as { options?: { max?: number } }).options?.max ?? 10) + 1;
   const limiters = new Map<Plan, RateLimiterPostgres>();
@@ -73,8 +84,14 @@ export function createRateLimiter(pool: Pool): RateLimiter {
       }
     }
   });
+  const exact = (request: AdmissionRequest) => batcher.admit(request);
+  const cache = options.cache && createAdmissionCache({ pool, exact, ...options.cache });
   return {
-    admit: (request) => batcher.admit(request),
+    admit: cache ? cache.admit : exact,
+    ...(cache ? { cache } : {}),
+    close: async () => {
+      await cache?.close();
+    },
     async consume(keyId, plan) {
       const limiter = limiters.get(plan);
       const limit = PLAN_LIMITS[plan].requestsPerMinute;

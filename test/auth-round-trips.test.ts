@@ -1,6 +1,7 @@
-// An authenticated request costs at most one Postgres round trip (key,
-// organization, rate limit, monthly quota, usage count, last-used: services/admission.ts), and a
-// revoke or a plan change made anywhere counts in every API process at once (nothing is cached).
+// The exact admission statement (services/admission.ts, which an API process without its
+// admission cache uses for every request): at most one Postgres round trip per authenticated
+// request (key, organization, rate limit, monthly quota, usage count, last-used), and a revoke or
+// a plan change made anywhere counts at once. The cache's own proofs: test/admission-cache.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import { setOrganizationPlan } from '../domain/organizations.ts';

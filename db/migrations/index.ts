@@ -18,6 +18,7 @@ import { Migration20261126100000_workflow_pending } from './Migration20261126100
 import { Migration20261126100100_media_workflow_pending } from './Migration20261126100100_media_workflow_pending.ts';
 import { Migration20261126100200_idempotency_series_claim } from './Migration20261126100200_idempotency_series_claim.ts';
 import { Migration20261126120000_post_page_rows } from './Migration20261126120000_post_page_rows.ts';
+import { Migration20261126200000_admission_notify } from './Migration20261126200000_admission_notify.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126100100_media_workflow_pending', class: Migration20261126100100_media_workflow_pending },
   { name: 'Migration20261126100200_idempotency_series_claim', class: Migration20261126100200_idempotency_series_claim },
   { name: 'Migration20261126120000_post_page_rows', class: Migration20261126120000_post_page_rows },
+  { name: 'Migration20261126200000_admission_notify', class: Migration20261126200000_admission_notify },
 ];

@@ -6,6 +6,7 @@
 // "Free": no other post that is not deleted and still scheduled (or publishing) sits on that
 // channel at that instant. Bound: QUEUE_HORIZON_DAYS; no free common slot within it → 422.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { admissionChanged } from '../../db/admission-changes.ts';
 import { Channel, Organization, QueueSlot, type IChannel } from '../../db/entities/index.ts';
 import { sql } from '../../db/sql.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
@@ -62,6 +63,7 @@ export async function setOrganizationTimeZone(em: EntityManager, organizationId:
   const tz = checkTimeZone(timeZone, 'timeZone', fields);
   if (tz === undefined) throw errors.validation(fields);
   await em.nativeUpdate(Organization, { id: organizationId }, { timeZone: tz });
+  admissionChanged({ organizationId });
   return tz;
 }
 
