@@ -98,6 +98,8 @@ export function ormConfig(databaseUrl: string, poolMax = 10) {
       skipTables: ['rate_limits', 'sign_in_attempts'],
       // Hand-written functions (post_page: db/migrations/Migration20261126120000_post_page_rows.ts) are the migrations' own.
       ignoreRoutines: true,
+      // Hand-written triggers (the admission NOTIFYs: Migration20261126200000_admission_notify.ts) likewise.
+      ignoreTriggers: true,
     },
     pool: { min: 0, max: poolMax },
     // Every unit of work forks its own EntityManager (request handlers, activities, CLI commands).
