@@ -12,6 +12,7 @@ import { createWebhookActivities } from './webhooks.ts';
 import { createWebhookEmitter } from './webhook-events.ts';
 import { createReconcileActivities } from './reconcile.ts';
 import { createSeriesActivities } from './series.ts';
+import { createMetricsActivities } from './metrics.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -64,6 +65,10 @@ export function createActivities(deps: ActivityDeps) {
       timeoutMs: deps.webhookTimeoutMs,
     }),
     ...createSeriesActivities({ orm: deps.orm }),
+    ...createMetricsActivities(
+      { orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, now: deps.now },
+      webhooks,
+    ),
   };
 }
 

@@ -2,14 +2,15 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { Channel, MediaItem, Post, PostChannel, type IPost, type IPostChannel } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
+import { dueAt } from '../domain/analytics/metrics.ts';
+import type { Platform } from '../platforms/catalog.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookEventType } from '../domain/webhooks/outbox.ts';
 import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
+import { createChannelCredentials } from './channel-credentials.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
-import { sql } from '../db/sql.ts';
-import { decryptJson, encryptJson } from '../lib/crypto.ts';
-import { msUntilExpiry, PlatformError, type Connector, type Connectors, type MediaRef, type PublishResult } from '../platforms/types.ts';
+import { PlatformError, type Connectors, type MediaRef, type PublishResult } from '../platforms/types.ts';
 import { classifyPlatformError } from '../platforms/failure-class.ts';
 import { FAILURE, type PostEdit } from '../workflows/post-types.ts';
 import { failureClass, type ChannelErrorCode, type ChannelFailure, type ChannelFailureClass } from '../workflows/publish-failure-types.ts';
@@ -56,60 +57,9 @@ export function createPostActivities(deps: PostActivityDeps) {
     });
   }
 
-  /** channel.reauth_required, when the channel row moved to it in `em`'s transaction. */
-  async function emitReauth(em: EntityManager, channelId: string): Promise<string[]> {
-    const channel = await em.findOneOrFail(Channel, { id: channelId });
-    return webhooks.write(em, channel.organization, 'channel.reauth_required', (views) => views.channel(em, channelId));
-  }
-
-  /** Refresh access tokens this long before they expire. */
-  const REFRESH_MARGIN_MS = 5 * 60 * 1000;
-
-  /**
-   * The channel's credentials, refreshed first when the access token is about to expire. The
-   * channel row is locked while refreshing, so two publishes never spend one refresh token
-   * twice (platforms that rotate refresh tokens would reject the second); the new credentials
-   * are merged over the old ones, so a refresh token the platform did not rotate is kept. A
-   * rejected refresh marks the channel reauth_required and leaves the stored credentials as
-   * they were.
-   */
-  async function currentCredentials(channelId: string, connector: Connector, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const key = deps.credentialsKey!;
-    let reauth: PlatformError | undefined;
-    const creds = await deps.orm.em.fork().transactional(async (em) => {
-      // FOR NO KEY UPDATE, not FOR UPDATE: refreshes still queue behind each other, but inserting a
-      // post for this channel (its foreign key takes FOR KEY SHARE) does not wait for the token call.
-      await sql(em, 'select 1 from channels where id = ? for no key update', [channelId]);
-      const channel = await em.findOneOrFail(Channel, { id: channelId });
-      const stored = decryptJson<Record<string, unknown>>(key, channel.credentialsEncrypted);
-      const left = msUntilExpiry(stored);
-      if (!connector.refreshCredentials || left === undefined || left > REFRESH_MARGIN_MS) return stored;
-      try {
-        const fresh = { ...stored, ...(await connector.refreshCredentials(stored, signal)) };
-        channel.credentialsEncrypted = encryptJson(key, fresh);
-        return fresh;
-      } catch (err) {
-        if (err instanceof PlatformError && err.kind === 'reauth') {
-          reauth = err;
-          return stored;
-        }
-        throw err;
-      }
-    });
-    if (reauth) {
-      const events = await deps.orm.em.fork().transactional(async (em) => {
-        const changed = await em.nativeUpdate(
-          Channel,
-          { id: channelId, status: { $ne: 'reauth_required' } },
-          { status: 'reauth_required' },
-        );
-        return changed ? emitReauth(em, channelId) : [];
-      });
-      await webhooks.dispatch(deps.orm.em, events);
-      throw ApplicationFailure.create({ type: FAILURE.reauth, message: `token refresh failed: ${reauth.message}`, nonRetryable: true });
-    }
-    return creds;
-  }
+  const credentials = createChannelCredentials(deps, webhooks);
+  const { emitReauth } = credentials;
+  const currentCredentials = credentials.current;
 
   /** The post's media in its order; bytes are read from storage only when a connector asks. */
   async function mediaRefs(em: ReturnType<Orm['em']['fork']>, ids: string[]): Promise<MediaRef[]> {
@@ -142,7 +92,10 @@ export function createPostActivities(deps: PostActivityDeps) {
    * Postgres outage (restart, failover, dropped connection) does not fail an attempt whose message
    * is already out; each try uses a fresh EntityManager and one idempotent UPDATE.
    */
-  async function recordPublished(pcId: string, result: PublishResult, ctx: Context): Promise<void> {
+  async function recordPublished(pcId: string, platform: Platform, result: PublishResult, ctx: Context): Promise<void> {
+    const publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
+    // Followed for metrics from its first reading's time, where the platform reports any (domain/analytics/metrics.ts).
+    const metricsNextAt = deps.connectors[platform]?.readMetrics ? dueAt(publishedAt, 0) : null;
     for (let i = 0; ; i++) {
       try {
         // Only the change from another status emits post.channel.published (a retried recording does not).
@@ -154,7 +107,9 @@ export function createPostActivities(deps: PostActivityDeps) {
               status: 'published',
               platformPostId: result.platformPostId,
               url: result.url,
-              publishedAt: result.publishedAt ? new Date(result.publishedAt) : now(),
+              publishedAt,
+              metricsStep: 0,
+              metricsNextAt,
               error: null,
               errorCode: null,
               retryable: null,
@@ -331,7 +286,7 @@ export function createPostActivities(deps: PostActivityDeps) {
         // publish workers' heartbeat throttle), and a failing attempt hands its last details over
         // with the failure (servers ≥ 1.16); Temporal gives them to the next attempt.
         beat();
-        await recordPublished(pc.id, sent, ctx);
+        await recordPublished(pc.id, pc.platform, sent, ctx);
         return { platformPostId: sent.platformPostId, url: sent.url };
       } finally {
         clearInterval(heartbeat);

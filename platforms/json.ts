@@ -1,5 +1,6 @@
 // Reading platform answers of unknown shape: the parse that never throws, a path into nested
 // objects, and the "a usable string or nothing" readers every connector needs.
+import type { Metric, PlatformMetrics } from './types.ts';
 
 /** Parsed JSON, or null when the text is empty or not JSON. */
 export function parseJson(text: string): unknown {
@@ -25,4 +26,15 @@ export function str(v: unknown): string | undefined {
 /** Like str, and a number as its decimal text (Graph APIs send some ids as numbers). */
 export function strOrNumber(v: unknown): string | undefined {
   return typeof v === 'number' ? String(v) : str(v);
+}
+
+/** The platform's counters under our metric names: each a non-negative number where the answer has one. */
+export function counts(obj: Record<string, unknown>, names: Partial<Record<Metric, string>>): PlatformMetrics {
+  const out: PlatformMetrics = {};
+  for (const [metric, field] of Object.entries(names) as [Metric, string][]) {
+    const v = obj[field];
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
+    if (n !== undefined && Number.isFinite(n) && n >= 0) out[metric] = n;
+  }
+  return out;
 }

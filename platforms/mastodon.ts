@@ -3,13 +3,14 @@
 // copied into a post's `error` is only Mastodon's own error fields, never the answer's body.
 import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
 import { blobOf, createHttp, isOk, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
-import { dig, str } from './json.ts';
+import { counts, dig, str } from './json.ts';
 import {
   PlatformError,
   parseRetryAfter,
   type AccountLimits,
   type Connector,
   type MediaRef,
+  type PlatformMetrics,
   type PublishRequest,
   type PublishResult,
 } from './types.ts';
@@ -88,6 +89,27 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
 
   return {
     platform: 'MASTODON',
+    // GET /api/v1/statuses/:id, one at a time: the batch form (id[]=) exists only from Mastodon 4.3.
+    metricsBatch: 1,
+
+    /** A status's favourites, boosts, replies and (from 4.5) quotes; Mastodon reports no impressions. */
+    async readMetrics(credentials, ids, signal) {
+      const acct = account(credentials, true);
+      const out: Record<string, PlatformMetrics> = {};
+      for (const id of ids) {
+        const r = await send(acct, 'GET', `/api/v1/statuses/${encodeURIComponent(id)}`, { signal });
+        if (r.status === 404) continue; // deleted on the instance
+        if (!isOk(r)) throw httpError(r);
+        if (!r.body || typeof r.body !== 'object') continue;
+        out[id] = counts(r.body as Record<string, unknown>, {
+          likes: 'favourites_count',
+          reposts: 'reblogs_count',
+          replies: 'replies_count',
+          quotes: 'quotes_count',
+        });
+      }
+      return out;
+    },
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const acct = account(req.credentials, true);

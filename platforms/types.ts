@@ -68,7 +68,24 @@ export interface Connector {
   refreshCredentials?(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>>;
   /** Reads per-account limits when a channel is added (e.g. a Mastodon instance's max_characters). */
   accountLimits?(credentials: Record<string, unknown>): Promise<AccountLimits>;
+  /**
+   * Platforms that report how posts perform: the figures of these published posts (at most
+   * `metricsBatch` ids per call), by platform post id, in the vocabulary below; a figure the
+   * platform does not report is left out. A post the platform no longer has is left out of the
+   * answer. Errors are PlatformErrors, classified as for publish.
+   */
+  readMetrics?(
+    credentials: Record<string, unknown>,
+    platformPostIds: string[],
+    signal?: AbortSignal,
+  ): Promise<Record<string, PlatformMetrics>>;
+  metricsBatch?: number;
 }
+
+/** The metrics vocabulary (domain/analytics/metrics.ts states its rules). */
+export const METRICS = ['impressions', 'views', 'likes', 'replies', 'reposts', 'quotes', 'saves', 'clicks'] as const;
+export type Metric = (typeof METRICS)[number];
+export type PlatformMetrics = Partial<Record<Metric, number>>;
 
 export type Connectors = Partial<Record<Platform, Connector>>;
 

@@ -2,8 +2,16 @@
 // through the dedicated v2 upload endpoints (initialize → append → finalize → STATUS), alt text
 // through POST /2/media/metadata, the post through POST /2/tweets.
 import { blobOf, createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
-import { dig, str } from './json.ts';
-import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
+import { counts, dig, str } from './json.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PlatformMetrics,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
 
 export interface XConnectorOptions {
   fetch?: typeof fetch;
@@ -118,6 +126,34 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
 
   return {
     platform: 'X',
+    metricsBatch: 100,
+
+    /**
+     * GET /2/tweets?ids=…&tweet.fields=public_metrics (up to 100 ids). public_metrics carries
+     * like, reply, retweet, quote, bookmark and impression counts; a deleted or unseen post comes
+     * back in errors[] instead of data[] and is left out.
+     */
+    async readMetrics(credentials, ids, signal) {
+      const token = credential(X, credentials, 'accessToken');
+      const q = new URLSearchParams({ ids: ids.join(','), 'tweet.fields': 'public_metrics' });
+      const r = await call(token, 'GET', `/2/tweets?${q}`, { signal });
+      const out: Record<string, PlatformMetrics> = {};
+      const data = dig(r.body, 'data');
+      for (const t of Array.isArray(data) ? data : []) {
+        const id = str(dig(t, 'id'));
+        const m = dig(t, 'public_metrics');
+        if (!id || !m || typeof m !== 'object') continue;
+        out[id] = counts(m as Record<string, unknown>, {
+          likes: 'like_count',
+          replies: 'reply_count',
+          reposts: 'retweet_count',
+          quotes: 'quote_count',
+          saves: 'bookmark_count',
+          impressions: 'impression_count',
+        });
+      }
+      return out;
+    },
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const token = credential(X, req.credentials, 'accessToken');

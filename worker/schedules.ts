@@ -12,6 +12,12 @@ import {
   POST_RECONCILER_WORKFLOW_TYPE,
 } from '../workflows/post-reconciler-types.ts';
 import {
+  METRICS_SWEEP_EVERY,
+  METRICS_SWEEP_INPUT,
+  METRICS_SWEEP_SCHEDULE_ID,
+  METRICS_SWEEP_WORKFLOW_TYPE,
+} from '../workflows/metrics-sweep-types.ts';
+import {
   WEBHOOK_OUTBOX_SWEEP_EVERY,
   WEBHOOK_OUTBOX_SWEEP_INPUT,
   WEBHOOK_OUTBOX_SWEEP_SCHEDULE_ID,
@@ -48,6 +54,14 @@ export const SERVICE_SCHEDULES: ServiceSchedule[] = [
     workflowType: WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
     every: WEBHOOK_OUTBOX_SWEEP_EVERY,
     args: [WEBHOOK_OUTBOX_SWEEP_INPUT],
+  },
+  // Reads the published posts' metrics that fell due (activities/metrics.ts, workflows/metrics-sweep.ts).
+  {
+    id: METRICS_SWEEP_SCHEDULE_ID,
+    workflowType: METRICS_SWEEP_WORKFLOW_TYPE,
+    every: METRICS_SWEEP_EVERY,
+    args: [METRICS_SWEEP_INPUT],
+    runTimeout: '30 minutes',
   },
 ];
 

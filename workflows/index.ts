@@ -8,3 +8,4 @@ export { webhookOutboxSweepWorkflow } from './webhook-outbox-sweep.ts';
 export { postStartReconcilerWorkflow } from './post-reconciler.ts';
 export { seriesWorkflow } from './series.ts';
 export { webhookFanoutWorkflow } from './webhook-fanout.ts';
+export { metricsSweepWorkflow } from './metrics-sweep.ts';

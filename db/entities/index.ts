@@ -12,6 +12,7 @@ export * from './oauth-grant.ts';
 export * from './webhook.ts';
 export * from './queue-slot.ts';
 export * from './series.ts';
+export * from './post-metric.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -27,6 +28,7 @@ import { OAuthGrant } from './oauth-grant.ts';
 import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook.ts';
 import { QueueClaim, QueueSlot } from './queue-slot.ts';
 import { Series } from './series.ts';
+import { PostMetric } from './post-metric.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -46,4 +48,5 @@ export const ALL_ENTITIES = [
   QueueSlot,
   QueueClaim,
   Series,
+  PostMetric,
 ];

@@ -28,9 +28,14 @@ export const PostChannel = defineEntity({
     /** Whether a retry may succeed; null with errorCode. */
     retryable: p.boolean().nullable(),
     attempts: p.integer().default(0),
+    /** The next scheduled metrics reading (domain/analytics/metrics.ts): its step and when it is due; null: not followed. */
+    metricsStep: p.integer().default(0),
+    metricsNextAt: p.datetime().nullable(),
+    /** Why the last reading got no figures (kept until one does). */
+    metricsError: p.text().nullable(),
   },
   uniques: [{ properties: ['post', 'channel'] }],
   /** Added by Migration20261121060000_limits (a channel's posts by creation time). */
-  indexes: [{ properties: ['channel', 'createdAt'] }],
+  indexes: [{ properties: ['channel', 'createdAt'] }, { properties: ['metricsNextAt'] }],
 });
 export type IPostChannel = InferEntity<typeof PostChannel>;

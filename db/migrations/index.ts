@@ -19,6 +19,7 @@ import { Migration20261126100100_media_workflow_pending } from './Migration20261
 import { Migration20261126100200_idempotency_series_claim } from './Migration20261126100200_idempotency_series_claim.ts';
 import { Migration20261126120000_post_page_rows } from './Migration20261126120000_post_page_rows.ts';
 import { Migration20261126200000_admission_notify } from './Migration20261126200000_admission_notify.ts';
+import { Migration20261126210000_post_metrics } from './Migration20261126210000_post_metrics.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126100200_idempotency_series_claim', class: Migration20261126100200_idempotency_series_claim },
   { name: 'Migration20261126120000_post_page_rows', class: Migration20261126120000_post_page_rows },
   { name: 'Migration20261126200000_admission_notify', class: Migration20261126200000_admission_notify },
+  { name: 'Migration20261126210000_post_metrics', class: Migration20261126210000_post_metrics },
 ];

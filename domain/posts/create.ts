@@ -321,6 +321,9 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     errorCode: null,
     retryable: null,
     attempts: 0,
+    metricsStep: 0,
+    metricsNextAt: null,
+    metricsError: null,
     createdAt: now,
     updatedAt: now,
   }));

@@ -10,6 +10,10 @@ export interface FakeStatus {
   created_at: string;
   url: string;
   uri: string;
+  /** The counters Mastodon shows on every status (tests set them to what other accounts did). */
+  favourites_count: number;
+  reblogs_count: number;
+  replies_count: number;
 }
 
 export interface FakeMedia {
@@ -115,6 +119,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     const mediaMatch = /^\/api\/v1\/media\/([^/]+)$/.exec(path);
     const sourceMatch = /^\/api\/v1\/statuses\/([^/]+)\/source$/.exec(path);
     const listMatch = /^\/api\/v1\/accounts\/([^/]+)\/statuses$/.exec(path);
+    const showMatch = /^\/api\/v1\/statuses\/([^/]+)$/.exec(path);
     const route =
       method === 'POST' && path === '/api/v1/statuses'
         ? 'status'
@@ -128,7 +133,9 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
                 ? 'list'
                 : method === 'GET' && sourceMatch
                   ? 'source'
-                  : null;
+                  : method === 'GET' && showMatch
+                    ? 'show'
+                    : null;
     if (!route) return json({ error: 'Record not found' }, 404);
 
     let acceptThenHang = false;
@@ -150,6 +157,11 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     if (route === 'media') return showMedia(decodeURIComponent(mediaMatch![1]!), token);
     if (route === 'me') return json(ACCOUNT);
     if (route === 'list') return listStatuses(decodeURIComponent(listMatch![1]!), new URL(req.url).searchParams, token);
+    if (route === 'show') {
+      // A public status is visible to any token of the instance; a deleted one is 404.
+      const s = statuses.find((x) => x.id === decodeURIComponent(showMatch![1]!));
+      return s ? json(statusJson(s)) : json({ error: 'Record not found' }, 404);
+    }
     if (route === 'source') {
       const s = statuses.find((x) => x.id === decodeURIComponent(sourceMatch![1]!) && x.token === token);
       return s ? json({ id: s.id, text: s.text, spoiler_text: '' }) : json({ error: 'Record not found' }, 404);
@@ -205,6 +217,9 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       created_at: new Date(now()).toISOString(),
       url: `${base}/@user/${id}`,
       uri: `${base}/users/user/statuses/${id}`,
+      favourites_count: 0,
+      reblogs_count: 0,
+      replies_count: 0,
     };
     for (const m of attached) m!.statusId = id;
     statuses.push(status);
@@ -287,6 +302,9 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       uri: s.uri,
       url: s.url,
       content: `<p>${escapeHtml(s.text)}</p>`,
+      replies_count: s.replies_count,
+      reblogs_count: s.reblogs_count,
+      favourites_count: s.favourites_count,
       media_attachments: s.media_ids.map((id) => mediaJson(media.find((m) => m.id === id)!)),
       account: { ...ACCOUNT, url: `${base}/@user` },
     };

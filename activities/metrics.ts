@@ -1,0 +1,149 @@
+// Reading published posts' metrics (domain/analytics/metrics.ts): the readings that fell due,
+// taken by the metrics sweep (workflows/metrics-sweep.ts) a batch at a time, a channel's posts
+// together in the platform's largest batch. Each reading is a row of post_metrics, unique per
+// (channel post, step): a retried or doubled run writes none twice.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { afterReading, metricsOf } from '../domain/analytics/metrics.ts';
+import type { Orm } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
+import { newId } from '../lib/ids.ts';
+import type { Platform } from '../platforms/catalog.ts';
+import { PlatformError, type Connectors } from '../platforms/types.ts';
+import { FAILURE } from '../workflows/post-types.ts';
+import { createChannelCredentials } from './channel-credentials.ts';
+import type { WebhookEmitter } from './webhook-events.ts';
+
+export interface MetricsActivityDeps {
+  orm: Orm;
+  connectors: Connectors;
+  credentialsKey?: Buffer;
+  now?: () => Date;
+}
+
+interface DueRow {
+  id: string;
+  platform: Platform;
+  channel_id: string;
+  channel_status: string;
+  platform_post_id: string | null;
+  /** As the driver gives it (a string through the ORM's connection). */
+  published_at: Date | string;
+  metrics_step: number;
+}
+
+export interface MetricsSweepResult {
+  /** Readings written, readings that failed (tried again later), posts no longer followed. */
+  read: number;
+  failed: number;
+  stopped: number;
+}
+
+export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: WebhookEmitter) {
+  const now = deps.now ?? (() => new Date());
+  const credentials = createChannelCredentials(deps, webhooks);
+
+  /** Records one reading's outcome: the snapshot (ok) and the next step, or the error and when to try again. */
+  async function record(row: DueRow, at: Date, outcome: { metrics?: Record<string, number | null>; error?: string; stop?: boolean }) {
+    const next = outcome.stop
+      ? { step: row.metrics_step, nextAt: null }
+      : afterReading(new Date(row.published_at), row.metrics_step, at, !outcome.error);
+    await sql(
+      deps.orm.em.fork(),
+      `with snap as (
+         insert into post_metrics (id, post_channel_id, step, measured_at, metrics)
+         select ?, ?, ?, ?, ?::jsonb where ?::boolean
+         on conflict (post_channel_id, step) do nothing
+       )
+       update post_channels set metrics_step = ?, metrics_next_at = ?, metrics_error = ?
+       where id = ? and metrics_step = ?`,
+      [
+        newId('pm'),
+        row.id,
+        row.metrics_step,
+        at,
+        JSON.stringify(outcome.metrics ?? {}),
+        outcome.metrics !== undefined,
+        next.step,
+        next.nextAt,
+        outcome.error ?? null,
+        row.id,
+        row.metrics_step,
+      ],
+    );
+  }
+
+  return {
+    /** The readings due now, at most `limit` channel posts, oldest due first. */
+    async collectDueMetrics({ limit }: { limit: number }): Promise<MetricsSweepResult> {
+      const at = now();
+      const due = await sql<DueRow>(
+        deps.orm.em.fork(),
+        `select pc.id, pc.platform, pc.channel_id, c.status as channel_status, pc.platform_post_id, pc.published_at, pc.metrics_step
+         from post_channels pc join channels c on c.id = pc.channel_id
+         where pc.metrics_next_at <= ? and pc.status = 'published'
+         order by pc.metrics_next_at limit ?`,
+        [at, limit],
+      );
+      const result: MetricsSweepResult = { read: 0, failed: 0, stopped: 0 };
+      const byChannel = new Map<string, DueRow[]>();
+      for (const r of due) byChannel.set(r.channel_id, [...(byChannel.get(r.channel_id) ?? []), r]);
+      const signal = Context.current().cancellationSignal;
+      for (const rows of byChannel.values()) {
+        const first = rows[0]!;
+        const connector = deps.connectors[first.platform];
+        if (!connector?.readMetrics || !deps.credentialsKey) {
+          for (const r of rows) await record(r, at, { stop: true, error: 'this platform reports no metrics' });
+          result.stopped += rows.length;
+          continue;
+        }
+        if (first.channel_status === 'reauth_required') {
+          // Rule 5: the step is given up with the reason; the next one is tried.
+          for (const r of rows) await record(r, at, { error: 'the channel needs to be connected again' });
+          result.failed += rows.length;
+          continue;
+        }
+        let creds: Record<string, unknown>;
+        try {
+          creds = await credentials.current(first.channel_id, connector, signal);
+        } catch (err) {
+          if (!(err instanceof ApplicationFailure && err.type === FAILURE.reauth)) throw err;
+          for (const r of rows) await record(r, at, { error: 'the channel needs to be connected again' });
+          result.failed += rows.length;
+          continue;
+        }
+        const unknown = rows.filter((r) => !r.platform_post_id);
+        for (const r of unknown) await record(r, at, { stop: true, error: 'the platform gave no id for this post' });
+        result.stopped += unknown.length;
+        const batch = Math.max(1, connector.metricsBatch ?? 1);
+        for (let i = 0; i < rows.length; i += batch) {
+          const chunk = rows.slice(i, i + batch).filter((r) => r.platform_post_id);
+          let answer: Record<string, Record<string, number>>;
+          try {
+            answer = await connector.readMetrics(
+              creds,
+              chunk.map((r) => r.platform_post_id!),
+              signal,
+            );
+          } catch (err) {
+            if (!(err instanceof PlatformError)) throw err;
+            // The platform's rate limit or outage: these readings are tried again later (rule 4).
+            for (const r of chunk) await record(r, at, { error: err.message });
+            result.failed += chunk.length;
+            continue;
+          }
+          for (const r of chunk) {
+            const reported = answer[r.platform_post_id!];
+            if (reported) {
+              await record(r, at, { metrics: metricsOf(reported) });
+              result.read++;
+            } else {
+              await record(r, at, { stop: true, error: 'the post is no longer on the platform' });
+              result.stopped++;
+            }
+          }
+        }
+      }
+      return result;
+    },
+  };
+}

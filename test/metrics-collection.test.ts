@@ -1,0 +1,191 @@
+// Metrics of published posts: the reading rules (domain/analytics/metrics.ts) and their
+// collection from a platform (activities/metrics.ts) against the fake Mastodon, which answers
+// GET /api/v1/statuses/:id with the counters Mastodon shows.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities } from '../activities/index.ts';
+import type { MetricsSweepResult } from '../activities/metrics.ts';
+import { addChannel } from '../domain/channels.ts';
+import { afterReading, dueAt, latestOf, metricsOf, READING_AGES, RETRY_AFTER } from '../domain/analytics/metrics.ts';
+import { newId } from '../lib/ids.ts';
+import { createMastodonConnector } from '../platforms/mastodon.ts';
+import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { makeOrg } from './harness/fixtures.ts';
+import { harness } from './harness/index.ts';
+
+const HOUR = 3_600_000;
+
+describe('the reading rules', () => {
+  const published = new Date('2026-11-01T09:00:00Z');
+
+  test('readings fall due 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after publishing, then none', () => {
+    expect(READING_AGES.map((ms) => ms / HOUR)).toEqual([1, 6, 24, 72, 168, 720]);
+    expect(dueAt(published, 0)!.toISOString()).toBe('2026-11-01T10:00:00.000Z');
+    expect(dueAt(published, 6)).toBeNull();
+  });
+
+  test('a reading moves to the next step; a failure is tried again 15 minutes later within its step', () => {
+    const at = new Date(published.getTime() + HOUR + 1000);
+    expect(afterReading(published, 0, at, true)).toEqual({ step: 1, nextAt: dueAt(published, 1) });
+    expect(afterReading(published, 0, at, false)).toEqual({ step: 0, nextAt: new Date(at.getTime() + RETRY_AFTER) });
+    // A failure whose retry would come after the next step's time gives the step up.
+    const late = new Date(published.getTime() + 6 * HOUR - 60_000);
+    expect(afterReading(published, 0, late, false)).toEqual({ step: 1, nextAt: dueAt(published, 1) });
+    // After the last step the post is no longer followed.
+    expect(afterReading(published, 5, new Date(published.getTime() + 31 * 24 * HOUR), true)).toEqual({ step: 6, nextAt: null });
+  });
+
+  test('steps whose time passed while nobody read them are not read one by one', () => {
+    const days = new Date(published.getTime() + 4 * 24 * HOUR);
+    expect(afterReading(published, 0, days, true)).toEqual({ step: 3, nextAt: dueAt(published, 3) });
+  });
+
+  test('a figure the platform does not report is null, never 0; the latest keeps the last figure read', () => {
+    expect(metricsOf({ likes: 3 })).toEqual({
+      impressions: null,
+      views: null,
+      likes: 3,
+      replies: null,
+      reposts: null,
+      quotes: null,
+      saves: null,
+      clicks: null,
+    });
+    const latest = latestOf([
+      { measuredAt: new Date('2026-11-01T10:00:00Z'), metrics: metricsOf({ likes: 1, impressions: 40 }) },
+      { measuredAt: new Date('2026-11-01T15:00:00Z'), metrics: metricsOf({ likes: 4 }) },
+    ]);
+    expect(latest.metrics.likes).toBe(4);
+    expect(latest.measuredAt.likes).toBe('2026-11-01T15:00:00.000Z');
+    expect(latest.metrics.impressions).toBe(40);
+    expect(latest.measuredAt.impressions).toBe('2026-11-01T10:00:00.000Z');
+    expect(latest.metrics.views).toBeNull();
+  });
+});
+
+describe('collecting metrics from the platform', () => {
+  let mastodon: FakeMastodon;
+  beforeAll(async () => {
+    mastodon = await startFakeMastodon();
+  });
+  afterAll(async () => {
+    await mastodon?.stop();
+  });
+
+  const db = async <T>(text: string, values: unknown[] = []) => (await (await harness()).pool.query(text, values)).rows as T[];
+
+  /** A channel post published on the fake at `publishedAt`, followed from its first reading. */
+  async function published(publishedAt: Date, channelStatus = 'active') {
+    const h = await harness();
+    const org = await makeOrg('PRO');
+    const channel = await addChannel(h.orm.em.fork(), h.credentialsKey, {
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'metrics',
+      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
+    });
+    await db('update channels set status = $1 where id = $2', [channelStatus, channel.id]);
+    mastodon.validTokens.add('good-token');
+    const sent = await connector.publish({
+      text: `read me ${crypto.randomUUID()}`,
+      media: [],
+      idempotencyKey: newId('req'),
+      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
+    });
+    const postId = newId('post');
+    const pcId = newId('pc');
+    await db(
+      `insert into posts (id, organization_id, status, content, source, scheduled_at, published_at, created_at, updated_at)
+       values ($1, $2, 'published', 'x', 'api', $3, $3, now(), now())`,
+      [postId, org.id, publishedAt],
+    );
+    await db(
+      `insert into post_channels (id, post_id, channel_id, platform, status, content, platform_post_id, url, published_at, metrics_next_at, created_at, updated_at)
+       values ($1, $2, $3, 'MASTODON', 'published', 'x', $4, $5, $6, $7, now(), now())`,
+      [pcId, postId, channel.id, sent.platformPostId, sent.url, publishedAt, dueAt(publishedAt, 0)],
+    );
+    return { pcId, statusId: sent.platformPostId };
+  }
+
+  const connector = createMastodonConnector({ timeoutMs: 2000, outbound: { allowPrivate: true } });
+
+  async function collectAt(at: Date) {
+    const h = await harness();
+    const activities = createActivities({
+      orm: h.orm,
+      connectors: { MASTODON: connector },
+      credentialsKey: h.credentialsKey,
+      now: () => at,
+    });
+    return (await new MockActivityEnvironment().run(activities.collectDueMetrics, { limit: 1000 })) as MetricsSweepResult;
+  }
+
+  const state = async (pcId: string) =>
+    (
+      await db<{ metrics_step: number; metrics_next_at: Date | null; metrics_error: string | null }>(
+        'select metrics_step, metrics_next_at, metrics_error from post_channels where id = $1',
+        [pcId],
+      )
+    )[0]!;
+  const snapshots = (pcId: string) =>
+    db<{ step: number | null; metrics: Record<string, number | null> }>(
+      'select step, metrics from post_metrics where post_channel_id = $1 order by measured_at',
+      [pcId],
+    );
+
+  test('a reading that fell due is kept as a snapshot with the platform counters, once, and the next step is set', async () => {
+    // Far in the past of every other test's posts: only this file's rows fall due at these instants.
+    const at0 = new Date('2020-01-01T09:00:00Z');
+    const { pcId, statusId } = await published(at0);
+    const status = mastodon.statuses.find((s) => s.id === statusId)!;
+    Object.assign(status, { favourites_count: 2, reblogs_count: 1, replies_count: 1 });
+
+    const readAt = new Date(at0.getTime() + HOUR + 1000);
+    const first = await collectAt(readAt);
+    expect(first.read).toBeGreaterThanOrEqual(1);
+    const snaps = await snapshots(pcId);
+    expect(snaps).toHaveLength(1);
+    expect(snaps[0]!.step).toBe(0);
+    expect(snaps[0]!.metrics).toEqual({
+      impressions: null,
+      views: null,
+      likes: 2,
+      replies: 1,
+      reposts: 1,
+      quotes: null,
+      saves: null,
+      clicks: null,
+    });
+    expect(await state(pcId)).toMatchObject({ metrics_step: 1, metrics_error: null });
+    expect((await state(pcId)).metrics_next_at!.toISOString()).toBe(dueAt(at0, 1)!.toISOString());
+
+    // The same instant again (a retried activity, a second sweep): nothing more is due, nothing doubled.
+    await collectAt(readAt);
+    expect(await snapshots(pcId)).toHaveLength(1);
+  });
+
+  test('a post deleted on the platform is no longer followed, with the reason', async () => {
+    const at0 = new Date('2020-02-01T09:00:00Z');
+    const { pcId, statusId } = await published(at0);
+    mastodon.statuses.splice(
+      mastodon.statuses.findIndex((s) => s.id === statusId),
+      1,
+    );
+    await collectAt(new Date(at0.getTime() + HOUR + 1000));
+    expect(await snapshots(pcId)).toHaveLength(0);
+    expect(await state(pcId)).toMatchObject({ metrics_next_at: null, metrics_error: 'the post is no longer on the platform' });
+  });
+
+  test('a channel that needs connecting again is not read: its reading is tried again later, with the reason', async () => {
+    const at0 = new Date('2020-03-01T09:00:00Z');
+    const { pcId, statusId } = await published(at0, 'reauth_required');
+    const before = mastodon.requests.length;
+    await collectAt(new Date(at0.getTime() + HOUR + 1000));
+    expect(mastodon.requests.slice(before).some((r) => r.path === `/api/v1/statuses/${statusId}`)).toBe(false);
+    expect(await snapshots(pcId)).toHaveLength(0);
+    const s = await state(pcId);
+    expect(s.metrics_error).toBe('the channel needs to be connected again');
+    expect(s.metrics_step).toBe(0);
+    expect(s.metrics_next_at!.getTime()).toBe(at0.getTime() + HOUR + 1000 + RETRY_AFTER);
+  });
+});
