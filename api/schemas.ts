@@ -8,6 +8,7 @@ import { ERROR_STATUS } from '../lib/errors.ts';
 import { WEEKDAYS } from '../lib/zoned-time.ts';
 import { SLOT_TIME_PATTERN } from '../domain/queues/slots.ts';
 import { PLATFORMS, CHANNEL_STATUSES } from '../platforms/catalog.ts';
+import { METRICS, type Metric } from '../platforms/types.ts';
 import { POST_STATUSES } from '../db/entities/post.ts';
 import { POST_CHANNEL_STATUSES } from '../db/entities/post-channel.ts';
 import { MEDIA_STATUSES, MEDIA_TYPES } from '../db/entities/media-item.ts';
@@ -515,6 +516,60 @@ export const SeriesSchema = t.Object(
 
 export const SeriesListSchema = t.Object({ data: t.Array(SeriesSchema, { description: 'Oldest first.' }) }, strict);
 
+const METRIC_NOTES: Record<Metric, string> = {
+  impressions: 'Times the post was shown.',
+  views: 'Plays of its video.',
+  likes: 'Likes, favourites, reactions.',
+  replies: 'Replies or comments.',
+  reposts: 'Reposts, boosts, retweets, shares.',
+  quotes: 'Quote posts.',
+  saves: 'Saves and bookmarks.',
+  clicks: 'Link clicks.',
+};
+
+/** Every metric of the vocabulary; null where the platform reports none (never 0 in its place). */
+const metricsSchema = (description?: string) =>
+  t.Object(
+    Object.fromEntries(METRICS.map((m) => [m, NullableInteger(METRIC_NOTES[m])])) as Record<Metric, ReturnType<typeof NullableInteger>>,
+    { ...strict, ...(description ? { description } : {}) },
+  );
+
+export const PostAnalyticsSchema = t.Object(
+  {
+    postId: t.String(),
+    channels: t.Array(
+      t.Object(
+        {
+          channelId: t.String(),
+          platform: oneOf(PLATFORMS),
+          status: oneOf(POST_CHANNEL_STATUSES),
+          platformPostId: NullableString('The platform’s id of the post, once published.'),
+          url: NullableString('Live URL of the published post.'),
+          metrics: metricsSchema(
+            'The latest figure of each metric: from the newest reading that had one (a reading that got nothing keeps the last).',
+          ),
+          measuredAt: t.Object(
+            Object.fromEntries(METRICS.map((m) => [m, NullableDateTime(`When \`metrics.${m}\` was read.`)])) as Record<
+              Metric,
+              ReturnType<typeof NullableDateTime>
+            >,
+            { ...strict, description: 'When each figure of `metrics` was read; null where there is none.' },
+          ),
+          lastReadingAt: NullableDateTime('The newest reading.'),
+          nextReadingAt: NullableDateTime('The next scheduled reading; null once the post is no longer followed.'),
+          error: NullableString('Why the last reading got nothing (the platform’s reason, a channel to reconnect, a deleted post).'),
+          history: t.Array(t.Object({ measuredAt: DateTime(), metrics: metricsSchema() }, strict), {
+            description: 'Every reading, oldest first.',
+          }),
+        },
+        strict,
+      ),
+      { description: 'One per channel of the post.' },
+    ),
+  },
+  strict,
+);
+
 export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Error: ErrorSchema,
   Me: MeSchema,
@@ -541,4 +596,5 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   SeriesList: SeriesListSchema,
   GeneratedDrafts: GeneratedDraftsSchema,
   GeneratedAltText: GeneratedAltTextSchema,
+  PostAnalytics: PostAnalyticsSchema,
 };

@@ -10,7 +10,7 @@ import { afterReading, dueAt, latestOf, metricsOf, READING_AGES, RETRY_AFTER } f
 import { newId } from '../lib/ids.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
-import { makeOrg } from './harness/fixtures.ts';
+import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 import { harness } from './harness/index.ts';
 
 const HOUR = 3_600_000;
@@ -104,7 +104,7 @@ describe('collecting metrics from the platform', () => {
        values ($1, $2, $3, 'MASTODON', 'published', 'x', $4, $5, $6, $7, now(), now())`,
       [pcId, postId, channel.id, sent.platformPostId, sent.url, publishedAt, dueAt(publishedAt, 0)],
     );
-    return { pcId, statusId: sent.platformPostId };
+    return { pcId, postId, org, channelId: channel.id, statusId: sent.platformPostId };
   }
 
   const connector = createMastodonConnector({ timeoutMs: 2000, outbound: { allowPrivate: true } });
@@ -162,6 +162,62 @@ describe('collecting metrics from the platform', () => {
     // The same instant again (a retried activity, a second sweep): nothing more is due, nothing doubled.
     await collectAt(readAt);
     expect(await snapshots(pcId)).toHaveLength(1);
+  });
+
+  test('GET /v1/posts/{id}/analytics: the latest figures with when each was read, and every reading', async () => {
+    const at0 = new Date('2020-04-01T09:00:00Z');
+    const { postId, org, channelId, statusId } = await published(at0);
+    const status = mastodon.statuses.find((s) => s.id === statusId)!;
+    const { key } = await makeKey(org.id, { scopes: ['read'] });
+    const app = await testApp();
+
+    const before = await call(app, 'GET', `/v1/posts/${postId}/analytics`, { key });
+    expect(before.status).toBe(200);
+    expect(before.body.channels).toHaveLength(1);
+    expect(before.body.channels[0]).toMatchObject({
+      channelId,
+      platform: 'MASTODON',
+      status: 'published',
+      history: [],
+      lastReadingAt: null,
+    });
+    expect(before.body.channels[0].metrics.likes).toBeNull();
+    expect(before.body.channels[0].nextReadingAt).toBe(dueAt(at0, 0)!.toISOString());
+
+    Object.assign(status, { favourites_count: 2, reblogs_count: 1, replies_count: 1 });
+    const first = new Date(at0.getTime() + HOUR + 1000);
+    await collectAt(first);
+    Object.assign(status, { favourites_count: 5 });
+    const second = new Date(at0.getTime() + 6 * HOUR + 1000);
+    await collectAt(second);
+
+    const r = await call(app, 'GET', `/v1/posts/${postId}/analytics`, { key });
+    expect(r.status).toBe(200);
+    const c = r.body.channels[0];
+    expect(c.metrics).toEqual({
+      impressions: null,
+      views: null,
+      likes: 5,
+      replies: 1,
+      reposts: 1,
+      quotes: null,
+      saves: null,
+      clicks: null,
+    });
+    expect(c.measuredAt.likes).toBe(second.toISOString());
+    expect(c.measuredAt.impressions).toBeNull();
+    expect(c.history.map((h: { measuredAt: string; metrics: { likes: number } }) => [h.measuredAt, h.metrics.likes])).toEqual([
+      [first.toISOString(), 2],
+      [second.toISOString(), 5],
+    ]);
+    expect(c.lastReadingAt).toBe(second.toISOString());
+    expect(c.nextReadingAt).toBe(dueAt(at0, 2)!.toISOString());
+
+    // Another organization's key: the post does not exist for it.
+    const other = await makeKey((await makeOrg('PRO')).id);
+    const hidden = await call(app, 'GET', `/v1/posts/${postId}/analytics`, { key: other.key });
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.error.code).toBe('not_found');
   });
 
   test('a post deleted on the platform is no longer followed, with the reason', async () => {

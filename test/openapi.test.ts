@@ -78,6 +78,14 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   },
   { method: 'get', path: '/posts', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'PostList' },
   { method: 'get', path: '/posts/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Post' },
+  {
+    method: 'get',
+    path: '/posts/{id}/analytics',
+    scope: 'read',
+    success: 200,
+    errors: [401, 403, 404, 422, 429],
+    schema: 'PostAnalytics',
+  },
   { method: 'patch', path: '/posts/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Post' },
   { method: 'delete', path: '/posts/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 409, 413, 422, 429], schema: null },
   {

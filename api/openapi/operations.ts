@@ -146,6 +146,18 @@ export const OPERATIONS = {
     params: { id: POST_ID },
   }),
 
+  getPostAnalytics: doc({
+    operationId: 'getPostAnalytics',
+    tag: 'Posts',
+    scope: 'read',
+    summary: 'How a post performed on each channel',
+    description:
+      'Per channel the latest figures (impressions, views, likes, replies, reposts, quotes, saves, clicks), each with when it was read, and every reading. Readings are taken 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after a channel published; a figure the platform does not report is `null`, never 0, and a reading that could not get a figure keeps the last one. Telegram and Discord report none.',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The post’s figures per channel.' },
+    params: { id: POST_ID },
+  }),
+
   updatePost: doc({
     operationId: 'updatePost',
     tag: 'Posts',

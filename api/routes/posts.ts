@@ -11,7 +11,8 @@ import { getPostForKey, listPostsForKey } from '../../domain/posts/view.ts';
 import { authPlugin } from '../auth.ts';
 import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { BodyId, Chars, DateTimeInput, PathId, PostListSchema, PostSchema, PostValidationSchema } from '../schemas.ts';
+import { BodyId, Chars, DateTimeInput, PathId, PostAnalyticsSchema, PostListSchema, PostSchema, PostValidationSchema } from '../schemas.ts';
+import { postAnalyticsForKey } from '../../domain/analytics/post-analytics.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 
@@ -153,6 +154,11 @@ export function postRoutes(deps: AppDeps) {
           response: { 200: PostSchema },
           detail: OPERATIONS.getPost,
         },
+      )
+      .get(
+        '/posts/:id/analytics',
+        ({ auth, params }) => postAnalyticsForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage),
+        { scope: 'read', params: IdParams, response: { 200: PostAnalyticsSchema }, detail: OPERATIONS.getPostAnalytics },
       )
       .patch(
         '/posts/:id',
