@@ -220,6 +220,26 @@ describe('collecting metrics from the platform', () => {
     expect(hidden.body.error.code).toBe('not_found');
   });
 
+  test('a publish sets the first reading an hour later, where the platform reports metrics', async () => {
+    const h = await harness();
+    for (const withMetrics of [true, false]) {
+      const at0 = new Date('2020-05-01T09:00:00Z');
+      const { postId, channelId, pcId } = await published(at0);
+      await db(`update post_channels set status = 'publishing', platform_post_id = null, metrics_next_at = null where id = $1`, [pcId]);
+      await db(`update posts set status = 'publishing' where id = $1`, [postId]);
+      const mastodonConnector = withMetrics ? connector : { ...connector, readMetrics: undefined };
+      const activities = createActivities({ orm: h.orm, connectors: { MASTODON: mastodonConnector }, credentialsKey: h.credentialsKey });
+      await new MockActivityEnvironment().run(activities.publishToChannel, { postId, channelId });
+      const [row] = await db<{ status: string; published_at: Date; metrics_next_at: Date | null }>(
+        'select status, published_at, metrics_next_at from post_channels where id = $1',
+        [pcId],
+      );
+      expect(row!.status).toBe('published');
+      if (withMetrics) expect(row!.metrics_next_at!.getTime()).toBe(row!.published_at.getTime() + HOUR);
+      else expect(row!.metrics_next_at).toBeNull();
+    }
+  });
+
   test('a post deleted on the platform is no longer followed, with the reason', async () => {
     const at0 = new Date('2020-02-01T09:00:00Z');
     const { pcId, statusId } = await published(at0);

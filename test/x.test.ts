@@ -491,3 +491,42 @@ describe('fake X contract', () => {
     expect(((await tweet.json()) as { errors: { message: string }[] }).errors[0]!.message).toBe('Your media IDs are invalid.');
   });
 });
+
+describe('X metrics', () => {
+  test('public_metrics of up to 100 posts in one GET /2/tweets; a post X no longer has is left out', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const a = f.addTweet('first');
+    const b = f.addTweet('second');
+    Object.assign(a.metrics, { like_count: 7, reply_count: 2, retweet_count: 3, quote_count: 1, bookmark_count: 4, impression_count: 900 });
+    const before = f.count('lookup');
+    const read = await c.readMetrics!({ accessToken: 'good-token' }, [a.id, b.id, '1234567890123']);
+    expect(f.count('lookup') - before).toBe(1);
+    expect(c.metricsBatch).toBe(100);
+    expect(read).toEqual({
+      [a.id]: { likes: 7, replies: 2, reposts: 3, quotes: 1, saves: 4, impressions: 900 },
+      [b.id]: { likes: 0, replies: 0, reposts: 0, quotes: 0, saves: 0, impressions: 0 },
+    });
+  });
+
+  test('a dead token is reauth, a rate limit transient with its reset', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const t = f.addTweet('x');
+    const dead = await c.readMetrics!({ accessToken: 'dead' }, [t.id]).catch((e) => e);
+    expect(dead).toBeInstanceOf(PlatformError);
+    expect(dead.kind).toBe('reauth');
+    f.failNext(
+      1,
+      {
+        status: 429,
+        body: { title: 'Too Many Requests', detail: 'Too Many Requests', type: 'about:blank', status: 429 },
+        headers: { 'retry-after': '30' },
+      },
+      'lookup',
+    );
+    const limited = await c.readMetrics!({ accessToken: 'good-token' }, [t.id]).catch((e) => e);
+    expect(limited.kind).toBe('transient');
+    expect(limited.opts.retryAfterMs).toBe(30_000);
+  });
+});

@@ -9,7 +9,18 @@ export interface FakeTweet {
   mediaIds: string[];
   userId: string;
   createdAt: string;
+  /** public_metrics as X returns them (tests set what other accounts did). */
+  metrics: {
+    retweet_count: number;
+    reply_count: number;
+    like_count: number;
+    quote_count: number;
+    bookmark_count: number;
+    impression_count: number;
+  };
 }
+
+const NO_METRICS = () => ({ retweet_count: 0, reply_count: 0, like_count: 0, quote_count: 0, bookmark_count: 0, impression_count: 0 });
 
 export interface FakeXMedia {
   id: string;
@@ -40,7 +51,7 @@ export interface FakeXSend {
   at: number;
 }
 
-export type FakeXRoute = 'tweets' | 'initialize' | 'append' | 'finalize' | 'status' | 'metadata' | 'me' | 'timeline' | 'token';
+export type FakeXRoute = 'tweets' | 'lookup' | 'initialize' | 'append' | 'finalize' | 'status' | 'metadata' | 'me' | 'timeline' | 'token';
 
 /**
  * 'accept-then-hang' (tweets only): create the post, then never answer. `waitFor`: answer as
@@ -172,6 +183,8 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         return json({ data: user });
       case 'timeline':
         return timeline(path, u.searchParams);
+      case 'lookup':
+        return lookup(u.searchParams);
       case 'initialize':
         return initialize(req);
       case 'append':
@@ -192,6 +205,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
 
   function routeOf(method: string, path: string, q: URLSearchParams): FakeXRoute | null {
     if (method === 'POST' && path === '/2/tweets') return 'tweets';
+    if (method === 'GET' && path === '/2/tweets') return 'lookup';
     if (method === 'POST' && path === '/2/oauth2/token') return 'token';
     if (method === 'GET' && path === '/2/users/me') return 'me';
     if (method === 'GET' && /^\/2\/users\/\d+\/tweets$/.test(path)) return 'timeline';
@@ -355,9 +369,47 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       mediaIds: ids as string[],
       userId: user.id,
       createdAt: new Date().toISOString(),
+      metrics: NO_METRICS(),
     };
     tweets.push(t);
     return json({ data: { id: t.id, text: t.text, edit_history_tweet_ids: [t.id] } }, 201);
+  }
+
+  /**
+   * GET /2/tweets?ids=: 1 to 100 numeric ids; found posts in data[] (public_metrics only when
+   * asked in tweet.fields), the others as resource-not-found entries of errors[].
+   */
+  function lookup(q: URLSearchParams): Response {
+    const raw = q.get('ids');
+    const ids = raw === null ? [] : raw.split(',');
+    if (raw === null || !ids.length || ids.length > 100 || ids.some((id) => !/^\d{1,19}$/.test(id))) {
+      return invalid(`The \`ids\` query parameter value [${raw ?? ''}] is not valid: 1 to 100 comma-separated numeric ids`);
+    }
+    const fields = new Set((q.get('tweet.fields') ?? '').split(',').filter(Boolean));
+    const data = [];
+    const errors = [];
+    for (const id of ids) {
+      const t = tweets.find((x) => x.id === id);
+      if (!t) {
+        errors.push({
+          value: id,
+          detail: `Could not find tweet with ids: [${id}].`,
+          title: 'Not Found Error',
+          resource_type: 'tweet',
+          parameter: 'ids',
+          resource_id: id,
+          type: 'https://api.twitter.com/2/problems/resource-not-found',
+        });
+        continue;
+      }
+      data.push({
+        id: t.id,
+        text: t.text,
+        edit_history_tweet_ids: [t.id],
+        ...(fields.has('public_metrics') ? { public_metrics: { ...t.metrics } } : {}),
+      });
+    }
+    return json({ ...(data.length ? { data } : {}), ...(errors.length ? { errors } : {}) });
   }
 
   function timeline(path: string, q: URLSearchParams): Response {
@@ -502,7 +554,14 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         });
         return id;
       });
-      const t: FakeTweet = { id: newId(), text, mediaIds: ids, userId: user.id, createdAt: (o.createdAt ?? new Date()).toISOString() };
+      const t: FakeTweet = {
+        id: newId(),
+        text,
+        mediaIds: ids,
+        userId: user.id,
+        createdAt: (o.createdAt ?? new Date()).toISOString(),
+        metrics: NO_METRICS(),
+      };
       tweets.push(t);
       return t;
     },

@@ -1,0 +1,70 @@
+// The metrics sweep end to end: a post published through the API on the fake Mastodon, its
+// reading due, the sweep workflow (what the Temporal Schedule runs) on the worker, and the
+// figures read back through GET /v1/posts/{id}/analytics.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepSummary } from '../workflows/metrics-sweep-types.ts';
+import { addChannel } from '../domain/channels.ts';
+import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+
+let stack: Awaited<ReturnType<typeof startPostStack>>;
+let mastodon: FakeMastodon;
+
+beforeAll(async () => {
+  mastodon = await startFakeMastodon();
+  stack = await startPostStack();
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+  await mastodon?.stop();
+});
+
+describe('the metrics sweep', () => {
+  test('reads the due reading of a post published through the API, and the API shows it', async () => {
+    const org = await makeOrg('PRO');
+    const { key } = await makeKey(org.id);
+    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'sweep',
+      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
+    });
+    mastodon.validTokens.add('good-token');
+    await stack.syncClock();
+    const created = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `sweep ${crypto.randomUUID()}`, channelIds: [channel.id] },
+    });
+    expect(created.status).toBe(201);
+    const postId = created.body.id as string;
+    await stack.settle(postId);
+    const published = await call(stack.app, 'GET', `/v1/posts/${postId}`, { key });
+    expect(published.body.status).toBe('published');
+    const statusId = published.body.channels[0].platformPostId as string;
+    Object.assign(mastodon.statuses.find((s) => s.id === statusId)!, { favourites_count: 3, reblogs_count: 2, replies_count: 1 });
+
+    const pending = await call(stack.app, 'GET', `/v1/posts/${postId}/analytics`, { key });
+    expect(pending.body.channels[0].history).toEqual([]);
+    expect(Date.parse(pending.body.channels[0].nextReadingAt)).toBe(Date.parse(published.body.channels[0].publishedAt) + 3_600_000);
+
+    // Its first reading falls due (the hour is not waited for here).
+    await stack.h.pool.query(`update post_channels set metrics_next_at = $1 where post_id = $2`, [
+      new Date((await stack.syncClock()).getTime() - 1000),
+      postId,
+    ]);
+    const summary = (await stack.client.workflow.execute(METRICS_SWEEP_WORKFLOW_TYPE, {
+      args: [{ limit: 100, rounds: 5 }],
+      taskQueue: stack.taskQueue,
+      workflowId: `metrics-sweep-${crypto.randomUUID()}`,
+    })) as MetricsSweepSummary;
+    expect(summary.read).toBeGreaterThanOrEqual(1);
+
+    const r = await call(stack.app, 'GET', `/v1/posts/${postId}/analytics`, { key });
+    expect(r.status).toBe(200);
+    const c = r.body.channels[0];
+    expect(c.history).toHaveLength(1);
+    expect(c.metrics).toMatchObject({ likes: 3, reposts: 2, replies: 1, impressions: null });
+    expect(Date.parse(c.nextReadingAt)).toBe(Date.parse(published.body.channels[0].publishedAt) + 6 * 3_600_000);
+  });
+});
