@@ -29,6 +29,7 @@ interface DueRow {
   /** As the driver gives it (a string through the ORM's connection). */
   published_at: Date | string;
   metrics_step: number;
+  metrics_next_at: Date | string | null;
 }
 
 export interface MetricsSweepResult {
@@ -42,11 +43,22 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
   const now = deps.now ?? (() => new Date());
   const credentials = createChannelCredentials(deps, webhooks);
 
-  /** Records one reading's outcome: the snapshot (ok) and the next step, or the error and when to try again. */
-  async function record(row: DueRow, at: Date, outcome: { metrics?: Record<string, number | null>; error?: string; stop?: boolean }) {
-    const next = outcome.stop
-      ? { step: row.metrics_step, nextAt: null }
-      : afterReading(new Date(row.published_at), row.metrics_step, at, !outcome.error);
+  /**
+   * Records one reading's outcome: the snapshot (ok) and the next step, or the error and when to
+   * try again. A reading asked for (`asked`) is a snapshot without a step and moves no step.
+   */
+  async function record(
+    row: DueRow,
+    at: Date,
+    outcome: { metrics?: Record<string, number | null>; error?: string; stop?: boolean },
+    asked = false,
+  ) {
+    const next =
+      asked && !outcome.stop
+        ? { step: row.metrics_step, nextAt: row.metrics_next_at }
+        : outcome.stop
+          ? { step: row.metrics_step, nextAt: null }
+          : afterReading(new Date(row.published_at), row.metrics_step, at, !outcome.error);
     await sql(
       deps.orm.em.fork(),
       `with snap as (
@@ -59,7 +71,7 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
       [
         newId('pm'),
         row.id,
-        row.metrics_step,
+        asked ? null : row.metrics_step,
         at,
         JSON.stringify(outcome.metrics ?? {}),
         outcome.metrics !== undefined,
@@ -73,16 +85,21 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
   }
 
   return {
-    /** The readings due now, at most `limit` channel posts, oldest due first. */
-    async collectDueMetrics({ limit }: { limit: number }): Promise<MetricsSweepResult> {
+    /**
+     * The readings due now, at most `limit` channel posts, oldest due first; with `postId`, every
+     * published channel of that post now, as a reading asked for (POST …/analytics/refresh).
+     */
+    async collectDueMetrics({ limit, postId }: { limit: number; postId?: string }): Promise<MetricsSweepResult> {
       const at = now();
+      const asked = postId !== undefined;
       const due = await sql<DueRow>(
         deps.orm.em.fork(),
-        `select pc.id, pc.platform, pc.channel_id, c.status as channel_status, pc.platform_post_id, pc.published_at, pc.metrics_step
+        `select pc.id, pc.platform, pc.channel_id, c.status as channel_status, pc.platform_post_id, pc.published_at,
+           pc.metrics_step, pc.metrics_next_at
          from post_channels pc join channels c on c.id = pc.channel_id
-         where pc.metrics_next_at <= ? and pc.status = 'published'
+         where pc.status = 'published' and ${asked ? 'pc.post_id = ?' : 'pc.metrics_next_at <= ?'}
          order by pc.metrics_next_at limit ?`,
-        [at, limit],
+        [asked ? postId : at, limit],
       );
       const result: MetricsSweepResult = { read: 0, failed: 0, stopped: 0 };
       const byChannel = new Map<string, DueRow[]>();
@@ -92,13 +109,13 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
         const first = rows[0]!;
         const connector = deps.connectors[first.platform];
         if (!connector?.readMetrics || !deps.credentialsKey) {
-          for (const r of rows) await record(r, at, { stop: true, error: 'this platform reports no metrics' });
+          for (const r of rows) await record(r, at, { stop: true, error: 'this platform reports no metrics' }, asked);
           result.stopped += rows.length;
           continue;
         }
         if (first.channel_status === 'reauth_required') {
           // Rule 5: the step is given up with the reason; the next one is tried.
-          for (const r of rows) await record(r, at, { error: 'the channel needs to be connected again' });
+          for (const r of rows) await record(r, at, { error: 'the channel needs to be connected again' }, asked);
           result.failed += rows.length;
           continue;
         }
@@ -107,12 +124,12 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
           creds = await credentials.current(first.channel_id, connector, signal);
         } catch (err) {
           if (!(err instanceof ApplicationFailure && err.type === FAILURE.reauth)) throw err;
-          for (const r of rows) await record(r, at, { error: 'the channel needs to be connected again' });
+          for (const r of rows) await record(r, at, { error: 'the channel needs to be connected again' }, asked);
           result.failed += rows.length;
           continue;
         }
         const unknown = rows.filter((r) => !r.platform_post_id);
-        for (const r of unknown) await record(r, at, { stop: true, error: 'the platform gave no id for this post' });
+        for (const r of unknown) await record(r, at, { stop: true, error: 'the platform gave no id for this post' }, asked);
         result.stopped += unknown.length;
         const batch = Math.max(1, connector.metricsBatch ?? 1);
         for (let i = 0; i < rows.length; i += batch) {
@@ -127,17 +144,17 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
           } catch (err) {
             if (!(err instanceof PlatformError)) throw err;
             // The platform's rate limit or outage: these readings are tried again later (rule 4).
-            for (const r of chunk) await record(r, at, { error: err.message });
+            for (const r of chunk) await record(r, at, { error: err.message }, asked);
             result.failed += chunk.length;
             continue;
           }
           for (const r of chunk) {
             const reported = answer[r.platform_post_id!];
             if (reported) {
-              await record(r, at, { metrics: metricsOf(reported) });
+              await record(r, at, { metrics: metricsOf(reported) }, asked);
               result.read++;
             } else {
-              await record(r, at, { stop: true, error: 'the post is no longer on the platform' });
+              await record(r, at, { stop: true, error: 'the post is no longer on the platform' }, asked);
               result.stopped++;
             }
           }

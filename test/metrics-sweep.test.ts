@@ -67,4 +67,61 @@ describe('the metrics sweep', () => {
     expect(c.metrics).toMatchObject({ likes: 3, reposts: 2, replies: 1, impressions: null });
     expect(Date.parse(c.nextReadingAt)).toBe(Date.parse(published.body.channels[0].publishedAt) + 6 * 3_600_000);
   });
+
+  test('POST …/analytics/refresh reads now without moving the schedule, at most once every 5 minutes per post', async () => {
+    const org = await makeOrg('PRO');
+    const { key } = await makeKey(org.id);
+    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+      organizationId: org.id,
+      platform: 'MASTODON',
+      name: 'refresh',
+      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
+    });
+    mastodon.validTokens.add('good-token');
+    await stack.syncClock();
+
+    const later = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: {
+        content: `later ${crypto.randomUUID()}`,
+        channelIds: [channel.id],
+        publishAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    const notYet = await call(stack.app, 'POST', `/v1/posts/${later.body.id}/analytics/refresh`, { key });
+    expect(notYet.status).toBe(409);
+    expect(notYet.body.error.code).toBe('conflict');
+
+    const created = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `refresh ${crypto.randomUUID()}`, channelIds: [channel.id] },
+    });
+    const postId = created.body.id as string;
+    await stack.settle(postId);
+    const before = (await call(stack.app, 'GET', `/v1/posts/${postId}/analytics`, { key })).body.channels[0];
+    const statusId = before.platformPostId as string;
+    Object.assign(mastodon.statuses.find((s) => s.id === statusId)!, { favourites_count: 9 });
+
+    const asked = await call(stack.app, 'POST', `/v1/posts/${postId}/analytics/refresh`, { key });
+    expect(asked.status).toBe(202);
+    expect(asked.body.postId).toBe(postId);
+    let after = before;
+    for (let i = 0; i < 100 && after.history.length === 0; i++) {
+      await Bun.sleep(50);
+      after = (await call(stack.app, 'GET', `/v1/posts/${postId}/analytics`, { key })).body.channels[0];
+    }
+    expect(after.history).toHaveLength(1);
+    expect(after.metrics.likes).toBe(9);
+    // The scheduled readings are where they were.
+    expect(after.nextReadingAt).toBe(before.nextReadingAt);
+
+    const again = await call(stack.app, 'POST', `/v1/posts/${postId}/analytics/refresh`, { key });
+    expect(again.status).toBe(429);
+    expect(again.body.error.code).toBe('rate_limited');
+    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(200);
+
+    // A read-only key may look, not ask.
+    const reader = await makeKey(org.id, { scopes: ['read'] });
+    expect((await call(stack.app, 'POST', `/v1/posts/${postId}/analytics/refresh`, { key: reader.key })).status).toBe(403);
+  });
 });

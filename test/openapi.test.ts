@@ -86,6 +86,14 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
     errors: [401, 403, 404, 422, 429],
     schema: 'PostAnalytics',
   },
+  {
+    method: 'post',
+    path: '/posts/{id}/analytics/refresh',
+    scope: 'publish',
+    success: 202,
+    errors: [401, 403, 404, 409, 413, 422, 429],
+    schema: 'PostAnalytics',
+  },
   { method: 'patch', path: '/posts/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Post' },
   { method: 'delete', path: '/posts/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 409, 413, 422, 429], schema: null },
   {

@@ -14,7 +14,12 @@ export interface MetricsSweepInput {
   limit: number;
   /** Activities per run at most; a run that read a full batch takes the next, the next run the rest. */
   rounds: number;
+  /** Only this post, every published channel of it, now: a reading asked for (POST /v1/posts/{id}/analytics/refresh). */
+  postId?: string;
 }
+
+/** The workflow id of a post's asked-for reading: one at a time per post. */
+export const metricsRefreshWorkflowId = (postId: string) => `metrics-refresh-${postId}`;
 
 export interface MetricsSweepSummary {
   read: number;

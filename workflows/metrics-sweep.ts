@@ -15,11 +15,11 @@ const { collectDueMetrics } = proxyActivities<ReturnType<typeof createActivities
 export async function metricsSweepWorkflow(input: MetricsSweepInput): Promise<MetricsSweepSummary> {
   const total: MetricsSweepSummary = { read: 0, failed: 0, stopped: 0 };
   for (let round = 0; round < input.rounds; round++) {
-    const r = await collectDueMetrics({ limit: input.limit });
+    const r = await collectDueMetrics(input.postId === undefined ? { limit: input.limit } : { limit: input.limit, postId: input.postId });
     total.read += r.read;
     total.failed += r.failed;
     total.stopped += r.stopped;
-    if (r.read + r.failed + r.stopped < input.limit) break;
+    if (input.postId !== undefined || r.read + r.failed + r.stopped < input.limit) break;
   }
   return total;
 }

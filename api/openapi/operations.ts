@@ -158,6 +158,23 @@ export const OPERATIONS = {
     params: { id: POST_ID },
   }),
 
+  refreshPostAnalytics: doc({
+    operationId: 'refreshPostAnalytics',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Read a post’s figures now',
+    description:
+      'Reads every published channel of the post now, besides the scheduled readings (which it does not move); the reading lands within moments in GET /posts/{id}/analytics, as a reading of its own. At most once every 5 minutes per post, so that nobody hammers a platform through it.',
+    errors: ['not_found', 'conflict', 'rate_limited', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such post, one the key cannot see, or a deleted one',
+      conflict: 'no channel of the post has been published yet',
+      rate_limited: 'the post’s figures were asked for less than 5 minutes ago (`Retry-After`, `details.resetsAt`)',
+    },
+    success: { status: 202, description: 'The post’s figures as they are now; the new reading follows.' },
+    params: { id: POST_ID },
+  }),
+
   updatePost: doc({
     operationId: 'updatePost',
     tag: 'Posts',

@@ -13,6 +13,7 @@ import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { BodyId, Chars, DateTimeInput, PathId, PostAnalyticsSchema, PostListSchema, PostSchema, PostValidationSchema } from '../schemas.ts';
 import { postAnalyticsForKey } from '../../domain/analytics/post-analytics.ts';
+import { refreshPostAnalytics } from '../../domain/analytics/refresh.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 
@@ -159,6 +160,23 @@ export function postRoutes(deps: AppDeps) {
         '/posts/:id/analytics',
         ({ auth, params }) => postAnalyticsForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage),
         { scope: 'read', params: IdParams, response: { 200: PostAnalyticsSchema }, detail: OPERATIONS.getPostAnalytics },
+      )
+      .post(
+        '/posts/:id/analytics/refresh',
+        async ({ auth, params, set }) => {
+          const view = await refreshPostAnalytics(
+            deps.orm.em.fork(),
+            deps.temporal,
+            auth.organization.id,
+            params.id,
+            auth.channels,
+            auth.now,
+            deps.storage,
+          );
+          set.status = 202;
+          return view;
+        },
+        { scope: 'publish', params: IdParams, response: { 202: PostAnalyticsSchema }, detail: OPERATIONS.refreshPostAnalytics },
       )
       .patch(
         '/posts/:id',

@@ -36,6 +36,8 @@ export const Post = defineEntity({
      * (workflows/post-reconciler.ts) starts any post left with it set.
      */
     workflowPending: p.boolean().default(false),
+    /** The last reading asked for through POST /v1/posts/{id}/analytics/refresh (domain/analytics/refresh.ts). */
+    metricsRefreshedAt: p.datetime().nullable(),
   },
   indexes: [
     { properties: ['organization', 'scheduledAt', 'id'] },

@@ -304,6 +304,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     deletedAt: null,
     seriesId: p.seriesId,
     workflowPending: true,
+    metricsRefreshedAt: null,
     createdAt: now,
     updatedAt: now,
   };
