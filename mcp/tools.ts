@@ -20,6 +20,7 @@ import { POST_LIMITS } from '../domain/posts/limits.ts';
 import { validatePost } from '../domain/posts/create.ts';
 import { createPostOnce, createPostRequest, editPostForKey } from '../services/post-requests.ts';
 import { getPostForKey, listPostsForKey } from '../domain/posts/view.ts';
+import { postAnalyticsForKey } from '../domain/analytics/post-analytics.ts';
 
 /** What a tool runs with: the app's dependencies and the caller its API key authenticated. */
 export interface ToolContext {
@@ -224,6 +225,19 @@ export const TOOLS: Tool[] = [
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ deps, caller }, a) => ({
       ...(await getPostForKey(deps.orm.em.fork(), caller.organization.id, a.id, caller.channels, deps.storage)),
+    }),
+  }),
+
+  tool({
+    name: 'get_post_analytics',
+    title: 'How a post performed',
+    description:
+      'Per channel of a post: the latest figures (impressions, views, likes, replies, reposts, quotes, saves, clicks; null where the platform reports none, never 0), when each was read, the next scheduled reading, and every reading so far. Readings are taken 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after publishing.',
+    scope: 'read',
+    input: PostId,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => ({
+      ...(await postAnalyticsForKey(deps.orm.em.fork(), caller.organization.id, a.id, caller.channels, deps.storage)),
     }),
   }),
 

@@ -27,6 +27,7 @@ const TOOL_NAMES = [
   'create_post',
   'list_posts',
   'get_post',
+  'get_post_analytics',
   'update_post',
   'cancel_post',
   'retry_post',
@@ -195,6 +196,13 @@ describe('MCP over Streamable HTTP', () => {
     expect(retried.id).toBe(failing.id);
     await stack.settle(failing.id);
     expect((await callOk(client, 'get_post', { id: failing.id })).status).toBe('published');
+    // Its figures: followed from an hour after publishing, nothing read yet.
+    const analytics = await callOk(client, 'get_post_analytics', { id: failing.id });
+    expect(analytics.postId).toBe(failing.id);
+    expect(analytics.channels[0]).toMatchObject({ channelId: org.channelId, status: 'published', history: [], lastReadingAt: null });
+    expect(analytics.channels[0].metrics.likes).toBeNull();
+    expect(typeof analytics.channels[0].nextReadingAt).toBe('string');
+    expect((await callError(client, 'get_post_analytics', { id: second.id })).code).toBe('not_found');
 
     // Media by URL: fetched through the guard, processed like an upload.
     const media = await callOk(client, 'upload_media_from_url', {
