@@ -570,6 +570,45 @@ export const PostAnalyticsSchema = t.Object(
   strict,
 );
 
+export const AnalyticsSummarySchema = t.Object(
+  {
+    from: DateTime('Start of the range (inclusive).'),
+    to: DateTime('End of the range (exclusive).'),
+    groupBy: oneOf(['day', 'week']),
+    timeZone: t.String({ description: 'The organization’s time zone, in which the periods are days or weeks.' }),
+    posts: t.Integer({ description: 'Channel posts published in the range.' }),
+    totals: metricsSchema('Each figure summed over the posts that report it; null when none does.'),
+    series: t.Array(
+      t.Object(
+        {
+          period: t.String({ description: 'The period’s first day (YYYY-MM-DD, a Monday for weeks).' }),
+          start: DateTime('When the period starts.'),
+          posts: t.Integer(),
+          totals: metricsSchema(),
+        },
+        strict,
+      ),
+      { description: 'Every period of the range in order, empty ones too, by each channel post’s publishing time.' },
+    ),
+    topPosts: t.Array(
+      t.Object(
+        {
+          postId: t.String(),
+          channelId: t.String(),
+          platform: oneOf(PLATFORMS),
+          url: NullableString('Live URL.'),
+          publishedAt: DateTime(),
+          engagement: t.Integer({ description: 'likes + replies + reposts + quotes + saves (those reported).' }),
+          metrics: metricsSchema(),
+        },
+        strict,
+      ),
+      { description: 'The 10 channel posts of most engagement, ties by newest.' },
+    ),
+  },
+  strict,
+);
+
 export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Error: ErrorSchema,
   Me: MeSchema,
@@ -597,4 +636,5 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   GeneratedDrafts: GeneratedDraftsSchema,
   GeneratedAltText: GeneratedAltTextSchema,
   PostAnalytics: PostAnalyticsSchema,
+  AnalyticsSummary: AnalyticsSummarySchema,
 };

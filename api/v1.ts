@@ -12,6 +12,7 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { queueRoutes } from './routes/queues.ts';
 import { seriesRoutes } from './routes/series.ts';
 import { generateRoutes } from './routes/generate.ts';
+import { analyticsRoutes } from './routes/analytics.ts';
 
 /** `routes`: the finished app's route table, read at request time (the document describes it). */
 export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
@@ -25,6 +26,7 @@ export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
       .use(queueRoutes(deps))
       .use(seriesRoutes(deps))
       .use(generateRoutes(deps))
+      .use(analyticsRoutes(deps))
       .use(openApiRoutes(routes)),
   );
 }

@@ -86,6 +86,7 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
     errors: [401, 403, 404, 422, 429],
     schema: 'PostAnalytics',
   },
+  { method: 'get', path: '/analytics', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'AnalyticsSummary' },
   {
     method: 'post',
     path: '/posts/{id}/analytics/refresh',

@@ -175,6 +175,24 @@ export const OPERATIONS = {
     params: { id: POST_ID },
   }),
 
+  getAnalytics: doc({
+    operationId: 'getAnalytics',
+    tag: 'Analytics',
+    scope: 'read',
+    summary: 'How the organization’s posts performed over a range',
+    description:
+      'Totals over the channel posts published in [from, to) (each with its latest figures), a series per day or week in the organization’s time zone, and the top 10 posts by engagement (likes + replies + reposts + quotes + saves). A key limited to channels counts only those.',
+    errors: ['validation_failed'],
+    errorNotes: { validation_failed: '`from` not before `to`, a range over 366 days, a malformed date-time or groupBy' },
+    success: { description: 'Totals, series and top posts.' },
+    query: {
+      from: DATE_TIME('Start (inclusive), with an offset; default 30 days before `to`.'),
+      to: DATE_TIME('End (exclusive), with an offset; default now.'),
+      channelId: 'Only this channel’s posts.',
+      groupBy: '`day` (default) or `week` (Monday first).',
+    },
+  }),
+
   updatePost: doc({
     operationId: 'updatePost',
     tag: 'Posts',
