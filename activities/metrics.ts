@@ -4,6 +4,7 @@
 // (channel post, step): a retried or doubled run writes none twice.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { afterReading, metricsOf } from '../domain/analytics/metrics.ts';
+import { postAnalyticsForKey } from '../domain/analytics/post-analytics.ts';
 import type { Orm } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
 import { newId } from '../lib/ids.ts';
@@ -30,6 +31,8 @@ interface DueRow {
   published_at: Date | string;
   metrics_step: number;
   metrics_next_at: Date | string | null;
+  post_id: string;
+  organization_id: string;
 }
 
 export interface MetricsSweepResult {
@@ -59,29 +62,43 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
         : outcome.stop
           ? { step: row.metrics_step, nextAt: null }
           : afterReading(new Date(row.published_at), row.metrics_step, at, !outcome.error);
-    await sql(
-      deps.orm.em.fork(),
-      `with snap as (
-         insert into post_metrics (id, post_channel_id, step, measured_at, metrics)
-         select ?, ?, ?, ?, ?::jsonb where ?::boolean
-         on conflict (post_channel_id, step) do nothing
-       )
-       update post_channels set metrics_step = ?, metrics_next_at = ?, metrics_error = ?
-       where id = ? and metrics_step = ?`,
-      [
-        newId('pm'),
-        row.id,
-        asked ? null : row.metrics_step,
-        at,
-        JSON.stringify(outcome.metrics ?? {}),
-        outcome.metrics !== undefined,
-        next.step,
-        next.nextAt,
-        outcome.error ?? null,
-        row.id,
-        row.metrics_step,
-      ],
-    );
+    // The snapshot, the step and, when a snapshot was written, its post.analytics.updated event:
+    // one transaction (a retried reading writes neither twice).
+    const deliveries = await deps.orm.em.fork().transactional(async (em) => {
+      const [written] = await sql<{ n: number }>(
+        em,
+        `with snap as (
+           insert into post_metrics (id, post_channel_id, step, measured_at, metrics)
+           select ?, ?, ?, ?, ?::jsonb where ?::boolean
+           on conflict (post_channel_id, step) do nothing
+           returning 1
+         ),
+         moved as (
+           update post_channels set metrics_step = ?, metrics_next_at = ?, metrics_error = ?
+           where id = ? and metrics_step = ?
+           returning 1
+         )
+         select (select count(*) from snap)::int as n`,
+        [
+          newId('pm'),
+          row.id,
+          asked ? null : row.metrics_step,
+          at,
+          JSON.stringify(outcome.metrics ?? {}),
+          outcome.metrics !== undefined,
+          next.step,
+          next.nextAt,
+          outcome.error ?? null,
+          row.id,
+          row.metrics_step,
+        ],
+      );
+      if (!written?.n) return [];
+      return webhooks.write(em, row.organization_id, 'post.analytics.updated', async () => ({
+        ...(await postAnalyticsForKey(em, row.organization_id, row.post_id, 'all')),
+      }));
+    });
+    await webhooks.dispatch(deps.orm.em, deliveries);
   }
 
   return {
@@ -95,7 +112,7 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
       const due = await sql<DueRow>(
         deps.orm.em.fork(),
         `select pc.id, pc.platform, pc.channel_id, c.status as channel_status, pc.platform_post_id, pc.published_at,
-           pc.metrics_step, pc.metrics_next_at
+           pc.metrics_step, pc.metrics_next_at, pc.post_id, c.organization_id
          from post_channels pc join channels c on c.id = pc.channel_id
          where pc.status = 'published' and ${asked ? 'pc.post_id = ?' : 'pc.metrics_next_at <= ?'}
          order by pc.metrics_next_at limit ?`,

@@ -2,6 +2,7 @@
 // reading due, the sweep workflow (what the Temporal Schedule runs) on the worker, and the
 // figures read back through GET /v1/posts/{id}/analytics.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Webhook } from 'standardwebhooks';
 import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepSummary } from '../workflows/metrics-sweep-types.ts';
 import { addChannel } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
@@ -10,20 +11,42 @@ import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let mastodon: FakeMastodon;
+let receiver: ReturnType<typeof Bun.serve>;
+let secret = '';
+const events: { type: string; data: Record<string, any> }[] = [];
 
 beforeAll(async () => {
   mastodon = await startFakeMastodon();
+  receiver = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      const payload = new Webhook(secret).verify(await req.text(), Object.fromEntries(req.headers)) as {
+        type: string;
+        data: Record<string, any>;
+      };
+      events.push(payload);
+      return new Response('ok');
+    },
+  });
   stack = await startPostStack();
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
   await mastodon?.stop();
+  receiver?.stop(true);
 });
 
 describe('the metrics sweep', () => {
-  test('reads the due reading of a post published through the API, and the API shows it', async () => {
+  test('reads the due reading of a post published through the API; the API and a post.analytics.updated event show it', async () => {
     const org = await makeOrg('PRO');
     const { key } = await makeKey(org.id);
+    const hook = await call(stack.app, 'POST', '/v1/webhooks', {
+      key,
+      body: { url: `http://127.0.0.1:${receiver.port}/metrics`, events: ['post.analytics.updated'] },
+    });
+    expect(hook.status).toBe(201);
+    secret = hook.body.secret;
     const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
       organizationId: org.id,
       platform: 'MASTODON',
@@ -66,6 +89,12 @@ describe('the metrics sweep', () => {
     expect(c.history).toHaveLength(1);
     expect(c.metrics).toMatchObject({ likes: 3, reposts: 2, replies: 1, impressions: null });
     expect(Date.parse(c.nextReadingAt)).toBe(Date.parse(published.body.channels[0].publishedAt) + 6 * 3_600_000);
+
+    // Its event: the same figures as GET, once.
+    for (let i = 0; i < 200 && !events.some((e) => e.data.postId === postId); i++) await Bun.sleep(50);
+    const sent = events.filter((e) => e.data.postId === postId);
+    expect(sent.map((e) => e.type)).toEqual(['post.analytics.updated']);
+    expect(sent[0]!.data).toEqual(r.body);
   });
 
   test('POST …/analytics/refresh reads now without moving the schedule, at most once every 5 minutes per post', async () => {

@@ -16,6 +16,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'post.cancelled',
   'post.channel.published',
   'post.channel.failed',
+  'post.analytics.updated',
   'channel.reauth_required',
   'media.ready',
   'media.failed',
