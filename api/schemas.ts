@@ -609,6 +609,31 @@ export const AnalyticsSummarySchema = t.Object(
   strict,
 );
 
+const BestTimeCellSchema = t.Object(
+  {
+    weekday: oneOf(WEEKDAYS),
+    hour: t.Integer({ minimum: 0, maximum: 23, description: 'Hour of publishing in `timeZone`.' }),
+    posts: t.Integer(),
+    averageEngagement: t.Number({ description: 'Mean of likes + replies + reposts + quotes + saves of those posts.' }),
+  },
+  strict,
+);
+
+export const BestTimesSchema = t.Object(
+  {
+    channelId: t.String(),
+    timeZone: t.String({ description: 'The channel’s queue time zone, in which weekdays and hours are counted.' }),
+    since: DateTime('Posts published from this instant (90 days back) count.'),
+    posts: t.Integer({ description: 'Posts with at least one reading behind the cells.' }),
+    cells: t.Array(BestTimeCellSchema, { description: 'Every weekday and hour with posts, Monday 00 first.' }),
+    best: t.Array(BestTimeCellSchema, { description: 'Cells with at least 2 posts, best mean engagement first.' }),
+    suggestedSlots: t.Array(QueueSlotSchema, {
+      description: 'The 5 best cells as queue slots: PUT them to /v1/channels/{id}/queue (with this timeZone) to post at those times.',
+    }),
+  },
+  strict,
+);
+
 export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Error: ErrorSchema,
   Me: MeSchema,
@@ -637,4 +662,5 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   GeneratedAltText: GeneratedAltTextSchema,
   PostAnalytics: PostAnalyticsSchema,
   AnalyticsSummary: AnalyticsSummarySchema,
+  BestTimes: BestTimesSchema,
 };

@@ -3,6 +3,7 @@
 // and a channel-limited key counting only its channels.
 import { describe, expect, test } from 'bun:test';
 import { newId } from '../lib/ids.ts';
+import { zonedToUtc } from '../lib/zoned-time.ts';
 import { metricsOf } from '../domain/analytics/metrics.ts';
 import { harness } from './harness/index.ts';
 import { call, makeChannel, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
@@ -110,5 +111,60 @@ describe('GET /v1/analytics', () => {
     const month = await call(app, 'GET', '/v1/analytics?groupBy=month', { key });
     expect(month.status).toBe(422);
     expect(month.body.error.details.fields[0].path).toBe('groupBy');
+  });
+
+  test('GET /v1/channels/{id}/best-times: engagement by weekday and hour in the channel’s zone, ranked, as queue slots', async () => {
+    const org = await makeOrg('PRO');
+    const channel = await makeChannel(org.id, 'MASTODON', { name: 'best' });
+    await db(`update channels set time_zone = 'Europe/Berlin' where id = $1`, [channel.id]);
+    // A Monday three weeks back, as a wall date in Berlin.
+    const base = new Date(Date.now() - 21 * 86_400_000);
+    const monday = new Date(base.getTime() - ((base.getUTCDay() + 6) % 7) * 86_400_000);
+    const wall = (dayOffset: number, hour: number, minute: number) => {
+      const d = new Date(monday.getTime() + dayOffset * 86_400_000);
+      return zonedToUtc(
+        { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour, minute },
+        'Europe/Berlin',
+      ).toISOString();
+    };
+    const read = (likes: number): [string, Record<string, number>][] => [[new Date().toISOString(), { likes }]];
+    await publishedPost(org.id, channel.id, wall(0, 9, 10), read(10));
+    await publishedPost(org.id, channel.id, wall(7, 9, 50), read(20));
+    await publishedPost(org.id, channel.id, wall(1, 18, 0), read(2));
+    await publishedPost(org.id, channel.id, wall(8, 18, 30), read(4));
+    await publishedPost(org.id, channel.id, wall(2, 7, 0), read(100)); // alone in its cell: shown, not ranked
+    await publishedPost(org.id, channel.id, wall(3, 12, 0), []); // never read: not counted
+    const { key } = await makeKey(org.id);
+    const app = await testApp();
+
+    const r = await call(app, 'GET', `/v1/channels/${channel.id}/best-times`, { key });
+    expect(r.status).toBe(200);
+    expect(r.body.timeZone).toBe('Europe/Berlin');
+    expect(r.body.posts).toBe(5);
+    expect(r.body.cells).toEqual([
+      { weekday: 'monday', hour: 9, posts: 2, averageEngagement: 15 },
+      { weekday: 'tuesday', hour: 18, posts: 2, averageEngagement: 3 },
+      { weekday: 'wednesday', hour: 7, posts: 1, averageEngagement: 100 },
+    ]);
+    expect(r.body.best.map((c: { weekday: string; hour: number }) => [c.weekday, c.hour])).toEqual([
+      ['monday', 9],
+      ['tuesday', 18],
+    ]);
+    expect(r.body.suggestedSlots).toEqual([
+      { weekday: 'monday', time: '09:00' },
+      { weekday: 'tuesday', time: '18:00' },
+    ]);
+    // The suggestion is a queue as it stands.
+    const queue = await call(app, 'PUT', `/v1/channels/${channel.id}/queue`, { key, body: { slots: r.body.suggestedSlots } });
+    expect(queue.status).toBe(200);
+    expect(queue.body.slots).toEqual(r.body.suggestedSlots);
+
+    const other = await makeChannel(org.id, 'MASTODON', { name: 'other' });
+    const limited = await makeKey(org.id, { scopes: ['read'], channels: [other.id] });
+    // As for its queue: a channel outside a limited key's list is refused for the scope.
+    const refused = await call(app, 'GET', `/v1/channels/${channel.id}/best-times`, { key: limited.key });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('forbidden_scope');
+    expect((await call(app, 'GET', '/v1/channels/ch_nothere/best-times', { key })).status).toBe(404);
   });
 });

@@ -193,6 +193,22 @@ export const OPERATIONS = {
     },
   }),
 
+  getBestTimes: doc({
+    operationId: 'getBestTimes',
+    tag: 'Analytics',
+    scope: 'read',
+    summary: 'When this channel’s posts did best',
+    description:
+      'From the channel’s own posts of the last 90 days that have been read: engagement by weekday and hour of publishing in the channel’s queue time zone, with the number of posts behind each cell; the cells with at least 2 posts ranked; and the best 5 as queue slots ready for PUT /channels/{id}/queue.',
+    errors: ['not_found', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such channel in the organization',
+      forbidden_scope: 'the key lacks the `read` scope, or is limited to channels and this is not one of them (`details.channelIds`)',
+    },
+    success: { description: 'Cells, ranking and suggested slots.' },
+    params: { id: 'Channel id (`ch_…`).' },
+  }),
+
   updatePost: doc({
     operationId: 'updatePost',
     tag: 'Posts',

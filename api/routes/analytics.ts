@@ -3,10 +3,11 @@ import { router } from '../../http/router.ts';
 import { parseRangeBound } from '../../lib/date-time.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { analyticsSummary } from '../../domain/analytics/summary.ts';
+import { bestTimes } from '../../domain/analytics/best-times.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { authPlugin } from '../auth.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
-import { AnalyticsSummarySchema, Chars, DateTimeInput } from '../schemas.ts';
+import { AnalyticsSummarySchema, BestTimesSchema, Chars, DateTimeInput, PathId } from '../schemas.ts';
 
 const SummaryQuery = t.Object({
   from: t.Optional(DateTimeInput()),
@@ -34,5 +35,15 @@ export function analyticsRoutes(deps: AppDeps) {
         );
       },
       { scope: 'read', query: SummaryQuery, response: { 200: AnalyticsSummarySchema }, detail: OPERATIONS.getAnalytics },
+    )
+    .get(
+      '/channels/:id/best-times',
+      ({ auth, params }) => bestTimes(deps.orm.em.fork(), auth.organization.id, params.id, { keyChannels: auth.channels, now: auth.now }),
+      {
+        scope: 'read',
+        params: t.Object({ id: PathId() }),
+        response: { 200: BestTimesSchema },
+        detail: OPERATIONS.getBestTimes,
+      },
     );
 }
