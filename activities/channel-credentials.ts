@@ -53,19 +53,20 @@ export function createChannelCredentials(deps: { orm: Orm; credentialsKey?: Buff
       }
     });
     if (reauth) {
-      const events = await deps.orm.em.fork().transactional(async (em) => {
-        const changed = await em.nativeUpdate(
-          Channel,
-          { id: channelId, status: { $ne: 'reauth_required' } },
-          { status: 'reauth_required' },
-        );
-        return changed ? emitReauth(em, channelId) : [];
-      });
-      await webhooks.dispatch(deps.orm.em, events);
+      await markReauthRequired(channelId);
       throw ApplicationFailure.create({ type: FAILURE.reauth, message: `token refresh failed: ${reauth.message}`, nonRetryable: true });
     }
     return creds;
   }
 
-  return { current: currentCredentials, emitReauth };
+  /** The platform refused the channel's token: reauth_required, and its event the first time. */
+  async function markReauthRequired(channelId: string): Promise<void> {
+    const events = await deps.orm.em.fork().transactional(async (em) => {
+      const changed = await em.nativeUpdate(Channel, { id: channelId, status: { $ne: 'reauth_required' } }, { status: 'reauth_required' });
+      return changed ? emitReauth(em, channelId) : [];
+    });
+    await webhooks.dispatch(deps.orm.em, events);
+  }
+
+  return { current: currentCredentials, emitReauth, markReauthRequired };
 }

@@ -14,6 +14,8 @@ import { FAILURE } from '../workflows/post-types.ts';
 import { createChannelCredentials } from './channel-credentials.ts';
 import type { WebhookEmitter } from './webhook-events.ts';
 
+const NEEDS_RECONNECT = 'the channel needs to be connected again';
+
 export interface MetricsActivityDeps {
   orm: Orm;
   connectors: Connectors;
@@ -132,7 +134,7 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
         }
         if (first.channel_status === 'reauth_required') {
           // Rule 5: the step is given up with the reason; the next one is tried.
-          for (const r of rows) await record(r, at, { error: 'the channel needs to be connected again' }, asked);
+          for (const r of rows) await record(r, at, { error: NEEDS_RECONNECT }, asked);
           result.failed += rows.length;
           continue;
         }
@@ -141,7 +143,7 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
           creds = await credentials.current(first.channel_id, connector, signal);
         } catch (err) {
           if (!(err instanceof ApplicationFailure && err.type === FAILURE.reauth)) throw err;
-          for (const r of rows) await record(r, at, { error: 'the channel needs to be connected again' }, asked);
+          for (const r of rows) await record(r, at, { error: NEEDS_RECONNECT }, asked);
           result.failed += rows.length;
           continue;
         }
@@ -160,8 +162,10 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
             );
           } catch (err) {
             if (!(err instanceof PlatformError)) throw err;
-            // The platform's rate limit or outage: these readings are tried again later (rule 4).
-            for (const r of chunk) await record(r, at, { error: err.message }, asked);
+            // A refused token: the channel must be connected again (as a publish would find it).
+            if (err.kind === 'reauth') await credentials.markReauthRequired(first.channel_id);
+            // Otherwise the platform's rate limit or outage: these readings are tried again later (rule 4).
+            for (const r of chunk) await record(r, at, { error: err.kind === 'reauth' ? NEEDS_RECONNECT : err.message }, asked);
             result.failed += chunk.length;
             continue;
           }

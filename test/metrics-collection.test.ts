@@ -75,14 +75,14 @@ describe('collecting metrics from the platform', () => {
   const db = async <T>(text: string, values: unknown[] = []) => (await (await harness()).pool.query(text, values)).rows as T[];
 
   /** A channel post published on the fake at `publishedAt`, followed from its first reading. */
-  async function published(publishedAt: Date, channelStatus = 'active') {
+  async function published(publishedAt: Date, channelStatus = 'active', channelToken = 'good-token') {
     const h = await harness();
     const org = await makeOrg('PRO');
     const channel = await addChannel(h.orm.em.fork(), h.credentialsKey, {
       organizationId: org.id,
       platform: 'MASTODON',
       name: 'metrics',
-      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
+      credentials: { instanceUrl: mastodon.url, accessToken: channelToken },
     });
     await db('update channels set status = $1 where id = $2', [channelStatus, channel.id]);
     mastodon.validTokens.add('good-token');
@@ -238,6 +238,22 @@ describe('collecting metrics from the platform', () => {
       if (withMetrics) expect(row!.metrics_next_at!.getTime()).toBe(row!.published_at.getTime() + HOUR);
       else expect(row!.metrics_next_at).toBeNull();
     }
+  });
+
+  test('a token the platform refuses marks the channel to be connected again; the reading is tried later', async () => {
+    const at0 = new Date('2020-06-01T09:00:00Z');
+    const { pcId } = await published(at0, 'active', 'revoked-token');
+    const readAt = new Date(at0.getTime() + HOUR + 1000);
+    await collectAt(readAt);
+    const [channel] = await db<{ status: string }>(
+      'select c.status from channels c join post_channels pc on pc.channel_id = c.id where pc.id = $1',
+      [pcId],
+    );
+    expect(channel!.status).toBe('reauth_required');
+    const s = await state(pcId);
+    expect(s.metrics_error).toBe('the channel needs to be connected again');
+    expect(s.metrics_next_at!.getTime()).toBe(readAt.getTime() + RETRY_AFTER);
+    expect(await snapshots(pcId)).toHaveLength(0);
   });
 
   test('a post deleted on the platform is no longer followed, with the reason', async () => {
