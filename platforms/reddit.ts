@@ -8,7 +8,16 @@
 // is processed and reports it over a websocket, which has been unreliable since 2023, so the post
 // is looked up in the account's own submissions instead.
 import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
-import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PlatformMetrics,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
+import { counts } from './json.ts';
 
 export interface RedditConnectorOptions {
   fetch?: typeof fetch;
@@ -201,6 +210,25 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
 
   return {
     platform: 'REDDIT',
+    metricsBatch: 100,
+
+    /**
+     * GET /api/info?id=t3_…,… (up to 100 fullnames): `score` (upvotes minus downvotes, Reddit's
+     * only public vote figure; below zero it is no count of likes: null) as likes and `num_comments` as replies. A removed post is still
+     * listed; a deleted one is not.
+     */
+    async readMetrics(credentials, ids, signal) {
+      const acct = { token: credential(P, credentials, 'accessToken') };
+      const r = await call(acct, 'GET', `/api/info?${new URLSearchParams({ id: ids.join(','), raw_json: '1' })}`, { signal });
+      const children = (r.body as { data?: { children?: { kind?: string; data?: Record<string, unknown> }[] } } | null)?.data?.children;
+      const out: Record<string, PlatformMetrics> = {};
+      for (const c of Array.isArray(children) ? children : []) {
+        const name = c.data?.name;
+        if (c.kind !== 't3' || typeof name !== 'string') continue;
+        out[name] = counts(c.data!, { likes: 'score', replies: 'num_comments' });
+      }
+      return out;
+    },
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const acct = { token: credential(P, req.credentials, 'accessToken') };

@@ -12,7 +12,16 @@
 //    description. That needs the youtube.readonly scope next to youtube.upload.
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import { remember } from './recent.ts';
-import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PlatformMetrics,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
+import { counts } from './json.ts';
 
 export interface YouTubeConnectorOptions {
   fetch?: typeof fetch;
@@ -268,7 +277,22 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     return findInUploads(req, token);
   }
 
-  const connector: Connector = { platform: 'YOUTUBE', publish, findPublished };
+  /**
+   * videos.list?part=statistics for up to 50 ids: viewCount, likeCount (absent when the owner
+   * hides likes) and commentCount, as strings. A deleted or private video is not in items.
+   */
+  async function readMetrics(credentials: Record<string, unknown>, ids: string[], signal?: AbortSignal): Promise<Record<string, PlatformMetrics>> {
+    const token = credential('YouTube', credentials, 'accessToken');
+    const r = await get(`${base}/youtube/v3/videos?${new URLSearchParams({ part: 'statistics', id: ids.join(','), maxResults: '50' })}`, token, signal);
+    const out: Record<string, PlatformMetrics> = {};
+    for (const item of (r.body as { items?: { id?: unknown; statistics?: Record<string, unknown> }[] } | null)?.items ?? []) {
+      if (typeof item.id !== 'string' || !item.statistics) continue;
+      out[item.id] = counts(item.statistics, { views: 'viewCount', likes: 'likeCount', replies: 'commentCount' });
+    }
+    return out;
+  }
+
+  const connector: Connector = { platform: 'YOUTUBE', publish, findPublished, readMetrics, metricsBatch: 50 };
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
   return withMidwayExpiry(connector, Boolean(opts.oauth));

@@ -455,3 +455,23 @@ describe('Reddit token refresh', () => {
     expect((await failure(connector(f).refreshCredentials!({ refreshToken: 'refresh-1' }))).kind).toBe('transient');
   });
 });
+
+describe('Reddit metrics', () => {
+  test('GET /api/info for up to 100 fullnames: score as likes, comments as replies; a deleted post is left out', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const a = f.addPost({ subreddit: 'test', title: 'a', score: 42, numComments: 7 });
+    const b = f.addPost({ subreddit: 'test', title: 'b', score: -3, numComments: 1 });
+    const read = await c.readMetrics!({ accessToken: 'good-token' }, [a.name, b.name, 't3_gone']);
+    expect(c.metricsBatch).toBe(100);
+    // A score below zero is no count of likes.
+    expect(read).toEqual({ [a.name]: { likes: 42, replies: 7 }, [b.name]: { replies: 1 } });
+  });
+
+  test('a token without the read scope is reauth: the channel must be connected again', async () => {
+    const f = await fake();
+    f.tokens.set('no-read', { user: 'poster', scopes: ['submit', 'identity', 'history'] });
+    const err = await connector(f).readMetrics!({ accessToken: 'no-read' }, ['t3_x']).catch((e) => e);
+    expect(err.kind).toBe('reauth');
+  });
+});

@@ -517,3 +517,19 @@ describe('midnight Pacific', () => {
     expect(msUntilMidnightPacific(Date.parse('2026-11-10T07:59:59.500Z'))).toBe(500); // 23:59:59.5 PST
   });
 });
+
+describe('YouTube metrics', () => {
+  test('videos.list statistics of up to 50 videos in one call: views, likes (null when hidden) and comments', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const a = f.addVideo({ title: 'a', description: '' });
+    const b = f.addVideo({ title: 'b', description: '' });
+    Object.assign(a.statistics, { viewCount: 1200, likeCount: 40, commentCount: 6 });
+    Object.assign(b.statistics, { viewCount: 3, likeCount: null, commentCount: 0 });
+    const before = f.requests.length;
+    const read = await c.readMetrics!(request().credentials, [a.id, b.id, 'ytgone']);
+    expect(f.requests.slice(before).filter((r) => r.path === '/youtube/v3/videos')).toHaveLength(1);
+    expect(c.metricsBatch).toBe(50);
+    expect(read).toEqual({ [a.id]: { views: 1200, likes: 40, replies: 6 }, [b.id]: { views: 3, replies: 0 } });
+  });
+});

@@ -18,6 +18,9 @@ export interface FakeRedditPost {
   permalink: string;
   /** Media posts appear in listings only after this many more listing requests (Reddit processes them first). */
   pendingPolls: number;
+  /** Votes and comments (tests set what readers did). */
+  score: number;
+  numComments: number;
 }
 
 export interface FakeRedditUpload {
@@ -38,7 +41,7 @@ export interface FakeRequest {
 }
 
 export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
-export type FakeRoute = 'submit' | 'gallery' | 'asset' | 'bucket' | 'listing' | 'me' | 'token';
+export type FakeRoute = 'submit' | 'gallery' | 'asset' | 'bucket' | 'listing' | 'info' | 'me' | 'token';
 
 export interface FakeReddit {
   /** Serves both oauth.reddit.com and www.reddit.com paths. */
@@ -66,7 +69,7 @@ export interface FakeRedditOptions {
   client?: { id: string; secret: string };
 }
 
-const SCOPES = ['submit', 'identity', 'history'];
+const SCOPES = ['submit', 'identity', 'read', 'history'];
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
 const VIDEO_TYPES = ['video/mp4', 'video/quicktime'];
 const GENERIC_AGENT = /^(bun|node|undici|python-requests|curl|axios|go-http-client)\b/i;
@@ -120,7 +123,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
 
     const auth = authorize(req);
     if (auth instanceof Response) return auth;
-    const needed = { submit: 'submit', gallery: 'submit', asset: 'submit', listing: 'history', me: 'identity' }[route];
+    const needed = { submit: 'submit', gallery: 'submit', asset: 'submit', listing: 'history', info: 'read', me: 'identity' }[route];
     if (!auth.scopes.includes(needed)) {
       return redditJson({ message: 'Forbidden', error: 403 }, 403, {
         'www-authenticate': `Bearer realm="reddit", error="insufficient_scope", scope="${needed}"`,
@@ -129,6 +132,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     let res: Response;
     if (route === 'me') res = redditJson({ name: auth.user, id: 'u1', is_suspended: false });
     else if (route === 'listing') res = listing(decodeURIComponent(path.split('/')[2]!), Number(u.searchParams.get('limit') ?? 25));
+    else if (route === 'info') res = info(u.searchParams.get('id') ?? '');
     else if (route === 'asset') res = await asset(req);
     else if (route === 'gallery') res = await gallery(req, auth.user);
     else res = await submit(req, auth.user);
@@ -142,6 +146,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (method === 'POST' && path === '/media-bucket') return 'bucket';
     if (method === 'POST' && path === '/api/v1/access_token') return 'token';
     if (method === 'GET' && path === '/api/v1/me') return 'me';
+    if (method === 'GET' && path === '/api/info') return 'info';
     if (method === 'GET' && /^\/user\/[^/]+\/submitted\/?$/.test(path)) return 'listing';
     return null;
   }
@@ -332,6 +337,17 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } });
   }
 
+  /** GET /api/info?id=: the things named (at most 100 fullnames), in a Listing; unknown ones left out. */
+  function info(ids: string): Response {
+    const names = ids.split(',').filter(Boolean);
+    if (names.length > 100) return redditJson({ message: 'Bad Request', error: 400 }, 400);
+    const children = names
+      .map((n) => posts.find((p) => p.name === n))
+      .filter((p): p is FakeRedditPost => p !== undefined)
+      .map((p) => ({ kind: 't3', data: listingData(p) }));
+    return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } });
+  }
+
   function listingData(p: FakeRedditPost) {
     return {
       id: p.id,
@@ -346,6 +362,9 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       is_self: p.kind === 'self',
       is_video: p.kind === 'video',
       selftext: p.text,
+      score: p.score,
+      ups: Math.max(p.score, 0),
+      num_comments: p.numComments,
     };
   }
 
@@ -385,6 +404,8 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       createdUtc: now(),
       permalink: `/r/${p.subreddit}/comments/${id}/${slug}/`,
       pendingPolls: p.kind === 'image' || p.kind === 'video' ? (opts.mediaPendingPolls ?? 1) : 0,
+      score: 1,
+      numComments: 0,
       ...p,
     };
     posts.push(post);

@@ -14,6 +14,8 @@ export interface FakeVideo {
   size: number;
   token: string;
   publishedAt: string;
+  /** videos.list statistics (tests set what viewers did); likeCount null when the owner hides it. */
+  statistics: { viewCount: number; likeCount: number | null; commentCount: number; favoriteCount: number };
 }
 
 export interface FakeSession {
@@ -46,7 +48,7 @@ export type FakeResponse =
   | 'hang'
   | 'accept-then-hang';
 
-export type FakeRoute = 'insert' | 'upload' | 'channels' | 'playlistItems' | 'token';
+export type FakeRoute = 'insert' | 'upload' | 'channels' | 'playlistItems' | 'videos' | 'token';
 
 export interface FakeYouTube {
   url: string;
@@ -94,7 +96,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
   const uploadOnlyTokens = new Set<string>();
   const refreshTokens = new Set(['good-refresh']);
   const issuedTokens: string[] = [];
-  const canned: Record<FakeRoute, FakeResponse[]> = { insert: [], upload: [], channels: [], playlistItems: [], token: [] };
+  const canned: Record<FakeRoute, FakeResponse[]> = { insert: [], upload: [], channels: [], playlistItems: [], videos: [], token: [] };
   const hanging = new Set<() => void>();
   let counter = 0;
 
@@ -131,6 +133,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
       if (auth instanceof Response) return auth;
       if (route === 'insert') res = await insert(req, url, auth);
       else if (route === 'channels') res = channels(url);
+      else if (route === 'videos') res = videoList(url);
       else res = playlistItems(url);
     }
     if (acceptThenHang) return hang(req);
@@ -144,6 +147,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     }
     if (method === 'GET' && path === '/youtube/v3/channels') return 'channels';
     if (method === 'GET' && path === '/youtube/v3/playlistItems') return 'playlistItems';
+    if (method === 'GET' && path === '/youtube/v3/videos') return 'videos';
     if (method === 'POST' && path === '/token') return 'token';
     return null;
   }
@@ -286,6 +290,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
       categoryId: typeof snippet.categoryId === 'string' ? snippet.categoryId : null,
       privacyStatus: String(status.privacyStatus ?? 'public'),
       selfDeclaredMadeForKids: typeof status.selfDeclaredMadeForKids === 'boolean' ? status.selfDeclaredMadeForKids : null,
+      statistics: { viewCount: 0, likeCount: 0, commentCount: 0, favoriteCount: 0 },
       mimeType: session.mimeType,
       size: session.size,
       token: session.token,
@@ -293,6 +298,33 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     };
     videos.push(video);
     return video;
+  }
+
+  /** videos.list by id (at most 50); the statistics part as strings, likeCount left out when hidden. */
+  function videoList(url: URL): Response {
+    const ids = (url.searchParams.get('id') ?? '').split(',').filter(Boolean);
+    if (!ids.length) {
+      return googleError(400, 'missingRequiredParameter', 'No filter selected. Expected one of: myRated, chart, id', 'INVALID_ARGUMENT');
+    }
+    if (ids.length > 50) return googleError(400, 'invalidFilters', 'The request specifies an invalid filter parameter.', 'INVALID_ARGUMENT');
+    const parts = (url.searchParams.get('part') ?? '').split(',');
+    const items = videos
+      .filter((v) => ids.includes(v.id))
+      .map((v) => ({
+        kind: 'youtube#video',
+        id: v.id,
+        ...(parts.includes('statistics')
+          ? {
+              statistics: {
+                viewCount: String(v.statistics.viewCount),
+                ...(v.statistics.likeCount === null ? {} : { likeCount: String(v.statistics.likeCount) }),
+                favoriteCount: String(v.statistics.favoriteCount),
+                commentCount: String(v.statistics.commentCount),
+              },
+            }
+          : {}),
+      }));
+    return json({ kind: 'youtube#videoListResponse', pageInfo: { totalResults: items.length, resultsPerPage: items.length }, items });
   }
 
   function channels(url: URL): Response {
@@ -423,6 +455,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
         selfDeclaredMadeForKids: false,
         mimeType: 'video/mp4',
         size: 1,
+        statistics: { viewCount: 0, likeCount: 0, commentCount: 0, favoriteCount: 0 },
         token: 'good-token',
         publishedAt: new Date().toISOString(),
         ...v,
