@@ -23,6 +23,7 @@ import { stopHarness } from '../test/harness/index.ts';
 import { startPostStack } from '../test/harness/post-stack.ts';
 import { uploadWorkflowId } from '../workflows/media-types.ts';
 import { postWorkflowId, retrySignal } from '../workflows/post-types.ts';
+import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepInput, type MetricsSweepSummary } from '../workflows/metrics-sweep-types.ts';
 import { PING_WORKFLOW_TYPE, type PingInput } from '../workflows/ping-types.ts';
 import { POST_RECONCILER_WORKFLOW_TYPE, type PostReconcilerResult } from '../workflows/post-reconciler-types.ts';
 import { seriesWorkflowId } from '../workflows/series-types.ts';
@@ -328,6 +329,29 @@ export const SCENARIOS: Record<string, Scenario> = {
     check(result.started >= 1, `sweep started ${result.started}`);
     const outcome = await ctx.stack.env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryIds[0]!)).result();
     check(outcome === 'delivered', `swept delivery ended ${outcome}`);
+    return workflowId;
+  },
+  /** Two published posts whose first readings fell due: the metrics sweep reads them a batch of one at a time. */
+  'metrics-sweep': async (ctx) => {
+    const { key, channelIds } = await account(ctx, ['good-token']);
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      await ctx.stack.syncClock();
+      const r = await call(ctx.stack.app, 'POST', '/v1/posts', { key, body: { content: `recorded ${crypto.randomUUID()}`, channelIds } });
+      check(r.status === 201, `create answered ${r.status}`);
+      await ctx.stack.settle(r.body.id);
+      ids.push(r.body.id);
+    }
+    const due = new Date((await ctx.stack.syncClock()).getTime() - 1000);
+    await ctx.stack.h.pool.query('update post_channels set metrics_next_at = $1 where post_id = any($2)', [due, ids]);
+    const workflowId = `metrics-sweep-${crypto.randomUUID()}`;
+    const input: MetricsSweepInput = { limit: 1, rounds: 3 };
+    const result: MetricsSweepSummary = await ctx.stack.client.workflow.execute(METRICS_SWEEP_WORKFLOW_TYPE, {
+      taskQueue: ctx.stack.taskQueue,
+      workflowId,
+      args: [input],
+    });
+    check(result.read >= 2, `sweep read ${result.read}`);
     return workflowId;
   },
   /** A post committed and deleted while its workflow start was lost: the reconciler only clears its mark. */
