@@ -281,9 +281,17 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
    * videos.list?part=statistics for up to 50 ids: viewCount, likeCount (absent when the owner
    * hides likes) and commentCount, as strings. A deleted or private video is not in items.
    */
-  async function readMetrics(credentials: Record<string, unknown>, ids: string[], signal?: AbortSignal): Promise<Record<string, PlatformMetrics>> {
+  async function readMetrics(
+    credentials: Record<string, unknown>,
+    ids: string[],
+    signal?: AbortSignal,
+  ): Promise<Record<string, PlatformMetrics>> {
     const token = credential('YouTube', credentials, 'accessToken');
-    const r = await get(`${base}/youtube/v3/videos?${new URLSearchParams({ part: 'statistics', id: ids.join(','), maxResults: '50' })}`, token, signal);
+    const r = await get(
+      `${base}/youtube/v3/videos?${new URLSearchParams({ part: 'statistics', id: ids.join(','), maxResults: '50' })}`,
+      token,
+      signal,
+    );
     const out: Record<string, PlatformMetrics> = {};
     for (const item of (r.body as { items?: { id?: unknown; statistics?: Record<string, unknown> }[] } | null)?.items ?? []) {
       if (typeof item.id !== 'string' || !item.statistics) continue;

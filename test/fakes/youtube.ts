@@ -306,7 +306,8 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     if (!ids.length) {
       return googleError(400, 'missingRequiredParameter', 'No filter selected. Expected one of: myRated, chart, id', 'INVALID_ARGUMENT');
     }
-    if (ids.length > 50) return googleError(400, 'invalidFilters', 'The request specifies an invalid filter parameter.', 'INVALID_ARGUMENT');
+    if (ids.length > 50)
+      return googleError(400, 'invalidFilters', 'The request specifies an invalid filter parameter.', 'INVALID_ARGUMENT');
     const parts = (url.searchParams.get('part') ?? '').split(',');
     const items = videos
       .filter((v) => ids.includes(v.id))
