@@ -10,9 +10,17 @@
 //    one whose caption matches. That list holds public videos only, so a SELF_ONLY post made before
 //    a restart cannot be found there.
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
-import { str } from './json.ts';
+import { counts, str } from './json.ts';
 import { remember } from './recent.ts';
-import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PlatformMetrics,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
 
 export interface TikTokConnectorOptions {
   fetch?: typeof fetch;
@@ -291,7 +299,27 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     return untilPublished(req.idempotencyKey, p, token, req.signal);
   }
 
-  const connector: Connector = { platform: 'TIKTOK', publish, findPublished };
+  /**
+   * POST /v2/video/query/ (video.list scope) for up to 20 of the creator's own videos: views,
+   * likes, comments and shares. A video not (or no longer) public is not in the answer.
+   */
+  async function readMetrics(credentials: Record<string, unknown>, ids: string[], signal?: AbortSignal) {
+    const token = credential('TikTok', credentials, 'accessToken');
+    const r = await call(
+      '/v2/video/query/?fields=id,view_count,like_count,comment_count,share_count',
+      token,
+      { filters: { video_ids: ids } },
+      signal,
+    );
+    const out: Record<string, PlatformMetrics> = {};
+    for (const v of (r.body as { data?: { videos?: Record<string, unknown>[] } }).data?.videos ?? []) {
+      if (typeof v.id !== 'string' || !v.id) continue;
+      out[v.id] = counts(v, { views: 'view_count', likes: 'like_count', replies: 'comment_count', reposts: 'share_count' });
+    }
+    return out;
+  }
+
+  const connector: Connector = { platform: 'TIKTOK', publish, findPublished, readMetrics, metricsBatch: 20 };
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
   return withMidwayExpiry(connector, Boolean(opts.oauth));

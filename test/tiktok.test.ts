@@ -546,3 +546,24 @@ describe('fake TikTok contract', () => {
     });
   });
 });
+
+describe('TikTok metrics', () => {
+  test('video/query for up to 20 of the creator’s videos: views, likes, comments, shares; a private one is left out', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const a = f.addPost({ caption: 'a', stats: { view_count: 5000, like_count: 300, comment_count: 12, share_count: 9 } });
+    const hidden = f.addPost({ caption: 'b', privacy: 'SELF_ONLY' });
+    const read = await c.readMetrics!({ accessToken: 'good-token' }, [a.id, hidden.id]);
+    expect(c.metricsBatch).toBe(20);
+    expect(read).toEqual({ [a.id]: { views: 5000, likes: 300, replies: 12, reposts: 9 } });
+    const q = f.requests.filter((r) => r.path === '/v2/video/query/');
+    expect(q).toHaveLength(1);
+  });
+
+  test('a token without video.list is refused for its scope: the channel must be connected again', async () => {
+    const f = await fake();
+    f.missingScopes.set('good-token', new Set(['video.list']));
+    const err = await connector(f).readMetrics!({ accessToken: 'good-token' }, ['1']).catch((e) => e);
+    expect(err.kind).toBe('reauth');
+  });
+});

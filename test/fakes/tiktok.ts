@@ -38,6 +38,8 @@ export interface FakePost {
   privacy: string;
   createdMs: number;
   token: string;
+  /** What viewers did (tests set them); video/query reports them. */
+  stats: { view_count: number; like_count: number; comment_count: number; share_count: number };
 }
 
 export interface FakeRequest {
@@ -53,7 +55,7 @@ export type FakeResponse =
   | 'hang'
   | 'accept-then-hang';
 
-export type FakeRoute = 'creator_info' | 'init' | 'upload' | 'status' | 'video_list' | 'token';
+export type FakeRoute = 'creator_info' | 'init' | 'upload' | 'status' | 'video_list' | 'video_query' | 'token';
 
 export interface FakeTikTokOptions {
   /** status/fetch polls answering PROCESSING_UPLOAD after the upload (default 1). */
@@ -98,6 +100,8 @@ const POST_INFO = new Set([
   'is_aigc',
 ]);
 const SOURCE_INFO = new Set(['source', 'video_size', 'chunk_size', 'total_chunk_count', 'video_url']);
+const NO_STATS = () => ({ view_count: 0, like_count: 0, comment_count: 0, share_count: 0 });
+
 const VIDEO_FIELDS = new Set([
   'id',
   'create_time',
@@ -134,7 +138,15 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
   const missingScopes = new Map<string, Set<string>>();
   const refreshTokens = new Set(['good-refresh']);
   const issued: { accessToken: string; refreshToken: string }[] = [];
-  const canned: Record<FakeRoute, FakeResponse[]> = { creator_info: [], init: [], upload: [], status: [], video_list: [], token: [] };
+  const canned: Record<FakeRoute, FakeResponse[]> = {
+    creator_info: [],
+    init: [],
+    upload: [],
+    status: [],
+    video_list: [],
+    video_query: [],
+    token: [],
+  };
   const failReasons: string[] = [];
   const hanging = new Set<() => void>();
   let counter = 0;
@@ -168,7 +180,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     if (route === 'token') res = await token(req);
     else if (route === 'upload') res = await upload(req, url);
     else {
-      const scope = route === 'video_list' ? 'video.list' : 'video.publish';
+      const scope = route === 'video_list' || route === 'video_query' ? 'video.list' : 'video.publish';
       const auth = authorize(req, scope);
       if (auth instanceof Response) return auth;
       if (route !== 'creator_info' && !(req.headers.get('content-type') ?? '').startsWith('application/json')) {
@@ -177,6 +189,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       if (route === 'creator_info') res = ok(creator);
       else if (route === 'init') res = await init(req, auth);
       else if (route === 'status') res = await status(req);
+      else if (route === 'video_query') res = await videoQuery(req, url, auth);
       else res = await videoList(req, url, auth);
     }
     if (acceptThenHang) return hang(req);
@@ -192,6 +205,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       '/v2/post/publish/video/init/': 'init',
       '/v2/post/publish/status/fetch/': 'status',
       '/v2/video/list/': 'video_list',
+      '/v2/video/query/': 'video_query',
     };
     return routes[path] ?? null;
   }
@@ -300,6 +314,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       caption: typeof p.postInfo.title === 'string' ? p.postInfo.title : '',
       privacy: String(p.postInfo.privacy_level),
       createdMs: Date.now(),
+      stats: NO_STATS(),
       token: p.token,
     };
     posts.push(p.post);
@@ -329,6 +344,25 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       `"publicaly_available_post_id":[${ids.join(',')}],"uploaded_bytes":${p.received}},` +
       `"error":{"code":"ok","message":"","log_id":"${logId()}"}}`;
     return new Response(text, { headers: { 'Content-Type': 'application/json' } });
+  }
+
+  /** video/query: the token's own public videos among filters.video_ids (1 to 20), with the fields asked. */
+  async function videoQuery(req: Request, url: URL, tok: string): Promise<Response> {
+    const fields = (url.searchParams.get('fields') ?? '').split(',').filter(Boolean);
+    if (!fields.length || fields.some((f) => !VIDEO_FIELDS.has(f)))
+      return apiError(400, 'invalid_params', 'fields is missing or has an unknown field.');
+    const body = (await req.json().catch(() => null)) as { filters?: { video_ids?: unknown } } | null;
+    const ids = body?.filters?.video_ids;
+    if (!Array.isArray(ids) || !ids.length || ids.length > 20 || ids.some((id) => typeof id !== 'string')) {
+      return apiError(400, 'invalid_params', 'filters.video_ids must hold 1 to 20 video ids.');
+    }
+    const videos = posts
+      .filter((p) => ids.includes(p.id) && p.token === tok && p.privacy === 'PUBLIC_TO_EVERYONE')
+      .map((p) => {
+        const all: Record<string, unknown> = { id: p.id, create_time: Math.floor(p.createdMs / 1000), ...p.stats };
+        return Object.fromEntries(fields.filter((f) => f in all).map((f) => [f, all[f]]));
+      });
+    return ok({ videos });
   }
 
   async function videoList(req: Request, url: URL, tok: string): Promise<Response> {
@@ -421,7 +455,14 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       validTokens.delete(t);
     },
     addPost(p) {
-      const post: FakePost = { id: String(nextPostId++), privacy: 'PUBLIC_TO_EVERYONE', createdMs: Date.now(), token: 'good-token', ...p };
+      const post: FakePost = {
+        id: String(nextPostId++),
+        privacy: 'PUBLIC_TO_EVERYONE',
+        createdMs: Date.now(),
+        token: 'good-token',
+        stats: NO_STATS(),
+        ...p,
+      };
       posts.push(post);
       return post;
     },
