@@ -25,6 +25,7 @@ import { POST_RECONCILER_WORKFLOW_TYPE, type PostReconcilerWorkflow } from '../w
 import { SERIES_WORKFLOW_TYPE, type SeriesWorkflow } from '../workflows/series-types.ts';
 import { WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE, type WebhookOutboxSweepWorkflow } from '../workflows/webhook-outbox-sweep-types.ts';
 import { WEBHOOK_FANOUT_WORKFLOW_TYPE, type WebhookFanoutWorkflow } from '../workflows/webhook-fanout-types.ts';
+import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepWorkflow } from '../workflows/metrics-sweep-types.ts';
 import {
   cancelPostUpdate,
   editPostUpdate,
@@ -60,6 +61,8 @@ describe('workflow contracts', () => {
     expect(SERIES_WORKFLOW_TYPE).toBe('seriesWorkflow');
     expect(WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE).toBe('webhookOutboxSweepWorkflow');
     expect(WEBHOOK_FANOUT_WORKFLOW_TYPE).toBe('webhookFanoutWorkflow');
+    // The metrics sweep is a Schedule's action, and the workflow a post's refresh starts.
+    expect(METRICS_SWEEP_WORKFLOW_TYPE).toBe('metricsSweepWorkflow');
     // The worker registers workflows by their export names in workflows/index.ts.
     const registered: { [name: string]: unknown } = workflows;
     expect(Object.keys(registered).sort()).toEqual(
@@ -72,6 +75,7 @@ describe('workflow contracts', () => {
         SERIES_WORKFLOW_TYPE,
         WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
         WEBHOOK_FANOUT_WORKFLOW_TYPE,
+        METRICS_SWEEP_WORKFLOW_TYPE,
       ].sort(),
     );
     // Compile-time: each implementation has its contract's signature (typecheck fails otherwise).
@@ -84,6 +88,7 @@ describe('workflow contracts', () => {
       SeriesWorkflow,
       WebhookOutboxSweepWorkflow,
       WebhookFanoutWorkflow,
+      MetricsSweepWorkflow,
     ] = [
       workflows.postWorkflow,
       workflows.mediaUploadWorkflow,
@@ -93,6 +98,7 @@ describe('workflow contracts', () => {
       workflows.seriesWorkflow,
       workflows.webhookOutboxSweepWorkflow,
       workflows.webhookFanoutWorkflow,
+      workflows.metricsSweepWorkflow,
     ];
     expect(signatures.map((f) => f.name)).toEqual([
       POST_WORKFLOW_TYPE,
@@ -103,6 +109,7 @@ describe('workflow contracts', () => {
       SERIES_WORKFLOW_TYPE,
       WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
       WEBHOOK_FANOUT_WORKFLOW_TYPE,
+      METRICS_SWEEP_WORKFLOW_TYPE,
     ]);
   });
 });

@@ -27,5 +27,7 @@ export interface MetricsSweepSummary {
   stopped: number;
 }
 
+export type MetricsSweepWorkflow = (input: MetricsSweepInput) => Promise<MetricsSweepSummary>;
+
 export const METRICS_SWEEP_EVERY = '1 minute';
 export const METRICS_SWEEP_INPUT: MetricsSweepInput = { limit: 500, rounds: 10 };
