@@ -15,6 +15,8 @@ import { createChannelCredentials } from './channel-credentials.ts';
 import type { WebhookEmitter } from './webhook-events.ts';
 
 const NEEDS_RECONNECT = 'the channel needs to be connected again';
+/** A claimed reading is the sweep's for this long: more than its activity's 5-minute limit. */
+export const CLAIM_MS = 10 * 60_000;
 
 export interface MetricsActivityDeps {
   orm: Orm;
@@ -111,15 +113,36 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
     async collectDueMetrics({ limit, postId }: { limit: number; postId?: string }): Promise<MetricsSweepResult> {
       const at = now();
       const asked = postId !== undefined;
-      const due = await sql<DueRow>(
-        deps.orm.em.fork(),
-        `select pc.id, pc.platform, pc.channel_id, c.status as channel_status, pc.platform_post_id, pc.published_at,
-           pc.metrics_step, pc.metrics_next_at, pc.post_id, c.organization_id
-         from post_channels pc join channels c on c.id = pc.channel_id
-         where pc.status = 'published' and ${asked ? 'pc.post_id = ?' : 'pc.metrics_next_at <= ?'}
-         order by pc.metrics_next_at limit ?`,
-        [asked ? postId : at, limit],
-      );
+      // Scheduled readings are claimed: their time moves CLAIM_MS ahead in the statement that picks
+      // them, so two sweeps (a Schedule's run beside a refresh, a retried activity) never read the
+      // same post twice; a reading whose worker died is due again once the claim runs out.
+      const due = asked
+        ? await sql<DueRow>(
+            deps.orm.em.fork(),
+            `select pc.id, pc.platform, pc.channel_id, c.status as channel_status, pc.platform_post_id, pc.published_at,
+               pc.metrics_step, pc.metrics_next_at, pc.post_id, c.organization_id
+             from post_channels pc join channels c on c.id = pc.channel_id
+             where pc.status = 'published' and pc.post_id = ? limit ?`,
+            [postId, limit],
+          )
+        : await sql<DueRow>(
+            deps.orm.em.fork(),
+            `with picked as (
+               select id from post_channels
+               where status = 'published' and metrics_next_at <= ?
+               order by metrics_next_at limit ?
+               for update skip locked
+             ),
+             claimed as (
+               update post_channels pc set metrics_next_at = ?
+               from picked where pc.id = picked.id
+               returning pc.id, pc.platform, pc.channel_id, pc.platform_post_id, pc.published_at, pc.metrics_step,
+                 pc.metrics_next_at, pc.post_id
+             )
+             select claimed.*, c.status as channel_status, c.organization_id
+             from claimed join channels c on c.id = claimed.channel_id`,
+            [at, limit, new Date(at.getTime() + CLAIM_MS)],
+          );
       const result: MetricsSweepResult = { read: 0, failed: 0, stopped: 0 };
       const byChannel = new Map<string, DueRow[]>();
       for (const r of due) byChannel.set(r.channel_id, [...(byChannel.get(r.channel_id) ?? []), r]);

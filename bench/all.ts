@@ -104,6 +104,13 @@ const BENCHES: Bench[] = [
     timeoutMin: 10,
   },
   {
+    name: 'metrics-follow',
+    file: 'bench/metrics-follow.ts',
+    quick: { BENCH_FOLLOWED: '1000' },
+    full: { BENCH_FOLLOWED: '10000' },
+    timeoutMin: 15,
+  },
+  {
     name: 'embedded-http',
     file: 'bench/embedded-http.ts',
     quick: { BENCH_HTTP_SECONDS: '3', BENCH_HTTP_ROUNDS: '1', BENCH_KEYS: '100' },

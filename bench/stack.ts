@@ -178,7 +178,8 @@ export interface BenchStack {
   credentialsKey: Buffer;
 }
 
-export async function startBenchStack(): Promise<BenchStack> {
+/** `workerEnv`: more settings for the worker process (e.g. a fake platform's URL). */
+export async function startBenchStack(opts: { workerEnv?: Record<string, string> } = {}): Promise<BenchStack> {
   const t0 = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'postpilot-bench-'));
   const logs = join(dir, 'logs');
@@ -245,6 +246,7 @@ export async function startBenchStack(): Promise<BenchStack> {
       OUTBOUND_ALLOW_PRIVATE: 'true',
       // info: the worker's readiness line above is logged at info (it logs little else at info).
       LOG_LEVEL: 'info',
+      ...opts.workerEnv,
     },
     join(logs, 'worker.log'),
   );

@@ -256,6 +256,16 @@ describe('collecting metrics from the platform', () => {
     expect(await snapshots(pcId)).toHaveLength(0);
   });
 
+  test('two sweeps at once read a due post once: the first claims it', async () => {
+    const at0 = new Date('2020-07-01T09:00:00Z');
+    const { pcId, statusId } = await published(at0);
+    const before = mastodon.requests.length;
+    const readAt = new Date(at0.getTime() + HOUR + 1000);
+    await Promise.all([collectAt(readAt), collectAt(readAt)]);
+    expect(mastodon.requests.slice(before).filter((r) => r.path === `/api/v1/statuses/${statusId}`)).toHaveLength(1);
+    expect(await snapshots(pcId)).toHaveLength(1);
+  });
+
   test('a post deleted on the platform is no longer followed, with the reason', async () => {
     const at0 = new Date('2020-02-01T09:00:00Z');
     const { pcId, statusId } = await published(at0);
