@@ -50,57 +50,66 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
   const now = deps.now ?? (() => new Date());
   const credentials = createChannelCredentials(deps, webhooks);
 
+  type Outcome = { metrics?: Record<string, number | null>; error?: string; stop?: boolean };
+
   /**
-   * Records one reading's outcome: the snapshot (ok) and the next step, or the error and when to
-   * try again. A reading asked for (`asked`) is a snapshot without a step and moves no step.
+   * Records readings' outcomes, one statement for them all: each snapshot (ok) and its next step,
+   * or the error and when to try again; a reading asked for (`asked`) is a snapshot without a step
+   * and moves no step. With the snapshots written, their post.analytics.updated events, in the
+   * same transaction (a retried reading writes neither twice).
    */
-  async function record(
-    row: DueRow,
-    at: Date,
-    outcome: { metrics?: Record<string, number | null>; error?: string; stop?: boolean },
-    asked = false,
-  ) {
-    const next =
-      asked && !outcome.stop
-        ? { step: row.metrics_step, nextAt: row.metrics_next_at }
-        : outcome.stop
-          ? { step: row.metrics_step, nextAt: null }
-          : afterReading(new Date(row.published_at), row.metrics_step, at, !outcome.error);
-    // The snapshot, the step and, when a snapshot was written, its post.analytics.updated event:
-    // one transaction (a retried reading writes neither twice).
+  async function record(rows: DueRow[], at: Date, outcome: (row: DueRow) => Outcome, asked: boolean): Promise<void> {
+    if (!rows.length) return;
+    const input = rows.map((row) => {
+      const o = outcome(row);
+      const next =
+        asked && !o.stop
+          ? { step: row.metrics_step, nextAt: row.metrics_next_at }
+          : o.stop
+            ? { step: row.metrics_step, nextAt: null }
+            : afterReading(new Date(row.published_at), row.metrics_step, at, !o.error);
+      return {
+        id: row.id,
+        pm_id: newId('pm'),
+        step: asked ? null : row.metrics_step,
+        metrics: o.metrics ?? null,
+        next_step: next.step,
+        next_at: next.nextAt === null ? null : new Date(next.nextAt).toISOString(),
+        error: o.error ?? null,
+        cur_step: row.metrics_step,
+      };
+    });
     const deliveries = await deps.orm.em.fork().transactional(async (em) => {
-      const [written] = await sql<{ n: number }>(
+      const written = await sql<{ id: string }>(
         em,
-        `with snap as (
+        `with input as (
+           select * from jsonb_to_recordset(?::jsonb)
+             as i(id text, pm_id text, step int, metrics jsonb, next_step int, next_at timestamptz, error text, cur_step int)
+         ),
+         snap as (
            insert into post_metrics (id, post_channel_id, step, measured_at, metrics)
-           select ?, ?, ?, ?, ?::jsonb where ?::boolean
+           select pm_id, id, step, ?, metrics from input where metrics is not null
            on conflict (post_channel_id, step) do nothing
-           returning 1
+           returning post_channel_id as id
          ),
          moved as (
-           update post_channels set metrics_step = ?, metrics_next_at = ?, metrics_error = ?
-           where id = ? and metrics_step = ?
+           update post_channels pc set metrics_step = i.next_step, metrics_next_at = i.next_at, metrics_error = i.error
+           from input i where pc.id = i.id and pc.metrics_step = i.cur_step
            returning 1
          )
-         select (select count(*) from snap)::int as n`,
-        [
-          newId('pm'),
-          row.id,
-          asked ? null : row.metrics_step,
-          at,
-          JSON.stringify(outcome.metrics ?? {}),
-          outcome.metrics !== undefined,
-          next.step,
-          next.nextAt,
-          outcome.error ?? null,
-          row.id,
-          row.metrics_step,
-        ],
+         select id from snap`,
+        [JSON.stringify(input), at],
       );
-      if (!written?.n) return [];
-      return webhooks.write(em, row.organization_id, 'post.analytics.updated', async () => ({
-        ...(await postAnalyticsForKey(em, row.organization_id, row.post_id, 'all')),
-      }));
+      const ids: string[] = [];
+      for (const { id } of written) {
+        const row = rows.find((r) => r.id === id)!;
+        ids.push(
+          ...(await webhooks.write(em, row.organization_id, 'post.analytics.updated', async () => ({
+            ...(await postAnalyticsForKey(em, row.organization_id, row.post_id, 'all')),
+          }))),
+        );
+      }
+      return ids;
     });
     await webhooks.dispatch(deps.orm.em, deliveries);
   }
@@ -151,13 +160,13 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
         const first = rows[0]!;
         const connector = deps.connectors[first.platform];
         if (!connector?.readMetrics || !deps.credentialsKey) {
-          for (const r of rows) await record(r, at, { stop: true, error: 'this platform reports no metrics' }, asked);
+          await record(rows, at, () => ({ stop: true, error: 'this platform reports no metrics' }), asked);
           result.stopped += rows.length;
           continue;
         }
         if (first.channel_status === 'reauth_required') {
-          // Rule 5: the step is given up with the reason; the next one is tried.
-          for (const r of rows) await record(r, at, { error: NEEDS_RECONNECT }, asked);
+          // Rule 5: not read; tried again later, with the reason.
+          await record(rows, at, () => ({ error: NEEDS_RECONNECT }), asked);
           result.failed += rows.length;
           continue;
         }
@@ -166,42 +175,47 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
           creds = await credentials.current(first.channel_id, connector, signal);
         } catch (err) {
           if (!(err instanceof ApplicationFailure && err.type === FAILURE.reauth)) throw err;
-          for (const r of rows) await record(r, at, { error: NEEDS_RECONNECT }, asked);
+          await record(rows, at, () => ({ error: NEEDS_RECONNECT }), asked);
           result.failed += rows.length;
           continue;
         }
-        const unknown = rows.filter((r) => !r.platform_post_id);
-        for (const r of unknown) await record(r, at, { stop: true, error: 'the platform gave no id for this post' }, asked);
-        result.stopped += unknown.length;
+        // Every reading of the channel, then one record of them all.
+        const outcomes = new Map<string, Outcome>();
+        for (const r of rows) if (!r.platform_post_id) outcomes.set(r.id, { stop: true, error: 'the platform gave no id for this post' });
+        const readable = rows.filter((r) => r.platform_post_id);
         const batch = Math.max(1, connector.metricsBatch ?? 1);
-        for (let i = 0; i < rows.length; i += batch) {
-          const chunk = rows.slice(i, i + batch).filter((r) => r.platform_post_id);
-          let answer: Record<string, Record<string, number>>;
+        for (let i = 0; i < readable.length; i += batch) {
+          const chunk = readable.slice(i, i + batch);
           try {
-            answer = await connector.readMetrics(
+            const answer = await connector.readMetrics(
               creds,
               chunk.map((r) => r.platform_post_id!),
               signal,
             );
+            for (const r of chunk) {
+              const reported = answer[r.platform_post_id!];
+              outcomes.set(
+                r.id,
+                reported ? { metrics: metricsOf(reported) } : { stop: true, error: 'the post is no longer on the platform' },
+              );
+            }
           } catch (err) {
             if (!(err instanceof PlatformError)) throw err;
             // A refused token: the channel must be connected again (as a publish would find it).
             if (err.kind === 'reauth') await credentials.markReauthRequired(first.channel_id);
             // Otherwise the platform's rate limit or outage: these readings are tried again later (rule 4).
-            for (const r of chunk) await record(r, at, { error: err.kind === 'reauth' ? NEEDS_RECONNECT : err.message }, asked);
-            result.failed += chunk.length;
-            continue;
-          }
-          for (const r of chunk) {
-            const reported = answer[r.platform_post_id!];
-            if (reported) {
-              await record(r, at, { metrics: metricsOf(reported) }, asked);
-              result.read++;
-            } else {
-              await record(r, at, { stop: true, error: 'the post is no longer on the platform' }, asked);
-              result.stopped++;
+            for (const r of chunk) outcomes.set(r.id, { error: err.kind === 'reauth' ? NEEDS_RECONNECT : err.message });
+            if (err.kind === 'reauth') {
+              for (const r of readable.slice(i + batch)) outcomes.set(r.id, { error: NEEDS_RECONNECT });
+              break;
             }
           }
+        }
+        await record(rows, at, (r) => outcomes.get(r.id)!, asked);
+        for (const o of outcomes.values()) {
+          if (o.metrics) result.read++;
+          else if (o.stop) result.stopped++;
+          else result.failed++;
         }
       }
       return result;
