@@ -20,6 +20,7 @@ import { envInt, machineNote, onStop, runBench, say, startBenchStack } from './s
 const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '1';
 if (JSON_OUT) console.log = console.error;
 
+const r1 = (v: number) => Math.round(v * 10) / 10;
 const FOLLOWED = envInt('BENCH_FOLLOWED', 10_000, 10, 200_000);
 const CHANNELS = envInt('BENCH_FOLLOWED_CHANNELS', 10, 2, 100);
 
@@ -157,16 +158,17 @@ await runBench(async () => {
       `${JSON.stringify({
         bench: 'metrics-follow',
         followed: FOLLOWED,
-        metrics: {
-          sweepSeconds,
-          ceilingSeconds,
-          ratio: ceilingSeconds / sweepSeconds,
-          xCallsPerReading: xCalls / half,
-          mastodonCallsPerReading: mastodonCalls / (FOLLOWED - half),
-          workerRssBeforeMb: idle.rssMb,
-          workerRssAfterMb: after.rssMb,
-          written: Number(snapshots!.n),
-        },
+        metrics: [
+          { metric: `time to read ${FOLLOWED} due readings`, value: r1(sweepSeconds), unit: 's' },
+          { metric: 'the same readings by the connectors alone (ceiling)', value: r1(ceilingSeconds), unit: 's' },
+          { metric: 'ratio to the ceiling', value: Math.round((ceilingSeconds / sweepSeconds) * 100) / 100, unit: '' },
+          { metric: 'X calls per reading', value: Math.round((xCalls / half) * 1000) / 1000, unit: 'calls' },
+          { metric: 'Mastodon calls per reading', value: Math.round((mastodonCalls / (FOLLOWED - half)) * 1000) / 1000, unit: 'calls' },
+          { metric: 'worker CPU per reading', value: Math.round((workerCpuMs / FOLLOWED) * 100) / 100, unit: 'ms' },
+          { metric: 'worker RSS before', value: r1(idle.rssMb), unit: 'MiB' },
+          { metric: 'worker RSS after', value: r1(after.rssMb), unit: 'MiB' },
+          { metric: 'readings written', value: Number(snapshots!.n), unit: 'readings' },
+        ],
       })}\n`,
     );
   }
