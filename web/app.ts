@@ -17,6 +17,7 @@ import { queueRoutes } from './queue-editor.ts';
 import { settingsRoutes } from './settings.ts';
 import { staticRoutes } from './static.ts';
 import { webhookRoutes } from './webhooks.ts';
+import { analyticsRoutes } from './analytics.ts';
 
 /** Paths of the JSON API (any version, the storage URLs, the pages' JSON): unknown ones keep the API's JSON 404. */
 const API_PATH = /^\/(v\d+|storage|web\/api)(\/|$)/i;
@@ -48,6 +49,7 @@ export function webApp(deps: WebDeps) {
       .use(postLifecycleRoutes(web))
       .use(channelRoutes(web))
       .use(queueRoutes(web))
+      .use(analyticsRoutes(web))
       .use(keyRoutes(web))
       .use(settingsRoutes(web))
       .use(webhookRoutes(web))

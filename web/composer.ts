@@ -9,6 +9,8 @@ import { countedOnServer, measureChannelText } from '../platforms/text-length.ts
 import type { IChannel } from '../db/entities/index.ts';
 import { rulesFor } from '../platforms/catalog.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
+import { postAnalyticsForKey, type PostAnalytics } from '../domain/analytics/post-analytics.ts';
+import { postFigures } from './analytics.ts';
 import type { MediaView } from '../domain/media.ts';
 import { describeError, jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -191,7 +193,7 @@ function withFormZone(ctx: PageContext): PageContext {
   return isTimeZone(tz) && tz !== ctx.tz ? { ...ctx, tz } : ctx;
 }
 
-function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChannel>): Response {
+function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChannel>, figures: PostAnalytics): Response {
   const errors = postErrors(post, channels);
   const body = html`<article class="post-detail" data-testid="post-detail" data-post-id="${post.id}" data-status="${post.status}" data-feed="/web/api/posts/${post.id}" data-live-posts>
   <h1>Post <span class="status status-${post.status}" data-testid="post-status" data-status="${post.status}"${errors.length ? html` title="${errors.join('\n')}"` : ''}>${statusLabel(post.status)}</span></h1>
@@ -214,6 +216,7 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
     </tr>`,
     )}</tbody>
   </table>
+  ${postFigures(figures, channels)}
   <p class="post-deleted notice" role="status" data-testid="post-deleted" hidden>This post has been deleted.</p>
   <div class="actions">${post.status === 'scheduled' ? html`<a class="button primary" href="/posts/${post.id}/edit" data-testid="post-edit">Edit or reschedule</a>` : ''}
   ${postLifecycleActions(ctx, post, channels)}
@@ -227,7 +230,8 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
       signedIn: ctx.signedIn,
       tz: ctx.tz,
       nav: null,
-      scripts: ['calendar.js'],
+      scripts: ['calendar.js', 'uplot.js', 'analytics.js'],
+      styles: ['uplot.css'],
       tzReload: true,
       notice:
         notice === 'created'
@@ -354,7 +358,8 @@ export function composerRoutes(web: Web) {
       pageRoute(web, async (ctx) => {
         const orgId = ctx.signedIn.organization.id;
         const post = await getPostForKey(ctx.em, orgId, ctx.params.id!, 'all', web.deps.storage);
-        return postPage(ctx, post, byId(await channelsOf(ctx.em, orgId)));
+        const figures = await postAnalyticsForKey(ctx.em, orgId, post.id, 'all', web.deps.storage);
+        return postPage(ctx, post, byId(await channelsOf(ctx.em, orgId)), figures);
       }),
     )
     .get(

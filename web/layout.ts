@@ -4,11 +4,12 @@ import type { SignedIn } from '../services/users.ts';
 import { html, type SafeHtml } from './html.ts';
 import { assetUrl } from './static.ts';
 
-export type NavItem = 'calendar' | 'compose' | 'channels' | 'media' | 'keys' | 'webhooks' | null;
+export type NavItem = 'calendar' | 'compose' | 'analytics' | 'channels' | 'media' | 'keys' | 'webhooks' | null;
 
 const NAV: { id: Exclude<NavItem, null>; href: string; label: string }[] = [
   { id: 'calendar', href: '/calendar', label: 'Calendar' },
   { id: 'compose', href: '/posts/new', label: 'New post' },
+  { id: 'analytics', href: '/analytics', label: 'Analytics' },
   { id: 'channels', href: '/channels', label: 'Channels' },
   { id: 'media', href: '/media', label: 'Media' },
   { id: 'keys', href: '/settings/api-keys', label: 'API keys' },
@@ -23,6 +24,8 @@ export interface PageInput {
   nav?: NavItem;
   /** Page scripts under /static (app.js is always loaded). */
   scripts?: string[];
+  /** Page stylesheets under /static (app.css is always loaded). */
+  styles?: string[];
   notice?: string | null;
   /** app.js may reload the page once to show it in the browser's time zone (GET pages only). */
   tzReload?: boolean;
@@ -38,6 +41,7 @@ export function layout(page: PageInput): SafeHtml {
 <title>${page.title} · Postpilot</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assetUrl('app.css')}">
+${(page.styles ?? []).map((name) => html`<link rel="stylesheet" href="${assetUrl(name)}">`)}
 ${s ? html`<meta name="csrf-token" content="${s.session.csrfToken}">` : ''}
 <script src="${assetUrl('app.js')}" defer></script>
 ${(page.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer></script>`)}

@@ -4,6 +4,8 @@
 // form: no JavaScript needed. Slot times are wall times of the queue's zone (a 09:00 slot stays
 // 09:00 there across daylight-saving changes); the free times are also shown in the viewer's zone.
 import { router } from '../http/router.ts';
+import { bestTimes } from '../domain/analytics/best-times.ts';
+import { bestTimesHeatMap } from './analytics.ts';
 import { ApiError, type FieldError } from '../lib/errors.ts';
 import { organizationTimeZone, getQueue, setQueue, type QueueView } from '../domain/queues/queues.ts';
 import { Channel } from '../db/entities/index.ts';
@@ -58,9 +60,10 @@ async function queuePage(
   const orgId = ctx.signedIn.organization.id;
   const channel = await ctx.em.findOne(Channel, { id: channelId, organization: orgId });
   if (!channel) throw errors.notFound('Channel');
-  const [q, orgZone] = await Promise.all([
+  const [q, orgZone, best] = await Promise.all([
     getQueue(ctx.em, orgId, channelId, { now: ctx.now, count: 10 }),
     organizationTimeZone(ctx.em, orgId),
+    bestTimes(ctx.em.fork(), orgId, channelId, { now: ctx.now }),
   ]);
   const state = o.state ?? stateOf(q, ctx.tz);
   const zones = Intl.supportedValuesOf('timeZone');
@@ -103,7 +106,8 @@ ${
       )}</ol>
   <p class="hint">Shown in your time zone, ${ctx.tz}.</p>`
     : html`<p data-testid="queue-free-none">${q.slots.length ? 'No free slot in the next 90 days.' : 'No slots yet.'}</p>`
-}`;
+}
+${bestTimesHeatMap(best)}`;
   return htmlResponse(
     layout({ title: `Queue: ${channel.name}`, body, signedIn: ctx.signedIn, tz: ctx.tz, nav: 'channels', notice: o.notice ?? null }),
     { status: o.status ?? 200 },

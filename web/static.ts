@@ -1,4 +1,5 @@
-// The app's CSS and JS, served from web/static as they are (no build step). Each URL carries a
+// The app's CSS and JS, served from web/static as they are (no build step), and the chart
+// library's files from its npm package (VENDOR). Each URL carries a
 // hash of the file, so browsers may cache it for long and still see a new version at once.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -6,6 +7,11 @@ import { extname, join } from 'node:path';
 import { router } from '../http/router.ts';
 
 const DIR = join(import.meta.dir, 'static');
+/** Files of npm packages the pages use, served under these names (no CDN: the browser asks only this app). */
+const VENDOR: Record<string, string> = {
+  'uplot.js': join(import.meta.dir, '..', 'node_modules', 'uplot', 'dist', 'uPlot.iife.min.js'),
+  'uplot.css': join(import.meta.dir, '..', 'node_modules', 'uplot', 'dist', 'uPlot.min.css'),
+};
 const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -22,10 +28,14 @@ let assets: Map<string, Asset> | undefined;
 function load(): Map<string, Asset> {
   if (assets) return assets;
   assets = new Map();
-  for (const name of readdirSync(DIR)) {
+  const files: [string, string][] = [
+    ...readdirSync(DIR).map((name): [string, string] => [name, join(DIR, name)]),
+    ...Object.entries(VENDOR),
+  ];
+  for (const [name, path] of files) {
     const type = TYPES[extname(name)];
     if (!type) continue;
-    const bytes = readFileSync(join(DIR, name));
+    const bytes = readFileSync(path);
     assets.set(name, { bytes, type, version: createHash('sha256').update(bytes).digest('hex').slice(0, 12) });
   }
   return assets;

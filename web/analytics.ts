@@ -1,0 +1,193 @@
+// Analytics in the app: the Analytics page (totals, engagement over time, per channel, top posts:
+// domain/analytics/summary.ts, as GET /v1/analytics), a post's figures on its page
+// (domain/analytics/post-analytics.ts) and a channel's best times as a heat map on its queue
+// editor (domain/analytics/best-times.ts). Charts are drawn by static/analytics.js with uPlot,
+// served by the app itself (web/static.ts); the numbers are in the HTML, the chart only draws them.
+import { analyticsSummary, engagementOf, type AnalyticsSummary, type GroupBy } from '../domain/analytics/summary.ts';
+import type { BestTimes } from '../domain/analytics/best-times.ts';
+import type { Metric, Metrics } from '../domain/analytics/metrics.ts';
+import type { PostAnalytics } from '../domain/analytics/post-analytics.ts';
+import type { IChannel } from '../db/entities/index.ts';
+import { router } from '../http/router.ts';
+import { WEEKDAYS } from '../lib/zoned-time.ts';
+import { pageRoute, type PageContext, type Web } from './context.ts';
+import { html, type SafeHtml } from './html.ts';
+import { htmlResponse } from './http.ts';
+import { layout } from './layout.ts';
+import { channelsOf } from './post-actions.ts';
+import { formatDateTime } from './time.ts';
+import { platformBadge } from './ui.ts';
+
+const SHOWN: { metric: Metric; label: string }[] = [
+  { metric: 'impressions', label: 'Impressions' },
+  { metric: 'views', label: 'Views' },
+  { metric: 'likes', label: 'Likes' },
+  { metric: 'replies', label: 'Replies' },
+  { metric: 'reposts', label: 'Reposts' },
+  { metric: 'quotes', label: 'Quotes' },
+  { metric: 'saves', label: 'Saves' },
+  { metric: 'clicks', label: 'Clicks' },
+];
+const CHARTED: Metric[] = ['likes', 'replies', 'reposts'];
+const RANGES = [7, 30, 90] as const;
+
+const figure = (v: number | null) => (v === null ? '—' : v.toLocaleString('en-US'));
+
+/** A chart's data, drawn by static/analytics.js: x as Unix seconds, one series per metric. */
+function chart(testId: string, label: string, x: number[], series: { label: string; values: (number | null)[] }[]): SafeHtml {
+  return html`<figure class="chart" data-testid="${testId}">
+  <div class="chart-canvas" data-chart="${JSON.stringify({ x, series })}" role="img" aria-label="${label}"></div>
+  <figcaption>${label}</figcaption>
+</figure>`;
+}
+
+function totalsList(totals: Metrics, prefix: string): SafeHtml {
+  return html`<dl class="figures">${SHOWN.map(
+    ({ metric, label }) => html`<div><dt>${label}</dt><dd data-testid="${prefix}-${metric}">${figure(totals[metric])}</dd></div>`,
+  )}</dl>`;
+}
+
+function analyticsPage(
+  ctx: PageContext,
+  o: {
+    days: number;
+    channelId: string | null;
+    groupBy: GroupBy;
+    summary: AnalyticsSummary;
+    channels: IChannel[];
+    perChannel: { channel: IChannel; summary: AnalyticsSummary }[];
+  },
+): Response {
+  const s = o.summary;
+  const x = s.series.map((p) => Date.parse(p.start) / 1000);
+  const names = new Map(o.channels.map((c) => [c.id, c]));
+  const body = html`<h1>Analytics</h1>
+<form method="get" action="/analytics" class="filters" data-testid="analytics-filters">
+  <div class="field"><label for="days">Published in the last</label>
+    <select id="days" name="days" data-testid="analytics-days">${RANGES.map((d) => html`<option value="${d}"${d === o.days ? html` selected` : ''}>${d} days</option>`)}</select></div>
+  <div class="field"><label for="channel">Channel</label>
+    <select id="channel" name="channel" data-testid="analytics-channel"><option value="">All channels</option>${o.channels.map(
+      (c) => html`<option value="${c.id}"${c.id === o.channelId ? html` selected` : ''}>${c.name}</option>`,
+    )}</select></div>
+  <div class="field"><label for="groupBy">By</label>
+    <select id="groupBy" name="groupBy" data-testid="analytics-group-by">${(['day', 'week'] as const).map(
+      (g) => html`<option value="${g}"${g === o.groupBy ? html` selected` : ''}>${g}</option>`,
+    )}</select></div>
+  <div class="actions"><button type="submit" data-testid="analytics-apply">Show</button></div>
+</form>
+<p class="hint">${s.posts} channel post${s.posts === 1 ? '' : 's'} published from ${formatDateTime(new Date(s.from), ctx.tz)} to ${formatDateTime(new Date(s.to), ctx.tz)}; periods in ${s.timeZone}. A dash: no post of the range reports that figure.</p>
+<section aria-labelledby="totals-h"><h2 id="totals-h">Totals</h2>${totalsList(s.totals, 'analytics-total')}</section>
+<section aria-labelledby="over-time-h"><h2 id="over-time-h">Engagement over time</h2>
+${chart(
+  'analytics-chart',
+  `Likes, replies and reposts per ${s.groupBy}`,
+  x,
+  CHARTED.map((m) => ({ label: SHOWN.find((d) => d.metric === m)!.label, values: s.series.map((p) => p.totals[m]) })),
+)}</section>
+<section aria-labelledby="channels-h"><h2 id="channels-h">Per channel</h2>
+<table class="table" data-testid="analytics-channels">
+  <thead><tr><th scope="col">Channel</th><th scope="col">Posts</th>${SHOWN.slice(0, 5).map((d) => html`<th scope="col">${d.label}</th>`)}</tr></thead>
+  <tbody>${o.perChannel.map(
+    ({ channel, summary }) => html`<tr data-testid="analytics-channel-row" data-channel-id="${channel.id}">
+    <th scope="row">${platformBadge(channel.platform)} ${channel.name}</th><td>${summary.posts}</td>${SHOWN.slice(0, 5).map((d) => html`<td>${figure(summary.totals[d.metric])}</td>`)}</tr>`,
+  )}</tbody>
+</table></section>
+<section aria-labelledby="top-h"><h2 id="top-h">Top posts</h2>
+${
+  s.topPosts.length
+    ? html`<ol class="top-posts" data-testid="analytics-top-posts">${s.topPosts.map(
+        (
+          t,
+        ) => html`<li data-testid="analytics-top-post" data-post-id="${t.postId}"><a href="/posts/${t.postId}">${formatDateTime(new Date(t.publishedAt), ctx.tz)}</a>
+      ${platformBadge(t.platform)} ${names.get(t.channelId)?.name ?? t.channelId}: <strong>${t.engagement}</strong> engagement (likes ${figure(t.metrics.likes)}, replies ${figure(t.metrics.replies)}, reposts ${figure(t.metrics.reposts)})</li>`,
+      )}</ol>`
+    : html`<p data-testid="analytics-no-posts">No post published in this range has been read yet. Figures are read 1 hour, 6 hours, 1, 3, 7 and 30 days after publishing.</p>`
+}</section>`;
+  return htmlResponse(
+    layout({
+      title: 'Analytics',
+      body,
+      signedIn: ctx.signedIn,
+      tz: ctx.tz,
+      nav: 'analytics',
+      scripts: ['uplot.js', 'analytics.js'],
+      styles: ['uplot.css'],
+    }),
+  );
+}
+
+export function analyticsRoutes(web: Web) {
+  return router().get(
+    '/analytics',
+    pageRoute(web, async (ctx) => {
+      const orgId = ctx.signedIn.organization.id;
+      const q = ctx.url.searchParams;
+      const days = RANGES.find((d) => String(d) === q.get('days')) ?? 30;
+      const groupBy: GroupBy = q.get('groupBy') === 'week' ? 'week' : 'day';
+      const channels = await channelsOf(ctx.em, orgId);
+      const channelId = channels.some((c) => c.id === q.get('channel')) ? q.get('channel') : null;
+      const range = { from: new Date(ctx.now.getTime() - days * 86_400_000), to: ctx.now, groupBy };
+      const summary = await analyticsSummary(ctx.em, orgId, 'all', { ...range, ...(channelId ? { channelId } : {}) }, ctx.now);
+      const perChannel = [];
+      for (const channel of channelId ? channels.filter((c) => c.id === channelId) : channels) {
+        perChannel.push({ channel, summary: await analyticsSummary(ctx.em, orgId, 'all', { ...range, channelId: channel.id }, ctx.now) });
+      }
+      return analyticsPage(ctx, { days, channelId, groupBy, summary, channels, perChannel });
+    }),
+  );
+}
+
+/** The post page's figures: per published channel its latest figures and a small chart of its readings. */
+export function postFigures(analytics: PostAnalytics, channels: Map<string, IChannel>): SafeHtml {
+  const published = analytics.channels.filter((c) => c.status === 'published');
+  if (!published.length) return html``;
+  return html`<h2>Performance</h2>
+<div class="post-figures" data-testid="post-figures">${published.map(
+    (c) => html`<section class="post-figures-channel" data-testid="post-figures-channel" data-channel-id="${c.channelId}">
+  <h3>${platformBadge(c.platform)} ${channels.get(c.channelId)?.name ?? c.channelId}</h3>
+  ${
+    c.history.length
+      ? html`${totalsList(c.metrics, `post-figure-${c.channelId}`)}
+  <p class="hint">${c.history.length} reading${c.history.length === 1 ? '' : 's'}; engagement now ${engagementOf(c.metrics)}.${c.nextReadingAt ? html` Next reading <time datetime="${c.nextReadingAt}">${c.nextReadingAt.slice(0, 16).replace('T', ' ')} UTC</time>.` : ''}</p>
+  ${chart(
+    `post-figures-chart-${c.channelId}`,
+    'Likes, replies and reposts at each reading',
+    c.history.map((h) => Date.parse(h.measuredAt) / 1000),
+    CHARTED.map((m) => ({ label: SHOWN.find((d) => d.metric === m)!.label, values: c.history.map((h) => h.metrics[m]) })),
+  )}`
+      : html`<p class="hint" data-testid="post-figures-pending">Not read yet.${c.nextReadingAt ? html` First reading <time datetime="${c.nextReadingAt}">${c.nextReadingAt.slice(0, 16).replace('T', ' ')} UTC</time>.` : ''}</p>`
+  }
+  ${c.error ? html`<p class="error-text" data-testid="post-figures-error">${c.error}</p>` : ''}
+</section>`,
+  )}</div>`;
+}
+
+/** The queue editor's heat map: mean engagement by weekday and hour, and the suggested slots. */
+export function bestTimesHeatMap(best: BestTimes): SafeHtml {
+  if (!best.posts) {
+    return html`<section aria-labelledby="best-h" data-testid="best-times"><h2 id="best-h">Best times</h2><p class="hint">No post of this channel published in the last 90 days has been read yet.</p></section>`;
+  }
+  const max = Math.max(...best.cells.map((c) => c.averageEngagement), 1);
+  const cell = (weekday: string, hour: number) => best.cells.find((c) => c.weekday === weekday && c.hour === hour);
+  const hours = Array.from({ length: 24 }, (_, h) => h);
+  return html`<section aria-labelledby="best-h" data-testid="best-times"><h2 id="best-h">Best times</h2>
+<p class="hint">Mean engagement (likes, replies, reposts, quotes, saves) of this channel's posts of the last 90 days by the weekday and hour they were published, in ${best.timeZone}. Darker is better; a number is how many posts.</p>
+<div class="heat-map-wrap"><table class="heat-map" data-testid="best-times-heat-map">
+  <thead><tr><th scope="col"><span class="visually-hidden">Weekday</span></th>${hours.map((h) => html`<th scope="col">${String(h).padStart(2, '0')}</th>`)}</tr></thead>
+  <tbody>${WEEKDAYS.map(
+    (w) =>
+      html`<tr><th scope="row">${w.slice(0, 3)}</th>${hours.map((h) => {
+        const c = cell(w, h);
+        if (!c) return html`<td></td>`;
+        const level = Math.max(1, Math.round((c.averageEngagement / max) * 5));
+        return html`<td class="heat-${level}" data-testid="best-times-cell" data-weekday="${w}" data-hour="${h}" title="${c.posts} post${c.posts === 1 ? '' : 's'}, mean engagement ${c.averageEngagement}">${c.posts}</td>`;
+      })}</tr>`,
+  )}</tbody>
+</table></div>
+${
+  best.suggestedSlots.length
+    ? html`<p data-testid="best-times-suggested">Suggested slots: ${best.suggestedSlots.map((s, i) => html`${i ? ', ' : ''}<strong>${s.weekday} ${s.time}</strong>`)} (cells with at least 2 posts, best first).</p>`
+    : html`<p class="hint">No weekday and hour has 2 posts yet: no slot to suggest.</p>`
+}
+</section>`;
+}
