@@ -20,8 +20,17 @@ import { createHash } from 'node:crypto';
 import { AtpAgent, type BlobRef, RichText, XRPCError, jsonToLex, type AtpSessionData } from '@atproto/api';
 import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
 import { createHttp, reasonOf, sleep, trimSlash } from './http.ts';
+import { counts } from './json.ts';
 import { remember } from './recent.ts';
-import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PlatformMetrics,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
 
 export interface BlueskyConnectorOptions {
   /** The transport (beneath the outbound guard for XRPC calls). */
@@ -262,6 +271,28 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const session = await login(req.credentials, req.signal);
       return findRecord(session, rkeyFor(req.idempotencyKey));
+    },
+
+    metricsBatch: 25,
+    /**
+     * app.bsky.feed.getPosts for up to 25 post URIs, through the account's PDS (which proxies
+     * it to its AppView): likes, reposts, replies, quotes and bookmarks as the AppView counts
+     * them. A deleted post is not in the answer. Bluesky shows no impressions.
+     */
+    async readMetrics(credentials, uris, signal) {
+      const session = await login(credentials, signal);
+      const { data } = await call(() => session.agent.app.bsky.feed.getPosts({ uris }, { signal }));
+      const out: Record<string, PlatformMetrics> = {};
+      for (const post of data.posts) {
+        out[post.uri] = counts(post as unknown as Record<string, unknown>, {
+          likes: 'likeCount',
+          reposts: 'repostCount',
+          replies: 'replyCount',
+          quotes: 'quoteCount',
+          saves: 'bookmarkCount',
+        });
+      }
+      return out;
     },
   };
 }

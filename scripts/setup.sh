@@ -84,3 +84,13 @@ if ! command -v chromium >/dev/null 2>&1 && [ -z "${CHROMIUM_PATH:-}" ]; then
   $SUDO apt-get install -y -q --no-install-recommends chromium >&2 \
     || { $SUDO apt-get update -q >&2 && $SUDO apt-get install -y -q --no-install-recommends chromium >&2; }
 fi
+
+# 7. Redis for the Bluesky network of the metrics test (its AppView needs one; Debian's package,
+#    started by the test on a port of its own, never as a service).
+if ! command -v redis-server >/dev/null 2>&1 && [ -z "${REDIS_SERVER_PATH:-}" ]; then
+  echo "setup: installing Debian's redis-server for the Bluesky network test" >&2
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y -q --no-install-recommends redis-server >&2 \
+    || { $SUDO apt-get update -q >&2 && $SUDO apt-get install -y -q --no-install-recommends redis-server >&2; }
+fi
