@@ -205,8 +205,11 @@ export function createMetricsActivities(deps: MetricsActivityDeps, webhooks: Web
             if (err.kind === 'reauth') await credentials.markReauthRequired(first.channel_id);
             // Otherwise the platform's rate limit or outage: these readings are tried again later (rule 4).
             for (const r of chunk) outcomes.set(r.id, { error: err.kind === 'reauth' ? NEEDS_RECONNECT : err.message });
-            if (err.kind === 'reauth') {
-              for (const r of readable.slice(i + batch)) outcomes.set(r.id, { error: NEEDS_RECONNECT });
+            // A refused token or the platform's rate limit: nothing more is asked of this channel now
+            // (its other readings wait for their next try, like these).
+            if (err.kind === 'reauth' || err.opts.status === 429) {
+              for (const r of readable.slice(i + batch))
+                outcomes.set(r.id, { error: err.kind === 'reauth' ? NEEDS_RECONNECT : err.message });
               break;
             }
           }

@@ -75,16 +75,24 @@ describe('collecting metrics from the platform', () => {
   const db = async <T>(text: string, values: unknown[] = []) => (await (await harness()).pool.query(text, values)).rows as T[];
 
   /** A channel post published on the fake at `publishedAt`, followed from its first reading. */
-  async function published(publishedAt: Date, channelStatus = 'active', channelToken = 'good-token') {
+  async function published(publishedAt: Date, channelStatus = 'active', channelToken = 'good-token', onChannel?: string) {
     const h = await harness();
-    const org = await makeOrg('PRO');
-    const channel = await addChannel(h.orm.em.fork(), h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'metrics',
-      credentials: { instanceUrl: mastodon.url, accessToken: channelToken },
-    });
-    await db('update channels set status = $1 where id = $2', [channelStatus, channel.id]);
+    let org: { id: string };
+    let channel: { id: string };
+    if (onChannel) {
+      const [row] = await db<{ organization_id: string }>('select organization_id from channels where id = $1', [onChannel]);
+      org = { id: row!.organization_id };
+      channel = { id: onChannel };
+    } else {
+      org = await makeOrg('PRO');
+      channel = await addChannel(h.orm.em.fork(), h.credentialsKey, {
+        organizationId: org.id,
+        platform: 'MASTODON',
+        name: 'metrics',
+        credentials: { instanceUrl: mastodon.url, accessToken: channelToken },
+      });
+      await db('update channels set status = $1 where id = $2', [channelStatus, channel.id]);
+    }
     mastodon.validTokens.add('good-token');
     const sent = await connector.publish({
       text: `read me ${crypto.randomUUID()}`,
@@ -264,6 +272,28 @@ describe('collecting metrics from the platform', () => {
     await Promise.all([collectAt(readAt), collectAt(readAt)]);
     expect(mastodon.requests.slice(before).filter((r) => r.path === `/api/v1/statuses/${statusId}`)).toHaveLength(1);
     expect(await snapshots(pcId)).toHaveLength(1);
+  });
+
+  test('the platform’s rate limit stops the channel’s reads for now: each of its readings is tried again later', async () => {
+    const at0 = new Date('2020-08-01T09:00:00Z');
+    const first = await published(at0);
+    // A second post on the same channel.
+    const second = await published(at0, 'active', 'good-token', first.channelId);
+    const before = mastodon.requests.length;
+    // Whichever of the two is asked first answers 429.
+    for (const id of [first.statusId, second.statusId]) mastodon.failNextShow(id, 1, { status: 429, body: { error: 'Too many requests' } });
+    const readAt = new Date(at0.getTime() + HOUR + 1000);
+    await collectAt(readAt);
+    // One call answered 429; the channel's other reading was not asked for.
+    const asked = mastodon.requests
+      .slice(before)
+      .filter((r) => r.path === `/api/v1/statuses/${first.statusId}` || r.path === `/api/v1/statuses/${second.statusId}`);
+    expect(asked).toHaveLength(1);
+    for (const pc of [first.pcId, second.pcId]) {
+      const s = await state(pc);
+      expect(s.metrics_error).toMatch(/429/);
+      expect(s.metrics_next_at!.getTime()).toBe(readAt.getTime() + RETRY_AFTER);
+    }
   });
 
   test('a post deleted on the platform is no longer followed, with the reason', async () => {

@@ -62,6 +62,8 @@ export interface FakeMastodon {
   advance(ms: number): void;
   /** The next n POST /api/v1/statuses answer this instead (or never answer, for 'hang'). */
   failNext(n: number, response: FakeResponse): void;
+  /** The next n GET /api/v1/statuses/:id of this status answer this instead (a rate limit, an outage). */
+  failNextShow(statusId: string, n: number, response: { status: number; body?: unknown; headers?: Record<string, string> }): void;
   stop(): Promise<void>;
 }
 
@@ -94,6 +96,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
   const requests: FakeRequest[] = [];
   const validTokens = new Set(['good-token']);
   const canned: FakeResponse[] = [];
+  const cannedShow = new Map<string, { status: number; body?: unknown; headers?: Record<string, string> }[]>();
   const sends: FakeSend[] = [];
   // `${token}:${key}`, as Mastodon keys it per account, with the time it stops being honoured.
   const idempotency = new Map<string, { status: FakeStatus; expiresAt: number }>();
@@ -139,6 +142,8 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     if (!route) return json({ error: 'Record not found' }, 404);
 
     let acceptThenHang = false;
+    const shown = route === 'show' ? cannedShow.get(decodeURIComponent(showMatch![1]!))?.shift() : undefined;
+    if (shown) return json(shown.body ?? { error: `HTTP ${shown.status}` }, shown.status, shown.headers);
     if (route === 'status') {
       const next = canned.shift();
       if (next === 'hang') return hang(req);
@@ -358,6 +363,11 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     },
     failNext(n, response) {
       for (let i = 0; i < n; i++) canned.push(response);
+    },
+    failNextShow(statusId, n, response) {
+      const queue = cannedShow.get(statusId) ?? [];
+      for (let i = 0; i < n; i++) queue.push(response);
+      cannedShow.set(statusId, queue);
     },
     async stop() {
       for (const done of [...hanging]) done();
