@@ -733,3 +733,37 @@ describe('fake Graph contract', () => {
     expect(f.posts).toHaveLength(0);
   });
 });
+
+describe('Meta metrics', () => {
+  test('Facebook: reactions, comments and shares of a Page post, as fields; a deleted post is left out', async () => {
+    const f = await fake('facebook');
+    const c = connectorFor(f);
+    const { platformPostId } = await c.publish(request(f));
+    Object.assign(f.posts.find((p) => p.id === platformPostId)!.stats, { likes: 12, comments: 3, shares: 2 });
+    const read = await c.readMetrics!(creds(f), [platformPostId, `${f.accountId}_404`]);
+    expect(read).toEqual({ [platformPostId]: { likes: 12, replies: 3, reposts: 2 } });
+    // Nobody shared it: Graph leaves `shares` out, which is 0 shares.
+    Object.assign(f.posts.find((p) => p.id === platformPostId)!.stats, { shares: 0 });
+    expect((await c.readMetrics!(creds(f), [platformPostId]))[platformPostId]!.reposts).toBe(0);
+  });
+
+  test('Instagram: like_count and comments_count; a hidden like count is left out (null), never 0', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f, { mediaUrl: true });
+    const { platformPostId } = await c.publish(request(f, { media: [image('m1')] }));
+    Object.assign(f.posts.find((p) => p.id === platformPostId)!.stats, { likes: 40, comments: 5 });
+    expect(await c.readMetrics!(creds(f), [platformPostId])).toEqual({ [platformPostId]: { likes: 40, replies: 5 } });
+    Object.assign(f.posts.find((p) => p.id === platformPostId)!.stats, { likes: null });
+    expect(await c.readMetrics!(creds(f), [platformPostId])).toEqual({ [platformPostId]: { replies: 5 } });
+  });
+
+  test('Threads: the media insights views, likes, replies, reposts and quotes', async () => {
+    const f = await fake('threads');
+    const c = connectorFor(f);
+    const { platformPostId } = await c.publish(request(f));
+    Object.assign(f.posts.find((p) => p.id === platformPostId)!.stats, { views: 900, likes: 30, comments: 4, reposts: 2, quotes: 1 });
+    expect(await c.readMetrics!(creds(f), [platformPostId])).toEqual({
+      [platformPostId]: { views: 900, likes: 30, replies: 4, reposts: 2, quotes: 1 },
+    });
+  });
+});

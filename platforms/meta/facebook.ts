@@ -1,10 +1,10 @@
 // Facebook Pages connector: posts as the Page with a Page access token (credentials.pageId,
 // credentials.accessToken). Text → POST /{page-id}/feed; photos → uploaded unpublished to
 // /{page-id}/photos, then one feed post with attached_media; a video → POST /{page-id}/videos.
-import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
+import { PlatformError, type Connector, type MediaRef, type PlatformMetrics, type PublishRequest, type PublishResult } from '../types.ts';
 import { blobOf, credential, trimSlash } from '../http.ts';
-import { strOrNumber } from '../json.ts';
-import { findRecentPost, GRAPH_API_VERSION, createGraphClient, type GraphClient } from './graph.ts';
+import { counts, strOrNumber } from '../json.ts';
+import { findRecentPost, gone, GRAPH_API_VERSION, createGraphClient, type GraphClient } from './graph.ts';
 
 export interface FacebookConnectorOptions {
   fetch?: typeof fetch;
@@ -32,6 +32,37 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
 
   return {
     platform: 'FACEBOOK',
+    metricsBatch: 1,
+
+    /**
+     * A Page post's reactions and comments (their summaries' total_count) and its shares, read as
+     * fields of the post. Impressions need the read_insights permission and are not read.
+     */
+    async readMetrics(credentials, ids, signal) {
+      const { token } = account(credentials);
+      const out: Record<string, PlatformMetrics> = {};
+      for (const id of ids) {
+        const post = await gone(
+          graph.get(
+            `/${id}`,
+            { fields: 'shares,reactions.summary(total_count).limit(0),comments.summary(total_count).limit(0)' },
+            token,
+            signal,
+          ),
+        );
+        if (!post) continue;
+        const total = (edge: unknown) => (edge as { summary?: { total_count?: unknown } } | undefined)?.summary?.total_count;
+        out[id] = counts(
+          {
+            likes: total(post.reactions),
+            replies: total(post.comments),
+            reposts: (post.shares as { count?: unknown } | undefined)?.count ?? 0,
+          },
+          { likes: 'likes', replies: 'replies', reposts: 'reposts' },
+        );
+      }
+      return out;
+    },
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const { pageId, token } = account(req.credentials);

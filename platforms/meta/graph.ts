@@ -290,3 +290,16 @@ export function isoTime(s: unknown): string | undefined {
 export function listData(body: GraphObject): GraphObject[] {
   return Array.isArray(body.data) ? (body.data.filter((x) => x && typeof x === 'object') as GraphObject[]) : [];
 }
+
+/**
+ * A read of one object, or null when Graph refuses it for good (a deleted post: "Object with ID
+ * … does not exist", code 100): for metrics, a post no longer there is left out.
+ */
+export async function gone(read: Promise<GraphObject>): Promise<GraphObject | null> {
+  try {
+    return await read;
+  } catch (err) {
+    if (err instanceof PlatformError && err.kind === 'permanent') return null;
+    throw err;
+  }
+}

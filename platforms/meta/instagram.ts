@@ -2,9 +2,9 @@
 // accounts (credentials.igUserId, credentials.accessToken = long-lived Instagram user token).
 // Publishing is the container flow: POST /{ig-user-id}/media (Instagram fetches each item from
 // a public URL), poll the container until FINISHED, POST /{ig-user-id}/media_publish.
-import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
+import { PlatformError, type Connector, type MediaRef, type PlatformMetrics, type PublishRequest, type PublishResult } from '../types.ts';
 import { credential, trimSlash } from '../http.ts';
-import { strOrNumber } from '../json.ts';
+import { counts, strOrNumber } from '../json.ts';
 import {
   findRecentPost,
   GRAPH_API_VERSION,
@@ -13,6 +13,7 @@ import {
   isoTime,
   publicUrl,
   refreshLongLivedToken,
+  gone,
   waitForContainer,
   type GraphClient,
   type MediaUrlResolver,
@@ -105,6 +106,19 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
 
   return {
     platform: 'INSTAGRAM',
+    metricsBatch: 1,
+
+    /** A media's like_count (absent when the owner hides likes) and comments_count, read as its fields. */
+    async readMetrics(credentials, ids, signal) {
+      const { token } = account(credentials);
+      const out: Record<string, PlatformMetrics> = {};
+      for (const id of ids) {
+        const media = await gone(graph.get(`/${id}`, { fields: 'like_count,comments_count' }, token, signal));
+        if (!media) continue;
+        out[id] = counts(media, { likes: 'like_count', replies: 'comments_count' });
+      }
+      return out;
+    },
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const { userId, token } = account(req.credentials);

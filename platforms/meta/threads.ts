@@ -2,15 +2,16 @@
 // credentials.accessToken (long-lived Threads user token). Like Instagram: POST
 // /{threads-user-id}/threads creates a container (media fetched from a public URL), poll it
 // until FINISHED, POST /{threads-user-id}/threads_publish.
-import { PlatformError, type Connector, type MediaRef, type PublishRequest, type PublishResult } from '../types.ts';
+import { PlatformError, type Connector, type MediaRef, type PlatformMetrics, type PublishRequest, type PublishResult } from '../types.ts';
 import { credential, trimSlash } from '../http.ts';
-import { strOrNumber } from '../json.ts';
+import { counts, strOrNumber } from '../json.ts';
 import {
   findRecentPost,
   createGraphClient,
   isoTime,
   publicUrl,
   refreshLongLivedToken,
+  gone,
   waitForContainer,
   type GraphClient,
   type MediaUrlResolver,
@@ -104,6 +105,23 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
 
   return {
     platform: 'THREADS',
+    metricsBatch: 1,
+
+    /** The media insights of a thread (threads_manage_insights): views, likes, replies, reposts, quotes. */
+    async readMetrics(credentials, ids, signal) {
+      const { token } = account(credentials);
+      const out: Record<string, PlatformMetrics> = {};
+      for (const id of ids) {
+        const insights = await gone(graph.get(`/${id}/insights`, { metric: 'views,likes,replies,reposts,quotes' }, token, signal));
+        if (!insights) continue;
+        const values: Record<string, unknown> = {};
+        for (const m of Array.isArray(insights.data) ? (insights.data as { name?: unknown; values?: { value?: unknown }[] }[]) : []) {
+          if (typeof m.name === 'string') values[m.name] = m.values?.[0]?.value;
+        }
+        out[id] = counts(values, { views: 'views', likes: 'likes', replies: 'replies', reposts: 'reposts', quotes: 'quotes' });
+      }
+      return out;
+    },
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const { userId, token } = account(req.credentials);

@@ -13,7 +13,7 @@ export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
 export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
 
 /** Which requests a scripted failure hits. */
-export type FakeRoute = 'publish' | 'upload' | 'container' | 'status' | 'read' | 'list' | 'refresh';
+export type FakeRoute = 'publish' | 'upload' | 'container' | 'status' | 'read' | 'list' | 'insights' | 'refresh';
 
 export interface FakeGraphPost {
   id: string;
@@ -26,6 +26,8 @@ export interface FakeGraphPost {
   /** FB: attached photo ids; IG/Threads: the published container. */
   media: string[];
   videoId?: string;
+  /** What people did (tests set them); likes null: the owner hides the like count (Instagram). */
+  stats: { likes: number | null; comments: number; shares: number; views: number; reposts: number; quotes: number };
 }
 
 export interface FakeContainer {
@@ -166,6 +168,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (ctx.method === 'GET' && !version && a === 'refresh_access_token' && !b && flavor !== 'facebook') return 'refresh';
     if (!a || c) return 'unknown';
     if (ctx.method === 'GET' && !b) return containers.some((x) => x.id === a) ? 'status' : 'read';
+    if (ctx.method === 'GET' && b === 'insights' && flavor === 'threads') return 'insights';
     if (ctx.method === 'GET')
       return b === (flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads') ? 'list' : 'unknown';
     if (ctx.method !== 'POST' || !b) return 'unknown';
@@ -176,6 +179,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
 
   async function dispatch(ctx: Ctx, route: FakeGraphRequest['route']): Promise<Response> {
     const [id, edge] = ctx.segs as [string, string | undefined];
+    if (route === 'insights') return insights(id, ctx.params);
     if (edge && id !== accountId) return unsupported(ctx.method, id);
     switch (route) {
       case 'publish':
@@ -536,6 +540,38 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     return json(pick(postJson(post), params.fields, ['id']));
   }
 
+  /** Threads media insights: one entry per metric asked, lifetime values. */
+  function insights(id: string, params: Record<string, string>): Response {
+    const post = posts.find((p) => p.id === id);
+    if (!post) return unsupported('GET', id);
+    const known: Record<string, number | null> = {
+      views: post.stats.views,
+      likes: post.stats.likes,
+      replies: post.stats.comments,
+      reposts: post.stats.reposts,
+      quotes: post.stats.quotes,
+    };
+    const asked = (params.metric ?? '').split(',').filter(Boolean);
+    const unknown = asked.find((m) => !(m in known));
+    if (!asked.length || unknown) {
+      return graphError(400, {
+        message: `(#100) metric[${asked.length ? asked.indexOf(unknown!) : 0}] must be one of the following values: ${Object.keys(known).join(', ')}`,
+        type: 'OAuthException',
+        code: 100,
+      });
+    }
+    return json({
+      data: asked.map((name) => ({
+        name,
+        period: 'lifetime',
+        values: [{ value: known[name] ?? 0 }],
+        title: name,
+        description: name,
+        id: `${id}/insights/${name}/lifetime`,
+      })),
+    });
+  }
+
   function listPosts(params: Record<string, string>): Response {
     const since = params.since ? Number(params.since) * 1000 : -Infinity;
     const limit = Math.min(Number(params.limit ?? 25) || 25, 100);
@@ -550,10 +586,22 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   function postJson(p: FakeGraphPost): Record<string, unknown> {
     const time = graphTime(p.created);
     if (flavor === 'facebook') {
-      return { id: p.id, message: p.text || undefined, created_time: time, permalink_url: p.permalink, status_type: p.kind };
+      return {
+        id: p.id,
+        message: p.text || undefined,
+        created_time: time,
+        permalink_url: p.permalink,
+        status_type: p.kind,
+        // Graph leaves `shares` out of a post nobody shared.
+        shares: p.stats.shares ? { count: p.stats.shares } : undefined,
+        reactions: { data: [], summary: { total_count: p.stats.likes ?? 0, viewer_reaction: 'NONE' } },
+        comments: { data: [], summary: { order: 'ranked', total_count: p.stats.comments, can_comment: true } },
+      };
     }
     if (flavor === 'instagram') {
       return {
+        like_count: p.stats.likes ?? undefined,
+        comments_count: p.stats.comments,
         id: p.id,
         caption: p.text || undefined,
         media_type: p.kind,
@@ -583,7 +631,16 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
         : flavor === 'instagram'
           ? `https://www.instagram.com/p/${shortcode}/`
           : `https://www.threads.com/@${USERNAME}/post/${shortcode}`;
-    const post: FakeGraphPost = { id, text, kind, created, permalink, shortcode, media };
+    const post: FakeGraphPost = {
+      id,
+      text,
+      kind,
+      created,
+      permalink,
+      shortcode,
+      media,
+      stats: { likes: 0, comments: 0, shares: 0, views: 0, reposts: 0, quotes: 0 },
+    };
     posts.push(post);
     return post;
   }
@@ -708,7 +765,8 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 
 /** Only the requested fields (Graph answers `fields=a,b` with a, b and the id). */
 function pick(all: Record<string, unknown>, fields: string | undefined, always: string[]): Record<string, unknown> {
-  const want = fields ? fields.split(',').map((f) => f.trim()) : Object.keys(all);
+  // A field may carry modifiers (`reactions.summary(total_count).limit(0)`): its name comes first.
+  const want = fields ? fields.split(',').map((f) => f.trim().split(/[.{(]/)[0]!) : Object.keys(all);
   const out: Record<string, unknown> = {};
   for (const k of [...always, ...want]) if (all[k] !== undefined) out[k] = all[k];
   return out;
