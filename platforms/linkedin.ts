@@ -2,8 +2,16 @@
 // (urn:li:person:… or urn:li:organization:…), media through the Images, Videos and Documents
 // APIs. Every call carries LinkedIn-Version and X-Restli-Protocol-Version: 2.0.0.
 import { createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
-import { dig, str } from './json.ts';
-import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
+import { counts, dig, str } from './json.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PlatformMetrics,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
 
 export interface LinkedInConnectorOptions {
   fetch?: typeof fetch;
@@ -142,6 +150,33 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
 
   return {
     platform: 'LINKEDIN',
+    metricsBatch: 1,
+
+    /**
+     * GET /rest/socialActions/{urn}: likes (likesSummary.totalLikes) and comments
+     * (commentsSummary.aggregatedTotalComments). Impressions are the organization's share
+     * statistics or the member's creator analytics, which need scopes this app does not ask for.
+     * A post LinkedIn no longer has (404) is left out.
+     */
+    async readMetrics(credentials, ids, signal) {
+      const token = credential(LI, credentials, 'accessToken');
+      const out: Record<string, PlatformMetrics> = {};
+      for (const urn of ids) {
+        const r = await http.send(`${base}/rest/socialActions/${encodeURIComponent(urn)}`, {
+          method: 'GET',
+          headers: restHeaders(token),
+          signal,
+        });
+        if (r.status === 404) continue;
+        if (!isOk(r)) throw liError(r);
+        const body = (r.body ?? {}) as { likesSummary?: Record<string, unknown>; commentsSummary?: Record<string, unknown> };
+        out[urn] = {
+          ...counts(body.likesSummary ?? {}, { likes: 'totalLikes' }),
+          ...counts(body.commentsSummary ?? {}, { replies: 'aggregatedTotalComments' }),
+        };
+      }
+      return out;
+    },
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const token = credential(LI, req.credentials, 'accessToken');

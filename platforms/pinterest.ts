@@ -4,7 +4,16 @@
 // (POST /v5/media → multipart POST of the file to the returned S3 form → GET /v5/media/{id} until
 // `succeeded`) and is pinned with media_source video_id.
 import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
-import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
+import {
+  PlatformError,
+  parseRetryAfter,
+  type Connector,
+  type MediaRef,
+  type PlatformMetrics,
+  type PublishRequest,
+  type PublishResult,
+} from './types.ts';
+import { counts } from './json.ts';
 
 export interface PinterestConnectorOptions {
   fetch?: typeof fetch;
@@ -115,6 +124,35 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
 
   return {
     platform: 'PINTEREST',
+    metricsBatch: 1,
+
+    /**
+     * GET /v5/pins/{id}/analytics over the last 90 days (the most Pinterest serves, longer than
+     * the last reading's age): impressions, saves and outbound clicks. A Pin no longer there
+     * (404) is left out.
+     */
+    async readMetrics(credentials, ids, signal) {
+      const token = credential(P, credentials, 'accessToken');
+      const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      const q = new URLSearchParams({
+        start_date: day(Date.now() - 89 * 86_400_000),
+        end_date: day(Date.now()),
+        metric_types: 'IMPRESSION,SAVE,OUTBOUND_CLICK',
+      });
+      const out: Record<string, PlatformMetrics> = {};
+      for (const id of ids) {
+        const r = await api.send(`${baseUrl}/v5/pins/${encodeURIComponent(id)}/analytics?${q}`, {
+          method: 'GET',
+          headers: { Authorization: `Bearer ${token}` },
+          signal,
+        });
+        if (r.status === 404) continue;
+        if (!isOk(r)) throw httpError(r);
+        const summary = (r.body as { all?: { summary_metrics?: Record<string, unknown> } } | null)?.all?.summary_metrics ?? {};
+        out[id] = counts(summary, { impressions: 'IMPRESSION', saves: 'SAVE', clicks: 'OUTBOUND_CLICK' });
+      }
+      return out;
+    },
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const acct = account(req.credentials);

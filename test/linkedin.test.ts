@@ -458,3 +458,14 @@ describe('fake LinkedIn contract', () => {
     expect(f.posts).toHaveLength(0);
   });
 });
+
+describe('LinkedIn metrics', () => {
+  test('socialActions: likes and comments of a post; one LinkedIn no longer has is left out', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const { platformPostId } = await c.publish(request(f));
+    Object.assign(f.posts.find((p) => p.urn === platformPostId)!, { likes: 17, comments: 4 });
+    const read = await c.readMetrics!({ accessToken: 'good-token', authorUrn: f.member }, [platformPostId, 'urn:li:share:999']);
+    expect(read).toEqual({ [platformPostId]: { likes: 17, replies: 4 } });
+  });
+});

@@ -330,3 +330,14 @@ describe('Pinterest token refresh', () => {
     expect(f.refreshTokens.has('pinr_1')).toBe(true);
   });
 });
+
+describe('Pinterest metrics', () => {
+  test('pin analytics over the last 90 days: impressions, saves, outbound clicks; a Pin no longer there is left out', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const pin = f.addPin({ description: 'a pin' });
+    pin.stats = { impressions: 1500, saves: 12, outboundClicks: 7, pinClicks: 30 };
+    const read = await c.readMetrics!({ accessToken: 'pina_good', boardId: BOARD_ID }, [pin.id, '999999']);
+    expect(read).toEqual({ [pin.id]: { impressions: 1500, saves: 12, clicks: 7 } });
+  });
+});

@@ -13,6 +13,9 @@ export interface FakeLinkedInPost {
   visibility: string;
   token: string;
   createdAt: number;
+  /** Reactions and comments members made (tests set them); socialActions reports them. */
+  likes: number;
+  comments: number;
 }
 
 export interface FakeLinkedInAsset {
@@ -46,7 +49,7 @@ export interface FakeLinkedInSend {
   at: number;
 }
 
-export type FakeLinkedInRoute = 'posts' | 'findPosts' | 'initialize' | 'finalize' | 'upload' | 'asset' | 'token';
+export type FakeLinkedInRoute = 'posts' | 'findPosts' | 'socialActions' | 'initialize' | 'finalize' | 'upload' | 'asset' | 'token';
 export type FakeLinkedInResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
 
 export interface FakeLinkedInOptions {
@@ -159,6 +162,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
         return showAsset(kind!, decodeURIComponent(path.split('/')[3] ?? ''), tok);
       case 'findPosts':
         return findPosts(u.searchParams, tok);
+      case 'socialActions':
+        return socialActions(decodeURIComponent(path.split('/')[3] ?? ''));
       case 'posts': {
         if (!acceptThenHang) return createPost(req, bearer, tok);
         await createPost(req, bearer, tok);
@@ -172,11 +177,23 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     if (method === 'PUT' && path.startsWith('/upload/')) return 'upload';
     if (method === 'POST' && path === '/rest/posts') return 'posts';
     if (method === 'GET' && path === '/rest/posts' && q.get('q') === 'author') return 'findPosts';
+    if (method === 'GET' && /^\/rest\/socialActions\/[^/]+$/.test(path)) return 'socialActions';
     if (method === 'POST' && /^\/rest\/(images|videos|documents)$/.test(path) && q.get('action') === 'initializeUpload')
       return 'initialize';
     if (method === 'POST' && path === '/rest/videos' && q.get('action') === 'finalizeUpload') return 'finalize';
     if (method === 'GET' && /^\/rest\/(images|videos|documents)\/[^/]+$/.test(path)) return 'asset';
     return null;
+  }
+
+  /** GET /rest/socialActions/{urn}: the post's likes and comments summaries (its URN URL-encoded, Rest.li 2.0). */
+  function socialActions(urn: string): Response {
+    const post = posts.find((p) => p.urn === urn);
+    if (!post) return restError(404, `Not enough permissions to access: socialActions.GET.20260901 for ${urn}`);
+    return json({
+      target: post.urn,
+      likesSummary: { totalLikes: post.likes, likedByCurrentUser: false, aggregatedTotalLikes: post.likes },
+      commentsSummary: { totalFirstLevelComments: post.comments, aggregatedTotalComments: post.comments },
+    });
   }
 
   function checkVersion(req: Request): Response | null {
@@ -397,6 +414,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
       visibility: String(body.visibility),
       token: bearer,
       createdAt: Date.now(),
+      likes: 0,
+      comments: 0,
     };
     posts.push(post);
     return new Response(null, { status: 201, headers: { 'x-restli-id': post.urn, 'x-linkedin-id': post.urn } });
@@ -533,6 +552,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
         visibility: 'PUBLIC',
         token: 'elsewhere',
         createdAt: (o.createdAt ?? new Date()).getTime(),
+        likes: 0,
+        comments: 0,
       };
       posts.push(p);
       return p;

@@ -11,6 +11,8 @@ export interface FakePin {
   media: { type: 'image'; contentType: string; size: number } | { type: 'video'; mediaId: string; cover: Record<string, unknown> };
   createdAt: string;
   user: string;
+  /** Lifetime figures the analytics answer sums (tests set them). */
+  stats?: { impressions: number; saves: number; outboundClicks: number; pinClicks: number };
 }
 
 export interface FakeMediaUpload {
@@ -31,7 +33,7 @@ export interface FakeRequest {
 }
 
 export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
-export type FakeRoute = 'pins' | 'media' | 'mediaStatus' | 'upload' | 'boardPins' | 'token';
+export type FakeRoute = 'pins' | 'media' | 'mediaStatus' | 'upload' | 'boardPins' | 'analytics' | 'token';
 
 export interface FakePinterest {
   url: string;
@@ -133,6 +135,7 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     if (route === 'pins') res = await createPin(req, user);
     else if (route === 'media') res = await registerMedia(req, user);
     else if (route === 'mediaStatus') res = mediaStatus(decodeURIComponent(u.pathname.split('/')[3]!), user);
+    else if (route === 'analytics') res = pinAnalytics(decodeURIComponent(u.pathname.split('/')[3]!), user, u.searchParams);
     else res = boardPins(decodeURIComponent(u.pathname.split('/')[3]!), user, u.searchParams);
     return acceptThenHang ? hang(req) : res;
   }
@@ -142,9 +145,39 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     if (method === 'POST' && path === '/v5/media') return 'media';
     if (method === 'GET' && /^\/v5\/media\/[^/]+$/.test(path)) return 'mediaStatus';
     if (method === 'GET' && /^\/v5\/boards\/[^/]+\/pins$/.test(path)) return 'boardPins';
+    if (method === 'GET' && /^\/v5\/pins\/[^/]+\/analytics$/.test(path)) return 'analytics';
     if (method === 'POST' && path === '/v5/oauth/token') return 'token';
     if (method === 'POST' && path === '/pinterest-media-upload') return 'upload';
     return null;
+  }
+
+  /**
+   * GET /v5/pins/{id}/analytics: start_date and end_date (YYYY-MM-DD, at most 90 days back) and
+   * metric_types required; the owner's Pins only. summary_metrics over the range (the fake's
+   * figures are lifetime ones).
+   */
+  function pinAnalytics(id: string, user: string, q: URLSearchParams): Response {
+    const pin = pins.find((p) => p.id === id && p.user === user);
+    if (!pin) return error(404, 50, 'Pin not found.');
+    const start = q.get('start_date');
+    const end = q.get('end_date');
+    const types = (q.get('metric_types') ?? '').split(',').filter(Boolean);
+    const date = /^\d{4}-\d{2}-\d{2}$/;
+    if (!start || !end || !date.test(start) || !date.test(end) || !types.length) {
+      return error(400, 1, 'Invalid parameters: start_date, end_date and metric_types are required.');
+    }
+    if (Date.parse(start) < Date.now() - 91 * 86_400_000) return error(400, 1, 'start_date cannot be more than 90 days back.');
+    const st = pin.stats ?? { impressions: 0, saves: 0, outboundClicks: 0, pinClicks: 0 };
+    const all: Record<string, number> = {
+      IMPRESSION: st.impressions,
+      SAVE: st.saves,
+      OUTBOUND_CLICK: st.outboundClicks,
+      PIN_CLICK: st.pinClicks,
+    };
+    const unknown = types.find((t) => !(t in all));
+    if (unknown) return error(400, 1, `Invalid metric type ${unknown}.`);
+    const summary = Object.fromEntries(types.map((t) => [t, all[t]]));
+    return json({ all: { daily_metrics: [], summary_metrics: summary, lifetime_metrics: summary } });
   }
 
   async function createPin(req: Request, user: string): Promise<Response> {
