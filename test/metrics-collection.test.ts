@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities/index.ts';
-import type { MetricsSweepResult } from '../activities/metrics.ts';
+import { CLAIM_MS, type MetricsSweepResult } from '../activities/metrics.ts';
 import { addChannel } from '../domain/channels.ts';
 import { afterReading, dueAt, latestOf, metricsOf, READING_AGES, RETRY_AFTER } from '../domain/analytics/metrics.ts';
 import { newId } from '../lib/ids.ts';
@@ -294,6 +294,29 @@ describe('collecting metrics from the platform', () => {
       expect(s.metrics_error).toMatch(/429/);
       expect(s.metrics_next_at!.getTime()).toBe(readAt.getTime() + RETRY_AFTER);
     }
+  });
+
+  test('a sweep that dies after claiming loses nothing: the readings come due again once the claim runs out', async () => {
+    const h = await harness();
+    const at0 = new Date('2020-09-01T09:00:00Z');
+    const { pcId } = await published(at0);
+    const readAt = new Date(at0.getTime() + HOUR + 1000);
+    // The worker dies while the platform is being asked (not a platform error: the activity fails).
+    const dying = { ...connector, readMetrics: async () => Promise.reject(new Error('worker lost')) };
+    const activities = createActivities({
+      orm: h.orm,
+      connectors: { MASTODON: dying },
+      credentialsKey: h.credentialsKey,
+      now: () => readAt,
+    });
+    await expect(new MockActivityEnvironment().run(activities.collectDueMetrics, { limit: 1000 })).rejects.toThrow('worker lost');
+    // Claimed: another sweep at once does not take it; nothing was written.
+    await collectAt(readAt);
+    expect(await snapshots(pcId)).toHaveLength(0);
+    // Past the claim, the next sweep reads it, once.
+    await collectAt(new Date(readAt.getTime() + CLAIM_MS + 1000));
+    expect(await snapshots(pcId)).toHaveLength(1);
+    expect((await state(pcId)).metrics_step).toBe(1);
   });
 
   test('a post deleted on the platform is no longer followed, with the reason', async () => {
