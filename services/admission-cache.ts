@@ -327,29 +327,25 @@ export function createAdmissionCache(o: AdmissionCacheOptions): AdmissionCache {
         stamps.set(e.key.id, request.at);
       }
       scheduleFlush();
-      return {
-        found: true,
-        key: e.key,
-        organization: e.organization,
-        counted: true,
-        rate: { points, resetsAt: new Date(l.expire) },
-        quotaOk: true,
-        usedThisMonth: u.used,
-      };
+      return answer(e, l, points, true, u.used);
     }
   }
 
-  function refuse(e: Entry, l: Lease, u: Usage): Admission {
-    const points = Math.max(l.next, e.rpm + 1);
+  /** A counted request's answer: its place in the key's window, and the organization's count. */
+  function answer(e: Entry, l: Lease, points: number, quotaOk: boolean, usedThisMonth: number): Admission {
     return {
       found: true,
       key: e.key,
       organization: e.organization,
       counted: true,
       rate: { points, resetsAt: new Date(l.expire) },
-      quotaOk: false,
-      usedThisMonth: u.used ?? 0,
+      quotaOk,
+      usedThisMonth,
     };
+  }
+
+  function refuse(e: Entry, l: Lease, u: Usage): Admission {
+    return answer(e, l, Math.max(l.next, e.rpm + 1), false, u.used ?? 0);
   }
 
   // The LISTEN connection: records are kept only while it is up.

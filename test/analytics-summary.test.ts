@@ -2,39 +2,13 @@
 // a series of every day or week in the organization's time zone, the top posts by engagement,
 // and a channel-limited key counting only its channels.
 import { describe, expect, test } from 'bun:test';
-import { newId } from '../lib/ids.ts';
 import { zonedToUtc } from '../lib/zoned-time.ts';
-import { metricsOf } from '../domain/analytics/metrics.ts';
 import { harness } from './harness/index.ts';
-import { call, makeChannel, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
+import { call, makeChannel, makeKey, makeOrg, publishedPostWithReadings, testApp } from './harness/fixtures.ts';
 
 const db = async (text: string, values: unknown[] = []) => (await (await harness()).pool.query(text, values)).rows;
 
-/** A channel post published at `at` with these readings ([measuredAt, figures]). */
-async function publishedPost(orgId: string, channelId: string, at: string, readings: [string, Record<string, number>][]) {
-  const postId = newId('post');
-  const pcId = newId('pc');
-  await db(
-    `insert into posts (id, organization_id, status, content, source, scheduled_at, published_at, created_at, updated_at)
-     values ($1, $2, 'published', 'x', 'api', $3, $3, now(), now())`,
-    [postId, orgId, at],
-  );
-  await db(
-    `insert into post_channels (id, post_id, channel_id, platform, status, content, platform_post_id, url, published_at, created_at, updated_at)
-     values ($1, $2, $3, 'MASTODON', 'published', 'x', $4, $5, $6, now(), now())`,
-    [pcId, postId, channelId, `s${pcId}`, `https://mastodon.example/@u/${pcId}`, at],
-  );
-  for (const [i, [measuredAt, figures]] of readings.entries()) {
-    await db('insert into post_metrics (id, post_channel_id, step, measured_at, metrics) values ($1, $2, $3, $4, $5)', [
-      newId('pm'),
-      pcId,
-      i,
-      measuredAt,
-      JSON.stringify(metricsOf(figures)),
-    ]);
-  }
-  return postId;
-}
+const publishedPost = publishedPostWithReadings;
 
 describe('GET /v1/analytics', () => {
   test('totals, a day series in the organization’s zone, top posts, and a channel-limited key', async () => {

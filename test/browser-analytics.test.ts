@@ -3,8 +3,6 @@
 // times heat map on a channel's queue editor; no console error and no request leaves the app.
 // Screenshot: docs/screenshots/analytics.png (with UPDATE_SCREENSHOTS=1).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { newId } from '../lib/ids.ts';
-import { metricsOf } from '../domain/analytics/metrics.ts';
 import { zonedToUtc } from '../lib/zoned-time.ts';
 import { createUser } from '../services/users.ts';
 import {
@@ -18,7 +16,7 @@ import {
   type Page,
   type PageProblem,
 } from './harness/browser.ts';
-import { makeChannel, makeOrg } from './harness/fixtures.ts';
+import { makeChannel, makeOrg, publishedPostWithReadings } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
 let server: ReturnType<typeof lateBoundServer>;
@@ -32,33 +30,9 @@ const email = `analytics-${crypto.randomUUID().slice(0, 8)}@example.com`;
 const password = 'correct horse battery staple';
 const ids: { channelA: string; channelB: string; best: string } = { channelA: '', channelB: '', best: '' };
 
-const db = (text: string, values: unknown[] = []) => stack.h.pool.query(text, values);
+const _db = (text: string, values: unknown[] = []) => stack.h.pool.query(text, values);
 
-/** A channel post published at `at`, with readings [measuredAt, figures]. */
-async function publishedPost(orgId: string, channelId: string, at: Date, readings: [Date, Record<string, number>][]) {
-  const postId = newId('post');
-  const pcId = newId('pc');
-  await db(
-    `insert into posts (id, organization_id, status, content, source, scheduled_at, published_at, created_at, updated_at)
-     values ($1, $2, 'published', $3, 'api', $4, $4, now(), now())`,
-    [postId, orgId, `Launch post ${postId.slice(-4)}`, at],
-  );
-  await db(
-    `insert into post_channels (id, post_id, channel_id, platform, status, content, platform_post_id, url, published_at, metrics_step, metrics_next_at, created_at, updated_at)
-     values ($1, $2, $3, 'MASTODON', 'published', 'x', $4, $5, $6, $7, $8, now(), now())`,
-    [pcId, postId, channelId, `s${pcId}`, `https://mastodon.example/@u/${pcId}`, at, readings.length, new Date(Date.now() + 86_400_000)],
-  );
-  for (const [i, [measuredAt, figures]] of readings.entries()) {
-    await db('insert into post_metrics (id, post_channel_id, step, measured_at, metrics) values ($1, $2, $3, $4, $5)', [
-      newId('pm'),
-      pcId,
-      i,
-      measuredAt,
-      JSON.stringify(metricsOf(figures)),
-    ]);
-  }
-  return postId;
-}
+const publishedPost = publishedPostWithReadings;
 
 beforeAll(async () => {
   server = lateBoundServer();

@@ -4,6 +4,8 @@ import { createApiKey } from '../../services/api-keys.ts';
 import { addChannel } from '../../domain/channels.ts';
 import { createOrganization } from '../../domain/organizations.ts';
 import { harness } from './index.ts';
+import { newId } from '../../lib/ids.ts';
+import { metricsOf } from '../../domain/analytics/metrics.ts';
 import { PLATFORM_INFO, type Platform } from '../../platforms/catalog.ts';
 
 export async function makeOrg(plan = 'PRO', name = 'Test org') {
@@ -78,4 +80,40 @@ export async function call(
     /* keep text */
   }
   return { status: res.status, headers: res.headers, body: parsed };
+}
+
+/**
+ * A Mastodon channel post published at `at`, with its readings ([measuredAt, figures], steps in
+ * order), written straight to the tables: for the analytics read paths.
+ */
+export async function publishedPostWithReadings(
+  organizationId: string,
+  channelId: string,
+  at: Date | string,
+  readings: [Date | string, Record<string, number>][],
+): Promise<string> {
+  const h = await harness();
+  const q = (text: string, values: unknown[]) => h.pool.query(text, values);
+  const postId = newId('post');
+  const pcId = newId('pc');
+  await q(
+    `insert into posts (id, organization_id, status, content, source, scheduled_at, published_at, created_at, updated_at)
+     values ($1, $2, 'published', $3, 'api', $4, $4, now(), now())`,
+    [postId, organizationId, `Launch post ${postId.slice(-4)}`, at],
+  );
+  await q(
+    `insert into post_channels (id, post_id, channel_id, platform, status, content, platform_post_id, url, published_at, metrics_step, created_at, updated_at)
+     values ($1, $2, $3, 'MASTODON', 'published', 'x', $4, $5, $6, $7, now(), now())`,
+    [pcId, postId, channelId, `s${pcId}`, `https://mastodon.example/@u/${pcId}`, at, readings.length],
+  );
+  for (const [i, [measuredAt, figures]] of readings.entries()) {
+    await q('insert into post_metrics (id, post_channel_id, step, measured_at, metrics) values ($1, $2, $3, $4, $5)', [
+      newId('pm'),
+      pcId,
+      i,
+      measuredAt,
+      JSON.stringify(metricsOf(figures)),
+    ]);
+  }
+  return postId;
 }
