@@ -322,6 +322,20 @@ const PROSE_RULES: {
       return a.publishAt.some((at) => until < Date.parse(at ?? ''));
     },
   },
+  {
+    ops: ['getAnalytics'],
+    path: /^(from|to)$/,
+    message: /^(must be before to|must be at most 366 days after from)$/,
+    documented: /`from` not before `to`, a range over 366 days/,
+    why: 'the range: from before to, at most 366 days (to defaults to now, from to 30 days before to)',
+    // Checked on what was asked: the bounds (or their defaults) really are backwards or too far apart.
+    holds: (f, a) => {
+      const to = a.query.to === undefined ? Date.now() : Math.min(Date.parse(String(a.query.to)), LATEST);
+      const from = a.query.from === undefined ? to - 30 * 86_400_000 : Date.parse(String(a.query.from));
+      if (f.message === 'must be before to') return from >= to;
+      return to - from > 366 * 86_400_000;
+    },
+  },
 ];
 
 /** Operations whose 422s the stated rules cover: their refusals are checked against what was asked. */
@@ -414,6 +428,8 @@ const pools = {
   deletable: [] as string[],
   /** Failed posts for retryPost (each retried once: then 409). */
   failed: [] as string[],
+  /** Published posts for refreshPostAnalytics (each read once: then 429 for 5 minutes). */
+  published: [] as string[],
   media: [] as string[],
   cursors: [] as string[],
   /** Webhook endpoints (pointing at `webhookUrl`) for the read, PATCH and rotate operations. */
@@ -713,6 +729,7 @@ function hintsFor(o: Operation): Hints {
     if (at === 'body.publishAt' && o.path.startsWith('/series')) return real(pools.futures, generated);
     if (at === 'body.timeZone') return real(['UTC', 'Europe/Berlin', 'America/New_York'], generated);
     if (at === 'path.id' && o.id === 'retryPost') return real([...pools.failed, ...pools.posts], generated);
+    if (at === 'path.id' && o.id === 'refreshPostAnalytics') return real([...pools.published, ...pools.posts], generated);
     if (at === 'path.id') return real(o.path.startsWith('/posts') ? pools.posts : pools.media, generated);
     if (at === 'body.channelIds[]') return real(pools.channels, generated, 15);
     // generateAltText: the ready image mostly; the pending one (409) now and then.
@@ -810,6 +827,16 @@ beforeAll(async () => {
     expect(post.status).toBe(201);
     expect((await stack.settle(post.body.id)).phase).toBe('failed');
     pools.failed.push(post.body.id);
+  }
+  // Published now: their figures can be asked for.
+  for (let i = 0; i < 2; i++) {
+    const post = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `property published ${i}`, channelIds: [mastodon.id] },
+    });
+    expect(post.status).toBe(201);
+    await stack.settle(post.body.id);
+    pools.published.push(post.body.id);
   }
   for (const limit of [1, 2]) pools.cursors.push((await call(stack.app, 'GET', `/v1/posts?limit=${limit}`, { key })).body.nextCursor);
 
