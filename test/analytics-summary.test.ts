@@ -82,6 +82,10 @@ describe('GET /v1/analytics', () => {
     const long = await call(app, 'GET', '/v1/analytics?from=2024-01-01T00:00:00Z&to=2026-01-01T00:00:00Z', { key });
     expect(long.status).toBe(422);
     expect(long.body.error.details.fields[0].path).toBe('to');
+    // A `to` in year 1 leaves no room before it: the default `from` cannot be before it.
+    const first = await call(app, 'GET', '/v1/analytics?to=0000-01-01T00:00:00Z', { key });
+    expect(first.status).toBe(422);
+    expect(first.body.error.details.fields[0].path).toBe('from');
     const month = await call(app, 'GET', '/v1/analytics?groupBy=month', { key });
     expect(month.status).toBe(422);
     expect(month.body.error.details.fields[0].path).toBe('groupBy');

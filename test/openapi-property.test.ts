@@ -100,6 +100,7 @@ const REFUSED_HOSTS = ['169.254.169.254', '[fe80::1]'];
 /** Zone names the IANA database has (Intl's list; `UTC` besides), in lower case: the server takes any letter case. */
 const IANA_ZONES = new Set(['utc', ...Intl.supportedValuesOf('timeZone').map((z) => z.toLowerCase())]);
 const LATEST = Date.parse('9999-12-31T00:00:00Z');
+const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
 
 /**
  * The 422s a document-valid request may still get: rules the document states in words because no
@@ -330,8 +331,9 @@ const PROSE_RULES: {
     why: 'the range: from before to, at most 366 days (to defaults to now, from to 30 days before to)',
     // Checked on what was asked: the bounds (or their defaults) really are backwards or too far apart.
     holds: (f, a) => {
-      const to = a.query.to === undefined ? Date.now() : Math.min(Date.parse(String(a.query.to)), LATEST);
-      const from = a.query.from === undefined ? to - 30 * 86_400_000 : Date.parse(String(a.query.from));
+      const bound = (v: unknown) => Math.max(Math.min(Date.parse(String(v)), LATEST), EARLIEST);
+      const to = a.query.to === undefined ? Date.now() : bound(a.query.to);
+      const from = a.query.from === undefined ? Math.max(to - 30 * 86_400_000, EARLIEST) : bound(a.query.from);
       if (f.message === 'must be before to') return from >= to;
       return to - from > 366 * 86_400_000;
     },

@@ -11,6 +11,7 @@
 // 5. from defaults to 30 days before to, to to now; a range of more than MAX_RANGE_DAYS is refused.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.ts';
+import { EARLIEST_STORABLE } from '../../lib/date-time.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { zonedParts, zonedToUtc } from '../../lib/zoned-time.ts';
 import { organizationTimeZone } from '../queues/queues.ts';
@@ -105,7 +106,8 @@ export async function analyticsSummary(
   now: Date,
 ): Promise<AnalyticsSummary> {
   const to = q.to ?? now;
-  const from = q.from ?? new Date(to.getTime() - 30 * DAY);
+  // Not before the first storable instant (a `to` in year 1 would put the default before it).
+  const from = q.from ?? new Date(Math.max(to.getTime() - 30 * DAY, EARLIEST_STORABLE.getTime()));
   const fields: FieldError[] = [];
   if (from >= to) fields.push({ path: 'from', message: 'must be before to' });
   else if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY)
