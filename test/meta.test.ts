@@ -4,7 +4,7 @@ import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
 import { classifyGraph, graphRetryAfterMs, matchRecent, parseGraphTime } from '../platforms/meta/graph.ts';
 import { PlatformError, type Connector, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import { startFakeMeta, type FakeMeta, type FakeMetaOptions, type MetaFlavor } from './fakes/meta.ts';
+import { coded, startFakeMeta, type FakeMeta, type FakeMetaOptions, type MetaFlavor } from './fakes/meta.ts';
 import { freePort } from './harness/ports.ts';
 
 const fakes: FakeMeta[] = [];
@@ -150,12 +150,16 @@ describe('Facebook error classes', () => {
     expect(routes(f)).toEqual([`POST /${f.accountId}/photos`]);
   });
 
-  test('missing permission (#200) → reauth', async () => {
+  test('missing permission (Graph code 200) → reauth', async () => {
     const f = await fake('facebook');
     f.failNext(1, {
       status: 403,
       body: {
-        error: { message: "(#200) The user hasn't authorized the application to perform this action", type: 'OAuthException', code: 200 },
+        error: {
+          message: coded(200, "The user hasn't authorized the application to perform this action"),
+          type: 'OAuthException',
+          code: 200,
+        },
       },
     });
     const err = await failure(connectorFor(f).publish(request(f)));
@@ -170,7 +174,7 @@ describe('Facebook error classes', () => {
     const err = await failure(c.publish(request(f)));
     expect(err.kind).toBe('permanent');
     expect(err.message).toBe(
-      'Facebook 400: (#506) Duplicate status message (This status update is identical to the last one you posted. Try posting something different, or delete your previous update.)',
+      `Facebook 400: ${coded(506, 'Duplicate status message (This status update is identical to the last one you posted. Try posting something different, or delete your previous update.)')}`,
     );
     expect(err.opts.platformCode).toBe('506/1455006');
     expect(f.posts).toHaveLength(1);
@@ -201,20 +205,20 @@ describe('Facebook error classes', () => {
     };
     f.failNext(1, {
       status: 403,
-      body: { error: { message: '(#32) Page request limit reached', type: 'OAuthException', code: 32, fbtrace_id: 'Abc' } },
+      body: { error: { message: coded(32, 'Page request limit reached'), type: 'OAuthException', code: 32, fbtrace_id: 'Abc' } },
       headers: { 'X-Business-Use-Case-Usage': JSON.stringify(usage) },
     });
     const err = await failure(connectorFor(f).publish(request(f)));
     expect(err.kind).toBe('transient');
     expect(err.opts).toMatchObject({ status: 403, retryAfterMs: 7 * 60_000, platformCode: '32' });
-    expect(err.message).toBe('Facebook 403: (#32) Page request limit reached');
+    expect(err.message).toBe(`Facebook 403: ${coded(32, 'Page request limit reached')}`);
   });
 
   test('429 with Retry-After → transient, retryAfterMs 9000', async () => {
     const f = await fake('facebook');
     f.failNext(1, {
       status: 429,
-      body: { error: { message: '(#4) Application request limit reached', type: 'OAuthException', code: 4, is_transient: true } },
+      body: { error: { message: coded(4, 'Application request limit reached'), type: 'OAuthException', code: 4, is_transient: true } },
       headers: { 'Retry-After': '9' },
     });
     const err = await failure(connectorFor(f).publish(request(f)));
@@ -288,10 +292,10 @@ describe('Facebook no double post (findPublished)', () => {
 describe('Instagram publish (container flow)', () => {
   test('one image: container with image_url, caption and alt_text → FINISHED → media_publish → permalink', async () => {
     const f = await fake('instagram');
-    const result = await connectorFor(f).publish(request(f, { text: 'Caption #1', media: [image('a', 'A blue square', 'jpeg')] }));
+    const result = await connectorFor(f).publish(request(f, { text: 'Caption one', media: [image('a', 'A blue square', 'jpeg')] }));
 
     const [c] = f.containers;
-    expect(c!.params).toEqual({ image_url: c!.fetched!.url, caption: 'Caption #1', alt_text: 'A blue square' });
+    expect(c!.params).toEqual({ image_url: c!.fetched!.url, caption: 'Caption one', alt_text: 'A blue square' });
     expect(c!.fetched).toMatchObject({ contentType: 'image/jpeg', size: jpeg.length });
     expect(c!.status).toBe('PUBLISHED');
     expect(routes(f)).toEqual([
@@ -303,7 +307,7 @@ describe('Instagram publish (container flow)', () => {
     expect(f.requests[1]!.params.fields).toBe('status_code,status');
     expect(f.requests.every((r) => r.version === 'v26.0')).toBe(true);
     const post = f.posts[0]!;
-    expect(post).toMatchObject({ text: 'Caption #1', kind: 'IMAGE' });
+    expect(post).toMatchObject({ text: 'Caption one', kind: 'IMAGE' });
     expect(result).toEqual({
       platformPostId: post.id,
       url: post.permalink,
@@ -704,7 +708,10 @@ describe('fake Graph contract', () => {
     const f = await fake('facebook');
     const token = { access_token: TOKENS.facebook };
     const wrong = await post(`${f.url}/v26.0/${f.accountId}/feed`, { caption: 'hi', ...token });
-    expect(wrong).toMatchObject({ status: 400, body: { error: { code: 100, message: '(#100) Param caption is not a valid parameter' } } });
+    expect(wrong).toMatchObject({
+      status: 400,
+      body: { error: { code: 100, message: coded(100, 'Param caption is not a valid parameter') } },
+    });
 
     const other = await post(`${f.url}/v26.0/999/feed`, { message: 'hi', ...token });
     expect(other.body.error).toMatchObject({ code: 100, error_subcode: 33, type: 'GraphMethodException' });

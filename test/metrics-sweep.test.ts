@@ -37,6 +37,19 @@ afterAll(async () => {
   receiver?.stop(true);
 });
 
+/** A Mastodon channel of the organization on the fake, its token valid; the API's clock set to the server's. */
+async function mastodonChannel(organizationId: string) {
+  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+    organizationId,
+    platform: 'MASTODON',
+    name: 'metrics',
+    credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
+  });
+  mastodon.validTokens.add('good-token');
+  await stack.syncClock();
+  return channel;
+}
+
 describe('the metrics sweep', () => {
   test('reads the due reading of a post published through the API; the API and a post.analytics.updated event show it', async () => {
     const org = await makeOrg('PRO');
@@ -47,14 +60,7 @@ describe('the metrics sweep', () => {
     });
     expect(hook.status).toBe(201);
     secret = hook.body.secret;
-    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'sweep',
-      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
-    });
-    mastodon.validTokens.add('good-token');
-    await stack.syncClock();
+    const channel = await mastodonChannel(org.id);
     const created = await call(stack.app, 'POST', '/v1/posts', {
       key,
       body: { content: `sweep ${crypto.randomUUID()}`, channelIds: [channel.id] },
@@ -100,14 +106,7 @@ describe('the metrics sweep', () => {
   test('POST …/analytics/refresh reads now without moving the schedule, at most once every 5 minutes per post', async () => {
     const org = await makeOrg('PRO');
     const { key } = await makeKey(org.id);
-    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'refresh',
-      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
-    });
-    mastodon.validTokens.add('good-token');
-    await stack.syncClock();
+    const channel = await mastodonChannel(org.id);
 
     const later = await call(stack.app, 'POST', '/v1/posts', {
       key,

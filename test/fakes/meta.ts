@@ -135,7 +135,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     try {
       parsed = await readParams(req, url);
     } catch {
-      return graphError(400, { message: '(#100) Invalid parameter', type: 'OAuthException', code: 100 });
+      return graphError(400, { message: coded(100, 'Invalid parameter'), type: 'OAuthException', code: 100 });
     }
     const ctx: Ctx = { req, method: req.method, segs: parts, ...parsed, token: tokenOf(req, parsed.params) };
     const route = routeOf(ctx, version);
@@ -270,21 +270,21 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const photos = refs.map((id) => uploads.find((u) => u.id === id && u.kind === 'photo' && !u.published && !u.attachedTo));
     if (photos.some((p) => !p))
       return graphError(400, {
-        message: '(#100) param attached_media must be an array of unpublished photos of this Page',
+        message: coded(100, 'param attached_media must be an array of unpublished photos of this Page'),
         type: 'OAuthException',
         code: 100,
       });
     const message = ctx.params.message ?? '';
     if (!message.trim() && !refs.length && !ctx.params.link)
       return graphError(400, {
-        message: '(#100) Invalid parameter',
+        message: coded(100, 'Invalid parameter'),
         type: 'OAuthException',
         code: 100,
         error_user_msg: 'Your post is empty.',
       });
     if (message.length > 63206)
       return graphError(400, {
-        message: '(#100) Invalid parameter',
+        message: coded(100, 'Invalid parameter'),
         type: 'OAuthException',
         code: 100,
         error_user_msg: 'The message is too long.',
@@ -292,7 +292,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const last = posts.at(-1);
     if (!refs.length && message.trim() && last && last.text === message) {
       return graphError(400, {
-        message: '(#506) Duplicate status message',
+        message: coded(506, 'Duplicate status message'),
         type: 'OAuthException',
         code: 506,
         error_subcode: 1455006,
@@ -311,10 +311,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const bad = unknownParam(ctx.params, /^(source|url|published|message|caption|no_story|temporary|access_token)$/);
     if (bad) return invalidParam(bad);
     const file = ctx.files.source;
-    if (!file && !ctx.params.url) return graphError(400, { message: '(#324) Requires upload file', type: 'OAuthException', code: 324 });
+    if (!file && !ctx.params.url)
+      return graphError(400, { message: coded(324, 'Requires upload file'), type: 'OAuthException', code: 324 });
     if (file && !IMAGE_TYPES.includes(file.type)) {
       return graphError(400, {
-        message: '(#100) Invalid image format. It should be an image file data.',
+        message: coded(100, 'Invalid image format. It should be an image file data.'),
         type: 'OAuthException',
         code: 100,
       });
@@ -332,10 +333,10 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (bad) return invalidParam(bad);
     const file = ctx.files.source;
     if (!file && !ctx.params.file_url)
-      return graphError(400, { message: '(#100) No file data was uploaded', type: 'OAuthException', code: 100 });
+      return graphError(400, { message: coded(100, 'No file data was uploaded'), type: 'OAuthException', code: 100 });
     if (file && !file.type.startsWith('video/'))
       return graphError(400, {
-        message: "(#352) Sorry, the video file you selected is in a format that we don't support.",
+        message: coded(352, "Sorry, the video file you selected is in a format that we don't support."),
         type: 'OAuthException',
         code: 352,
       });
@@ -387,7 +388,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
 
     const mediaType = p.media_type ?? (flavor === 'instagram' && p.image_url ? 'IMAGE' : '');
     const need = (field: string) =>
-      graphError(400, { message: `(#100) The parameter ${field} is required`, type: 'OAuthException', code: 100 });
+      graphError(400, { message: coded(100, `The parameter ${field} is required`), type: 'OAuthException', code: 100 });
     let children: string[] = [];
     let mediaUrl: string | undefined;
     switch (mediaType) {
@@ -555,7 +556,10 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const unknown = asked.find((m) => !(m in known));
     if (!asked.length || unknown) {
       return graphError(400, {
-        message: `(#100) metric[${asked.length ? asked.indexOf(unknown!) : 0}] must be one of the following values: ${Object.keys(known).join(', ')}`,
+        message: coded(
+          100,
+          `metric[${asked.length ? asked.indexOf(unknown!) : 0}] must be one of the following values: ${Object.keys(known).join(', ')}`,
+        ),
         type: 'OAuthException',
         code: 100,
       });
@@ -739,11 +743,16 @@ function unknownParam(params: Record<string, string>, allowed: RegExp): string |
 }
 
 function invalidParam(name: string): Response {
-  return graphError(400, { message: `(#100) Param ${name} is not a valid parameter`, type: 'OAuthException', code: 100 });
+  return graphError(400, { message: coded(100, `Param ${name} is not a valid parameter`), type: 'OAuthException', code: 100 });
 }
 
 function invalidValue(name: string, value: string): Response {
-  return graphError(400, { message: `(#100) Param ${name} has an invalid value: ${value}`, type: 'OAuthException', code: 100 });
+  return graphError(400, { message: coded(100, `Param ${name} has an invalid value: ${value}`), type: 'OAuthException', code: 100 });
+}
+
+/** A Graph error message: Graph starts each with its error code, as "(#code) text". */
+export function coded(code: number, text: string): string {
+  return `(#${code}) ${text}`;
 }
 
 function unsupported(method: string, id: string): Response {
