@@ -110,3 +110,34 @@ export const MEDIA_LIMITS: Record<Platform, MediaLimits> = {
   TELEGRAM: { maxItems: 10, types: ['image', 'gif', 'video', 'document', 'audio'], videoAlone: false },
   DISCORD: { maxItems: 10, types: ['image', 'gif', 'video', 'document', 'audio'], videoAlone: false },
 };
+
+/**
+ * What follows a post on each platform: a thread of replies, each to the one before (X, Bluesky,
+ * Mastodon, Threads), or one comment under the post (Facebook, Instagram, LinkedIn, YouTube,
+ * Reddit). Telegram, Discord, Pinterest and TikTok take neither: a post there is one item.
+ * A thread item is checked as a post of its platform (length, media); a comment is text only,
+ * within `maxChars` as the platform documents for comments.
+ */
+export type FollowUps =
+  | { kind: 'thread'; maxItems: number }
+  | { kind: 'comment'; maxChars: number }
+  | { kind: null };
+
+/** Most replies after the post in one thread: the length X's composer allows, used for every thread platform. */
+export const MAX_THREAD_ITEMS = 25;
+
+export const FOLLOW_UPS: Record<Platform, FollowUps> = {
+  X: { kind: 'thread', maxItems: MAX_THREAD_ITEMS },
+  BLUESKY: { kind: 'thread', maxItems: MAX_THREAD_ITEMS },
+  MASTODON: { kind: 'thread', maxItems: MAX_THREAD_ITEMS },
+  THREADS: { kind: 'thread', maxItems: MAX_THREAD_ITEMS },
+  FACEBOOK: { kind: 'comment', maxChars: 8000 },
+  INSTAGRAM: { kind: 'comment', maxChars: 2200 },
+  LINKEDIN: { kind: 'comment', maxChars: 1250 },
+  YOUTUBE: { kind: 'comment', maxChars: 10000 },
+  REDDIT: { kind: 'comment', maxChars: 10000 },
+  TELEGRAM: { kind: null },
+  DISCORD: { kind: null },
+  PINTEREST: { kind: null },
+  TIKTOK: { kind: null },
+};

@@ -22,6 +22,12 @@ export interface PublishRequest {
   /** Decrypted channel credentials (DESIGN.md §4 lists the keys per platform). */
   credentials: Record<string, unknown>;
   reddit?: { subreddit: string; title: string } | null;
+  /**
+   * A follow-up item (platforms/catalog.ts FOLLOW_UPS): on a thread platform a reply to `parent`
+   * (the item before) in the conversation started by `root` (the post); on a comment platform a
+   * comment under the post (`parent` and `root` are both the post). Absent for the post itself.
+   */
+  replyTo?: { root: PostRef; parent: PostRef };
   /** 1 on the first try; higher when an earlier attempt may already have reached the platform. */
   attempt?: number;
   /**
@@ -30,6 +36,12 @@ export interface PublishRequest {
    */
   firstAttemptAt?: Date;
   signal?: AbortSignal;
+}
+
+/** A published item, as recorded: what a follow-up item answers. */
+export interface PostRef {
+  platformPostId: string;
+  url: string;
 }
 
 export interface PublishResult {
@@ -54,10 +66,12 @@ export class PlatformError extends Error {
 
 export interface Connector {
   platform: Platform;
+  /** Publishes the post, or with `replyTo` a follow-up item (a reply or a comment). */
   publish(req: PublishRequest): Promise<PublishResult>;
   /**
    * For platforms without an idempotency key: called before a retry (attempt > 1) to find a
-   * post that an earlier attempt created although its answer was lost. null = not there, send.
+   * post (or, with `replyTo`, a reply or comment) that an earlier attempt created although its
+   * answer was lost. null = not there, send.
    */
   findPublished?(req: PublishRequest): Promise<PublishResult | null>;
   /**
