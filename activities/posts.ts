@@ -1,18 +1,28 @@
 // Activities of the post workflow. Each forks its own EntityManager; each is idempotent.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Channel, MediaItem, Post, PostChannel, type IPost, type IPostChannel } from '../db/entities/index.ts';
+import {
+  Channel,
+  MediaItem,
+  Post,
+  PostChannel,
+  PostChannelItem,
+  type IPost,
+  type IPostChannel,
+  type IPostChannelItem,
+} from '../db/entities/index.ts';
+import { followUpRows, insertFollowUps } from '../domain/posts/create.ts';
 import { newId } from '../lib/ids.ts';
 import { dueAt } from '../domain/analytics/metrics.ts';
-import type { Platform } from '../platforms/catalog.ts';
+import { FOLLOW_UPS, type Platform } from '../platforms/catalog.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookEventType } from '../domain/webhooks/outbox.ts';
 import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
 import { createChannelCredentials } from './channel-credentials.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
-import { PlatformError, type Connectors, type MediaRef, type PublishResult } from '../platforms/types.ts';
+import { PlatformError, type Connectors, type MediaRef, type PublishRequest, type PublishResult } from '../platforms/types.ts';
 import { classifyPlatformError } from '../platforms/failure-class.ts';
-import { FAILURE, type PostEdit } from '../workflows/post-types.ts';
+import { FAILURE, type PostEdit, type PublishTarget } from '../workflows/post-types.ts';
 import { failureClass, type ChannelErrorCode, type ChannelFailure, type ChannelFailureClass } from '../workflows/publish-failure-types.ts';
 
 /** Waits between the tries of recording an accepted publish in Postgres, within one attempt. */
@@ -88,37 +98,15 @@ export function createPostActivities(deps: PostActivityDeps) {
   }
 
   /**
-   * Writes a publish that the platform accepted. Retried here, within the attempt, so a short
-   * Postgres outage (restart, failover, dropped connection) does not fail an attempt whose message
-   * is already out; each try uses a fresh EntityManager and one idempotent UPDATE.
+   * Writes what a platform accepted, in one transaction that returns its webhook events. Retried
+   * here, within the attempt, so a short Postgres outage (restart, failover, dropped connection)
+   * does not fail an attempt whose message is already out; each try uses a fresh EntityManager and
+   * idempotent UPDATEs.
    */
-  async function recordPublished(pcId: string, platform: Platform, result: PublishResult, ctx: Context): Promise<void> {
-    const publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
-    // Followed for metrics from its first reading's time, where the platform reports any (domain/analytics/metrics.ts).
-    const metricsNextAt = deps.connectors[platform]?.readMetrics ? dueAt(publishedAt, 0) : null;
+  async function recordDurably(ctx: Context, write: (em: EntityManager) => Promise<string[]>): Promise<void> {
     for (let i = 0; ; i++) {
       try {
-        // Only the change from another status emits post.channel.published (a retried recording does not).
-        const events = await deps.orm.em.fork().transactional(async (em) => {
-          const changed = await em.nativeUpdate(
-            PostChannel,
-            { id: pcId, status: { $ne: 'published' } },
-            {
-              status: 'published',
-              platformPostId: result.platformPostId,
-              url: result.url,
-              publishedAt,
-              metricsStep: 0,
-              metricsNextAt,
-              error: null,
-              errorCode: null,
-              retryable: null,
-            },
-          );
-          if (!changed) return [];
-          const pc = await em.findOneOrFail(PostChannel, { id: pcId });
-          return emitChannelEvent(em, pc.post, pc.channel, 'post.channel.published');
-        });
+        const events = await deps.orm.em.fork().transactional(write);
         await webhooks.dispatch(deps.orm.em, events);
         return;
       } catch (err) {
@@ -127,6 +115,70 @@ export function createPostActivities(deps: PostActivityDeps) {
         await ctx.sleep(delay); // ends early, with CancelledFailure, when the attempt is cancelled
       }
     }
+  }
+
+  /**
+   * The channel is published: every item is out. Only the change from another status emits
+   * post.channel.published (a retried recording does not). Followed for metrics from its first
+   * reading's time, where the platform reports any (domain/analytics/metrics.ts).
+   */
+  async function channelPublished(em: EntityManager, pcId: string, platform: Platform, publishedAt: Date, post?: PublishResult) {
+    const metricsNextAt = deps.connectors[platform]?.readMetrics ? dueAt(publishedAt, 0) : null;
+    const changed = await em.nativeUpdate(
+      PostChannel,
+      { id: pcId, status: { $ne: 'published' } },
+      {
+        status: 'published',
+        ...(post ? { platformPostId: post.platformPostId, url: post.url, publishedAt } : {}),
+        metricsStep: 0,
+        metricsNextAt,
+        error: null,
+        errorCode: null,
+        retryable: null,
+      },
+    );
+    if (!changed) return [];
+    const pc = await em.findOneOrFail(PostChannel, { id: pcId });
+    return emitChannelEvent(em, pc.post, pc.channel, 'post.channel.published');
+  }
+
+  /**
+   * The post itself (position 0) is out. Without follow-ups the channel is published; with
+   * them, the post's id is recorded (what the first follow-up answers) and the channel stays
+   * publishing until its last item.
+   */
+  async function recordPublished(pc: IPostChannel, followUps: number, result: PublishResult, ctx: Context): Promise<void> {
+    const publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
+    await recordDurably(ctx, async (em) => {
+      if (!followUps) return channelPublished(em, pc.id, pc.platform, publishedAt, result);
+      await em.nativeUpdate(
+        PostChannel,
+        { id: pc.id, platformPostId: null },
+        { platformPostId: result.platformPostId, url: result.url, publishedAt },
+      );
+      return [];
+    });
+  }
+
+  /** A follow-up is out; the last one publishes the channel, in the same transaction. */
+  async function recordFollowUp(pc: IPostChannel, item: IPostChannelItem, last: boolean, result: PublishResult, ctx: Context) {
+    const publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
+    await recordDurably(ctx, async (em) => {
+      await em.nativeUpdate(
+        PostChannelItem,
+        { id: item.id, status: { $ne: 'published' } },
+        {
+          status: 'published',
+          platformPostId: result.platformPostId,
+          url: result.url,
+          publishedAt,
+          error: null,
+          errorCode: null,
+          retryable: null,
+        },
+      );
+      return last ? channelPublished(em, pc.id, pc.platform, pc.publishedAt ?? publishedAt) : [];
+    });
   }
 
   /**
@@ -159,10 +211,14 @@ export function createPostActivities(deps: PostActivityDeps) {
     }
   }
 
-  /** Sends the post to the channel's platform; platform errors become the workflow's failure types. */
+  /**
+   * Sends one item to the channel's platform (the post, or with `replyTo` a follow-up); platform
+   * errors become the workflow's failure types. `counted`: the row whose attempts count this send.
+   */
   async function send(
     em: ReturnType<Orm['em']['fork']>,
-    pc: IPostChannel,
+    counted: { attempts: number },
+    item: { text: string; mediaIds: string[]; idempotencyKey: string; replyTo?: PublishRequest['replyTo'] },
     postId: string,
     channelId: string,
     ctx: Context,
@@ -177,24 +233,28 @@ export function createPostActivities(deps: PostActivityDeps) {
     }
     const connector = deps.connectors[channel.platform];
     if (!connector) throw refusal(FAILURE.permanent, `publishing to ${channel.platform} is not supported yet`, 'unknown');
+    // Validation refuses follow-ups where the platform takes none; a connector must never get one as a post of its own.
+    if (item.replyTo && FOLLOW_UPS[channel.platform].kind === null)
+      throw refusal(FAILURE.permanent, `${channel.platform} takes no replies or comments`, 'rejected_content');
     if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is not configured on this worker');
-    const media = await mediaRefs(em, p.mediaIds);
-    pc.attempts += 1;
+    const media = await mediaRefs(em, item.mediaIds);
+    counted.attempts += 1;
     await em.flush();
     try {
       const credentials = await currentCredentials(channelId, connector, ctx.cancellationSignal);
       // A retry of a failed post (POST /retry) counts as a later attempt from its first one: the
       // run that failed may have reached the platform (a lost answer, a timeout after sending).
       const attempt = retry ? ctx.info.attempt + 1 : ctx.info.attempt;
-      const req = {
-        text: pc.content,
+      const req: PublishRequest = {
+        text: item.text,
         media,
-        idempotencyKey: `${postId}:${channelId}`,
+        idempotencyKey: item.idempotencyKey,
+        ...(item.replyTo ? { replyTo: item.replyTo } : {}),
         credentials,
         reddit: p.reddit ?? null,
         attempt,
-        // No send of this (post, channel) is older than the post's time; within one activity, none
-        // is older than its first attempt.
+        // No send of this item is older than the post's time; within one activity, none is older
+        // than its first attempt.
         firstAttemptAt: retry ? p.scheduledAt : new Date(ctx.info.scheduledTimestampMs),
         signal: ctx.cancellationSignal,
       };
@@ -221,6 +281,45 @@ export function createPostActivities(deps: PostActivityDeps) {
     }
   }
 
+  /**
+   * Sends an item at most once across attempts, then records it. What an earlier attempt heard
+   * from the platform is kept by Temporal in the heartbeat details (on any worker): the message is
+   * out, only its recording is missing. Every heartbeat repeats the record, so a later one never
+   * erases it.
+   */
+  async function sendOnce(
+    sendItem: () => Promise<PublishResult>,
+    record: (sent: PublishResult, ctx: Context) => Promise<void>,
+  ): Promise<{ platformPostId: string; url: string }> {
+    const ctx = Context.current();
+    let sent = sentEarlier(ctx.info.heartbeatDetails);
+    const beat = () => ctx.heartbeat(sent ? ({ published: sent } satisfies PublishDetails) : undefined);
+    if (sent) beat();
+    const heartbeat = setInterval(beat, 2000);
+    try {
+      if (!sent) sent = await sendItem();
+      // Durable before anything that can fail: the details reach Temporal within a second (the
+      // publish workers' heartbeat throttle), and a failing attempt hands its last details over
+      // with the failure (servers ≥ 1.16); Temporal gives them to the next attempt.
+      beat();
+      await record(sent, ctx);
+      return { platformPostId: sent.platformPostId, url: sent.url };
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** The channels to publish, each with its number of follow-up items when it has any. */
+  async function targetsOf(em: EntityManager, post: IPost, pcs: IPostChannel[]): Promise<PublishTarget[]> {
+    const asked = post.thread !== null || post.firstComment !== null || Object.keys(post.threadByPlatform ?? {}).length > 0;
+    const items = asked && pcs.length ? await em.find(PostChannelItem, { postChannel: { $in: pcs.map((pc) => pc.id) } }) : [];
+    for (const item of items) if (item.status !== 'published') item.status = 'publishing';
+    return pcs.map((pc) => {
+      const followUps = items.filter((i) => i.postChannel === pc.id).length;
+      return followUps ? { channelId: pc.channel, platform: pc.platform, followUps } : { channelId: pc.channel, platform: pc.platform };
+    });
+  }
+
   return {
     /** Fails (retryably) until the API's insert of the post row is visible. */
     async confirmPost(postId: string): Promise<void> {
@@ -237,24 +336,39 @@ export function createPostActivities(deps: PostActivityDeps) {
         if (edit.publishAt !== undefined) post.scheduledAt = new Date(edit.publishAt);
         if (edit.mediaIds !== undefined) post.mediaIds = edit.mediaIds;
         if (edit.reddit !== undefined) post.reddit = edit.reddit;
+        if (edit.thread !== undefined) post.thread = edit.thread;
+        if (edit.threadByPlatform !== undefined) post.threadByPlatform = edit.threadByPlatform;
+        if (edit.firstComment !== undefined) post.firstComment = edit.firstComment;
         const pcs = await em.find(PostChannel, { post: postId });
         for (const pc of pcs) {
           const text = edit.channelContent[pc.channel];
           if (text !== undefined) pc.content = text;
         }
         if (edit.channelIds !== undefined) await replaceChannels(em, post, pcs, edit.channelIds, edit.channelContent);
+        if (edit.channelItems !== undefined) {
+          await em.flush();
+          // A scheduled post's follow-ups are drafts: replaced whole, channel by channel.
+          const now = new Date();
+          const channels = await em.find(PostChannel, { post: postId });
+          await em.nativeDelete(PostChannelItem, { postChannel: { $in: channels.map((pc) => pc.id) } });
+          const rows = followUpRows(channels, edit.channelItems, now);
+          if (rows.length) await insertFollowUps(em, rows);
+        }
       });
     },
 
-    /** Marks the post publishing; returns the channels still to publish (not already published). */
-    async startPublishing(postId: string): Promise<{ channelId: string; platform: string }[]> {
+    /**
+     * Marks the post publishing; returns the channels still to publish (not already published),
+     * each with its number of follow-up items when it has any.
+     */
+    async startPublishing(postId: string): Promise<PublishTarget[]> {
       return deps.orm.em.fork().transactional(async (em) => {
         const post = await em.findOneOrFail(Post, { id: postId });
         if (post.status === 'scheduled') post.status = 'publishing';
         const pcs = await em.find(PostChannel, { post: postId }, { orderBy: { id: 'asc' } });
         const todo = pcs.filter((pc) => pc.status !== 'published');
         for (const pc of todo) pc.status = 'publishing';
-        return todo.map((pc) => ({ channelId: pc.channel, platform: pc.platform }));
+        return targetsOf(em, post, todo);
       });
     },
 
@@ -268,47 +382,97 @@ export function createPostActivities(deps: PostActivityDeps) {
       channelId: string;
       retry?: boolean;
     }): Promise<{ platformPostId: string; url: string }> {
-      const ctx = Context.current();
-      // What an earlier attempt of this activity heard from the platform, kept by Temporal in the
-      // heartbeat details (on any worker): the message is out, only its recording is missing.
-      let sent = sentEarlier(ctx.info.heartbeatDetails);
-      // Every heartbeat repeats the record, so a later one never erases it.
-      const beat = () => ctx.heartbeat(sent ? ({ published: sent } satisfies PublishDetails) : undefined);
-      if (sent) beat();
       const em = deps.orm.em.fork();
       const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
-      // Already sent (a retry, a replay or a reset in the Temporal UI): never send twice.
-      if (pc.status === 'published' && pc.platformPostId) return { platformPostId: pc.platformPostId, url: pc.url ?? '' };
-      const heartbeat = setInterval(beat, 2000);
-      try {
-        if (!sent) sent = await send(em, pc, postId, channelId, ctx, retry);
-        // Durable before anything that can fail: the details reach Temporal within a second (the
-        // publish workers' heartbeat throttle), and a failing attempt hands its last details over
-        // with the failure (servers ≥ 1.16); Temporal gives them to the next attempt.
-        beat();
-        await recordPublished(pc.id, pc.platform, sent, ctx);
-        return { platformPostId: sent.platformPostId, url: sent.url };
-      } finally {
-        clearInterval(heartbeat);
-      }
+      // Already sent (a retry, a replay or a reset in the Temporal UI): never send twice. A
+      // channel with follow-ups records the post's id before it is published.
+      if (pc.platformPostId) return { platformPostId: pc.platformPostId, url: pc.url ?? '' };
+      const followUps = await em.count(PostChannelItem, { postChannel: pc.id });
+      const item = {
+        text: pc.content,
+        mediaIds: (await em.findOneOrFail(Post, { id: postId })).mediaIds,
+        idempotencyKey: `${postId}:${channelId}`,
+      };
+      return sendOnce(
+        () => send(em, pc, item, postId, channelId, Context.current(), retry),
+        (sent, ctx) => recordPublished(pc, followUps, sent, ctx),
+      );
     },
 
-    /** errorCode and retryable: optional, as workflows that older code ran send only the error. */
+    /**
+     * Follow-up item `position` (1, 2, …) of a channel whose post is out: a reply to the item
+     * before (or a comment under the post), sent only once that item is recorded with its
+     * platform id, and recorded before the next one is sent. Idempotent as publishToChannel:
+     * an item already recorded is not sent again; its own idempotency key and the look-up before
+     * a re-send find one whose answer was lost.
+     */
+    async publishFollowUp({
+      postId,
+      channelId,
+      position,
+      retry = false,
+    }: {
+      postId: string;
+      channelId: string;
+      position: number;
+      retry?: boolean;
+    }): Promise<{ platformPostId: string; url: string }> {
+      const em = deps.orm.em.fork();
+      const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
+      const items = await em.find(PostChannelItem, { postChannel: pc.id }, { orderBy: { position: 'asc' } });
+      const item = items.find((i) => i.position === position);
+      if (!item) throw refusal(FAILURE.permanent, `the post has no follow-up ${position} on channel ${channelId}`, 'unknown');
+      if (item.status === 'published' && item.platformPostId) return { platformPostId: item.platformPostId, url: item.url ?? '' };
+      const root = pc.platformPostId ? { platformPostId: pc.platformPostId, url: pc.url ?? '' } : null;
+      const before = item.kind === 'comment' || position === 1 ? root : items.find((i) => i.position === position - 1);
+      const parent = before?.platformPostId ? { platformPostId: before.platformPostId, url: before.url ?? '' } : null;
+      // The workflow sends the items in order: an item before that is not recorded is a bug, not a platform failure.
+      if (!root || !parent) throw refusal(FAILURE.permanent, `follow-up ${position} has no published item to answer`, 'unknown');
+      const last = position === items.at(-1)!.position;
+      const what = {
+        text: item.content,
+        mediaIds: item.mediaIds,
+        idempotencyKey: `${postId}:${channelId}:${position}`,
+        replyTo: { root, parent },
+      };
+      return sendOnce(
+        () => send(em, item, what, postId, channelId, Context.current(), retry),
+        (sent, ctx) => recordFollowUp(pc, item, last, sent, ctx),
+      );
+    },
+
+    /**
+     * errorCode and retryable: optional, as workflows that older code ran send only the error.
+     * `position`: the item that failed (a follow-up; absent or 0: the post itself); it carries the
+     * reason, the items after it stay unsent (draft), and the channel fails with the reason.
+     */
     async recordChannelFailure({
       postId,
       channelId,
       error,
       errorCode,
       retryable,
-    }: { postId: string; channelId: string } & Pick<ChannelFailure, 'error'> & Partial<ChannelFailureClass>): Promise<void> {
+      position = 0,
+    }: { postId: string; channelId: string; position?: number } & Pick<ChannelFailure, 'error'> &
+      Partial<ChannelFailureClass>): Promise<void> {
       const events = await deps.orm.em.fork().transactional(async (em) => {
         const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
         if (pc.status === 'published') return [];
         const was = pc.status;
+        const reason = error.slice(0, 2000);
         pc.status = 'failed';
-        pc.error = error.slice(0, 2000);
         pc.errorCode = errorCode ?? null;
         pc.retryable = errorCode ? (retryable ?? null) : null;
+        const items = await em.find(PostChannelItem, { postChannel: pc.id, status: { $ne: 'published' } });
+        for (const item of items) {
+          const failed = item.position === position;
+          item.status = failed ? 'failed' : 'draft';
+          item.error = failed ? reason : null;
+          item.errorCode = failed ? pc.errorCode : null;
+          item.retryable = failed ? pc.retryable : null;
+        }
+        const kind = items.find((i) => i.position === position)?.kind;
+        pc.error = kind ? `${kind === 'comment' ? 'The first comment' : `Reply ${position}`} failed: ${reason}`.slice(0, 2000) : reason;
         await em.flush();
         return was === 'failed' ? [] : emitChannelEvent(em, postId, channelId, 'post.channel.failed');
       });
@@ -320,7 +484,7 @@ export function createPostActivities(deps: PostActivityDeps) {
      * errors cleared); returns those channels. Idempotent (the API may have moved the rows
      * already, when it started this run). A deleted post has nothing to retry.
      */
-    async startRetry(postId: string): Promise<{ channelId: string; platform: string }[]> {
+    async startRetry(postId: string): Promise<PublishTarget[]> {
       return deps.orm.em.fork().transactional(async (em) => {
         const post = await em.findOneOrFail(Post, { id: postId });
         if (post.deletedAt) return [];
@@ -334,7 +498,7 @@ export function createPostActivities(deps: PostActivityDeps) {
           pc.errorCode = null;
           pc.retryable = null;
         }
-        return todo.map((pc) => ({ channelId: pc.channel, platform: pc.platform }));
+        return targetsOf(em, post, todo);
       });
     },
 

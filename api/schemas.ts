@@ -212,6 +212,30 @@ export const ChannelSchema = t.Object(
 
 export const ChannelListSchema = t.Object({ data: t.Array(ChannelSchema) }, strict);
 
+const ThreadItemSchema = t.Object(
+  { content: t.String(), mediaIds: t.Array(t.String(), { description: 'Attached media item ids, in order.' }) },
+  strict,
+);
+
+export const PostItemSchema = t.Object(
+  {
+    position: t.Integer({ minimum: 0, description: '0: the post itself; 1, 2, …: its follow-ups in publishing order.' }),
+    kind: t.Union([t.Literal('post'), t.Literal('reply'), t.Literal('comment')], {
+      description: '`reply`: a reply to the item before (a thread); `comment`: a comment under the post (the first comment).',
+    }),
+    content: t.String(),
+    mediaIds: t.Array(t.String()),
+    status: oneOf(POST_CHANNEL_STATUSES, 'draft (not sent yet) → publishing → published | failed.'),
+    platformPostId: NullableString('The platform’s id of this item, once published.'),
+    url: NullableString('Live URL of this item.'),
+    publishedAt: NullableDateTime('When the platform accepted this item.'),
+    error: NullableString('Why this item failed.'),
+    errorCode: t.Union([oneOf(CHANNEL_ERROR_CODES), t.Null()], { description: 'As the channel’s `errorCode`, on the item that failed.' }),
+    retryable: t.Union([t.Boolean(), t.Null()], { description: 'As the channel’s `retryable`, on the item that failed.' }),
+  },
+  strict,
+);
+
 export const PostChannelSchema = t.Object(
   {
     channelId: t.String(),
@@ -229,6 +253,10 @@ export const PostChannelSchema = t.Object(
     retryable: t.Union([t.Boolean(), t.Null()], {
       description:
         'Whether POST /v1/posts/{id}/retry may succeed for this channel: true for reauth_required (once reconnected), rate_limited, platform_unavailable, may_have_posted and unknown; false for rejected_content and media_rejected. Null unless `status` is failed.',
+    }),
+    items: t.Array(PostItemSchema, {
+      description:
+        'The post on this channel (position 0) and its follow-ups (a thread’s replies, or the first comment), each with its own outcome. The channel is published once every item is; a failed item carries the reason, the items before it stay published, those after it stay draft until a retry resumes at it.',
     }),
   },
   strict,
@@ -257,6 +285,13 @@ export const PostSchema = t.Object(
       description: 'Reddit subreddit and title; null when not given.',
     }),
     seriesId: NullableString('The series (`ser_…`, /v1/series) this post is an occurrence of; null for a post of its own.'),
+    thread: t.Union([t.Array(ThreadItemSchema), t.Null()], {
+      description: 'The replies asked for after the post (null: none); each channel’s own are its `items`.',
+    }),
+    threadByPlatform: t.Record(t.String(), t.Array(ThreadItemSchema), { description: 'Threads per platform, instead of `thread` there.' }),
+    firstComment: t.Union([t.Object({ content: t.String() }, strict), t.Null()], {
+      description: 'The first comment asked for; null: none.',
+    }),
   },
   strict,
 );
@@ -281,6 +316,22 @@ export const PostValidationSchema = t.Object(
           content: t.String({ description: 'The text this channel would get: its platform’s `contentByPlatform` entry, else `content`.' }),
           characters: t.Integer({ description: 'Its length as the platform counts it (see the channel’s `rules.maxChars`).' }),
           maxChars: t.Integer({ description: 'The channel’s `rules.maxChars`.' }),
+          items: t.Array(
+            t.Object(
+              {
+                position: t.Integer({ minimum: 1 }),
+                kind: t.Union([t.Literal('reply'), t.Literal('comment')]),
+                content: t.String(),
+                mediaIds: t.Array(t.String()),
+                characters: t.Integer({ description: 'Its length as the platform counts it (a comment: in characters).' }),
+                maxChars: t.Integer({
+                  description: 'The limit for this item: the channel’s for a reply, the platform’s comment limit for a comment.',
+                }),
+              },
+              strict,
+            ),
+            { description: 'The follow-up items this channel would get, in publishing order.' },
+          ),
         },
         strict,
       ),

@@ -28,6 +28,7 @@ import {
   type Connector,
   type MediaRef,
   type PlatformMetrics,
+  type PostRef,
   type PublishRequest,
   type PublishResult,
 } from './types.ts';
@@ -139,6 +140,28 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
     return { agent, did: s.did, handle: s.handle };
   }
 
+  /**
+   * A reply names its root and parent by strong reference (URI and CID, app.bsky.feed.post
+   * `reply`): the CID is read from the record's repository, so a post that is gone is refused
+   * here, before anything is written.
+   */
+  async function strongRef(session: Session, ref: PostRef): Promise<{ uri: string; cid: string }> {
+    const parsed = /^at:\/\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(ref.platformPostId);
+    if (!parsed) throw new PlatformError('permanent', `Bluesky: ${ref.platformPostId} is not a post URI`);
+    const [, repo, collection, rkey] = parsed as unknown as [string, string, string, string];
+    try {
+      const { data } = await session.agent.com.atproto.repo.getRecord({ repo, collection, rkey });
+      if (!data.cid) throw new PlatformError('transient', `Bluesky returned no CID for ${ref.platformPostId}`);
+      return { uri: data.uri, cid: data.cid };
+    } catch (err) {
+      if (err instanceof XRPCError && err.error === 'RecordNotFound')
+        throw new PlatformError('permanent', `Bluesky: the post to reply to (${ref.platformPostId}) is not there`, {
+          platformCode: 'RecordNotFound',
+        });
+      throw err instanceof PlatformError ? err : classify(err);
+    }
+  }
+
   async function findRecord(session: Session, rkey: string): Promise<PublishResult | null> {
     try {
       const { data } = await session.agent.com.atproto.repo.getRecord({ repo: session.did, collection: POST, rkey });
@@ -243,6 +266,8 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
 
       const record: Record<string, unknown> = { $type: POST, text: text.text, createdAt: new Date().toISOString() };
       if (facets?.length) record.facets = facets;
+      if (req.replyTo)
+        record.reply = { root: await strongRef(session, req.replyTo.root), parent: await strongRef(session, req.replyTo.parent) };
       if (embedMedia === 'images') {
         const images = [];
         // Sequential: keeps the order and stays within the PDS's upload limits.

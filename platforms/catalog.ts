@@ -118,10 +118,7 @@ export const MEDIA_LIMITS: Record<Platform, MediaLimits> = {
  * A thread item is checked as a post of its platform (length, media); a comment is text only,
  * within `maxChars` as the platform documents for comments.
  */
-export type FollowUps =
-  | { kind: 'thread'; maxItems: number }
-  | { kind: 'comment'; maxChars: number }
-  | { kind: null };
+export type FollowUps = { kind: 'thread'; maxItems: number } | { kind: 'comment'; maxChars: number } | { kind: null };
 
 /** Most replies after the post in one thread: the length X's composer allows, used for every thread platform. */
 export const MAX_THREAD_ITEMS = 25;

@@ -11,6 +11,7 @@ import { type EditRequest, validateAndEditPost } from '../domain/posts/edit.ts';
 import { parsePublishAt } from '../domain/posts/checks.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
+import { threadInputOf } from '../domain/posts/thread.ts';
 
 /** The body of a new post, as the API and the MCP tools take it (their schemas check its shape). */
 export interface NewPostBody {
@@ -21,6 +22,9 @@ export interface NewPostBody {
   mediaIds?: string[];
   publishAt?: string;
   queue?: boolean;
+  thread?: { content: string; mediaIds?: string[] }[];
+  threadByPlatform?: Record<string, { content: string; mediaIds?: string[] }[]>;
+  firstComment?: { content: string };
 }
 
 type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
@@ -41,6 +45,7 @@ export function createPostRequest(who: Who, body: NewPostBody): CreatePostReques
     publishAt: body.publishAt ?? null,
     now: who.now,
     queue: body.queue === true,
+    followUps: threadInputOf(body),
   };
 }
 

@@ -16,7 +16,7 @@ import { cutToFit, parseDraftReply } from '../services/generate.ts';
 import { createDiskStorage } from '../storage/disk.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import { filler, startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
-import { call, makeChannel, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
+import { call, makeChannel, makeKey, makeOrg, readyMedia as readyMediaIn, testApp } from './harness/fixtures.ts';
 import { harness } from './harness/index.ts';
 
 let fake: FakeOpenAI;
@@ -39,37 +39,7 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A media row as processing leaves it, its bytes in the store (the upload path is media.test.ts's). */
-async function readyMedia(
-  organizationId: string,
-  opts: { type?: 'image' | 'document'; status?: 'ready' | 'pending'; description?: string } = {},
-) {
-  const h = await harness();
-  const id = newId('med');
-  const key = `${organizationId}/${id}/final`;
-  const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#3366ff' } })
-    .png()
-    .toBuffer();
-  await storage.put(key, png, 'image/png');
-  const em = h.orm.em.fork();
-  em.create(MediaItem, {
-    id,
-    organization: organizationId,
-    type: opts.type ?? 'image',
-    status: opts.status ?? 'ready',
-    fileName: 'square.png',
-    mimeType: opts.type === 'document' ? 'application/pdf' : 'image/png',
-    sizeBytes: png.length,
-    storageKey: key,
-    uploadKey: key,
-    apiKeyId: null,
-    altText: 'a square',
-    description: opts.description ?? null,
-    uploadExpiresAt: new Date(Date.now() + 60_000),
-  });
-  await em.flush();
-  return id;
-}
+const readyMedia = (organizationId: string, opts: Parameters<typeof readyMediaIn>[2] = {}) => readyMediaIn(storage, organizationId, opts);
 
 describe('POST /v1/generate/post', () => {
   test('a draft per channel, too long at first, fits every channel as create counts — validate accepts them all', async () => {

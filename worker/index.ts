@@ -117,9 +117,9 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
         connection: opts.connection,
         namespace: opts.namespace,
         taskQueue: platformTaskQueue(opts.taskQueue, platform),
-        activities: { publishToChannel: activities.publishToChannel },
+        activities: { publishToChannel: activities.publishToChannel, publishFollowUp: activities.publishFollowUp },
         maxConcurrentActivityTaskExecutions: opts.publishConcurrencyPerPlatform ?? PUBLISH_CONCURRENCY_PER_PLATFORM,
-        // publishToChannel keeps the platform's answer in its heartbeat details; sending them within
+        // The publish activities keep the platform's answer in their heartbeat details; sending them within
         // a second (not 0.8 × the 10 s heartbeat timeout) keeps the window a crash can lose small.
         maxHeartbeatThrottleInterval: '1 second',
         ...shutdown,

@@ -28,6 +28,19 @@ export interface PostEdit {
   reddit?: { subreddit: string; title: string };
   /** The resulting text per channel id. */
   channelContent: Record<string, string>;
+  /** The thread and first comment as asked for (null removes them); optional, as edits of older code carry none. */
+  thread?: { content: string; mediaIds: string[] }[] | null;
+  threadByPlatform?: Record<string, { content: string; mediaIds: string[] }[]>;
+  firstComment?: { content: string } | null;
+  /** Each channel's follow-up items after the edit (domain/posts/thread.ts), when they change: they replace the channel's rows. */
+  channelItems?: Record<string, { position: number; kind: 'reply' | 'comment'; content: string; mediaIds: string[] }[]>;
+}
+
+/** A channel to publish: its platform's task queue, and how many follow-up items follow the post (absent: none). */
+export interface PublishTarget {
+  channelId: string;
+  platform: string;
+  followUps?: number;
 }
 
 export interface PostWorkflowState {

@@ -27,6 +27,7 @@ import {
   type PostEdit,
   type PostWorkflowInput,
   type PostWorkflowState,
+  type PublishTarget,
 } from './post-types.ts';
 import { classOfFailure, type ChannelFailure } from './publish-failure-types.ts';
 
@@ -45,10 +46,16 @@ export const AWAIT_RETRY_PATCH = 'await-retry';
  * Same activities, same guarantees: each reads the committed row and is idempotent.
  */
 export const LOCAL_STEPS_PATCH = 'local-postgres-steps';
+/**
+ * A channel with follow-up items (a thread, a first comment) publishes them after the post, one
+ * activity each, in order (publishFollowUp). Executions of older code never have follow-ups;
+ * the marker keeps the new commands out of their replay all the same.
+ */
+export const FOLLOW_UPS_PATCH = 'follow-up-items';
 
 type Activities = ReturnType<typeof createActivities>;
 type Steps = typeof db;
-type Target = { channelId: string; platform: string };
+type Target = PublishTarget;
 
 /**
  * What the workflow and its Update, Signal and Query handlers share. The Query and the Updates
@@ -278,14 +285,27 @@ async function sleepUntilDue(state: PostState): Promise<void> {
   }
 }
 
-/** Publishes to each target channel in parallel; a channel whose publish fails is recorded failed. */
+/**
+ * Publishes to each target channel in parallel; within a channel, the post then its follow-up
+ * items one after another, each sent only once the one before is recorded. A channel whose
+ * publish fails is recorded failed, at the item that failed (a retry resumes there).
+ */
 async function publishAll(postId: string, targets: Target[], retry: boolean, steps: Steps): Promise<void> {
   await Promise.all(
-    targets.map(async ({ channelId, platform }) => {
+    targets.map(async ({ channelId, platform, followUps }) => {
+      let position = 0;
       try {
-        await publisherFor(platform).publishToChannel(retry ? { postId, channelId, retry } : { postId, channelId });
+        const publisher = publisherFor(platform);
+        await publisher.publishToChannel(retry ? { postId, channelId, retry } : { postId, channelId });
+        if (followUps && patched(FOLLOW_UPS_PATCH)) {
+          for (position = 1; position <= followUps; position++) {
+            await publisher.publishFollowUp(retry ? { postId, channelId, position, retry } : { postId, channelId, position });
+          }
+        }
       } catch (err) {
-        await steps.recordChannelFailure({ postId, channelId, ...failureInfo(err) });
+        await steps.recordChannelFailure(
+          position ? { postId, channelId, position, ...failureInfo(err) } : { postId, channelId, ...failureInfo(err) },
+        );
       }
     }),
   );

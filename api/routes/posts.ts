@@ -32,6 +32,32 @@ export const Reddit = t.Object(
   { additionalProperties: false },
 );
 
+export const ThreadItemInput = t.Object(
+  {
+    content: Text,
+    mediaIds: t.Optional(t.Array(BodyId(), { maxItems: POST_LIMITS.threadItemMedia, uniqueItems: true })),
+  },
+  { additionalProperties: false },
+);
+export const Thread = t.Array(ThreadItemInput, {
+  maxItems: POST_LIMITS.threadItems,
+  description:
+    'Replies published after the post, in order, each a reply to the item before (X, Bluesky, Mastodon, Threads). Each is checked as a post of its platform; a platform without threads refuses it.',
+});
+export const ThreadByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Thread, {
+  maxProperties: PLATFORMS.length,
+  additionalProperties: false,
+  description: 'A thread per platform, instead of `thread` there; `[]` publishes the post alone on that platform.',
+});
+export const FirstComment = t.Object(
+  { content: Text },
+  {
+    additionalProperties: false,
+    description:
+      'A comment under the post on Facebook, Instagram, LinkedIn, YouTube and Reddit; the first reply (before `thread`) on X, Bluesky, Mastodon and Threads.',
+  },
+);
+
 /** The body of POST /v1/posts, and of POST /v1/posts/validate (the same checks: one schema). */
 const CreateBody = t.Object(
   {
@@ -41,6 +67,9 @@ const CreateBody = t.Object(
     mediaIds: t.Optional(MediaIds),
     contentByPlatform: t.Optional(ContentByPlatform),
     reddit: t.Optional(Reddit),
+    thread: t.Optional(Thread),
+    threadByPlatform: t.Optional(ThreadByPlatform),
+    firstComment: t.Optional(FirstComment),
     queue: t.Optional(
       t.Boolean({ description: 'true: at the earliest free queue slot common to every target channel (instead of publishAt).' }),
     ),
@@ -56,6 +85,9 @@ const PatchBody = t.Object(
     mediaIds: t.Optional(MediaIds),
     channelIds: t.Optional(ChannelIds),
     reddit: t.Optional(Reddit),
+    thread: t.Optional(t.Union([Thread, t.Null()], { description: 'The new thread; null removes it.' })),
+    threadByPlatform: t.Optional(ThreadByPlatform),
+    firstComment: t.Optional(t.Union([FirstComment, t.Null()], { description: 'The new first comment; null removes it.' })),
   },
   { additionalProperties: false, minProperties: 1 },
 );

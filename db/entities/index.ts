@@ -13,6 +13,7 @@ export * from './webhook.ts';
 export * from './queue-slot.ts';
 export * from './series.ts';
 export * from './post-metric.ts';
+export * from './post-channel-item.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -29,6 +30,7 @@ import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from './webhook.ts';
 import { QueueClaim, QueueSlot } from './queue-slot.ts';
 import { Series } from './series.ts';
 import { PostMetric } from './post-metric.ts';
+import { PostChannelItem } from './post-channel-item.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -49,4 +51,5 @@ export const ALL_ENTITIES = [
   QueueClaim,
   Series,
   PostMetric,
+  PostChannelItem,
 ];

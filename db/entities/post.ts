@@ -8,6 +8,12 @@ export type PostStatus = (typeof POST_STATUSES)[number];
 export const POST_SOURCES = ['api', 'app'] as const;
 export type PostSource = (typeof POST_SOURCES)[number];
 
+/** An item of a thread as asked for: its text and attachments. */
+export interface ThreadItem {
+  content: string;
+  mediaIds: string[];
+}
+
 export const Post = defineEntity({
   name: 'Post',
   tableName: 'posts',
@@ -20,6 +26,10 @@ export const Post = defineEntity({
     contentByPlatform: p.json<Record<string, string>>().default('{}'),
     reddit: p.json<{ subreddit: string; title: string }>().nullable(),
     mediaIds: p.json<string[]>().default('[]'),
+    /** Follow-up items as asked for (domain/posts/thread.ts); each channel's own are post_channel_items rows. */
+    thread: p.json<ThreadItem[]>().nullable(),
+    threadByPlatform: p.json<Record<string, ThreadItem[]>>().default('{}'),
+    firstComment: p.json<{ content: string }>().nullable(),
     source: p.enum(POST_SOURCES),
     /** The key that created it (null for the web application). */
     apiKeyId: p.string().nullable(),

@@ -20,6 +20,7 @@ import { Migration20261126100200_idempotency_series_claim } from './Migration202
 import { Migration20261126120000_post_page_rows } from './Migration20261126120000_post_page_rows.ts';
 import { Migration20261126200000_admission_notify } from './Migration20261126200000_admission_notify.ts';
 import { Migration20261126210000_post_metrics } from './Migration20261126210000_post_metrics.ts';
+import { Migration20261127100000_post_threads } from './Migration20261127100000_post_threads.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126120000_post_page_rows', class: Migration20261126120000_post_page_rows },
   { name: 'Migration20261126200000_admission_notify', class: Migration20261126200000_admission_notify },
   { name: 'Migration20261126210000_post_metrics', class: Migration20261126210000_post_metrics },
+  { name: 'Migration20261127100000_post_threads', class: Migration20261127100000_post_threads },
 ];

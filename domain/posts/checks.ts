@@ -74,9 +74,8 @@ export function assertChannelsUsable(channels: IChannel[]): void {
   }
 }
 
-/** Returns the text per channel id, or throws validation_failed listing every broken rule. */
-export function channelTexts(channels: IChannel[], input: ContentInput): Record<string, string> {
-  const fields: FieldError[] = [];
+/** Returns the text per channel id, or throws validation_failed listing every broken rule (with those already in `fields`). */
+export function channelTexts(channels: IChannel[], input: ContentInput, fields: FieldError[] = []): Record<string, string> {
   const texts: Record<string, string> = {};
   for (const [platform] of Object.entries(input.contentByPlatform)) {
     if (!channels.some((c) => c.platform === platform)) {
@@ -122,6 +121,8 @@ export async function loadPostMedia(
   organizationId: string,
   mediaIds: string[],
   viewer?: MediaViewer,
+  /** Where an id is named in the request (a thread item's media): `mediaIds` by default. */
+  pathOf: (id: string) => string = () => 'mediaIds',
 ): Promise<IMediaItem[]> {
   if (!mediaIds.length) return [];
   const found = await em.find(MediaItem, { id: { $in: mediaIds }, organization: organizationId });
@@ -129,16 +130,16 @@ export async function loadPostMedia(
   const fields: FieldError[] = [];
   for (const id of mediaIds) {
     const item = found.find((m) => m.id === id);
-    if (!item || hidden.has(id)) fields.push({ path: 'mediaIds', message: `unknown media ${id}` });
+    if (!item || hidden.has(id)) fields.push({ path: pathOf(id), message: `unknown media ${id}` });
     else if (item.status !== 'ready')
-      fields.push({ path: 'mediaIds', message: `media ${id} is ${item.status}; only ready media can be attached` });
+      fields.push({ path: pathOf(id), message: `media ${id} is ${item.status}; only ready media can be attached` });
   }
   if (fields.length) throw errors.validation(fields);
   return mediaIds.map((id) => found.find((m) => m.id === id)!);
 }
 
 /** Each platform's media limits: count, accepted types, a video alone, the kind it requires. */
-function mediaProblems(c: IChannel, media: Pick<IMediaItem, 'id' | 'type'>[]): FieldError[] {
+export function mediaProblems(c: IChannel, media: Pick<IMediaItem, 'id' | 'type'>[]): FieldError[] {
   if (!media.length) return [];
   const limits = MEDIA_LIMITS[c.platform];
   const out: FieldError[] = [];

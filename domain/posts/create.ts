@@ -1,6 +1,6 @@
 // Creating and editing posts: the Postgres rows and the post's Temporal workflow change together.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Post, type IChannel, type IOrganization, type IPost, type IPostChannel } from '../../db/entities/index.ts';
+import { Post, type IChannel, type IOrganization, type IPost, type IPostChannel, type IPostChannelItem } from '../../db/entities/index.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { createdPostView, type MediaItemFields, type PostView } from './view.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
@@ -15,6 +15,7 @@ import { assertKeyUnclaimed, type IdempotencyClaim, KeyAlreadyClaimed, recordCla
 import { startAfterCommit } from '../workflow-starts.ts';
 import { POST_STARTS } from './workflow-start.ts';
 import type { TemporalDeps } from '../temporal-calls.ts';
+import { checkFollowUps, followUpKey, measureFollowUp, NO_THREAD, type FollowUpItem, type ThreadInput } from './thread.ts';
 
 export type { TemporalDeps };
 
@@ -42,6 +43,8 @@ export interface CreatePostRequest extends PostTemplateRequest {
   seriesId?: string;
   /** The request's Idempotency-Key, claimed in the post's own transaction (domain/idempotency-claim.ts). */
   claim?: IdempotencyClaim;
+  /** Thread and first comment (domain/posts/thread.ts); absent: none. */
+  followUps?: ThreadInput;
 }
 
 /**
@@ -80,6 +83,8 @@ export interface ChannelTextReport {
   /** Its length as the platform counts it (platforms/text-length.ts). */
   characters: number;
   maxChars: number;
+  /** The follow-up items this channel would get (domain/posts/thread.ts), each measured as its kind is counted. */
+  items: (FollowUpItem & { characters: number; maxChars: number })[];
 }
 
 export interface PostValidation {
@@ -106,6 +111,7 @@ export async function validatePost(em: EntityManager, r: CreatePostRequest, fiel
       platform: c.platform,
       content: post.texts[c.id]!,
       ...measureForChannel(c, post.texts[c.id]!),
+      items: (post.items[c.id] ?? []).map((item) => ({ ...item, ...measureFollowUp(c, item) })),
     })),
   };
 }
@@ -122,7 +128,9 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
   const channels = await loadTargetChannels(em, organizationId, r.channelIds, r.key?.channels ?? 'all');
   assertChannelsUsable(channels);
   const media = await loadPostMedia(em, organizationId, r.mediaIds, r.key ?? undefined);
-  const texts = channelTexts(channels, { content: r.content, contentByPlatform: r.contentByPlatform, media, reddit: r.reddit });
+  const followUps = r.followUps ?? NO_THREAD;
+  const items = await checkFollowUps(em, organizationId, channels, followUps, r.key ?? undefined, fields);
+  const texts = channelTexts(channels, { content: r.content, contentByPlatform: r.contentByPlatform, media, reddit: r.reddit }, fields);
   return {
     organizationId,
     apiKeyId: r.key?.apiKeyId ?? null,
@@ -138,6 +146,8 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
     seriesId: r.seriesId ?? null,
     channels,
     texts,
+    followUps,
+    items,
     now: r.now,
     pendingLimit: PLAN_LIMITS[r.organization.plan].pendingScheduledPosts,
     claim: r.claim,
@@ -147,7 +157,7 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
 /** The checks against the organization's other posts: createPost runs them under its lock, validatePost without. */
 async function assertSchedulable(em: EntityManager, p: NewPost): Promise<void> {
   await assertUnderPendingLimit(em, p.organizationId, p.pendingLimit);
-  await assertNotDuplicate(em, p.channels, p.texts, p.publishAt ?? p.now, undefined, p.seriesId ?? undefined);
+  await assertNotDuplicate(em, p.channels, p.texts, p.publishAt ?? p.now, undefined, p.seriesId ?? undefined, p.items);
 }
 
 /** What schedulePost writes: a request checkNewPost has checked. */
@@ -168,6 +178,9 @@ interface NewPost {
   seriesId: string | null;
   channels: IChannel[];
   texts: Record<string, string>;
+  followUps: ThreadInput;
+  /** Each channel's follow-up items, by channel id. */
+  items: Record<string, FollowUpItem[]>;
   now: Date;
   /** The plan's limit of pending scheduled posts; null = unlimited. */
   pendingLimit: number | null;
@@ -194,13 +207,14 @@ async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPos
     withdrawn: 'Scheduling is unavailable right now; the post was not created. Retry shortly.',
     kept: 'Scheduling is unavailable right now; the post was saved and will be scheduled once it is back. Check GET /v1/posts before retrying.',
   });
-  return { id: postId, view: (storage) => createdPostView(rows.post, rows.channels, p.media, storage) };
+  return { id: postId, view: (storage) => createdPostView(rows.post, rows.channels, p.media, storage, rows.items) };
 }
 
 /** The rows one create wrote. */
 interface WrittenPost {
   post: IPost;
   channels: IPostChannel[];
+  items: IPostChannelItem[];
 }
 
 /** A create waiting for its organization's next insert transaction. */
@@ -296,6 +310,9 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     contentByPlatform: p.contentByPlatform,
     reddit: p.reddit,
     mediaIds: p.mediaIds,
+    thread: p.followUps.thread,
+    threadByPlatform: p.followUps.threadByPlatform,
+    firstComment: p.followUps.firstComment,
     source: p.source,
     apiKeyId: p.apiKeyId,
     scheduledAt: p.publishAt ?? p.now,
@@ -333,9 +350,9 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
   await sql(
     tx,
     `with post as (
-       insert into posts (id, organization_id, status, content, content_by_platform, reddit, media_ids, source, api_key_id,
-         scheduled_at, workflow_id, workflow_pending, series_id, created_at, updated_at)
-       values (?, ?, 'scheduled', ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, true, ?, ?, ?)
+       insert into posts (id, organization_id, status, content, content_by_platform, reddit, media_ids, thread, thread_by_platform,
+         first_comment, source, api_key_id, scheduled_at, workflow_id, workflow_pending, series_id, created_at, updated_at)
+       values (?, ?, 'scheduled', ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, true, ?, ?, ?)
        returning id
      )
      insert into post_channels (id, post_id, channel_id, platform, status, content, attempts, created_at, updated_at)
@@ -348,6 +365,9 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
       JSON.stringify(post.contentByPlatform),
       post.reddit === null ? null : JSON.stringify(post.reddit),
       JSON.stringify(post.mediaIds),
+      post.thread === null ? null : JSON.stringify(post.thread),
+      JSON.stringify(post.threadByPlatform),
+      post.firstComment === null ? null : JSON.stringify(post.firstComment),
       post.source,
       post.apiKeyId,
       post.scheduledAt,
@@ -360,8 +380,62 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
       JSON.stringify(channels.map((c) => ({ id: c.id, channel_id: c.channel, platform: c.platform, content: c.content }))),
     ],
   );
+  const items = followUpRows(channels, p.items, now);
+  if (items.length) await insertFollowUps(tx, items);
   if (p.claim) await recordClaim(tx, p.claim, { table: 'posts', id: postId });
-  return { post, channels };
+  return { post, channels, items };
+}
+
+/** The post_channel_items rows of these channels' follow-ups, as drafts. */
+export function followUpRows(
+  channels: Pick<IPostChannel, 'id' | 'channel'>[],
+  items: Record<string, FollowUpItem[]>,
+  now: Date,
+): IPostChannelItem[] {
+  return channels.flatMap((pc) =>
+    (items[pc.channel] ?? []).map((item) => ({
+      id: newId('pci'),
+      postChannel: pc.id,
+      position: item.position,
+      kind: item.kind,
+      content: item.content,
+      mediaIds: item.mediaIds,
+      status: 'draft' as const,
+      platformPostId: null,
+      url: null,
+      publishedAt: null,
+      error: null,
+      errorCode: null,
+      retryable: null,
+      attempts: 0,
+      createdAt: now,
+      updatedAt: now,
+    })),
+  );
+}
+
+/** Writes follow-up rows in one statement. */
+export async function insertFollowUps(em: EntityManager, rows: IPostChannelItem[]): Promise<void> {
+  await sql(
+    em,
+    `insert into post_channel_items (id, post_channel_id, position, kind, content, media_ids, status, attempts, created_at, updated_at)
+     select i.id, i.post_channel_id, i.position, i.kind, i.content, i.media_ids, 'draft', 0, ?, ?
+     from jsonb_to_recordset(?::jsonb) as i(id text, post_channel_id text, position int, kind text, content text, media_ids jsonb)`,
+    [
+      rows[0]!.createdAt,
+      rows[0]!.createdAt,
+      JSON.stringify(
+        rows.map((r) => ({
+          id: r.id,
+          post_channel_id: r.postChannel,
+          position: r.position,
+          kind: r.kind,
+          content: r.content,
+          media_ids: r.mediaIds,
+        })),
+      ),
+    ],
+  );
 }
 
 async function assertUnderPendingLimit(em: EntityManager, organizationId: string, limit: number | null): Promise<void> {
@@ -381,7 +455,7 @@ export function normalizeText(text: string): string {
 }
 
 /**
- * duplicate_post: the same normalized text to the same channel, scheduled or published within
+ * duplicate_post: the same normalized text (and follow-up items) to the same channel, scheduled or published within
  * 24 h of this post's time (failed and deleted posts do not count). `excludePostId` skips the post being edited.
  */
 export async function assertNotDuplicate(
@@ -392,6 +466,8 @@ export async function assertNotDuplicate(
   excludePostId?: string,
   /** Occurrences of one series repeat its text on purpose: they are not duplicates of each other. */
   seriesId?: string,
+  /** Each channel's follow-up items: the whole conversation is compared (domain/posts/thread.ts). */
+  items: Record<string, FollowUpItem[]> = {},
 ): Promise<void> {
   const day = 24 * 60 * 60 * 1000;
   for (const c of channels) {
@@ -401,6 +477,8 @@ export async function assertNotDuplicate(
        where pc.channel_id = ? and pc.status <> 'failed' and p.status <> 'failed' and p.deleted_at is null
          and p.scheduled_at > ? and p.scheduled_at < ? and p.id <> ? and (p.series_id is null or p.series_id is distinct from ?)
          and btrim(regexp_replace(pc.content, '[[:space:]]+', ' ', 'g')) = ?
+         and coalesce((select string_agg(btrim(regexp_replace(i.content, '[[:space:]]+', ' ', 'g')), E'\n' order by i.position)
+           from post_channel_items i where i.post_channel_id = pc.id), '') = ?
        limit 1`,
       [
         c.id,
@@ -409,6 +487,7 @@ export async function assertNotDuplicate(
         excludePostId ?? '',
         seriesId ?? null,
         normalizeText(texts[c.id] ?? ''),
+        followUpKey(items[c.id]),
       ],
     );
     if (rows[0]) {

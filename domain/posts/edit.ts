@@ -12,6 +12,8 @@ import { executeUpdateInRequest, type TemporalDeps, updateFailureType } from '..
 import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels } from './checks.ts';
 import { assertNotDuplicate } from './create.ts';
 import type { PostView } from './view.ts';
+import { checkFollowUps, threadInputOf, type ThreadInput, type ThreadItemBody } from './thread.ts';
+import type { FieldError } from '../../lib/errors.ts';
 
 /** Sends a validated edit through the workflow's Update; its validator refuses unless still scheduled. */
 export async function editPost(temporal: TemporalDeps, postId: string, edit: PostEdit): Promise<void> {
@@ -42,6 +44,10 @@ export interface EditRequest {
   /** Replaces the target channels. */
   channelIds?: string[];
   reddit?: { subreddit: string; title: string };
+  /** A new thread (null: none); absent: unchanged. */
+  thread?: ThreadItemBody[] | null;
+  threadByPlatform?: Record<string, ThreadItemBody[]>;
+  firstComment?: { content: string } | null;
 }
 
 /**
@@ -78,8 +84,31 @@ export async function validateAndEditPost(
       ? Object.fromEntries(Object.entries(stored.contentByPlatform ?? {}).filter(([p]) => channels.some((c) => c.platform === p)))
       : (stored.contentByPlatform ?? {}));
   const reddit = edit.reddit ?? current.reddit;
-  const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit });
-  await assertNotDuplicate(em, channels, texts, edit.publishAt ?? new Date(current.scheduledAt), current.id, current.seriesId ?? undefined);
+  // The follow-ups after the edit: what it gives, else what the post has; threads of platforms no
+  // longer targeted go, as their texts do.
+  const asked = threadInputOf(edit);
+  const followUps: ThreadInput = {
+    thread: edit.thread !== undefined ? asked.thread : current.thread,
+    threadByPlatform:
+      edit.threadByPlatform !== undefined
+        ? asked.threadByPlatform
+        : Object.fromEntries(Object.entries(current.threadByPlatform).filter(([p]) => channels.some((c) => c.platform === p))),
+    firstComment: edit.firstComment !== undefined ? asked.firstComment : current.firstComment,
+  };
+  const fields: FieldError[] = [];
+  const items = await checkFollowUps(em, organizationId, channels, followUps, key ?? undefined, fields);
+  const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit }, fields);
+  await assertNotDuplicate(
+    em,
+    channels,
+    texts,
+    edit.publishAt ?? new Date(current.scheduledAt),
+    current.id,
+    current.seriesId ?? undefined,
+    items,
+  );
+  const followUpsChanged =
+    edit.thread !== undefined || edit.threadByPlatform !== undefined || edit.firstComment !== undefined || edit.channelIds !== undefined;
   await editPost(temporal, current.id, {
     content: edit.content,
     contentByPlatform: edit.contentByPlatform ?? (edit.channelIds ? contentByPlatform : undefined),
@@ -88,6 +117,7 @@ export async function validateAndEditPost(
     channelIds: edit.channelIds,
     reddit: edit.reddit,
     channelContent: texts,
+    ...(followUpsChanged ? { ...followUps, channelItems: items } : {}),
   });
   // Rescheduled: a queue slot it held is free again (tidiness; a moved post's claim is stale anyway).
   if (edit.publishAt) await releaseQueueClaims(em, current.id, edit.publishAt);

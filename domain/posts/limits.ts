@@ -11,4 +11,8 @@ export const POST_LIMITS = {
   /** Reddit's own limits on a subreddit name and a post title. */
   subredditChars: 100,
   redditTitleChars: 300,
+  /** Items of `thread` (and of each `threadByPlatform` list); each platform's own limit is platforms/catalog.ts FOLLOW_UPS. */
+  threadItems: 50,
+  /** Media items attached to one thread item. */
+  threadItemMedia: 10,
 } as const;

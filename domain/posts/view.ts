@@ -4,7 +4,10 @@ import {
   MediaItem,
   Post,
   PostChannel,
+  PostChannelItem,
   type IMediaItem,
+  type IPostChannelItem,
+  type ThreadItem,
   type IPost,
   type IPostChannel,
   type PostSource,
@@ -28,6 +31,23 @@ export interface PostChannelView {
   /** Set on a failed channel only (a row failed before the column existed shows `unknown`). */
   errorCode: ChannelErrorCode | null;
   retryable: boolean | null;
+  /** The post (position 0) and its follow-ups (domain/posts/thread.ts), each with its own outcome. */
+  items: PostItemView[];
+}
+
+/** One item of a channel's conversation: position 0 is the post itself, then replies or a comment. */
+export interface PostItemView {
+  position: number;
+  kind: 'post' | 'reply' | 'comment';
+  content: string;
+  mediaIds: string[];
+  status: string;
+  platformPostId: string | null;
+  url: string | null;
+  publishedAt: string | null;
+  error: string | null;
+  errorCode: ChannelErrorCode | null;
+  retryable: boolean | null;
 }
 
 export interface PostView {
@@ -43,6 +63,9 @@ export interface PostView {
   reddit: { subreddit: string; title: string } | null;
   /** The series this post is an occurrence of; null for a post of its own. */
   seriesId: string | null;
+  thread: ThreadItem[] | null;
+  threadByPlatform: Record<string, ThreadItem[]>;
+  firstComment: { content: string } | null;
 }
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -50,7 +73,19 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 /** What the view reads of a post: an entity, or a row of post_page (postOfRow). */
 type PostFields = Pick<
   IPost,
-  'id' | 'status' | 'content' | 'scheduledAt' | 'publishedAt' | 'createdAt' | 'source' | 'reddit' | 'seriesId' | 'mediaIds'
+  | 'id'
+  | 'status'
+  | 'content'
+  | 'scheduledAt'
+  | 'publishedAt'
+  | 'createdAt'
+  | 'source'
+  | 'reddit'
+  | 'seriesId'
+  | 'mediaIds'
+  | 'thread'
+  | 'threadByPlatform'
+  | 'firstComment'
 >;
 /** What the view reads of a post's channel. */
 type ChannelFields = Pick<
@@ -68,6 +103,22 @@ type ChannelFields = Pick<
   | 'errorCode'
   | 'retryable'
 >;
+/** What the view reads of a follow-up item. */
+type ItemFields = Pick<
+  IPostChannelItem,
+  | 'postChannel'
+  | 'position'
+  | 'kind'
+  | 'content'
+  | 'mediaIds'
+  | 'status'
+  | 'platformPostId'
+  | 'url'
+  | 'publishedAt'
+  | 'error'
+  | 'errorCode'
+  | 'retryable'
+>;
 /** What the view reads of a media item. */
 export type MediaItemFields = Pick<IMediaItem, 'id' | 'type' | 'storageKey'>;
 
@@ -78,8 +129,52 @@ function failureView(pc: Pick<IPostChannel, 'status' | 'errorCode' | 'retryable'
   return { errorCode: pc.errorCode, retryable: pc.retryable ?? RETRYABLE[pc.errorCode] };
 }
 
+/**
+ * A channel's items: the post itself (position 0: published once its platform id is recorded,
+ * which may be before the channel is, when follow-ups remain), then its follow-up rows.
+ */
+function itemsView(pc: ChannelFields, mediaIds: string[], rows: ItemFields[]): PostItemView[] {
+  const failedAt = pc.status === 'failed' ? rows.find((r) => r.status === 'failed')?.position : undefined;
+  const first: PostItemView = {
+    position: 0,
+    kind: 'post',
+    content: pc.content,
+    mediaIds,
+    status: pc.platformPostId ? 'published' : pc.status,
+    platformPostId: pc.platformPostId ?? null,
+    url: pc.url ?? null,
+    publishedAt: iso(pc.publishedAt),
+    // The channel's error is the post's own unless a follow-up failed.
+    error: !pc.platformPostId && pc.status === 'failed' && failedAt === undefined ? (pc.error ?? null) : null,
+    ...(!pc.platformPostId && failedAt === undefined ? failureView(pc) : { errorCode: null, retryable: null }),
+  };
+  const rest = rows
+    .slice()
+    .sort((a, b) => a.position - b.position)
+    .map(
+      (r): PostItemView => ({
+        position: r.position,
+        kind: r.kind,
+        content: r.content,
+        mediaIds: r.mediaIds,
+        status: r.status,
+        platformPostId: r.platformPostId ?? null,
+        url: r.url ?? null,
+        publishedAt: iso(r.publishedAt),
+        error: r.status === 'failed' ? (r.error ?? null) : null,
+        ...failureView(r),
+      }),
+    );
+  return [first, ...rest];
+}
+
 /** The one definition of a post's view: GET /v1/posts/{id}, the list's pages, webhook event bodies. */
-export function postView(post: PostFields, pcs: ChannelFields[], media: { id: string; type: string; url: string }[] = []): PostView {
+export function postView(
+  post: PostFields,
+  pcs: ChannelFields[],
+  media: { id: string; type: string; url: string }[] = [],
+  items: ItemFields[] = [],
+): PostView {
   return {
     id: post.id,
     status: post.status,
@@ -102,17 +197,40 @@ export function postView(post: PostFields, pcs: ChannelFields[], media: { id: st
         // A channel being published again keeps its last error until the run records a new outcome: not shown.
         error: pc.status === 'publishing' ? null : (pc.error ?? null),
         ...failureView(pc),
+        items: itemsView(
+          pc,
+          post.mediaIds,
+          items.filter((i) => i.postChannel === pc.id),
+        ),
       })),
     media,
     reddit: post.reddit ?? null,
     seriesId: post.seriesId ?? null,
+    thread: post.thread ?? null,
+    threadByPlatform: post.threadByPlatform ?? {},
+    firstComment: post.firstComment ?? null,
   };
 }
 
 const MEDIA_URL_TTL_SECONDS = 3600;
 
 /** The views of these posts from their channels and media items: each media URL signed once. */
-async function assemble(posts: PostFields[], pcs: ChannelFields[], items: MediaItemFields[], storage?: ObjectStorage): Promise<PostView[]> {
+async function assemble(
+  posts: PostFields[],
+  pcs: ChannelFields[],
+  items: MediaItemFields[],
+  storage?: ObjectStorage,
+  followUps: ItemFields[] = [],
+): Promise<PostView[]> {
+  const postOfChannel = new Map(pcs.map((pc) => [pc.id, pc.post]));
+  const followUpsOf = new Map<string, ItemFields[]>();
+  for (const f of followUps) {
+    const postId = postOfChannel.get(f.postChannel);
+    if (postId === undefined) continue;
+    const list = followUpsOf.get(postId);
+    if (list) list.push(f);
+    else followUpsOf.set(postId, [f]);
+  }
   const channelsOf = new Map<string, ChannelFields[]>();
   for (const pc of pcs) {
     const list = channelsOf.get(pc.post);
@@ -132,7 +250,7 @@ async function assemble(posts: PostFields[], pcs: ChannelFields[], items: MediaI
       if (url === undefined) urls.set(id, (url = storage ? await storage.signedGetUrl(item.storageKey, MEDIA_URL_TTL_SECONDS) : ''));
       media.push({ id, type: item.type, url });
     }
-    out.push(postView(p, channelsOf.get(p.id) ?? [], media));
+    out.push(postView(p, channelsOf.get(p.id) ?? [], media, followUpsOf.get(p.id)));
   }
   return out;
 }
@@ -143,8 +261,9 @@ export async function createdPostView(
   channels: ChannelFields[],
   media: MediaItemFields[],
   storage?: ObjectStorage,
+  followUps: ItemFields[] = [],
 ): Promise<PostView> {
-  return (await assemble([post], channels, media, storage))[0]!;
+  return (await assemble([post], channels, media, storage, followUps))[0]!;
 }
 
 async function views(em: EntityManager, posts: IPost[], storage?: ObjectStorage): Promise<PostView[]> {
@@ -152,7 +271,13 @@ async function views(em: EntityManager, posts: IPost[], storage?: ObjectStorage)
   const pcs = await em.find(PostChannel, { post: { $in: posts.map((p) => p.id) } });
   const mediaIds = [...new Set(posts.flatMap((p) => p.mediaIds))];
   const items = mediaIds.length ? await em.find(MediaItem, { id: { $in: mediaIds } }) : [];
-  return assemble(posts, pcs, items, storage);
+  // Only posts that asked for follow-ups have rows: the others need no look-up.
+  const asked = pcs.filter((pc) => {
+    const post = posts.find((p) => p.id === pc.post)!;
+    return post.thread !== null || post.firstComment !== null || Object.keys(post.threadByPlatform ?? {}).length > 0;
+  });
+  const followUps = asked.length ? await em.find(PostChannelItem, { postChannel: { $in: asked.map((pc) => pc.id) } }) : [];
+  return assemble(posts, pcs, items, storage, followUps);
 }
 
 /** A post's view by id, deleted or not (webhook event bodies, domain/webhooks/views.ts). */
@@ -219,6 +344,25 @@ interface PostRow {
   reddit: { subreddit: string; title: string } | null;
   series_id: string | null;
   media_ids: string[];
+  thread: ThreadItem[] | null;
+  thread_by_platform: Record<string, ThreadItem[]>;
+  first_comment: { content: string } | null;
+}
+
+/** A post_channel_items row as post_page answers it. */
+interface PostItemRow {
+  post_channel_id: string;
+  position: number;
+  kind: IPostChannelItem['kind'];
+  content: string;
+  media_ids: string[];
+  status: IPostChannelItem['status'];
+  platform_post_id: string | null;
+  url: string | null;
+  published_at: string | null;
+  error: string | null;
+  error_code: ChannelErrorCode | null;
+  retryable: boolean | null;
 }
 
 /** A post_channels row as post_page answers it. */
@@ -249,6 +393,7 @@ interface PostPage {
   posts: PostRow[];
   channels: PostChannelRow[];
   media: MediaItemRow[];
+  items: PostItemRow[];
 }
 
 const dateOf = (s: string | null) => (s === null ? null : new Date(s));
@@ -264,6 +409,24 @@ const postOfRow = (r: PostRow): PostFields => ({
   reddit: r.reddit,
   seriesId: r.series_id,
   mediaIds: r.media_ids,
+  thread: r.thread,
+  threadByPlatform: r.thread_by_platform,
+  firstComment: r.first_comment,
+});
+
+const itemOfRow = (r: PostItemRow): ItemFields => ({
+  postChannel: r.post_channel_id,
+  position: r.position,
+  kind: r.kind,
+  content: r.content,
+  mediaIds: r.media_ids,
+  status: r.status,
+  platformPostId: r.platform_post_id,
+  url: r.url,
+  publishedAt: dateOf(r.published_at),
+  error: r.error,
+  errorCode: r.error_code,
+  retryable: r.retryable,
 });
 
 const channelOfRow = (r: PostChannelRow): ChannelFields => ({
@@ -313,6 +476,7 @@ export async function listPostsForKey(
     page.channels.map(channelOfRow),
     page.media.map(mediaOfRow),
     storage,
+    page.items.map(itemOfRow),
   );
   const last = data.at(-1);
   return {

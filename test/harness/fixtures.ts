@@ -4,6 +4,9 @@ import { createApiKey } from '../../services/api-keys.ts';
 import { addChannel } from '../../domain/channels.ts';
 import { createOrganization } from '../../domain/organizations.ts';
 import { harness } from './index.ts';
+import sharp from 'sharp';
+import { MediaItem } from '../../db/entities/index.ts';
+import type { ObjectStorage } from '../../storage/types.ts';
 import { newId } from '../../lib/ids.ts';
 import { metricsOf } from '../../domain/analytics/metrics.ts';
 import { PLATFORM_INFO, type Platform } from '../../platforms/catalog.ts';
@@ -116,4 +119,37 @@ export async function publishedPostWithReadings(
     ]);
   }
   return postId;
+}
+
+/** A media row as processing leaves it, a small PNG's bytes in `storage` (the upload path is media.test.ts's). */
+export async function readyMedia(
+  storage: ObjectStorage,
+  organizationId: string,
+  opts: { type?: 'image' | 'document'; status?: 'ready' | 'pending'; description?: string; background?: string } = {},
+) {
+  const h = await harness();
+  const id = newId('med');
+  const key = `${organizationId}/${id}/final`;
+  const png = await sharp({ create: { width: 4, height: 4, channels: 3, background: opts.background ?? '#3366ff' } })
+    .png()
+    .toBuffer();
+  await storage.put(key, png, 'image/png');
+  const em = h.orm.em.fork();
+  em.create(MediaItem, {
+    id,
+    organization: organizationId,
+    type: opts.type ?? 'image',
+    status: opts.status ?? 'ready',
+    fileName: 'square.png',
+    mimeType: opts.type === 'document' ? 'application/pdf' : 'image/png',
+    sizeBytes: png.length,
+    storageKey: key,
+    uploadKey: key,
+    apiKeyId: null,
+    altText: 'a square',
+    description: opts.description ?? null,
+    uploadExpiresAt: new Date(Date.now() + 60_000),
+  });
+  await em.flush();
+  return id;
 }

@@ -26,6 +26,8 @@ export interface TestPds {
   newAccount(prefix?: string): Promise<TestAccount>;
   /** Takes the account down, as a moderator would (com.atproto.admin.updateSubjectStatus). */
   takedown(did: string): Promise<void>;
+  /** Lifts a takedown: the account writes again. */
+  restore(did: string): Promise<void>;
   /** Deactivates the account (com.atproto.server.deactivateAccount), as its owner would. */
   deactivate(account: TestAccount): Promise<void>;
   /** Revokes the account's app password (com.atproto.server.revokeAppPassword), as its owner would. */
@@ -132,6 +134,12 @@ async function start(): Promise<TestPds> {
     async takedown(did) {
       await must('POST', 'com.atproto.admin.updateSubjectStatus', {
         json: { subject: { $type: 'com.atproto.admin.defs#repoRef', did }, takedown: { applied: true, ref: 'test' } },
+        auth: adminAuth,
+      });
+    },
+    async restore(did) {
+      await must('POST', 'com.atproto.admin.updateSubjectStatus', {
+        json: { subject: { $type: 'com.atproto.admin.defs#repoRef', did }, takedown: { applied: false } },
         auth: adminAuth,
       });
     },

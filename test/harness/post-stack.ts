@@ -146,7 +146,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
       : undefined;
   const app = createApp({
     orm: h.orm,
-    log: () => {},
+    log: process.env.STACK_LOG ? (...a: unknown[]) => console.error(...a) : () => {},
     now,
     temporal: { client, taskQueue },
     storage,

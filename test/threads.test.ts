@@ -1,0 +1,146 @@
+// Threads through the real workflow to a real Bluesky PDS (@atproto/pds, test/harness/pds.ts): the
+// items are published one after another, each a reply to the one before, read back from the PDS;
+// a refusal by the PDS on an item leaves the ones before published, and a retry publishes the
+// rest once.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Channel } from '../db/entities/index.ts';
+import { addChannel } from '../domain/channels.ts';
+import { createBlueskyConnector } from '../platforms/bluesky.ts';
+import { call, makeKey, makeOrg, readyMedia } from './harness/fixtures.ts';
+import { pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
+import { startPostStack } from './harness/post-stack.ts';
+
+let p: TestPds;
+let stack: Awaited<ReturnType<typeof startPostStack>>;
+let key: string;
+let orgId: string;
+
+beforeAll(async () => {
+  p = await pds();
+  stack = await startPostStack({
+    storage: 'disk',
+    connectors: { BLUESKY: createBlueskyConnector({ timeoutMs: 10_000, videoServiceUrl: null, outbound: { allowPrivate: true } }) },
+  });
+  const org = await makeOrg('PRO', 'Threads org');
+  orgId = org.id;
+  key = (await makeKey(orgId)).key;
+}, 180_000);
+afterAll(async () => {
+  await stack?.stop();
+  await stopPds();
+});
+
+async function blueskyChannel(acct: TestAccount) {
+  const em = stack.h.orm.em.fork();
+  return addChannel(em, stack.h.credentialsKey, {
+    organizationId: orgId,
+    platform: 'BLUESKY',
+    name: acct.handle,
+    credentials: { service: p.url, identifier: acct.handle, appPassword: acct.appPassword },
+  });
+}
+
+/** The account's posts on the PDS, as its repository holds them. */
+async function records(acct: TestAccount) {
+  const r = await p.xrpc('GET', 'com.atproto.repo.listRecords', {
+    params: { repo: acct.did, collection: 'app.bsky.feed.post', limit: '100' },
+  });
+  expect(r.status).toBe(200);
+  return r.body.records as { uri: string; cid: string; value: any }[];
+}
+
+async function postThread(channelId: string, thread: { content: string; mediaIds?: string[] }[], content: string) {
+  await stack.syncClock();
+  const created = await call(stack.app, 'POST', '/v1/posts', { key, body: { content, channelIds: [channelId], thread } });
+  expect(created.status).toBe(201);
+  await stack.settle(created.body.id);
+  return (await call(stack.app, 'GET', `/v1/posts/${created.body.id}`, { key })).body;
+}
+
+describe('a thread on a real Bluesky PDS', () => {
+  test('three items, an image on the second: each a reply to the one before, under the first', async () => {
+    const acct = await p.newAccount('thread');
+    const channel = await blueskyChannel(acct);
+    const image = await readyMedia(stack.storage!, orgId);
+    const post = await postThread(
+      channel.id,
+      [{ content: 'Second: with a picture', mediaIds: [image] }, { content: 'Third: the end' }],
+      'First: a thread',
+    );
+    expect(post.status).toBe('published');
+    const [c] = post.channels;
+    expect(c.status).toBe('published');
+    expect(c.items.map((i: any) => [i.position, i.kind, i.status])).toEqual([
+      [0, 'post', 'published'],
+      [1, 'reply', 'published'],
+      [2, 'reply', 'published'],
+    ]);
+    expect(c.items[0].platformPostId).toBe(c.platformPostId);
+    expect(c.items[1].mediaIds).toEqual([image]);
+    for (const item of c.items) expect(item.url).toMatch(/^https:\/\/bsky\.app\/profile\//);
+
+    const repo = await records(acct);
+    expect(repo).toHaveLength(3);
+    const byUri = new Map(repo.map((r) => [r.uri, r]));
+    const [first, second, third] = c.items.map((i: any) => byUri.get(i.platformPostId)!);
+    expect(first!.value.text).toBe('First: a thread');
+    expect(first!.value.reply).toBeUndefined();
+    expect(second!.value.reply).toEqual({ root: { uri: first!.uri, cid: first!.cid }, parent: { uri: first!.uri, cid: first!.cid } });
+    expect(second!.value.embed.$type).toBe('app.bsky.embed.images');
+    expect(second!.value.embed.images).toHaveLength(1);
+    expect(third!.value.reply).toEqual({ root: { uri: first!.uri, cid: first!.cid }, parent: { uri: second!.uri, cid: second!.cid } });
+  }, 120_000);
+
+  test('the PDS refuses the third item: the first two stay published; a retry publishes the third once', async () => {
+    const acct = await p.newAccount('refuse');
+    const channel = await blueskyChannel(acct);
+    await stack.syncClock();
+    const created = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'One', channelIds: [channel.id], thread: [{ content: 'Two' }, { content: 'Three' }] },
+    });
+    expect(created.status).toBe(201);
+    // Item 2 recorded, item 3 not yet sent: the account is taken down, as a moderator would.
+    const em = stack.h.orm.em.fork();
+    for (;;) {
+      const rows = await em.getConnection().execute<{ status: string }[]>(
+        `select i.status from post_channel_items i join post_channels pc on pc.id = i.post_channel_id
+         where pc.post_id = ? and i.position = 1`,
+        [created.body.id],
+      );
+      if (rows[0]?.status === 'published') break;
+      await Bun.sleep(2);
+    }
+    await p.takedown(acct.did);
+    await stack.settle(created.body.id);
+    const failed = (await call(stack.app, 'GET', `/v1/posts/${created.body.id}`, { key })).body;
+    expect(failed.status).toBe('failed');
+    const [c] = failed.channels;
+    expect(c.status).toBe('failed');
+    expect(c.error).toContain('Reply 2 failed');
+    expect(c.items.map((i: any) => i.status)).toEqual(['published', 'published', 'failed']);
+    expect(c.items[2].error).toBeTruthy();
+    expect(c.items[2].errorCode).toBe(c.errorCode);
+    expect(c.items[0].error).toBeNull();
+
+    // Lifted; the channel is reconnected (the refusal marked it), then retried.
+    await p.restore(acct.did);
+    await stack.h.orm.em.fork().nativeUpdate(Channel, { id: channel.id }, { status: 'active' });
+    const before = await records(acct);
+    expect(before.map((r) => r.value.text).sort()).toEqual(['One', 'Two']);
+    await stack.syncClock();
+    const retried = await call(stack.app, 'POST', `/v1/posts/${created.body.id}/retry`, { key });
+    expect(retried.status).toBe(202);
+    await stack.settle(created.body.id);
+    const done = (await call(stack.app, 'GET', `/v1/posts/${created.body.id}`, { key })).body;
+    expect(done.status).toBe('published');
+    expect(done.channels[0].items.map((i: any) => i.status)).toEqual(['published', 'published', 'published']);
+    // The same two records, and the third once.
+    const after = await records(acct);
+    expect(after.map((r) => r.value.text).sort()).toEqual(['One', 'Three', 'Two']);
+    expect(after.filter((r) => before.some((b) => b.uri === r.uri && b.cid === r.cid))).toHaveLength(2);
+    const third = after.find((r) => r.value.text === 'Three')!;
+    expect(third.value.reply.parent.uri).toBe(done.channels[0].items[1].platformPostId);
+    expect(third.value.reply.root.uri).toBe(done.channels[0].items[0].platformPostId);
+  }, 120_000);
+});
