@@ -1,6 +1,7 @@
 // LinkedIn connector: the versioned REST Posts API (POST /rest/posts) as credentials.authorUrn
 // (urn:li:person:… or urn:li:organization:…), media through the Images, Videos and Documents
-// APIs. Every call carries LinkedIn-Version and X-Restli-Protocol-Version: 2.0.0.
+// APIs, a first comment through the Comments API (/rest/socialActions/{urn}/comments). Every call
+// carries LinkedIn-Version and X-Restli-Protocol-Version: 2.0.0.
 import { createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { counts, dig, str } from './json.ts';
 import {
@@ -9,6 +10,7 @@ import {
   type Connector,
   type MediaRef,
   type PlatformMetrics,
+  type PostRef,
   type PublishRequest,
   type PublishResult,
 } from './types.ts';
@@ -30,6 +32,11 @@ export interface LinkedInConnectorOptions {
   pollTimeoutMs?: number;
   /** How far back findPublished looks for a post an earlier attempt created. */
   lookbackMs?: number;
+  /**
+   * Waits before asking again when LinkedIn answers a comment with 404: a post published a
+   * moment ago is not there for comments yet for a few seconds (longer with media).
+   */
+  commentRetryDelaysMs?: number[];
 }
 
 const LI = 'LinkedIn';
@@ -50,6 +57,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
   const pollIntervalMs = opts.pollIntervalMs ?? 2_000;
   const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
   const lookbackMs = opts.lookbackMs ?? 24 * 60 * 60 * 1000;
+  const commentRetryDelaysMs = opts.commentRetryDelaysMs ?? [2_000, 5_000, 10_000];
 
   function restHeaders(token: string): Record<string, string> {
     return { Authorization: `Bearer ${token}`, 'LinkedIn-Version': version, 'X-Restli-Protocol-Version': '2.0.0' };
@@ -148,6 +156,55 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     }
   }
 
+  const commentsUrl = (post: PostRef) => `${base}/rest/socialActions/${encodeURIComponent(post.platformPostId)}/comments`;
+
+  /**
+   * A first comment: POST /rest/socialActions/{post urn}/comments as the author. The message is
+   * text with attributes, not little text, so it goes as written. A 404 is a post LinkedIn does
+   * not have, or one published a moment ago that is not open to comments yet; it is asked again
+   * after each of `commentRetryDelaysMs`, and is final after the last.
+   */
+  async function comment(token: string, author: string, req: PublishRequest, post: PostRef): Promise<PublishResult> {
+    if (req.media.length) throw new PlatformError('permanent', 'LinkedIn comments carry no attachments');
+    const body = { actor: author, object: post.platformPostId, message: { text: req.text } };
+    for (let i = 0; ; i++) {
+      const r = await http.send(commentsUrl(post), { method: 'POST', headers: restHeaders(token), json: body, signal: req.signal });
+      if (isOk(r)) {
+        const found = commentResult(r.body, post, r.headers.get('x-restli-id'));
+        // Created but unnamed: a retry looks for it with findPublished first.
+        if (!found) throw new PlatformError('transient', 'LinkedIn created the comment but returned no id', { status: r.status });
+        return found;
+      }
+      const wait = commentRetryDelaysMs[i];
+      if (r.status !== 404 || wait === undefined) throw liError(r);
+      await sleep(wait, req.signal);
+    }
+  }
+
+  /**
+   * Comments have no idempotency key: the post's comments (GET …/comments, paged) are read for
+   * one by this author with this text. Reading them needs r_organization_social (organizations)
+   * or the restricted r_member_social (members); without it LinkedIn answers 403 and we return
+   * null, so for a member a lost answer can mean a second comment.
+   */
+  async function findComment(token: string, author: string, req: PublishRequest, post: PostRef): Promise<PublishResult | null> {
+    const count = 100;
+    for (let start = 0, page = 0; page < 5; page++) {
+      const q = new URLSearchParams({ start: String(start), count: String(count) });
+      const r = await http.send(`${commentsUrl(post)}?${q}`, { headers: restHeaders(token), signal: req.signal });
+      if (r.status === 403) return null;
+      if (!isOk(r)) throw liError(r);
+      const elements = dig(r.body, 'elements');
+      const list = Array.isArray(elements) ? elements : [];
+      const hit = list.find((c) => dig(c, 'actor') === author && str(dig(c, 'message', 'text'))?.trim() === req.text.trim());
+      if (hit) return commentResult(hit, post, null);
+      start += list.length;
+      const total = Number(dig(r.body, 'paging', 'total'));
+      if (list.length < count || (Number.isFinite(total) && start >= total)) return null;
+    }
+    return null;
+  }
+
   return {
     platform: 'LINKEDIN',
     metricsBatch: 1,
@@ -181,6 +238,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     async publish(req: PublishRequest): Promise<PublishResult> {
       const token = credential(LI, req.credentials, 'accessToken');
       const author = authorUrn(req.credentials);
+      if (req.replyTo) return comment(token, author, req, req.replyTo.parent);
       checkMediaMix(req.media);
       // Sequential: keeps the image order of a multi-image post.
       const assets: Asset[] = [];
@@ -215,11 +273,13 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
      * (GET /rest/posts?q=author) and look for this commentary with the same number of
      * attachments. That finder needs r_organization_social (organizations) or the restricted
      * r_member_social (members); without it LinkedIn answers 403 and we return null, and the
-     * retry relies on LinkedIn's DUPLICATE_POST answer instead (see publish).
+     * retry relies on LinkedIn's DUPLICATE_POST answer instead (see publish). A comment is
+     * looked for among the post's comments (findComment).
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const token = credential(LI, req.credentials, 'accessToken');
       const author = authorUrn(req.credentials);
+      if (req.replyTo) return findComment(token, author, req, req.replyTo.parent);
       const q = new URLSearchParams({ author, q: 'author', count: '20', sortBy: 'LAST_MODIFIED' });
       const r = await http.send(`${base}/rest/posts?${q}`, {
         headers: { ...restHeaders(token), 'X-RestLi-Method': 'FINDER' },
@@ -276,6 +336,25 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
 
 function result(urn: string): PublishResult {
   return { platformPostId: urn, url: `https://www.linkedin.com/feed/update/${urn}` };
+}
+
+/**
+ * A comment as LinkedIn names it: its commentUrn, urn:li:comment:({thread},{id}), else built
+ * from the post and the id (x-restli-id or the body's id). The API gives no link to a comment,
+ * so its url is the post's.
+ */
+function commentResult(body: unknown, post: PostRef, restliId: string | null): PublishResult | null {
+  const id = restliId ?? str(dig(body, 'id'));
+  const urn =
+    str(dig(body, 'commentUrn')) ??
+    (id?.startsWith('urn:li:comment:') ? id : id ? `urn:li:comment:(${post.platformPostId},${id})` : undefined);
+  if (!urn) return null;
+  const created = Number(dig(body, 'created', 'time'));
+  return {
+    platformPostId: urn,
+    url: post.url || result(post.platformPostId).url,
+    ...(created ? { publishedAt: new Date(created).toISOString() } : {}),
+  };
 }
 
 function authorUrn(credentials: Record<string, unknown>): string {

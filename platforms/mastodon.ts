@@ -121,6 +121,8 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       // No `visibility`: the account's default posting visibility applies.
       const json: Record<string, unknown> = { status: req.text };
       if (mediaIds.length) json.media_ids = mediaIds;
+      // A thread item answers the item before it; Mastodon refuses (404) a reply to a status it does not have.
+      if (req.replyTo) json.in_reply_to_id = req.replyTo.parent.platformPostId;
       const r = await call(acct, 'POST', '/api/v1/statuses', {
         json,
         headers: { 'Idempotency-Key': req.idempotencyKey },
@@ -141,7 +143,8 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
      * Mastodon honours an Idempotency-Key for an hour only (PostStatusService keeps it in Redis
      * for 3600 s): a retry later than that (the activity's backoff, POST /retry of a failed post)
      * would make a second status. So before a retry the account's own recent statuses are read,
-     * and one created within lookbackMs with the same number of attachments whose source text is
+     * and one created within lookbackMs with the same number of attachments, answering the same
+     * status (`in_reply_to_id`: the parent for a reply, none for the post), whose source text is
      * this text is taken as the one an earlier attempt created. The listing carries rendered HTML
      * only, so it narrows the candidates and GET /statuses/:id/source confirms the exact text.
      */
@@ -153,7 +156,11 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       const me = await call(acct, 'GET', '/api/v1/accounts/verify_credentials', { signal: req.signal });
       const accountId = idOf(dig(me.body, 'id'));
       if (!accountId) throw new PlatformError('transient', 'Mastodon verify_credentials returned no account id', { status: me.status });
-      const q = new URLSearchParams({ limit: '40', exclude_replies: 'true', exclude_reblogs: 'true' });
+      const parent = req.replyTo?.parent.platformPostId;
+      // Mastodon's exclude_replies keeps an account's answers to itself, but forks (Pleroma,
+      // Akkoma) drop every reply: a reply is looked for with replies listed.
+      const q = new URLSearchParams({ limit: '40', exclude_reblogs: 'true' });
+      if (!parent) q.set('exclude_replies', 'true');
       const r = await call(acct, 'GET', `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?${q}`, { signal: req.signal });
       const since = Date.now() - lookbackMs;
       const want = loose(req.text.replace(REMOTE_MENTION, '$1'));
@@ -163,6 +170,7 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
         const created = Date.parse(String(s.created_at));
         if (!id || !url || !(created >= since)) continue;
         if ((Array.isArray(s.media_attachments) ? s.media_attachments.length : 0) !== req.media.length) continue;
+        if (idOf(s.in_reply_to_id) !== parent) continue;
         if (loose(htmlText(String(s.content ?? ''))) !== want) continue;
         const source = await call(acct, 'GET', `/api/v1/statuses/${encodeURIComponent(id)}/source`, { signal: req.signal });
         if (str(dig(source.body, 'text')) === req.text) return { platformPostId: id, url, publishedAt: str(s.created_at) };
@@ -195,6 +203,7 @@ interface ListedStatus {
   created_at?: unknown;
   content?: unknown;
   media_attachments?: unknown;
+  in_reply_to_id?: unknown;
 }
 
 /** `@user@domain` as Mastodon renders it in a status's HTML: `@user`. */

@@ -7,6 +7,9 @@
 // PRAW does). A media submit answers without the post's id: Reddit creates the post once the media
 // is processed and reports it over a websocket, which has been unreliable since 2023, so the post
 // is looked up in the account's own submissions instead.
+//
+// A first comment is POST /api/comment on the submission's fullname; before a retry the account's
+// own newest comments are read for one on that submission with the same body.
 import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import {
   PlatformError,
@@ -14,6 +17,7 @@ import {
   type Connector,
   type MediaRef,
   type PlatformMetrics,
+  type PostRef,
   type PublishRequest,
   type PublishResult,
 } from './types.ts';
@@ -60,6 +64,15 @@ interface Submission {
   created_utc: number;
   is_self: boolean;
   selftext: string;
+}
+
+/** One comment, as /api/comment answers it and GET /user/{name}/comments lists it (the fields read). */
+interface RedditComment {
+  name?: unknown;
+  parent_id?: unknown;
+  body?: unknown;
+  permalink?: unknown;
+  created_utc?: unknown;
 }
 
 interface Account {
@@ -158,6 +171,48 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     }
   }
 
+  function commentResult(c: RedditComment | undefined): PublishResult | null {
+    if (typeof c?.name !== 'string' || !c.name || typeof c.permalink !== 'string' || !c.permalink) return null;
+    const url = `${webBaseUrl}${c.permalink}`;
+    return typeof c.created_utc === 'number'
+      ? { platformPostId: c.name, url, publishedAt: new Date(c.created_utc * 1000).toISOString() }
+      : { platformPostId: c.name, url };
+  }
+
+  /**
+   * POST /api/comment with thing_id = the submission's fullname. A thing Reddit does not have is
+   * refused with HTTP 403; a locked or archived thread with json.errors (THREAD_LOCKED, TOO_OLD).
+   * Both are final. The new comment is json.data.things[0].data.
+   */
+  async function comment(acct: Account, req: PublishRequest, parent: PostRef): Promise<PublishResult> {
+    if (req.media.length) throw new PlatformError('permanent', 'Reddit comments carry no attachments');
+    const r = await call(acct, 'POST', '/api/comment', {
+      form: { api_type: 'json', thing_id: thingId(parent), text: req.text },
+      signal: req.signal,
+    });
+    const things = submitData(r).things;
+    const first = Array.isArray(things) ? (things[0] as { kind?: unknown; data?: RedditComment } | undefined) : undefined;
+    const found = first?.kind === 't1' ? commentResult(first.data) : null;
+    if (!found) throw new PlatformError('transient', `Reddit returned no comment: ${r.text.slice(0, 200)}`);
+    return found;
+  }
+
+  /**
+   * Comments have no idempotency key: the account's newest comments (GET /user/{name}/comments,
+   * the history scope) are read for one whose parent is this submission and whose body is this text.
+   */
+  async function findComment(acct: Account, req: PublishRequest, parent: PostRef): Promise<PublishResult | null> {
+    const user = await username(acct, req.credentials, req.signal);
+    const r = await call(acct, 'GET', `/user/${encodeURIComponent(user)}/comments?sort=new&limit=100&raw_json=1`, { signal: req.signal });
+    const children = (r.body as { data?: { children?: { kind?: string; data?: RedditComment }[] } } | null)?.data?.children;
+    if (!Array.isArray(children)) throw new PlatformError('transient', `Reddit returned an unexpected listing: ${r.text.slice(0, 200)}`);
+    const thing = thingId(parent);
+    const hit = children.find(
+      (c) => c.kind === 't1' && c.data?.parent_id === thing && typeof c.data.body === 'string' && sameText(c.data.body, req.text),
+    );
+    return hit ? commentResult(hit.data) : null;
+  }
+
   async function publishSelf(acct: Account, req: PublishRequest): Promise<PublishResult> {
     const { subreddit, title } = target(req);
     const data = await submit(acct, { sr: subreddit, kind: 'self', title, text: req.text }, req.signal);
@@ -232,6 +287,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const acct = { token: credential(P, req.credentials, 'accessToken') };
+      if (req.replyTo) return comment(acct, req, req.replyTo.parent);
       target(req);
       const media = req.media;
       if (!media.length) return publishSelf(acct, req);
@@ -250,10 +306,12 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
      * Reddit has no idempotency key. The account's own submissions (newest first) are the record:
      * a post in the same subreddit with the same title within `lookbackMs` (and, for a text post,
      * the same body) is taken as the one an earlier attempt made. Titles are chosen per post, so a
-     * false match needs the same title posted to the same subreddit twice within a day.
+     * false match needs the same title posted to the same subreddit twice within a day. A comment
+     * is looked for among the account's comments (findComment).
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const acct = { token: credential(P, req.credentials, 'accessToken') };
+      if (req.replyTo) return findComment(acct, req, req.replyTo.parent);
       const { subreddit, title } = target(req);
       const user = await username(acct, req.credentials, req.signal);
       const since = Date.now() / 1000 - lookbackMs / 1000;
@@ -385,6 +443,8 @@ function fullname(data: Record<string, unknown>, url?: string): string | undefin
   return id ? (id.startsWith('t3_') ? id : `t3_${id}`) : undefined;
 }
 
+/** The fullname of what a comment answers: the recorded id (t3_…), or a bare id taken as a submission's. */
+const thingId = (ref: PostRef) => (/^t[1-6]_/.test(ref.platformPostId) ? ref.platformPostId : `t3_${ref.platformPostId}`);
 const sameSub = (s: Submission, subreddit: string) => s.subreddit.toLowerCase() === subreddit.toLowerCase();
 const isMediaMatch = (s: Submission, subreddit: string, title: string) => !s.is_self && sameSub(s, subreddit) && s.title === title;
 const norm = (t: string) => t.replace(/\r\n/g, '\n').trim();

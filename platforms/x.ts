@@ -49,6 +49,7 @@ interface Tweet {
   created_at?: string;
   attachments?: { media_keys?: string[] };
   note_tweet?: { text?: string };
+  referenced_tweets?: { type?: string; id?: string }[];
 }
 
 export function createXConnector(opts: XConnectorOptions = {}): Connector {
@@ -165,6 +166,8 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       const json: Record<string, unknown> = {};
       if (req.text) json.text = req.text;
       if (mediaIds.length) json.media = { media_ids: mediaIds };
+      // A thread item answers the item before it; X refuses (403) a reply to a post it no longer shows.
+      if (req.replyTo) json.reply = { in_reply_to_tweet_id: req.replyTo.parent.platformPostId };
       const r = await call(token, 'POST', '/2/tweets', { json, signal: req.signal });
       const id = str(dig(r.body, 'data', 'id'));
       // A 2xx without an id: the post may exist, so retry (findPublished looks it up first).
@@ -176,22 +179,30 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
      * X has no idempotency key for POST /2/tweets, so before a retry we read the account's own
      * recent posts (GET /2/users/:id/tweets) and look for one with this exact text and the same
      * number of attachments, created within lookbackMs. X itself rejects identical text posted
-     * again soon after, so the exact text identifies the post an earlier attempt created.
+     * again soon after, so the exact text identifies the post an earlier attempt created. A post
+     * is looked for among posts that answer nothing; a reply among the account's replies, and it
+     * must answer the same parent (referenced_tweets replied_to).
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const token = credential(X, req.credentials, 'accessToken');
       const uid = await userId(token, req.credentials, req.signal);
+      const parent = req.replyTo?.parent.platformPostId;
       const q = new URLSearchParams({
-        max_results: '20',
-        exclude: 'retweets,replies',
+        // Replies cannot be narrowed to the account's own threads, so the answers it gave others
+        // share the listing: a full page keeps the reply in it.
+        max_results: parent ? '100' : '20',
+        exclude: parent ? 'retweets' : 'retweets,replies',
         start_time: rfc3339(Date.now() - lookbackMs),
-        'tweet.fields': 'created_at,attachments,note_tweet',
+        'tweet.fields': 'created_at,attachments,note_tweet,referenced_tweets',
       });
       const r = await call(token, 'GET', `/2/users/${encodeURIComponent(uid)}/tweets?${q}`, { signal: req.signal });
       const tweets = (Array.isArray(dig(r.body, 'data')) ? dig(r.body, 'data') : []) as Tweet[];
       const want = comparable(req.text);
       const hit = tweets.find(
-        (t) => comparable(t.note_tweet?.text ?? t.text ?? '') === want && (t.attachments?.media_keys?.length ?? 0) === req.media.length,
+        (t) =>
+          comparable(t.note_tweet?.text ?? t.text ?? '') === want &&
+          (t.attachments?.media_keys?.length ?? 0) === req.media.length &&
+          repliedTo(t) === parent,
       );
       if (!hit) return null;
       return { platformPostId: hit.id, url: tweetUrl(req.credentials, hit.id), publishedAt: hit.created_at };
@@ -237,7 +248,8 @@ function mediaCategory(item: MediaRef): 'tweet_image' | 'tweet_gif' | 'tweet_vid
 /**
  * X v2 errors are RFC 7807 problems ({title, detail, type, status}, validation errors also in
  * errors[]). 401 is a dead token; 403 is a refusal of this post (duplicate content, policy,
- * app permissions) except when the stored token is an app-only one.
+ * app permissions, a reply to a post that is deleted or not visible) except when the stored
+ * token is an app-only one.
  */
 function xError(r: Reply): PlatformError {
   const message = `X ${r.status}: ${xReason(r)}`;
@@ -297,6 +309,11 @@ function comparable(text: string): string {
     .replace(/(\s*\u0000)+\s*$/, '')
     .normalize('NFC')
     .trim();
+}
+
+/** The post a tweet answers (its `replied_to` reference); undefined for a post that answers nothing. */
+function repliedTo(t: Tweet): string | undefined {
+  return t.referenced_tweets?.find((ref) => ref.type === 'replied_to')?.id;
 }
 
 /** X rejects fractional seconds in start_time. */

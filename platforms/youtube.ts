@@ -10,6 +10,10 @@
 //    (new uploads appear there at once, even while processing; 1 quota unit per call, where
 //    search.list has its own 100-calls-a-day bucket) for a recent video with the same title and
 //    description. That needs the youtube.readonly scope next to youtube.upload.
+//
+// A first comment is a comment thread on the video (commentThreads.insert, which needs the
+// youtube.force-ssl scope); before a retry the video's newest threads are read for this channel's
+// comment with the same text.
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import { remember } from './recent.ts';
 import {
@@ -18,6 +22,7 @@ import {
   type Connector,
   type MediaRef,
   type PlatformMetrics,
+  type PostRef,
   type PublishRequest,
   type PublishResult,
 } from './types.ts';
@@ -199,6 +204,64 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     return null;
   }
 
+  /**
+   * POST commentThreads?part=snippet: a top-level comment on the video. The thread's id is its
+   * top-level comment's id, which the watch URL's `lc` parameter opens. A video YouTube does not
+   * have answers 404 videoNotFound, one with comments turned off 403 commentsDisabled: both final.
+   */
+  async function comment(req: PublishRequest, token: string, video: PostRef): Promise<PublishResult> {
+    if (req.media.length) throw new PlatformError('permanent', 'YouTube comments carry no attachments');
+    const videoId = video.platformPostId;
+    const r = await api.send(`${base}/youtube/v3/commentThreads?${new URLSearchParams({ part: 'snippet' })}`, {
+      method: 'POST',
+      headers: bearer(token),
+      json: { snippet: { videoId, topLevelComment: { snippet: { textOriginal: req.text } } } },
+      signal: req.signal,
+    });
+    if (!isOk(r)) throw youtubeError(r);
+    const thread = (r.body ?? {}) as CommentThread;
+    const found = commentResult(thread, videoId);
+    if (!found) throw new PlatformError('transient', `YouTube created the comment without an id: ${r.text.slice(0, 200)}`);
+    return found;
+  }
+
+  /**
+   * Comments have no idempotency key: the video's newest threads (commentThreads.list, order=time,
+   * a few pages) are read for a top-level comment by this channel with this text. The channel is
+   * credentials.channelId, else channels.list?mine=true.
+   */
+  async function findComment(req: PublishRequest, token: string, video: PostRef): Promise<PublishResult | null> {
+    const videoId = video.platformPostId;
+    const own = typeof req.credentials.channelId === 'string' && req.credentials.channelId ? req.credentials.channelId : null;
+    const channelId = own ?? (await myChannelId(token, req.signal));
+    if (!channelId) return null;
+    const text = normalize(req.text);
+    let pageToken: string | undefined;
+    for (let page = 0; page < 3; page++) {
+      const q = new URLSearchParams({ part: 'snippet', videoId, maxResults: '100', order: 'time', textFormat: 'plainText' });
+      if (pageToken) q.set('pageToken', pageToken);
+      const r = await get(`${base}/youtube/v3/commentThreads?${q}`, token, req.signal);
+      const body = r.body as { items?: CommentThread[]; nextPageToken?: unknown } | null;
+      for (const thread of body?.items ?? []) {
+        const s = thread.snippet?.topLevelComment?.snippet;
+        // textOriginal is shown to the comment's author only; textDisplay (plain text) otherwise.
+        const said = typeof s?.textOriginal === 'string' ? s.textOriginal : s?.textDisplay;
+        if (s?.authorChannelId?.value === channelId && typeof said === 'string' && normalize(said) === text) {
+          return commentResult(thread, videoId);
+        }
+      }
+      if (typeof body?.nextPageToken !== 'string') return null;
+      pageToken = body.nextPageToken;
+    }
+    return null;
+  }
+
+  async function myChannelId(token: string, signal?: AbortSignal): Promise<string | null> {
+    const r = await get(`${base}/youtube/v3/channels?${new URLSearchParams({ part: 'id', mine: 'true' })}`, token, signal);
+    const id = (r.body as { items?: { id?: unknown }[] } | null)?.items?.[0]?.id;
+    return typeof id === 'string' && id ? id : null;
+  }
+
   async function get(url: string, token: string, signal?: AbortSignal): Promise<Reply> {
     const r = await api.send(url, { headers: bearer(token), signal });
     if (!isOk(r)) throw youtubeError(r);
@@ -231,6 +294,7 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
 
   async function publish(req: PublishRequest): Promise<PublishResult> {
     const token = credential('YouTube', req.credentials, 'accessToken');
+    if (req.replyTo) return comment(req, token, req.replyTo.parent);
     const item = videoFor(req);
     if (!item) throw new PlatformError('permanent', 'YouTube needs a video to publish');
     const bytes = await item.read();
@@ -263,6 +327,7 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
 
   async function findPublished(req: PublishRequest): Promise<PublishResult | null> {
     const token = credential('YouTube', req.credentials, 'accessToken');
+    if (req.replyTo) return findComment(req, token, req.replyTo.parent);
     const session = sessions.get(req.idempotencyKey);
     if (session) {
       const state = await progress(session, token, req.signal);
@@ -304,6 +369,26 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
   return withMidwayExpiry(connector, Boolean(opts.oauth));
+}
+
+interface CommentThread {
+  id?: unknown;
+  snippet?: {
+    videoId?: unknown;
+    topLevelComment?: {
+      id?: unknown;
+      snippet?: { textOriginal?: unknown; textDisplay?: unknown; authorChannelId?: { value?: unknown }; publishedAt?: unknown };
+    };
+  };
+}
+
+/** A comment thread as a published item: its id, and the watch URL that opens that comment. */
+function commentResult(thread: CommentThread, videoId: string): PublishResult | null {
+  const id = typeof thread.id === 'string' && thread.id ? thread.id : thread.snippet?.topLevelComment?.id;
+  if (typeof id !== 'string' || !id) return null;
+  const url = `${watchUrl(videoId)}&lc=${encodeURIComponent(id)}`;
+  const publishedAt = thread.snippet?.topLevelComment?.snippet?.publishedAt;
+  return typeof publishedAt === 'string' ? { platformPostId: id, url, publishedAt } : { platformPostId: id, url };
 }
 
 interface PlaylistItem {

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import sharp from 'sharp';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { Channel, Post, WebhookDelivery } from '../db/entities/index.ts';
 import { encryptJson } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
@@ -38,6 +39,18 @@ import {
 export const HISTORIES_DIR = join(import.meta.dir, '../test/fixtures/histories');
 
 type Stack = Awaited<ReturnType<typeof startPostStack>>;
+
+/** Runs in the worker before a follow-up item's publish (a fault placed between two items). */
+let beforeFollowUp: ((item: { postId: string; position: number }) => void) | null = null;
+const betweenItems: ActivityInterceptorsFactory = (actx) => ({
+  inbound: {
+    async execute(input, next) {
+      if (beforeFollowUp && actx.info.activityType === 'publishFollowUp')
+        beforeFollowUp(input.args[0] as { postId: string; position: number });
+      return next(input);
+    },
+  },
+});
 interface Ctx {
   stack: Stack;
   fake: FakeMastodon;
@@ -195,6 +208,34 @@ export const SCENARIOS: Record<string, Scenario> = {
         status: 'active',
       },
     );
+    const retried = await call(ctx.stack.app, 'POST', `/v1/posts/${id}/retry`, { key });
+    check(retried.status === 202, `retry answered ${retried.status}`);
+    await ctx.stack.settle(id);
+    await expectPost(ctx, key, id, 'published');
+    return postWorkflowId(id);
+  },
+  /**
+   * A thread of three: the post and reply 1 published, reply 2 refused (422), the channel failed
+   * at it; retried (the retryPost Update): reply 2 published, the post and reply 1 not sent again.
+   */
+  'post-thread-reply-failed-retried': async (ctx) => {
+    const { key, channelIds } = await account(ctx, ['good-token']);
+    beforeFollowUp = ({ position }) => {
+      if (position !== 2) return;
+      beforeFollowUp = null;
+      ctx.fake.failNext(1, { status: 422, body: { error: 'Validation failed: Text is refused by this instance' } });
+    };
+    await ctx.stack.syncClock();
+    const r = await call(ctx.stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: `recorded ${crypto.randomUUID()}`, channelIds, thread: [{ content: 'reply one' }, { content: 'reply two' }] },
+    });
+    check(r.status === 201, `create answered ${r.status}`);
+    const id = r.body.id as string;
+    await ctx.stack.settle(id);
+    const failed = (await call(ctx.stack.app, 'GET', `/v1/posts/${id}`, { key })).body;
+    const statuses = failed.channels[0].items.map((i: { status: string }) => i.status).join(',');
+    check(failed.status === 'failed' && statuses === 'published,published,failed', `thread ended ${failed.status} (${statuses})`);
     const retried = await call(ctx.stack.app, 'POST', `/v1/posts/${id}/retry`, { key });
     check(retried.status === 202, `retry answered ${retried.status}`);
     await ctx.stack.settle(id);
@@ -447,7 +488,7 @@ async function main(argv: string[]) {
     );
   }
   mkdirSync(HISTORIES_DIR, { recursive: true });
-  const stack = await startPostStack({ storage: 'disk' });
+  const stack = await startPostStack({ storage: 'disk', publishInterceptors: [betweenItems] });
   const fake = await startFakeMastodon();
   const received: string[] = [];
   const server = Bun.serve({

@@ -469,3 +469,85 @@ describe('LinkedIn metrics', () => {
     expect(read).toEqual({ [platformPostId]: { likes: 17, replies: 4 } });
   });
 });
+
+describe('LinkedIn first comment', () => {
+  async function published(f: FakeLinkedIn, c: ReturnType<typeof connector>, creds?: Record<string, unknown>) {
+    const post = await c.publish(request(f, creds ? { credentials: creds } : {}));
+    return { root: post, parent: post };
+  }
+
+  test('comment: POST /rest/socialActions/{encoded post urn}/comments as the author, text as written; comment urn, the post url', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const replyTo = await published(f, c);
+    const text = 'Details (and a link) #here: https://example.com/a_b';
+    const result = await c.publish(request(f, { text, replyTo, idempotencyKey: 'post-1:channel-1:1' }));
+
+    expect(f.comments).toHaveLength(1);
+    const cm = f.comments[0]!;
+    expect(cm).toMatchObject({ object: replyTo.parent.platformPostId, actor: f.member, text });
+    expect(cm.urn).toBe(`urn:li:comment:(${replyTo.parent.platformPostId},${cm.id})`);
+    expect(result).toEqual({ platformPostId: cm.urn, url: replyTo.root.url, publishedAt: new Date(cm.createdAt).toISOString() });
+    const sent = f.requests.at(-1)!;
+    expect(`${sent.method} ${sent.path}`).toBe(`POST /rest/socialActions/${encodeURIComponent(replyTo.parent.platformPostId)}/comments`);
+    expect(sent.headers['linkedin-version']).toBe('202609');
+    expect(sent.headers['x-restli-protocol-version']).toBe('2.0.0');
+    expect(f.posts).toHaveLength(1);
+  });
+
+  test('a post LinkedIn does not have (404) → permanent, after asking again for each retry delay', async () => {
+    const f = await fake();
+    const gone = { platformPostId: 'urn:li:share:999', url: 'https://www.linkedin.com/feed/update/urn:li:share:999' };
+    const c = connector(f, { commentRetryDelaysMs: [1, 1] });
+    const err = await failure(c.publish(request(f, { text: 'First comment', replyTo: { root: gone, parent: gone } })));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.status).toBe(404);
+    expect(err.message).toBe('LinkedIn 404: Unable to obtain activity');
+    expect(f.count('comment')).toBe(3);
+    expect(f.comments).toHaveLength(0);
+  });
+
+  test('a post published a moment ago answers 404 at first: the comment is asked again and goes out once', async () => {
+    const f = await fake({ commentsUnavailableFor: 2 });
+    const c = connector(f, { commentRetryDelaysMs: [1, 1, 1] });
+    const replyTo = await published(f, c);
+    const result = await c.publish(request(f, { text: 'First comment', replyTo }));
+    expect(f.count('comment')).toBe(3);
+    expect(f.comments).toHaveLength(1);
+    expect(result.platformPostId).toBe(f.comments[0]!.urn);
+  });
+
+  test('findPublished finds the comment an earlier attempt created although its answer was lost', async () => {
+    const f = await fake();
+    const creds = { accessToken: 'org-token', authorUrn: f.organization };
+    const c = connector(f, { timeoutMs: 300 });
+    const replyTo = await published(f, c, creds);
+    f.addComment(replyTo.parent.platformPostId, f.member, 'First comment');
+    f.failNext(1, 'accept-then-hang', 'comment');
+    const req = request(f, { text: 'First comment', replyTo, credentials: creds, idempotencyKey: 'post-1:channel-1:1' });
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    expect(f.comments).toHaveLength(2);
+
+    const mine = f.comments[1]!;
+    const found = await c.findPublished!({ ...req, attempt: 2 });
+    expect(found).toEqual({ platformPostId: mine.urn, url: replyTo.root.url, publishedAt: new Date(mine.createdAt).toISOString() });
+    const list = f.requests.at(-1)!;
+    expect(`${list.method} ${list.path}`).toBe(`GET /rest/socialActions/${encodeURIComponent(replyTo.parent.platformPostId)}/comments`);
+    expect(f.comments).toHaveLength(2);
+  });
+
+  test('findPublished: null when no comment of this author has this text; null for a member without r_member_social', async () => {
+    const f = await fake();
+    const creds = { accessToken: 'org-token', authorUrn: f.organization };
+    const c = connector(f);
+    const replyTo = await published(f, c, creds);
+    f.addComment(replyTo.parent.platformPostId, f.member, 'First comment');
+    f.addComment(replyTo.parent.platformPostId, f.organization, 'Another comment');
+    expect(await c.findPublished!(request(f, { text: 'First comment', replyTo, credentials: creds, attempt: 2 }))).toBeNull();
+
+    const member = await published(f, c);
+    f.addComment(member.parent.platformPostId, f.member, 'First comment');
+    expect(await c.findPublished!(request(f, { text: 'First comment', replyTo: member, attempt: 2 }))).toBeNull();
+    expect(f.requests.at(-1)!.path).toEndWith('/comments');
+  });
+});

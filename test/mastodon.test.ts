@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import { IDEMPOTENCY_KEY_TTL_MS, startFakeMastodon, type FakeMastodon, type FakeMastodonOptions } from './fakes/mastodon.ts';
+import {
+  IDEMPOTENCY_KEY_TTL_MS,
+  REPLY_NOT_FOUND,
+  startFakeMastodon,
+  type FakeMastodon,
+  type FakeMastodonOptions,
+} from './fakes/mastodon.ts';
 import { freePort } from './harness/ports.ts';
 
 const fakes: FakeMastodon[] = [];
@@ -385,6 +391,88 @@ describe('Mastodon lost answer, retried after its Idempotency-Key expired', () =
     f.advance(2 * 60 * 60 * 1000);
     await retryAsTheActivityDoes(c, request(f.url, { attempt: 2 }));
     expect(f.statuses).toHaveLength(1);
+  });
+});
+
+describe('Mastodon replies', () => {
+  test('a reply names its parent: POST /api/v1/statuses with in_reply_to_id and the item’s Idempotency-Key', async () => {
+    const f = await fake();
+    const c = connector();
+    const first = await c.publish(request(f.url, { text: 'The first post' }));
+    const reply = await c.publish(
+      request(f.url, { text: 'The second item', idempotencyKey: 'post-1:channel-1:2', replyTo: { root: first, parent: first } }),
+    );
+
+    const s = f.statuses.find((x) => x.id === reply.platformPostId)!;
+    expect(s).toMatchObject({ text: 'The second item', in_reply_to_id: first.platformPostId, idempotencyKey: 'post-1:channel-1:2' });
+    const shown = await fetch(`${f.url}/api/v1/statuses/${s.id}`, { headers: { Authorization: 'Bearer good-token' } });
+    expect(await shown.json()).toMatchObject({ in_reply_to_id: first.platformPostId, in_reply_to_account_id: '1' });
+    expect(f.statuses[0]!.replies_count).toBe(1);
+  });
+
+  test('a reply to a status the instance does not have → 404 permanent with Mastodon message, no status', async () => {
+    const f = await fake();
+    const gone = { platformPostId: '999', url: `${f.url}/@user/999` };
+    const err = await failure(connector().publish(request(f.url, { text: 'Orphan', replyTo: { root: gone, parent: gone } })));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.status).toBe(404);
+    expect(err.message).toBe(`Mastodon 404: ${REPLY_NOT_FOUND}`);
+    expect(f.statuses).toHaveLength(0);
+  });
+
+  test('a thread of 3: each item answers the one before', async () => {
+    const f = await fake();
+    const c = connector();
+    const first = await c.publish(request(f.url, { text: 'Thread 1/3' }));
+    const second = await c.publish(
+      request(f.url, { text: 'Thread 2/3', idempotencyKey: 'post-1:channel-1:2', replyTo: { root: first, parent: first } }),
+    );
+    const third = await c.publish(
+      request(f.url, { text: 'Thread 3/3', idempotencyKey: 'post-1:channel-1:3', replyTo: { root: first, parent: second } }),
+    );
+
+    expect(f.statuses.map((s) => [s.id, s.text, s.in_reply_to_id])).toEqual([
+      [first.platformPostId, 'Thread 1/3', null],
+      [second.platformPostId, 'Thread 2/3', first.platformPostId],
+      [third.platformPostId, 'Thread 3/3', second.platformPostId],
+    ]);
+  });
+
+  test('findPublished: a reply accepted whose answer was lost, retried after the key expired, is found — one status', async () => {
+    const f = await fake();
+    const c = connector(500);
+    const first = await c.publish(request(f.url, { text: 'The first post' }));
+    const req = request(f.url, { text: 'The second item', idempotencyKey: 'post-1:channel-1:2', replyTo: { root: first, parent: first } });
+    f.failNext(1, 'accept-then-hang');
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+
+    f.advance(2 * 60 * 60 * 1000);
+    const result = await retryAsTheActivityDoes(c, { ...req, attempt: 2 });
+
+    const replies = f.statuses.filter((s) => s.text === 'The second item');
+    expect(replies).toHaveLength(1);
+    expect(result).toEqual({ platformPostId: replies[0]!.id, url: replies[0]!.url, publishedAt: replies[0]!.created_at });
+    expect(f.sends.filter((s) => s.text === 'The second item')).toHaveLength(1);
+    // Replies listed: forks drop every reply under exclude_replies.
+    const list = new URLSearchParams(f.requests.find((r) => r.path === '/api/v1/accounts/1/statuses')!.search);
+    expect(list.has('exclude_replies')).toBe(false);
+  });
+
+  test('findPublished: null when the reply is not there — the same text answering another status, or as a post, is not it', async () => {
+    const f = await fake();
+    const c = connector();
+    const first = await c.publish(request(f.url, { text: 'The first post' }));
+    const other = await c.publish(request(f.url, { text: 'Another post', idempotencyKey: 'post-2:channel-1' }));
+    const req = request(f.url, { text: 'The second item', attempt: 2, replyTo: { root: first, parent: first } });
+    expect(await c.findPublished!(req)).toBeNull();
+
+    const post = await c.publish(request(f.url, { text: 'The second item', idempotencyKey: 'post-3:channel-1' }));
+    await c.publish(
+      request(f.url, { text: 'The second item', idempotencyKey: 'post-2:channel-1:2', replyTo: { root: other, parent: other } }),
+    );
+    expect(await c.findPublished!(req)).toBeNull();
+    // Nor is a reply taken for the post itself.
+    expect(await c.findPublished!(request(f.url, { text: 'The second item', attempt: 2 }))).toEqual(post);
   });
 });
 

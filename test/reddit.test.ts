@@ -475,3 +475,91 @@ describe('Reddit metrics', () => {
     expect(err.kind).toBe('reauth');
   });
 });
+
+describe('Reddit first comment', () => {
+  async function published(f: FakeReddit, c: ReturnType<typeof connector>) {
+    const post = await c.publish(request());
+    return { root: post, parent: post };
+  }
+  const commentRequest = (replyTo: PublishRequest['replyTo'], over: Partial<PublishRequest> = {}) =>
+    request({ text: 'Sources, in *markdown*:\n\n- https://example.com', replyTo, idempotencyKey: 'post-1:channel-1:1', ...over });
+
+  test('comment: POST /api/comment with thing_id = the submission fullname, api_type=json; t1 fullname and permalink from json.data.things', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const replyTo = await published(f, c);
+    const result = await c.publish(commentRequest(replyTo));
+
+    expect(f.comments).toHaveLength(1);
+    const cm = f.comments[0]!;
+    expect(cm).toMatchObject({
+      parentId: replyTo.parent.platformPostId,
+      linkId: replyTo.parent.platformPostId,
+      body: 'Sources, in *markdown*:\n\n- https://example.com',
+      author: 'poster',
+    });
+    expect(result).toEqual({
+      platformPostId: cm.name,
+      url: `https://www.reddit.com${cm.permalink}`,
+      publishedAt: new Date(cm.createdUtc * 1000).toISOString(),
+    });
+    expect(cm.name).toMatch(/^t1_[a-z0-9]+$/);
+    expect(f.requests.at(-1)).toMatchObject({ method: 'POST', path: '/api/comment', userAgent: UA, authorization: 'Bearer good-token' });
+    expect(f.posts).toHaveLength(1);
+  });
+
+  test('a submission Reddit does not have → 403 forbidden, permanent', async () => {
+    const f = await fake();
+    const gone = { platformPostId: 't3_zzzzzz', url: 'https://www.reddit.com/r/test/comments/zzzzzz/x/' };
+    const err = await failure(connector(f).publish(commentRequest({ root: gone, parent: gone })));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.status).toBe(403);
+    expect(err.message).toBe('Reddit 403: Forbidden');
+    expect(f.comments).toHaveLength(0);
+  });
+
+  test('a locked thread → THREAD_LOCKED, permanent', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const replyTo = await published(f, c);
+    f.posts[0]!.locked = true;
+    const err = await failure(c.publish(commentRequest(replyTo)));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.platformCode).toBe('THREAD_LOCKED');
+    expect(err.message).toBe('Reddit THREAD_LOCKED: Comments are locked.');
+  });
+
+  test('findPublished finds the comment an earlier attempt created although its answer was lost', async () => {
+    const f = await fake();
+    const c = connector(f, { timeoutMs: 300 });
+    const replyTo = await published(f, c);
+    f.failNext(1, 'accept-then-hang', 'comment');
+    expect((await failure(c.publish(commentRequest(replyTo)))).kind).toBe('transient');
+    expect(f.comments).toHaveLength(1);
+
+    const cm = f.comments[0]!;
+    const found = await c.findPublished!(commentRequest(replyTo, { attempt: 2 }));
+    expect(found).toEqual({
+      platformPostId: cm.name,
+      url: `https://www.reddit.com${cm.permalink}`,
+      publishedAt: new Date(cm.createdUtc * 1000).toISOString(),
+    });
+    expect(paths(f).slice(-2)).toEqual(['GET /api/v1/me', 'GET /user/poster/comments']);
+    expect(f.comments).toHaveLength(1);
+  });
+
+  test('findPublished: null when absent; another body, another submission or another author does not count', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const replyTo = await published(f, c);
+    const other = f.addPost({ subreddit: 'test', title: 'Another post' });
+    const text = 'Sources, in *markdown*:\n\n- https://example.com';
+    expect(await c.findPublished!(commentRequest(replyTo, { attempt: 2 }))).toBeNull();
+    f.addComment(f.posts[0]!, 'a different body');
+    f.addComment(other, text);
+    f.addComment(f.posts[0]!, text, 'someone_else');
+    expect(
+      await c.findPublished!(commentRequest(replyTo, { attempt: 2, credentials: { accessToken: 'good-token', username: 'poster' } })),
+    ).toBeNull();
+  });
+});

@@ -3,6 +3,8 @@
 // a refusal by the PDS on an item leaves the ones before published, and a retry publishes the
 // rest once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import type { Context } from '@temporalio/activity';
 import { Channel } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
 import { createBlueskyConnector } from '../platforms/bluesky.ts';
@@ -15,10 +17,26 @@ let stack: Awaited<ReturnType<typeof startPostStack>>;
 let key: string;
 let orgId: string;
 
+/** Runs before a follow-up's publish activity (the worker's own interceptor): a fault placed between two items. */
+let beforeFollowUp: ((item: { postId: string; position: number }, ctx: Context) => Promise<void>) | null = null;
+const betweenItems: ActivityInterceptorsFactory = (ctx) => ({
+  inbound: {
+    async execute(input, next) {
+      const hook = beforeFollowUp;
+      if (hook && ctx.info.activityType === 'publishFollowUp') await hook(input.args[0] as { postId: string; position: number }, ctx);
+      return next(input);
+    },
+  },
+});
+
 beforeAll(async () => {
   p = await pds();
   stack = await startPostStack({
     storage: 'disk',
+    publishInterceptors: [betweenItems],
+    // No workflow cache: after a worker restart the time-skipping server would keep the next
+    // workflow task on the stopped worker's sticky queue (test/posts.test.ts "crash safety").
+    maxCachedWorkflows: 0,
     connectors: { BLUESKY: createBlueskyConnector({ timeoutMs: 10_000, videoServiceUrl: null, outbound: { allowPrivate: true } }) },
   });
   const org = await makeOrg('PRO', 'Threads org');
@@ -95,24 +113,17 @@ describe('a thread on a real Bluesky PDS', () => {
     const acct = await p.newAccount('refuse');
     const channel = await blueskyChannel(acct);
     await stack.syncClock();
+    // Item 2 recorded, item 3 not yet sent: the account is taken down, as a moderator would.
+    beforeFollowUp = async ({ position }) => {
+      if (position === 2) await p.takedown(acct.did);
+    };
     const created = await call(stack.app, 'POST', '/v1/posts', {
       key,
       body: { content: 'One', channelIds: [channel.id], thread: [{ content: 'Two' }, { content: 'Three' }] },
     });
     expect(created.status).toBe(201);
-    // Item 2 recorded, item 3 not yet sent: the account is taken down, as a moderator would.
-    const em = stack.h.orm.em.fork();
-    for (;;) {
-      const rows = await em.getConnection().execute<{ status: string }[]>(
-        `select i.status from post_channel_items i join post_channels pc on pc.id = i.post_channel_id
-         where pc.post_id = ? and i.position = 1`,
-        [created.body.id],
-      );
-      if (rows[0]?.status === 'published') break;
-      await Bun.sleep(2);
-    }
-    await p.takedown(acct.did);
     await stack.settle(created.body.id);
+    beforeFollowUp = null;
     const failed = (await call(stack.app, 'GET', `/v1/posts/${created.body.id}`, { key })).body;
     expect(failed.status).toBe('failed');
     const [c] = failed.channels;
@@ -142,5 +153,49 @@ describe('a thread on a real Bluesky PDS', () => {
     const third = after.find((r) => r.value.text === 'Three')!;
     expect(third.value.reply.parent.uri).toBe(done.channels[0].items[1].platformPostId);
     expect(third.value.reply.root.uri).toBe(done.channels[0].items[0].platformPostId);
+  }, 120_000);
+});
+
+describe('a worker killed between two items', () => {
+  test('the next worker sends the rest, each item once, each a reply to the one before', async () => {
+    const acct = await p.newAccount('killed');
+    const channel = await blueskyChannel(acct);
+    let reached!: () => void;
+    const atItem2 = new Promise<void>((r) => (reached = r));
+    // Once: the worker stops while item 2 is about to be sent (item 1 is recorded).
+    beforeFollowUp = async ({ position }, ctx) => {
+      if (position !== 2) return;
+      beforeFollowUp = null;
+      reached();
+      await new Promise((_, reject) => ctx.cancellationSignal.addEventListener('abort', () => reject(new Error('worker stopped'))));
+    };
+    await stack.syncClock();
+    const created = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'Alpha', channelIds: [channel.id], thread: [{ content: 'Beta' }, { content: 'Gamma' }, { content: 'Delta' }] },
+    });
+    expect(created.status).toBe(201);
+    await atItem2;
+    const mid = await records(acct);
+    expect(mid.map((r) => r.value.text).sort()).toEqual(['Alpha', 'Beta']);
+    await stack.restartWorker();
+    await stack.settle(created.body.id);
+    const done = (await call(stack.app, 'GET', `/v1/posts/${created.body.id}`, { key })).body;
+    expect(done.status).toBe('published');
+    const items = done.channels[0].items;
+    expect(items.map((i: any) => i.status)).toEqual(['published', 'published', 'published', 'published']);
+    const repo = await records(acct);
+    expect(repo.map((r) => r.value.text).sort()).toEqual(['Alpha', 'Beta', 'Delta', 'Gamma']);
+    const uri = (text: string) => repo.find((r) => r.value.text === text)!.uri;
+    for (const [i, text] of ['Alpha', 'Beta', 'Gamma', 'Delta'].entries()) expect(items[i].platformPostId).toBe(uri(text));
+    for (const [child, parent] of [
+      ['Beta', 'Alpha'],
+      ['Gamma', 'Beta'],
+      ['Delta', 'Gamma'],
+    ] as const) {
+      const record = repo.find((r) => r.value.text === child)!;
+      expect(record.value.reply.parent.uri).toBe(uri(parent));
+      expect(record.value.reply.root.uri).toBe(uri('Alpha'));
+    }
   }, 120_000);
 });

@@ -386,6 +386,115 @@ describe('X no double post (findPublished)', () => {
   });
 });
 
+describe('X replies', () => {
+  const ref = (t: { id: string }) => ({ platformPostId: t.id, url: `https://x.com/i/web/status/${t.id}` });
+
+  test('a reply names its parent: POST /2/tweets with reply.in_reply_to_tweet_id, shown in its conversation', async () => {
+    const f = await fake();
+    const root = f.addTweet('The first post');
+    const result = await connector(f).publish(
+      request({ text: 'The second item', idempotencyKey: 'post-1:channel-1:2', replyTo: { root: ref(root), parent: ref(root) } }),
+    );
+
+    const reply = f.tweets.find((t) => t.id === result.platformPostId)!;
+    expect(reply).toMatchObject({ text: 'The second item', inReplyTo: root.id, conversationId: root.id });
+    const res = await fetch(`${f.url}/2/tweets?ids=${reply.id}&tweet.fields=referenced_tweets,conversation_id`, {
+      headers: { Authorization: 'Bearer good-token' },
+    });
+    expect(((await res.json()) as { data: unknown[] }).data[0]).toMatchObject({
+      referenced_tweets: [{ type: 'replied_to', id: root.id }],
+      conversation_id: root.id,
+    });
+  });
+
+  test('a reply to a post X does not have (deleted) → 403 permanent with X message, nothing posted', async () => {
+    const f = await fake();
+    const gone = { platformPostId: '1990000000000009999', url: 'https://x.com/i/web/status/1990000000000009999' };
+    const err = await failure(connector(f).publish(request({ text: 'Orphan', replyTo: { root: gone, parent: gone } })));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts.status).toBe(403);
+    expect(err.message).toBe('X 403: You attempted to reply to a Tweet that is deleted or not visible to you.');
+    expect(f.tweets).toHaveLength(0);
+  });
+
+  test('a thread of 3: each item answers the one before, all in the first post’s conversation', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const first = await c.publish(request({ text: 'Thread 1/3', idempotencyKey: 'post-1:channel-1' }));
+    const second = await c.publish(
+      request({ text: 'Thread 2/3', idempotencyKey: 'post-1:channel-1:2', replyTo: { root: first, parent: first } }),
+    );
+    const third = await c.publish(
+      request({ text: 'Thread 3/3', idempotencyKey: 'post-1:channel-1:3', replyTo: { root: first, parent: second } }),
+    );
+
+    expect(f.tweets.map((t) => [t.id, t.text, t.inReplyTo, t.conversationId])).toEqual([
+      [first.platformPostId, 'Thread 1/3', null, first.platformPostId],
+      [second.platformPostId, 'Thread 2/3', first.platformPostId, first.platformPostId],
+      [third.platformPostId, 'Thread 3/3', second.platformPostId, first.platformPostId],
+    ]);
+  });
+
+  test('findPublished: a reply accepted whose answer was lost is found (replies listed, referenced_tweets asked)', async () => {
+    const f = await fake();
+    const c = connector(f, { timeoutMs: 300 });
+    const root = f.addTweet('The first post');
+    const req = request({ text: 'The second item', idempotencyKey: 'post-1:channel-1:2', replyTo: { root: ref(root), parent: ref(root) } });
+    f.failNext(1, 'accept-then-hang');
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    const reply = f.tweets.find((t) => t.inReplyTo === root.id)!;
+
+    expect(await c.findPublished!({ ...req, attempt: 2 })).toEqual({
+      platformPostId: reply.id,
+      url: `https://x.com/i/web/status/${reply.id}`,
+      publishedAt: reply.createdAt,
+    });
+    expect(f.tweets).toHaveLength(2);
+    const q = new URLSearchParams(f.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/tweets')).at(-1)!.search);
+    expect(q.get('exclude')).toBe('retweets');
+    expect(q.get('tweet.fields')).toContain('referenced_tweets');
+  });
+
+  test('findPublished: null when the reply is not there — the same text as a post, or answering another parent, is not it', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const root = f.addTweet('The first post');
+    const other = f.addTweet('Another post');
+    const req = request({ text: 'The second item', attempt: 2, replyTo: { root: ref(root), parent: ref(root) } });
+    expect(await c.findPublished!(req)).toBeNull();
+
+    f.addTweet('The second item');
+    f.addTweet('The second item', { inReplyTo: other });
+    expect(await c.findPublished!(req)).toBeNull();
+    // Nor is a reply taken for the post itself.
+    expect(await c.findPublished!(request({ text: 'The second item', attempt: 2 }))).toMatchObject({
+      platformPostId: f.tweets.find((t) => t.text === 'The second item' && !t.inReplyTo)!.id,
+    });
+  });
+
+  test('the fake refuses a malformed reply the way X does', async () => {
+    const f = await fake();
+    const root = f.addTweet('The first post');
+    const post = (body: unknown) =>
+      fetch(`${f.url}/2/tweets`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const messages = async (r: Response) => ((await r.json()) as { errors: { message: string }[] }).errors.map((e) => e.message);
+    const missing = await post({ text: 'a', reply: {} });
+    expect(missing.status).toBe(400);
+    expect(await messages(missing)).toEqual(['$.reply.in_reply_to_tweet_id: is missing but it is required']);
+    const numeric = await post({ text: 'b', reply: { in_reply_to_tweet_id: Number(root.id) } });
+    expect(numeric.status).toBe(400);
+    const flat = await post({ text: 'c', in_reply_to_tweet_id: root.id });
+    expect(await messages(flat)).toEqual([
+      '$.in_reply_to_tweet_id: is not defined in the schema and the schema does not allow additional properties',
+    ]);
+    expect(f.tweets).toHaveLength(1);
+  });
+});
+
 describe('X token refresh', () => {
   test('refresh with Basic client auth: new access token, expiresAt, rotated refresh token', async () => {
     const f = await fake();

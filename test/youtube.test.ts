@@ -533,3 +533,85 @@ describe('YouTube metrics', () => {
     expect(read).toEqual({ [a.id]: { views: 1200, likes: 40, replies: 6 }, [b.id]: { views: 3, replies: 0 } });
   });
 });
+
+describe('YouTube first comment', () => {
+  async function published(f: FakeYouTube) {
+    const v = f.addVideo({ title: 'Launch day', description: 'Launch day' });
+    const post = { platformPostId: v.id, url: `https://www.youtube.com/watch?v=${v.id}` };
+    return { video: v, replyTo: { root: post, parent: post } };
+  }
+  const commentRequest = (replyTo: PublishRequest['replyTo'], over: Partial<PublishRequest> = {}) =>
+    request({ text: 'Chapters:\n0:00 <intro> & more', media: [], replyTo, idempotencyKey: 'post-1:channel-yt:1', ...over });
+
+  test('comment: commentThreads.insert with the videoId and textOriginal; the thread id and the watch url with lc', async () => {
+    const f = await fake();
+    const { video, replyTo } = await published(f);
+    const result = await connector(f).publish(commentRequest(replyTo));
+
+    expect(f.comments).toHaveLength(1);
+    const cm = f.comments[0]!;
+    expect(cm).toMatchObject({ videoId: video.id, text: 'Chapters:\n0:00 <intro> & more', authorChannelId: f.channelId });
+    expect(result).toEqual({
+      platformPostId: cm.id,
+      url: `https://www.youtube.com/watch?v=${video.id}&lc=${cm.id}`,
+      publishedAt: cm.publishedAt,
+    });
+    const sent = f.requests.at(-1)!;
+    expect(`${sent.method} ${sent.path}`).toBe('POST /youtube/v3/commentThreads');
+    expect(new URLSearchParams(sent.search).get('part')).toBe('snippet');
+    expect(sent.authorization).toBe('Bearer good-token');
+    expect(inserts(f)).toBe(0);
+  });
+
+  test('a video YouTube does not have → 404 videoNotFound, permanent', async () => {
+    const f = await fake();
+    const gone = { platformPostId: 'ytgone', url: 'https://www.youtube.com/watch?v=ytgone' };
+    const err = await failure(connector(f).publish(commentRequest({ root: gone, parent: gone })));
+    expect(err.kind).toBe('permanent');
+    expect(err.opts).toMatchObject({ status: 404, platformCode: 'videoNotFound' });
+    expect(err.message).toBe('YouTube 404: The video identified by the videoId parameter could not be found. (videoNotFound)');
+    expect(f.comments).toHaveLength(0);
+  });
+
+  test('a token granted without youtube.force-ssl → reauth (the channel must be connected again)', async () => {
+    const f = await fake();
+    const { replyTo } = await published(f);
+    f.noCommentTokens.add('good-token');
+    const err = await failure(connector(f).publish(commentRequest(replyTo)));
+    expect(err.kind).toBe('reauth');
+    expect(err.opts.platformCode).toBe('insufficientPermissions');
+  });
+
+  test('findPublished finds the comment an earlier attempt created although its answer was lost', async () => {
+    const f = await fake();
+    const { video, replyTo } = await published(f);
+    f.addComment({ videoId: video.id, text: 'Chapters:\n0:00 <intro> & more' });
+    f.failNext(1, 'accept-then-hang', 'comment');
+    const c = connector(f, { timeoutMs: 300 });
+    expect((await failure(c.publish(commentRequest(replyTo)))).kind).toBe('transient');
+    expect(f.comments).toHaveLength(2);
+
+    const mine = f.comments[1]!;
+    const found = await connector(f).findPublished!(commentRequest(replyTo, { attempt: 2 }));
+    expect(found).toEqual({
+      platformPostId: mine.id,
+      url: `https://www.youtube.com/watch?v=${video.id}&lc=${mine.id}`,
+      publishedAt: mine.publishedAt,
+    });
+    const list = f.requests.at(-1)!;
+    expect(list.path).toBe('/youtube/v3/commentThreads');
+    expect(new URLSearchParams(list.search).get('videoId')).toBe(video.id);
+    expect(f.requests.some((r) => r.path === '/youtube/v3/channels')).toBe(true);
+    expect(f.comments).toHaveLength(2);
+  });
+
+  test('findPublished: null when absent; the same text by another channel does not count; credentials.channelId skips channels.list', async () => {
+    const f = await fake();
+    const { video, replyTo } = await published(f);
+    f.addComment({ videoId: video.id, text: 'Chapters:\n0:00 <intro> & more' });
+    f.addComment({ videoId: video.id, text: 'Something else', authorChannelId: f.channelId });
+    const creds = { accessToken: 'good-token', channelId: f.channelId };
+    expect(await connector(f).findPublished!(commentRequest(replyTo, { attempt: 2, credentials: creds }))).toBeNull();
+    expect(f.requests.some((r) => r.path === '/youtube/v3/channels')).toBe(false);
+  });
+});

@@ -156,7 +156,12 @@ export const PROVIDERS: Record<OAuthPlatform, Provider> = {
     clientId: (s) => s.GOOGLE_CLIENT_ID,
     clientSecret: (s) => s.GOOGLE_CLIENT_SECRET,
     clientEnv: ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET'],
-    scopes: ['https://www.googleapis.com/auth/youtube.upload', 'https://www.googleapis.com/auth/youtube.readonly'],
+    // force-ssl: the first comment under a video (commentThreads.insert) needs it.
+    scopes: [
+      'https://www.googleapis.com/auth/youtube.upload',
+      'https://www.googleapis.com/auth/youtube.readonly',
+      'https://www.googleapis.com/auth/youtube.force-ssl',
+    ],
     pkce: true,
     clientAuth: 'body',
     // A refresh token is only issued with offline access (and again only with consent).

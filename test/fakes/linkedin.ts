@@ -1,6 +1,6 @@
 // A local fake of the LinkedIn REST API parts the connector uses: the Posts API (create and the
-// author finder), the Images, Videos and Documents upload flows with their upload URLs, and the
-// OAuth token endpoint. Rest.li error bodies, version and protocol headers, member/organization
+// author finder), the Comments API (create and list under a post), the Images, Videos and
+// Documents upload flows with their upload URLs, and the OAuth token endpoint. Rest.li error bodies, version and protocol headers, member/organization
 // permissions, little-text truncation and DUPLICATE_POST behave as LinkedIn's do.
 export interface FakeLinkedInPost {
   urn: string;
@@ -16,6 +16,19 @@ export interface FakeLinkedInPost {
   /** Reactions and comments members made (tests set them); socialActions reports them. */
   likes: number;
   comments: number;
+}
+
+/** A comment under a post (socialActions/{post urn}/comments). */
+export interface FakeLinkedInComment {
+  id: string;
+  /** urn:li:comment:({post urn},{id}). */
+  urn: string;
+  /** The post commented on. */
+  object: string;
+  actor: string;
+  /** As sent: comments are text with attributes, not little text. */
+  text: string;
+  createdAt: number;
 }
 
 export interface FakeLinkedInAsset {
@@ -49,7 +62,17 @@ export interface FakeLinkedInSend {
   at: number;
 }
 
-export type FakeLinkedInRoute = 'posts' | 'findPosts' | 'socialActions' | 'initialize' | 'finalize' | 'upload' | 'asset' | 'token';
+export type FakeLinkedInRoute =
+  | 'posts'
+  | 'findPosts'
+  | 'socialActions'
+  | 'comment'
+  | 'comments'
+  | 'initialize'
+  | 'finalize'
+  | 'upload'
+  | 'asset'
+  | 'token';
 export type FakeLinkedInResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
 
 export interface FakeLinkedInOptions {
@@ -61,6 +84,8 @@ export interface FakeLinkedInOptions {
   videoProcessingPolls?: number;
   /** Videos end in PROCESSING_FAILED with this reason. */
   failVideoProcessing?: string;
+  /** A post answers 404 to its first this many comments, as a post published a moment ago does. */
+  commentsUnavailableFor?: number;
 }
 
 export interface FakeLinkedIn {
@@ -70,6 +95,7 @@ export interface FakeLinkedIn {
   clientId: string;
   clientSecret: string;
   posts: FakeLinkedInPost[];
+  comments: FakeLinkedInComment[];
   assets: FakeLinkedInAsset[];
   requests: FakeLinkedInRequest[];
   /** Every publish request received, in order: a re-send shows here even when LinkedIn answers DUPLICATE_POST. */
@@ -78,6 +104,8 @@ export interface FakeLinkedIn {
   validRefreshTokens: Set<string>;
   failNext(n: number, response: FakeLinkedInResponse, route?: FakeLinkedInRoute): void;
   addPost(author: string, commentary: string, opts?: { createdAt?: Date }): FakeLinkedInPost;
+  /** A comment someone made under a post. */
+  addComment(object: string, actor: string, text: string): FakeLinkedInComment;
   count(route: FakeLinkedInRoute): number;
   stop(): Promise<void>;
 }
@@ -98,6 +126,7 @@ const POST_FIELDS = new Set([
   'container',
 ]);
 const MAX_COMMENTARY = 3000;
+const COMMENT_FIELDS = new Set(['actor', 'object', 'message', 'parentComment', 'content']);
 
 export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise<FakeLinkedIn> {
   const member = 'urn:li:person:8675309abc';
@@ -107,6 +136,9 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   const versions = new Set(opts.versions ?? ['202609']);
   const partBytes = opts.videoPartBytes ?? 4 * 1024 * 1024;
   const posts: FakeLinkedInPost[] = [];
+  const comments: FakeLinkedInComment[] = [];
+  /** 404s each post has given to comments so far (commentsUnavailableFor). */
+  const unavailable = new Map<string, number>();
   const assets: FakeLinkedInAsset[] = [];
   const requests: FakeLinkedInRequest[] = [];
   const sends: FakeLinkedInSend[] = [];
@@ -164,6 +196,14 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
         return findPosts(u.searchParams, tok);
       case 'socialActions':
         return socialActions(decodeURIComponent(path.split('/')[3] ?? ''));
+      case 'comments':
+        return listComments(decodeURIComponent(path.split('/')[3] ?? ''), u.searchParams, tok);
+      case 'comment': {
+        const urn = decodeURIComponent(path.split('/')[3] ?? '');
+        if (!acceptThenHang) return createComment(req, urn, tok);
+        await createComment(req, urn, tok);
+        return hang(req);
+      }
       case 'posts': {
         if (!acceptThenHang) return createPost(req, bearer, tok);
         await createPost(req, bearer, tok);
@@ -178,6 +218,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     if (method === 'POST' && path === '/rest/posts') return 'posts';
     if (method === 'GET' && path === '/rest/posts' && q.get('q') === 'author') return 'findPosts';
     if (method === 'GET' && /^\/rest\/socialActions\/[^/]+$/.test(path)) return 'socialActions';
+    if (method === 'POST' && /^\/rest\/socialActions\/[^/]+\/comments$/.test(path)) return 'comment';
+    if (method === 'GET' && /^\/rest\/socialActions\/[^/]+\/comments$/.test(path)) return 'comments';
     if (method === 'POST' && /^\/rest\/(images|videos|documents)$/.test(path) && q.get('action') === 'initializeUpload')
       return 'initialize';
     if (method === 'POST' && path === '/rest/videos' && q.get('action') === 'finalizeUpload') return 'finalize';
@@ -194,6 +236,82 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
       likesSummary: { totalLikes: post.likes, likedByCurrentUser: false, aggregatedTotalLikes: post.likes },
       commentsSummary: { totalFirstLevelComments: post.comments, aggregatedTotalComments: post.comments },
     });
+  }
+
+  /**
+   * POST /rest/socialActions/{post urn}/comments: 201 with the comment id in x-restli-id and the
+   * comment in the body. A post LinkedIn does not have answers 404, as does one published a
+   * moment ago (commentsUnavailableFor).
+   */
+  async function createComment(req: Request, urn: string, tok: FakeLinkedInToken): Promise<Response> {
+    const body = await readJson(req);
+    if (!body) return restError(400, 'Invalid JSON in the request body');
+    for (const k of Object.keys(body)) {
+      if (!COMMENT_FIELDS.has(k)) return fieldError(`/${k}`, 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD');
+    }
+    const actor = body.actor;
+    if (typeof actor !== 'string' || !/^urn:li:(person|organization):/.test(actor))
+      return fieldError('/actor', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    const text = dig(body, 'message', 'text');
+    if (typeof text !== 'string' || !text.trim())
+      return fieldError('/message/text', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    // Stricter than LinkedIn, which also takes the post's activity URN as the object.
+    if (body.object !== urn) return fieldError('/object', `object must be the entity commented on (${urn})`, 'INVALID_VALUE');
+    if (!mayActAs(tok, actor, true)) {
+      return restError(403, 'Not enough permissions to access: partnerApiSocialActions.CREATE.20260901', {
+        code: 'ACCESS_DENIED',
+        serviceErrorCode: 100,
+      });
+    }
+    const post = posts.find((p) => p.urn === urn);
+    const refused = unavailable.get(urn) ?? 0;
+    if (!post || refused < (opts.commentsUnavailableFor ?? 0)) {
+      if (post) unavailable.set(urn, refused + 1);
+      return restError(404, 'Unable to obtain activity');
+    }
+    const c = addComment(urn, actor, text);
+    return json(commentJson(c), 201, { 'x-restli-id': c.id, 'x-linkedin-id': c.id });
+  }
+
+  /** GET /rest/socialActions/{post urn}/comments?start&count: the post's comments, oldest first. */
+  function listComments(urn: string, q: URLSearchParams, tok: FakeLinkedInToken): Response {
+    if (!tok.scopes.has('r_member_social') && !tok.scopes.has('r_organization_social')) {
+      return restError(403, 'Not enough permissions to access: partnerApiSocialActions.GET_ALL.20260901', {
+        code: 'ACCESS_DENIED',
+        serviceErrorCode: 100,
+      });
+    }
+    if (!posts.some((p) => p.urn === urn)) return restError(404, 'Unable to obtain activity');
+    const start = Number(q.get('start') ?? '0');
+    const count = Number(q.get('count') ?? '10');
+    const all = comments.filter((c) => c.object === urn);
+    return json({
+      paging: { start, count, total: all.length, links: [] },
+      elements: all.slice(start, start + count).map(commentJson),
+    });
+  }
+
+  function commentJson(c: FakeLinkedInComment) {
+    const stamp = { actor: c.actor, time: c.createdAt };
+    return {
+      id: c.id,
+      commentUrn: c.urn,
+      actor: c.actor,
+      object: c.object,
+      message: { text: c.text, attributes: [] },
+      created: stamp,
+      lastModified: stamp,
+      likesSummary: { totalLikes: 0, likedByCurrentUser: false, aggregatedTotalLikes: 0 },
+    };
+  }
+
+  function addComment(object: string, actor: string, text: string): FakeLinkedInComment {
+    const id = next();
+    const c: FakeLinkedInComment = { id, urn: `urn:li:comment:(${object},${id})`, object, actor, text, createdAt: Date.now() };
+    comments.push(c);
+    const post = posts.find((p) => p.urn === object);
+    if (post) post.comments++;
+    return c;
   }
 
   function checkVersion(req: Request): Response | null {
@@ -532,6 +650,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     clientId,
     clientSecret,
     posts,
+    comments,
     assets,
     requests,
     sends,
@@ -558,6 +677,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
       posts.push(p);
       return p;
     },
+    addComment,
     count: (route) => counts.get(route) ?? 0,
     async stop() {
       for (const done of [...hanging]) done();

@@ -1,5 +1,7 @@
 // A local fake Mastodon instance speaking the parts of the REST API the connector uses, with
-// Mastodon's status codes and error bodies (`{"error": "..."}`).
+// Mastodon's status codes and error bodies (`{"error": "..."}`). A reply (`in_reply_to_id`) answers
+// a status the instance has and shows `in_reply_to_id` / `in_reply_to_account_id` as the Status
+// entity does.
 export interface FakeStatus {
   id: string;
   text: string;
@@ -10,6 +12,8 @@ export interface FakeStatus {
   created_at: string;
   url: string;
   uri: string;
+  /** The status this one answers; null or absent for a status that answers nothing. */
+  in_reply_to_id?: string | null;
   /** The counters Mastodon shows on every status (tests set them to what other accounts did). */
   favourites_count: number;
   reblogs_count: number;
@@ -41,6 +45,8 @@ export interface FakeSend {
 export interface FakeRequest {
   method: string;
   path: string;
+  /** The query string, with its `?` ('' when none). */
+  search: string;
   idempotencyKey: string | null;
 }
 
@@ -81,6 +87,9 @@ export interface FakeMastodonOptions {
   syncMedia?: boolean;
 }
 
+/** Mastodon's answer (statuses.errors.in_reply_not_found) to a reply whose parent it does not have or does not show. */
+export const REPLY_NOT_FOUND = 'The post you are trying to reply to does not appear to exist.';
+
 /** How long Mastodon honours an Idempotency-Key: PostStatusService keeps it in Redis for 3600 s. */
 export const IDEMPOTENCY_KEY_TTL_MS = 3_600_000;
 
@@ -110,9 +119,9 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
   const base = `http://127.0.0.1:${server.port}`;
 
   async function handle(req: Request): Promise<Response> {
-    const path = new URL(req.url).pathname;
+    const { pathname: path, search } = new URL(req.url);
     const method = req.method;
-    requests.push({ method, path, idempotencyKey: req.headers.get('idempotency-key') });
+    requests.push({ method, path, search, idempotencyKey: req.headers.get('idempotency-key') });
 
     if (method === 'GET' && path === '/api/v2/instance') {
       return opts.v2Instance === false ? json({ error: 'Record not found' }, 404) : json(instanceV2());
@@ -192,6 +201,11 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     const known = key ? idempotency.get(`${token}:${key}`) : undefined;
     if (known && known.expiresAt > now()) return json(statusJson(known.status));
 
+    // Like StatusesController#set_thread: the parent is looked up before the status is built.
+    const parentId = params.in_reply_to_id == null || params.in_reply_to_id === '' ? null : String(params.in_reply_to_id);
+    const parent = parentId === null ? undefined : statuses.find((x) => x.id === parentId);
+    if (parentId !== null && !parent) return json({ error: REPLY_NOT_FOUND }, 404);
+
     const text = typeof params.status === 'string' ? params.status : '';
     const spoiler = typeof params.spoiler_text === 'string' ? params.spoiler_text : '';
     const rawIds = params.media_ids;
@@ -222,12 +236,14 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       created_at: new Date(now()).toISOString(),
       url: `${base}/@user/${id}`,
       uri: `${base}/users/user/statuses/${id}`,
+      in_reply_to_id: parent?.id ?? null,
       favourites_count: 0,
       reblogs_count: 0,
       replies_count: 0,
     };
     for (const m of attached) m!.statusId = id;
     statuses.push(status);
+    if (parent) parent.replies_count++;
     if (key) idempotency.set(`${token}:${key}`, { status, expiresAt: now() + IDEMPOTENCY_KEY_TTL_MS });
     return json(statusJson(status));
   }
@@ -257,13 +273,19 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     return json(mediaJson(m), m.processed ? 200 : 202);
   }
 
-  /** GET /api/v1/accounts/:id/statuses: the token's own statuses, newest first (one account per token). */
+  /**
+   * GET /api/v1/accounts/:id/statuses: the token's own statuses, newest first (one account per
+   * token). exclude_replies leaves out replies to other accounts only (Status.without_replies
+   * keeps an account's answers to itself).
+   */
   function listStatuses(accountId: string, q: URLSearchParams, token: string): Response {
     if (accountId !== ACCOUNT.id) return json({ error: 'Record not found' }, 404);
     const limit = Math.min(Math.max(Number(q.get('limit')) || 20, 1), 40);
+    const noReplies = q.get('exclude_replies') === 'true';
     return json(
       statuses
         .filter((s) => s.token === token)
+        .filter((s) => !(noReplies && s.in_reply_to_id && inReplyToAccount(s) !== s.token))
         .toReversed()
         .slice(0, limit)
         .map(statusJson),
@@ -295,11 +317,17 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     });
   }
 
+  /** The account a reply answers, as the token that owns it (one account per token); null for none. */
+  function inReplyToAccount(s: FakeStatus): string | null {
+    return s.in_reply_to_id ? (statuses.find((x) => x.id === s.in_reply_to_id)?.token ?? null) : null;
+  }
+
   function statusJson(s: FakeStatus) {
     return {
       id: s.id,
       created_at: s.created_at,
-      in_reply_to_id: null,
+      in_reply_to_id: s.in_reply_to_id ?? null,
+      in_reply_to_account_id: s.in_reply_to_id ? ACCOUNT.id : null,
       sensitive: false,
       spoiler_text: '',
       visibility: s.visibility,

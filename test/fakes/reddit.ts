@@ -1,5 +1,5 @@
 // A local fake of the parts of Reddit the connector uses: the OAuth API (submit, gallery submit,
-// media asset leases, /api/v1/me, a user's submissions), the S3 bucket the leases point at, and the
+// comment, media asset leases, /api/v1/me, a user's submissions and comments), the S3 bucket the leases point at, and the
 // token endpoint of www.reddit.com, with Reddit's answer shapes (`{"json": {"errors": [[code, msg,
 // field]], "data": …}}`, `{"message", "error"}` for HTTP errors, 200 `{"error": "invalid_grant"}`
 // for a rejected refresh token) and X-Ratelimit-* headers.
@@ -21,6 +21,22 @@ export interface FakeRedditPost {
   /** Votes and comments (tests set what readers did). */
   score: number;
   numComments: number;
+  /** Comments are locked: /api/comment answers THREAD_LOCKED. */
+  locked: boolean;
+}
+
+export interface FakeRedditComment {
+  id: string;
+  name: string;
+  /** The submission's fullname (t3_…). */
+  linkId: string;
+  /** The fullname answered (the submission, or a comment under it). */
+  parentId: string;
+  body: string;
+  author: string;
+  subreddit: string;
+  createdUtc: number;
+  permalink: string;
 }
 
 export interface FakeRedditUpload {
@@ -41,12 +57,13 @@ export interface FakeRequest {
 }
 
 export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
-export type FakeRoute = 'submit' | 'gallery' | 'asset' | 'bucket' | 'listing' | 'info' | 'me' | 'token';
+export type FakeRoute = 'submit' | 'gallery' | 'comment' | 'asset' | 'bucket' | 'listing' | 'comments' | 'info' | 'me' | 'token';
 
 export interface FakeReddit {
   /** Serves both oauth.reddit.com and www.reddit.com paths. */
   url: string;
   posts: FakeRedditPost[];
+  comments: FakeRedditComment[];
   uploads: FakeRedditUpload[];
   requests: FakeRequest[];
   /** access token → the user and scopes it acts for. */
@@ -57,6 +74,8 @@ export interface FakeReddit {
   expireToken(token: string): void;
   /** Adds an earlier post of the account (e.g. one a lost attempt made). */
   addPost(p: Partial<FakeRedditPost> & Pick<FakeRedditPost, 'subreddit' | 'title'>): FakeRedditPost;
+  /** Adds a comment under a submission (by the account unless author says otherwise). */
+  addComment(post: FakeRedditPost, body: string, author?: string): FakeRedditComment;
   stop(): Promise<void>;
 }
 
@@ -72,12 +91,14 @@ export interface FakeRedditOptions {
 const SCOPES = ['submit', 'identity', 'read', 'history'];
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
 const VIDEO_TYPES = ['video/mp4', 'video/quicktime'];
+const MAX_COMMENT = 10_000;
 const GENERIC_AGENT = /^(bun|node|undici|python-requests|curl|axios|go-http-client)\b/i;
 
 export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<FakeReddit> {
   const subreddits = opts.subreddits ?? { test: {}, pics: { noSelfs: true }, secretclub: { restricted: true } };
   const client = opts.client ?? { id: 'client-id', secret: 'client-secret' };
   const posts: FakeRedditPost[] = [];
+  const comments: FakeRedditComment[] = [];
   const uploads: FakeRedditUpload[] = [];
   const requests: FakeRequest[] = [];
   const tokens = new Map([['good-token', { user: 'poster', scopes: SCOPES }]]);
@@ -123,7 +144,16 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
 
     const auth = authorize(req);
     if (auth instanceof Response) return auth;
-    const needed = { submit: 'submit', gallery: 'submit', asset: 'submit', listing: 'history', info: 'read', me: 'identity' }[route];
+    const needed = {
+      submit: 'submit',
+      gallery: 'submit',
+      comment: 'submit',
+      asset: 'submit',
+      listing: 'history',
+      comments: 'history',
+      info: 'read',
+      me: 'identity',
+    }[route];
     if (!auth.scopes.includes(needed)) {
       return redditJson({ message: 'Forbidden', error: 403 }, 403, {
         'www-authenticate': `Bearer realm="reddit", error="insufficient_scope", scope="${needed}"`,
@@ -132,6 +162,8 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     let res: Response;
     if (route === 'me') res = redditJson({ name: auth.user, id: 'u1', is_suspended: false });
     else if (route === 'listing') res = listing(decodeURIComponent(path.split('/')[2]!), Number(u.searchParams.get('limit') ?? 25));
+    else if (route === 'comments') res = userComments(decodeURIComponent(path.split('/')[2]!), Number(u.searchParams.get('limit') ?? 25));
+    else if (route === 'comment') res = await comment(req, auth.user);
     else if (route === 'info') res = info(u.searchParams.get('id') ?? '');
     else if (route === 'asset') res = await asset(req);
     else if (route === 'gallery') res = await gallery(req, auth.user);
@@ -148,6 +180,8 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (method === 'GET' && path === '/api/v1/me') return 'me';
     if (method === 'GET' && path === '/api/info') return 'info';
     if (method === 'GET' && /^\/user\/[^/]+\/submitted\/?$/.test(path)) return 'listing';
+    if (method === 'POST' && path === '/api/comment') return 'comment';
+    if (method === 'GET' && /^\/user\/[^/]+\/comments\/?$/.test(path)) return 'comments';
     return null;
   }
 
@@ -203,6 +237,71 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     return redditJson({
       json: { errors: [], data: { url: `https://www.reddit.com${post.permalink}`, drafts_count: 0, id: post.id, name: post.name } },
     });
+  }
+
+  /**
+   * POST /api/comment: a parent Reddit does not have is refused with HTTP 403 (its VSubmitParent
+   * aborts so, "normally 404"); a locked thread with THREAD_LOCKED in json.errors.
+   */
+  async function comment(req: Request, user: string): Promise<Response> {
+    const f = await formOf(req);
+    if (!f) return redditJson({ message: 'Bad Request', error: 400 }, 400);
+    const thing = f.thing_id ?? f.parent ?? '';
+    const post = posts.find((p) => p.name === thing);
+    const parentComment = comments.find((c) => c.name === thing);
+    const link = post ?? posts.find((p) => p.name === parentComment?.linkId);
+    if (!link) return redditJson({ message: 'Forbidden', error: 403 }, 403);
+    if (f.api_type !== 'json') return redditJson({ jquery: [[0, 1, 'call', ['body']]], success: false });
+    if (link.locked) return errors([['THREAD_LOCKED', 'Comments are locked.', 'parent']]);
+    const text = f.text ?? '';
+    if (!text.trim()) return errors([['NO_TEXT', 'we need something here', 'text']]);
+    if (text.length > MAX_COMMENT) return errors([['TOO_LONG', `this is too long (max: ${MAX_COMMENT})`, 'text']]);
+    const c = addComment(link, text, user, thing);
+    return redditJson({ json: { errors: [], data: { things: [{ kind: 't1', data: commentData(c) }] } } });
+  }
+
+  function addComment(post: FakeRedditPost, body: string, author = 'poster', parentId = post.name): FakeRedditComment {
+    const id = base36();
+    const c: FakeRedditComment = {
+      id,
+      name: `t1_${id}`,
+      linkId: post.name,
+      parentId,
+      body,
+      author,
+      subreddit: post.subreddit,
+      createdUtc: now(),
+      permalink: `${post.permalink}${id}/`,
+    };
+    comments.push(c);
+    post.numComments++;
+    return c;
+  }
+
+  function commentData(c: FakeRedditComment) {
+    return {
+      id: c.id,
+      name: c.name,
+      link_id: c.linkId,
+      parent_id: c.parentId,
+      body: c.body,
+      author: c.author,
+      subreddit: c.subreddit,
+      permalink: c.permalink,
+      created_utc: c.createdUtc,
+      score: 1,
+      replies: '',
+    };
+  }
+
+  /** GET /user/{name}/comments: the user's comments, newest first. */
+  function userComments(user: string, limit: number): Response {
+    const children = comments
+      .filter((c) => c.author.toLowerCase() === user.toLowerCase())
+      .sort((a, b) => b.createdUtc - a.createdUtc)
+      .slice(0, Math.min(Math.max(limit, 1), 100))
+      .map((c) => ({ kind: 't1', data: commentData(c) }));
+    return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } });
   }
 
   async function gallery(req: Request, user: string): Promise<Response> {
@@ -406,6 +505,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       pendingPolls: p.kind === 'image' || p.kind === 'video' ? (opts.mediaPendingPolls ?? 1) : 0,
       score: 1,
       numComments: 0,
+      locked: false,
       ...p,
     };
     posts.push(post);
@@ -426,6 +526,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
   return {
     url: base,
     posts,
+    comments,
     uploads,
     requests,
     tokens,
@@ -441,6 +542,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     addPost(p) {
       return create({ kind: 'self', author: 'poster', ...p, subreddit: subName(p.subreddit) });
     },
+    addComment: (post, body, author) => addComment(post, body, author),
     async stop() {
       for (const done of [...hanging]) done();
       await server.stop(true);

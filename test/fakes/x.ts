@@ -1,6 +1,8 @@
 // A local fake of the X API v2 parts the connector uses: POST /2/tweets, the dedicated media
 // upload endpoints, media metadata, the user timeline and the OAuth 2.0 token endpoint, with X's
-// problem-details error bodies, rate-limit headers and rotating refresh tokens.
+// problem-details error bodies, rate-limit headers and rotating refresh tokens. Replies answer a
+// post it has (`reply.in_reply_to_tweet_id`) and show as X shows them: `referenced_tweets`
+// replied_to and the root's `conversation_id`.
 import { parseTweet } from 'twitter-text';
 
 export interface FakeTweet {
@@ -9,6 +11,10 @@ export interface FakeTweet {
   mediaIds: string[];
   userId: string;
   createdAt: string;
+  /** The post this one answers (reply.in_reply_to_tweet_id); null for a post that answers nothing. */
+  inReplyTo: string | null;
+  /** The id of the post that started the conversation (its own id when it answers nothing). */
+  conversationId: string;
   /** public_metrics as X returns them (tests set what other accounts did). */
   metrics: {
     retweet_count: number;
@@ -87,7 +93,7 @@ export interface FakeX {
   /** The next n requests to `route` (default POST /2/tweets) answer this instead. */
   failNext(n: number, response: FakeXResponse, route?: FakeXRoute): void;
   /** A post made outside the connector (another client, or long ago). */
-  addTweet(text: string, opts?: { createdAt?: Date; mediaCount?: number }): FakeTweet;
+  addTweet(text: string, opts?: { createdAt?: Date; mediaCount?: number; inReplyTo?: FakeTweet }): FakeTweet;
   count(route: FakeXRoute): number;
   stop(): Promise<void>;
 }
@@ -128,6 +134,8 @@ const TWEET_FIELDS = new Set([
   'paid_partnership',
   'share_with_followers',
 ]);
+/** The keys X's schema allows in `reply`. */
+const REPLY_FIELDS = new Set(['in_reply_to_tweet_id', 'exclude_reply_user_ids', 'auto_populate_reply_metadata']);
 const MAX_TEXT = 280;
 const MAX_ALT = 1000;
 const MAX_SEGMENT = 5 * 1024 * 1024;
@@ -342,6 +350,16 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     if (body.media !== undefined && (ids.length < 1 || ids.length > 4))
       return invalid('$.media.media_ids: must have between 1 and 4 items');
     if (!text && !ids.length) return invalid('$.text: is missing but it is required');
+    const reply = body.reply;
+    if (reply !== undefined && (!reply || typeof reply !== 'object' || Array.isArray(reply))) return invalid('$.reply: object expected');
+    for (const k of Object.keys(reply ?? {})) {
+      if (!REPLY_FIELDS.has(k))
+        return invalid(`$.reply.${k}: is not defined in the schema and the schema does not allow additional properties`);
+    }
+    const parentId = dig(reply, 'in_reply_to_tweet_id');
+    if (reply !== undefined && parentId === undefined) return invalid('$.reply.in_reply_to_tweet_id: is missing but it is required');
+    if (parentId !== undefined && (typeof parentId !== 'string' || !/^\d{1,19}$/.test(parentId)))
+      return invalid('$.reply.in_reply_to_tweet_id: does not match the pattern ^[0-9]{1,19}$');
     // X counts weighted (twitter-text, X's own library): CJK and emoji 2, any URL 23.
     if (typeof text === 'string' && parseTweet(text).weightedLength > MAX_TEXT) {
       return problem(403, 'Forbidden', 'You are not permitted to perform this action.');
@@ -360,18 +378,27 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     }
     const videos = attached.filter((m) => m!.category !== 'tweet_image').length;
     if (videos && attached.length > 1) return invalid('Media of type video or gif must be the only media in a post');
+    // X's answer (formerly error code 385) for a parent that is gone, or was never there.
+    const parent = typeof parentId === 'string' ? tweets.find((t) => t.id === parentId) : undefined;
+    if (typeof parentId === 'string' && !parent) {
+      return problem(403, 'Forbidden', 'You attempted to reply to a Tweet that is deleted or not visible to you.');
+    }
     if (typeof text === 'string' && text && tweets.some((t) => t.userId === user.id && t.text === text)) {
       return problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
     }
+    const id = newId();
     const t: FakeTweet = {
-      id: newId(),
+      id,
       text: typeof text === 'string' ? text : '',
       mediaIds: ids as string[],
       userId: user.id,
       createdAt: new Date().toISOString(),
+      inReplyTo: parent?.id ?? null,
+      conversationId: parent?.conversationId ?? id,
       metrics: NO_METRICS(),
     };
     tweets.push(t);
+    if (parent) parent.metrics.reply_count++;
     return json({ data: { id: t.id, text: t.text, edit_history_tweet_ids: [t.id] } }, 201);
   }
 
@@ -406,6 +433,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         id: t.id,
         text: t.text,
         edit_history_tweet_ids: [t.id],
+        ...replyFields(t, fields),
         ...(fields.has('public_metrics') ? { public_metrics: { ...t.metrics } } : {}),
       });
     }
@@ -426,8 +454,10 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     }
     const fields = new Set((q.get('tweet.fields') ?? '').split(',').filter(Boolean));
     const since = start ? Date.parse(start) : 0;
+    // exclude=replies leaves out every reply, the account's answers to its own posts too.
     const list = tweets
       .filter((t) => t.userId === uid && Date.parse(t.createdAt) >= since)
+      .filter((t) => !(exclude.includes('replies') && t.inReplyTo))
       .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
       .slice(0, max);
     if (!list.length) return json({ meta: { result_count: 0 } });
@@ -437,9 +467,22 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       if (fields.has('attachments') && t.mediaIds.length) {
         out.attachments = { media_keys: t.mediaIds.map((id) => media.find((m) => m.id === id)?.mediaKey ?? `3_${id}`) };
       }
-      return out;
+      return Object.assign(out, replyFields(t, fields));
     });
     return json({ data, meta: { result_count: data.length, newest_id: list[0]!.id, oldest_id: list.at(-1)!.id } });
+  }
+
+  /**
+   * What X shows of a reply when asked: `conversation_id` on every post, `referenced_tweets`
+   * and `in_reply_to_user_id` only on a post that answers another.
+   */
+  function replyFields(t: FakeTweet, fields: Set<string>): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (fields.has('conversation_id')) out.conversation_id = t.conversationId;
+    const parent = t.inReplyTo ? tweets.find((x) => x.id === t.inReplyTo) : undefined;
+    if (t.inReplyTo && fields.has('referenced_tweets')) out.referenced_tweets = [{ type: 'replied_to', id: t.inReplyTo }];
+    if (t.inReplyTo && fields.has('in_reply_to_user_id') && parent) out.in_reply_to_user_id = parent.userId;
+    return out;
   }
 
   /** As X renders it: &, <, > escaped, links as t.co, a t.co link to the media appended. */
@@ -554,12 +597,15 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         });
         return id;
       });
+      const id = newId();
       const t: FakeTweet = {
-        id: newId(),
+        id,
         text,
         mediaIds: ids,
         userId: user.id,
         createdAt: (o.createdAt ?? new Date()).toISOString(),
+        inReplyTo: o.inReplyTo?.id ?? null,
+        conversationId: o.inReplyTo?.conversationId ?? id,
         metrics: NO_METRICS(),
       };
       tweets.push(t);

@@ -1,7 +1,8 @@
 // A local fake of the parts of Google's APIs the YouTube connector uses: the resumable upload
 // protocol of videos.insert (session POST → Location, chunked PUTs answered 308 + Range, status
 // queries with `Content-Range: bytes */N`, 404 for an expired session), channels.list?mine=true,
-// playlistItems.list on the uploads playlist, and the OAuth token endpoint. Errors have Google's
+// playlistItems.list on the uploads playlist, commentThreads.insert and commentThreads.list, and
+// the OAuth token endpoint. Errors have Google's
 // shape: {"error": {"code", "message", "errors": [{"domain", "reason", "message"}], "status"}}.
 export interface FakeVideo {
   id: string;
@@ -16,6 +17,15 @@ export interface FakeVideo {
   publishedAt: string;
   /** videos.list statistics (tests set what viewers did); likeCount null when the owner hides it. */
   statistics: { viewCount: number; likeCount: number | null; commentCount: number; favoriteCount: number };
+}
+
+/** A top-level comment (its thread has the same id). */
+export interface FakeComment {
+  id: string;
+  videoId: string;
+  text: string;
+  authorChannelId: string;
+  publishedAt: string;
 }
 
 export interface FakeSession {
@@ -48,17 +58,20 @@ export type FakeResponse =
   | 'hang'
   | 'accept-then-hang';
 
-export type FakeRoute = 'insert' | 'upload' | 'channels' | 'playlistItems' | 'videos' | 'token';
+export type FakeRoute = 'insert' | 'upload' | 'channels' | 'playlistItems' | 'videos' | 'comment' | 'comments' | 'token';
 
 export interface FakeYouTube {
   url: string;
   channelId: string;
   videos: FakeVideo[];
+  comments: FakeComment[];
   sessions: FakeSession[];
   requests: FakeRequest[];
   validTokens: Set<string>;
   /** Valid for videos.insert only (youtube.upload scope): reads answer 403 insufficientPermissions. */
   uploadOnlyTokens: Set<string>;
+  /** Valid, but granted without youtube.force-ssl: commentThreads.insert answers 403 insufficientPermissions. */
+  noCommentTokens: Set<string>;
   refreshTokens: Set<string>;
   /** Access tokens issued by POST /token, in order. */
   issuedTokens: string[];
@@ -68,12 +81,15 @@ export interface FakeYouTube {
   expireSession(uploadId: string): void;
   /** Puts a video in the uploads playlist as if uploaded earlier. */
   addVideo(v: Partial<FakeVideo> & { title: string; description: string }): FakeVideo;
+  /** A comment on a video, by another channel unless authorChannelId says otherwise. */
+  addComment(c: Partial<FakeComment> & { videoId: string; text: string }): FakeComment;
   stop(): Promise<void>;
 }
 
 export const FAKE_CLIENT = { clientId: 'client-123.apps.googleusercontent.com', clientSecret: 'GOCSPX-secret' };
 
 const QUANTUM = 256 * 1024;
+const MAX_COMMENT = 10_000;
 const CATEGORIES = new Set(['1', '2', '10', '15', '17', '19', '20', '22', '23', '24', '25', '26', '27', '28']);
 const SNIPPET_FIELDS = new Set(['title', 'description', 'tags', 'categoryId', 'defaultLanguage']);
 const STATUS_FIELDS = new Set([
@@ -90,13 +106,24 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
   const channelId = 'UCfakechannel0000000000a';
   const uploadsPlaylist = `UU${channelId.slice(2)}`;
   const videos: FakeVideo[] = [];
+  const comments: FakeComment[] = [];
   const sessions: FakeSession[] = [];
   const requests: FakeRequest[] = [];
   const validTokens = new Set(['good-token']);
   const uploadOnlyTokens = new Set<string>();
+  const noCommentTokens = new Set<string>();
   const refreshTokens = new Set(['good-refresh']);
   const issuedTokens: string[] = [];
-  const canned: Record<FakeRoute, FakeResponse[]> = { insert: [], upload: [], channels: [], playlistItems: [], videos: [], token: [] };
+  const canned: Record<FakeRoute, FakeResponse[]> = {
+    insert: [],
+    upload: [],
+    channels: [],
+    playlistItems: [],
+    videos: [],
+    comment: [],
+    comments: [],
+    token: [],
+  };
   const hanging = new Set<() => void>();
   let counter = 0;
 
@@ -134,6 +161,8 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
       if (route === 'insert') res = await insert(req, url, auth);
       else if (route === 'channels') res = channels(url);
       else if (route === 'videos') res = videoList(url);
+      else if (route === 'comment') res = await insertComment(req, url, auth);
+      else if (route === 'comments') res = commentList(url);
       else res = playlistItems(url);
     }
     if (acceptThenHang) return hang(req);
@@ -148,6 +177,8 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     if (method === 'GET' && path === '/youtube/v3/channels') return 'channels';
     if (method === 'GET' && path === '/youtube/v3/playlistItems') return 'playlistItems';
     if (method === 'GET' && path === '/youtube/v3/videos') return 'videos';
+    if (method === 'POST' && path === '/youtube/v3/commentThreads') return 'comment';
+    if (method === 'GET' && path === '/youtube/v3/commentThreads') return 'comments';
     if (method === 'POST' && path === '/token') return 'token';
     return null;
   }
@@ -328,6 +359,127 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     return json({ kind: 'youtube#videoListResponse', pageInfo: { totalResults: items.length, resultsPerPage: items.length }, items });
   }
 
+  /** commentThreads.insert: a top-level comment as this channel; the thread resource in the answer. */
+  async function insertComment(req: Request, url: URL, token: string): Promise<Response> {
+    if (noCommentTokens.has(token)) {
+      return googleError(403, 'insufficientPermissions', 'Request had insufficient authentication scopes.', 'PERMISSION_DENIED');
+    }
+    if (!(url.searchParams.get('part') ?? '').split(',').includes('snippet')) {
+      return googleError(400, 'unexpectedPart', 'The part parameter must name snippet for this fake.', 'INVALID_ARGUMENT');
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = (await req.json()) as Record<string, unknown>;
+    } catch {
+      return googleError(400, 'parseError', 'Parse Error', 'INVALID_ARGUMENT');
+    }
+    for (const k of Object.keys(body)) if (k !== 'snippet') return unknownField(k, 'resource');
+    const snippet = (body.snippet ?? {}) as { videoId?: unknown; topLevelComment?: { snippet?: { textOriginal?: unknown } } };
+    const text = snippet.topLevelComment?.snippet?.textOriginal;
+    if (typeof snippet.videoId !== 'string' || typeof text !== 'string' || !text.trim()) {
+      return googleError(400, 'invalidCommentMetadata', 'The request metadata is invalid.', 'INVALID_ARGUMENT');
+    }
+    if (Array.from(text).length > MAX_COMMENT) {
+      return googleError(
+        400,
+        'commentTextTooLong',
+        'The comment resource that is being inserted contains too many characters in the <code>snippet.topLevelComment.snippet.textOriginal</code> property.',
+        'INVALID_ARGUMENT',
+      );
+    }
+    if (!videos.some((v) => v.id === snippet.videoId)) return videoNotFound('insert');
+    return json(threadJson(addComment({ videoId: snippet.videoId, text, authorChannelId: channelId }), true));
+  }
+
+  /** commentThreads.list by videoId, newest first (order=time), paged; textOriginal only for the author. */
+  function commentList(url: URL): Response {
+    const q = url.searchParams;
+    const videoId = q.get('videoId');
+    if (!videoId) {
+      return googleError(
+        400,
+        'missingRequiredParameter',
+        'No filter selected. Expected one of: allThreadsRelatedToChannelId, videoId, id',
+        'INVALID_ARGUMENT',
+      );
+    }
+    if (!videos.some((v) => v.id === videoId)) return videoNotFound('list');
+    const max = Number(q.get('maxResults') ?? '20');
+    if (!Number.isInteger(max) || max < 1 || max > 100) {
+      return googleError(
+        400,
+        'invalidValue',
+        `Invalid value '${q.get('maxResults')}'. Values must be within the range: [1, 100]`,
+        'INVALID_ARGUMENT',
+      );
+    }
+    const newestFirst = comments.filter((c) => c.videoId === videoId).reverse();
+    const start = q.get('pageToken') ? Number(atob(q.get('pageToken')!)) : 0;
+    const next = start + max < newestFirst.length ? btoa(String(start + max)) : undefined;
+    return json({
+      kind: 'youtube#commentThreadListResponse',
+      ...(next ? { nextPageToken: next } : {}),
+      pageInfo: { totalResults: newestFirst.length, resultsPerPage: max },
+      items: newestFirst.slice(start, start + max).map((c) => threadJson(c, c.authorChannelId === channelId)),
+    });
+  }
+
+  function videoNotFound(method: 'insert' | 'list'): Response {
+    return googleError(
+      404,
+      'videoNotFound',
+      `The video identified by the <code><a href="/youtube/v3/docs/commentThreads/${method}#videoId">videoId</a></code> parameter could not be found.`,
+      'NOT_FOUND',
+    );
+  }
+
+  function addComment(c: Partial<FakeComment> & { videoId: string; text: string }): FakeComment {
+    const comment: FakeComment = {
+      id: `Ugz${String(++counter).padStart(8, '0')}AaABAg`,
+      authorChannelId: 'UCsomeoneelse00000000000',
+      publishedAt: new Date().toISOString(),
+      ...c,
+    };
+    comments.push(comment);
+    const video = videos.find((v) => v.id === c.videoId);
+    if (video) video.statistics.commentCount++;
+    return comment;
+  }
+
+  function threadJson(c: FakeComment, author: boolean) {
+    return {
+      kind: 'youtube#commentThread',
+      etag: `etag-${c.id}`,
+      id: c.id,
+      snippet: {
+        channelId,
+        videoId: c.videoId,
+        topLevelComment: {
+          kind: 'youtube#comment',
+          etag: `etag-c-${c.id}`,
+          id: c.id,
+          snippet: {
+            channelId,
+            videoId: c.videoId,
+            textDisplay: c.text,
+            ...(author ? { textOriginal: c.text } : {}),
+            authorDisplayName: c.authorChannelId === channelId ? 'Fake channel' : '@someone',
+            authorChannelUrl: `http://www.youtube.com/channel/${c.authorChannelId}`,
+            authorChannelId: { value: c.authorChannelId },
+            canRate: true,
+            viewerRating: 'none',
+            likeCount: 0,
+            publishedAt: c.publishedAt,
+            updatedAt: c.publishedAt,
+          },
+        },
+        canReply: true,
+        totalReplyCount: 0,
+        isPublic: true,
+      },
+    };
+  }
+
   function channels(url: URL): Response {
     if (url.searchParams.get('mine') !== 'true') {
       return googleError(400, 'invalidCriteria', 'Exactly one of the filter parameters must be specified.', 'INVALID_ARGUMENT');
@@ -431,10 +583,12 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     url: base,
     channelId,
     videos,
+    comments,
     sessions,
     requests,
     validTokens,
     uploadOnlyTokens,
+    noCommentTokens,
     refreshTokens,
     issuedTokens,
     failNext(n, response, route = 'insert') {
@@ -464,6 +618,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
       videos.push(video);
       return video;
     },
+    addComment,
     async stop() {
       for (const done of [...hanging]) done();
       await server.stop(true);
