@@ -8,7 +8,7 @@ import type { Context } from '@temporalio/activity';
 import { Channel } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
 import { createBlueskyConnector } from '../platforms/bluesky.ts';
-import { call, makeKey, makeOrg, readyMedia } from './harness/fixtures.ts';
+import { call, makeChannel, makeKey, makeOrg, readyMedia } from './harness/fixtures.ts';
 import { pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
@@ -113,6 +113,12 @@ describe('a thread on a real Bluesky PDS', () => {
     const acct = await p.newAccount('refuse');
     const channel = await blueskyChannel(acct);
     await stack.syncClock();
+    const receiver = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: async (req) => (await req.text(), new Response('ok')) });
+    const hook = await call(stack.app, 'POST', '/v1/webhooks', {
+      key,
+      body: { url: `http://127.0.0.1:${receiver.port}/hook`, events: ['post.channel.published', 'post.channel.failed'] },
+    });
+    expect(hook.status).toBe(201);
     // Item 2 recorded, item 3 not yet sent: the account is taken down, as a moderator would.
     beforeFollowUp = async ({ position }) => {
       if (position === 2) await p.takedown(acct.did);
@@ -133,6 +139,20 @@ describe('a thread on a real Bluesky PDS', () => {
     expect(c.items[2].error).toBeTruthy();
     expect(c.items[2].errorCode).toBe(c.errorCode);
     expect(c.items[0].error).toBeNull();
+    // The webhook carries the items.
+    const event = async (type: string) => {
+      const rows = await stack.h.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ payload: any }[]>(`select payload from webhook_events where type = ? and payload->'data'->'post'->>'id' = ?`, [
+          type,
+          created.body.id,
+        ]);
+      return rows.map((r) => r.payload.data.postChannel);
+    };
+    const [failedEvent] = await event('post.channel.failed');
+    expect(failedEvent.items.map((i: any) => i.status)).toEqual(['published', 'published', 'failed']);
+    expect(failedEvent.items[2].error).toBe(c.items[2].error);
 
     // Lifted; the channel is reconnected (the refusal marked it), then retried.
     await p.restore(acct.did);
@@ -153,6 +173,11 @@ describe('a thread on a real Bluesky PDS', () => {
     const third = after.find((r) => r.value.text === 'Three')!;
     expect(third.value.reply.parent.uri).toBe(done.channels[0].items[1].platformPostId);
     expect(third.value.reply.root.uri).toBe(done.channels[0].items[0].platformPostId);
+    const published = await event('post.channel.published');
+    expect(published).toHaveLength(1);
+    expect(published[0].items.map((i: any) => i.platformPostId)).toEqual(done.channels[0].items.map((i: any) => i.platformPostId));
+    await call(stack.app, 'DELETE', `/v1/webhooks/${hook.body.endpoint.id}`, { key });
+    receiver.stop(true);
   }, 120_000);
 });
 
@@ -198,4 +223,167 @@ describe('a worker killed between two items', () => {
       expect(record.value.reply.root.uri).toBe(uri('Alpha'));
     }
   }, 120_000);
+});
+
+describe('what a thread or a first comment may be, per platform', () => {
+  let x: string;
+  let facebook: string;
+  let telegram: string;
+  let mastodon: string;
+  beforeAll(async () => {
+    x = (await makeChannel(orgId, 'X')).id;
+    facebook = (await makeChannel(orgId, 'FACEBOOK')).id;
+    telegram = (await makeChannel(orgId, 'TELEGRAM')).id;
+    mastodon = (await makeChannel(orgId, 'MASTODON')).id;
+  });
+  const validate = (body: Record<string, unknown>) => call(stack.app, 'POST', '/v1/posts/validate', { key, body });
+  const paths = (r: { body: any }) => r.body.error.details.fields.map((f: { path: string }) => f.path);
+
+  test('X gets the first comment as its first reply, then the thread; Facebook gets it as a comment', async () => {
+    const r = await validate({
+      content: 'Launch day',
+      channelIds: [x, facebook],
+      thread: [{ content: 'How it works' }, { content: 'Try it' }],
+      threadByPlatform: { FACEBOOK: [] },
+      firstComment: { content: 'Link: https://example.com/launch' },
+    });
+    expect(r.status).toBe(200);
+    const [onX, onFacebook] = r.body.channels;
+    expect(onX.items.map((i: any) => [i.position, i.kind, i.content])).toEqual([
+      [1, 'reply', 'Link: https://example.com/launch'],
+      [2, 'reply', 'How it works'],
+      [3, 'reply', 'Try it'],
+    ]);
+    // X counts a link as 23.
+    expect(onX.items[0].characters).toBe(6 + 23);
+    expect(onX.items[0].maxChars).toBe(280);
+    expect(onFacebook.items).toEqual([
+      { position: 1, kind: 'comment', content: 'Link: https://example.com/launch', mediaIds: [], characters: 32, maxChars: 8000 },
+    ]);
+  });
+
+  test('a platform that takes no thread refuses one at its path; threadByPlatform [] posts there alone', async () => {
+    const refused = await validate({ content: 'Hi', channelIds: [x, facebook, telegram], thread: [{ content: 'more' }] });
+    expect(refused.status).toBe(422);
+    expect(paths(refused)).toEqual(['thread', 'thread']);
+    expect(refused.body.error.details.fields[0].message).toContain(`FACEBOOK channel ${facebook} takes no thread`);
+    expect(refused.body.error.details.fields[1].message).toContain('threadByPlatform.TELEGRAM');
+    const alone = await validate({
+      content: 'Hi',
+      channelIds: [x, facebook, telegram],
+      thread: [{ content: 'more' }],
+      threadByPlatform: { FACEBOOK: [], TELEGRAM: [] },
+    });
+    expect(alone.status).toBe(200);
+    expect(alone.body.channels.map((c: any) => c.items.length)).toEqual([1, 0, 0]);
+  });
+
+  test('a first comment aimed at a platform without comments is refused at firstComment', async () => {
+    const r = await validate({ content: 'Hi', channelIds: [telegram], firstComment: { content: 'and a comment' } });
+    expect(r.status).toBe(422);
+    expect(paths(r)).toEqual(['firstComment']);
+    expect(r.body.error.details.fields[0].message).toBe(`TELEGRAM channel ${telegram} takes no comments; post there without firstComment`);
+  });
+
+  test('each item is checked as its platform counts it: length, media, emptiness, number of items', async () => {
+    const long = await validate({ content: 'Hi', channelIds: [x], thread: [{ content: 'fine' }, { content: '😀'.repeat(141) }] });
+    expect(long.status).toBe(422);
+    expect(paths(long)).toEqual(['thread[1].content']);
+    // X weighs an emoji as 2.
+    expect(long.body.error.details.fields[0].message).toContain('is 282 characters');
+
+    const own = await validate({ content: 'Hi', channelIds: [x, mastodon], threadByPlatform: { X: [{ content: ' ' }] } });
+    expect(own.status).toBe(422);
+    expect(paths(own)).toEqual(['threadByPlatform.X[0]']);
+
+    const images = await Promise.all([1, 2, 3, 4, 5].map(() => readyMedia(stack.storage!, orgId)));
+    const media = await validate({ content: 'Hi', channelIds: [x], thread: [{ content: 'pictures', mediaIds: images }] });
+    expect(media.status).toBe(422);
+    expect(paths(media)).toEqual(['thread[0].mediaIds']);
+    expect(media.body.error.details.fields[0].message).toContain('at most 4');
+
+    const unknown = await validate({ content: 'Hi', channelIds: [x], thread: [{ content: 'a' }, { content: 'b', mediaIds: ['med_nope'] }] });
+    expect(unknown.status).toBe(422);
+    expect(paths(unknown)).toEqual(['thread[1].mediaIds']);
+
+    const many = await validate({
+      content: 'Hi',
+      channelIds: [x],
+      thread: Array.from({ length: 25 }, (_, i) => ({ content: `item ${i}` })),
+      firstComment: { content: 'first' },
+    });
+    expect(many.status).toBe(422);
+    expect(paths(many)).toEqual(['thread']);
+    expect(many.body.error.details.fields[0].message).toContain('at most 25 replies');
+
+    const comment = await validate({ content: 'Hi', channelIds: [facebook], firstComment: { content: 'x'.repeat(8001) } });
+    expect(comment.status).toBe(422);
+    expect(paths(comment)).toEqual(['firstComment.content']);
+
+    const stray = await validate({ content: 'Hi', channelIds: [x], threadByPlatform: { MASTODON: [{ content: 'a' }] } });
+    expect(stray.status).toBe(422);
+    expect(paths(stray)).toEqual(['threadByPlatform.MASTODON']);
+  });
+
+  test('duplicate_post compares the whole conversation: the same thread again is refused, another thread is not', async () => {
+    await stack.syncClock();
+    const publishAt = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const body = { content: 'Same start', channelIds: [mastodon], publishAt, thread: [{ content: 'Same  reply' }] };
+    const first = await call(stack.app, 'POST', '/v1/posts', { key, body });
+    expect(first.status).toBe(201);
+    const again = await call(stack.app, 'POST', '/v1/posts', { key, body: { ...body, thread: [{ content: 'Same reply ' }] } });
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('duplicate_post');
+    const other = await call(stack.app, 'POST', '/v1/posts', { key, body: { ...body, thread: [{ content: 'Another reply' }] } });
+    expect(other.status).toBe(201);
+    const none = await call(stack.app, 'POST', '/v1/posts', { key, body: { ...body, thread: undefined } });
+    expect(none.status).toBe(201);
+  });
+
+  test('while scheduled, an edit changes or drops the items; a cancel takes them with the post', async () => {
+    await stack.syncClock();
+    const publishAt = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    const created = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: { content: 'Edit me', channelIds: [x, facebook], publishAt, thread: [{ content: 'one' }], threadByPlatform: { FACEBOOK: [] } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.channels.map((c: any) => c.items.length)).toEqual([2, 1]);
+    const id = created.body.id;
+
+    const edited = await call(stack.app, 'PATCH', `/v1/posts/${id}`, {
+      key,
+      body: { thread: [{ content: 'uno' }, { content: 'dos' }], firstComment: { content: 'see below' } },
+    });
+    expect(edited.status).toBe(200);
+    const onX = edited.body.channels.find((c: any) => c.channelId === x);
+    const onFacebook = edited.body.channels.find((c: any) => c.channelId === facebook);
+    expect(onX.items.map((i: any) => i.content)).toEqual(['Edit me', 'see below', 'uno', 'dos']);
+    expect(onFacebook.items.map((i: any) => [i.kind, i.content])).toEqual([
+      ['post', 'Edit me'],
+      ['comment', 'see below'],
+    ]);
+    expect(edited.body.thread).toEqual([
+      { content: 'uno', mediaIds: [] },
+      { content: 'dos', mediaIds: [] },
+    ]);
+
+    const refused = await call(stack.app, 'PATCH', `/v1/posts/${id}`, { key, body: { threadByPlatform: {} } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details.fields.map((f: any) => f.path)).toEqual(['thread']);
+
+    const dropped = await call(stack.app, 'PATCH', `/v1/posts/${id}`, { key, body: { thread: null, firstComment: null } });
+    expect(dropped.status).toBe(200);
+    expect(dropped.body.channels.map((c: any) => c.items.length)).toEqual([1, 1]);
+    expect(dropped.body.thread).toBeNull();
+    expect(dropped.body.firstComment).toBeNull();
+    const listed = await call(stack.app, 'GET', `/v1/posts?status=scheduled&limit=100`, { key });
+    expect(listed.body.data.find((p: any) => p.id === id).channels[0].items).toHaveLength(1);
+
+    const again = await call(stack.app, 'PATCH', `/v1/posts/${id}`, { key, body: { thread: [{ content: 'back' }] } });
+    expect(again.status).toBe(200);
+    const cancelled = await call(stack.app, 'DELETE', `/v1/posts/${id}`, { key });
+    expect(cancelled.status).toBe(204);
+    expect((await call(stack.app, 'GET', `/v1/posts/${id}`, { key })).status).toBe(404);
+  });
 });
