@@ -3,7 +3,7 @@ import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
 import { classifyGraph, graphRetryAfterMs, matchRecent, parseGraphTime } from '../platforms/meta/graph.ts';
-import { PlatformError, type Connector, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import { PlatformError, type Connector, type MediaRef, type PostRef, type PublishRequest } from '../platforms/types.ts';
 import { coded, startFakeMeta, type FakeMeta, type FakeMetaOptions, type MetaFlavor } from './fakes/meta.ts';
 import { freePort } from './harness/ports.ts';
 
@@ -772,5 +772,187 @@ describe('Meta metrics', () => {
     expect(await c.readMetrics!(creds(f), [platformPostId])).toEqual({
       [platformPostId]: { views: 900, likes: 30, replies: 4, reposts: 2, quotes: 1 },
     });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+describe('Meta follow-ups: Threads replies, Facebook and Instagram comments', () => {
+  /** The follow-up at `position` after the post: a reply to `parent` in the conversation of `root`. */
+  function followUp(f: FakeMeta, root: PostRef, parent: PostRef, position: number, over: Partial<PublishRequest> = {}): PublishRequest {
+    return request(f, { idempotencyKey: `post-1:channel-1:${position}`, replyTo: { root, parent }, ...over });
+  }
+  const ref = (r: PostRef): PostRef => ({ platformPostId: r.platformPostId, url: r.url });
+
+  test('Threads: a thread of 3, each a container with reply_to_id = the item before, then threads_publish', async () => {
+    const f = await fake('threads');
+    const c = connectorFor(f);
+    const root = ref(await c.publish(request(f, { text: 'One' })));
+    const second = ref(await c.publish(followUp(f, root, root, 1, { text: 'Two' })));
+    const before = f.requests.length;
+    const third = await c.publish(followUp(f, root, second, 2, { text: 'Three', media: [image('a')] }));
+
+    expect(f.containers.map((x) => x.params.reply_to_id)).toEqual([undefined, root.platformPostId, second.platformPostId]);
+    expect(f.containers[1]!.params).toEqual({ media_type: 'TEXT', text: 'Two', reply_to_id: root.platformPostId });
+    expect(f.containers[2]!.params).toMatchObject({ media_type: 'IMAGE', text: 'Three', reply_to_id: second.platformPostId });
+    expect(routes(f).slice(before)).toEqual([
+      `POST /${f.accountId}/threads`,
+      `GET /${f.containers[2]!.id}`,
+      `POST /${f.accountId}/threads_publish`,
+      `GET /${third.platformPostId}`,
+    ]);
+    expect(f.posts.map((p) => [p.text, p.replyTo, p.rootId])).toEqual([
+      ['One', undefined, undefined],
+      ['Two', root.platformPostId, root.platformPostId],
+      ['Three', second.platformPostId, root.platformPostId],
+    ]);
+    expect(third.url).toBe(f.posts[2]!.permalink);
+    expect(f.posts[0]!.stats.comments).toBe(1);
+  });
+
+  test('Threads: a carousel reply names its parent on the carousel container, not on the items', async () => {
+    const f = await fake('threads');
+    const c = connectorFor(f);
+    const root = ref(await c.publish(request(f)));
+    await c.publish(followUp(f, root, root, 1, { media: [image('a'), image('b')] }));
+    const [items, carousel] = [f.containers.filter((x) => x.carouselItem), f.containers.at(-1)!];
+    expect(items.map((x) => x.params.reply_to_id)).toEqual([undefined, undefined]);
+    expect(carousel.params).toMatchObject({ media_type: 'CAROUSEL', reply_to_id: root.platformPostId });
+    expect(f.posts.at(-1)).toMatchObject({ kind: 'CAROUSEL_ALBUM', replyTo: root.platformPostId });
+  });
+
+  test('Threads: a reply to a thread that does not exist → permanent (100/33), nothing published', async () => {
+    const f = await fake('threads');
+    const gone = { platformPostId: '25000000000099999', url: 'https://www.threads.com/@fakeaccount/post/gone' };
+    const err = await failure(connectorFor(f).publish(followUp(f, gone, gone, 1)));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { status: 400, platformCode: '100/33' } });
+    expect(err.message).toContain(`Unsupported post request. Object with ID '${gone.platformPostId}' does not exist`);
+    expect(f.containers).toHaveLength(0);
+    expect(f.posts).toHaveLength(0);
+  });
+
+  test('Threads: findPublished finds a reply whose answer was lost among the user’s replies; null for another parent', async () => {
+    const f = await fake('threads');
+    const c = connectorFor(f, { timeoutMs: 300 });
+    const root = ref(await c.publish(request(f, { text: 'Root' })));
+    const other = ref(await c.publish(request(f, { text: 'Another thread' })));
+    f.failNext(1, 'accept-then-hang');
+    const req = followUp(f, root, root, 1, { text: 'The reply' });
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    const reply = f.posts.at(-1)!;
+    expect(reply.replyTo).toBe(root.platformPostId);
+
+    const found = await c.findPublished!({ ...req, attempt: 2 });
+    expect(found).toMatchObject({ platformPostId: reply.id, url: reply.permalink });
+    expect(f.requests.at(-1)).toMatchObject({ method: 'GET', path: `/v1.0/${f.accountId}/replies` });
+    expect(f.requests.at(-1)!.params.fields).toContain('replied_to');
+
+    expect(await c.findPublished!(followUp(f, other, other, 1, { text: 'The reply' }))).toBeNull();
+    expect(await c.findPublished!({ ...req, text: 'Not sent' })).toBeNull();
+    // The post itself is not found among replies: /threads lists no replies.
+    expect(await c.findPublished!(request(f, { text: 'The reply' }))).toBeNull();
+  });
+
+  test('Facebook: a first comment is POST /{post-id}/comments with the message; its URL is the permalink_url', async () => {
+    const f = await fake('facebook');
+    const c = connectorFor(f);
+    const post = ref(await c.publish(request(f)));
+    const before = f.requests.length;
+    const result = await c.publish(followUp(f, post, post, 1, { text: 'Link in the first comment' }));
+
+    expect(f.comments).toHaveLength(1);
+    const comment = f.comments[0]!;
+    expect(comment).toMatchObject({ postId: post.platformPostId, text: 'Link in the first comment', from: { id: f.accountId } });
+    const sent = f.requests[before]!;
+    expect(sent).toMatchObject({ method: 'POST', path: `/v26.0/${post.platformPostId}/comments` });
+    expect(sent.params).toEqual({ message: 'Link in the first comment', access_token: TOKENS.facebook });
+    expect(result).toEqual({
+      platformPostId: comment.id,
+      url: comment.permalink,
+      publishedAt: new Date(Math.floor(comment.created.getTime() / 1000) * 1000).toISOString(),
+    });
+    expect(comment.id).toMatch(/^\d+_\d+$/);
+    expect(f.posts).toHaveLength(1);
+    expect(f.posts[0]!.stats.comments).toBe(1);
+  });
+
+  test('Facebook: a comment under a post that does not exist → permanent (100/33) with Graph’s message', async () => {
+    const f = await fake('facebook');
+    const gone = { platformPostId: `${f.accountId}_404`, url: 'https://www.facebook.com/x' };
+    const err = await failure(connectorFor(f).publish(followUp(f, gone, gone, 1)));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { status: 400, platformCode: '100/33' } });
+    expect(err.message).toStartWith(`Facebook 400: Unsupported post request. Object with ID '${gone.platformPostId}' does not exist`);
+    expect(f.comments).toHaveLength(0);
+  });
+
+  test('Facebook: findPublished finds the Page’s comment whose answer was lost; someone else’s with the same text is not it', async () => {
+    const f = await fake('facebook');
+    const c = connectorFor(f, { timeoutMs: 300 });
+    const post = ref(await c.publish(request(f)));
+    f.seedComment({ postId: post.platformPostId, text: 'First!', by: 'other', ageMs: 60_000 });
+    const req = followUp(f, post, post, 1, { text: 'First!' });
+    expect(await c.findPublished!(req)).toBeNull();
+
+    f.failNext(1, 'accept-then-hang', 'comment');
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    const mine = f.comments.find((x) => x.from.id === f.accountId)!;
+    const found = await c.findPublished!({ ...req, attempt: 2 });
+    expect(found).toMatchObject({ platformPostId: mine.id, url: mine.permalink });
+    const list = f.requests.at(-1)!;
+    expect(list).toMatchObject({ method: 'GET', path: `/v26.0/${post.platformPostId}/comments` });
+    expect(list.params).toMatchObject({ order: 'reverse_chronological', fields: 'id,message,created_time,permalink_url,from' });
+
+    expect(await c.findPublished!({ ...req, text: 'Not sent' })).toBeNull();
+  });
+
+  test('Instagram: a first comment is POST /{ig-media-id}/comments with the message; its URL is the post’s permalink + c/{id}/', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f);
+    const post = ref(await c.publish(request(f, { media: [image('a')] })));
+    const before = f.requests.length;
+    const result = await c.publish(followUp(f, post, post, 1, { text: 'More in the comments' }));
+
+    const comment = f.comments[0]!;
+    expect(comment).toMatchObject({ postId: post.platformPostId, text: 'More in the comments', from: { id: f.accountId } });
+    expect(routes(f).slice(before)).toEqual([`POST /${post.platformPostId}/comments`]);
+    expect(f.requests[before]!.params).toEqual({ message: 'More in the comments', access_token: TOKENS.instagram });
+    expect(result).toEqual({ platformPostId: comment.id, url: `${post.url}c/${comment.id}/` });
+    expect(post.url).toMatch(/^https:\/\/www\.instagram\.com\/p\/[^/]+\/$/);
+  });
+
+  test('Instagram: a comment under media that does not exist → permanent (100/33)', async () => {
+    const f = await fake('instagram');
+    const gone = { platformPostId: '17841400000099999', url: 'https://www.instagram.com/p/gone/' };
+    const err = await failure(connectorFor(f).publish(followUp(f, gone, gone, 1)));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { status: 400, platformCode: '100/33' } });
+    expect(err.message).toContain(`Object with ID '${gone.platformPostId}' does not exist`);
+    expect(f.comments).toHaveLength(0);
+  });
+
+  test('Instagram: findPublished pages through the comments for the account’s own; null when absent', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f, { timeoutMs: 300 });
+    const post = ref(await c.publish(request(f, { media: [image('a')] })));
+    for (let i = 0; i < 60; i++) f.seedComment({ postId: post.platformPostId, text: `comment ${i}`, by: 'other', ageMs: 60_000 - i });
+    f.seedComment({ postId: post.platformPostId, text: 'Thanks for reading', by: 'other', ageMs: 1_000 });
+    const req = followUp(f, post, post, 1, { text: 'Thanks for reading' });
+    expect(await c.findPublished!(req)).toBeNull();
+
+    f.failNext(1, 'accept-then-hang', 'comment');
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    const mine = f.comments.at(-1)!;
+    expect(mine.from.id).toBe(f.accountId);
+    const before = f.requests.length;
+    const found = await c.findPublished!({ ...req, attempt: 2 });
+    expect(found).toEqual({
+      platformPostId: mine.id,
+      url: `${post.url}c/${mine.id}/`,
+      publishedAt: new Date(Math.floor(mine.created.getTime() / 1000) * 1000).toISOString(),
+    });
+    const lists = f.requests.slice(before).filter((r) => r.path.endsWith('/comments'));
+    expect(lists.map((r) => r.params.after ?? null)).toEqual([null, expect.any(String)]);
+    expect(lists[0]!.params.fields).toBe('id,text,timestamp,username');
+
+    expect(await c.findPublished!({ ...req, text: 'Not sent' })).toBeNull();
   });
 });

@@ -1,10 +1,19 @@
 // Facebook Pages connector: posts as the Page with a Page access token (credentials.pageId,
 // credentials.accessToken). Text → POST /{page-id}/feed; photos → uploaded unpublished to
 // /{page-id}/photos, then one feed post with attached_media; a video → POST /{page-id}/videos.
-import { PlatformError, type Connector, type MediaRef, type PlatformMetrics, type PublishRequest, type PublishResult } from '../types.ts';
+// A first comment → POST /{post-id}/comments, as the Page.
+import {
+  PlatformError,
+  type Connector,
+  type MediaRef,
+  type PlatformMetrics,
+  type PostRef,
+  type PublishRequest,
+  type PublishResult,
+} from '../types.ts';
 import { blobOf, credential, trimSlash } from '../http.ts';
-import { counts, strOrNumber } from '../json.ts';
-import { findRecentPost, gone, GRAPH_API_VERSION, createGraphClient, type GraphClient } from './graph.ts';
+import { counts, dig, strOrNumber } from '../json.ts';
+import { findComment, findRecentPost, gone, GRAPH_API_VERSION, createGraphClient, isoTime, type GraphClient } from './graph.ts';
 
 export interface FacebookConnectorOptions {
   fetch?: typeof fetch;
@@ -66,6 +75,7 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const { pageId, token } = account(req.credentials);
+      if (req.replyTo) return comment(graph, web, token, req, req.replyTo.parent);
       const videos = req.media.filter((m) => m.type === 'video');
       if (videos.length) {
         if (req.media.length > 1) throw new PlatformError('permanent', 'Facebook: a video must be the only attachment of a post');
@@ -93,10 +103,27 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
 
     /**
      * The Graph API has no idempotency key, so before a retry the Page's own recent posts
-     * (/{page-id}/posts, not visitor posts) are searched for this text.
+     * (/{page-id}/posts, not visitor posts) are searched for this text. A comment is looked for
+     * among the post's comments, newest first: one by the Page (`from`) with this message.
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { pageId, token } = account(req.credentials);
+      if (req.replyTo) {
+        const listing = {
+          path: `/${req.replyTo.parent.platformPostId}/comments`,
+          query: { filter: 'toplevel', order: 'reverse_chronological' },
+          fields: { text: 'message', time: 'created_time', extra: ['permalink_url', 'from'] },
+          // `from` is left out where the token may not see the author; then the text decides.
+          mine: (c: Record<string, unknown>) => {
+            const from = strOrNumber(dig(c, 'from', 'id'));
+            return !from || from === pageId;
+          },
+          url: (c: Record<string, unknown>, id: string) => strOrNumber(c.permalink_url) ?? `${web}/${id}`,
+          pages: 3,
+          limit: 100,
+        };
+        return findComment(graph, token, listing, req.text, req.signal);
+      }
       const kind = req.media.some((m) => m.type === 'video') ? 'added_video' : req.media.length ? 'added_photos' : undefined;
       const listing = {
         path: `/${pageId}/posts`,
@@ -108,6 +135,24 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
       return findRecentPost(graph, token, listing, req.text, kind, req.signal);
     },
   };
+}
+
+/**
+ * A comment under the post, as the Page (the Page token comments in the Page's name). Graph
+ * answers only the id, `{post}_{comment}`; the link is the comment's permalink_url, read after,
+ * and a failed read does not fail (and so retry) a comment that exists.
+ */
+async function comment(graph: GraphClient, web: string, token: string, req: PublishRequest, post: PostRef): Promise<PublishResult> {
+  if (req.media.length) throw new PlatformError('permanent', 'Facebook: a comment carries no attachments');
+  const created = await graph.post(`/${post.platformPostId}/comments`, { message: req.text }, token, req.signal);
+  const id = strOrNumber(created.id);
+  if (!id) throw new PlatformError('transient', `Facebook returned no comment id: ${JSON.stringify(created).slice(0, 200)}`);
+  try {
+    const c = await graph.get(`/${id}`, { fields: 'permalink_url,created_time' }, token, req.signal);
+    return { platformPostId: id, url: strOrNumber(c.permalink_url) ?? `${web}/${id}`, publishedAt: isoTime(c.created_time) };
+  } catch {
+    return { platformPostId: id, url: `${web}/${id}` };
+  }
 }
 
 function account(credentials: Record<string, unknown>): { pageId: string; token: string } {

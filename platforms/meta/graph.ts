@@ -239,6 +239,11 @@ export interface RecentListing {
   since?: boolean;
   /** URL when the listing gives none. */
   fallbackUrl: (id: string) => string;
+  /**
+   * Only items that answer this id: a reply's parent, named by `field` as an `{id}` object
+   * (Threads `replied_to`). A listing of replies holds the account's answers to anyone.
+   */
+  answering?: { field: string; id: string };
 }
 
 /**
@@ -254,17 +259,65 @@ export async function findRecentPost(
   signal?: AbortSignal,
 ): Promise<PublishResult | null> {
   const f = l.fields;
-  const query: Record<string, string> = { fields: ['id', f.text, f.time, f.url, f.kind].join(','), limit: String(l.limit) };
+  const fields = ['id', f.text, f.time, f.url, f.kind, ...(l.answering ? [l.answering.field] : [])];
+  const query: Record<string, string> = { fields: fields.join(','), limit: String(l.limit) };
   if (l.since) query.since = String(Math.floor((Date.now() - FIND_WINDOW_MS) / 1000));
   const body = await graph.get(l.path, query, token, signal);
   const posts = listData(body).flatMap((p) => {
     const id = strOrNumber(p.id);
+    if (l.answering && strOrNumber((p[l.answering.field] as GraphObject | undefined)?.id) !== l.answering.id) return [];
     return id
       ? [{ id, text: strOrNumber(p[f.text]) ?? '', time: strOrNumber(p[f.time]), url: strOrNumber(p[f.url]), kind: strOrNumber(p[f.kind]) }]
       : [];
   });
   const hit = matchRecent(posts, text, kind);
   return hit ? { platformPostId: hit.id, url: hit.url ?? l.fallbackUrl(hit.id), publishedAt: isoTime(hit.time) } : null;
+}
+
+/** Where a post's comments are listed, and how to tell the account's own among them. */
+export interface CommentListing {
+  /** The post's comments edge, /{post-id}/comments. */
+  path: string;
+  /** Parameters of the listing besides fields, limit and the cursor (e.g. order). */
+  query?: Record<string, string>;
+  fields: { text: string; time: string; extra: string[] };
+  /** False for a comment the listing names as another author's. */
+  mine: (c: GraphObject) => boolean;
+  url: (c: GraphObject, id: string) => string;
+  /** Pages of `limit` comments read at most. */
+  pages: number;
+  limit: number;
+}
+
+/**
+ * findPublished for a comment (no idempotency key): the post's comments, paged with the `after`
+ * cursor, for one of the account's own with this text. The workflow comments once under a post,
+ * so such a comment, of any age, is the one an earlier attempt created.
+ */
+export async function findComment(
+  graph: GraphClient,
+  token: string,
+  l: CommentListing,
+  text: string,
+  signal?: AbortSignal,
+): Promise<PublishResult | null> {
+  const want = normalize(text);
+  const fields = ['id', l.fields.text, l.fields.time, ...l.fields.extra].join(',');
+  let after: string | undefined;
+  for (let page = 0; page < l.pages; page++) {
+    const query: Record<string, string> = { ...l.query, fields, limit: String(l.limit), ...(after ? { after } : {}) };
+    const body = await graph.get(l.path, query, token, signal);
+    for (const c of listData(body)) {
+      const id = strOrNumber(c.id);
+      if (!id || normalize(strOrNumber(c[l.fields.text]) ?? '') !== want || !l.mine(c)) continue;
+      return { platformPostId: id, url: l.url(c, id), publishedAt: isoTime(c[l.fields.time]) };
+    }
+    // Graph leaves `next` out on the last page.
+    const paging = body.paging as { next?: unknown; cursors?: { after?: unknown } } | undefined;
+    after = paging?.next ? strOrNumber(paging.cursors?.after) : undefined;
+    if (!after) return null;
+  }
+  return null;
 }
 
 function normalize(s: string): string {

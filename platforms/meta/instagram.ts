@@ -1,11 +1,21 @@
 // Instagram connector (Instagram API with Instagram Login, graph.instagram.com): professional
 // accounts (credentials.igUserId, credentials.accessToken = long-lived Instagram user token).
 // Publishing is the container flow: POST /{ig-user-id}/media (Instagram fetches each item from
-// a public URL), poll the container until FINISHED, POST /{ig-user-id}/media_publish.
-import { PlatformError, type Connector, type MediaRef, type PlatformMetrics, type PublishRequest, type PublishResult } from '../types.ts';
+// a public URL), poll the container until FINISHED, POST /{ig-user-id}/media_publish. A first
+// comment → POST /{ig-media-id}/comments.
+import {
+  PlatformError,
+  type Connector,
+  type MediaRef,
+  type PlatformMetrics,
+  type PostRef,
+  type PublishRequest,
+  type PublishResult,
+} from '../types.ts';
 import { credential, trimSlash } from '../http.ts';
 import { counts, strOrNumber } from '../json.ts';
 import {
+  findComment,
   findRecentPost,
   GRAPH_API_VERSION,
   RETRYABLE_IG_SUBCODES,
@@ -122,6 +132,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const { userId, token } = account(req.credentials);
+      if (req.replyTo) return comment(graph, web, token, req, req.replyTo.parent);
       if (!req.media.length) throw new PlatformError('permanent', 'Instagram: a post needs at least one image or video');
       if (req.media.length > MAX_ITEMS) throw new PlatformError('permanent', `Instagram: at most ${MAX_ITEMS} items per carousel`);
 
@@ -137,10 +148,28 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
 
     /**
      * No idempotency key in the Graph API, and a container id does not survive the attempt, so
-     * before a retry the account's recent media are searched for this caption.
+     * before a retry the account's recent media are searched for this caption. A comment is
+     * looked for among the post's comments: one with this text by the post's owner (the
+     * comment's `username` is the post's), which is this account.
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { userId, token } = account(req.credentials);
+      if (req.replyTo) {
+        const post = req.replyTo.parent;
+        const owner = strOrNumber((await graph.get(`/${post.platformPostId}`, { fields: 'username' }, token, req.signal)).username);
+        const listing = {
+          path: `/${post.platformPostId}/comments`,
+          fields: { text: 'text', time: 'timestamp', extra: ['username'] },
+          mine: (c: Record<string, unknown>) => {
+            const author = strOrNumber(c.username);
+            return !owner || !author || author === owner;
+          },
+          url: (_: Record<string, unknown>, id: string) => commentUrl(web, post, id),
+          pages: 5,
+          limit: 50,
+        };
+        return findComment(graph, token, listing, req.text, req.signal);
+      }
       const kind = req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : 'IMAGE';
       const listing = {
         path: `/${userId}/media`,
@@ -155,6 +184,25 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       return refreshLongLivedToken(root, 'ig_refresh_token', credential(P, credentials, 'accessToken'), signal);
     },
   };
+}
+
+/** A comment under the post; Graph answers only its id. */
+async function comment(graph: GraphClient, web: string, token: string, req: PublishRequest, post: PostRef): Promise<PublishResult> {
+  if (req.media.length) throw new PlatformError('permanent', 'Instagram: a comment carries no attachments');
+  const created = await graph.post(`/${post.platformPostId}/comments`, { message: req.text }, token, req.signal);
+  const id = strOrNumber(created.id);
+  if (!id) throw new PlatformError('transient', `Instagram returned no comment id: ${JSON.stringify(created).slice(0, 200)}`);
+  return { platformPostId: id, url: commentUrl(web, post, id) };
+}
+
+/**
+ * Graph gives a comment no link. Instagram's site opens one under its post at
+ * /p/{shortcode}/c/{comment-id}/ (/reel/… for reels), so that is built from the post's
+ * permalink; a post URL of another shape is the comment's URL as it is.
+ */
+function commentUrl(web: string, post: PostRef, commentId: string): string {
+  const m = /^(https:\/\/[^/]+\/(?:p|reel)\/[^/?#]+)\/?(?:[?#].*)?$/.exec(post.url);
+  return m ? `${m[1]}/c/${commentId}/` : post.url || `${web}/`;
 }
 
 function account(credentials: Record<string, unknown>): { userId: string; token: string } {

@@ -1,7 +1,8 @@
 // Threads connector (graph.threads.net/v1.0): credentials.threadsUserId and
 // credentials.accessToken (long-lived Threads user token). Like Instagram: POST
 // /{threads-user-id}/threads creates a container (media fetched from a public URL), poll it
-// until FINISHED, POST /{threads-user-id}/threads_publish.
+// until FINISHED, POST /{threads-user-id}/threads_publish. A thread item after the post is the
+// same flow with reply_to_id, the item before it.
 import { PlatformError, type Connector, type MediaRef, type PlatformMetrics, type PublishRequest, type PublishResult } from '../types.ts';
 import { credential, trimSlash } from '../http.ts';
 import { counts, strOrNumber } from '../json.ts';
@@ -82,7 +83,11 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
   }
 
   async function buildContainer(userId: string, token: string, req: PublishRequest): Promise<string> {
-    const text: Record<string, string> = req.text ? { text: req.text } : {};
+    // A reply names its parent on the container that is published (never on carousel items).
+    const text: Record<string, string> = {
+      ...(req.text ? { text: req.text } : {}),
+      ...(req.replyTo ? { reply_to_id: req.replyTo.parent.platformPostId } : {}),
+    };
     if (!req.media.length) {
       // Text containers need no processing; Meta's wait advice is for media.
       return createContainer(userId, token, { media_type: 'TEXT', ...text }, req.signal);
@@ -137,18 +142,23 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
 
     /**
      * No idempotency key in the Threads API, so before a retry the user's own recent threads
-     * are searched for this text.
+     * are searched for this text. /threads lists no replies: a reply is looked for among the
+     * user's replies (GET /{threads-user-id}/replies), and must answer the same parent
+     * (`replied_to`).
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { userId, token } = account(req.credentials);
       const kind =
         req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : req.media.length ? 'IMAGE' : 'TEXT_POST';
+      const parent = req.replyTo?.parent.platformPostId;
       const listing = {
-        path: `/${userId}/threads`,
+        path: `/${userId}/${parent ? 'replies' : 'threads'}`,
         fields: { text: 'text', time: 'timestamp', url: 'permalink', kind: 'media_type' },
-        limit: 50,
+        // Replies to others share the listing: a full page keeps this one in it.
+        limit: parent ? 100 : 50,
         since: true,
         fallbackUrl: () => `${web}/`,
+        ...(parent ? { answering: { field: 'replied_to', id: parent } } : {}),
       };
       return findRecentPost(graph, token, listing, req.text, kind, req.signal);
     },

@@ -4,6 +4,10 @@
 // `access_token` parameter (query, form or multipart) or an Authorization header, answers with
 // Graph error bodies ({"error":{message,type,code,error_subcode,fbtrace_id}}), fetches container
 // media from the given URL as Meta does, and serves the long-lived token refresh endpoint.
+// Follow-ups: Threads replies are posts with a parent (reply_to_id on the container, listed by
+// /{user}/replies and /{media}/replies, not by /{user}/threads); Facebook and Instagram comments
+// are kept with their post (POST and GET /{post-id}/comments). A follow-up whose parent does not
+// exist is refused as Graph refuses an unknown object id.
 export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
 
 /**
@@ -13,7 +17,7 @@ export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
 export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
 
 /** Which requests a scripted failure hits. */
-export type FakeRoute = 'publish' | 'upload' | 'container' | 'status' | 'read' | 'list' | 'insights' | 'refresh';
+export type FakeRoute = 'publish' | 'upload' | 'container' | 'status' | 'read' | 'list' | 'insights' | 'refresh' | 'comment';
 
 export interface FakeGraphPost {
   id: string;
@@ -26,8 +30,23 @@ export interface FakeGraphPost {
   /** FB: attached photo ids; IG/Threads: the published container. */
   media: string[];
   videoId?: string;
+  /** Threads replies: the post answered (reply_to_id) and the first post of the conversation. */
+  replyTo?: string;
+  rootId?: string;
   /** What people did (tests set them); likes null: the owner hides the like count (Instagram). */
   stats: { likes: number | null; comments: number; shares: number; views: number; reposts: number; quotes: number };
+}
+
+/** A Facebook or Instagram comment, kept with the post it is under. */
+export interface FakeComment {
+  id: string;
+  /** The post (FB: post or video id; IG: media id) the comment is under. */
+  postId: string;
+  text: string;
+  /** The account (the Page, the IG user) or someone else; `name` is an Instagram comment's username. */
+  from: { id: string; name: string };
+  created: Date;
+  permalink: string;
 }
 
 export interface FakeContainer {
@@ -67,6 +86,8 @@ export interface FakeMeta {
   /** The Page id, IG user id or Threads user id the tokens belong to. */
   accountId: string;
   posts: FakeGraphPost[];
+  /** Facebook and Instagram comments, oldest first. */
+  comments: FakeComment[];
   containers: FakeContainer[];
   uploads: FakeUpload[];
   requests: FakeGraphRequest[];
@@ -81,6 +102,8 @@ export interface FakeMeta {
   hostMedia(bytes: Uint8Array, contentType: string): string;
   /** A post made outside this test run (e.g. older than the lookup window). */
   seedPost(p: { text: string; ageMs: number; kind?: string }): FakeGraphPost;
+  /** A comment made outside this test run, by the account or (`by: 'other'`) by someone else. */
+  seedComment(c: { postId: string; text: string; by?: 'account' | 'other'; ageMs?: number }): FakeComment;
   stop(): Promise<void>;
 }
 
@@ -103,6 +126,8 @@ interface Ctx {
 const ACCOUNT = { facebook: '104881234567890', instagram: '17841400000000001', threads: '25000000000000001' } as const;
 const GOOD_TOKEN = { facebook: 'EAAG-page-token', instagram: 'IGAA-user-token', threads: 'THAA-user-token' } as const;
 const USERNAME = 'fakeaccount';
+const PAGE_NAME = 'Fake Page';
+const OTHER = { id: '5550000000000001', name: 'someoneelse' };
 const SIXTY_DAYS_S = 60 * 24 * 3600;
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/bmp', 'image/tiff', 'image/webp'];
@@ -110,6 +135,7 @@ const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/bmp', 'image
 export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = {}): Promise<FakeMeta> {
   const accountId = ACCOUNT[flavor];
   const posts: FakeGraphPost[] = [];
+  const comments: FakeComment[] = [];
   const containers: FakeContainer[] = [];
   const uploads: FakeUpload[] = [];
   const requests: FakeGraphRequest[] = [];
@@ -169,9 +195,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (!a || c) return 'unknown';
     if (ctx.method === 'GET' && !b) return containers.some((x) => x.id === a) ? 'status' : 'read';
     if (ctx.method === 'GET' && b === 'insights' && flavor === 'threads') return 'insights';
+    const followUps = flavor === 'threads' ? 'replies' : 'comments';
     if (ctx.method === 'GET')
-      return b === (flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads') ? 'list' : 'unknown';
+      return b === (flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads') || b === followUps ? 'list' : 'unknown';
     if (ctx.method !== 'POST' || !b) return 'unknown';
+    if (b === 'comments' && flavor !== 'threads') return 'comment';
     if (flavor === 'facebook') return b === 'feed' || b === 'videos' ? 'publish' : b === 'photos' ? 'upload' : 'unknown';
     if (flavor === 'instagram') return b === 'media' ? 'container' : b === 'media_publish' ? 'publish' : 'unknown';
     return b === 'threads' ? 'container' : b === 'threads_publish' ? 'publish' : 'unknown';
@@ -180,6 +208,10 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   async function dispatch(ctx: Ctx, route: FakeGraphRequest['route']): Promise<Response> {
     const [id, edge] = ctx.segs as [string, string | undefined];
     if (route === 'insights') return insights(id, ctx.params);
+    if (route === 'comment') return createComment(ctx, id);
+    if (route === 'list' && edge === 'comments') return listComments(id, ctx.params);
+    if (route === 'list' && edge === 'replies')
+      return listPosts(ctx.params, (p) => (id === accountId ? !!p.replyTo : p.replyTo === id), id);
     if (edge && id !== accountId) return unsupported(ctx.method, id);
     switch (route) {
       case 'publish':
@@ -194,7 +226,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       case 'read':
         return readPost(id, ctx.params);
       case 'list':
-        return listPosts(ctx.params);
+        // A user's threads leave out the user's replies.
+        return listPosts(ctx.params, (p) => !p.replyTo);
       default:
         return unsupported(ctx.method, id);
     }
@@ -437,6 +470,9 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
         return mediaType ? invalidValue('media_type', mediaType) : need('media_type');
     }
     if (carouselItem && !mediaUrl) return invalidValue('is_carousel_item', 'true');
+    if (p.reply_to_id !== undefined && (carouselItem || !posts.some((x) => x.id === p.reply_to_id))) {
+      return carouselItem ? invalidParam('reply_to_id') : unsupported('POST', p.reply_to_id);
+    }
 
     const c: FakeContainer = {
       id: nextId(),
@@ -530,12 +566,20 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const kind =
       { TEXT: 'TEXT_POST', IMAGE: 'IMAGE', VIDEO: 'VIDEO', REELS: 'VIDEO', CAROUSEL: 'CAROUSEL_ALBUM' }[c.mediaType] ?? c.mediaType;
     const post = addPost(c.params[flavor === 'instagram' ? 'caption' : 'text'] ?? '', kind, [c.id, ...c.children]);
+    const parent = c.params.reply_to_id ? posts.find((x) => x.id === c.params.reply_to_id) : undefined;
+    if (parent) {
+      post.replyTo = parent.id;
+      post.rootId = parent.rootId ?? parent.id;
+      parent.stats.comments++;
+    }
     return json({ id: post.id });
   }
 
   // ---- reads -------------------------------------------------------------------------------
 
   function readPost(id: string, params: Record<string, string>): Response {
+    const c = comments.find((x) => x.id === id);
+    if (c) return json(pick(commentJson(c), params.fields, ['id']));
     const post = posts.find((p) => p.id === id);
     if (!post) return unsupported('GET', id);
     return json(pick(postJson(post), params.fields, ['id']));
@@ -576,11 +620,12 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     });
   }
 
-  function listPosts(params: Record<string, string>): Response {
+  function listPosts(params: Record<string, string>, which: (p: FakeGraphPost) => boolean, mediaId?: string): Response {
+    if (mediaId && mediaId !== accountId && !posts.some((p) => p.id === mediaId)) return unsupported('GET', mediaId);
     const since = params.since ? Number(params.since) * 1000 : -Infinity;
     const limit = Math.min(Number(params.limit ?? 25) || 25, 100);
     const data = posts
-      .filter((p) => p.created.getTime() >= since)
+      .filter((p) => which(p) && p.created.getTime() >= since)
       .sort((a, b) => b.created.getTime() - a.created.getTime())
       .slice(0, limit)
       .map((p) => pick(postJson(p), params.fields, ['id']));
@@ -623,6 +668,81 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       shortcode: p.shortcode,
       timestamp: time,
       username: USERNAME,
+      is_reply: !!p.replyTo,
+      replied_to: p.replyTo ? { id: p.replyTo } : undefined,
+      root_post: p.rootId ? { id: p.rootId } : undefined,
+    };
+  }
+
+  // ---- Facebook and Instagram comments -----------------------------------------------------
+
+  /** The post a comment goes under: a post id, or on Facebook a video's id. */
+  function commentTarget(id: string): FakeGraphPost | undefined {
+    return posts.find((p) => p.id === id || (flavor === 'facebook' && p.videoId === id));
+  }
+
+  function createComment(ctx: Ctx, id: string): Response {
+    const allowed =
+      flavor === 'facebook' ? /^(message|attachment_id|attachment_url|attachment_share_url|access_token)$/ : /^(message|access_token)$/;
+    const bad = unknownParam(ctx.params, allowed);
+    if (bad) return invalidParam(bad);
+    const post = commentTarget(id);
+    if (!post) return unsupported('POST', id);
+    const message = ctx.params.message ?? '';
+    if (!message.trim()) {
+      return flavor === 'facebook' && (ctx.params.attachment_id || ctx.params.attachment_url)
+        ? invalidParam('attachment_id')
+        : graphError(400, {
+            message: coded(100, flavor === 'facebook' ? 'Missing message or attachment' : 'The parameter message is required'),
+            type: 'OAuthException',
+            code: 100,
+          });
+    }
+    const c = addComment(post, message, { id: accountId, name: flavor === 'facebook' ? PAGE_NAME : USERNAME });
+    return json({ id: c.id });
+  }
+
+  function addComment(post: FakeGraphPost, text: string, from: FakeComment['from'], created = new Date()): FakeComment {
+    const n = nextId();
+    // Facebook names a comment {post}_{comment}; Instagram by a number of its own.
+    const id = flavor === 'facebook' ? `${post.id.split('_').at(-1)}_${n}` : n;
+    const permalink = flavor === 'facebook' ? `${post.permalink}?comment_id=${n}` : '';
+    const c: FakeComment = { id, postId: post.id, text, from, created, permalink };
+    comments.push(c);
+    comments.sort((a, b) => a.created.getTime() - b.created.getTime());
+    post.stats.comments++;
+    return c;
+  }
+
+  /** A post's comments, oldest first (Facebook: order=reverse_chronological for newest first), paged by an `after` cursor. */
+  function listComments(id: string, params: Record<string, string>): Response {
+    const post = commentTarget(id);
+    if (!post) return unsupported('GET', id);
+    if (params.order && !['chronological', 'reverse_chronological'].includes(params.order)) return invalidValue('order', params.order);
+    if (params.filter && !['toplevel', 'stream'].includes(params.filter)) return invalidValue('filter', params.filter);
+    const all = comments.filter((c) => c.postId === post.id);
+    if (params.order === 'reverse_chronological') all.reverse();
+    const limit = Math.min(Number(params.limit ?? 25) || 25, flavor === 'facebook' ? 100 : 50);
+    const start = params.after ? Number(atob(params.after)) : 0;
+    const page = all.slice(start, start + limit);
+    const end = start + page.length;
+    const paging: Record<string, unknown> = { cursors: { before: btoa(String(start)), after: btoa(String(end)) } };
+    if (end < all.length) paging.next = `${base}/${id}/comments?after=${btoa(String(end))}`;
+    return json({ data: page.map((c) => pick(commentJson(c), params.fields, ['id'])), paging });
+  }
+
+  function commentJson(c: FakeComment): Record<string, unknown> {
+    const time = graphTime(c.created);
+    if (flavor === 'facebook') {
+      return { id: c.id, message: c.text, created_time: time, from: c.from, permalink_url: c.permalink };
+    }
+    return {
+      id: c.id,
+      text: c.text,
+      timestamp: time,
+      username: c.from.name,
+      from: { id: c.from.id, username: c.from.name },
+      media: { id: c.postId },
     };
   }
 
@@ -684,6 +804,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     flavor,
     accountId,
     posts,
+    comments,
     containers,
     uploads,
     requests,
@@ -707,6 +828,12 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       const post = addPost(text, kind ?? defaultKind, [], new Date(Date.now() - ageMs));
       posts.sort((a, b) => a.created.getTime() - b.created.getTime());
       return post;
+    },
+    seedComment({ postId, text, by = 'account', ageMs = 0 }) {
+      const post = commentTarget(postId);
+      if (!post) throw new Error(`no post ${postId}`);
+      const own = { id: accountId, name: flavor === 'facebook' ? PAGE_NAME : USERNAME };
+      return addComment(post, text, by === 'account' ? own : OTHER, new Date(Date.now() - ageMs));
     },
     async stop() {
       for (const done of [...hanging]) done();
