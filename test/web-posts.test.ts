@@ -587,3 +587,222 @@ describe('delete and retry', () => {
     expect((await a.browser.get(`/posts/${id}`)).status).toBe(200);
   });
 });
+
+describe('thread and first comment', () => {
+  /** The follow-up fields as composer.js sends them: thread_0, thread_1, … in order, and the first comment. */
+  const followUps = (thread: string[], firstComment = '') => ({
+    followUps: '1',
+    firstComment,
+    ...Object.fromEntries(thread.map((t, i) => [`thread_${i}`, t])),
+  });
+  const itemsOf = async (page: Awaited<ReturnType<Browser['get']>>, channelId: string) =>
+    (await page.query(`[data-pc-items="${channelId}"] [data-testid="post-channel-item"]`)).map((r) => [
+      r.attrs['data-position'],
+      r.attrs['data-kind'],
+      r.attrs['data-status'],
+    ]);
+
+  test('published from the form on Mastodon: the first comment is the first reply, then the thread in order; the post page lists each item with its link', async () => {
+    const { browser, channels } = await setup();
+    await stack.syncClock();
+    const form = await browser.get('/posts/new');
+    const target = await form.one('[data-testid="follow-up-target"]');
+    expect(target.attrs).toMatchObject({ 'data-follow-platform': 'MASTODON', 'data-follow-kind': 'thread' });
+    // Without JavaScript: blank slots to fill, each with its counter for the Mastodon channel.
+    expect(await form.query('[data-testid="thread-items"] [data-testid="thread-item-content"]')).toHaveLength(3);
+    expect((await form.query('[data-testid="thread-items"] [data-testid="thread-count"]')).map((c) => c.attrs['data-channel-id'])).toEqual(
+      Array(3).fill(channels[0]!.id),
+    );
+    expect((await form.one('[data-testid="first-comment-count"]')).attrs['data-max-chars']).toBe('500');
+
+    const content = text('a thread from the form');
+    // The blank slot between the two replies is no item.
+    const created = await compose(browser, {
+      channelIds: [channels[0]!.id],
+      content,
+      when: 'now',
+      extra: followUps([`${content} / 1`, ' ', `${content} / 2`], `${content} / comment`),
+    });
+    expect(created.status).toBe(303);
+    const id = postIdFrom(created.location);
+    await stack.settle(id);
+    const sent = fake.statuses.filter((s) => s.text.startsWith(content));
+    expect(sent.map((s) => s.text)).toEqual([content, `${content} / comment`, `${content} / 1`, `${content} / 2`]);
+    expect(sent.slice(1).map((s) => s.in_reply_to_id)).toEqual(sent.slice(0, -1).map((s) => s.id));
+
+    const page = await browser.get(`/posts/${id}`);
+    expect(await itemsOf(page, channels[0]!.id)).toEqual([
+      ['0', 'post', 'published'],
+      ['1', 'reply', 'published'],
+      ['2', 'reply', 'published'],
+      ['3', 'reply', 'published'],
+    ]);
+    const links = await page.query('[data-testid="post-item-url"]');
+    expect(links.map((l) => l.attrs.href)).toEqual(sent.map((s) => s.url));
+    expect((await page.query('[data-testid="post-item-text"]')).map((t) => t.text)).toEqual(sent.map((s) => s.text));
+    // The channel's own row keeps its one link.
+    expect(await page.query('[data-testid="post-channel-url"]')).toHaveLength(1);
+  });
+
+  test('one thread for all chosen channels: a comment platform gets the first comment alone, a thread platform the replies', async () => {
+    const { browser, org, channels } = await setup();
+    const linkedIn = await makeChannel(org.id, 'LINKEDIN', { name: 'Our LinkedIn' });
+    const telegram = await makeChannel(org.id, 'TELEGRAM', { name: 'Our Telegram' });
+    const form = await browser.get(`/posts/new?channel=${channels[0]!.id}&channel=${linkedIn.id}`);
+    const targets = await form.query('[data-testid="follow-up-target"]');
+    expect(targets.map((t) => [t.attrs['data-follow-platform'], t.attrs['data-follow-kind'], t.attrs.hidden])).toEqual([
+      ['MASTODON', 'thread', undefined],
+      ['LINKEDIN', 'comment', undefined],
+      ['TELEGRAM', 'none', ''],
+    ]);
+    // A thread's counters only for the platform that takes one; the comment's for both.
+    expect(new Set((await form.query('[data-testid="thread-count"]')).map((c) => c.attrs['data-platform']))).toEqual(new Set(['MASTODON']));
+    const commentCounts = await form.query('[data-testid="first-comment-count"]');
+    expect(commentCounts.map((c) => [c.attrs['data-platform'], c.attrs['data-max-chars'], c.attrs.hidden])).toEqual([
+      ['MASTODON', '500', undefined],
+      ['LINKEDIN', '1250', undefined],
+    ]);
+
+    const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
+    const content = text('thread and comment');
+    const created = await compose(browser, {
+      channelIds: [channels[0]!.id, linkedIn.id],
+      content,
+      at,
+      extra: followUps(['reply one', 'reply two'], 'the comment'),
+    });
+    expect(created.status).toBe(303);
+    const id = postIdFrom(created.location);
+    const row = await stack.h.orm.em.fork().findOneOrFail(Post, { id });
+    expect(row.thread).toEqual([
+      { content: 'reply one', mediaIds: [] },
+      { content: 'reply two', mediaIds: [] },
+    ]);
+    expect(row.threadByPlatform).toEqual({ LINKEDIN: [] });
+    expect(row.firstComment).toEqual({ content: 'the comment' });
+    const page = await browser.get(`/posts/${id}`);
+    expect(await itemsOf(page, channels[0]!.id)).toEqual([
+      ['0', 'post', 'draft'],
+      ['1', 'reply', 'draft'],
+      ['2', 'reply', 'draft'],
+      ['3', 'reply', 'draft'],
+    ]);
+    expect(await itemsOf(page, linkedIn.id)).toEqual([
+      ['0', 'post', 'draft'],
+      ['1', 'comment', 'draft'],
+    ]);
+
+    // Telegram takes no comment: the refusal is shown at the first comment.
+    const refused = await compose(browser, {
+      channelIds: [telegram.id],
+      content: text('no comment here'),
+      at,
+      extra: followUps([], 'a comment'),
+    });
+    expect(refused.status).toBe(422);
+    const error = await refused.one('[data-testid="first-comment-error"]');
+    expect(error.text).toContain('takes no comments');
+    expect((await refused.one('[data-testid="first-comment"]')).attrs['aria-describedby']).toBe(error.attrs.id);
+  });
+
+  test('a reply too long for X and a first comment too long: 422, each error at its own field, the form kept', async () => {
+    const { browser, org, channels } = await setup();
+    const xChannel = await makeChannel(org.id, 'X', { name: 'Our X' });
+    const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
+    const long = 'a'.repeat(300);
+    const refused = await compose(browser, {
+      channelIds: [channels[0]!.id, xChannel.id],
+      content: text('short post'),
+      at,
+      extra: followUps(['fine', long], 'b'.repeat(281)),
+    });
+    expect(refused.status).toBe(422);
+    expect((await refused.one('[data-testid="form-errors"]')).text).toContain('thread[1].content: is 300 characters');
+    // Only the second item has an error, next to its textarea.
+    const itemErrors = await refused.query('[data-testid="thread-items"] [data-testid="thread-item-error"]');
+    expect(itemErrors.map((e) => e.attrs.id)).toEqual(['thread-1-error']);
+    expect(itemErrors[0]!.text).toContain(`X channel ${xChannel.id} allows 280`);
+    const fields = await refused.query('[data-testid="thread-items"] [data-testid="thread-item-content"]');
+    expect(fields.map((f) => [f.attrs.name, f.text, f.attrs['aria-invalid']])).toEqual([
+      ['thread_0', 'fine', undefined],
+      ['thread_1', long, 'true'],
+      ['thread_2', '', undefined],
+    ]);
+    expect(fields[1]!.attrs['aria-describedby']).toBe('thread-1-error');
+    const xCount = await refused.one(`[data-testid="thread-items"] [data-count-source="thread-1"][data-channel-id="${xChannel.id}"]`);
+    expect(xCount.attrs).toMatchObject({ 'data-count': '300', 'data-over': 'true' });
+    const commentError = await refused.one('[data-testid="first-comment-error"]');
+    expect(commentError.text).toContain('is 281 characters');
+    expect((await refused.one('[data-testid="first-comment"]')).text).toBe('b'.repeat(281));
+    expect(await refused.query('[data-testid="thread-error"]')).toHaveLength(0);
+  });
+
+  test('edit: the form is pre-filled with the thread and first comment; reordered and changed, the comment cleared; a form without the fields keeps them', async () => {
+    const { browser, channels } = await setup();
+    const t0 = await stack.syncClock();
+    const at = minute(t0.getTime() + 86_400_000);
+    const content = text('thread to edit');
+    const id = postIdFrom(
+      (await compose(browser, { channelIds: [channels[0]!.id], content, at, extra: followUps([`${content} A`, `${content} B`], 'first!') }))
+        .location,
+    );
+
+    const edit = await browser.get(`/posts/${id}/edit`);
+    const fields = await edit.query('[data-testid="thread-items"] [data-testid="thread-item-content"]');
+    expect(fields.map((f) => f.text)).toEqual([`${content} A`, `${content} B`, '']);
+    expect((await edit.one('[data-testid="first-comment"]')).text).toBe('first!');
+
+    const saved = await browser.post(`/posts/${id}/edit`, {
+      content,
+      publishAt: localInputValue(at, 'UTC'),
+      tz: 'UTC',
+      ...followUps([`${content} B2`, '', `${content} A`]),
+    });
+    expect(saved.status).toBe(303);
+    let row = await stack.h.orm.em.fork().findOneOrFail(Post, { id });
+    expect(row.thread!.map((i) => i.content)).toEqual([`${content} B2`, `${content} A`]);
+    expect(row.firstComment).toBeNull();
+    const page = await browser.get(`/posts/${id}`);
+    expect((await page.query('[data-testid="post-item-text"]')).map((t) => t.text)).toEqual([content, `${content} B2`, `${content} A`]);
+
+    // The drag-and-drop shape (no follow-up fields) changes the text only.
+    const textOnly = await browser.post(`/posts/${id}/edit`, { content: `${content}!`, publishAt: localInputValue(at, 'UTC'), tz: 'UTC' });
+    expect(textOnly.status).toBe(303);
+    row = await stack.h.orm.em.fork().findOneOrFail(Post, { id });
+    expect(row.thread!.map((i) => i.content)).toEqual([`${content} B2`, `${content} A`]);
+
+    await stack.env.sleep('1 day');
+    await stack.settle(id);
+    const sent = fake.statuses.filter((s) => s.text.startsWith(content));
+    expect(sent.map((s) => s.text)).toEqual([`${content}!`, `${content} B2`, `${content} A`]);
+    expect(sent[2]!.in_reply_to_id).toBe(sent[1]!.id);
+  });
+
+  test("edit keeps a platform's own thread set through the API, and says so", async () => {
+    const { browser, key, channels } = await setup();
+    const t0 = await stack.syncClock();
+    const api = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: {
+        content: text('API thread'),
+        channelIds: [channels[0]!.id],
+        publishAt: new Date(t0.getTime() + 86_400_000).toISOString(),
+        thread: [{ content: 'for everyone' }],
+        threadByPlatform: { MASTODON: [{ content: 'Mastodon only' }] },
+      },
+    });
+    expect(api.status).toBe(201);
+    const edit = await browser.get(`/posts/${api.body.id}/edit`);
+    expect((await edit.one('[data-testid="follow-up-target"]')).text).toContain('its own thread of 1 reply (set through the API)');
+    const saved = await browser.post(`/posts/${api.body.id}/edit`, {
+      content: api.body.content,
+      publishAt: localInputValue(new Date(api.body.scheduledAt), 'UTC'),
+      tz: 'UTC',
+      ...followUps(['changed for everyone']),
+    });
+    expect(saved.status).toBe(303);
+    const row = await stack.h.orm.em.fork().findOneOrFail(Post, { id: api.body.id });
+    expect(row.thread).toEqual([{ content: 'changed for everyone', mediaIds: [] }]);
+    expect(row.threadByPlatform).toEqual({ MASTODON: [{ content: 'Mastodon only', mediaIds: [] }] });
+  });
+});

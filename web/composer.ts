@@ -1,11 +1,12 @@
 // The composer (new post, edit a scheduled post) and a post's own page. Plain HTML forms that
 // work without JavaScript; composer.js adds live character counts (per selected channel, as its
 // platform counts: graphemes in the page, X's and Mastodon's weighted counts from
-// POST /web/api/text-lengths), per-platform text fields for the selected platforms, and uploads.
+// POST /web/api/text-lengths), per-platform text fields for the selected platforms, uploads, and
+// the thread's add / remove / reorder (web/thread-fields.ts).
 import { t } from 'elysia';
 import { router } from '../http/router.ts';
-import { ApiError, errors } from '../lib/errors.ts';
-import { countedOnServer, measureChannelText } from '../platforms/text-length.ts';
+import { ApiError, errors, type FieldError } from '../lib/errors.ts';
+import { measureChannelText } from '../platforms/text-length.ts';
 import type { IChannel } from '../db/entities/index.ts';
 import { rulesFor } from '../platforms/catalog.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
@@ -20,6 +21,10 @@ import { byId, channelsOf, composerValuesFromForm, createAppPost, editAppPost, r
 import { dayKey, formatDateTime, isTimeZone, localInputValue, parseDayKey } from './time.ts';
 import { liveLink, platformBadge, platformLabel, postErrors, statusLabel } from './ui.ts';
 import { postLifecycleActions } from './post-lifecycle.ts';
+import { counter, postLength } from './char-count.ts';
+import { postItems } from './post-items.ts';
+import { threadFields } from './thread-fields.ts';
+import { hasFollowUpFields, NO_FOLLOW_UPS } from './thread-input.ts';
 import { Post } from '../db/entities/index.ts';
 
 interface ComposerPage {
@@ -30,6 +35,8 @@ interface ComposerPage {
   media: MediaView[];
   values: ComposerValues;
   errors: string[];
+  /** The same problems by field path, shown at their fields too (the thread's items, the first comment). */
+  fields?: FieldError[];
 }
 
 function textFor(v: ComposerValues, platform: string): string {
@@ -48,17 +55,10 @@ function channelChoice(c: IChannel, p: ComposerPage): SafeHtml {
   </li>`;
 }
 
+const isSelected = (p: ComposerPage) => (c: IChannel) => p.mode === 'edit' || p.values.channelIds.includes(c.id);
+
 function charCount(c: IChannel, p: ComposerPage): SafeHtml {
-  const rules = rulesFor(c.platform, c.maxChars);
-  const n = measureChannelText(c, textFor(p.values, c.platform), rules.maxChars).length;
-  const selected = p.mode === 'edit' || p.values.channelIds.includes(c.id);
-  const over = n > rules.maxChars;
-  // "server": X's and Mastodon's counts need twitter-text's URL rules, so composer.js asks the server.
-  const rule = countedOnServer(c.platform) ? 'server' : 'graphemes';
-  return html`<li class="count${over ? ' over' : ''}" data-testid="char-count" data-channel-id="${c.id}" data-platform="${c.platform}" data-max-chars="${rules.maxChars}" data-count-rule="${rule}" data-count="${n}" data-over="${over ? 'true' : 'false'}"${selected ? '' : html` hidden`}>
-    <span>${platformBadge(c.platform)} ${c.name}</span>
-    <output data-testid="char-count-value" aria-label="${platformLabel(c.platform)} ${c.name}: ${n} of ${rules.maxChars} characters">${n} / ${rules.maxChars}</output>
-  </li>`;
+  return counter(c, postLength(c, textFor(p.values, c.platform)), { testId: 'char-count', selected: isSelected(p)(c) });
 }
 
 function platformText(platform: string, p: ComposerPage): SafeHtml {
@@ -135,6 +135,14 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
       <p class="upload-status" role="status" data-testid="upload-status"></p>
     </div>
   </fieldset>
+  ${threadFields({
+    channels: p.channels,
+    selected: isSelected(p),
+    media: p.media,
+    values: v.followUps,
+    errors: p.fields ?? [],
+    ownThreads: p.post?.threadByPlatform ?? {},
+  })}
   <fieldset class="when" data-testid="composer-when">
     <legend>When</legend>
     ${
@@ -176,9 +184,10 @@ function composerResponse(ctx: PageContext, p: ComposerPage, status = 200): Resp
 }
 
 /** Validation and conflicts go back to the form (422/409 …); anything else is thrown on. */
-function formFailure(err: unknown): { status: number; messages: string[] } {
+function formFailure(err: unknown): { status: number; messages: string[]; fields: FieldError[] } {
   if (err instanceof ApiError && err.code !== 'unauthorized' && err.code !== 'internal_error' && err.code !== 'not_found') {
-    return { status: err.status, messages: describeError(err) };
+    const fields = (err.details as { fields?: FieldError[] } | undefined)?.fields ?? [];
+    return { status: err.status, messages: describeError(err), fields };
   }
   throw err;
 }
@@ -216,6 +225,7 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
     </tr>`,
     )}</tbody>
   </table>
+  ${postItems(post, channels)}
   ${postFigures(figures, channels)}
   <p class="post-deleted notice" role="status" data-testid="post-deleted" hidden>This post has been deleted.</p>
   <div class="actions">${post.status === 'scheduled' ? html`<a class="button primary" href="/posts/${post.id}/edit" data-testid="post-edit">Edit or reschedule</a>` : ''}
@@ -252,6 +262,7 @@ async function editPage(
   values: ComposerValues | null,
   errors: string[],
   status = 200,
+  fields: FieldError[] = [],
 ): Promise<Response> {
   const orgId = ctx.signedIn.organization.id;
   const all = byId(await channelsOf(ctx.em, orgId));
@@ -268,10 +279,11 @@ async function editPage(
       redditTitle: post.reddit?.title ?? '',
       when: 'later',
       publishAtLocal: localInputValue(new Date(post.scheduledAt), ctx.tz),
+      followUps: { thread: post.thread ?? [], firstComment: post.firstComment?.content ?? '' },
     };
   }
   const media = await readyMedia(ctx.em, orgId, web.deps.storage);
-  return composerResponse(ctx, { mode: 'edit', post, channels, media, values: v, errors }, status);
+  return composerResponse(ctx, { mode: 'edit', post, channels, media, values: v, errors, fields }, status);
 }
 
 /** The composer's live counts: each text measured as its channel's platform counts it. */
@@ -329,6 +341,7 @@ export function composerRoutes(web: Web) {
           publishAtLocal: day
             ? `${ctx.url.searchParams.get('date')}T${/^([01]\d|2[0-3]):[0-5]\d$/.test(ctx.url.searchParams.get('time') ?? '') ? ctx.url.searchParams.get('time') : '09:00'}`
             : localInputValue(new Date(ctx.now.getTime() + 60 * 60 * 1000), ctx.tz),
+          followUps: NO_FOLLOW_UPS,
         };
         return composerResponse(ctx, { mode: 'new', channels, media, values, errors: [] });
       }),
@@ -342,13 +355,13 @@ export function composerRoutes(web: Web) {
           const id = await createAppPost(actor(web, ctx), values);
           return redirect(`/posts/${id}?notice=created`);
         } catch (err) {
-          const { status, messages } = formFailure(err);
+          const { status, messages, fields } = formFailure(err);
           const orgId = ctx.signedIn.organization.id;
           const [channels, media] = await Promise.all([
             channelsOf(ctx.em.fork(), orgId),
             readyMedia(ctx.em.fork(), orgId, web.deps.storage),
           ]);
-          return composerResponse(ctx, { mode: 'new', channels, media, values, errors: messages }, status);
+          return composerResponse(ctx, { mode: 'new', channels, media, values, errors: messages, fields }, status);
         }
       }),
       { parse: 'text' },
@@ -382,14 +395,15 @@ export function composerRoutes(web: Web) {
             platformTexts: values.platformTexts,
             mediaIds: values.mediaIds,
             publishAtLocal: values.publishAtLocal,
+            followUps: hasFollowUpFields(ctx.form) ? values.followUps : undefined,
           });
           return redirect(`/posts/${id}?notice=saved`);
         } catch (err) {
-          const { status, messages } = formFailure(err);
+          const { status, messages, fields } = formFailure(err);
           const post = await getPostForKey(ctx.em.fork(), ctx.signedIn.organization.id, id, 'all');
           // A post that has started publishing cannot be edited any more: say so, without the form.
           assertEditable(post);
-          return editPage(web, { ...ctx, em: ctx.em.fork() }, post, values, messages, status);
+          return editPage(web, { ...ctx, em: ctx.em.fork() }, post, values, messages, status, fields);
         }
       }),
       { parse: 'text' },

@@ -15,6 +15,7 @@ import { mediaView, type MediaView } from '../domain/media.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import { isPlatform } from '../platforms/catalog.ts';
 import { localInputValue, parseLocalInput } from './time.ts';
+import { checkFollowUpSizes, followUpsFromForm, threadInputFor, type FollowUpValues } from './thread-input.ts';
 
 export function needTemporal(temporal: TemporalDeps | undefined): TemporalDeps {
   if (!temporal) throw new Error('Temporal is not configured for this app');
@@ -75,6 +76,8 @@ export interface ComposerValues {
   when: 'now' | 'later' | 'queue';
   /** datetime-local value in the viewer's zone. */
   publishAtLocal: string;
+  /** The thread and first comment (web/thread-input.ts). */
+  followUps: FollowUpValues;
 }
 
 export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
@@ -92,6 +95,7 @@ export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
     redditTitle: (form.get('redditTitle') ?? '').trim(),
     when: form.get('when') === 'now' ? 'now' : form.get('when') === 'queue' ? 'queue' : 'later',
     publishAtLocal: form.get('publishAt') ?? '',
+    followUps: followUpsFromForm(form),
   };
 }
 
@@ -142,6 +146,7 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
   if (values.channelIds.length > POST_LIMITS.channels)
     fields.push({ path: 'channelIds', message: `at most ${POST_LIMITS.channels} channels` });
   checkSizes(values, fields);
+  checkFollowUpSizes(values.followUps, fields);
   const publishAt = values.when === 'later' ? localInstant(values.publishAtLocal, actor.tz, fields) : null;
   // The form keeps texts for platforms no longer chosen and Reddit fields: only what applies is sent.
   const chosen = (await channelsOf(actor.em, actor.organization.id)).filter((c) => values.channelIds.includes(c.id));
@@ -161,6 +166,7 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
       publishAt,
       queue: values.when === 'queue',
       now: actor.now,
+      followUps: threadInputFor(values.followUps, chosen),
     },
     fields,
   );
@@ -186,6 +192,8 @@ export interface AppEdit {
   publishAtLocal?: string;
   /** An exact new time (drag and drop). */
   publishAt?: Date;
+  /** The thread and first comment as the form has them; absent: unchanged. */
+  followUps?: FollowUpValues;
 }
 
 /** The same checks and the same workflow Update as PATCH /v1/posts/{id}. */
@@ -200,6 +208,7 @@ export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): 
     publishAt = publishAtFrom(edit.publishAtLocal, actor.tz, actor.now, fields);
   }
   checkSizes({ content: edit.content ?? '', platformTexts: {}, mediaIds: edit.mediaIds ?? [] }, fields);
+  if (edit.followUps) checkFollowUpSizes(edit.followUps, fields);
   if (fields.length) throw errors.validation(fields);
   const channels = await loadTargetChannels(
     actor.em,
@@ -208,11 +217,14 @@ export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): 
     'all',
   );
   const byPlatform = edit.platformTexts ? contentByPlatform({ platformTexts: edit.platformTexts } as ComposerValues, channels) : undefined;
+  const followUps = edit.followUps ? threadInputFor(edit.followUps, channels, current.threadByPlatform) : undefined;
   await validateAndEditPost(actor.em, needTemporal(actor.temporal), orgId, current, {
     content: edit.content,
     contentByPlatform: byPlatform,
     publishAt,
     mediaIds: edit.mediaIds,
+    // null clears: a thread or comment emptied in the form goes.
+    ...(followUps ?? {}),
   });
   return getPostForKey(actor.em.fork(), orgId, postId, 'all');
 }

@@ -99,10 +99,10 @@ export function postItem(post: PostView, channels: Map<string, IChannel>, tz: st
 </li>`;
 }
 
-/** A channel's live URL as a link, if it is an http(s) URL. */
-export function liveLink(url: string | null): SafeHtml {
+/** A channel's (or one of its items') live URL as a link, if it is an http(s) URL. */
+export function liveLink(url: string | null, testId = 'post-channel-url'): SafeHtml {
   const safe = safeHttpUrl(url);
   return safe
-    ? html`<a href="${safe}" rel="noopener noreferrer" target="_blank" data-testid="post-channel-url">View post<span class="visually-hidden"> (opens in a new tab)</span></a>`
+    ? html`<a href="${safe}" rel="noopener noreferrer" target="_blank" data-testid="${testId}">View post<span class="visually-hidden"> (opens in a new tab)</span></a>`
     : html``;
 }

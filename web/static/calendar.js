@@ -1,5 +1,6 @@
 // Live posts: every 3 s (while the tab is visible) the page's feed is fetched and each post's
-// status, errors and per-channel results are updated in place; posts deleted elsewhere leave.
+// status, errors and per-channel results (and on a post's page, each item of a channel's thread)
+// are updated in place; posts deleted elsewhere leave.
 // On the month and week views a scheduled post can be dragged to another day (same time of
 // day), through the same checks and workflow Update as PATCH /v1/posts/{id}.
 (() => {
@@ -45,6 +46,34 @@
     el.classList.add(`status-${status}`);
   }
 
+  /** A status badge's text and class, and a result cell's error or live link (testids `<prefix>-error` / `<prefix>-url`). */
+  function showOutcome(row, x, statusTestId, prefix) {
+    row.setAttribute('data-status', x.status);
+    var s = row.querySelector(`[data-testid="${statusTestId}"]`);
+    if (s) {
+      s.textContent = STATUS[x.status] || x.status;
+      setStatusClass(s, x.status);
+    }
+    var result = row.querySelector(`[data-testid="${prefix}-result"]`);
+    if (!result) return;
+    result.textContent = '';
+    if (x.error) {
+      var err = document.createElement('span');
+      err.className = 'error-text';
+      err.setAttribute('data-testid', `${prefix}-error`);
+      err.textContent = x.error;
+      result.appendChild(err);
+    } else if (x.url && /^https?:\/\//i.test(x.url)) {
+      var a = document.createElement('a');
+      a.href = x.url;
+      a.rel = 'noopener noreferrer';
+      a.target = '_blank';
+      a.setAttribute('data-testid', `${prefix}-url`);
+      a.textContent = 'View post';
+      result.appendChild(a);
+    }
+  }
+
   function applyPost(el, post) {
     var before = el.getAttribute('data-status');
     el.setAttribute('data-status', post.status);
@@ -73,32 +102,13 @@
     }
     post.channels.forEach((c) => {
       var row = el.querySelector(`[data-pc-channel="${c.channelId}"]`);
-      if (!row) return;
-      row.setAttribute('data-status', c.status);
-      var s = row.querySelector('[data-testid="post-channel-status"]');
-      if (s) {
-        s.textContent = STATUS[c.status] || c.status;
-        setStatusClass(s, c.status);
-      }
-      var result = row.querySelector('[data-testid="post-channel-result"]');
-      if (result) {
-        result.textContent = '';
-        if (c.error) {
-          var err = document.createElement('span');
-          err.className = 'error-text';
-          err.setAttribute('data-testid', 'post-channel-error');
-          err.textContent = c.error;
-          result.appendChild(err);
-        } else if (c.url && /^https?:\/\//i.test(c.url)) {
-          var a = document.createElement('a');
-          a.href = c.url;
-          a.rel = 'noopener noreferrer';
-          a.target = '_blank';
-          a.setAttribute('data-testid', 'post-channel-url');
-          a.textContent = 'View post';
-          result.appendChild(a);
-        }
-      }
+      if (row) showOutcome(row, c, 'post-channel-status', 'post-channel');
+      var items = el.querySelector(`[data-pc-items="${c.channelId}"]`);
+      if (items)
+        (c.items || []).forEach((item) => {
+          var tr = items.querySelector(`[data-position="${item.position}"]`);
+          if (tr) showOutcome(tr, item, 'post-item-status', 'post-item');
+        });
     });
     var edit = el.querySelector('[data-testid="post-edit"]');
     if (edit && post.status !== 'scheduled') edit.hidden = true;
