@@ -690,6 +690,7 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Me: MeSchema,
   Channel: ChannelSchema,
   ChannelList: ChannelListSchema,
+  PostItem: PostItemSchema,
   PostChannel: PostChannelSchema,
   PostMedia: PostMediaSchema,
   Post: PostSchema,

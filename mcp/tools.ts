@@ -79,6 +79,29 @@ const Reddit = T.Object(
   },
   { additionalProperties: false, description: 'Required when a REDDIT channel is targeted.' },
 );
+const ThreadItems = T.Array(
+  T.Object(
+    { content: Text(POST_LIMITS.textChars, 'The reply’s text, within the channel’s maxChars.'), mediaIds: T.Optional(MediaIds) },
+    { additionalProperties: false },
+  ),
+  {
+    maxItems: POST_LIMITS.threadItems,
+    description:
+      'Replies published after the post, each a reply to the one before, on X, BLUESKY, MASTODON and THREADS channels (at most 25 per channel, the first comment included). Other platforms refuse a thread: give threadByPlatform.<PLATFORM> = [] to post there without it.',
+  },
+);
+const ThreadByPlatform = T.Record(T.String({ pattern: `^(${PLATFORMS.join('|')})$` }), ThreadItems, {
+  additionalProperties: false,
+  description: 'A thread per platform (upper-case platform name → items), instead of `thread` there; [] posts there without one.',
+});
+const FirstComment = T.Object(
+  { content: Text(POST_LIMITS.textChars, 'The comment’s text.') },
+  {
+    additionalProperties: false,
+    description:
+      'A comment under the post on FACEBOOK, INSTAGRAM, LINKEDIN, YOUTUBE and REDDIT; the first reply on X, BLUESKY, MASTODON and THREADS. Other platforms refuse it.',
+  },
+);
 const PostFields = {
   content: Text(
     POST_LIMITS.textChars,
@@ -91,6 +114,9 @@ const PostFields = {
   mediaIds: T.Optional(MediaIds),
   contentByPlatform: T.Optional(ContentByPlatform),
   reddit: T.Optional(Reddit),
+  thread: T.Optional(ThreadItems),
+  threadByPlatform: T.Optional(ThreadByPlatform),
+  firstComment: T.Optional(FirstComment),
   queue: T.Optional(
     T.Boolean({
       description:
@@ -150,7 +176,7 @@ export const TOOLS: Tool[] = [
     name: 'create_post',
     title: 'Create a post',
     description:
-      'Schedules a post on one or more channels at `publishAt`, or at the next free slot of the channels’ posting queues with `queue: true`, or publishes it now (within about a minute) when neither is given. Returns the post with a status per channel; follow it with get_post. Check first with validate_post if unsure. Pass an idempotencyKey to make a retry safe (the same key and arguments within 24 h return the first post instead of creating another).',
+      'Schedules a post on one or more channels at `publishAt`, or at the next free slot of the channels’ posting queues with `queue: true`, or publishes it now (within about a minute) when neither is given. With `thread` and `firstComment` it is a conversation: the post, then its replies one by one (or its comment), each with its own outcome in channels[].items. Returns the post with a status per channel; follow it with get_post. Check first with validate_post if unsure. Pass an idempotencyKey to make a retry safe (the same key and arguments within 24 h return the first post instead of creating another).',
     scope: 'publish',
     input: T.Object(
       {
@@ -245,7 +271,7 @@ export const TOOLS: Tool[] = [
     name: 'update_post',
     title: 'Edit a scheduled post',
     description:
-      'Changes a post that is still scheduled: its text, per-platform text, publish time, media, channels or Reddit fields (give at least one). The same rules as create_post apply. A post that is publishing or done cannot be edited (conflict).',
+      'Changes a post that is still scheduled: its text, per-platform text, publish time, media, channels, Reddit fields, thread or first comment (give at least one). The same rules as create_post apply. A post that is publishing or done cannot be edited (conflict).',
     scope: 'publish',
     input: T.Object(
       {
@@ -256,6 +282,9 @@ export const TOOLS: Tool[] = [
         mediaIds: T.Optional(MediaIds),
         channelIds: T.Optional(ChannelIds),
         reddit: T.Optional(Reddit),
+        thread: T.Optional(T.Union([ThreadItems, T.Null()], { description: 'The new thread; null removes it.' })),
+        threadByPlatform: T.Optional(ThreadByPlatform),
+        firstComment: T.Optional(T.Union([FirstComment, T.Null()], { description: 'The new first comment; null removes it.' })),
       },
       { additionalProperties: false, minProperties: 2 },
     ),

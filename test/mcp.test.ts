@@ -224,6 +224,28 @@ describe('MCP over Streamable HTTP', () => {
     expect(drafts.data[0].content.length).toBeGreaterThan(0);
     expect((await callOk(client, 'generate_alt_text', { mediaId: media.id })).altText).toBe(model.description);
 
+    // A thread: published reply by reply on the Mastodon instance, each item's outcome shown.
+    const thread = await callOk(client, 'create_post', {
+      content: 'A thread from an assistant',
+      channelIds: [org.channelId],
+      firstComment: { content: 'The first reply' },
+      thread: [{ content: 'The second reply' }],
+    });
+    await stack.settle(thread.id);
+    const threaded = await callOk(client, 'get_post', { id: thread.id });
+    expect(threaded.status).toBe('published');
+    const items = threaded.channels[0].items;
+    expect(items.map((i: Json) => [i.position, i.kind, i.content, i.status])).toEqual([
+      [0, 'post', 'A thread from an assistant', 'published'],
+      [1, 'reply', 'The first reply', 'published'],
+      [2, 'reply', 'The second reply', 'published'],
+    ]);
+    const status = (id: string) => mastodon.statuses.find((st) => st.id === id)!;
+    expect(status(items[1].platformPostId).in_reply_to_id).toBe(items[0].platformPostId);
+    expect(status(items[2].platformPostId).in_reply_to_id).toBe(items[1].platformPostId);
+    const dropped = await callOk(client, 'update_post', { id: created.id, thread: [{ content: 'later' }] });
+    expect(dropped.channels[0].items.map((i: Json) => i.content)).toEqual(['Hello, edited', 'later']);
+
     // Bad input: the tool error names the field, as /v1's 422 does.
     const invalid = await callError(client, 'create_post', { content: 'x', channelIds: [] });
     expect(invalid.code).toBe('validation_failed');

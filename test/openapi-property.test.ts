@@ -18,6 +18,7 @@ import sharp from 'sharp';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { addChannel } from '../domain/channels.ts';
+import { FOLLOW_UPS, type Platform } from '../platforms/catalog.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
 import { chatCompletionsUrl } from '../lib/config.ts';
@@ -101,6 +102,17 @@ const REFUSED_HOSTS = ['169.254.169.254', '[fe80::1]'];
 const IANA_ZONES = new Set(['utc', ...Intl.supportedValuesOf('timeZone').map((z) => z.toLowerCase())]);
 const LATEST = Date.parse('9999-12-31T00:00:00Z');
 const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
+
+/** The operations that take a thread and a first comment. */
+const THREAD_OPS = ['createPost', 'validatePost', 'updatePost'];
+
+/** The thread item a refusal's path names (`thread[1]`, `threadByPlatform.X[0]`), as the body gives it. */
+function itemAt(a: Asked, path: string): { content?: string; mediaIds?: string[] } | undefined {
+  const m = /^(thread|threadByPlatform\.([A-Z]+))\[(\d+)\]/.exec(path);
+  if (!m) return undefined;
+  const list = m[2] ? a.body.threadByPlatform?.[m[2]] : a.body.thread;
+  return Array.isArray(list) ? list[Number(m[3])] : undefined;
+}
 
 /**
  * The 422s a document-valid request may still get: rules the document states in words because no
@@ -279,6 +291,126 @@ const PROSE_RULES: {
       } catch {
         return true;
       }
+    },
+  },
+  // Threads and first comments (domain/posts/thread.ts).
+  {
+    ops: THREAD_OPS,
+    path: /^(thread|threadByPlatform\.[A-Z]+)\[\d+\]\.mediaIds$/,
+    message: /^(unknown media |media .* only ready media)/,
+    documented: /`ready` media items of the organization/i,
+    why: 'a thread item’s media ids must name ready media items (referential)',
+    holds: (f, a) => {
+      const ids = itemAt(a, f.path)?.mediaIds ?? [];
+      const unknown = /^unknown media (.*)$/s.exec(f.message);
+      if (unknown) return ids.includes(unknown[1]!) && !pools.media.includes(unknown[1]!);
+      const notReady = /^media (\S+) is (\w+); only ready media can be attached$/.exec(f.message);
+      return !!notReady && ids.includes(notReady[1]!) && notReady[1] === pools.media[1];
+    },
+  },
+  {
+    ops: THREAD_OPS,
+    path: /^(thread|threadByPlatform\.[A-Z]+)\[\d+\]\.mediaIds$/,
+    message: /(takes at most \d+ attachment\(s\)|does not accept .* files|takes a video only on its own)$/,
+    documented: /its media limits/,
+    why: 'a thread item against its platform’s media limits',
+    holds: (f, a) => {
+      const c = channelMessage(f.message);
+      const ids = itemAt(a, f.path)?.mediaIds ?? [];
+      if (!c || !a.channelIds.includes(c.id) || platformOf(c.id) !== c.platform) return false;
+      const most = /^takes at most (\d+) attachment\(s\)$/.exec(c.rest);
+      if (most) return ids.length > Number(most[1]);
+      return c.rest === 'does not accept image files' && ids.length > 0;
+    },
+  },
+  {
+    ops: THREAD_OPS,
+    path: /^threadByPlatform\.[A-Z]+$/,
+    message: /^no target channel is on this platform$/,
+    documented: /platform of a target channel/,
+    why: 'threadByPlatform keys must be platforms of the target channels',
+    holds: (f, a) => {
+      const platform = f.path.slice('threadByPlatform.'.length);
+      return a.body.threadByPlatform?.[platform] !== undefined && !a.platforms.includes(platform);
+    },
+  },
+  {
+    ops: THREAD_OPS,
+    path: /^(thread|threadByPlatform\.[A-Z]+)$/,
+    message: / takes no thread /,
+    documented: /A platform without threads refuses a thread/,
+    why: 'a thread only where the platform has threads',
+    holds: (f, a) => {
+      const c = channelMessage(f.message);
+      if (!c || !a.channelIds.includes(c.id) || platformOf(c.id) !== c.platform) return false;
+      if (FOLLOW_UPS[c.platform as Platform].kind === 'thread') return false;
+      const list = a.body.threadByPlatform?.[c.platform] ?? a.body.thread;
+      const path = a.body.threadByPlatform?.[c.platform] !== undefined ? `threadByPlatform.${c.platform}` : 'thread';
+      return path === f.path && Array.isArray(list) && list.length > 0;
+    },
+  },
+  {
+    ops: THREAD_OPS,
+    path: /^firstComment$/,
+    message: / takes no comments; /,
+    documented: /a platform with neither refuses `firstComment`/,
+    why: 'a first comment only where the platform has threads or comments',
+    holds: (f, a) => {
+      const c = channelMessage(f.message);
+      return (
+        !!c &&
+        a.channelIds.includes(c.id) &&
+        platformOf(c.id) === c.platform &&
+        FOLLOW_UPS[c.platform as Platform].kind === null &&
+        !!a.body.firstComment
+      );
+    },
+  },
+  {
+    ops: THREAD_OPS,
+    path: /^((thread|threadByPlatform\.[A-Z]+)\[\d+\]|firstComment\.content)$/,
+    message: /^is empty/,
+    documented: /an item without text needs media/,
+    why: 'a thread item or a comment is not empty',
+    holds: (f, a) => {
+      if (f.path === 'firstComment.content') return (a.body.firstComment?.content ?? '').trim() === '';
+      const item = itemAt(a, f.path);
+      return !!item && (item.content ?? '').trim() === '' && !(item.mediaIds ?? []).length;
+    },
+  },
+  {
+    ops: THREAD_OPS,
+    path: /^((thread|threadByPlatform\.[A-Z]+)\[\d+\]\.content|firstComment\.content)$/,
+    message: /^is (at least )?\d+ characters.*allows \d+$/,
+    documented: /`rules\.maxChars` as the platform counts it/,
+    why: 'a thread item or a comment within its length limit',
+    holds: (f, a) => {
+      const m = /^is (?:at least )?(\d+) characters.*?([A-Z]+) channel (\S+) allows (\d+)$/s.exec(f.message);
+      if (!m) return false;
+      const [, length, platform, id, limit] = m;
+      const follow = FOLLOW_UPS[platform as Platform];
+      const text = f.path === 'firstComment.content' ? a.body.firstComment?.content : itemAt(a, f.path)?.content;
+      return (
+        Number(length) > Number(limit) &&
+        a.channelIds.includes(id!) &&
+        platformOf(id!) === platform &&
+        (pools.maxChars.get(id!) === Number(limit) || (follow.kind === 'comment' && follow.maxChars === Number(limit))) &&
+        typeof text === 'string' &&
+        text.length > 0
+      );
+    },
+  },
+  {
+    ops: THREAD_OPS,
+    path: /^(thread|threadByPlatform\.[A-Z]+)$/,
+    message: /takes at most \d+ replies after the post/,
+    documented: /at most 25 replies/,
+    why: 'at most 25 replies on a channel',
+    holds: (f, a) => {
+      const m = /^([A-Z]+) channel \S+ takes at most (\d+) replies.*; (\d+) given$/.exec(f.message);
+      if (!m) return false;
+      const list = a.body.threadByPlatform?.[m[1]!] ?? a.body.thread ?? [];
+      return Number(m[3]) > Number(m[2]) && Number(m[3]) === list.length + (a.body.firstComment ? 1 : 0);
     },
   },
   // Queues and series.
@@ -739,7 +871,13 @@ function hintsFor(o: Operation): Hints {
     if (at === 'query.channelId') return real(pools.channels, generated);
     // The ready item mostly; the pending one (refused: not ready) now and then.
     if (at === 'body.mediaIds[]') return real([pools.media[0]!, pools.media[0]!, pools.media[0]!, pools.media[1]!], generated);
-    if (at === 'body.contentByPlatform{key}') return real(pools.platforms, generated);
+    // A follow-up now and then: most generated threads break a rule (a platform without threads,
+    // an empty item), and a request that carries one rarely reaches success.
+    if (at === 'body.thread' || at === 'body.threadByPlatform' || at === 'body.firstComment')
+      return fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: generated() });
+    if (at === 'body.thread[].mediaIds[]' || at === 'body.threadByPlatform.*[].mediaIds[]')
+      return real([pools.media[0]!, pools.media[0]!, pools.media[1]!], generated);
+    if (at === 'body.contentByPlatform{key}' || at === 'body.threadByPlatform{key}') return real(pools.platforms, generated);
     if (at === 'query.cursor') return real(pools.cursors, generated);
     return undefined;
   };

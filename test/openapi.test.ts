@@ -299,6 +299,9 @@ describe('OpenAPI document', () => {
       'mediaIds',
       'contentByPlatform',
       'reddit',
+      'thread',
+      'threadByPlatform',
+      'firstComment',
       'queue',
     ]);
     expect(create.additionalProperties).toBe(false);
@@ -341,11 +344,38 @@ describe('OpenAPI document', () => {
     const doc = await fetchDocument();
     const s = doc.components.schemas;
     expect(Object.keys(s.Post.properties).sort()).toEqual(
-      ['id', 'status', 'content', 'scheduledAt', 'publishedAt', 'createdAt', 'source', 'channels', 'media', 'reddit', 'seriesId'].sort(),
+      [
+        'id',
+        'status',
+        'content',
+        'scheduledAt',
+        'publishedAt',
+        'createdAt',
+        'source',
+        'channels',
+        'media',
+        'reddit',
+        'seriesId',
+        'thread',
+        'threadByPlatform',
+        'firstComment',
+      ].sort(),
     );
     expect(s.Post.properties.channels.items).toEqual({ $ref: '#/components/schemas/PostChannel' });
     expect(Object.keys(s.PostChannel.properties).sort()).toEqual(
-      ['channelId', 'platform', 'status', 'content', 'platformPostId', 'url', 'publishedAt', 'error', 'errorCode', 'retryable'].sort(),
+      [
+        'channelId',
+        'platform',
+        'status',
+        'content',
+        'platformPostId',
+        'url',
+        'publishedAt',
+        'error',
+        'errorCode',
+        'retryable',
+        'items',
+      ].sort(),
     );
     // The documented set of failure codes, nullable (null unless the channel failed).
     expect(s.PostChannel.properties.errorCode.anyOf).toEqual([
@@ -360,6 +390,7 @@ describe('OpenAPI document', () => {
       'content',
       'characters',
       'maxChars',
+      'items',
     ]);
     expect(s.PostList.properties.data.items).toEqual({ $ref: '#/components/schemas/Post' });
     expect(Object.keys(s.PostList.properties).sort()).toEqual(['data', 'nextCursor']);

@@ -302,7 +302,11 @@ describe('what a thread or a first comment may be, per platform', () => {
     expect(paths(media)).toEqual(['thread[0].mediaIds']);
     expect(media.body.error.details.fields[0].message).toContain('at most 4');
 
-    const unknown = await validate({ content: 'Hi', channelIds: [x], thread: [{ content: 'a' }, { content: 'b', mediaIds: ['med_nope'] }] });
+    const unknown = await validate({
+      content: 'Hi',
+      channelIds: [x],
+      thread: [{ content: 'a' }, { content: 'b', mediaIds: ['med_nope'] }],
+    });
     expect(unknown.status).toBe(422);
     expect(paths(unknown)).toEqual(['thread[1].mediaIds']);
 
