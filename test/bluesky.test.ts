@@ -230,6 +230,34 @@ describe('Bluesky publish (real PDS)', () => {
   });
 });
 
+describe('Bluesky replies (real PDS)', () => {
+  test('a reply names its root and parent by URI and CID, as the PDS stores them', async () => {
+    const acct = await p.newAccount('reply');
+    const c = connector();
+    const root = await c.publish(request(acct, { text: 'root' }));
+    const child = await c.publish(request(acct, { text: 'child', replyTo: { root, parent: root } }));
+    const grandchild = await c.publish(request(acct, { text: 'grandchild', replyTo: { root, parent: child } }));
+    const record = async (uri: string) => {
+      const [, , repo, collection, rkey] = uri.split('/');
+      const r = await p.xrpc('GET', 'com.atproto.repo.getRecord', { params: { repo: repo!, collection: collection!, rkey: rkey! } });
+      return r.body as { uri: string; cid: string; value: any };
+    };
+    const [r0, r1, r2] = await Promise.all([root, child, grandchild].map((x) => record(x.platformPostId)));
+    expect(r1!.value.reply).toEqual({ root: { uri: r0!.uri, cid: r0!.cid }, parent: { uri: r0!.uri, cid: r0!.cid } });
+    expect(r2!.value.reply).toEqual({ root: { uri: r0!.uri, cid: r0!.cid }, parent: { uri: r1!.uri, cid: r1!.cid } });
+  });
+
+  test('a reply to a post that is not there → permanent, nothing written', async () => {
+    const acct = await p.newAccount('orphan');
+    const gone = { platformPostId: `at://${acct.did}/app.bsky.feed.post/3kabcdefghij2`, url: 'https://bsky.app/x' };
+    const err = await failure(connector().publish(request(acct, { text: 'orphan', replyTo: { root: gone, parent: gone } })));
+    expect(err.kind).toBe('permanent');
+    expect(err.message).toContain('is not there');
+    const listed = await p.xrpc('GET', 'com.atproto.repo.listRecords', { params: { repo: acct.did, collection: 'app.bsky.feed.post' } });
+    expect(listed.body.records).toEqual([]);
+  });
+});
+
 describe('Bluesky never posts twice', () => {
   test('the same idempotency key twice → one record, the same result', async () => {
     const acct = await p.newAccount('idem');

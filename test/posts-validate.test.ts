@@ -324,10 +324,10 @@ describe('a body create accepts', () => {
       valid: true,
       publishAt: '2099-01-01T08:00:00.000Z',
       channels: [
-        { channelId: x.id, platform: 'X', content: FAMILY.repeat(140), characters: 280, maxChars: 280 },
-        { channelId: m.id, platform: 'MASTODON', content: body.content, characters: 494, maxChars: 500 },
-        { channelId: b.id, platform: 'BLUESKY', content: FAMILY.repeat(300), characters: 300, maxChars: 300 },
-        { channelId: reddit.id, platform: 'REDDIT', content: 'for reddit', characters: 10, maxChars: expect.any(Number) },
+        { channelId: x.id, platform: 'X', content: FAMILY.repeat(140), characters: 280, maxChars: 280, items: [] },
+        { channelId: m.id, platform: 'MASTODON', content: body.content, characters: 494, maxChars: 500, items: [] },
+        { channelId: b.id, platform: 'BLUESKY', content: FAMILY.repeat(300), characters: 300, maxChars: 300, items: [] },
+        { channelId: reddit.id, platform: 'REDDIT', content: 'for reddit', characters: 10, maxChars: expect.any(Number), items: [] },
       ],
     });
     const c = await call(app, 'POST', '/v1/posts', { key, body });
@@ -344,7 +344,7 @@ describe('a body create accepts', () => {
     expect(now.body).toEqual({
       valid: true,
       publishAt: null,
-      channels: [{ channelId: m.id, platform: 'MASTODON', content: 'now', characters: 3, maxChars: 500 }],
+      channels: [{ channelId: m.id, platform: 'MASTODON', content: 'now', characters: 3, maxChars: 500, items: [] }],
     });
   });
 
