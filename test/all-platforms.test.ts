@@ -274,6 +274,72 @@ describe('every platform at once', () => {
     console.log(`all 13 channels published in ${elapsed} ms`);
   }, 90_000);
 
+  test('a conversation wherever the platform has one: a thread of replies on X, Bluesky, Mastodon and Threads, a first comment under the post on the others', async () => {
+    const s = await setup();
+    await stack.syncClock();
+    const tag = crypto.randomUUID().slice(0, 8);
+    const THREADED: Platform[] = ['X', 'BLUESKY', 'MASTODON', 'THREADS'];
+    const COMMENTED: Platform[] = ['FACEBOOK', 'INSTAGRAM', 'LINKEDIN', 'REDDIT'];
+    const post = (platforms: Platform[], mediaId: string, extra: Record<string, unknown>) =>
+      call(stack.app, 'POST', '/v1/posts', {
+        key: s.key,
+        body: {
+          content: `Talk ${tag}`,
+          contentByPlatform: Object.fromEntries(platforms.map((p) => [p, `Talk ${tag} on ${p.toLowerCase()}`])),
+          channelIds: platforms.map((p) => s.channels[p]),
+          mediaIds: [mediaId],
+          firstComment: { content: `First ${tag}` },
+          ...extra,
+        },
+      });
+    const [images, video] = await Promise.all([
+      post([...THREADED, ...COMMENTED], s.image.id, {
+        thread: [{ content: `Reply ${tag}` }],
+        threadByPlatform: Object.fromEntries(COMMENTED.map((p) => [p, []])),
+        reddit: { subreddit: 'test', title: `Talk ${tag}` },
+      }),
+      post(['YOUTUBE'], s.video.id, {}),
+    ]);
+    expect(images.status).toBe(201);
+    expect(video.status).toBe(201);
+    const ids = [images.body.id as string, video.body.id as string];
+    await waitFor(
+      'both workflows to finish',
+      () => Promise.all(ids.map(workflowStatus)),
+      (st) => st.every((x) => x !== 'RUNNING'),
+    );
+    await Promise.all(ids.map((id) => stack.settle(id)));
+    const byPlatform = await channelsByPlatform(s.key, ids);
+    const items = (p: Platform) => byPlatform[p].items as { kind: string; status: string; platformPostId: string; content: string }[];
+    for (const p of [...THREADED, ...COMMENTED, 'YOUTUBE' as Platform]) {
+      expect({ p, status: byPlatform[p].status }).toEqual({ p, status: 'published' });
+      const want = THREADED.includes(p) ? ['post', 'reply', 'reply'] : ['post', 'comment'];
+      expect({ p, kinds: items(p).map((i) => i.kind) }).toEqual({ p, kinds: want });
+      expect({ p, statuses: items(p).map((i) => i.status) }).toEqual({ p, statuses: want.map(() => 'published') });
+      expect(new Set(items(p).map((i) => i.platformPostId)).size).toBe(want.length);
+    }
+    // Each follow-up answers the item before (a reply) or sits under the post (a comment), on the platform itself.
+    const [x0, x1, x2] = items('X').map((i) => fakes.x.tweets.find((t) => t.id === i.platformPostId)!);
+    expect([x1!.inReplyTo, x2!.inReplyTo]).toEqual([x0!.id, x1!.id]);
+    expect(x1!.text).toBe(`First ${tag}`);
+    const [m0, m1, m2] = items('MASTODON').map((i) => fakes.mastodon.statuses.find((st) => st.id === i.platformPostId)!);
+    expect([m1!.in_reply_to_id, m2!.in_reply_to_id]).toEqual([m0!.id, m1!.id]);
+    const [t0, t1, t2] = items('THREADS').map((i) => fakes.threads.posts.find((pp) => pp.id === i.platformPostId)!);
+    expect([t1!.replyTo, t2!.replyTo]).toEqual([t0!.id, t1!.id]);
+    const bsky = await fakes.received('BLUESKY', `Reply ${tag}`);
+    expect(bsky).toHaveLength(1);
+    for (const [p, comments] of [
+      ['FACEBOOK', fakes.facebook.comments.map((c) => [c.postId, c.text])],
+      ['INSTAGRAM', fakes.instagram.comments.map((c) => [c.postId, c.text])],
+      ['LINKEDIN', fakes.linkedin.comments.map((c) => [c.object, c.text])],
+      ['REDDIT', fakes.reddit.comments.map((c) => [c.parentId, c.body])],
+      ['YOUTUBE', fakes.youtube.comments.map((c) => [c.videoId, c.text])],
+    ] as [Platform, string[][]][]) {
+      const mine = comments.filter(([, text]) => text === `First ${tag}`);
+      expect({ p, under: mine.map(([parent]) => parent) }).toEqual({ p, under: [items(p)[0]!.platformPostId] });
+    }
+  }, 90_000);
+
   test('LinkedIn down (503 on every create): the other 12 publish at once; LinkedIn fails after all its retries with LinkedIn’s message', async () => {
     const s = await setup();
     await stack.syncClock();
