@@ -16,6 +16,7 @@ import {
   type BrowserContext,
   type Page,
   type PageProblem,
+  until,
 } from './harness/browser.ts';
 import { makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
@@ -32,17 +33,6 @@ let channelId: string;
 
 const email = `threads-${crypto.randomUUID().slice(0, 8)}@example.com`;
 const password = 'correct horse battery staple';
-
-/** Polls until fn() is truthy (real time). */
-async function until<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(100);
-  }
-}
 
 beforeAll(async () => {
   server = lateBoundServer();

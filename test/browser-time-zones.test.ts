@@ -19,6 +19,7 @@ import {
   type Browser,
   type BrowserContext,
   type Page,
+  until,
 } from './harness/browser.ts';
 import { makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
@@ -39,17 +40,6 @@ let channelId: string;
 let queued: { id: string; at: Date } | undefined;
 const email = `ny-${crypto.randomUUID().slice(0, 8)}@example.com`;
 const password = 'correct horse battery staple';
-
-/** Polls until fn() is truthy (real time). */
-async function until<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(100);
-  }
-}
 
 async function newNewYorkContext(): Promise<{ context: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ baseURL: server.url, timezoneId: TZ, locale: 'en-US', viewport: { width: 1280, height: 800 } });

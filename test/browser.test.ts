@@ -26,6 +26,7 @@ import {
   type BrowserContext,
   type Page,
   type PageProblem,
+  until,
 } from './harness/browser.ts';
 import { makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
@@ -59,18 +60,6 @@ const state: {
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const graphemes = (s: string) => [...segmenter.segment(s)].length;
-
-/** Polls until fn() is truthy (real time), or fails with the message and the last value. */
-async function until<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T | undefined;
-  for (;;) {
-    last = await fn();
-    if (last) return last;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
-    await Bun.sleep(everyMs);
-  }
-}
 
 /** The API, from outside the browser, on the same socket. */
 async function api(method: string, path: string, key: string, body?: unknown) {

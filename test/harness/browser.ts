@@ -150,3 +150,15 @@ export async function closeAll(...things: ({ close: () => Promise<void> } | unde
 }
 
 export type { Browser, BrowserContext, Page };
+
+/** Polls until fn() is truthy (real time), or fails with the message and the last value. */
+export async function until<T>(what: string, fn: () => Promise<T> | T, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: T | undefined;
+  for (;;) {
+    last = await fn();
+    if (last) return last;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+    await Bun.sleep(everyMs);
+  }
+}
