@@ -94,7 +94,42 @@ export interface Connector {
     signal?: AbortSignal,
   ): Promise<Record<string, PlatformMetrics>>;
   metricsBatch?: number;
+  /**
+   * What this account can do now, read from the platform where the platform says it (TikTok's
+   * creator_info, Pinterest's boards, a subreddit's flairs and rules, YouTube's categories).
+   * `subreddit`: the community asked about (Reddit only). Errors are PlatformErrors, classified
+   * as for publish.
+   */
+  readCapabilities?(credentials: Record<string, unknown>, query: { subreddit?: string }, signal?: AbortSignal): Promise<LiveCapabilities>;
 }
+
+/** What a platform says an account can do now (Connector.readCapabilities), by platform. */
+export type LiveCapabilities =
+  | {
+      platform: 'TIKTOK';
+      creatorUsername: string | null;
+      /** The privacy levels this creator may choose (creator_info `privacy_level_options`). */
+      privacyLevelOptions: string[];
+      maxVideoDurationSec: number | null;
+      commentDisabled: boolean;
+      duetDisabled: boolean;
+      stitchDisabled: boolean;
+    }
+  | { platform: 'PINTEREST'; boards: { id: string; name: string; privacy: string | null }[] }
+  | {
+      platform: 'REDDIT';
+      subreddit: string;
+      /** The subreddit's link flairs (id, text) and whether a post must carry one. */
+      flairs: { id: string; text: string }[];
+      flairRequired: boolean;
+      /** What the subreddit allows: self (text) posts, links, images, videos, galleries; NSFW only. */
+      allows: { text: boolean; link: boolean; image: boolean; video: boolean; gallery: boolean };
+      over18: boolean;
+      /** Title length bounds from the subreddit's post requirements, where it sets any. */
+      titleMinChars: number | null;
+      titleMaxChars: number | null;
+    }
+  | { platform: 'YOUTUBE'; categories: { id: string; title: string }[] };
 
 /** The metrics vocabulary (domain/analytics/metrics.ts states its rules). */
 export const METRICS = ['impressions', 'views', 'likes', 'replies', 'reposts', 'quotes', 'saves', 'clicks'] as const;
