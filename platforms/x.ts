@@ -31,6 +31,8 @@ export interface XConnectorOptions {
   chunkBytes?: number;
   /** How far back findPublished looks for a post an earlier attempt created. */
   lookbackMs?: number;
+  /** Wait before asking once more when X says a reply's parent is not visible (see publish). */
+  replyRetryDelayMs?: number;
 }
 
 const X = 'X';
@@ -59,6 +61,7 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
   const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
   const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024;
   const lookbackMs = opts.lookbackMs ?? 24 * 60 * 60 * 1000;
+  const replyRetryDelayMs = opts.replyRetryDelayMs ?? 3000;
 
   async function call(token: string, method: string, path: string, o: Omit<SendOptions, 'method' | 'headers'> = {}): Promise<Reply> {
     const r = await http.send(`${base}${path}`, { ...o, method, headers: { Authorization: `Bearer ${token}` } });
@@ -168,7 +171,14 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       if (mediaIds.length) json.media = { media_ids: mediaIds };
       // A thread item answers the item before it; X refuses (403) a reply to a post it no longer shows.
       if (req.replyTo) json.reply = { in_reply_to_tweet_id: req.replyTo.parent.platformPostId };
-      const r = await call(token, 'POST', '/2/tweets', { json, signal: req.signal });
+      const r = await call(token, 'POST', '/2/tweets', { json, signal: req.signal }).catch(async (err: unknown) => {
+        // X is reported to refuse, now and then, a reply to a post made seconds before, as if the
+        // parent were gone (403 "deleted or not visible"): a thread's replies follow each other
+        // within seconds. Asked once more after a pause; a parent really gone is refused again.
+        if (!req.replyTo || !unseenParent(err)) throw err;
+        await sleep(replyRetryDelayMs, req.signal);
+        return call(token, 'POST', '/2/tweets', { json, signal: req.signal });
+      });
       const id = str(dig(r.body, 'data', 'id'));
       // A 2xx without an id: the post may exist, so retry (findPublished looks it up first).
       if (!id) throw new PlatformError('transient', `X returned an unexpected body: ${r.text.slice(0, 200)}`, { status: r.status });
@@ -263,6 +273,11 @@ function xError(r: Reply): PlatformError {
     return new PlatformError('transient', message, { status, platformCode, retryAfterMs: retryAfter(r.headers) });
   }
   return new PlatformError('permanent', message, { status, platformCode });
+}
+
+/** X's refusal of a reply whose parent it does not show (deleted, protected, or not yet visible). */
+function unseenParent(err: unknown): boolean {
+  return err instanceof PlatformError && err.opts.status === 403 && /reply to a Tweet that is deleted or not visible/i.test(err.message);
 }
 
 function xReason(r: Reply): string {

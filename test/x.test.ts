@@ -18,7 +18,15 @@ async function fake(opts?: FakeXOptions): Promise<FakeX> {
 function connector(f: FakeX | string, over: XConnectorOptions = {}) {
   const url = typeof f === 'string' ? f : f.url;
   const oauth = typeof f === 'string' ? undefined : { clientId: f.clientId, clientSecret: f.clientSecret ?? undefined };
-  return createXConnector({ baseUrl: url, timeoutMs: 2_000, pollIntervalMs: 5, pollTimeoutMs: 2_000, oauth, ...over });
+  return createXConnector({
+    baseUrl: url,
+    timeoutMs: 2_000,
+    pollIntervalMs: 5,
+    pollTimeoutMs: 2_000,
+    replyRetryDelayMs: 20,
+    oauth,
+    ...over,
+  });
 }
 
 function request(over: Partial<PublishRequest> = {}): PublishRequest {
@@ -415,6 +423,31 @@ describe('X replies', () => {
     expect(err.opts.status).toBe(403);
     expect(err.message).toBe('X 403: You attempted to reply to a Tweet that is deleted or not visible to you.');
     expect(f.tweets).toHaveLength(0);
+  });
+
+  test('a reply refused once as if its parent were not visible (a post made seconds before): asked again after a pause, posted once', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const parent = await c.publish(request({ text: 'Just posted', idempotencyKey: 'post-2:channel-1' }));
+    f.failNext(
+      1,
+      {
+        status: 403,
+        body: {
+          title: 'Forbidden',
+          type: 'about:blank',
+          status: 403,
+          detail: 'You attempted to reply to a Tweet that is deleted or not visible to you.',
+        },
+      },
+      'tweets',
+    );
+    const reply = await c.publish(
+      request({ text: 'Right after', idempotencyKey: 'post-2:channel-1:1', replyTo: { root: parent, parent } }),
+    );
+    expect(f.tweets.filter((t) => t.text === 'Right after')).toEqual([
+      expect.objectContaining({ id: reply.platformPostId, inReplyTo: parent.platformPostId }),
+    ]);
   });
 
   test('a thread of 3: each item answers the one before, all in the first post’s conversation', async () => {
