@@ -34,6 +34,8 @@ export interface PinterestConnectorOptions {
   lookbackMs?: number;
   /** Pages of the board (100 Pins each) findPublished reads at most. */
   lookupPages?: number;
+  /** Pages of the account's boards (250 each) readCapabilities reads at most. */
+  boardPages?: number;
 }
 
 interface Pin {
@@ -61,6 +63,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
   const pollTimeoutMs = opts.pollTimeoutMs ?? 600_000;
   const lookbackMs = opts.lookbackMs ?? 24 * 3600_000;
   const lookupPages = opts.lookupPages ?? 3;
+  const boardPages = opts.boardPages ?? 5;
 
   async function call(acct: Account, method: string, path: string, o: SendOptions = {}): Promise<Reply> {
     const r = await api.send(`${baseUrl}/v5${path}`, { ...o, method, headers: { ...o.headers, Authorization: `Bearer ${acct.token}` } });
@@ -152,6 +155,33 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
         out[id] = counts(summary, { impressions: 'IMPRESSION', saves: 'SAVE', clicks: 'OUTBOUND_CLICK' });
       }
       return out;
+    },
+
+    /**
+     * GET /v5/boards, every page up to `boardPages` (250 boards each): the boards a Pin may go to.
+     * An account with more boards than that is listed in part, newest first as Pinterest orders them.
+     */
+    async readCapabilities(credentials, _query, signal) {
+      const token = credential(P, credentials, 'accessToken');
+      const boards: { id: string; name: string; privacy: string | null }[] = [];
+      let bookmark: string | undefined;
+      for (let page = 0; page < boardPages; page++) {
+        const q = new URLSearchParams({ page_size: '250', ...(bookmark ? { bookmark } : {}) });
+        const r = await api.send(`${baseUrl}/v5/boards?${q}`, { method: 'GET', headers: { Authorization: `Bearer ${token}` }, signal });
+        if (!isOk(r)) throw httpError(r);
+        const body = r.body as { items?: Record<string, unknown>[]; bookmark?: string | null } | null;
+        for (const b of body?.items ?? []) {
+          if (typeof b.id !== 'string' || !b.id) continue;
+          boards.push({
+            id: b.id,
+            name: typeof b.name === 'string' ? b.name : '',
+            privacy: typeof b.privacy === 'string' ? b.privacy : null,
+          });
+        }
+        if (!body?.bookmark) break;
+        bookmark = body.bookmark;
+      }
+      return { platform: 'PINTEREST' as const, boards };
     },
 
     async publish(req: PublishRequest): Promise<PublishResult> {

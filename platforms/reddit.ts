@@ -98,10 +98,48 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   const videoPoster = opts.videoPoster ?? firstFrame;
 
   async function call(acct: Account, method: string, path: string, o: SendOptions = {}): Promise<Reply> {
-    const headers = { ...o.headers, Authorization: `Bearer ${acct.token}`, 'User-Agent': userAgent };
-    const r = await api.send(`${baseUrl}${path}`, { ...o, method, headers });
+    const r = await exchange(acct, method, path, o);
     if (!isOk(r)) throw httpError(r);
     return r;
+  }
+
+  /** One request as the account, whatever the answer (for callers that read a refusal themselves). */
+  function exchange(acct: Account, method: string, path: string, o: SendOptions = {}): Promise<Reply> {
+    const headers = { ...o.headers, Authorization: `Bearer ${acct.token}`, 'User-Agent': userAgent };
+    return api.send(`${baseUrl}${path}`, { ...o, method, headers });
+  }
+
+  /**
+   * GET /r/{sr}/about (read scope). Reddit sends a name it has no subreddit for on to a subreddit
+   * search (302 to /subreddits/search.json), which fetch follows: a Listing instead of a t5 thing
+   * means there is no such subreddit. A private, banned or quarantined one is refused with a
+   * `reason`, kept in the message.
+   */
+  async function subredditAbout(acct: Account, sr: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    const r = await exchange(acct, 'GET', `/r/${encodeURIComponent(sr)}/about?raw_json=1`, { signal });
+    const b = r.body as { kind?: unknown; data?: Record<string, unknown>; reason?: unknown } | null;
+    if (!isOk(r)) {
+      const err = httpError(r);
+      if (err.kind !== 'permanent' || typeof b?.reason !== 'string') throw err;
+      throw new PlatformError('permanent', `${err.message} (r/${sr} is ${b.reason})`, { status: r.status, platformCode: b.reason });
+    }
+    if (b?.kind !== 't5' || !b.data) throw new PlatformError('permanent', `Reddit has no subreddit r/${sr}`, { status: 404 });
+    return b.data;
+  }
+
+  /**
+   * GET /r/{sr}/api/link_flair_v2 (flair scope). Reddit answers 403 when the user may not pick
+   * link flair there (flair is set by moderators only): there is nothing to choose, so no flairs.
+   * A 403 for a scope the token lacks stays a reauth.
+   */
+  async function linkFlairs(acct: Account, sr: string, signal?: AbortSignal): Promise<{ id: string; text: string }[]> {
+    const r = await exchange(acct, 'GET', `/r/${encodeURIComponent(sr)}/api/link_flair_v2?raw_json=1`, { signal });
+    if (r.status === 403 && !/insufficient_scope/i.test(r.headers.get('www-authenticate') ?? '')) return [];
+    if (!isOk(r)) throw httpError(r);
+    const list = Array.isArray(r.body) ? (r.body as Record<string, unknown>[]) : [];
+    return list
+      .filter((f) => typeof f.id === 'string' && f.id)
+      .map((f) => ({ id: f.id as string, text: typeof f.text === 'string' ? f.text : '' }));
   }
 
   async function username(acct: Account, credentials: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
@@ -323,6 +361,47 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
             : s.is_self && sameSub(s, subreddit) && s.title === title && sameText(s.selftext, req.text)),
       );
       return hit ? toResult(hit) : null;
+    },
+
+    /**
+     * What `query.subreddit` takes from this account: its about page (post kinds, NSFW), then its
+     * link flairs and post requirements (submit scope; null where the subreddit sets no bound).
+     */
+    async readCapabilities(credentials, query, signal) {
+      const sr = query.subreddit
+        ?.trim()
+        .replace(/^\/?r\//i, '')
+        .replace(/\/+$/, '');
+      if (!sr) throw new PlatformError('permanent', 'Reddit capabilities need a subreddit');
+      const acct = { token: credential(P, credentials, 'accessToken') };
+      const about = await subredditAbout(acct, sr, signal);
+      const [flairs, req] = await Promise.all([
+        linkFlairs(acct, sr, signal),
+        call(acct, 'GET', `/api/v1/${encodeURIComponent(sr)}/post_requirements`, { signal }).then(
+          (r) => (r.body ?? {}) as Record<string, unknown>,
+        ),
+      ]);
+      const type = about.submission_type;
+      const text = type !== 'link';
+      const link = type !== 'self';
+      const bound = (v: unknown) => (typeof v === 'number' && v > 0 ? v : null);
+      return {
+        platform: 'REDDIT' as const,
+        subreddit: typeof about.display_name === 'string' && about.display_name ? about.display_name : sr,
+        flairs,
+        flairRequired: req.is_flair_required === true,
+        // Image, video and gallery posts are link-kind submissions: a text-only subreddit takes none.
+        allows: {
+          text,
+          link,
+          image: link && about.allow_images === true,
+          video: link && about.allow_videos === true,
+          gallery: link && about.allow_galleries === true,
+        },
+        over18: about.over18 === true,
+        titleMinChars: bound(req.title_text_min_length),
+        titleMaxChars: bound(req.title_text_max_length),
+      };
     },
 
     async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {

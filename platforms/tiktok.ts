@@ -56,7 +56,9 @@ const HOUR = 3600_000;
 
 interface Creator {
   username?: string;
-  privacy: string;
+  /** The privacy levels this creator may post with, in TikTok's order. */
+  privacyOptions: string[];
+  maxVideoDurationSec: number | null;
   disableComment: boolean;
   disableDuet: boolean;
   disableStitch: boolean;
@@ -90,7 +92,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     return checked(await api.send(`${base}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, json, signal }));
   }
 
-  async function creatorInfo(token: string, preferred: unknown, signal?: AbortSignal): Promise<Creator> {
+  async function creatorInfo(token: string, signal?: AbortSignal): Promise<Creator> {
     const r = await api.send(`${base}/v2/post/publish/creator_info/query/`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json; charset=UTF-8' },
@@ -100,7 +102,8 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     const options = Array.isArray(d.privacy_level_options) ? d.privacy_level_options.filter((o): o is string => typeof o === 'string') : [];
     return {
       username: typeof d.creator_username === 'string' && d.creator_username ? d.creator_username : undefined,
-      privacy: choosePrivacy(options, preferred),
+      privacyOptions: options,
+      maxVideoDurationSec: typeof d.max_video_post_duration_sec === 'number' ? d.max_video_post_duration_sec : null,
       // The creator's own "No one" settings must be honoured, never overridden.
       disableComment: d.comment_disabled === true,
       disableDuet: d.duet_disabled === true,
@@ -245,7 +248,8 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     const token = credential('TikTok', req.credentials, 'accessToken');
     const item = req.media.find((m) => m.type === 'video');
     if (!item) throw new PlatformError('permanent', 'TikTok needs a video to publish');
-    const creator = await creatorInfo(token, req.credentials.privacyLevel ?? opts.privacyLevel, req.signal);
+    const creator = await creatorInfo(token, req.signal);
+    const privacy = choosePrivacy(creator.privacyOptions, req.credentials.privacyLevel ?? opts.privacyLevel);
     const bytes = await item.read();
     const { chunk, count } = chunking(bytes.byteLength, opts.chunkSize);
 
@@ -255,7 +259,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       {
         post_info: {
           ...(req.text ? { title: req.text } : {}),
-          privacy_level: creator.privacy,
+          privacy_level: privacy,
           disable_duet: creator.disableDuet,
           disable_comment: creator.disableComment,
           disable_stitch: creator.disableStitch,
@@ -271,7 +275,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       throw new PlatformError('transient', `TikTok video/init returned no publish_id/upload_url: ${init.text.slice(0, 200)}`);
     }
     const username = creator.username ?? str(req.credentials.username);
-    const p: Pending = { publishId: data.publish_id, size: bytes.byteLength, privacy: creator.privacy, ...(username ? { username } : {}) };
+    const p: Pending = { publishId: data.publish_id, size: bytes.byteLength, privacy, ...(username ? { username } : {}) };
     remember(pending, req.idempotencyKey, p);
 
     await upload(data.upload_url, item, bytes, chunk, count, req.signal);
@@ -319,7 +323,24 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     return out;
   }
 
-  const connector: Connector = { platform: 'TIKTOK', publish, findPublished, readMetrics, metricsBatch: 20 };
+  /**
+   * creator_info/query, the same read publish makes: what this creator may post now. TikTok asks
+   * apps to show these options before each post, so they are read live rather than kept.
+   */
+  async function readCapabilities(credentials: Record<string, unknown>, _query: { subreddit?: string }, signal?: AbortSignal) {
+    const c = await creatorInfo(credential('TikTok', credentials, 'accessToken'), signal);
+    return {
+      platform: 'TIKTOK' as const,
+      creatorUsername: c.username ?? null,
+      privacyLevelOptions: c.privacyOptions,
+      maxVideoDurationSec: c.maxVideoDurationSec,
+      commentDisabled: c.disableComment,
+      duetDisabled: c.disableDuet,
+      stitchDisabled: c.disableStitch,
+    };
+  }
+
+  const connector: Connector = { platform: 'TIKTOK', publish, findPublished, readMetrics, metricsBatch: 20, readCapabilities };
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
   return withMidwayExpiry(connector, Boolean(opts.oauth));

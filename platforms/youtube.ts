@@ -365,7 +365,22 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     return out;
   }
 
-  const connector: Connector = { platform: 'YOUTUBE', publish, findPublished, readMetrics, metricsBatch: 50 };
+  /**
+   * videoCategories.list for the channel's region (credentials.regionCode, else US): the categories
+   * an upload may take. Those with `assignable` false exist for browsing only and are left out.
+   */
+  async function readCapabilities(credentials: Record<string, unknown>, _query: { subreddit?: string }, signal?: AbortSignal) {
+    const token = credential('YouTube', credentials, 'accessToken');
+    const regionCode = typeof credentials.regionCode === 'string' && credentials.regionCode ? credentials.regionCode : 'US';
+    const r = await get(`${base}/youtube/v3/videoCategories?${new URLSearchParams({ part: 'snippet', regionCode })}`, token, signal);
+    const items = (r.body as { items?: { id?: unknown; snippet?: { title?: unknown; assignable?: unknown } }[] } | null)?.items ?? [];
+    const categories = items
+      .filter((c) => typeof c.id === 'string' && c.snippet?.assignable === true)
+      .map((c) => ({ id: c.id as string, title: typeof c.snippet?.title === 'string' ? c.snippet.title : '' }));
+    return { platform: 'YOUTUBE' as const, categories };
+  }
+
+  const connector: Connector = { platform: 'YOUTUBE', publish, findPublished, readMetrics, metricsBatch: 50, readCapabilities };
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
   return withMidwayExpiry(connector, Boolean(opts.oauth));

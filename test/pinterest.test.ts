@@ -341,3 +341,45 @@ describe('Pinterest metrics', () => {
     expect(read).toEqual({ [pin.id]: { impressions: 1500, saves: 12, clicks: 7 } });
   });
 });
+
+describe('Pinterest capabilities', () => {
+  const creds = { accessToken: 'pina_good' };
+  const boardRequests = (f: FakePinterest) => f.requests.filter((r) => r.path === '/v5/boards');
+
+  test('GET /v5/boards: the account’s own boards, newest first, with their privacy', async () => {
+    const f = await fake();
+    const secret = f.addBoard({ name: 'Gift ideas', privacy: 'SECRET' });
+    f.addBoard({ name: 'Not mine', owner: 'someone-else' });
+    const caps = await connector(f).readCapabilities!(creds, {});
+    expect(caps).toEqual({
+      platform: 'PINTEREST',
+      boards: [
+        { id: secret, name: 'Gift ideas', privacy: 'SECRET' },
+        { id: BOARD_ID, name: 'Red squares', privacy: 'PUBLIC' },
+      ],
+    });
+    expect(boardRequests(f)).toHaveLength(1);
+  });
+
+  test('every page is read, 250 boards each, up to the page bound', async () => {
+    const f = await fake();
+    for (let i = 0; i < 600; i++) f.addBoard({ name: `Board ${i}` });
+    const all = await connector(f).readCapabilities!(creds, {});
+    expect(all.platform === 'PINTEREST' && all.boards).toHaveLength(601);
+    expect(boardRequests(f)).toHaveLength(3);
+
+    // An account with more boards than the bound is listed in part rather than read without end.
+    f.requests.length = 0;
+    const some = await connector(f, { boardPages: 2 }).readCapabilities!(creds, {});
+    expect(some.platform === 'PINTEREST' && some.boards).toHaveLength(500);
+    expect(boardRequests(f)).toHaveLength(2);
+  });
+
+  test('an invalid token (401) → reauth; a 503 → transient', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).readCapabilities!({ accessToken: 'pina_revoked' }, {}));
+    expect(err).toMatchObject({ kind: 'reauth', message: 'Pinterest 401: Authentication failed.' });
+    f.failNext(1, { status: 503, body: { code: 503, message: 'Service unavailable.' } }, 'boards');
+    expect((await failure(connector(f).readCapabilities!(creds, {}))).kind).toBe('transient');
+  });
+});

@@ -563,3 +563,82 @@ describe('Reddit first comment', () => {
     ).toBeNull();
   });
 });
+
+describe('Reddit capabilities', () => {
+  const creds = { accessToken: 'good-token' };
+
+  test('about, link flairs and post requirements of the subreddit asked about', async () => {
+    const f = await fake();
+    f.subreddits.kites = {
+      submissionType: 'any',
+      allowVideos: false,
+      over18: true,
+      flairs: [
+        { id: 'b8c1a2f0-flair-1', text: 'Build log' },
+        { id: 'b8c1a2f0-flair-2', text: 'Question' },
+      ],
+      flairRequired: true,
+      titleMin: 10,
+      titleMax: 120,
+    };
+    const caps = await connector(f).readCapabilities!(creds, { subreddit: 'r/kites' });
+    expect(caps).toEqual({
+      platform: 'REDDIT',
+      subreddit: 'kites',
+      flairs: [
+        { id: 'b8c1a2f0-flair-1', text: 'Build log' },
+        { id: 'b8c1a2f0-flair-2', text: 'Question' },
+      ],
+      flairRequired: true,
+      allows: { text: true, link: true, image: true, video: false, gallery: true },
+      over18: true,
+      titleMinChars: 10,
+      titleMaxChars: 120,
+    });
+    expect(paths(f).sort()).toEqual(['GET /api/v1/kites/post_requirements', 'GET /r/kites/about', 'GET /r/kites/api/link_flair_v2']);
+  });
+
+  test('a text-only subreddit takes no links or media; one without bounds reports none', async () => {
+    const f = await fake();
+    f.subreddits.essays = { submissionType: 'self' };
+    const caps = await connector(f).readCapabilities!(creds, { subreddit: 'essays' });
+    expect(caps).toMatchObject({
+      allows: { text: true, link: false, image: false, video: false, gallery: false },
+      flairs: [],
+      flairRequired: false,
+      titleMinChars: null,
+      titleMaxChars: null,
+    });
+  });
+
+  test('flairs the user may not pick (403) are no flairs, not a failure', async () => {
+    const f = await fake();
+    f.subreddits.modflair = { flairs: [{ id: 'f1', text: 'Mod pick' }], flairsHidden: true };
+    const caps = await connector(f).readCapabilities!(creds, { subreddit: 'modflair' });
+    expect(caps).toMatchObject({ platform: 'REDDIT', flairs: [] });
+  });
+
+  test('no subreddit, an unknown one, a private one → permanent', async () => {
+    const f = await fake();
+    const none = await failure(connector(f).readCapabilities!(creds, {}));
+    expect(none).toMatchObject({ kind: 'permanent', message: 'Reddit capabilities need a subreddit' });
+
+    const unknown = await failure(connector(f).readCapabilities!(creds, { subreddit: 'nosuchsub' }));
+    expect(unknown).toMatchObject({ kind: 'permanent', message: 'Reddit has no subreddit r/nosuchsub' });
+    // Reddit sends an unknown name on to its subreddit search.
+    expect(paths(f)).toEqual(['GET /r/nosuchsub/about', 'GET /subreddits/search.json']);
+
+    f.subreddits.hidden = { private: true };
+    const closed = await failure(connector(f).readCapabilities!(creds, { subreddit: 'hidden' }));
+    expect(closed).toMatchObject({ kind: 'permanent', message: 'Reddit 403: Forbidden (r/hidden is private)' });
+    expect(closed.opts).toMatchObject({ status: 403, platformCode: 'private' });
+  });
+
+  test('an invalid token (401) → reauth; a token without the flair scope → reauth', async () => {
+    const f = await fake();
+    expect((await failure(connector(f).readCapabilities!({ accessToken: 'revoked' }, { subreddit: 'test' }))).kind).toBe('reauth');
+    f.tokens.set('no-flair', { user: 'poster', scopes: ['submit', 'identity', 'read', 'history'] });
+    const err = await failure(connector(f).readCapabilities!({ accessToken: 'no-flair' }, { subreddit: 'test' }));
+    expect(err).toMatchObject({ kind: 'reauth', opts: { platformCode: 'insufficient_scope' } });
+  });
+});

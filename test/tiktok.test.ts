@@ -567,3 +567,40 @@ describe('TikTok metrics', () => {
     expect(err.kind).toBe('reauth');
   });
 });
+
+describe('TikTok capabilities', () => {
+  test('creator_info/query: privacy options, longest video, interaction settings and username', async () => {
+    const f = await fake();
+    f.creator.privacy_level_options = ['SELF_ONLY'];
+    f.creator.duet_disabled = true;
+    f.creator.max_video_post_duration_sec = 180;
+    const caps = await connector(f).readCapabilities!({ accessToken: 'good-token' }, {});
+    expect(caps).toEqual({
+      platform: 'TIKTOK',
+      creatorUsername: 'kite.maker',
+      privacyLevelOptions: ['SELF_ONLY'],
+      maxVideoDurationSec: 180,
+      commentDisabled: false,
+      duetDisabled: true,
+      stitchDisabled: false,
+    });
+    // The same endpoint publish reads, and nothing else.
+    expect(paths(f)).toEqual(['POST /v2/post/publish/creator_info/query/']);
+  });
+
+  test('a creator with no privacy options is reported as such, not refused', async () => {
+    const f = await fake();
+    f.creator.privacy_level_options = [];
+    const caps = await connector(f).readCapabilities!({ accessToken: 'good-token' }, {});
+    expect(caps).toMatchObject({ platform: 'TIKTOK', privacyLevelOptions: [] });
+  });
+
+  test('an invalid token → reauth; a 429 → transient', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).readCapabilities!({ accessToken: 'revoked' }, {}));
+    expect(err.kind).toBe('reauth');
+    expect(err.opts.platformCode).toBe('access_token_invalid');
+    f.failNext(1, { status: 429, body: tiktokErrorBody('rate_limit_exceeded', 'Too many requests.') }, 'creator_info');
+    expect((await failure(connector(f).readCapabilities!({ accessToken: 'good-token' }, {}))).kind).toBe('transient');
+  });
+});

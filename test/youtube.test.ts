@@ -7,7 +7,7 @@ import {
   type YouTubeConnectorOptions,
 } from '../platforms/youtube.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import { FAKE_CLIENT, googleErrorBody, startFakeYouTube, type FakeYouTube } from './fakes/youtube.ts';
+import { FAKE_CLIENT, googleErrorBody, startFakeYouTube, VIDEO_CATEGORIES, type FakeYouTube } from './fakes/youtube.ts';
 import { freePort } from './harness/ports.ts';
 
 const KIB = 1024;
@@ -613,5 +613,35 @@ describe('YouTube first comment', () => {
     const creds = { accessToken: 'good-token', channelId: f.channelId };
     expect(await connector(f).findPublished!(commentRequest(replyTo, { attempt: 2, credentials: creds }))).toBeNull();
     expect(f.requests.some((r) => r.path === '/youtube/v3/channels')).toBe(false);
+  });
+});
+
+describe('YouTube capabilities', () => {
+  test('videoCategories.list for the channel’s region: assignable categories only', async () => {
+    const f = await fake();
+    const caps = await connector(f).readCapabilities!({ accessToken: 'good-token', regionCode: 'GB' }, {});
+    expect(caps.platform).toBe('YOUTUBE');
+    const categories = caps.platform === 'YOUTUBE' ? caps.categories : [];
+    expect(categories).toContainEqual({ id: '22', title: 'People & Blogs' });
+    // Short Movies, Videoblogging, Movies and Trailers are for browsing: an upload cannot take them.
+    expect(categories.map((c) => c.id)).not.toContain('18');
+    expect(categories).toHaveLength(VIDEO_CATEGORIES.filter((c) => c.assignable).length);
+    const q = f.requests.filter((r) => r.path === '/youtube/v3/videoCategories');
+    expect(q.map((r) => new URLSearchParams(r.search).get('regionCode'))).toEqual(['GB']);
+  });
+
+  test('without a region on the channel the US list is read', async () => {
+    const f = await fake();
+    await connector(f).readCapabilities!({ accessToken: 'good-token' }, {});
+    expect(f.requests.at(-1)?.search).toBe('?part=snippet&regionCode=US');
+  });
+
+  test('an invalid token (401) and an upload-only token (403 insufficientPermissions) → reauth', async () => {
+    const f = await fake();
+    const bad = await failure(connector(f).readCapabilities!({ accessToken: 'revoked' }, {}));
+    expect(bad).toMatchObject({ kind: 'reauth', opts: { status: 401 } });
+    f.uploadOnlyTokens.add('upload-only');
+    const narrow = await failure(connector(f).readCapabilities!({ accessToken: 'upload-only' }, {}));
+    expect(narrow).toMatchObject({ kind: 'reauth', opts: { status: 403, platformCode: 'insufficientPermissions' } });
   });
 });

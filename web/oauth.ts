@@ -132,7 +132,8 @@ export const PROVIDERS: Record<OAuthPlatform, Provider> = {
     clientId: (s) => s.REDDIT_CLIENT_ID,
     clientSecret: (s) => s.REDDIT_CLIENT_SECRET,
     clientEnv: ['REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET'],
-    scopes: ['identity', 'submit', 'read', 'history'],
+    // flair: a subreddit's link flairs, read for what a post there may carry.
+    scopes: ['identity', 'submit', 'read', 'history', 'flair'],
     pkce: false,
     clientAuth: 'basic',
     extraAuthorize: { duration: 'permanent' },

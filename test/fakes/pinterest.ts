@@ -1,6 +1,6 @@
 // A local fake of the parts of Pinterest API v5 the connector uses: POST /v5/pins, the video media
-// upload (POST /v5/media, the S3 form it points at, GET /v5/media/{id}), GET /v5/boards/{id}/pins
-// and POST /v5/oauth/token, with Pinterest's error body `{"code": n, "message": "..."}`, 201 on
+// upload (POST /v5/media, the S3 form it points at, GET /v5/media/{id}), GET /v5/boards (the
+// account's boards), GET /v5/boards/{id}/pins and POST /v5/oauth/token, with Pinterest's error body `{"code": n, "message": "..."}`, 201 on
 // creation, and continuous refresh tokens (every refresh spends the old refresh token).
 export interface FakePin {
   id: string;
@@ -13,6 +13,15 @@ export interface FakePin {
   user: string;
   /** Lifetime figures the analytics answer sums (tests set them). */
   stats?: { impressions: number; saves: number; outboundClicks: number; pinClicks: number };
+}
+
+export type FakeBoardPrivacy = 'PUBLIC' | 'PROTECTED' | 'SECRET';
+
+/** A board's own fields, as GET /v5/boards lists them (the owner is in `boards`). */
+export interface FakeBoard {
+  name: string;
+  privacy: FakeBoardPrivacy;
+  createdAt: string;
 }
 
 export interface FakeMediaUpload {
@@ -33,7 +42,7 @@ export interface FakeRequest {
 }
 
 export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
-export type FakeRoute = 'pins' | 'media' | 'mediaStatus' | 'upload' | 'boardPins' | 'analytics' | 'token';
+export type FakeRoute = 'pins' | 'media' | 'mediaStatus' | 'upload' | 'boards' | 'boardPins' | 'analytics' | 'token';
 
 export interface FakePinterest {
   url: string;
@@ -45,9 +54,13 @@ export interface FakePinterest {
   refreshTokens: Map<string, string>;
   /** board id → owner */
   boards: Map<string, string>;
+  /** board id → name, privacy and creation time */
+  boardDetails: Map<string, FakeBoard>;
   failNext(n: number, response: FakeResponse, route?: FakeRoute): void;
   expireToken(token: string): void;
   addPin(p: Partial<FakePin> & Pick<FakePin, 'description'>): FakePin;
+  /** A new board (owner 'poster' unless given), newer than every board before it; returns its id. */
+  addBoard(b: { name: string; privacy?: FakeBoardPrivacy; owner?: string }): string;
   stop(): Promise<void>;
 }
 
@@ -100,6 +113,10 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     [BOARD_ID, 'poster'],
     [OTHER_BOARD_ID, 'someone-else'],
   ]);
+  const boardDetails = new Map<string, FakeBoard>([
+    [BOARD_ID, { name: 'Red squares', privacy: 'PUBLIC', createdAt: '2024-03-01T10:00:00.000Z' }],
+    [OTHER_BOARD_ID, { name: 'Someone else’s board', privacy: 'PUBLIC', createdAt: '2024-03-02T10:00:00.000Z' }],
+  ]);
   const uploadParams = new Map<string, Record<string, string>>();
   const canned = new Map<FakeRoute, FakeResponse[]>();
   const hanging = new Set<() => void>();
@@ -136,6 +153,7 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     else if (route === 'media') res = await registerMedia(req, user);
     else if (route === 'mediaStatus') res = mediaStatus(decodeURIComponent(u.pathname.split('/')[3]!), user);
     else if (route === 'analytics') res = pinAnalytics(decodeURIComponent(u.pathname.split('/')[3]!), user, u.searchParams);
+    else if (route === 'boards') res = listBoards(user, u.searchParams);
     else res = boardPins(decodeURIComponent(u.pathname.split('/')[3]!), user, u.searchParams);
     return acceptThenHang ? hang(req) : res;
   }
@@ -144,6 +162,7 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     if (method === 'POST' && path === '/v5/pins') return 'pins';
     if (method === 'POST' && path === '/v5/media') return 'media';
     if (method === 'GET' && /^\/v5\/media\/[^/]+$/.test(path)) return 'mediaStatus';
+    if (method === 'GET' && path === '/v5/boards') return 'boards';
     if (method === 'GET' && /^\/v5\/boards\/[^/]+\/pins$/.test(path)) return 'boardPins';
     if (method === 'GET' && /^\/v5\/pins\/[^/]+\/analytics$/.test(path)) return 'analytics';
     if (method === 'POST' && path === '/v5/oauth/token') return 'token';
@@ -307,6 +326,54 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     return json({ media_id: m.mediaId, media_type: 'video', status: m.status });
   }
 
+  /**
+   * GET /v5/boards: the token's own boards, newest first, page_size 1–250 (default 25), an opaque
+   * bookmark while more remain. `privacy` filters (PUBLIC_AND_SECRET is both); the fake grants
+   * boards:read_secret, so secret boards are listed too.
+   */
+  function listBoards(user: string, q: URLSearchParams): Response {
+    const size = Number(q.get('page_size') ?? 25);
+    if (!Number.isInteger(size) || size < 1 || size > 250) return error(400, 1, 'page_size: must be between 1 and 250.');
+    const privacy = q.get('privacy');
+    const wanted: Record<string, FakeBoardPrivacy[]> = {
+      PUBLIC: ['PUBLIC'],
+      PROTECTED: ['PROTECTED'],
+      SECRET: ['SECRET'],
+      PUBLIC_AND_SECRET: ['PUBLIC', 'SECRET'],
+      ALL: ['PUBLIC', 'PROTECTED', 'SECRET'],
+    };
+    if (privacy && !wanted[privacy])
+      return error(400, 1, "privacy: must be one of 'ALL', 'PROTECTED', 'PUBLIC', 'SECRET', 'PUBLIC_AND_SECRET'.");
+    const kinds = wanted[privacy ?? 'ALL']!;
+    const all = [...boards]
+      .filter(([id, owner]) => owner === user && kinds.includes(details(id).privacy))
+      .map(([id]) => id)
+      .sort((a, b) => details(b).createdAt.localeCompare(details(a).createdAt));
+    const start = q.get('bookmark') ? Number(atob(q.get('bookmark')!)) : 0;
+    const items = all.slice(start, start + size).map((id) => {
+      const b = details(id);
+      return {
+        id,
+        created_at: b.createdAt,
+        board_pins_modified_at: b.createdAt,
+        name: b.name,
+        description: '',
+        collaborator_count: 0,
+        pin_count: pins.filter((p) => p.boardId === id).length,
+        follower_count: 0,
+        media: { image_cover_url: null, pin_thumbnail_urls: [] },
+        owner: { username: user },
+        privacy: b.privacy,
+      };
+    });
+    const bookmark = start + size < all.length ? btoa(String(start + size)) : null;
+    return json({ items, bookmark });
+  }
+
+  function details(id: string): FakeBoard {
+    return boardDetails.get(id) ?? { name: `Board ${id}`, privacy: 'PUBLIC', createdAt: '2024-01-01T00:00:00.000Z' };
+  }
+
   function boardPins(boardId: string, user: string, q: URLSearchParams): Response {
     const owner = boards.get(boardId);
     if (!owner) return error(404, 404, 'Board not found.');
@@ -388,6 +455,7 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     tokens,
     refreshTokens,
     boards,
+    boardDetails,
     failNext(n, response, route = 'pins') {
       const list = canned.get(route) ?? [];
       for (let i = 0; i < n; i++) list.push(response);
@@ -409,6 +477,12 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       };
       pins.push(pin);
       return pin;
+    },
+    addBoard(b) {
+      const id = newId();
+      boards.set(id, b.owner ?? 'poster');
+      boardDetails.set(id, { name: b.name, privacy: b.privacy ?? 'PUBLIC', createdAt: now() });
+      return id;
     },
     async stop() {
       for (const done of [...hanging]) done();

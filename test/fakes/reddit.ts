@@ -1,5 +1,6 @@
 // A local fake of the parts of Reddit the connector uses: the OAuth API (submit, gallery submit,
-// comment, media asset leases, /api/v1/me, a user's submissions and comments), the S3 bucket the leases point at, and the
+// comment, media asset leases, /api/v1/me, a user's submissions and comments, a subreddit's about,
+// link flairs and post requirements), the S3 bucket the leases point at, and the
 // token endpoint of www.reddit.com, with Reddit's answer shapes (`{"json": {"errors": [[code, msg,
 // field]], "data": …}}`, `{"message", "error"}` for HTTP errors, 200 `{"error": "invalid_grant"}`
 // for a rejected refresh token) and X-Ratelimit-* headers.
@@ -57,7 +58,42 @@ export interface FakeRequest {
 }
 
 export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
-export type FakeRoute = 'submit' | 'gallery' | 'comment' | 'asset' | 'bucket' | 'listing' | 'comments' | 'info' | 'me' | 'token';
+export type FakeRoute =
+  | 'submit'
+  | 'gallery'
+  | 'comment'
+  | 'asset'
+  | 'bucket'
+  | 'listing'
+  | 'comments'
+  | 'info'
+  | 'me'
+  | 'token'
+  | 'about'
+  | 'flairs'
+  | 'requirements'
+  | 'search';
+
+/** A subreddit's settings, as its about page, link flairs and post requirements report them. */
+export interface FakeSubreddit {
+  /** Text posts refused (NO_SELFS); about says submission_type "link" unless submissionType is set. */
+  noSelfs?: boolean;
+  /** Posting refused to this user (SUBREDDIT_NOTALLOWED). */
+  restricted?: boolean;
+  /** Only approved members see it: about answers 403 with reason "private". */
+  private?: boolean;
+  submissionType?: 'any' | 'link' | 'self';
+  allowImages?: boolean;
+  allowVideos?: boolean;
+  allowGalleries?: boolean;
+  over18?: boolean;
+  flairs?: { id: string; text: string }[];
+  /** The user may not pick link flair here: link_flair_v2 answers 403. */
+  flairsHidden?: boolean;
+  flairRequired?: boolean;
+  titleMin?: number | null;
+  titleMax?: number | null;
+}
 
 export interface FakeReddit {
   /** Serves both oauth.reddit.com and www.reddit.com paths. */
@@ -69,6 +105,8 @@ export interface FakeReddit {
   /** access token → the user and scopes it acts for. */
   tokens: Map<string, { user: string; scopes: string[] }>;
   refreshTokens: Map<string, { user: string; scopes: string[] }>;
+  /** Subreddits that exist, by lower-case name (tests change their settings). */
+  subreddits: Record<string, FakeSubreddit>;
   /** The next n requests to `route` (default submit) answer this instead. */
   failNext(n: number, response: FakeResponse, route?: FakeRoute): void;
   expireToken(token: string): void;
@@ -81,21 +119,26 @@ export interface FakeReddit {
 
 export interface FakeRedditOptions {
   /** Subreddits that exist; `noSelfs` ones reject text posts, `restricted` ones reject the user. */
-  subreddits?: Record<string, { noSelfs?: boolean; restricted?: boolean }>;
+  subreddits?: Record<string, FakeSubreddit>;
   mediaPendingPolls?: number;
   /** Return a new refresh token on every refresh (Reddit does not today). */
   rotateRefreshTokens?: boolean;
   client?: { id: string; secret: string };
 }
 
-const SCOPES = ['submit', 'identity', 'read', 'history'];
+// flair: reading a subreddit's link flairs (GET /r/{sr}/api/link_flair_v2).
+const SCOPES = ['submit', 'identity', 'read', 'history', 'flair'];
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
 const VIDEO_TYPES = ['video/mp4', 'video/quicktime'];
 const MAX_COMMENT = 10_000;
 const GENERIC_AGENT = /^(bun|node|undici|python-requests|curl|axios|go-http-client)\b/i;
 
 export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<FakeReddit> {
-  const subreddits = opts.subreddits ?? { test: {}, pics: { noSelfs: true }, secretclub: { restricted: true } };
+  const subreddits: Record<string, FakeSubreddit> = opts.subreddits ?? {
+    test: {},
+    pics: { noSelfs: true },
+    secretclub: { restricted: true },
+  };
   const client = opts.client ?? { id: 'client-id', secret: 'client-secret' };
   const posts: FakeRedditPost[] = [];
   const comments: FakeRedditComment[] = [];
@@ -153,6 +196,10 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       comments: 'history',
       info: 'read',
       me: 'identity',
+      about: 'read',
+      search: 'read',
+      flairs: 'flair',
+      requirements: 'submit',
     }[route];
     if (!auth.scopes.includes(needed)) {
       return redditJson({ message: 'Forbidden', error: 403 }, 403, {
@@ -166,6 +213,10 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     else if (route === 'comment') res = await comment(req, auth.user);
     else if (route === 'info') res = info(u.searchParams.get('id') ?? '');
     else if (route === 'asset') res = await asset(req);
+    else if (route === 'about') res = about(decodeURIComponent(path.split('/')[2]!));
+    else if (route === 'search') res = redditJson({ kind: 'Listing', data: { after: null, dist: 0, children: [], before: null } });
+    else if (route === 'flairs') res = linkFlairs(decodeURIComponent(path.split('/')[2]!));
+    else if (route === 'requirements') res = postRequirements(decodeURIComponent(path.split('/')[3]!));
     else if (route === 'gallery') res = await gallery(req, auth.user);
     else res = await submit(req, auth.user);
     return acceptThenHang ? hang(req) : res;
@@ -182,6 +233,10 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (method === 'GET' && /^\/user\/[^/]+\/submitted\/?$/.test(path)) return 'listing';
     if (method === 'POST' && path === '/api/comment') return 'comment';
     if (method === 'GET' && /^\/user\/[^/]+\/comments\/?$/.test(path)) return 'comments';
+    if (method === 'GET' && /^\/r\/[^/]+\/about\/?$/.test(path)) return 'about';
+    if (method === 'GET' && /^\/r\/[^/]+\/api\/link_flair_v2\/?$/.test(path)) return 'flairs';
+    if (method === 'GET' && /^\/api\/v1\/[^/]+\/post_requirements\/?$/.test(path)) return 'requirements';
+    if (method === 'GET' && /^\/subreddits\/search(\.json)?$/.test(path)) return 'search';
     return null;
   }
 
@@ -335,7 +390,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (!sr) return ['SUBREDDIT_REQUIRED', 'please enter a subreddit', 'sr'];
     const sub = subreddits[subName(sr)];
     if (!sub) return ['SUBREDDIT_NOEXIST', "that subreddit doesn't exist", 'sr'];
-    if (sub.restricted) return ['SUBREDDIT_NOTALLOWED', "you aren't allowed to post there.", 'sr'];
+    if (sub.restricted || sub.private) return ['SUBREDDIT_NOTALLOWED', "you aren't allowed to post there.", 'sr'];
     if (!title?.trim()) return ['NO_TEXT', 'we need something here', 'title'];
     if (title.length > 300) return ['TOO_LONG', 'this is too long (max: 300)', 'title'];
     return null;
@@ -351,6 +406,90 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       if (!uploadAt(f.video_poster_url, IMAGE_TYPES)) return ['NO_VIDEO_POSTER', 'a video post needs a poster image', 'video_poster_url'];
     }
     return null;
+  }
+
+  /**
+   * GET /r/{sr}/about: a t5 thing. Reddit sends a name it has no subreddit for to a subreddit
+   * search (302 to /subreddits/search.json?q=…), and refuses a private one with 403 reason "private".
+   */
+  function about(sr: string): Response {
+    const name = subName(sr);
+    const sub = subreddits[name];
+    if (!sub) return new Response(null, { status: 302, headers: { Location: `/subreddits/search.json?q=${encodeURIComponent(name)}` } });
+    if (sub.private) return redditJson({ reason: 'private', message: 'Forbidden', error: 403 }, 403);
+    return redditJson({
+      kind: 't5',
+      data: {
+        display_name: name,
+        display_name_prefixed: `r/${name}`,
+        name: `t5_${name}`,
+        url: `/r/${name}/`,
+        subreddit_type: sub.restricted ? 'restricted' : 'public',
+        submission_type: sub.submissionType ?? (sub.noSelfs ? 'link' : 'any'),
+        allow_images: sub.allowImages ?? true,
+        allow_videos: sub.allowVideos ?? true,
+        allow_galleries: sub.allowGalleries ?? true,
+        over18: sub.over18 ?? false,
+        link_flair_enabled: (sub.flairs ?? []).length > 0,
+        can_assign_link_flair: !sub.flairsHidden,
+        user_is_banned: false,
+        user_is_contributor: false,
+        user_is_moderator: false,
+      },
+    });
+  }
+
+  /** GET /r/{sr}/api/link_flair_v2: the flairs the user may pick, or 403 when they may not pick any. */
+  function linkFlairs(sr: string): Response {
+    const sub = subreddits[subName(sr)];
+    if (!sub) return redditJson({ message: 'Not Found', error: 404 }, 404);
+    if (sub.private || sub.flairsHidden) return redditJson({ message: 'Forbidden', error: 403 }, 403);
+    return redditJson(
+      (sub.flairs ?? []).map((f) => ({
+        type: 'text',
+        text_editable: false,
+        allowable_content: 'all',
+        text: f.text,
+        max_emojis: 10,
+        text_color: 'dark',
+        mod_only: false,
+        css_class: '',
+        richtext: [],
+        background_color: '',
+        id: f.id,
+      })),
+    );
+  }
+
+  /** GET /api/v1/{sr}/post_requirements: every rule the subreddit may set, null where it sets none. */
+  function postRequirements(sr: string): Response {
+    const sub = subreddits[subName(sr)];
+    if (!sub) return redditJson({ message: 'Not Found', error: 404 }, 404);
+    if (sub.private) return redditJson({ reason: 'private', message: 'Forbidden', error: 403 }, 403);
+    return redditJson({
+      title_regexes: [],
+      body_blacklisted_strings: [],
+      title_blacklisted_strings: [],
+      body_text_max_length: null,
+      title_required_strings: [],
+      guidelines_text: null,
+      gallery_min_items: null,
+      domain_blacklist: [],
+      domain_whitelist: [],
+      title_text_max_length: sub.titleMax ?? null,
+      body_restriction_policy: 'none',
+      link_restriction_policy: 'none',
+      guidelines_display_policy: null,
+      body_required_strings: [],
+      title_text_min_length: sub.titleMin ?? null,
+      gallery_captions_requirement: 'none',
+      is_flair_required: sub.flairRequired ?? false,
+      gallery_max_items: null,
+      gallery_urls_requirement: 'none',
+      body_regexes: [],
+      link_repost_age: null,
+      body_text_min_length: null,
+    });
   }
 
   const uploadAt = (url: string | undefined, types: string[]) => !!url && uploads.some((x) => x.url === url && types.includes(x.mimeType));
@@ -531,6 +670,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     requests,
     tokens,
     refreshTokens,
+    subreddits,
     failNext(n, response, route = 'submit') {
       const list = canned.get(route) ?? [];
       for (let i = 0; i < n; i++) list.push(response);

@@ -1,8 +1,8 @@
 // A local fake of the parts of Google's APIs the YouTube connector uses: the resumable upload
 // protocol of videos.insert (session POST → Location, chunked PUTs answered 308 + Range, status
 // queries with `Content-Range: bytes */N`, 404 for an expired session), channels.list?mine=true,
-// playlistItems.list on the uploads playlist, commentThreads.insert and commentThreads.list, and
-// the OAuth token endpoint. Errors have Google's
+// playlistItems.list on the uploads playlist, commentThreads.insert and commentThreads.list,
+// videoCategories.list, and the OAuth token endpoint. Errors have Google's
 // shape: {"error": {"code", "message", "errors": [{"domain", "reason", "message"}], "status"}}.
 export interface FakeVideo {
   id: string;
@@ -58,7 +58,7 @@ export type FakeResponse =
   | 'hang'
   | 'accept-then-hang';
 
-export type FakeRoute = 'insert' | 'upload' | 'channels' | 'playlistItems' | 'videos' | 'comment' | 'comments' | 'token';
+export type FakeRoute = 'insert' | 'upload' | 'channels' | 'playlistItems' | 'videos' | 'comment' | 'comments' | 'categories' | 'token';
 
 export interface FakeYouTube {
   url: string;
@@ -90,7 +90,32 @@ export const FAKE_CLIENT = { clientId: 'client-123.apps.googleusercontent.com', 
 
 const QUANTUM = 256 * 1024;
 const MAX_COMMENT = 10_000;
-const CATEGORIES = new Set(['1', '2', '10', '15', '17', '19', '20', '22', '23', '24', '25', '26', '27', '28']);
+/**
+ * videoCategories.list for the US, as YouTube answers it: some categories exist for browsing only
+ * (assignable false) and cannot be given to an upload. The fake answers this list for every region.
+ */
+export const VIDEO_CATEGORIES: { id: string; title: string; assignable: boolean }[] = [
+  { id: '1', title: 'Film & Animation', assignable: true },
+  { id: '2', title: 'Autos & Vehicles', assignable: true },
+  { id: '10', title: 'Music', assignable: true },
+  { id: '15', title: 'Pets & Animals', assignable: true },
+  { id: '17', title: 'Sports', assignable: true },
+  { id: '18', title: 'Short Movies', assignable: false },
+  { id: '19', title: 'Travel & Events', assignable: true },
+  { id: '20', title: 'Gaming', assignable: true },
+  { id: '21', title: 'Videoblogging', assignable: false },
+  { id: '22', title: 'People & Blogs', assignable: true },
+  { id: '23', title: 'Comedy', assignable: true },
+  { id: '24', title: 'Entertainment', assignable: true },
+  { id: '25', title: 'News & Politics', assignable: true },
+  { id: '26', title: 'Howto & Style', assignable: true },
+  { id: '27', title: 'Education', assignable: true },
+  { id: '28', title: 'Science & Technology', assignable: true },
+  { id: '29', title: 'Nonprofits & Activism', assignable: true },
+  { id: '30', title: 'Movies', assignable: false },
+  { id: '44', title: 'Trailers', assignable: false },
+];
+const CATEGORIES = new Set(VIDEO_CATEGORIES.filter((c) => c.assignable).map((c) => c.id));
 const SNIPPET_FIELDS = new Set(['title', 'description', 'tags', 'categoryId', 'defaultLanguage']);
 const STATUS_FIELDS = new Set([
   'privacyStatus',
@@ -122,6 +147,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     videos: [],
     comment: [],
     comments: [],
+    categories: [],
     token: [],
   };
   const hanging = new Set<() => void>();
@@ -163,6 +189,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
       else if (route === 'videos') res = videoList(url);
       else if (route === 'comment') res = await insertComment(req, url, auth);
       else if (route === 'comments') res = commentList(url);
+      else if (route === 'categories') res = categoryList(url);
       else res = playlistItems(url);
     }
     if (acceptThenHang) return hang(req);
@@ -179,6 +206,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     if (method === 'GET' && path === '/youtube/v3/videos') return 'videos';
     if (method === 'POST' && path === '/youtube/v3/commentThreads') return 'comment';
     if (method === 'GET' && path === '/youtube/v3/commentThreads') return 'comments';
+    if (method === 'GET' && path === '/youtube/v3/videoCategories') return 'categories';
     if (method === 'POST' && path === '/token') return 'token';
     return null;
   }
@@ -444,6 +472,32 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     const video = videos.find((v) => v.id === c.videoId);
     if (video) video.statistics.commentCount++;
     return comment;
+  }
+
+  /** videoCategories.list: part=snippet with regionCode (an ISO 3166-1 alpha-2 code) or id. */
+  function categoryList(url: URL): Response {
+    if (url.searchParams.get('part') !== 'snippet') {
+      return googleError(400, 'required', "No filter selected. Expected one of: part 'snippet'.", 'INVALID_ARGUMENT');
+    }
+    const region = url.searchParams.get('regionCode');
+    const ids = url.searchParams.get('id')?.split(',');
+    if (!region && !ids)
+      return googleError(400, 'missingRequiredParameter', 'No filter selected. Expected one of: id, regionCode', 'INVALID_ARGUMENT');
+    if (region && !/^[A-Za-z]{2}$/.test(region)) {
+      return googleError(
+        400,
+        'invalidRegionCode',
+        'The <code>regionCode</code> parameter specifies an invalid region code.',
+        'INVALID_ARGUMENT',
+      );
+    }
+    const items = VIDEO_CATEGORIES.filter((c) => !ids || ids.includes(c.id)).map((c) => ({
+      kind: 'youtube#videoCategory',
+      etag: `etag-cat-${c.id}`,
+      id: c.id,
+      snippet: { title: c.title, assignable: c.assignable, channelId: 'UCBR8-60-B28hp2BmDPdntcQ' },
+    }));
+    return json({ kind: 'youtube#videoCategoryListResponse', etag: 'etag-categories', items });
   }
 
   function threadJson(c: FakeComment, author: boolean) {
