@@ -1,13 +1,11 @@
-// A channel's credentials for a call to its platform, shared by the publish and the metrics
-// activities: decrypted, refreshed first when the access token is about to expire, and the
-// channel marked reauth_required (with its webhook event) when the platform refuses them.
+// A channel's credentials for the publish and the metrics activities (domain/channel-credentials.ts),
+// and the channel marked reauth_required (with its webhook event) when the platform refuses them.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Channel } from '../db/entities/index.ts';
 import type { Orm } from '../db/orm.ts';
-import { sql } from '../db/sql.ts';
-import { decryptJson, encryptJson } from '../lib/crypto.ts';
-import { msUntilExpiry, PlatformError, type Connector } from '../platforms/types.ts';
+import { currentChannelCredentials } from '../domain/channel-credentials.ts';
+import type { Connector } from '../platforms/types.ts';
 import { FAILURE } from '../workflows/post-types.ts';
 import type { WebhookEmitter } from './webhook-events.ts';
 
@@ -18,45 +16,16 @@ export function createChannelCredentials(deps: { orm: Orm; credentialsKey?: Buff
     return webhooks.write(em, channel.organization, 'channel.reauth_required', (views) => views.channel(em, channelId));
   }
 
-  /** Refresh access tokens this long before they expire. */
-  const REFRESH_MARGIN_MS = 5 * 60 * 1000;
-
   /**
-   * The channel's credentials, refreshed first when the access token is about to expire. The
-   * channel row is locked while refreshing, so two publishes never spend one refresh token
-   * twice (platforms that rotate refresh tokens would reject the second); the new credentials
-   * are merged over the old ones, so a refresh token the platform did not rotate is kept. A
-   * rejected refresh marks the channel reauth_required and leaves the stored credentials as
-   * they were.
+   * The channel's credentials (domain/channel-credentials.ts: refreshed first under the row's
+   * lock when about to expire). A rejected refresh marks the channel reauth_required and fails
+   * the activity for good.
    */
   async function currentCredentials(channelId: string, connector: Connector, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const key = deps.credentialsKey!;
-    let reauth: PlatformError | undefined;
-    const creds = await deps.orm.em.fork().transactional(async (em) => {
-      // FOR NO KEY UPDATE, not FOR UPDATE: refreshes still queue behind each other, but inserting a
-      // post for this channel (its foreign key takes FOR KEY SHARE) does not wait for the token call.
-      await sql(em, 'select 1 from channels where id = ? for no key update', [channelId]);
-      const channel = await em.findOneOrFail(Channel, { id: channelId });
-      const stored = decryptJson<Record<string, unknown>>(key, channel.credentialsEncrypted);
-      const left = msUntilExpiry(stored);
-      if (!connector.refreshCredentials || left === undefined || left > REFRESH_MARGIN_MS) return stored;
-      try {
-        const fresh = { ...stored, ...(await connector.refreshCredentials(stored, signal)) };
-        channel.credentialsEncrypted = encryptJson(key, fresh);
-        return fresh;
-      } catch (err) {
-        if (err instanceof PlatformError && err.kind === 'reauth') {
-          reauth = err;
-          return stored;
-        }
-        throw err;
-      }
-    });
-    if (reauth) {
-      await markReauthRequired(channelId);
-      throw ApplicationFailure.create({ type: FAILURE.reauth, message: `token refresh failed: ${reauth.message}`, nonRetryable: true });
-    }
-    return creds;
+    const got = await currentChannelCredentials(deps.orm, deps.credentialsKey!, channelId, connector, signal);
+    if ('credentials' in got) return got.credentials;
+    await markReauthRequired(channelId);
+    throw ApplicationFailure.create({ type: FAILURE.reauth, message: `token refresh failed: ${got.refused.message}`, nonRetryable: true });
   }
 
   /** The platform refused the channel's token: reauth_required, and its event the first time. */

@@ -670,6 +670,77 @@ const BestTimeCellSchema = t.Object(
   strict,
 );
 
+const Named = (fields: Record<string, TSchema>) => t.Object(fields, strict);
+
+export const ChannelCapabilitiesSchema = t.Object(
+  {
+    channelId: t.String(),
+    platform: oneOf(PLATFORMS),
+    fixed: t.Object(
+      {
+        maxChars: t.Integer({ description: 'The longest text, counted as the platform counts.' }),
+        requiresMedia: t.Boolean(),
+        media: t.Object(
+          {
+            maxItems: t.Integer(),
+            types: t.Array(t.String(), { description: 'Media types accepted: image, gif, video, document, audio.' }),
+            videoAlone: t.Boolean({ description: 'A video must be the only attachment.' }),
+            requires: t.Optional(t.Union([t.Literal('video'), t.Literal('image')], { description: 'The kind of media a post needs.' })),
+          },
+          strict,
+        ),
+        followUps: t.Object(
+          {
+            kind: t.Union([t.Literal('thread'), t.Literal('comment'), t.Null()], {
+              description: '`thread`: replies after the post; `comment`: a first comment under it; null: neither.',
+            }),
+            maxItems: t.Optional(t.Integer({ description: 'Most replies after the post (thread).' })),
+            maxChars: t.Optional(t.Integer({ description: 'Longest comment (comment).' })),
+          },
+          strict,
+        ),
+      },
+      { ...strict, description: 'The platform’s facts for this channel (the same as create checks).' },
+    ),
+    live: t.Union(
+      [
+        Named({
+          platform: t.Literal('TIKTOK'),
+          creatorUsername: t.Union([t.String(), t.Null()]),
+          privacyLevelOptions: t.Array(t.String(), { description: 'The privacy levels this creator may choose now.' }),
+          maxVideoDurationSec: t.Union([t.Integer(), t.Null()]),
+          commentDisabled: t.Boolean(),
+          duetDisabled: t.Boolean(),
+          stitchDisabled: t.Boolean(),
+        }),
+        Named({
+          platform: t.Literal('PINTEREST'),
+          boards: t.Array(Named({ id: t.String(), name: t.String(), privacy: t.Union([t.String(), t.Null()]) })),
+        }),
+        Named({
+          platform: t.Literal('REDDIT'),
+          subreddit: t.String(),
+          flairs: t.Array(Named({ id: t.String(), text: t.String() })),
+          flairRequired: t.Boolean(),
+          allows: Named({ text: t.Boolean(), link: t.Boolean(), image: t.Boolean(), video: t.Boolean(), gallery: t.Boolean() }),
+          over18: t.Boolean(),
+          titleMinChars: t.Union([t.Integer(), t.Null()]),
+          titleMaxChars: t.Union([t.Integer(), t.Null()]),
+        }),
+        Named({ platform: t.Literal('YOUTUBE'), categories: t.Array(Named({ id: t.String(), title: t.String() })) }),
+        t.Null(),
+      ],
+      { description: 'What the platform says of this account now; null where it says nothing of the kind, or the read failed.' },
+    ),
+    readAt: NullableDateTime('When the live part was read (kept 5 minutes).'),
+    liveError: t.Union(
+      [Named({ kind: t.Union([t.Literal('reauth'), t.Literal('transient'), t.Literal('permanent')]), message: t.String() }), t.Null()],
+      { description: 'Why there is no live part: the platform refused or failed the read (the channel is not changed by it).' },
+    ),
+  },
+  strict,
+);
+
 export const BestTimesSchema = t.Object(
   {
     channelId: t.String(),
@@ -715,4 +786,5 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   PostAnalytics: PostAnalyticsSchema,
   AnalyticsSummary: AnalyticsSummarySchema,
   BestTimes: BestTimesSchema,
+  ChannelCapabilities: ChannelCapabilitiesSchema,
 };

@@ -17,6 +17,7 @@ import {
 } from '../platforms/catalog.ts';
 import { PlatformError, type AccountLimits, type Connectors } from '../platforms/types.ts';
 import { getOrganization } from './organizations.ts';
+import { keySees } from './key-channels.ts';
 
 /** The public Channel object of SPEC.md §2.2: credentials are never part of it. */
 export interface ChannelView {
@@ -134,6 +135,25 @@ export function accountSettings(charactersReservedPerUrl: number | undefined): R
   return charactersReservedPerUrl !== undefined && Number.isInteger(charactersReservedPerUrl) && charactersReservedPerUrl > 0
     ? { charactersReservedPerUrl }
     : {};
+}
+
+/**
+ * One channel of the organization, for a key with this channel list: not_found when the
+ * organization has no such channel, forbidden_scope (naming it) when the key is limited to others.
+ */
+export async function channelForKey(
+  em: EntityManager,
+  organizationId: string,
+  channelId: string,
+  keyChannels: 'all' | string[],
+): Promise<IChannel> {
+  if (channelId.includes('\u0000')) throw errors.notFound('Channel');
+  const channel = await em.findOne(Channel, { id: channelId, organization: organizationId });
+  if (!channel) throw errors.notFound('Channel');
+  if (!keySees(keyChannels, [channelId])) {
+    throw new ApiError('forbidden_scope', 'This API key is limited to other channels.', { details: { channelIds: [channelId] } });
+  }
+  return channel;
 }
 
 /** Channels of an organization, oldest first; `only` limits them to a key's channel list. */

@@ -1,5 +1,6 @@
 // What the routes of the API and of the web app need from the outside. The web app's own settings
 // are added by web/context.ts (WebDeps); server/app.ts takes both (ServerDeps).
+import type { Connectors } from '../platforms/types.ts';
 import type { Orm } from '../db/orm.ts';
 import type { TemporalDeps } from '../domain/posts/create.ts';
 import type { ObjectStorage } from '../storage/types.ts';
@@ -24,6 +25,8 @@ export interface AppDeps {
   generate?: GenerateConfig;
   /** The media library's vision pass, also behind POST /v1/generate/alt-text; 501 there without it. */
   vision?: VisionConfig;
+  /** Reads the API makes from the platforms themselves (a channel's capabilities); absent: fixed facts only. */
+  platforms?: { connectors: Connectors; credentialsKey: Buffer };
   /** Media fetched by URL (the MCP server's upload_media_from_url); production's policy when absent. */
   outbound?: OutboundPolicy;
   /** Injectable clock (quota periods, key expiry). */

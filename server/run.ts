@@ -2,6 +2,7 @@
 // by `bun run api` (api/main.ts) and by the embedded stack (scripts/dev.ts): the app built from the
 // configuration on PORT/HOST; stop() refuses new connections at once and lets the requests in
 // flight finish (at most SHUTDOWN_GRACE_MS), then closes what it opened.
+import { createConnectors } from '../platforms/index.ts';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
 import type { Config } from '../lib/config.ts';
@@ -58,7 +59,12 @@ export function startServer(config: Config, deps: { orm: Orm; temporal: Temporal
     storage: createStorage(config),
     rateLimiter,
     log: logger.sink,
-    ...(config.credentialsKey ? { webhooks: { credentialsKey: config.credentialsKey, outbound: config.outbound } } : {}),
+    ...(config.credentialsKey
+      ? {
+          webhooks: { credentialsKey: config.credentialsKey, outbound: config.outbound },
+          platforms: { connectors: createConnectors(config.platforms, config.outbound), credentialsKey: config.credentialsKey },
+        }
+      : {}),
     // The generate scope's model endpoints and the policy for media fetched by URL (MCP).
     generate: config.generate,
     vision: config.vision,

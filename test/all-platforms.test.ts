@@ -17,7 +17,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { Channel, PostChannel } from '../db/entities/index.ts';
-import { PLATFORMS, type Platform } from '../platforms/catalog.ts';
+import { FOLLOW_UPS, MEDIA_LIMITS, PLATFORMS, type Platform } from '../platforms/catalog.ts';
+import { BOARD_ID } from './fakes/pinterest.ts';
 import { createConnectors } from '../platforms/index.ts';
 import type { Connector, MediaRef, PublishRequest } from '../platforms/types.ts';
 import { addChannel } from '../domain/channels.ts';
@@ -446,4 +447,59 @@ describe('every platform at once', () => {
     const lastOther = Math.max(...pcs.filter((pc) => pc.platform !== 'LINKEDIN').map((pc) => pc.updatedAt.getTime()));
     expect(li.updatedAt.getTime()).toBeGreaterThan(lastOther);
   }, 90_000);
+});
+
+describe('what each account can do now (GET /v1/channels/{id}/capabilities)', () => {
+  const capabilities = (key: string, id: string, query = '') => call(stack.app, 'GET', `/v1/channels/${id}/capabilities${query}`, { key });
+
+  test('fixed facts for every platform; live ones read from TikTok, Pinterest, Reddit (a subreddit) and YouTube', async () => {
+    const s = await setup();
+    for (const platform of PLATFORMS) {
+      const r = await capabilities(s.key, s.channels[platform]);
+      expect({ platform, status: r.status }).toEqual({ platform, status: 200 });
+      expect(r.body.fixed.media).toEqual(MEDIA_LIMITS[platform]);
+      expect(r.body.fixed.followUps).toEqual(FOLLOW_UPS[platform]);
+      const live = ['TIKTOK', 'PINTEREST', 'YOUTUBE'].includes(platform);
+      expect({ platform, live: r.body.live !== null, error: r.body.liveError }).toEqual({ platform, live, error: null });
+    }
+    const tiktok = (await capabilities(s.key, s.channels.TIKTOK)).body;
+    expect(tiktok.live).toMatchObject({ platform: 'TIKTOK', privacyLevelOptions: fakes.tiktok.creator.privacy_level_options });
+    expect(tiktok.fixed).toMatchObject({ maxChars: 2200, requiresMedia: true });
+    const pinterest = (await capabilities(s.key, s.channels.PINTEREST)).body;
+    expect(pinterest.live.boards).toContainEqual({ id: BOARD_ID, name: 'Red squares', privacy: 'PUBLIC' });
+    expect((await capabilities(s.key, s.channels.YOUTUBE)).body.live.categories.length).toBeGreaterThan(0);
+    const reddit = await capabilities(s.key, s.channels.REDDIT, '?subreddit=test');
+    expect(reddit.status).toBe(200);
+    expect(reddit.body.live).toMatchObject({ platform: 'REDDIT', subreddit: 'test', allows: { text: true } });
+  });
+
+  test('kept five minutes per channel: the second read does not ask the platform', async () => {
+    const s = await setup();
+    const asked = () => fakes.tiktok.requests.filter((r) => r.path === '/v2/post/publish/creator_info/query/').length;
+    const before = asked();
+    const first = (await capabilities(s.key, s.channels.TIKTOK)).body;
+    const second = (await capabilities(s.key, s.channels.TIKTOK)).body;
+    expect(asked()).toBe(before + 1);
+    expect(second.readAt).toBe(first.readAt);
+  });
+
+  test('a refused read answers why, and leaves the channel as it is; a subreddit asked of another platform is 422', async () => {
+    const s = await setup();
+    const bad = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+      organizationId: (await stack.h.orm.em.fork().findOneOrFail(Channel, { id: s.channels.TIKTOK })).organization,
+      platform: 'TIKTOK',
+      name: 'revoked',
+      credentials: { ...fakes.credentials.TIKTOK, accessToken: 'revoked-token' },
+    });
+    const r = await capabilities(s.key, bad.id);
+    expect(r.status).toBe(200);
+    expect(r.body.live).toBeNull();
+    expect(r.body.liveError.kind).toBe('reauth');
+    expect((await stack.h.orm.em.fork().findOneOrFail(Channel, { id: bad.id })).status).toBe('active');
+    const wrong = await capabilities(s.key, s.channels.X, '?subreddit=test');
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error.details.fields[0].path).toBe('subreddit');
+    const other = await makeKey((await makeOrg()).id);
+    expect((await capabilities(other.key, s.channels.TIKTOK)).status).toBe(404);
+  });
 });

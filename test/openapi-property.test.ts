@@ -409,6 +409,14 @@ const PROSE_RULES: {
       return Number(m[3]) > Number(m[2]) && Number(m[3]) === list.length + (a.body.firstComment ? 1 : 0);
     },
   },
+  {
+    ops: ['getChannelCapabilities'],
+    path: /^subreddit$/,
+    message: /^applies to REDDIT channels only$/,
+    documented: /given for a channel that is not REDDIT/,
+    why: 'a subreddit is asked of a REDDIT channel only',
+    holds: (_f, a) => typeof a.query.subreddit === 'string' && a.platforms.every((p) => p !== 'REDDIT'),
+  },
   // Queues and series.
   {
     ops: ['setQueue', 'createSeries', 'updateSeries'],
@@ -489,7 +497,8 @@ async function asked(o: Operation, g: Generated): Promise<Asked> {
   // A series answers with its request's fields; a post with the text each channel gets.
   const storedChannels: Json[] = stored?.channels ?? [];
   const storedIds: string[] = stored?.channelIds ?? storedChannels.map((c) => c.channelId);
-  const channelIds: string[] = body.channelIds ?? storedIds;
+  // A channel's own operations name it in the path.
+  const channelIds: string[] = body.channelIds ?? (o.path.startsWith('/channels/') ? [g.path.id as string] : storedIds);
   const platforms = channelIds.map((id) => platformOf(id) ?? '?');
   const texts = (platform: string): { path: string; text: string }[] => {
     const given = body.contentByPlatform as Record<string, string> | undefined;

@@ -89,6 +89,14 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'get', path: '/analytics', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'AnalyticsSummary' },
   { method: 'get', path: '/channels/{id}/best-times', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'BestTimes' },
   {
+    method: 'get',
+    path: '/channels/{id}/capabilities',
+    scope: 'read',
+    success: 200,
+    errors: [401, 403, 404, 422, 429],
+    schema: 'ChannelCapabilities',
+  },
+  {
     method: 'post',
     path: '/posts/{id}/analytics/refresh',
     scope: 'publish',

@@ -68,6 +68,22 @@ export const OPERATIONS = {
     description: 'Oldest first. A key limited to some channels sees only those. Takes no query parameters.',
   }),
 
+  getChannelCapabilities: doc({
+    operationId: 'getChannelCapabilities',
+    tag: 'Channels',
+    scope: 'read',
+    summary: 'What this channel’s account can do now',
+    description:
+      'The platform’s fixed facts for this channel (`fixed`: its text limit, media limits, follow-ups) and what the platform says of this account now (`live`): TikTok’s creator_info (privacy levels the creator may choose, longest video, comments, duets and stitches disabled), Pinterest’s boards, a subreddit’s flairs and rules (REDDIT, with `?subreddit=`), YouTube’s assignable categories. The live part is kept 5 minutes per channel and question (`readAt` says when it was read). A read the platform refuses answers 200 with `live: null` and `liveError` (`kind` reauth, transient or permanent, and the platform’s words); it does not change the channel. Other platforms, a channel that must be reconnected, and REDDIT without `subreddit` have no live part.',
+    errors: ['not_found', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such channel in the organization',
+      forbidden_scope: 'the key lacks the `read` scope, or is limited to channels and this is not one of them (`details.channelIds`)',
+      validation_failed: '`subreddit` is not a subreddit name, or is given for a channel that is not REDDIT',
+    },
+    success: { description: 'Fixed facts, the live part or why it is missing.' },
+  }),
+
   createPost: doc({
     operationId: 'createPost',
     tag: 'Posts',

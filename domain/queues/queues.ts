@@ -9,9 +9,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { admissionChanged } from '../../db/admission-changes.ts';
 import { Channel, Organization, QueueSlot, type IChannel } from '../../db/entities/index.ts';
 import { sql } from '../../db/sql.ts';
-import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
+import { type ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { checkTimeZone, WEEKDAYS } from '../../lib/zoned-time.ts';
-import { keySees } from '../key-channels.ts';
+import { channelForKey } from '../channels.ts';
 import { commonSlotInstants, isSlotTime, normalizeSlots, weekdayName, weekdayNumber, type QueueSlotInput } from './slots.ts';
 
 export type { QueueSlotInput };
@@ -39,16 +39,6 @@ export interface QueueView {
 export interface QueueAccess {
   /** The API key's channel list ('all' for the web app). */
   keyChannels?: 'all' | string[];
-}
-
-async function loadChannel(em: EntityManager, organizationId: string, channelId: string, access: QueueAccess): Promise<IChannel> {
-  if (channelId.includes('\u0000')) throw errors.notFound('Channel');
-  const channel = await em.findOne(Channel, { id: channelId, organization: organizationId });
-  if (!channel) throw errors.notFound('Channel');
-  if (!keySees(access.keyChannels ?? 'all', [channelId])) {
-    throw new ApiError('forbidden_scope', 'This API key is limited to other channels.', { details: { channelIds: [channelId] } });
-  }
-  return channel;
 }
 
 /** The organization's zone (UTC unless set). */
@@ -133,7 +123,7 @@ export async function getQueue(
   channelId: string,
   opts: QueueAccess & { now: Date; count?: number },
 ): Promise<QueueView> {
-  const channel = await loadChannel(em, organizationId, channelId, opts);
+  const channel = await channelForKey(em, organizationId, channelId, opts.keyChannels ?? 'all');
   const [schedule] = await loadSchedules(em, organizationId, [channel]);
   const free = await freeCommonSlots(em, [schedule!], opts.now, opts.count ?? DEFAULT_FREE_SLOTS);
   return {
@@ -172,7 +162,7 @@ export async function setQueue(
   if (fields.length) throw errors.validation(fields);
   const slots = normalizeSlots(input.slots as QueueSlotInput[]);
   await em.transactional(async (tx) => {
-    const channel = await loadChannel(tx, organizationId, channelId, opts);
+    const channel = await channelForKey(tx, organizationId, channelId, opts.keyChannels ?? 'all');
     await tx.nativeDelete(QueueSlot, { channel: channelId });
     for (const s of slots) tx.create(QueueSlot, { channel: channelId, weekday: weekdayNumber(s.weekday), time: s.time });
     if (timeZone !== undefined) channel.timeZone = timeZone;

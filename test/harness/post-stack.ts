@@ -152,6 +152,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
     storage,
     rateLimiter: h.rateLimiter,
     webhooks: { credentialsKey: h.credentialsKey, outbound: { allowPrivate: true } },
+    platforms: { connectors, credentialsKey: h.credentialsKey },
     ...(web ? { web } : {}),
     ...opts.appDeps,
   });

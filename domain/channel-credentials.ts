@@ -1,0 +1,50 @@
+// A channel's credentials for a call to its platform, for every reader (the publish and metrics
+// activities, the API's capabilities read): decrypted, and refreshed first when the access token
+// is about to expire, under the channel row's lock.
+import { Channel } from '../db/entities/index.ts';
+import type { Orm } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
+import { decryptJson, encryptJson } from '../lib/crypto.ts';
+import { msUntilExpiry, PlatformError, type Connector } from '../platforms/types.ts';
+
+/** Refresh access tokens this long before they expire. */
+const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+
+/**
+ * The channel's credentials, refreshed first when the access token is about to expire. The
+ * channel row is locked while refreshing, so two callers never spend one refresh token twice
+ * (platforms that rotate refresh tokens would reject the second); the new credentials are merged
+ * over the old ones, so a refresh token the platform did not rotate is kept. A refresh the
+ * platform rejects leaves the stored credentials as they were and is answered as `refused`: what
+ * follows (marking the channel) is the caller's.
+ */
+export async function currentChannelCredentials(
+  orm: Orm,
+  credentialsKey: Buffer,
+  channelId: string,
+  connector: Connector,
+  signal?: AbortSignal,
+): Promise<{ credentials: Record<string, unknown> } | { refused: PlatformError }> {
+  let refused: PlatformError | undefined;
+  const credentials = await orm.em.fork().transactional(async (em) => {
+    // FOR NO KEY UPDATE, not FOR UPDATE: refreshes still queue behind each other, but inserting a
+    // post for this channel (its foreign key takes FOR KEY SHARE) does not wait for the token call.
+    await sql(em, 'select 1 from channels where id = ? for no key update', [channelId]);
+    const channel = await em.findOneOrFail(Channel, { id: channelId });
+    const stored = decryptJson<Record<string, unknown>>(credentialsKey, channel.credentialsEncrypted);
+    const left = msUntilExpiry(stored);
+    if (!connector.refreshCredentials || left === undefined || left > REFRESH_MARGIN_MS) return stored;
+    try {
+      const fresh = { ...stored, ...(await connector.refreshCredentials(stored, signal)) };
+      channel.credentialsEncrypted = encryptJson(credentialsKey, fresh);
+      return fresh;
+    } catch (err) {
+      if (err instanceof PlatformError && err.kind === 'reauth') {
+        refused = err;
+        return stored;
+      }
+      throw err;
+    }
+  });
+  return refused ? { refused } : { credentials };
+}
