@@ -11,6 +11,7 @@ import type { Scope } from '../lib/scopes.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';
 import { accountView, type Caller } from '../services/account.ts';
 import { channelView, listChannels } from '../domain/channels.ts';
+import { channelCapabilities } from '../domain/capabilities.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
 import { KEY_PATTERN } from '../services/idempotency.ts';
 import { getMediaItem, mediaView } from '../domain/media.ts';
@@ -158,6 +159,34 @@ export const TOOLS: Tool[] = [
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ deps, caller }) => ({
       data: (await listChannels(deps.orm.em.fork(), caller.organization.id, caller.channels)).map(channelView),
+    }),
+  }),
+
+  tool({
+    name: 'get_channel_capabilities',
+    title: 'What a channel can do',
+    description:
+      'For one channel: the platform’s fixed facts (maxChars, media limits, whether it takes a thread or a first comment) and what the platform says of this account now: TikTok’s privacy levels and limits, Pinterest’s boards, a subreddit’s flairs and rules (REDDIT, with subreddit), YouTube’s categories. The live part is kept 5 minutes; liveError says why it is missing.',
+    scope: 'read',
+    input: T.Object(
+      {
+        id: Id('The channel id (`ch_…`) from list_channels.'),
+        subreddit: T.Optional(
+          T.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_]{1,20}$', description: 'REDDIT channels: the subreddit, without r/.' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: true, openWorldHint: true },
+    run: async ({ deps, caller }, { id, subreddit }) => ({
+      ...(await channelCapabilities(
+        deps.orm.em.fork(),
+        { orm: deps.orm, ...deps.platforms, now: () => caller.now },
+        caller.organization.id,
+        id,
+        caller.channels,
+        subreddit === undefined ? {} : { subreddit },
+      )),
     }),
   }),
 

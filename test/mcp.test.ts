@@ -23,6 +23,7 @@ type Json = Record<string, any>;
 const TOOL_NAMES = [
   'whoami',
   'list_channels',
+  'get_channel_capabilities',
   'validate_post',
   'create_post',
   'list_posts',
@@ -167,6 +168,11 @@ describe('MCP over Streamable HTTP', () => {
     expect(me.key.scopes).toEqual(['read', 'generate', 'publish']);
     const channels = await callOk(client, 'list_channels');
     expect(channels.data).toEqual([expect.objectContaining({ id: org.channelId, platform: 'MASTODON', rules: expect.any(Object) })]);
+
+    // Mastodon reports nothing live: the fixed facts, as create checks them.
+    const capabilities = await callOk(client, 'get_channel_capabilities', { id: org.channelId });
+    expect(capabilities).toMatchObject({ channelId: org.channelId, platform: 'MASTODON', live: null, liveError: null });
+    expect(capabilities.fixed).toMatchObject({ maxChars: 500, followUps: { kind: 'thread', maxItems: 25 } });
 
     const post = { content: 'Hello from an assistant', channelIds: [org.channelId], publishAt: later(30) };
     const checked = await callOk(client, 'validate_post', post);
