@@ -1,5 +1,6 @@
 // The connector interface every platform implements (DESIGN.md §4).
 import type { Platform } from './catalog.ts';
+import type { PlatformOptions } from './options.ts';
 
 export interface MediaRef {
   id: string;
@@ -22,6 +23,8 @@ export interface PublishRequest {
   /** Decrypted channel credentials (DESIGN.md §4 lists the keys per platform). */
   credentials: Record<string, unknown>;
   reddit?: { subreddit: string; title: string } | null;
+  /** This platform's post options (platforms/options.ts); absent: the platform's defaults. */
+  options?: PlatformOptions[keyof PlatformOptions];
   /**
    * A follow-up item (platforms/catalog.ts FOLLOW_UPS): on a thread platform a reply to `parent`
    * (the item before) in the conversation started by `root` (the post); on a comment platform a
