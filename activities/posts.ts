@@ -252,6 +252,7 @@ export function createPostActivities(deps: PostActivityDeps) {
         ...(item.replyTo ? { replyTo: item.replyTo } : {}),
         credentials,
         reddit: p.reddit ?? null,
+        options: (p.options as Record<string, PublishRequest['options']> | null)?.[channel.platform.toLowerCase()],
         attempt,
         // No send of this item is older than the post's time; within one activity, none is older
         // than its first attempt.
@@ -339,6 +340,7 @@ export function createPostActivities(deps: PostActivityDeps) {
         if (edit.thread !== undefined) post.thread = edit.thread;
         if (edit.threadByPlatform !== undefined) post.threadByPlatform = edit.threadByPlatform;
         if (edit.firstComment !== undefined) post.firstComment = edit.firstComment;
+        if (edit.options !== undefined) post.options = edit.options;
         const pcs = await em.find(PostChannel, { post: postId });
         for (const pc of pcs) {
           const text = edit.channelContent[pc.channel];

@@ -35,27 +35,11 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STAT
 // cannot differ (docs/decisions.md "The OpenAPI document"). `error` is the message a refusal
 // gives (http/errors.ts); the document drops it.
 
-/**
- * The document's `maxLength` of a `Chars` value. TypeBox counts a string's length in UTF-16
- * units and JSON Schema in code points: the pattern bounds the length in characters the same way
- * in both (a surrogate pair is one character either way), and the document shows it as maxLength.
- */
-export const MAX_CHARS = 'x-max-chars';
+import { Chars, MAX_CHARS } from '../http/chars.ts';
 
-/** One character: no NUL (Postgres text refuses it) and no unpaired surrogate (jsonb refuses it). */
-const CHAR = '(?:[^\\u0000\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])';
-/** The same, NUL allowed (path ids: an unknown id is a 404 whatever it holds). */
+export { Chars, MAX_CHARS };
+/** The same as a Chars character, NUL allowed (path ids: an unknown id is a 404 whatever it holds). */
 const CHAR_OR_NUL = '(?:[^\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])';
-
-/** Text of `min` (0 or 1) to `max` characters. */
-export const Chars = (max: number, opts: { min?: 0 | 1; description?: string } = {}) =>
-  t.String({
-    pattern: `^${CHAR}{${opts.min ?? 0},${max}}$`,
-    ...(opts.min ? { minLength: 1 } : {}),
-    [MAX_CHARS]: max,
-    error: `must be ${opts.min ? `1 to ${max}` : `at most ${max}`} characters, without NUL or unpaired surrogate characters`,
-    ...(opts.description ? { description: opts.description } : {}),
-  });
 
 /** A path id: 1–64 characters. Anything else of that length is a 404; `.` and `..` cannot be sent in a URL path. */
 export const PathId = (description?: string) =>
@@ -291,6 +275,9 @@ export const PostSchema = t.Object(
     threadByPlatform: t.Record(t.String(), t.Array(ThreadItemSchema), { description: 'Threads per platform, instead of `thread` there.' }),
     firstComment: t.Union([t.Object({ content: t.String() }, strict), t.Null()], {
       description: 'The first comment asked for; null: none.',
+    }),
+    options: t.Record(t.String(), t.Record(t.String(), t.Unknown()), {
+      description: 'Per-platform post options as asked for (`options` of Schedule a post documents each field); `{}`: none.',
     }),
   },
   strict,

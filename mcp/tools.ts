@@ -12,6 +12,7 @@ import { PLATFORMS } from '../platforms/catalog.ts';
 import { accountView, type Caller } from '../services/account.ts';
 import { channelView, listChannels } from '../domain/channels.ts';
 import { channelCapabilities } from '../domain/capabilities.ts';
+import { PostOptions } from '../http/post-options.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
 import { KEY_PATTERN } from '../services/idempotency.ts';
 import { getMediaItem, mediaView } from '../domain/media.ts';
@@ -118,6 +119,7 @@ const PostFields = {
   thread: T.Optional(ThreadItems),
   threadByPlatform: T.Optional(ThreadByPlatform),
   firstComment: T.Optional(FirstComment),
+  options: T.Optional(PostOptions),
   queue: T.Optional(
     T.Boolean({
       description:
@@ -314,6 +316,7 @@ export const TOOLS: Tool[] = [
         thread: T.Optional(T.Union([ThreadItems, T.Null()], { description: 'The new thread; null removes it.' })),
         threadByPlatform: T.Optional(ThreadByPlatform),
         firstComment: T.Optional(T.Union([FirstComment, T.Null()], { description: 'The new first comment; null removes it.' })),
+        options: T.Optional(PostOptions),
       },
       { additionalProperties: false, minProperties: 2 },
     ),

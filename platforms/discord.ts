@@ -13,6 +13,7 @@
 //   accepted message is the publish activity's heartbeat details (activities/posts.ts): a retry
 //   on any worker after a failed recording does not call the connector at all.
 import { blobOf, connectTracking, createHttp, credential, isOk, reasonOf, trimSlash, type Reply, type SendOptions } from './http.ts';
+import type { DiscordOptions } from './options.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface DiscordConnectorOptions {
@@ -112,7 +113,7 @@ export function createDiscordConnector(opts: DiscordConnectorOptions = {}): Conn
       const query = new URLSearchParams({ wait: 'true' });
       if (hook.threadId) query.set('thread_id', hook.threadId);
       const url = `${base}/webhooks/${hook.id}/${hook.token}?${query}`;
-      const body = await executeBody(req.text, req.media);
+      const body = await executeBody(req.text, req.media, (req.options as DiscordOptions | undefined)?.username);
       const r = await exchange(hook, url, { method: 'POST', ...body, signal: req.signal }, true);
       if (!isOk(r)) throw discordError(r);
       const msg = r.body as { id?: unknown; channel_id?: unknown; timestamp?: unknown } | null;
@@ -138,11 +139,16 @@ export function createDiscordConnector(opts: DiscordConnectorOptions = {}): Conn
   };
 }
 
-/** JSON for text only; multipart with payload_json and files[n] when there are attachments. */
-async function executeBody(text: string, media: MediaRef[]): Promise<SendOptions> {
+/**
+ * JSON for text only; multipart with payload_json and files[n] when there are attachments.
+ * `username` overrides the webhook's name for this message; it goes as given, since Discord's
+ * refusal of a name it does not allow names the rule.
+ */
+async function executeBody(text: string, media: MediaRef[], username?: string): Promise<SendOptions> {
   // Posted text is the customer's, not a ping: no @everyone, @here, role or user mentions.
   const payload: Record<string, unknown> = { allowed_mentions: { parse: [] } };
   if (text) payload.content = text;
+  if (username) payload.username = username;
   if (!media.length) return { json: payload };
   payload.attachments = media.map((m, i) => ({
     id: i,

@@ -4,6 +4,7 @@
 // carries LinkedIn-Version and X-Restli-Protocol-Version: 2.0.0.
 import { createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { counts, dig, str } from './json.ts';
+import type { LinkedInOptions } from './options.ts';
 import {
   PlatformError,
   parseRetryAfter,
@@ -247,7 +248,8 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       const post: Record<string, unknown> = {
         author,
         commentary: escapeLittleText(req.text),
-        visibility: 'PUBLIC',
+        // Sent as given: LinkedIn's own refusal of a value it does not know names the field.
+        visibility: (req.options as LinkedInOptions | undefined)?.visibility || 'PUBLIC',
         distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
         lifecycleState: 'PUBLISHED',
         isReshareDisabledByAuthor: false,

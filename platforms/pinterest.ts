@@ -1,5 +1,5 @@
 // Pinterest connector: API v5 (api.pinterest.com/v5). A post is one Pin on the channel's board
-// (credentials.boardId): the post text is the Pin's description, the image travels inline as
+// (credentials.boardId, or the post's `boardId` option): the post text is the Pin's description, the image travels inline as
 // base64 (media_source image_base64), and a video goes through Pinterest's media upload first
 // (POST /v5/media → multipart POST of the file to the returned S3 form → GET /v5/media/{id} until
 // `succeeded`) and is pinned with media_source video_id.
@@ -14,6 +14,7 @@ import {
   type PublishResult,
 } from './types.ts';
 import { counts } from './json.ts';
+import type { PinterestOptions } from './options.ts';
 
 export interface PinterestConnectorOptions {
   fetch?: typeof fetch;
@@ -185,11 +186,16 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
     },
 
     async publish(req: PublishRequest): Promise<PublishResult> {
-      const acct = account(req.credentials);
+      const o = pinOptions(req);
+      const acct = account(req.credentials, o.boardId);
       const item = onlyMedia(req.media);
       const pin: Record<string, unknown> = { board_id: acct.boardId, media_source: await mediaSource(acct, item, req.signal) };
       if (req.text.trim()) pin.description = req.text;
-      if (item.altText) pin.alt_text = item.altText.slice(0, MAX_ALT_TEXT);
+      // The title and alt text go as given: Pinterest's own refusal of one too long says more than a cut.
+      if (o.title) pin.title = o.title;
+      if (o.link) pin.link = o.link;
+      const alt = altTextOf(req);
+      if (alt) pin.alt_text = alt;
       const r = await call(acct, 'POST', '/pins', { json: pin, signal: req.signal });
       const created = r.body as Pin | null;
       if (typeof created?.id !== 'string' || !created.id) {
@@ -206,9 +212,9 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
      * text or alt text cannot be told apart from other Pins and is never matched.
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
-      const acct = account(req.credentials);
+      const acct = account(req.credentials, pinOptions(req).boardId);
       const item = req.media[0];
-      const alt = item?.altText?.slice(0, MAX_ALT_TEXT) ?? '';
+      const alt = altTextOf(req);
       if (!req.text.trim() && !alt) return null;
       const since = Date.now() - lookbackMs;
       const kind = item?.type === 'video' ? 'video' : 'image';
@@ -272,8 +278,20 @@ function tokenResult(r: Reply): Record<string, unknown> {
   return out;
 }
 
-function account(credentials: Record<string, unknown>): Account {
-  return { token: credential(P, credentials, 'accessToken'), boardId: credential(P, credentials, 'boardId') };
+/** The board of the post's `boardId` option, else the channel's; the post's board needs no channel board. */
+function account(credentials: Record<string, unknown>, boardId?: string): Account {
+  return { token: credential(P, credentials, 'accessToken'), boardId: boardId || credential(P, credentials, 'boardId') };
+}
+
+function pinOptions(req: PublishRequest): PinterestOptions {
+  return (req.options ?? {}) as PinterestOptions;
+}
+
+/** The `altText` option as given, else the image's own alt text cut to what Pinterest takes. */
+function altTextOf(req: PublishRequest): string {
+  const option = pinOptions(req).altText;
+  if (option) return option;
+  return req.media[0]?.altText?.slice(0, MAX_ALT_TEXT) ?? '';
 }
 
 function onlyMedia(media: MediaRef[]): MediaRef {

@@ -22,6 +22,7 @@ import {
   type PublishResult,
 } from './types.ts';
 import { counts } from './json.ts';
+import type { RedditOptions } from './options.ts';
 
 export interface RedditConnectorOptions {
   fetch?: typeof fetch;
@@ -181,10 +182,16 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     return { url: `${action}/${key}`, assetId: lease.asset.asset_id };
   }
 
-  async function submit(acct: Account, form: Record<string, string>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  /** POST /api/submit with the post's options (flair, NSFW, spoiler) added to `form`. */
+  async function submit(acct: Account, req: PublishRequest, form: Record<string, string>): Promise<Record<string, unknown>> {
+    const o = (req.options ?? {}) as RedditOptions;
+    const extra: Record<string, string> = {};
+    if (o.flairId) extra.flair_id = o.flairId;
+    if (o.nsfw) extra.nsfw = 'true';
+    if (o.spoiler) extra.spoiler = 'true';
     const r = await call(acct, 'POST', '/api/submit', {
-      form: { api_type: 'json', resubmit: 'true', sendreplies: 'true', ...form },
-      signal,
+      form: { api_type: 'json', resubmit: 'true', sendreplies: 'true', ...form, ...extra },
+      signal: req.signal,
     });
     return submitData(r);
   }
@@ -253,7 +260,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
 
   async function publishSelf(acct: Account, req: PublishRequest): Promise<PublishResult> {
     const { subreddit, title } = target(req);
-    const data = await submit(acct, { sr: subreddit, kind: 'self', title, text: req.text }, req.signal);
+    const data = await submit(acct, req, { sr: subreddit, kind: 'self', title, text: req.text });
     const url = typeof data.url === 'string' ? data.url : undefined;
     const name = fullname(data, url);
     if (!name || !url) throw new PlatformError('transient', `Reddit returned no post id: ${JSON.stringify(data).slice(0, 200)}`);
@@ -263,7 +270,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   async function publishImage(acct: Account, req: PublishRequest, item: MediaRef): Promise<PublishResult> {
     const { subreddit, title } = target(req);
     const { url } = await uploadAsset(acct, await imageBytes(item), req.signal);
-    return submitMedia(acct, req, () => submit(acct, withText({ sr: subreddit, kind: 'image', title, url }, req.text), req.signal));
+    return submitMedia(acct, req, () => submit(acct, req, withText({ sr: subreddit, kind: 'image', title, url }, req.text)));
   }
 
   async function publishVideo(acct: Account, req: PublishRequest, item: MediaRef): Promise<PublishResult> {
@@ -272,11 +279,12 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     const video = await uploadAsset(acct, { bytes, mimeType: item.mimeType, fileName: item.fileName }, req.signal);
     const poster = await uploadAsset(acct, await videoPoster(item, bytes), req.signal);
     const form = withText({ sr: subreddit, kind: 'video', title, url: video.url, video_poster_url: poster.url }, req.text);
-    return submitMedia(acct, req, () => submit(acct, form, req.signal));
+    return submitMedia(acct, req, () => submit(acct, req, form));
   }
 
   async function publishGallery(acct: Account, req: PublishRequest): Promise<PublishResult> {
     const { subreddit, title } = target(req);
+    const o = (req.options ?? {}) as RedditOptions;
     const items: { media_id: string; caption: string; outbound_url: string }[] = [];
     for (const item of req.media) {
       const { assetId } = await uploadAsset(acct, await imageBytes(item), req.signal);
@@ -289,10 +297,11 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       title,
       items,
       sendreplies: true,
-      nsfw: false,
-      spoiler: false,
+      nsfw: o.nsfw === true,
+      spoiler: o.spoiler === true,
       show_error_list: true,
     };
+    if (o.flairId) json.flair_id = o.flairId;
     if (req.text.trim()) json.text = req.text;
     const data = submitData(await call(acct, 'POST', '/api/submit_gallery_post.json', { json, signal: req.signal }));
     const url = typeof data.url === 'string' ? data.url : undefined;

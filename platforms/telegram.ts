@@ -15,6 +15,7 @@
 //   details (activities/posts.ts): a retry on any worker after a failed recording does not call
 //   the connector at all; only a post cut off between its messages is known in process alone.
 import { blobOf, connectTracking, createHttp, credential, isOk, reasonOf, trimSlash, type Reply, type SendOptions } from './http.ts';
+import type { TelegramOptions } from './options.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
 
 export interface TelegramConnectorOptions {
@@ -111,9 +112,22 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
     }
   }
 
-  async function runStep(token: string, chat: { id: string }, step: Step, signal?: AbortSignal): Promise<Message[]> {
+  /** `flags`: the post's send options (disable_notification, protect_content), on every message of it. */
+  async function runStep(
+    token: string,
+    chat: { id: string },
+    step: Step,
+    flags: Record<string, boolean>,
+    signal?: AbortSignal,
+  ): Promise<Message[]> {
     if (!step.files) {
-      const result = await call(token, 'sendMessage', chat, (chatId) => ({ json: { chat_id: chatId, text: step.text ?? '' } }), signal);
+      const result = await call(
+        token,
+        'sendMessage',
+        chat,
+        (chatId) => ({ json: { chat_id: chatId, text: step.text ?? '', ...flags } }),
+        signal,
+      );
       return [message(result, 'sendMessage')];
     }
     const files = await Promise.all(step.files.map(async (ref) => ({ ref, kind: kindOf(ref), bytes: await ref.read() })));
@@ -127,6 +141,7 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
         (chatId) => {
           const form = new FormData();
           form.append('chat_id', chatId);
+          appendFlags(form, flags);
           if (step.caption) form.append('caption', step.caption);
           if (f.kind === 'video') form.append('supports_streaming', 'true');
           form.append(field, blobOf(f.bytes, f.ref.mimeType), f.ref.fileName);
@@ -143,6 +158,7 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
       (chatId) => {
         const form = new FormData();
         form.append('chat_id', chatId);
+        appendFlags(form, flags);
         const media = files.map((f, i) => ({
           type: f.kind,
           media: `attach://file${i}`,
@@ -177,8 +193,10 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
       const progress = progressFor(req.idempotencyKey, credential('Telegram', req.credentials, 'chatId'), steps.length);
       if (progress.result) return progress.result;
       const chat = { id: progress.chatId };
+      const flags = sendFlags(req);
       try {
-        for (let i = progress.sent.length; i < steps.length; i++) progress.sent.push(await runStep(token, chat, steps[i]!, req.signal));
+        for (let i = progress.sent.length; i < steps.length; i++)
+          progress.sent.push(await runStep(token, chat, steps[i]!, flags, req.signal));
       } finally {
         progress.chatId = chat.id;
       }
@@ -195,6 +213,19 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
       return journal.get(req.idempotencyKey)?.result ?? null;
     },
   };
+}
+
+/** The post's options as Bot API parameters; an option not given is not sent (Telegram's default). */
+function sendFlags(req: PublishRequest): Record<string, boolean> {
+  const o = (req.options ?? {}) as TelegramOptions;
+  const flags: Record<string, boolean> = {};
+  if (typeof o.disableNotification === 'boolean') flags.disable_notification = o.disableNotification;
+  if (typeof o.protectContent === 'boolean') flags.protect_content = o.protectContent;
+  return flags;
+}
+
+function appendFlags(form: FormData, flags: Record<string, boolean>): void {
+  for (const [k, v] of Object.entries(flags)) form.append(k, String(v));
 }
 
 const SINGLE: Record<Kind, { method: string; field: string }> = {

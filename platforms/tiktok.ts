@@ -11,6 +11,7 @@
 //    a restart cannot be found there.
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import { counts, str } from './json.ts';
+import type { TikTokOptions } from './options.ts';
 import { remember } from './recent.ts';
 import {
   PlatformError,
@@ -248,8 +249,14 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     const token = credential('TikTok', req.credentials, 'accessToken');
     const item = req.media.find((m) => m.type === 'video');
     if (!item) throw new PlatformError('permanent', 'TikTok needs a video to publish');
+    const o = (req.options ?? {}) as TikTokOptions;
     const creator = await creatorInfo(token, req.signal);
-    const privacy = choosePrivacy(creator.privacyOptions, req.credentials.privacyLevel ?? opts.privacyLevel);
+    // A level the post asked for is checked against today's creator_info before any byte is read:
+    // the creator may have lost it since the post was written (an account turned private).
+    const privacy =
+      o.privacyLevel !== undefined
+        ? offeredPrivacy(creator.privacyOptions, o.privacyLevel)
+        : choosePrivacy(creator.privacyOptions, req.credentials.privacyLevel ?? opts.privacyLevel);
     const bytes = await item.read();
     const { chunk, count } = chunking(bytes.byteLength, opts.chunkSize);
 
@@ -260,11 +267,13 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
         post_info: {
           ...(req.text ? { title: req.text } : {}),
           privacy_level: privacy,
-          disable_duet: creator.disableDuet,
-          disable_comment: creator.disableComment,
-          disable_stitch: creator.disableStitch,
-          brand_content_toggle: false,
-          brand_organic_toggle: false,
+          // What the creator turned off stays off, whatever the post asked for.
+          disable_duet: creator.disableDuet || o.disableDuet === true,
+          disable_comment: creator.disableComment || o.disableComment === true,
+          disable_stitch: creator.disableStitch || o.disableStitch === true,
+          brand_content_toggle: o.brandContentToggle === true,
+          brand_organic_toggle: o.brandOrganicToggle === true,
+          ...(o.isAigc !== undefined ? { is_aigc: o.isAigc } : {}),
         },
         source_info: { source: 'FILE_UPLOAD', video_size: bytes.byteLength, chunk_size: chunk, total_chunk_count: count },
       },
@@ -365,6 +374,16 @@ function choosePrivacy(options: string[], preferred: unknown): string {
   if (options.includes('PUBLIC_TO_EVERYONE')) return 'PUBLIC_TO_EVERYONE';
   if (options[0]) return options[0];
   throw new PlatformError('permanent', 'TikTok creator_info offered no privacy_level_options');
+}
+
+/** The level a post asked for, when the creator offers it; otherwise final, as TikTok would refuse it too. */
+function offeredPrivacy(options: string[], wanted: string): string {
+  if (options.includes(wanted)) return wanted;
+  throw new PlatformError(
+    'permanent',
+    `TikTok: privacy level ${wanted} is not offered to this account (it offers ${options.join(', ') || 'none'})`,
+    { platformCode: 'privacy_level_option_mismatch' },
+  );
 }
 
 /**

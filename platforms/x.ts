@@ -3,6 +3,7 @@
 // through POST /2/media/metadata, the post through POST /2/tweets.
 import { blobOf, createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { counts, dig, str } from './json.ts';
+import type { XOptions } from './options.ts';
 import {
   PlatformError,
   parseRetryAfter,
@@ -171,6 +172,10 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       if (mediaIds.length) json.media = { media_ids: mediaIds };
       // A thread item answers the item before it; X refuses (403) a reply to a post it no longer shows.
       if (req.replyTo) json.reply = { in_reply_to_tweet_id: req.replyTo.parent.platformPostId };
+      // Sent as given: X's schema checks the poll (and refuses one beside media) and names the field.
+      const o = (req.options ?? {}) as XOptions;
+      if (o.replySettings) json.reply_settings = o.replySettings;
+      if (o.poll) json.poll = { options: o.poll.options, duration_minutes: o.poll.durationMinutes };
       const r = await call(token, 'POST', '/2/tweets', { json, signal: req.signal }).catch(async (err: unknown) => {
         // X is reported to refuse, now and then, a reply to a post made seconds before, as if the
         // parent were gone (403 "deleted or not visible"): a thread's replies follow each other

@@ -15,6 +15,7 @@
 // youtube.force-ssl scope); before a retry the video's newest threads are read for this channel's
 // comment with the same text.
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
+import type { YouTubeOptions } from './options.ts';
 import { remember } from './recent.ts';
 import {
   PlatformError,
@@ -89,11 +90,14 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   const sessions = new Map<string, Session>();
 
   async function startSession(req: PublishRequest, token: string, item: MediaRef, size: number): Promise<Session> {
-    const url = `${uploadBase}/upload/youtube/v3/videos?${new URLSearchParams({ uploadType: 'resumable', part: 'snippet,status' })}`;
+    const query = new URLSearchParams({ uploadType: 'resumable', part: 'snippet,status' });
+    const notify = optionsOf(req).notifySubscribers;
+    if (notify !== undefined) query.set('notifySubscribers', String(notify));
+    const url = `${uploadBase}/upload/youtube/v3/videos?${query}`;
     const r = await api.send(url, {
       method: 'POST',
       headers: { ...bearer(token), 'X-Upload-Content-Length': String(size), 'X-Upload-Content-Type': uploadType(item) },
-      json: metadata(req, item, opts),
+      json: metadata(req, item.fileName, opts),
       signal: req.signal,
     });
     if (!isOk(r)) throw youtubeError(r);
@@ -175,9 +179,10 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     const playlistId = items?.[0]?.contentDetails?.relatedPlaylists?.uploads;
     if (typeof playlistId !== 'string' || !playlistId) return null;
 
-    const video = videoFor(req);
-    const title = buildTitle(req.text, video?.fileName ?? '');
-    const description = normalize(buildDescription(req.text));
+    // The same title and description the upload was sent with, options included.
+    const { snippet } = metadata(req, videoFor(req)?.fileName ?? '', opts);
+    const title = snippet.title;
+    const description = normalize(snippet.description);
     const since = Date.now() - lookbackMs;
     let pageToken: string | undefined;
     for (let page = 0; page < 2; page++) {
@@ -410,14 +415,27 @@ interface PlaylistItem {
   snippet?: { publishedAt?: unknown; title?: unknown; description?: unknown; resourceId?: { videoId?: unknown } };
 }
 
-function metadata(req: PublishRequest, item: MediaRef, opts: YouTubeConnectorOptions) {
+/**
+ * The videos.insert resource. The post's options win over the channel's credentials, which win
+ * over the connector's defaults. A title or description the post chose is sent as written: the
+ * post's validation checks it, and YouTube's refusal (invalidTitle) says what is wrong with it.
+ */
+function metadata(req: PublishRequest, fileName: string, opts: YouTubeConnectorOptions) {
   const c = req.credentials;
-  const privacy = [c.privacyStatus, opts.privacyStatus].find((p) => typeof p === 'string' && PRIVACY.includes(p)) ?? 'public';
-  const categoryId = typeof c.categoryId === 'string' && c.categoryId ? c.categoryId : opts.categoryId;
-  const snippet: Record<string, unknown> = { title: buildTitle(req.text, item.fileName), description: buildDescription(req.text) };
+  const o = optionsOf(req);
+  const privacy =
+    [o.privacyStatus, c.privacyStatus, opts.privacyStatus].find((p) => typeof p === 'string' && PRIVACY.includes(p)) ?? 'public';
+  const categoryId = o.categoryId || (typeof c.categoryId === 'string' && c.categoryId ? c.categoryId : opts.categoryId);
+  const snippet: { title: string; description: string; tags?: string[]; categoryId?: string } = {
+    title: o.title ?? buildTitle(req.text, fileName),
+    description: o.description ?? buildDescription(req.text),
+  };
+  if (o.tags?.length) snippet.tags = o.tags;
   if (categoryId) snippet.categoryId = categoryId;
-  return { snippet, status: { privacyStatus: privacy, selfDeclaredMadeForKids: false } };
+  return { snippet, status: { privacyStatus: privacy, selfDeclaredMadeForKids: o.madeForKids ?? false } };
 }
+
+const optionsOf = (req: PublishRequest) => (req.options ?? {}) as YouTubeOptions;
 
 /** The first non-empty line (else the file name), without < >, at most 100 characters. */
 export function buildTitle(text: string, fileName: string): string {

@@ -12,6 +12,7 @@ import { parsePublishAt } from '../domain/posts/checks.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
 import { threadInputOf } from '../domain/posts/thread.ts';
+import type { PlatformOptions } from '../platforms/options.ts';
 
 /** The body of a new post, as the API and the MCP tools take it (their schemas check its shape). */
 export interface NewPostBody {
@@ -25,6 +26,7 @@ export interface NewPostBody {
   thread?: { content: string; mediaIds?: string[] }[];
   threadByPlatform?: Record<string, { content: string; mediaIds?: string[] }[]>;
   firstComment?: { content: string };
+  options?: PlatformOptions;
 }
 
 type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
@@ -46,6 +48,7 @@ export function createPostRequest(who: Who, body: NewPostBody): CreatePostReques
     now: who.now,
     queue: body.queue === true,
     followUps: threadInputOf(body),
+    options: body.options ?? {},
   };
 }
 

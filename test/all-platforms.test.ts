@@ -503,3 +503,126 @@ describe('what each account can do now (GET /v1/channels/{id}/capabilities)', ()
     expect((await capabilities(other.key, s.channels.TIKTOK)).status).toBe(404);
   });
 });
+
+describe('per-platform options, through the workflow to each platform', () => {
+  test('each option reaches its platform as its API names it', async () => {
+    const s = await setup();
+    await stack.syncClock();
+    const tag = crypto.randomUUID().slice(0, 8);
+    const text = (p: Platform) => `Options ${tag} on ${p.toLowerCase()}`;
+    const body = (platforms: Platform[], mediaId: string, extra: Record<string, unknown>) => ({
+      content: `Options ${tag}`,
+      contentByPlatform: Object.fromEntries(platforms.map((p) => [p, text(p)])),
+      channelIds: platforms.map((p) => s.channels[p]),
+      mediaIds: [mediaId],
+      ...extra,
+    });
+    const imagePlatforms: Platform[] = ['X', 'LINKEDIN', 'REDDIT', 'PINTEREST', 'TELEGRAM', 'DISCORD'];
+    const [images, video] = await Promise.all([
+      call(stack.app, 'POST', '/v1/posts', {
+        key: s.key,
+        body: body(imagePlatforms, s.image.id, {
+          reddit: { subreddit: 'test', title: `Options ${tag}` },
+          options: {
+            x: { replySettings: 'following' },
+            linkedin: { visibility: 'CONNECTIONS' },
+            reddit: { nsfw: true, spoiler: true },
+            pinterest: { title: `Pin ${tag}`, link: 'https://example.com/pin', altText: 'a red square' },
+            telegram: { disableNotification: true, protectContent: true },
+            discord: { username: 'Launch desk' },
+          },
+        }),
+      }),
+      call(stack.app, 'POST', '/v1/posts', {
+        key: s.key,
+        body: body(VIDEO_PLATFORMS, s.video.id, {
+          options: {
+            tiktok: { privacyLevel: 'SELF_ONLY', disableComment: true },
+            youtube: {
+              title: `Video ${tag}`,
+              tags: ['launch', 'demo'],
+              privacyStatus: 'unlisted',
+              madeForKids: false,
+              notifySubscribers: false,
+            },
+          },
+        }),
+      }),
+    ]);
+    expect(images.status).toBe(201);
+    expect(video.status).toBe(201);
+    expect(images.body.options.telegram).toEqual({ disableNotification: true, protectContent: true });
+    const ids = [images.body.id as string, video.body.id as string];
+    await waitFor(
+      'both workflows to finish',
+      () => Promise.all(ids.map(workflowStatus)),
+      (st) => st.every((x) => x !== 'RUNNING'),
+    );
+    await Promise.all(ids.map((id) => stack.settle(id)));
+    for (const id of ids) expect((await getPost(s.key, id)).status).toBe('published');
+
+    expect(fakes.x.tweets.find((t) => t.text === text('X'))!.replySettings).toBe('following');
+    expect(fakes.linkedin.posts.find((p) => p.rendered === text('LINKEDIN'))!.visibility).toBe('CONNECTIONS');
+    expect(fakes.reddit.posts.find((p) => p.title === `Options ${tag}`)).toMatchObject({ nsfw: true, spoiler: true });
+    expect(fakes.pinterest.pins.find((p) => p.description === text('PINTEREST'))).toMatchObject({
+      title: `Pin ${tag}`,
+      link: 'https://example.com/pin',
+      altText: 'a red square',
+    });
+    expect(fakes.telegram.messages.find((m) => m.caption === text('TELEGRAM'))).toMatchObject({
+      disable_notification: true,
+      protect_content: true,
+    });
+    expect(fakes.discord.messages.find((m) => m.content === text('DISCORD'))!.username).toBe('Launch desk');
+    const tiktok = fakes.tiktok.publishes.find((p) => p.postInfo.title === text('TIKTOK'))!;
+    expect(tiktok.postInfo).toMatchObject({ privacy_level: 'SELF_ONLY', disable_comment: true });
+    expect(fakes.youtube.videos.find((v) => v.title === `Video ${tag}`)).toMatchObject({
+      tags: ['launch', 'demo'],
+      privacyStatus: 'unlisted',
+      selfDeclaredMadeForKids: false,
+    });
+  }, 90_000);
+
+  test('options for a platform the post does not go to are refused at their path', async () => {
+    const s = await setup();
+    const r = await call(stack.app, 'POST', '/v1/posts/validate', {
+      key: s.key,
+      body: {
+        content: 'Hi',
+        channelIds: [s.channels.X],
+        options: { x: { replySettings: 'verified' }, tiktok: { privacyLevel: 'SELF_ONLY' } },
+      },
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.error.details.fields).toEqual([{ path: 'options.tiktok', message: 'no target channel is on this platform' }]);
+  });
+
+  test('a privacy level the TikTok account no longer offers when the post is due: the channel fails, nothing is sent', async () => {
+    const s = await setup();
+    const now = await stack.syncClock();
+    const before = fakes.tiktok.publishes.length;
+    const r = await call(stack.app, 'POST', '/v1/posts', {
+      key: s.key,
+      body: {
+        content: 'Later',
+        channelIds: [s.channels.TIKTOK],
+        mediaIds: [s.video.id],
+        publishAt: new Date(now.getTime() + 2 * 60_000).toISOString(),
+        options: { tiktok: { privacyLevel: 'PUBLIC_TO_EVERYONE' } },
+      },
+    });
+    expect(r.status).toBe(201);
+    const offered = fakes.tiktok.creator.privacy_level_options;
+    fakes.tiktok.creator.privacy_level_options = ['SELF_ONLY'];
+    try {
+      await stack.settle(r.body.id);
+    } finally {
+      fakes.tiktok.creator.privacy_level_options = offered;
+    }
+    const post = await getPost(s.key, r.body.id);
+    expect(post.status).toBe('failed');
+    expect(post.channels[0]).toMatchObject({ status: 'failed', errorCode: 'rejected_content', retryable: false });
+    expect(post.channels[0].error).toContain('PUBLIC_TO_EVERYONE');
+    expect(fakes.tiktok.publishes.length).toBe(before);
+  }, 90_000);
+});

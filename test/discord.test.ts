@@ -336,3 +336,38 @@ describe('fake Discord contract', () => {
     expect(f.messages).toHaveLength(1);
   });
 });
+
+describe('Discord options', () => {
+  test('username reaches the webhook payload, as JSON and in payload_json with files', async () => {
+    const f = await fake();
+    await connector(f).publish(request(f, { options: { username: 'Postpilot News' } }));
+    const png = await pngBytes();
+    const img = media('img-a', 'image', 'image/png', null, async () => png);
+    await connector(f).publish(request(f, { idempotencyKey: 'post-2:channel-1', media: [img], options: { username: 'Photo desk' } }));
+    expect(f.messages.map((m) => [m.username, m.payload.username])).toEqual([
+      ['Postpilot News', 'Postpilot News'],
+      ['Photo desk', 'Photo desk'],
+    ]);
+  });
+
+  test('without options the payload has no username (the webhook’s own name shows)', async () => {
+    const f = await fake();
+    await connector(f).publish(request(f, { options: {} }));
+    expect(f.messages[0]!.payload).not.toHaveProperty('username');
+    expect(f.messages[0]!.username).toBeUndefined();
+  });
+
+  test('a name with "discord" or "clyde", or over 80 characters (50035) → permanent', async () => {
+    const f = await fake();
+    for (const [username, detail] of [
+      ['The Discord Bot', 'Username cannot contain "discord"'],
+      ['clydesdale', 'Username cannot contain "clyde"'],
+      ['n'.repeat(81), 'Must be between 1 and 80 in length.'],
+    ]) {
+      const err = await failure(connector(f).publish(request(f, { options: { username } })));
+      expect(err).toMatchObject({ kind: 'permanent', opts: { status: 400, platformCode: '50035' } });
+      expect(err.message).toContain(detail!);
+    }
+    expect(f.messages).toHaveLength(0);
+  });
+});

@@ -551,3 +551,21 @@ describe('LinkedIn first comment', () => {
     expect(f.requests.at(-1)!.path).toEndWith('/comments');
   });
 });
+
+describe('LinkedIn options', () => {
+  test('visibility reaches the post; without it the post is PUBLIC', async () => {
+    const f = await fake();
+    await connector(f).publish(request(f, { options: { visibility: 'CONNECTIONS' } }));
+    await connector(f).publish(request(f, { text: 'A second post', options: { visibility: 'LOGGED_IN' } }));
+    await connector(f).publish(request(f, { text: 'A third post', options: {} }));
+    expect(f.posts.map((p) => p.visibility)).toEqual(['CONNECTIONS', 'LOGGED_IN', 'PUBLIC']);
+  });
+
+  test('a visibility LinkedIn does not know (422 INVALID_VALUE) → permanent', async () => {
+    const f = await fake();
+    const options = { visibility: 'FRIENDS' } as unknown as PublishRequest['options'];
+    const err = await failure(connector(f).publish(request(f, { options })));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { status: 422, platformCode: 'INVALID_VALUE' } });
+    expect(f.posts).toHaveLength(0);
+  });
+});

@@ -417,6 +417,17 @@ const PROSE_RULES: {
     why: 'a subreddit is asked of a REDDIT channel only',
     holds: (_f, a) => typeof a.query.subreddit === 'string' && a.platforms.every((p) => p !== 'REDDIT'),
   },
+  {
+    ops: THREAD_OPS,
+    path: /^options\.[a-z]+$/,
+    message: /^no target channel is on this platform$/,
+    documented: /each key must be the platform of a target channel/,
+    why: 'options keys must be platforms of the target channels',
+    holds: (f, a) => {
+      const platform = f.path.slice('options.'.length);
+      return a.body.options?.[platform] !== undefined && !a.platforms.some((p) => p.toLowerCase() === platform);
+    },
+  },
   // Queues and series.
   {
     ops: ['setQueue', 'createSeries', 'updateSeries'],

@@ -310,6 +310,7 @@ describe('OpenAPI document', () => {
       'thread',
       'threadByPlatform',
       'firstComment',
+      'options',
       'queue',
     ]);
     expect(create.additionalProperties).toBe(false);
@@ -367,6 +368,7 @@ describe('OpenAPI document', () => {
         'thread',
         'threadByPlatform',
         'firstComment',
+        'options',
       ].sort(),
     );
     expect(s.Post.properties.channels.items).toEqual({ $ref: '#/components/schemas/PostChannel' });

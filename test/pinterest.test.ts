@@ -383,3 +383,44 @@ describe('Pinterest capabilities', () => {
     expect((await failure(connector(f).readCapabilities!(creds, {}))).kind).toBe('transient');
   });
 });
+
+describe('Pinterest options', () => {
+  test('boardId, title, link and altText reach the Pin (the board instead of the channel’s)', async () => {
+    const f = await fake();
+    const board = f.addBoard({ name: 'Blue squares' });
+    const options = { boardId: board, title: 'Red square', link: 'https://example.com/red', altText: 'A red square on white' };
+    await connector(f).publish(request({ credentials: { accessToken: 'pina_good' }, options }));
+    expect(f.pins[0]).toMatchObject({
+      boardId: board,
+      title: 'Red square',
+      link: 'https://example.com/red',
+      altText: 'A red square on white',
+    });
+  });
+
+  test('without options the Pin keeps the channel’s board, no title or link, and the image’s alt text', async () => {
+    const f = await fake();
+    await connector(f).publish(request({ options: {} }));
+    expect(f.pins[0]).toMatchObject({ boardId: BOARD_ID, title: null, link: null, altText: 'A red square' });
+  });
+
+  test('a board of another account (403), a board not there (404) → permanent', async () => {
+    const f = await fake();
+    const other = await failure(connector(f).publish(request({ options: { boardId: OTHER_BOARD_ID } })));
+    expect(other).toMatchObject({ kind: 'permanent', message: 'Pinterest 403: Not authorized to access board or Pin.' });
+    const gone = await failure(connector(f).publish(request({ options: { boardId: '1009213840000000001' } })));
+    expect(gone).toMatchObject({ kind: 'permanent', message: 'Pinterest 404: Board not found.' });
+    expect(f.pins).toHaveLength(0);
+  });
+
+  test('a title over 100 characters, alt text over 500 → permanent', async () => {
+    const f = await fake();
+    const title = await failure(connector(f).publish(request({ options: { title: 't'.repeat(101) } })));
+    expect(title.kind).toBe('permanent');
+    expect(title.message).toContain('title: must be a string of at most 100 characters');
+    const alt = await failure(connector(f).publish(request({ options: { altText: 'a'.repeat(501) } })));
+    expect(alt.kind).toBe('permanent');
+    expect(alt.message).toContain('alt_text: must be a string of at most 500 characters');
+    expect(f.pins).toHaveLength(0);
+  });
+});

@@ -642,3 +642,47 @@ describe('Reddit capabilities', () => {
     expect(err).toMatchObject({ kind: 'reauth', opts: { platformCode: 'insufficient_scope' } });
   });
 });
+
+describe('Reddit options', () => {
+  const kites = { flairs: [{ id: 'b8c1a2f0-flair-1', text: 'Build log' }], flairRequired: true };
+
+  test('flairId, nsfw and spoiler reach the submit (flair_id, nsfw=true, spoiler=true)', async () => {
+    const f = await fake();
+    f.subreddits.kites = kites;
+    const options = { flairId: 'b8c1a2f0-flair-1', nsfw: true, spoiler: true };
+    await connector(f).publish(request({ reddit: { subreddit: 'kites', title: 'My first kite' }, options }));
+    expect(f.posts[0]).toMatchObject({ subreddit: 'kites', flairId: 'b8c1a2f0-flair-1', nsfw: true, spoiler: true });
+  });
+
+  test('a gallery carries them too', async () => {
+    const f = await fake();
+    f.subreddits.kites = kites;
+    const options = { flairId: 'b8c1a2f0-flair-1', nsfw: true, spoiler: true };
+    const media = [image('img-a', 'First'), image('img-b', 'Second')];
+    await connector(f).publish(request({ reddit: { subreddit: 'kites', title: 'Two kites' }, media, options }));
+    expect(f.posts[0]).toMatchObject({ kind: 'gallery', flairId: 'b8c1a2f0-flair-1', nsfw: true, spoiler: true });
+  });
+
+  test('without options the post has no flair and is neither NSFW nor a spoiler', async () => {
+    const f = await fake();
+    await connector(f).publish(request({ options: {} }));
+    expect(f.posts[0]).toMatchObject({ flairId: null, nsfw: false, spoiler: false });
+  });
+
+  test('a flair the subreddit does not have (BAD_FLAIR_TEMPLATE_ID) → permanent', async () => {
+    const f = await fake();
+    f.subreddits.kites = kites;
+    const req = request({ reddit: { subreddit: 'kites', title: 'My first kite' }, options: { flairId: 'nope' } });
+    const err = await failure(connector(f).publish(req));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { platformCode: 'BAD_FLAIR_TEMPLATE_ID' } });
+    expect(f.posts).toHaveLength(0);
+  });
+
+  test('no flair where the subreddit requires one (SUBMIT_VALIDATION_FLAIR_REQUIRED) → permanent', async () => {
+    const f = await fake();
+    f.subreddits.kites = kites;
+    const err = await failure(connector(f).publish(request({ reddit: { subreddit: 'kites', title: 'My first kite' } })));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { platformCode: 'SUBMIT_VALIDATION_FLAIR_REQUIRED' } });
+    expect(f.posts).toHaveLength(0);
+  });
+});

@@ -401,3 +401,47 @@ describe('fake Telegram contract', () => {
     });
   });
 });
+
+describe('Telegram options', () => {
+  const options = { disableNotification: true, protectContent: true };
+  const flags = (f: FakeTelegram) => f.messages.map((m) => [m.method, m.disable_notification, m.protect_content]);
+
+  test('disableNotification and protectContent reach sendMessage', async () => {
+    const f = await fake();
+    await connector(f).publish(request(f, { options }));
+    expect(flags(f)).toEqual([['sendMessage', true, true]]);
+  });
+
+  test('… a single file, and the long text after it', async () => {
+    const f = await fake();
+    await connector(f).publish(request(f, { text: 'y'.repeat(1500), media: [image('img-a')], options }));
+    expect(flags(f)).toEqual([
+      ['sendPhoto', true, true],
+      ['sendMessage', true, true],
+    ]);
+  });
+
+  test('… an album, and kinds sent by their own method', async () => {
+    const f = await fake();
+    await connector(f).publish(request(f, { media: [image('img-a'), image('img-b')], options }));
+    await connector(f).publish(
+      request(f, {
+        idempotencyKey: 'post-2:channel-1',
+        media: [media('report', 'document', 'application/pdf'), media('loop', 'gif', 'image/gif')],
+        options: { protectContent: true },
+      }),
+    );
+    expect(flags(f)).toEqual([
+      ['sendMediaGroup', true, true],
+      ['sendMediaGroup', true, true],
+      ['sendDocument', undefined, true],
+      ['sendAnimation', undefined, true],
+    ]);
+  });
+
+  test('without options neither is sent', async () => {
+    const f = await fake();
+    await connector(f).publish(request(f, { media: [image('img-a')], options: {} }));
+    expect(flags(f)).toEqual([['sendPhoto', undefined, undefined]]);
+  });
+});

@@ -604,3 +604,119 @@ describe('TikTok capabilities', () => {
     expect((await failure(connector(f).readCapabilities!({ accessToken: 'good-token' }, {}))).kind).toBe('transient');
   });
 });
+
+describe('TikTok options', () => {
+  test('every option reaches post_info as TikTok names it', async () => {
+    const f = await fake();
+    await connector(f).publish(
+      request({
+        options: {
+          privacyLevel: 'MUTUAL_FOLLOW_FRIENDS',
+          disableComment: true,
+          disableDuet: true,
+          disableStitch: false,
+          brandContentToggle: true,
+          brandOrganicToggle: true,
+          isAigc: true,
+        },
+      }),
+    );
+    expect(f.publishes[0]!.postInfo).toEqual({
+      title: 'Our new kite in a storm #kites #fyp',
+      privacy_level: 'MUTUAL_FOLLOW_FRIENDS',
+      disable_duet: true,
+      disable_comment: true,
+      disable_stitch: false,
+      brand_content_toggle: true,
+      brand_organic_toggle: true,
+      is_aigc: true,
+    });
+  });
+
+  test('the post’s privacy level wins over the channel’s and the connector’s', async () => {
+    const f = await fake();
+    await connector(f, { privacyLevel: 'PUBLIC_TO_EVERYONE' }).publish(
+      request({
+        credentials: { accessToken: 'good-token', privacyLevel: 'MUTUAL_FOLLOW_FRIENDS' },
+        options: { privacyLevel: 'SELF_ONLY' },
+      }),
+    );
+    expect(f.publishes[0]!.postInfo.privacy_level).toBe('SELF_ONLY');
+  });
+
+  test('without options today’s choices stay', async () => {
+    const f = await fake();
+    await connector(f).publish(request({ options: {} }));
+    expect(f.publishes[0]!.postInfo).toEqual({
+      title: 'Our new kite in a storm #kites #fyp',
+      privacy_level: 'PUBLIC_TO_EVERYONE',
+      disable_duet: false,
+      disable_comment: false,
+      disable_stitch: false,
+      brand_content_toggle: false,
+      brand_organic_toggle: false,
+    });
+  });
+
+  test('what the creator turned off stays off, whatever the post asked', async () => {
+    const f = await fake();
+    Object.assign(f.creator, { comment_disabled: true, duet_disabled: true, stitch_disabled: true });
+    await connector(f).publish(request({ options: { disableComment: false, disableDuet: false, disableStitch: false } }));
+    expect(f.publishes[0]!.postInfo).toMatchObject({ disable_comment: true, disable_duet: true, disable_stitch: true });
+  });
+
+  test('a privacy level the creator no longer offers → permanent before anything is uploaded', async () => {
+    const f = await fake();
+    f.creator.privacy_level_options = ['FOLLOWER_OF_CREATOR', 'SELF_ONLY'];
+    let read = false;
+    const media = [clip('clip-1', 2000, { read: async () => ((read = true), new Uint8Array(2000)) })];
+    const err = await failure(connector(f).publish(request({ media, options: { privacyLevel: 'PUBLIC_TO_EVERYONE' } })));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { platformCode: 'privacy_level_option_mismatch' } });
+    expect(err.message).toBe(
+      'TikTok: privacy level PUBLIC_TO_EVERYONE is not offered to this account (it offers FOLLOWER_OF_CREATOR, SELF_ONLY)',
+    );
+    expect(paths(f)).toEqual(['POST /v2/post/publish/creator_info/query/']);
+    expect(f.publishes).toHaveLength(0);
+    expect(read).toBe(false);
+  });
+
+  test('TikTok’s own refusal of a privacy level it does not offer → permanent', async () => {
+    const f = await fake();
+    // creator_info offered the level; by video/init the creator had lost it.
+    f.failNext(1, {
+      status: 403,
+      body: tiktokErrorBody('privacy_level_option_mismatch', 'privacy_level is not among the privacy_level_options.'),
+    });
+    const err = await failure(connector(f).publish(request({ options: { privacyLevel: 'PUBLIC_TO_EVERYONE' } })));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { platformCode: 'privacy_level_option_mismatch' } });
+    expect(f.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
+  });
+
+  test('branded content cannot be private: the fake refuses it at init → permanent, nothing uploaded', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).publish(request({ options: { privacyLevel: 'SELF_ONLY', brandContentToggle: true } })));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { status: 400, platformCode: 'invalid_param' } });
+    expect(err.message).toBe('TikTok 400: Branded content visibility cannot be set to private. (invalid_param)');
+    expect(f.publishes).toHaveLength(0);
+    expect(f.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
+    // The creator's own brand may be private.
+    await connector(f).publish(request({ idempotencyKey: 'k2', options: { privacyLevel: 'SELF_ONLY', brandOrganicToggle: true } }));
+    expect(f.publishes[0]!.postInfo).toMatchObject({ privacy_level: 'SELF_ONLY', brand_organic_toggle: true });
+  });
+
+  test('the fake refuses a privacy level outside the creator’s options', async () => {
+    const f = await fake();
+    f.creator.privacy_level_options = ['SELF_ONLY'];
+    const res = await fetch(`${f.url}/v2/post/publish/video/init/`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        post_info: { privacy_level: 'PUBLIC_TO_EVERYONE', brand_content_toggle: false },
+        source_info: { source: 'FILE_UPLOAD', video_size: 10, chunk_size: 10, total_chunk_count: 1 },
+      }),
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('privacy_level_option_mismatch');
+    expect(f.publishes).toHaveLength(0);
+  });
+});

@@ -672,3 +672,48 @@ describe('X metrics', () => {
     expect(limited.opts.retryAfterMs).toBe(30_000);
   });
 });
+
+describe('X options', () => {
+  const poll = { options: ['Red', 'Blue', 'Green'], durationMinutes: 1440 };
+
+  test('replySettings and poll reach the post (reply_settings, poll.options, poll.duration_minutes)', async () => {
+    const f = await fake();
+    await connector(f).publish(request({ options: { replySettings: 'mentionedUsers', poll } }));
+    expect(f.tweets[0]).toMatchObject({
+      replySettings: 'mentionedUsers',
+      poll: { options: ['Red', 'Blue', 'Green'], durationMinutes: 1440 },
+    });
+  });
+
+  test('without options the post has neither', async () => {
+    const f = await fake();
+    await connector(f).publish(request({ options: {} }));
+    expect(f.tweets[0]).toMatchObject({ replySettings: null, poll: null });
+  });
+
+  test('X’s schema refusals (400) → permanent: reply settings, poll size, option length, duration', async () => {
+    const f = await fake();
+    const cases: [unknown, string][] = [
+      [{ replySettings: 'everyone' }, '$.reply_settings'],
+      [{ poll: { options: ['Only one'], durationMinutes: 60 } }, '$.poll.options: must have between 2 and 4 items'],
+      [{ poll: { options: ['a', 'b', 'c', 'd', 'e'], durationMinutes: 60 } }, '$.poll.options: must have between 2 and 4 items'],
+      [{ poll: { options: ['Red', 'x'.repeat(26)], durationMinutes: 60 } }, '$.poll.options[1]'],
+      [{ poll: { options: ['Red', 'Blue'], durationMinutes: 4 } }, '$.poll.duration_minutes'],
+      [{ poll: { options: ['Red', 'Blue'], durationMinutes: 10081 } }, '$.poll.duration_minutes'],
+    ];
+    for (const [options, field] of cases) {
+      const err = await failure(connector(f).publish(request({ options: options as PublishRequest['options'] })));
+      expect(err).toMatchObject({ kind: 'permanent', opts: { status: 400 } });
+      expect(err.message).toContain(field);
+    }
+    expect(f.tweets).toHaveLength(0);
+  });
+
+  test('a poll with media → permanent', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).publish(request({ media: [await image('img-1')], options: { poll } })));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { status: 400 } });
+    expect(err.message).toContain('poll.options');
+    expect(f.tweets).toHaveLength(0);
+  });
+});

@@ -7,7 +7,14 @@ import {
   type YouTubeConnectorOptions,
 } from '../platforms/youtube.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import { FAKE_CLIENT, googleErrorBody, startFakeYouTube, VIDEO_CATEGORIES, type FakeYouTube } from './fakes/youtube.ts';
+import {
+  FAKE_CLIENT,
+  googleErrorBody,
+  startFakeYouTube,
+  VIDEO_CATEGORIES,
+  type FakeYouTube,
+  type FakeYouTubeOptions,
+} from './fakes/youtube.ts';
 import { freePort } from './harness/ports.ts';
 
 const KIB = 1024;
@@ -16,8 +23,8 @@ afterEach(async () => {
   await Promise.all(fakes.splice(0).map((f) => f.stop()));
 });
 
-async function fake(): Promise<FakeYouTube> {
-  const f = await startFakeYouTube();
+async function fake(opts?: FakeYouTubeOptions): Promise<FakeYouTube> {
+  const f = await startFakeYouTube(opts);
   fakes.push(f);
   return f;
 }
@@ -643,5 +650,110 @@ describe('YouTube capabilities', () => {
     f.uploadOnlyTokens.add('upload-only');
     const narrow = await failure(connector(f).readCapabilities!({ accessToken: 'upload-only' }, {}));
     expect(narrow).toMatchObject({ kind: 'reauth', opts: { status: 403, platformCode: 'insufficientPermissions' } });
+  });
+});
+
+describe('YouTube options', () => {
+  const options = {
+    title: 'Storm test: the new kite',
+    description: 'Filmed on the north beach.\nWind 40 km/h.',
+    tags: ['kites', 'storm flying'],
+    categoryId: '17',
+    privacyStatus: 'unlisted' as const,
+    madeForKids: true,
+    notifySubscribers: false,
+  };
+
+  test('every option reaches the upload: snippet, status and the notifySubscribers parameter', async () => {
+    const f = await fake({ requireMadeForKids: true });
+    const result = await connector(f, { privacyStatus: 'private', categoryId: '22' }).publish(
+      request({ credentials: { accessToken: 'good-token', privacyStatus: 'public', categoryId: '10' }, options }),
+    );
+    const s = f.sessions[0]!;
+    expect(s.metadata).toEqual({
+      snippet: {
+        title: 'Storm test: the new kite',
+        description: 'Filmed on the north beach.\nWind 40 km/h.',
+        tags: ['kites', 'storm flying'],
+        categoryId: '17',
+      },
+      status: { privacyStatus: 'unlisted', selfDeclaredMadeForKids: true },
+    });
+    expect(s.notifySubscribers).toBe(false);
+    expect(new URLSearchParams(f.requests[0]!.search).get('notifySubscribers')).toBe('false');
+    expect(f.videos[0]).toMatchObject({ id: result.platformPostId, tags: ['kites', 'storm flying'], privacyStatus: 'unlisted' });
+  });
+
+  test('without options the defaults stay: first line as title, no tags, no notifySubscribers parameter', async () => {
+    const f = await fake({ requireMadeForKids: true });
+    await connector(f).publish(request({ options: {} }));
+    expect(f.sessions[0]!.metadata).toEqual({
+      snippet: { title: 'Launch day', description: 'Launch day\nOur new kite flies in any weather.' },
+      status: { privacyStatus: 'public', selfDeclaredMadeForKids: false },
+    });
+    expect(f.sessions[0]!.notifySubscribers).toBeNull();
+    expect(new URLSearchParams(f.requests[0]!.search).has('notifySubscribers')).toBe(false);
+  });
+
+  test('notifySubscribers true is sent as such', async () => {
+    const f = await fake();
+    await connector(f).publish(request({ options: { notifySubscribers: true } }));
+    expect(f.sessions[0]!.notifySubscribers).toBe(true);
+  });
+
+  test('a retry after a restart finds the video by the title and description the options gave', async () => {
+    const f = await fake();
+    await connector(f).publish(request({ options }));
+    const found = await connector(f).findPublished!(request({ attempt: 2, options }));
+    expect(found?.platformPostId).toBe(f.videos[0]!.id);
+    // The default title would not match this video.
+    expect(await connector(f).findPublished!(request({ attempt: 2 }))).toBeNull();
+  });
+
+  test('a title over 100 characters or with < > → permanent invalidTitle, nothing uploaded', async () => {
+    const f = await fake();
+    const long = await failure(connector(f).publish(request({ options: { title: 'k'.repeat(101) } })));
+    expect(long).toMatchObject({ kind: 'permanent', opts: { status: 400, platformCode: 'invalidTitle' } });
+    const tags = await failure(connector(f).publish(request({ idempotencyKey: 'k2', options: { title: 'Kites <3' } })));
+    expect(tags).toMatchObject({ kind: 'permanent', opts: { platformCode: 'invalidTitle' } });
+    expect(f.sessions).toHaveLength(0);
+    expect(f.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
+  });
+
+  test('an unknown or browse-only categoryId → permanent invalidCategoryId', async () => {
+    const f = await fake();
+    const unknown = await failure(connector(f).publish(request({ options: { categoryId: '999' } })));
+    expect(unknown).toMatchObject({ kind: 'permanent', opts: { platformCode: 'invalidCategoryId' } });
+    const browse = await failure(connector(f).publish(request({ idempotencyKey: 'k2', options: { categoryId: '18' } })));
+    expect(browse).toMatchObject({ kind: 'permanent', opts: { platformCode: 'invalidCategoryId' } });
+    expect(f.sessions).toHaveLength(0);
+  });
+
+  test('the strict fake refuses metadata without selfDeclaredMadeForKids → permanent', async () => {
+    const f = await fake({ requireMadeForKids: true });
+    const res = await fetch(`${f.url}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status`, {
+      method: 'POST',
+      headers: {
+        Authorization: 'Bearer good-token',
+        'Content-Type': 'application/json',
+        'X-Upload-Content-Length': '10',
+        'X-Upload-Content-Type': 'video/mp4',
+      },
+      body: JSON.stringify({ snippet: { title: 'x' }, status: { privacyStatus: 'public' } }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { errors: { reason: string }[] } }).error.errors[0]!.reason).toBe('invalidVideoMetadata');
+    f.failNext(1, {
+      status: 400,
+      body: googleErrorBody(400, 'invalidVideoMetadata', 'The request metadata must declare whether the video is made for kids.'),
+    });
+    const err = await failure(connector(f).publish(request()));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { platformCode: 'invalidVideoMetadata' } });
+  });
+
+  test('tags past 500 characters → permanent invalidTags', async () => {
+    const f = await fake();
+    const err = await failure(connector(f).publish(request({ options: { tags: Array.from({ length: 80 }, (_, i) => `kite${i}x`) } })));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { platformCode: 'invalidTags' } });
   });
 });

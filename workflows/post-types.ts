@@ -32,6 +32,8 @@ export interface PostEdit {
   thread?: { content: string; mediaIds: string[] }[] | null;
   threadByPlatform?: Record<string, { content: string; mediaIds: string[] }[]>;
   firstComment?: { content: string } | null;
+  /** Per-platform post options (platforms/options.ts), replacing the post's; optional, as edits of older code carry none. */
+  options?: Record<string, Record<string, unknown>>;
   /** Each channel's follow-up items after the edit (domain/posts/thread.ts), when they change: they replace the channel's rows. */
   channelItems?: Record<string, { position: number; kind: 'reply' | 'comment'; content: string; mediaIds: string[] }[]>;
 }

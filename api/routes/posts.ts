@@ -16,6 +16,7 @@ import { postAnalyticsForKey } from '../../domain/analytics/post-analytics.ts';
 import { refreshPostAnalytics } from '../../domain/analytics/refresh.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
+import { PostOptions } from '../../http/post-options.ts';
 
 // Texts: no NUL (Postgres text cannot hold it) and no unpaired surrogate; lengths in characters.
 export const Text = Chars(POST_LIMITS.textChars);
@@ -70,6 +71,7 @@ const CreateBody = t.Object(
     thread: t.Optional(Thread),
     threadByPlatform: t.Optional(ThreadByPlatform),
     firstComment: t.Optional(FirstComment),
+    options: t.Optional(PostOptions),
     queue: t.Optional(
       t.Boolean({ description: 'true: at the earliest free queue slot common to every target channel (instead of publishAt).' }),
     ),
@@ -88,6 +90,7 @@ const PatchBody = t.Object(
     thread: t.Optional(t.Union([Thread, t.Null()], { description: 'The new thread; null removes it.' })),
     threadByPlatform: t.Optional(ThreadByPlatform),
     firstComment: t.Optional(t.Union([FirstComment, t.Null()], { description: 'The new first comment; null removes it.' })),
+    options: t.Optional(PostOptions),
   },
   { additionalProperties: false, minProperties: 1 },
 );

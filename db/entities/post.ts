@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Timestamped } from './base.ts';
 import { Organization } from './organization.ts';
+import type { PlatformOptions } from '../../platforms/options.ts';
 
 export const POST_STATUSES = ['scheduled', 'publishing', 'published', 'failed'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
@@ -30,6 +31,8 @@ export const Post = defineEntity({
     thread: p.json<ThreadItem[]>().nullable(),
     threadByPlatform: p.json<Record<string, ThreadItem[]>>().default('{}'),
     firstComment: p.json<{ content: string }>().nullable(),
+    /** Per-platform post options (platforms/options.ts), by lower-case platform name. */
+    options: p.json<PlatformOptions>().default('{}'),
     source: p.enum(POST_SOURCES),
     /** The key that created it (null for the web application). */
     apiKeyId: p.string().nullable(),

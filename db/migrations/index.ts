@@ -21,6 +21,7 @@ import { Migration20261126120000_post_page_rows } from './Migration2026112612000
 import { Migration20261126200000_admission_notify } from './Migration20261126200000_admission_notify.ts';
 import { Migration20261126210000_post_metrics } from './Migration20261126210000_post_metrics.ts';
 import { Migration20261127100000_post_threads } from './Migration20261127100000_post_threads.ts';
+import { Migration20261127110000_post_options } from './Migration20261127110000_post_options.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126200000_admission_notify', class: Migration20261126200000_admission_notify },
   { name: 'Migration20261126210000_post_metrics', class: Migration20261126210000_post_metrics },
   { name: 'Migration20261127100000_post_threads', class: Migration20261127100000_post_threads },
+  { name: 'Migration20261127110000_post_options', class: Migration20261127110000_post_options },
 ];

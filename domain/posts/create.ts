@@ -15,6 +15,8 @@ import { assertKeyUnclaimed, type IdempotencyClaim, KeyAlreadyClaimed, recordCla
 import { startAfterCommit } from '../workflow-starts.ts';
 import { POST_STARTS } from './workflow-start.ts';
 import type { TemporalDeps } from '../temporal-calls.ts';
+import { optionProblems } from './options.ts';
+import type { PlatformOptions } from '../../platforms/options.ts';
 import { checkFollowUps, followUpKey, measureFollowUp, NO_THREAD, type FollowUpItem, type ThreadInput } from './thread.ts';
 
 export type { TemporalDeps };
@@ -45,6 +47,8 @@ export interface CreatePostRequest extends PostTemplateRequest {
   claim?: IdempotencyClaim;
   /** Thread and first comment (domain/posts/thread.ts); absent: none. */
   followUps?: ThreadInput;
+  /** Per-platform post options (platforms/options.ts); absent: the platforms' defaults. */
+  options?: PlatformOptions;
 }
 
 /**
@@ -130,6 +134,8 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
   const media = await loadPostMedia(em, organizationId, r.mediaIds, r.key ?? undefined);
   const followUps = r.followUps ?? NO_THREAD;
   const items = await checkFollowUps(em, organizationId, channels, followUps, r.key ?? undefined, fields);
+  const options = r.options ?? {};
+  fields.push(...optionProblems(channels, options));
   const texts = channelTexts(channels, { content: r.content, contentByPlatform: r.contentByPlatform, media, reddit: r.reddit }, fields);
   return {
     organizationId,
@@ -148,6 +154,7 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
     texts,
     followUps,
     items,
+    options,
     now: r.now,
     pendingLimit: PLAN_LIMITS[r.organization.plan].pendingScheduledPosts,
     claim: r.claim,
@@ -181,6 +188,7 @@ interface NewPost {
   followUps: ThreadInput;
   /** Each channel's follow-up items, by channel id. */
   items: Record<string, FollowUpItem[]>;
+  options: PlatformOptions;
   now: Date;
   /** The plan's limit of pending scheduled posts; null = unlimited. */
   pendingLimit: number | null;
@@ -313,6 +321,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     thread: p.followUps.thread,
     threadByPlatform: p.followUps.threadByPlatform,
     firstComment: p.followUps.firstComment,
+    options: p.options,
     source: p.source,
     apiKeyId: p.apiKeyId,
     scheduledAt: p.publishAt ?? p.now,
@@ -351,8 +360,8 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     tx,
     `with post as (
        insert into posts (id, organization_id, status, content, content_by_platform, reddit, media_ids, thread, thread_by_platform,
-         first_comment, source, api_key_id, scheduled_at, workflow_id, workflow_pending, series_id, created_at, updated_at)
-       values (?, ?, 'scheduled', ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, true, ?, ?, ?)
+         first_comment, options, source, api_key_id, scheduled_at, workflow_id, workflow_pending, series_id, created_at, updated_at)
+       values (?, ?, 'scheduled', ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, true, ?, ?, ?)
        returning id
      )
      insert into post_channels (id, post_id, channel_id, platform, status, content, attempts, created_at, updated_at)
@@ -368,6 +377,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
       post.thread === null ? null : JSON.stringify(post.thread),
       JSON.stringify(post.threadByPlatform),
       post.firstComment === null ? null : JSON.stringify(post.firstComment),
+      JSON.stringify(post.options),
       post.source,
       post.apiKeyId,
       post.scheduledAt,

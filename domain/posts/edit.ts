@@ -14,6 +14,8 @@ import { assertNotDuplicate } from './create.ts';
 import type { PostView } from './view.ts';
 import { checkFollowUps, threadInputOf, type ThreadInput, type ThreadItemBody } from './thread.ts';
 import type { FieldError } from '../../lib/errors.ts';
+import type { PlatformOptions } from '../../platforms/options.ts';
+import { optionProblems } from './options.ts';
 
 /** Sends a validated edit through the workflow's Update; its validator refuses unless still scheduled. */
 export async function editPost(temporal: TemporalDeps, postId: string, edit: PostEdit): Promise<void> {
@@ -48,6 +50,8 @@ export interface EditRequest {
   thread?: ThreadItemBody[] | null;
   threadByPlatform?: Record<string, ThreadItemBody[]>;
   firstComment?: { content: string } | null;
+  /** Replaces the post's options. */
+  options?: PlatformOptions;
 }
 
 /**
@@ -97,6 +101,13 @@ export async function validateAndEditPost(
   };
   const fields: FieldError[] = [];
   const items = await checkFollowUps(em, organizationId, channels, followUps, key ?? undefined, fields);
+  // New channels keep the options of platforms still targeted, unless new options are given.
+  const options =
+    edit.options ??
+    (edit.channelIds
+      ? Object.fromEntries(Object.entries(current.options).filter(([p]) => channels.some((c) => c.platform.toLowerCase() === p)))
+      : current.options);
+  fields.push(...optionProblems(channels, options));
   const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit }, fields);
   await assertNotDuplicate(
     em,
@@ -118,6 +129,7 @@ export async function validateAndEditPost(
     reddit: edit.reddit,
     channelContent: texts,
     ...(followUpsChanged ? { ...followUps, channelItems: items } : {}),
+    ...(edit.options !== undefined || edit.channelIds !== undefined ? { options: options as Record<string, Record<string, unknown>> } : {}),
   });
   // Rescheduled: a queue slot it held is free again (tidiness; a moved post's claim is stale anyway).
   if (edit.publishAt) await releaseQueueClaims(em, current.id, edit.publishAt);

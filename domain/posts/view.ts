@@ -14,6 +14,7 @@ import {
   type PostStatus,
 } from '../../db/entities/index.ts';
 import { sql } from '../../db/sql.ts';
+import type { PlatformOptions } from '../../platforms/options.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { ApiError, errors } from '../../lib/errors.ts';
 import { keySees } from '../key-channels.ts';
@@ -66,6 +67,8 @@ export interface PostView {
   thread: ThreadItem[] | null;
   threadByPlatform: Record<string, ThreadItem[]>;
   firstComment: { content: string } | null;
+  /** Per-platform post options (platforms/options.ts), as asked for. */
+  options: Record<string, Record<string, unknown>>;
 }
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -86,6 +89,7 @@ type PostFields = Pick<
   | 'thread'
   | 'threadByPlatform'
   | 'firstComment'
+  | 'options'
 >;
 /** What the view reads of a post's channel. */
 type ChannelFields = Pick<
@@ -209,6 +213,7 @@ export function postView(
     thread: post.thread ?? null,
     threadByPlatform: post.threadByPlatform ?? {},
     firstComment: post.firstComment ?? null,
+    options: (post.options ?? {}) as Record<string, Record<string, unknown>>,
   };
 }
 
@@ -347,6 +352,7 @@ interface PostRow {
   thread: ThreadItem[] | null;
   thread_by_platform: Record<string, ThreadItem[]>;
   first_comment: { content: string } | null;
+  options: PlatformOptions;
 }
 
 /** A post_channel_items row as post_page answers it. */
@@ -412,6 +418,7 @@ const postOfRow = (r: PostRow): PostFields => ({
   thread: r.thread,
   threadByPlatform: r.thread_by_platform,
   firstComment: r.first_comment,
+  options: r.options,
 });
 
 const itemOfRow = (r: PostItemRow): ItemFields => ({

@@ -25,6 +25,8 @@ export interface FakeDiscordMessage {
   content: string;
   attachments: FakeDiscordAttachment[];
   allowedMentions: unknown;
+  /** The name shown for this message (payload `username`); absent: the webhook's own name. */
+  username?: string;
   /** The JSON payload exactly as sent (JSON body or payload_json): tells an absent `content` from ''. */
   payload: Record<string, unknown>;
   timestamp: string;
@@ -60,6 +62,7 @@ export interface FakeDiscord {
 }
 
 const CONTENT_LIMIT = 2000;
+const USERNAME_LIMIT = 80;
 const FILE_LIMIT = 10;
 const DESCRIPTION_LIMIT = 1024;
 const DISCORD_EPOCH = 1_420_070_400_000n;
@@ -134,6 +137,15 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     if (content !== null && typeof content !== 'string') throw formError('content', 'BASE_TYPE_BAD_TYPE', 'Must be a string.'); // approx.
     if (content !== null && content.length > CONTENT_LIMIT)
       throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${CONTENT_LIMIT} or fewer in length.`);
+    const username = payload.username ?? null;
+    if (username !== null) {
+      if (typeof username !== 'string') throw formError('username', 'BASE_TYPE_BAD_TYPE', 'Must be a string.'); // approx.
+      if (username.length < 1 || username.length > USERNAME_LIMIT)
+        throw formError('username', 'BASE_TYPE_BAD_LENGTH', `Must be between 1 and ${USERNAME_LIMIT} in length.`);
+      // Discord keeps webhooks from posing as itself or its old bot.
+      const banned = ['discord', 'clyde'].find((w) => username.toLowerCase().includes(w));
+      if (banned) throw formError('username', 'USERNAME_INVALID_CONTAINS', `Username cannot contain "${banned}"`);
+    }
     if (files.size > FILE_LIMIT)
       throw new DiscordError(400, { message: 'Maximum number of attachments in a message reached (10)', code: 30015 }); // approx.
 
@@ -171,6 +183,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       content: content ?? '',
       attachments,
       allowedMentions: payload.allowed_mentions,
+      ...(username !== null ? { username } : {}),
       payload,
       timestamp: new Date().toISOString().replace('Z', '+00:00'),
     };
@@ -200,7 +213,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       id: msg.id,
       author: {
         id: hook.id,
-        username: hook.name,
+        username: msg.username ?? hook.name,
         avatar: null,
         discriminator: '0000',
         public_flags: 0,

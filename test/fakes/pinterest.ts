@@ -7,6 +7,8 @@ export interface FakePin {
   boardId: string;
   description: string | null;
   title: string | null;
+  /** The Pin's destination link. */
+  link?: string | null;
   altText: string | null;
   media: { type: 'image'; contentType: string; size: number } | { type: 'video'; mediaId: string; cover: Record<string, unknown> };
   createdAt: string;
@@ -226,6 +228,7 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       boardId,
       description: str(body.description),
       title: str(body.title),
+      link: str(body.link),
       altText: str(body.alt_text),
       media: source,
       createdAt: now(),
@@ -415,7 +418,7 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     return {
       id: p.id,
       created_at: p.createdAt,
-      link: null,
+      link: p.link ?? null,
       title: p.title,
       description: p.description,
       dominant_color: '#ff0000',

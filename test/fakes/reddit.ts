@@ -24,6 +24,10 @@ export interface FakeRedditPost {
   numComments: number;
   /** Comments are locked: /api/comment answers THREAD_LOCKED. */
   locked: boolean;
+  /** The link flair template, and the NSFW and spoiler marks, as submitted. */
+  flairId?: string | null;
+  nsfw?: boolean;
+  spoiler?: boolean;
 }
 
 export interface FakeRedditComment {
@@ -263,7 +267,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     const kind = f.kind;
     if (kind !== 'self' && kind !== 'link' && kind !== 'image' && kind !== 'video')
       return errors([['INVALID_OPTION', 'that option is not valid', 'kind']]);
-    const problem = checkCommon(f.sr, f.title) ?? checkKind(kind, f);
+    const problem = checkCommon(f.sr, f.title) ?? checkKind(kind, f) ?? checkFlair(f.sr!, f.flair_id);
     if (problem) return errors([problem]);
     const sub = subName(f.sr!);
     if (kind === 'link' && f.resubmit !== 'true' && posts.some((p) => p.kind === 'link' && p.url === f.url && p.subreddit === sub)) {
@@ -277,6 +281,9 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       url: f.url ?? null,
       videoPosterUrl: f.video_poster_url ?? null,
       author: user,
+      flairId: f.flair_id || null,
+      nsfw: f.nsfw === 'true',
+      spoiler: f.spoiler === 'true',
     });
     if (kind === 'image' || kind === 'video') {
       return redditJson({
@@ -366,7 +373,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     } catch {
       return redditJson({ message: 'Bad Request', error: 400 }, 400);
     }
-    const problem = checkCommon(str(b.sr), str(b.title));
+    const problem = checkCommon(str(b.sr), str(b.title)) ?? checkFlair(str(b.sr)!, str(b.flair_id));
     if (problem) return errors([problem]);
     const items = Array.isArray(b.items) ? (b.items as { media_id?: unknown; caption?: unknown }[]) : [];
     if (items.length < 2 || items.length > 20) return errors([['BAD_GALLERY', 'galleries need between 2 and 20 items', 'items']]);
@@ -382,6 +389,9 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       galleryItems: items.map((i) => ({ media_id: String(i.media_id), caption: str(i.caption) ?? '' })),
       author: user,
       pendingPolls: 0,
+      flairId: str(b.flair_id) || null,
+      nsfw: b.nsfw === true,
+      spoiler: b.spoiler === true,
     });
     return redditJson({ json: { errors: [], data: { url: `https://www.reddit.com/gallery/${post.id}` } } });
   }
@@ -393,6 +403,20 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (sub.restricted || sub.private) return ['SUBREDDIT_NOTALLOWED', "you aren't allowed to post there.", 'sr'];
     if (!title?.trim()) return ['NO_TEXT', 'we need something here', 'title'];
     if (title.length > 300) return ['TOO_LONG', 'this is too long (max: 300)', 'title'];
+    return null;
+  }
+
+  /**
+   * A flair template id must be one of the subreddit's link flairs (BAD_FLAIR_TEMPLATE_ID); a
+   * subreddit that requires flair refuses a post without one (SUBMIT_VALIDATION_FLAIR_REQUIRED).
+   */
+  function checkFlair(sr: string, flairId: string | undefined): [string, string, string] | null {
+    const sub = subreddits[subName(sr)]!;
+    if (flairId) {
+      if (!(sub.flairs ?? []).some((x) => x.id === flairId)) return ['BAD_FLAIR_TEMPLATE_ID', 'invalid flair template id', 'flair_id'];
+      return null;
+    }
+    if (sub.flairRequired) return ['SUBMIT_VALIDATION_FLAIR_REQUIRED', 'Your post must contain post flair.', 'flair'];
     return null;
   }
 

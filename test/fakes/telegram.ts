@@ -26,6 +26,9 @@ export interface FakeTelegramMessage {
   file?: FakeTelegramFile;
   media_group_id?: string;
   supports_streaming?: boolean;
+  /** Sent silently, and protected from forwarding and saving; present only when the request sent them. */
+  disable_notification?: boolean;
+  protect_content?: boolean;
   date: number;
 }
 
@@ -163,7 +166,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     const text = params.get('text');
     if (typeof text !== 'string' || !text.trim()) throw new TgError(400, 'Bad Request: message text is empty');
     if (text.length > TEXT_LIMIT) throw new TgError(400, 'Bad Request: message is too long');
-    return messageJson(record(chat, { method: 'sendMessage', text }));
+    return messageJson(record(chat, { method: 'sendMessage', text, ...sendFlags(params) }));
   }
 
   async function checkFile(kind: string, part: string | File | undefined, where: string): Promise<File> {
@@ -190,6 +193,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       kind,
       file: fileInfo(kind, file),
       supports_streaming: params.get('supports_streaming') === 'true',
+      ...sendFlags(params),
     });
     return messageJson(msg);
   }
@@ -217,6 +221,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
       const file = await checkFile(item.type, params.get(attach), 'file'); // approx. wording when the part is missing
       files.push({ kind: item.type, file, caption: caption(item.caption), streaming: item.supports_streaming === true });
     }
+    const flags = sendFlags(params);
     const groupId = String(13_000_000_000_000_000 + ++groups);
     return files.map((f) =>
       messageJson(
@@ -227,9 +232,22 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
           file: fileInfo(f.kind, f.file),
           media_group_id: groupId,
           supports_streaming: f.streaming,
+          ...flags,
         }),
       ),
     );
+  }
+
+  /** disable_notification and protect_content as sent (Bot API booleans: true/false, 1/0 in a form). */
+  function sendFlags(params: Map<string, string | File>): Pick<FakeTelegramMessage, 'disable_notification' | 'protect_content'> {
+    const out: Pick<FakeTelegramMessage, 'disable_notification' | 'protect_content'> = {};
+    for (const k of ['disable_notification', 'protect_content'] as const) {
+      const v = params.get(k);
+      if (v === undefined) continue;
+      if (v !== 'true' && v !== 'false' && v !== '1' && v !== '0') throw new TgError(400, `Bad Request: can't parse ${k}`); // approx.
+      out[k] = v === 'true' || v === '1';
+    }
+    return out;
   }
 
   function record(chat: FakeTelegramChat, m: Omit<FakeTelegramMessage, 'message_id' | 'chatId' | 'date'>): FakeTelegramMessage {

@@ -250,6 +250,10 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
         'privacy_level is not specified or not among the options from the privacy_level_options returned in /publish/creator_info/query/ API.',
       );
     }
+    // TikTok's guidelines: branded content visibility cannot be set to private.
+    if (info.brand_content_toggle === true && info.privacy_level === 'SELF_ONLY') {
+      return apiError(400, 'invalid_param', 'Branded content visibility cannot be set to private.');
+    }
     if (opts.unaudited && info.privacy_level !== 'SELF_ONLY') {
       return apiError(403, 'unaudited_client_can_only_post_to_private_accounts', 'Unaudited clients can only post to a private account.');
     }

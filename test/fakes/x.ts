@@ -15,6 +15,9 @@ export interface FakeTweet {
   inReplyTo: string | null;
   /** The id of the post that started the conversation (its own id when it answers nothing). */
   conversationId: string;
+  /** Who may reply (reply_settings), and the poll, as sent; absent on posts the fake did not create. */
+  replySettings?: string | null;
+  poll?: { options: string[]; durationMinutes: number } | null;
   /** public_metrics as X returns them (tests set what other accounts did). */
   metrics: {
     retweet_count: number;
@@ -136,6 +139,9 @@ const TWEET_FIELDS = new Set([
 ]);
 /** The keys X's schema allows in `reply`. */
 const REPLY_FIELDS = new Set(['in_reply_to_tweet_id', 'exclude_reply_user_ids', 'auto_populate_reply_metadata']);
+const REPLY_SETTINGS = ['following', 'mentionedUsers', 'subscribers', 'verified'];
+/** The keys X's schema allows in `poll`. */
+const POLL_FIELDS = new Set(['options', 'duration_minutes', 'reply_settings']);
 const MAX_TEXT = 280;
 const MAX_ALT = 1000;
 const MAX_SEGMENT = 5 * 1024 * 1024;
@@ -360,6 +366,28 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     if (reply !== undefined && parentId === undefined) return invalid('$.reply.in_reply_to_tweet_id: is missing but it is required');
     if (parentId !== undefined && (typeof parentId !== 'string' || !/^\d{1,19}$/.test(parentId)))
       return invalid('$.reply.in_reply_to_tweet_id: does not match the pattern ^[0-9]{1,19}$');
+    const replySettings = body.reply_settings;
+    if (replySettings !== undefined && !REPLY_SETTINGS.includes(replySettings as string))
+      return invalid(`$.reply_settings: does not have a value in the enumeration [${REPLY_SETTINGS.join(', ')}]`);
+    const poll = body.poll === undefined ? undefined : checkPoll(body.poll);
+    if (poll instanceof Response) return poll;
+    // X's schema allows only one of media, a poll, a quote or a card in a post.
+    if (poll && body.media !== undefined) {
+      return json(
+        {
+          errors: [
+            {
+              parameters: { 'media.media_ids': ids, 'poll.options': poll.options },
+              message: 'Your request can only contain one of media.media_ids, poll.options, quote_tweet_id, card_uri.',
+            },
+          ],
+          title: 'Invalid Request',
+          detail: 'One or more parameters to your request was invalid.',
+          type: 'https://api.twitter.com/2/problems/invalid-request',
+        },
+        400,
+      );
+    }
     // X counts weighted (twitter-text, X's own library): CJK and emoji 2, any URL 23.
     if (typeof text === 'string' && parseTweet(text).weightedLength > MAX_TEXT) {
       return problem(403, 'Forbidden', 'You are not permitted to perform this action.');
@@ -395,11 +423,34 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       createdAt: new Date().toISOString(),
       inReplyTo: parent?.id ?? null,
       conversationId: parent?.conversationId ?? id,
+      replySettings: typeof replySettings === 'string' ? replySettings : null,
+      poll: poll ?? null,
       metrics: NO_METRICS(),
     };
     tweets.push(t);
     if (parent) parent.metrics.reply_count++;
     return json({ data: { id: t.id, text: t.text, edit_history_tweet_ids: [t.id] } }, 201);
+  }
+
+  /** `poll` as X's schema has it: 2–4 options of 1–25 characters, 5–10080 minutes. */
+  function checkPoll(poll: unknown): { options: string[]; durationMinutes: number } | Response {
+    if (!poll || typeof poll !== 'object' || Array.isArray(poll)) return invalid('$.poll: object expected');
+    for (const k of Object.keys(poll)) {
+      if (!POLL_FIELDS.has(k))
+        return invalid(`$.poll.${k}: is not defined in the schema and the schema does not allow additional properties`);
+    }
+    const options = dig(poll, 'options');
+    if (!Array.isArray(options)) return invalid('$.poll.options: is missing but it is required');
+    if (options.length < 2 || options.length > 4) return invalid('$.poll.options: must have between 2 and 4 items');
+    for (const [i, o] of options.entries()) {
+      if (typeof o !== 'string') return invalid(`$.poll.options[${i}]: string expected`);
+      if (o.length < 1 || o.length > 25) return invalid(`$.poll.options[${i}]: must be between 1 and 25 characters long`);
+    }
+    const minutes = dig(poll, 'duration_minutes');
+    if (minutes === undefined) return invalid('$.poll.duration_minutes: is missing but it is required');
+    if (typeof minutes !== 'number' || !Number.isInteger(minutes)) return invalid('$.poll.duration_minutes: integer expected');
+    if (minutes < 5 || minutes > 10080) return invalid('$.poll.duration_minutes: must be between 5 and 10080');
+    return { options: options as string[], durationMinutes: minutes };
   }
 
   /**

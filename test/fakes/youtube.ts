@@ -9,6 +9,7 @@ export interface FakeVideo {
   title: string;
   description: string;
   categoryId: string | null;
+  tags: string[];
   privacyStatus: string;
   selfDeclaredMadeForKids: boolean | null;
   mimeType: string;
@@ -34,6 +35,8 @@ export interface FakeSession {
   size: number;
   mimeType: string;
   metadata: { snippet: Record<string, unknown>; status: Record<string, unknown> };
+  /** The session POST's `notifySubscribers` query parameter; null when not sent (YouTube: true). */
+  notifySubscribers: boolean | null;
   received: number;
   /** Byte length of every data PUT that was accepted, in order. */
   chunks: number[];
@@ -57,6 +60,14 @@ export type FakeResponse =
   | { status: number; body?: unknown; headers?: Record<string, string>; accept?: boolean }
   | 'hang'
   | 'accept-then-hang';
+
+export interface FakeYouTubeOptions {
+  /**
+   * Refuse an upload whose metadata leaves out status.selfDeclaredMadeForKids, as a channel that
+   * must declare its audience for every video (off by default: the connector always sends it).
+   */
+  requireMadeForKids?: boolean;
+}
 
 export type FakeRoute = 'insert' | 'upload' | 'channels' | 'playlistItems' | 'videos' | 'comment' | 'comments' | 'categories' | 'token';
 
@@ -127,7 +138,7 @@ const STATUS_FIELDS = new Set([
   'containsSyntheticMedia',
 ]);
 
-export async function startFakeYouTube(): Promise<FakeYouTube> {
+export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<FakeYouTube> {
   const channelId = 'UCfakechannel0000000000a';
   const uploadsPlaylist = `UU${channelId.slice(2)}`;
   const videos: FakeVideo[] = [];
@@ -253,6 +264,10 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     }
     const problem = validateMetadata(body);
     if (problem) return problem;
+    const notify = url.searchParams.get('notifySubscribers');
+    if (notify !== null && notify !== 'true' && notify !== 'false') {
+      return googleError(400, 'invalidParameter', `Invalid boolean value: '${notify}'.`, 'INVALID_ARGUMENT');
+    }
     const uploadId = `AUs${++counter}x${Math.random().toString(36).slice(2, 10)}`;
     sessions.push({
       uploadId,
@@ -260,6 +275,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
       size,
       mimeType,
       metadata: body as FakeSession['metadata'],
+      notifySubscribers: notify === null ? null : notify === 'true',
       received: 0,
       chunks: [],
       video: null,
@@ -285,6 +301,9 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     if (typeof description !== 'string' || new TextEncoder().encode(description).byteLength > 5000 || /[<>]/.test(description)) {
       return googleError(400, 'invalidDescription', 'The request metadata specifies an invalid video description.', 'INVALID_ARGUMENT');
     }
+    if (snippet.tags !== undefined && !validTags(snippet.tags)) {
+      return googleError(400, 'invalidTags', 'The request metadata specifies invalid video keywords.', 'INVALID_ARGUMENT');
+    }
     if (snippet.categoryId !== undefined && (typeof snippet.categoryId !== 'string' || !CATEGORIES.has(snippet.categoryId))) {
       return googleError(400, 'invalidCategoryId', 'The request metadata specifies an invalid video category.', 'INVALID_ARGUMENT');
     }
@@ -293,6 +312,14 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
     }
     if (status.selfDeclaredMadeForKids !== undefined && typeof status.selfDeclaredMadeForKids !== 'boolean') {
       return googleError(400, 'invalidVideoMetadata', 'The request metadata is invalid.', 'INVALID_ARGUMENT');
+    }
+    if (opts.requireMadeForKids && status.selfDeclaredMadeForKids === undefined) {
+      return googleError(
+        400,
+        'invalidVideoMetadata',
+        'The request metadata must declare whether the video is made for kids (status.selfDeclaredMadeForKids).',
+        'INVALID_ARGUMENT',
+      );
     }
     return null;
   }
@@ -347,6 +374,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
       title: String(snippet.title),
       description: String(snippet.description ?? ''),
       categoryId: typeof snippet.categoryId === 'string' ? snippet.categoryId : null,
+      tags: Array.isArray(snippet.tags) ? (snippet.tags as string[]) : [],
       privacyStatus: String(status.privacyStatus ?? 'public'),
       selfDeclaredMadeForKids: typeof status.selfDeclaredMadeForKids === 'boolean' ? status.selfDeclaredMadeForKids : null,
       statistics: { viewCount: 0, likeCount: 0, commentCount: 0, favoriteCount: 0 },
@@ -660,6 +688,7 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
       const video: FakeVideo = {
         id: `yt${String(++counter).padStart(9, '0')}`,
         categoryId: null,
+        tags: [],
         privacyStatus: 'public',
         selfDeclaredMadeForKids: false,
         mimeType: 'video/mp4',
@@ -680,6 +709,16 @@ export async function startFakeYouTube(): Promise<FakeYouTube> {
   };
 }
 
+/**
+ * YouTube's keyword rules: strings without < >, at most 500 characters in all, where a tag with
+ * a space counts its quotes and tags count the commas between them.
+ */
+function validTags(tags: unknown): boolean {
+  if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string' || !t.trim() || /[<>]/.test(t))) return false;
+  const length = (tags as string[]).reduce((n, t) => n + Array.from(t).length + (t.includes(' ') ? 2 : 0), 0);
+  return length + Math.max(0, tags.length - 1) <= 500;
+}
+
 function videoJson(v: FakeVideo) {
   return {
     kind: 'youtube#video',
@@ -691,6 +730,7 @@ function videoJson(v: FakeVideo) {
       title: v.title,
       description: v.description,
       categoryId: v.categoryId ?? '22',
+      ...(v.tags.length ? { tags: v.tags } : {}),
       liveBroadcastContent: 'none',
     },
     status: {

@@ -1,0 +1,136 @@
+// The `options` of a post: per platform, what it lets a post choose beyond its text and media
+// (platforms/options.ts, where each connector reads them). Each field is documented with its
+// platform's API field and default; bounds are the platforms' own.
+import { t } from 'elysia';
+import { Chars } from './chars.ts';
+
+const Bool = (description: string) => t.Optional(t.Boolean({ description }));
+
+const Instagram = t.Object(
+  {
+    type: t.Optional(
+      t.Union([t.Literal('feed'), t.Literal('reel'), t.Literal('story'), t.Literal('carousel')], {
+        description: '`feed` (default), `reel` (a video), `story`, `carousel` (2–10 media).',
+      }),
+    ),
+    shareToFeed: Bool('Reels: also shown in the feed (`share_to_feed`; default true).'),
+    thumbOffsetMs: t.Optional(t.Integer({ minimum: 0, maximum: 3_600_000, description: 'Reels: the cover frame, in ms from the start.' })),
+    collaborators: t.Optional(
+      t.Array(Chars(30, { min: 1 }), { maxItems: 3, uniqueItems: true, description: 'Usernames invited as collaborators (at most 3).' }),
+    ),
+  },
+  { additionalProperties: false, description: 'Instagram.' },
+);
+
+const TikTok = t.Object(
+  {
+    privacyLevel: t.Optional(
+      Chars(64, { min: 1, description: 'One of the account’s privacy levels (GET /channels/{id}/capabilities `privacyLevelOptions`).' }),
+    ),
+    disableComment: Bool('Comments off.'),
+    disableDuet: Bool('Duets off.'),
+    disableStitch: Bool('Stitches off.'),
+    brandContentToggle: Bool('A paid partnership (branded content).'),
+    brandOrganicToggle: Bool('Promotes the creator’s own business.'),
+    isAigc: Bool('Made with AI.'),
+  },
+  { additionalProperties: false, description: 'TikTok (`post_info`).' },
+);
+
+const YouTube = t.Object(
+  {
+    title: t.Optional(Chars(100, { min: 1, description: 'Default: the text’s first line (at most 100 characters).' })),
+    description: t.Optional(Chars(5000, { description: 'Default: the text.' })),
+    tags: t.Optional(t.Array(Chars(100, { min: 1 }), { maxItems: 50, description: '`snippet.tags`.' })),
+    privacyStatus: t.Optional(
+      t.Union([t.Literal('public'), t.Literal('unlisted'), t.Literal('private')], { description: 'Default: public.' }),
+    ),
+    madeForKids: Bool('`status.selfDeclaredMadeForKids`.'),
+    categoryId: t.Optional(t.String({ pattern: '^[0-9]{1,4}$', description: 'An assignable category (capabilities `categories`).' })),
+    notifySubscribers: Bool('Notify subscribers (default true).'),
+  },
+  { additionalProperties: false, description: 'YouTube (`videos.insert`).' },
+);
+
+const Pinterest = t.Object(
+  {
+    boardId: t.Optional(t.String({ pattern: '^[0-9]{1,32}$', description: 'Default: the channel’s board (capabilities `boards`).' })),
+    title: t.Optional(Chars(100, { description: 'The Pin’s title.' })),
+    link: t.Optional(Chars(2048, { min: 1, description: 'The Pin’s destination link.' })),
+    altText: t.Optional(Chars(500, { description: 'The image’s description for screen readers.' })),
+  },
+  { additionalProperties: false, description: 'Pinterest.' },
+);
+
+const LinkedIn = t.Object(
+  {
+    visibility: t.Optional(
+      t.Union([t.Literal('PUBLIC'), t.Literal('CONNECTIONS'), t.Literal('LOGGED_IN')], { description: 'Default: PUBLIC.' }),
+    ),
+  },
+  { additionalProperties: false, description: 'LinkedIn.' },
+);
+
+const Reddit = t.Object(
+  {
+    flairId: t.Optional(Chars(64, { min: 1, description: 'A link flair of the subreddit (capabilities `flairs`).' })),
+    nsfw: Bool('Marked NSFW.'),
+    spoiler: Bool('Marked as a spoiler.'),
+  },
+  { additionalProperties: false, description: 'Reddit (besides `reddit.subreddit` and `reddit.title`).' },
+);
+
+const X = t.Object(
+  {
+    replySettings: t.Optional(
+      t.Union([t.Literal('following'), t.Literal('mentionedUsers'), t.Literal('subscribers'), t.Literal('verified')], {
+        description: 'Who may reply (default: everyone).',
+      }),
+    ),
+    poll: t.Optional(
+      t.Object(
+        {
+          options: t.Array(Chars(25, { min: 1 }), { minItems: 2, maxItems: 4 }),
+          durationMinutes: t.Integer({ minimum: 5, maximum: 10080 }),
+        },
+        { additionalProperties: false, description: 'A poll (a post with a poll carries no media).' },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'X.' },
+);
+
+const Facebook = t.Object(
+  { link: t.Optional(Chars(2048, { min: 1, description: 'A link shown with its preview.' })) },
+  { additionalProperties: false, description: 'Facebook.' },
+);
+
+const Telegram = t.Object(
+  { disableNotification: Bool('Sent silently.'), protectContent: Bool('No forwarding or saving.') },
+  { additionalProperties: false, description: 'Telegram.' },
+);
+
+const Discord = t.Object(
+  { username: t.Optional(Chars(80, { min: 1, description: 'The name shown for this message.' })) },
+  { additionalProperties: false, description: 'Discord.' },
+);
+
+export const PostOptions = t.Object(
+  {
+    instagram: t.Optional(Instagram),
+    tiktok: t.Optional(TikTok),
+    youtube: t.Optional(YouTube),
+    pinterest: t.Optional(Pinterest),
+    linkedin: t.Optional(LinkedIn),
+    reddit: t.Optional(Reddit),
+    x: t.Optional(X),
+    facebook: t.Optional(Facebook),
+    telegram: t.Optional(Telegram),
+    discord: t.Optional(Discord),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Per platform (lower-case name), what a post there may choose beyond its text and media; each key must be the platform of a target channel. Without a value the platform’s default applies.',
+  },
+);
