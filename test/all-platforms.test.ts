@@ -94,6 +94,8 @@ async function uploadMedia(key: string, file: string, fileName: string, mimeType
 
 /** An organization with one channel on every platform, each with the credentials its fake accepts. */
 async function setup() {
+  // An earlier test may have moved the server's clock: the upload window is counted on the API's.
+  await stack.syncClock();
   const org = await makeOrg();
   const { key } = await makeKey(org.id);
   const channels = {} as Record<Platform, string>;
@@ -507,7 +509,6 @@ describe('what each account can do now (GET /v1/channels/{id}/capabilities)', ()
 describe('per-platform options, through the workflow to each platform', () => {
   test('each option reaches its platform as its API names it', async () => {
     const s = await setup();
-    await stack.syncClock();
     const tag = crypto.randomUUID().slice(0, 8);
     const text = (p: Platform) => `Options ${tag} on ${p.toLowerCase()}`;
     const body = (platforms: Platform[], mediaId: string, extra: Record<string, unknown>) => ({
@@ -517,7 +518,7 @@ describe('per-platform options, through the workflow to each platform', () => {
       mediaIds: [mediaId],
       ...extra,
     });
-    const imagePlatforms: Platform[] = ['X', 'LINKEDIN', 'REDDIT', 'PINTEREST', 'TELEGRAM', 'DISCORD'];
+    const imagePlatforms: Platform[] = ['X', 'LINKEDIN', 'REDDIT', 'PINTEREST', 'TELEGRAM', 'DISCORD', 'INSTAGRAM', 'FACEBOOK'];
     const [images, video] = await Promise.all([
       call(stack.app, 'POST', '/v1/posts', {
         key: s.key,
@@ -530,6 +531,8 @@ describe('per-platform options, through the workflow to each platform', () => {
             pinterest: { title: `Pin ${tag}`, link: 'https://example.com/pin', altText: 'a red square' },
             telegram: { disableNotification: true, protectContent: true },
             discord: { username: 'Launch desk' },
+            instagram: { type: 'feed', collaborators: ['ana.studio'] },
+            facebook: { link: 'https://example.com/launch' },
           },
         }),
       }),
@@ -574,6 +577,12 @@ describe('per-platform options, through the workflow to each platform', () => {
       protect_content: true,
     });
     expect(fakes.discord.messages.find((m) => m.content === text('DISCORD'))!.username).toBe('Launch desk');
+    const instagram = fakes.instagram.posts.find((p) => p.text === text('INSTAGRAM'))!;
+    expect(fakes.instagram.containers.find((c) => c.id === instagram.media[0])!.collaborators).toEqual(['ana.studio']);
+    // With a photo Facebook shows no link preview: the link ends the message.
+    expect(fakes.facebook.posts.find((p) => p.text.startsWith(text('FACEBOOK')))!.text).toBe(
+      `${text('FACEBOOK')}\n\nhttps://example.com/launch`,
+    );
     const tiktok = fakes.tiktok.publishes.find((p) => p.postInfo.title === text('TIKTOK'))!;
     expect(tiktok.postInfo).toMatchObject({ privacy_level: 'SELF_ONLY', disable_comment: true });
     expect(fakes.youtube.videos.find((v) => v.title === `Video ${tag}`)).toMatchObject({

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
-import { classifyGraph, graphRetryAfterMs, matchRecent, parseGraphTime } from '../platforms/meta/graph.ts';
+import { classifyGraph, createGraphClient, graphRetryAfterMs, matchRecent, parseGraphTime } from '../platforms/meta/graph.ts';
 import { PlatformError, type Connector, type MediaRef, type PostRef, type PublishRequest } from '../platforms/types.ts';
 import { coded, startFakeMeta, type FakeMeta, type FakeMetaOptions, type MetaFlavor } from './fakes/meta.ts';
 import { freePort } from './harness/ports.ts';
@@ -954,5 +954,147 @@ describe('Meta follow-ups: Threads replies, Facebook and Instagram comments', ()
     expect(lists[0]!.params.fields).toBe('id,text,timestamp,username');
 
     expect(await c.findPublished!({ ...req, text: 'Not sent' })).toBeNull();
+  });
+});
+
+describe('Meta options', () => {
+  const containerAt = (f: FakeMeta, mediaType: string) => f.containers.find((c) => c.mediaType === mediaType)!;
+  /** A container created straight on the fake, through the connector's Graph client. */
+  const createRaw = (f: FakeMeta, params: Record<string, string>) =>
+    createGraphClient('Instagram', { baseUrl: `${f.url}/v26.0` }).post(`/${f.accountId}/media`, params, TOKENS.instagram);
+
+  test('reel: REELS with video_url, share_to_feed (default true), thumb_offset and collaborators', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f);
+    await c.publish(
+      request(f, {
+        media: [video('v')],
+        options: { type: 'reel', shareToFeed: false, thumbOffsetMs: 1500, collaborators: ['ana', 'bo'] },
+      }),
+    );
+    const reel = containerAt(f, 'REELS');
+    expect(reel.params).toEqual({
+      media_type: 'REELS',
+      video_url: reel.fetched!.url,
+      share_to_feed: 'false',
+      thumb_offset: '1500',
+      caption: 'Hello from the scheduler',
+      collaborators: '["ana","bo"]',
+    });
+    expect(reel.collaborators).toEqual(['ana', 'bo']);
+    expect(f.posts[0]).toMatchObject({ kind: 'VIDEO', text: 'Hello from the scheduler' });
+
+    const g = await fake('instagram');
+    await connectorFor(g).publish(request(g, { media: [video('v')], options: { type: 'reel' } }));
+    expect(containerAt(g, 'REELS').params).toMatchObject({ share_to_feed: 'true' });
+    expect(containerAt(g, 'REELS').params.thumb_offset).toBeUndefined();
+  });
+
+  test('story: STORIES with image_url or video_url and no caption; not listed among the media', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f);
+    await c.publish(request(f, { media: [image('a', 'alt', 'jpeg')], options: { type: 'story' } }));
+    await c.publish(request(f, { media: [video('v')], options: { type: 'story' } }));
+    const [still, moving] = f.containers;
+    expect(still!.params).toEqual({ media_type: 'STORIES', image_url: still!.fetched!.url });
+    expect(moving!.params).toEqual({ media_type: 'STORIES', video_url: moving!.fetched!.url });
+    expect(f.posts.map((p) => [p.kind, p.text, p.story])).toEqual([
+      ['IMAGE', '', true],
+      ['VIDEO', '', true],
+    ]);
+    expect(await c.findPublished!(request(f, { media: [video('v')], options: { type: 'story' }, attempt: 2 }))).toBeNull();
+  });
+
+  test('carousel: item containers, then CAROUSEL with children and collaborators; feed with collaborators', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f);
+    await c.publish(
+      request(f, { media: [image('a', null, 'jpeg'), image('b', null, 'jpeg')], options: { type: 'carousel', collaborators: ['ana'] } }),
+    );
+    const items = f.containers.filter((x) => x.carouselItem);
+    expect(items).toHaveLength(2);
+    expect(items.every((x) => x.params.collaborators === undefined)).toBe(true);
+    expect(containerAt(f, 'CAROUSEL').params).toEqual({
+      media_type: 'CAROUSEL',
+      children: items.map((x) => x.id).join(','),
+      caption: 'Hello from the scheduler',
+      collaborators: '["ana"]',
+    });
+    expect(f.posts[0]!.kind).toBe('CAROUSEL_ALBUM');
+
+    await c.publish(request(f, { text: 'Feed', media: [image('c', null, 'jpeg')], options: { type: 'feed', collaborators: ['bo'] } }));
+    expect(f.containers.at(-1)!.params).toMatchObject({ image_url: expect.any(String), caption: 'Feed', collaborators: '["bo"]' });
+    expect(f.containers.at(-1)!.collaborators).toEqual(['bo']);
+  });
+
+  test('refused before any request: a carousel of one or of eleven, a reel of an image, a story with collaborators, 4 collaborators, a feed of two', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f);
+    const cases: Partial<PublishRequest>[] = [
+      { media: [image('a')], options: { type: 'carousel' } },
+      { media: Array.from({ length: 11 }, (_, i) => image(`i${i}`)), options: { type: 'carousel' } },
+      { media: [image('a')], options: { type: 'reel' } },
+      { media: [image('a')], options: { type: 'story', collaborators: ['ana'] } },
+      { media: [image('a')], options: { collaborators: ['a', 'b', 'c', 'd'] } },
+      { media: [image('a'), image('b')], options: { type: 'feed' } },
+      { media: [video('v')], options: { type: 'reel', thumbOffsetMs: -1 } },
+    ];
+    for (const over of cases) expect((await failure(c.publish(request(f, over)))).kind).toBe('permanent');
+    expect(f.requests).toHaveLength(0);
+  });
+
+  test('the fake refuses as Graph does, and each refusal is permanent', async () => {
+    const f = await fake('instagram');
+    const img = f.hostMedia(jpeg, 'image/jpeg');
+    const vid = f.hostMedia(videoBytes, 'video/mp4');
+    const item = async () => String((await createRaw(f, { image_url: img, is_carousel_item: 'true' })).id);
+    const twelve: string[] = [];
+    for (let i = 0; i < 11; i++) twelve.push(await item());
+    const refused: Record<string, string>[] = [
+      { media_type: 'CAROUSEL', children: twelve[0]! },
+      { media_type: 'CAROUSEL', children: twelve.join(',') },
+      { media_type: 'REELS', image_url: img },
+      { media_type: 'STORIES' },
+      { media_type: 'STORIES', image_url: img, collaborators: '["ana"]' },
+      { image_url: img, share_to_feed: 'true' },
+      { media_type: 'CAROUSEL', children: twelve.slice(0, 2).join(','), share_to_feed: 'false' },
+      { media_type: 'REELS', video_url: vid, collaborators: '["a","b","c","d"]' },
+    ];
+    for (const params of refused) {
+      const err = await failure(createRaw(f, params));
+      expect([err.kind, err.opts.status]).toEqual(['permanent', 400]);
+    }
+    // A caption on a story is taken and ignored.
+    const story = String((await createRaw(f, { media_type: 'STORIES', image_url: img, caption: 'ignored' })).id);
+    await createGraphClient('Instagram', { baseUrl: `${f.url}/v26.0` }).post(
+      `/${f.accountId}/media_publish`,
+      { creation_id: story },
+      TOKENS.instagram,
+    );
+    expect(f.posts).toHaveLength(1);
+    expect(f.posts[0]).toMatchObject({ text: '', story: true });
+  });
+
+  test('Facebook link: the `link` of a text post; with photos or a video, at the end of the text', async () => {
+    const f = await fake('facebook');
+    const c = connectorFor(f);
+    const link = 'https://example.com/article';
+    await c.publish(request(f, { options: { link } }));
+    expect(f.requests[0]!.params).toEqual({ message: 'Hello from the scheduler', link, access_token: TOKENS.facebook });
+    expect(f.posts[0]).toMatchObject({ text: 'Hello from the scheduler', link });
+
+    await c.publish(request(f, { text: 'Photos', media: [image('a')], options: { link } }));
+    const feed = f.requests.at(-1)!;
+    expect(feed.params.link).toBeUndefined();
+    expect(feed.params.message).toBe(`Photos\n\n${link}`);
+    expect(f.posts[1]!.text).toBe(`Photos\n\n${link}`);
+    expect(f.posts[1]!.link).toBeUndefined();
+
+    await c.publish(request(f, { text: `Already has ${link}`, media: [video('v')], options: { link } }));
+    expect(f.uploads.at(-1)!.params).toEqual({ description: `Already has ${link}` });
+
+    // A retry finds the photo post by the text as sent.
+    const found = await c.findPublished!(request(f, { text: 'Photos', media: [image('a')], options: { link }, attempt: 2 }));
+    expect(found?.platformPostId).toBe(f.posts[1]!.id);
   });
 });

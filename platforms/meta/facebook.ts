@@ -1,6 +1,7 @@
 // Facebook Pages connector: posts as the Page with a Page access token (credentials.pageId,
 // credentials.accessToken). Text → POST /{page-id}/feed; photos → uploaded unpublished to
 // /{page-id}/photos, then one feed post with attached_media; a video → POST /{page-id}/videos.
+// The `link` option is the text post's link preview, or the end of the text beside media.
 // A first comment → POST /{post-id}/comments, as the Page.
 import {
   PlatformError,
@@ -11,6 +12,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../types.ts';
+import type { FacebookOptions } from '../options.ts';
 import { blobOf, credential, trimSlash } from '../http.ts';
 import { counts, dig, strOrNumber } from '../json.ts';
 import { findComment, findRecentPost, gone, GRAPH_API_VERSION, createGraphClient, isoTime, type GraphClient } from './graph.ts';
@@ -79,7 +81,7 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
       const videos = req.media.filter((m) => m.type === 'video');
       if (videos.length) {
         if (req.media.length > 1) throw new PlatformError('permanent', 'Facebook: a video must be the only attachment of a post');
-        return publishVideo(graph, web, pageId, token, req.text, videos[0]!, req.signal);
+        return publishVideo(graph, web, pageId, token, messageOf(req), videos[0]!, req.signal);
       }
       if (req.media.length > MAX_PHOTOS) {
         throw new PlatformError('permanent', `Facebook: at most ${MAX_PHOTOS} photos per post`);
@@ -93,7 +95,10 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
       for (const item of req.media) photoIds.push(await uploadPhoto(graph, pageId, token, item, req.signal));
 
       const params: Record<string, string> = {};
-      if (req.text) params.message = req.text;
+      const message = messageOf(req);
+      if (message) params.message = message;
+      const link = linkOf(req);
+      if (link && !photoIds.length) params.link = link;
       for (const [i, id] of photoIds.entries()) params[`attached_media[${i}]`] = JSON.stringify({ media_fbid: id });
       const post = await graph.post(`/${pageId}/feed`, params, token, req.signal);
       const id = strOrNumber(post.id);
@@ -132,9 +137,25 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
         since: true,
         fallbackUrl: (id: string) => `${web}/${id}`,
       };
-      return findRecentPost(graph, token, listing, req.text, kind, req.signal);
+      return findRecentPost(graph, token, listing, messageOf(req), kind, req.signal);
     },
   };
+}
+
+function linkOf(req: PublishRequest): string | undefined {
+  return ((req.options ?? {}) as FacebookOptions).link || undefined;
+}
+
+/**
+ * The post's text as sent. A text post carries the link as its `link` parameter, which Facebook
+ * shows as a preview. A post with photos (attached_media) or a video shows those, and Graph
+ * ignores `link` there, so the link goes at the end of the text, where Facebook makes it
+ * clickable (unless the text already has it).
+ */
+function messageOf(req: PublishRequest): string {
+  const link = linkOf(req);
+  if (!link || !req.media.length || req.text.includes(link)) return req.text;
+  return req.text ? `${req.text}\n\n${link}` : link;
 }
 
 /**

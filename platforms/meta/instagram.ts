@@ -1,8 +1,9 @@
 // Instagram connector (Instagram API with Instagram Login, graph.instagram.com): professional
 // accounts (credentials.igUserId, credentials.accessToken = long-lived Instagram user token).
 // Publishing is the container flow: POST /{ig-user-id}/media (Instagram fetches each item from
-// a public URL), poll the container until FINISHED, POST /{ig-user-id}/media_publish. A first
-// comment → POST /{ig-media-id}/comments.
+// a public URL), poll the container until FINISHED, POST /{ig-user-id}/media_publish. The post
+// options choose a feed post, a reel (REELS), a story (STORIES) or a carousel (CAROUSEL of item
+// containers). A first comment → POST /{ig-media-id}/comments.
 import {
   PlatformError,
   type Connector,
@@ -12,6 +13,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../types.ts';
+import type { InstagramOptions } from '../options.ts';
 import { credential, trimSlash } from '../http.ts';
 import { counts, strOrNumber } from '../json.ts';
 import {
@@ -46,6 +48,7 @@ export interface InstagramConnectorOptions {
 
 const P = 'Instagram';
 const MAX_ITEMS = 10;
+const MAX_COLLABORATORS = 3;
 
 export function createInstagramConnector(opts: InstagramConnectorOptions = {}): Connector {
   const base = trimSlash(opts.baseUrl ?? 'https://graph.instagram.com');
@@ -95,12 +98,31 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     );
   }
 
-  async function buildContainer(userId: string, token: string, req: PublishRequest): Promise<string> {
+  async function buildContainer(userId: string, token: string, req: PublishRequest, o: InstagramOptions): Promise<string> {
     const caption: Record<string, string> = req.text ? { caption: req.text } : {};
-    if (req.media.length === 1) {
-      const id = await createContainer(userId, token, { ...(await itemParams(req.media[0]!, false)), ...caption }, req.signal);
-      await ready(id, token, req.signal);
-      return id;
+    // Graph takes the usernames as a JSON array.
+    const collaborators: Record<string, string> = o.collaborators?.length ? { collaborators: JSON.stringify(o.collaborators) } : {};
+    // share_to_feed and thumb_offset belong to reels (Graph refuses share_to_feed on anything
+    // else), so other types leave them out.
+    if (o.type === 'reel') {
+      const params: Record<string, string> = {
+        media_type: 'REELS',
+        video_url: await publicUrl(P, opts.mediaUrl, req.media[0]!),
+        share_to_feed: String(o.shareToFeed ?? true),
+        ...caption,
+        ...collaborators,
+      };
+      if (o.thumbOffsetMs !== undefined) params.thumb_offset = String(Math.round(o.thumbOffsetMs));
+      return single(userId, token, params, req.signal);
+    }
+    if (o.type === 'story') {
+      // No caption: Graph ignores one on a story, and a story shows none.
+      const item = req.media[0]!;
+      const url = await publicUrl(P, opts.mediaUrl, item);
+      return single(userId, token, { media_type: 'STORIES', [item.type === 'video' ? 'video_url' : 'image_url']: url }, req.signal);
+    }
+    if (o.type !== 'carousel' && req.media.length === 1) {
+      return single(userId, token, { ...(await itemParams(req.media[0]!, false)), ...caption, ...collaborators }, req.signal);
     }
     // Children first (each must be FINISHED), then the carousel container that lists them.
     const children: string[] = [];
@@ -109,8 +131,12 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       await ready(id, token, req.signal);
       children.push(id);
     }
-    const id = await createContainer(userId, token, { media_type: 'CAROUSEL', children: children.join(','), ...caption }, req.signal);
-    await ready(id, token, req.signal);
+    return single(userId, token, { media_type: 'CAROUSEL', children: children.join(','), ...caption, ...collaborators }, req.signal);
+  }
+
+  async function single(userId: string, token: string, params: Record<string, string>, signal?: AbortSignal): Promise<string> {
+    const id = await createContainer(userId, token, params, signal);
+    await ready(id, token, signal);
     return id;
   }
 
@@ -135,10 +161,11 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       if (req.replyTo) return comment(graph, web, token, req, req.replyTo.parent);
       if (!req.media.length) throw new PlatformError('permanent', 'Instagram: a post needs at least one image or video');
       if (req.media.length > MAX_ITEMS) throw new PlatformError('permanent', `Instagram: at most ${MAX_ITEMS} items per carousel`);
+      const o = optionsOf(req);
 
       // A retry that fails before media_publish leaves unpublished containers behind; they are
       // invisible and expire after 24 hours.
-      const containerId = await buildContainer(userId, token, req);
+      const containerId = await buildContainer(userId, token, req, o);
       const published = await graph.post(`/${userId}/media_publish`, { creation_id: containerId }, token, req.signal);
       const mediaId = strOrNumber(published.id);
       if (!mediaId)
@@ -170,6 +197,9 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
         };
         return findComment(graph, token, listing, req.text, req.signal);
       }
+      // A story carries no caption and /{ig-user-id}/media does not list stories, so nothing tells
+      // the story an earlier attempt made apart from another: the retry publishes it again.
+      if ((req.options as InstagramOptions | undefined)?.type === 'story') return null;
       const kind = req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : 'IMAGE';
       const listing = {
         path: `/${userId}/media`,
@@ -203,6 +233,37 @@ async function comment(graph: GraphClient, web: string, token: string, req: Publ
 function commentUrl(web: string, post: PostRef, commentId: string): string {
   const m = /^(https:\/\/[^/]+\/(?:p|reel)\/[^/?#]+)\/?(?:[?#].*)?$/.exec(post.url);
   return m ? `${m[1]}/c/${commentId}/` : post.url || `${web}/`;
+}
+
+/**
+ * The post options, checked before any request: what Graph would refuse only after the media
+ * containers were made (and fetched) is refused here at once.
+ */
+function optionsOf(req: PublishRequest): InstagramOptions {
+  const o = (req.options ?? {}) as InstagramOptions;
+  const n = req.media.length;
+  const refuse = (why: string) => new PlatformError('permanent', `Instagram: ${why}`);
+  if (o.collaborators && o.collaborators.length > MAX_COLLABORATORS) throw refuse(`at most ${MAX_COLLABORATORS} collaborators`);
+  if (o.thumbOffsetMs !== undefined && !(Number.isFinite(o.thumbOffsetMs) && o.thumbOffsetMs >= 0)) {
+    throw refuse('the cover frame offset must be a number of milliseconds from the start');
+  }
+  switch (o.type) {
+    case 'feed':
+      if (n !== 1) throw refuse('a feed post carries one image or video (several are a carousel)');
+      break;
+    case 'reel':
+      if (n !== 1 || req.media[0]!.type !== 'video') throw refuse('a reel is one video');
+      break;
+    case 'story':
+      if (n !== 1 || !['image', 'video'].includes(req.media[0]!.type)) throw refuse('a story is one image or video');
+      // Collaborators are invited on feed posts, reels and carousels only.
+      if (o.collaborators?.length) throw refuse('a story takes no collaborators');
+      break;
+    case 'carousel':
+      if (n < 2 || n > MAX_ITEMS) throw refuse(`a carousel has 2 to ${MAX_ITEMS} items`);
+      break;
+  }
+  return o;
 }
 
 function account(credentials: Record<string, unknown>): { userId: string; token: string } {

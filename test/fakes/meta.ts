@@ -30,6 +30,10 @@ export interface FakeGraphPost {
   /** FB: attached photo ids; IG/Threads: the published container. */
   media: string[];
   videoId?: string;
+  /** FB: the `link` of a post without photos (Graph ignores it beside attached_media). */
+  link?: string;
+  /** IG: a story (media_type STORIES), which /{ig-user-id}/media does not list. */
+  story?: boolean;
   /** Threads replies: the post answered (reply_to_id) and the first post of the conversation. */
   replyTo?: string;
   rootId?: string;
@@ -52,7 +56,10 @@ export interface FakeComment {
 export interface FakeContainer {
   id: string;
   mediaType: string;
+  /** What the container was created with (without the token), as received. */
   params: Record<string, string>;
+  /** IG: the `collaborators` usernames, parsed. */
+  collaborators: string[];
   carouselItem: boolean;
   children: string[];
   status: 'IN_PROGRESS' | 'FINISHED' | 'ERROR' | 'EXPIRED' | 'PUBLISHED';
@@ -226,8 +233,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       case 'read':
         return readPost(id, ctx.params);
       case 'list':
-        // A user's threads leave out the user's replies.
-        return listPosts(ctx.params, (p) => !p.replyTo);
+        // A user's threads leave out the user's replies; an IG user's media leave out stories.
+        return listPosts(ctx.params, (p) => !p.replyTo && !p.story);
       default:
         return unsupported(ctx.method, id);
     }
@@ -336,6 +343,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       });
     }
     const post = addPost(message, refs.length ? 'added_photos' : 'mobile_status_update', refs);
+    // A post with photos shows them, not the link.
+    if (ctx.params.link && !refs.length) post.link = ctx.params.link;
     for (const p of photos) p!.attachedTo = post.id;
     return json({ id: post.id });
   }
@@ -447,7 +456,14 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       case 'REELS':
         if (flavor !== 'instagram') return invalidValue('media_type', mediaType);
         if (!p.video_url) return need('video_url');
+        if (carouselItem) return invalidValue('is_carousel_item', 'true');
         mediaUrl = p.video_url;
+        break;
+      case 'STORIES':
+        if (flavor !== 'instagram') return invalidValue('media_type', mediaType);
+        if (!p.image_url === !p.video_url) return need('image_url or video_url');
+        if (carouselItem) return invalidValue('is_carousel_item', 'true');
+        mediaUrl = p.image_url ?? p.video_url;
         break;
       case 'CAROUSEL': {
         children = (p.children ?? '')
@@ -470,6 +486,26 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
         return mediaType ? invalidValue('media_type', mediaType) : need('media_type');
     }
     if (carouselItem && !mediaUrl) return invalidValue('is_carousel_item', 'true');
+    // share_to_feed and thumb_offset are reel settings; collaborators are invited on feed posts,
+    // reels and carousels (at most 3), not on stories or carousel items.
+    if (p.share_to_feed !== undefined && mediaType !== 'REELS') return invalidParam('share_to_feed');
+    if (p.share_to_feed !== undefined && !['true', 'false'].includes(p.share_to_feed))
+      return invalidValue('share_to_feed', p.share_to_feed);
+    if (p.thumb_offset !== undefined && !/^\d+$/.test(p.thumb_offset)) return invalidValue('thumb_offset', p.thumb_offset);
+    let collaborators: string[] = [];
+    if (p.collaborators !== undefined) {
+      if (mediaType === 'STORIES' || carouselItem) return invalidParam('collaborators');
+      try {
+        const parsed: unknown = JSON.parse(p.collaborators);
+        if (!Array.isArray(parsed) || !parsed.every((u) => typeof u === 'string' && u)) throw new Error('not a list of usernames');
+        collaborators = parsed;
+      } catch {
+        return invalidValue('collaborators', p.collaborators);
+      }
+      if (collaborators.length > 3) {
+        return graphError(400, { message: coded(100, 'A post can have at most 3 collaborators'), type: 'OAuthException', code: 100 });
+      }
+    }
     if (p.reply_to_id !== undefined && (carouselItem || !posts.some((x) => x.id === p.reply_to_id))) {
       return carouselItem ? invalidParam('reply_to_id') : unsupported('POST', p.reply_to_id);
     }
@@ -478,6 +514,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       id: nextId(),
       mediaType,
       params: withoutToken(p),
+      collaborators,
       carouselItem,
       children,
       status: 'FINISHED',
@@ -508,11 +545,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
             : 'Error: Media download has failed (2207052)';
       } else {
         c.fetched = { url: mediaUrl, ...got };
-        const wanted = mediaType === 'IMAGE' ? 'image/' : 'video/';
+        const wanted = mediaType === 'IMAGE' || (mediaType === 'STORIES' && p.image_url) ? 'image/' : 'video/';
         if (!got.contentType.startsWith(wanted)) {
           c.status = 'ERROR';
           c.errorMessage = flavor === 'threads' ? 'UNKNOWN' : 'Error: The media type is not supported (2207026)';
-        } else if (mediaType !== 'IMAGE') {
+        } else if (wanted === 'video/') {
           c.status = 'IN_PROGRESS';
           c.pendingPolls = opts.videoPendingPolls ?? 1;
         }
@@ -563,9 +600,16 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       });
     }
     c.status = 'PUBLISHED';
-    const kind =
-      { TEXT: 'TEXT_POST', IMAGE: 'IMAGE', VIDEO: 'VIDEO', REELS: 'VIDEO', CAROUSEL: 'CAROUSEL_ALBUM' }[c.mediaType] ?? c.mediaType;
-    const post = addPost(c.params[flavor === 'instagram' ? 'caption' : 'text'] ?? '', kind, [c.id, ...c.children]);
+    const story = c.mediaType === 'STORIES';
+    const kind = story
+      ? c.params.image_url
+        ? 'IMAGE'
+        : 'VIDEO'
+      : ({ TEXT: 'TEXT_POST', IMAGE: 'IMAGE', VIDEO: 'VIDEO', REELS: 'VIDEO', CAROUSEL: 'CAROUSEL_ALBUM' }[c.mediaType] ?? c.mediaType);
+    // Graph takes a caption on a story without complaint and shows none.
+    const text = story ? '' : (c.params[flavor === 'instagram' ? 'caption' : 'text'] ?? '');
+    const post = addPost(text, kind, [c.id, ...c.children]);
+    if (story) post.story = true;
     const parent = c.params.reply_to_id ? posts.find((x) => x.id === c.params.reply_to_id) : undefined;
     if (parent) {
       post.replyTo = parent.id;
@@ -638,6 +682,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       return {
         id: p.id,
         message: p.text || undefined,
+        link: p.link,
         created_time: time,
         permalink_url: p.permalink,
         status_type: p.kind,
