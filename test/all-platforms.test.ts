@@ -169,6 +169,20 @@ async function waitFor<T>(what: string, read: () => Promise<T>, done: (v: T) => 
 
 const workflowStatus = async (postId: string) => (await stack.env.client.workflow.getHandle(postWorkflowId(postId)).describe()).status.name;
 
+/**
+ * Until the posts' workflows have finished. Nothing needs the clock moved: every fake answers
+ * within seconds (TikTok's status polls are 5 s apart). Waiting in real time first keeps stack.settle from stepping the shared clock
+ * while publishes are still in flight (a step could outrun their 10 s heartbeat timeout).
+ */
+async function untilDone(ids: string[]) {
+  await waitFor(
+    'the workflows to finish',
+    () => Promise.all(ids.map(workflowStatus)),
+    (st) => st.every((x) => x !== 'RUNNING'),
+  );
+  await Promise.all(ids.map((id) => stack.settle(id)));
+}
+
 /** The URL each platform's connector reports for the post `id` (the title slug is Reddit's). */
 function expectedUrl(platform: Platform, id: string, tag: string): string {
   const shortcode = (meta: AllFakes['instagram']) => meta.posts.find((p) => p.id === id)?.shortcode;
@@ -212,15 +226,7 @@ describe('every platform at once', () => {
     const started = Date.now();
     const { ids, textFor } = await postEverywhere(s, tag);
 
-    // Nothing needs the clock moved: every fake answers within seconds (TikTok's status polls are
-    // 5 s apart). Waiting in real time first keeps stack.settle from stepping the shared clock
-    // while those publishes are still in flight (a step could outrun their 10 s heartbeat timeout).
-    await waitFor(
-      'both workflows to finish',
-      () => Promise.all(ids.map(workflowStatus)),
-      (st) => st.every((x) => x !== 'RUNNING'),
-    );
-    await Promise.all(ids.map((id) => stack.settle(id)));
+    await untilDone(ids);
     const elapsed = Date.now() - started;
 
     for (const id of ids) {
@@ -306,12 +312,7 @@ describe('every platform at once', () => {
     expect(images.status).toBe(201);
     expect(video.status).toBe(201);
     const ids = [images.body.id as string, video.body.id as string];
-    await waitFor(
-      'both workflows to finish',
-      () => Promise.all(ids.map(workflowStatus)),
-      (st) => st.every((x) => x !== 'RUNNING'),
-    );
-    await Promise.all(ids.map((id) => stack.settle(id)));
+    await untilDone(ids);
     const byPlatform = await channelsByPlatform(s.key, ids);
     const items = (p: Platform) => byPlatform[p].items as { kind: string; status: string; platformPostId: string; content: string }[];
     for (const p of [...THREADED, ...COMMENTED, 'YOUTUBE' as Platform]) {
@@ -556,12 +557,7 @@ describe('per-platform options, through the workflow to each platform', () => {
     expect(video.status).toBe(201);
     expect(images.body.options.telegram).toEqual({ disableNotification: true, protectContent: true });
     const ids = [images.body.id as string, video.body.id as string];
-    await waitFor(
-      'both workflows to finish',
-      () => Promise.all(ids.map(workflowStatus)),
-      (st) => st.every((x) => x !== 'RUNNING'),
-    );
-    await Promise.all(ids.map((id) => stack.settle(id)));
+    await untilDone(ids);
     for (const id of ids) expect((await getPost(s.key, id)).status).toBe('published');
 
     expect(fakes.x.tweets.find((t) => t.text === text('X'))!.replySettings).toBe('following');
