@@ -876,7 +876,7 @@ function hintsFor(o: Operation): Hints {
     if (at === 'path.id' && o.id === 'deleteSeries') return real(pools.deletableSeries, generated);
     if (at === 'path.id' && o.path.startsWith('/series')) return real(pools.series, generated);
     if (at === 'path.id' && o.path.startsWith('/channels')) return real(pools.channels, generated);
-    if (at === 'body.publishAt' && o.path.startsWith('/series')) return real(pools.futures, generated);
+    if (at === 'body.publishAt' && (o.path.startsWith('/series') || o.id === 'updatePost')) return real(pools.futures, generated);
     if (at === 'body.timeZone') return real(['UTC', 'Europe/Berlin', 'America/New_York'], generated);
     if (at === 'path.id' && o.id === 'retryPost') return real([...pools.failed, ...pools.posts], generated);
     if (at === 'path.id' && o.id === 'refreshPostAnalytics') return real([...pools.published, ...pools.posts], generated);
@@ -887,9 +887,10 @@ function hintsFor(o: Operation): Hints {
     if (at === 'query.channelId') return real(pools.channels, generated);
     // The ready item mostly; the pending one (refused: not ready) now and then.
     if (at === 'body.mediaIds[]') return real([pools.media[0]!, pools.media[0]!, pools.media[0]!, pools.media[1]!], generated);
-    // A follow-up now and then: most generated threads break a rule (a platform without threads,
-    // an empty item), and a request that carries one rarely reaches success.
-    if (at === 'body.thread' || at === 'body.threadByPlatform' || at === 'body.firstComment')
+    // A follow-up or options now and then: most generated ones break a rule (a platform without
+    // threads, an empty item, options for a platform not targeted), and a request that carries
+    // one rarely reaches success.
+    if (at === 'body.thread' || at === 'body.threadByPlatform' || at === 'body.firstComment' || at === 'body.options')
       return fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: generated() });
     if (at === 'body.thread[].mediaIds[]' || at === 'body.threadByPlatform.*[].mediaIds[]')
       return real([pools.media[0]!, pools.media[0]!, pools.media[1]!], generated);
