@@ -535,6 +535,9 @@ export const SeriesSchema = t.Object(
     channelIds: t.Array(t.String()),
     mediaIds: t.Array(t.String()),
     reddit: t.Union([t.Object({ subreddit: t.String(), title: t.String() }, strict), t.Null()]),
+    options: t.Record(t.String(), t.Record(t.String(), t.Unknown()), {
+      description: 'Per-platform post options each occurrence gets (as `options` of Schedule a post); `{}`: none.',
+    }),
     publishAt: DateTime('The first occurrence; the rule repeats its local time of day in `timeZone`.'),
     timeZone: t.String({ description: 'IANA time zone of the rule (daylight-saving changes keep the local time of day).' }),
     repeat: SeriesRepeatSchema,
@@ -703,6 +706,10 @@ export const ChannelCapabilitiesSchema = t.Object(
         Named({
           platform: t.Literal('PINTEREST'),
           boards: t.Array(Named({ id: t.String(), name: t.String(), privacy: t.Union([t.String(), t.Null()]) })),
+          boardsComplete: t.Boolean({ description: 'False when the account has more boards than were read.' }),
+          defaultBoardId: t.Union([t.String(), t.Null()], {
+            description: 'The channel’s own board: where a post goes without `options.pinterest.boardId`.',
+          }),
         }),
         Named({
           platform: t.Literal('REDDIT'),

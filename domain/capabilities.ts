@@ -10,6 +10,8 @@
 //   token is reported, and the channel is marked reauth_required by the next publish, as always.
 // - A channel that must be reconnected, or a platform that reports nothing of the kind, is not
 //   asked. Reddit is asked about one subreddit (`?subreddit=`); without one there is no live part.
+// - A post's checks (domain/posts/options.ts) read the same answers, each under POST_READ_MS: a
+//   platform slower than that leaves its checks to the publish rather than holding the request.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.ts';
 import { errors } from '../lib/errors.ts';
@@ -20,6 +22,7 @@ import { currentChannelCredentials } from './channel-credentials.ts';
 import { channelForKey } from './channels.ts';
 
 export const CAPABILITIES_CACHE_MS = 5 * 60 * 1000;
+export const POST_READ_MS = 5_000;
 
 export interface ChannelCapabilities {
   channelId: string;
@@ -70,10 +73,31 @@ export async function channelCapabilities(
   };
 }
 
+/**
+ * What each of a post's channels can do now, for the post's checks: by channel id, null where
+ * nothing was read (no live part, not asked, or a read that failed).
+ */
+export async function liveCapabilitiesOf(
+  deps: CapabilityDeps,
+  channels: { id: string; platform: keyof Connectors; status: string }[],
+  subreddit: string | undefined,
+): Promise<Map<string, LiveCapabilities | null>> {
+  const read = await Promise.all(
+    channels.map(async (c) => {
+      if (c.platform === 'REDDIT' && subreddit === undefined) return [c.id, null] as const;
+      const query = c.platform === 'REDDIT' ? { subreddit } : {};
+      const got = await liveCapabilities(deps, c, query, AbortSignal.timeout(POST_READ_MS));
+      return [c.id, got.live] as const;
+    }),
+  );
+  return new Map(read);
+}
+
 async function liveCapabilities(
   deps: CapabilityDeps,
   channel: { id: string; platform: keyof Connectors; status: string },
   query: { subreddit?: string },
+  signal?: AbortSignal,
 ): Promise<Live> {
   const none: Live = { live: null, readAt: null, liveError: null };
   if (channel.platform !== 'REDDIT' && query.subreddit !== undefined)
@@ -90,9 +114,9 @@ async function liveCapabilities(
   if (kept && now - kept.at < CAPABILITIES_CACHE_MS) return kept.live;
   let live: Live;
   try {
-    const got = await currentChannelCredentials(deps.orm, deps.credentialsKey, channel.id, connector);
+    const got = await currentChannelCredentials(deps.orm, deps.credentialsKey, channel.id, connector, signal);
     if ('refused' in got) throw got.refused;
-    live = { live: await connector.readCapabilities(got.credentials, query), readAt: new Date(now).toISOString(), liveError: null };
+    live = { live: await connector.readCapabilities(got.credentials, query, signal), readAt: new Date(now).toISOString(), liveError: null };
   } catch (err) {
     if (!(err instanceof PlatformError)) throw err;
     // Not kept: the next read asks again.

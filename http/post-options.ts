@@ -3,6 +3,7 @@
 // platform's API field and default; bounds are the platforms' own.
 import { t } from 'elysia';
 import { Chars } from './chars.ts';
+import { POST_LIMITS } from '../domain/posts/limits.ts';
 
 const Bool = (description: string) => t.Optional(t.Boolean({ description }));
 
@@ -73,11 +74,17 @@ const LinkedIn = t.Object(
 
 const Reddit = t.Object(
   {
+    subreddit: t.Optional(
+      Chars(POST_LIMITS.subredditChars, { min: 1, description: 'Another spelling of `reddit.subreddit` (the post shows it there).' }),
+    ),
+    title: t.Optional(
+      Chars(POST_LIMITS.redditTitleChars, { min: 1, description: 'Another spelling of `reddit.title` (the post shows it there).' }),
+    ),
     flairId: t.Optional(Chars(64, { min: 1, description: 'A link flair of the subreddit (capabilities `flairs`).' })),
     nsfw: Bool('Marked NSFW.'),
     spoiler: Bool('Marked as a spoiler.'),
   },
-  { additionalProperties: false, description: 'Reddit (besides `reddit.subreddit` and `reddit.title`).' },
+  { additionalProperties: false, description: 'Reddit: the subreddit and title (or `reddit`), flair, NSFW, spoiler.' },
 );
 
 const X = t.Object(

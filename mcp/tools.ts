@@ -200,7 +200,9 @@ export const TOOLS: Tool[] = [
     scope: 'publish',
     input: PostBody,
     annotations: { readOnlyHint: true, openWorldHint: false },
-    run: async ({ deps, caller }, a) => ({ ...(await validatePost(deps.orm.em.fork(), createPostRequest(caller, a))) }),
+    run: async ({ deps, caller }, a) => ({
+      ...(await validatePost(deps.orm.em.fork(), createPostRequest(caller, a, { orm: deps.orm, ...deps.platforms }))),
+    }),
   }),
 
   tool({
@@ -224,7 +226,12 @@ export const TOOLS: Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ deps, caller }, { idempotencyKey, ...body }) => {
       const em = deps.orm.em.fork();
-      const result = await createPostOnce({ em, temporal: deps.temporal, storage: deps.storage }, caller, body, idempotencyKey);
+      const result = await createPostOnce(
+        { em, temporal: deps.temporal, storage: deps.storage, capabilities: { orm: deps.orm, ...deps.platforms } },
+        caller,
+        body,
+        idempotencyKey,
+      );
       // A replayed refusal is answered as it was the first time.
       if (result.status >= 400) {
         const { error } = result.body as ErrorBody;
@@ -323,7 +330,14 @@ export const TOOLS: Tool[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async ({ deps, caller }, { id, ...edit }) => {
       const { temporal } = need(deps, 'temporal');
-      return { ...(await editPostForKey({ em: deps.orm.em.fork(), temporal, storage: deps.storage }, caller, id, edit)) };
+      return {
+        ...(await editPostForKey(
+          { em: deps.orm.em.fork(), temporal, storage: deps.storage, capabilities: { orm: deps.orm, ...deps.platforms } },
+          caller,
+          id,
+          edit,
+        )),
+      };
     },
   }),
 

@@ -166,6 +166,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
       const token = credential(P, credentials, 'accessToken');
       const boards: { id: string; name: string; privacy: string | null }[] = [];
       let bookmark: string | undefined;
+      let complete = false;
       for (let page = 0; page < boardPages; page++) {
         const q = new URLSearchParams({ page_size: '250', ...(bookmark ? { bookmark } : {}) });
         const r = await api.send(`${baseUrl}/v5/boards?${q}`, { method: 'GET', headers: { Authorization: `Bearer ${token}` }, signal });
@@ -179,10 +180,19 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
             privacy: typeof b.privacy === 'string' ? b.privacy : null,
           });
         }
-        if (!body?.bookmark) break;
+        if (!body?.bookmark) {
+          complete = true;
+          break;
+        }
         bookmark = body.bookmark;
       }
-      return { platform: 'PINTEREST' as const, boards };
+      const own = credentials.boardId;
+      return {
+        platform: 'PINTEREST' as const,
+        boards,
+        boardsComplete: complete,
+        defaultBoardId: typeof own === 'string' && own ? own : null,
+      };
     },
 
     async publish(req: PublishRequest): Promise<PublishResult> {

@@ -118,7 +118,14 @@ export type LiveCapabilities =
       duetDisabled: boolean;
       stitchDisabled: boolean;
     }
-  | { platform: 'PINTEREST'; boards: { id: string; name: string; privacy: string | null }[] }
+  | {
+      platform: 'PINTEREST';
+      boards: { id: string; name: string; privacy: string | null }[];
+      /** False when the account has more boards than were read (readCapabilities reads a few pages). */
+      boardsComplete: boolean;
+      /** The channel's own board (credentials.boardId): where a post goes without the `boardId` option. */
+      defaultBoardId: string | null;
+    }
   | {
       platform: 'REDDIT';
       subreddit: string;

@@ -12,7 +12,8 @@ import { parsePublishAt } from '../domain/posts/checks.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
 import { threadInputOf } from '../domain/posts/thread.ts';
-import type { PlatformOptions } from '../platforms/options.ts';
+import type { OptionsInput } from '../domain/posts/options.ts';
+import type { CapabilityDeps } from '../domain/capabilities.ts';
 
 /** The body of a new post, as the API and the MCP tools take it (their schemas check its shape). */
 export interface NewPostBody {
@@ -26,12 +27,13 @@ export interface NewPostBody {
   thread?: { content: string; mediaIds?: string[] }[];
   threadByPlatform?: Record<string, { content: string; mediaIds?: string[] }[]>;
   firstComment?: { content: string };
-  options?: PlatformOptions;
+  options?: OptionsInput;
 }
 
 type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
 
-export function createPostRequest(who: Who, body: NewPostBody): CreatePostRequest {
+/** `capabilities`: reads what each channel's account can do now, to check the options against it. */
+export function createPostRequest(who: Who, body: NewPostBody, capabilities?: CapabilityDeps): CreatePostRequest {
   if (body.queue && body.publishAt !== undefined) {
     throw errors.validation([{ path: 'queue', message: 'cannot be combined with publishAt: the queue chooses the time' }]);
   }
@@ -49,6 +51,7 @@ export function createPostRequest(who: Who, body: NewPostBody): CreatePostReques
     queue: body.queue === true,
     followUps: threadInputOf(body),
     options: body.options ?? {},
+    capabilities,
   };
 }
 
@@ -57,7 +60,7 @@ export function createPostRequest(who: Who, body: NewPostBody): CreatePostReques
  * first request — the same post, even when that request was cut off after its commit.
  */
 export async function createPostOnce(
-  deps: { em: EntityManager; temporal: TemporalDeps | undefined; storage: ObjectStorage | undefined },
+  deps: { em: EntityManager; temporal: TemporalDeps | undefined; storage: ObjectStorage | undefined; capabilities?: CapabilityDeps },
   who: Who,
   body: NewPostBody,
   idempotencyKey: string | undefined,
@@ -68,7 +71,7 @@ export async function createPostOnce(
     'POST /v1/posts',
     { body, idempotencyKey },
     async (claim) => {
-      const created = await createPost(deps.em, deps.temporal, { ...createPostRequest(who, body), claim });
+      const created = await createPost(deps.em, deps.temporal, { ...createPostRequest(who, body, deps.capabilities), claim });
       return { id: created.id, view: () => created.view(deps.storage) };
     },
     (id) => getPostForKey(deps.em.fork(), who.organization.id, id, 'all', deps.storage),
@@ -77,7 +80,7 @@ export async function createPostOnce(
 
 /** A PATCH of a post by an API key: editable (scheduled), publishAt checked as on create; returns the post as it is now. */
 export async function editPostForKey(
-  deps: { em: EntityManager; temporal: TemporalDeps; storage: ObjectStorage | undefined },
+  deps: { em: EntityManager; temporal: TemporalDeps; storage: ObjectStorage | undefined; capabilities?: CapabilityDeps },
   who: Who,
   postId: string,
   edit: Omit<EditRequest, 'publishAt'> & { publishAt?: string },
@@ -88,6 +91,6 @@ export async function editPostForKey(
   const publishAt = edit.publishAt !== undefined ? parsePublishAt(edit.publishAt, who.now, fields) : undefined;
   if (fields.length) throw errors.validation(fields);
   const key = { apiKeyId: who.key.id, channels: who.channels };
-  await validateAndEditPost(deps.em, deps.temporal, who.organization.id, current, { ...edit, publishAt }, key);
+  await validateAndEditPost(deps.em, deps.temporal, who.organization.id, current, { ...edit, publishAt }, key, deps.capabilities);
   return getPostForKey(deps.em.fork(), who.organization.id, postId, who.channels, deps.storage);
 }

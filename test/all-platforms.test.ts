@@ -16,7 +16,7 @@
 // HTTP from the app itself, as Meta does from a public API host in production.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
-import { Channel, PostChannel } from '../db/entities/index.ts';
+import { Channel, Post, PostChannel } from '../db/entities/index.ts';
 import { FOLLOW_UPS, MEDIA_LIMITS, PLATFORMS, type Platform } from '../platforms/catalog.ts';
 import { BOARD_ID } from './fakes/pinterest.ts';
 import { createConnectors } from '../platforms/index.ts';
@@ -32,6 +32,8 @@ type Stack = Awaited<ReturnType<typeof startPostStack>>;
 
 const VIDEO_PLATFORMS: Platform[] = ['TIKTOK', 'YOUTUBE'];
 const IMAGE_PLATFORMS: Platform[] = PLATFORMS.filter((p) => !VIDEO_PLATFORMS.includes(p));
+/** The choices TikTok and YouTube leave to the creator (each platform gives no default). */
+const VIDEO_CHOICES = { tiktok: { privacyLevel: 'PUBLIC_TO_EVERYONE' }, youtube: { madeForKids: false } };
 
 let fx: MediaFixtures;
 let fakes: AllFakes;
@@ -110,7 +112,7 @@ async function setup() {
   }
   const image = await uploadMedia(key, fx.files.png, 'photo.png', 'image/png');
   const video = await uploadMedia(key, fx.files.mp4, 'clip.mp4', 'video/mp4');
-  return { key, channels, image, video };
+  return { org, key, channels, image, video };
 }
 
 type Setup = Awaited<ReturnType<typeof setup>>;
@@ -130,7 +132,7 @@ async function postEverywhere(s: Setup, tag: string) {
       key: s.key,
       body: body(IMAGE_PLATFORMS, s.image.id, { reddit: { subreddit: 'test', title: `Launch ${tag}` } }),
     }),
-    call(stack.app, 'POST', '/v1/posts', { key: s.key, body: body(VIDEO_PLATFORMS, s.video.id) }),
+    call(stack.app, 'POST', '/v1/posts', { key: s.key, body: body(VIDEO_PLATFORMS, s.video.id, { options: VIDEO_CHOICES }) }),
   ]);
   expect(imagePost.status).toBe(201);
   expect(videoPost.status).toBe(201);
@@ -307,7 +309,7 @@ describe('every platform at once', () => {
         threadByPlatform: Object.fromEntries(COMMENTED.map((p) => [p, []])),
         reddit: { subreddit: 'test', title: `Talk ${tag}` },
       }),
-      post(['YOUTUBE'], s.video.id, {}),
+      post(['YOUTUBE'], s.video.id, { options: { youtube: VIDEO_CHOICES.youtube } }),
     ]);
     expect(images.status).toBe(201);
     expect(video.status).toBe(201);
@@ -600,6 +602,187 @@ describe('per-platform options, through the workflow to each platform', () => {
     });
     expect(r.status).toBe(422);
     expect(r.body.error.details.fields).toEqual([{ path: 'options.tiktok', message: 'no target channel is on this platform' }]);
+  });
+
+  const validate = (key: string, body: Record<string, unknown>) => call(stack.app, 'POST', '/v1/posts/validate', { key, body });
+  const problems = (r: { status: number; body: any }) => ({ status: r.status, fields: r.body.error?.details?.fields });
+
+  test('the choices TikTok and YouTube leave to the creator are required, at their paths; create refuses as validate does', async () => {
+    const s = await setup();
+    const body = { content: 'Clip', channelIds: [s.channels.TIKTOK, s.channels.YOUTUBE], mediaIds: [s.video.id] };
+    const required = [
+      { path: 'options.tiktok.privacyLevel', message: expect.stringContaining('is required') },
+      { path: 'options.youtube.madeForKids', message: expect.stringContaining('is required') },
+    ];
+    expect(problems(await validate(s.key, body))).toEqual({ status: 422, fields: required });
+    expect(problems(await call(stack.app, 'POST', '/v1/posts', { key: s.key, body }))).toEqual({ status: 422, fields: required });
+    // madeForKids false is a choice, as true is.
+    const chosen = await validate(s.key, { ...body, options: { tiktok: { privacyLevel: 'SELF_ONLY' }, youtube: { madeForKids: false } } });
+    expect(chosen.status).toBe(200);
+  });
+
+  test('checked against what each account can do now: each refusal at its path, nothing created', async () => {
+    const s = await setup();
+    const video = (await call(stack.app, 'GET', `/v1/media/${s.video.id}`, { key: s.key })).body;
+    const tiktok = (options: Record<string, unknown>) =>
+      validate(s.key, { content: 'Clip', channelIds: [s.channels.TIKTOK], mediaIds: [s.video.id], options: { tiktok: options } });
+
+    // TikTok: a privacy level the creator is not offered; a video longer than the creator may post.
+    const offered = fakes.tiktok.creator.privacy_level_options;
+    const refused = await tiktok({ privacyLevel: 'FOLLOWER_OF_CREATOR' });
+    expect(problems(refused)).toEqual({
+      status: 422,
+      fields: [{ path: 'options.tiktok.privacyLevel', message: `is not offered to this TikTok account; it offers ${offered.join(', ')}` }],
+    });
+    expect(fakes.tiktok.creator.privacy_level_options).not.toContain('FOLLOWER_OF_CREATOR');
+    const longest = fakes.tiktok.creator.max_video_post_duration_sec;
+    fakes.tiktok.creator.max_video_post_duration_sec = video.durationSeconds - 1;
+    try {
+      // A channel not read yet (each channel's answer is kept five minutes).
+      const fresh = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+        organizationId: s.org.id,
+        platform: 'TIKTOK',
+        name: 'short clips',
+        credentials: fakes.credentials.TIKTOK,
+      });
+      const long = await validate(s.key, {
+        content: 'Clip',
+        channelIds: [fresh.id],
+        mediaIds: [s.video.id],
+        options: { tiktok: { privacyLevel: 'SELF_ONLY' } },
+      });
+      expect(problems(long)).toEqual({
+        status: 422,
+        fields: [{ path: 'mediaIds', message: expect.stringContaining(`up to ${video.durationSeconds - 1} s`) }],
+      });
+    } finally {
+      fakes.tiktok.creator.max_video_post_duration_sec = longest;
+    }
+
+    // Pinterest: a board that is not the account's; without one, the channel's own.
+    const pin = (options?: Record<string, unknown>) =>
+      validate(s.key, {
+        content: 'Pin',
+        channelIds: [s.channels.PINTEREST],
+        mediaIds: [s.image.id],
+        ...(options ? { options: { pinterest: options } } : {}),
+      });
+    expect(problems(await pin({ boardId: '999999999' }))).toEqual({
+      status: 422,
+      fields: [{ path: 'options.pinterest.boardId', message: "is not one of this Pinterest account's boards" }],
+    });
+    expect((await pin()).status).toBe(200);
+    expect((await pin({ boardId: BOARD_ID })).status).toBe(200);
+
+    // Reddit: a subreddit that requires a flair; a flair it does not have; a title outside its bounds.
+    const sr = `flaired${s.org.id.slice(-6)}`.toLowerCase();
+    fakes.reddit.subreddits[sr] = { flairRequired: true, flairs: [{ id: 'flair-news', text: 'News' }], titleMin: 10 };
+    const reddit = (title: string, options?: Record<string, unknown>) =>
+      validate(s.key, {
+        content: 'Hello',
+        channelIds: [s.channels.REDDIT],
+        reddit: { subreddit: sr, title },
+        ...(options ? { options: { reddit: options } } : {}),
+      });
+    expect(problems(await reddit('A long enough title'))).toEqual({
+      status: 422,
+      fields: [{ path: 'options.reddit.flairId', message: `is required: r/${sr} requires a flair` }],
+    });
+    expect(problems(await reddit('Short', { flairId: 'flair-none' }))).toEqual({
+      status: 422,
+      fields: [
+        { path: 'options.reddit.flairId', message: `is not a flair of r/${sr}` },
+        { path: 'reddit.title', message: `is 5 characters; r/${sr} asks for at least 10` },
+      ],
+    });
+    expect((await reddit('A long enough title', { flairId: 'flair-news' })).status).toBe(200);
+
+    // YouTube: a category that cannot be assigned.
+    const yt = await validate(s.key, {
+      content: 'Clip',
+      channelIds: [s.channels.YOUTUBE],
+      mediaIds: [s.video.id],
+      options: { youtube: { madeForKids: false, categoryId: '9999' } },
+    });
+    expect(problems(yt).fields[0].path).toBe('options.youtube.categoryId');
+
+    // Create refuses what validate refuses, and writes nothing.
+    const before = await stack.h.orm.em.fork().count(Post, { organization: s.org.id });
+    const created = await call(stack.app, 'POST', '/v1/posts', {
+      key: s.key,
+      body: {
+        content: 'Clip',
+        channelIds: [s.channels.TIKTOK],
+        mediaIds: [s.video.id],
+        options: { tiktok: { privacyLevel: 'FOLLOWER_OF_CREATOR' } },
+      },
+    });
+    expect(problems(created).fields[0].path).toBe('options.tiktok.privacyLevel');
+    expect(await stack.h.orm.em.fork().count(Post, { organization: s.org.id })).toBe(before);
+  }, 60_000);
+
+  test('a platform that cannot be asked leaves its checks to the publish: the post is accepted', async () => {
+    const s = await setup();
+    fakes.tiktok.failNext(1, { status: 503, body: { error: { code: 'internal_error', message: 'down' } } }, 'creator_info');
+    const r = await validate(s.key, {
+      content: 'Clip',
+      channelIds: [s.channels.TIKTOK],
+      mediaIds: [s.video.id],
+      options: { tiktok: { privacyLevel: 'SELF_ONLY' } },
+    });
+    expect(r.status).toBe(200);
+  });
+
+  test('what a type needs of the media: an Instagram carousel of one, a reel of an image, reel options on a feed post, an X poll with media', async () => {
+    const s = await setup();
+    const ig = (mediaIds: string[], instagram: Record<string, unknown>) =>
+      validate(s.key, { content: 'Hi', channelIds: [s.channels.INSTAGRAM], mediaIds, options: { instagram } });
+    expect(problems(await ig([s.image.id], { type: 'carousel' }))).toEqual({
+      status: 422,
+      fields: [{ path: 'options.instagram.type', message: 'a carousel has 2 to 10 media items; this post has 1' }],
+    });
+    expect(problems(await ig([s.image.id], { type: 'reel' })).fields).toEqual([
+      { path: 'options.instagram.type', message: 'a reel is one video' },
+    ]);
+    expect(problems(await ig([s.image.id], { shareToFeed: true })).fields).toEqual([
+      { path: 'options.instagram.shareToFeed', message: 'applies to reels only (type: reel)' },
+    ]);
+    expect((await ig([s.video.id], { type: 'reel', shareToFeed: false })).status).toBe(200);
+    const poll = await validate(s.key, {
+      content: 'Which?',
+      channelIds: [s.channels.X],
+      mediaIds: [s.image.id],
+      options: { x: { poll: { options: ['a', 'b'], durationMinutes: 60 } } },
+    });
+    expect(problems(poll).fields).toEqual([{ path: 'options.x.poll', message: 'a post with a poll carries no media on X' }]);
+  });
+
+  test('options.reddit.subreddit and title are another spelling of reddit: the post shows them there; given twice they must agree', async () => {
+    const s = await setup();
+    const body = (extra: Record<string, unknown>) => ({ content: 'Hello', channelIds: [s.channels.REDDIT], ...extra });
+    const created = await call(stack.app, 'POST', '/v1/posts', {
+      key: s.key,
+      body: body({
+        publishAt: new Date((await stack.syncClock()).getTime() + 3_600_000).toISOString(),
+        options: { reddit: { subreddit: 'test', title: 'Spelled in options', spoiler: true } },
+      }),
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.reddit).toEqual({ subreddit: 'test', title: 'Spelled in options' });
+    expect(created.body.options).toEqual({ reddit: { spoiler: true } });
+    const twice = await validate(s.key, body({ reddit: { subreddit: 'test', title: 'A' }, options: { reddit: { subreddit: 'pics' } } }));
+    expect(problems(twice).fields).toEqual([
+      { path: 'options.reddit.subreddit', message: 'differs from reddit.subreddit (test); give it once' },
+    ]);
+    const half = await validate(s.key, body({ options: { reddit: { subreddit: 'test' } } }));
+    expect(problems(half).fields).toContainEqual({ path: 'options.reddit.title', message: 'is required with options.reddit.subreddit' });
+    // PATCH takes them the same way.
+    const moved = await call(stack.app, 'PATCH', `/v1/posts/${created.body.id}`, {
+      key: s.key,
+      body: { options: { reddit: { subreddit: 'test', title: 'Renamed', nsfw: true } } },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ reddit: { subreddit: 'test', title: 'Renamed' }, options: { reddit: { nsfw: true } } });
   });
 
   test('a privacy level the TikTok account no longer offers when the post is due: the channel fails, nothing is sent', async () => {

@@ -357,8 +357,12 @@ describe('Pinterest capabilities', () => {
         { id: secret, name: 'Gift ideas', privacy: 'SECRET' },
         { id: BOARD_ID, name: 'Red squares', privacy: 'PUBLIC' },
       ],
+      boardsComplete: true,
+      defaultBoardId: null,
     });
     expect(boardRequests(f)).toHaveLength(1);
+    const own = await connector(f).readCapabilities!({ ...creds, boardId: BOARD_ID }, {});
+    expect(own.platform === 'PINTEREST' && own.defaultBoardId).toBe(BOARD_ID);
   });
 
   test('every page is read, 250 boards each, up to the page bound', async () => {
@@ -366,12 +370,14 @@ describe('Pinterest capabilities', () => {
     for (let i = 0; i < 600; i++) f.addBoard({ name: `Board ${i}` });
     const all = await connector(f).readCapabilities!(creds, {});
     expect(all.platform === 'PINTEREST' && all.boards).toHaveLength(601);
+    expect(all.platform === 'PINTEREST' && all.boardsComplete).toBe(true);
     expect(boardRequests(f)).toHaveLength(3);
 
     // An account with more boards than the bound is listed in part rather than read without end.
     f.requests.length = 0;
     const some = await connector(f, { boardPages: 2 }).readCapabilities!(creds, {});
     expect(some.platform === 'PINTEREST' && some.boards).toHaveLength(500);
+    expect(some.platform === 'PINTEREST' && some.boardsComplete).toBe(false);
     expect(boardRequests(f)).toHaveLength(2);
   });
 

@@ -272,6 +272,46 @@ describe('occurrences', () => {
     ]);
   });
 
+  test('options: checked as a post’s, shown on the series, given to each occurrence; dropping a platform drops its options', async () => {
+    const { org, key, channelId } = await account();
+    const x = await makeChannel(org.id, 'X');
+    const t0 = await stack.syncClock();
+    const start = new Date(Math.ceil((t0.getTime() + HOUR) / 60_000) * 60_000);
+    const body = (options: Record<string, unknown>) => ({
+      content: `options ${crypto.randomUUID()}`,
+      channelIds: [channelId, x.id],
+      publishAt: start.toISOString(),
+      repeat: { every: 'day', count: 2 },
+      options,
+    });
+    const stray = await call(stack.app, 'POST', '/v1/series', { key, body: body({ tiktok: { privacyLevel: 'SELF_ONLY' } }) });
+    expect(stray.status).toBe(422);
+    expect(stray.body.error.details.fields).toEqual([{ path: 'options.tiktok', message: 'no target channel is on this platform' }]);
+    const created = await call(stack.app, 'POST', '/v1/series', { key, body: body({ x: { replySettings: 'following' } }) });
+    expect(created.status).toBe(201);
+    expect(created.body.options).toEqual({ x: { replySettings: 'following' } });
+    const id = created.body.id as string;
+
+    // Created five minutes ahead: looked at before it is due (X has no fake here to publish to).
+    await stack.env.sleep(start.getTime() - t0.getTime() - 4 * 60_000);
+    await waitFor('first occurrence', async () => (await stack.h.orm.em.fork().findOne(Series, { id }))?.occurrencesCreated === 1);
+    const [first] = await occurrences(id);
+    const view = await call(stack.app, 'GET', `/v1/posts/${first!.id}`, { key });
+    expect(view.body.options).toEqual({ x: { replySettings: 'following' } });
+
+    const edited = await call(stack.app, 'PATCH', `/v1/series/${id}`, { key, body: { channelIds: [channelId] } });
+    expect(edited.status).toBe(200);
+    expect(edited.body.options).toEqual({});
+    const again = await call(stack.app, 'PATCH', `/v1/series/${id}`, {
+      key,
+      body: { channelIds: [channelId, x.id], options: { x: { replySettings: 'mentionedUsers' } } },
+    });
+    expect(again.body.options).toEqual({ x: { replySettings: 'mentionedUsers' } });
+    // Gone with its scheduled occurrence, so nothing is published to X.
+    expect((await call(stack.app, 'DELETE', `/v1/series/${id}`, { key })).status).toBe(204);
+    expect((await call(stack.app, 'GET', `/v1/posts/${first!.id}`, { key })).status).toBe(404);
+  });
+
   test('daily at 09:00 New York across spring forward: 23 hours apart, not a duplicate; a post of its own with the same text is', async () => {
     const { key, channelId } = await account();
     const t0 = await stack.syncClock();

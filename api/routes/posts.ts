@@ -123,6 +123,8 @@ export function postRoutes(deps: AppDeps) {
     if (!deps.temporal) throw new Error('Temporal is not configured for this API');
     return deps.temporal;
   };
+  // What the post checks read of each channel's account (domain/capabilities.ts).
+  const capabilities = { orm: deps.orm, ...deps.platforms };
   return (
     router()
       .use(authPlugin(deps))
@@ -131,7 +133,7 @@ export function postRoutes(deps: AppDeps) {
         async ({ auth, body, set, headers }) => {
           const em = deps.orm.em.fork();
           const result = await createPostOnce(
-            { em, temporal: deps.temporal, storage: deps.storage },
+            { em, temporal: deps.temporal, storage: deps.storage, capabilities },
             auth,
             body,
             headers['idempotency-key'],
@@ -149,7 +151,7 @@ export function postRoutes(deps: AppDeps) {
       // Chosen over `?dryRun=true` on create (docs/decisions.md): its own answer (200, not 201 with
       // a post), no Location, no Idempotency-Key (nothing to repeat), and a create that cannot be
       // half a validation by a forgotten query parameter.
-      .post('/posts/validate', ({ auth, body }) => validatePost(deps.orm.em.fork(), createPostRequest(auth, body)), {
+      .post('/posts/validate', ({ auth, body }) => validatePost(deps.orm.em.fork(), createPostRequest(auth, body, capabilities)), {
         scope: 'publish',
         body: CreateBody,
         transform: refuseUnstorableBody,
@@ -216,7 +218,7 @@ export function postRoutes(deps: AppDeps) {
       .patch(
         '/posts/:id',
         async ({ auth, params, body }) =>
-          editPostForKey({ em: deps.orm.em.fork(), temporal: temporal(), storage: deps.storage }, auth, params.id, body),
+          editPostForKey({ em: deps.orm.em.fork(), temporal: temporal(), storage: deps.storage, capabilities }, auth, params.id, body),
         {
           scope: 'publish',
           body: PatchBody,

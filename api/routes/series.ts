@@ -11,6 +11,7 @@ import { authPlugin } from '../auth.ts';
 import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 import { ChannelIds, ContentByPlatform, MediaIds, Reddit, Text } from './posts.ts';
+import { PostOptions } from '../../http/post-options.ts';
 
 const Repeat = t.Object(
   {
@@ -33,6 +34,7 @@ const CreateBody = t.Object(
     mediaIds: t.Optional(MediaIds),
     contentByPlatform: t.Optional(ContentByPlatform),
     reddit: t.Optional(Reddit),
+    options: t.Optional(PostOptions),
   },
   { additionalProperties: false },
 );
@@ -47,6 +49,7 @@ const PatchBody = t.Object(
     mediaIds: t.Optional(MediaIds),
     contentByPlatform: t.Optional(ContentByPlatform),
     reddit: t.Optional(t.Union([Reddit, t.Null()])),
+    options: t.Optional(PostOptions),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -54,6 +57,8 @@ const PatchBody = t.Object(
 const IdParams = t.Object({ id: PathId() });
 
 export function seriesRoutes(deps: AppDeps) {
+  // What the template's checks read of each channel's account (domain/capabilities.ts).
+  const capabilities = { orm: deps.orm, ...deps.platforms };
   return router()
     .use(authPlugin(deps))
     .post(
@@ -74,6 +79,8 @@ export function seriesRoutes(deps: AppDeps) {
               content: body.content,
               contentByPlatform: body.contentByPlatform ?? {},
               reddit: body.reddit ?? null,
+              options: body.options ?? {},
+              capabilities,
               mediaIds: body.mediaIds ?? [],
               publishAt: body.publishAt,
               repeat: body.repeat,
@@ -121,6 +128,7 @@ export function seriesRoutes(deps: AppDeps) {
           body,
           { apiKeyId: auth.key.id, channels: auth.channels },
           auth.now,
+          capabilities,
         ),
       {
         scope: 'publish',

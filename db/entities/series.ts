@@ -2,6 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Timestamped } from './base.ts';
 import { Organization } from './organization.ts';
 import { POST_SOURCES } from './post.ts';
+import type { PlatformOptions } from '../../platforms/options.ts';
 
 // Recurring posts (docs/api.md "Recurring posts (series)"): a series is a post template and a rule;
 // its workflow (workflows/series.ts) creates each occurrence as an ordinary post shortly before
@@ -24,6 +25,8 @@ export const Series = defineEntity({
     content: p.text(),
     contentByPlatform: p.json<Record<string, string>>().default('{}'),
     reddit: p.json<{ subreddit: string; title: string }>().nullable(),
+    /** Per-platform post options (platforms/options.ts) each occurrence gets. */
+    options: p.json<PlatformOptions>().default('{}'),
     mediaIds: p.json<string[]>().default('[]'),
     channelIds: p.json<string[]>(),
     source: p.enum(POST_SOURCES),

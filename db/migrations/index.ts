@@ -22,6 +22,7 @@ import { Migration20261126200000_admission_notify } from './Migration20261126200
 import { Migration20261126210000_post_metrics } from './Migration20261126210000_post_metrics.ts';
 import { Migration20261127100000_post_threads } from './Migration20261127100000_post_threads.ts';
 import { Migration20261127110000_post_options } from './Migration20261127110000_post_options.ts';
+import { Migration20261127120000_series_options } from './Migration20261127120000_series_options.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261126210000_post_metrics', class: Migration20261126210000_post_metrics },
   { name: 'Migration20261127100000_post_threads', class: Migration20261127100000_post_threads },
   { name: 'Migration20261127110000_post_options', class: Migration20261127110000_post_options },
+  { name: 'Migration20261127120000_series_options', class: Migration20261127120000_series_options },
 ];

@@ -15,8 +15,9 @@ import { assertKeyUnclaimed, type IdempotencyClaim, KeyAlreadyClaimed, recordCla
 import { startAfterCommit } from '../workflow-starts.ts';
 import { POST_STARTS } from './workflow-start.ts';
 import type { TemporalDeps } from '../temporal-calls.ts';
-import { optionProblems } from './options.ts';
+import { liveOptionProblems, optionProblems, redditFromOptions, type OptionsInput } from './options.ts';
 import type { PlatformOptions } from '../../platforms/options.ts';
+import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
 import { checkFollowUps, followUpKey, measureFollowUp, NO_THREAD, type FollowUpItem, type ThreadInput } from './thread.ts';
 
 export type { TemporalDeps };
@@ -32,6 +33,10 @@ export interface PostTemplateRequest {
   contentByPlatform: Record<string, string>;
   reddit: { subreddit: string; title: string } | null;
   mediaIds: string[];
+  /** Per-platform post options (platforms/options.ts, as given: domain/posts/options.ts); absent: the platforms' defaults. */
+  options?: OptionsInput;
+  /** Reads what each channel's account can do now, to check the options against it; absent: not read. */
+  capabilities?: CapabilityDeps;
 }
 
 export interface CreatePostRequest extends PostTemplateRequest {
@@ -47,8 +52,6 @@ export interface CreatePostRequest extends PostTemplateRequest {
   claim?: IdempotencyClaim;
   /** Thread and first comment (domain/posts/thread.ts); absent: none. */
   followUps?: ThreadInput;
-  /** Per-platform post options (platforms/options.ts); absent: the platforms' defaults. */
-  options?: PlatformOptions;
 }
 
 /**
@@ -134,16 +137,21 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
   const media = await loadPostMedia(em, organizationId, r.mediaIds, r.key ?? undefined);
   const followUps = r.followUps ?? NO_THREAD;
   const items = await checkFollowUps(em, organizationId, channels, followUps, r.key ?? undefined, fields);
-  const options = r.options ?? {};
-  fields.push(...optionProblems(channels, options));
-  const texts = channelTexts(channels, { content: r.content, contentByPlatform: r.contentByPlatform, media, reddit: r.reddit }, fields);
+  const { reddit, options } = redditFromOptions(r.reddit, r.options ?? {}, fields);
+  fields.push(...optionProblems(channels, options, media, { requireChoices: !r.seriesId }));
+  const texts = channelTexts(channels, { content: r.content, contentByPlatform: r.contentByPlatform, media, reddit }, fields);
+  if (r.capabilities) {
+    const live = await liveCapabilitiesOf(r.capabilities, channels, reddit?.subreddit);
+    const problems = liveOptionProblems(channels, live, { options, media, reddit });
+    if (problems.length) throw errors.validation(problems);
+  }
   return {
     organizationId,
     apiKeyId: r.key?.apiKeyId ?? null,
     source: r.source,
     content: r.content,
     contentByPlatform: r.contentByPlatform,
-    reddit: r.reddit,
+    reddit,
     mediaIds: media.map((m) => m.id),
     media,
     publishAt: publishAt ?? null,

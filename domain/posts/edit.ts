@@ -13,9 +13,9 @@ import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels }
 import { assertNotDuplicate } from './create.ts';
 import type { PostView } from './view.ts';
 import { checkFollowUps, threadInputOf, type ThreadInput, type ThreadItemBody } from './thread.ts';
-import type { FieldError } from '../../lib/errors.ts';
-import type { PlatformOptions } from '../../platforms/options.ts';
-import { optionProblems } from './options.ts';
+import { errors, type FieldError } from '../../lib/errors.ts';
+import { liveOptionProblems, optionProblems, redditFromOptions, type OptionsInput } from './options.ts';
+import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
 
 /** Sends a validated edit through the workflow's Update; its validator refuses unless still scheduled. */
 export async function editPost(temporal: TemporalDeps, postId: string, edit: PostEdit): Promise<void> {
@@ -50,8 +50,8 @@ export interface EditRequest {
   thread?: ThreadItemBody[] | null;
   threadByPlatform?: Record<string, ThreadItemBody[]>;
   firstComment?: { content: string } | null;
-  /** Replaces the post's options. */
-  options?: PlatformOptions;
+  /** Replaces the post's options (as given: domain/posts/options.ts). */
+  options?: OptionsInput;
 }
 
 /**
@@ -68,7 +68,10 @@ export async function validateAndEditPost(
   current: PostView,
   edit: EditRequest,
   key: MediaViewer | null = null,
+  /** Reads what each channel's account can do now, to check the options against it; absent: not read. */
+  capabilities?: CapabilityDeps,
 ): Promise<void> {
+  const fields: FieldError[] = [];
   const currentIds = current.channels.map((c) => c.channelId);
   const channels = await loadTargetChannels(
     em,
@@ -87,7 +90,10 @@ export async function validateAndEditPost(
     (edit.channelIds
       ? Object.fromEntries(Object.entries(stored.contentByPlatform ?? {}).filter(([p]) => channels.some((c) => c.platform === p)))
       : (stored.contentByPlatform ?? {}));
-  const reddit = edit.reddit ?? current.reddit;
+  // Options given by the edit may name the subreddit and title (domain/posts/options.ts).
+  const moved = edit.options ? redditFromOptions(edit.reddit ?? null, edit.options, fields) : null;
+  const newReddit = (moved ? moved.reddit : edit.reddit) ?? undefined;
+  const reddit = newReddit ?? current.reddit;
   // The follow-ups after the edit: what it gives, else what the post has; threads of platforms no
   // longer targeted go, as their texts do.
   const asked = threadInputOf(edit);
@@ -99,16 +105,20 @@ export async function validateAndEditPost(
         : Object.fromEntries(Object.entries(current.threadByPlatform).filter(([p]) => channels.some((c) => c.platform === p))),
     firstComment: edit.firstComment !== undefined ? asked.firstComment : current.firstComment,
   };
-  const fields: FieldError[] = [];
   const items = await checkFollowUps(em, organizationId, channels, followUps, key ?? undefined, fields);
   // New channels keep the options of platforms still targeted, unless new options are given.
   const options =
-    edit.options ??
+    moved?.options ??
     (edit.channelIds
       ? Object.fromEntries(Object.entries(current.options).filter(([p]) => channels.some((c) => c.platform.toLowerCase() === p)))
       : current.options);
-  fields.push(...optionProblems(channels, options));
+  fields.push(...optionProblems(channels, options, media, { requireChoices: !current.seriesId }));
   const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit }, fields);
+  if (capabilities) {
+    const live = await liveCapabilitiesOf(capabilities, channels, reddit?.subreddit);
+    const problems = liveOptionProblems(channels, live, { options, media, reddit });
+    if (problems.length) throw errors.validation(problems);
+  }
   await assertNotDuplicate(
     em,
     channels,
@@ -126,7 +136,7 @@ export async function validateAndEditPost(
     publishAt: edit.publishAt?.toISOString(),
     mediaIds: edit.mediaIds,
     channelIds: edit.channelIds,
-    reddit: edit.reddit,
+    reddit: newReddit,
     channelContent: texts,
     ...(followUpsChanged ? { ...followUps, channelItems: items } : {}),
     ...(edit.options !== undefined || edit.channelIds !== undefined ? { options: options as Record<string, Record<string, unknown>> } : {}),

@@ -72,6 +72,7 @@ export async function createOccurrence(
         content: s.content,
         contentByPlatform: s.contentByPlatform ?? {},
         reddit: s.reddit ?? null,
+        options: s.options ?? {},
         mediaIds: s.mediaIds ?? [],
         // Late (a worker was down past its time): published at once rather than skipped.
         publishAt: at > now ? at.toISOString() : null,

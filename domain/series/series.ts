@@ -29,6 +29,9 @@ import {
 import { assertKeyUnclaimed, type IdempotencyClaim, recordClaim } from '../idempotency-claim.ts';
 import { keySees } from '../key-channels.ts';
 import type { PostTemplateRequest } from '../posts/create.ts';
+import { liveOptionProblems, optionProblems, redditFromOptions, type OptionsInput } from '../posts/options.ts';
+import type { PlatformOptions } from '../../platforms/options.ts';
+import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
 import { organizationTimeZone } from '../queues/queues.ts';
 import { nextOccurrence, occurrencesBetween, type SeriesRule } from './rule.ts';
 import { withTemporalDeadline, type TemporalDeps } from '../temporal-calls.ts';
@@ -85,6 +88,8 @@ export interface SeriesView {
   channelIds: string[];
   mediaIds: string[];
   reddit: { subreddit: string; title: string } | null;
+  /** Per-platform post options each occurrence gets (as on a post). */
+  options: Record<string, Record<string, unknown>>;
   /** The first occurrence. */
   publishAt: string;
   /** The zone the rule keeps the local time of day in. */
@@ -118,6 +123,8 @@ export interface SeriesEdit {
   channelIds?: string[];
   mediaIds?: string[];
   reddit?: { subreddit: string; title: string } | null;
+  /** Replaces the options. */
+  options?: OptionsInput;
   /** Moves the first occurrence (the rule's anchor): only before any occurrence was created. */
   publishAt?: string;
   repeat?: RepeatInput;
@@ -152,6 +159,7 @@ export function seriesView(s: ISeries): SeriesView {
     channelIds: s.channelIds,
     mediaIds: s.mediaIds ?? [],
     reddit: s.reddit ?? null,
+    options: (s.options ?? {}) as Record<string, Record<string, unknown>>,
     publishAt: s.startAt.toISOString(),
     timeZone: s.timeZone,
     repeat: { every: s.every, interval: s.interval, until: iso(s.until), count: s.count ?? null },
@@ -193,18 +201,46 @@ function checkZone(tz: string, fields: FieldError[]): string {
   return checkTimeZone(tz, 'timeZone', fields) ?? 'UTC';
 }
 
-/** The template checked as a post would be (channels, key's list, media, each channel's text). */
+/** Whether options carry the Reddit target (then they replace the stored one). */
+const namesSubreddit = (o: OptionsInput | undefined) => o?.reddit?.subreddit !== undefined || o?.reddit?.title !== undefined;
+
+interface Template {
+  channelIds: string[];
+  content: string;
+  contentByPlatform: Record<string, string>;
+  mediaIds: string[];
+  reddit: ISeries['reddit'];
+  options: OptionsInput;
+}
+
+/**
+ * The template checked as a post would be (channels, key's list, media, each channel's text, the
+ * options: domain/posts/options.ts); returns its Reddit target and options as stored.
+ */
 async function checkTemplate(
   em: EntityManager,
   organizationId: string,
   key: MediaViewer | null,
-  t: { channelIds: string[]; content: string; contentByPlatform: Record<string, string>; mediaIds: string[]; reddit: ISeries['reddit'] },
+  t: Template,
   newChannelsOnly?: string[],
-): Promise<void> {
+  capabilities?: CapabilityDeps,
+): Promise<{ reddit: ISeries['reddit']; options: PlatformOptions }> {
   const channels = await loadTargetChannels(em, organizationId, t.channelIds, key?.channels ?? 'all');
   assertChannelsUsable(newChannelsOnly ? channels.filter((c) => !newChannelsOnly.includes(c.id)) : channels);
   const media = await loadPostMedia(em, organizationId, t.mediaIds, key ?? undefined);
-  channelTexts(channels, { content: t.content, contentByPlatform: t.contentByPlatform, media, reddit: t.reddit });
+  const fields: FieldError[] = [];
+  const { reddit, options } = redditFromOptions(t.reddit ?? null, t.options, fields);
+  fields.push(...optionProblems(channels, options, media));
+  channelTexts(channels, { content: t.content, contentByPlatform: t.contentByPlatform, media, reddit }, fields);
+  if (capabilities) {
+    const problems = liveOptionProblems(channels, await liveCapabilitiesOf(capabilities, channels, reddit?.subreddit), {
+      options,
+      media,
+      reddit,
+    });
+    if (problems.length) throw errors.validation(problems);
+  }
+  return { reddit, options };
 }
 
 /**
@@ -217,7 +253,14 @@ export async function createSeries(em: EntityManager, temporal: TemporalDeps | u
   const rule = checkRepeat(r.repeat, startAt, fields);
   const timeZone = r.timeZone !== undefined ? checkZone(r.timeZone, fields) : await organizationTimeZone(em, r.organization.id);
   if (fields.length) throw errors.validation(fields);
-  await checkTemplate(em, r.organization.id, r.key, r);
+  const { reddit, options } = await checkTemplate(
+    em,
+    r.organization.id,
+    r.key,
+    { ...r, options: r.options ?? {} },
+    undefined,
+    r.capabilities,
+  );
   if (!temporal) throw new Error('Temporal is not configured');
   const id = newId('ser');
   await em.transactional(async (tx) => {
@@ -228,7 +271,8 @@ export async function createSeries(em: EntityManager, temporal: TemporalDeps | u
       status: 'active',
       content: r.content,
       contentByPlatform: r.contentByPlatform,
-      reddit: r.reddit,
+      reddit,
+      options,
       mediaIds: r.mediaIds,
       channelIds: r.channelIds,
       source: r.source,
@@ -319,6 +363,7 @@ export async function updateSeries(
   edit: SeriesEdit,
   key: MediaViewer | null,
   now: Date,
+  capabilities?: CapabilityDeps,
 ): Promise<SeriesView> {
   const view = await em.transactional(async (tx) => {
     const s = await findSeries(tx, organizationId, id, key?.channels ?? 'all', true);
@@ -337,20 +382,33 @@ export async function updateSeries(
     const channelIds = edit.channelIds ?? s.channelIds;
     // New channels without new per-platform texts: the texts of platforms no longer targeted go (as PATCH /v1/posts does).
     let contentByPlatform = edit.contentByPlatform ?? s.contentByPlatform ?? {};
-    if (edit.channelIds && !edit.contentByPlatform) {
+    // Options of platforms no longer targeted go too, unless new options are given.
+    let options: OptionsInput = edit.options ?? s.options ?? {};
+    if (edit.channelIds) {
       // The same lookup (and errors) as checkTemplate's below with this key.
       const channels = await loadTargetChannels(tx, organizationId, channelIds, key?.channels ?? 'all');
-      contentByPlatform = Object.fromEntries(Object.entries(contentByPlatform).filter(([p]) => channels.some((c) => c.platform === p)));
+      const targets = (p: string) => channels.some((c) => c.platform === p || c.platform.toLowerCase() === p);
+      if (!edit.contentByPlatform) contentByPlatform = Object.fromEntries(Object.entries(contentByPlatform).filter(([p]) => targets(p)));
+      if (!edit.options) options = Object.fromEntries(Object.entries(options).filter(([p]) => targets(p)));
     }
     const template = {
       channelIds,
       content: edit.content ?? s.content,
       contentByPlatform,
       mediaIds: edit.mediaIds ?? s.mediaIds ?? [],
-      reddit: edit.reddit !== undefined ? edit.reddit : (s.reddit ?? null),
+      reddit: edit.reddit !== undefined ? edit.reddit : namesSubreddit(edit.options) ? null : (s.reddit ?? null),
+      options,
     };
-    await checkTemplate(tx, organizationId, edit.channelIds ? key : null, template, edit.channelIds ? s.channelIds : undefined);
-    Object.assign(s, template, { startAt, timeZone });
+    // New options may carry the subreddit and title; without them the stored target stays.
+    const checked = await checkTemplate(
+      tx,
+      organizationId,
+      edit.channelIds ? key : null,
+      template,
+      edit.channelIds ? s.channelIds : undefined,
+      capabilities,
+    );
+    Object.assign(s, template, checked, { startAt, timeZone });
     if (edit.repeat && repeat)
       Object.assign(s, { every: edit.repeat.every, interval: repeat.interval, until: repeat.until, count: repeat.count });
     // The rule may have no occurrence left now.
