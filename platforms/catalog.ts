@@ -87,9 +87,9 @@ export interface MediaLimits {
   maxItems: number;
   /** Types accepted at all. */
   types: ('image' | 'gif' | 'video' | 'document' | 'audio')[];
-  /** A video must be the only attachment (X, Bluesky, LinkedIn, Mastodon…). */
+  /** A video must be the only attachment (X, Bluesky, LinkedIn, Mastodon, TikTok…). */
   videoAlone: boolean;
-  /** requiresMedia platforms that need a particular kind (TikTok/YouTube: video; Pinterest: image). */
+  /** requiresMedia platforms that need a particular kind (YouTube: video; Pinterest: image). */
   requires?: 'video' | 'image';
 }
 
@@ -103,13 +103,17 @@ export const MEDIA_LIMITS: Record<Platform, MediaLimits> = {
   MASTODON: { maxItems: 4, types: ['image', 'gif', 'video', 'audio'], videoAlone: true },
   INSTAGRAM: { maxItems: 10, types: ['image', 'video'], videoAlone: false },
   FACEBOOK: { maxItems: 10, types: visual, videoAlone: true },
-  TIKTOK: { maxItems: 1, types: ['video'], videoAlone: true, requires: 'video' },
+  // One video, or a photo post of 1 to 35 images (TIKTOK_PHOTO_MIME_TYPES), never both.
+  TIKTOK: { maxItems: 35, types: ['image', 'video'], videoAlone: true },
   YOUTUBE: { maxItems: 1, types: ['video'], videoAlone: true, requires: 'video' },
   PINTEREST: { maxItems: 1, types: ['image', 'gif', 'video'], videoAlone: true, requires: 'image' },
   REDDIT: { maxItems: 20, types: visual, videoAlone: true },
   TELEGRAM: { maxItems: 10, types: ['image', 'gif', 'video', 'document', 'audio'], videoAlone: false },
   DISCORD: { maxItems: 10, types: ['image', 'gif', 'video', 'document', 'audio'], videoAlone: false },
 };
+
+/** The image formats of a TikTok photo post (Content Posting API, photos): no PNG, no GIF. */
+export const TIKTOK_PHOTO_MIME_TYPES = ['image/jpeg', 'image/webp'];
 
 /**
  * What follows a post on each platform: a thread of replies, each to the one before (X, Bluesky,

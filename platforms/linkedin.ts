@@ -33,11 +33,6 @@ export interface LinkedInConnectorOptions {
   pollTimeoutMs?: number;
   /** How far back findPublished looks for a post an earlier attempt created. */
   lookbackMs?: number;
-  /**
-   * Waits before asking again when LinkedIn answers a comment with 404: a post published a
-   * moment ago is not there for comments yet for a few seconds (longer with media).
-   */
-  commentRetryDelaysMs?: number[];
 }
 
 const LI = 'LinkedIn';
@@ -58,7 +53,6 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
   const pollIntervalMs = opts.pollIntervalMs ?? 2_000;
   const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
   const lookbackMs = opts.lookbackMs ?? 24 * 60 * 60 * 1000;
-  const commentRetryDelaysMs = opts.commentRetryDelaysMs ?? [2_000, 5_000, 10_000];
 
   function restHeaders(token: string): Record<string, string> {
     return { Authorization: `Bearer ${token}`, 'LinkedIn-Version': version, 'X-Restli-Protocol-Version': '2.0.0' };
@@ -162,38 +156,40 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
   /**
    * A first comment: POST /rest/socialActions/{post urn}/comments as the author. The message is
    * text with attributes, not little text, so it goes as written. A 404 is a post LinkedIn does
-   * not have, or one published a moment ago that is not open to comments yet; it is asked again
-   * after each of `commentRetryDelaysMs`, and is final after the last.
+   * not have, or one published a moment ago that is not open to comments yet (a few seconds,
+   * longer with media). The two look alike, so a 404 is transient here: the workflow's retry
+   * policy asks again with its backoff, and a post that never appears fails the channel once
+   * its attempts run out.
    */
   async function comment(token: string, author: string, req: PublishRequest, post: PostRef): Promise<PublishResult> {
     if (req.media.length) throw new PlatformError('permanent', 'LinkedIn comments carry no attachments');
     const body = { actor: author, object: post.platformPostId, message: { text: req.text } };
-    for (let i = 0; ; i++) {
-      const r = await http.send(commentsUrl(post), { method: 'POST', headers: restHeaders(token), json: body, signal: req.signal });
-      if (isOk(r)) {
-        const found = commentResult(r.body, post, r.headers.get('x-restli-id'));
-        // Created but unnamed: a retry looks for it with findPublished first.
-        if (!found) throw new PlatformError('transient', 'LinkedIn created the comment but returned no id', { status: r.status });
-        return found;
-      }
-      const wait = commentRetryDelaysMs[i];
-      if (r.status !== 404 || wait === undefined) throw liError(r);
-      await sleep(wait, req.signal);
+    const r = await http.send(commentsUrl(post), { method: 'POST', headers: restHeaders(token), json: body, signal: req.signal });
+    if (r.status === 404) {
+      const message = `LinkedIn 404: ${liReason(r)} (the post is not open to comments yet, or is gone; asked again later)`;
+      throw new PlatformError('transient', message, { status: 404, platformCode: errorCode(r.body) });
     }
+    if (!isOk(r)) throw liError(r);
+    const found = commentResult(r.body, post, r.headers.get('x-restli-id'));
+    // Created but unnamed: a retry looks for it with findPublished first.
+    if (!found) throw new PlatformError('transient', 'LinkedIn created the comment but returned no id', { status: r.status });
+    return found;
   }
 
   /**
    * Comments have no idempotency key: the post's comments (GET …/comments, paged) are read for
    * one by this author with this text. Reading them needs r_organization_social (organizations)
    * or the restricted r_member_social (members); without it LinkedIn answers 403 and we return
-   * null, so for a member a lost answer can mean a second comment.
+   * null, so for a member a lost answer can mean a second comment. A 404 (the post is not open
+   * to comments yet, or is gone) holds no comment of ours either: null, and the send that follows
+   * meets the same 404 and is classified there.
    */
   async function findComment(token: string, author: string, req: PublishRequest, post: PostRef): Promise<PublishResult | null> {
     const count = 100;
     for (let start = 0, page = 0; page < 5; page++) {
       const q = new URLSearchParams({ start: String(start), count: String(count) });
       const r = await http.send(`${commentsUrl(post)}?${q}`, { headers: restHeaders(token), signal: req.signal });
-      if (r.status === 403) return null;
+      if (r.status === 403 || r.status === 404) return null;
       if (!isOk(r)) throw liError(r);
       const elements = dig(r.body, 'elements');
       const list = Array.isArray(elements) ? elements : [];

@@ -12,6 +12,12 @@ export interface InstagramOptions {
   thumbOffsetMs?: number;
   /** Usernames invited as collaborators (Graph `collaborators`, at most 3). */
   collaborators?: string[];
+  /**
+   * Alt text of the post's images, by media id (Graph `alt_text` on each image container, at most
+   * 1000 characters; images of feed posts and carousels only). Default: the media item's own alt
+   * text; an empty text sends none.
+   */
+  altText?: Record<string, string>;
 }
 
 export interface TikTokOptions {
@@ -23,8 +29,10 @@ export interface TikTokOptions {
   /** Paid partnership (branded content) and the creator's own brand (promotional content). */
   brandContentToggle?: boolean;
   brandOrganicToggle?: boolean;
-  /** Made with AI (TikTok's `is_aigc`). */
+  /** Made with AI (TikTok's `is_aigc`; videos: a photo post's post_info has no such field). */
   isAigc?: boolean;
+  /** Photo posts: TikTok adds recommended music (`auto_add_music`, default false). */
+  autoAddMusic?: boolean;
 }
 
 export interface YouTubeOptions {
@@ -39,6 +47,11 @@ export interface YouTubeOptions {
   categoryId?: string;
   /** `notifySubscribers` on videos.insert (default true). */
   notifySubscribers?: boolean;
+  /**
+   * A Short (default false). The API has no field for it: YouTube makes a Short of a vertical or
+   * square video of at most 180 s, and `#Shorts` is added to the title when it has none.
+   */
+  short?: boolean;
 }
 
 export interface PinterestOptions {

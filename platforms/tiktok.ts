@@ -1,6 +1,8 @@
 // TikTok connector: Content Posting API v2, Direct Post of one video by FILE_UPLOAD —
 // creator_info/query (privacy options, interaction settings, username), video/init, chunked PUTs
-// to the returned upload_url, then status/fetch until the post is complete.
+// to the returned upload_url, then status/fetch until the post is complete. A post of images (no
+// video) is a photo post: content/init with media_type PHOTO and the images' URLs, which TikTok
+// pulls itself (PULL_FROM_URL), then the same status/fetch.
 //
 // TikTok has no idempotency key, so a retry must not post blindly:
 //  - within this worker process the publish_id of each idempotency key is kept, and findPublished
@@ -11,6 +13,7 @@
 //    a restart cannot be found there.
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import { counts, str } from './json.ts';
+import { TIKTOK_PHOTO_MIME_TYPES } from './catalog.ts';
 import type { TikTokOptions } from './options.ts';
 import { remember } from './recent.ts';
 import {
@@ -43,6 +46,11 @@ export interface TikTokConnectorOptions {
   privacyLevel?: string;
   /** How far back findPublished looks in the account's videos. */
   lookbackMs?: number;
+  /**
+   * A URL TikTok can pull a photo from (a photo post); by default the item's own signed link
+   * (MediaRef.url). TikTok pulls only from URL prefixes verified for the app.
+   */
+  mediaUrl?: (item: MediaRef) => Promise<string>;
 }
 
 const MB = 1024 * 1024;
@@ -50,6 +58,7 @@ const MIN_CHUNK = 5 * MB;
 const MAX_CHUNK = 64 * MB;
 const MAX_CHUNKS = 1000;
 const UPLOAD_TYPES = ['video/mp4', 'video/quicktime', 'video/webm'];
+const MAX_PHOTOS = 35;
 const REAUTH = new Set(['access_token_invalid', 'scope_not_authorized', 'scope_permission_missed']);
 // Daily caps (per creator, or per unaudited client) that lift within a day: worth retrying later.
 const DAILY_CAPS = new Set(['spam_risk_too_many_posts', 'spam_risk_too_many_pending_share', 'reached_active_user_cap']);
@@ -71,6 +80,8 @@ interface Pending {
   size: number;
   privacy: string;
   username?: string;
+  /** A photo post: TikTok pulls the images itself, nothing is uploaded. */
+  photo?: boolean;
 }
 
 interface Status {
@@ -245,10 +256,8 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     return fresh;
   }
 
-  async function publish(req: PublishRequest): Promise<PublishResult> {
-    const token = credential('TikTok', req.credentials, 'accessToken');
-    const item = req.media.find((m) => m.type === 'video');
-    if (!item) throw new PlatformError('permanent', 'TikTok needs a video to publish');
+  /** creator_info and the privacy level the post goes out with. */
+  async function postSettings(req: PublishRequest, token: string): Promise<{ creator: Creator; privacy: string; o: TikTokOptions }> {
     const o = (req.options ?? {}) as TikTokOptions;
     const creator = await creatorInfo(token, req.signal);
     // A level the post asked for is checked against today's creator_info before any byte is read:
@@ -257,6 +266,68 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       o.privacyLevel !== undefined
         ? offeredPrivacy(creator.privacyOptions, o.privacyLevel)
         : choosePrivacy(creator.privacyOptions, req.credentials.privacyLevel ?? opts.privacyLevel);
+    return { creator, privacy, o };
+  }
+
+  async function photoUrl(item: MediaRef): Promise<string> {
+    if (opts.mediaUrl) return opts.mediaUrl(item);
+    if (item.url) return item.url();
+    throw new PlatformError('permanent', `TikTok pulls a photo post's images from URLs, and media ${item.id} has none`);
+  }
+
+  /**
+   * A photo post: content/init (media_type PHOTO, DIRECT_POST) with the images' URLs, the first
+   * image as cover. Duets, stitches and the AI label belong to videos: post_info of a photo post
+   * has no such fields. The format and count are checked before any request.
+   */
+  async function publishPhotos(req: PublishRequest, token: string): Promise<PublishResult> {
+    if (req.media.length > MAX_PHOTOS) {
+      throw new PlatformError('permanent', `TikTok: a photo post has at most ${MAX_PHOTOS} images; this one has ${req.media.length}`);
+    }
+    const odd = req.media.find((m) => !TIKTOK_PHOTO_MIME_TYPES.includes(m.mimeType));
+    if (odd) {
+      throw new PlatformError('permanent', `TikTok photo posts take JPEG or WEBP images; ${odd.fileName} is ${odd.mimeType}`, {
+        platformCode: 'file_format_check_failed',
+      });
+    }
+    const urls: string[] = [];
+    for (const item of req.media) urls.push(await photoUrl(item));
+    const { creator, privacy, o } = await postSettings(req, token);
+    const init = await call(
+      '/v2/post/publish/content/init/',
+      token,
+      {
+        post_info: {
+          ...(req.text ? { description: req.text } : {}),
+          privacy_level: privacy,
+          disable_comment: creator.disableComment || o.disableComment === true,
+          auto_add_music: o.autoAddMusic === true,
+          brand_content_toggle: o.brandContentToggle === true,
+          brand_organic_toggle: o.brandOrganicToggle === true,
+        },
+        source_info: { source: 'PULL_FROM_URL', photo_images: urls, photo_cover_index: 0 },
+        post_mode: 'DIRECT_POST',
+        media_type: 'PHOTO',
+      },
+      req.signal,
+    );
+    const publishId = (init.body as { data?: { publish_id?: unknown } }).data?.publish_id;
+    if (typeof publishId !== 'string' || !publishId) {
+      throw new PlatformError('transient', `TikTok content/init returned no publish_id: ${init.text.slice(0, 200)}`);
+    }
+    const username = creator.username ?? str(req.credentials.username);
+    const p: Pending = { publishId, size: 0, privacy, photo: true, ...(username ? { username } : {}) };
+    remember(pending, req.idempotencyKey, p);
+    return untilPublished(req.idempotencyKey, p, token, req.signal);
+  }
+
+  async function publish(req: PublishRequest): Promise<PublishResult> {
+    const token = credential('TikTok', req.credentials, 'accessToken');
+    const item = req.media.find((m) => m.type === 'video');
+    if (!item && req.media.length && req.media.every((m) => m.type === 'image')) return publishPhotos(req, token);
+    if (!item) throw new PlatformError('permanent', `TikTok needs a video or 1 to ${MAX_PHOTOS} images to publish`);
+    if (req.media.length > 1) throw new PlatformError('permanent', `TikTok takes one video, or 1 to ${MAX_PHOTOS} images, not both`);
+    const { creator, privacy, o } = await postSettings(req, token);
     const bytes = await item.read();
     const { chunk, count } = chunking(bytes.byteLength, opts.chunkSize);
 
@@ -305,7 +376,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     }
     // An upload that stopped short can never be published: TikTok waits for bytes nobody sends.
     // A failed one published nothing either. Both are posted again.
-    if (s.status === 'FAILED' || (s.status === 'PROCESSING_UPLOAD' && s.uploadedBytes < p.size)) {
+    if (s.status === 'FAILED' || (!p.photo && s.status === 'PROCESSING_UPLOAD' && s.uploadedBytes < p.size)) {
       pending.delete(req.idempotencyKey);
       return null;
     }
@@ -479,7 +550,8 @@ function published(p: Pending, postId: string | undefined): PublishResult {
   // Without a public post id (private post, or moderation outlasting the wait) the publish_id
   // is the only handle TikTok gives; the post itself exists, so it is not sent again.
   if (!postId) return { platformPostId: p.publishId, url: profile };
-  return { platformPostId: postId, url: p.username ? `${profile}/video/${postId}` : `https://www.tiktok.com/video/${postId}` };
+  // TikTok shows a photo post at /photo/{id}, a video at /video/{id}.
+  return { platformPostId: postId, url: `${profile}/${p.photo ? 'photo' : 'video'}/${postId}` };
 }
 
 /**

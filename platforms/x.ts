@@ -32,8 +32,6 @@ export interface XConnectorOptions {
   chunkBytes?: number;
   /** How far back findPublished looks for a post an earlier attempt created. */
   lookbackMs?: number;
-  /** Wait before asking once more when X says a reply's parent is not visible (see publish). */
-  replyRetryDelayMs?: number;
 }
 
 const X = 'X';
@@ -62,7 +60,6 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
   const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
   const chunkBytes = opts.chunkBytes ?? 4 * 1024 * 1024;
   const lookbackMs = opts.lookbackMs ?? 24 * 60 * 60 * 1000;
-  const replyRetryDelayMs = opts.replyRetryDelayMs ?? 3000;
 
   async function call(token: string, method: string, path: string, o: Omit<SendOptions, 'method' | 'headers'> = {}): Promise<Reply> {
     const r = await http.send(`${base}${path}`, { ...o, method, headers: { Authorization: `Bearer ${token}` } });
@@ -176,13 +173,13 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       const o = (req.options ?? {}) as XOptions;
       if (o.replySettings) json.reply_settings = o.replySettings;
       if (o.poll) json.poll = { options: o.poll.options, duration_minutes: o.poll.durationMinutes };
-      const r = await call(token, 'POST', '/2/tweets', { json, signal: req.signal }).catch(async (err: unknown) => {
+      const r = await call(token, 'POST', '/2/tweets', { json, signal: req.signal }).catch((err: unknown) => {
         // X is reported to refuse, now and then, a reply to a post made seconds before, as if the
         // parent were gone (403 "deleted or not visible"): a thread's replies follow each other
-        // within seconds. Asked once more after a pause; a parent really gone is refused again.
+        // within seconds. A reply so refused is transient: the workflow's retry policy asks again
+        // with its backoff, and a parent really gone fails the channel once its attempts run out.
         if (!req.replyTo || !unseenParent(err)) throw err;
-        await sleep(replyRetryDelayMs, req.signal);
-        return call(token, 'POST', '/2/tweets', { json, signal: req.signal });
+        throw new PlatformError('transient', `${err.message} (the post replied to may not be visible yet; asked again later)`, err.opts);
       });
       const id = str(dig(r.body, 'data', 'id'));
       // A 2xx without an id: the post may exist, so retry (findPublished looks it up first).
@@ -281,7 +278,7 @@ function xError(r: Reply): PlatformError {
 }
 
 /** X's refusal of a reply whose parent it does not show (deleted, protected, or not yet visible). */
-function unseenParent(err: unknown): boolean {
+function unseenParent(err: unknown): err is PlatformError {
   return err instanceof PlatformError && err.opts.status === 403 && /reply to a Tweet that is deleted or not visible/i.test(err.message);
 }
 

@@ -426,8 +426,9 @@ function metadata(req: PublishRequest, fileName: string, opts: YouTubeConnectorO
   const privacy =
     [o.privacyStatus, c.privacyStatus, opts.privacyStatus].find((p) => typeof p === 'string' && PRIVACY.includes(p)) ?? 'public';
   const categoryId = o.categoryId || (typeof c.categoryId === 'string' && c.categoryId ? c.categoryId : opts.categoryId);
+  const title = o.title ?? buildTitle(req.text, fileName);
   const snippet: { title: string; description: string; tags?: string[]; categoryId?: string } = {
-    title: o.title ?? buildTitle(req.text, fileName),
+    title: o.short ? shortTitle(title) : title,
     description: o.description ?? buildDescription(req.text),
   };
   if (o.tags?.length) snippet.tags = o.tags;
@@ -447,6 +448,19 @@ export function buildTitle(text: string, fileName: string): string {
   const title = line || fallback || 'Untitled';
   const chars = Array.from(title);
   return chars.length > TITLE_MAX ? chars.slice(0, TITLE_MAX).join('').trimEnd() : title;
+}
+
+/**
+ * A Short's title: `#Shorts` added when the title has none (YouTube takes Shorts from the video's
+ * shape and length; the tag labels it for viewers and search), the title cut to leave it room.
+ */
+export function shortTitle(title: string): string {
+  if (/#shorts\b/i.test(title)) return title;
+  const tag = ' #Shorts';
+  const chars = Array.from(title);
+  const room = TITLE_MAX - tag.length;
+  const base = chars.length > room ? chars.slice(0, room).join('').trimEnd() : title;
+  return `${base}${tag}`;
 }
 
 /** The text without < > (YouTube rejects them), cut to 5000 UTF-8 bytes on a character boundary. */

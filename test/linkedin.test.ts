@@ -495,23 +495,42 @@ describe('LinkedIn first comment', () => {
     expect(f.posts).toHaveLength(1);
   });
 
-  test('a post LinkedIn does not have (404) → permanent, after asking again for each retry delay', async () => {
+  test('a comment answered 404 (a post not open to comments yet, or gone) → transient, asked once: the workflow retries it', async () => {
     const f = await fake();
     const gone = { platformPostId: 'urn:li:share:999', url: 'https://www.linkedin.com/feed/update/urn:li:share:999' };
-    const c = connector(f, { commentRetryDelaysMs: [1, 1] });
-    const err = await failure(c.publish(request(f, { text: 'First comment', replyTo: { root: gone, parent: gone } })));
-    expect(err.kind).toBe('permanent');
+    const c = connector(f);
+    const req = request(f, { text: 'First comment', replyTo: { root: gone, parent: gone } });
+    const err = await failure(c.publish(req));
+    expect(err.kind).toBe('transient');
     expect(err.opts.status).toBe(404);
-    expect(err.message).toBe('LinkedIn 404: Unable to obtain activity');
-    expect(f.count('comment')).toBe(3);
+    expect(err.opts.retryAfterMs).toBeUndefined();
+    expect(err.message).toBe(
+      'LinkedIn 404: Unable to obtain activity (the post is not open to comments yet, or is gone; asked again later)',
+    );
+    expect(f.count('comment')).toBe(1);
     expect(f.comments).toHaveLength(0);
+    // The retry's look-up first: the post's comments answer 404 too, which holds none of ours.
+    expect(await c.findPublished!({ ...req, attempt: 2 })).toBeNull();
   });
 
-  test('a post published a moment ago answers 404 at first: the comment is asked again and goes out once', async () => {
+  test('a 404 anywhere but a comment stays permanent', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 404, body: { status: 404, message: 'Not Found' } });
+    const err = await failure(connector(f).publish(request(f)));
+    expect([err.kind, err.opts.status]).toEqual(['permanent', 404]);
+  });
+
+  test('a post published a moment ago answers 404 at first: each attempt asks once, the comment goes out once', async () => {
     const f = await fake({ commentsUnavailableFor: 2 });
-    const c = connector(f, { commentRetryDelaysMs: [1, 1, 1] });
+    const c = connector(f);
     const replyTo = await published(f, c);
-    const result = await c.publish(request(f, { text: 'First comment', replyTo }));
+    const req = request(f, { text: 'First comment', replyTo, idempotencyKey: 'post-1:channel-1:1' });
+    // What the workflow's retries do: each attempt after the first looks before sending.
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    expect(await c.findPublished!({ ...req, attempt: 2 })).toBeNull();
+    expect((await failure(c.publish({ ...req, attempt: 2 }))).kind).toBe('transient');
+    expect(await c.findPublished!({ ...req, attempt: 3 })).toBeNull();
+    const result = await c.publish({ ...req, attempt: 3 });
     expect(f.count('comment')).toBe(3);
     expect(f.comments).toHaveLength(1);
     expect(result.platformPostId).toBe(f.comments[0]!.urn);

@@ -285,12 +285,19 @@ describe('media: validation, isolation, posts, vision', () => {
     });
     expect(withImage.status).toBe(201);
     expect(withImage.body.media).toEqual([{ id: image.id, type: 'image', url: expect.any(String) }]);
-    // TikTok needs a video.
+    // TikTok takes a photo post of JPEG or WEBP images, not a PNG.
     const tk = await call(stack.app, 'POST', '/v1/posts', {
       key,
-      body: { content: 'x', channelIds: [tiktok.id], mediaIds: [image.id], publishAt: later },
+      body: {
+        content: 'x',
+        channelIds: [tiktok.id],
+        mediaIds: [image.id],
+        publishAt: later,
+        options: { tiktok: { privacyLevel: 'SELF_ONLY' } },
+      },
     });
     expect(tk.status).toBe(422);
+    expect(tk.body.error.details.fields).toEqual([{ path: 'mediaIds', message: expect.stringContaining('takes JPEG or WEBP images') }]);
     // Pending media cannot be attached.
     const pending = await call(stack.app, 'POST', '/v1/media/uploads', {
       key,

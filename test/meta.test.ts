@@ -1075,6 +1075,114 @@ describe('Meta options', () => {
     expect(f.posts[0]).toMatchObject({ text: '', story: true });
   });
 
+  test('altText: the post’s alt text by media id on each image container, over the item’s own; an empty one sends none', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f);
+    await c.publish(request(f, { media: [image('a', 'Own alt', 'jpeg')], options: { altText: { a: 'A blue square on white' } } }));
+    expect(f.containers[0]!.params).toMatchObject({ alt_text: 'A blue square on white' });
+
+    const media = [image('a', null, 'jpeg'), video('v'), image('b', 'Own alt of b', 'jpeg'), image('c', 'Own alt of c', 'jpeg')];
+    await c.publish(request(f, { text: 'Carousel', media, options: { type: 'carousel', altText: { a: 'First', c: '' } } }));
+    const items = f.containers.filter((x) => x.carouselItem);
+    expect(items.map((x) => [x.mediaType, x.params.alt_text])).toEqual([
+      ['IMAGE', 'First'],
+      ['VIDEO', undefined],
+      ['IMAGE', 'Own alt of b'],
+      ['IMAGE', undefined],
+    ]);
+    expect(containerAt(f, 'CAROUSEL').params.alt_text).toBeUndefined();
+    // A media item's own alt text longer than Graph takes is cut to 1000 characters.
+    await c.publish(request(f, { text: 'Long', media: [image('d', 'é'.repeat(1200), 'jpeg')] }));
+    expect(Array.from(f.containers.at(-1)!.params.alt_text!)).toHaveLength(1000);
+  });
+
+  test('altText refused before any request: a video’s, an unknown id’s, a story’s, one over 1000 characters', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f);
+    const cases: Partial<PublishRequest>[] = [
+      { media: [video('v')], options: { type: 'reel', altText: { v: 'A video' } } },
+      { media: [image('a'), video('v')], options: { type: 'carousel', altText: { v: 'A video' } } },
+      { media: [image('a')], options: { altText: { zzz: 'Not here' } } },
+      { media: [image('a')], options: { type: 'story', altText: { a: 'A story' } } },
+      { media: [image('a')], options: { altText: { a: 'x'.repeat(1001) } } },
+    ];
+    for (const over of cases) {
+      const err = await failure(c.publish(request(f, over)));
+      expect(err.kind).toBe('permanent');
+      expect(err.message).toMatch(/^Instagram: .*alt text/);
+    }
+    expect(f.requests).toHaveLength(0);
+  });
+
+  test('the fake takes alt_text on image containers only, at most 1000 characters; each refusal is permanent', async () => {
+    const f = await fake('instagram');
+    const img = f.hostMedia(jpeg, 'image/jpeg');
+    const vid = f.hostMedia(videoBytes, 'video/mp4');
+    const refused: Record<string, string>[] = [
+      { media_type: 'REELS', video_url: vid, alt_text: 'x' },
+      { media_type: 'VIDEO', video_url: vid, is_carousel_item: 'true', alt_text: 'x' },
+      { media_type: 'STORIES', image_url: img, alt_text: 'x' },
+      { image_url: img, alt_text: 'x'.repeat(1001) },
+    ];
+    for (const params of refused) {
+      const err = await failure(createRaw(f, params));
+      expect([err.kind, err.opts.status]).toEqual(['permanent', 400]);
+    }
+    await createRaw(f, { image_url: img, alt_text: 'x'.repeat(1000) });
+    await createRaw(f, { image_url: img, is_carousel_item: 'true', alt_text: 'An item' });
+    expect(f.containers.map((x) => x.params.alt_text)).toEqual(['x'.repeat(1000), 'An item']);
+  });
+
+  test('story: a publish whose answer was lost is found among the live stories (GET /{ig-user-id}/stories)', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f, { timeoutMs: 300 });
+    // The account's other stories: one of the day before the attempt, one video.
+    f.seedPost({ text: '', ageMs: 3_600_000, kind: 'IMAGE', story: true });
+    f.seedPost({ text: '', ageMs: 1_000, kind: 'VIDEO', story: true });
+    const firstAttemptAt = new Date();
+    const req = request(f, { media: [image('a', null, 'jpeg')], options: { type: 'story' }, firstAttemptAt });
+    f.failNext(1, 'accept-then-hang');
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    const mine = f.posts.at(-1)!;
+    expect(mine.story).toBe(true);
+
+    const found = await c.findPublished!({ ...req, attempt: 2 });
+    expect(found).toEqual({
+      platformPostId: mine.id,
+      url: `https://www.instagram.com/stories/fakeaccount/${mine.id}/`,
+      publishedAt: new Date(Math.floor(mine.created.getTime() / 1000) * 1000).toISOString(),
+    });
+    const list = f.requests.at(-1)!;
+    expect(`${list.method} ${list.path}`).toBe(`GET /v26.0/${f.accountId}/stories`);
+    expect(list.params.fields).toBe('id,media_type,permalink,timestamp');
+    // A story posted by hand after ours does not hide it: the oldest since the first attempt is ours.
+    f.seedPost({ text: '', ageMs: -2_000, kind: 'IMAGE', story: true });
+    expect((await c.findPublished!({ ...req, attempt: 3 }))?.platformPostId).toBe(mine.id);
+  });
+
+  test('story look-up: null for another media kind, for stories older than the first attempt, and without its time', async () => {
+    const f = await fake('instagram');
+    const c = connectorFor(f);
+    f.seedPost({ text: '', ageMs: 10 * 60_000, kind: 'IMAGE', story: true });
+    f.seedPost({ text: '', ageMs: 1_000, kind: 'VIDEO', story: true });
+    const still = request(f, { media: [image('a')], options: { type: 'story' }, attempt: 2 });
+    expect(await c.findPublished!({ ...still, firstAttemptAt: new Date(Date.now() - 2 * 60_000) })).toBeNull();
+    expect(await c.findPublished!({ ...still, firstAttemptAt: new Date(Date.now() - 20 * 60_000) })).not.toBeNull();
+    expect(await c.findPublished!(still)).toBeNull();
+    // Stories are listed for 24 hours only.
+    const g = await fake('instagram');
+    g.seedPost({ text: '', ageMs: 25 * 3_600_000, kind: 'IMAGE', story: true });
+    const old = request(g, {
+      media: [image('a')],
+      options: { type: 'story' },
+      attempt: 2,
+      firstAttemptAt: new Date(Date.now() - 26 * 3_600_000),
+    });
+    expect(await connectorFor(g).findPublished!(old)).toBeNull();
+    // The user's media still leave stories out.
+    expect(await connectorFor(g).findPublished!(request(g, { text: '', media: [image('a')], attempt: 2 }))).toBeNull();
+  });
+
   test('Facebook link: the `link` of a text post; with photos or a video, at the end of the text', async () => {
     const f = await fake('facebook');
     const c = connectorFor(f);

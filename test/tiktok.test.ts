@@ -141,11 +141,11 @@ describe('TikTok publish', () => {
     expect(f.publishes[0]!.postInfo.title).toBeUndefined();
   });
 
-  test('no video → permanent, nothing sent', async () => {
+  test('no media → permanent, nothing sent', async () => {
     const f = await fake();
     const err = await failure(connector(f).publish(request({ media: [] })));
     expect(err.kind).toBe('permanent');
-    expect(err.message).toBe('TikTok needs a video to publish');
+    expect(err.message).toBe('TikTok needs a video or 1 to 35 images to publish');
     expect(f.requests).toHaveLength(0);
   });
 
@@ -718,5 +718,202 @@ describe('TikTok options', () => {
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('privacy_level_option_mismatch');
     expect(f.publishes).toHaveLength(0);
+  });
+});
+
+describe('TikTok photo posts', () => {
+  /** An image hosted on the fake (a signed storage URL in production), as MediaRef.url gives it. */
+  function photo(f: FakeTikTok, id: string, mimeType = 'image/jpeg', over: Partial<MediaRef> = {}): MediaRef {
+    const bytes = new Uint8Array(64).map((_, i) => (i * 7 + id.length) & 0xff);
+    return {
+      id,
+      type: 'image',
+      mimeType,
+      fileName: `${id}.${mimeType.split('/')[1]}`,
+      read: async () => bytes,
+      url: async () => f.hostMedia(bytes, mimeType),
+      ...over,
+    };
+  }
+
+  const photoRequest = (f: FakeTikTok, over: Partial<PublishRequest> = {}) =>
+    request({ text: 'Kites at dawn, in three pictures', media: [photo(f, 'a'), photo(f, 'b', 'image/webp'), photo(f, 'c')], ...over });
+
+  /** POST content/init straight on the fake. */
+  const contentInit = (f: FakeTikTok, body: Record<string, unknown>) =>
+    fetch(`${f.url}/v2/post/publish/content/init/`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  test('images without a video: creator_info, content/init (PHOTO, DIRECT_POST, PULL_FROM_URL), status until the public post id', async () => {
+    const f = await fake();
+    const result = await connector(f).publish(photoRequest(f));
+
+    expect(paths(f)).toEqual([
+      'POST /v2/post/publish/creator_info/query/',
+      'POST /v2/post/publish/content/init/',
+      'POST /v2/post/publish/status/fetch/',
+      'POST /v2/post/publish/status/fetch/',
+    ]);
+    const p = f.publishes[0]!;
+    expect([p.kind, p.postMode]).toEqual(['photo', 'DIRECT_POST']);
+    expect(p.postInfo).toEqual({
+      description: 'Kites at dawn, in three pictures',
+      privacy_level: 'PUBLIC_TO_EVERYONE',
+      disable_comment: false,
+      auto_add_music: false,
+      brand_content_toggle: false,
+      brand_organic_toggle: false,
+    });
+    const urls = p.photos.map((x) => x!.url);
+    expect(p.sourceInfo).toEqual({ source: 'PULL_FROM_URL', photo_images: urls, photo_cover_index: 0 });
+    expect(p.photos.map((x) => x!.contentType)).toEqual(['image/jpeg', 'image/webp', 'image/jpeg']);
+    // Nothing is uploaded: TikTok pulls the images.
+    expect(f.requests.filter((r) => r.method === 'PUT')).toHaveLength(0);
+    const post = f.posts[0]!;
+    expect(post).toMatchObject({ photo: true, caption: 'Kites at dawn, in three pictures' });
+    expect(result).toEqual({ platformPostId: post.id, url: `https://www.tiktok.com/@kite.maker/photo/${post.id}` });
+  });
+
+  test('options: comments, music and brand reach post_info; duets, stitches and the AI label are video fields, not sent', async () => {
+    const f = await fake();
+    await connector(f).publish(
+      photoRequest(f, {
+        options: {
+          privacyLevel: 'MUTUAL_FOLLOW_FRIENDS',
+          disableComment: true,
+          autoAddMusic: true,
+          brandContentToggle: true,
+          brandOrganicToggle: true,
+          disableDuet: true,
+          disableStitch: true,
+          isAigc: true,
+        },
+      }),
+    );
+    expect(f.publishes[0]!.postInfo).toEqual({
+      description: 'Kites at dawn, in three pictures',
+      privacy_level: 'MUTUAL_FOLLOW_FRIENDS',
+      disable_comment: true,
+      auto_add_music: true,
+      brand_content_toggle: true,
+      brand_organic_toggle: true,
+    });
+  });
+
+  test('a private photo post has no public id: publish_id and the profile url; the creator’s comment setting stays', async () => {
+    const f = await fake();
+    f.creator.comment_disabled = true;
+    const result = await connector(f).publish(photoRequest(f, { text: '', options: { privacyLevel: 'SELF_ONLY', disableComment: false } }));
+    const p = f.publishes[0]!;
+    expect(p.postInfo.description).toBeUndefined();
+    expect(p.postInfo.disable_comment).toBe(true);
+    expect(result).toEqual({ platformPostId: p.publishId, url: 'https://www.tiktok.com/@kite.maker' });
+  });
+
+  test('refused before any request: a PNG, 36 images, images with a video, an image without a URL', async () => {
+    const f = await fake();
+    const c = connector(f);
+    const png = await failure(c.publish(photoRequest(f, { media: [photo(f, 'a'), photo(f, 'shot', 'image/png')] })));
+    expect(png).toMatchObject({ kind: 'permanent', opts: { platformCode: 'file_format_check_failed' } });
+    expect(png.message).toBe('TikTok photo posts take JPEG or WEBP images; shot.png is image/png');
+    const many = await failure(c.publish(photoRequest(f, { media: Array.from({ length: 36 }, (_, i) => photo(f, `p${i}`)) })));
+    expect([many.kind, many.message]).toEqual(['permanent', 'TikTok: a photo post has at most 35 images; this one has 36']);
+    const both = await failure(c.publish(photoRequest(f, { media: [clip('clip-1', 2000), photo(f, 'a')] })));
+    expect([both.kind, both.message]).toEqual(['permanent', 'TikTok takes one video, or 1 to 35 images, not both']);
+    const noUrl = await failure(c.publish(photoRequest(f, { media: [photo(f, 'a', 'image/jpeg', { url: undefined })] })));
+    expect(noUrl.kind).toBe('permanent');
+    expect(f.requests).toHaveLength(0);
+  });
+
+  test('35 images are one post; a mediaUrl resolver, when configured, gives the URLs', async () => {
+    const f = await fake();
+    const asked: string[] = [];
+    const c = connector(f, {
+      mediaUrl: async (item) => {
+        asked.push(item.id);
+        return f.hostMedia(new Uint8Array([1, 2, 3]), item.mimeType);
+      },
+    });
+    const media = Array.from({ length: 35 }, (_, i) => photo(f, `p${i}`, 'image/jpeg', { url: undefined }));
+    await c.publish(photoRequest(f, { media }));
+    expect(asked).toEqual(media.map((m) => m.id));
+    expect(f.publishes[0]!.photos).toHaveLength(35);
+    expect(f.posts).toHaveLength(1);
+  });
+
+  test('an image TikTok cannot pull: status FAILED photo_pull_failed → permanent, a media refusal', async () => {
+    const f = await fake();
+    const gone = photo(f, 'gone', 'image/jpeg', { url: async () => `${f.url}/__media/missing` });
+    const err = await failure(connector(f).publish(photoRequest(f, { media: [photo(f, 'a'), gone] })));
+    expect(err).toMatchObject({
+      kind: 'permanent',
+      message: 'TikTok publish failed: photo_pull_failed',
+      opts: { platformCode: 'photo_pull_failed' },
+    });
+    expect(f.posts).toHaveLength(0);
+  });
+
+  test('URLs outside the app’s verified prefixes → 403 url_ownership_unverified, permanent', async () => {
+    const f = await fake();
+    f.verifiedUrlPrefixes.splice(0, 1, 'https://media.example.com/');
+    const err = await failure(connector(f).publish(photoRequest(f)));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { status: 403, platformCode: 'url_ownership_unverified' } });
+    expect(f.publishes).toHaveLength(0);
+  });
+
+  test('the status answer lost: findPublished asks status/fetch (PROCESSING_DOWNLOAD, then the post) and never posts twice', async () => {
+    const f = await fake({ processingPolls: 2 });
+    const c = connector(f, { timeoutMs: 300 });
+    f.failNext(1, 'hang', 'status');
+    const req = photoRequest(f);
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    const found = await c.findPublished!({ ...req, attempt: 2 });
+    const post = f.posts[0]!;
+    expect(found).toEqual({ platformPostId: post.id, url: `https://www.tiktok.com/@kite.maker/photo/${post.id}` });
+    expect(f.publishes).toHaveLength(1);
+    expect(f.posts).toHaveLength(1);
+  });
+
+  test('a privacy level the creator no longer offers → permanent before content/init', async () => {
+    const f = await fake();
+    f.creator.privacy_level_options = ['SELF_ONLY'];
+    const err = await failure(connector(f).publish(photoRequest(f, { options: { privacyLevel: 'PUBLIC_TO_EVERYONE' } })));
+    expect(err).toMatchObject({ kind: 'permanent', opts: { platformCode: 'privacy_level_option_mismatch' } });
+    expect(paths(f)).toEqual(['POST /v2/post/publish/creator_info/query/']);
+  });
+
+  test('the fake’s content/init refuses as TikTok does: 0 or 36 images, a PNG, a privacy level not offered, no post_mode, video fields', async () => {
+    const f = await fake();
+    f.creator.privacy_level_options = ['SELF_ONLY'];
+    const jpeg = f.hostMedia(new Uint8Array([1]), 'image/jpeg');
+    const png = f.hostMedia(new Uint8Array([1]), 'image/png');
+    const good = {
+      media_type: 'PHOTO',
+      post_mode: 'DIRECT_POST',
+      post_info: { privacy_level: 'SELF_ONLY', brand_content_toggle: false },
+      source_info: { source: 'PULL_FROM_URL', photo_images: [jpeg], photo_cover_index: 0 },
+    };
+    const source = (over: Record<string, unknown>) => ({ ...good, source_info: { ...good.source_info, ...over } });
+    const refused: [Record<string, unknown>, number, string][] = [
+      [source({ photo_images: [] }), 400, 'invalid_param'],
+      [source({ photo_images: Array.from({ length: 36 }, () => jpeg) }), 400, 'invalid_param'],
+      [source({ photo_images: [jpeg, png] }), 400, 'invalid_param'],
+      [source({ photo_cover_index: 1 }), 400, 'invalid_param'],
+      [{ ...good, post_info: { ...good.post_info, privacy_level: 'PUBLIC_TO_EVERYONE' } }, 403, 'privacy_level_option_mismatch'],
+      [{ ...good, post_mode: undefined }, 400, 'invalid_param'],
+      [{ ...good, media_type: 'VIDEO' }, 400, 'invalid_param'],
+      [{ ...good, post_info: { ...good.post_info, disable_duet: true } }, 400, 'invalid_param'],
+      [source({ source: 'FILE_UPLOAD' }), 400, 'invalid_param'],
+    ];
+    for (const [body, status, code] of refused) {
+      const res = await contentInit(f, body);
+      expect([res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([status, code]);
+    }
+    expect(f.publishes).toHaveLength(0);
+    const res = await contentInit(f, good);
+    expect(((await res.json()) as { data: { publish_id: string } }).data.publish_id).toBe(f.publishes[0]!.publishId);
   });
 });

@@ -23,7 +23,6 @@ function connector(f: FakeX | string, over: XConnectorOptions = {}) {
     timeoutMs: 2_000,
     pollIntervalMs: 5,
     pollTimeoutMs: 2_000,
-    replyRetryDelayMs: 20,
     oauth,
     ...over,
   });
@@ -415,17 +414,49 @@ describe('X replies', () => {
     });
   });
 
-  test('a reply to a post X does not have (deleted) → 403 permanent with X message, nothing posted', async () => {
+  test('a reply to a post X does not show (deleted, or not visible yet) → 403 transient with X message, asked once, nothing posted', async () => {
     const f = await fake();
     const gone = { platformPostId: '1990000000000009999', url: 'https://x.com/i/web/status/1990000000000009999' };
     const err = await failure(connector(f).publish(request({ text: 'Orphan', replyTo: { root: gone, parent: gone } })));
-    expect(err.kind).toBe('permanent');
+    // Transient: the workflow's retry policy asks again with its backoff; a parent really gone
+    // fails the channel once the attempts run out.
+    expect(err.kind).toBe('transient');
     expect(err.opts.status).toBe(403);
-    expect(err.message).toBe('X 403: You attempted to reply to a Tweet that is deleted or not visible to you.');
+    expect(err.opts.retryAfterMs).toBeUndefined();
+    expect(err.message).toBe(
+      'X 403: You attempted to reply to a Tweet that is deleted or not visible to you. (the post replied to may not be visible yet; asked again later)',
+    );
+    expect(f.requests.filter((r) => r.method === 'POST' && r.path === '/2/tweets')).toHaveLength(1);
     expect(f.tweets).toHaveLength(0);
   });
 
-  test('a reply refused once as if its parent were not visible (a post made seconds before): asked again after a pause, posted once', async () => {
+  test('the same 403 on a post that answers nothing, or another 403 on a reply, stays permanent', async () => {
+    const f = await fake();
+    const unseen = {
+      title: 'Forbidden',
+      type: 'about:blank',
+      status: 403,
+      detail: 'You attempted to reply to a Tweet that is deleted or not visible to you.',
+    };
+    f.failNext(1, { status: 403, body: unseen }, 'tweets');
+    expect((await failure(connector(f).publish(request()))).kind).toBe('permanent');
+
+    const c = connector(f);
+    const parent = await c.publish(request({ text: 'Just posted', idempotencyKey: 'post-2:channel-1' }));
+    const duplicate = {
+      title: 'Forbidden',
+      type: 'about:blank',
+      status: 403,
+      detail: 'You are not allowed to create a Tweet with duplicate content.',
+    };
+    f.failNext(1, { status: 403, body: duplicate }, 'tweets');
+    const err = await failure(
+      c.publish(request({ text: 'Right after', idempotencyKey: 'post-2:channel-1:1', replyTo: { root: parent, parent } })),
+    );
+    expect([err.kind, err.opts.status]).toEqual(['permanent', 403]);
+  });
+
+  test('a reply refused once as if its parent were not visible (a post made seconds before): the retry posts it once', async () => {
     const f = await fake();
     const c = connector(f);
     const parent = await c.publish(request({ text: 'Just posted', idempotencyKey: 'post-2:channel-1' }));
@@ -442,9 +473,11 @@ describe('X replies', () => {
       },
       'tweets',
     );
-    const reply = await c.publish(
-      request({ text: 'Right after', idempotencyKey: 'post-2:channel-1:1', replyTo: { root: parent, parent } }),
-    );
+    const req = request({ text: 'Right after', idempotencyKey: 'post-2:channel-1:1', replyTo: { root: parent, parent } });
+    expect((await failure(c.publish(req))).kind).toBe('transient');
+    // What the workflow's retry does: look before sending again, then send.
+    expect(await c.findPublished!({ ...req, attempt: 2 })).toBeNull();
+    const reply = await c.publish({ ...req, attempt: 2 });
     expect(f.tweets.filter((t) => t.text === 'Right after')).toEqual([
       expect.objectContaining({ id: reply.platformPostId, inReplyTo: parent.platformPostId }),
     ]);

@@ -6,7 +6,7 @@ import { Channel, MediaItem, type IChannel, type IMediaItem } from '../../db/ent
 import { parseInstant } from '../../lib/date-time.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { countingNote, measureChannelText } from '../../platforms/text-length.ts';
-import { MEDIA_LIMITS, rulesFor } from '../../platforms/catalog.ts';
+import { MEDIA_LIMITS, TIKTOK_PHOTO_MIME_TYPES, rulesFor } from '../../platforms/catalog.ts';
 import { channelsOutsideKey } from '../key-channels.ts';
 import { hiddenMediaIds, type MediaViewer } from '../media.ts';
 
@@ -138,18 +138,36 @@ export async function loadPostMedia(
   return mediaIds.map((id) => found.find((m) => m.id === id)!);
 }
 
-/** Each platform's media limits: count, accepted types, a video alone, the kind it requires. */
-export function mediaProblems(c: IChannel, media: Pick<IMediaItem, 'id' | 'type'>[]): FieldError[] {
+/**
+ * Each platform's media limits: count, accepted types, a video alone, the kind it requires.
+ * TikTok: one video, or a photo post of 1 to 35 JPEG or WEBP images (checked where the items'
+ * MIME types are known).
+ */
+export function mediaProblems(
+  c: IChannel,
+  media: (Pick<IMediaItem, 'id' | 'type'> & Partial<Pick<IMediaItem, 'mimeType'>>)[],
+): FieldError[] {
   if (!media.length) return [];
   const limits = MEDIA_LIMITS[c.platform];
   const out: FieldError[] = [];
   const where = `${c.platform} channel ${c.id}`;
+  const tiktok = c.platform === 'TIKTOK';
   if (media.length > limits.maxItems) out.push({ path: 'mediaIds', message: `${where} takes at most ${limits.maxItems} attachment(s)` });
   const wrong = media.filter((m) => !limits.types.includes(m.type));
   if (wrong.length)
     out.push({ path: 'mediaIds', message: `${where} does not accept ${[...new Set(wrong.map((m) => m.type))].join(', ')} files` });
   if (limits.videoAlone && media.length > 1 && media.some((m) => m.type === 'video')) {
-    out.push({ path: 'mediaIds', message: `${where} takes a video only on its own` });
+    out.push({
+      path: 'mediaIds',
+      message: tiktok
+        ? `${where} takes one video, or a photo post of 1 to ${limits.maxItems} images, not both`
+        : `${where} takes a video only on its own`,
+    });
+  }
+  const unformatted = tiktok ? media.filter((m) => m.type === 'image' && m.mimeType && !TIKTOK_PHOTO_MIME_TYPES.includes(m.mimeType)) : [];
+  if (unformatted.length) {
+    const which = unformatted.map((m) => `${m.id} is ${m.mimeType}`).join(', ');
+    out.push({ path: 'mediaIds', message: `${where} takes JPEG or WEBP images in a photo post (${which})` });
   }
   if (limits.requires === 'video' && !media.some((m) => m.type === 'video'))
     out.push({ path: 'mediaIds', message: `${where} requires a video` });

@@ -23,6 +23,8 @@ import {
   RETRYABLE_IG_SUBCODES,
   createGraphClient,
   isoTime,
+  listData,
+  parseGraphTime,
   publicUrl,
   refreshLongLivedToken,
   gone,
@@ -49,6 +51,10 @@ export interface InstagramConnectorOptions {
 const P = 'Instagram';
 const MAX_ITEMS = 10;
 const MAX_COLLABORATORS = 3;
+/** Graph's limit for an image's `alt_text`. */
+const MAX_ALT_TEXT = 1000;
+/** Slack for the clocks of this service and Meta when a story's timestamp is compared (seconds precision). */
+const STORY_CLOCK_SLACK_MS = 60_000;
 
 export function createInstagramConnector(opts: InstagramConnectorOptions = {}): Connector {
   const base = trimSlash(opts.baseUrl ?? 'https://graph.instagram.com');
@@ -65,7 +71,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     return id;
   }
 
-  async function itemParams(item: MediaRef, carouselItem: boolean): Promise<Record<string, string>> {
+  async function itemParams(item: MediaRef, carouselItem: boolean, o: InstagramOptions): Promise<Record<string, string>> {
     const url = await publicUrl(P, opts.mediaUrl, item);
     if (item.type === 'video') {
       // Single feed videos are published as reels (since July 2023); VIDEO is for carousel items.
@@ -74,7 +80,13 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     if (item.type !== 'image') throw new PlatformError('permanent', `Instagram: ${item.type} attachments are not supported`);
     const params: Record<string, string> = { image_url: url };
     if (carouselItem) params.is_carousel_item = 'true';
-    if (item.altText) params.alt_text = item.altText;
+    // The post's alt text for this image wins over the media item's own; an empty one sends none.
+    const alt =
+      o.altText?.[item.id] ??
+      Array.from(item.altText ?? '')
+        .slice(0, MAX_ALT_TEXT)
+        .join('');
+    if (alt) params.alt_text = alt;
     return params;
   }
 
@@ -122,12 +134,12 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       return single(userId, token, { media_type: 'STORIES', [item.type === 'video' ? 'video_url' : 'image_url']: url }, req.signal);
     }
     if (o.type !== 'carousel' && req.media.length === 1) {
-      return single(userId, token, { ...(await itemParams(req.media[0]!, false)), ...caption, ...collaborators }, req.signal);
+      return single(userId, token, { ...(await itemParams(req.media[0]!, false, o)), ...caption, ...collaborators }, req.signal);
     }
     // Children first (each must be FINISHED), then the carousel container that lists them.
     const children: string[] = [];
     for (const item of req.media) {
-      const id = await createContainer(userId, token, await itemParams(item, true), req.signal);
+      const id = await createContainer(userId, token, await itemParams(item, true, o), req.signal);
       await ready(id, token, req.signal);
       children.push(id);
     }
@@ -175,9 +187,10 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
 
     /**
      * No idempotency key in the Graph API, and a container id does not survive the attempt, so
-     * before a retry the account's recent media are searched for this caption. A comment is
-     * looked for among the post's comments: one with this text by the post's owner (the
-     * comment's `username` is the post's), which is this account.
+     * before a retry the account's recent media are searched for this caption, and a story
+     * among its live stories (findStory). A comment is looked for among the post's comments: one
+     * with this text by the post's owner (the comment's `username` is the post's), which is this
+     * account.
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { userId, token } = account(req.credentials);
@@ -197,9 +210,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
         };
         return findComment(graph, token, listing, req.text, req.signal);
       }
-      // A story carries no caption and /{ig-user-id}/media does not list stories, so nothing tells
-      // the story an earlier attempt made apart from another: the retry publishes it again.
-      if ((req.options as InstagramOptions | undefined)?.type === 'story') return null;
+      if ((req.options as InstagramOptions | undefined)?.type === 'story') return findStory(graph, web, userId, token, req);
       const kind = req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : 'IMAGE';
       const listing = {
         path: `/${userId}/media`,
@@ -214,6 +225,39 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       return refreshLongLivedToken(root, 'ig_refresh_token', credential(P, credentials, 'accessToken'), signal);
     },
   };
+}
+
+/**
+ * A story carries no caption, and /{ig-user-id}/media does not list stories: GET
+ * /{ig-user-id}/stories lists the live ones (the last 24 hours). The story an earlier attempt
+ * made is the oldest of this media kind since the first attempt (less STORY_CLOCK_SLACK_MS: Graph
+ * counts whole seconds, and the clocks differ); one posted later by hand comes after it. Without
+ * the first attempt's time nothing tells ours apart from the account's other stories: null, and
+ * the retry publishes again.
+ */
+async function findStory(
+  graph: GraphClient,
+  web: string,
+  userId: string,
+  token: string,
+  req: PublishRequest,
+): Promise<PublishResult | null> {
+  if (!req.firstAttemptAt) return null;
+  const since = req.firstAttemptAt.getTime() - STORY_CLOCK_SLACK_MS;
+  const kind = req.media[0]?.type === 'video' ? 'VIDEO' : 'IMAGE';
+  const body = await graph.get(`/${userId}/stories`, { fields: 'id,media_type,permalink,timestamp', limit: '100' }, token, req.signal);
+  const hits = listData(body)
+    .map((s) => ({
+      id: strOrNumber(s.id),
+      kind: strOrNumber(s.media_type),
+      url: strOrNumber(s.permalink),
+      at: parseGraphTime(strOrNumber(s.timestamp) ?? ''),
+    }))
+    .filter((s) => s.id && s.kind === kind && s.at !== undefined && s.at >= since)
+    .sort((a, b) => a.at! - b.at!);
+  const hit = hits[0];
+  if (!hit?.id) return null;
+  return { platformPostId: hit.id, url: hit.url ?? `${web}/`, publishedAt: new Date(hit.at!).toISOString() };
 }
 
 /** A comment under the post; Graph answers only its id. */
@@ -262,6 +306,13 @@ function optionsOf(req: PublishRequest): InstagramOptions {
     case 'carousel':
       if (n < 2 || n > MAX_ITEMS) throw refuse(`a carousel has 2 to ${MAX_ITEMS} items`);
       break;
+  }
+  // Graph takes alt_text on image containers only: not on a video, a reel or a story.
+  for (const [id, text] of Object.entries(o.altText ?? {})) {
+    const item = req.media.find((m) => m.id === id);
+    if (item?.type !== 'image') throw refuse(`alt text for ${id}, which is not an image of this post`);
+    if (o.type === 'story') throw refuse('a story takes no alt text');
+    if (Array.from(text).length > MAX_ALT_TEXT) throw refuse(`the alt text of ${id} is over ${MAX_ALT_TEXT} characters`);
   }
   return o;
 }

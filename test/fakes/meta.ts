@@ -7,7 +7,8 @@
 // Follow-ups: Threads replies are posts with a parent (reply_to_id on the container, listed by
 // /{user}/replies and /{media}/replies, not by /{user}/threads); Facebook and Instagram comments
 // are kept with their post (POST and GET /{post-id}/comments). A follow-up whose parent does not
-// exist is refused as Graph refuses an unknown object id.
+// exist is refused as Graph refuses an unknown object id. Instagram stories are listed by
+// /{ig-user-id}/stories while live (24 hours); alt_text is taken on image containers only.
 export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
 
 /**
@@ -32,7 +33,7 @@ export interface FakeGraphPost {
   videoId?: string;
   /** FB: the `link` of a post without photos (Graph ignores it beside attached_media). */
   link?: string;
-  /** IG: a story (media_type STORIES), which /{ig-user-id}/media does not list. */
+  /** IG: a story (media_type STORIES), which /{ig-user-id}/media does not list; /{ig-user-id}/stories lists it for 24 hours. */
   story?: boolean;
   /** Threads replies: the post answered (reply_to_id) and the first post of the conversation. */
   replyTo?: string;
@@ -107,8 +108,8 @@ export interface FakeMeta {
   expireToken(token: string): void;
   /** Serves bytes at a public URL on this fake (what a signed storage URL is in production). */
   hostMedia(bytes: Uint8Array, contentType: string): string;
-  /** A post made outside this test run (e.g. older than the lookup window). */
-  seedPost(p: { text: string; ageMs: number; kind?: string }): FakeGraphPost;
+  /** A post made outside this test run (e.g. older than the lookup window); IG `story`: a story. */
+  seedPost(p: { text: string; ageMs: number; kind?: string; story?: boolean }): FakeGraphPost;
   /** A comment made outside this test run, by the account or (`by: 'other'`) by someone else. */
   seedComment(c: { postId: string; text: string; by?: 'account' | 'other'; ageMs?: number }): FakeComment;
   stop(): Promise<void>;
@@ -136,6 +137,9 @@ const USERNAME = 'fakeaccount';
 const PAGE_NAME = 'Fake Page';
 const OTHER = { id: '5550000000000001', name: 'someoneelse' };
 const SIXTY_DAYS_S = 60 * 24 * 3600;
+const DAY_MS = 24 * 3600_000;
+/** Graph's limit for an Instagram image's alt_text. */
+const MAX_ALT_TEXT = 1000;
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/bmp', 'image/tiff', 'image/webp'];
 
@@ -203,8 +207,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (ctx.method === 'GET' && !b) return containers.some((x) => x.id === a) ? 'status' : 'read';
     if (ctx.method === 'GET' && b === 'insights' && flavor === 'threads') return 'insights';
     const followUps = flavor === 'threads' ? 'replies' : 'comments';
-    if (ctx.method === 'GET')
-      return b === (flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads') || b === followUps ? 'list' : 'unknown';
+    const ownPosts = flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads';
+    if (ctx.method === 'GET') return b === ownPosts || b === followUps || (flavor === 'instagram' && b === 'stories') ? 'list' : 'unknown';
     if (ctx.method !== 'POST' || !b) return 'unknown';
     if (b === 'comments' && flavor !== 'threads') return 'comment';
     if (flavor === 'facebook') return b === 'feed' || b === 'videos' ? 'publish' : b === 'photos' ? 'upload' : 'unknown';
@@ -220,6 +224,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (route === 'list' && edge === 'replies')
       return listPosts(ctx.params, (p) => (id === accountId ? !!p.replyTo : p.replyTo === id), id);
     if (edge && id !== accountId) return unsupported(ctx.method, id);
+    // An IG user's stories: the live ones, those of the last 24 hours.
+    if (route === 'list' && edge === 'stories') return listPosts(ctx.params, (p) => !!p.story && Date.now() - p.created.getTime() < DAY_MS);
     switch (route) {
       case 'publish':
         if (flavor === 'facebook') return edge === 'feed' ? createFeedPost(ctx) : createVideo(ctx);
@@ -506,6 +512,18 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
         return graphError(400, { message: coded(100, 'A post can have at most 3 collaborators'), type: 'OAuthException', code: 100 });
       }
     }
+    // Instagram takes alt_text on image containers only (a feed image, a carousel's image), not on
+    // a video, a reel, a story or the carousel itself.
+    if (flavor === 'instagram' && p.alt_text !== undefined) {
+      if (mediaType !== 'IMAGE') return invalidParam('alt_text');
+      if ([...p.alt_text].length > MAX_ALT_TEXT) {
+        return graphError(400, {
+          message: coded(100, `Param alt_text must be at most ${MAX_ALT_TEXT} characters long.`),
+          type: 'OAuthException',
+          code: 100,
+        });
+      }
+    }
     if (p.reply_to_id !== undefined && (carouselItem || !posts.some((x) => x.id === p.reply_to_id))) {
       return carouselItem ? invalidParam('reply_to_id') : unsupported('POST', p.reply_to_id);
     }
@@ -609,7 +627,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     // Graph takes a caption on a story without complaint and shows none.
     const text = story ? '' : (c.params[flavor === 'instagram' ? 'caption' : 'text'] ?? '');
     const post = addPost(text, kind, [c.id, ...c.children]);
-    if (story) post.story = true;
+    if (story) markStory(post);
     const parent = c.params.reply_to_id ? posts.find((x) => x.id === c.params.reply_to_id) : undefined;
     if (parent) {
       post.replyTo = parent.id;
@@ -617,6 +635,12 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       parent.stats.comments++;
     }
     return json({ id: post.id });
+  }
+
+  /** A story: not among the user's media, and its permalink is the story's own. */
+  function markStory(post: FakeGraphPost) {
+    post.story = true;
+    post.permalink = `https://www.instagram.com/stories/${USERNAME}/${post.id}/`;
   }
 
   // ---- reads -------------------------------------------------------------------------------
@@ -868,9 +892,10 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       hosted.set(key, { bytes, contentType });
       return `${base}/__media/${key}`;
     },
-    seedPost({ text, ageMs, kind }) {
+    seedPost({ text, ageMs, kind, story }) {
       const defaultKind = flavor === 'facebook' ? 'mobile_status_update' : flavor === 'instagram' ? 'IMAGE' : 'TEXT_POST';
       const post = addPost(text, kind ?? defaultKind, [], new Date(Date.now() - ageMs));
+      if (story) markStory(post);
       posts.sort((a, b) => a.created.getTime() - b.created.getTime());
       return post;
     },

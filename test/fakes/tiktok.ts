@@ -1,6 +1,8 @@
-// A local fake of TikTok's Content Posting API v2 (Direct Post, FILE_UPLOAD), the upload server,
-// status/fetch, the Display API's /v2/video/list/ and the OAuth token endpoint, with TikTok's
-// envelope {data, error: {code, message, log_id}} (code "ok" on success) and its error codes.
+// A local fake of TikTok's Content Posting API v2 (Direct Post of a video by FILE_UPLOAD, and of
+// photos by PULL_FROM_URL through content/init), the upload server, status/fetch, the Display
+// API's /v2/video/list/ and the OAuth token endpoint, with TikTok's envelope {data, error: {code,
+// message, log_id}} (code "ok" on success) and its error codes. Photos are pulled from URLs under
+// a verified prefix (by default the media this fake hosts, hostMedia).
 export interface FakeCreator {
   creator_avatar_url: string;
   creator_username: string;
@@ -12,18 +14,37 @@ export interface FakeCreator {
   max_video_post_duration_sec: number;
 }
 
+export interface FakeVideoSource {
+  source: string;
+  video_size: number;
+  chunk_size: number;
+  total_chunk_count: number;
+}
+
+export interface FakePhotoSource {
+  source: string;
+  photo_images: string[];
+  photo_cover_index: number;
+}
+
 export interface FakePublish {
   publishId: string;
   token: string;
+  /** video: video/init (FILE_UPLOAD, sourceInfo a FakeVideoSource); photo: content/init (a FakePhotoSource). */
+  kind: 'video' | 'photo';
   postInfo: Record<string, unknown>;
-  sourceInfo: { source: string; video_size: number; chunk_size: number; total_chunk_count: number };
+  sourceInfo: FakeVideoSource | FakePhotoSource;
+  /** content/init's post_mode (photos). */
+  postMode?: string;
+  /** Photos as pulled at content/init, in order (null: the URL did not answer). */
+  photos: ({ url: string; contentType: string; size: number } | null)[];
   uploadId: string;
   received: number;
   /** Byte length of each accepted chunk, in order. */
   chunks: number[];
   contentTypes: string[];
   uploadExpired: boolean;
-  /** status/fetch answers PROCESSING_UPLOAD this many more times after the upload completed. */
+  /** status/fetch answers PROCESSING_UPLOAD (photos: PROCESSING_DOWNLOAD) this many more times after the upload completed. */
   processingPolls: number;
   /** PUBLISH_COMPLETE answers without a post id this many more times (moderation). */
   moderationPolls: number;
@@ -38,6 +59,8 @@ export interface FakePost {
   privacy: string;
   createdMs: number;
   token: string;
+  /** A photo post (content/init). */
+  photo?: boolean;
   /** What viewers did (tests set them); video/query reports them. */
   stats: { view_count: number; like_count: number; comment_count: number; share_count: number };
 }
@@ -55,7 +78,7 @@ export type FakeResponse =
   | 'hang'
   | 'accept-then-hang';
 
-export type FakeRoute = 'creator_info' | 'init' | 'upload' | 'status' | 'video_list' | 'video_query' | 'token';
+export type FakeRoute = 'creator_info' | 'init' | 'content_init' | 'upload' | 'status' | 'video_list' | 'video_query' | 'token';
 
 export interface FakeTikTokOptions {
   /** status/fetch polls answering PROCESSING_UPLOAD after the upload (default 1). */
@@ -77,6 +100,10 @@ export interface FakeTikTok {
   missingScopes: Map<string, Set<string>>;
   refreshTokens: Set<string>;
   issued: { accessToken: string; refreshToken: string }[];
+  /** URL prefixes verified for the app: TikTok pulls photos from these only (default: this fake's hosted media). */
+  verifiedUrlPrefixes: string[];
+  /** Serves bytes at a URL on this fake (what a signed storage URL is in production). */
+  hostMedia(bytes: Uint8Array, contentType: string): string;
   failNext(n: number, response: FakeResponse, route?: FakeRoute): void;
   /** The next completed upload ends FAILED with this fail_reason. */
   failPublishNext(reason: string): void;
@@ -100,6 +127,19 @@ const POST_INFO = new Set([
   'is_aigc',
 ]);
 const SOURCE_INFO = new Set(['source', 'video_size', 'chunk_size', 'total_chunk_count', 'video_url']);
+// content/init (photos): TikTok's photo post_info has no duet, stitch, cover timestamp or AI label.
+const PHOTO_POST_INFO = new Set([
+  'title',
+  'description',
+  'privacy_level',
+  'disable_comment',
+  'auto_add_music',
+  'brand_content_toggle',
+  'brand_organic_toggle',
+]);
+const PHOTO_SOURCE_INFO = new Set(['source', 'photo_images', 'photo_cover_index']);
+const PHOTO_TYPES = ['image/jpeg', 'image/webp'];
+const MAX_PHOTOS = 35;
 const NO_STATS = () => ({ view_count: 0, like_count: 0, comment_count: 0, share_count: 0 });
 
 const VIDEO_FIELDS = new Set([
@@ -141,6 +181,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
   const canned: Record<FakeRoute, FakeResponse[]> = {
     creator_info: [],
     init: [],
+    content_init: [],
     upload: [],
     status: [],
     video_list: [],
@@ -152,11 +193,19 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
   let counter = 0;
   let nextPostId = 7_380_080_137_682_881_835n;
 
+  const hosted = new Map<string, { bytes: Uint8Array; contentType: string }>();
   const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: handle });
   const base = `http://127.0.0.1:${server.port}`;
+  const verifiedUrlPrefixes = [`${base}/__media/`];
 
   async function handle(req: Request): Promise<Response> {
     const url = new URL(req.url);
+    if (req.method === 'GET' && url.pathname.startsWith('/__media/')) {
+      const m = hosted.get(url.pathname.slice('/__media/'.length));
+      return m
+        ? new Response(m.bytes as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': m.contentType } })
+        : new Response(null, { status: 404 });
+    }
     requests.push({
       method: req.method,
       path: url.pathname,
@@ -188,6 +237,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       }
       if (route === 'creator_info') res = ok(creator);
       else if (route === 'init') res = await init(req, auth);
+      else if (route === 'content_init') res = await contentInit(req, auth);
       else if (route === 'status') res = await status(req);
       else if (route === 'video_query') res = await videoQuery(req, url, auth);
       else res = await videoList(req, url, auth);
@@ -203,6 +253,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       '/v2/oauth/token/': 'token',
       '/v2/post/publish/creator_info/query/': 'creator_info',
       '/v2/post/publish/video/init/': 'init',
+      '/v2/post/publish/content/init/': 'content_init',
       '/v2/post/publish/status/fetch/': 'status',
       '/v2/video/list/': 'video_list',
       '/v2/video/query/': 'video_query',
@@ -265,8 +316,10 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     const p: FakePublish = {
       publishId: `v_pub_file~v2-1.${7_300_000_000_000_000_000n + BigInt(n)}`,
       token: tok,
+      kind: 'video',
       postInfo: info,
-      sourceInfo: src as FakePublish['sourceInfo'],
+      sourceInfo: src as unknown as FakeVideoSource,
+      photos: [],
       uploadId: `upl${n}`,
       received: 0,
       chunks: [],
@@ -281,6 +334,113 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     return ok({ publish_id: p.publishId, upload_url: `${base}/upload/?upload_id=${p.uploadId}&upload_token=tok${n}` });
   }
 
+  /**
+   * content/init, photos (Direct Post): media_type PHOTO, post_mode, post_info and source_info
+   * (PULL_FROM_URL, 1 to 35 photo_images under a verified URL prefix, photo_cover_index among
+   * them). TikTok pulls the images (here at once): JPEG or WEBP only; one that does not answer
+   * fails the post (photo_pull_failed).
+   */
+  async function contentInit(req: Request, tok: string): Promise<Response> {
+    const body = (await req.json().catch(() => null)) as Record<string, unknown> | null;
+    if (!body) return apiError(400, 'invalid_param', 'The request body is not valid JSON.');
+    for (const k of Object.keys(body)) {
+      if (!['post_info', 'source_info', 'post_mode', 'media_type'].includes(k))
+        return apiError(400, 'invalid_param', `Unknown field ${k}.`);
+    }
+    if (body.media_type !== 'PHOTO') return apiError(400, 'invalid_param', 'media_type must be PHOTO.');
+    if (body.post_mode === undefined) return apiError(400, 'invalid_param', 'post_mode is required.');
+    if (body.post_mode !== 'DIRECT_POST' && body.post_mode !== 'MEDIA_UPLOAD')
+      return apiError(400, 'invalid_param', 'post_mode must be DIRECT_POST or MEDIA_UPLOAD.');
+    if (body.post_mode !== 'DIRECT_POST') return apiError(400, 'invalid_param', 'This fake only takes post_mode DIRECT_POST.');
+    const info = body.post_info as Record<string, unknown> | undefined;
+    const src = body.source_info as Record<string, unknown> | undefined;
+    if (!info || typeof info !== 'object' || !src || typeof src !== 'object') {
+      return apiError(400, 'invalid_param', 'post_info and source_info are required.');
+    }
+    for (const k of Object.keys(info)) if (!PHOTO_POST_INFO.has(k)) return apiError(400, 'invalid_param', `Unknown field post_info.${k}.`);
+    for (const k of Object.keys(src))
+      if (!PHOTO_SOURCE_INFO.has(k)) return apiError(400, 'invalid_param', `Unknown field source_info.${k}.`);
+    if (info.title !== undefined && (typeof info.title !== 'string' || [...info.title].length > 90)) {
+      return apiError(400, 'invalid_param', 'The title is invalid or longer than 90 characters.');
+    }
+    if (info.description !== undefined && (typeof info.description !== 'string' || [...info.description].length > 4000)) {
+      return apiError(400, 'invalid_param', 'The description is invalid or longer than 4000 characters.');
+    }
+    for (const k of ['disable_comment', 'auto_add_music', 'brand_organic_toggle']) {
+      if (info[k] !== undefined && typeof info[k] !== 'boolean') return apiError(400, 'invalid_param', `post_info.${k} must be a boolean.`);
+    }
+    if (typeof info.brand_content_toggle !== 'boolean')
+      return apiError(400, 'invalid_param', 'post_info.brand_content_toggle is required.');
+    if (typeof info.privacy_level !== 'string' || !creator.privacy_level_options.includes(info.privacy_level)) {
+      return apiError(
+        403,
+        'privacy_level_option_mismatch',
+        'privacy_level is not specified or not among the options from the privacy_level_options returned in /publish/creator_info/query/ API.',
+      );
+    }
+    if (info.brand_content_toggle === true && info.privacy_level === 'SELF_ONLY') {
+      return apiError(400, 'invalid_param', 'Branded content visibility cannot be set to private.');
+    }
+    if (opts.unaudited && info.privacy_level !== 'SELF_ONLY') {
+      return apiError(403, 'unaudited_client_can_only_post_to_private_accounts', 'Unaudited clients can only post to a private account.');
+    }
+    if (src.source !== 'PULL_FROM_URL') return apiError(400, 'invalid_param', 'Photos are posted with source PULL_FROM_URL.');
+    const urls = src.photo_images;
+    if (!Array.isArray(urls) || urls.length < 1 || urls.length > MAX_PHOTOS || urls.some((u) => typeof u !== 'string' || !u)) {
+      return apiError(400, 'invalid_param', `photo_images must hold 1 to ${MAX_PHOTOS} image URLs.`);
+    }
+    const cover = src.photo_cover_index;
+    if (typeof cover !== 'number' || !Number.isInteger(cover) || cover < 0 || cover >= urls.length) {
+      return apiError(400, 'invalid_param', 'photo_cover_index must be the index of one of photo_images.');
+    }
+    if ((urls as string[]).some((u) => !verifiedUrlPrefixes.some((prefix) => u.startsWith(prefix)))) {
+      return apiError(403, 'url_ownership_unverified', 'The URL prefix or domain of photo_images is not verified for this app.');
+    }
+    const photos: FakePublish['photos'] = [];
+    for (const [i, u] of (urls as string[]).entries()) {
+      const got = await download(u);
+      if (got && !PHOTO_TYPES.includes(got.contentType.split(';')[0]!.trim())) {
+        return apiError(400, 'invalid_param', `photo_images[${i}] is not a JPEG or WEBP image.`);
+      }
+      photos.push(got ? { url: u, ...got } : null);
+    }
+
+    const n = ++counter;
+    const p: FakePublish = {
+      publishId: `p_pub_url~v2-1.${7_300_000_000_000_000_000n + BigInt(n)}`,
+      token: tok,
+      kind: 'photo',
+      postInfo: info,
+      sourceInfo: src as unknown as FakePhotoSource,
+      postMode: body.post_mode,
+      photos,
+      uploadId: '',
+      received: 0,
+      chunks: [],
+      contentTypes: [],
+      uploadExpired: false,
+      processingPolls: opts.processingPolls ?? 1,
+      moderationPolls: opts.moderationPolls ?? 0,
+      failReason: null,
+      post: null,
+    };
+    publishes.push(p);
+    if (photos.some((x) => !x)) p.failReason = 'photo_pull_failed';
+    else complete(p);
+    return ok({ publish_id: p.publishId });
+  }
+
+  async function download(url: string): Promise<{ contentType: string; size: number } | null> {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (!res.ok) return null;
+      const bytes = await res.arrayBuffer();
+      return { contentType: res.headers.get('content-type') ?? '', size: bytes.byteLength };
+    } catch {
+      return null;
+    }
+  }
+
   async function upload(req: Request, url: URL): Promise<Response> {
     const p = publishes.find(
       (x) => x.uploadId === url.searchParams.get('upload_id') && `tok${x.uploadId.slice(3)}` === url.searchParams.get('upload_token'),
@@ -290,7 +450,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     const bytes = new Uint8Array(await req.arrayBuffer());
     const type = req.headers.get('content-type') ?? '';
     if (!['video/mp4', 'video/quicktime', 'video/webm'].includes(type)) return new Response(null, { status: 400 });
-    const { video_size: size, chunk_size: chunk, total_chunk_count: count } = p.sourceInfo;
+    const { video_size: size, chunk_size: chunk, total_chunk_count: count } = p.sourceInfo as FakeVideoSource;
     const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(req.headers.get('content-range') ?? '');
     if (!m || Number(m[3]) !== size || bytes.byteLength !== Number(m[2]) - Number(m[1]) + 1) return new Response(null, { status: 400 });
     const from = Number(m[1]);
@@ -313,13 +473,16 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       p.failReason = reason;
       return;
     }
+    // A video's caption is its title; a photo post's, its description.
+    const caption = p.kind === 'photo' ? p.postInfo.description : p.postInfo.title;
     p.post = {
       id: String(nextPostId++),
-      caption: typeof p.postInfo.title === 'string' ? p.postInfo.title : '',
+      caption: typeof caption === 'string' ? caption : '',
       privacy: String(p.postInfo.privacy_level),
       createdMs: Date.now(),
       stats: NO_STATS(),
       token: p.token,
+      ...(p.kind === 'photo' ? { photo: true } : {}),
     };
     posts.push(p.post);
   }
@@ -330,9 +493,11 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     if (!p) return apiError(400, 'invalid_publish_id', 'The publish_id does not exist');
     let state: string;
     let ids: string[] = [];
-    if (p.received < p.sourceInfo.video_size || p.processingPolls > 0) {
-      if (p.received >= p.sourceInfo.video_size) p.processingPolls--;
-      state = 'PROCESSING_UPLOAD';
+    // A photo post is pulled by TikTok (PROCESSING_DOWNLOAD); a video waits for its bytes.
+    const size = p.kind === 'video' ? (p.sourceInfo as FakeVideoSource).video_size : 0;
+    if (p.received < size || p.processingPolls > 0) {
+      if (p.received >= size) p.processingPolls--;
+      state = p.kind === 'photo' ? 'PROCESSING_DOWNLOAD' : 'PROCESSING_UPLOAD';
     } else if (p.failReason) {
       state = 'FAILED';
     } else {
@@ -425,7 +590,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
   }
 
   function held(p: FakePublish): Record<string, string> {
-    return p.received ? { 'Content-Range': `bytes 0-${p.received - 1}/${p.sourceInfo.video_size}` } : {};
+    return p.received ? { 'Content-Range': `bytes 0-${p.received - 1}/${(p.sourceInfo as FakeVideoSource).video_size}` } : {};
   }
 
   function hang(req: Request): Promise<Response> {
@@ -449,6 +614,12 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     missingScopes,
     refreshTokens,
     issued,
+    verifiedUrlPrefixes,
+    hostMedia(bytes, contentType) {
+      const key = `m${hosted.size + 1}`;
+      hosted.set(key, { bytes, contentType });
+      return `${base}/__media/${key}`;
+    },
     failNext(n, response, route = 'init') {
       for (let i = 0; i < n; i++) canned[route].push(response);
     },
