@@ -3,13 +3,15 @@
 // time-skipping Temporal server → the Mastodon connector against its local fake.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
-import { Post, PostChannel } from '../db/entities/index.ts';
+import { MediaItem, Post, PostChannel } from '../db/entities/index.ts';
 import { addChannel, setChannelStatus } from '../domain/channels.ts';
 import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { dayKey, formatTime, localInputValue } from '../web/time.ts';
 import { zonedParts, zonedToUtc } from '../lib/zoned-time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
-import { call, makeChannel, makeKey } from './harness/fixtures.ts';
+import { call, makeChannel, makeKey, readyMedia } from './harness/fixtures.ts';
+import { PostOptions } from '../http/post-options.ts';
+import { OPTION_FIELDS, optionsWithoutFields } from '../web/option-input.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { signedInUser, type Browser } from './harness/web-browser.ts';
 
@@ -804,5 +806,289 @@ describe('thread and first comment', () => {
     const row = await stack.h.orm.em.fork().findOneOrFail(Post, { id: api.body.id });
     expect(row.thread).toEqual([{ content: 'changed for everyone', mediaIds: [] }]);
     expect(row.threadByPlatform).toEqual({ MASTODON: [{ content: 'Mastodon only', mediaIds: [] }] });
+  });
+});
+
+describe('options per platform', () => {
+  /** A ready video in the library (TikTok and YouTube take one video). */
+  async function video(orgId: string) {
+    const id = await readyMedia(stack.storage!, orgId);
+    const em = stack.h.orm.em.fork();
+    const row = await em.findOneOrFail(MediaItem, { id });
+    Object.assign(row, { type: 'video', mimeType: 'video/mp4', fileName: 'clip.mp4', durationSeconds: 2, width: 160, height: 120 });
+    await em.flush();
+    return id;
+  }
+
+  async function videoSetup() {
+    const user = await setup();
+    const tiktok = await makeChannel(user.org.id, 'TIKTOK', { name: 'Our TikTok' });
+    const youtube = await makeChannel(user.org.id, 'YOUTUBE', { name: 'Our YouTube' });
+    const linkedIn = await makeChannel(user.org.id, 'LINKEDIN', { name: 'Our LinkedIn' });
+    const pinterest = await makeChannel(user.org.id, 'PINTEREST', { name: 'Our Pinterest' });
+    return { ...user, tiktok, youtube, linkedIn, pinterest, videoId: await video(user.org.id) };
+  }
+
+  const hidden = async (page: Awaited<ReturnType<Browser['get']>>, platform: string) =>
+    (await page.one(`[data-testid="options-${platform}"]`)).attrs.hidden !== undefined;
+
+  test('the form has a field for every option of the API schema (but the Reddit subreddit and title, which have their own)', () => {
+    const schema = PostOptions as unknown as {
+      properties: Record<string, { properties: Record<string, { properties?: Record<string, unknown> }> }>;
+    };
+    const expected = Object.entries(schema.properties).flatMap(([platform, s]) =>
+      Object.entries(s.properties)
+        .filter(([k]) => !(platform === 'reddit' && (k === 'subreddit' || k === 'title')))
+        .flatMap(([k, v]) => (v.properties ? Object.keys(v.properties).map((n) => `${platform}.${k}.${n}`) : [`${platform}.${k}`])),
+    );
+    const drawn = Object.entries(OPTION_FIELDS).flatMap(([platform, fields]) => fields.map((f) => `${platform}.${f.path}`));
+    expect(drawn.sort()).toEqual(expected.sort());
+    // Options the form has no field for (set through the API) are what an edit keeps.
+    expect(optionsWithoutFields({ youtube: { title: 'T', later: true }, telegram: { protectContent: true } })).toEqual({
+      youtube: { later: true },
+    });
+  });
+
+  test('a panel per chosen platform; a form post sends only the values given, and the API shows them', async () => {
+    const { browser, key, tiktok, youtube, linkedIn, videoId } = await videoSetup();
+    const form = await browser.get(`/posts/new?channel=${tiktok.id}&channel=${linkedIn.id}`);
+    expect(form.status).toBe(200);
+    // Panels for the platforms that have options, shown for the chosen ones; none for Mastodon.
+    expect((await form.query('[data-options-platform]')).map((p) => p.attrs['data-options-platform'])).toEqual([
+      'TIKTOK',
+      'YOUTUBE',
+      'LINKEDIN',
+      'PINTEREST',
+    ]);
+    expect(await hidden(form, 'TIKTOK')).toBe(false);
+    expect(await hidden(form, 'LINKEDIN')).toBe(false);
+    expect(await hidden(form, 'YOUTUBE')).toBe(true);
+    expect(await hidden(form, 'PINTEREST')).toBe(true);
+    // TikTok's privacy: every level, none chosen; YouTube's "made for kids": neither answer chosen.
+    const privacy = await form.one('[data-testid="option-tiktok-privacyLevel"]');
+    expect(privacy.attrs).toMatchObject({ name: 'options.tiktok.privacyLevel', 'aria-required': 'true' });
+    const levels = await form.query('[data-testid="option-tiktok-privacyLevel"] option');
+    expect(levels.map((o) => o.attrs.value)).toEqual([
+      '',
+      'PUBLIC_TO_EVERYONE',
+      'MUTUAL_FOLLOW_FRIENDS',
+      'FOLLOWER_OF_CREATOR',
+      'SELF_ONLY',
+    ]);
+    expect(levels[0]!.text).toBe('Choose who can see it');
+    expect(levels.filter((o) => o.attrs.selected !== undefined)).toEqual([]);
+    const kids = await form.query('input[name="options.youtube.madeForKids"]');
+    expect(kids.map((k) => [k.attrs.type, k.attrs.value, k.attrs.checked])).toEqual([
+      ['radio', 'true', undefined],
+      ['radio', 'false', undefined],
+    ]);
+    // Without JavaScript a board is typed as its id.
+    expect((await form.one('[data-testid="option-pinterest-boardId"]')).attrs).toMatchObject({
+      type: 'text',
+      name: 'options.pinterest.boardId',
+    });
+
+    const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
+    const created = await compose(browser, {
+      channelIds: [tiktok.id, youtube.id, linkedIn.id],
+      content: text('options from the form'),
+      at,
+      extra: {
+        mediaIds: [videoId],
+        optionFields: '1',
+        'options.tiktok.privacyLevel': 'SELF_ONLY',
+        'options.tiktok.disableDuet': 'true',
+        'options.youtube.madeForKids': 'false',
+        'options.youtube.title': ' Kites in a storm ',
+        'options.youtube.description': '',
+        'options.youtube.tags': 'kites, storm,,',
+        'options.youtube.privacyStatus': '',
+        'options.youtube.categoryId': '',
+        'options.linkedin.visibility': 'CONNECTIONS',
+        // A hidden panel's values (Pinterest is not chosen) are not sent.
+        'options.pinterest.boardId': '1234',
+      },
+    });
+    expect(created.status).toBe(303);
+    const id = postIdFrom(created.location);
+    const api = await call(stack.app, 'GET', `/v1/posts/${id}`, { key });
+    expect(api.status).toBe(200);
+    expect(api.body.options).toEqual({
+      tiktok: { privacyLevel: 'SELF_ONLY', disableDuet: true },
+      youtube: { madeForKids: false, title: 'Kites in a storm', tags: ['kites', 'storm'] },
+      linkedin: { visibility: 'CONNECTIONS' },
+    });
+  });
+
+  test('edit: the panels are pre-filled with the post’s options; the form replaces them; a form without the fields keeps them', async () => {
+    const { browser, key, tiktok, youtube, videoId } = await videoSetup();
+    const t0 = await stack.syncClock();
+    const at = minute(t0.getTime() + 86_400_000);
+    const content = text('options to edit');
+    const api = await call(stack.app, 'POST', '/v1/posts', {
+      key,
+      body: {
+        content,
+        channelIds: [tiktok.id, youtube.id],
+        mediaIds: [videoId],
+        publishAt: at.toISOString(),
+        options: {
+          tiktok: { privacyLevel: 'MUTUAL_FOLLOW_FRIENDS', disableComment: true, isAigc: true },
+          youtube: { madeForKids: true, tags: ['one', 'two'], privacyStatus: 'unlisted', notifySubscribers: false },
+        },
+      },
+    });
+    expect(api.status).toBe(201);
+    const id = api.body.id as string;
+
+    const edit = await browser.get(`/posts/${id}/edit`);
+    expect(edit.status).toBe(200);
+    expect(await hidden(edit, 'TIKTOK')).toBe(false);
+    expect(await hidden(edit, 'YOUTUBE')).toBe(false);
+    const selected = async (testId: string) =>
+      (await edit.query(`[data-testid="${testId}"] option`)).filter((o) => o.attrs.selected !== undefined).map((o) => o.attrs.value);
+    expect(await selected('option-tiktok-privacyLevel')).toEqual(['MUTUAL_FOLLOW_FRIENDS']);
+    expect(await selected('option-youtube-privacyStatus')).toEqual(['unlisted']);
+    const checked = async (testId: string) => (await edit.one(`[data-testid="${testId}"]`)).attrs.checked !== undefined;
+    expect(await checked('option-tiktok-disableComment')).toBe(true);
+    expect(await checked('option-tiktok-disableDuet')).toBe(false);
+    expect(await checked('option-tiktok-isAigc')).toBe(true);
+    expect(await checked('option-youtube-madeForKids-yes')).toBe(true);
+    expect(await checked('option-youtube-madeForKids-no')).toBe(false);
+    expect(await checked('option-youtube-notifySubscribers')).toBe(true);
+    expect((await edit.one('[data-testid="option-youtube-tags"]')).attrs.value).toBe('one, two');
+
+    // The form as the browser sends it back, with changes: another level, comments on, not for kids, no tags.
+    const saved = await browser.post(`/posts/${id}/edit`, {
+      content,
+      publishAt: localInputValue(at, 'UTC'),
+      tz: 'UTC',
+      mediaIds: [videoId],
+      optionFields: '1',
+      'options.tiktok.privacyLevel': 'SELF_ONLY',
+      'options.tiktok.isAigc': 'true',
+      'options.youtube.madeForKids': 'false',
+      'options.youtube.tags': '',
+      'options.youtube.privacyStatus': 'unlisted',
+      'options.youtube.notifySubscribers': 'false',
+    });
+    expect(saved.status).toBe(303);
+    const expected = {
+      tiktok: { privacyLevel: 'SELF_ONLY', isAigc: true },
+      youtube: { madeForKids: false, privacyStatus: 'unlisted', notifySubscribers: false },
+    };
+    expect((await call(stack.app, 'GET', `/v1/posts/${id}`, { key })).body.options).toEqual(expected);
+
+    // The drag-and-drop shape (no option fields) leaves them as they are.
+    const textOnly = await browser.post(`/posts/${id}/edit`, {
+      content: `${content}!`,
+      publishAt: localInputValue(at, 'UTC'),
+      tz: 'UTC',
+      mediaIds: [videoId],
+    });
+    expect(textOnly.status).toBe(303);
+    const after = (await call(stack.app, 'GET', `/v1/posts/${id}`, { key })).body;
+    expect(after.content).toBe(`${content}!`);
+    expect(after.options).toEqual(expected);
+  });
+
+  test("Instagram's alt text per image: a field for each image of the library, shown for the post's; only the post's are sent; an edit pre-fills them", async () => {
+    const { browser, key, org } = await setup();
+    const instagram = await makeChannel(org.id, 'INSTAGRAM', { name: 'Our Instagram' });
+    const [kite, other] = [await readyMedia(stack.storage!, org.id), await readyMedia(stack.storage!, org.id)];
+    const form = await browser.get(`/posts/new?channel=${instagram.id}`);
+    const inputs = await form.query('[data-testid="option-instagram-altText-input"]');
+    expect(inputs.map((i) => [i.attrs.name, i.attrs.placeholder]).sort()).toEqual(
+      [kite, other].map((id) => [`options.instagram.altText.${id}`, 'a square']).sort(),
+    );
+    // No image is attached yet: the fields wait for one.
+    expect((await form.query('[data-media-field]')).every((f) => f.attrs.hidden !== undefined)).toBe(true);
+
+    const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
+    const created = await compose(browser, {
+      channelIds: [instagram.id],
+      content: text('alt text per image'),
+      at,
+      extra: {
+        mediaIds: [kite],
+        optionFields: '1',
+        [`options.instagram.altText.${kite}`]: 'A red kite over the dunes',
+        [`options.instagram.altText.${other}`]: 'not attached, not sent',
+      },
+    });
+    expect(created.status).toBe(303);
+    const id = postIdFrom(created.location);
+    expect((await call(stack.app, 'GET', `/v1/posts/${id}`, { key })).body.options).toEqual({
+      instagram: { altText: { [kite]: 'A red kite over the dunes' } },
+    });
+    const edit = await browser.get(`/posts/${id}/edit`);
+    const shown = await edit.one(`[data-media-field="${kite}"]`);
+    expect(shown.attrs.hidden).toBeUndefined();
+    expect((await edit.one(`textarea[name="options.instagram.altText.${kite}"]`)).text).toBe('A red kite over the dunes');
+    expect((await edit.one(`[data-media-field="${other}"]`)).attrs.hidden).toBe('');
+  });
+
+  test('422 at options.*: each error at its field (aria-invalid, described by it), the values kept', async () => {
+    const { browser, tiktok, youtube, videoId } = await videoSetup();
+    const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
+    const base = { channelIds: [tiktok.id, youtube.id], content: text('options refused'), at };
+
+    // The form's own reading, against the API's schema: a category is its number.
+    const shape = await compose(browser, {
+      ...base,
+      extra: { mediaIds: [videoId], optionFields: '1', 'options.youtube.categoryId': 'music', 'options.youtube.madeForKids': 'true' },
+    });
+    expect(shape.status).toBe(422);
+    const categoryError = await shape.one('[data-testid="options-YOUTUBE"] [data-testid="option-error"]');
+    expect(categoryError.attrs.id).toBe('opt-youtube-categoryId-error');
+    expect((await shape.one('[data-path="options.youtube.categoryId"]')).text).not.toBe('');
+    const category = await shape.one('[data-testid="option-youtube-categoryId"]');
+    expect(category.attrs).toMatchObject({ value: 'music', 'aria-invalid': 'true' });
+    expect(category.attrs['aria-describedby']!.split(' ')).toContain('opt-youtube-categoryId-error');
+    expect((await shape.one('[data-testid="option-youtube-madeForKids-yes"]')).attrs.checked).toBe('');
+
+    // The domain's: TikTok's privacy level and YouTube's "made for kids" must be chosen.
+    const missing = await compose(browser, {
+      ...base,
+      extra: { mediaIds: [videoId], optionFields: '1', 'options.tiktok.disableStitch': 'true' },
+    });
+    expect(missing.status).toBe(422);
+    expect((await missing.one('[data-testid="form-errors"]')).text).toContain('options.tiktok.privacyLevel');
+    const privacyError = await missing.one('#opt-tiktok-privacyLevel-error');
+    expect(privacyError.attrs['data-testid']).toBe('option-error');
+    expect((await missing.one('#opt-tiktok-privacyLevel-error p')).attrs['data-path']).toBe('options.tiktok.privacyLevel');
+    const privacy = await missing.one('[data-testid="option-tiktok-privacyLevel"]');
+    expect(privacy.attrs['aria-invalid']).toBe('true');
+    expect(privacy.attrs['aria-describedby']!.split(' ')).toContain('opt-tiktok-privacyLevel-error');
+    const kidsError = await missing.one('[data-testid="option-youtube-madeForKids"] [data-testid="option-error"]');
+    expect(kidsError.attrs.id).toBe('opt-youtube-madeForKids-error');
+    expect((await missing.one('[data-testid="option-youtube-madeForKids-no"]')).attrs['aria-invalid']).toBe('true');
+    expect((await missing.one('[data-testid="option-tiktok-disableStitch"]')).attrs.checked).toBe('');
+    // Only the fields with a problem are marked.
+    expect((await missing.query('[data-testid="option-error"]')).map((e) => e.attrs.id).sort()).toEqual([
+      'opt-tiktok-privacyLevel-error',
+      'opt-youtube-madeForKids-error',
+    ]);
+  });
+
+  test('GET /web/api/channels/{id}/capabilities under the session: the channel’s facts; another organization’s channel 404; a bad subreddit 422', async () => {
+    const { browser, tiktok } = await videoSetup();
+    const other = await videoSetup();
+    const caps = await browser.json('GET', `/web/api/channels/${tiktok.id}/capabilities`);
+    expect(caps.status).toBe(200);
+    // This stack has no TikTok connector: the fixed facts only.
+    expect(caps.json()).toMatchObject({
+      channelId: tiktok.id,
+      platform: 'TIKTOK',
+      fixed: { requiresMedia: true },
+      live: null,
+      liveError: null,
+    });
+    expect((await browser.json('GET', `/web/api/channels/${other.tiktok.id}/capabilities`)).status).toBe(404);
+    const bad = await browser.json('GET', `/web/api/channels/${tiktok.id}/capabilities?subreddit=r%2Fno%20spaces`);
+    expect(bad.status).toBe(422);
+    expect(bad.json().error.details.fields[0].path).toBe('subreddit');
+    const signedOut = await stack.app.handle(new Request(`http://localhost/web/api/channels/${tiktok.id}/capabilities`));
+    expect(signedOut.status).toBe(401);
   });
 });

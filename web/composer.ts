@@ -1,8 +1,10 @@
 // The composer (new post, edit a scheduled post) and a post's own page. Plain HTML forms that
 // work without JavaScript; composer.js adds live character counts (per selected channel, as its
 // platform counts: graphemes in the page, X's and Mastodon's weighted counts from
-// POST /web/api/text-lengths), per-platform text fields for the selected platforms, uploads, and
-// the thread's add / remove / reorder (web/thread-fields.ts).
+// POST /web/api/text-lengths), per-platform text fields for the selected platforms, uploads, the
+// thread's add / remove / reorder (web/thread-fields.ts), and the per-platform options
+// (web/option-fields.ts) filled from what each chosen account can do
+// (GET /web/api/channels/{id}/capabilities).
 import { t } from 'elysia';
 import { router } from '../http/router.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
@@ -25,6 +27,9 @@ import { counter, postLength } from './char-count.ts';
 import { postItems } from './post-items.ts';
 import { threadFields } from './thread-fields.ts';
 import { hasFollowUpFields, NO_FOLLOW_UPS } from './thread-input.ts';
+import { optionFields } from './option-fields.ts';
+import { hasOptionFields, optionValues } from './option-input.ts';
+import { channelCapabilities } from '../domain/capabilities.ts';
 import { Post } from '../db/entities/index.ts';
 
 interface ComposerPage {
@@ -35,7 +40,7 @@ interface ComposerPage {
   media: MediaView[];
   values: ComposerValues;
   errors: string[];
-  /** The same problems by field path, shown at their fields too (the thread's items, the first comment). */
+  /** The same problems by field path, shown at their fields too (the thread's items, the first comment, the options). */
   fields?: FieldError[];
 }
 
@@ -123,6 +128,15 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
   </fieldset>`
       : ''
   }
+  ${optionFields({
+    channels: p.channels,
+    selected: isSelected(p),
+    values: v.options,
+    errors: p.fields ?? [],
+    subreddit: p.mode === 'edit' ? p.post?.reddit?.subreddit : undefined,
+    media: p.media,
+    mediaIds: v.mediaIds,
+  })}
   <fieldset class="media-picker" data-testid="composer-media">
     <legend>Media</legend>
     <ul class="media-choices" data-testid="media-choices">${media.map((m) => mediaChoice(m, mediaIds.has(m.id)))}</ul>
@@ -192,8 +206,18 @@ function formFailure(err: unknown): { status: number; messages: string[]; fields
   throw err;
 }
 
+/** What the capability reads need (domain/capabilities.ts), as the API's routes give it. */
+const capabilityDeps = (web: Web, now: Date) => ({ orm: web.deps.orm, ...web.deps.platforms, now: () => now });
+
 function actor(web: Web, ctx: PageContext) {
-  return { em: ctx.em, organization: ctx.signedIn.organization, temporal: web.deps.temporal, now: ctx.now, tz: ctx.tz };
+  return {
+    em: ctx.em,
+    organization: ctx.signedIn.organization,
+    temporal: web.deps.temporal,
+    now: ctx.now,
+    tz: ctx.tz,
+    capabilities: capabilityDeps(web, ctx.now),
+  };
 }
 
 /** The form's hidden tz field wins over the cookie: the wall time was typed in that zone. */
@@ -280,6 +304,7 @@ async function editPage(
       when: 'later',
       publishAtLocal: localInputValue(new Date(post.scheduledAt), ctx.tz),
       followUps: { thread: post.thread ?? [], firstComment: post.firstComment?.content ?? '' },
+      options: optionValues(post.options),
     };
   }
   const media = await readyMedia(ctx.em, orgId, web.deps.storage);
@@ -314,12 +339,33 @@ async function textLengths(
   return jsonResponse({ counts });
 }
 
+/** A subreddit as GET /v1/channels/{id}/capabilities takes it. */
+const SUBREDDIT = /^[A-Za-z0-9][A-Za-z0-9_]{1,20}$/;
+
+/** The composer's option fields: what a chosen channel's account can do, as GET /v1/channels/{id}/capabilities. */
+async function capabilities(
+  web: Web,
+  ctx: { em: PageContext['em']; signedIn: PageContext['signedIn']; url: URL; now: Date; params: Record<string, string> },
+) {
+  const subreddit = ctx.url.searchParams.get('subreddit') ?? undefined;
+  if (subreddit !== undefined && !SUBREDDIT.test(subreddit))
+    throw errors.validation([{ path: 'subreddit', message: 'must be a subreddit name without r/ (2 to 21 letters, digits or _)' }]);
+  const caps = await channelCapabilities(ctx.em, capabilityDeps(web, ctx.now), ctx.signedIn.organization.id, ctx.params.id!, 'all', {
+    subreddit,
+  });
+  return jsonResponse(caps);
+}
+
 export function composerRoutes(web: Web) {
   return router()
     .post(
       '/web/api/text-lengths',
       jsonRoute(web, (ctx) => textLengths(ctx, ctx.body as typeof TextLengthsBody.static)),
       { body: TextLengthsBody },
+    )
+    .get(
+      '/web/api/channels/:id/capabilities',
+      jsonRoute(web, (ctx) => capabilities(web, ctx)),
     )
     .get(
       '/posts/new',
@@ -342,6 +388,7 @@ export function composerRoutes(web: Web) {
             ? `${ctx.url.searchParams.get('date')}T${/^([01]\d|2[0-3]):[0-5]\d$/.test(ctx.url.searchParams.get('time') ?? '') ? ctx.url.searchParams.get('time') : '09:00'}`
             : localInputValue(new Date(ctx.now.getTime() + 60 * 60 * 1000), ctx.tz),
           followUps: NO_FOLLOW_UPS,
+          options: {},
         };
         return composerResponse(ctx, { mode: 'new', channels, media, values, errors: [] });
       }),
@@ -396,6 +443,7 @@ export function composerRoutes(web: Web) {
             mediaIds: values.mediaIds,
             publishAtLocal: values.publishAtLocal,
             followUps: hasFollowUpFields(ctx.form) ? values.followUps : undefined,
+            options: hasOptionFields(ctx.form) ? values.options : undefined,
           });
           return redirect(`/posts/${id}?notice=saved`);
         } catch (err) {

@@ -1,7 +1,7 @@
 // Creating and editing posts from the web application, through the same services as the API:
 // createPost (domain/posts/create.ts) and validateAndEditPost (domain/posts/edit.ts), as
-// POST /v1/posts and PATCH /v1/posts/{id}. Only the source differs ("app", no API key). Here:
-// reading the form.
+// POST /v1/posts and PATCH /v1/posts/{id}, with the same checks of the options against what each
+// account can do now. Only the source differs ("app", no API key). Here: reading the form.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Channel, MediaItem, type IChannel } from '../db/entities/index.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
@@ -16,6 +16,9 @@ import type { ObjectStorage } from '../storage/types.ts';
 import { isPlatform } from '../platforms/catalog.ts';
 import { localInputValue, parseLocalInput } from './time.ts';
 import { checkFollowUpSizes, followUpsFromForm, threadInputFor, type FollowUpValues } from './thread-input.ts';
+import { buildOptions, optionsFromForm, optionsWithoutFields } from './option-input.ts';
+import type { CapabilityDeps } from '../domain/capabilities.ts';
+import type { OptionsInput } from '../domain/posts/options.ts';
 
 export function needTemporal(temporal: TemporalDeps | undefined): TemporalDeps {
   if (!temporal) throw new Error('Temporal is not configured for this app');
@@ -78,6 +81,8 @@ export interface ComposerValues {
   publishAtLocal: string;
   /** The thread and first comment (web/thread-input.ts). */
   followUps: FollowUpValues;
+  /** The per-platform option fields as typed, by field name (`options.tiktok.privacyLevel`: web/option-input.ts). */
+  options: Record<string, string>;
 }
 
 export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
@@ -96,6 +101,7 @@ export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
     when: form.get('when') === 'now' ? 'now' : form.get('when') === 'queue' ? 'queue' : 'later',
     publishAtLocal: form.get('publishAt') ?? '',
     followUps: followUpsFromForm(form),
+    options: optionsFromForm(form),
   };
 }
 
@@ -109,6 +115,9 @@ function checkSizes(v: Pick<ComposerValues, 'content' | 'platformTexts' | 'media
     if (t.length > MAX_TEXT) fields.push({ path: `contentByPlatform.${p}`, message: `must be at most ${MAX_TEXT} characters` });
   if (v.mediaIds.length > MAX_MEDIA) fields.push({ path: 'mediaIds', message: `at most ${MAX_MEDIA} attachments` });
 }
+
+/** The platforms of the channels as `options` names them (lower case). */
+const optionPlatforms = (channels: IChannel[]) => new Set(channels.map((c) => c.platform.toLowerCase()));
 
 /** Per-platform texts that were filled in, for platforms among the channels. */
 function contentByPlatform(v: ComposerValues, channels: IChannel[]): Record<string, string> {
@@ -137,6 +146,8 @@ export interface Actor {
   temporal: TemporalDeps | undefined;
   now: Date;
   tz: string;
+  /** Reads what each channel's account can do now, to check the options against it (as the API does); absent: not read. */
+  capabilities?: CapabilityDeps;
 }
 
 /** The form's own checks, then the one create path (domain/posts/create.ts createPost); returns the post id. */
@@ -151,6 +162,8 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
   // The form keeps texts for platforms no longer chosen and Reddit fields: only what applies is sent.
   const chosen = (await channelsOf(actor.em, actor.organization.id)).filter((c) => values.channelIds.includes(c.id));
   const reddit = redditFields(values, chosen, fields);
+  // Hidden panels of platforms no longer chosen keep their fields: only the chosen platforms' go.
+  const options = buildOptions(values.options, optionPlatforms(chosen), values.mediaIds, fields);
   const created = await createPost(
     actor.em,
     actor.temporal,
@@ -167,6 +180,8 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
       queue: values.when === 'queue',
       now: actor.now,
       followUps: threadInputFor(values.followUps, chosen),
+      options,
+      capabilities: actor.capabilities,
     },
     fields,
   );
@@ -194,6 +209,8 @@ export interface AppEdit {
   publishAt?: Date;
   /** The thread and first comment as the form has them; absent: unchanged. */
   followUps?: FollowUpValues;
+  /** The option fields as the form has them (web/option-input.ts); absent: unchanged. */
+  options?: Record<string, string>;
 }
 
 /** The same checks and the same workflow Update as PATCH /v1/posts/{id}. */
@@ -209,22 +226,44 @@ export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): 
   }
   checkSizes({ content: edit.content ?? '', platformTexts: {}, mediaIds: edit.mediaIds ?? [] }, fields);
   if (edit.followUps) checkFollowUpSizes(edit.followUps, fields);
-  if (fields.length) throw errors.validation(fields);
   const channels = await loadTargetChannels(
     actor.em,
     orgId,
     current.channels.map((c) => c.channelId),
     'all',
   );
+  // The form's options replace the post's (as PATCH does), but for those it has no field for.
+  let options: Record<string, Record<string, unknown>> | undefined;
+  if (edit.options) {
+    const targeted = optionPlatforms(channels);
+    const mediaIds = edit.mediaIds ?? current.media.map((m) => m.id);
+    const given = buildOptions(edit.options, targeted, mediaIds, fields) as Record<string, Record<string, unknown>>;
+    const kept = optionsWithoutFields(current.options);
+    options = {};
+    for (const p of targeted) {
+      const merged = { ...kept[p], ...given[p] };
+      if (Object.keys(merged).length) options[p] = merged;
+    }
+  }
+  if (fields.length) throw errors.validation(fields);
   const byPlatform = edit.platformTexts ? contentByPlatform({ platformTexts: edit.platformTexts } as ComposerValues, channels) : undefined;
   const followUps = edit.followUps ? threadInputFor(edit.followUps, channels, current.threadByPlatform) : undefined;
-  await validateAndEditPost(actor.em, needTemporal(actor.temporal), orgId, current, {
-    content: edit.content,
-    contentByPlatform: byPlatform,
-    publishAt,
-    mediaIds: edit.mediaIds,
-    // null clears: a thread or comment emptied in the form goes.
-    ...(followUps ?? {}),
-  });
+  await validateAndEditPost(
+    actor.em,
+    needTemporal(actor.temporal),
+    orgId,
+    current,
+    {
+      content: edit.content,
+      contentByPlatform: byPlatform,
+      publishAt,
+      mediaIds: edit.mediaIds,
+      // null clears: a thread or comment emptied in the form goes.
+      ...(followUps ?? {}),
+      ...(options ? { options: options as OptionsInput } : {}),
+    },
+    null,
+    actor.capabilities,
+  );
   return getPostForKey(actor.em.fork(), orgId, postId, 'all');
 }

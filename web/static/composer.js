@@ -3,7 +3,8 @@
 // POST /web/api/text-lengths) for the post's text, each thread item and the first comment;
 // per-platform text fields for the selected platforms; the thread's items added, removed and
 // reordered (renumbered thread_0, thread_1, … so the form sends them in order); which chosen
-// platforms get the thread and the comment; the publish-time field; uploads into the media picker.
+// platforms get the thread and the comment; the per-platform options of the chosen platforms,
+// filled from what each chosen account can do; the publish-time field; uploads into the media picker.
 (() => {
   'use strict';
   var segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
@@ -109,6 +110,199 @@
     renumber();
   }
 
+  var SUBREDDIT = /^[A-Za-z0-9][A-Za-z0-9_]{1,20}$/;
+  var COPIED = ['id', 'name', 'data-testid', 'aria-describedby', 'aria-invalid', 'aria-required'];
+
+  // What a chosen account offers, per field kind: [value, label] pairs from its capabilities.
+  var CHOICES = {
+    privacyLevels: (live, labels) => live.privacyLevelOptions.map((v) => [v, labels[v] || v]),
+    boards: (live) => live.boards.map((b) => [b.id, b.name]),
+    categories: (live) => live.categories.map((k) => [k.id, k.title]),
+    flairs: (live) => live.flairs.map((f) => [f.id, f.text]),
+  };
+
+  // The per-platform options. A panel is shown while one of its platform's channels is chosen.
+  // The fields that depend on the account (TikTok's privacy levels, Pinterest boards, YouTube
+  // categories, Reddit flairs for the subreddit typed) become selects of what every chosen channel
+  // of the platform offers, read from GET /web/api/channels/{id}/capabilities. TikTok's privacy
+  // level is never chosen for the creator: the placeholder stays selected until they pick one. A
+  // read that fails leaves the field as the server drew it (every level, or a text input for the
+  // id) and says why; the interactions the creator has turned off are checked and locked.
+  function optionPanels(form) {
+    var panels = Array.prototype.slice.call(form.querySelectorAll('[data-options-platform]'));
+    var reads = {};
+    var states = [];
+    function read(id, subreddit) {
+      var key = `${id}|${subreddit || ''}`;
+      if (!reads[key]) {
+        var query = subreddit ? `?subreddit=${encodeURIComponent(subreddit)}` : '';
+        reads[key] = window.PP.send('GET', `/web/api/channels/${encodeURIComponent(id)}/capabilities${query}`).catch((err) => {
+          delete reads[key];
+          return { live: null, liveError: { kind: 'transient', message: err.message } };
+        });
+      }
+      return reads[key];
+    }
+    function stateOf(wrapper) {
+      for (var i = 0; i < states.length; i++) if (states[i].wrapper === wrapper) return states[i];
+      var control = wrapper.querySelector('[name]');
+      var labels = {};
+      if (control.tagName === 'SELECT')
+        Array.prototype.forEach.call(control.options, (o) => {
+          labels[o.value] = o.textContent;
+        });
+      var state = { wrapper: wrapper, original: control, current: control, labels: labels };
+      states.push(state);
+      return state;
+    }
+    function say(wrapper, text) {
+      var hint = wrapper.querySelector('[data-live-hint]');
+      if (hint) hint.textContent = text;
+    }
+    function restore(state) {
+      if (state.current === state.original) return;
+      var value = state.current.value;
+      state.current.replaceWith(state.original);
+      state.current = state.original;
+      state.original.value = value;
+    }
+    function choose(state, placeholder, choices) {
+      var select = document.createElement('select');
+      COPIED.forEach((a) => {
+        var v = state.original.getAttribute(a);
+        if (v !== null) select.setAttribute(a, v);
+      });
+      var value = state.current.value;
+      var all = [['', placeholder]].concat(choices);
+      // A value already given (an edit, a form sent back) stays, named as not offered.
+      if (value && !choices.some((c) => c[0] === value)) all.push([value, `${state.labels[value] || value} (not offered)`]);
+      all.forEach((c) => {
+        var o = document.createElement('option');
+        o.value = c[0];
+        o.textContent = c[1];
+        select.appendChild(o);
+      });
+      select.value = value;
+      state.current.replaceWith(select);
+      state.current = select;
+    }
+    // The choices every chosen channel offers.
+    function common(lists) {
+      return lists[0].filter((c) => lists.every((l) => l.some((d) => d[0] === c[0])));
+    }
+    function creatorOff(panel, lives) {
+      Array.prototype.forEach.call(panel.querySelectorAll('[data-creator-off]'), (box) => {
+        var flag = box.getAttribute('data-creator-off');
+        var off = lives.length > 0 && lives.every((l) => l[flag]);
+        var hint = box.parentNode.querySelector('[data-creator-hint]');
+        if (off && !box.disabled) {
+          box.setAttribute('data-was-checked', box.checked ? 'true' : 'false');
+          box.checked = true;
+          box.disabled = true;
+          if (hint) hint.textContent = '(turned off for this account on TikTok)';
+        } else if (!off && box.disabled) {
+          box.checked = box.getAttribute('data-was-checked') === 'true';
+          box.disabled = false;
+          if (hint) hint.textContent = '';
+        }
+      });
+    }
+    function fill(panel, platform, ids, subreddit, key) {
+      var wrappers = Array.prototype.slice.call(panel.querySelectorAll('[data-live]'));
+      var info = panel.querySelector('[data-live-info]');
+      if (platform === 'REDDIT' && !subreddit) {
+        wrappers.forEach((w) => {
+          restore(stateOf(w));
+          say(w, 'Type the subreddit above to choose from its flairs.');
+        });
+        return;
+      }
+      wrappers.forEach((w) => {
+        say(w, `Reading ${w.querySelector('[data-live-hint]').getAttribute('data-says')}…`);
+      });
+      Promise.all(ids.map((id) => read(id, subreddit))).then((answers) => {
+        if (panel.getAttribute('data-live-key') !== key) return;
+        var failed = answers.filter((a) => a.liveError)[0];
+        var lives = answers.map((a) => a.live).filter(Boolean);
+        var complete = !failed && lives.length === answers.length;
+        creatorOff(panel, complete ? lives : []);
+        if (info)
+          info.textContent = complete
+            ? lives
+                .map(
+                  (l) =>
+                    `Posting as ${l.creatorUsername ? `@${l.creatorUsername}` : 'this account'}${l.maxVideoDurationSec ? `, videos up to ${l.maxVideoDurationSec} s` : ''}.`,
+                )
+                .join(' ')
+            : '';
+        wrappers.forEach((w) => {
+          var state = stateOf(w);
+          var kind = w.getAttribute('data-live');
+          var says = w.querySelector('[data-live-hint]').getAttribute('data-says');
+          if (!complete) {
+            restore(state);
+            say(
+              w,
+              failed
+                ? `Could not read ${says} (${failed.liveError.message}). ${state.original.tagName === 'SELECT' ? 'Every choice is listed.' : 'Type the id.'}`
+                : '',
+            );
+            return;
+          }
+          var choices = common(lives.map((l) => CHOICES[kind](l, state.labels)));
+          var placeholder = state.original.tagName === 'SELECT' ? state.original.options[0].textContent : 'None';
+          var note = '';
+          if (kind === 'boards') {
+            placeholder = lives.every((l) => l.defaultBoardId) ? "The channel's board" : 'Choose a board';
+            if (lives.some((l) => !l.boardsComplete)) note = 'The account has more boards than are listed.';
+          } else if (kind === 'categories') placeholder = 'No category';
+          else if (kind === 'flairs') {
+            var required = lives.some((l) => l.flairRequired);
+            placeholder = required ? 'Choose a flair' : 'No flair';
+            note = choices.length ? (required ? `r/${subreddit} requires a flair.` : '') : `r/${subreddit} has no flairs.`;
+          }
+          choose(state, placeholder, choices);
+          say(w, note);
+        });
+      });
+    }
+    // A per-media option's fields (Instagram's alt text) follow the media picker.
+    function mediaFields() {
+      var checked = {};
+      Array.prototype.forEach.call(form.querySelectorAll('input[name="mediaIds"]:checked'), (b) => {
+        checked[b.value] = true;
+      });
+      Array.prototype.forEach.call(form.querySelectorAll('[data-media-field]'), (el) => {
+        el.hidden = !checked[el.getAttribute('data-media-field')];
+      });
+      Array.prototype.forEach.call(form.querySelectorAll('[data-no-media-fields]'), (p) => {
+        p.hidden = Boolean(p.parentNode.querySelector('[data-media-field]:not([hidden])'));
+      });
+    }
+    var timers = {};
+    return (chosen) => {
+      mediaFields();
+      panels.forEach((panel) => {
+        var platform = panel.getAttribute('data-options-platform');
+        var ids = chosen.filter((c) => c.platform === platform).map((c) => c.id);
+        panel.hidden = ids.length === 0;
+        if (!ids.length || !panel.querySelector('[data-live], [data-creator-off]')) return;
+        var subreddit;
+        if (platform === 'REDDIT') {
+          var input = form.querySelector('#subreddit');
+          var typed = (input ? input.value : panel.getAttribute('data-subreddit') || '').trim().replace(/^\/?r\//i, '');
+          subreddit = SUBREDDIT.test(typed) ? typed : null;
+        }
+        var key = `${ids.join(',')}|${subreddit || ''}`;
+        if (panel.getAttribute('data-live-key') === key) return;
+        panel.setAttribute('data-live-key', key);
+        // A subreddit is read once typing stops.
+        clearTimeout(timers[platform]);
+        timers[platform] = setTimeout(() => fill(panel, platform, ids, subreddit, key), platform === 'REDDIT' ? 400 : 0);
+      });
+    };
+  }
+
   document.addEventListener('DOMContentLoaded', () => {
     var form = document.querySelector('[data-testid="composer-form"]');
     if (!form) return;
@@ -116,6 +310,7 @@
     var content = form.querySelector('#content');
     var channelBoxes = Array.prototype.slice.call(form.querySelectorAll('input[name="channelIds"]'));
     var platformBlocks = Array.prototype.slice.call(form.querySelectorAll('[data-platform-text]'));
+    var options = optionPanels(form);
 
     function selectedIds() {
       var ids = {};
@@ -218,6 +413,7 @@
         var platform = block.getAttribute('data-platform-text');
         block.hidden = !platforms[platform] && platformText(platform) === null;
       });
+      options(channelBoxes.filter((b) => ids[b.value]).map((b) => ({ id: b.value, platform: b.getAttribute('data-platform') })));
     }
     form.addEventListener('input', update);
     form.addEventListener('change', update);
