@@ -19,6 +19,14 @@ const Instagram = t.Object(
     collaborators: t.Optional(
       t.Array(Chars(30, { min: 1 }), { maxItems: 3, uniqueItems: true, description: 'Usernames invited as collaborators (at most 3).' }),
     ),
+    altText: t.Optional(
+      t.Record(t.String({ pattern: '^[A-Za-z0-9_]{1,64}$' }), Chars(1000), {
+        maxProperties: 10,
+        additionalProperties: false,
+        description:
+          'Alt text of the post’s images, by media id (`alt_text` on each image container; feed images and carousel images only, not videos, reels or stories). Default: the media item’s own alt text; an empty text sends none.',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Instagram.' },
 );
@@ -33,9 +41,13 @@ const TikTok = t.Object(
     disableStitch: Bool('Stitches off.'),
     brandContentToggle: Bool('A paid partnership (branded content).'),
     brandOrganicToggle: Bool('Promotes the creator’s own business.'),
-    isAigc: Bool('Made with AI.'),
+    isAigc: Bool('Made with AI (`is_aigc`; videos only).'),
+    autoAddMusic: Bool('Photo posts: TikTok adds recommended music (`auto_add_music`; default false).'),
   },
-  { additionalProperties: false, description: 'TikTok (`post_info`).' },
+  {
+    additionalProperties: false,
+    description: 'TikTok (`post_info`). A post of images (no video) is a photo post; duets, stitches and `isAigc` apply to videos only.',
+  },
 );
 
 const YouTube = t.Object(
@@ -49,6 +61,9 @@ const YouTube = t.Object(
     madeForKids: Bool('`status.selfDeclaredMadeForKids`.'),
     categoryId: t.Optional(t.String({ pattern: '^[0-9]{1,4}$', description: 'An assignable category (capabilities `categories`).' })),
     notifySubscribers: Bool('Notify subscribers (default true).'),
+    short: Bool(
+      'A Short (default false): the video must be vertical or square and at most 180 s; `#Shorts` is added to the title when it has none (the API has no field for it).',
+    ),
   },
   { additionalProperties: false, description: 'YouTube (`videos.insert`).' },
 );
@@ -84,7 +99,11 @@ const Reddit = t.Object(
     nsfw: Bool('Marked NSFW.'),
     spoiler: Bool('Marked as a spoiler.'),
   },
-  { additionalProperties: false, description: 'Reddit: the subreddit and title (or `reddit`), flair, NSFW, spoiler.' },
+  {
+    additionalProperties: false,
+    description:
+      'Reddit: the subreddit and title (another spelling of `reddit`: given both ways they must agree, and without `reddit` each needs the other), flair, NSFW, spoiler.',
+  },
 );
 
 const X = t.Object(

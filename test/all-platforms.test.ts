@@ -755,6 +755,27 @@ describe('per-platform options, through the workflow to each platform', () => {
       options: { x: { poll: { options: ['a', 'b'], durationMinutes: 60 } } },
     });
     expect(problems(poll).fields).toEqual([{ path: 'options.x.poll', message: 'a post with a poll carries no media on X' }]);
+    // Instagram alt text is keyed by the post's images.
+    const alt = await ig([s.image.id, s.video.id], { type: 'carousel', altText: { [s.image.id]: 'a red square', [s.video.id]: 'a clip' } });
+    expect(problems(alt).fields).toEqual([
+      { path: `options.instagram.altText.${s.video.id}`, message: 'is a video: Instagram takes alt text on images only' },
+    ]);
+    // A YouTube Short is a vertical or square video of at most 180 s.
+    const short = (mediaId: string) =>
+      validate(s.key, {
+        content: 'Clip',
+        channelIds: [s.channels.YOUTUBE],
+        mediaIds: [mediaId],
+        options: { youtube: { madeForKids: false, short: true } },
+      });
+    expect(problems(await short(s.video.id)).fields).toEqual([
+      {
+        path: 'options.youtube.short',
+        message: `video ${s.video.id} is 160×120: a Short is vertical or square (height at least the width)`,
+      },
+    ]);
+    const upright = await uploadMedia(s.key, fx.files.mp4Rotated, 'upright.mp4', 'video/mp4');
+    expect((await short(upright.id)).status).toBe(200);
   });
 
   test('options.reddit.subreddit and title are another spelling of reddit: the post shows them there; given twice they must agree', async () => {

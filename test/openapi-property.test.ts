@@ -418,7 +418,23 @@ const PROSE_RULES: {
     holds: (_f, a) => typeof a.query.subreddit === 'string' && a.platforms.every((p) => p !== 'REDDIT'),
   },
   {
-    ops: THREAD_OPS,
+    ops: [...THREAD_OPS, 'createSeries', 'updateSeries'],
+    path: /^options\.reddit\.(subreddit|title)$/,
+    message: /^(differs from reddit\.(subreddit|title)|is required with options\.reddit\.(subreddit|title))/,
+    documented: /given both ways they must agree, and without `reddit` each needs the other/,
+    why: 'options.reddit.subreddit and title agree with reddit, and come together',
+    holds: (f, a) => {
+      const field = f.path.slice('options.reddit.'.length) as 'subreddit' | 'title';
+      const given = a.body.options?.reddit ?? {};
+      const reddit = a.body.reddit;
+      if (f.message.startsWith('differs'))
+        return reddit?.[field] !== undefined && given[field] !== undefined && reddit[field] !== given[field];
+      const other = field === 'title' ? 'subreddit' : 'title';
+      return !reddit && given[field] === undefined && given[other] !== undefined;
+    },
+  },
+  {
+    ops: [...THREAD_OPS, 'createSeries', 'updateSeries'],
     path: /^options\.[a-z]+$/,
     message: /^no target channel is on this platform$/,
     documented: /each key must be the platform of a target channel/,

@@ -12,7 +12,9 @@
 // - `options.reddit.subreddit` and `options.reddit.title` are another spelling of `reddit`; they
 //   are moved there (the post shows them in `reddit`). Given both ways, they must agree.
 // - Against the post's media: an Instagram carousel has 2–10 items, a reel one video, a story one
-//   image or video; `shareToFeed` and `thumbOffsetMs` belong to reels. An X poll carries no media.
+//   image or video; `shareToFeed` and `thumbOffsetMs` belong to reels; alt text is keyed by the
+//   post's images (not on a story). A YouTube Short is a vertical or square video of at most
+//   180 s. An X poll carries no media.
 // - Against what the account can do now, when the platform can be asked (a read that fails
 //   leaves these to the publish, which meets the platform's own refusal):
 //   TikTok: the privacy level is one the creator is offered, the video no longer than the
@@ -27,7 +29,7 @@ import type { PlatformOptions } from '../../platforms/options.ts';
 import type { LiveCapabilities } from '../../platforms/types.ts';
 
 type Channel = Pick<IChannel, 'id' | 'platform'>;
-type Media = Pick<IMediaItem, 'id' | 'type'> & Partial<Pick<IMediaItem, 'durationSeconds'>>;
+type Media = Pick<IMediaItem, 'id' | 'type'> & Partial<Pick<IMediaItem, 'width' | 'height' | 'durationSeconds'>>;
 type RedditTarget = { subreddit: string; title: string } | null;
 
 /** The options as given to the API: Reddit's may carry the subreddit and title. */
@@ -60,7 +62,9 @@ export function optionProblems(
       });
     }
   }
-  if (targeted.has('instagram')) out.push(...instagramProblems(options.instagram ?? {}, media));
+  if (targeted.has('instagram'))
+    out.push(...instagramProblems(options.instagram ?? {}, media), ...instagramAltTextProblems(options, media));
+  if (targeted.has('youtube')) out.push(...youtubeShortProblems(options, media));
   if (targeted.has('x') && options.x?.poll && media.length) {
     out.push({ path: 'options.x.poll', message: 'a post with a poll carries no media on X' });
   }
@@ -180,4 +184,51 @@ function redditKind(media: Media[]): 'text' | 'image' | 'video' | 'gallery' {
   if (!media.length) return 'text';
   if (media.length > 1) return 'gallery';
   return media[0]!.type === 'video' ? 'video' : 'image';
+}
+
+/** The most a YouTube Short lasts (YouTube's limit since October 2024). */
+export const YOUTUBE_SHORT_MAX_SECONDS = 180;
+
+/**
+ * `options.youtube.short` against the post's video: YouTube makes a Short only of a vertical or
+ * square video (height at least the width) of at most 180 s, so a post marked short that is
+ * neither would go out as an ordinary video. Unknown size or length is refused too: nothing
+ * says the video is a Short. Problems are reported at `options.youtube.short`.
+ */
+export function youtubeShortProblems(
+  options: PlatformOptions,
+  media: (Pick<IMediaItem, 'id' | 'type'> & Partial<Pick<IMediaItem, 'width' | 'height' | 'durationSeconds'>>)[],
+): FieldError[] {
+  if (options.youtube?.short !== true) return [];
+  const out: FieldError[] = [];
+  const push = (message: string) => out.push({ path: 'options.youtube.short', message });
+  for (const v of media.filter((m) => m.type === 'video')) {
+    const { width, height, durationSeconds: seconds } = v;
+    if (width == null || height == null) push(`video ${v.id} has no known size: a Short is vertical or square`);
+    else if (height < width) push(`video ${v.id} is ${width}×${height}: a Short is vertical or square (height at least the width)`);
+    if (seconds == null) push(`video ${v.id} has no known length: a Short lasts at most ${YOUTUBE_SHORT_MAX_SECONDS} s`);
+    else if (seconds > YOUTUBE_SHORT_MAX_SECONDS)
+      push(`video ${v.id} lasts ${seconds} s: a Short lasts at most ${YOUTUBE_SHORT_MAX_SECONDS} s`);
+  }
+  return out;
+}
+
+/**
+ * `options.instagram.altText` (alt text by media id) against the post's media: Graph takes
+ * `alt_text` on image containers only (a feed image, a carousel's images), not on videos, reels
+ * or stories. A key that is not one of the post's images is refused at
+ * `options.instagram.altText.<mediaId>`.
+ */
+export function instagramAltTextProblems(options: PlatformOptions, media: Pick<IMediaItem, 'id' | 'type'>[]): FieldError[] {
+  const given = options.instagram?.altText;
+  if (!given) return [];
+  const story = options.instagram?.type === 'story';
+  return Object.keys(given).flatMap((id) => {
+    const path = `options.instagram.altText.${id}`;
+    const item = media.find((m) => m.id === id);
+    if (!item) return [{ path, message: 'is not a media item of this post' }];
+    if (item.type !== 'image') return [{ path, message: `is a ${item.type}: Instagram takes alt text on images only` }];
+    if (story) return [{ path, message: 'Instagram takes no alt text on a story' }];
+    return [];
+  });
 }

@@ -20,35 +20,32 @@ import { ApiError, errors } from '../../lib/errors.ts';
 import { keySees } from '../key-channels.ts';
 import { failureClass, RETRYABLE, type ChannelErrorCode } from '../../workflows/publish-failure-types.ts';
 
-export interface PostChannelView {
-  channelId: string;
-  platform: string;
+/** Where a channel, or one item of its conversation, stands on its platform. */
+export interface PublishOutcome {
   status: string;
-  content: string;
   platformPostId: string | null;
   url: string | null;
   publishedAt: string | null;
   error: string | null;
-  /** Set on a failed channel only (a row failed before the column existed shows `unknown`). */
+  /** Set when failed only (a row failed before the column existed shows `unknown`). */
   errorCode: ChannelErrorCode | null;
   retryable: boolean | null;
+}
+
+export interface PostChannelView extends PublishOutcome {
+  channelId: string;
+  platform: string;
+  content: string;
   /** The post (position 0) and its follow-ups (domain/posts/thread.ts), each with its own outcome. */
   items: PostItemView[];
 }
 
 /** One item of a channel's conversation: position 0 is the post itself, then replies or a comment. */
-export interface PostItemView {
+export interface PostItemView extends PublishOutcome {
   position: number;
   kind: 'post' | 'reply' | 'comment';
   content: string;
   mediaIds: string[];
-  status: string;
-  platformPostId: string | null;
-  url: string | null;
-  publishedAt: string | null;
-  error: string | null;
-  errorCode: ChannelErrorCode | null;
-  retryable: boolean | null;
 }
 
 export interface PostView {
