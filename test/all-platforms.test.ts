@@ -39,7 +39,7 @@ let fx: MediaFixtures;
 let fakes: AllFakes;
 let stack: Stack;
 let appServer: ReturnType<typeof Bun.serve>;
-/** Signed media URLs the wrapped Instagram/Threads connectors handed out, as rewritten. */
+/** Signed media URLs the wrapped Instagram/Threads/TikTok connectors handed out, as rewritten. */
 const handedOut: string[] = [];
 
 /** The signed disk-store URL, on the socket the app listens on. */
@@ -51,7 +51,7 @@ function onAppSocket(url: string): string {
   return out;
 }
 
-/** Instagram/Threads with media URLs Meta's fake can reach (see the header). */
+/** A connector that hands out media URLs (Instagram, Threads, TikTok photos) its fake can reach (see the header). */
 function withReachableMedia(c: Connector): Connector {
   const media = (m: MediaRef): MediaRef => (m.url ? { ...m, url: async () => onAppSocket(await m.url!()) } : m);
   const req = (r: PublishRequest): PublishRequest => ({ ...r, media: r.media.map(media) });
@@ -67,8 +67,11 @@ beforeAll(async () => {
   const connectors = createConnectors(fakes.settings, { allowPrivate: true }); // the fakes listen on 127.0.0.1
   connectors.INSTAGRAM = withReachableMedia(connectors.INSTAGRAM!);
   connectors.THREADS = withReachableMedia(connectors.THREADS!);
+  connectors.TIKTOK = withReachableMedia(connectors.TIKTOK!);
   stack = await startPostStack({ storage: 'disk', connectors });
   appServer = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (r) => stack.app.handle(r) });
+  // TikTok pulls a photo post's images only from URL prefixes verified for the app: the app's store.
+  fakes.tiktok.verifiedUrlPrefixes.push(`http://127.0.0.1:${appServer.port}/storage/object/`);
 }, 120_000);
 
 afterAll(async () => {
@@ -588,6 +591,74 @@ describe('per-platform options, through the workflow to each platform', () => {
       privacyStatus: 'unlisted',
       selfDeclaredMadeForKids: false,
     });
+  }, 90_000);
+
+  test('each post type and the other options reach their platform: Instagram reel, carousel with alt text and story; X poll; Reddit flair; Pinterest board; TikTok interactions and a photo post; a YouTube Short', async () => {
+    const s = await setup();
+    const tag = crypto.randomUUID().slice(0, 8);
+    const jpeg = await uploadMedia(s.key, fx.files.jpeg, 'photo.jpg', 'image/jpeg');
+    const upright = await uploadMedia(s.key, fx.files.mp4Rotated, 'upright.mp4', 'video/mp4');
+    const sr = `news${tag}`;
+    fakes.reddit.subreddits[sr] = { flairs: [{ id: 'flair-news', text: 'News' }] };
+    const board = fakes.pinterest.addBoard({ name: `Launches ${tag}` });
+    const stories = fakes.instagram.containers.filter((c) => c.mediaType === 'STORIES').length;
+    const post = (platform: Platform, what: string, mediaIds: string[], options: Record<string, unknown>, extra = {}) =>
+      call(stack.app, 'POST', '/v1/posts', {
+        key: s.key,
+        body: { content: `${what} ${tag}`, channelIds: [s.channels[platform]], mediaIds, options, ...extra },
+      });
+    const answers = await Promise.all([
+      post('INSTAGRAM', 'Reel', [s.video.id], { instagram: { type: 'reel', shareToFeed: false, thumbOffsetMs: 1000 } }),
+      post('INSTAGRAM', 'Carousel', [s.image.id, jpeg.id], { instagram: { type: 'carousel', altText: { [jpeg.id]: 'a test card' } } }),
+      post('INSTAGRAM', 'Story', [s.image.id], { instagram: { type: 'story' } }),
+      post('X', 'Poll', [], { x: { poll: { options: ['Yes', 'No'], durationMinutes: 60 } } }),
+      post('REDDIT', 'Flair', [], { reddit: { flairId: 'flair-news' } }, { reddit: { subreddit: sr, title: `Flair ${tag}` } }),
+      post('PINTEREST', 'Board', [s.image.id], { pinterest: { boardId: board } }),
+      post('TIKTOK', 'Interactions', [s.video.id], {
+        tiktok: { privacyLevel: 'SELF_ONLY', disableDuet: true, disableStitch: true, brandOrganicToggle: true, isAigc: true },
+      }),
+      post('TIKTOK', 'Photo', [jpeg.id], { tiktok: { privacyLevel: 'SELF_ONLY', autoAddMusic: true } }),
+      post('YOUTUBE', 'Short', [upright.id], {
+        youtube: { madeForKids: true, description: `About ${tag}`, categoryId: '10', short: true },
+      }),
+    ]);
+    for (const a of answers) expect({ status: a.status, error: a.body.error }).toEqual({ status: 201, error: undefined });
+    const ids = answers.map((a) => a.body.id as string);
+    await untilDone(ids);
+    for (const id of ids) expect((await getPost(s.key, id)).status).toBe('published');
+
+    const ig = fakes.instagram;
+    const containerOf = (text: string) => ig.containers.find((c) => c.id === ig.posts.find((p) => p.text === text)!.media[0])!;
+    const reel = containerOf(`Reel ${tag}`);
+    expect({ type: reel.mediaType, feed: reel.params.share_to_feed, thumb: reel.params.thumb_offset }).toEqual({
+      type: 'REELS',
+      feed: 'false',
+      thumb: '1000',
+    });
+    const carousel = containerOf(`Carousel ${tag}`);
+    expect(carousel.mediaType).toBe('CAROUSEL');
+    const children = carousel.children.map((id) => ig.containers.find((c) => c.id === id)!);
+    expect(children.map((c) => c.params.alt_text ?? null)).toEqual([null, 'a test card']);
+    expect(ig.containers.filter((c) => c.mediaType === 'STORIES').length).toBe(stories + 1);
+    expect(fakes.x.tweets.find((t) => t.text === `Poll ${tag}`)!.poll).toEqual({ options: ['Yes', 'No'], durationMinutes: 60 });
+    expect(fakes.reddit.posts.find((p) => p.title === `Flair ${tag}`)).toMatchObject({ subreddit: sr, flairId: 'flair-news' });
+    expect(fakes.pinterest.pins.find((p) => p.description === `Board ${tag}`)!.boardId).toBe(board);
+    const tiktok = (title: string) => fakes.tiktok.publishes.find((p) => p.postInfo.title === title || p.postInfo.description === title)!;
+    expect(tiktok(`Interactions ${tag}`).postInfo).toMatchObject({
+      privacy_level: 'SELF_ONLY',
+      disable_duet: true,
+      disable_stitch: true,
+      brand_organic_toggle: true,
+      is_aigc: true,
+    });
+    const photo = tiktok(`Photo ${tag}`);
+    expect({ kind: photo.kind, music: photo.postInfo.auto_add_music, photos: photo.photos.length }).toEqual({
+      kind: 'photo',
+      music: true,
+      photos: 1,
+    });
+    const short = fakes.youtube.videos.find((v) => v.description.includes(`About ${tag}`))!;
+    expect(short).toMatchObject({ title: `Short ${tag} #Shorts`, categoryId: '10', selfDeclaredMadeForKids: true });
   }, 90_000);
 
   test('options for a platform the post does not go to are refused at their path', async () => {
