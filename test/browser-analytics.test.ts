@@ -9,8 +9,7 @@ import {
   closeAll,
   docsScreenshot,
   lateBoundServer,
-  launchChromium,
-  newRecordedContext,
+  signedInChromium,
   type Browser,
   type BrowserContext,
   type Page,
@@ -59,12 +58,7 @@ beforeAll(async () => {
   }
   const wall = zonedToUtc({ year: 2020, month: 1, day: 1, hour: 0, minute: 0 }, 'UTC'); // an unrelated, older post: not counted
   await publishedPost(org.id, a.id, wall, [[new Date(wall.getTime() + 3_600_000), { likes: 999 }]]);
-  browser = await launchChromium();
-  ({ context, page, problems } = await newRecordedContext(browser, server.url));
-  await page.goto('/sign-in');
-  await page.getByTestId('sign-in-email').fill(email);
-  await page.getByTestId('sign-in-password').fill(password);
-  await Promise.all([page.waitForURL(/\/calendar$/), page.getByTestId('sign-in-submit').click()]);
+  ({ browser, context, page, problems } = await signedInChromium(server.url, email, password));
 }, 120_000);
 
 afterAll(async () => {

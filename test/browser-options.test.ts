@@ -13,8 +13,7 @@ import { FAKE_APP, startFakeTikTok, type FakeTikTok } from './fakes/tiktok.ts';
 import {
   closeAll,
   lateBoundServer,
-  launchChromium,
-  newRecordedContext,
+  signedInChromium,
   screenshot,
   type Browser,
   type BrowserContext,
@@ -73,12 +72,7 @@ beforeAll(async () => {
     height: 120,
   });
   await em.flush();
-  browser = await launchChromium();
-  ({ context, page, problems, duplicateIds } = await newRecordedContext(browser, server.url));
-  await page.goto('/sign-in');
-  await page.getByTestId('sign-in-email').fill(email);
-  await page.getByTestId('sign-in-password').fill(password);
-  await Promise.all([page.waitForURL(/\/calendar$/), page.getByTestId('sign-in-submit').click()]);
+  ({ browser, context, page, problems, duplicateIds } = await signedInChromium(server.url, email, password));
 }, 120_000);
 
 afterAll(async () => {

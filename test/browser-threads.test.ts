@@ -9,8 +9,7 @@ import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import {
   closeAll,
   lateBoundServer,
-  launchChromium,
-  newRecordedContext,
+  signedInChromium,
   screenshot,
   type Browser,
   type BrowserContext,
@@ -48,12 +47,7 @@ beforeAll(async () => {
     credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
   });
   channelId = channel.id;
-  browser = await launchChromium();
-  ({ context, page, problems, duplicateIds } = await newRecordedContext(browser, server.url));
-  await page.goto('/sign-in');
-  await page.getByTestId('sign-in-email').fill(email);
-  await page.getByTestId('sign-in-password').fill(password);
-  await Promise.all([page.waitForURL(/\/calendar$/), page.getByTestId('sign-in-submit').click()]);
+  ({ browser, context, page, problems, duplicateIds } = await signedInChromium(server.url, email, password));
 }, 120_000);
 
 afterAll(async () => {

@@ -272,6 +272,30 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     return t;
   }
 
+  /**
+   * Who may see the post, as video/init and content/init both check it: brand_content_toggle
+   * given, a privacy level among the creator's, branded content not private (TikTok's
+   * guidelines), an unaudited app posting privately only.
+   */
+  function audienceProblem(info: Record<string, unknown>): Response | undefined {
+    if (typeof info.brand_content_toggle !== 'boolean')
+      return apiError(400, 'invalid_param', 'post_info.brand_content_toggle is required.');
+    if (typeof info.privacy_level !== 'string' || !creator.privacy_level_options.includes(info.privacy_level)) {
+      return apiError(
+        403,
+        'privacy_level_option_mismatch',
+        'privacy_level is not specified or not among the options from the privacy_level_options returned in /publish/creator_info/query/ API.',
+      );
+    }
+    if (info.brand_content_toggle === true && info.privacy_level === 'SELF_ONLY') {
+      return apiError(400, 'invalid_param', 'Branded content visibility cannot be set to private.');
+    }
+    if (opts.unaudited && info.privacy_level !== 'SELF_ONLY') {
+      return apiError(403, 'unaudited_client_can_only_post_to_private_accounts', 'Unaudited clients can only post to a private account.');
+    }
+    return undefined;
+  }
+
   async function init(req: Request, tok: string): Promise<Response> {
     const body = (await req.json().catch(() => null)) as {
       post_info?: Record<string, unknown>;
@@ -292,22 +316,8 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     for (const k of ['disable_duet', 'disable_stitch', 'disable_comment', 'brand_organic_toggle', 'is_aigc']) {
       if (info[k] !== undefined && typeof info[k] !== 'boolean') return apiError(400, 'invalid_param', `post_info.${k} must be a boolean.`);
     }
-    if (typeof info.brand_content_toggle !== 'boolean')
-      return apiError(400, 'invalid_param', 'post_info.brand_content_toggle is required.');
-    if (typeof info.privacy_level !== 'string' || !creator.privacy_level_options.includes(info.privacy_level)) {
-      return apiError(
-        403,
-        'privacy_level_option_mismatch',
-        'privacy_level is not specified or not among the options from the privacy_level_options returned in /publish/creator_info/query/ API.',
-      );
-    }
-    // TikTok's guidelines: branded content visibility cannot be set to private.
-    if (info.brand_content_toggle === true && info.privacy_level === 'SELF_ONLY') {
-      return apiError(400, 'invalid_param', 'Branded content visibility cannot be set to private.');
-    }
-    if (opts.unaudited && info.privacy_level !== 'SELF_ONLY') {
-      return apiError(403, 'unaudited_client_can_only_post_to_private_accounts', 'Unaudited clients can only post to a private account.');
-    }
+    const refused = audienceProblem(info);
+    if (refused) return refused;
     if (src.source !== 'FILE_UPLOAD') return apiError(400, 'invalid_param', 'This fake only takes source FILE_UPLOAD.');
     const problem = chunkProblem(Number(src.video_size), Number(src.chunk_size), Number(src.total_chunk_count));
     if (problem) return apiError(400, 'invalid_param', problem);
@@ -369,21 +379,8 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     for (const k of ['disable_comment', 'auto_add_music', 'brand_organic_toggle']) {
       if (info[k] !== undefined && typeof info[k] !== 'boolean') return apiError(400, 'invalid_param', `post_info.${k} must be a boolean.`);
     }
-    if (typeof info.brand_content_toggle !== 'boolean')
-      return apiError(400, 'invalid_param', 'post_info.brand_content_toggle is required.');
-    if (typeof info.privacy_level !== 'string' || !creator.privacy_level_options.includes(info.privacy_level)) {
-      return apiError(
-        403,
-        'privacy_level_option_mismatch',
-        'privacy_level is not specified or not among the options from the privacy_level_options returned in /publish/creator_info/query/ API.',
-      );
-    }
-    if (info.brand_content_toggle === true && info.privacy_level === 'SELF_ONLY') {
-      return apiError(400, 'invalid_param', 'Branded content visibility cannot be set to private.');
-    }
-    if (opts.unaudited && info.privacy_level !== 'SELF_ONLY') {
-      return apiError(403, 'unaudited_client_can_only_post_to_private_accounts', 'Unaudited clients can only post to a private account.');
-    }
+    const refused = audienceProblem(info);
+    if (refused) return refused;
     if (src.source !== 'PULL_FROM_URL') return apiError(400, 'invalid_param', 'Photos are posted with source PULL_FROM_URL.');
     const urls = src.photo_images;
     if (!Array.isArray(urls) || urls.length < 1 || urls.length > MAX_PHOTOS || urls.some((u) => typeof u !== 'string' || !u)) {

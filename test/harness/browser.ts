@@ -108,6 +108,18 @@ export async function newRecordedContext(browser: Browser, origin: string) {
   return { context, page, problems, duplicateIds };
 }
 
+/** Chromium with one recorded context (newRecordedContext), signed in to the web app as this person. */
+export async function signedInChromium(origin: string, email: string, password: string) {
+  const browser = await launchChromium();
+  const recorded = await newRecordedContext(browser, origin);
+  const { page } = recorded;
+  await page.goto('/sign-in');
+  await page.getByTestId('sign-in-email').fill(email);
+  await page.getByTestId('sign-in-password').fill(password);
+  await Promise.all([page.waitForURL(/\/calendar$/), page.getByTestId('sign-in-submit').click()]);
+  return { browser, ...recorded };
+}
+
 /** Every page visited (by path), for the report of which pages were checked for console errors. */
 export function visitedPaths(page: Page): Set<string> {
   const seen = new Set<string>();
