@@ -5,6 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts
 import { addChannel, channelView, checkChannelAddress, listChannels, probeChannel, setChannelStatus } from '../domain/channels.ts';
 import { createOrganization, getOrganization, setOrganizationPlan } from '../domain/organizations.ts';
 import { createUser } from '../services/users.ts';
+import { isRole, ROLES } from '../domain/roles.ts';
 import { errors } from '../lib/errors.ts';
 import { createConnectors } from '../platforms/index.ts';
 import type { AccountLimits } from '../platforms/types.ts';
@@ -141,11 +142,16 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'user create': {
-    usage: 'user create --org ID --email EMAIL --password PASSWORD',
-    flags: ['org', 'email', 'password'],
+    usage: 'user create --org ID --email EMAIL --password PASSWORD [--role owner|admin|editor|contributor|viewer]',
+    flags: ['org', 'email', 'password', 'role'],
     required: ['org', 'email', 'password'],
-    // A member of the organization who signs in to the web application (password hashed with Argon2id).
-    run: ({ em }, f) => createUser(em, { organizationId: f.org!, email: f.email!, password: f.password! }),
+    // A member of the organization who signs in to the web application (password hashed with
+    // Argon2id), with a role there (domain/roles.ts; default owner).
+    run: async ({ em }, f) => {
+      if (f.role !== undefined && !isRole(f.role))
+        throw errors.validation([{ path: 'role', message: `must be one of ${ROLES.join(', ')}` }]);
+      return createUser(em, { organizationId: f.org!, email: f.email!, password: f.password!, role: f.role });
+    },
   },
   'channel set-status': {
     usage: 'channel set-status --id ID --status active|reauth_required|disabled',

@@ -4,7 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { monotonicFactory } from 'ulidx';
-import { Organization, Session, User, type IOrganization, type ISession, type IUser } from '../db/entities/index.ts';
+import { Membership, Organization, Session, User, type IOrganization, type ISession, type IUser, type Role } from '../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { getOrganization } from '../domain/organizations.ts';
 
@@ -17,6 +17,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const ulid = monotonicFactory();
 const newUserId = () => `usr_${ulid().toLowerCase()}`;
+const newMembershipId = () => `mem_${ulid().toLowerCase()}`;
 
 export interface UserView {
   id: string;
@@ -44,7 +45,11 @@ function checkPassword(password: string, fields: FieldError[]): void {
   }
 }
 
-export async function createUser(em: EntityManager, input: { organizationId: string; email: string; password: string }): Promise<UserView> {
+/** A person who signs in, a member of `organizationId` with `role` (default owner: domain/roles.ts). */
+export async function createUser(
+  em: EntityManager,
+  input: { organizationId: string; email: string; password: string; role?: Role },
+): Promise<UserView> {
   const fields: FieldError[] = [];
   const email = normalizeEmail(input.email);
   if (email.length > 320 || !EMAIL.test(email)) fields.push({ path: 'email', message: 'must be an email address' });
@@ -58,6 +63,7 @@ export async function createUser(em: EntityManager, input: { organizationId: str
     email,
     passwordHash: await hashPassword(input.password),
   });
+  em.create(Membership, { id: newMembershipId(), organization: input.organizationId, user: user.id, role: input.role ?? 'owner' });
   await em.flush();
   return userView(user);
 }
@@ -126,6 +132,8 @@ export interface SignedIn {
   session: ISession;
   user: IUser;
   organization: IOrganization;
+  /** The user's role in the session's organization (domain/roles.ts). */
+  role: Role;
   /** Set when the session was extended: the cookie must be sent again with this expiry. */
   renewedUntil?: Date;
 }
@@ -139,18 +147,20 @@ export async function findSession(em: EntityManager, value: string, now = new Da
     await em.nativeDelete(Session, { id: session.id });
     return null;
   }
-  const [user, organization] = await Promise.all([
+  const [user, organization, membership] = await Promise.all([
     em.findOne(User, { id: session.user }),
     em.findOne(Organization, { id: session.organization }),
+    em.findOne(Membership, { user: session.user, organization: session.organization }),
   ]);
-  if (!user || !organization || user.organization !== organization.id) return null;
+  // No longer a member there: the session no longer opens it.
+  if (!user || !organization || !membership) return null;
   let renewedUntil: Date | undefined;
   if (session.expiresAt.getTime() - now.getTime() < SESSION_TTL_MS / 2) {
     renewedUntil = new Date(now.getTime() + SESSION_TTL_MS);
     await em.nativeUpdate(Session, { id: session.id }, { expiresAt: renewedUntil, lastSeenAt: now });
     session.expiresAt = renewedUntil;
   }
-  return { session, user, organization, renewedUntil };
+  return { session, user, organization, role: membership.role, renewedUntil };
 }
 
 export async function deleteSession(em: EntityManager, value: string): Promise<void> {

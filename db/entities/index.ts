@@ -14,6 +14,7 @@ export * from './queue-slot.ts';
 export * from './series.ts';
 export * from './post-metric.ts';
 export * from './post-channel-item.ts';
+export * from './membership.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -31,6 +32,7 @@ import { QueueClaim, QueueSlot } from './queue-slot.ts';
 import { Series } from './series.ts';
 import { PostMetric } from './post-metric.ts';
 import { PostChannelItem } from './post-channel-item.ts';
+import { Membership } from './membership.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -52,4 +54,5 @@ export const ALL_ENTITIES = [
   Series,
   PostMetric,
   PostChannelItem,
+  Membership,
 ];

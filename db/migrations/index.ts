@@ -23,6 +23,7 @@ import { Migration20261126210000_post_metrics } from './Migration20261126210000_
 import { Migration20261127100000_post_threads } from './Migration20261127100000_post_threads.ts';
 import { Migration20261127110000_post_options } from './Migration20261127110000_post_options.ts';
 import { Migration20261127120000_series_options } from './Migration20261127120000_series_options.ts';
+import { Migration20261127130000_memberships } from './Migration20261127130000_memberships.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127100000_post_threads', class: Migration20261127100000_post_threads },
   { name: 'Migration20261127110000_post_options', class: Migration20261127110000_post_options },
   { name: 'Migration20261127120000_series_options', class: Migration20261127120000_series_options },
+  { name: 'Migration20261127130000_memberships', class: Migration20261127130000_memberships },
 ];
