@@ -4,7 +4,7 @@
 import { t } from 'elysia';
 import type { TSchema } from '@sinclair/typebox';
 import { DATE_TIME_MESSAGE, DATE_TIME_PATTERN } from '../lib/date-time.ts';
-import { ERROR_STATUS } from '../lib/errors.ts';
+import { ERROR_STATUS, WEB_ONLY_CODES, type ApiErrorCode, type ErrorCode } from '../lib/errors.ts';
 import { WEEKDAYS } from '../lib/zoned-time.ts';
 import { SLOT_TIME_PATTERN } from '../domain/queues/slots.ts';
 import { PLATFORMS, CHANNEL_STATUSES } from '../platforms/catalog.ts';
@@ -27,7 +27,9 @@ const NullableInteger = (description: string) => t.Union([t.Integer(), t.Null()]
  */
 const oneOf = (values: readonly string[], description?: string) => t.String({ enum: [...values], ...(description ? { description } : {}) });
 
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as (keyof typeof ERROR_STATUS)[];
+export const ERROR_CODES = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter(
+  (c): c is ApiErrorCode => !(WEB_ONLY_CODES as readonly string[]).includes(c),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Request values. Each rule the server enforces on a value is a keyword here, checked by TypeBox

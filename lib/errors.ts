@@ -3,6 +3,7 @@
 export const ERROR_STATUS = {
   unauthorized: 401,
   forbidden_scope: 403,
+  forbidden_role: 403,
   plan_required: 403,
   limit_reached: 403,
   not_found: 404,
@@ -16,6 +17,10 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+/** The web application's own refusal of a member's role; the API (SPEC.md §7) never answers it. */
+export const WEB_ONLY_CODES = ['forbidden_role'] as const;
+/** The codes of the API's error body (SPEC.md §7). */
+export type ApiErrorCode = Exclude<ErrorCode, (typeof WEB_ONLY_CODES)[number]>;
 
 export interface FieldError {
   path: string;
@@ -54,6 +59,11 @@ export class ApiError extends Error {
 
 export const errors = {
   unauthorized: (message = 'Missing or invalid API key.') => new ApiError('unauthorized', message),
+  /** A member whose role does not allow the action (domain/roles.ts). */
+  forbiddenRole: (role: string, action: string) =>
+    new ApiError('forbidden_role', `Your role in this organization (${role}) does not allow this (${action}).`, {
+      details: { role, action },
+    }),
   forbiddenScope: (scope: string) =>
     new ApiError('forbidden_scope', `This API key lacks the "${scope}" scope.`, { details: { requiredScope: scope } }),
   planRequired: (plan: string) =>

@@ -119,7 +119,7 @@ ${
 export function analyticsRoutes(web: Web) {
   return router().get(
     '/analytics',
-    pageRoute(web, async (ctx) => {
+    pageRoute(web, 'read', async (ctx) => {
       const orgId = ctx.signedIn.organization.id;
       const q = ctx.url.searchParams;
       const days = RANGES.find((d) => String(d) === q.get('days')) ?? 30;

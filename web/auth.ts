@@ -139,7 +139,7 @@ export function authRoutes(web: Web) {
     )
     .post(
       '/sign-out',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'read', async (ctx) => {
         await deleteSession(ctx.em, ctx.cookies.get(SESSION_COOKIE) ?? '');
         return redirect('/sign-in', { cookies: [clearSessionCookie(web)] });
       }),

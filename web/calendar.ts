@@ -196,11 +196,11 @@ function instantParam(value: string | null, path: string): Date {
 export function calendarRoutes(web: Web) {
   return (
     router()
-      .get('/calendar', pageRoute(web, calendarPage))
+      .get('/calendar', pageRoute(web, 'read', calendarPage))
       // Posts of a period, for the live update (every 3 s while the page is visible).
       .get(
         '/web/api/posts',
-        jsonRoute(web, async (ctx) => {
+        jsonRoute(web, 'read', async (ctx) => {
           const from = instantParam(ctx.url.searchParams.get('from'), 'from');
           const to = instantParam(ctx.url.searchParams.get('to'), 'to');
           if (to.getTime() - from.getTime() > 62 * 24 * 3600 * 1000 || to <= from)
@@ -211,14 +211,14 @@ export function calendarRoutes(web: Web) {
       )
       .get(
         '/web/api/posts/:id',
-        jsonRoute(web, async (ctx) =>
+        jsonRoute(web, 'read', async (ctx) =>
           jsonResponse(await getPostForKey(ctx.em, ctx.signedIn.organization.id, ctx.params.id!, 'all', web.deps.storage)),
         ),
       )
       // Drag and drop on the month view: the same validation and workflow Update as PATCH /v1/posts/{id}.
       .patch(
         '/web/api/posts/:id',
-        jsonRoute(web, async (ctx) => {
+        jsonRoute(web, 'posts.publish', async (ctx) => {
           const body = ctx.body as { date?: string; publishAt?: string; content?: string };
           const orgId = ctx.signedIn.organization.id;
           let publishAt: Date | undefined;

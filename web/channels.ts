@@ -336,11 +336,11 @@ export function channelRoutes(web: Web) {
   return router()
     .get(
       '/channels',
-      pageRoute(web, async (ctx) => channelsPage(ctx, await channelsOf(ctx.em, ctx.signedIn.organization.id))),
+      pageRoute(web, 'read', async (ctx) => channelsPage(ctx, await channelsOf(ctx.em, ctx.signedIn.organization.id))),
     )
     .get(
       '/channels/connect/:platform',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'channels.manage', async (ctx) => {
         const platform = platformParam(ctx);
         const channel = await ownChannel(ctx.em, ctx.signedIn.organization.id, ctx.url.searchParams.get('channel'), platform);
         return connectPage(web, ctx, { platform, channel, errors: [], values: {} });
@@ -348,7 +348,7 @@ export function channelRoutes(web: Web) {
     )
     .post(
       '/channels/connect/:platform',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'channels.manage', async (ctx) => {
         const platform = platformParam(ctx);
         const channel = await ownChannel(ctx.em, ctx.signedIn.organization.id, ctx.form.get('channelId'), platform);
         const values: Record<string, string> = { name: ctx.form.get('name') ?? '' };
@@ -367,7 +367,7 @@ export function channelRoutes(web: Web) {
     )
     .post(
       '/channels/oauth/:platform/start',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'channels.manage', async (ctx) => {
         const platform = platformParam(ctx);
         if (!isOAuthPlatform(platform)) throw errors.notFound('OAuth flow');
         const settings = web.options().platforms;
@@ -394,7 +394,7 @@ export function channelRoutes(web: Web) {
     )
     .get(
       '/channels/oauth/:platform/callback',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'channels.manage', async (ctx) => {
         const platform = platformParam(ctx);
         if (!isOAuthPlatform(platform)) throw errors.notFound('OAuth flow');
         const q = ctx.url.searchParams;
@@ -457,7 +457,7 @@ export function channelRoutes(web: Web) {
     )
     .get(
       '/channels/oauth/finish/:grant',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'channels.manage', async (ctx) => {
         const grant = await pendingGrant(ctx.em, ctx.params.grant ?? '', ctx.signedIn.user.id, ctx.now);
         if (!grant)
           return failedConnection(ctx, 'This connection has expired or was already finished. Start again from the Channels page.', 404);
@@ -466,7 +466,7 @@ export function channelRoutes(web: Web) {
     )
     .post(
       '/channels/oauth/finish/:grant',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'channels.manage', async (ctx) => {
         const grant = await pendingGrant(ctx.em, ctx.params.grant ?? '', ctx.signedIn.user.id, ctx.now);
         if (!grant)
           return failedConnection(ctx, 'This connection has expired or was already finished. Start again from the Channels page.', 404);

@@ -360,16 +360,16 @@ export function composerRoutes(web: Web) {
   return router()
     .post(
       '/web/api/text-lengths',
-      jsonRoute(web, (ctx) => textLengths(ctx, ctx.body as typeof TextLengthsBody.static)),
+      jsonRoute(web, 'read', (ctx) => textLengths(ctx, ctx.body as typeof TextLengthsBody.static)),
       { body: TextLengthsBody },
     )
     .get(
       '/web/api/channels/:id/capabilities',
-      jsonRoute(web, (ctx) => capabilities(web, ctx)),
+      jsonRoute(web, 'read', (ctx) => capabilities(web, ctx)),
     )
     .get(
       '/posts/new',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'posts.write', async (ctx) => {
         const orgId = ctx.signedIn.organization.id;
         const [channels, media] = await Promise.all([channelsOf(ctx.em, orgId), readyMedia(ctx.em, orgId, web.deps.storage)]);
         const day = parseDayKey(ctx.url.searchParams.get('date'));
@@ -395,7 +395,7 @@ export function composerRoutes(web: Web) {
     )
     .post(
       '/posts',
-      pageRoute(web, async (raw) => {
+      pageRoute(web, 'posts.publish', async (raw) => {
         const ctx = withFormZone(raw);
         const values = composerValuesFromForm(ctx.form);
         try {
@@ -415,7 +415,7 @@ export function composerRoutes(web: Web) {
     )
     .get(
       '/posts/:id',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'read', async (ctx) => {
         const orgId = ctx.signedIn.organization.id;
         const post = await getPostForKey(ctx.em, orgId, ctx.params.id!, 'all', web.deps.storage);
         const figures = await postAnalyticsForKey(ctx.em, orgId, post.id, 'all', web.deps.storage);
@@ -424,7 +424,7 @@ export function composerRoutes(web: Web) {
     )
     .get(
       '/posts/:id/edit',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'posts.write', async (ctx) => {
         const post = await getPostForKey(ctx.em, ctx.signedIn.organization.id, ctx.params.id!, 'all');
         assertEditable(post);
         return editPage(web, ctx, post, null, []);
@@ -432,7 +432,7 @@ export function composerRoutes(web: Web) {
     )
     .post(
       '/posts/:id/edit',
-      pageRoute(web, async (raw) => {
+      pageRoute(web, 'posts.publish', async (raw) => {
         const ctx = withFormZone(raw);
         const values = composerValuesFromForm(ctx.form);
         const id = ctx.params.id!;

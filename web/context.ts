@@ -5,7 +5,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bodyText, earlyStep, isBodyTooLarge, readBody, readJsonBody } from '../http/body.ts';
 import { defaultLog, type AppDeps } from '../http/deps.ts';
-import { ApiError } from '../lib/errors.ts';
+import { ApiError, errors } from '../lib/errors.ts';
+import { can, type Action } from '../domain/roles.ts';
 import { csrfMatches, findSession, type SignedIn } from '../services/users.ts';
 import { MAX_FORM_BYTES, parseCookies, parseForm, redirect, serializeCookie, htmlResponse } from './http.ts';
 import { errorBody, layout } from './layout.ts';
@@ -271,11 +272,16 @@ export function formBody(body: unknown): URLSearchParams {
   return parseForm(body);
 }
 
+/** Each route names the action it performs; the member's role must allow it (domain/roles.ts). */
+function assertRoleMay(signedIn: SignedIn, action: Action): void {
+  if (!can(signedIn.role, action)) throw errors.forbiddenRole(signedIn.role, action);
+}
+
 /**
  * A page: signed in or redirected to /sign-in; POSTs carry a form with `_csrf`. Errors become
  * HTML pages with the matching status.
  */
-export function pageRoute(web: Web, handler: (ctx: PageContext) => Promise<Response> | Response) {
+export function pageRoute(web: Web, action: Action, handler: (ctx: PageContext) => Promise<Response> | Response) {
   return async (input: RouteInput): Promise<Response> => {
     const ctx = requestContext(web, input);
     let signedIn: SignedInCookie | null = null;
@@ -285,6 +291,7 @@ export function pageRoute(web: Web, handler: (ctx: PageContext) => Promise<Respo
         if (ctx.request.method === 'GET') return redirect(signInPath(ctx.url));
         throw new ApiError('unauthorized', 'Sign in first.');
       }
+      assertRoleMay(signedIn, action);
       let form = new URLSearchParams();
       if (STATE_CHANGING.has(ctx.request.method)) {
         form = formBody(input.body);
@@ -308,11 +315,12 @@ export function pageRoute(web: Web, handler: (ctx: PageContext) => Promise<Respo
  * header must match on POST/PATCH/DELETE. Errors are thrown to the app's onError, so they have
  * the API's error body.
  */
-export function jsonRoute(web: Web, handler: (ctx: JsonContext) => Promise<Response> | Response) {
+export function jsonRoute(web: Web, action: Action, handler: (ctx: JsonContext) => Promise<Response> | Response) {
   return async (input: RouteInput): Promise<Response> => {
     const ctx = requestContext(web, input);
     const signedIn = await signedInWithCookie(ctx);
     if (!signedIn) throw sessionRequired();
+    assertRoleMay(signedIn, action);
     if (STATE_CHANGING.has(ctx.request.method)) {
       if (!originAllowed(web, ctx.request) || !csrfMatches(signedIn.session, ctx.request.headers.get('x-csrf-token'))) throw csrfError();
     }

@@ -190,7 +190,7 @@ export function keyRoutes(web: Web) {
   return router()
     .get(
       '/settings/api-keys',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'keys.manage', async (ctx) => {
         const created = openNewKey(ctx);
         const res = await keysPage(ctx, created ? { created } : {});
         if (ctx.cookies.has(NEW_KEY_COOKIE)) {
@@ -204,7 +204,7 @@ export function keyRoutes(web: Web) {
     )
     .post(
       '/settings/api-keys',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'keys.manage', async (ctx) => {
         const f: KeyForm = {
           name: ctx.form.get('name') ?? '',
           scopes: ctx.form.getAll('scopes'),
@@ -252,7 +252,7 @@ export function keyRoutes(web: Web) {
     )
     .post(
       '/settings/api-keys/:id/revoke',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'keys.manage', async (ctx) => {
         const id = ctx.params.id ?? '';
         const own = (await listApiKeys(ctx.em, ctx.signedIn.organization.id)).some((k) => k.id === id);
         if (!own) throw errors.notFound('API key');

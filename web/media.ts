@@ -92,11 +92,11 @@ export function mediaRoutes(web: Web) {
   return router()
     .get(
       '/media',
-      pageRoute(web, (ctx) => mediaPage(web, ctx)),
+      pageRoute(web, 'read', (ctx) => mediaPage(web, ctx)),
     )
     .post(
       '/web/api/media/uploads',
-      jsonRoute(web, async (ctx) => {
+      jsonRoute(web, 'media.write', async (ctx) => {
         const { storage, temporal } = need();
         const body = ctx.body as { fileName: string; mimeType: string; fileSize: number; altText?: string };
         const { item, upload } = await createUpload(ctx.em, storage, temporal, {
@@ -120,7 +120,7 @@ export function mediaRoutes(web: Web) {
     )
     .post(
       '/web/api/media/:id/complete',
-      jsonRoute(web, async (ctx) => {
+      jsonRoute(web, 'media.write', async (ctx) => {
         const { storage, temporal } = need();
         const item = await completeUpload(ctx.em, temporal, ctx.signedIn.organization.id, ctx.params.id ?? '');
         return jsonResponse(await mediaView(item, storage));
@@ -129,7 +129,7 @@ export function mediaRoutes(web: Web) {
     )
     .get(
       '/web/api/media/:id',
-      jsonRoute(web, async (ctx) =>
+      jsonRoute(web, 'read', async (ctx) =>
         jsonResponse(await mediaView(await getMediaItem(ctx.em, ctx.signedIn.organization.id, ctx.params.id ?? ''), need().storage)),
       ),
     );

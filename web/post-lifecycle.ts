@@ -182,16 +182,16 @@ export function postLifecycleRoutes(web: Web) {
   return router()
     .get(
       '/posts/:id/delete',
-      pageRoute(web, (ctx) => deleteConfirm(ctx)),
+      pageRoute(web, 'posts.publish', (ctx) => deleteConfirm(ctx)),
     )
     .post(
       '/posts/:id/delete',
-      pageRoute(web, (ctx) => deletePost(web, ctx)),
+      pageRoute(web, 'posts.publish', (ctx) => deletePost(web, ctx)),
       { parse: 'text' },
     )
     .post(
       '/posts/:id/retry',
-      pageRoute(web, (ctx) => retry(web, ctx)),
+      pageRoute(web, 'posts.publish', (ctx) => retry(web, ctx)),
       { parse: 'text' },
     );
 }

@@ -118,13 +118,13 @@ export function queueRoutes(web: Web) {
   return router()
     .get(
       '/channels/:id/queue',
-      pageRoute(web, (ctx) =>
+      pageRoute(web, 'read', (ctx) =>
         queuePage(ctx, ctx.params.id!, { notice: ctx.url.searchParams.get('notice') === 'saved' ? 'Queue saved.' : null }),
       ),
     )
     .post(
       '/channels/:id/queue',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'queues.write', async (ctx) => {
         const channelId = ctx.params.id!;
         const fields: FieldError[] = [];
         const state: FormState = { days: {}, zone: (ctx.form.get('timeZone') ?? '').trim() };

@@ -72,11 +72,13 @@ export function settingsRoutes(web: Web) {
   return router()
     .get(
       '/settings/time-zone',
-      pageRoute(web, (ctx) => settingsPage(ctx, { notice: ctx.url.searchParams.get('notice') === 'saved' ? 'Time zone saved.' : null })),
+      pageRoute(web, 'read', (ctx) =>
+        settingsPage(ctx, { notice: ctx.url.searchParams.get('notice') === 'saved' ? 'Time zone saved.' : null }),
+      ),
     )
     .post(
       '/settings/time-zone',
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'read', async (ctx) => {
         // "Use this browser's time zone" (shown by app.js) sends the zone app.js put in `browserTimeZone`.
         const value = ctx.form.get('useBrowser') === 'yes' ? ctx.form.get('browserTimeZone') : ctx.form.get('timeZone');
         let tz: string;
@@ -92,7 +94,7 @@ export function settingsRoutes(web: Web) {
     )
     .put(
       '/web/api/me/time-zone',
-      jsonRoute(web, async (ctx) => {
+      jsonRoute(web, 'read', async (ctx) => {
         const body = ctx.body as typeof TimeZoneBody.static;
         const tz = validZone(body.timeZone, 'timeZone');
         const saved = await setUserTimeZone(ctx.em, ctx.signedIn.user.id, tz, body.ifUnset === true);

@@ -263,11 +263,11 @@ export function webhookRoutes(web: Web) {
   return router()
     .get(
       BASE,
-      pageRoute(web, (ctx) => listPage(ctx)),
+      pageRoute(web, 'webhooks.manage', (ctx) => listPage(ctx)),
     )
     .post(
       BASE,
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'webhooks.manage', async (ctx) => {
         const f = readForm(ctx);
         try {
           const fields = checkForm(f);
@@ -290,11 +290,11 @@ export function webhookRoutes(web: Web) {
     )
     .get(
       `${BASE}/:id`,
-      pageRoute(web, (ctx) => endpointPage(ctx, idOf(ctx))),
+      pageRoute(web, 'webhooks.manage', (ctx) => endpointPage(ctx, idOf(ctx))),
     )
     .post(
       `${BASE}/:id/test`,
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'webhooks.manage', async (ctx) => {
         await sendTestEvent(web.deps.orm, web.deps.temporal, orgOf(ctx), idOf(ctx), ctx.now);
         return redirect(`${BASE}/${idOf(ctx)}?notice=test-sent`);
       }),
@@ -302,7 +302,7 @@ export function webhookRoutes(web: Web) {
     )
     .post(
       `${BASE}/:id/enable`,
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'webhooks.manage', async (ctx) => {
         await updateWebhook(ctx.em, need(web), orgOf(ctx), idOf(ctx), { enabled: true }, ctx.now);
         return redirect(`${BASE}/${idOf(ctx)}?notice=enabled`);
       }),
@@ -310,7 +310,7 @@ export function webhookRoutes(web: Web) {
     )
     .post(
       `${BASE}/:id/disable`,
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'webhooks.manage', async (ctx) => {
         await updateWebhook(ctx.em, need(web), orgOf(ctx), idOf(ctx), { enabled: false }, ctx.now);
         return redirect(`${BASE}/${idOf(ctx)}?notice=disabled`);
       }),
@@ -318,7 +318,7 @@ export function webhookRoutes(web: Web) {
     )
     .post(
       `${BASE}/:id/rotate-secret`,
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'webhooks.manage', async (ctx) => {
         const r = await rotateWebhookSecret(ctx.em, need(web), orgOf(ctx), idOf(ctx), ctx.now);
         return redirectWithSecret(ctx, r.endpoint.id, r.secret, 'rotated');
       }),
@@ -326,11 +326,11 @@ export function webhookRoutes(web: Web) {
     )
     .get(
       `${BASE}/:id/delete`,
-      pageRoute(web, (ctx) => confirmDelete(ctx, idOf(ctx))),
+      pageRoute(web, 'webhooks.manage', (ctx) => confirmDelete(ctx, idOf(ctx))),
     )
     .post(
       `${BASE}/:id/delete`,
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'webhooks.manage', async (ctx) => {
         // Only the confirmation page's button sends confirm=yes.
         if (ctx.form.get('confirm') !== 'yes') return confirmDelete(ctx, idOf(ctx), ['Confirm with the button below.'], 422);
         await deleteWebhook(ctx.em, orgOf(ctx), idOf(ctx));
@@ -340,7 +340,7 @@ export function webhookRoutes(web: Web) {
     )
     .post(
       `${BASE}/:id/deliveries/:deliveryId/redeliver`,
-      pageRoute(web, async (ctx) => {
+      pageRoute(web, 'webhooks.manage', async (ctx) => {
         await redeliver(web.deps.orm, web.deps.temporal, orgOf(ctx), idOf(ctx), ctx.params.deliveryId ?? '');
         return redirect(`${BASE}/${idOf(ctx)}?notice=redelivering`);
       }),

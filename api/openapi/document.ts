@@ -2,7 +2,7 @@
 // (params, query, body, response — the very ones Elysia validates with) and their `doc()`
 // metadata (scope, error codes). Nothing here is written by hand twice: a route that changes its
 // schema changes the document.
-import { ERROR_STATUS, type ErrorCode } from '../../lib/errors.ts';
+import { ERROR_STATUS, type ApiErrorCode as ErrorCode } from '../../lib/errors.ts';
 import { COMPONENT_SCHEMAS, MAX_CHARS } from '../schemas.ts';
 import { KEY_PATTERN } from '../../services/idempotency.ts';
 import { operationDoc, type OperationDoc, type SchemaPatch } from './operation.ts';

@@ -1,7 +1,7 @@
 // What a route of /v1 says about itself for the OpenAPI document, beyond its TypeBox schemas:
 // attached with `detail: doc({...})` next to the route's `scope`, read back from `app.routes`.
 import type { DocumentDecoration } from 'elysia';
-import type { ErrorCode } from '../../lib/errors.ts';
+import type { ApiErrorCode as ErrorCode } from '../../lib/errors.ts';
 import type { Scope } from '../../lib/scopes.ts';
 
 export type Tag = 'Account' | 'Channels' | 'Posts' | 'Analytics' | 'Media' | 'Webhooks' | 'Generate';

@@ -2,6 +2,7 @@
 // cookie jar, forms posted with the page's CSRF token, and HTML queried by CSS selector (Bun's
 // HTMLRewriter) — the tests look pages up by data-testid, as the browser tests will.
 import { createUser } from '../../services/users.ts';
+import type { Role } from '../../db/entities/index.ts';
 import { harness } from './index.ts';
 import { makeOrg } from './fixtures.ts';
 
@@ -159,12 +160,12 @@ export class Browser {
 let counter = 0;
 
 /** A new organization with one member, signed in. */
-export async function signedInUser(app: App, o: { plan?: string; password?: string } = {}) {
+export async function signedInUser(app: App, o: { plan?: string; password?: string; role?: Role } = {}) {
   const h = await harness();
   const org = await makeOrg(o.plan ?? 'PRO', `Web org ${++counter}`);
   const email = `user${counter}-${crypto.randomUUID().slice(0, 8)}@example.com`;
   const password = o.password ?? 'correct horse battery';
-  const user = await createUser(h.orm.em.fork(), { organizationId: org.id, email, password });
+  const user = await createUser(h.orm.em.fork(), { organizationId: org.id, email, password, role: o.role });
   const browser = new Browser(app);
   const res = await browser.signIn(email, password);
   if (res.status !== 303) throw new Error(`sign-in failed with ${res.status}`);

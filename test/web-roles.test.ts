@@ -1,0 +1,119 @@
+// Every route of the web application names the action it performs, and each role is allowed or
+// refused it as domain/roles.ts says: a refused page is a 403 page, a refused JSON endpoint a 403
+// `forbidden_role` body, and a refused request changes nothing. The table below is the whole list:
+// a web route missing from it fails here.
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { ROLES, can, type Action, type Role } from '../domain/roles.ts';
+import { listApiKeys } from '../services/api-keys.ts';
+import { harness } from './harness/index.ts';
+import { testApp } from './harness/fixtures.ts';
+import { signedInUser } from './harness/web-browser.ts';
+
+let app: Awaited<ReturnType<typeof testApp>>;
+
+beforeAll(async () => {
+  const h = await harness();
+  app = await testApp({ web: { publicBaseUrl: 'http://localhost', credentialsKey: h.credentialsKey, platforms: {} } });
+});
+
+/** `json`: a JSON endpoint, with a body its schema takes (the schema is checked before the role). */
+type Route = { method: 'GET' | 'POST' | 'PATCH' | 'PUT'; path: string; action: Action; json?: Record<string, unknown> };
+const ROUTES: Route[] = [
+  { method: 'GET', path: '/calendar', action: 'read' },
+  { method: 'GET', path: '/analytics', action: 'read' },
+  { method: 'POST', path: '/sign-out', action: 'read' },
+  { method: 'GET', path: '/web/api/posts', action: 'read', json: {} },
+  { method: 'GET', path: '/web/api/posts/:id', action: 'read', json: {} },
+  { method: 'PATCH', path: '/web/api/posts/:id', action: 'posts.publish', json: { date: '2030-01-01' } },
+  { method: 'GET', path: '/channels', action: 'read' },
+  { method: 'GET', path: '/channels/connect/:platform', action: 'channels.manage' },
+  { method: 'POST', path: '/channels/connect/:platform', action: 'channels.manage' },
+  { method: 'POST', path: '/channels/oauth/:platform/start', action: 'channels.manage' },
+  { method: 'GET', path: '/channels/oauth/:platform/callback', action: 'channels.manage' },
+  { method: 'GET', path: '/channels/oauth/finish/:grant', action: 'channels.manage' },
+  { method: 'POST', path: '/channels/oauth/finish/:grant', action: 'channels.manage' },
+  { method: 'GET', path: '/channels/:id/queue', action: 'read' },
+  { method: 'POST', path: '/channels/:id/queue', action: 'queues.write' },
+  { method: 'POST', path: '/web/api/text-lengths', action: 'read', json: {} },
+  { method: 'GET', path: '/web/api/channels/:id/capabilities', action: 'read', json: {} },
+  { method: 'GET', path: '/posts/new', action: 'posts.write' },
+  { method: 'POST', path: '/posts', action: 'posts.publish' },
+  { method: 'GET', path: '/posts/:id', action: 'read' },
+  { method: 'GET', path: '/posts/:id/edit', action: 'posts.write' },
+  { method: 'POST', path: '/posts/:id/edit', action: 'posts.publish' },
+  { method: 'GET', path: '/posts/:id/delete', action: 'posts.publish' },
+  { method: 'POST', path: '/posts/:id/delete', action: 'posts.publish' },
+  { method: 'POST', path: '/posts/:id/retry', action: 'posts.publish' },
+  { method: 'GET', path: '/media', action: 'read' },
+  {
+    method: 'POST',
+    path: '/web/api/media/uploads',
+    action: 'media.write',
+    json: { fileName: 'a.png', mimeType: 'image/png', fileSize: 10 },
+  },
+  { method: 'POST', path: '/web/api/media/:id/complete', action: 'media.write', json: {} },
+  { method: 'GET', path: '/web/api/media/:id', action: 'read', json: {} },
+  { method: 'GET', path: '/settings/time-zone', action: 'read' },
+  { method: 'POST', path: '/settings/time-zone', action: 'read' },
+  { method: 'PUT', path: '/web/api/me/time-zone', action: 'read', json: { timeZone: 'UTC' } },
+  { method: 'GET', path: '/settings/api-keys', action: 'keys.manage' },
+  { method: 'POST', path: '/settings/api-keys', action: 'keys.manage' },
+  { method: 'POST', path: '/settings/api-keys/:id/revoke', action: 'keys.manage' },
+  { method: 'GET', path: '/settings/webhooks', action: 'webhooks.manage' },
+  { method: 'POST', path: '/settings/webhooks', action: 'webhooks.manage' },
+  { method: 'GET', path: '/settings/webhooks/:id', action: 'webhooks.manage' },
+  { method: 'POST', path: '/settings/webhooks/:id/disable', action: 'webhooks.manage' },
+  { method: 'POST', path: '/settings/webhooks/:id/test', action: 'webhooks.manage' },
+  { method: 'POST', path: '/settings/webhooks/:id/rotate-secret', action: 'webhooks.manage' },
+  { method: 'POST', path: '/settings/webhooks/:id/enable', action: 'webhooks.manage' },
+  { method: 'GET', path: '/settings/webhooks/:id/delete', action: 'webhooks.manage' },
+  { method: 'POST', path: '/settings/webhooks/:id/delete', action: 'webhooks.manage' },
+  { method: 'POST', path: '/settings/webhooks/:id/deliveries/:deliveryId/redeliver', action: 'webhooks.manage' },
+];
+
+/** The web app's own routes: pages and /web/api, without the public ones (sign-in, static files). */
+function webRoutes(): string[] {
+  const PUBLIC = new Set(['GET /', 'GET /*', 'GET /sign-in', 'POST /sign-in']);
+  return (app.routes as { method: string; path: string }[])
+    .filter((r) => !/^\/(v1|mcp|storage|static|openapi|docs|health|ready|metrics|\.well-known)(\/|$)/.test(r.path))
+    .map((r) => `${r.method} ${r.path}`)
+    .filter((r) => !PUBLIC.has(r) && !r.startsWith('GET /static'));
+}
+
+describe('roles in the web application', () => {
+  test('the table names every route of the web app', () => {
+    expect(webRoutes().sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  test('every route × every role: allowed as domain/roles.ts says, else 403', async () => {
+    const wrong: string[] = [];
+    for (const role of ROLES) {
+      const { browser } = await signedInUser(app, { role: role as Role });
+      for (const r of ROUTES) {
+        if (r.path === '/sign-out') continue; // ends the session: tried last, below
+        const path = r.path.replace(/:[A-Za-z]+/g, (m) => (m === ':platform' ? 'mastodon' : 'x_unknown'));
+        const res =
+          r.method === 'GET'
+            ? await browser.get(path)
+            : r.json
+              ? await browser.json(r.method, path, r.json)
+              : await browser.request(r.method, path, { form: {} });
+        const allowed = can(role as Role, r.action);
+        const refused = res.status === 403;
+        if (allowed === refused) wrong.push(`${role} ${r.method} ${r.path}: ${res.status}`);
+        if (refused && r.json && res.json().error?.code !== 'forbidden_role') wrong.push(`${role} ${r.path}: ${res.html.slice(0, 100)}`);
+      }
+      const out = await browser.request('POST', '/sign-out', { form: {} });
+      if (out.status !== 303) wrong.push(`${role} POST /sign-out: ${out.status}`);
+    }
+    expect(wrong).toEqual([]);
+  }, 60_000);
+
+  test('a refused request changes nothing: a viewer’s new API key is not created, and the page says why', async () => {
+    const { browser, org } = await signedInUser(app, { role: 'viewer' });
+    const res = await browser.post('/settings/api-keys', { name: 'sneaky', scopes: ['read', 'publish'], channels: 'all', expiry: 'never' });
+    expect(res.status).toBe(403);
+    expect(res.html).toContain('Your role in this organization (viewer) does not allow this (keys.manage).');
+    expect(await listApiKeys((await harness()).orm.em.fork(), org.id)).toEqual([]);
+  });
+});
