@@ -8,7 +8,9 @@ import { ACTIONS, can, KEY_SCOPES, ROLES, type Action, type Role } from '../doma
 import { parseCommand, type CommandContext } from '../cli/commands.ts';
 import { createSession, createUser, findSession } from '../services/users.ts';
 import { harness, type Harness } from './harness/index.ts';
-import { makeOrg } from './harness/fixtures.ts';
+import { makeOrg, testApp } from './harness/fixtures.ts';
+import { Browser, signedInUser } from './harness/web-browser.ts';
+import { listMembers, setMemberRole } from '../domain/members.ts';
 
 let h: Harness;
 
@@ -106,6 +108,93 @@ describe('memberships', () => {
     expect((await findSession(h.orm.em.fork(), session.token))?.role).toBe('contributor');
     await h.orm.em.fork().nativeDelete(Membership, { user: made.id });
     expect(await findSession(h.orm.em.fork(), session.token)).toBeNull();
+  });
+});
+
+describe('the members page', () => {
+  let app: Awaited<ReturnType<typeof testApp>>;
+  beforeAll(async () => {
+    app = await testApp({ web: { publicBaseUrl: 'http://localhost', credentialsKey: h.credentialsKey, platforms: {} } });
+  });
+
+  /** Another person of the same organization, signed in. */
+  async function join(orgId: string, role: Role) {
+    const email = `${role}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const user = await createUser(h.orm.em.fork(), { organizationId: orgId, email, password: 'long enough', role });
+    const browser = new Browser(app);
+    expect((await browser.signIn(email, 'long enough')).status).toBe(303);
+    return { user, browser };
+  }
+  const rolesOf = async (browser: Browser) =>
+    Object.fromEntries(
+      (await (await browser.get('/settings/members')).query('[data-testid="member-row"]')).map((r) => [
+        r.attrs['data-user-id'],
+        r.attrs['data-role'],
+      ]),
+    );
+
+  test('every member sees the list; the navigation shows each role what it may use', async () => {
+    const { browser: owner, org, user } = await signedInUser(app);
+    const viewer = await join(org.id, 'viewer');
+    expect(await rolesOf(viewer.browser)).toEqual({ [user.id]: 'owner', [viewer.user.id]: 'viewer' });
+    const nav = async (b: Browser) =>
+      (await (await b.get('/calendar')).query('[data-testid="main-nav"] a')).map((a) => a.attrs['data-testid']);
+    expect(await nav(owner)).toEqual([
+      'nav-calendar',
+      'nav-compose',
+      'nav-analytics',
+      'nav-channels',
+      'nav-media',
+      'nav-keys',
+      'nav-webhooks',
+      'nav-members',
+    ]);
+    expect(await nav(viewer.browser)).toEqual(['nav-calendar', 'nav-analytics', 'nav-channels', 'nav-media', 'nav-members']);
+  });
+
+  test('an admin changes and removes members but never touches an owner; a removed member is signed out there', async () => {
+    const { org, user: owner } = await signedInUser(app);
+    const admin = await join(org.id, 'admin');
+    const editor = await join(org.id, 'editor');
+    const changed = await admin.browser.post(`/settings/members/${editor.user.id}/role`, { role: 'contributor' });
+    expect(changed.status).toBe(303);
+    expect((await rolesOf(admin.browser))[editor.user.id]).toBe('contributor');
+    // The editor's session now has the new role: the composer is still theirs, API keys are not.
+    expect((await editor.browser.get('/settings/api-keys')).status).toBe(403);
+    for (const attempt of [
+      admin.browser.post(`/settings/members/${editor.user.id}/role`, { role: 'owner' }),
+      admin.browser.post(`/settings/members/${owner.id}/role`, { role: 'viewer' }),
+      admin.browser.post(`/settings/members/${owner.id}/remove`),
+    ]) {
+      const res = await attempt;
+      expect(res.status).toBe(403);
+      expect(res.html).toContain('owners.manage');
+    }
+    expect((await admin.browser.post(`/settings/members/${editor.user.id}/remove`)).status).toBe(303);
+    const after = await editor.browser.get('/calendar');
+    expect({ status: after.status, location: after.location }).toEqual({ status: 303, location: '/sign-in?next=%2Fcalendar' });
+  });
+
+  test('the last owner can be neither demoted nor removed; with a second owner, either can step down', async () => {
+    const { browser, org, user } = await signedInUser(app);
+    const demote = await browser.post(`/settings/members/${user.id}/role`, { role: 'admin' });
+    expect(demote.status).toBe(409);
+    expect(demote.html).toContain('The organization needs an owner');
+    expect((await browser.post(`/settings/members/${user.id}/remove`)).status).toBe(409);
+    const second = await join(org.id, 'editor');
+    expect((await browser.post(`/settings/members/${second.user.id}/role`, { role: 'owner' })).status).toBe(303);
+    expect((await second.browser.post(`/settings/members/${user.id}/role`, { role: 'viewer' })).status).toBe(303);
+    expect(await rolesOf(second.browser)).toEqual({ [user.id]: 'viewer', [second.user.id]: 'owner' });
+    // Two owners demoting each other at once: one of them stays owner.
+    const third = await join(org.id, 'viewer');
+    await setMemberRole(h.orm.em.fork(), org.id, { userId: second.user.id, role: 'owner' }, third.user.id, 'owner');
+    const both = await Promise.allSettled([
+      setMemberRole(h.orm.em.fork(), org.id, { userId: second.user.id, role: 'owner' }, third.user.id, 'viewer'),
+      setMemberRole(h.orm.em.fork(), org.id, { userId: third.user.id, role: 'owner' }, second.user.id, 'viewer'),
+    ]);
+    expect(both.map((b) => b.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const owners = (await listMembers(h.orm.em.fork(), org.id)).filter((m) => m.role === 'owner');
+    expect(owners).toHaveLength(1);
   });
 });
 

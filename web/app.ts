@@ -11,6 +11,7 @@ import { composerRoutes } from './composer.ts';
 import { createWeb, errorPage, publicRoute, webBodyParser, type WebDeps } from './context.ts';
 import { redirect } from './http.ts';
 import { keyRoutes } from './keys.ts';
+import { memberRoutes } from './members.ts';
 import { mediaRoutes } from './media.ts';
 import { postLifecycleRoutes } from './post-lifecycle.ts';
 import { queueRoutes } from './queue-editor.ts';
@@ -51,6 +52,7 @@ export function webApp(deps: WebDeps) {
       .use(queueRoutes(web))
       .use(analyticsRoutes(web))
       .use(keyRoutes(web))
+      .use(memberRoutes(web))
       .use(settingsRoutes(web))
       .use(webhookRoutes(web))
       .use(mediaRoutes(web))

@@ -3,17 +3,20 @@
 import type { SignedIn } from '../services/users.ts';
 import { html, type SafeHtml } from './html.ts';
 import { assetUrl } from './static.ts';
+import { can, type Action } from '../domain/roles.ts';
 
-export type NavItem = 'calendar' | 'compose' | 'analytics' | 'channels' | 'media' | 'keys' | 'webhooks' | null;
+export type NavItem = 'calendar' | 'compose' | 'analytics' | 'channels' | 'media' | 'keys' | 'webhooks' | 'members' | null;
 
-const NAV: { id: Exclude<NavItem, null>; href: string; label: string }[] = [
-  { id: 'calendar', href: '/calendar', label: 'Calendar' },
-  { id: 'compose', href: '/posts/new', label: 'New post' },
-  { id: 'analytics', href: '/analytics', label: 'Analytics' },
-  { id: 'channels', href: '/channels', label: 'Channels' },
-  { id: 'media', href: '/media', label: 'Media' },
-  { id: 'keys', href: '/settings/api-keys', label: 'API keys' },
-  { id: 'webhooks', href: '/settings/webhooks', label: 'Webhooks' },
+/** The pages in the navigation, each shown to the roles that may use it (domain/roles.ts). */
+const NAV: { id: Exclude<NavItem, null>; href: string; label: string; action: Action }[] = [
+  { id: 'calendar', href: '/calendar', label: 'Calendar', action: 'read' },
+  { id: 'compose', href: '/posts/new', label: 'New post', action: 'posts.write' },
+  { id: 'analytics', href: '/analytics', label: 'Analytics', action: 'read' },
+  { id: 'channels', href: '/channels', label: 'Channels', action: 'read' },
+  { id: 'media', href: '/media', label: 'Media', action: 'read' },
+  { id: 'keys', href: '/settings/api-keys', label: 'API keys', action: 'keys.manage' },
+  { id: 'webhooks', href: '/settings/webhooks', label: 'Webhooks', action: 'webhooks.manage' },
+  { id: 'members', href: '/settings/members', label: 'Members', action: 'read' },
 ];
 
 export interface PageInput {
@@ -53,7 +56,7 @@ ${(page.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer>
   ${
     s
       ? html`<nav aria-label="Main" data-testid="main-nav">
-    <ul>${NAV.map((n) => html`<li><a href="${n.href}" data-testid="nav-${n.id}"${n.id === page.nav ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul>
+    <ul>${NAV.filter((n) => can(s.role, n.action)).map((n) => html`<li><a href="${n.href}" data-testid="nav-${n.id}"${n.id === page.nav ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul>
   </nav>
   <div class="account">
     <span class="user-email" data-testid="current-user">${s.user.email}</span>

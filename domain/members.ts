@@ -1,0 +1,81 @@
+// An organization's members: who they are, a change of role, a removal.
+//
+// Rules (what a role may do is domain/roles.ts):
+// - Members with `members.manage` (owner, admin) change roles and remove members; only an owner
+//   (`owners.manage`) makes someone an owner, changes an owner's role or removes an owner.
+// - The organization keeps at least one owner: its last owner can be neither demoted nor removed
+//   (a second owner first). The check runs under a lock on the organization's memberships, so two
+//   owners demoting each other at once cannot both succeed.
+// - A member removed (or whose role changed) is held to it from their next request: sessions read
+//   the membership on every request.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { Membership, User, type Role } from '../db/entities/index.ts';
+import { ApiError, errors } from '../lib/errors.ts';
+import { can } from './roles.ts';
+
+export interface MemberView {
+  userId: string;
+  email: string;
+  role: Role;
+  since: string;
+}
+
+export async function listMembers(em: EntityManager, organizationId: string): Promise<MemberView[]> {
+  const rows = await em.find(Membership, { organization: organizationId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const users = await em.find(User, { id: { $in: rows.map((m) => m.user) } });
+  return rows.map((m) => ({
+    userId: m.user,
+    email: users.find((u) => u.id === m.user)?.email ?? '',
+    role: m.role,
+    since: m.createdAt.toISOString(),
+  }));
+}
+
+/** The acting member: who asks, and with which role. */
+export interface Actor {
+  userId: string;
+  role: Role;
+}
+
+/** A new role for a member (rules above). */
+export async function setMemberRole(em: EntityManager, organizationId: string, actor: Actor, userId: string, role: Role): Promise<void> {
+  await em.transactional(async (tx) => {
+    const members = await lockedMembers(tx, organizationId);
+    const target = members.find((m) => m.user === userId);
+    if (!target) throw new ApiError('not_found', `No member ${userId} in this organization.`);
+    if (target.role === role) return;
+    assertMayTouch(actor, target.role, role);
+    assertOwnerRemains(members, target, role);
+    target.role = role;
+  });
+}
+
+/** Removes a member from the organization (rules above). */
+export async function removeMember(em: EntityManager, organizationId: string, actor: Actor, userId: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    const members = await lockedMembers(tx, organizationId);
+    const target = members.find((m) => m.user === userId);
+    if (!target) throw new ApiError('not_found', `No member ${userId} in this organization.`);
+    assertMayTouch(actor, target.role, null);
+    assertOwnerRemains(members, target, null);
+    tx.remove(target);
+  });
+}
+
+/** Every membership of the organization, locked for this transaction. */
+function lockedMembers(tx: EntityManager, organizationId: string) {
+  return tx.find(Membership, { organization: organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } });
+}
+
+function assertMayTouch(actor: Actor, from: Role, to: Role | null): void {
+  if (!can(actor.role, 'members.manage')) throw errors.forbiddenRole(actor.role, 'members.manage');
+  if ((from === 'owner' || to === 'owner') && !can(actor.role, 'owners.manage')) throw errors.forbiddenRole(actor.role, 'owners.manage');
+}
+
+function assertOwnerRemains(members: { user: string; role: Role }[], target: { user: string; role: Role }, to: Role | null): void {
+  if (target.role !== 'owner' || to === 'owner') return;
+  if (members.filter((m) => m.role === 'owner').length <= 1) {
+    throw new ApiError('conflict', 'The organization needs an owner: make another member an owner first.');
+  }
+}
