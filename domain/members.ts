@@ -8,11 +8,14 @@
 //   owners demoting each other at once cannot both succeed.
 // - A member removed (or whose role changed) is held to it from their next request: sessions read
 //   the membership on every request.
+// - The API keys a member made go with them: removing a member revokes their keys, and a new role
+//   revokes those whose scopes it no longer allows (domain/roles.ts KEY_SCOPES).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { Membership, User, type Role } from '../db/entities/index.ts';
+import { ApiKey, Membership, User, type IApiKey, type Role } from '../db/entities/index.ts';
+import { admissionChanged } from '../db/admission-changes.ts';
 import { ApiError, errors } from '../lib/errors.ts';
-import { can } from './roles.ts';
+import { can, KEY_SCOPES } from './roles.ts';
 
 export interface MemberView {
   userId: string;
@@ -39,7 +42,15 @@ export interface Actor {
 }
 
 /** A new role for a member (rules above). */
-export async function setMemberRole(em: EntityManager, organizationId: string, actor: Actor, userId: string, role: Role): Promise<void> {
+export async function setMemberRole(
+  em: EntityManager,
+  organizationId: string,
+  actor: Actor,
+  userId: string,
+  role: Role,
+  now = new Date(),
+): Promise<void> {
+  let revoked: IApiKey[] = [];
   await em.transactional(async (tx) => {
     const members = await lockedMembers(tx, organizationId);
     const target = members.find((m) => m.user === userId);
@@ -48,11 +59,23 @@ export async function setMemberRole(em: EntityManager, organizationId: string, a
     assertMayTouch(actor, target.role, role);
     assertOwnerRemains(members, target, role);
     target.role = role;
+    const allowed = KEY_SCOPES[role];
+    const keys = await tx.find(ApiKey, { organization: organizationId, createdByUserId: userId, revokedAt: null });
+    revoked = keys.filter((k) => !k.scopes.every((s) => (allowed as readonly string[]).includes(s)));
+    for (const k of revoked) k.revokedAt = now;
   });
+  for (const k of revoked) admissionChanged({ keyId: k.id });
 }
 
 /** Removes a member from the organization (rules above). */
-export async function removeMember(em: EntityManager, organizationId: string, actor: Actor, userId: string): Promise<void> {
+export async function removeMember(
+  em: EntityManager,
+  organizationId: string,
+  actor: Actor,
+  userId: string,
+  now = new Date(),
+): Promise<void> {
+  let revoked: IApiKey[] = [];
   await em.transactional(async (tx) => {
     const members = await lockedMembers(tx, organizationId);
     const target = members.find((m) => m.user === userId);
@@ -60,7 +83,10 @@ export async function removeMember(em: EntityManager, organizationId: string, ac
     assertMayTouch(actor, target.role, null);
     assertOwnerRemains(members, target, null);
     tx.remove(target);
+    revoked = await tx.find(ApiKey, { organization: organizationId, createdByUserId: userId, revokedAt: null });
+    for (const k of revoked) k.revokedAt = now;
   });
+  for (const k of revoked) admissionChanged({ keyId: k.id });
 }
 
 /** Every membership of the organization, locked for this transaction. */

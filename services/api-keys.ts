@@ -6,6 +6,8 @@ import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { isScope, SCOPES, type Scope } from '../lib/scopes.ts';
 import { getOrganization } from '../domain/organizations.ts';
+import { KEY_SCOPES } from '../domain/roles.ts';
+import type { Role } from '../db/entities/index.ts';
 
 export interface CreateKeyInput {
   organizationId: string;
@@ -14,6 +16,8 @@ export interface CreateKeyInput {
   /** 'all' or a list of channel ids of that organization. */
   channels: 'all' | string[];
   expiresAt?: Date | null;
+  /** The member making it in the web app: its scopes stay within what their role may hold (domain/roles.ts KEY_SCOPES). */
+  createdBy?: { userId: string; role: Role };
 }
 
 export interface KeyView {
@@ -29,7 +33,7 @@ export interface KeyView {
   createdAt: string;
 }
 
-export const keyChannels = (k: IApiKey): 'all' | string[] =>
+export const keyChannels = (k: Pick<IApiKey, 'channelIds'>): 'all' | string[] =>
   k.channelIds === null || k.channelIds === undefined ? 'all' : [...k.channelIds];
 
 export const keyView = (k: IApiKey): KeyView => ({
@@ -57,6 +61,11 @@ export async function createApiKey(
   const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter(Boolean))];
   if (!scopes.length || !scopes.every(isScope)) {
     fields.push({ path: 'scopes', message: `must be a non-empty list of ${SCOPES.join(', ')}` });
+  } else if (input.createdBy) {
+    const allowed = KEY_SCOPES[input.createdBy.role];
+    if (!scopes.every((s) => allowed.includes(s))) {
+      fields.push({ path: 'scopes', message: `your role (${input.createdBy.role}) gives a key at most: ${allowed.join(', ')}` });
+    }
   }
   if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
     fields.push({ path: 'expiresAt', message: 'must be in the future' });
@@ -85,6 +94,7 @@ export async function createApiKey(
     scopes,
     channelIds,
     expiresAt: input.expiresAt ?? null,
+    createdByUserId: input.createdBy?.userId ?? null,
   });
   await em.flush();
   return { id: key.id, key: material.key, prefix: material.prefix };

@@ -8,7 +8,8 @@ import { ACTIONS, can, KEY_SCOPES, ROLES, type Action, type Role } from '../doma
 import { parseCommand, type CommandContext } from '../cli/commands.ts';
 import { createSession, createUser, findSession } from '../services/users.ts';
 import { harness, type Harness } from './harness/index.ts';
-import { makeOrg, testApp } from './harness/fixtures.ts';
+import { call, makeOrg, testApp } from './harness/fixtures.ts';
+import { createApiKey } from '../services/api-keys.ts';
 import { Browser, signedInUser } from './harness/web-browser.ts';
 import { listMembers, setMemberRole } from '../domain/members.ts';
 
@@ -173,6 +174,36 @@ describe('the members page', () => {
     expect((await admin.browser.post(`/settings/members/${editor.user.id}/remove`)).status).toBe(303);
     const after = await editor.browser.get('/calendar');
     expect({ status: after.status, location: after.location }).toEqual({ status: 303, location: '/sign-in?next=%2Fcalendar' });
+  });
+
+  test('API keys go with their member: a key never holds more than its maker’s role; a new role revokes what it no longer allows; leaving revokes the rest', async () => {
+    const { browser: owner, org } = await signedInUser(app);
+    const admin = await join(org.id, 'admin');
+    const made = async (scopes: string[]) => {
+      const res = await admin.browser.post('/settings/api-keys', { name: scopes.join('+'), scopes, channels: 'all', expiry: 'never' });
+      expect(res.status).toBe(303);
+      return (await (await admin.browser.get(res.location!)).one('[data-testid="new-api-key"]')).attrs.value!;
+    };
+    const publishing = await made(['read', 'publish']);
+    const reading = await made(['read']);
+    const me = async (key: string) => (await call(app, 'GET', '/v1/me', { key })).status;
+    expect([await me(publishing), await me(reading)]).toEqual([200, 200]);
+    // Demoted to viewer: the key that publishes is revoked, the read-only one stays.
+    expect((await owner.post(`/settings/members/${admin.user.id}/role`, { role: 'viewer' })).status).toBe(303);
+    expect([await me(publishing), await me(reading)]).toEqual([401, 200]);
+    // Removed: every key they made is revoked.
+    expect((await owner.post(`/settings/members/${admin.user.id}/remove`)).status).toBe(303);
+    expect(await me(reading)).toBe(401);
+    // A key is made within its maker's role.
+    await expect(
+      createApiKey(h.orm.em.fork(), {
+        organizationId: org.id,
+        name: 'too much',
+        scopes: ['read', 'publish'],
+        channels: 'all',
+        createdBy: { userId: admin.user.id, role: 'viewer' },
+      }),
+    ).rejects.toMatchObject({ details: { fields: [{ path: 'scopes', message: 'your role (viewer) gives a key at most: read' }] } });
   });
 
   test('the last owner can be neither demoted nor removed; with a second owner, either can step down', async () => {

@@ -225,6 +225,7 @@ export function keyRoutes(web: Web) {
               scopes: f.scopes,
               channels: f.channels === 'all' ? 'all' : f.channelIds,
               expiresAt,
+              createdBy: { userId: ctx.signedIn.user.id, role: ctx.signedIn.role },
             },
             ctx.now,
           );

@@ -19,6 +19,8 @@ export const ApiKey = defineEntity({
     expiresAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
     lastUsedAt: p.datetime().nullable(),
+    /** The member (user id) who made it in the web app; null: made by an operator (the CLI). Revoked when they leave. */
+    createdByUserId: p.string().nullable(),
   },
 });
 export type IApiKey = InferEntity<typeof ApiKey>;

@@ -24,6 +24,7 @@ import { Migration20261127100000_post_threads } from './Migration20261127100000_
 import { Migration20261127110000_post_options } from './Migration20261127110000_post_options.ts';
 import { Migration20261127120000_series_options } from './Migration20261127120000_series_options.ts';
 import { Migration20261127130000_memberships } from './Migration20261127130000_memberships.ts';
+import { Migration20261127140000_api_key_creator } from './Migration20261127140000_api_key_creator.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127110000_post_options', class: Migration20261127110000_post_options },
   { name: 'Migration20261127120000_series_options', class: Migration20261127120000_series_options },
   { name: 'Migration20261127130000_memberships', class: Migration20261127130000_memberships },
+  { name: 'Migration20261127140000_api_key_creator', class: Migration20261127140000_api_key_creator },
 ];
