@@ -6,6 +6,7 @@ import { addChannel, channelView, checkChannelAddress, listChannels, probeChanne
 import { createOrganization, getOrganization, setOrganizationPlan } from '../domain/organizations.ts';
 import { createUser } from '../services/users.ts';
 import { isRole, ROLES } from '../domain/roles.ts';
+import { addMember } from '../domain/members.ts';
 import { errors } from '../lib/errors.ts';
 import { createConnectors } from '../platforms/index.ts';
 import type { AccountLimits } from '../platforms/types.ts';
@@ -151,6 +152,17 @@ export const COMMANDS: Record<string, Command> = {
       if (f.role !== undefined && !isRole(f.role))
         throw errors.validation([{ path: 'role', message: `must be one of ${ROLES.join(', ')}` }]);
       return createUser(em, { organizationId: f.org!, email: f.email!, password: f.password!, role: f.role });
+    },
+  },
+  'member add': {
+    usage: 'member add --org ID --email EMAIL --role owner|admin|editor|contributor|viewer',
+    flags: ['org', 'email', 'role'],
+    required: ['org', 'email', 'role'],
+    // A person who already signs in joins another organization (they switch between them in the web app).
+    run: async ({ em }, f) => {
+      if (!isRole(f.role)) throw errors.validation([{ path: 'role', message: `must be one of ${ROLES.join(', ')}` }]);
+      await getOrganization(em, f.org!);
+      return addMember(em, f.org!, f.email!, f.role);
     },
   },
   'channel set-status': {

@@ -8,6 +8,8 @@
 //   owners demoting each other at once cannot both succeed.
 // - A member removed (or whose role changed) is held to it from their next request: sessions read
 //   the membership on every request.
+// - A person may belong to several organizations; each membership is added once (`409` for a
+//   second) and a session opens one of them at a time (services/users.ts).
 // - The API keys a member made go with them: removing a member revokes their keys, and a new role
 //   revokes those whose scopes it no longer allows (domain/roles.ts KEY_SCOPES).
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -15,6 +17,7 @@ import { LockMode } from '@mikro-orm/core';
 import { ApiKey, Membership, User, type IApiKey, type Role } from '../db/entities/index.ts';
 import { admissionChanged } from '../db/admission-changes.ts';
 import { ApiError, errors } from '../lib/errors.ts';
+import { newId } from '../lib/ids.ts';
 import { can, KEY_SCOPES } from './roles.ts';
 
 export interface MemberView {
@@ -33,6 +36,18 @@ export async function listMembers(em: EntityManager, organizationId: string): Pr
     role: m.role,
     since: m.createdAt.toISOString(),
   }));
+}
+
+/** Adds a person (a user, by email) to an organization with a role. */
+export async function addMember(em: EntityManager, organizationId: string, email: string, role: Role): Promise<MemberView> {
+  const user = await em.findOne(User, { email: email.trim().toLowerCase() });
+  if (!user) throw errors.validation([{ path: 'email', message: 'no user has this email' }]);
+  if (await em.findOne(Membership, { organization: organizationId, user: user.id })) {
+    throw new ApiError('conflict', `${user.email} is already a member of this organization.`);
+  }
+  const m = em.create(Membership, { id: newId('mem'), organization: organizationId, user: user.id, role });
+  await em.flush();
+  return { userId: user.id, email: user.email, role, since: m.createdAt.toISOString() };
 }
 
 /** The acting member: who asks, and with which role. */

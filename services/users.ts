@@ -7,6 +7,7 @@ import { monotonicFactory } from 'ulidx';
 import { Membership, Organization, Session, User, type IOrganization, type ISession, type IUser, type Role } from '../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { getOrganization } from '../domain/organizations.ts';
+import { newId } from '../lib/ids.ts';
 
 /** A session lasts this long after sign-in, and is extended when used in its second half. */
 export const SESSION_TTL_MS = 14 * 24 * 60 * 60 * 1000;
@@ -17,7 +18,6 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 const ulid = monotonicFactory();
 const newUserId = () => `usr_${ulid().toLowerCase()}`;
-const newMembershipId = () => `mem_${ulid().toLowerCase()}`;
 
 export interface UserView {
   id: string;
@@ -63,7 +63,7 @@ export async function createUser(
     email,
     passwordHash: await hashPassword(input.password),
   });
-  em.create(Membership, { id: newMembershipId(), organization: input.organizationId, user: user.id, role: input.role ?? 'owner' });
+  em.create(Membership, { id: newId('mem'), organization: input.organizationId, user: user.id, role: input.role ?? 'owner' });
   await em.flush();
   return userView(user);
 }
@@ -134,6 +134,8 @@ export interface SignedIn {
   organization: IOrganization;
   /** The user's role in the session's organization (domain/roles.ts). */
   role: Role;
+  /** Every organization the user belongs to, by name (the web app switches between them). */
+  organizations: { id: string; name: string; role: Role }[];
   /** Set when the session was extended: the cookie must be sent again with this expiry. */
   renewedUntil?: Date;
 }
@@ -147,20 +149,34 @@ export async function findSession(em: EntityManager, value: string, now = new Da
     await em.nativeDelete(Session, { id: session.id });
     return null;
   }
-  const [user, organization, membership] = await Promise.all([
+  const [user, organization, memberships] = await Promise.all([
     em.findOne(User, { id: session.user }),
     em.findOne(Organization, { id: session.organization }),
-    em.findOne(Membership, { user: session.user, organization: session.organization }),
+    em.find(Membership, { user: session.user }),
   ]);
+  const membership = memberships.find((m) => m.organization === session.organization);
   // No longer a member there: the session no longer opens it.
   if (!user || !organization || !membership) return null;
+  const names = await em.find(
+    Organization,
+    { id: { $in: memberships.map((m) => m.organization) } },
+    { orderBy: { name: 'asc', id: 'asc' } },
+  );
+  const organizations = names.map((o) => ({ id: o.id, name: o.name, role: memberships.find((m) => m.organization === o.id)!.role }));
   let renewedUntil: Date | undefined;
   if (session.expiresAt.getTime() - now.getTime() < SESSION_TTL_MS / 2) {
     renewedUntil = new Date(now.getTime() + SESSION_TTL_MS);
     await em.nativeUpdate(Session, { id: session.id }, { expiresAt: renewedUntil, lastSeenAt: now });
     session.expiresAt = renewedUntil;
   }
-  return { session, user, organization, role: membership.role, renewedUntil };
+  return { session, user, organization, role: membership.role, organizations, renewedUntil };
+}
+
+/** The session opens another of its user's organizations (false: not a member there). */
+export async function switchOrganization(em: EntityManager, session: ISession, organizationId: string): Promise<boolean> {
+  if (!(await em.findOne(Membership, { user: session.user, organization: organizationId }))) return false;
+  await em.nativeUpdate(Session, { id: session.id }, { organization: organizationId });
+  return true;
 }
 
 export async function deleteSession(em: EntityManager, value: string): Promise<void> {

@@ -229,6 +229,46 @@ describe('the members page', () => {
   });
 });
 
+describe('a person in several organizations', () => {
+  let app: Awaited<ReturnType<typeof testApp>>;
+  beforeAll(async () => {
+    app = await testApp({ web: { publicBaseUrl: 'http://localhost', credentialsKey: h.credentialsKey, platforms: {} } });
+  });
+
+  test('added to a second organization (CLI member add), they switch between them; each with its own role and data', async () => {
+    const { browser, email, org: first, user } = await signedInUser(app);
+    const second = await makeOrg('PRO', `Second ${crypto.randomUUID().slice(0, 6)}`);
+    const ctx: CommandContext = { em: h.orm.em.fork(), credentialsKey: () => h.credentialsKey };
+    const add = (argv: string[]) => {
+      const { command, flags } = parseCommand(argv);
+      return command.run(ctx, flags);
+    };
+    expect(await add(['member', 'add', '--org', second.id, '--email', email, '--role', 'viewer'])).toMatchObject({
+      userId: user.id,
+      role: 'viewer',
+    });
+    await expect(add(['member', 'add', '--org', second.id, '--email', email, '--role', 'editor'])).rejects.toMatchObject({
+      code: 'conflict',
+    });
+    await expect(add(['member', 'add', '--org', second.id, '--email', 'nobody@example.com', '--role', 'editor'])).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
+
+    const page = await browser.get('/calendar');
+    const options = (await page.query('[data-testid="org-select"] option')).map((o) => o.attrs.value);
+    expect(options.sort()).toEqual([first.id, second.id].sort());
+    expect((await browser.get('/settings/api-keys')).status).toBe(200); // owner of the first
+    const switched = await browser.post('/session/organization', { organizationId: second.id });
+    expect({ status: switched.status, location: switched.location }).toEqual({ status: 303, location: '/calendar' });
+    expect((await (await browser.get('/settings/members')).one('[data-testid="my-role"]')).text).toBe('viewer');
+    expect((await browser.get('/settings/api-keys')).status).toBe(403); // a viewer in the second
+    // An organization they do not belong to cannot be opened.
+    const other = await makeOrg();
+    expect((await browser.post('/session/organization', { organizationId: other.id })).status).toBe(404);
+    expect((await (await browser.get('/settings/members')).one('[data-testid="my-role"]')).text).toBe('viewer');
+  });
+});
+
 describe('the memberships migration', () => {
   let orm: Orm;
 

@@ -22,6 +22,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/calendar', action: 'read' },
   { method: 'GET', path: '/analytics', action: 'read' },
   { method: 'POST', path: '/sign-out', action: 'read' },
+  { method: 'POST', path: '/session/organization', action: 'read' },
   { method: 'GET', path: '/web/api/posts', action: 'read', json: {} },
   { method: 'GET', path: '/web/api/posts/:id', action: 'read', json: {} },
   { method: 'PATCH', path: '/web/api/posts/:id', action: 'posts.publish', json: { date: '2030-01-01' } },

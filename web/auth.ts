@@ -4,7 +4,8 @@
 // passwords cannot be guessed at full speed and nobody elsewhere can lock a user out.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { router } from '../http/router.ts';
-import { authenticateUser, createSession, deleteSession, normalizeEmail } from '../services/users.ts';
+import { authenticateUser, createSession, deleteSession, normalizeEmail, switchOrganization } from '../services/users.ts';
+import { errors } from '../lib/errors.ts';
 import { beginSignIn, clientAddress, signInSucceeded } from '../services/sign-in-throttle.ts';
 import {
   clearSessionCookie,
@@ -78,71 +79,83 @@ export function authRoutes(web: Web) {
     };
   };
 
-  return router()
-    .get(
-      '/sign-in',
-      publicRoute(web, (ctx) => {
-        const next = safeNextPath(ctx.url.searchParams.get('next'));
-        if (ctx.signedIn) return redirect(next);
-        const { token, cookies } = preToken(ctx);
-        return signInPage(ctx, { token, next, cookies });
-      }),
-    )
-    .post(
-      '/sign-in',
-      notePeer(
-        publicRoute(web, async (ctx) => {
-          // Read by the web app's body parser, at most SIGNED_OUT_BODY_BYTES (web/context.ts).
-          const form = formBody(ctx.body);
-          const next = safeNextPath(form.get('next'));
-          const email = (form.get('email') ?? '').slice(0, 320);
-          const cookieToken = ctx.cookies.get(SIGNIN_COOKIE);
-          if (!originAllowed(web, ctx.request) || !sameToken(cookieToken, form.get('_csrf'))) {
-            const { token, cookies } = preToken(ctx);
-            return signInPage(ctx, {
-              token,
-              cookies,
-              next,
-              email,
-              status: 403,
-              error: 'The sign-in form expired or cookies are blocked. Please try again.',
-            });
-          }
-          const key = normalizeEmail(email);
-          const address = clientAddress(ctx.request, peers.get(ctx.request), web.options().trustProxyHops ?? 0);
-          const attempt = await beginSignIn(ctx.em, key, address, ctx.now);
-          if (!attempt.allowed) {
-            const seconds = Math.max(1, Math.ceil((attempt.retryAt.getTime() - ctx.now.getTime()) / 1000));
-            const minutes = Math.ceil(seconds / 60);
-            const error = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-            const page = signInPage(ctx, { token: cookieToken!, next, email, status: 429, error });
-            page.headers.set('retry-after', String(seconds));
-            return page;
-          }
-          const user = await authenticateUser(ctx.em, email, form.get('password') ?? '');
-          if (!user)
-            return signInPage(ctx, { token: cookieToken!, next, email, status: 401, error: 'The email or password is not correct.' });
-          await signInSucceeded(ctx.em, key, address);
-          // First sign-in: the person's zone starts as the browser's (app.js wrote it on this form's page).
-          const browserZone = ctx.cookies.get(TZ_COOKIE);
-          if (!user.timeZone && isTimeZone(browserZone)) await setUserTimeZone(ctx.em, user.id, canonicalTimeZone(browserZone), true);
-          const session = await createSession(ctx.em, user, ctx.now);
-          return redirect(next, {
-            cookies: [
-              sessionCookie(web, session.token, session.expiresAt, ctx.now),
-              serializeCookie(SIGNIN_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() }),
-            ],
-          });
+  return (
+    router()
+      .get(
+        '/sign-in',
+        publicRoute(web, (ctx) => {
+          const next = safeNextPath(ctx.url.searchParams.get('next'));
+          if (ctx.signedIn) return redirect(next);
+          const { token, cookies } = preToken(ctx);
+          return signInPage(ctx, { token, next, cookies });
         }),
-      ),
-      { parse: 'text' },
-    )
-    .post(
-      '/sign-out',
-      pageRoute(web, 'read', async (ctx) => {
-        await deleteSession(ctx.em, ctx.cookies.get(SESSION_COOKIE) ?? '');
-        return redirect('/sign-in', { cookies: [clearSessionCookie(web)] });
-      }),
-      { parse: 'text' },
-    );
+      )
+      .post(
+        '/sign-in',
+        notePeer(
+          publicRoute(web, async (ctx) => {
+            // Read by the web app's body parser, at most SIGNED_OUT_BODY_BYTES (web/context.ts).
+            const form = formBody(ctx.body);
+            const next = safeNextPath(form.get('next'));
+            const email = (form.get('email') ?? '').slice(0, 320);
+            const cookieToken = ctx.cookies.get(SIGNIN_COOKIE);
+            if (!originAllowed(web, ctx.request) || !sameToken(cookieToken, form.get('_csrf'))) {
+              const { token, cookies } = preToken(ctx);
+              return signInPage(ctx, {
+                token,
+                cookies,
+                next,
+                email,
+                status: 403,
+                error: 'The sign-in form expired or cookies are blocked. Please try again.',
+              });
+            }
+            const key = normalizeEmail(email);
+            const address = clientAddress(ctx.request, peers.get(ctx.request), web.options().trustProxyHops ?? 0);
+            const attempt = await beginSignIn(ctx.em, key, address, ctx.now);
+            if (!attempt.allowed) {
+              const seconds = Math.max(1, Math.ceil((attempt.retryAt.getTime() - ctx.now.getTime()) / 1000));
+              const minutes = Math.ceil(seconds / 60);
+              const error = `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+              const page = signInPage(ctx, { token: cookieToken!, next, email, status: 429, error });
+              page.headers.set('retry-after', String(seconds));
+              return page;
+            }
+            const user = await authenticateUser(ctx.em, email, form.get('password') ?? '');
+            if (!user)
+              return signInPage(ctx, { token: cookieToken!, next, email, status: 401, error: 'The email or password is not correct.' });
+            await signInSucceeded(ctx.em, key, address);
+            // First sign-in: the person's zone starts as the browser's (app.js wrote it on this form's page).
+            const browserZone = ctx.cookies.get(TZ_COOKIE);
+            if (!user.timeZone && isTimeZone(browserZone)) await setUserTimeZone(ctx.em, user.id, canonicalTimeZone(browserZone), true);
+            const session = await createSession(ctx.em, user, ctx.now);
+            return redirect(next, {
+              cookies: [
+                sessionCookie(web, session.token, session.expiresAt, ctx.now),
+                serializeCookie(SIGNIN_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() }),
+              ],
+            });
+          }),
+        ),
+        { parse: 'text' },
+      )
+      .post(
+        '/sign-out',
+        pageRoute(web, 'read', async (ctx) => {
+          await deleteSession(ctx.em, ctx.cookies.get(SESSION_COOKIE) ?? '');
+          return redirect('/sign-in', { cookies: [clearSessionCookie(web)] });
+        }),
+        { parse: 'text' },
+      )
+      // The organization switcher (a person in several): the session opens the one chosen.
+      .post(
+        '/session/organization',
+        pageRoute(web, 'read', async (ctx) => {
+          const chosen = ctx.form.get('organizationId') ?? '';
+          if (!(await switchOrganization(ctx.em, ctx.signedIn.session, chosen))) throw errors.notFound('organization');
+          return redirect('/calendar');
+        }),
+        { parse: 'text' },
+      )
+  );
 }

@@ -59,6 +59,18 @@ ${(page.scripts ?? []).map((name) => html`<script src="${assetUrl(name)}" defer>
     <ul>${NAV.filter((n) => can(s.role, n.action)).map((n) => html`<li><a href="${n.href}" data-testid="nav-${n.id}"${n.id === page.nav ? html` aria-current="page"` : ''}>${n.label}</a></li>`)}</ul>
   </nav>
   <div class="account">
+    ${
+      s.organizations.length > 1
+        ? html`<form method="post" action="/session/organization" class="inline" data-testid="org-switcher">
+      <input type="hidden" name="_csrf" value="${s.session.csrfToken}">
+      <label for="org-switch" class="visually-hidden">Organization</label>
+      <select id="org-switch" name="organizationId" data-testid="org-select">${s.organizations.map(
+        (o) => html`<option value="${o.id}"${o.id === s.organization.id ? html` selected` : ''}>${o.name} (${o.role})</option>`,
+      )}</select>
+      <button type="submit" class="link-button" data-testid="org-switch">Switch</button>
+    </form>`
+        : html`<span class="org-name" data-testid="current-org">${s.organization.name}</span>`
+    }
     <span class="user-email" data-testid="current-user">${s.user.email}</span>
     <a href="/settings/time-zone" class="header-tz" data-testid="header-tz" title="Your time zone: change it">${page.tz ?? 'UTC'}</a>
     <form method="post" action="/sign-out" class="inline">
