@@ -117,6 +117,9 @@ export const EnvSchema = T.Object({
   POSTPILOT_API_URL: T.Optional(T.String({ pattern: '^https?://' })),
   POSTPILOT_API_KEY: text,
   OUTBOUND_ALLOW_PRIVATE: T.Optional(Bool),
+  // Outgoing mail (services/mail.ts): invitations. Unset: no mail is sent; the inviter shares the link.
+  SMTP_URL: T.Optional(T.String({ pattern: '^smtps?://' })),
+  MAIL_FROM: text,
   // Keys and counts held in the API process (services/admission-cache.ts); false: one statement per request.
   ADMISSION_CACHE: T.Optional(Bool),
   // Other ffmpeg/ffprobe binaries than the npm packages' (media/exec.ts).
@@ -160,6 +163,8 @@ export interface Config {
   generate: { url: string; model: string; apiKey?: string; timeoutMs: number } | undefined;
   /** The stdio MCP server (mcp/main.ts): the service's base URL and the API key it uses. */
   mcp: { apiUrl: string; apiKey: string | undefined };
+  /** Outgoing mail (SMTP_URL, MAIL_FROM; services/mail.ts); undefined: none is sent. */
+  mail: { url: string; from: string } | undefined;
   /** Platform app credentials (for OAuth token refresh) and API base-URL overrides; see platforms/index.ts. */
   platforms: Partial<Record<PlatformSetting, string>>;
   /** Calls to tenant-chosen hosts (lib/outbound.ts): private addresses only with OUTBOUND_ALLOW_PRIVATE. */
@@ -272,6 +277,7 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
         }
       : undefined,
     mcp: { apiUrl: (e.POSTPILOT_API_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''), apiKey: e.POSTPILOT_API_KEY },
+    mail: e.SMTP_URL ? { url: e.SMTP_URL, from: e.MAIL_FROM ?? 'Postpilot <no-reply@localhost>' } : undefined,
     media: { ffmpegPath: e.FFMPEG_PATH, ffprobePath: e.FFPROBE_PATH },
   };
 }

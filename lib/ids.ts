@@ -3,7 +3,7 @@ import { monotonicFactory } from 'ulidx';
 
 const ulid = monotonicFactory();
 
-export type IdPrefix = 'org' | 'key' | 'ch' | 'post' | 'pc' | 'med' | 'req' | 'wh' | 'evt' | 'whd' | 'ser' | 'pm' | 'pci' | 'mem';
+export type IdPrefix = 'org' | 'key' | 'ch' | 'post' | 'pc' | 'med' | 'req' | 'wh' | 'evt' | 'whd' | 'ser' | 'pm' | 'pci' | 'mem' | 'inv';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid().toLowerCase()}`;

@@ -63,6 +63,9 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/settings/members', action: 'read' },
   { method: 'POST', path: '/settings/members/:userId/role', action: 'members.manage' },
   { method: 'POST', path: '/settings/members/:userId/remove', action: 'members.manage' },
+  { method: 'POST', path: '/settings/members/invitations', action: 'members.manage' },
+  { method: 'POST', path: '/settings/members/invitations/:id/revoke', action: 'members.manage' },
+  { method: 'POST', path: '/invitations/:token/accept', action: 'read' },
   { method: 'GET', path: '/settings/webhooks', action: 'webhooks.manage' },
   { method: 'POST', path: '/settings/webhooks', action: 'webhooks.manage' },
   { method: 'GET', path: '/settings/webhooks/:id', action: 'webhooks.manage' },
@@ -77,7 +80,16 @@ const ROUTES: Route[] = [
 
 /** The web app's own routes: pages and /web/api, without the public ones (sign-in, static files). */
 function webRoutes(): string[] {
-  const PUBLIC = new Set(['GET /', 'GET /*', 'GET /sign-in', 'POST /sign-in']);
+  // Public: the sign-in form and an invitation's page, whose token is its proof.
+  const PUBLIC = new Set([
+    'GET /',
+    'GET /*',
+    'GET /sign-in',
+    'POST /sign-in',
+    'GET /invitations/:token',
+    'POST /invitations/:token/decline',
+    'POST /invitations/:token/register',
+  ]);
   return (app.routes as { method: string; path: string }[])
     .filter((r) => !/^\/(v1|mcp|storage|static|openapi|docs|health|ready|metrics|\.well-known)(\/|$)/.test(r.path))
     .map((r) => `${r.method} ${r.path}`)

@@ -12,6 +12,7 @@ import { createWeb, errorPage, publicRoute, webBodyParser, type WebDeps } from '
 import { redirect } from './http.ts';
 import { keyRoutes } from './keys.ts';
 import { memberRoutes } from './members.ts';
+import { invitationRoutes } from './invitations.ts';
 import { mediaRoutes } from './media.ts';
 import { postLifecycleRoutes } from './post-lifecycle.ts';
 import { queueRoutes } from './queue-editor.ts';
@@ -53,6 +54,7 @@ export function webApp(deps: WebDeps) {
       .use(analyticsRoutes(web))
       .use(keyRoutes(web))
       .use(memberRoutes(web))
+      .use(invitationRoutes(web))
       .use(settingsRoutes(web))
       .use(webhookRoutes(web))
       .use(mediaRoutes(web))

@@ -156,7 +156,7 @@ export function originAllowed(web: Web, request: Request): boolean {
   return allowed.has(origin);
 }
 
-const csrfError = () =>
+export const csrfError = () =>
   new ApiError(
     'unauthorized',
     'The form or request is missing a valid CSRF token (or came from another site). Reload the page and try again.',

@@ -5,6 +5,9 @@ import { router } from '../http/router.ts';
 import { isRole, ROLES } from '../domain/roles.ts';
 import { can } from '../domain/roles.ts';
 import { listMembers, removeMember, setMemberRole, type MemberView } from '../domain/members.ts';
+import { invite, pendingInvitations, revokeInvitation, type PendingInvitation } from '../domain/invitations.ts';
+import { sendMail } from '../services/mail.ts';
+import type { Role } from '../db/entities/index.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
 import { html } from './html.ts';
@@ -12,7 +15,7 @@ import { htmlResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
 import { formatDateTime } from './time.ts';
 
-const NOTICES: Record<string, string> = { role: 'Role changed.', removed: 'Member removed.' };
+const NOTICES: Record<string, string> = { role: 'Role changed.', removed: 'Member removed.', withdrawn: 'Invitation withdrawn.' };
 
 function memberRow(ctx: PageContext, m: MemberView, manage: boolean) {
   const self = m.userId === ctx.signedIn.user.id;
@@ -42,16 +45,59 @@ function memberRow(ctx: PageContext, m: MemberView, manage: boolean) {
   </tr>`;
 }
 
-async function membersPage(ctx: PageContext, o: { errors?: string[]; status?: number } = {}): Promise<Response> {
+/** Just invited: the link to share (shown once), and whether it went by mail. */
+interface Invited {
+  email: string;
+  link: string;
+  mailed: boolean;
+}
+
+function inviteSection(ctx: PageContext, pending: PendingInvitation[], invited?: Invited) {
+  const csrf = ctx.signedIn.session.csrfToken;
+  const roles = ROLES.filter((r) => r !== 'owner' || can(ctx.signedIn.role, 'owners.manage'));
+  return html`<h2>Invite</h2>
+${
+  invited
+    ? html`<div class="notice" role="status" data-testid="invited">
+  <p>${invited.mailed ? html`An invitation went to ${invited.email}.` : html`No mail is sent from this service: send ${invited.email} this link.`}
+  The link is shown only now and works for 7 days.</p>
+  <p><input readonly value="${invited.link}" id="invitation-link" data-testid="invitation-link" aria-label="Invitation link"></p>
+</div>`
+    : ''
+}
+<form method="post" action="/settings/members/invitations" class="stack" data-testid="invite-form">
+  <input type="hidden" name="_csrf" value="${csrf}">
+  <div class="field"><label for="invite-email">Email</label><input id="invite-email" name="email" type="email" required data-testid="invite-email"></div>
+  <div class="field"><label for="invite-role">Role</label><select id="invite-role" name="role" data-testid="invite-role">${roles.map(
+    (r) => html`<option value="${r}"${r === 'editor' ? html` selected` : ''}>${r}</option>`,
+  )}</select></div>
+  <div class="actions"><button type="submit" class="primary" data-testid="invite-send">Invite</button></div>
+</form>
+${
+  pending.length
+    ? html`<h2>Invited, not yet answered</h2><ul data-testid="pending-invitations">${pending.map(
+        (
+          i,
+        ) => html`<li data-testid="pending-invitation" data-email="${i.email}">${i.email} as ${i.role}, until ${formatDateTime(new Date(i.expiresAt), ctx.tz)}
+      <form method="post" action="/settings/members/invitations/${i.id}/revoke" class="inline"><input type="hidden" name="_csrf" value="${csrf}">
+      <button type="submit" class="link-button" data-testid="invitation-revoke">Withdraw</button></form></li>`,
+      )}</ul>`
+    : ''
+}`;
+}
+
+async function membersPage(ctx: PageContext, o: { errors?: string[]; status?: number; invited?: Invited } = {}): Promise<Response> {
   const members = await listMembers(ctx.em, ctx.signedIn.organization.id);
   const manage = can(ctx.signedIn.role, 'members.manage');
+  const pending = manage ? await pendingInvitations(ctx.em, ctx.signedIn.organization.id, ctx.now) : [];
   const body = html`<h1>Members</h1>
 ${formErrors(o.errors ?? [])}
 <p>Your role here: <strong data-testid="my-role">${ctx.signedIn.role}</strong>.</p>
 <table data-testid="members">
   <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Member since</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
   <tbody>${members.map((m) => memberRow(ctx, m, manage))}</tbody>
-</table>`;
+</table>
+${manage ? inviteSection(ctx, pending, o.invited) : ''}`;
   const notice = NOTICES[ctx.url.searchParams.get('notice') ?? ''] ?? null;
   return htmlResponse(layout({ title: 'Members', body, signedIn: ctx.signedIn, tz: ctx.tz, nav: 'members', notice }), {
     status: o.status ?? 200,
@@ -67,6 +113,26 @@ async function orPage(ctx: PageContext, act: () => Promise<void>, notice: string
     if (err instanceof ApiError && (err.code === 'conflict' || err.code === 'validation_failed'))
       return membersPage(ctx, { errors: describeError(err), status: err.status });
     throw err;
+  }
+}
+
+/**
+ * The invitation by mail when SMTP is configured (services/mail.ts). A refused mail is logged and
+ * the page shows the link instead: the invitation itself stands.
+ */
+async function mailInvitation(web: Web, ctx: PageContext, to: string, role: Role, link: string): Promise<boolean> {
+  const mail = web.options().mail;
+  if (!mail) return false;
+  try {
+    await sendMail(mail, {
+      to,
+      subject: `${ctx.signedIn.user.email} invites you to ${ctx.signedIn.organization.name} on Postpilot`,
+      text: `${ctx.signedIn.user.email} invites you to join ${ctx.signedIn.organization.name} as ${role}.\n\nAccept or decline: ${link}\n\nThe link works for 7 days.\n`,
+    });
+    return true;
+  } catch (err) {
+    web.log({ level: 'warn', msg: 'invitation mail not sent', error: err instanceof Error ? err.message : String(err) });
+    return false;
   }
 }
 
@@ -90,6 +156,38 @@ export function memberRoutes(web: Web) {
           'role',
         ),
       ),
+      { parse: 'text' },
+    )
+    .post(
+      '/settings/members/invitations',
+      pageRoute(web, 'members.manage', async (ctx) => {
+        const role = ctx.form.get('role');
+        try {
+          if (!isRole(role)) throw errors.validation([{ path: 'role', message: `must be one of ${ROLES.join(', ')}` }]);
+          const { invitation, token } = await invite(
+            ctx.em,
+            ctx.signedIn.organization.id,
+            actor(ctx),
+            { email: ctx.form.get('email') ?? '', role },
+            ctx.now,
+          );
+          const link = `${web.options().publicBaseUrl}/invitations/${token}`;
+          const mailed = await mailInvitation(web, ctx, invitation.email, role, link);
+          return membersPage(ctx, { invited: { email: invitation.email, link, mailed }, status: 201 });
+        } catch (err) {
+          if (err instanceof ApiError && (err.code === 'conflict' || err.code === 'validation_failed'))
+            return membersPage(ctx, { errors: describeError(err), status: err.status });
+          throw err;
+        }
+      }),
+      { parse: 'text' },
+    )
+    .post(
+      '/settings/members/invitations/:id/revoke',
+      pageRoute(web, 'members.manage', async (ctx) => {
+        await revokeInvitation(ctx.em, ctx.signedIn.organization.id, actor(ctx), ctx.params.id ?? '', ctx.now);
+        return redirect('/settings/members?notice=withdrawn');
+      }),
       { parse: 'text' },
     )
     .post(

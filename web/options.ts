@@ -15,10 +15,12 @@ export interface WebOptions {
   outbound?: OutboundPolicy;
   /** Trusted proxies in front (TRUST_PROXY): the sign-in throttle's client address comes from X-Forwarded-For. */
   trustProxyHops?: number;
+  /** Outgoing mail (invitations); absent: the inviter shares the link shown to them. */
+  mail?: Config['mail'];
 }
 
 export function webOptions(
-  config: Pick<Config, 'publicBaseUrl' | 'credentialsKey' | 'platforms' | 'outbound' | 'trustProxyHops'>,
+  config: Pick<Config, 'publicBaseUrl' | 'credentialsKey' | 'platforms' | 'outbound' | 'trustProxyHops' | 'mail'>,
 ): WebOptions {
   return {
     publicBaseUrl: config.publicBaseUrl,
@@ -26,6 +28,7 @@ export function webOptions(
     platforms: config.platforms,
     outbound: config.outbound,
     trustProxyHops: config.trustProxyHops,
+    mail: config.mail,
   };
 }
 

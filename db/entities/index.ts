@@ -15,6 +15,7 @@ export * from './series.ts';
 export * from './post-metric.ts';
 export * from './post-channel-item.ts';
 export * from './membership.ts';
+export * from './invitation.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -33,6 +34,7 @@ import { Series } from './series.ts';
 import { PostMetric } from './post-metric.ts';
 import { PostChannelItem } from './post-channel-item.ts';
 import { Membership } from './membership.ts';
+import { Invitation } from './invitation.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -55,4 +57,5 @@ export const ALL_ENTITIES = [
   PostMetric,
   PostChannelItem,
   Membership,
+  Invitation,
 ];

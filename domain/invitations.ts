@@ -1,0 +1,136 @@
+// Invitations to join an organization with a role.
+//
+// Rules:
+// - Members with `members.manage` (owner, admin) invite; only an owner invites an owner
+//   (`owners.manage`), as for a change of role (domain/members.ts).
+// - An invitation is a link with a random token (only its SHA-256 is stored), valid
+//   INVITATION_TTL_MS. Inviting the same address again replaces the pending invitation (the old
+//   link stops working). An address that is already a member is refused (`409`).
+// - It is accepted by the person it was sent to: signed in with that e-mail address, or, when no
+//   account has it, by creating the account on the invitation's page. Accepted, declined,
+//   revoked or expired, the link opens nothing more.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { createHash, randomBytes } from 'node:crypto';
+import { Invitation, Membership, Organization, User, type IInvitation, type Role } from '../db/entities/index.ts';
+import { ApiError, errors } from '../lib/errors.ts';
+import { newId } from '../lib/ids.ts';
+import { can } from './roles.ts';
+import type { Actor } from './members.ts';
+
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+
+export interface PendingInvitation {
+  id: string;
+  email: string;
+  role: Role;
+  expiresAt: string;
+}
+
+/** A new invitation; its token is returned here only (the link is /invitations/{token}). */
+export async function invite(
+  em: EntityManager,
+  organizationId: string,
+  actor: Actor,
+  input: { email: string; role: Role },
+  now: Date,
+): Promise<{ invitation: PendingInvitation; token: string }> {
+  if (!can(actor.role, 'members.manage')) throw errors.forbiddenRole(actor.role, 'members.manage');
+  if (input.role === 'owner' && !can(actor.role, 'owners.manage')) throw errors.forbiddenRole(actor.role, 'owners.manage');
+  const email = input.email.trim().toLowerCase();
+  if (email.length > 320 || !EMAIL.test(email)) throw errors.validation([{ path: 'email', message: 'must be an email address' }]);
+  const user = await em.findOne(User, { email });
+  if (user && (await em.findOne(Membership, { organization: organizationId, user: user.id }))) {
+    throw new ApiError('conflict', `${email} is already a member of this organization.`);
+  }
+  const token = randomBytes(32).toString('base64url');
+  const invitation = await em.transactional(async (tx) => {
+    await tx.nativeUpdate(Invitation, { organization: organizationId, email, ...OPEN }, { revokedAt: now });
+    const row = tx.create(Invitation, {
+      id: newId('inv'),
+      organization: organizationId,
+      email,
+      role: input.role,
+      tokenHash: sha256(token),
+      invitedByUserId: actor.userId,
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+    });
+    await tx.flush();
+    return row;
+  });
+  return { invitation: pendingView(invitation), token };
+}
+
+const OPEN = { acceptedAt: null, declinedAt: null, revokedAt: null } as const;
+
+const pendingView = (i: IInvitation): PendingInvitation => ({
+  id: i.id,
+  email: i.email,
+  role: i.role,
+  expiresAt: i.expiresAt.toISOString(),
+});
+
+export async function pendingInvitations(em: EntityManager, organizationId: string, now: Date): Promise<PendingInvitation[]> {
+  const rows = await em.find(
+    Invitation,
+    { organization: organizationId, ...OPEN, expiresAt: { $gt: now } },
+    { orderBy: { createdAt: 'asc' } },
+  );
+  return rows.map(pendingView);
+}
+
+/** What the invitation's page shows; null when the link opens nothing (unknown, used or expired). */
+export interface OpenInvitation {
+  invitation: IInvitation;
+  organizationName: string;
+  invitedBy: string;
+  /** Whether an account already has the invited address (then it signs in to accept). */
+  accountExists: boolean;
+}
+
+export async function openInvitation(em: EntityManager, token: string, now: Date): Promise<OpenInvitation | null> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+  const invitation = await em.findOne(Invitation, { tokenHash: sha256(token), ...OPEN, expiresAt: { $gt: now } });
+  if (!invitation) return null;
+  const [org, inviter, account] = await Promise.all([
+    em.findOne(Organization, { id: invitation.organization }),
+    em.findOne(User, { id: invitation.invitedByUserId }),
+    em.findOne(User, { email: invitation.email }),
+  ]);
+  if (!org) return null;
+  return { invitation, organizationName: org.name, invitedBy: inviter?.email ?? 'a member', accountExists: account !== null };
+}
+
+/**
+ * Accepts for the signed-in user, who must have the invited address; the membership is added and
+ * the invitation closed in one transaction, so a link is used once.
+ */
+export async function acceptInvitation(em: EntityManager, token: string, user: { id: string; email: string }, now: Date): Promise<string> {
+  return em.transactional(async (tx) => {
+    const open = await openInvitation(tx, token, now);
+    if (!open) throw new ApiError('not_found', 'This invitation is no longer valid.');
+    const { invitation } = open;
+    if (invitation.email !== user.email) {
+      throw new ApiError('conflict', `This invitation is for ${invitation.email}; sign in with that address to accept it.`);
+    }
+    const closed = await tx.nativeUpdate(Invitation, { id: invitation.id, ...OPEN }, { acceptedAt: now });
+    if (closed !== 1) throw new ApiError('not_found', 'This invitation is no longer valid.');
+    if (!(await tx.findOne(Membership, { organization: invitation.organization, user: user.id }))) {
+      tx.create(Membership, { id: newId('mem'), organization: invitation.organization, user: user.id, role: invitation.role });
+    }
+    return invitation.organization;
+  });
+}
+
+/** Declined by the person invited (the link is the proof): it opens nothing more. */
+export async function declineInvitation(em: EntityManager, token: string, now: Date): Promise<void> {
+  const closed = await em.nativeUpdate(Invitation, { tokenHash: sha256(token), ...OPEN, expiresAt: { $gt: now } }, { declinedAt: now });
+  if (closed !== 1) throw new ApiError('not_found', 'This invitation is no longer valid.');
+}
+
+export async function revokeInvitation(em: EntityManager, organizationId: string, actor: Actor, id: string, now: Date): Promise<void> {
+  if (!can(actor.role, 'members.manage')) throw errors.forbiddenRole(actor.role, 'members.manage');
+  const closed = await em.nativeUpdate(Invitation, { id, organization: organizationId, ...OPEN }, { revokedAt: now });
+  if (closed !== 1) throw errors.notFound('invitation');
+}
