@@ -8,7 +8,7 @@ import { SMTPServer } from 'smtp-server';
 import { Invitation, Membership } from '../db/entities/index.ts';
 import { createUser } from '../services/users.ts';
 import { harness, type Harness } from './harness/index.ts';
-import { makeOrg, testApp } from './harness/fixtures.ts';
+import { testApp } from './harness/fixtures.ts';
 import { Browser, signedInUser } from './harness/web-browser.ts';
 
 let h: Harness;

@@ -7,7 +7,7 @@ import { acceptInvitation, declineInvitation, openInvitation, type OpenInvitatio
 import { ApiError, errors } from '../lib/errors.ts';
 import { createSession, createUser, findUserByEmail, switchOrganization, type SignedIn } from '../services/users.ts';
 import { csrfError, formBody, originAllowed, pageRoute, publicRoute, sessionCookie, type RequestContext, type Web } from './context.ts';
-import { html } from './html.ts';
+import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
 import { formatDateTime } from './time.ts';
@@ -22,7 +22,7 @@ function invitationPage(
 ): Response {
   const s = ctx.signedIn;
   const base = `/invitations/${token}`;
-  let body;
+  let body: SafeHtml;
   if (!open) {
     body = html`<h1>Invitation</h1><p data-testid="invitation-gone">${GONE}</p>`;
   } else {
