@@ -142,6 +142,26 @@ export const ErrorSchema = t.Object(
   strict,
 );
 
+export const KeyMemberSchema = t.Object(
+  {
+    member: t.Union(
+      [
+        t.Object(
+          {
+            userId: t.String(),
+            email: t.String(),
+            role: oneOf(['owner', 'admin', 'editor', 'contributor', 'viewer'], 'The member’s role in the organization now.'),
+          },
+          strict,
+        ),
+        t.Null(),
+      ],
+      { description: 'The member who made the key in the web app; null for a key an operator made (the CLI).' },
+    ),
+  },
+  strict,
+);
+
 export const MeSchema = t.Object(
   {
     organization: t.Object(
@@ -783,4 +803,5 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   AnalyticsSummary: AnalyticsSummarySchema,
   BestTimes: BestTimesSchema,
   ChannelCapabilities: ChannelCapabilitiesSchema,
+  KeyMember: KeyMemberSchema,
 };

@@ -38,6 +38,19 @@ export async function listMembers(em: EntityManager, organizationId: string): Pr
   }));
 }
 
+/** The member an API key belongs to (who made it in the web app); null for a key made by an operator (the CLI). */
+export async function keyMember(em: EntityManager, organizationId: string, keyId: string): Promise<Omit<MemberView, 'since'> | null> {
+  const key = await em.findOne(ApiKey, { id: keyId, organization: organizationId });
+  if (!key?.createdByUserId) return null;
+  const [user, membership] = await Promise.all([
+    em.findOne(User, { id: key.createdByUserId }),
+    em.findOne(Membership, { organization: organizationId, user: key.createdByUserId }),
+  ]);
+  // A maker who left took their keys with them (revoked): such a key is not admitted this far.
+  if (!user || !membership) return null;
+  return { userId: user.id, email: user.email, role: membership.role };
+}
+
 /** Adds a person (a user, by email) to an organization with a role. */
 export async function addMember(em: EntityManager, organizationId: string, email: string, role: Role): Promise<MemberView> {
   const user = await em.findOne(User, { email: email.trim().toLowerCase() });

@@ -8,7 +8,7 @@ import { ACTIONS, can, KEY_SCOPES, ROLES, type Action, type Role } from '../doma
 import { parseCommand, type CommandContext } from '../cli/commands.ts';
 import { createSession, createUser, findSession } from '../services/users.ts';
 import { harness, type Harness } from './harness/index.ts';
-import { call, makeOrg, testApp } from './harness/fixtures.ts';
+import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { Browser, signedInUser } from './harness/web-browser.ts';
 import { listMembers, setMemberRole } from '../domain/members.ts';
@@ -186,6 +186,11 @@ describe('the members page', () => {
     };
     const publishing = await made(['read', 'publish']);
     const reading = await made(['read']);
+    // The key says whose it is (GET /v1/me keeps SPEC's fields: an endpoint of its own).
+    const member = await call(app, 'GET', '/v1/me/member', { key: reading });
+    expect(member.body).toEqual({ member: { userId: admin.user.id, email: expect.stringContaining('admin-'), role: 'admin' } });
+    const operators = await makeKey(org.id);
+    expect((await call(app, 'GET', '/v1/me/member', { key: operators.key })).body).toEqual({ member: null });
     const me = async (key: string) => (await call(app, 'GET', '/v1/me', { key })).status;
     expect([await me(publishing), await me(reading)]).toEqual([200, 200]);
     // Demoted to viewer: the key that publishes is revoked, the read-only one stays.

@@ -87,6 +87,7 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
     schema: 'PostAnalytics',
   },
   { method: 'get', path: '/analytics', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'AnalyticsSummary' },
+  { method: 'get', path: '/me/member', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'KeyMember' },
   { method: 'get', path: '/channels/{id}/best-times', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'BestTimes' },
   {
     method: 'get',

@@ -60,6 +60,15 @@ export const OPERATIONS = {
     description: 'Every authenticated request of the organization counts towards `quota.usedThisMonth`, this one included.',
   }),
 
+  getKeyMember: doc({
+    operationId: 'getKeyMember',
+    tag: 'Account',
+    scope: 'read',
+    summary: 'The member the calling key belongs to',
+    description:
+      'A key made in the web app belongs to the member who made it: its scopes stay within what their role may hold, a new role revokes the keys it no longer allows, and removing the member revokes their keys. `member` is null for a key an operator made with the CLI.',
+  }),
+
   listChannels: doc({
     operationId: 'listChannels',
     tag: 'Channels',

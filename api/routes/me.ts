@@ -2,7 +2,8 @@ import { router } from '../../http/router.ts';
 import { accountView } from '../../services/account.ts';
 import { authPlugin } from '../auth.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { MeSchema } from '../schemas.ts';
+import { KeyMemberSchema, MeSchema } from '../schemas.ts';
+import { keyMember } from '../../domain/members.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 
 export function meRoutes(deps: AppDeps) {
@@ -13,5 +14,10 @@ export function meRoutes(deps: AppDeps) {
       // The same view as the MCP tool whoami (services/account.ts).
       ({ auth }) => accountView(auth),
       { scope: 'read', response: { 200: MeSchema }, detail: OPERATIONS.getMe },
-    );
+    )
+    .get('/me/member', async ({ auth }) => ({ member: await keyMember(deps.orm.em.fork(), auth.organization.id, auth.key.id) }), {
+      scope: 'read',
+      response: { 200: KeyMemberSchema },
+      detail: OPERATIONS.getKeyMember,
+    });
 }
