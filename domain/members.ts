@@ -70,48 +70,41 @@ export interface Actor {
 }
 
 /** A new role for a member (rules above). */
-export async function setMemberRole(
-  em: EntityManager,
-  organizationId: string,
-  actor: Actor,
-  userId: string,
-  role: Role,
-  now = new Date(),
-): Promise<void> {
-  let revoked: IApiKey[] = [];
-  await em.transactional(async (tx) => {
-    const members = await lockedMembers(tx, organizationId);
-    const target = members.find((m) => m.user === userId);
-    if (!target) throw new ApiError('not_found', `No member ${userId} in this organization.`);
-    if (target.role === role) return;
-    assertMayTouch(actor, target.role, role);
-    assertOwnerRemains(members, target, role);
-    target.role = role;
-    const allowed = KEY_SCOPES[role];
-    const keys = await tx.find(ApiKey, { organization: organizationId, createdByUserId: userId, revokedAt: null });
-    revoked = keys.filter((k) => !k.scopes.every((s) => (allowed as readonly string[]).includes(s)));
-    for (const k of revoked) k.revokedAt = now;
-  });
-  for (const k of revoked) admissionChanged({ keyId: k.id });
+export function setMemberRole(em: EntityManager, organizationId: string, actor: Actor, userId: string, role: Role, now = new Date()) {
+  return changeMember(em, organizationId, actor, userId, role, now);
 }
 
 /** Removes a member from the organization (rules above). */
-export async function removeMember(
+export function removeMember(em: EntityManager, organizationId: string, actor: Actor, userId: string, now = new Date()) {
+  return changeMember(em, organizationId, actor, userId, null, now);
+}
+
+/**
+ * A member's new role, or (null) their removal, under the lock on the organization's memberships;
+ * their API keys that the new role no longer allows (all, when removed) are revoked in the same
+ * transaction and told to the admission caches after it.
+ */
+async function changeMember(
   em: EntityManager,
   organizationId: string,
   actor: Actor,
   userId: string,
-  now = new Date(),
+  to: Role | null,
+  now: Date,
 ): Promise<void> {
   let revoked: IApiKey[] = [];
   await em.transactional(async (tx) => {
     const members = await lockedMembers(tx, organizationId);
     const target = members.find((m) => m.user === userId);
     if (!target) throw new ApiError('not_found', `No member ${userId} in this organization.`);
-    assertMayTouch(actor, target.role, null);
-    assertOwnerRemains(members, target, null);
-    tx.remove(target);
-    revoked = await tx.find(ApiKey, { organization: organizationId, createdByUserId: userId, revokedAt: null });
+    if (target.role === to) return;
+    assertMayTouch(actor, target.role, to);
+    assertOwnerRemains(members, target, to);
+    if (to) target.role = to;
+    else tx.remove(target);
+    const allowed: readonly string[] = to ? KEY_SCOPES[to] : [];
+    const keys = await tx.find(ApiKey, { organization: organizationId, createdByUserId: userId, revokedAt: null });
+    revoked = keys.filter((k) => !k.scopes.every((s) => allowed.includes(s)));
     for (const k of revoked) k.revokedAt = now;
   });
   for (const k of revoked) admissionChanged({ keyId: k.id });
