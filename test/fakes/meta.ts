@@ -9,6 +9,7 @@
 // are kept with their post (POST and GET /{post-id}/comments). A follow-up whose parent does not
 // exist is refused as Graph refuses an unknown object id. Instagram stories are listed by
 // /{ig-user-id}/stories while live (24 hours); alt_text is taken on image containers only.
+import { download } from './download.ts';
 export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
 
 /**
@@ -844,17 +845,6 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const m = hosted.get(key);
     if (!m) return new Response('not found', { status: 404 });
     return new Response(m.bytes as Uint8Array<ArrayBuffer>, { headers: { 'Content-Type': m.contentType } });
-  }
-
-  async function download(url: string): Promise<{ contentType: string; size: number } | null> {
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      if (!res.ok) return null;
-      const bytes = await res.arrayBuffer();
-      return { contentType: res.headers.get('content-type') ?? '', size: bytes.byteLength };
-    } catch {
-      return null;
-    }
   }
 
   function hang(req: Request): Promise<Response> {

@@ -3,6 +3,7 @@
 // API's /v2/video/list/ and the OAuth token endpoint, with TikTok's envelope {data, error: {code,
 // message, log_id}} (code "ok" on success) and its error codes. Photos are pulled from URLs under
 // a verified prefix (by default the media this fake hosts, hostMedia).
+import { download } from './download.ts';
 export interface FakeCreator {
   creator_avatar_url: string;
   creator_username: string;
@@ -425,17 +426,6 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     if (photos.some((x) => !x)) p.failReason = 'photo_pull_failed';
     else complete(p);
     return ok({ publish_id: p.publishId });
-  }
-
-  async function download(url: string): Promise<{ contentType: string; size: number } | null> {
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      if (!res.ok) return null;
-      const bytes = await res.arrayBuffer();
-      return { contentType: res.headers.get('content-type') ?? '', size: bytes.byteLength };
-    } catch {
-      return null;
-    }
   }
 
   async function upload(req: Request, url: URL): Promise<Response> {
