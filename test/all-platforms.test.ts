@@ -792,16 +792,20 @@ describe('per-platform options, through the workflow to each platform', () => {
     expect(await stack.h.orm.em.fork().count(Post, { organization: s.org.id })).toBe(before);
   }, 60_000);
 
-  test('a platform that cannot be asked leaves its checks to the publish: the post is accepted', async () => {
+  test('a platform that cannot be asked leaves its checks to the publish: the post is accepted; asked again, it is refused', async () => {
     const s = await setup();
-    fakes.tiktok.failNext(1, { status: 503, body: { error: { code: 'internal_error', message: 'down' } } }, 'creator_info');
-    const r = await validate(s.key, {
+    // A level this creator is not offered: only the unanswered read lets it through.
+    const body = {
       content: 'Clip',
       channelIds: [s.channels.TIKTOK],
       mediaIds: [s.video.id],
-      options: { tiktok: { privacyLevel: 'SELF_ONLY' } },
-    });
-    expect(r.status).toBe(200);
+      options: { tiktok: { privacyLevel: 'FOLLOWER_OF_CREATOR' } },
+    };
+    expect(fakes.tiktok.creator.privacy_level_options).not.toContain('FOLLOWER_OF_CREATOR');
+    fakes.tiktok.failNext(1, { status: 503, body: { error: { code: 'internal_error', message: 'down' } } }, 'creator_info');
+    expect((await validate(s.key, body)).status).toBe(200);
+    // A failed read is not kept: the next request asks again, and refuses.
+    expect(problems(await validate(s.key, body)).fields[0].path).toBe('options.tiktok.privacyLevel');
   });
 
   test('what a type needs of the media: an Instagram carousel of one, a reel of an image, reel options on a feed post, an X poll with media', async () => {
