@@ -22,8 +22,10 @@ import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
 import { PlatformError, type Connectors, type MediaRef, type PublishRequest, type PublishResult } from '../platforms/types.ts';
 import { classifyPlatformError } from '../platforms/failure-class.ts';
-import { FAILURE, type PostEdit, type PublishTarget } from '../workflows/post-types.ts';
+import { FAILURE, type ApprovalDecision, type ApprovalRecord, type PostEdit, type PublishTarget } from '../workflows/post-types.ts';
 import { failureClass, type ChannelErrorCode, type ChannelFailure, type ChannelFailureClass } from '../workflows/publish-failure-types.ts';
+
+const sameApproval = (a: ApprovalRecord | null | undefined, b: ApprovalRecord) => a?.status === b.status && a.requestedAt === b.requestedAt;
 
 /** Waits between the tries of recording an accepted publish in Postgres, within one attempt. */
 const RECORD_RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
@@ -329,9 +331,12 @@ export function createPostActivities(deps: PostActivityDeps) {
     },
 
     async applyPostEdit({ postId, edit }: { postId: string; edit: PostEdit }): Promise<void> {
-      await deps.orm.em.fork().transactional(async (em) => {
+      const events = await deps.orm.em.fork().transactional(async (em) => {
         const post = await em.findOneOrFail(Post, { id: postId });
-        if (post.status !== 'scheduled') return;
+        if (post.status !== 'scheduled') return [];
+        // Asked for again: post.approval.requested, once (a retried activity finds it written).
+        const requested = edit.approval !== undefined && !sameApproval(post.approval, edit.approval);
+        if (edit.approval !== undefined) post.approval = edit.approval;
         if (edit.content !== undefined) post.content = edit.content;
         if (edit.contentByPlatform !== undefined) post.contentByPlatform = edit.contentByPlatform;
         if (edit.publishAt !== undefined) post.scheduledAt = new Date(edit.publishAt);
@@ -356,7 +361,28 @@ export function createPostActivities(deps: PostActivityDeps) {
           const rows = followUpRows(channels, edit.channelItems, now);
           if (rows.length) await insertFollowUps(em, rows);
         }
+        if (!requested) return [];
+        await em.flush();
+        return webhooks.write(em, post.organization, 'post.approval.requested', (views) => views.post(em, postId));
       });
+      await webhooks.dispatch(deps.orm.em, events);
+    },
+
+    /**
+     * Writes an approve or reject decision (the decideApproval Update's) to the post's approval,
+     * with its webhook event; a retried activity finds it written and emits nothing.
+     */
+    async recordApprovalDecision({ postId, decision }: { postId: string; decision: ApprovalDecision }): Promise<void> {
+      const events = await deps.orm.em.fork().transactional(async (em) => {
+        const post = await em.findOneOrFail(Post, { id: postId });
+        if (!post.approval || post.status !== 'scheduled') return [];
+        const status = decision.decision === 'approve' ? 'approved' : 'rejected';
+        if (post.approval.status === status && post.approval.decidedAt === decision.at) return [];
+        post.approval = { ...post.approval, status, decidedBy: decision.by, decidedAt: decision.at, comment: decision.comment };
+        await em.flush();
+        return webhooks.write(em, post.organization, `post.approval.${status}`, (views) => views.post(em, postId));
+      });
+      await webhooks.dispatch(deps.orm.em, events);
     },
 
     /**

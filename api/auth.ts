@@ -13,13 +13,20 @@
 // arrive together (services/admission.ts).
 import { router } from '../http/router.ts';
 import { earlyStep, MAX_JSON_BODY_BYTES, readJsonBody } from '../http/body.ts';
-import { keyChannels } from '../services/api-keys.ts';
+import { assertKeyMemberMay, keyChannels } from '../services/api-keys.ts';
+import type { Action } from '../domain/roles.ts';
 import { ormAdmission, type KeyRecord, type OrganizationRecord } from '../services/admission.ts';
 import { hashApiKey, hashesEqual, KEY_PATTERN } from '../lib/crypto.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { monthPeriod, PLAN_LIMITS } from '../lib/plans.ts';
 import type { Scope } from '../lib/scopes.ts';
 import type { AppDeps } from '../http/deps.ts';
+
+/** A route's scope and the member action a key's maker must be allowed (domain/roles.ts). */
+export interface MemberScope {
+  scope: Scope;
+  member: Action;
+}
 
 export interface Auth {
   key: KeyRecord;
@@ -107,20 +114,31 @@ export function authPlugin(deps: AppDeps) {
   }
 
   return router('auth').macro({
-    scope: (scope: Scope) => ({
-      // Routes with a body: the key first, then the body, read with the limit (http/body.ts).
-      parse: (ctx: AuthInput) =>
-        earlyStep(async () => {
+    /**
+     * `'publish'`, or `{ scope: 'publish', member: 'webhooks.manage' }` for a route whose action a
+     * member's role must also allow: a key made by a member is held to its maker's role
+     * (services/api-keys.ts assertKeyMemberMay); a key made with the CLI has no member.
+     */
+    scope: (asked: Scope | MemberScope) => {
+      const scope = typeof asked === 'string' ? asked : asked.scope;
+      const member = typeof asked === 'string' ? null : asked.member;
+      return {
+        // Routes with a body: the key first, then the body, read with the limit (http/body.ts).
+        parse: (ctx: AuthInput) =>
+          earlyStep(async () => {
+            await admit(ctx, scope);
+            return readJsonBody(ctx.request, MAX_JSON_BODY_BYTES);
+          }),
+        // Routes without one: before query and params are validated.
+        transform: async (ctx: AuthInput) => {
           await admit(ctx, scope);
-          return readJsonBody(ctx.request, MAX_JSON_BODY_BYTES);
-        }),
-      // Routes without one: before query and params are validated.
-      transform: async (ctx: AuthInput) => {
-        await admit(ctx, scope);
-      },
-      async resolve(ctx): Promise<{ auth: Auth }> {
-        return { auth: await admit(ctx, scope) };
-      },
-    }),
+        },
+        async resolve(ctx): Promise<{ auth: Auth }> {
+          const auth = await admit(ctx, scope);
+          if (member) await assertKeyMemberMay(deps.orm.em.fork(), auth.key.id, scope, member);
+          return { auth };
+        },
+      };
+    },
   });
 }

@@ -9,11 +9,12 @@ import { WEEKDAYS } from '../lib/zoned-time.ts';
 import { SLOT_TIME_PATTERN } from '../domain/queues/slots.ts';
 import { PLATFORMS, CHANNEL_STATUSES } from '../platforms/catalog.ts';
 import { METRICS, type Metric } from '../platforms/types.ts';
-import { POST_STATUSES } from '../db/entities/post.ts';
+import { APPROVAL_STATUSES, POST_STATUSES } from '../db/entities/post.ts';
 import { POST_CHANNEL_STATUSES } from '../db/entities/post-channel.ts';
 import { MEDIA_STATUSES, MEDIA_TYPES } from '../db/entities/media-item.ts';
 import { CHANNEL_ERROR_CODES } from '../workflows/publish-failure-types.ts';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhooks/outbox.ts';
+import { AUDIT_ACTOR_TYPES } from '../domain/audit.ts';
 import { CONTROL_OR_DISGUISE, MAX_FILE_NAME_CHARS, MEDIA_RULES } from '../media/catalog.ts';
 
 const strict = { additionalProperties: false } as const;
@@ -176,7 +177,7 @@ export const MeSchema = t.Object(
       {
         name: t.String(),
         prefix: t.String({ description: 'The first 12 characters of the key, to recognise it.' }),
-        scopes: t.Array(t.Union([t.Literal('read'), t.Literal('generate'), t.Literal('publish')])),
+        scopes: t.Array(t.Union([t.Literal('read'), t.Literal('generate'), t.Literal('publish'), t.Literal('approve')])),
         channels: t.Union([t.Literal('all'), t.Array(t.String())], { description: '`all`, or the channel ids the key is limited to.' }),
         expiresAt: t.Union([t.String({ format: 'date-time' }), t.Null()]),
       },
@@ -273,6 +274,31 @@ export const PostMediaSchema = t.Object(
   strict,
 );
 
+/** Who did something: an approval's requester and decider, an audit event's actor. */
+export const ActorSchema = t.Object(
+  {
+    type: oneOf(
+      AUDIT_ACTOR_TYPES,
+      '`member` (the web app), `api_key` (the API, the MCP server), `reviewer` (a preview link), `operator` (the admin CLI), `invitee` (an invitation answered through its link without an account session).',
+    ),
+    id: NullableString('The member’s user id, the key’s id; null for a reviewer, an operator or an invitee.'),
+    name: t.String({ description: 'The member’s e-mail, the key’s name, the name a reviewer gave: as the actor was known then.' }),
+  },
+  strict,
+);
+
+export const ApprovalSchema = t.Object(
+  {
+    status: oneOf(APPROVAL_STATUSES, 'pending until approved or rejected; a post is published only once approved.'),
+    requestedBy: ActorSchema,
+    requestedAt: DateTime('When approval was asked for (its creation, or the edit that asked again).'),
+    decidedBy: t.Union([ActorSchema, t.Null()], { description: 'Who approved or rejected it; null while pending.' }),
+    decidedAt: NullableDateTime('When it was approved or rejected; null while pending.'),
+    comment: NullableString('The decision’s comment, if any.'),
+  },
+  strict,
+);
+
 export const PostSchema = t.Object(
   {
     id: t.String(),
@@ -300,6 +326,10 @@ export const PostSchema = t.Object(
     }),
     options: t.Record(t.String(), t.Record(t.String(), t.Unknown()), {
       description: 'Per-platform post options as asked for (`options` of Schedule a post documents each field); `{}`: none.',
+    }),
+    approval: t.Union([ApprovalSchema, t.Null()], {
+      description:
+        'The post’s approval when it waits for one (its maker’s posts need approval: docs/api.md “Approval”); null: published without. A post is never published unapproved: past `scheduledAt` plus 24 hours without approval its channels fail with `errorCode: not_approved`.',
     }),
   },
   strict,
@@ -772,6 +802,39 @@ export const BestTimesSchema = t.Object(
   strict,
 );
 
+/** GET /v1/audit-events (domain/audit.ts): one change made to the organization. */
+export const AuditEventSchema = t.Object(
+  {
+    id: t.String({ description: 'Event id (`aud_…`), time-ordered.' }),
+    occurredAt: DateTime('When it happened, by the service’s database clock.'),
+    actor: ActorSchema,
+    action: t.String({
+      description: 'What was done, `resource.verb`: e.g. `post.create`, `member.role_change` (docs/decisions.md “Audit log”).',
+    }),
+    resource: t.Object(
+      {
+        type: t.String({ description: 'e.g. `post`, `webhook`, `member`, `api_key`.' }),
+        id: NullableString('The resource’s id; null where the change has none.'),
+      },
+      strict,
+    ),
+    ip: NullableString('The client’s address, where the interface knows it.'),
+    userAgent: NullableString('The client’s User-Agent header.'),
+    details: t.Record(t.String(), t.Unknown(), {
+      description: 'More about the change: e.g. the key’s member (`memberUserId`), the member’s role, the request id.',
+    }),
+  },
+  strict,
+);
+
+export const AuditEventListSchema = t.Object(
+  {
+    data: t.Array(AuditEventSchema, { description: 'Newest first.' }),
+    nextCursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  },
+  strict,
+);
+
 export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Error: ErrorSchema,
   Me: MeSchema,
@@ -804,4 +867,8 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   BestTimes: BestTimesSchema,
   ChannelCapabilities: ChannelCapabilitiesSchema,
   KeyMember: KeyMemberSchema,
+  AuditEvent: AuditEventSchema,
+  AuditEventList: AuditEventListSchema,
+  Actor: ActorSchema,
+  Approval: ApprovalSchema,
 };

@@ -13,11 +13,15 @@ import { queueRoutes } from './routes/queues.ts';
 import { seriesRoutes } from './routes/series.ts';
 import { generateRoutes } from './routes/generate.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
+import { auditRoutes } from './routes/audit.ts';
+import { auditHook } from './audit.ts';
 
 /** `routes`: the finished app's route table, read at request time (the document describes it). */
 export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
   return router().group('/v1', (v1) =>
     v1
+      // Every successful change through /v1 goes to the audit log (api/audit.ts).
+      .onAfterHandle(auditHook(deps, routes) as (ctx: unknown) => Promise<void>)
       .use(meRoutes(deps))
       .use(channelRoutes(deps))
       .use(postRoutes(deps))
@@ -27,6 +31,7 @@ export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
       .use(seriesRoutes(deps))
       .use(generateRoutes(deps))
       .use(analyticsRoutes(deps))
+      .use(auditRoutes(deps))
       .use(openApiRoutes(routes)),
   );
 }

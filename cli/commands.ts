@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
 import { addChannel, channelView, checkChannelAddress, listChannels, probeChannel, setChannelStatus } from '../domain/channels.ts';
-import { createOrganization, getOrganization, setOrganizationPlan } from '../domain/organizations.ts';
+import { createOrganization, getOrganization, setApprovalSettings, setOrganizationPlan } from '../domain/organizations.ts';
 import { createUser } from '../services/users.ts';
 import { isRole, ROLES } from '../domain/roles.ts';
 import { addMember } from '../domain/members.ts';
@@ -67,6 +67,13 @@ async function readAccountLimits(
   return limits;
 }
 
+/** A yes/no flag: undefined when absent. */
+function yesNo(v: string | undefined, flag: string): boolean | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'yes' || v === 'no') return v === 'yes';
+  throw errors.validation([{ path: flag, message: 'must be yes or no' }]);
+}
+
 const list = (v: string) =>
   v
     .split(',')
@@ -86,14 +93,23 @@ export const COMMANDS: Record<string, Command> = {
     required: ['org', 'plan'],
     run: ({ em }, f) => setOrganizationPlan(em, f.org!, f.plan!),
   },
+  'org set-approval': {
+    usage: 'org set-approval --org ID --approval none|contributors|everyone [--preview-decisions yes|no]',
+    flags: ['org', 'approval', 'preview-decisions'],
+    required: ['org', 'approval'],
+    run: ({ em }, f) =>
+      setApprovalSettings(em, f.org!, { approval: f.approval!, previewDecisions: yesNo(f['preview-decisions'], 'preview-decisions') }),
+  },
   'key create': {
-    usage: 'key create --org ID --name NAME --scopes read,generate,publish [--channels all|ID,ID] [--expires ISO]',
-    flags: ['org', 'name', 'scopes', 'channels', 'expires'],
+    usage:
+      'key create --org ID --name NAME --scopes read,generate,publish,approve [--channels all|ID,ID] [--expires ISO] [--requires-approval yes|no]',
+    flags: ['org', 'name', 'scopes', 'channels', 'expires', 'requires-approval'],
     required: ['org', 'name', 'scopes'],
     run: ({ em }, f) => {
       const channels = !f.channels || f.channels === 'all' ? 'all' : list(f.channels);
       const expiresAt = f.expires ? parseIsoDate(f.expires, 'expires') : null;
-      return createApiKey(em, { organizationId: f.org!, name: f.name!, scopes: list(f.scopes!), channels, expiresAt });
+      const requiresApproval = yesNo(f['requires-approval'], 'requires-approval') ?? false;
+      return createApiKey(em, { organizationId: f.org!, name: f.name!, scopes: list(f.scopes!), channels, expiresAt, requiresApproval });
     },
   },
   'key list': {

@@ -1,11 +1,13 @@
 // Admin CLI entry: `bun run cli <command> [flags] [--json]`. Talks to DATABASE_URL, or to the
 // running embedded stack (npm start) when DATABASE_URL is unset.
 // Exit codes: 0 done; 2 bad arguments (nothing written); 1 anything else (e.g. no database).
+// What a command changes is recorded in the audit log (cli/audit.ts).
 import { createOrm } from '../db/orm.ts';
 import { ApiError } from '../lib/errors.ts';
 import { ConfigError, loadConfig, parseCredentialsKey } from '../lib/config.ts';
 import { embeddedDatabaseUrl, readEmbeddedCredentialsKey } from '../lib/embedded.ts';
 import { helpText, parseCommand, UsageError } from './commands.ts';
+import { runCommand } from './audit.ts';
 
 function fail(code: number, message: string, json: boolean, details?: unknown): never {
   if (json) console.log(JSON.stringify({ error: { message, ...(details ? { details } : {}) } }));
@@ -53,7 +55,8 @@ export async function main(argv: string[]): Promise<void> {
     return parseCredentialsKey(raw);
   };
   try {
-    const result = await parsed.command.run({ em: orm.em.fork(), credentialsKey, outbound: config.outbound }, parsed.flags);
+    const ctx = { em: orm.em.fork(), credentialsKey, outbound: config.outbound };
+    const result = await runCommand(ctx, parsed.name, parsed.command, parsed.flags);
     console.log(parsed.json ? JSON.stringify(result) : JSON.stringify(result, null, 2));
   } catch (e) {
     if (e instanceof UsageError) fail(2, e.message, json);

@@ -102,11 +102,26 @@ export async function openInvitation(em: EntityManager, token: string, now: Date
   return { invitation, organizationName: org.name, invitedBy: inviter?.email ?? 'a member', accountExists: account !== null };
 }
 
+/** The invitation a link was answered for. */
+export interface AnsweredInvitation {
+  id: string;
+  organizationId: string;
+  email: string;
+  role: Role;
+}
+
+const answered = (i: IInvitation): AnsweredInvitation => ({ id: i.id, organizationId: i.organization, email: i.email, role: i.role });
+
 /**
  * Accepts for the signed-in user, who must have the invited address; the membership is added and
  * the invitation closed in one transaction, so a link is used once.
  */
-export async function acceptInvitation(em: EntityManager, token: string, user: { id: string; email: string }, now: Date): Promise<string> {
+export async function acceptInvitation(
+  em: EntityManager,
+  token: string,
+  user: { id: string; email: string },
+  now: Date,
+): Promise<AnsweredInvitation> {
   return em.transactional(async (tx) => {
     const open = await openInvitation(tx, token, now);
     if (!open) throw new ApiError('not_found', 'This invitation is no longer valid.');
@@ -119,14 +134,18 @@ export async function acceptInvitation(em: EntityManager, token: string, user: {
     if (!(await tx.findOne(Membership, { organization: invitation.organization, user: user.id }))) {
       tx.create(Membership, { id: newId('mem'), organization: invitation.organization, user: user.id, role: invitation.role });
     }
-    return invitation.organization;
+    return answered(invitation);
   });
 }
 
 /** Declined by the person invited (the link is the proof): it opens nothing more. */
-export async function declineInvitation(em: EntityManager, token: string, now: Date): Promise<void> {
-  const closed = await em.nativeUpdate(Invitation, { tokenHash: sha256(token), ...OPEN, expiresAt: { $gt: now } }, { declinedAt: now });
+export async function declineInvitation(em: EntityManager, token: string, now: Date): Promise<AnsweredInvitation> {
+  const open = /^[A-Za-z0-9_-]{43}$/.test(token)
+    ? await em.findOne(Invitation, { tokenHash: sha256(token), ...OPEN, expiresAt: { $gt: now } })
+    : null;
+  const closed = open ? await em.nativeUpdate(Invitation, { id: open.id, ...OPEN }, { declinedAt: now }) : 0;
   if (closed !== 1) throw new ApiError('not_found', 'This invitation is no longer valid.');
+  return answered(open!);
 }
 
 export async function revokeInvitation(em: EntityManager, organizationId: string, actor: Actor, id: string, now: Date): Promise<void> {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { admissionChanged } from '../db/admission-changes.ts';
-import { Organization, type IOrganization } from '../db/entities/index.ts';
+import { APPROVAL_SETTINGS, Organization, type ApprovalSetting, type IOrganization } from '../db/entities/index.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { isPlan, type Plan } from '../lib/plans.ts';
@@ -30,6 +30,23 @@ export async function getOrganization(em: EntityManager, id: string): Promise<IO
   const org = await em.findOne(Organization, { id });
   if (!org) throw new ApiError('not_found', `Organization ${id} not found.`);
   return org;
+}
+
+/** The approval settings (domain/posts/approval.ts): whose posts wait, and whether a preview link may decide. */
+export async function setApprovalSettings(
+  em: EntityManager,
+  id: string,
+  input: { approval?: string; previewDecisions?: boolean },
+): Promise<OrgView & { approval: ApprovalSetting; previewDecisions: boolean }> {
+  const org = await getOrganization(em, id);
+  if (input.approval !== undefined) {
+    if (!(APPROVAL_SETTINGS as readonly string[]).includes(input.approval))
+      throw errors.validation([{ path: 'approval', message: `must be one of ${APPROVAL_SETTINGS.join(', ')}` }]);
+    org.approval = input.approval as ApprovalSetting;
+  }
+  if (input.previewDecisions !== undefined) org.previewDecisions = input.previewDecisions;
+  await em.flush();
+  return { ...orgView(org), approval: org.approval, previewDecisions: org.previewDecisions };
 }
 
 export async function setOrganizationPlan(em: EntityManager, id: string, plan: string): Promise<OrgView> {

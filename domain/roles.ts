@@ -47,9 +47,9 @@ export function can(role: Role, action: Action): boolean {
 
 /** The API key scopes a member of this role may give a key (and so hold through one). */
 export const KEY_SCOPES: Record<Role, readonly Scope[]> = {
-  owner: ['read', 'generate', 'publish'],
-  admin: ['read', 'generate', 'publish'],
-  editor: ['read', 'generate', 'publish'],
+  owner: ['read', 'generate', 'publish', 'approve'],
+  admin: ['read', 'generate', 'publish', 'approve'],
+  editor: ['read', 'generate', 'publish', 'approve'],
   contributor: ['read', 'generate', 'publish'],
   viewer: ['read'],
 };

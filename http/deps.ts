@@ -31,6 +31,8 @@ export interface AppDeps {
   outbound?: OutboundPolicy;
   /** Injectable clock (quota periods, key expiry). */
   now?: () => Date;
+  /** Proxies in front whose X-Forwarded-For is trusted (TRUST_PROXY): the audit log's client address. 0 or absent: the socket's peer. */
+  trustProxyHops?: number;
   /**
    * Receives every log entry of the app (one per request, errors, failed readiness checks),
    * redacted — by the app, or by the sink itself when it says so (lib/log.ts sinkRedacts). The

@@ -3,7 +3,23 @@ import { monotonicFactory } from 'ulidx';
 
 const ulid = monotonicFactory();
 
-export type IdPrefix = 'org' | 'key' | 'ch' | 'post' | 'pc' | 'med' | 'req' | 'wh' | 'evt' | 'whd' | 'ser' | 'pm' | 'pci' | 'mem' | 'inv';
+export type IdPrefix =
+  | 'org'
+  | 'key'
+  | 'ch'
+  | 'post'
+  | 'pc'
+  | 'med'
+  | 'req'
+  | 'wh'
+  | 'evt'
+  | 'whd'
+  | 'ser'
+  | 'pm'
+  | 'pci'
+  | 'mem'
+  | 'inv'
+  | 'aud';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid().toLowerCase()}`;

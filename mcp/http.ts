@@ -6,6 +6,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { bodyText, MAX_JSON_BODY_BYTES, readBody } from '../http/body.ts';
 import type { AppDeps } from '../http/deps.ts';
 import { router } from '../http/router.ts';
+import { requestOrigin } from '../http/origin.ts';
 import { errorBody } from '../lib/errors.ts';
 import type { LogEntry } from '../lib/log.ts';
 import type { Caller } from '../services/account.ts';
@@ -33,7 +34,7 @@ export function mcpRoutes(deps: AppDeps, admit: AdmitKey, log: (entry: LogEntry)
       const caller = await admit({ request, set });
       // The request log line names the organization and the key (server/app.ts onAfterResponse).
       Object.assign(ctx, { auth: caller });
-      const mcp = createMcpServer({ deps, caller }, log);
+      const mcp = createMcpServer({ deps, caller, origin: requestOrigin(request, ctx.server, deps.trustProxyHops) }, log);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,

@@ -15,6 +15,8 @@ import { mapError } from '../http/errors.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import type { LogEntry } from '../lib/log.ts';
 import { TOOLS, type Tool, type ToolContext } from './tools.ts';
+import { auditToolCall } from './audit.ts';
+import { assertKeyMemberMay } from '../services/api-keys.ts';
 
 export const SERVER_INFO = { name: 'postpilot', title: 'Postpilot', version: '1.0.0' };
 
@@ -66,9 +68,17 @@ export async function callTool(
   try {
     // The order of /v1: the scope, then the input.
     if (!ctx.caller.key.scopes.includes(t.scope)) throw errors.forbiddenScope(t.scope);
+    if (t.member) await assertKeyMemberMay(ctx.deps.orm.em.fork(), ctx.caller.key.id, t.scope, t.member);
     const fields = inputProblems(t, args);
     if (fields.length) throw errors.validation(fields);
-    return result(await t.run(ctx, args as never));
+    // Per call: what the tool notes of itself (a replayed answer) is this call's alone.
+    const call: ToolContext = { ...ctx, replayed: false };
+    const answer = await t.run(call, args as never);
+    await auditToolCall(call, name, args, answer).catch((err) =>
+      // The change itself is made: its answer stands, and the missing record is logged.
+      log({ level: 'error', msg: 'audit event not recorded', tool: name, error: err instanceof Error ? err : String(err) }),
+    );
+    return result(answer);
   } catch (err) {
     const mapped = mapError('UNKNOWN', err);
     if (mapped.unexpected)

@@ -23,11 +23,18 @@ import { validatePost } from '../domain/posts/create.ts';
 import { createPostOnce, createPostRequest, editPostForKey } from '../services/post-requests.ts';
 import { getPostForKey, listPostsForKey } from '../domain/posts/view.ts';
 import { postAnalyticsForKey } from '../domain/analytics/post-analytics.ts';
+import type { AuditOrigin } from '../domain/audit.ts';
+import type { Action } from '../domain/roles.ts';
+import { APPROVAL_COMMENT_CHARS, decideApproval, keyActor } from '../domain/posts/approval.ts';
 
 /** What a tool runs with: the app's dependencies and the caller its API key authenticated. */
 export interface ToolContext {
   deps: AppDeps;
   caller: Caller;
+  /** Where the request came from, for the audit log (mcp/audit.ts). */
+  origin?: AuditOrigin;
+  /** Set by a tool whose answer is a replay of an earlier call (an idempotency key): no change to record. */
+  replayed?: boolean;
 }
 
 export interface ToolAnnotations {
@@ -43,6 +50,8 @@ export interface Tool<S extends TSchema = TSchema> {
   description: string;
   /** The scope of the tool's /v1 twin. */
   scope: Scope;
+  /** The member action of its /v1 twin, for a key made by a member (api/auth.ts MemberScope). */
+  member?: Action;
   input: S;
   annotations: ToolAnnotations;
   run: (ctx: ToolContext, args: Static<S>) => Promise<Record<string, unknown>>;
@@ -144,7 +153,7 @@ export const TOOLS: Tool[] = [
     name: 'whoami',
     title: 'Who am I',
     description:
-      'The organization this API key belongs to, the key’s scopes (read, generate, publish) and channel limits, and the quota used this month. Call it first to learn what the key may do.',
+      'The organization this API key belongs to, the key’s scopes (read, generate, publish, approve) and channel limits, and the quota used this month. Call it first to learn what the key may do.',
     scope: 'read',
     input: NoInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -224,7 +233,8 @@ export const TOOLS: Tool[] = [
       { additionalProperties: false },
     ),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async ({ deps, caller }, { idempotencyKey, ...body }) => {
+    run: async (ctx, { idempotencyKey, ...body }) => {
+      const { deps, caller } = ctx;
       const em = deps.orm.em.fork();
       const result = await createPostOnce(
         { em, temporal: deps.temporal, storage: deps.storage, capabilities: { orm: deps.orm, ...deps.platforms } },
@@ -232,6 +242,7 @@ export const TOOLS: Tool[] = [
         body,
         idempotencyKey,
       );
+      ctx.replayed = result.replayed;
       // A replayed refusal is answered as it was the first time.
       if (result.status >= 400) {
         const { error } = result.body as ErrorBody;
@@ -347,6 +358,7 @@ export const TOOLS: Tool[] = [
     description:
       'A scheduled post is cancelled (never published); a published or failed post is removed from this service’s lists (its live posts on the platforms stay). A post that is publishing right now cannot be cancelled (conflict). As DELETE /v1/posts/{id}.',
     scope: 'publish',
+    member: 'posts.publish',
     input: PostId,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     run: async ({ deps, caller }, a) => {
@@ -361,6 +373,7 @@ export const TOOLS: Tool[] = [
     description:
       'Publishes again the channels of a failed post that failed (never those already published). Channels that need reconnecting must be reconnected first (reauth_required).',
     scope: 'publish',
+    member: 'posts.publish',
     input: PostId,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ deps, caller }, a) => ({
@@ -368,12 +381,42 @@ export const TOOLS: Tool[] = [
     }),
   }),
 
+  ...(['approve', 'reject'] as const).map((decision) =>
+    tool({
+      name: `${decision}_post`,
+      title: decision === 'approve' ? 'Approve a post' : 'Reject a post',
+      description:
+        decision === 'approve'
+          ? 'Approves a scheduled post waiting for approval (its `approval.status` pending or rejected): it is then published at its time, or at once when that time passed less than 24 hours ago. As POST /v1/posts/{id}/approve.'
+          : 'Rejects a scheduled post waiting for approval: it is not published unless approved later (within 24 hours of its time). As POST /v1/posts/{id}/reject.',
+      scope: 'approve',
+      member: 'posts.approve',
+      input: T.Object(
+        {
+          id: Id('The post id (`post_…`).'),
+          comment: T.Optional(Text(APPROVAL_COMMENT_CHARS, 'Why, for the author (shown with the approval).')),
+        },
+        { additionalProperties: false },
+      ),
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: async ({ deps, caller }, a: { id: string; comment?: string }) => ({
+        ...(await decideApproval(deps.orm.em.fork(), deps.temporal, caller.organization.id, a.id, caller.channels, {
+          decision,
+          by: await keyActor(deps.orm.em.fork(), caller.key.id),
+          comment: a.comment ?? null,
+          now: caller.now,
+        })),
+      }),
+    }),
+  ),
+
   tool({
     name: 'upload_media_from_url',
     title: 'Add media from a URL',
     description:
       'Fetches a file from a public http(s) URL into the media library (images, GIFs, videos, PDFs, audio; at most 100 MB this way) and processes it as an upload is processed. Returns the media item: `ready` (use its id in mediaIds) or `failed` with the reason in `error`.',
     scope: 'publish',
+    member: 'media.write',
     input: T.Object(
       {
         url: T.String({

@@ -16,6 +16,7 @@ import { Channel, Post, WebhookDelivery } from '../db/entities/index.ts';
 import { encryptJson } from '../lib/crypto.ts';
 import { newId } from '../lib/ids.ts';
 import { addChannel } from '../domain/channels.ts';
+import { setApprovalSettings } from '../domain/organizations.ts';
 import { writeWebhookEvent } from '../domain/webhooks/outbox.ts';
 import { dispatchWebhookDeliveries } from '../domain/workflow-starts.ts';
 import { startFakeMastodon, type FakeMastodon } from '../test/fakes/mastodon.ts';
@@ -153,7 +154,47 @@ async function waitOutUpload(stack: Stack, mediaId: string) {
   throw new Error('upload workflow did not finish');
 }
 
+/** An organization whose every post waits for approval, a key that approves, and a post due in an hour. */
+async function awaitingApproval(ctx: Ctx) {
+  const { key, organizationId, channelIds } = await account(ctx, ['good-token']);
+  await setApprovalSettings(ctx.stack.h.orm.em.fork(), organizationId, { approval: 'everyone' });
+  const approver = (await makeKey(organizationId, { scopes: ['read', 'approve'] })).key;
+  const t0 = await ctx.stack.syncClock();
+  const publishAt = new Date(t0.getTime() + 3_600_000).toISOString();
+  const r = await call(ctx.stack.app, 'POST', '/v1/posts', {
+    key,
+    body: { content: `recorded ${crypto.randomUUID()}`, channelIds, publishAt },
+  });
+  check(r.status === 201 && r.body.approval?.status === 'pending', `create answered ${r.status} ${r.body.approval?.status}`);
+  return { key, approver, id: r.body.id as string };
+}
+
 export const SCENARIOS: Record<string, Scenario> = {
+  /**
+   * Waits for approval: rejected (the decideApproval Update), edited (pending again), its time
+   * passes, approved within the grace period (decideApproval), published.
+   */
+  'post-approval-rejected-edited-approved': async (ctx) => {
+    const { key, approver, id } = await awaitingApproval(ctx);
+    const no = await call(ctx.stack.app, 'POST', `/v1/posts/${id}/reject`, { key: approver, body: { comment: 'not yet' } });
+    check(no.status === 200, `reject answered ${no.status}`);
+    const edited = await call(ctx.stack.app, 'PATCH', `/v1/posts/${id}`, { key, body: { content: `edited ${crypto.randomUUID()}` } });
+    check(edited.status === 200 && edited.body.approval.status === 'pending', `edit answered ${edited.status}`);
+    await ctx.stack.env.sleep('2 hours');
+    const yes = await call(ctx.stack.app, 'POST', `/v1/posts/${id}/approve`, { key: approver });
+    check(yes.status === 200, `approve answered ${yes.status}`);
+    await ctx.stack.settle(id);
+    await expectPost(ctx, key, id, 'published');
+    return postWorkflowId(id);
+  },
+  /** Waits for approval that never comes: past its time and the grace period, its channel fails with not_approved. */
+  'post-approval-not-approved': async (ctx) => {
+    const { key, id } = await awaitingApproval(ctx);
+    await ctx.stack.env.sleep('26 hours');
+    await ctx.stack.settle(id);
+    await expectPost(ctx, key, id, 'failed');
+    return postWorkflowId(id);
+  },
   /** Scheduled a day ahead; edited twice (text, then time: two editPost Updates); published. */
   'post-scheduled-edited-published': async (ctx) => {
     const { key, channelIds } = await account(ctx, ['good-token']);

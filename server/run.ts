@@ -69,6 +69,7 @@ export function startServer(config: Config, deps: { orm: Orm; temporal: Temporal
     generate: config.generate,
     vision: config.vision,
     outbound: config.outbound,
+    trustProxyHops: config.trustProxyHops,
     // The web app's settings come from the same configuration (web/options.ts).
     web: webOptions(config),
   }).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_REQUEST_BODY_BYTES });

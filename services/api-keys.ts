@@ -6,8 +6,29 @@ import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { isScope, SCOPES, type Scope } from '../lib/scopes.ts';
 import { getOrganization } from '../domain/organizations.ts';
-import { KEY_SCOPES } from '../domain/roles.ts';
+import { can, KEY_SCOPES, type Action } from '../domain/roles.ts';
+import { sql } from '../db/sql.ts';
 import type { Role } from '../db/entities/index.ts';
+
+/**
+ * A key made by a member may do only what the member's role allows now (domain/roles.ts); a
+ * role too low → 403 forbidden_scope naming the role and the action. A key made with the CLI
+ * belongs to no member and is held to its scopes only.
+ */
+export async function assertKeyMemberMay(em: EntityManager, keyId: string, scope: Scope, action: Action): Promise<void> {
+  const [row] = await sql<{ role: Role }>(
+    em,
+    `select m.role from api_keys k
+       join memberships m on m.organization_id = k.organization_id and m.user_id = k.created_by_user_id
+     where k.id = ?`,
+    [keyId],
+  );
+  if (row && !can(row.role, action)) {
+    throw new ApiError('forbidden_scope', `This API key belongs to a member whose role (${row.role}) may not do this (${action}).`, {
+      details: { requiredScope: scope, role: row.role, action },
+    });
+  }
+}
 
 export interface CreateKeyInput {
   organizationId: string;
@@ -18,6 +39,8 @@ export interface CreateKeyInput {
   expiresAt?: Date | null;
   /** The member making it in the web app: its scopes stay within what their role may hold (domain/roles.ts KEY_SCOPES). */
   createdBy?: { userId: string; role: Role };
+  /** Posts made with it wait for approval (domain/posts/approval.ts). */
+  requiresApproval?: boolean;
 }
 
 export interface KeyView {
@@ -95,6 +118,7 @@ export async function createApiKey(
     channelIds,
     expiresAt: input.expiresAt ?? null,
     createdByUserId: input.createdBy?.userId ?? null,
+    requiresApproval: input.requiresApproval === true,
   });
   await em.flush();
   return { id: key.id, key: material.key, prefix: material.prefix };

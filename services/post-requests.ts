@@ -12,6 +12,7 @@ import { parsePublishAt } from '../domain/posts/checks.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
 import { threadInputOf } from '../domain/posts/thread.ts';
+import { keyRequester, type Requester } from '../domain/posts/approval.ts';
 import type { OptionsInput } from '../domain/posts/options.ts';
 import type { CapabilityDeps } from '../domain/capabilities.ts';
 
@@ -32,8 +33,11 @@ export interface NewPostBody {
 
 type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
 
-/** `capabilities`: reads what each channel's account can do now, to check the options against it. */
-export function createPostRequest(who: Who, body: NewPostBody, capabilities?: CapabilityDeps): CreatePostRequest {
+/**
+ * `capabilities`: reads what each channel's account can do now, to check the options against it.
+ * `requester`: who makes it, for approval (absent for a validation, which approves nothing).
+ */
+export function createPostRequest(who: Who, body: NewPostBody, capabilities?: CapabilityDeps, requester?: Requester): CreatePostRequest {
   if (body.queue && body.publishAt !== undefined) {
     throw errors.validation([{ path: 'queue', message: 'cannot be combined with publishAt: the queue chooses the time' }]);
   }
@@ -52,6 +56,7 @@ export function createPostRequest(who: Who, body: NewPostBody, capabilities?: Ca
     followUps: threadInputOf(body),
     options: body.options ?? {},
     capabilities,
+    requester,
   };
 }
 
@@ -71,7 +76,8 @@ export async function createPostOnce(
     'POST /v1/posts',
     { body, idempotencyKey },
     async (claim) => {
-      const created = await createPost(deps.em, deps.temporal, { ...createPostRequest(who, body, deps.capabilities), claim });
+      const requester = await keyRequester(deps.em, who.key.id);
+      const created = await createPost(deps.em, deps.temporal, { ...createPostRequest(who, body, deps.capabilities, requester), claim });
       return { id: created.id, view: () => created.view(deps.storage) };
     },
     (id) => getPostForKey(deps.em.fork(), who.organization.id, id, 'all', deps.storage),
@@ -91,6 +97,16 @@ export async function editPostForKey(
   const publishAt = edit.publishAt !== undefined ? parsePublishAt(edit.publishAt, who.now, fields) : undefined;
   if (fields.length) throw errors.validation(fields);
   const key = { apiKeyId: who.key.id, channels: who.channels };
-  await validateAndEditPost(deps.em, deps.temporal, who.organization.id, current, { ...edit, publishAt }, key, deps.capabilities);
+  const requester = await keyRequester(deps.em, who.key.id);
+  await validateAndEditPost(
+    deps.em,
+    deps.temporal,
+    who.organization.id,
+    current,
+    { ...edit, publishAt },
+    key,
+    deps.capabilities,
+    requester,
+  );
   return getPostForKey(deps.em.fork(), who.organization.id, postId, who.channels, deps.storage);
 }

@@ -90,15 +90,20 @@ export async function signInSucceeded(em: EntityManager, email: string, address:
  * count per /64, the block one subscriber usually holds.
  */
 export function clientAddress(request: Request, socketAddress: string | null | undefined, trustProxyHops: number): string {
-  let address = socketAddress ?? null;
+  const address = requestAddress(request, socketAddress, trustProxyHops);
+  return normalizeAddress(address) ?? (socketAddress ? normalizeAddress(socketAddress) : null) ?? UNKNOWN_ADDRESS;
+}
+
+/** The address clientAddress starts from, as given (a /64 is not made of it): the socket's peer or the trusted X-Forwarded-For entry. */
+export function requestAddress(request: Request, socketAddress: string | null | undefined, trustProxyHops: number): string | null {
   if (trustProxyHops > 0) {
     const forwarded = (request.headers.get('x-forwarded-for') ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    if (forwarded.length) address = forwarded[Math.max(0, forwarded.length - trustProxyHops)]!;
+    if (forwarded.length) return forwarded[Math.max(0, forwarded.length - trustProxyHops)]!;
   }
-  return normalizeAddress(address) ?? (socketAddress ? normalizeAddress(socketAddress) : null) ?? UNKNOWN_ADDRESS;
+  return socketAddress ?? null;
 }
 
 export function normalizeAddress(raw: string | null): string | null {

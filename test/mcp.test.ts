@@ -3,6 +3,7 @@
 // app on a real socket). Every tool is called against the real stack (Postgres, Temporal, disk
 // store, a fake Mastodon, a fake OpenAI-compatible model); a key without a scope gets the tool
 // error /v1 would give, and another organization's key sees nothing of this one.
+import { createApiKey } from '../services/api-keys.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -32,6 +33,8 @@ const TOOL_NAMES = [
   'update_post',
   'cancel_post',
   'retry_post',
+  'approve_post',
+  'reject_post',
   'upload_media_from_url',
   'get_media',
   'generate_post',
@@ -152,7 +155,7 @@ describe('MCP over Streamable HTTP', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
-      expect(t.description).toMatch(/Needs the "(read|publish|generate)" scope\.$/);
+      expect(t.description).toMatch(/Needs the "(read|publish|generate|approve)" scope\.$/);
     }
     const create = tools.find((t) => t.name === 'create_post')!;
     expect(create.inputSchema.required).toEqual(['content', 'channelIds']);
@@ -251,6 +254,32 @@ describe('MCP over Streamable HTTP', () => {
     expect(status(items[2].platformPostId).in_reply_to_id).toBe(items[1].platformPostId);
     const dropped = await callOk(client, 'update_post', { id: created.id, thread: [{ content: 'later' }] });
     expect(dropped.channels[0].items.map((i: Json) => i.content)).toEqual(['Hello, edited', 'later']);
+
+    // Approval: a key whose posts need it; an approver's key decides through approve_post / reject_post.
+    const em = stack.h.orm.em.fork();
+    const author = await createApiKey(em, {
+      organizationId: org.id,
+      name: 'author',
+      scopes: ['publish'],
+      channels: 'all',
+      requiresApproval: true,
+    });
+    const approver = await createApiKey(em, { organizationId: org.id, name: 'approver', scopes: ['read', 'approve'], channels: 'all' });
+    const authorClient = await httpClient(author.key);
+    const waiting = await callOk(authorClient, 'create_post', {
+      content: 'Waits for a yes',
+      channelIds: [org.channelId],
+      publishAt: later(40),
+    });
+    expect(waiting.approval).toMatchObject({ status: 'pending', requestedBy: { type: 'api_key', name: 'author' } });
+    expect((await callError(client, 'approve_post', { id: waiting.id })).code).toBe('forbidden_scope');
+    const approverClient = await httpClient(approver.key);
+    const no = await callOk(approverClient, 'reject_post', { id: waiting.id, comment: 'not this week' });
+    expect(no.approval).toMatchObject({ status: 'rejected', comment: 'not this week', decidedBy: { type: 'api_key', name: 'approver' } });
+    expect((await callOk(approverClient, 'approve_post', { id: waiting.id })).approval.status).toBe('approved');
+    expect((await callError(approverClient, 'approve_post', { id: waiting.id })).code).toBe('conflict');
+    await authorClient.close();
+    await approverClient.close();
 
     // Bad input: the tool error names the field, as /v1's 422 does.
     const invalid = await callError(client, 'create_post', { content: 'x', channelIds: [] });

@@ -143,12 +143,14 @@ describe('the members page', () => {
     expect(await nav(owner)).toEqual([
       'nav-calendar',
       'nav-compose',
+      'nav-approvals',
       'nav-analytics',
       'nav-channels',
       'nav-media',
       'nav-keys',
       'nav-webhooks',
       'nav-members',
+      'nav-audit',
     ]);
     expect(await nav(viewer.browser)).toEqual(['nav-calendar', 'nav-analytics', 'nav-channels', 'nav-media', 'nav-members']);
   });

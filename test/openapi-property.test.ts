@@ -23,6 +23,8 @@ import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
 import { chatCompletionsUrl } from '../lib/config.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
+import { SCOPES } from '../lib/scopes.ts';
+import { createApiKey } from '../services/api-keys.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { arbitraryFor, resolve, type Hints } from './harness/openapi-arbitrary.ts';
 
@@ -248,7 +250,8 @@ const PROSE_RULES: {
     holds: (_f, a) => Date.parse(a.publishAt[0] ?? '') >= LATEST,
   },
   {
-    ops: ['listPosts'],
+    // The audit log's cursor has the posts' form: a posts cursor from the pool reads as a position.
+    ops: ['listPosts', 'listAuditEvents'],
     path: /^cursor$/,
     message: /^is not a cursor returned by this API$/,
     documented: /only a `nextCursor`/,
@@ -596,6 +599,8 @@ const pools = {
   failed: [] as string[],
   /** Published posts for refreshPostAnalytics (each read once: then 429 for 5 minutes). */
   published: [] as string[],
+  /** Scheduled posts waiting for approval, for approvePost and rejectPost (the same decision twice: 409). */
+  awaitingApproval: [] as string[],
   media: [] as string[],
   cursors: [] as string[],
   /** Webhook endpoints (pointing at `webhookUrl`) for the read, PATCH and rotate operations. */
@@ -894,6 +899,7 @@ function hintsFor(o: Operation): Hints {
     if (at === 'path.id' && o.path.startsWith('/channels')) return real(pools.channels, generated);
     if (at === 'body.publishAt' && (o.path.startsWith('/series') || o.id === 'updatePost')) return real(pools.futures, generated);
     if (at === 'body.timeZone') return real(['UTC', 'Europe/Berlin', 'America/New_York'], generated);
+    if (at === 'path.id' && (o.id === 'approvePost' || o.id === 'rejectPost')) return real(pools.awaitingApproval, generated);
     if (at === 'path.id' && o.id === 'retryPost') return real([...pools.failed, ...pools.posts], generated);
     if (at === 'path.id' && o.id === 'refreshPostAnalytics') return real([...pools.published, ...pools.posts], generated);
     if (at === 'path.id') return real(o.path.startsWith('/posts') ? pools.posts : pools.media, generated);
@@ -931,7 +937,9 @@ beforeAll(async () => {
     credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
   });
   pools.channels = [mastodon.id, (await makeChannel(org.id, 'BLUESKY')).id, (await makeChannel(org.id, 'REDDIT')).id];
-  keys = await Promise.all(Array.from({ length: 12 }, async (_, i) => (await makeKey(org.id, { name: `property ${i}` })).key));
+  keys = await Promise.all(
+    Array.from({ length: 12 }, async (_, i) => (await makeKey(org.id, { name: `property ${i}`, scopes: [...SCOPES] })).key),
+  );
   readOnlyKey = (await makeKey(org.id, { scopes: ['read'] })).key;
   const free = await makeOrg('FREE', 'OpenAPI free org');
   freeKey = (await makeKey(free.id)).key;
@@ -992,6 +1000,22 @@ beforeAll(async () => {
     });
     expect(post.status).toBe(201);
     pools.deletable.push(post.body.id);
+  }
+  // Made with a key whose posts need approval, far ahead: approve and reject take turns on them.
+  const author = await createApiKey(stack.h.orm.em.fork(), {
+    organizationId: org.id,
+    name: 'property author',
+    scopes: ['publish'],
+    channels: 'all',
+    requiresApproval: true,
+  });
+  for (let i = 0; i < 3; i++) {
+    const post = await call(stack.app, 'POST', '/v1/posts', {
+      key: author.key,
+      body: { content: `property awaiting ${i}`, channelIds: [mastodon.id], publishAt: new Date(at + (600 + i) * DAY).toISOString() },
+    });
+    expect(post.body.approval?.status).toBe('pending');
+    pools.awaitingApproval.push(post.body.id);
   }
   // Failed now (Mastodon refuses each once, for good): their workflows wait for a retry.
   for (let i = 0; i < 2; i++) {

@@ -7,6 +7,7 @@ import { ERROR_STATUS } from '../lib/errors.ts';
 import { MEDIA_RULES } from '../media/catalog.ts';
 import { CHANNEL_ERROR_CODES } from '../workflows/publish-failure-types.ts';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
+import { SCOPES } from '../lib/scopes.ts';
 
 type Json = Record<string, any>;
 
@@ -88,6 +89,7 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   },
   { method: 'get', path: '/analytics', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'AnalyticsSummary' },
   { method: 'get', path: '/me/member', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'KeyMember' },
+  { method: 'get', path: '/audit-events', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'AuditEventList' },
   { method: 'get', path: '/channels/{id}/best-times', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'BestTimes' },
   {
     method: 'get',
@@ -107,6 +109,14 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   },
   { method: 'patch', path: '/posts/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Post' },
   { method: 'delete', path: '/posts/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 409, 413, 422, 429], schema: null },
+  ...(['approve', 'reject'] as const).map((verb) => ({
+    method: 'post',
+    path: `/posts/{id}/${verb}`,
+    scope: 'approve',
+    success: 200,
+    errors: [401, 403, 404, 409, 413, 422, 429],
+    schema: 'Post',
+  })),
   {
     method: 'post',
     path: '/posts/{id}/retry',
@@ -370,6 +380,7 @@ describe('OpenAPI document', () => {
         'threadByPlatform',
         'firstComment',
         'options',
+        'approval',
       ].sort(),
     );
     expect(s.Post.properties.channels.items).toEqual({ $ref: '#/components/schemas/PostChannel' });
@@ -460,8 +471,8 @@ describe('OpenAPI document', () => {
       'POST /media/uploads': { fileName: 'a.png', mimeType: 'image/png', fileSize: 10 },
     };
     const keys: Record<string, string> = {};
-    for (const scope of ['read', 'generate', 'publish']) {
-      keys[scope] = (await makeKey(org.id, { scopes: ['read', 'generate', 'publish'].filter((s) => s !== scope) })).key;
+    for (const scope of SCOPES) {
+      keys[scope] = (await makeKey(org.id, { scopes: SCOPES.filter((s) => s !== scope) })).key;
     }
     for (const o of OPERATIONS) {
       const op = doc.paths[o.path][o.method];

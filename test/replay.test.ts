@@ -38,7 +38,7 @@ describe('recorded workflow histories', () => {
     expect(registered.filter((type) => !recorded.has(type))).toEqual([]);
   });
 
-  test('hold each scenario, run to its end: post scheduled → edited → published, partial and reauth failures, cancel, delete and retry, a thread resumed at its failed reply; upload expired and ready; series edited and deleted; webhook delivery retried then failed, fan-out, outbox sweep; metrics sweep; start reconciler; ping', () => {
+  test('hold each scenario, run to its end: post scheduled → edited → published, partial and reauth failures, cancel, delete and retry, a thread resumed at its failed reply; approval rejected, edited and approved, and never given; upload expired and ready; series edited and deleted; webhook delivery retried then failed, fan-out, outbox sweep; metrics sweep; start reconciler; ping', () => {
     for (const name of [
       'post-scheduled-edited-published',
       // Before the await-retry patch: a failed post's workflow ended at once.
@@ -53,6 +53,9 @@ describe('recorded workflow histories', () => {
       'post-scheduled-cancelled',
       // A thread: its items one by one, a reply refused, the retry resuming at it.
       'post-thread-reply-failed-retried',
+      // Approval: rejected, edited, approved after its time; and never approved (not_approved).
+      'post-approval-rejected-edited-approved',
+      'post-approval-not-approved',
       'media-upload-expired',
       'media-upload-ready',
       // The other workflow types, each along its longest path.

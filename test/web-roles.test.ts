@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { ROLES, can, type Action, type Role } from '../domain/roles.ts';
 import { listApiKeys } from '../services/api-keys.ts';
+import { WEB_AUDIT } from '../web/audit.ts';
 import { harness } from './harness/index.ts';
 import { testApp } from './harness/fixtures.ts';
 import { signedInUser } from './harness/web-browser.ts';
@@ -25,7 +26,7 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/session/organization', action: 'read' },
   { method: 'GET', path: '/web/api/posts', action: 'read', json: {} },
   { method: 'GET', path: '/web/api/posts/:id', action: 'read', json: {} },
-  { method: 'PATCH', path: '/web/api/posts/:id', action: 'posts.publish', json: { date: '2030-01-01' } },
+  { method: 'PATCH', path: '/web/api/posts/:id', action: 'posts.write', json: { date: '2030-01-01' } },
   { method: 'GET', path: '/channels', action: 'read' },
   { method: 'GET', path: '/channels/connect/:platform', action: 'channels.manage' },
   { method: 'POST', path: '/channels/connect/:platform', action: 'channels.manage' },
@@ -38,13 +39,19 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/web/api/text-lengths', action: 'read', json: {} },
   { method: 'GET', path: '/web/api/channels/:id/capabilities', action: 'read', json: {} },
   { method: 'GET', path: '/posts/new', action: 'posts.write' },
-  { method: 'POST', path: '/posts', action: 'posts.publish' },
+  { method: 'POST', path: '/posts', action: 'posts.write' },
   { method: 'GET', path: '/posts/:id', action: 'read' },
   { method: 'GET', path: '/posts/:id/edit', action: 'posts.write' },
-  { method: 'POST', path: '/posts/:id/edit', action: 'posts.publish' },
+  { method: 'POST', path: '/posts/:id/edit', action: 'posts.write' },
   { method: 'GET', path: '/posts/:id/delete', action: 'posts.publish' },
   { method: 'POST', path: '/posts/:id/delete', action: 'posts.publish' },
   { method: 'POST', path: '/posts/:id/retry', action: 'posts.publish' },
+  { method: 'GET', path: '/approvals', action: 'posts.approve' },
+  { method: 'POST', path: '/posts/:id/approve', action: 'posts.approve' },
+  { method: 'POST', path: '/posts/:id/reject', action: 'posts.approve' },
+  { method: 'POST', path: '/posts/:id/preview-link', action: 'posts.write' },
+  { method: 'GET', path: '/settings/approval', action: 'settings.manage' },
+  { method: 'POST', path: '/settings/approval', action: 'settings.manage' },
   { method: 'GET', path: '/media', action: 'read' },
   {
     method: 'POST',
@@ -66,6 +73,7 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/settings/members/invitations', action: 'members.manage' },
   { method: 'POST', path: '/settings/members/invitations/:id/revoke', action: 'members.manage' },
   { method: 'POST', path: '/invitations/:token/accept', action: 'read' },
+  { method: 'GET', path: '/settings/audit', action: 'settings.manage' },
   { method: 'GET', path: '/settings/webhooks', action: 'webhooks.manage' },
   { method: 'POST', path: '/settings/webhooks', action: 'webhooks.manage' },
   { method: 'GET', path: '/settings/webhooks/:id', action: 'webhooks.manage' },
@@ -80,7 +88,7 @@ const ROUTES: Route[] = [
 
 /** The web app's own routes: pages and /web/api, without the public ones (sign-in, static files). */
 function webRoutes(): string[] {
-  // Public: the sign-in form and an invitation's page, whose token is its proof.
+  // Public: the sign-in form, an invitation's page and a preview link's, whose token is their proof.
   const PUBLIC = new Set([
     'GET /',
     'GET /*',
@@ -89,6 +97,9 @@ function webRoutes(): string[] {
     'GET /invitations/:token',
     'POST /invitations/:token/decline',
     'POST /invitations/:token/register',
+    'GET /preview/:token',
+    'POST /preview/:token/approve',
+    'POST /preview/:token/reject',
   ]);
   return (app.routes as { method: string; path: string }[])
     .filter((r) => !/^\/(v1|mcp|storage|static|openapi|docs|health|ready|metrics|\.well-known)(\/|$)/.test(r.path))
@@ -99,6 +110,16 @@ function webRoutes(): string[] {
 describe('roles in the web application', () => {
   test('the table names every route of the web app', () => {
     expect(webRoutes().sort()).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  test('every route that is not a GET, public ones too, names its audit action (web/audit.ts), and the table names no other', () => {
+    const changing = (app.routes as { method: string; path: string }[])
+      .filter((r) => !/^\/(v1|mcp|storage|static)(\/|$)/.test(r.path) && r.method !== 'GET')
+      .map((r) => `${r.method} ${r.path}`);
+    const gets = Object.keys(WEB_AUDIT).filter((k) => k.startsWith('GET '));
+    expect(Object.keys(WEB_AUDIT).sort()).toEqual([...changing, ...gets].sort());
+    // The one GET that changes something: the OAuth callback, where the platform sends the browser back.
+    expect(gets).toEqual(['GET /channels/oauth/:platform/callback']);
   });
 
   test('every route × every role: allowed as domain/roles.ts says, else 403', async () => {

@@ -15,11 +15,15 @@ import { memberRoutes } from './members.ts';
 import { invitationRoutes } from './invitations.ts';
 import { mediaRoutes } from './media.ts';
 import { postLifecycleRoutes } from './post-lifecycle.ts';
+import { approvalRoutes } from './approvals.ts';
+import { previewRoutes } from './previews.ts';
+import { approvalSettingsRoutes } from './approval-settings.ts';
 import { queueRoutes } from './queue-editor.ts';
 import { settingsRoutes } from './settings.ts';
 import { staticRoutes } from './static.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { analyticsRoutes } from './analytics.ts';
+import { auditLogRoutes } from './audit-log.ts';
 
 /** Paths of the JSON API (any version, the storage URLs, the pages' JSON): unknown ones keep the API's JSON 404. */
 const API_PATH = /^\/(v\d+|storage|web\/api)(\/|$)/i;
@@ -49,11 +53,15 @@ export function webApp(deps: WebDeps) {
       .use(calendarRoutes(web))
       .use(composerRoutes(web))
       .use(postLifecycleRoutes(web))
+      .use(approvalRoutes(web))
+      .use(previewRoutes(web))
+      .use(approvalSettingsRoutes(web))
       .use(channelRoutes(web))
       .use(queueRoutes(web))
       .use(analyticsRoutes(web))
       .use(keyRoutes(web))
       .use(memberRoutes(web))
+      .use(auditLogRoutes(web))
       .use(invitationRoutes(web))
       .use(settingsRoutes(web))
       .use(webhookRoutes(web))

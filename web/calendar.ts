@@ -11,6 +11,7 @@ import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse } from './http.ts';
 import { layout } from './layout.ts';
 import { byId, channelsOf, editAppPost, postsInRange } from './post-actions.ts';
+import { postActor } from './composer.ts';
 import {
   addDays,
   dayKey,
@@ -218,7 +219,7 @@ export function calendarRoutes(web: Web) {
       // Drag and drop on the month view: the same validation and workflow Update as PATCH /v1/posts/{id}.
       .patch(
         '/web/api/posts/:id',
-        jsonRoute(web, 'posts.publish', async (ctx) => {
+        jsonRoute(web, 'posts.write', async (ctx) => {
           const body = ctx.body as { date?: string; publishAt?: string; content?: string };
           const orgId = ctx.signedIn.organization.id;
           let publishAt: Date | undefined;
@@ -231,11 +232,7 @@ export function calendarRoutes(web: Web) {
           } else if (body.publishAt !== undefined) {
             publishAt = instantParam(body.publishAt, 'publishAt');
           }
-          const view = await editAppPost(
-            { em: ctx.em, organization: ctx.signedIn.organization, temporal: web.deps.temporal, now: ctx.now, tz: ctx.tz },
-            ctx.params.id!,
-            { publishAt, content: body.content },
-          );
+          const view = await editAppPost(postActor(web, ctx), ctx.params.id!, { publishAt, content: body.content });
           return jsonResponse(view);
         }),
         { body: RescheduleBody, transform: refuseUnstorableBody },

@@ -13,6 +13,7 @@ import { accountSettings, addChannel, probeChannel } from '../domain/channels.ts
 import type { AccountLimits } from '../platforms/types.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
+import { auditNote } from './audit.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
@@ -138,9 +139,10 @@ async function saveConnection(
   const orgId = ctx.signedIn.organization.id;
   if (o.channelId) {
     await reconnectChannel(ctx.em, key, orgId, o.channelId, o.credentials, limits);
+    auditNote(ctx, { resourceId: o.channelId, details: { platform: o.platform, reconnected: true } });
     return 'reconnected';
   }
-  await addChannel(ctx.em, key, {
+  const channel = await addChannel(ctx.em, key, {
     organizationId: orgId,
     platform: o.platform,
     name: o.name,
@@ -148,6 +150,7 @@ async function saveConnection(
     maxChars: limits.maxChars,
     charactersReservedPerUrl: limits.charactersReservedPerUrl,
   });
+  auditNote(ctx, { resourceId: channel.id, details: { platform: o.platform, name: channel.name } });
   return 'connected';
 }
 

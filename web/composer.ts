@@ -19,7 +19,18 @@ import { describeError, jsonRoute, pageRoute, type PageContext, type Web } from 
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
-import { byId, channelsOf, composerValuesFromForm, createAppPost, editAppPost, readyMedia, type ComposerValues } from './post-actions.ts';
+import {
+  byId,
+  channelsOf,
+  composerValuesFromForm,
+  createAppPost,
+  editAppPost,
+  readyMedia,
+  type Actor,
+  type ComposerValues,
+} from './post-actions.ts';
+import { memberRequester } from '../domain/posts/approval.ts';
+import { approvalPanel } from './approvals.ts';
 import { dayKey, formatDateTime, isTimeZone, localInputValue, parseDayKey } from './time.ts';
 import { liveLink, platformBadge, platformLabel, postErrors, statusLabel } from './ui.ts';
 import { postLifecycleActions } from './post-lifecycle.ts';
@@ -209,14 +220,17 @@ function formFailure(err: unknown): { status: number; messages: string[]; fields
 /** What the capability reads need (domain/capabilities.ts), as the API's routes give it. */
 const capabilityDeps = (web: Web, now: Date) => ({ orm: web.deps.orm, ...web.deps.platforms, now: () => now });
 
-function actor(web: Web, ctx: PageContext) {
+/** Who creates or edits a post in the web app: the signed-in member, in the session's organization. */
+export function postActor(web: Web, ctx: Pick<PageContext, 'em' | 'signedIn' | 'now' | 'tz'>): Actor {
+  const { user, organization, role } = ctx.signedIn;
   return {
     em: ctx.em,
-    organization: ctx.signedIn.organization,
+    organization,
     temporal: web.deps.temporal,
     now: ctx.now,
     tz: ctx.tz,
     capabilities: capabilityDeps(web, ctx.now),
+    requester: memberRequester({ userId: user.id, email: user.email, role }),
   };
 }
 
@@ -250,6 +264,7 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
     )}</tbody>
   </table>
   ${postItems(post, channels)}
+  ${approvalPanel(ctx, post)}
   ${postFigures(figures, channels)}
   <p class="post-deleted notice" role="status" data-testid="post-deleted" hidden>This post has been deleted.</p>
   <div class="actions">${post.status === 'scheduled' ? html`<a class="button primary" href="/posts/${post.id}/edit" data-testid="post-edit">Edit or reschedule</a>` : ''}
@@ -274,7 +289,11 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
             ? 'Changes saved.'
             : notice === 'retrying'
               ? 'Publishing again on the channels that failed.'
-              : null,
+              : notice === 'approved'
+                ? 'Post approved.'
+                : notice === 'rejected'
+                  ? 'Post rejected.'
+                  : null,
     }),
   );
 }
@@ -395,11 +414,11 @@ export function composerRoutes(web: Web) {
     )
     .post(
       '/posts',
-      pageRoute(web, 'posts.publish', async (raw) => {
+      pageRoute(web, 'posts.write', async (raw) => {
         const ctx = withFormZone(raw);
         const values = composerValuesFromForm(ctx.form);
         try {
-          const id = await createAppPost(actor(web, ctx), values);
+          const id = await createAppPost(postActor(web, ctx), values);
           return redirect(`/posts/${id}?notice=created`);
         } catch (err) {
           const { status, messages, fields } = formFailure(err);
@@ -432,12 +451,12 @@ export function composerRoutes(web: Web) {
     )
     .post(
       '/posts/:id/edit',
-      pageRoute(web, 'posts.publish', async (raw) => {
+      pageRoute(web, 'posts.write', async (raw) => {
         const ctx = withFormZone(raw);
         const values = composerValuesFromForm(ctx.form);
         const id = ctx.params.id!;
         try {
-          await editAppPost(actor(web, ctx), id, {
+          await editAppPost(postActor(web, ctx), id, {
             content: values.content,
             platformTexts: values.platformTexts,
             mediaIds: values.mediaIds,

@@ -1,6 +1,7 @@
 // Request handling shared by every web route: the signed-in session from its cookie, the
-// viewer's time zone, CSRF and Origin checks on state-changing requests, and error mapping —
-// HTML pages for pages, the API's JSON error body for the JSON endpoints under /web/api.
+// viewer's time zone, CSRF and Origin checks on state-changing requests, error mapping — HTML
+// pages for pages, the API's JSON error body for the JSON endpoints under /web/api — and the
+// audit log of every change (web/audit.ts).
 // Bodies are read only after the session is known, each with a limit (webBodyParser).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bodyText, earlyStep, isBodyTooLarge, readBody, readJsonBody } from '../http/body.ts';
@@ -12,6 +13,7 @@ import { MAX_FORM_BYTES, parseCookies, parseForm, redirect, serializeCookie, htm
 import { errorBody, layout } from './layout.ts';
 import { defaultWebOptions, type WebOptions } from './options.ts';
 import { DEFAULT_TZ, isTimeZone } from './time.ts';
+import { auditWebChange, type RouteOrigin } from './audit.ts';
 
 export const SESSION_COOKIE = 'pp_session';
 /** Set by app.js from Intl.DateTimeFormat().resolvedOptions().timeZone; not HttpOnly. */
@@ -58,8 +60,8 @@ export function sessionCookie(web: Web, value: string, expiresAt: Date, now: Dat
 export const clearSessionCookie = (web: Web) =>
   serializeCookie(SESSION_COOKIE, '', { maxAgeSeconds: 0, httpOnly: true, secure: web.secureCookies() });
 
-/** What an Elysia handler receives that the web routes use. */
-export interface RouteInput {
+/** What an Elysia handler receives that the web routes use (`route`, `server`: for the audit log). */
+export interface RouteInput extends RouteOrigin {
   request: Request;
   params?: Record<string, string>;
   body?: unknown;
@@ -303,6 +305,7 @@ export function pageRoute(web: Web, action: Action, handler: (ctx: PageContext) 
         }
       }
       const res = await handler({ ...ctx, tz: zoneOf(ctx, signedIn), signedIn, form });
+      await auditWebChange(web, input, ctx, signedIn, res);
       return withRenewal(web, res, signedIn, ctx.now);
     } catch (err) {
       return pageError(ctx, signedIn, err);
@@ -325,6 +328,7 @@ export function jsonRoute(web: Web, action: Action, handler: (ctx: JsonContext) 
       if (!originAllowed(web, ctx.request) || !csrfMatches(signedIn.session, ctx.request.headers.get('x-csrf-token'))) throw csrfError();
     }
     const res = await handler({ ...ctx, tz: zoneOf(ctx, signedIn), signedIn, body: input.body });
+    await auditWebChange(web, input, ctx, signedIn, res);
     return withRenewal(web, res, signedIn, ctx.now);
   };
 }
@@ -339,7 +343,9 @@ export function publicRoute(
     let signedIn: SignedInCookie | null = null;
     try {
       signedIn = await signedInWithCookie(ctx);
-      return await handler({ ...ctx, tz: zoneOf(ctx, signedIn), signedIn, body: input.body });
+      const res = await handler({ ...ctx, tz: zoneOf(ctx, signedIn), signedIn, body: input.body });
+      await auditWebChange(web, input, ctx, signedIn, res);
+      return res;
     } catch (err) {
       return pageError(ctx, signedIn, err);
     }

@@ -11,6 +11,7 @@ import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
 import { formatDateTime } from './time.ts';
+import { auditNote, memberActor } from './audit.ts';
 
 const GONE = 'This invitation is no longer valid: it was used, declined or withdrawn, or it expired. Ask for a new one.';
 
@@ -75,8 +76,10 @@ export function invitationRoutes(web: Web) {
       '/invitations/:token/accept',
       pageRoute(web, 'read', async (ctx) => {
         try {
-          const orgId = await acceptInvitation(ctx.em, tokenOf(ctx), ctx.signedIn.user, ctx.now);
-          await switchOrganization(ctx.em, ctx.signedIn.session, orgId);
+          const accepted = await acceptInvitation(ctx.em, tokenOf(ctx), ctx.signedIn.user, ctx.now);
+          // The event belongs to the organization joined, not to the one the session had open.
+          auditNote(ctx, { organizationId: accepted.organizationId, resourceId: accepted.id, details: { role: accepted.role } });
+          await switchOrganization(ctx.em, ctx.signedIn.session, accepted.organizationId);
           return redirect('/calendar');
         } catch (err) {
           if (err instanceof ApiError && (err.code === 'conflict' || err.code === 'not_found'))
@@ -93,7 +96,14 @@ export function invitationRoutes(web: Web) {
       '/invitations/:token/decline',
       publicRoute(web, async (ctx) => {
         assertSameOrigin(web, ctx);
-        await declineInvitation(ctx.em, tokenOf(ctx), ctx.now);
+        const declined = await declineInvitation(ctx.em, tokenOf(ctx), ctx.now);
+        // Without a session the person is known by the invited address only.
+        auditNote(ctx, {
+          organizationId: declined.organizationId,
+          resourceId: declined.id,
+          actor: ctx.signedIn ? memberActor(ctx.signedIn.user) : { type: 'invitee', id: null, name: declined.email },
+          details: { invitedRole: declined.role },
+        });
         return htmlResponse(
           layout({
             title: 'Invitation declined',
@@ -131,7 +141,13 @@ export function invitationRoutes(web: Web) {
           throw err;
         }
         const user = (await findUserByEmail(ctx.em, open.invitation.email))!;
-        await acceptInvitation(ctx.em, token, user, ctx.now);
+        const accepted = await acceptInvitation(ctx.em, token, user, ctx.now);
+        auditNote(ctx, {
+          organizationId: accepted.organizationId,
+          resourceId: accepted.id,
+          actor: memberActor(user),
+          details: { role: accepted.role, accountCreated: true },
+        });
         const session = await createSession(ctx.em, user, ctx.now);
         return redirect('/calendar', { cookies: [sessionCookie(web, session.token, session.expiresAt, ctx.now)] });
       }),

@@ -7,6 +7,7 @@ import { SCOPES } from '../lib/scopes.ts';
 import { createApiKey, listApiKeys, revokeApiKey, type KeyView } from '../services/api-keys.ts';
 import type { IChannel } from '../db/entities/index.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
+import { auditNote } from './audit.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, redirect, serializeCookie } from './http.ts';
 import { decryptJson, encryptJson } from '../lib/crypto.ts';
@@ -20,6 +21,7 @@ const SCOPE_HELP: Record<string, string> = {
   read: 'read account, channels, posts and media',
   publish: 'create and edit posts, upload media',
   generate: 'content generation (no endpoint uses it yet)',
+  approve: 'approve and reject posts waiting for approval',
 };
 
 interface KeyForm {
@@ -29,9 +31,18 @@ interface KeyForm {
   channelIds: string[];
   expiry: string;
   expiresOn: string;
+  requiresApproval: boolean;
 }
 
-const EMPTY: KeyForm = { name: '', scopes: ['read', 'publish'], channels: 'all', channelIds: [], expiry: 'never', expiresOn: '' };
+const EMPTY: KeyForm = {
+  name: '',
+  scopes: ['read', 'publish'],
+  channels: 'all',
+  channelIds: [],
+  expiry: 'never',
+  expiresOn: '',
+  requiresApproval: false,
+};
 
 function keyStatus(k: KeyView, now: Date): string {
   if (k.revokedAt) return 'revoked';
@@ -53,6 +64,7 @@ function createForm(ctx: PageContext, f: KeyForm, channels: IChannel[]): SafeHtm
     <legend>Scopes</legend>
     ${SCOPES.map((s) => html`<div class="check"><input type="checkbox" id="scope-${s}" name="scopes" value="${s}" data-testid="key-scope-${s}"${f.scopes.includes(s) ? html` checked` : ''}><label for="scope-${s}"><strong>${s}</strong> <span class="hint">${SCOPE_HELP[s]}</span></label></div>`)}
   </fieldset>
+  <div class="check"><input type="checkbox" id="key-requires-approval" name="requiresApproval" value="yes" data-testid="key-requires-approval"${f.requiresApproval ? html` checked` : ''}><label for="key-requires-approval"><strong>Posts need approval</strong> <span class="hint">posts made with this key wait for an approver before they are published</span></label></div>
   <fieldset>
     <legend>Channels</legend>
     <div class="radio"><input type="radio" id="key-channels-all" name="channels" value="all" data-testid="key-channels-all"${f.channels === 'all' ? html` checked` : ''}><label for="key-channels-all">All channels, including ones connected later</label></div>
@@ -212,6 +224,7 @@ export function keyRoutes(web: Web) {
           channelIds: ctx.form.getAll('channelIds'),
           expiry: ctx.form.get('expiry') ?? 'never',
           expiresOn: ctx.form.get('expiresOn') ?? '',
+          requiresApproval: ctx.form.get('requiresApproval') === 'yes',
         };
         try {
           const fields: FieldError[] = [];
@@ -225,10 +238,12 @@ export function keyRoutes(web: Web) {
               scopes: f.scopes,
               channels: f.channels === 'all' ? 'all' : f.channelIds,
               expiresAt,
+              requiresApproval: f.requiresApproval,
               createdBy: { userId: ctx.signedIn.user.id, role: ctx.signedIn.role },
             },
             ctx.now,
           );
+          auditNote(ctx, { resourceId: created.id, details: { name: f.name.trim(), scopes: f.scopes } });
           // POST-redirect-GET, so a reload cannot create a second key: the new key travels once,
           // encrypted, in a short-lived cookie read (and cleared) by the next GET of the page.
           const sealKey = ctx.web.options().credentialsKey;

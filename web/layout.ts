@@ -5,18 +5,31 @@ import { html, type SafeHtml } from './html.ts';
 import { assetUrl } from './static.ts';
 import { can, type Action } from '../domain/roles.ts';
 
-export type NavItem = 'calendar' | 'compose' | 'analytics' | 'channels' | 'media' | 'keys' | 'webhooks' | 'members' | null;
+export type NavItem =
+  | 'calendar'
+  | 'compose'
+  | 'approvals'
+  | 'analytics'
+  | 'channels'
+  | 'media'
+  | 'keys'
+  | 'webhooks'
+  | 'members'
+  | 'audit'
+  | null;
 
 /** The pages in the navigation, each shown to the roles that may use it (domain/roles.ts). */
 const NAV: { id: Exclude<NavItem, null>; href: string; label: string; action: Action }[] = [
   { id: 'calendar', href: '/calendar', label: 'Calendar', action: 'read' },
   { id: 'compose', href: '/posts/new', label: 'New post', action: 'posts.write' },
+  { id: 'approvals', href: '/approvals', label: 'Approvals', action: 'posts.approve' },
   { id: 'analytics', href: '/analytics', label: 'Analytics', action: 'read' },
   { id: 'channels', href: '/channels', label: 'Channels', action: 'read' },
   { id: 'media', href: '/media', label: 'Media', action: 'read' },
   { id: 'keys', href: '/settings/api-keys', label: 'API keys', action: 'keys.manage' },
   { id: 'webhooks', href: '/settings/webhooks', label: 'Webhooks', action: 'webhooks.manage' },
   { id: 'members', href: '/settings/members', label: 'Members', action: 'read' },
+  { id: 'audit', href: '/settings/audit', label: 'Audit log', action: 'settings.manage' },
 ];
 
 export interface PageInput {

@@ -6,6 +6,7 @@ import { refuseUnstorableBody, router } from '../http/router.ts';
 import { MediaItem } from '../db/entities/index.ts';
 import { completeUpload, createUpload, getMediaItem, mediaView, type MediaView } from '../domain/media.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
+import { auditNote } from './audit.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse } from './http.ts';
 import { layout } from './layout.ts';
@@ -107,6 +108,7 @@ export function mediaRoutes(web: Web) {
           altText: body.altText?.trim() ? body.altText.trim() : null,
           now: ctx.now,
         });
+        auditNote(ctx, { resourceId: item.id });
         return jsonResponse(
           {
             media: await mediaView(item, storage),

@@ -10,6 +10,7 @@ import { sendMail } from '../services/mail.ts';
 import type { Role } from '../db/entities/index.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
+import { auditNote } from './audit.ts';
 import { html } from './html.ts';
 import { htmlResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
@@ -152,6 +153,7 @@ export function memberRoutes(web: Web) {
             const role = ctx.form.get('role');
             if (!isRole(role)) throw errors.validation([{ path: 'role', message: `must be one of ${ROLES.join(', ')}` }]);
             await setMemberRole(ctx.em, ctx.signedIn.organization.id, actor(ctx), ctx.params.userId ?? '', role);
+            auditNote(ctx, { details: { newRole: role } });
           },
           'role',
         ),
@@ -171,6 +173,7 @@ export function memberRoutes(web: Web) {
             { email: ctx.form.get('email') ?? '', role },
             ctx.now,
           );
+          auditNote(ctx, { resourceId: invitation.id, details: { email: invitation.email, invitedRole: role } });
           const link = `${web.options().publicBaseUrl}/invitations/${token}`;
           const mailed = await mailInvitation(web, ctx, invitation.email, role, link);
           return membersPage(ctx, { invited: { email: invitation.email, link, mailed }, status: 201 });

@@ -19,6 +19,7 @@ import { checkFollowUpSizes, followUpsFromForm, threadInputFor, type FollowUpVal
 import { buildOptions, optionsFromForm, optionsWithoutFields } from './option-input.ts';
 import type { CapabilityDeps } from '../domain/capabilities.ts';
 import type { OptionsInput } from '../domain/posts/options.ts';
+import type { Requester } from '../domain/posts/approval.ts';
 
 export function needTemporal(temporal: TemporalDeps | undefined): TemporalDeps {
   if (!temporal) throw new Error('Temporal is not configured for this app');
@@ -148,6 +149,8 @@ export interface Actor {
   tz: string;
   /** Reads what each channel's account can do now, to check the options against it (as the API does); absent: not read. */
   capabilities?: CapabilityDeps;
+  /** The member, for approval (domain/posts/approval.ts). */
+  requester: Requester;
 }
 
 /** The form's own checks, then the one create path (domain/posts/create.ts createPost); returns the post id. */
@@ -182,6 +185,7 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
       followUps: threadInputFor(values.followUps, chosen),
       options,
       capabilities: actor.capabilities,
+      requester: actor.requester,
     },
     fields,
   );
@@ -264,6 +268,7 @@ export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): 
     },
     null,
     actor.capabilities,
+    actor.requester,
   );
   return getPostForKey(actor.em.fork(), orgId, postId, 'all');
 }

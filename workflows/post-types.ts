@@ -15,6 +15,34 @@ export interface PostWorkflowInput {
    * run under the same workflow id): no sleep, straight to publishing the channels not published.
    */
   retry?: boolean;
+  /** 'pending': the post waits for an approve decision before it is published (domain/posts/approval.ts); absent: it needs none. */
+  approval?: 'pending';
+}
+
+/** Who decided, or asked (the shape of db/entities/post.ts's Actor; its types are audit-event.ts's). */
+export interface ApprovalActor {
+  type: 'member' | 'api_key' | 'reviewer' | 'operator' | 'invitee';
+  id: string | null;
+  name: string;
+}
+
+/** A post's approval as written to its row. */
+export interface ApprovalRecord {
+  status: 'pending' | 'approved' | 'rejected';
+  requestedBy: ApprovalActor;
+  requestedAt: string;
+  decidedBy: ApprovalActor | null;
+  decidedAt: string | null;
+  comment: string | null;
+}
+
+/** The decideApproval Update's input. */
+export interface ApprovalDecision {
+  decision: 'approve' | 'reject';
+  by: ApprovalActor;
+  /** ISO 8601: when it was decided (the API's clock). */
+  at: string;
+  comment: string | null;
 }
 
 /** An edit, already validated by the API against the channels' rules. */
@@ -36,6 +64,8 @@ export interface PostEdit {
   options?: Record<string, Record<string, unknown>>;
   /** Each channel's follow-up items after the edit (domain/posts/thread.ts), when they change: they replace the channel's rows. */
   channelItems?: Record<string, { position: number; kind: 'reply' | 'comment'; content: string; mediaIds: string[] }[]>;
+  /** The edit asks for approval again (an edit by someone whose posts need it): the post waits for a decision. */
+  approval?: ApprovalRecord;
 }
 
 /** A channel to publish: its platform's task queue, and how many follow-up items follow the post (absent: none). */
@@ -52,10 +82,18 @@ export interface PostWorkflowState {
    */
   phase: 'scheduled' | 'publishing' | 'failed' | 'cancelled' | 'done';
   publishAt: string | null;
+  /** The post's approval as the workflow knows it; absent: it needs none. */
+  approval?: 'pending' | 'approved' | 'rejected';
 }
 
 /** How long a failed post's workflow waits for a retry (Update or Signal) before it ends; a later retry starts a new run. */
 export const RETRY_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * A post whose approval has not come by its publishAt is published on approval up to this long
+ * after it; past it, its channels fail with not_approved (docs/decisions.md "Approval").
+ */
+export const APPROVAL_GRACE_MS = 24 * 60 * 60 * 1000;
 
 /** The workflow type (workflows/post.ts, registered by its export in workflows/index.ts). */
 export const POST_WORKFLOW_TYPE = 'postWorkflow';
@@ -77,6 +115,12 @@ export const retryPostUpdate = defineUpdate<PostWorkflowState>('retryPost');
  * ignored unless the workflow waits for a retry (its state Query says phase 'failed').
  */
 export const retrySignal = defineSignal('retry');
+/**
+ * Approves or rejects a post waiting for approval. Refused by its validator unless the post is
+ * scheduled (FAILURE.notScheduled), needs approval (FAILURE.noApproval) and the decision changes
+ * it (FAILURE.alreadyDecided).
+ */
+export const decideApprovalUpdate = defineUpdate<PostWorkflowState, [ApprovalDecision]>('decideApproval');
 
 export const postWorkflowId = (postId: string) => `post-${postId}`;
 
@@ -91,6 +135,10 @@ export const FAILURE = {
   cancelled: 'PostCancelled',
   /** retryPost refused: the workflow is not waiting for a retry (publishing, scheduled, or ending). */
   notFailed: 'PostNotFailed',
+  /** decideApproval refused: the post needs no approval. */
+  noApproval: 'PostNeedsNoApproval',
+  /** decideApproval refused: the post already has that decision. */
+  alreadyDecided: 'ApprovalAlreadyDecided',
 } as const;
 
 /** The task queue a platform's publish activities run on (see worker/index.ts). */

@@ -1,5 +1,5 @@
 // One durable workflow per post: wait for the post row, sleep until publishAt (re-armed by edits,
-// ended by a cancel), then publish to every channel in parallel and record each outcome; when a
+// ended by a cancel), wait for its approval when it needs one, then publish to every channel in parallel and record each outcome; when a
 // channel failed, wait for a retry (an Update from the API, a Signal from the Temporal UI) and
 // publish the failed channels again.
 import {
@@ -16,7 +16,9 @@ import {
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import {
+  APPROVAL_GRACE_MS,
   cancelPostUpdate,
+  decideApprovalUpdate,
   editPostUpdate,
   FAILURE,
   platformTaskQueue,
@@ -53,6 +55,14 @@ export const LOCAL_STEPS_PATCH = 'local-postgres-steps';
  */
 export const FOLLOW_UPS_PATCH = 'follow-up-items';
 
+/**
+ * A post that needs approval waits after its sleep for an approve decision (the decideApproval
+ * Update), up to APPROVAL_GRACE_MS past its publishAt; without one its channels fail with
+ * not_approved. Only posts created or edited by code that knows approval ever wait; the marker
+ * records that this execution took the new path.
+ */
+export const APPROVAL_PATCH = 'await-approval';
+
 type Activities = ReturnType<typeof createActivities>;
 type Steps = typeof db;
 type Target = PublishTarget;
@@ -61,9 +71,11 @@ type Target = PublishTarget;
  * What the workflow and its Update, Signal and Query handlers share. The Query and the Updates
  * answer with its phase and publishAt (view).
  */
-interface PostState extends PostWorkflowState {
-  /** Edits accepted whose activity has not returned yet: the post is not published before they land. */
+interface PostState extends Omit<PostWorkflowState, 'approval'> {
+  /** Edits and decisions accepted whose activity has not returned yet: the post is not published before they land. */
   editsInFlight: number;
+  /** 'none': the post needs no approval. */
+  approval: 'none' | 'pending' | 'approved' | 'rejected';
   /** An edit landed since the sleep started: sleep again, until the publishAt it may have moved. */
   edited: boolean;
   /**
@@ -148,6 +160,7 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
     cancelled: false,
     deleted: false,
     retryRequested: false,
+    approval: input.approval ?? 'none',
   };
   handleRequests(postId, state);
 
@@ -165,10 +178,24 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
     } catch {
       return done(state); // The row never appeared: there is nothing to publish.
     }
-    await sleepUntilDue(state);
-    if (state.cancelled) return endCancelled(state);
-    // No await between the check above and this line: a cancel accepted before it stops the
-    // publish; one arriving after it is refused by its validator.
+    for (;;) {
+      await sleepUntilDue(state);
+      if (state.cancelled) return endCancelled(state);
+      if (state.approval === 'none' || state.approval === 'approved' || !patched(APPROVAL_PATCH)) break;
+      const decided = await awaitApproval(state);
+      if (state.cancelled) return endCancelled(state);
+      if (decided === 'edited') continue; // publishAt may have moved: sleep again
+      if (decided === 'late') {
+        state.phase = 'publishing';
+        await failUnapproved(postId, steps);
+        return done(state);
+      }
+      // A rejection accepted since the approval was seen: wait again.
+      if (!isApproved(state)) continue;
+      break;
+    }
+    // No await between the checks above and this line: a cancel (or a change of decision)
+    // accepted before it stops the publish; one arriving after it is refused by its validator.
     state.phase = 'publishing';
     targets = await steps.startPublishing(postId);
   }
@@ -194,6 +221,8 @@ function handleRequests(postId: string, state: PostState): void {
     async (edit) => {
       state.editsInFlight++;
       try {
+        // An edit that asks for approval again takes effect at once: nothing publishes meanwhile.
+        if (edit.approval) state.approval = 'pending';
         await db.applyPostEdit({ postId, edit });
         if (edit.publishAt !== undefined) state.publishAt = edit.publishAt;
         state.edited = true;
@@ -206,6 +235,29 @@ function handleRequests(postId: string, state: PostState): void {
       // Runs before the update is accepted: the check and the change are atomic with `phase`.
       validator: (_edit: PostEdit) => {
         if (state.phase !== 'scheduled') throw ApplicationFailure.nonRetryable(`the post is ${state.phase}`, FAILURE.notScheduled);
+      },
+    },
+  );
+  setHandler(
+    decideApprovalUpdate,
+    async (decision) => {
+      // Set before the activity: the publish waits for it (editsInFlight), and a second decision
+      // is validated against this one.
+      state.approval = decision.decision === 'approve' ? 'approved' : 'rejected';
+      state.editsInFlight++;
+      try {
+        await db.recordApprovalDecision({ postId, decision });
+      } finally {
+        state.editsInFlight--;
+      }
+      return view(state);
+    },
+    {
+      validator: (decision) => {
+        if (state.phase !== 'scheduled') throw ApplicationFailure.nonRetryable(`the post is ${state.phase}`, FAILURE.notScheduled);
+        if (state.approval === 'none') throw ApplicationFailure.nonRetryable('the post needs no approval', FAILURE.noApproval);
+        if (state.approval === (decision.decision === 'approve' ? 'approved' : 'rejected'))
+          throw ApplicationFailure.nonRetryable(`the post is already ${state.approval}`, FAILURE.alreadyDecided);
       },
     },
   );
@@ -251,7 +303,10 @@ function handleRequests(postId: string, state: PostState): void {
 }
 
 /** What the Query and the Updates answer. */
-const view = (state: PostState): PostWorkflowState => ({ phase: state.phase, publishAt: state.publishAt });
+const view = (state: PostState): PostWorkflowState =>
+  state.approval === 'none'
+    ? { phase: state.phase, publishAt: state.publishAt }
+    : { phase: state.phase, publishAt: state.publishAt, approval: state.approval };
 
 /**
  * Accepted only while the workflow waits for a retry (phase 'failed'); moving to 'publishing' here
@@ -283,6 +338,37 @@ async function sleepUntilDue(state: PostState): Promise<void> {
     await condition(() => state.editsInFlight === 0);
     if (state.cancelled || !state.edited) return;
   }
+}
+
+/**
+ * Once due, a post that is not approved waits for a decision or an edit, until APPROVAL_GRACE_MS
+ * past its publishAt (a post to publish at once: past its start). 'decided': approved (or
+ * cancelled); 'edited': sleep again, as the edit may have moved publishAt; 'late': the time ran out.
+ */
+async function awaitApproval(state: PostState): Promise<'decided' | 'edited' | 'late'> {
+  state.edited = false;
+  const due = state.publishAt === null ? workflowInfo().runStartTime.getTime() : Date.parse(state.publishAt);
+  const left = due + APPROVAL_GRACE_MS - Date.now();
+  const woken = left > 0 && (await condition(() => state.approval === 'approved' || state.cancelled || state.edited, left));
+  // A decision or an edit accepted just then lands first.
+  await condition(() => state.editsInFlight === 0);
+  if (state.cancelled || state.approval === 'approved') return 'decided';
+  if (state.edited) return 'edited';
+  return woken ? 'decided' : 'late';
+}
+
+const isApproved = (state: PostState) => state.approval === 'approved';
+
+/** The approval did not come in time: every channel fails with not_approved, nothing is sent. */
+async function failUnapproved(postId: string, steps: Steps): Promise<void> {
+  const targets = await steps.startPublishing(postId);
+  const failure: ChannelFailure = {
+    error: 'The post was not approved in time; it was not published.',
+    errorCode: 'not_approved',
+    retryable: false,
+  };
+  for (const { channelId } of targets) await steps.recordChannelFailure({ postId, channelId, ...failure });
+  await steps.finishPost(postId);
 }
 
 /**

@@ -13,6 +13,7 @@ export const CHANNEL_ERROR_CODES = [
   'platform_unavailable',
   'may_have_posted',
   'unknown',
+  'not_approved',
 ] as const;
 export type ChannelErrorCode = (typeof CHANNEL_ERROR_CODES)[number];
 
@@ -21,7 +22,8 @@ export type ChannelErrorCode = (typeof CHANNEL_ERROR_CODES)[number];
  * reauth_required once the channel is reconnected; rate_limited and platform_unavailable later;
  * may_have_posted after checking the platform (a retry looks the post up first where the
  * platform can); unknown because nothing says it cannot. The same request refused for its text
- * or its media is refused again.
+ * or its media is refused again. not_approved: the post's approval did not come in time
+ * (domain/posts/approval.ts); a retry would publish it unapproved.
  */
 export const RETRYABLE: Record<ChannelErrorCode, boolean> = {
   reauth_required: true,
@@ -31,6 +33,7 @@ export const RETRYABLE: Record<ChannelErrorCode, boolean> = {
   platform_unavailable: true,
   may_have_posted: true,
   unknown: true,
+  not_approved: false,
 };
 
 /** The class of a failure: the first item of a publish ApplicationFailure's `details`. */

@@ -59,6 +59,7 @@ const TAGS = [
     name: 'Generate',
     description: 'Drafts and alt text from the operator’s model endpoint (scope `generate`); nothing is created.',
   },
+  { name: 'Audit', description: 'Who changed what in the organization, when and from where: read only.' },
 ];
 
 /** A TypeBox schema as plain JSON Schema (TypeBox's symbol keys dropped). */
@@ -250,7 +251,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
         scheme: 'bearer',
         bearerFormat: 'API key',
         description:
-          'An API key of the organization: `Authorization: Bearer sk_live_…`. Keys carry scopes (read, generate, publish) and may be limited to channels; the scope each operation needs is in its `security` entry and in `x-required-scope`.',
+          'An API key of the organization: `Authorization: Bearer sk_live_…`. Keys carry scopes (read, generate, publish, approve) and may be limited to channels; the scope each operation needs is in its `security` entry and in `x-required-scope`.',
       },
     },
     headers: HEADERS,

@@ -286,6 +286,36 @@ export const OPERATIONS = {
     params: { id: POST_ID },
   }),
 
+  approvePost: doc({
+    operationId: 'approvePost',
+    tag: 'Posts',
+    scope: 'approve',
+    summary: 'Approve a post waiting for approval',
+    description:
+      'For a `scheduled` post whose `approval` is pending or rejected: approves it, so it is published at `scheduledAt` (at once when that time has passed, up to 24 hours after it). A rejection can be changed to an approval and back until the post is published. Emits `post.approval.approved`.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such post, one the key cannot see, or a deleted one',
+      conflict: 'the post needs no approval, is no longer `scheduled` (`details.status`), or is already approved (`details.approval`)',
+      validation_failed: '`comment` longer than 2000 characters',
+    },
+  }),
+
+  rejectPost: doc({
+    operationId: 'rejectPost',
+    tag: 'Posts',
+    scope: 'approve',
+    summary: 'Reject a post waiting for approval',
+    description:
+      'For a `scheduled` post whose `approval` is pending or approved: rejects it, so it is not published. An edit by its author asks for approval again; an approval before `scheduledAt` plus 24 hours still publishes it; otherwise its channels fail with `not_approved`. Emits `post.approval.rejected`.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such post, one the key cannot see, or a deleted one',
+      conflict: 'the post needs no approval, is no longer `scheduled` (`details.status`), or is already rejected (`details.approval`)',
+      validation_failed: '`comment` longer than 2000 characters',
+    },
+  }),
+
   retryPost: doc({
     operationId: 'retryPost',
     tag: 'Posts',
@@ -609,6 +639,32 @@ export const OPERATIONS = {
     success: { status: 202, description: 'The delivery, `pending` again.' },
     temporal: true,
     params: { id: WEBHOOK_ID, deliveryId: 'Delivery id (`whd_…`), from the delivery log.' },
+  }),
+
+  listAuditEvents: doc({
+    operationId: 'listAuditEvents',
+    tag: 'Audit',
+    scope: 'read',
+    summary: 'The audit log: who changed what, newest first',
+    description:
+      'Every change made to the organization through the API, the web app, the MCP server or the admin CLI: who (a member, an API key with the member it belongs to, an operator), what (`action`), which resource, when and from where. Reads and refused requests are not recorded. Events cannot be changed or deleted through the service and are kept at least 90 days. Keyset pagination: pass `nextCursor` as `cursor` for the next page, with the same filters.',
+    errors: ['validation_failed'],
+    errorNotes: {
+      validation_failed:
+        'invalid query (`details.fields: [{path, message}]`): a value outside its schema, a limit outside 1–100, or a cursor this API did not return',
+    },
+    success: { description: 'A page of events.' },
+    query: {
+      action: 'Only events of this action, e.g. `post.create`.',
+      actorType: 'Only events of this kind of actor.',
+      actorId: 'Only events of this actor: a user id (`usr_…`) or a key id (`key_…`).',
+      resourceType: 'Only events on this kind of resource, e.g. `post`.',
+      resourceId: 'Only events on this resource (its id).',
+      from: DATE_TIME('Only events at or after this instant.'),
+      to: DATE_TIME('Only events before this instant.'),
+      limit: { description: 'Page size.', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
+      cursor: 'Page position: opaque, only a `nextCursor` from an earlier page of this list (any other value is `422`).',
+    },
   }),
 
   generatePost: doc({

@@ -71,7 +71,7 @@ export function mediaRoutes(deps: AppDeps) {
         return answerStored(set, result);
       },
       {
-        scope: 'publish',
+        scope: { scope: 'publish', member: 'media.write' },
         body: UploadBody,
         transform: refuseUnstorableBody,
         response: { 201: UploadResponseSchema },
@@ -85,7 +85,12 @@ export function mediaRoutes(deps: AppDeps) {
         const item = await completeUpload(deps.orm.em.fork(), temporal, auth.organization.id, params.id, viewerOf(auth));
         return mediaView(item, storage);
       },
-      { scope: 'publish', params: IdParams, response: { 200: MediaItemSchema }, detail: OPERATIONS.completeUpload },
+      {
+        scope: { scope: 'publish', member: 'media.write' },
+        params: IdParams,
+        response: { 200: MediaItemSchema },
+        detail: OPERATIONS.completeUpload,
+      },
     )
     .get(
       '/media/:id',

@@ -8,7 +8,8 @@ import { createPostOnce, createPostRequest, editPostForKey } from '../../service
 import { cancelPost, retryPost } from '../../domain/posts/lifecycle.ts';
 import { POST_LIMITS } from '../../domain/posts/limits.ts';
 import { getPostForKey, listPostsForKey } from '../../domain/posts/view.ts';
-import { authPlugin } from '../auth.ts';
+import { authPlugin, type Auth } from '../auth.ts';
+import { APPROVAL_COMMENT_CHARS, decideApproval, keyActor } from '../../domain/posts/approval.ts';
 import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { BodyId, Chars, DateTimeInput, PathId, PostAnalyticsSchema, PostListSchema, PostSchema, PostValidationSchema } from '../schemas.ts';
@@ -17,6 +18,7 @@ import { refreshPostAnalytics } from '../../domain/analytics/refresh.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 import { PostOptions } from '../../http/post-options.ts';
+import { parseLimit } from '../../http/page-query.ts';
 
 // Texts: no NUL (Postgres text cannot hold it) and no unpaired surrogate; lengths in characters.
 export const Text = Chars(POST_LIMITS.textChars);
@@ -97,6 +99,14 @@ const PatchBody = t.Object(
 
 const IdParams = t.Object({ id: PathId() });
 
+/** The body of approve and reject: optional, as is its comment. */
+const DecisionBody = t.Optional(
+  t.Object(
+    { comment: t.Optional(Chars(APPROVAL_COMMENT_CHARS, { description: 'Why, for the author (shown with the approval).' })) },
+    { additionalProperties: false },
+  ),
+);
+
 const ListQuery = t.Object({
   status: t.Optional(t.Union(POST_STATUSES.map((s) => t.Literal(s)))),
   channelId: t.Optional(Chars(64, { min: 1 })),
@@ -108,16 +118,6 @@ const ListQuery = t.Object({
   cursor: t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', error: 'is not a cursor returned by this API' })),
 });
 
-function parseLimit(value: string | undefined, fields: FieldError[]): number {
-  if (value === undefined) return 20;
-  const n = /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= 1 && n <= 100)) {
-    fields.push({ path: 'limit', message: 'must be an integer from 1 to 100' });
-    return 20;
-  }
-  return n;
-}
-
 export function postRoutes(deps: AppDeps) {
   const temporal = () => {
     if (!deps.temporal) throw new Error('Temporal is not configured for this API');
@@ -125,6 +125,17 @@ export function postRoutes(deps: AppDeps) {
   };
   // What the post checks read of each channel's account (domain/capabilities.ts).
   const capabilities = { orm: deps.orm, ...deps.platforms };
+  async function decide(auth: Auth, postId: string, decision: 'approve' | 'reject', comment: string | undefined) {
+    const em = deps.orm.em.fork();
+    const by = await keyActor(em, auth.key.id);
+    await decideApproval(em, deps.temporal, auth.organization.id, postId, auth.channels, {
+      decision,
+      by,
+      comment: comment ?? null,
+      now: auth.now,
+    });
+    return getPostForKey(deps.orm.em.fork(), auth.organization.id, postId, auth.channels, deps.storage);
+  }
   return (
     router()
       .use(authPlugin(deps))
@@ -234,8 +245,22 @@ export function postRoutes(deps: AppDeps) {
           await cancelPost(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
           set.status = 204;
         },
-        { scope: 'publish', params: IdParams, detail: OPERATIONS.deletePost },
+        { scope: { scope: 'publish', member: 'posts.publish' }, params: IdParams, detail: OPERATIONS.deletePost },
       )
+      .post('/posts/:id/approve', async ({ auth, params, body }) => decide(auth, params.id, 'approve', body?.comment), {
+        scope: { scope: 'approve', member: 'posts.approve' },
+        params: IdParams,
+        body: DecisionBody,
+        response: { 200: PostSchema },
+        detail: OPERATIONS.approvePost,
+      })
+      .post('/posts/:id/reject', async ({ auth, params, body }) => decide(auth, params.id, 'reject', body?.comment), {
+        scope: { scope: 'approve', member: 'posts.approve' },
+        params: IdParams,
+        body: DecisionBody,
+        response: { 200: PostSchema },
+        detail: OPERATIONS.rejectPost,
+      })
       .post(
         '/posts/:id/retry',
         async ({ auth, params, set }) => {
@@ -243,7 +268,12 @@ export function postRoutes(deps: AppDeps) {
           set.status = 202;
           return view;
         },
-        { scope: 'publish', params: IdParams, response: { 202: PostSchema }, detail: OPERATIONS.retryPost },
+        {
+          scope: { scope: 'publish', member: 'posts.publish' },
+          params: IdParams,
+          response: { 202: PostSchema },
+          detail: OPERATIONS.retryPost,
+        },
       )
   );
 }

@@ -58,7 +58,7 @@ export function queueRoutes(deps: AppDeps) {
       ({ auth, params, body }) =>
         setQueue(deps.orm.em.fork(), auth.organization.id, params.id, body, { keyChannels: auth.channels, now: auth.now }),
       {
-        scope: 'publish',
+        scope: { scope: 'publish', member: 'queues.write' },
         params: IdParams,
         body: PutBody,
         transform: refuseUnstorableBody,

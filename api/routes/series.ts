@@ -95,7 +95,7 @@ export function seriesRoutes(deps: AppDeps) {
         return answerStored(set, result);
       },
       {
-        scope: 'publish',
+        scope: { scope: 'publish', member: 'series.write' },
         body: CreateBody,
         transform: refuseUnstorableBody,
         response: { 201: SeriesSchema },
@@ -131,7 +131,7 @@ export function seriesRoutes(deps: AppDeps) {
           capabilities,
         ),
       {
-        scope: 'publish',
+        scope: { scope: 'publish', member: 'series.write' },
         params: IdParams,
         body: PatchBody,
         transform: refuseUnstorableBody,
@@ -145,6 +145,6 @@ export function seriesRoutes(deps: AppDeps) {
         await deleteSeries(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
         set.status = 204;
       },
-      { scope: 'publish', params: IdParams, detail: OPERATIONS.deleteSeries },
+      { scope: { scope: 'publish', member: 'series.write' }, params: IdParams, detail: OPERATIONS.deleteSeries },
     );
 }

@@ -1,7 +1,8 @@
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { errors } from '../../lib/errors.ts';
+import { errors, type FieldError } from '../../lib/errors.ts';
+import { parseLimit } from '../../http/page-query.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -53,11 +54,12 @@ const DeliveryQuery = t.Object({
   cursor: t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', error: 'is not a cursor returned by this API' })),
 });
 
-function parseLimit(value: string | undefined): number {
-  if (value === undefined) return 20;
-  const n = /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= 1 && n <= 100)) throw errors.validation([{ path: 'limit', message: 'must be an integer from 1 to 100' }]);
-  return n;
+/** The page size, or the 422 of a limit outside 1–100. */
+function pageLimit(value: string | undefined): number {
+  const fields: FieldError[] = [];
+  const limit = parseLimit(value, fields);
+  if (fields.length) throw errors.validation(fields);
+  return limit;
 }
 
 export function webhookRoutes(deps: AppDeps) {
@@ -76,7 +78,7 @@ export function webhookRoutes(deps: AppDeps) {
         return { endpoint: webhookView(endpoint), secret };
       },
       {
-        scope: 'publish',
+        scope: { scope: 'publish', member: 'webhooks.manage' },
         body: CreateBody,
         transform: refuseUnstorableBody,
         response: { 201: WebhookSecretResponseSchema },
@@ -99,7 +101,7 @@ export function webhookRoutes(deps: AppDeps) {
       async ({ auth, params, body }) =>
         webhookView(await updateWebhook(deps.orm.em.fork(), need(), auth.organization.id, params.id, body, auth.now)),
       {
-        scope: 'publish',
+        scope: { scope: 'publish', member: 'webhooks.manage' },
         params: IdParams,
         body: PatchBody,
         transform: refuseUnstorableBody,
@@ -113,7 +115,7 @@ export function webhookRoutes(deps: AppDeps) {
         await deleteWebhook(deps.orm.em.fork(), auth.organization.id, params.id);
         set.status = 204;
       },
-      { scope: 'publish', params: IdParams, detail: OPERATIONS.deleteWebhook },
+      { scope: { scope: 'publish', member: 'webhooks.manage' }, params: IdParams, detail: OPERATIONS.deleteWebhook },
     )
     .post(
       '/webhooks/:id/rotate-secret',
@@ -121,7 +123,12 @@ export function webhookRoutes(deps: AppDeps) {
         const r = await rotateWebhookSecret(deps.orm.em.fork(), need(), auth.organization.id, params.id, auth.now);
         return { endpoint: webhookView(r.endpoint), secret: r.secret, previousSecretExpiresAt: r.previousSecretExpiresAt };
       },
-      { scope: 'publish', params: IdParams, response: { 200: WebhookSecretResponseSchema }, detail: OPERATIONS.rotateWebhookSecret },
+      {
+        scope: { scope: 'publish', member: 'webhooks.manage' },
+        params: IdParams,
+        response: { 200: WebhookSecretResponseSchema },
+        detail: OPERATIONS.rotateWebhookSecret,
+      },
     )
     .post(
       '/webhooks/:id/test',
@@ -129,12 +136,17 @@ export function webhookRoutes(deps: AppDeps) {
         set.status = 202;
         return sendTestEvent(deps.orm, deps.temporal, auth.organization.id, params.id, auth.now);
       },
-      { scope: 'publish', params: IdParams, response: { 202: WebhookTestSchema }, detail: OPERATIONS.testWebhook },
+      {
+        scope: { scope: 'publish', member: 'webhooks.manage' },
+        params: IdParams,
+        response: { 202: WebhookTestSchema },
+        detail: OPERATIONS.testWebhook,
+      },
     )
     .get(
       '/webhooks/:id/deliveries',
       async ({ auth, params, query }) =>
-        listDeliveries(deps.orm.em.fork(), auth.organization.id, params.id, { limit: parseLimit(query.limit), cursor: query.cursor }),
+        listDeliveries(deps.orm.em.fork(), auth.organization.id, params.id, { limit: pageLimit(query.limit), cursor: query.cursor }),
       {
         scope: 'read',
         params: IdParams,
@@ -149,6 +161,11 @@ export function webhookRoutes(deps: AppDeps) {
         set.status = 202;
         return redeliver(deps.orm, deps.temporal, auth.organization.id, params.id, params.deliveryId);
       },
-      { scope: 'publish', params: DeliveryParams, response: { 202: WebhookDeliverySchema }, detail: OPERATIONS.redeliverWebhook },
+      {
+        scope: { scope: 'publish', member: 'webhooks.manage' },
+        params: DeliveryParams,
+        response: { 202: WebhookDeliverySchema },
+        detail: OPERATIONS.redeliverWebhook,
+      },
     );
 }

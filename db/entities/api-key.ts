@@ -21,6 +21,8 @@ export const ApiKey = defineEntity({
     lastUsedAt: p.datetime().nullable(),
     /** The member (user id) who made it in the web app; null: made by an operator (the CLI). Revoked when they leave. */
     createdByUserId: p.string().nullable(),
+    /** Posts made with this key wait for approval (domain/posts/approval.ts), whatever the organization's setting. */
+    requiresApproval: p.boolean().default(false),
   },
 });
 export type IApiKey = InferEntity<typeof ApiKey>;

@@ -16,6 +16,7 @@ export * from './post-metric.ts';
 export * from './post-channel-item.ts';
 export * from './membership.ts';
 export * from './invitation.ts';
+export * from './audit-event.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -35,6 +36,7 @@ import { PostMetric } from './post-metric.ts';
 import { PostChannelItem } from './post-channel-item.ts';
 import { Membership } from './membership.ts';
 import { Invitation } from './invitation.ts';
+import { AuditEvent } from './audit-event.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -58,4 +60,5 @@ export const ALL_ENTITIES = [
   PostChannelItem,
   Membership,
   Invitation,
+  AuditEvent,
 ];

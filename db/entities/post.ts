@@ -2,12 +2,35 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Timestamped } from './base.ts';
 import { Organization } from './organization.ts';
 import type { PlatformOptions } from '../../platforms/options.ts';
+import type { AuditActorType } from './audit-event.ts';
 
 export const POST_STATUSES = ['scheduled', 'publishing', 'published', 'failed'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
 /** Where a post was created: `api` through the interface, `app` in the web application. */
 export const POST_SOURCES = ['api', 'app'] as const;
 export type PostSource = (typeof POST_SOURCES)[number];
+
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** Who did something (audit-event.ts names the types): an approval's requester and decider, an audit event's actor. */
+export interface Actor {
+  type: AuditActorType;
+  /** The user id, the key id; null where the actor has none (a reviewer, an operator). */
+  id: string | null;
+  /** The member's e-mail, the key's name, the name a reviewer gave. */
+  name: string;
+}
+
+/** A post's approval (domain/posts/approval.ts); a post that needs none has null. */
+export interface PostApproval {
+  status: ApprovalStatus;
+  requestedBy: Actor;
+  requestedAt: string;
+  decidedBy: Actor | null;
+  decidedAt: string | null;
+  comment: string | null;
+}
 
 /** An item of a thread as asked for: its text and attachments. */
 export interface ThreadItem {
@@ -51,11 +74,19 @@ export const Post = defineEntity({
     workflowPending: p.boolean().default(false),
     /** The last reading asked for through POST /v1/posts/{id}/analytics/refresh (domain/analytics/refresh.ts). */
     metricsRefreshedAt: p.datetime().nullable(),
+    /** Null: published without approval. */
+    approval: p.json<PostApproval>().nullable(),
   },
   indexes: [
     { properties: ['organization', 'scheduledAt', 'id'] },
     { properties: ['organization', 'status', 'scheduledAt', 'id'] },
     // Partial: the reconciler's look-up stays small however many posts there are (Migration20261124120000).
+    // Partial: the Approvals page reads the scheduled posts that need approval (Migration20261127170000).
+    {
+      name: 'posts_approval_pending_index',
+      expression:
+        'create index "posts_approval_pending_index" on "posts" ("organization_id", "scheduled_at") where "approval" is not null and "status" = \'scheduled\'',
+    },
     {
       name: 'posts_workflow_pending_index',
       expression: 'create index "posts_workflow_pending_index" on "posts" ("updated_at") where "workflow_pending"',

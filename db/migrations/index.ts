@@ -25,7 +25,9 @@ import { Migration20261127110000_post_options } from './Migration20261127110000_
 import { Migration20261127120000_series_options } from './Migration20261127120000_series_options.ts';
 import { Migration20261127130000_memberships } from './Migration20261127130000_memberships.ts';
 import { Migration20261127140000_api_key_creator } from './Migration20261127140000_api_key_creator.ts';
+import { Migration20261127170000_approval } from './Migration20261127170000_approval.ts';
 import { Migration20261127150000_invitations } from './Migration20261127150000_invitations.ts';
+import { Migration20261127160000_audit_events } from './Migration20261127160000_audit_events.ts';
 
 export const MIGRATIONS = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
@@ -55,4 +57,6 @@ export const MIGRATIONS = [
   { name: 'Migration20261127130000_memberships', class: Migration20261127130000_memberships },
   { name: 'Migration20261127140000_api_key_creator', class: Migration20261127140000_api_key_creator },
   { name: 'Migration20261127150000_invitations', class: Migration20261127150000_invitations },
+  { name: 'Migration20261127160000_audit_events', class: Migration20261127160000_audit_events },
+  { name: 'Migration20261127170000_approval', class: Migration20261127170000_approval },
 ];

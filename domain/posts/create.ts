@@ -1,6 +1,14 @@
 // Creating and editing posts: the Postgres rows and the post's Temporal workflow change together.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Post, type IChannel, type IOrganization, type IPost, type IPostChannel, type IPostChannelItem } from '../../db/entities/index.ts';
+import {
+  Post,
+  type IChannel,
+  type PostApproval,
+  type IOrganization,
+  type IPost,
+  type IPostChannel,
+  type IPostChannelItem,
+} from '../../db/entities/index.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { createdPostView, type MediaItemFields, type PostView } from './view.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
@@ -18,6 +26,7 @@ import type { TemporalDeps } from '../temporal-calls.ts';
 import { liveOptionProblems, optionProblems, redditFromOptions, type OptionsInput } from './options.ts';
 import type { PlatformOptions } from '../../platforms/options.ts';
 import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
+import { approvalFor, type Requester } from './approval.ts';
 import { checkFollowUps, followUpKey, measureFollowUp, NO_THREAD, type FollowUpItem, type ThreadInput } from './thread.ts';
 
 export type { TemporalDeps };
@@ -52,6 +61,8 @@ export interface CreatePostRequest extends PostTemplateRequest {
   claim?: IdempotencyClaim;
   /** Thread and first comment (domain/posts/thread.ts); absent: none. */
   followUps?: ThreadInput;
+  /** Who makes it, for approval (domain/posts/approval.ts); absent (a series occurrence): no approval. */
+  requester?: Requester;
 }
 
 /**
@@ -145,8 +156,10 @@ async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: Fie
     const problems = liveOptionProblems(channels, live, { options, media, reddit });
     if (problems.length) throw errors.validation(problems);
   }
+  const approval = await approvalFor(em, organizationId, r.requester, r.now);
   return {
     organizationId,
+    approval,
     apiKeyId: r.key?.apiKeyId ?? null,
     source: r.source,
     content: r.content,
@@ -178,6 +191,8 @@ async function assertSchedulable(em: EntityManager, p: NewPost): Promise<void> {
 /** What schedulePost writes: a request checkNewPost has checked. */
 interface NewPost {
   organizationId: string;
+  /** Pending when the requester's posts wait for approval; else null. */
+  approval: PostApproval | null;
   apiKeyId: string | null;
   source: 'api' | 'app';
   content: string;
@@ -218,7 +233,14 @@ interface NewPost {
 async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPost): Promise<CreatedPost> {
   const postId = p.postId ?? newId('post');
   const rows = await insertPost(em, p, postId);
-  const row = { id: postId, organization_id: p.organizationId, status: 'scheduled', scheduled_at: p.publishAt ?? p.now, deleted_at: null };
+  const row = {
+    id: postId,
+    organization_id: p.organizationId,
+    status: 'scheduled',
+    scheduled_at: p.publishAt ?? p.now,
+    deleted_at: null,
+    approval_status: p.approval?.status ?? null,
+  };
   await startAfterCommit(em, temporal, POST_STARTS, row, {
     withdrawn: 'Scheduling is unavailable right now; the post was not created. Retry shortly.',
     kept: 'Scheduling is unavailable right now; the post was saved and will be scheduled once it is back. Check GET /v1/posts before retrying.',
@@ -339,6 +361,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     seriesId: p.seriesId,
     workflowPending: true,
     metricsRefreshedAt: null,
+    approval: p.approval,
     createdAt: now,
     updatedAt: now,
   };
@@ -368,8 +391,8 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     tx,
     `with post as (
        insert into posts (id, organization_id, status, content, content_by_platform, reddit, media_ids, thread, thread_by_platform,
-         first_comment, options, source, api_key_id, scheduled_at, workflow_id, workflow_pending, series_id, created_at, updated_at)
-       values (?, ?, 'scheduled', ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, true, ?, ?, ?)
+         first_comment, options, source, api_key_id, scheduled_at, workflow_id, workflow_pending, series_id, approval, created_at, updated_at)
+       values (?, ?, 'scheduled', ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, true, ?, ?::jsonb, ?, ?)
        returning id
      )
      insert into post_channels (id, post_id, channel_id, platform, status, content, attempts, created_at, updated_at)
@@ -391,6 +414,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
       post.scheduledAt,
       post.workflowId,
       post.seriesId,
+      post.approval === null ? null : JSON.stringify(post.approval),
       now,
       now,
       now,

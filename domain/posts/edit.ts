@@ -16,6 +16,7 @@ import { checkFollowUps, threadInputOf, type ThreadInput, type ThreadItemBody } 
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { liveOptionProblems, optionProblems, redditFromOptions, type OptionsInput } from './options.ts';
 import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
+import { approvalFor, type Requester } from './approval.ts';
 
 /** Sends a validated edit through the workflow's Update; its validator refuses unless still scheduled. */
 export async function editPost(temporal: TemporalDeps, postId: string, edit: PostEdit): Promise<void> {
@@ -70,6 +71,8 @@ export async function validateAndEditPost(
   key: MediaViewer | null = null,
   /** Reads what each channel's account can do now, to check the options against it; absent: not read. */
   capabilities?: CapabilityDeps,
+  /** Who edits: one whose posts need approval puts the post back to pending (domain/posts/approval.ts). */
+  requester?: Requester,
 ): Promise<void> {
   const fields: FieldError[] = [];
   const currentIds = current.channels.map((c) => c.channelId);
@@ -128,6 +131,7 @@ export async function validateAndEditPost(
     current.seriesId ?? undefined,
     items,
   );
+  const approval = await approvalFor(em, organizationId, requester, new Date());
   const followUpsChanged =
     edit.thread !== undefined || edit.threadByPlatform !== undefined || edit.firstComment !== undefined || edit.channelIds !== undefined;
   await editPost(temporal, current.id, {
@@ -140,6 +144,7 @@ export async function validateAndEditPost(
     channelContent: texts,
     ...(followUpsChanged ? { ...followUps, channelItems: items } : {}),
     ...(edit.options !== undefined || edit.channelIds !== undefined ? { options: options as Record<string, Record<string, unknown>> } : {}),
+    ...(approval ? { approval } : {}),
   });
   // Rescheduled: a queue slot it held is free again (tidiness; a moved post's claim is stale anyway).
   if (edit.publishAt) await releaseQueueClaims(em, current.id, edit.publishAt);

@@ -13,6 +13,7 @@ import { startAfterCommit } from '../workflow-starts.ts';
 import { POST_STARTS } from './workflow-start.ts';
 import { assertChannelsUsable } from './checks.ts';
 import { getPostForKey, type PostView } from './view.ts';
+import { assertApprovedForRetry } from './approval.ts';
 import { releaseQueueClaims } from '../queues/queues.ts';
 import { executeUpdateInRequest, updateFailureType, type TemporalDeps } from '../temporal-calls.ts';
 
@@ -122,6 +123,7 @@ function notFailedConflict(status: string) {
 
 function assertRetryable(post: PostView): void {
   if (post.status !== 'failed') throw notFailedConflict(post.status);
+  assertApprovedForRetry(post);
   const inFlight = post.channels.filter((c) => c.status === 'publishing').map((c) => c.channelId);
   if (inFlight.length) {
     throw new ApiError('conflict', 'A channel of the post is still being published.', {
@@ -158,7 +160,14 @@ async function startRetryRun(em: EntityManager, temporal: TemporalDeps, organiza
     // retry whose start fails puts them back as they were.
     for (const pc of pcs) if (pc.status !== 'published') pc.status = 'publishing';
     await tx.flush();
-    return { id: postId, organization_id: organizationId, status: 'publishing', scheduled_at: post.scheduledAt, deleted_at: null };
+    return {
+      id: postId,
+      organization_id: organizationId,
+      status: 'publishing',
+      scheduled_at: post.scheduledAt,
+      deleted_at: null,
+      approval_status: null,
+    };
   });
   await startAfterCommit(em, temporal, POST_STARTS, row, {
     withdrawn: 'Publishing is unavailable right now; the retry was not started. Retry shortly.',

@@ -15,6 +15,7 @@ import {
 } from '../../db/entities/index.ts';
 import { sql } from '../../db/sql.ts';
 import type { PlatformOptions } from '../../platforms/options.ts';
+import type { PostApproval } from '../../db/entities/index.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { ApiError, errors } from '../../lib/errors.ts';
 import { keySees } from '../key-channels.ts';
@@ -66,6 +67,8 @@ export interface PostView {
   firstComment: { content: string } | null;
   /** Per-platform post options (platforms/options.ts), as asked for. */
   options: Record<string, Record<string, unknown>>;
+  /** Null: the post needs no approval (domain/posts/approval.ts). */
+  approval: PostApproval | null;
 }
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -87,6 +90,7 @@ type PostFields = Pick<
   | 'threadByPlatform'
   | 'firstComment'
   | 'options'
+  | 'approval'
 >;
 /** What the view reads of a post's channel. */
 type ChannelFields = Pick<
@@ -211,6 +215,7 @@ export function postView(
     threadByPlatform: post.threadByPlatform ?? {},
     firstComment: post.firstComment ?? null,
     options: (post.options ?? {}) as Record<string, Record<string, unknown>>,
+    approval: post.approval ?? null,
   };
 }
 
@@ -350,6 +355,7 @@ interface PostRow {
   thread_by_platform: Record<string, ThreadItem[]>;
   first_comment: { content: string } | null;
   options: PlatformOptions;
+  approval: PostApproval | null;
 }
 
 /** A post_channel_items row as post_page answers it. */
@@ -416,6 +422,7 @@ const postOfRow = (r: PostRow): PostFields => ({
   threadByPlatform: r.thread_by_platform,
   firstComment: r.first_comment,
   options: r.options,
+  approval: r.approval,
 });
 
 const itemOfRow = (r: PostItemRow): ItemFields => ({

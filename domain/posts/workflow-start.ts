@@ -16,6 +16,8 @@ export interface PostStartRow {
   status: string;
   scheduled_at: Date;
   deleted_at: Date | null;
+  /** The post's approval status; null: it needs none. */
+  approval_status: string | null;
 }
 
 /**
@@ -38,24 +40,32 @@ export function postWorkflowStart(input: PostWorkflowInput): PendingStart {
 export const POST_STARTS: PendingKind<PostStartRow> = {
   table: 'posts',
   markedAt: 'updated_at',
-  columns: 'id, organization_id, status, scheduled_at, deleted_at',
+  columns: "id, organization_id, status, scheduled_at, deleted_at, approval->>'status' as approval_status",
   startFor(row) {
     if (row.deleted_at !== null) return null;
     const input = { postId: row.id, organizationId: row.organization_id, publishAt: new Date(row.scheduled_at).toISOString() };
-    if (row.status === 'scheduled') return postWorkflowStart(input);
+    // A post waiting for approval starts its workflow waiting for it.
+    if (row.status === 'scheduled') return postWorkflowStart(row.approval_status === 'pending' ? { ...input, approval: 'pending' } : input);
     // Marked by a retry; a first run that already moved its post on is running, and answers "already started".
     if (row.status === 'publishing') return postWorkflowStart({ ...input, retry: true });
     return null;
   },
-  // post.scheduled, once, for a post whose workflow exists (a retry announces nothing here).
+  // post.scheduled, once, for a post whose workflow exists (a retry announces nothing here), and
+  // post.approval.requested when it waits for approval.
   async onStarted(tx, row) {
     if (row.status !== 'scheduled') return [];
-    const { deliveryIds } = await writeWebhookEvent(tx, {
-      organizationId: row.organization_id,
-      type: 'post.scheduled',
-      now: new Date(),
-      data: async () => ({ ...(await loadPostView(tx, row.id)) }),
-    });
+    const types =
+      row.approval_status === 'pending' ? (['post.scheduled', 'post.approval.requested'] as const) : (['post.scheduled'] as const);
+    const deliveryIds: string[] = [];
+    for (const type of types) {
+      const written = await writeWebhookEvent(tx, {
+        organizationId: row.organization_id,
+        type,
+        now: new Date(),
+        data: async () => ({ ...(await loadPostView(tx, row.id)) }),
+      });
+      deliveryIds.push(...written.deliveryIds);
+    }
     await tx.flush();
     return deliveryIds;
   },

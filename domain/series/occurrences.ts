@@ -12,6 +12,7 @@ import {
   type PlannedOccurrence,
 } from '../../workflows/series-types.ts';
 import { createPost } from '../posts/create.ts';
+import { keyRequester } from '../posts/approval.ts';
 import { cancelPost } from '../posts/lifecycle.ts';
 import { nextOccurrence } from './rule.ts';
 import { occurrencePostId, ruleOf } from './series.ts';
@@ -79,6 +80,8 @@ export async function createOccurrence(
         now,
         postId,
         seriesId: s.id,
+        // Its key's posts need approval (domain/posts/approval.ts), decided as each occurrence is made: so do the occurrences.
+        requester: s.apiKeyId ? await keyRequester(em, s.apiKeyId) : undefined,
       });
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException) {

@@ -1,0 +1,42 @@
+// GET /v1/audit-events: the organization's audit log (domain/audit.ts), read only. The `read`
+// scope reads it: every role may hold a read key, and every role reads the organization's
+// posts, channels and members already; the log names nothing secret (no key, token or body).
+import { t } from 'elysia';
+import { router } from '../../http/router.ts';
+import type { AppDeps } from '../../http/deps.ts';
+import { CursorParam, LimitParam, parseLimit } from '../../http/page-query.ts';
+import { parseRangeBound } from '../../lib/date-time.ts';
+import { errors, type FieldError } from '../../lib/errors.ts';
+import { AUDIT_ACTOR_TYPES, listAuditEvents } from '../../domain/audit.ts';
+import { authPlugin } from '../auth.ts';
+import { AuditEventListSchema, Chars, DateTimeInput } from '../schemas.ts';
+import { OPERATIONS } from '../openapi/operations.ts';
+
+const ListQuery = t.Object({
+  action: t.Optional(Chars(100, { min: 1 })),
+  actorType: t.Optional(t.Union(AUDIT_ACTOR_TYPES.map((a) => t.Literal(a)))),
+  actorId: t.Optional(Chars(100, { min: 1 })),
+  resourceType: t.Optional(Chars(100, { min: 1 })),
+  resourceId: t.Optional(Chars(100, { min: 1 })),
+  from: t.Optional(DateTimeInput()),
+  to: t.Optional(DateTimeInput()),
+  limit: LimitParam(),
+  cursor: CursorParam(),
+});
+
+export function auditRoutes(deps: AppDeps) {
+  return router()
+    .use(authPlugin(deps))
+    .get(
+      '/audit-events',
+      async ({ auth, query }) => {
+        const fields: FieldError[] = [];
+        const from = parseRangeBound(query.from, 'from', fields);
+        const to = parseRangeBound(query.to, 'to', fields);
+        const limit = parseLimit(query.limit, fields);
+        if (fields.length) throw errors.validation(fields);
+        return listAuditEvents(deps.orm.em.fork(), auth.organization.id, { ...query, from, to, limit });
+      },
+      { scope: 'read', query: ListQuery, response: { 200: AuditEventListSchema }, detail: OPERATIONS.listAuditEvents },
+    );
+}

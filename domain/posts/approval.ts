@@ -1,0 +1,167 @@
+// Approval before publishing: who must wait for it, and the decision.
+//
+// Rules:
+// - A post waits for approval when the one who makes it (a member in the web app, an API key, an
+//   MCP tool through a key) is one whose posts need it:
+//   - a contributor, always: the role never publishes directly (a key made by a contributor too);
+//   - everyone, when the organization's setting is `everyone`;
+//   - an API key with `requiresApproval`, whatever the setting.
+//   `contributors` (the default) and `none` differ in nothing but name for now: a contributor's
+//   posts wait under both, as the role says; give someone the editor role to publish directly.
+// - Such a post is created as usual (status scheduled) with `approval.status` pending. Its
+//   workflow never publishes it unapproved: once due it waits for an approve decision, up to
+//   APPROVAL_GRACE_MS (24 hours) past its publishAt, then fails every channel with
+//   `errorCode: not_approved` (final: a retry would publish it unapproved, so it is refused).
+// - An edit by someone whose posts need approval puts the post back to pending (approved or
+//   rejected before); an edit by anyone else leaves the approval as it is.
+// - Approve and reject: by a member whose role may (`posts.approve`: owner, admin, editor), a key
+//   with the `approve` scope, or a reviewer holding a preview link that allows decisions
+//   (domain/posts/preview-links.ts). Only while the post is scheduled; a decision may be changed
+//   (reject what was approved) until it publishes; the same decision twice is a conflict.
+// - Each change is a webhook event: post.approval.requested (at the workflow's start, or at the
+//   edit), post.approval.approved, post.approval.rejected.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { Organization, User, type Actor, type ApprovalSetting, type PostApproval } from '../../db/entities/index.ts';
+import { sql } from '../../db/sql.ts';
+import { ApiError, errors } from '../../lib/errors.ts';
+import { decideApprovalUpdate, FAILURE, postWorkflowId } from '../../workflows/post-types.ts';
+import type { Role } from '../roles.ts';
+import { executeUpdateInRequest, type TemporalDeps, updateFailureType } from '../temporal-calls.ts';
+import { getPostForKey, type PostView } from './view.ts';
+
+export type { Actor, PostApproval };
+
+/** The longest comment a decision carries. */
+export const APPROVAL_COMMENT_CHARS = 2000;
+
+/** Who makes or edits a post, as approval needs to know them. */
+export interface Requester {
+  actor: Actor;
+  /** The member's role (of the key's maker for a key); null: an operator's key. */
+  role: Role | null;
+  /** The API key asks for approval of its posts. */
+  requiresApproval: boolean;
+  /** The organization's setting, when already read with the rest. */
+  setting?: ApprovalSetting;
+}
+
+/** A member signed in to the web app. */
+export const memberRequester = (member: { userId: string; email: string; role: Role }): Requester => ({
+  actor: { type: 'member', id: member.userId, name: member.email },
+  role: member.role,
+  requiresApproval: false,
+});
+
+/** An API key (the API, the MCP tools): its own setting, its maker's role and the organization's setting, in one read. */
+export async function keyRequester(em: EntityManager, keyId: string): Promise<Requester> {
+  const [row] = await sql<{ name: string; requires_approval: boolean; role: Role | null; approval: ApprovalSetting }>(
+    em,
+    `select k.name, k.requires_approval, m.role, o.approval from api_keys k
+       join organizations o on o.id = k.organization_id
+       left join memberships m on m.organization_id = k.organization_id and m.user_id = k.created_by_user_id
+     where k.id = ?`,
+    [keyId],
+  );
+  if (!row) throw errors.notFound('API key');
+  return {
+    actor: { type: 'api_key', id: keyId, name: row.name },
+    role: row.role,
+    requiresApproval: row.requires_approval,
+    setting: row.approval,
+  };
+}
+
+/** The actor of a key's decision (its name for the record). */
+export async function keyActor(em: EntityManager, keyId: string): Promise<Actor> {
+  return (await keyRequester(em, keyId)).actor;
+}
+
+/** A member's actor, read from their user row. */
+export async function memberActor(em: EntityManager, userId: string): Promise<Actor> {
+  const user = await em.findOneOrFail(User, { id: userId });
+  return { type: 'member', id: user.id, name: user.email };
+}
+
+/** Whether this requester's posts wait for approval in this organization (the rules above). */
+export async function needsApproval(em: EntityManager, organizationId: string, requester: Requester): Promise<boolean> {
+  if (requester.requiresApproval || requester.role === 'contributor') return true;
+  const setting = requester.setting ?? (await em.findOneOrFail(Organization, { id: organizationId })).approval;
+  return setting === 'everyone';
+}
+
+/** A pending approval asked for by this requester, or null when their posts need none. */
+export async function approvalFor(
+  em: EntityManager,
+  organizationId: string,
+  requester: Requester | undefined,
+  now: Date,
+): Promise<PostApproval | null> {
+  if (!requester || !(await needsApproval(em, organizationId, requester))) return null;
+  return {
+    status: 'pending',
+    requestedBy: requester.actor,
+    requestedAt: now.toISOString(),
+    decidedBy: null,
+    decidedAt: null,
+    comment: null,
+  };
+}
+
+export interface Decision {
+  decision: 'approve' | 'reject';
+  by: Actor;
+  comment: string | null;
+  now: Date;
+}
+
+/**
+ * Approves or rejects a post through its workflow (the decideApproval Update, whose validator
+ * decides atomically with the workflow's phase). A post that needs no approval, is no longer
+ * scheduled, or already has that decision → conflict.
+ */
+export async function decideApproval(
+  em: EntityManager,
+  temporal: TemporalDeps | undefined,
+  organizationId: string,
+  postId: string,
+  channels: 'all' | string[],
+  d: Decision,
+): Promise<PostView> {
+  const post = await getPostForKey(em, organizationId, postId, channels);
+  if (!post.approval) throw new ApiError('conflict', 'The post needs no approval.', { details: { status: post.status } });
+  if (post.status !== 'scheduled') throw notScheduled(post.status);
+  if (!temporal) throw new Error('Temporal is not configured');
+  try {
+    await executeUpdateInRequest(
+      temporal,
+      postWorkflowId(postId),
+      decideApprovalUpdate,
+      [{ decision: d.decision, by: d.by, at: d.now.toISOString(), comment: d.comment }],
+      'Scheduling is unavailable right now; the decision was not confirmed and may still be applied later. Check the post and retry shortly.',
+    );
+  } catch (err) {
+    const refused = updateFailureType(err);
+    if (refused === FAILURE.alreadyDecided) {
+      throw new ApiError('conflict', `The post is already ${d.decision === 'approve' ? 'approved' : 'rejected'}.`, {
+        details: { approval: post.approval.status },
+      });
+    }
+    if (refused === FAILURE.noApproval) throw new ApiError('conflict', 'The post needs no approval.');
+    if (refused === FAILURE.notScheduled || err instanceof WorkflowNotFoundError) throw notScheduled('no longer scheduled');
+    throw err;
+  }
+  return getPostForKey(em.fork(), organizationId, postId, channels);
+}
+
+const notScheduled = (status: string) =>
+  new ApiError('conflict', `The post is ${status}; only a scheduled post can be approved or rejected.`, { details: { status } });
+
+/** A retry would publish a post that was never approved: refused. */
+export function assertApprovedForRetry(post: Pick<PostView, 'approval'>): void {
+  if (post.approval && post.approval.status !== 'approved') {
+    throw errors.conflict('The post was not approved before its time; it cannot be retried. Create it again to have it approved.', {
+      approval: post.approval.status,
+    });
+  }
+}

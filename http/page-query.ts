@@ -1,0 +1,23 @@
+// The query parameters of a paged list (GET /v1/posts, the webhook delivery log, the audit log):
+// `limit` 1–100 (default 20) and an opaque base64url `cursor`, with the same messages everywhere.
+import { t } from 'elysia';
+import type { FieldError } from '../lib/errors.ts';
+
+export const DEFAULT_PAGE_LIMIT = 20;
+
+/** Read by parseLimit: t.Numeric reports range errors with an empty field path. */
+export const LimitParam = () => t.Optional(t.String({ maxLength: 16 }));
+
+/** Opaque: only a `nextCursor` this API returned (each list decodes its own). */
+export const CursorParam = () => t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', error: 'is not a cursor returned by this API' }));
+
+/** The page size; a value outside 1–100 adds its field error and gives the default. */
+export function parseLimit(value: string | undefined, fields: FieldError[]): number {
+  if (value === undefined) return DEFAULT_PAGE_LIMIT;
+  const n = /^\d{1,3}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(n >= 1 && n <= 100)) {
+    fields.push({ path: 'limit', message: 'must be an integer from 1 to 100' });
+    return DEFAULT_PAGE_LIMIT;
+  }
+  return n;
+}

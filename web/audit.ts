@@ -1,0 +1,140 @@
+// The audit of the web app (domain/audit.ts): every route that is not a GET names its action here
+// (or null when it changes nothing of an organization), and the route wrappers of web/context.ts
+// record each change that succeeded (an answer below 400) with the signed-in member as its actor.
+// The resource is the path's id (`param`), the id in the redirect's Location (`location`), or what
+// the handler names with auditNote — as must a public route, which has no member to name.
+import { recordAudit, type AuditActor, type AuditTarget } from '../domain/audit.ts';
+import { requestOrigin, type SocketServer } from '../http/origin.ts';
+import type { SignedIn } from '../services/users.ts';
+import type { RequestContext, Web } from './context.ts';
+
+type WebAuditTarget = AuditTarget & {
+  /** The path parameter holding the resource's id. */
+  param?: string;
+  /** Finds the new resource's id in the redirect's Location. */
+  location?: RegExp;
+  /** Fixed facts of the route (e.g. `enabled: false` for Disable). */
+  details?: Record<string, unknown>;
+};
+
+/** Keyed `METHOD /route/pattern`; test/web-roles.test.ts fails when a route is missing. */
+export const WEB_AUDIT: Record<string, WebAuditTarget | null> = {
+  // A session's own business, not an organization's.
+  'POST /sign-in': null,
+  'POST /sign-out': null,
+  'POST /session/organization': null,
+  // A person's display zone, not the organization's.
+  'POST /settings/time-zone': null,
+  'PUT /web/api/me/time-zone': null,
+  // Counts characters: nothing changes.
+  'POST /web/api/text-lengths': null,
+  // Opens the platform's authorization page; the channel is connected (and recorded) on the way back.
+  'POST /channels/oauth/:platform/start': null,
+  'POST /posts': { action: 'post.create', resource: 'post', location: /^\/posts\/(post_\w+)/ },
+  'POST /posts/:id/edit': { action: 'post.update', resource: 'post', param: 'id' },
+  'PATCH /web/api/posts/:id': { action: 'post.reschedule', resource: 'post', param: 'id' },
+  'POST /posts/:id/delete': { action: 'post.delete', resource: 'post', param: 'id' },
+  'POST /posts/:id/retry': { action: 'post.retry', resource: 'post', param: 'id' },
+  'POST /posts/:id/approve': { action: 'post.approve', resource: 'post', param: 'id' },
+  'POST /posts/:id/reject': { action: 'post.reject', resource: 'post', param: 'id' },
+  // Hands out a signed link that shows the post (and may decide on it) without an account.
+  'POST /posts/:id/preview-link': { action: 'post.preview_link', resource: 'post', param: 'id' },
+  // A reviewer without an account, known by the name they give: the handler names them (auditNote).
+  'POST /preview/:token/approve': { action: 'post.approve', resource: 'post' },
+  'POST /preview/:token/reject': { action: 'post.reject', resource: 'post' },
+  'POST /settings/approval': { action: 'settings.update', resource: 'organization' },
+  'POST /web/api/media/uploads': { action: 'media.create', resource: 'media' },
+  'POST /web/api/media/:id/complete': { action: 'media.complete', resource: 'media', param: 'id' },
+  'POST /channels/connect/:platform': { action: 'channel.connect', resource: 'channel' },
+  // A GET because the platform sends the browser back with one; recorded only once a channel is saved.
+  'GET /channels/oauth/:platform/callback': { action: 'channel.connect', resource: 'channel' },
+  'POST /channels/oauth/finish/:grant': { action: 'channel.connect', resource: 'channel' },
+  'POST /channels/:id/queue': { action: 'queue.update', resource: 'queue', param: 'id' },
+  'POST /settings/api-keys': { action: 'key.create', resource: 'api_key' },
+  'POST /settings/api-keys/:id/revoke': { action: 'key.revoke', resource: 'api_key', param: 'id' },
+  'POST /settings/members/invitations': { action: 'member.invite', resource: 'invitation' },
+  'POST /settings/members/invitations/:id/revoke': { action: 'member.invitation_revoke', resource: 'invitation', param: 'id' },
+  'POST /settings/members/:userId/role': { action: 'member.role_change', resource: 'member', param: 'userId' },
+  'POST /settings/members/:userId/remove': { action: 'member.remove', resource: 'member', param: 'userId' },
+  'POST /invitations/:token/accept': { action: 'member.invitation_accept', resource: 'invitation' },
+  'POST /invitations/:token/register': { action: 'member.invitation_accept', resource: 'invitation' },
+  'POST /invitations/:token/decline': { action: 'member.invitation_decline', resource: 'invitation' },
+  'POST /settings/webhooks': { action: 'webhook.create', resource: 'webhook', location: /^\/settings\/webhooks\/(wh_\w+)/ },
+  'POST /settings/webhooks/:id/disable': { action: 'webhook.update', resource: 'webhook', param: 'id', details: { enabled: false } },
+  'POST /settings/webhooks/:id/enable': { action: 'webhook.update', resource: 'webhook', param: 'id', details: { enabled: true } },
+  'POST /settings/webhooks/:id/test': { action: 'webhook.test', resource: 'webhook', param: 'id' },
+  'POST /settings/webhooks/:id/rotate-secret': { action: 'webhook.rotate_secret', resource: 'webhook', param: 'id' },
+  'POST /settings/webhooks/:id/delete': { action: 'webhook.delete', resource: 'webhook', param: 'id' },
+  'POST /settings/webhooks/:id/deliveries/:deliveryId/redeliver': { action: 'webhook.redeliver', resource: 'webhook', param: 'id' },
+};
+
+/** What a handler adds to its request's event: the resource it made, or who acted on a public page. */
+export interface AuditNote {
+  resourceId?: string;
+  /** Another organization than the session's (an invitation accepted joins its organization). */
+  organizationId?: string;
+  /** The actor of a public route (no session); a signed-in member otherwise. */
+  actor?: AuditActor;
+  details?: Record<string, unknown>;
+}
+
+const notes = new WeakMap<Request, AuditNote>();
+
+/** Called by a handler once its change is made. A GET route is recorded only when its handler calls it. */
+export function auditNote(ctx: { request: Request }, note: AuditNote): void {
+  notes.set(ctx.request, { ...notes.get(ctx.request), ...note });
+}
+
+export const memberActor = (user: { id: string; email: string }): AuditActor => ({ type: 'member', id: user.id, name: user.email });
+
+/** What the wrappers know of the route: its pattern and the socket (Elysia's `route`, `server`). */
+export interface RouteOrigin {
+  route?: string;
+  server?: SocketServer;
+}
+
+/** Records the request's change, if it made one (rules at the top); a failure to record is logged, the answer stands. */
+export async function auditWebChange(
+  web: Web,
+  input: RouteOrigin,
+  ctx: RequestContext,
+  signedIn: SignedIn | null,
+  res: Response,
+): Promise<void> {
+  const { request } = ctx;
+  const note = notes.get(request);
+  if ((request.method === 'GET' && !note) || res.status >= 400) return;
+  const key = `${request.method} ${input.route ?? ctx.url.pathname}`;
+  const target = WEB_AUDIT[key];
+  if (target === null) return;
+  try {
+    if (!target) throw new Error(`no audit action for ${key}: web/audit.ts`);
+    const actor = note?.actor ?? (signedIn ? memberActor(signedIn.user) : null);
+    const organizationId = note?.organizationId ?? signedIn?.organization.id;
+    // A public route whose handler changed nothing (a form shown again) names nobody.
+    if (!actor || !organizationId) return;
+    const location = res.headers.get('location') ?? '';
+    const resourceId =
+      note?.resourceId ??
+      (target.param ? ctx.params[target.param] : undefined) ??
+      (target.location ? target.location.exec(location)?.[1] : undefined) ??
+      (target.resource === 'organization' ? organizationId : null);
+    await recordAudit(web.deps.orm.em.fork(), {
+      organizationId,
+      actor,
+      action: target.action,
+      resource: target.resource,
+      resourceId,
+      origin: requestOrigin(request, input.server, web.options().trustProxyHops ?? 0),
+      details: { ...target.details, ...(signedIn && !note?.actor ? { role: signedIn.role } : {}), ...note?.details },
+    });
+  } catch (err) {
+    web.log({
+      level: 'error',
+      msg: 'audit event not recorded',
+      method: request.method,
+      route: input.route ?? null,
+      error: err instanceof Error ? { name: err.name, message: err.message } : String(err),
+    });
+  }
+}

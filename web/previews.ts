@@ -1,0 +1,153 @@
+// The public page of a preview link (/preview/{token}; domain/posts/preview-links.ts states the
+// rules): the post as each channel would publish it, its status and approval, and, when the link
+// and the organization allow it, approve/reject for a reviewer who gives their name.
+import { Organization } from '../db/entities/index.ts';
+import { APPROVAL_COMMENT_CHARS, decideApproval } from '../domain/posts/approval.ts';
+import { readPreviewLink, type PreviewGrant } from '../domain/posts/preview-links.ts';
+import { getPostForKey, type PostView } from '../domain/posts/view.ts';
+import { router } from '../http/router.ts';
+import { ApiError, errors } from '../lib/errors.ts';
+import { approvalSummary } from './approvals.ts';
+import { csrfError, describeError, formBody, originAllowed, publicRoute, type RequestContext, type Web } from './context.ts';
+import { html, type SafeHtml } from './html.ts';
+import { htmlResponse, redirect } from './http.ts';
+import { formErrors, layout } from './layout.ts';
+import { byId, channelsOf } from './post-actions.ts';
+import { formatDateTime } from './time.ts';
+import { auditNote } from './audit.ts';
+import { platformBadge, statusLabel } from './ui.ts';
+
+const REVIEWER_NAME_CHARS = 100;
+
+/** The grant of the link in the path; a forged or altered link is not found, an expired one gone (410). */
+function grantOf(web: Web, ctx: RequestContext): PreviewGrant {
+  const key = web.options().credentialsKey;
+  const read = key ? readPreviewLink(key, ctx.params.token ?? '', ctx.now) : 'invalid';
+  if (read === 'invalid') throw errors.notFound('Preview link');
+  if (read === 'expired') throw new ApiError('not_found', 'This preview link has expired. Ask for a new one.', { status: 410 });
+  return read;
+}
+
+/** Approve/reject are offered when the link was made with them, the organization still allows them, and a decision can be made. */
+async function mayDecide(ctx: RequestContext, grant: PreviewGrant, post: PostView): Promise<boolean> {
+  if (!grant.decide || !post.approval || post.status !== 'scheduled') return false;
+  const org = await ctx.em.findOne(Organization, { id: grant.organizationId });
+  return org?.previewDecisions === true;
+}
+
+function channelPreview(post: PostView, c: PostView['channels'][number], name: string): SafeHtml {
+  const followUps = c.items.filter((i) => i.position > 0);
+  return html`<article class="preview-channel" data-testid="preview-channel" data-channel-id="${c.channelId}" data-platform="${c.platform}">
+  <header>${platformBadge(c.platform)} <strong>${name}</strong> <span class="status status-${c.status}">${statusLabel(c.status)}</span></header>
+  <p class="post-content" data-testid="preview-text">${c.content}</p>
+  ${
+    post.media.length
+      ? html`<ul class="preview-media plain">${post.media.map((m) =>
+          m.type === 'image'
+            ? html`<li><img src="${m.url}" alt="" loading="lazy" data-testid="preview-media"></li>`
+            : html`<li><video src="${m.url}" controls preload="none" data-testid="preview-media"></video></li>`,
+        )}</ul>`
+      : ''
+  }
+  ${
+    followUps.length
+      ? html`<ol class="preview-follow-ups" data-testid="preview-follow-ups">${followUps.map(
+          (i) => html`<li data-kind="${i.kind}"><span class="hint">${i.kind === 'comment' ? 'Comment' : 'Reply'}</span> ${i.content}</li>`,
+        )}</ol>`
+      : ''
+  }
+</article>`;
+}
+
+async function previewPage(
+  web: Web,
+  ctx: RequestContext,
+  o: { errors?: string[]; status?: number; notice?: string | null } = {},
+): Promise<Response> {
+  const grant = grantOf(web, ctx);
+  const post = await getPostForKey(ctx.em, grant.organizationId, grant.postId, 'all', web.deps.storage);
+  const channels = byId(await channelsOf(ctx.em, grant.organizationId));
+  const decide = await mayDecide(ctx, grant, post);
+  const base = `/preview/${ctx.params.token}`;
+  const reviewer = html`<div class="field"><label for="reviewer">Your name</label>
+    <input id="reviewer" name="reviewer" required maxlength="${REVIEWER_NAME_CHARS}" autocomplete="name" data-testid="preview-reviewer"></div>
+    <div class="field"><label for="comment">Comment (optional)</label>
+    <textarea id="comment" name="comment" maxlength="${APPROVAL_COMMENT_CHARS}" data-testid="preview-comment"></textarea></div>`;
+  const body = html`<h1>Post preview</h1>
+${formErrors(o.errors ?? [])}
+<p data-testid="preview-summary">Scheduled for <time datetime="${post.scheduledAt}">${formatDateTime(new Date(post.scheduledAt), ctx.tz)}</time> (${ctx.tz}) · <span class="status status-${post.status}" data-testid="preview-status">${statusLabel(post.status)}</span>.
+This link works until ${formatDateTime(grant.expiresAt, ctx.tz)}.</p>
+${post.approval ? html`<p>${approvalSummary(post.approval, ctx.tz)}</p>` : ''}
+<div class="preview-channels">${post.channels.map((c) => channelPreview(post, c, channels.get(c.channelId)?.name ?? c.channelId))}</div>
+${
+  decide
+    ? html`<form method="post" class="stack" data-testid="preview-decision">
+  ${reviewer}
+  <div class="actions">
+    ${post.approval?.status === 'approved' ? '' : html`<button type="submit" formaction="${base}/approve" class="primary" data-testid="preview-approve">Approve</button>`}
+    ${post.approval?.status === 'rejected' ? '' : html`<button type="submit" formaction="${base}/reject" class="danger" data-testid="preview-reject">Reject</button>`}
+  </div>
+</form>`
+    : ''
+}`;
+  return htmlResponse(layout({ title: 'Post preview', body, signedIn: null, tz: ctx.tz, nav: null, notice: o.notice ?? null }), {
+    status: o.status ?? 200,
+    // The link is the credential: never sent onwards as a Referer.
+    headers: { 'referrer-policy': 'no-referrer' },
+  });
+}
+
+async function reviewerDecision(web: Web, ctx: RequestContext & { body: unknown }, decision: 'approve' | 'reject'): Promise<Response> {
+  // No session: the token is the proof, and the form must come from this site.
+  if (!originAllowed(web, ctx.request)) throw csrfError();
+  const grant = grantOf(web, ctx);
+  const form = formBody(ctx.body);
+  const post = await getPostForKey(ctx.em, grant.organizationId, grant.postId, 'all');
+  if (!(await mayDecide(ctx, grant, post))) throw errors.notFound('Preview link');
+  const name = (form.get('reviewer') ?? '').trim();
+  const comment = (form.get('comment') ?? '').trim();
+  const fields = [];
+  if (!name || name.length > REVIEWER_NAME_CHARS)
+    fields.push({ path: 'reviewer', message: `give your name (1 to ${REVIEWER_NAME_CHARS} characters)` });
+  if (comment.length > APPROVAL_COMMENT_CHARS)
+    fields.push({ path: 'comment', message: `must be at most ${APPROVAL_COMMENT_CHARS} characters` });
+  if (fields.length) return previewPage(web, ctx, { errors: fields.map((f) => `${f.path}: ${f.message}`), status: 422 });
+  try {
+    await decideApproval(ctx.em, web.deps.temporal, grant.organizationId, grant.postId, 'all', {
+      decision,
+      by: { type: 'reviewer', id: null, name },
+      comment: comment || null,
+      now: ctx.now,
+    });
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'conflict') return previewPage(web, ctx, { errors: describeError(err), status: 409 });
+    throw err;
+  }
+  // No session: the audit log's actor is the reviewer, by the name they gave (web/audit.ts).
+  auditNote(ctx, { organizationId: grant.organizationId, resourceId: grant.postId, actor: { type: 'reviewer', id: null, name } });
+  return redirect(`/preview/${ctx.params.token}?decided=${decision}`);
+}
+
+export function previewRoutes(web: Web) {
+  return router()
+    .get(
+      '/preview/:token',
+      publicRoute(web, (ctx) => {
+        const decided = ctx.url.searchParams.get('decided');
+        return previewPage(web, ctx, {
+          notice:
+            decided === 'approve' ? 'Thank you: the post is approved.' : decided === 'reject' ? 'Thank you: the post is rejected.' : null,
+        });
+      }),
+    )
+    .post(
+      '/preview/:token/approve',
+      publicRoute(web, (ctx) => reviewerDecision(web, ctx, 'approve')),
+      { parse: 'text' },
+    )
+    .post(
+      '/preview/:token/reject',
+      publicRoute(web, (ctx) => reviewerDecision(web, ctx, 'reject')),
+      { parse: 'text' },
+    );
+}
