@@ -1,7 +1,8 @@
 // The query parameters of a paged list (GET /v1/posts, the webhook delivery log, the audit log):
 // `limit` 1–100 (default 20) and an opaque base64url `cursor`, with the same messages everywhere.
 import { t } from 'elysia';
-import type { FieldError } from '../lib/errors.ts';
+import { errors, type FieldError } from '../lib/errors.ts';
+import { parseRangeBound } from '../lib/date-time.ts';
 
 export const DEFAULT_PAGE_LIMIT = 20;
 
@@ -20,4 +21,14 @@ export function parseLimit(value: string | undefined, fields: FieldError[]): num
     return DEFAULT_PAGE_LIMIT;
   }
   return n;
+}
+
+/** A list's time bounds (`from`, `to`) and page size, each checked; every problem in one 422. */
+export function parseTimePage(query: { from?: string; to?: string; limit?: string }): { from?: Date; to?: Date; limit: number } {
+  const fields: FieldError[] = [];
+  const from = parseRangeBound(query.from, 'from', fields);
+  const to = parseRangeBound(query.to, 'to', fields);
+  const limit = parseLimit(query.limit, fields);
+  if (fields.length) throw errors.validation(fields);
+  return { from, to, limit };
 }

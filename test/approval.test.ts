@@ -240,6 +240,27 @@ describe('approval through the workflow', () => {
   });
 });
 
+/** A signed-in owner's organization with a post (made by a key whose posts need approval) waiting for approval. */
+async function ownerWithWaitingPost() {
+  const { browser: owner, org } = await signedInUser(stack.app, { plan: 'ENTERPRISE' });
+  const em = stack.h.orm.em.fork();
+  const channel = await addChannel(em, stack.h.credentialsKey, {
+    organizationId: org.id,
+    platform: 'MASTODON',
+    name: 'mastodon',
+    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+  });
+  const author = await createApiKey(em, {
+    organizationId: org.id,
+    name: 'a',
+    scopes: ['publish'],
+    channels: 'all',
+    requiresApproval: true,
+  });
+  const post = await create(author.key, channel.id, { inHours: 48 });
+  return { owner, org, post, authorId: author.id };
+}
+
 describe('preview links', () => {
   test('signed and expiring: valid, expired, tampered', () => {
     const key = stack.h.credentialsKey;
@@ -260,22 +281,7 @@ describe('preview links', () => {
   });
 
   test('the page shows each channel’s text; a reviewer approves when the organization allows it; expired → 410, tampered → 404', async () => {
-    const { browser: owner, org } = await signedInUser(stack.app, { plan: 'ENTERPRISE' });
-    const em = stack.h.orm.em.fork();
-    const channel = await addChannel(em, stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'mastodon',
-      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-    });
-    const author = await createApiKey(em, {
-      organizationId: org.id,
-      name: 'a',
-      scopes: ['publish'],
-      channels: 'all',
-      requiresApproval: true,
-    });
-    const post = await create(author.key, channel.id, { inHours: 48 });
+    const { owner, org, post } = await ownerWithWaitingPost();
     // The organization does not allow reviewers to decide yet: the link has no buttons.
     const page = await owner.get(`/posts/${post.id}`);
     expect((await page.one('[data-testid="approval-status"]')).attrs['data-approval']).toBe('pending');
@@ -324,34 +330,19 @@ describe('preview links', () => {
   });
 
   test('approvers see the Approvals page and decide there; a contributor cannot', async () => {
-    const { browser: owner, org } = await signedInUser(stack.app, { plan: 'ENTERPRISE' });
-    const em = stack.h.orm.em.fork();
-    const channel = await addChannel(em, stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'mastodon',
-      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-    });
-    const author = await createApiKey(em, {
-      organizationId: org.id,
-      name: 'a',
-      scopes: ['publish'],
-      channels: 'all',
-      requiresApproval: true,
-    });
-    const post = await create(author.key, channel.id, { inHours: 48 });
+    const { owner, org, post, authorId } = await ownerWithWaitingPost();
     const list = await owner.get('/approvals');
     expect((await list.query('[data-testid="approval-item"]')).map((i) => i.attrs['data-post-id'])).toEqual([post.id]);
     const rejected = await owner.post(`/posts/${post.id}/reject`, { comment: 'needs a link', next: '/approvals' });
     expect(rejected.status).toBe(303);
     expect((await row(post.id)).approval).toMatchObject({ status: 'rejected', comment: 'needs a link', decidedBy: { type: 'member' } });
     const email = `c-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    await createUser(em, { organizationId: org.id, email, password: 'long enough', role: 'contributor' });
+    await createUser(stack.h.orm.em.fork(), { organizationId: org.id, email, password: 'long enough', role: 'contributor' });
     const contributor = new Browser(stack.app);
     expect((await contributor.signIn(email, 'long enough')).status).toBe(303);
     expect((await contributor.get('/approvals')).status).toBe(403);
     expect((await contributor.post(`/posts/${post.id}/approve`, {})).status).toBe(403);
     expect((await row(post.id)).approval?.status).toBe('rejected');
-    expect((await em.findOneOrFail(ApiKey, { id: author.id })).requiresApproval).toBe(true);
+    expect((await stack.h.orm.em.fork().findOneOrFail(ApiKey, { id: authorId })).requiresApproval).toBe(true);
   });
 });

@@ -223,6 +223,6 @@ describe('the classification', () => {
     expect(classOfFailure('Error', undefined)).toEqual({ errorCode: 'unknown', retryable: true });
     expect(classOfFailure(undefined, [{ errorCode: 'not-a-code' }])).toEqual({ errorCode: 'unknown', retryable: true });
     expect(Object.keys(RETRYABLE)).toEqual([...CHANNEL_ERROR_CODES]);
-    expect(CHANNEL_ERROR_CODES.filter((c) => !RETRYABLE[c])).toEqual(['rejected_content', 'media_rejected']);
+    expect(CHANNEL_ERROR_CODES.filter((c) => !RETRYABLE[c])).toEqual(['rejected_content', 'media_rejected', 'not_approved']);
   });
 });

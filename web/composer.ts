@@ -284,7 +284,9 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
       tzReload: true,
       notice:
         notice === 'created'
-          ? 'Post created.'
+          ? post.approval?.status === 'pending'
+            ? 'Post created. It waits for approval before it is published.'
+            : 'Post created.'
           : notice === 'saved'
             ? 'Changes saved.'
             : notice === 'retrying'

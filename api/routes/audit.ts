@@ -4,9 +4,7 @@
 import { t } from 'elysia';
 import { router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { CursorParam, LimitParam, parseLimit } from '../../http/page-query.ts';
-import { parseRangeBound } from '../../lib/date-time.ts';
-import { errors, type FieldError } from '../../lib/errors.ts';
+import { CursorParam, LimitParam, parseTimePage } from '../../http/page-query.ts';
 import { AUDIT_ACTOR_TYPES, listAuditEvents } from '../../domain/audit.ts';
 import { authPlugin } from '../auth.ts';
 import { AuditEventListSchema, Chars, DateTimeInput } from '../schemas.ts';
@@ -30,11 +28,7 @@ export function auditRoutes(deps: AppDeps) {
     .get(
       '/audit-events',
       async ({ auth, query }) => {
-        const fields: FieldError[] = [];
-        const from = parseRangeBound(query.from, 'from', fields);
-        const to = parseRangeBound(query.to, 'to', fields);
-        const limit = parseLimit(query.limit, fields);
-        if (fields.length) throw errors.validation(fields);
+        const { from, to, limit } = parseTimePage(query);
         return listAuditEvents(deps.orm.em.fork(), auth.organization.id, { ...query, from, to, limit });
       },
       { scope: 'read', query: ListQuery, response: { 200: AuditEventListSchema }, detail: OPERATIONS.listAuditEvents },

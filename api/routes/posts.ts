@@ -1,8 +1,6 @@
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
-import { parseRangeBound } from '../../lib/date-time.ts';
-import { errors, type FieldError } from '../../lib/errors.ts';
 import { validatePost } from '../../domain/posts/create.ts';
 import { createPostOnce, createPostRequest, editPostForKey } from '../../services/post-requests.ts';
 import { cancelPost, retryPost } from '../../domain/posts/lifecycle.ts';
@@ -18,7 +16,7 @@ import { refreshPostAnalytics } from '../../domain/analytics/refresh.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 import { PostOptions } from '../../http/post-options.ts';
-import { parseLimit } from '../../http/page-query.ts';
+import { parseTimePage } from '../../http/page-query.ts';
 
 // Texts: no NUL (Postgres text cannot hold it) and no unpaired surrogate; lengths in characters.
 export const Text = Chars(POST_LIMITS.textChars);
@@ -172,11 +170,7 @@ export function postRoutes(deps: AppDeps) {
       .get(
         '/posts',
         async ({ auth, query }) => {
-          const fields: FieldError[] = [];
-          const from = parseRangeBound(query.from, 'from', fields);
-          const to = parseRangeBound(query.to, 'to', fields);
-          const limit = parseLimit(query.limit, fields);
-          if (fields.length) throw errors.validation(fields);
+          const { from, to, limit } = parseTimePage(query);
           return listPostsForKey(
             deps.orm.em.fork(),
             auth.organization.id,
