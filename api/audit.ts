@@ -10,11 +10,22 @@ import type { Auth } from './auth.ts';
 import type { RouteInfo } from './openapi/document.ts';
 import { operationDoc } from './openapi/operation.ts';
 
-/** `from`: the field of the answer that holds the new resource, when the answer is not the resource itself. */
-type ApiAuditTarget = AuditTarget & { from?: string };
+/**
+ * `from`: the field of the answer that holds the new resource, when the answer is not the resource
+ * itself. `detailsOf`: what the answer adds to the event's details (a batch's post ids).
+ */
+type ApiAuditTarget = AuditTarget & { from?: string; detailsOf?: (answer: unknown) => Record<string, unknown> };
+
+/** The posts a batch created (POST /v1/posts/bulk's answer). */
+const bulkDetails = (answer: unknown) => {
+  const a = answer as { mode?: string; results?: { status: number; post?: { id: string } }[] } | null;
+  return { mode: a?.mode ?? null, postIds: (a?.results ?? []).flatMap((r) => (r.post ? [r.post.id] : [])) };
+};
 
 export const API_AUDIT: Record<string, ApiAuditTarget | null> = {
   createPost: { action: 'post.create', resource: 'post' },
+  // One event for the batch, naming every post it created.
+  createPostsInBulk: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails },
   // Checks a body: nothing is created.
   validatePost: null,
   updatePost: { action: 'post.update', resource: 'post' },
@@ -101,7 +112,7 @@ export function auditHook(deps: AppDeps, routes: () => readonly RouteInfo[]) {
         resource: target.resource,
         resourceId: pathId ?? idOf(target.from ? (body as Record<string, unknown> | null)?.[target.from] : body),
         origin: requestOrigin(request, ctx.server, deps.trustProxyHops),
-        details: { operationId: id, requestId: set.headers['x-request-id'] ?? null, ...otherParams },
+        details: { operationId: id, requestId: set.headers['x-request-id'] ?? null, ...otherParams, ...target.detailsOf?.(body) },
       });
     } catch (err) {
       // The change itself is committed: its answer stands, and the missing record is logged.

@@ -22,10 +22,12 @@ import { monthPeriod, PLAN_LIMITS } from '../lib/plans.ts';
 import type { Scope } from '../lib/scopes.ts';
 import type { AppDeps } from '../http/deps.ts';
 
-/** A route's scope and the member action a key's maker must be allowed (domain/roles.ts). */
+/** A route's scope, the member action a key's maker must be allowed (domain/roles.ts), and its body limit when not the usual. */
 export interface MemberScope {
   scope: Scope;
-  member: Action;
+  member?: Action;
+  /** The largest JSON body the route reads (POST /v1/posts/bulk); MAX_JSON_BODY_BYTES otherwise. */
+  maxBodyBytes?: number;
 }
 
 export interface Auth {
@@ -121,13 +123,14 @@ export function authPlugin(deps: AppDeps) {
      */
     scope: (asked: Scope | MemberScope) => {
       const scope = typeof asked === 'string' ? asked : asked.scope;
-      const member = typeof asked === 'string' ? null : asked.member;
+      const member = typeof asked === 'string' ? undefined : asked.member;
+      const maxBodyBytes = (typeof asked === 'string' ? undefined : asked.maxBodyBytes) ?? MAX_JSON_BODY_BYTES;
       return {
         // Routes with a body: the key first, then the body, read with the limit (http/body.ts).
         parse: (ctx: AuthInput) =>
           earlyStep(async () => {
             await admit(ctx, scope);
-            return readJsonBody(ctx.request, MAX_JSON_BODY_BYTES);
+            return readJsonBody(ctx.request, maxBodyBytes);
           }),
         // Routes without one: before query and params are validated.
         transform: async (ctx: AuthInput) => {

@@ -335,6 +335,38 @@ export const PostSchema = t.Object(
   strict,
 );
 
+/** POST /v1/posts/bulk: one row's outcome. */
+export const BulkRowSchema = t.Union(
+  [
+    t.Object(
+      { index: t.Integer({ description: 'The row’s place in `posts`, from 0.' }), status: t.Literal(201), post: PostSchema },
+      strict,
+    ),
+    t.Object(
+      {
+        index: t.Integer({ description: 'The row’s place in `posts`, from 0.' }),
+        status: t.Integer({ description: 'The status POST /v1/posts would have answered for this row alone.' }),
+        error: ErrorSchema.properties.error,
+      },
+      strict,
+    ),
+  ],
+  {
+    description:
+      'The post created (201), or the error body a single create would have answered, its field paths prefixed with `posts.<index>.`.',
+  },
+);
+
+export const BulkResultSchema = t.Object(
+  {
+    mode: t.Union([t.Literal('all_or_nothing'), t.Literal('each')]),
+    created: t.Integer({ description: 'How many posts were created.' }),
+    failed: t.Integer({ description: 'How many rows were not created.' }),
+    results: t.Array(BulkRowSchema, { description: 'One per row, in the order of `posts`.' }),
+  },
+  strict,
+);
+
 export const PostListSchema = t.Object(
   {
     data: t.Array(PostSchema, { description: 'Newest first (by scheduledAt, then id).' }),
@@ -870,5 +902,7 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   AuditEvent: AuditEventSchema,
   AuditEventList: AuditEventListSchema,
   Actor: ActorSchema,
+  BulkRow: BulkRowSchema,
+  BulkResult: BulkResultSchema,
   Approval: ApprovalSchema,
 };

@@ -104,6 +104,13 @@ const BENCHES: Bench[] = [
     timeoutMin: 10,
   },
   {
+    name: 'bulk-create',
+    file: 'bench/bulk-create.ts',
+    quick: { BENCH_BULK_ROWS: '100' },
+    full: { BENCH_BULK_ROWS: '500' },
+    timeoutMin: 10,
+  },
+  {
     name: 'metrics-follow',
     file: 'bench/metrics-follow.ts',
     quick: { BENCH_FOLLOWED: '1000' },

@@ -27,6 +27,7 @@ export { AUDIT_ACTOR_TYPES, type AuditActorType } from '../db/entities/index.ts'
 /** Every action an event may name. */
 export const AUDIT_ACTIONS = [
   'post.create',
+  'post.bulk_create',
   'post.update',
   'post.reschedule',
   'post.delete',

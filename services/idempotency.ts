@@ -271,6 +271,15 @@ export async function idempotent(
   return { ...stored, replayed: false };
 }
 
+/**
+ * Stores the answer of a request claimed by `idempotent` inside the transaction of its change, so
+ * the two commit together (POST /v1/posts/bulk, all or nothing). Without a key: nothing.
+ */
+export async function storeAnswer(tx: EntityManager, scope: IdempotencyScope, r: StoredResponse): Promise<void> {
+  if (scope.key === undefined) return;
+  await save(tx, [scope.apiKeyId, scope.endpoint, scope.key], r);
+}
+
 async function save(em: EntityManager, ids: string[], r: StoredResponse): Promise<void> {
   await sql(
     em,

@@ -2,10 +2,11 @@
 // take, made from the body they accept; the create answered once per Idempotency-Key (the same
 // stored answer whichever of the two repeats it); and an edit by an API key.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { errors, type FieldError } from '../lib/errors.ts';
+import { ApiError, errorBody, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Caller } from './account.ts';
-import { createOnce, type StoredResponse } from './idempotency.ts';
+import { createOnce, idempotent, storeAnswer, type StoredResponse } from './idempotency.ts';
+import { createPostsInBulk, type BulkMode, type BulkRowResult } from '../domain/posts/bulk.ts';
 import { createPost, type CreatePostRequest } from '../domain/posts/create.ts';
 import { type EditRequest, validateAndEditPost } from '../domain/posts/edit.ts';
 import { parsePublishAt } from '../domain/posts/checks.ts';
@@ -109,4 +110,87 @@ export async function editPostForKey(
     requester,
   );
   return getPostForKey(deps.em.fork(), who.organization.id, postId, who.channels, deps.storage);
+}
+
+/** The body of POST /v1/posts/bulk. */
+export interface BulkBody {
+  mode?: BulkMode;
+  posts: NewPostBody[];
+}
+
+/** A row's refusal as it is answered: its field paths prefixed with `posts.<index>.`. */
+function rowError(index: number, err: ApiError): { index: number; status: number; error: ErrorBody['error'] } {
+  const fields = err.details?.fields as FieldError[] | undefined;
+  const details = fields
+    ? { ...err.details, fields: fields.map((f) => ({ ...f, path: `posts.${index}${f.path ? `.${f.path}` : ''}` })) }
+    : err.details;
+  return { index, status: err.status, error: errorBody(err.code, err.message, details).error };
+}
+
+/**
+ * Many posts in one request (domain/posts/bulk.ts), answered once per (API key, Idempotency-Key):
+ * 200 with every row's outcome (each row's post, status 201, or its error); all_or_nothing
+ * answers 422 naming each refused row when nothing was created. All or nothing stores its answer in the transaction
+ * of its rows; `each` stores it once every row is decided (a retry after a crash in between finds
+ * the rows already created refused as duplicates, never created twice).
+ */
+export async function createPostsInBulkOnce(
+  deps: { em: EntityManager; temporal: TemporalDeps | undefined; storage: ObjectStorage | undefined; capabilities?: CapabilityDeps },
+  who: Who,
+  body: BulkBody,
+  idempotencyKey: string | undefined,
+): Promise<StoredResponse & { replayed: boolean }> {
+  const mode = body.mode ?? 'all_or_nothing';
+  const scope = {
+    organizationId: who.organization.id,
+    apiKeyId: who.key.id,
+    endpoint: 'POST /v1/posts/bulk',
+    key: idempotencyKey,
+    body,
+    now: who.now,
+  };
+  const answerOf = async (results: BulkRowResult[]): Promise<StoredResponse> => {
+    const rows = await Promise.all(
+      results.map(async (r) =>
+        'created' in r ? { index: r.index, status: 201, post: await r.created.view(deps.storage) } : rowError(r.index, r.error),
+      ),
+    );
+    const created = rows.filter((r) => r.status === 201).length;
+    const answer = { mode, created, failed: rows.length - created, results: rows };
+    if (mode === 'each' || created === rows.length) return { status: 200, body: answer };
+    // Nothing created: answered as a single create would answer the first refused row (a
+    // validation failure first, with the fields of every such row), every refusal in details.rows.
+    const refused = rows.filter((r): r is ReturnType<typeof rowError> => 'error' in r && !r.error.details?.notCreated);
+    const invalid = refused.filter((r) => r.error.code === 'validation_failed');
+    const lead = invalid[0] ?? refused[0]!;
+    const others = refused.length - 1;
+    throw new ApiError(
+      lead.error.code,
+      `No post was created: row ${lead.index}: ${lead.error.message}${others ? ` (and ${others} more row${others > 1 ? 's' : ''})` : ''}`,
+      {
+        status: lead.status,
+        details: {
+          ...(invalid.length
+            ? { fields: invalid.flatMap((r) => (r.error.details?.fields as FieldError[] | undefined) ?? []) }
+            : lead.error.details),
+          rows: refused,
+        },
+      },
+    );
+  };
+  return idempotent(deps.em, scope, async () => {
+    const requester = await keyRequester(deps.em, who.key.id);
+    const requests = body.posts.map((row) => {
+      try {
+        return createPostRequest(who, row, deps.capabilities, requester);
+      } catch (err) {
+        if (err instanceof ApiError) return err;
+        throw err;
+      }
+    });
+    const results = await createPostsInBulk(deps.em, deps.temporal, requests, mode, async (tx, written) =>
+      storeAnswer(tx, scope, await answerOf(written)),
+    );
+    return answerOf(results);
+  });
 }

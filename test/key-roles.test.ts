@@ -13,6 +13,14 @@ import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 
 /** Each /v1 route that changes something: its scope, the member action, a body that passes validation. */
 const ROUTES: { op: string; method: string; path: string; scope: Scope; action: Action | null; body?: unknown }[] = [
+  {
+    op: 'createPostsInBulk',
+    method: 'POST',
+    path: '/v1/posts/bulk',
+    scope: 'publish',
+    action: null,
+    body: { posts: [{ content: 'hi', channelIds: ['ch_x'] }] },
+  },
   { op: 'createPost', method: 'POST', path: '/v1/posts', scope: 'publish', action: null, body: { content: 'hi', channelIds: ['ch_x'] } },
   { op: 'updatePost', method: 'PATCH', path: '/v1/posts/post_x', scope: 'publish', action: null, body: { content: 'hi' } },
   { op: 'deletePost', method: 'DELETE', path: '/v1/posts/post_x', scope: 'publish', action: 'posts.publish' },

@@ -69,6 +69,7 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'get', path: '/me', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'Me' },
   { method: 'get', path: '/channels', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'ChannelList' },
   { method: 'post', path: '/posts', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Post' },
+  { method: 'post', path: '/posts/bulk', scope: 'publish', success: 200, errors: [401, 403, 409, 413, 422, 429], schema: 'BulkResult' },
   {
     method: 'post',
     path: '/posts/validate',
@@ -467,6 +468,7 @@ describe('OpenAPI document', () => {
     const bodies: Record<string, unknown> = {
       'POST /posts': { content: 'hello', channelIds: ['ch_x'] },
       'POST /posts/validate': { content: 'hello', channelIds: ['ch_x'] },
+      'POST /posts/bulk': { posts: [{ content: 'hello', channelIds: ['ch_x'] }] },
       'PATCH /posts/{id}': { content: 'hello' },
       'POST /media/uploads': { fileName: 'a.png', mimeType: 'image/png', fileSize: 10 },
     };

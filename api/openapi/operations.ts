@@ -286,6 +286,32 @@ export const OPERATIONS = {
     params: { id: POST_ID },
   }),
 
+  createPostsInBulk: doc({
+    operationId: 'createPostsInBulk',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Schedule many posts in one request',
+    description:
+      'Up to 500 rows, each exactly the body of Schedule a post, decided in their order as if created one after another: the plan’s pending-post limit, duplicates (earlier rows of the batch included) and queue slots count the rows before. `mode: all_or_nothing` (the default) creates nothing unless every row can be created: `200` with every post, or the error a single create would give for the first refused row (validation failures first, with every invalid row’s fields in `details.fields`, paths prefixed `posts.<index>.`), every refused row in `details.rows`. `mode: each` creates the rows that can be and answers `200` with each row’s outcome: `{index, status: 201, post}` or `{index, status, error}`, the error a single create would have given. A row that breaks the body’s schema refuses the whole request (`422`, its path `posts.<index>.…`). Workflows start after the commit, as for a single create. An `Idempotency-Key` covers the whole batch. The body may be up to 8 MB.',
+    errors: ['forbidden_scope', 'limit_reached', 'reauth_required', 'duplicate_post', 'conflict', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope: 'the key lacks the `publish` scope; or (all_or_nothing) a row names a channel outside a channel-limited key’s list',
+      validation_failed:
+        'the body breaks the schema (`posts.<index>.…`); or (all_or_nothing) a row is invalid as a single create would find it: `details.fields` with paths `posts.<index>.…`, every refused row in `details.rows`; an invalid Idempotency-Key',
+      limit_reached: '(all_or_nothing) a row would pass the plan’s pending-post limit, counting the rows before it',
+      reauth_required: '(all_or_nothing) a row targets a channel to reconnect',
+      duplicate_post: '(all_or_nothing) a row repeats a post (or an earlier row of the batch)',
+      conflict: 'an Idempotency-Key reused with another body, or its first request still running',
+    },
+    success: {
+      status: 200,
+      description:
+        'Every row’s outcome, in order: `{index, status: 201, post}` for a post created, `{index, status, error}` for a row refused (`each` only; all or nothing answers the 422 above instead).',
+    },
+    idempotent: true,
+    temporal: true,
+  }),
+
   approvePost: doc({
     operationId: 'approvePost',
     tag: 'Posts',

@@ -2,7 +2,8 @@ import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { validatePost } from '../../domain/posts/create.ts';
-import { createPostOnce, createPostRequest, editPostForKey } from '../../services/post-requests.ts';
+import { createPostOnce, createPostRequest, createPostsInBulkOnce, editPostForKey } from '../../services/post-requests.ts';
+import { BULK_MAX_BODY_BYTES, BULK_MAX_ROWS } from '../../domain/posts/bulk.ts';
 import { cancelPost, retryPost } from '../../domain/posts/lifecycle.ts';
 import { POST_LIMITS } from '../../domain/posts/limits.ts';
 import { getPostForKey, listPostsForKey } from '../../domain/posts/view.ts';
@@ -10,7 +11,17 @@ import { authPlugin, type Auth } from '../auth.ts';
 import { APPROVAL_COMMENT_CHARS, decideApproval, keyActor } from '../../domain/posts/approval.ts';
 import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { BodyId, Chars, DateTimeInput, PathId, PostAnalyticsSchema, PostListSchema, PostSchema, PostValidationSchema } from '../schemas.ts';
+import {
+  BodyId,
+  Chars,
+  DateTimeInput,
+  PathId,
+  PostAnalyticsSchema,
+  PostListSchema,
+  PostSchema,
+  PostValidationSchema,
+  BulkResultSchema,
+} from '../schemas.ts';
 import { postAnalyticsForKey } from '../../domain/analytics/post-analytics.ts';
 import { refreshPostAnalytics } from '../../domain/analytics/refresh.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
@@ -97,6 +108,20 @@ const PatchBody = t.Object(
 
 const IdParams = t.Object({ id: PathId() });
 
+/** The body of POST /v1/posts/bulk: rows exactly as POST /v1/posts takes them. */
+const BulkBody = t.Object(
+  {
+    mode: t.Optional(
+      t.Union([t.Literal('all_or_nothing'), t.Literal('each')], {
+        description:
+          '`all_or_nothing` (the default): nothing is created unless every row can be. `each`: the rows that can be are created, the others answered with their errors.',
+      }),
+    ),
+    posts: t.Array(CreateBody, { minItems: 1, maxItems: BULK_MAX_ROWS, description: 'Each row exactly what POST /v1/posts takes.' }),
+  },
+  { additionalProperties: false },
+);
+
 /** The body of approve and reject: optional, as is its comment. */
 const DecisionBody = t.Optional(
   t.Object(
@@ -155,6 +180,26 @@ export function postRoutes(deps: AppDeps) {
           transform: refuseUnstorableBody,
           response: { 201: PostSchema },
           detail: OPERATIONS.createPost,
+        },
+      )
+      .post(
+        '/posts/bulk',
+        async ({ auth, body, set, headers }) => {
+          const result = await createPostsInBulkOnce(
+            { em: deps.orm.em.fork(), temporal: deps.temporal, storage: deps.storage, capabilities },
+            auth,
+            body,
+            headers['idempotency-key'],
+          );
+          // A replayed answer may be a stored 4xx body: answerStored sets its status.
+          return answerStored(set, result) as never;
+        },
+        {
+          scope: { scope: 'publish', maxBodyBytes: BULK_MAX_BODY_BYTES },
+          body: BulkBody,
+          transform: refuseUnstorableBody,
+          response: { 200: BulkResultSchema },
+          detail: OPERATIONS.createPostsInBulk,
         },
       )
       // Chosen over `?dryRun=true` on create (docs/decisions.md): its own answer (200, not 201 with

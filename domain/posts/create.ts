@@ -21,7 +21,7 @@ import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels, 
 import { claimQueueTime, peekQueueTime } from '../queues/queues.ts';
 import { assertKeyUnclaimed, type IdempotencyClaim, KeyAlreadyClaimed, recordClaim } from '../idempotency-claim.ts';
 import { startAfterCommit } from '../workflow-starts.ts';
-import { POST_STARTS } from './workflow-start.ts';
+import { POST_STARTS, type PostStartRow } from './workflow-start.ts';
 import type { TemporalDeps } from '../temporal-calls.ts';
 import { liveOptionProblems, optionProblems, redditFromOptions, type OptionsInput } from './options.ts';
 import type { PlatformOptions } from '../../platforms/options.ts';
@@ -139,7 +139,7 @@ export async function validatePost(em: EntityManager, r: CreatePostRequest, fiel
  * usable), the media, each channel's text against its platform's rules. Shared by createPost and
  * validatePost, so the two cannot disagree.
  */
-async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: FieldError[]): Promise<NewPost> {
+export async function checkNewPost(em: EntityManager, r: CreatePostRequest, fields: FieldError[]): Promise<NewPost> {
   const publishAt = r.publishAt === null ? null : parsePublishAt(r.publishAt, r.now, fields);
   if (fields.length) throw errors.validation(fields);
   const organizationId = r.organization.id;
@@ -189,7 +189,7 @@ async function assertSchedulable(em: EntityManager, p: NewPost): Promise<void> {
 }
 
 /** What schedulePost writes: a request checkNewPost has checked. */
-interface NewPost {
+export interface NewPost {
   organizationId: string;
   /** Pending when the requester's posts wait for approval; else null. */
   approval: PostApproval | null;
@@ -233,23 +233,31 @@ interface NewPost {
 async function schedulePost(em: EntityManager, temporal: TemporalDeps, p: NewPost): Promise<CreatedPost> {
   const postId = p.postId ?? newId('post');
   const rows = await insertPost(em, p, postId);
-  const row = {
-    id: postId,
-    organization_id: p.organizationId,
-    status: 'scheduled',
-    scheduled_at: p.publishAt ?? p.now,
-    deleted_at: null,
-    approval_status: p.approval?.status ?? null,
-  };
-  await startAfterCommit(em, temporal, POST_STARTS, row, {
+  await startAfterCommit(em, temporal, POST_STARTS, startRowOf(p, postId), {
     withdrawn: 'Scheduling is unavailable right now; the post was not created. Retry shortly.',
     kept: 'Scheduling is unavailable right now; the post was saved and will be scheduled once it is back. Check GET /v1/posts before retrying.',
   });
-  return { id: postId, view: (storage) => createdPostView(rows.post, rows.channels, p.media, storage, rows.items) };
+  return createdOf(p, rows);
 }
 
+/** The columns the start protocol reads of a post just written (domain/posts/workflow-start.ts). */
+export const startRowOf = (p: NewPost, postId: string): PostStartRow => ({
+  id: postId,
+  organization_id: p.organizationId,
+  status: 'scheduled',
+  scheduled_at: p.publishAt ?? p.now,
+  deleted_at: null,
+  approval_status: p.approval?.status ?? null,
+});
+
+/** A post as written: its id and its 201 view, without reading it back. */
+export const createdOf = (p: NewPost, rows: WrittenPost): CreatedPost => ({
+  id: rows.post.id,
+  view: (storage) => createdPostView(rows.post, rows.channels, p.media, storage, rows.items),
+});
+
 /** The rows one create wrote. */
-interface WrittenPost {
+export interface WrittenPost {
   post: IPost;
   channels: IPostChannel[];
   items: IPostChannelItem[];
@@ -276,7 +284,7 @@ const insertLines = new Map<string, QueuedInsert[]>();
  * the plan limit and duplicate_post stay exact; the Postgres lock keeps them exact across processes.
  * Creates waiting here hold no pool connection.
  */
-function insertPost(em: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
+export function insertPost(em: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
   return new Promise<WrittenPost>((resolve, reject) => {
     const item: QueuedInsert = { em, p, postId, settle: (err, rows) => (err === undefined ? resolve(rows!) : reject(err)) };
     const line = insertLines.get(p.organizationId);
@@ -334,7 +342,7 @@ async function insertBatch(batch: QueuedInsert[]): Promise<void> {
 }
 
 /** The checks against the organization's other posts (those committed and those written before in this transaction), then the rows. */
-async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
+export async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
   // Queued: the slot is claimed in this transaction, so it is taken if and only if the post is committed.
   if (p.claim) await assertKeyUnclaimed(tx, p.claim);
   if (p.queue) p.publishAt = await claimQueueTime(tx, p.organizationId, p.channels, postId, p.now);

@@ -1,0 +1,173 @@
+// Many posts in one request (POST /v1/posts/bulk).
+//
+// Rules:
+// - Each row is exactly what POST /v1/posts takes, checked by the same code (checkNewPost, then
+//   insertChecked under the organization's lock), so a row is refused with the code and the
+//   field paths a single create would give; the paths are prefixed with `posts.<index>.`.
+// - The rows are decided in their order, as if created one after another: the plan's limit of
+//   pending posts, duplicate_post (a row and an earlier row of the batch too) and queue slots
+//   count the rows before.
+// - mode `all_or_nothing`: every row is checked and written in one transaction; one refused row
+//   rolls all of it back and nothing is created (the answer lists each refusal).
+//   mode `each`: the rows that pass are created, through the create path's group commit (in order,
+//   up to 16 a transaction); each refused row is answered with its error.
+// - Workflows start after the commit, as for a single create. A start that fails leaves its post
+//   committed and marked, and the start reconciler starts it within seconds: a post of a batch is
+//   never taken back after others were created.
+// - At most BULK_MAX_ROWS rows.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { sql } from '../../db/sql.ts';
+import { startAfterCommit } from '../workflow-starts.ts';
+import type { TemporalDeps } from '../temporal-calls.ts';
+import {
+  checkNewPost,
+  createdOf,
+  insertChecked,
+  insertPost,
+  startRowOf,
+  type CreatedPost,
+  type CreatePostRequest,
+  type NewPost,
+  type WrittenPost,
+} from './create.ts';
+import { POST_STARTS } from './workflow-start.ts';
+
+export const BULK_MAX_ROWS = 500;
+/** The largest body of a batch: 500 rows of a few kilobytes each. */
+export const BULK_MAX_BODY_BYTES = 8 * 1024 * 1024;
+export const BULK_MODES = ['all_or_nothing', 'each'] as const;
+export type BulkMode = (typeof BULK_MODES)[number];
+
+/** One row's outcome: the post created, or why not. */
+export type BulkRowResult = { index: number; created: CreatedPost } | { index: number; error: ApiError };
+
+/** Checks at once, not more: each takes a pool connection for its reads. */
+const CHECKS_AT_ONCE = 8;
+/** Workflow starts at once after the commit. */
+const STARTS_AT_ONCE = 16;
+
+/** Runs `fn` over the items, at most `limit` at a time, keeping their order. */
+async function inTurns<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await fn(items[i]!, i);
+      }
+    }),
+  );
+  return out;
+}
+
+/** A refusal to answer for its row; anything else (a lost connection) fails the whole request. */
+function refusalOf(err: unknown): ApiError {
+  if (err instanceof ApiError && err.status < 500) return err;
+  throw err;
+}
+
+/** Thrown inside the all-or-nothing transaction to roll it back once a row is refused. */
+class RowsRefused extends Error {}
+
+export async function createPostsInBulk(
+  em: EntityManager,
+  temporal: TemporalDeps | undefined,
+  /** Each row's request, or the refusal its caller already found (a row whose fields contradict each other). */
+  requests: (CreatePostRequest | ApiError)[],
+  mode: BulkMode,
+  /**
+   * All or nothing: runs in the transaction that writes the rows, once every row is written, with
+   * their results (the caller stores its answer for the Idempotency-Key there, so the answer
+   * commits with the rows).
+   */
+  beforeCommit?: (tx: EntityManager, results: BulkRowResult[]) => Promise<void>,
+): Promise<BulkRowResult[]> {
+  // 1. The checks that need no lock, row by row (a few at a time).
+  const checked = await inTurns(requests, CHECKS_AT_ONCE, async (r) => {
+    if (r instanceof ApiError) return r;
+    try {
+      return await checkNewPost(em.fork(), r, []);
+    } catch (err) {
+      return refusalOf(err);
+    }
+  });
+  const refused = new Map<number, ApiError>();
+  checked.forEach((c, i) => c instanceof ApiError && refused.set(i, c));
+  if (!temporal) throw new Error('Temporal is not configured');
+  if (mode === 'all_or_nothing' && refused.size) return results(requests.length, refused, new Map());
+
+  // 2. The rows, under the organization's lock.
+  const rows = checked.map((c, i) => (c instanceof ApiError ? null : { index: i, p: c as NewPost, postId: newId('post') }));
+  const written = new Map<number, Written>();
+  if (mode === 'all_or_nothing') {
+    try {
+      await em.fork().transactional(async (tx) => {
+        written.clear();
+        refused.clear();
+        await sql(tx, 'select pg_advisory_xact_lock(hashtext(?))', [rows.find((r) => r)!.p.organizationId]);
+        for (const row of rows) {
+          if (!row) continue;
+          try {
+            // A queued post claims its slot in a savepoint, as a single create does.
+            const rows = row.p.queue
+              ? await tx.transactional((inner) => insertChecked(inner, row.p, row.postId))
+              : await insertChecked(tx, row.p, row.postId);
+            written.set(row.index, { p: row.p, rows });
+          } catch (err) {
+            refused.set(row.index, refusalOf(err));
+          }
+        }
+        if (refused.size) throw new RowsRefused();
+        if (beforeCommit) await beforeCommit(tx, results(requests.length, refused, createdMap(written)));
+      });
+    } catch (err) {
+      if (!(err instanceof RowsRefused)) throw err;
+      return results(requests.length, refused, new Map());
+    }
+  } else {
+    await Promise.all(
+      rows.map(async (row) => {
+        if (!row) return;
+        try {
+          written.set(row.index, { p: row.p, rows: await insertPost(em, row.p, row.postId) });
+        } catch (err) {
+          refused.set(row.index, refusalOf(err));
+        }
+      }),
+    );
+  }
+
+  // 3. Their workflows, after the commit. No withdrawal: a post whose start fails stays marked for the reconciler.
+  const kept = { ...POST_STARTS, withdraw: undefined };
+  await inTurns([...written.values()], STARTS_AT_ONCE, (w) =>
+    startAfterCommit(em, temporal, kept, startRowOf(w.p, w.rows.post.id), { withdrawn: '', kept: '' }),
+  );
+  return results(requests.length, refused, createdMap(written));
+}
+
+const createdMap = (written: Map<number, Written>) => new Map([...written].map(([i, w]) => [i, createdOf(w.p, w.rows)]));
+
+/** A row written, with what was checked of it. */
+interface Written {
+  p: NewPost;
+  rows: WrittenPost;
+}
+
+function results(count: number, refused: Map<number, ApiError>, created: Map<number, CreatedPost>): BulkRowResult[] {
+  return Array.from({ length: count }, (_, index) => {
+    const error = refused.get(index);
+    if (error) return { index, error };
+    const post = created.get(index);
+    if (post) return { index, created: post };
+    // All or nothing, another row refused: this one was fine but is not created.
+    return {
+      index,
+      error: new ApiError('conflict', 'Not created: another row of the batch was refused (mode all_or_nothing).', {
+        details: { notCreated: true },
+      }),
+    };
+  });
+}
