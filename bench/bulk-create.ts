@@ -20,9 +20,11 @@ const CONCURRENCY = envInt('BENCH_CONCURRENCY', 32, 1, 500);
 /** Polls until none of these posts waits for its workflow start; returns when (performance.now()). */
 async function allStarted(stack: BenchStack, ids: string[]): Promise<number> {
   for (;;) {
-    const [row] = await sql<{ n: string }>(stack.orm.em.fork(), 'select count(*) as n from posts where id = any(?) and workflow_pending', [
-      ids,
-    ]);
+    const [row] = await sql<{ n: string }>(
+      stack.orm.em.fork(),
+      'select count(*) as n from posts where id in (select jsonb_array_elements_text(?::jsonb)) and workflow_pending',
+      [JSON.stringify(ids)],
+    );
     if (Number(row?.n ?? 0) === 0) return performance.now();
     await Bun.sleep(20);
   }
