@@ -26,6 +26,7 @@ export const API_AUDIT: Record<string, ApiAuditTarget | null> = {
   createPost: { action: 'post.create', resource: 'post' },
   // One event for the batch, naming every post it created.
   createPostsInBulk: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails },
+  importPosts: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails },
   // Checks a body: nothing is created.
   validatePost: null,
   updatePost: { action: 'post.update', resource: 'post' },

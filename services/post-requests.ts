@@ -112,10 +112,10 @@ export async function editPostForKey(
   return getPostForKey(deps.em.fork(), who.organization.id, postId, who.channels, deps.storage);
 }
 
-/** The body of POST /v1/posts/bulk. */
+/** The body of POST /v1/posts/bulk; an import's rows may be refusals already (a row's cells that cannot be read). */
 export interface BulkBody {
   mode?: BulkMode;
-  posts: NewPostBody[];
+  posts: (NewPostBody | ApiError)[];
 }
 
 /** A row's refusal as it is answered: its field paths prefixed with `posts.<index>.`. */
@@ -139,14 +139,16 @@ export async function createPostsInBulkOnce(
   who: Who,
   body: BulkBody,
   idempotencyKey: string | undefined,
+  /** An import: its endpoint, and the request its Idempotency-Key is held to (the file). */
+  as: { endpoint: string; request: unknown } = { endpoint: 'POST /v1/posts/bulk', request: body },
 ): Promise<StoredResponse & { replayed: boolean }> {
   const mode = body.mode ?? 'all_or_nothing';
   const scope = {
     organizationId: who.organization.id,
     apiKeyId: who.key.id,
-    endpoint: 'POST /v1/posts/bulk',
+    endpoint: as.endpoint,
     key: idempotencyKey,
-    body,
+    body: as.request,
     now: who.now,
   };
   const answerOf = async (results: BulkRowResult[]): Promise<StoredResponse> => {
@@ -181,6 +183,7 @@ export async function createPostsInBulkOnce(
   return idempotent(deps.em, scope, async () => {
     const requester = await keyRequester(deps.em, who.key.id);
     const requests = body.posts.map((row) => {
+      if (row instanceof ApiError) return row;
       try {
         return createPostRequest(who, row, deps.capabilities, requester);
       } catch (err) {

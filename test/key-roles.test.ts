@@ -21,6 +21,7 @@ const ROUTES: { op: string; method: string; path: string; scope: Scope; action: 
     action: null,
     body: { posts: [{ content: 'hi', channelIds: ['ch_x'] }] },
   },
+  { op: 'importPosts', method: 'POST', path: '/v1/posts/import', scope: 'publish', action: null, body: 'content,channels\nhi,ch_x\n' },
   { op: 'createPost', method: 'POST', path: '/v1/posts', scope: 'publish', action: null, body: { content: 'hi', channelIds: ['ch_x'] } },
   { op: 'updatePost', method: 'PATCH', path: '/v1/posts/post_x', scope: 'publish', action: null, body: { content: 'hi' } },
   { op: 'deletePost', method: 'DELETE', path: '/v1/posts/post_x', scope: 'publish', action: 'posts.publish' },

@@ -24,6 +24,9 @@ import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
 import { chatCompletionsUrl } from '../lib/config.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { SCOPES } from '../lib/scopes.ts';
+import { PLATFORMS } from '../platforms/catalog.ts';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
 import { BULK_MAX_BODY_BYTES } from '../domain/posts/bulk.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { startPostStack } from './harness/post-stack.ts';
@@ -114,6 +117,45 @@ function refusedMedia(message: string, ids: string[]): boolean {
   return !!notReady && ids.includes(notReady[1]!) && notReady[1] === pools.media[1] && notReady[2] !== 'ready';
 }
 
+/** An import's rows as the bodies of single creates (the columns the hints write), for the rules' checks; [] when unreadable. */
+function csvRows(text: string): Json[] {
+  try {
+    const [header, ...rows] = parseCsv(text, {
+      bom: true,
+      delimiter: [',', ';'],
+      skip_empty_lines: true,
+      relax_column_count: true,
+    }) as string[][];
+    const col = (name: string) => (header ?? []).findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
+    return rows.map((cells) => ({
+      content: cells[col('content')] ?? '',
+      channelIds: (cells[col('channels')] ?? '').split('|').filter(Boolean),
+      ...(col('publishAt') >= 0 && cells[col('publishAt')] ? { publishAt: cells[col('publishAt')] } : {}),
+    }));
+  } catch {
+    return [];
+  }
+}
+
+/** The file's records, header first; [] when unreadable. */
+function csvCells(text: string): string[][] {
+  try {
+    return parseCsv(text, { bom: true, delimiter: [',', ';'], skip_empty_lines: true, relax_column_count: true }) as string[][];
+  } catch {
+    return [];
+  }
+}
+
+/** What the import's whole-file rules say of this text: unreadable, its header's problems, how many rows. */
+function csvFacts(text: string): { readable: boolean; header: string[]; rows: number } {
+  try {
+    const records = parseCsv(text, { bom: true, delimiter: [',', ';'], skip_empty_lines: true, relax_column_count: true }) as string[][];
+    return { readable: true, header: (records[0] ?? []).map((h) => h.trim()), rows: Math.max(0, records.length - 1) };
+  } catch {
+    return { readable: false, header: [], rows: 0 };
+  }
+}
+
 /** The operations that take a thread and a first comment. */
 const THREAD_OPS = ['createPost', 'validatePost', 'updatePost'];
 
@@ -140,6 +182,75 @@ const PROSE_RULES: {
   why: string;
   holds: (f: Refused, a: Asked) => boolean;
 }[] = [
+  {
+    ops: ['importPosts'],
+    path: /^timeZone$/,
+    message: /must be an IANA time zone/,
+    documented: /An IANA time zone/,
+    why: 'an import’s time zone the IANA database names',
+    holds: (_f, a) => typeof a.query.timeZone === 'string' && !IANA_ZONES.has(a.query.timeZone.toLowerCase()),
+  },
+  {
+    ops: ['importPosts'],
+    path: /^posts\.\d+$/,
+    message: /^has \d+ cells; the header names \d+$/,
+    documented: /its first line names the columns/i,
+    why: 'an import’s row has no more cells than its header',
+    holds: (f, a) => {
+      const cells = csvCells(String(a.body));
+      const row = cells[Number(f.path.split('.')[1]) + 1];
+      return !!row && row.length > (cells[0]?.length ?? 0);
+    },
+  },
+  {
+    ops: ['importPosts'],
+    path: /^posts\.\d+\.channels$/,
+    message: /^(unknown channel|name at least one channel|".*" names \d+ channels)/,
+    documented: /`channels` \(ids or names/,
+    why: 'an import’s channels name the organization’s (referential)',
+    holds: (f, a) => {
+      const refs = csvRows(String(a.body))[Number(f.path.split('.')[1])]?.channelIds as string[] | undefined;
+      return !!refs && (refs.length === 0 || refs.some((r) => !pools.channels.includes(r)));
+    },
+  },
+  {
+    ops: ['importPosts'],
+    path: /^body$/,
+    message: /^is not CSV/,
+    documented: /The body is a CSV file/,
+    why: 'an import is a CSV file',
+    holds: (_f, a) => !csvFacts(String(a.body)).readable,
+  },
+  {
+    ops: ['importPosts'],
+    path: /^(header|body)$/,
+    message: /^(the file is empty|has no row after the header|has \d+ rows; at most 500)/,
+    documented: /Each row \(at most 500\)/,
+    why: 'an import has a header and 1 to 500 rows',
+    holds: (_f, a) => {
+      const facts = csvFacts(String(a.body));
+      return facts.readable && (facts.header.length === 0 || facts.rows === 0 || facts.rows > 500);
+    },
+  },
+  {
+    ops: ['importPosts'],
+    path: /^header$/,
+    message: /(unknown column|no "(content|channels)" column|given twice)/,
+    documented: /any other column refuses the file/,
+    why: 'an import’s header names its columns',
+    holds: (_f, a) => {
+      const { readable, header } = csvFacts(String(a.body));
+      const known = new RegExp(`^(id|status|content|channels|publishat|timezone|media|queue|content\\.(${PLATFORMS.join('|')}))$`, 'i');
+      const lower = header.map((h) => h.toLowerCase());
+      return (
+        readable &&
+        (header.some((h) => !known.test(h)) ||
+          !lower.includes('content') ||
+          !lower.includes('channels') ||
+          lower.some((h, i) => lower.indexOf(h) !== i))
+      );
+    },
+  },
   {
     ops: ['createPost', 'validatePost', 'updatePost', 'generatePost', 'createSeries', 'updateSeries'],
     path: /^channelIds$/,
@@ -689,7 +800,10 @@ interface Generated {
   body?: unknown;
 }
 
-const bodySchema = (op: Json): Json | undefined => op.requestBody?.content?.['application/json']?.schema;
+const bodySchema = (op: Json): Json | undefined =>
+  op.requestBody?.content?.['application/json']?.schema ?? op.requestBody?.content?.['text/csv']?.schema;
+/** The body's media type: JSON, or a CSV file (POST /v1/posts/import). */
+const bodyType = (op: Json): string => (op.requestBody?.content?.['text/csv'] ? 'text/csv' : 'application/json');
 
 function requestArbitrary(o: Operation, hints: Hints): fc.Arbitrary<Generated> {
   const opts = { doc, now: () => serverNow, hints };
@@ -739,11 +853,12 @@ function toRequest(o: Operation, g: Generated, key: string | undefined): Request
   const headers: Record<string, string> = {};
   if (key) headers.authorization = `Bearer ${key}`;
   for (const [k, v] of Object.entries(g.header)) if (v !== undefined) headers[k] = String(v);
-  if (g.body !== undefined) headers['content-type'] = 'application/json';
+  const type = bodyType(o.op);
+  if (g.body !== undefined) headers['content-type'] = type;
   return new Request(`http://localhost${doc.servers[0].url}${path}${query ? `?${query}` : ''}`, {
     method: o.method,
     headers,
-    body: g.body === undefined ? undefined : JSON.stringify(g.body),
+    body: g.body === undefined ? undefined : type === 'text/csv' ? String(g.body) : JSON.stringify(g.body),
   });
 }
 
@@ -795,7 +910,9 @@ function answerProblems(
     if (headers.has(name) && !declaredHeaders[name]) out.push(`header ${name} sent but not declared for ${status}`);
   const schema = response.content?.['application/json']?.schema;
   let body: unknown;
-  if (schema) {
+  if (response.content?.['text/csv']) {
+    if (!(headers.get('content-type') ?? '').startsWith('text/csv')) out.push(`content-type ${headers.get('content-type')}`);
+  } else if (schema) {
     if (!(headers.get('content-type') ?? '').startsWith('application/json')) out.push(`content-type ${headers.get('content-type')}`);
     try {
       body = JSON.parse(text);
@@ -809,7 +926,9 @@ function answerProblems(
     const fields = ((body as Json)?.error?.details?.fields ?? [{ path: '?', message: '?' }]) as { path: string; message: string }[];
     for (const given of fields) {
       // A batch's row is refused as a single create is, at its own paths.
-      const row = o.id === 'createPostsInBulk' ? /^posts\.(\d+)\.(.+)$/s.exec(given.path) : null;
+      // A row's own CSV cells are the import's rules; its post's fields a single create's.
+      const csvCell = o.id === 'importPosts' && /^posts\.\d+(\.(channels|timeZone|queue|media))?$/.test(given.path);
+      const row = !csvCell && (o.id === 'createPostsInBulk' || o.id === 'importPosts') ? /^posts\.(\d+)\.(.+)$/s.exec(given.path) : null;
       const opId = row ? 'createPost' : o.id;
       const f = row ? { path: row[2]!, message: given.message } : given;
       const asked = row ? rows?.[Number(row[1])] : request;
@@ -839,8 +958,12 @@ async function send(
   const request = res.status === 422 && generated && RULED_OPS.has(o.id) ? await asked(o, generated) : undefined;
   const create = operations().find((x) => x.id === 'createPost')!;
   const rows =
-    res.status === 422 && generated && o.id === 'createPostsInBulk'
-      ? await Promise.all(((generated.body as Json)?.posts ?? []).map((row: Json) => asked(create, { ...generated, body: row })))
+    res.status === 422 && generated && (o.id === 'createPostsInBulk' || o.id === 'importPosts')
+      ? await Promise.all(
+          (o.id === 'importPosts' ? csvRows(String(generated.body)) : ((generated.body as Json)?.posts ?? [])).map((row: Json) =>
+            asked(create, { ...generated, body: row }),
+          ),
+        )
       : undefined;
   for (const why of answerProblems(o, res.status, res.headers, text, generated, request, rows)) {
     violations.push({ op: o.id, why, request: `${described} ${short(bodyText)}`, status: res.status, response: short(text) });
@@ -898,6 +1021,20 @@ function hintsFor(o: Operation): Hints {
   return (asked, generated) => {
     // A batch's rows are bodies of POST /v1/posts: the same hints.
     const at = asked.startsWith('body.posts[].') ? `body.${asked.slice('body.posts[].'.length)}` : asked;
+    // An import's file: rows on the fixture's channels mostly, a generated text now and then.
+    if (at === 'body' && o.id === 'importPosts')
+      return fc.oneof(
+        {
+          weight: 6,
+          arbitrary: fc
+            .array(fc.tuple(fc.string({ maxLength: 40 }), fc.constantFrom(...pools.channels), fc.constantFrom(...pools.futures)), {
+              minLength: 1,
+              maxLength: 3,
+            })
+            .map((rows) => stringify([['content', 'channels', 'publishAt'], ...rows])),
+        },
+        { weight: 1, arbitrary: generated() },
+      );
     if (at === 'path.id' && o.id === 'deleteWebhook') return real(pools.deletableWebhooks, generated);
     if (at === 'path.id' && o.id === 'testWebhook') return real(pools.testWebhooks, generated);
     if (at === 'path.id' && o.id === 'redeliverWebhook') return real(pools.redeliverWebhook, generated);
@@ -1168,7 +1305,7 @@ describe('the OpenAPI document tells the whole truth', () => {
       expect(statuses.slice(0, 2)).toEqual([401, 403]);
       if (o.method !== 'GET') {
         const req = new Request(toRequest(o, g, nextKey()), {
-          body: bigger(o.id === 'createPostsInBulk' ? BULK_MAX_BODY_BYTES : MB),
+          body: bigger(o.id === 'createPostsInBulk' || o.id === 'importPosts' ? BULK_MAX_BODY_BYTES : MB),
           headers: { authorization: `Bearer ${nextKey()}`, 'content-type': 'application/json' },
         });
         expect((await send(o, req, undefined, '1 MB body')).status).toBe(413);

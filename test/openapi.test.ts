@@ -12,7 +12,7 @@ import { SCOPES } from '../lib/scopes.ts';
 type Json = Record<string, any>;
 
 /** SPEC.md §4 with DESIGN.md §3 / docs/decisions.md: scope, success status and error statuses. */
-/** `schema: null`: a success without a body (204). */
+/** `schema: null`: a success without a body (204); `text/csv`: a CSV file. */
 const OPERATIONS: { method: string; path: string; scope: string; success: number; errors: number[]; schema: string | null }[] = [
   { method: 'post', path: '/webhooks', scope: 'publish', success: 201, errors: [401, 403, 413, 422, 429], schema: 'WebhookSecretResponse' },
   // Queues and series.
@@ -69,6 +69,8 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'get', path: '/me', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'Me' },
   { method: 'get', path: '/channels', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'ChannelList' },
   { method: 'post', path: '/posts', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Post' },
+  { method: 'post', path: '/posts/import', scope: 'publish', success: 200, errors: [401, 403, 409, 413, 422, 429], schema: 'BulkResult' },
+  { method: 'get', path: '/posts/export', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'text/csv' },
   { method: 'post', path: '/posts/bulk', scope: 'publish', success: 200, errors: [401, 403, 409, 413, 422, 429], schema: 'BulkResult' },
   {
     method: 'post',
@@ -239,6 +241,7 @@ describe('OpenAPI document', () => {
       // Success: status and the component it returns.
       expect({ where, status: Object.keys(op.responses).filter((s) => s.startsWith('2')) }).toEqual({ where, status: [String(o.success)] });
       if (o.schema === null) expect(op.responses[String(o.success)].content).toBeUndefined();
+      else if (o.schema === 'text/csv') expect(op.responses[String(o.success)].content['text/csv'].schema.type).toBe('string');
       else expect(op.responses[String(o.success)].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${o.schema}` });
       // Errors of DESIGN.md §3 that apply, each with the error body.
       for (const status of [...o.errors, 500, 503]) {

@@ -92,8 +92,11 @@ function operationSection(path: string, method: string, op: Json, components: Js
         )
         .join('')}</table>`
     : '';
+  const [bodyType, bodyContent] = Object.entries((op.requestBody?.content ?? {}) as Json)[0] ?? [];
   const body = op.requestBody
-    ? `<h4>Request body <span class="c">application/json</span></h4>${text(op.requestBody.description)}${fieldsTable(op.requestBody.content['application/json'].schema, components)}`
+    ? `<h4>Request body <span class="c">${esc(bodyType)}</span></h4>${text(op.requestBody.description)}${
+        bodyType === 'application/json' ? fieldsTable((bodyContent as Json).schema, components) : ''
+      }`
     : '';
   const responses = Object.entries(op.responses as Json)
     .map(([status, r]) => {

@@ -307,7 +307,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
       operation.requestBody = {
         required: true,
         ...(op.body?.description ? { description: op.body.description } : {}),
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+        content: { [op.bodyMediaType ?? 'application/json']: { schema: { $ref: `#/components/schemas/${name}` } } },
       };
     }
 
@@ -317,7 +317,7 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
     operation.responses[String(successStatus)] = {
       description: op.success?.description ?? 'OK',
       headers: responseHeaders(successStatus, op),
-      ...(success ? { content: { 'application/json': { schema: refify(toJsonSchema(success), byShape) } } } : {}),
+      ...(success ? { content: { [op.successMediaType ?? 'application/json']: { schema: refify(toJsonSchema(success), byShape) } } } : {}),
     };
 
     // Error responses, grouped by status: this route's own codes and those of every authenticated request.

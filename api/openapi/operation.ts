@@ -39,6 +39,10 @@ export interface OperationDoc {
   query?: Record<string, string | SchemaPatch>;
   /** `schema`: keywords of the whole body (rules that tie fields together, e.g. a size limit per type). */
   body?: { name: string; description?: string; fields?: Record<string, string | SchemaPatch>; schema?: SchemaPatch };
+  /** The body's media type when not JSON (`text/csv`: POST /v1/posts/import). */
+  bodyMediaType?: string;
+  /** The success answer's media type when not JSON (`text/csv`: GET /v1/posts/export). */
+  successMediaType?: string;
 }
 
 export const OPERATION_DOC = 'x-postpilot-operation';

@@ -312,6 +312,39 @@ export const OPERATIONS = {
     temporal: true,
   }),
 
+  importPosts: doc({
+    operationId: 'importPosts',
+    tag: 'Posts',
+    scope: 'publish',
+    summary: 'Schedule posts from a CSV file',
+    description:
+      'The body is a CSV file (`Content-Type: text/csv`, UTF-8, a BOM allowed, `,` or `;` between cells). Its first line names the columns, in any order: `content` and `channels` (ids or names, several separated by `|`) are required; `publishAt` (ISO 8601 with an offset, or a wall time `YYYY-MM-DD HH:MM` read in the row’s `timeZone`, else the `timeZone` parameter, else the organization’s zone), `timeZone`, `content.<PLATFORM>` (e.g. `content.MASTODON`), `media` (media ids or http(s) URLs, `|` between them: a URL is fetched and stored first) and `queue` (`true`) are optional; `id` and `status` (written by the export) are ignored; any other column refuses the file (`422` at `header`). One leading apostrophe is removed from every cell (the export adds one before a cell a spreadsheet would run as a formula). Each row (at most 500) is then a row of Schedule many posts, with the same `mode` and the same answer, its problems at `posts.<row>.<column>`, row 0 being the first line after the header.',
+    errors: ['forbidden_scope', 'limit_reached', 'reauth_required', 'duplicate_post', 'conflict', 'validation_failed'],
+    errorNotes: {
+      validation_failed:
+        'the file is not CSV (`body`), its header is wrong (`header`), it has no row or more than 500 (`body`); or (all_or_nothing) a row is invalid: `details.fields` at `posts.<row>.…`, every refused row in `details.rows`',
+      conflict: 'an Idempotency-Key reused with another file, or its first request still running',
+    },
+    success: { status: 200, description: 'Every row’s outcome, as Schedule many posts answers.' },
+    idempotent: true,
+    temporal: true,
+    bodyMediaType: 'text/csv',
+    body: { name: 'PostsCsv' },
+  }),
+
+  exportPosts: doc({
+    operationId: 'exportPosts',
+    tag: 'Posts',
+    scope: 'read',
+    summary: 'The posts as a CSV file',
+    description:
+      'The posts the key sees (as List posts, with the same `status`, `from` and `to`), oldest first, at most 10,000: a header line `id,status,publishAt,channels,content,content.<PLATFORM>…,media`, then one line per post: channel and media ids separated by `|`, a platform’s column filled where its channel’s text differs from `content`. A cell that begins with `=`, `+`, `-`, `@`, a tab, a carriage return or an apostrophe gets a leading apostrophe, so a spreadsheet shows it as text and never runs it; Schedule posts from a CSV file removes it again, so an export imports back to the same posts.',
+    errors: ['validation_failed'],
+    errorNotes: { validation_failed: '`from`/`to` out of their bounds, or more than 10,000 posts in the range (`from`)' },
+    success: { status: 200, description: 'The CSV file (`text/csv`, with `Content-Disposition: attachment`).' },
+    successMediaType: 'text/csv',
+  }),
+
   approvePost: doc({
     operationId: 'approvePost',
     tag: 'Posts',

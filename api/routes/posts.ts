@@ -4,6 +4,7 @@ import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { validatePost } from '../../domain/posts/create.ts';
 import { createPostOnce, createPostRequest, createPostsInBulkOnce, editPostForKey } from '../../services/post-requests.ts';
 import { BULK_MAX_BODY_BYTES, BULK_MAX_ROWS } from '../../domain/posts/bulk.ts';
+import { exportPostsCsv, importPostsCsv } from '../../services/post-csv.ts';
 import { cancelPost, retryPost } from '../../domain/posts/lifecycle.ts';
 import { POST_LIMITS } from '../../domain/posts/limits.ts';
 import { getPostForKey, listPostsForKey } from '../../domain/posts/view.ts';
@@ -108,6 +109,25 @@ const PatchBody = t.Object(
 
 const IdParams = t.Object({ id: PathId() });
 
+const ImportQuery = t.Object({
+  mode: t.Optional(
+    t.Union([t.Literal('all_or_nothing'), t.Literal('each')], { description: 'As for /posts/bulk; all_or_nothing by default.' }),
+  ),
+  timeZone: t.Optional(
+    Chars(64, {
+      min: 1,
+      description: 'An IANA time zone: the zone of `publishAt` wall times in rows without a `timeZone` (the organization’s by default).',
+    }),
+  ),
+});
+
+const ExportQuery = t.Object({
+  format: t.Optional(t.Literal('csv', { description: 'The only format: CSV.' })),
+  status: t.Optional(t.Union(POST_STATUSES.map((s) => t.Literal(s)))),
+  from: t.Optional(DateTimeInput()),
+  to: t.Optional(DateTimeInput()),
+});
+
 /** The body of POST /v1/posts/bulk: rows exactly as POST /v1/posts takes them. */
 const BulkBody = t.Object(
   {
@@ -200,6 +220,47 @@ export function postRoutes(deps: AppDeps) {
           transform: refuseUnstorableBody,
           response: { 200: BulkResultSchema },
           detail: OPERATIONS.createPostsInBulk,
+        },
+      )
+      .post(
+        '/posts/import',
+        async ({ auth, body, query, set, headers }) => {
+          const result = await importPostsCsv(
+            { em: deps.orm.em.fork(), temporal: deps.temporal, storage: deps.storage, capabilities, outbound: deps.outbound },
+            auth,
+            body,
+            { mode: query.mode, timeZone: query.timeZone, idempotencyKey: headers['idempotency-key'] },
+          );
+          // A replayed answer may be a stored 4xx body: answerStored sets its status.
+          return answerStored(set, result) as never;
+        },
+        {
+          scope: { scope: 'publish', maxBodyBytes: BULK_MAX_BODY_BYTES },
+          query: ImportQuery,
+          body: t.String({ maxLength: BULK_MAX_BODY_BYTES, description: 'The CSV file (text/csv, UTF-8).' }),
+          response: { 200: BulkResultSchema },
+          detail: OPERATIONS.importPosts,
+        },
+      )
+      .get(
+        '/posts/export',
+        async ({ auth, query }) => {
+          const { from, to } = parseTimePage(query);
+          const csv = await exportPostsCsv(
+            deps.orm.em.fork(),
+            auth,
+            { from, to, status: query.status as PostStatus | undefined },
+            deps.storage,
+          );
+          return new Response(csv, {
+            headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="posts.csv"' },
+          });
+        },
+        {
+          scope: 'read',
+          query: ExportQuery,
+          response: { 200: t.String({ description: 'The posts as CSV: a header line, then one line per post, oldest first.' }) },
+          detail: OPERATIONS.exportPosts,
         },
       )
       // Chosen over `?dryRun=true` on create (docs/decisions.md): its own answer (200, not 201 with

@@ -1,0 +1,180 @@
+// Posts as CSV: the columns an import reads and an export writes, and the cells' rules.
+//
+// Rules:
+// - The first line names the columns, in any order and letter case; `content` and `channels`
+//   are required. Columns: `content`; `channels` (channel ids or names, several separated by
+//   `|`); `publishAt` (ISO 8601 with an offset, or a wall time `YYYY-MM-DD HH:MM[:SS]` /
+//   `YYYY-MM-DDTHH:MM` read in the row's `timeZone`, else the import's time zone, else the
+//   organization's); `timeZone` (IANA); `content.<PLATFORM>` (the text for that platform, e.g.
+//   `content.MASTODON`); `media` (media ids or http(s) URLs, `|` between them); `queue` (`true`:
+//   the next free queue slot). An export also writes `id` and `status`, which an import ignores.
+//   Any other column refuses the file.
+// - Parsed by csv-parse: quotes, newlines and separators inside quoted cells, a UTF-8 BOM, and `,`
+//   or `;` between cells (whichever the header line uses). Empty lines are skipped.
+// - Formula injection: an exported cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
+//   return gets a leading apostrophe (`'`), as spreadsheets take it for text; so does one that
+//   begins with an apostrophe. An import removes one leading apostrophe from every cell, so an
+//   export imports back to the same posts.
+// - At most BULK_MAX_ROWS rows (POST /v1/posts/bulk's limit): each row then goes through the same
+//   checks as a post of a batch, its problems at `posts.<row>.<column>`, row 0 being the first
+//   line after the header.
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
+import { checkTimeZone, isTimeZone, zonedToUtc } from '../../lib/zoned-time.ts';
+import { PLATFORMS } from '../../platforms/catalog.ts';
+import { BULK_MAX_ROWS } from './bulk.ts';
+import type { PostView } from './view.ts';
+
+const FIXED_COLUMNS = ['id', 'status', 'content', 'channels', 'publishAt', 'timeZone', 'media', 'queue'] as const;
+const PLATFORM_COLUMN = /^content\.([a-z]+)$/i;
+const LIST_SEPARATOR = '|';
+
+/** A row as read: a post's body, its media as given (ids or URLs, resolved by the caller). */
+export interface CsvRow {
+  content: string;
+  channelIds: string[];
+  contentByPlatform?: Record<string, string>;
+  publishAt?: string;
+  queue?: boolean;
+  /** Media ids and URLs, in order. */
+  media: string[];
+}
+
+export interface CsvChannel {
+  id: string;
+  name: string;
+  platform: string;
+}
+
+/** Spreadsheets run a cell that begins with one of these as a formula. */
+const FORMULA_START = /^[=+\-@\t\r']/;
+
+export const neutralizeCell = (cell: string) => (FORMULA_START.test(cell) ? `'${cell}` : cell);
+const restoreCell = (cell: string) => (cell.startsWith("'") ? cell.slice(1) : cell);
+
+const split = (cell: string) =>
+  cell
+    .split(LIST_SEPARATOR)
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** `YYYY-MM-DD HH:MM[:SS]` or with a `T`, without an offset. */
+const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/** The header's columns, each canonical ('publishAt', 'content.MASTODON'), or the file's refusal. */
+function columnsOf(header: string[]): string[] {
+  const problems: string[] = [];
+  const columns = header.map((raw) => {
+    const name = raw.trim();
+    const fixed = FIXED_COLUMNS.find((c) => c.toLowerCase() === name.toLowerCase());
+    if (fixed) return fixed;
+    const platform = PLATFORM_COLUMN.exec(name)?.[1]?.toUpperCase();
+    if (platform && (PLATFORMS as readonly string[]).includes(platform)) return `content.${platform}`;
+    problems.push(`unknown column "${name}"`);
+    return name;
+  });
+  for (const required of ['content', 'channels']) if (!columns.includes(required)) problems.push(`no "${required}" column`);
+  const repeated = columns.filter((c, i) => columns.indexOf(c) !== i);
+  if (repeated.length) problems.push(`column "${repeated[0]}" given twice`);
+  if (problems.length) {
+    throw errors.validation([
+      {
+        path: 'header',
+        message: `${problems.join('; ')}: the first line names the columns content, channels, and any of publishAt, timeZone, media, queue, content.<PLATFORM> (id and status are ignored)`,
+      },
+    ]);
+  }
+  return columns;
+}
+
+/**
+ * The rows of an import, each a post's body or the refusal of that row alone. `channels`: the
+ * organization's (a row names them by id or name); `timeZone`: for wall times without a zone.
+ */
+export function readPostsCsv(text: string, channels: CsvChannel[], timeZone: string): (CsvRow | ApiError)[] {
+  let records: string[][];
+  try {
+    records = parse(text, { bom: true, delimiter: [',', ';'], skip_empty_lines: true, relax_column_count: true }) as string[][];
+  } catch (err) {
+    throw errors.validation([{ path: 'body', message: `is not CSV: ${(err as Error).message}` }]);
+  }
+  if (records.length === 0) throw errors.validation([{ path: 'header', message: 'the file is empty: the first line names the columns' }]);
+  const columns = columnsOf(records[0]!);
+  const rows = records.slice(1);
+  if (rows.length === 0) throw errors.validation([{ path: 'body', message: 'has no row after the header' }]);
+  if (rows.length > BULK_MAX_ROWS)
+    throw errors.validation([{ path: 'body', message: `has ${rows.length} rows; at most ${BULK_MAX_ROWS}` }]);
+  return rows.map((cells) => {
+    const fields: FieldError[] = [];
+    // Paths within the row: the batch answers them at `posts.<row>.<column>`.
+    const at = (path: string, message: string) => fields.push({ path, message });
+    if (cells.length > columns.length) at('', `has ${cells.length} cells; the header names ${columns.length}`);
+    const cell = (name: string) => {
+      const i = columns.indexOf(name);
+      return i < 0 ? '' : restoreCell(cells[i] ?? '');
+    };
+    const channelIds = split(cell('channels')).map((ref) => {
+      const byId = channels.find((c) => c.id === ref);
+      if (byId) return byId.id;
+      const named = channels.filter((c) => c.name.toLowerCase() === ref.toLowerCase());
+      if (named.length === 1) return named[0]!.id;
+      at('channels', named.length ? `"${ref}" names ${named.length} channels: use their ids` : `unknown channel "${ref}"`);
+      return ref;
+    });
+    if (!channelIds.length) at('channels', 'name at least one channel (id or name)');
+    const zoneCell = cell('timeZone').trim();
+    const zone = zoneCell ? (checkTimeZone(zoneCell, 'timeZone', fields) ?? '') : timeZone;
+    const when = cell('publishAt').trim();
+    let publishAt: string | undefined;
+    if (when) {
+      const wall = WALL_TIME.exec(when);
+      if (wall && isTimeZone(zone)) {
+        const [, y, mo, d, h, mi, s] = wall.map(Number) as number[];
+        publishAt = zonedToUtc({ year: y!, month: mo!, day: d!, hour: h!, minute: mi!, second: s || 0 }, zone).toISOString();
+      } else publishAt = when; // ISO 8601, checked as a single create checks it
+    }
+    const queueCell = cell('queue').trim().toLowerCase();
+    if (queueCell && queueCell !== 'true' && queueCell !== 'false') at('queue', 'must be true, false or empty');
+    const contentByPlatform = Object.fromEntries(
+      columns
+        .filter((c) => c.startsWith('content.'))
+        .map((c) => [c.slice('content.'.length), cell(c)] as const)
+        .filter(([, text]) => text !== ''),
+    );
+    if (fields.length) return errors.validation(fields);
+    return {
+      content: cell('content'),
+      channelIds,
+      ...(Object.keys(contentByPlatform).length ? { contentByPlatform } : {}),
+      ...(publishAt ? { publishAt } : {}),
+      ...(queueCell === 'true' ? { queue: true } : {}),
+      media: split(cell('media')),
+    };
+  });
+}
+
+/** Posts as CSV (UTF-8, comma-separated, a header line), every cell neutralized against formulas. */
+export function writePostsCsv(posts: PostView[]): string {
+  const platforms = [...new Set(posts.flatMap((p) => p.channels.map((c) => c.platform)))]
+    .filter((platform) => posts.some((p) => p.channels.some((c) => c.platform === platform && c.content !== p.content)))
+    .sort();
+  const header = ['id', 'status', 'publishAt', 'channels', 'content', ...platforms.map((p) => `content.${p}`), 'media'];
+  const lines = posts.map((p) => [
+    p.id,
+    p.status,
+    p.scheduledAt,
+    p.channels.map((c) => c.channelId).join(LIST_SEPARATOR),
+    p.content,
+    // A platform's own text where its channel's differs from the default.
+    ...platforms.map((platform) => {
+      const text = p.channels.find((c) => c.platform === platform)?.content;
+      return text !== undefined && text !== p.content ? text : '';
+    }),
+    p.media.map((m) => m.id).join(LIST_SEPARATOR),
+  ]);
+  return stringify([header, ...lines].map((cells) => cells.map(neutralizeCell)));
+}
+
+/** A refusal of one row, kept beside the rows that pass (mode each). */
+export const isRowRefusal = (row: CsvRow | ApiError): row is ApiError => row instanceof ApiError;

@@ -1,0 +1,100 @@
+// CSV import and export of posts (domain/posts/csv.ts states the columns and the cells' rules):
+// an import is a batch of POST /v1/posts/bulk, its media URLs fetched through the outbound guard
+// as upload_media_from_url does; an export reads the posts a key sees, page by page.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Organization, type PostStatus } from '../db/entities/index.ts';
+import { listChannels } from '../domain/channels.ts';
+import type { BulkMode } from '../domain/posts/bulk.ts';
+import { readPostsCsv, writePostsCsv, type CsvRow } from '../domain/posts/csv.ts';
+import { listPostsForKey, type PostView } from '../domain/posts/view.ts';
+import { keySees } from '../domain/key-channels.ts';
+import type { TemporalDeps } from '../domain/temporal-calls.ts';
+import type { CapabilityDeps } from '../domain/capabilities.ts';
+import { ApiError, errors, type FieldError } from '../lib/errors.ts';
+import { checkTimeZone } from '../lib/zoned-time.ts';
+import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../lib/outbound.ts';
+import type { ObjectStorage } from '../storage/types.ts';
+import type { StoredResponse } from './idempotency.ts';
+import { uploadMediaFromUrl } from './media-from-url.ts';
+import { createPostsInBulkOnce, type NewPostBody } from './post-requests.ts';
+import type { Caller } from './account.ts';
+
+type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
+
+/** The most posts one export writes: narrow `from`/`to` for more. */
+export const EXPORT_MAX_POSTS = 10_000;
+
+const isUrl = (ref: string) => /^https?:\/\//i.test(ref);
+
+/**
+ * POST /v1/posts/import: the rows of the file as a batch (mode as for /bulk). A row's media URL is
+ * fetched and stored first; a URL that cannot be refuses its row.
+ */
+export async function importPostsCsv(
+  deps: {
+    em: EntityManager;
+    temporal: TemporalDeps | undefined;
+    storage: ObjectStorage | undefined;
+    capabilities?: CapabilityDeps;
+    outbound?: OutboundPolicy;
+  },
+  who: Who,
+  csv: string,
+  o: { mode?: BulkMode; timeZone?: string; idempotencyKey?: string },
+): Promise<StoredResponse & { replayed: boolean }> {
+  const fields: FieldError[] = [];
+  const zone = o.timeZone === undefined ? undefined : checkTimeZone(o.timeZone, 'timeZone', fields);
+  if (fields.length) throw errors.validation(fields);
+  const org = await deps.em.findOneOrFail(Organization, { id: who.organization.id });
+  const channels = (await listChannels(deps.em, who.organization.id)).filter((c) => keySees(who.channels, [c.id]));
+  const rows = readPostsCsv(csv, channels, zone ?? org.timeZone);
+  const posts = await Promise.all(rows.map((row) => (row instanceof ApiError ? row : bodyOf(deps, who, row))));
+  return createPostsInBulkOnce(deps, who, { mode: o.mode, posts }, o.idempotencyKey, { endpoint: 'POST /v1/posts/import', request: csv });
+}
+
+/** A row's body, its media URLs now media ids; a URL refused → the row's refusal at `posts.<row>.media`. */
+async function bodyOf(deps: Parameters<typeof importPostsCsv>[0], who: Who, row: CsvRow): Promise<NewPostBody | ApiError> {
+  const mediaIds: string[] = [];
+  for (const ref of row.media) {
+    if (!isUrl(ref)) {
+      mediaIds.push(ref);
+      continue;
+    }
+    if (!deps.storage || !deps.temporal) throw new Error('media storage is not configured for this API');
+    try {
+      const item = await uploadMediaFromUrl(deps.em.fork(), deps.storage, deps.temporal, deps.outbound ?? DEFAULT_OUTBOUND, {
+        organizationId: who.organization.id,
+        viewer: { apiKeyId: who.key.id, channels: who.channels },
+        url: ref,
+        altText: null,
+        now: who.now,
+      });
+      mediaIds.push(item.id);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      return errors.validation([{ path: 'media', message: `${ref}: ${err.message}` }]);
+    }
+  }
+  const { media: _media, ...body } = row;
+  return { ...body, ...(mediaIds.length ? { mediaIds } : {}) };
+}
+
+/** GET /v1/posts/export: the posts the key sees, in the range and status asked for, oldest first. */
+export async function exportPostsCsv(
+  em: EntityManager,
+  who: Who,
+  f: { from?: Date; to?: Date; status?: PostStatus },
+  storage?: ObjectStorage,
+): Promise<string> {
+  const posts: PostView[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await listPostsForKey(em, who.organization.id, who.channels, { ...f, limit: 100, cursor }, storage);
+    posts.push(...page.data);
+    if (posts.length > EXPORT_MAX_POSTS)
+      throw errors.validation([{ path: 'from', message: `more than ${EXPORT_MAX_POSTS} posts in the range: narrow from and to` }]);
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  return writePostsCsv(posts.reverse());
+}
