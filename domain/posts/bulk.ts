@@ -95,7 +95,9 @@ export async function createPostsInBulk(
     }
   });
   const refused = new Map<number, ApiError>();
-  checked.forEach((c, i) => c instanceof ApiError && refused.set(i, c));
+  checked.forEach((c, i) => {
+    if (c instanceof ApiError) refused.set(i, c);
+  });
   if (!temporal) throw new Error('Temporal is not configured');
   if (mode === 'all_or_nothing' && refused.size) return results(requests.length, refused, new Map());
 
