@@ -38,30 +38,30 @@ async function until<T>(fn: () => Promise<T | null>): Promise<T> {
   throw new Error('nothing came');
 }
 
-/** An organization with a Mastodon channel, a key whose posts need approval and an approver's key. */
-async function setup(o: { setting?: 'none' | 'contributors' | 'everyone' } = {}) {
-  const org = await makeOrg('ENTERPRISE');
+/** A Mastodon channel of the organization, and a key (`name`) whose posts need approval. */
+async function channelAndAuthor(organizationId: string, name: string) {
   const em = stack.h.orm.em.fork();
-  if (o.setting) await setApprovalSettings(em, org.id, { approval: o.setting });
   const channel = await addChannel(em, stack.h.credentialsKey, {
-    organizationId: org.id,
+    organizationId,
     platform: 'MASTODON',
     name: 'mastodon',
     credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
   });
-  const author = await createApiKey(em, {
-    organizationId: org.id,
-    name: 'author',
-    scopes: ['read', 'publish'],
-    channels: 'all',
-    requiresApproval: true,
-  });
+  const author = await createApiKey(em, { organizationId, name, scopes: ['read', 'publish'], channels: 'all', requiresApproval: true });
+  return { channelId: channel.id, author };
+}
+
+/** An organization with a Mastodon channel, a key whose posts need approval and an approver's key. */
+async function setup(o: { setting?: 'none' | 'contributors' | 'everyone' } = {}) {
+  const org = await makeOrg('ENTERPRISE');
+  if (o.setting) await setApprovalSettings(stack.h.orm.em.fork(), org.id, { approval: o.setting });
+  const { channelId, author } = await channelAndAuthor(org.id, 'author');
   const approver = (await makeKey(org.id, { scopes: ['read', 'approve'], name: 'approver' })).key;
   const plain = (await makeKey(org.id, { scopes: ['read', 'publish'], name: 'plain' })).key;
   // A webhook endpoint, so the events are written (their deliveries fail: nobody listens).
   const hook = await call(stack.app, 'POST', '/v1/webhooks', { key: plain, body: { url: 'http://127.0.0.1:9/hook', events: 'all' } });
   expect(hook.status).toBe(201);
-  return { org, channelId: channel.id, author: author.key, authorId: author.id, approver, plain };
+  return { org, channelId, author: author.key, authorId: author.id, approver, plain };
 }
 
 /** A post now, or `inHours` from the test server's clock. */
@@ -243,21 +243,8 @@ describe('approval through the workflow', () => {
 /** A signed-in owner's organization with a post (made by a key whose posts need approval) waiting for approval. */
 async function ownerWithWaitingPost() {
   const { browser: owner, org } = await signedInUser(stack.app, { plan: 'ENTERPRISE' });
-  const em = stack.h.orm.em.fork();
-  const channel = await addChannel(em, stack.h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'mastodon',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-  });
-  const author = await createApiKey(em, {
-    organizationId: org.id,
-    name: 'a',
-    scopes: ['publish'],
-    channels: 'all',
-    requiresApproval: true,
-  });
-  const post = await create(author.key, channel.id, { inHours: 48 });
+  const { channelId, author } = await channelAndAuthor(org.id, 'a');
+  const post = await create(author.key, channelId, { inHours: 48 });
   return { owner, org, post, authorId: author.id };
 }
 

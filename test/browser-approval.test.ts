@@ -12,7 +12,7 @@ import {
   closeAll,
   launchChromium,
   lateBoundServer,
-  newRecordedContext,
+  signedInContext,
   screenshot,
   type Browser,
   type Page,
@@ -52,11 +52,7 @@ beforeAll(async () => {
   ).id;
   browser = await launchChromium();
   for (const role of ['editor', 'contributor'] as const) {
-    const { page, problems } = await newRecordedContext(browser, server.url);
-    await page.goto('/sign-in');
-    await page.getByTestId('sign-in-email').fill(people[role].email);
-    await page.getByTestId('sign-in-password').fill(password);
-    await Promise.all([page.waitForURL(/\/calendar$/), page.getByTestId('sign-in-submit').click()]);
+    const { page, problems } = await signedInContext(browser, server.url, people[role].email, password);
     Object.assign(people[role], { page, problems });
   }
 }, 120_000);

@@ -111,13 +111,18 @@ export async function newRecordedContext(browser: Browser, origin: string) {
 /** Chromium with one recorded context (newRecordedContext), signed in to the web app as this person. */
 export async function signedInChromium(origin: string, email: string, password: string) {
   const browser = await launchChromium();
+  return { browser, ...(await signedInContext(browser, origin, email, password)) };
+}
+
+/** One more recorded context of this browser, signed in as this person (several people side by side). */
+export async function signedInContext(browser: Browser, origin: string, email: string, password: string) {
   const recorded = await newRecordedContext(browser, origin);
   const { page } = recorded;
   await page.goto('/sign-in');
   await page.getByTestId('sign-in-email').fill(email);
   await page.getByTestId('sign-in-password').fill(password);
   await Promise.all([page.waitForURL(/\/calendar$/), page.getByTestId('sign-in-submit').click()]);
-  return { browser, ...recorded };
+  return recorded;
 }
 
 /** Every page visited (by path), for the report of which pages were checked for console errors. */
