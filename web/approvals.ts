@@ -3,8 +3,7 @@
 // page, with a comment; anyone who writes posts shares a signed preview link of a post
 // (domain/posts/preview-links.ts), optionally with approve/reject buttons for its reviewer.
 import type { PostApproval } from '../db/entities/index.ts';
-import { sql } from '../db/sql.ts';
-import { APPROVAL_COMMENT_CHARS, decideApproval, memberActor } from '../domain/posts/approval.ts';
+import { APPROVAL_COMMENT_CHARS, decideApproval, memberActor, postsAwaitingApproval } from '../domain/posts/approval.ts';
 import { PREVIEW_DAYS, signPreviewLink } from '../domain/posts/preview-links.ts';
 import { getPostForKey, type PostView } from '../domain/posts/view.ts';
 import { can } from '../domain/roles.ts';
@@ -71,20 +70,8 @@ export function approvalPanel(ctx: PageContext, post: PostView): SafeHtml {
 </section>${share}`;
 }
 
-/** The organization's scheduled posts waiting for a decision (or rejected), soonest first. */
-async function postsAwaiting(ctx: PageContext, web: Web): Promise<PostView[]> {
-  const orgId = ctx.signedIn.organization.id;
-  const rows = await sql<{ id: string }>(
-    ctx.em,
-    `select id from posts where organization_id = ? and status = 'scheduled' and approval is not null
-       and approval->>'status' in ('pending', 'rejected') and deleted_at is null order by scheduled_at, id limit 200`,
-    [orgId],
-  );
-  return Promise.all(rows.map((r) => getPostForKey(ctx.em.fork(), orgId, r.id, 'all', web.deps.storage)));
-}
-
 async function approvalsPage(ctx: PageContext, web: Web, problems: string[] = [], status = 200): Promise<Response> {
-  const posts = await postsAwaiting(ctx, web);
+  const posts = await postsAwaitingApproval(ctx.em, ctx.signedIn.organization.id, web.deps.storage);
   const channels = byId(await channelsOf(ctx.em, ctx.signedIn.organization.id));
   const body = html`<h1>Approvals</h1>
 ${formErrors(problems)}

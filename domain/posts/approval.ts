@@ -29,6 +29,7 @@ import { decideApprovalUpdate, FAILURE, postWorkflowId } from '../../workflows/p
 import type { Role } from '../roles.ts';
 import { executeUpdateInRequest, type TemporalDeps, updateFailureType } from '../temporal-calls.ts';
 import { getPostForKey, type PostView } from './view.ts';
+import type { ObjectStorage } from '../../storage/types.ts';
 
 export type { Actor, PostApproval };
 
@@ -164,4 +165,15 @@ export function assertApprovedForRetry(post: Pick<PostView, 'approval'>): void {
       approval: post.approval.status,
     });
   }
+}
+
+/** The organization's scheduled posts waiting for a decision (or rejected), soonest first, at most 200 (the Approvals page). */
+export async function postsAwaitingApproval(em: EntityManager, organizationId: string, storage?: ObjectStorage): Promise<PostView[]> {
+  const rows = await sql<{ id: string }>(
+    em,
+    `select id from posts where organization_id = ? and status = 'scheduled' and approval is not null
+       and approval->>'status' in ('pending', 'rejected') and deleted_at is null order by scheduled_at, id limit 200`,
+    [organizationId],
+  );
+  return Promise.all(rows.map((r) => getPostForKey(em.fork(), organizationId, r.id, 'all', storage)));
 }
