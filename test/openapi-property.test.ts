@@ -610,7 +610,8 @@ const PROSE_RULES: {
     // Checked on what was asked: the bounds (or their defaults) really are backwards or too far apart.
     holds: (f, a) => {
       const bound = (v: unknown) => Math.max(Math.min(Date.parse(String(v)), LATEST), EARLIEST);
-      const to = a.query.to === undefined ? Date.now() : bound(a.query.to);
+      // An absent `to` is the server's now: the API's clock, which the stack holds at serverNow.
+      const to = a.query.to === undefined ? serverNow : bound(a.query.to);
       const from = a.query.from === undefined ? Math.max(to - 30 * 86_400_000, EARLIEST) : bound(a.query.from);
       if (f.message === 'must be before to') return from >= to;
       return to - from > 366 * 86_400_000;
