@@ -65,9 +65,11 @@ export const malformedJson = () =>
  */
 export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
   const bytes = await readBody(request, limitBytes);
-  if (bytes === null || bytes.byteLength === 0) return null;
+  const type = request.headers.get('content-type');
+  // An empty file (text/csv) is a body of its own, refused by its route's rules; empty JSON is no body.
+  if (bytes === null || bytes.byteLength === 0) return type && !isJsonType(type) ? '' : null;
   const text = bodyText(bytes);
-  if (!isJsonType(request.headers.get('content-type'))) return text;
+  if (!isJsonType(type)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {
