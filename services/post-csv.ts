@@ -48,28 +48,40 @@ export async function importPostsCsv(
   const org = await deps.em.findOneOrFail(Organization, { id: who.organization.id });
   const channels = (await listChannels(deps.em, who.organization.id)).filter((c) => keySees(who.channels, [c.id]));
   const rows = readPostsCsv(csv, channels, zone ?? org.timeZone);
-  const posts = await Promise.all(rows.map((row) => (row instanceof ApiError ? row : bodyOf(deps, who, row))));
+  const fetchUrl = async (url: string) => {
+    if (!deps.storage || !deps.temporal) throw new Error('media storage is not configured for this API');
+    const item = await uploadMediaFromUrl(deps.em.fork(), deps.storage, deps.temporal, deps.outbound ?? DEFAULT_OUTBOUND, {
+      organizationId: who.organization.id,
+      viewer: { apiKeyId: who.key.id, channels: who.channels },
+      url,
+      altText: null,
+      now: who.now,
+    });
+    return item.id;
+  };
+  const posts = await Promise.all(rows.map((row) => (row instanceof ApiError ? row : csvRowBody(row, fetchUrl))));
   return createPostsInBulkOnce(deps, who, { mode: o.mode, posts }, o.idempotencyKey, { endpoint: 'POST /v1/posts/import', request: csv });
 }
 
-/** A row's body, its media URLs now media ids; a URL refused → the row's refusal at `posts.<row>.media`. */
-async function bodyOf(deps: Parameters<typeof importPostsCsv>[0], who: Who, row: CsvRow): Promise<NewPostBody | ApiError> {
+/**
+ * A row's body, its media URLs now media ids (`fetchUrl` stores the file and gives its id). A URL
+ * refused, or any URL without `fetchUrl` (the web app's import page, which names media by id), is
+ * the row's refusal at `media`.
+ */
+export async function csvRowBody(row: CsvRow, fetchUrl?: (url: string) => Promise<string>): Promise<NewPostBody | ApiError> {
   const mediaIds: string[] = [];
   for (const ref of row.media) {
     if (!isUrl(ref)) {
       mediaIds.push(ref);
       continue;
     }
-    if (!deps.storage || !deps.temporal) throw new Error('media storage is not configured for this API');
+    if (!fetchUrl) {
+      return errors.validation([
+        { path: 'media', message: `${ref}: URLs are not fetched here; upload the file to the media library and give its id` },
+      ]);
+    }
     try {
-      const item = await uploadMediaFromUrl(deps.em.fork(), deps.storage, deps.temporal, deps.outbound ?? DEFAULT_OUTBOUND, {
-        organizationId: who.organization.id,
-        viewer: { apiKeyId: who.key.id, channels: who.channels },
-        url: ref,
-        altText: null,
-        now: who.now,
-      });
-      mediaIds.push(item.id);
+      mediaIds.push(await fetchUrl(ref));
     } catch (err) {
       if (!(err instanceof ApiError) || err.status >= 500) throw err;
       return errors.validation([{ path: 'media', message: `${ref}: ${err.message}` }]);

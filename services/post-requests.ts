@@ -1,6 +1,7 @@
 // What the API's post routes and the MCP tools share: the request createPost and validatePost
-// take, made from the body they accept; the create answered once per Idempotency-Key (the same
-// stored answer whichever of the two repeats it); and an edit by an API key.
+// take, made from the body they accept (newPostRequest: the web app's CSV import too, with source
+// app); the create answered once per Idempotency-Key (the same stored answer whichever of the two
+// repeats it); and an edit by an API key.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, errorBody, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import type { ObjectStorage } from '../storage/types.ts';
@@ -34,31 +35,71 @@ export interface NewPostBody {
 
 type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
 
+/** Who makes a post and from where: an API key (the API, the MCP tools), or a member in the web app (source `app`, no key). */
+export interface PostOrigin {
+  organization: CreatePostRequest['organization'];
+  source: CreatePostRequest['source'];
+  key: CreatePostRequest['key'];
+  now: Date;
+}
+
 /**
  * `capabilities`: reads what each channel's account can do now, to check the options against it.
  * `requester`: who makes it, for approval (absent for a validation, which approves nothing).
  */
 export function createPostRequest(who: Who, body: NewPostBody, capabilities?: CapabilityDeps, requester?: Requester): CreatePostRequest {
+  const origin = {
+    organization: who.organization,
+    source: 'api' as const,
+    key: { apiKeyId: who.key.id, channels: who.channels },
+    now: who.now,
+  };
+  return newPostRequest(origin, body, capabilities, requester);
+}
+
+/** The request of a body, from any origin (createPostRequest for an API key). */
+export function newPostRequest(
+  origin: PostOrigin,
+  body: NewPostBody,
+  capabilities?: CapabilityDeps,
+  requester?: Requester,
+): CreatePostRequest {
   if (body.queue && body.publishAt !== undefined) {
     throw errors.validation([{ path: 'queue', message: 'cannot be combined with publishAt: the queue chooses the time' }]);
   }
   return {
-    organization: who.organization,
-    source: 'api',
-    key: { apiKeyId: who.key.id, channels: who.channels },
+    organization: origin.organization,
+    source: origin.source,
+    key: origin.key,
     channelIds: body.channelIds,
     content: body.content,
     contentByPlatform: body.contentByPlatform ?? {},
     reddit: body.reddit ?? null,
     mediaIds: body.mediaIds ?? [],
     publishAt: body.publishAt ?? null,
-    now: who.now,
+    now: origin.now,
     queue: body.queue === true,
     followUps: threadInputOf(body),
     options: body.options ?? {},
     capabilities,
     requester,
   };
+}
+
+/** A batch's requests: each row's, or its refusal (a row refused already, or one whose fields contradict each other). */
+export function bulkRequests(
+  posts: (NewPostBody | ApiError)[],
+  requestOf: (body: NewPostBody) => CreatePostRequest,
+): (CreatePostRequest | ApiError)[] {
+  return posts.map((row) => {
+    if (row instanceof ApiError) return row;
+    try {
+      return requestOf(row);
+    } catch (err) {
+      if (err instanceof ApiError) return err;
+      throw err;
+    }
+  });
 }
 
 /**
@@ -182,15 +223,7 @@ export async function createPostsInBulkOnce(
   };
   return idempotent(deps.em, scope, async () => {
     const requester = await keyRequester(deps.em, who.key.id);
-    const requests = body.posts.map((row) => {
-      if (row instanceof ApiError) return row;
-      try {
-        return createPostRequest(who, row, deps.capabilities, requester);
-      } catch (err) {
-        if (err instanceof ApiError) return err;
-        throw err;
-      }
-    });
+    const requests = bulkRequests(body.posts, (row) => createPostRequest(who, row, deps.capabilities, requester));
     const results = await createPostsInBulk(deps.em, deps.temporal, requests, mode, async (tx, written) =>
       storeAnswer(tx, scope, await answerOf(written)),
     );

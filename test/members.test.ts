@@ -143,6 +143,7 @@ describe('the members page', () => {
     expect(await nav(owner)).toEqual([
       'nav-calendar',
       'nav-compose',
+      'nav-import',
       'nav-approvals',
       'nav-analytics',
       'nav-channels',

@@ -8,6 +8,7 @@ import { authRoutes } from './auth.ts';
 import { calendarRoutes } from './calendar.ts';
 import { channelRoutes } from './channels.ts';
 import { composerRoutes } from './composer.ts';
+import { csvImportRoutes } from './csv-import.ts';
 import { createWeb, errorPage, publicRoute, webBodyParser, type WebDeps } from './context.ts';
 import { redirect } from './http.ts';
 import { keyRoutes } from './keys.ts';
@@ -51,6 +52,7 @@ export function webApp(deps: WebDeps) {
       })
       .use(authRoutes(web))
       .use(calendarRoutes(web))
+      .use(csvImportRoutes(web))
       .use(composerRoutes(web))
       .use(postLifecycleRoutes(web))
       .use(approvalRoutes(web))

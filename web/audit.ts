@@ -32,6 +32,10 @@ export const WEB_AUDIT: Record<string, WebAuditTarget | null> = {
   'POST /channels/oauth/:platform/start': null,
   'POST /posts': { action: 'post.create', resource: 'post', location: /^\/posts\/(post_\w+)/ },
   'POST /posts/:id/edit': { action: 'post.update', resource: 'post', param: 'id' },
+  // Reads a CSV file and checks its rows as POST /v1/posts/validate does: nothing is created.
+  'POST /posts/import/preview': null,
+  // One event for the batch, its post ids in the details (auditNote), as the API's import.
+  'POST /posts/import': { action: 'post.bulk_create', resource: 'post' },
   'PATCH /web/api/posts/:id': { action: 'post.reschedule', resource: 'post', param: 'id' },
   'POST /posts/:id/delete': { action: 'post.delete', resource: 'post', param: 'id' },
   'POST /posts/:id/retry': { action: 'post.retry', resource: 'post', param: 'id' },

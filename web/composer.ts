@@ -193,7 +193,11 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
 function composerResponse(ctx: PageContext, p: ComposerPage, status = 200): Response {
   const tzReload = ctx.request.method === 'GET';
   const title = p.mode === 'new' ? 'New post' : 'Edit post';
-  const body = html`<h1>${title}</h1>${composer(ctx, p)}`;
+  const importLink =
+    p.mode === 'new'
+      ? html`<p class="hint">Many posts at once? <a href="/posts/import" data-testid="composer-import-link">Import them from a CSV file</a>.</p>`
+      : '';
+  const body = html`<h1>${title}</h1>${importLink}${composer(ctx, p)}`;
   return htmlResponse(
     layout({
       title,

@@ -9,7 +9,7 @@ import { defaultLog, type AppDeps } from '../http/deps.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { can, type Action } from '../domain/roles.ts';
 import { csrfMatches, findSession, type SignedIn } from '../services/users.ts';
-import { MAX_FORM_BYTES, parseCookies, parseForm, redirect, serializeCookie, htmlResponse } from './http.ts';
+import { isMultipart, MAX_FORM_BYTES, multipartForm, parseCookies, parseForm, redirect, serializeCookie, htmlResponse } from './http.ts';
 import { errorBody, layout } from './layout.ts';
 import { defaultWebOptions, type WebOptions } from './options.ts';
 import { DEFAULT_TZ, isTimeZone } from './time.ts';
@@ -238,7 +238,7 @@ const WEB_API_PATH = /^\/web\/api(\/|$)/;
 
 const sessionRequired = () => new ApiError('unauthorized', 'Sign in first: this endpoint uses the web session.');
 
-/** A page's form past its limit: the page answers 413 (in HTML) once the session has been checked. */
+/** A page's form past its limit (413) or unreadable (422): the page answers in HTML once the session has been checked. */
 export class RefusedBody {
   constructor(readonly error: ApiError) {}
 }
@@ -246,8 +246,9 @@ export class RefusedBody {
 /**
  * The web routes' body parser (an Elysia parse hook, ahead of each route's own): the session is
  * looked up before anything is read; /web/api refuses a request without one (401) unread and
- * reads JSON up to WEB_BODY_BYTES; a page reads its form up to WEB_BODY_BYTES when signed in,
- * SIGNED_OUT_BODY_BYTES when not. Reading stops at the first byte past the limit (http/body.ts).
+ * reads JSON up to WEB_BODY_BYTES; a page reads its form up to WEB_BODY_BYTES when signed in
+ * (urlencoded, or multipart with files), SIGNED_OUT_BODY_BYTES when not. Reading stops at the
+ * first byte past the limit (http/body.ts).
  */
 export function webBodyParser(web: Web) {
   return (input: RouteInput) =>
@@ -260,7 +261,15 @@ export function webBodyParser(web: Web) {
       }
       try {
         const bytes = await readBody(ctx.request, signedIn ? WEB_BODY_BYTES : SIGNED_OUT_BODY_BYTES);
-        return bytes === null ? null : bodyText(bytes); // never undefined (see readJsonBody)
+        if (bytes === null) return null; // never undefined (see readJsonBody)
+        // A form with a file (the CSV import's upload) is read into fields here, so its `_csrf` is checked as any form's.
+        const type = ctx.request.headers.get('content-type');
+        if (signedIn && isMultipart(type)) {
+          return (
+            (await multipartForm(bytes, type!)) ?? new RefusedBody(errors.validation([{ path: '', message: 'the form could not be read' }]))
+          );
+        }
+        return bodyText(bytes);
       } catch (err) {
         if (isBodyTooLarge(err)) return new RefusedBody(err);
         throw err;

@@ -84,17 +84,41 @@ export function jsonResponse(body: unknown, o: ResponseOptions = {}): Response {
 export const MAX_FORM_BYTES = 1024 * 1024;
 
 /**
- * An application/x-www-form-urlencoded body. NUL cannot be stored by Postgres (a 500 otherwise);
- * URLSearchParams already turns broken UTF-8 into U+FFFD.
+ * An application/x-www-form-urlencoded body, or a multipart one already read (multipartForm).
+ * NUL cannot be stored by Postgres (a 500 otherwise); URLSearchParams already turns broken UTF-8
+ * into U+FFFD.
  */
 export function parseForm(body: unknown): URLSearchParams {
+  if (body instanceof URLSearchParams) return refuseNul(body);
   const text = typeof body === 'string' ? body : '';
   if (text.length > MAX_FORM_BYTES) throw errors.validation([{ path: '', message: 'the form is larger than 1 MB' }]);
-  const form = new URLSearchParams(text);
+  return refuseNul(new URLSearchParams(text));
+}
+
+function refuseNul(form: URLSearchParams): URLSearchParams {
   for (const [k, v] of form) {
     if (k.includes('\u0000') || v.includes('\u0000'))
       throw errors.validation([{ path: k.replace(/\u0000/g, '\ufffd'), message: 'must not contain NUL characters' }]);
   }
+  return form;
+}
+
+export const isMultipart = (contentType: string | null) =>
+  (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
+
+/**
+ * A multipart/form-data body (a form with a file: the CSV import's upload) as a form's fields,
+ * each file as its UTF-8 text; null when it cannot be read as multipart.
+ */
+export async function multipartForm(bytes: Uint8Array, contentType: string): Promise<URLSearchParams | null> {
+  let data: Awaited<ReturnType<Response['formData']>>;
+  try {
+    data = await new Response(bytes, { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    return null;
+  }
+  const form = new URLSearchParams();
+  for (const [name, value] of data) form.append(name, typeof value === 'string' ? value : await value.text());
   return form;
 }
 

@@ -8,6 +8,7 @@ import { can, type Action } from '../domain/roles.ts';
 export type NavItem =
   | 'calendar'
   | 'compose'
+  | 'import'
   | 'approvals'
   | 'analytics'
   | 'channels'
@@ -22,6 +23,7 @@ export type NavItem =
 const NAV: { id: Exclude<NavItem, null>; href: string; label: string; action: Action }[] = [
   { id: 'calendar', href: '/calendar', label: 'Calendar', action: 'read' },
   { id: 'compose', href: '/posts/new', label: 'New post', action: 'posts.write' },
+  { id: 'import', href: '/posts/import', label: 'Import CSV', action: 'posts.write' },
   { id: 'approvals', href: '/approvals', label: 'Approvals', action: 'posts.approve' },
   { id: 'analytics', href: '/analytics', label: 'Analytics', action: 'read' },
   { id: 'channels', href: '/channels', label: 'Channels', action: 'read' },

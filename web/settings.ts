@@ -29,7 +29,7 @@ export async function setUserTimeZone(em: EntityManager, userId: string, tz: str
 }
 
 /** Every zone Intl knows, for the select (the current one first if Intl lists it under another name). */
-function zoneOptions(current: string): string[] {
+export function zoneOptions(current: string): string[] {
   const all = Intl.supportedValuesOf('timeZone');
   return all.includes(current) ? all : [current, ...all];
 }

@@ -44,12 +44,12 @@ export type BulkMode = (typeof BULK_MODES)[number];
 export type BulkRowResult = { index: number; created: CreatedPost } | { index: number; error: ApiError };
 
 /** Checks at once, not more: each takes a pool connection for its reads. */
-const CHECKS_AT_ONCE = 8;
+export const CHECKS_AT_ONCE = 8;
 /** Workflow starts at once after the commit. */
 const STARTS_AT_ONCE = 16;
 
 /** Runs `fn` over the items, at most `limit` at a time, keeping their order. */
-async function inTurns<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function inTurns<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   await Promise.all(

@@ -88,11 +88,14 @@ function columnsOf(header: string[]): string[] {
   return columns;
 }
 
-/**
- * The rows of an import, each a post's body or the refusal of that row alone. `channels`: the
- * organization's (a row names them by id or name); `timeZone`: for wall times without a zone.
- */
-export function readPostsCsv(text: string, channels: CsvChannel[], timeZone: string): (CsvRow | ApiError)[] {
+/** A file as a table: its columns (canonical names) and each row's cells as they mean (one leading apostrophe removed). */
+export interface CsvTable {
+  columns: string[];
+  rows: string[][];
+}
+
+/** The file's table, or the file's refusal (not CSV, empty, a bad header, no rows or too many). */
+export function readCsvTable(text: string): CsvTable {
   let records: string[][];
   try {
     records = parse(text, { bom: true, delimiter: [',', ';'], skip_empty_lines: true, relax_column_count: true }) as string[][];
@@ -100,11 +103,34 @@ export function readPostsCsv(text: string, channels: CsvChannel[], timeZone: str
     throw errors.validation([{ path: 'body', message: `is not CSV: ${(err as Error).message}` }]);
   }
   if (records.length === 0) throw errors.validation([{ path: 'header', message: 'the file is empty: the first line names the columns' }]);
-  const columns = columnsOf(records[0]!);
-  const rows = records.slice(1);
+  return csvTable(
+    records[0]!,
+    records.slice(1).map((cells) => cells.map(restoreCell)),
+  );
+}
+
+/**
+ * A table from a header and rows of cells as they mean: a file's, or the web app's import form,
+ * which holds a file's table to edit it. The header is checked as a file's, the rows counted.
+ */
+export function csvTable(header: string[], rows: string[][]): CsvTable {
+  const columns = columnsOf(header);
   if (rows.length === 0) throw errors.validation([{ path: 'body', message: 'has no row after the header' }]);
   if (rows.length > BULK_MAX_ROWS)
     throw errors.validation([{ path: 'body', message: `has ${rows.length} rows; at most ${BULK_MAX_ROWS}` }]);
+  return { columns, rows };
+}
+
+/**
+ * The rows of an import, each a post's body or the refusal of that row alone. `channels`: the
+ * organization's (a row names them by id or name); `timeZone`: for wall times without a zone.
+ */
+export function readPostsCsv(text: string, channels: CsvChannel[], timeZone: string): (CsvRow | ApiError)[] {
+  return readCsvRows(readCsvTable(text), channels, timeZone);
+}
+
+/** The rows of a table, as readPostsCsv reads a file's. */
+export function readCsvRows({ columns, rows }: CsvTable, channels: CsvChannel[], timeZone: string): (CsvRow | ApiError)[] {
   return rows.map((cells) => {
     const fields: FieldError[] = [];
     // Paths within the row: the batch answers them at `posts.<row>.<column>`.
@@ -112,7 +138,7 @@ export function readPostsCsv(text: string, channels: CsvChannel[], timeZone: str
     if (cells.length > columns.length) at('', `has ${cells.length} cells; the header names ${columns.length}`);
     const cell = (name: string) => {
       const i = columns.indexOf(name);
-      return i < 0 ? '' : restoreCell(cells[i] ?? '');
+      return i < 0 ? '' : (cells[i] ?? '');
     };
     const channelIds = split(cell('channels')).map((ref) => {
       const byId = channels.find((c) => c.id === ref);
