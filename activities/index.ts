@@ -13,6 +13,7 @@ import { createWebhookEmitter } from './webhook-events.ts';
 import { createReconcileActivities } from './reconcile.ts';
 import { createSeriesActivities } from './series.ts';
 import { createMetricsActivities } from './metrics.ts';
+import { createFeedActivities } from './feeds.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -33,6 +34,8 @@ export interface ActivityDeps {
    * built alone for a test emit none.
    */
   taskQueue?: string;
+  /** The transport under the outbound guard for feed reads (tests); the global fetch when unset. */
+  feedTransport?: typeof fetch;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -69,6 +72,14 @@ export function createActivities(deps: ActivityDeps) {
       { orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, now: deps.now },
       webhooks,
     ),
+    ...createFeedActivities({
+      orm: deps.orm,
+      outbound: deps.outbound ?? { allowPrivate: false },
+      webhooks,
+      taskQueue: deps.taskQueue,
+      now: deps.now,
+      transport: deps.feedTransport,
+    }),
   };
 }
 

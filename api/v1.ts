@@ -11,6 +11,7 @@ import { mediaRoutes } from './routes/media.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { queueRoutes } from './routes/queues.ts';
 import { seriesRoutes } from './routes/series.ts';
+import { feedRoutes } from './routes/feeds.ts';
 import { generateRoutes } from './routes/generate.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -29,6 +30,7 @@ export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
       .use(webhookRoutes(deps))
       .use(queueRoutes(deps))
       .use(seriesRoutes(deps))
+      .use(feedRoutes(deps))
       .use(generateRoutes(deps))
       .use(analyticsRoutes(deps))
       .use(auditRoutes(deps))

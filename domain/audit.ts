@@ -16,10 +16,10 @@
 //   rows older than 90 days.
 // - The log is read newest first, in keyset pages (an opaque cursor), filtered by action, actor,
 //   resource and time.
+import { decodeKeyset, encodeKeyset } from '../lib/keyset-cursor.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AuditEvent, type Actor, type AuditActorType, type IAuditEvent } from '../db/entities/index.ts';
 import { sql } from '../db/sql.ts';
-import { errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 
 export { AUDIT_ACTOR_TYPES, type AuditActorType } from '../db/entities/index.ts';
@@ -41,6 +41,10 @@ export const AUDIT_ACTIONS = [
   'series.create',
   'series.update',
   'series.delete',
+  'feed.create',
+  'feed.update',
+  'feed.delete',
+  'feed.poll',
   'channel.connect',
   'channel.update',
   'key.create',
@@ -70,6 +74,7 @@ export const AUDIT_RESOURCES = [
   'media',
   'queue',
   'series',
+  'feed',
   'channel',
   'api_key',
   'webhook',
@@ -175,31 +180,14 @@ export interface AuditFilters {
   to?: Date;
 }
 
-function encodeCursor(occurredAt: Date, id: string): string {
-  return Buffer.from(JSON.stringify([occurredAt.toISOString(), id])).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { occurredAt: Date; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
-    // Only what encodeCursor writes: an instant Postgres can hold and an id of word characters.
-    if (typeof at !== 'string' || typeof id !== 'string' || !/^\w{1,64}$/.test(id)) throw new Error('bad');
-    const occurredAt = new Date(at);
-    const year = occurredAt.getUTCFullYear();
-    if (Number.isNaN(year) || year < 1 || year > 9999) throw new Error('bad');
-    return { occurredAt, id };
-  } catch {
-    throw errors.validation([{ path: 'cursor', message: 'is not a cursor returned by this API' }]);
-  }
-}
-
 /** The organization's events, newest first (by time, then id), one keyset page. */
 export async function listAuditEvents(
   em: EntityManager,
   organizationId: string,
   f: AuditFilters,
 ): Promise<{ data: AuditEventView[]; nextCursor: string | null }> {
-  const cursor = f.cursor ? decodeCursor(f.cursor) : null;
+  const keyset = f.cursor ? decodeKeyset(f.cursor, /^\w{1,64}$/) : null;
+  const cursor = keyset ? { occurredAt: keyset.at, id: keyset.id } : null;
   const occurredAt = { ...(f.from ? { $gte: f.from } : {}), ...(f.to ? { $lt: f.to } : {}) };
   const rows = await em.find(
     AuditEvent,
@@ -219,6 +207,6 @@ export async function listAuditEvents(
   const last = page.at(-1);
   return {
     data: page.map(auditEventView),
-    nextCursor: rows.length > f.limit && last ? encodeCursor(last.occurredAt, last.id) : null,
+    nextCursor: rows.length > f.limit && last ? encodeKeyset(last.occurredAt, last.id) : null,
   };
 }

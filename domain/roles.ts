@@ -4,7 +4,7 @@
 // - A person (user) belongs to one or more organizations, with one role in each (memberships).
 // - owner: everything, including the organization's owners. admin: members (not owners),
 //   channels, API keys, webhooks, settings, and everything an editor does. editor: posts, media,
-//   queues and series, published without approval. contributor: creates and edits posts and media
+//   queues, series and feeds, published without approval. contributor: creates and edits posts and media
 //   that wait for approval before they are published. viewer: reads.
 // - An organization always has an owner: the last one can neither leave nor lose the role.
 // - An API key's scopes never exceed what its creator's role may do (KEY_SCOPES).
@@ -21,6 +21,7 @@ export const ACTIONS = [
   'media.write',
   'queues.write',
   'series.write',
+  'feeds.write',
   'channels.manage',
   'keys.manage',
   'webhooks.manage',
@@ -30,7 +31,16 @@ export const ACTIONS = [
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
-const EDITOR: Action[] = ['read', 'posts.write', 'posts.publish', 'posts.approve', 'media.write', 'queues.write', 'series.write'];
+const EDITOR: Action[] = [
+  'read',
+  'posts.write',
+  'posts.publish',
+  'posts.approve',
+  'media.write',
+  'queues.write',
+  'series.write',
+  'feeds.write',
+];
 const ADMIN: Action[] = [...EDITOR, 'channels.manage', 'keys.manage', 'webhooks.manage', 'settings.manage', 'members.manage'];
 
 const ALLOWED: Record<Role, ReadonlySet<Action>> = {

@@ -19,7 +19,8 @@ export type IdPrefix =
   | 'pci'
   | 'mem'
   | 'inv'
-  | 'aud';
+  | 'aud'
+  | 'feed';
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid().toLowerCase()}`;

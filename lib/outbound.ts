@@ -289,3 +289,37 @@ function safeLocation(location: string, base: URL): string | null {
     return null;
   }
 }
+
+/** An answer's body past the size its reader takes; `declared` when Content-Length said so before any byte was read. */
+export class BodyTooLargeError extends Error {
+  override name = 'BodyTooLargeError';
+  constructor(
+    readonly limitBytes: number,
+    readonly declared: number | null,
+  ) {
+    super(`the answer is larger than ${limitBytes} bytes`);
+  }
+}
+
+/**
+ * An answer's body, refused (BodyTooLargeError, the stream cancelled) at a declared length over
+ * `max` or at the first byte past it, so a tenant's host can never make the process hold more.
+ */
+export async function readBodyUpTo(res: Response, max: number): Promise<Uint8Array> {
+  const declared = Number(res.headers.get('content-length'));
+  if (res.headers.has('content-length') && Number.isFinite(declared) && declared > max) {
+    await res.body?.cancel().catch(() => {});
+    throw new BodyTooLargeError(max, declared);
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of res.body ?? []) {
+    total += chunk.byteLength;
+    if (total > max) {
+      await res.body?.cancel().catch(() => {});
+      throw new BodyTooLargeError(max, null);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
+}

@@ -6,7 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IMediaItem } from '../db/entities/index.ts';
 import { errors } from '../lib/errors.ts';
-import { createOutboundFetch, OutboundRefusedError, type OutboundPolicy } from '../lib/outbound.ts';
+import { BodyTooLargeError, createOutboundFetch, OutboundRefusedError, readBodyUpTo, type OutboundPolicy } from '../lib/outbound.ts';
 import { CONTROL_OR_DISGUISE, MAX_FILE_NAME_CHARS, MB, normalizeMimeType, ruleFor } from '../media/catalog.ts';
 import { HEAD_BYTES, sniffMimeType } from '../media/sniff.ts';
 import type { ObjectStorage } from '../storage/types.ts';
@@ -31,26 +31,6 @@ export interface MediaFromUrl {
 }
 
 const refused = (message: string) => errors.validation([{ path: 'url', message }]);
-
-/** The body, cut off (and refused) at the first byte past `max`. */
-async function readLimited(res: Response, max: number): Promise<Uint8Array> {
-  const declared = Number(res.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body?.cancel().catch(() => {});
-    throw refused(`the file is ${declared} bytes; files fetched by URL may be at most ${max} bytes (use the three-step upload)`);
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of res.body ?? []) {
-    total += chunk.byteLength;
-    if (total > max) {
-      await res.body?.cancel().catch(() => {});
-      throw refused(`the file is larger than ${max} bytes; files fetched by URL may be at most that (use the three-step upload)`);
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, total);
-}
 
 /** The URL's last path segment, made into a name the upload takes; `download` when it has none. */
 export function fileNameFromUrl(url: URL): string {
@@ -97,9 +77,15 @@ export async function uploadMediaFromUrl(
   const declaredType = normalizeMimeType((res.headers.get('content-type') ?? '').split(';')[0]!);
   let bytes: Uint8Array;
   try {
-    bytes = await readLimited(res, MAX_URL_FETCH_BYTES);
+    bytes = await readBodyUpTo(res, MAX_URL_FETCH_BYTES);
   } catch (err) {
-    if ((err as { code?: unknown }).code === 'validation_failed') throw err;
+    if (err instanceof BodyTooLargeError) {
+      throw refused(
+        err.declared === null
+          ? `the file is larger than ${err.limitBytes} bytes; files fetched by URL may be at most that (use the three-step upload)`
+          : `the file is ${err.declared} bytes; files fetched by URL may be at most ${err.limitBytes} bytes (use the three-step upload)`,
+      );
+    }
     throw refused('could not be fetched (the connection broke)');
   }
   if (bytes.byteLength === 0) throw refused('answered an empty file');

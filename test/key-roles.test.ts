@@ -49,6 +49,17 @@ const ROUTES: { op: string; method: string; path: string; scope: Scope; action: 
   { op: 'updateSeries', method: 'PATCH', path: '/v1/series/ser_x', scope: 'publish', action: 'series.write', body: { content: 'hi' } },
   { op: 'deleteSeries', method: 'DELETE', path: '/v1/series/ser_x', scope: 'publish', action: 'series.write' },
   {
+    op: 'createFeed',
+    method: 'POST',
+    path: '/v1/feeds',
+    scope: 'publish',
+    action: 'feeds.write',
+    body: { url: 'https://example.com/feed.xml', channelIds: ['ch_x'] },
+  },
+  { op: 'updateFeed', method: 'PATCH', path: '/v1/feeds/feed_x', scope: 'publish', action: 'feeds.write', body: { name: 'x' } },
+  { op: 'deleteFeed', method: 'DELETE', path: '/v1/feeds/feed_x', scope: 'publish', action: 'feeds.write' },
+  { op: 'pollFeed', method: 'POST', path: '/v1/feeds/feed_x/poll', scope: 'publish', action: 'feeds.write' },
+  {
     op: 'createWebhook',
     method: 'POST',
     path: '/v1/webhooks',

@@ -23,7 +23,7 @@ describe('what each role may do', () => {
   const EXPECTED: Record<Role, Action[]> = {
     owner: [...ACTIONS],
     admin: ACTIONS.filter((a) => a !== 'owners.manage'),
-    editor: ['read', 'posts.write', 'posts.publish', 'posts.approve', 'media.write', 'queues.write', 'series.write'],
+    editor: ['read', 'posts.write', 'posts.publish', 'posts.approve', 'media.write', 'queues.write', 'series.write', 'feeds.write'],
     contributor: ['read', 'posts.write', 'media.write'],
     viewer: ['read'],
   };

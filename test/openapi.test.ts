@@ -23,6 +23,14 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'get', path: '/series/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Series' },
   { method: 'patch', path: '/series/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Series' },
   { method: 'delete', path: '/series/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 413, 422, 429], schema: null },
+  // Feeds.
+  { method: 'post', path: '/feeds', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Feed' },
+  { method: 'get', path: '/feeds', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'FeedList' },
+  { method: 'get', path: '/feeds/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Feed' },
+  { method: 'get', path: '/feeds/{id}/items', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'FeedItemList' },
+  { method: 'patch', path: '/feeds/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Feed' },
+  { method: 'delete', path: '/feeds/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 413, 422, 429], schema: null },
+  { method: 'post', path: '/feeds/{id}/poll', scope: 'publish', success: 202, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Feed' },
   { method: 'get', path: '/webhooks', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'WebhookEndpointList' },
   { method: 'get', path: '/webhooks/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'WebhookEndpoint' },
   {

@@ -1,6 +1,7 @@
 // The workflow contracts (workflows/*-types.ts): the names sleeping executions carry, the worker
 // registering each workflow under its contract's name, and the refusals the API maps by their
 // typed errors — an Update's ApplicationFailure.type, WorkflowNotFoundError — never by message.
+import { FEED_POLL_WORKFLOW_TYPE, type FeedPollWorkflow } from '../workflows/feed-poll-types.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
@@ -63,6 +64,8 @@ describe('workflow contracts', () => {
     expect(WEBHOOK_FANOUT_WORKFLOW_TYPE).toBe('webhookFanoutWorkflow');
     // The metrics sweep is a Schedule's action, and the workflow a post's refresh starts.
     expect(METRICS_SWEEP_WORKFLOW_TYPE).toBe('metricsSweepWorkflow');
+    // The feed poll is a Schedule's action, and the workflow a feed's poll-now starts.
+    expect(FEED_POLL_WORKFLOW_TYPE).toBe('feedPollWorkflow');
     // The worker registers workflows by their export names in workflows/index.ts.
     const registered: { [name: string]: unknown } = workflows;
     expect(Object.keys(registered).sort()).toEqual(
@@ -76,6 +79,7 @@ describe('workflow contracts', () => {
         WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
         WEBHOOK_FANOUT_WORKFLOW_TYPE,
         METRICS_SWEEP_WORKFLOW_TYPE,
+        FEED_POLL_WORKFLOW_TYPE,
       ].sort(),
     );
     // Compile-time: each implementation has its contract's signature (typecheck fails otherwise).
@@ -89,6 +93,7 @@ describe('workflow contracts', () => {
       WebhookOutboxSweepWorkflow,
       WebhookFanoutWorkflow,
       MetricsSweepWorkflow,
+      FeedPollWorkflow,
     ] = [
       workflows.postWorkflow,
       workflows.mediaUploadWorkflow,
@@ -99,6 +104,7 @@ describe('workflow contracts', () => {
       workflows.webhookOutboxSweepWorkflow,
       workflows.webhookFanoutWorkflow,
       workflows.metricsSweepWorkflow,
+      workflows.feedPollWorkflow,
     ];
     expect(signatures.map((f) => f.name)).toEqual([
       POST_WORKFLOW_TYPE,
@@ -110,6 +116,7 @@ describe('workflow contracts', () => {
       WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
       WEBHOOK_FANOUT_WORKFLOW_TYPE,
       METRICS_SWEEP_WORKFLOW_TYPE,
+      FEED_POLL_WORKFLOW_TYPE,
     ]);
   });
 });

@@ -23,6 +23,7 @@ import {
   WEBHOOK_OUTBOX_SWEEP_SCHEDULE_ID,
   WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
 } from '../workflows/webhook-outbox-sweep-types.ts';
+import { FEED_POLL_EVERY, FEED_POLL_INPUT, FEED_POLL_SCHEDULE_ID, FEED_POLL_WORKFLOW_TYPE } from '../workflows/feed-poll-types.ts';
 
 export interface ServiceSchedule {
   /** The schedule's id in the namespace, e.g. `postpilot-webhook-outbox-sweep`. */
@@ -61,6 +62,14 @@ export const SERVICE_SCHEDULES: ServiceSchedule[] = [
     workflowType: METRICS_SWEEP_WORKFLOW_TYPE,
     every: METRICS_SWEEP_EVERY,
     args: [METRICS_SWEEP_INPUT],
+    runTimeout: '30 minutes',
+  },
+  // Reads the RSS and Atom feeds that fell due and posts their new items (activities/feeds.ts, workflows/feed-poll.ts).
+  {
+    id: FEED_POLL_SCHEDULE_ID,
+    workflowType: FEED_POLL_WORKFLOW_TYPE,
+    every: FEED_POLL_EVERY,
+    args: [FEED_POLL_INPUT],
     runTimeout: '30 minutes',
   },
 ];

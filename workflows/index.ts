@@ -9,3 +9,4 @@ export { postStartReconcilerWorkflow } from './post-reconciler.ts';
 export { seriesWorkflow } from './series.ts';
 export { webhookFanoutWorkflow } from './webhook-fanout.ts';
 export { metricsSweepWorkflow } from './metrics-sweep.ts';
+export { feedPollWorkflow } from './feed-poll.ts';

@@ -55,6 +55,7 @@ const TAGS = [
   { name: 'Analytics', description: 'How published posts performed, across posts and over time.' },
   { name: 'Media', description: 'The media library: a three-step upload (create, PUT the bytes, complete).' },
   { name: 'Webhooks', description: 'Signed events (Standard Webhooks) pushed to your endpoints, and their delivery log.' },
+  { name: 'Feeds', description: 'RSS and Atom feeds read on a schedule, each new item posted to your channels from a template.' },
   {
     name: 'Generate',
     description: 'Drafts and alt text from the operator’s model endpoint (scope `generate`); nothing is created.',

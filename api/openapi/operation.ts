@@ -4,7 +4,7 @@ import type { DocumentDecoration } from 'elysia';
 import type { ApiErrorCode as ErrorCode } from '../../lib/errors.ts';
 import type { Scope } from '../../lib/scopes.ts';
 
-export type Tag = 'Account' | 'Channels' | 'Posts' | 'Analytics' | 'Media' | 'Webhooks' | 'Generate' | 'Audit';
+export type Tag = 'Account' | 'Channels' | 'Posts' | 'Analytics' | 'Media' | 'Webhooks' | 'Feeds' | 'Generate' | 'Audit';
 
 /** Extra keywords merged into one generated schema (a parameter's, or a body field's). */
 export type SchemaPatch = Record<string, unknown>;

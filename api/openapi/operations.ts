@@ -571,6 +571,130 @@ export const OPERATIONS = {
     params: { id: 'Series id (`ser_…`).' },
   }),
 
+  createFeed: doc({
+    operationId: 'createFeed',
+    tag: 'Feeds',
+    scope: 'publish',
+    summary: 'Add an RSS or Atom feed that posts by itself',
+    description:
+      'The feed is read now: a URL that is not a readable RSS or Atom feed is `422` at `url`, with the reason. The items it has now are its backlog and are never posted, but for the newest `backfill`, which are posted within a minute. From then on it is read every `pollMinutes` (with `If-None-Match` / `If-Modified-Since`), and each new item becomes a post on `channelIds` made from the template, as Schedule a post would make it (the same checks, webhooks and approval as the key’s own posts). An item is posted at most once: items are known by their RSS guid or Atom id (else their link), and an item whose link was already seen is not new either, so reordered, re-dated or edited items are not posted again. At most 10 items are posted per read; more wait for the next. After 5 failed reads in a row the feed is paused with `pausedReason` and the `feed.failed` webhook; each posted item sends `feed.item.posted`. An organization has at most 100 feeds.',
+    errors: ['forbidden_scope', 'reauth_required', 'conflict', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope:
+        'the key lacks the `publish` scope (`details.requiredScope`), its member’s role may not manage feeds, or it is limited to channels and names another (`details.channelIds`)',
+      validation_failed:
+        'invalid body (`details.fields`): a URL that cannot be read as a feed (refused address, HTTP error, timeout after 20 s, more than 5 MB, not RSS or Atom), an unknown `{placeholder}` in a template, unknown or disabled channels',
+      conflict: 'the organization has 100 feeds already, or an Idempotency-Key reused with another body or its first request still running',
+    },
+    success: { status: 201, description: 'The feed, `active`.', location: true },
+    idempotent: true,
+    body: {
+      name: 'CreateFeedRequest',
+      fields: {
+        url: 'The feed’s http(s) URL. Read through the same address guard as webhooks: private, loopback and link-local addresses are refused (unless the operator allows private ones); redirects are not followed.',
+        channelIds: CREATE_FIELDS.channelIds,
+        name: 'A name for it; default: the feed’s own title.',
+        template:
+          'The text of each item’s post; default `{title} {link}`. Placeholders: `{title}`, `{link}`, `{summary}` (plain text, at most 300 characters), `{author}`, `{categories}` (comma-separated), `{feed}` (its name). Any other `{word}` is `422`.',
+        templateByPlatform:
+          'A template per platform (upper-case platform name → template), instead of `template` on that platform’s channels.',
+        mode: '`now` (default): each new item is published at once. `queue`: at the next free slot of the channels’ posting queues.',
+        filter:
+          '`include`: an item is posted only if its title, summary or categories contain one of these words (any letter case); `exclude`: never if they contain one of these. Null or absent: every item.',
+        pollMinutes: 'Minutes between two reads, 1–1440; default 15.',
+        backfill: 'How many of the newest items present now to post, 0–20; default 0 (none: only items that appear later are posted).',
+      },
+    },
+  }),
+  listFeeds: doc({
+    operationId: 'listFeeds',
+    tag: 'Feeds',
+    scope: 'read',
+    summary: 'List the feeds',
+    description:
+      'Every feed of the organization that is not deleted, oldest first. A channel-limited key sees those all of whose channels are in its list.',
+    success: { description: 'The feeds.' },
+  }),
+  getFeed: doc({
+    operationId: 'getFeed',
+    tag: 'Feeds',
+    scope: 'read',
+    summary: 'A feed',
+    description: 'Its settings, its state (`status`, `pausedReason`, the last read and failure) and when it is read next.',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The feed.' },
+    params: { id: 'Feed id (`feed_…`).' },
+  }),
+  listFeedItems: doc({
+    operationId: 'listFeedItems',
+    tag: 'Feeds',
+    scope: 'read',
+    summary: 'The items a feed has seen',
+    description:
+      'Every item the feed has shown, newest first, with what became of it: posted (its post), backlog, filtered out, or refused (why, as Schedule a post would answer). Keyset pagination: pass `nextCursor` as `cursor` for the next page.',
+    errors: ['not_found', 'validation_failed'],
+    errorNotes: { validation_failed: 'a limit outside 1–100, or a cursor this API did not return' },
+    success: { description: 'A page of items.' },
+    params: { id: 'Feed id (`feed_…`).' },
+    query: {
+      limit: { description: 'Page size.', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
+      cursor: 'Page position: opaque, only a `nextCursor` from an earlier page of this list (any other value is `422`).',
+    },
+  }),
+  updateFeed: doc({
+    operationId: 'updateFeed',
+    tag: 'Feeds',
+    scope: 'publish',
+    summary: 'Edit, pause or resume a feed',
+    description:
+      'Changes apply to the items that appear from now on. A new `url` is read now as on creation, and its present items become backlog. `status: paused` stops the reads; `status: active` resumes them at once and clears the failures and `pausedReason`.',
+    errors: ['forbidden_scope', 'not_found', 'reauth_required', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope: 'the key lacks the `publish` scope, its member’s role may not manage feeds, or it is limited to other channels',
+      validation_failed:
+        'invalid body (`details.fields`): a new URL that cannot be read as a feed, an unknown placeholder, unknown or disabled channels',
+    },
+    success: { description: 'The updated feed.' },
+    params: { id: 'Feed id (`feed_…`).' },
+    body: {
+      name: 'UpdateFeedRequest',
+      fields: {
+        url: 'A new URL; read now, its present items are not posted.',
+        channelIds: CREATE_FIELDS.channelIds,
+        name: 'Its name.',
+        template: 'As on creation.',
+        templateByPlatform: 'As on creation; replaces the whole map.',
+        mode: '`now` or `queue`.',
+        filter: 'As on creation; null: every item.',
+        pollMinutes: 'Minutes between two reads, 1–1440.',
+        status: '`paused` or `active` (resumes it, forgetting its failures).',
+      },
+    },
+  }),
+  deleteFeed: doc({
+    operationId: 'deleteFeed',
+    tag: 'Feeds',
+    scope: 'publish',
+    summary: 'Delete a feed',
+    description: 'It is read no more; the posts it made stay. The feed is then gone (`404`).',
+    errors: ['forbidden_scope', 'not_found', 'validation_failed'],
+    success: { status: 204, description: 'Deleted; no body.' },
+    params: { id: 'Feed id (`feed_…`).' },
+  }),
+  pollFeed: doc({
+    operationId: 'pollFeed',
+    tag: 'Feeds',
+    scope: 'publish',
+    summary: 'Read a feed now',
+    description:
+      'Reads the feed now, as the scheduled reads do (one read at a time per feed: asking during a read changes nothing). Answers at once; the outcome shows on the feed (`lastPolledAt`, `lastError`) and its items within moments.',
+    errors: ['forbidden_scope', 'not_found', 'conflict', 'validation_failed'],
+    errorNotes: { conflict: 'the feed is paused (`details.pausedReason`): resume it with `status: active` first' },
+    success: { status: 202, description: 'The feed as it is now; the read follows.' },
+    temporal: true,
+    params: { id: 'Feed id (`feed_…`).' },
+  }),
+
   createWebhook: doc({
     operationId: 'createWebhook',
     tag: 'Webhooks',

@@ -17,6 +17,7 @@ export * from './post-channel-item.ts';
 export * from './membership.ts';
 export * from './invitation.ts';
 export * from './audit-event.ts';
+export * from './feed.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -37,6 +38,7 @@ import { PostChannelItem } from './post-channel-item.ts';
 import { Membership } from './membership.ts';
 import { Invitation } from './invitation.ts';
 import { AuditEvent } from './audit-event.ts';
+import { Feed, FeedItem } from './feed.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -61,4 +63,6 @@ export const ALL_ENTITIES = [
   Membership,
   Invitation,
   AuditEvent,
+  Feed,
+  FeedItem,
 ];

@@ -23,6 +23,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'channel.reauth_required',
   'media.ready',
   'media.failed',
+  'feed.item.posted',
+  'feed.failed',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
