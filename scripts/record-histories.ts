@@ -27,6 +27,8 @@ import { uploadWorkflowId } from '../workflows/media-types.ts';
 import { postWorkflowId, retrySignal } from '../workflows/post-types.ts';
 import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepInput, type MetricsSweepSummary } from '../workflows/metrics-sweep-types.ts';
 import { PING_WORKFLOW_TYPE, type PingInput } from '../workflows/ping-types.ts';
+import { FEED_POLL_WORKFLOW_TYPE, type FeedPollInput, type FeedPollSummary } from '../workflows/feed-poll-types.ts';
+import { startFeedServer } from '../test/fakes/feed-server.ts';
 import { POST_RECONCILER_WORKFLOW_TYPE, type PostReconcilerResult } from '../workflows/post-reconciler-types.ts';
 import { seriesWorkflowId } from '../workflows/series-types.ts';
 import { webhookDeliveryWorkflowId } from '../workflows/webhook-delivery-types.ts';
@@ -436,6 +438,28 @@ export const SCENARIOS: Record<string, Scenario> = {
     check(result.read >= 2, `sweep read ${result.read}`);
     return workflowId;
   },
+  /** Two feeds with a new item each, due: the feed poll claims one a round and posts each item. */
+  'feed-poll': async (ctx) => {
+    const { key, channelIds } = await account(ctx, ['good-token']);
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const feed = startFeedServer([{ guid: `urn:old:${i}`, title: `old ${i}`, link: `https://blog.example/old/${i}` }]);
+      const r = await call(ctx.stack.app, 'POST', '/v1/feeds', { key, body: { url: feed.url, channelIds, template: '{title} {link}' } });
+      check(r.status === 201, `feed create answered ${r.status}`);
+      feed.items = [{ guid: `urn:new:${i}`, title: `recorded ${crypto.randomUUID()}`, link: `https://blog.example/new/${i}` }, ...feed.items];
+      ids.push(r.body.id);
+    }
+    await ctx.stack.h.pool.query(`update feeds set next_poll_at = now() - interval '1 second' where id = any($1)`, [ids]);
+    const workflowId = `feed-poll-${crypto.randomUUID()}`;
+    const input: FeedPollInput = { limit: 1, rounds: 3 };
+    const result: FeedPollSummary = await ctx.stack.client.workflow.execute(FEED_POLL_WORKFLOW_TYPE, {
+      taskQueue: ctx.stack.taskQueue,
+      workflowId,
+      args: [input],
+    });
+    check(result.polled === 2 && result.posted === 2, `feed poll: ${JSON.stringify(result)}`);
+    return workflowId;
+  },
   /** A post committed and deleted while its workflow start was lost: the reconciler only clears its mark. */
   'post-start-reconciler': async (ctx) => {
     const { organizationId, channelIds } = await account(ctx, ['good-token']);
@@ -529,7 +553,7 @@ async function main(argv: string[]) {
     );
   }
   mkdirSync(HISTORIES_DIR, { recursive: true });
-  const stack = await startPostStack({ storage: 'disk', publishInterceptors: [betweenItems] });
+  const stack = await startPostStack({ storage: 'disk', publishInterceptors: [betweenItems], appDeps: { outbound: { allowPrivate: true } } });
   const fake = await startFakeMastodon();
   const received: string[] = [];
   const server = Bun.serve({

@@ -38,7 +38,7 @@ describe('recorded workflow histories', () => {
     expect(registered.filter((type) => !recorded.has(type))).toEqual([]);
   });
 
-  test('hold each scenario, run to its end: post scheduled → edited → published, partial and reauth failures, cancel, delete and retry, a thread resumed at its failed reply; approval rejected, edited and approved, and never given; upload expired and ready; series edited and deleted; webhook delivery retried then failed, fan-out, outbox sweep; metrics sweep; start reconciler; ping', () => {
+  test('hold each scenario, run to its end: post scheduled → edited → published, partial and reauth failures, cancel, delete and retry, a thread resumed at its failed reply; approval rejected, edited and approved, and never given; upload expired and ready; series edited and deleted; webhook delivery retried then failed, fan-out, outbox sweep; metrics sweep; feed poll; start reconciler; ping', () => {
     for (const name of [
       'post-scheduled-edited-published',
       // Before the await-retry patch: a failed post's workflow ended at once.
@@ -64,6 +64,7 @@ describe('recorded workflow histories', () => {
       'webhook-fanout',
       'webhook-outbox-sweep',
       'metrics-sweep',
+      'feed-poll',
       'post-start-reconciler',
       'ping',
     ]) {
