@@ -19,6 +19,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { addChannel } from '../domain/channels.ts';
 import { FOLLOW_UPS, type Platform } from '../platforms/catalog.ts';
+import { startFeedServer, type FeedServer } from './fakes/feed-server.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
 import { chatCompletionsUrl } from '../lib/config.ts';
@@ -51,6 +52,8 @@ const RUNS: Record<string, number> = {
   listPosts: 50,
   createSeries: 250,
   updateSeries: 250,
+  createFeed: 60,
+  updateFeed: 60,
 };
 const DEFAULT_RUNS = 25;
 
@@ -252,7 +255,7 @@ const PROSE_RULES: {
     },
   },
   {
-    ops: ['createPost', 'validatePost', 'updatePost', 'generatePost', 'createSeries', 'updateSeries'],
+    ops: ['createPost', 'validatePost', 'updatePost', 'generatePost', 'createSeries', 'updateSeries', 'createFeed', 'updateFeed'],
     path: /^channelIds$/,
     message: /^unknown channel /,
     documented: /channels of the organization/,
@@ -371,6 +374,37 @@ const PROSE_RULES: {
     holds: (_f, a) => !pools.cursors.includes(a.query.cursor as string),
   },
   {
+    ops: ['listFeedItems'],
+    path: /^cursor$/,
+    message: /^is not a cursor returned by this API$/,
+    documented: /only a `nextCursor`/,
+    why: 'an opaque cursor of a feed’s items (referential)',
+    holds: (_f, a) => !pools.feedCursors.includes(a.query.cursor as string),
+  },
+  {
+    ops: ['createFeed', 'updateFeed'],
+    path: /^(template|templateByPlatform\.[A-Z]+)$/,
+    message: /^has unknown placeholders? /,
+    documented: /Any other `\{word\}` is `422`/,
+    why: 'a feed’s template names only its placeholders',
+    holds: (f, a) => {
+      const template = f.path === 'template' ? a.body.template : a.body.templateByPlatform?.[f.path.slice('templateByPlatform.'.length)];
+      const known = ['title', 'link', 'summary', 'author', 'categories', 'feed'];
+      return typeof template === 'string' && [...template.matchAll(/\{(\w+)\}/g)].some((m) => !known.includes(m[1]!));
+    },
+  },
+  {
+    ops: ['createFeed', 'updateFeed'],
+    path: /^(template|templateByPlatform\.[A-Z]+)$/,
+    message: /^must not be empty$/,
+    documented: /a template of only spaces/,
+    why: 'a feed’s template has a text',
+    holds: (f, a) => {
+      const template = f.path === 'template' ? a.body.template : a.body.templateByPlatform?.[f.path.slice('templateByPlatform.'.length)];
+      return typeof template === 'string' && template.trim() === '';
+    },
+  },
+  {
     ops: ['listWebhookDeliveries'],
     path: /^cursor$/,
     message: /^is not a cursor returned by this API$/,
@@ -379,7 +413,7 @@ const PROSE_RULES: {
     holds: (_f, a) => !pools.deliveries.includes(a.query.cursor as string),
   },
   {
-    ops: ['createWebhook', 'updateWebhook'],
+    ops: ['createWebhook', 'updateWebhook', 'createFeed', 'updateFeed'],
     path: /^url$/,
     message: /^its host does not resolve/,
     documented: /Its host must resolve/,
@@ -387,7 +421,7 @@ const PROSE_RULES: {
     holds: (_f, a) => hostOf(a.body.url).replace(/\.$/, '').endsWith(UNRESOLVABLE_TLD),
   },
   {
-    ops: ['createWebhook', 'updateWebhook'],
+    ops: ['createWebhook', 'updateWebhook', 'createFeed', 'updateFeed'],
     path: /^url$/,
     message: /is a link-local address .*this service does not connect there/,
     documented: /not to a private, loopback or link-local address/,
@@ -395,7 +429,7 @@ const PROSE_RULES: {
     holds: (f, a) => REFUSED_HOSTS.includes(hostOf(a.body.url)) && f.message.startsWith(hostOf(a.body.url)),
   },
   {
-    ops: ['createWebhook', 'updateWebhook'],
+    ops: ['createWebhook', 'updateWebhook', 'createFeed', 'updateFeed'],
     path: /^url$/,
     message: /^is not a URL$/,
     documented: /beginning `xn--` must be valid Punycode/,
@@ -701,6 +735,7 @@ let keyTurn = 0;
 const nextKey = () => keys[keyTurn++ % keys.length]!;
 let readOnlyKey: string;
 let receiver: ReturnType<typeof Bun.serve> | undefined;
+let feedServer: FeedServer | undefined;
 let freeKey: string;
 const pools = {
   channels: [] as string[],
@@ -729,6 +764,13 @@ const pools = {
   /** Series far ahead (read and PATCH targets), and series for deleteSeries (each deleted once: then 404). */
   series: [] as string[],
   deletableSeries: [] as string[],
+  /** A feed served on this machine (allowed: the stack's outbound policy allows private addresses). */
+  feedUrl: '',
+  /** Feeds for the read and PATCH operations; feeds only pollFeed uses (a PATCH may pause the others: then 409); feeds for deleteFeed (each once). */
+  feeds: [] as string[],
+  pollableFeeds: [] as string[],
+  deletableFeeds: [] as string[],
+  feedCursors: [] as string[],
   /** Future instants within the bounds of `publishAt` (set once the server's clock is known). */
   futures: [] as string[],
   /** Each fixture channel's published `rules.maxChars`. */
@@ -1048,6 +1090,12 @@ function hintsFor(o: Operation): Hints {
     if (at === 'query.cursor' && o.id === 'listWebhookDeliveries') return real(pools.deliveries, generated);
     if (at === 'path.id' && o.id === 'deletePost') return real(pools.deletable, generated);
     if (at === 'path.id' && o.id === 'deleteSeries') return real(pools.deletableSeries, generated);
+    if (at === 'path.id' && o.id === 'deleteFeed') return real(pools.deletableFeeds, generated);
+    if (at === 'path.id' && o.id === 'pollFeed') return real(pools.pollableFeeds, generated);
+    if (at === 'path.id' && o.path.startsWith('/feeds')) return real(pools.feeds, generated);
+    if (at === 'body.url' && o.path.startsWith('/feeds'))
+      return real([pools.feedUrl], () => (generated() as fc.Arbitrary<string>).map(unreachable).filter((u) => u.length <= 2048));
+    if (at === 'query.cursor' && o.id === 'listFeedItems') return real(pools.feedCursors, generated);
     if (at === 'path.id' && o.path.startsWith('/series')) return real(pools.series, generated);
     if (at === 'path.id' && o.path.startsWith('/channels')) return real(pools.channels, generated);
     if (at === 'body.publishAt' && (o.path.startsWith('/series') || o.id === 'updatePost')) return real(pools.futures, generated);
@@ -1078,7 +1126,11 @@ function hintsFor(o: Operation): Hints {
 beforeAll(async () => {
   model = startFakeOpenAI();
   const modelEndpoint = { url: chatCompletionsUrl(model.url), model: 'property-model' };
-  stack = await startPostStack({ storage: 'disk', appDeps: { generate: modelEndpoint, vision: modelEndpoint } });
+  // Feeds are read from a server on this machine: private addresses allowed, as for the webhooks.
+  stack = await startPostStack({
+    storage: 'disk',
+    appDeps: { generate: modelEndpoint, vision: modelEndpoint, outbound: { allowPrivate: true } },
+  });
   fake = await startFakeMastodon();
   const at = (await stack.syncClock()).getTime();
   serverNow = at;
@@ -1214,6 +1266,21 @@ beforeAll(async () => {
     await Bun.sleep(20);
   }
 
+  // Feeds on a feed of three items (backlog: none is posted), and a cursor of a real page of items.
+  feedServer = startFeedServer(
+    [1, 2, 3].map((n) => ({ guid: `urn:p:${n}`, title: `property item ${n}`, link: `https://blog.example/${n}` })),
+  );
+  pools.feedUrl = feedServer.url;
+  const feed = async () => {
+    const res = await call(stack.app, 'POST', '/v1/feeds', { key, body: { url: pools.feedUrl, channelIds: [mastodon.id] } });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  for (let i = 0; i < 3; i++) pools.feeds.push(await feed());
+  for (let i = 0; i < 2; i++) pools.pollableFeeds.push(await feed());
+  for (let i = 0; i < 4; i++) pools.deletableFeeds.push(await feed());
+  pools.feedCursors.push((await call(stack.app, 'GET', `/v1/feeds/${pools.feeds[0]}/items?limit=1`, { key })).body.nextCursor);
+
   doc = (await call(stack.app, 'GET', '/v1/openapi.json')).body;
   ajv = makeAjv(doc);
 });
@@ -1223,6 +1290,7 @@ afterAll(async () => {
   await fake?.stop();
   model?.stop();
   receiver?.stop(true);
+  feedServer?.stop();
   const lines = [...stats.entries()].map(
     ([op, s]) =>
       `${op} ${s.runs} (${[...s.byStatus.entries()]

@@ -10,6 +10,10 @@ const DATE_TIME = (text: string) => ({ description: text, format: 'date-time' })
 const WEBHOOK_ID = 'Webhook endpoint id (`wh_…`).';
 const WEBHOOK_URL =
   'Where events are POSTed: an http(s) URL (https advised), at most 2048 characters, without user name or password (the pattern). A host label beginning `xn--` must be valid Punycode. Its host must resolve, and not to a private, loopback or link-local address (unless the operator allows private addresses); redirects are not followed.';
+const FEED_URL =
+  'The feed’s http(s) URL, at most 2048 characters, without user name or password (the pattern). A host label beginning `xn--` must be valid Punycode. Its host must resolve, and not to a private, loopback or link-local address (unless the operator allows private addresses); redirects are not followed. It must answer, within 20 s and 5 MB, an RSS or Atom feed.';
+const FEED_TEMPLATE =
+  'The text of each item’s post; default `{title} {link}`. Placeholders: `{title}`, `{link}`, `{summary}` (plain text, at most 300 characters), `{author}`, `{categories}` (comma-separated), `{feed}` (its name). Any other `{word}` is `422`, and so is a template of only spaces.';
 const PUBLISH_AT_BOUNDS = 'at most 5 minutes in the past and before 9999-12-31T00:00:00Z (by the server’s clock; `422` otherwise)';
 
 /** media/catalog.ts's size limit per type, as a rule of the upload body: one branch per limit. */
@@ -591,11 +595,10 @@ export const OPERATIONS = {
     body: {
       name: 'CreateFeedRequest',
       fields: {
-        url: 'The feed’s http(s) URL. Read through the same address guard as webhooks: private, loopback and link-local addresses are refused (unless the operator allows private ones); redirects are not followed.',
+        url: FEED_URL,
         channelIds: CREATE_FIELDS.channelIds,
         name: 'A name for it; default: the feed’s own title.',
-        template:
-          'The text of each item’s post; default `{title} {link}`. Placeholders: `{title}`, `{link}`, `{summary}` (plain text, at most 300 characters), `{author}`, `{categories}` (comma-separated), `{feed}` (its name). Any other `{word}` is `422`.',
+        template: FEED_TEMPLATE,
         templateByPlatform:
           'A template per platform (upper-case platform name → template), instead of `template` on that platform’s channels.',
         mode: '`now` (default): each new item is published at once. `queue`: at the next free slot of the channels’ posting queues.',
@@ -659,10 +662,10 @@ export const OPERATIONS = {
     body: {
       name: 'UpdateFeedRequest',
       fields: {
-        url: 'A new URL; read now, its present items are not posted.',
+        url: `${FEED_URL} Read now; its present items are not posted.`,
         channelIds: CREATE_FIELDS.channelIds,
         name: 'Its name.',
-        template: 'As on creation.',
+        template: FEED_TEMPLATE,
         templateByPlatform: 'As on creation; replaces the whole map.',
         mode: '`now` or `queue`.',
         filter: 'As on creation; null: every item.',

@@ -22,12 +22,12 @@ import {
 } from '../../domain/feeds/feeds.ts';
 import type { Auth } from '../auth.ts';
 import { authPlugin } from '../auth.ts';
-import { Chars, FeedItemListSchema, FeedListSchema, FeedSchema, PathId } from '../schemas.ts';
+import { Chars, FeedItemListSchema, FeedListSchema, FeedSchema, HttpUrl, PathId } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 import { ChannelIds } from './posts.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 
-const Url = t.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', error: 'must be an http or https URL' });
+const Url = HttpUrl(2048);
 const Template = Chars(TEMPLATE_MAX_CHARS, { min: 1 });
 const TemplateByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Template, {
   maxProperties: PLATFORMS.length,

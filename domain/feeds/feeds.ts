@@ -112,13 +112,14 @@ export interface FeedEdit extends Partial<Omit<FeedInput, 'backfill'>> {
 }
 
 function checkUrl(url: string, fields: FieldError[]): void {
-  let u: URL | null = null;
+  let u: URL;
   try {
     u = new URL(url);
   } catch {
-    // below
+    fields.push({ path: 'url', message: 'is not a URL' });
+    return;
   }
-  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:')) fields.push({ path: 'url', message: 'must be an http or https URL' });
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') fields.push({ path: 'url', message: 'must be an http or https URL' });
 }
 
 function checkTemplates(t: { template?: string; templateByPlatform?: Record<string, string> }, fields: FieldError[]): void {

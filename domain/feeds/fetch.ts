@@ -31,6 +31,9 @@ export interface FeedReadOptions {
 }
 
 // Atom's <category term=…> is not among rss-parser's item fields: read as elements.
+/** The resolver's codes for a name that does not resolve (getaddrinfo's, as Bun and Node name them). */
+const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_NONAME', 'EAI_AGAIN', 'ENODATA', 'DNSException']);
+
 const parser = new Parser({ customFields: { item: [['category', 'categoryElements', { keepArray: true }]] } });
 
 export async function readFeed(url: string, o: FeedReadOptions): Promise<FeedRead> {
@@ -52,6 +55,9 @@ export async function readFeed(url: string, o: FeedReadOptions): Promise<FeedRea
     if (err instanceof OutboundRefusedError) throw new FeedReadError(err.message);
     if (timeout.aborted) throw late();
     if (signal.aborted) throw err;
+    const code = (err as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && UNRESOLVED.has(code))
+      throw new FeedReadError('its host does not resolve (the feed could not be reached)');
     throw new FeedReadError('the feed could not be reached (the connection failed)');
   }
   if (res.status === 304) {
