@@ -446,7 +446,10 @@ export const SCENARIOS: Record<string, Scenario> = {
       const feed = startFeedServer([{ guid: `urn:old:${i}`, title: `old ${i}`, link: `https://blog.example/old/${i}` }]);
       const r = await call(ctx.stack.app, 'POST', '/v1/feeds', { key, body: { url: feed.url, channelIds, template: '{title} {link}' } });
       check(r.status === 201, `feed create answered ${r.status}`);
-      feed.items = [{ guid: `urn:new:${i}`, title: `recorded ${crypto.randomUUID()}`, link: `https://blog.example/new/${i}` }, ...feed.items];
+      feed.items = [
+        { guid: `urn:new:${i}`, title: `recorded ${crypto.randomUUID()}`, link: `https://blog.example/new/${i}` },
+        ...feed.items,
+      ];
       ids.push(r.body.id);
     }
     await ctx.stack.h.pool.query(`update feeds set next_poll_at = now() - interval '1 second' where id = any($1)`, [ids]);
@@ -553,7 +556,11 @@ async function main(argv: string[]) {
     );
   }
   mkdirSync(HISTORIES_DIR, { recursive: true });
-  const stack = await startPostStack({ storage: 'disk', publishInterceptors: [betweenItems], appDeps: { outbound: { allowPrivate: true } } });
+  const stack = await startPostStack({
+    storage: 'disk',
+    publishInterceptors: [betweenItems],
+    appDeps: { outbound: { allowPrivate: true } },
+  });
   const fake = await startFakeMastodon();
   const received: string[] = [];
   const server = Bun.serve({
