@@ -147,13 +147,14 @@ describe('the members page', () => {
       'nav-approvals',
       'nav-analytics',
       'nav-channels',
+      'nav-feeds',
       'nav-media',
       'nav-keys',
       'nav-webhooks',
       'nav-members',
       'nav-audit',
     ]);
-    expect(await nav(viewer.browser)).toEqual(['nav-calendar', 'nav-analytics', 'nav-channels', 'nav-media', 'nav-members']);
+    expect(await nav(viewer.browser)).toEqual(['nav-calendar', 'nav-analytics', 'nav-channels', 'nav-feeds', 'nav-media', 'nav-members']);
   });
 
   test('an admin changes and removes members but never touches an owner; a removed member is signed out there', async () => {

@@ -9,6 +9,7 @@ import { calendarRoutes } from './calendar.ts';
 import { channelRoutes } from './channels.ts';
 import { composerRoutes } from './composer.ts';
 import { csvImportRoutes } from './csv-import.ts';
+import { feedRoutes } from './feeds.ts';
 import { createWeb, errorPage, publicRoute, webBodyParser, type WebDeps } from './context.ts';
 import { redirect } from './http.ts';
 import { keyRoutes } from './keys.ts';
@@ -60,6 +61,7 @@ export function webApp(deps: WebDeps) {
       .use(approvalSettingsRoutes(web))
       .use(channelRoutes(web))
       .use(queueRoutes(web))
+      .use(feedRoutes(web))
       .use(analyticsRoutes(web))
       .use(keyRoutes(web))
       .use(memberRoutes(web))

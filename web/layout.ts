@@ -12,6 +12,7 @@ export type NavItem =
   | 'approvals'
   | 'analytics'
   | 'channels'
+  | 'feeds'
   | 'media'
   | 'keys'
   | 'webhooks'
@@ -27,6 +28,7 @@ const NAV: { id: Exclude<NavItem, null>; href: string; label: string; action: Ac
   { id: 'approvals', href: '/approvals', label: 'Approvals', action: 'posts.approve' },
   { id: 'analytics', href: '/analytics', label: 'Analytics', action: 'read' },
   { id: 'channels', href: '/channels', label: 'Channels', action: 'read' },
+  { id: 'feeds', href: '/feeds', label: 'Feeds', action: 'read' },
   { id: 'media', href: '/media', label: 'Media', action: 'read' },
   { id: 'keys', href: '/settings/api-keys', label: 'API keys', action: 'keys.manage' },
   { id: 'webhooks', href: '/settings/webhooks', label: 'Webhooks', action: 'webhooks.manage' },
