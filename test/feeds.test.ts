@@ -92,7 +92,7 @@ const texts = (feedId: string) =>
 async function items(key: string, feedId: string) {
   const r = await call(stack.app, 'GET', `/v1/feeds/${feedId}/items?limit=100`, { key });
   expect(r.status).toBe(200);
-  return r.body.data as { itemKey: string; outcome: string; postId: string | null; error: { code: string } | null }[];
+  return r.body.data as { itemKey: string; outcome: string; postId: string | null; error: { code: string; message: string } | null }[];
 }
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, tries = 500): Promise<T> {
@@ -141,12 +141,14 @@ describe('POST /v1/feeds', () => {
     const html = feedServer([]);
     html.misbehave = { kind: 'html' };
     const bad: [Record<string, unknown>, string, RegExp][] = [
-      [{ url: 'ftp://example.com/feed' }, 'url', /http or https/],
+      [{ url: 'ftp://example.com/feed' }, 'url', /must be an http\(s\) URL/],
       [{ url: broken.url }, 'url', /HTTP 500/],
       [{ url: html.url }, 'url', /not an RSS or Atom feed/],
       [{ url: ok.url, template: '{title} {nope}' }, 'template', /\{nope\}/],
       [{ url: ok.url, templateByPlatform: { MASTODON: '{link} {bogus}' } }, 'templateByPlatform.MASTODON', /\{bogus\}/],
       [{ url: ok.url, channelIds: ['ch_unknown'] }, 'channelIds', /unknown channel/],
+      // As a post's text per platform: only for a platform of a target channel.
+      [{ url: ok.url, templateByPlatform: { BLUESKY: '{title}' } }, 'templateByPlatform.BLUESKY', /no target channel is on this platform/],
       [{ url: ok.url, pollMinutes: 0 }, 'pollMinutes', /./],
       [{ url: ok.url, backfill: 21 }, 'backfill', /./],
     ];
@@ -283,6 +285,8 @@ describe('reading a feed', () => {
     expect(byKey['urn:item:2']!.outcome).toBe('posted');
     // A text over Mastodon's 500 characters is refused as Schedule a post refuses it.
     expect(byKey['urn:item:3']).toMatchObject({ outcome: 'refused', postId: null, error: { code: 'validation_failed' } });
+    // Its message names the rule: the field and its problem.
+    expect(byKey['urn:item:3']!.error!.message).toMatch(/content: is \d+ characters.*allows 500/);
     expect(await published(feed.id, 1)).toHaveLength(1);
   });
 });

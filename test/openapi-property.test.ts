@@ -395,6 +395,17 @@ const PROSE_RULES: {
   },
   {
     ops: ['createFeed', 'updateFeed'],
+    path: /^templateByPlatform\.[A-Z]+$/,
+    message: /^no target channel is on this platform$/,
+    documented: /the same placeholders\), instead of `template` on that platform’s channels/,
+    why: 'a feed’s template per platform is for a platform of its channels',
+    holds: (f, a) => {
+      const platform = f.path.slice('templateByPlatform.'.length);
+      return a.body.templateByPlatform?.[platform] !== undefined && !a.platforms.includes(platform);
+    },
+  },
+  {
+    ops: ['createFeed', 'updateFeed'],
     path: /^(template|templateByPlatform\.[A-Z]+)$/,
     message: /^must not be empty$/,
     documented: /a template of only spaces/,
@@ -666,8 +677,9 @@ const platformOf = (id: string) => {
 async function asked(o: Operation, g: Generated): Promise<Asked> {
   const body = (g.body ?? {}) as Json;
   let stored: Json | undefined;
-  if (o.id === 'updatePost' || o.id === 'updateSeries') {
-    const url = `http://localhost/v1/${o.id === 'updatePost' ? 'posts' : 'series'}/${encode(g.path.id)}`;
+  if (o.id === 'updatePost' || o.id === 'updateSeries' || o.id === 'updateFeed') {
+    const collection = { updatePost: 'posts', updateSeries: 'series', updateFeed: 'feeds' }[o.id];
+    const url = `http://localhost/v1/${collection}/${encode(g.path.id)}`;
     const res = await stack.app.handle(new Request(url, { headers: { authorization: `Bearer ${nextKey()}` } }));
     if (res.status === 200) stored = (await res.json()) as Json;
   }

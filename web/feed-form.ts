@@ -115,15 +115,11 @@ function wholeNumber(path: string, value: string, min: number, max: number, fiel
 }
 
 /**
- * The domain's input from the form, or the fields the API's body schema would refuse. A template
- * per platform goes only with a chosen channel on that platform (a post cannot carry the text of
- * a platform it is not going to); an empty one is no template.
+ * The domain's input from the form, or the fields the API's body schema would refuse (the domain
+ * checks the rest, such as a template per platform having a chosen channel on that platform); an
+ * empty one is no template.
  */
-export function feedInputOf(
-  v: FeedFormValues,
-  kind: FeedFormKind,
-  channels: IChannel[],
-): { input: FeedInput & FeedEdit; fields: FieldError[] } {
+export function feedInputOf(v: FeedFormValues, kind: FeedFormKind): { input: FeedInput & FeedEdit; fields: FieldError[] } {
   const fields: FieldError[] = [];
   if (!v.url) fields.push({ path: 'url', message: 'is required' });
   else if (chars(v.url) > URL_MAX_CHARS || v.url.includes('\0'))
@@ -138,14 +134,11 @@ export function feedInputOf(
       fields.push({ path, message: `must be at most ${TEMPLATE_MAX_CHARS} characters` });
   };
   tooLong('template', v.template);
-  const chosen = new Set(channels.filter((c) => v.channelIds.includes(c.id)).map((c) => c.platform as string));
   const templateByPlatform: Record<string, string> = {};
   for (const [platform, text] of Object.entries(v.templateByPlatform)) {
     if (!text.trim() || !isPlatform(platform)) continue;
     const path = `templateByPlatform.${platform}`;
     tooLong(path, text);
-    if (!chosen.has(platform))
-      fields.push({ path, message: `no chosen channel is on ${platformLabel(platform)}: choose one, or empty this text` });
     templateByPlatform[platform] = text;
   }
   if (v.mode !== 'now' && v.mode !== 'queue') fields.push({ path: 'mode', message: 'must be now or queue' });

@@ -259,8 +259,7 @@ function refusalOf(err: unknown, values: FeedFormValues): Refused {
 /** The form's input for the domain, or its refusal (checked as the API's body schema checks). */
 async function submitted(ctx: PageContext, kind: 'create' | 'edit') {
   const values = readFeedForm(ctx.form);
-  const channels = await channelsOf(ctx.em, ctx.signedIn.organization.id);
-  const { input, fields } = feedInputOf(values, kind, channels);
+  const { input, fields } = feedInputOf(values, kind);
   return { values, input, fields };
 }
 

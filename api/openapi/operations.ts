@@ -14,6 +14,8 @@ const FEED_URL =
   'The feed’s http(s) URL, at most 2048 characters, without user name or password (the pattern). A host label beginning `xn--` must be valid Punycode. Its host must resolve, and not to a private, loopback or link-local address (unless the operator allows private addresses); redirects are not followed. It must answer, within 20 s and 5 MB, an RSS or Atom feed.';
 const FEED_TEMPLATE =
   'The text of each item’s post; default `{title} {link}`. Placeholders: `{title}`, `{link}`, `{summary}` (plain text, at most 300 characters), `{author}`, `{categories}` (comma-separated), `{feed}` (its name). Any other `{word}` is `422`, and so is a template of only spaces.';
+const FEED_TEMPLATE_BY_PLATFORM =
+  'A template per platform (upper-case platform name → template, the same placeholders), instead of `template` on that platform’s channels. Each key must be the platform of a target channel.';
 const PUBLISH_AT_BOUNDS = 'at most 5 minutes in the past and before 9999-12-31T00:00:00Z (by the server’s clock; `422` otherwise)';
 
 /** media/catalog.ts's size limit per type, as a rule of the upload body: one branch per limit. */
@@ -599,8 +601,7 @@ export const OPERATIONS = {
         channelIds: CREATE_FIELDS.channelIds,
         name: 'A name for it; default: the feed’s own title.',
         template: FEED_TEMPLATE,
-        templateByPlatform:
-          'A template per platform (upper-case platform name → template), instead of `template` on that platform’s channels.',
+        templateByPlatform: FEED_TEMPLATE_BY_PLATFORM,
         mode: '`now` (default): each new item is published at once. `queue`: at the next free slot of the channels’ posting queues.',
         filter:
           '`include`: an item is posted only if its title, summary or categories contain one of these words (any letter case); `exclude`: never if they contain one of these. Null or absent: every item.',
@@ -666,7 +667,7 @@ export const OPERATIONS = {
         channelIds: CREATE_FIELDS.channelIds,
         name: 'Its name.',
         template: FEED_TEMPLATE,
-        templateByPlatform: 'As on creation; replaces the whole map.',
+        templateByPlatform: `${FEED_TEMPLATE_BY_PLATFORM} Replaces the whole map.`,
         mode: '`now` or `queue`.',
         filter: 'As on creation; null: every item.',
         pollMinutes: 'Minutes between two reads, 1–1440.',

@@ -3,8 +3,9 @@
 // Rules:
 // - A feed is a URL (http or https, read through the private-address guard), target channels,
 //   a template for the text (domain/feeds/items.ts: placeholders, filter), a template per
-//   platform, and a mode: `now` publishes each new item's post at once, `queue` puts it in the
-//   channels' posting queue (domain/queues/queues.ts).
+//   platform (of a target channel; one left from earlier channels is not used), and a mode:
+//   `now` publishes each new item's post at once, `queue` puts it in the channels' posting queue
+//   (domain/queues/queues.ts).
 // - Saving a feed reads it once (a URL that is not a readable feed is refused at `url`), and the
 //   items it has then are its backlog: recorded as seen, never posted, but for the newest
 //   `backfill` (0 by default) that the first poll posts. A new URL in an edit is read the same way.
@@ -18,7 +19,16 @@
 // - An organization has at most MAX_FEEDS feeds. A deleted feed polls no more; its posts stay.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
-import { Feed, FeedItem, type FeedFilter, type FeedMode, type FeedStatus, type IFeed, type IFeedItem } from '../../db/entities/index.ts';
+import {
+  Feed,
+  FeedItem,
+  type IChannel,
+  type FeedFilter,
+  type FeedMode,
+  type FeedStatus,
+  type IFeed,
+  type IFeedItem,
+} from '../../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { decodeKeyset, encodeKeyset } from '../../lib/keyset-cursor.ts';
@@ -137,6 +147,14 @@ function checkTemplates(t: { template?: string; templateByPlatform?: Record<stri
   for (const [platform, template] of Object.entries(t.templateByPlatform ?? {})) check(`templateByPlatform.${platform}`, template);
 }
 
+/** A template per platform goes with a target channel on that platform, as a post's text per platform does. */
+function checkTemplatePlatforms(templateByPlatform: Record<string, string> | undefined, channels: IChannel[]): void {
+  const fields = Object.keys(templateByPlatform ?? {})
+    .filter((platform) => !channels.some((c) => c.platform === platform))
+    .map((platform) => ({ path: `templateByPlatform.${platform}`, message: 'no target channel is on this platform' }));
+  if (fields.length) throw errors.validation(fields);
+}
+
 /** The feed's items at `url` now, or the refusal at `url` saying why it cannot be read. */
 async function readForSaving(url: string, maker: FeedMaker): Promise<{ title: string; entries: FeedEntry[] }> {
   try {
@@ -187,7 +205,9 @@ export async function createFeed(
   checkUrl(input.url, fields);
   checkTemplates({ template: input.template ?? DEFAULT_TEMPLATE, templateByPlatform: input.templateByPlatform }, fields);
   if (fields.length) throw errors.validation(fields);
-  assertChannelsUsable(await loadTargetChannels(em, maker.organizationId, input.channelIds, maker.key?.channels ?? 'all'));
+  const channels = await loadTargetChannels(em, maker.organizationId, input.channelIds, maker.key?.channels ?? 'all');
+  assertChannelsUsable(channels);
+  checkTemplatePlatforms(input.templateByPlatform, channels);
   const [{ count } = { count: 0 }] = await sql<{ count: number }>(
     em,
     'select count(*)::int as count from feeds where organization_id = ? and deleted_at is null',
@@ -250,8 +270,11 @@ export async function updateFeed(em: EntityManager, maker: FeedMaker, id: string
   if (edit.url !== undefined) checkUrl(edit.url, fields);
   checkTemplates(edit, fields);
   if (fields.length) throw errors.validation(fields);
-  if (edit.channelIds)
-    assertChannelsUsable(await loadTargetChannels(em, maker.organizationId, edit.channelIds, maker.key?.channels ?? 'all'));
+  if (edit.channelIds || edit.templateByPlatform) {
+    const channels = await loadTargetChannels(em, maker.organizationId, edit.channelIds ?? f.channelIds, maker.key?.channels ?? 'all');
+    if (edit.channelIds) assertChannelsUsable(channels);
+    checkTemplatePlatforms(edit.templateByPlatform, channels);
+  }
   const read = edit.url !== undefined && edit.url !== f.url ? await readForSaving(edit.url, maker) : null;
   await em.transactional(async (tx) => {
     const feed = await tx.findOneOrFail(Feed, { id: f.id });

@@ -6,7 +6,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
-import { Feed, Organization, Post, type FeedItemOutcome, type IFeed } from '../../db/entities/index.ts';
+import { Channel, Feed, Organization, Post, type FeedItemOutcome, type IFeed } from '../../db/entities/index.ts';
 import { sql } from '../../db/sql.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { OutboundPolicy } from '../../lib/outbound.ts';
@@ -118,8 +118,12 @@ async function postEntry(
   const postId = feedPostId(feed.id, entry.keyHash);
   if (!(await em.fork().findOne(Post, { id: postId }))) {
     const org = await em.fork().findOneOrFail(Organization, { id: feed.organization });
+    // Only the platforms of its channels now (a template left from earlier channels is not used).
+    const platforms = new Set((await em.fork().find(Channel, { id: { $in: feed.channelIds } })).map((c) => c.platform as string));
     const contentByPlatform = Object.fromEntries(
-      Object.entries(feed.templateByPlatform ?? {}).map(([p, t]) => [p, render(t, entry, feed.name)]),
+      Object.entries(feed.templateByPlatform ?? {})
+        .filter(([p]) => platforms.has(p))
+        .map(([p, t]) => [p, render(t, entry, feed.name)]),
     );
     try {
       await createPost(em.fork(), deps.temporal, {
@@ -145,13 +149,19 @@ async function postEntry(
         // A concurrent read created it first (refused here as its duplicate).
         if (await em.fork().findOne(Post, { id: postId }))
           return record(em, deps, feed, entry, 'posted', postId, null, now).then(() => 'posted');
-        await record(em, deps, feed, entry, 'refused', null, { code: err.code, message: err.message }, now);
+        await record(em, deps, feed, entry, 'refused', null, { code: err.code, message: refusalMessage(err) }, now);
         return 'refused';
       } else throw err;
     }
   }
   await record(em, deps, feed, entry, 'posted', postId, null, now);
   return 'posted';
+}
+
+/** The refusal in words, with each field's problem (a validation failure's message alone names no rule). */
+function refusalMessage(err: ApiError): string {
+  const fields = err.details?.fields as { path: string; message: string }[] | undefined;
+  return fields?.length ? `${err.message} ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}` : err.message;
 }
 
 /** The item's row, and `feed.item.posted` with it when this call recorded the post (not a repeat). */
