@@ -12,7 +12,7 @@ import { PAUSE_AFTER_FAILURES } from '../domain/feeds/feeds.ts';
 import { hashKey } from '../domain/feeds/items.ts';
 import { FEED_POLL_WORKFLOW_TYPE, feedPollNowWorkflowId } from '../workflows/feed-poll-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
-import { startFeedServer, type FeedItemFixture, type FeedServer } from './fakes/feed-server.ts';
+import { feedItem, startFeedServer, type FeedItemFixture, type FeedServer } from './fakes/feed-server.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
@@ -45,14 +45,7 @@ afterAll(async () => {
 });
 
 const DAY = 86_400_000;
-const item = (n: number, extra: Partial<FeedItemFixture> = {}): FeedItemFixture => ({
-  guid: `urn:item:${n}`,
-  title: `Item ${n}`,
-  link: `https://blog.example/${n}`,
-  description: `<p>About item ${n}</p>`,
-  pubDate: new Date(Date.UTC(2026, 0, n)),
-  ...extra,
-});
+const item = feedItem;
 
 function feedServer(items: FeedItemFixture[], format: 'rss' | 'atom' = 'rss') {
   const s = startFeedServer(items, format);

@@ -4,11 +4,10 @@
 // Postgres with their workflows on the time-skipping Temporal server; refused rows never created.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { AuditEvent, Post } from '../db/entities/index.ts';
-import { addChannel } from '../domain/channels.ts';
 import { zonedParts, zonedToUtc } from '../lib/zoned-time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startPostStack } from './harness/post-stack.ts';
-import { query, signedInUser, type Browser } from './harness/web-browser.ts';
+import { query, signedInUserWithChannel, type Browser } from './harness/web-browser.ts';
 import type { Role } from '../db/entities/index.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
@@ -27,16 +26,7 @@ const ZONE = 'Europe/Berlin';
 const DAY = 86_400_000;
 
 /** A member (of `role`) of a new organization with a Mastodon channel named "Team News". */
-async function member(role: Role = 'owner') {
-  const user = await signedInUser(stack.app, { role });
-  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-    organizationId: user.org.id,
-    platform: 'MASTODON',
-    name: 'Team News',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-  });
-  return { ...user, channel };
-}
+const member = (role: Role = 'owner') => signedInUserWithChannel(stack.app, fake.url, { role });
 
 /** `days` ahead of the app's clock at 09:30 in ZONE: the cell as typed, and the instant it means. */
 async function wallTime(days: number, minute = 30) {

@@ -5,15 +5,14 @@
 // after its confirmation page, and the roles: a viewer reads but may change nothing, an editor adds.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { AuditEvent, Feed, FeedItem, Post, type Role } from '../db/entities/index.ts';
-import { addChannel } from '../domain/channels.ts';
 import { feedPostId } from '../domain/feeds/poll.ts';
 import { hashKey } from '../domain/feeds/items.ts';
 import { createUser } from '../services/users.ts';
 import { feedPollNowWorkflowId } from '../workflows/feed-poll-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
-import { startFeedServer, type FeedItemFixture, type FeedServer } from './fakes/feed-server.ts';
+import { feedItem, startFeedServer, type FeedItemFixture, type FeedServer } from './fakes/feed-server.ts';
 import { startPostStack } from './harness/post-stack.ts';
-import { Browser, query, signedInUser } from './harness/web-browser.ts';
+import { Browser, query, signedInUserWithChannel } from './harness/web-browser.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let fake: FakeMastodon;
@@ -30,14 +29,7 @@ afterAll(async () => {
   await fake?.stop();
 });
 
-const item = (n: number, extra: Partial<FeedItemFixture> = {}): FeedItemFixture => ({
-  guid: `urn:web-item:${n}`,
-  title: `Item ${n}`,
-  link: `https://blog.example/${n}`,
-  description: `About item ${n}`,
-  pubDate: new Date(Date.UTC(2026, 0, n)),
-  ...extra,
-});
+const item = feedItem;
 
 function feedServer(items: FeedItemFixture[]) {
   const s = startFeedServer(items);
@@ -46,16 +38,7 @@ function feedServer(items: FeedItemFixture[]) {
 }
 
 /** A member (of `role`) of a new organization with a Mastodon channel named "Team News". */
-async function member(role: Role = 'owner') {
-  const user = await signedInUser(stack.app, { role });
-  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-    organizationId: user.org.id,
-    platform: 'MASTODON',
-    name: 'Team News',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-  });
-  return { ...user, channel };
-}
+const member = (role: Role = 'owner') => signedInUserWithChannel(stack.app, fake.url, { role });
 
 /** Another member of the organization, signed in. */
 async function join(orgId: string, role: Role) {
@@ -281,7 +264,7 @@ describe('the Feeds page', () => {
     expect(res.location).toBe(`/feeds/${id}?notice=polling`);
     await stack.client.workflow.getHandle(feedPollNowWorkflowId(id)).result();
 
-    const postId = feedPostId(id, hashKey('urn:web-item:2'));
+    const postId = feedPostId(id, hashKey('urn:item:2'));
     const post = await stack.h.orm.em.fork().findOneOrFail(Post, { id: postId });
     expect(post).toMatchObject({ organization: org.id, content: 'Item 2 https://blog.example/2', source: 'app' });
 
@@ -290,7 +273,7 @@ describe('the Feeds page', () => {
     expect(items.map((i) => i.attrs['data-outcome']).sort()).toEqual(['backlog', 'posted', 'refused']);
     const link = await page.one('[data-testid="feed-item-post"]');
     expect(link.attrs).toMatchObject({ href: `/posts/${postId}`, 'data-post-id': postId });
-    const refused = await stack.h.orm.em.fork().findOneOrFail(FeedItem, { feed: id, keyHash: hashKey('urn:web-item:3') });
+    const refused = await stack.h.orm.em.fork().findOneOrFail(FeedItem, { feed: id, keyHash: hashKey('urn:item:3') });
     expect(refused).toMatchObject({ outcome: 'refused', error: { code: 'validation_failed' } });
     expect((await page.one('[data-testid="feed-item-error"]')).text).toBe(refused.error!.message);
     expect((await page.one('[data-testid="feed-last-read"] time')).attrs.datetime).toBeDefined();

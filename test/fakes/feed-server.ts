@@ -12,6 +12,16 @@ export interface FeedItemFixture {
   categories?: string[];
 }
 
+/** Item `n` of a test feed: dated the n-th of January 2026, its guid `urn:item:n`. */
+export const feedItem = (n: number, extra: Partial<FeedItemFixture> = {}): FeedItemFixture => ({
+  guid: `urn:item:${n}`,
+  title: `Item ${n}`,
+  link: `https://blog.example/${n}`,
+  description: `<p>About item ${n}</p>`,
+  pubDate: new Date(Date.UTC(2026, 0, n)),
+  ...extra,
+});
+
 export type FeedMisbehaviour =
   | { kind: 'status'; status: number }
   | { kind: 'html' }

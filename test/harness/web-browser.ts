@@ -1,6 +1,7 @@
 // A minimal "browser" for the web application's tests: requests through app.handle() with a
 // cookie jar, forms posted with the page's CSRF token, and HTML queried by CSS selector (Bun's
 // HTMLRewriter) — the tests look pages up by data-testid, as the browser tests will.
+import { addChannel } from '../../domain/channels.ts';
 import { createUser } from '../../services/users.ts';
 import type { Role } from '../../db/entities/index.ts';
 import { harness } from './index.ts';
@@ -170,4 +171,17 @@ export async function signedInUser(app: App, o: { plan?: string; password?: stri
   const res = await browser.signIn(email, password);
   if (res.status !== 303) throw new Error(`sign-in failed with ${res.status}`);
   return { org, user, email, password, browser };
+}
+
+/** signedInUser, with a Mastodon channel "Team News" of the organization on this instance. */
+export async function signedInUserWithChannel(app: App, instanceUrl: string, o: { role?: Role } = {}) {
+  const user = await signedInUser(app, o);
+  const h = await harness();
+  const channel = await addChannel(h.orm.em.fork(), h.credentialsKey, {
+    organizationId: user.org.id,
+    platform: 'MASTODON',
+    name: 'Team News',
+    credentials: { instanceUrl, accessToken: 'good-token' },
+  });
+  return { ...user, channel };
 }
