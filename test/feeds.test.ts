@@ -211,6 +211,7 @@ describe('reading a feed', () => {
     const last = s.requests[s.requests.length - 1]!;
     expect(last.status).toBe(304);
     expect(last.ifNoneMatch).toMatch(/^"/);
+    expect(new Date(last.ifModifiedSince ?? '').getTime()).toBe(Date.UTC(2026, 0, 5));
     // Reordered, re-dated and edited items, one with a new id but its old link, and one new item.
     s.items = [
       item(2, { pubDate: new Date(Date.UTC(2026, 5, 1)) }),
@@ -264,6 +265,27 @@ describe('reading a feed', () => {
     expect(await published(feed.id, 2)).toEqual(['Item 2: An update on the release', 'Item 3: About item 3']);
     const byKey = Object.fromEntries((await items(key, feed.id)).map((i) => [i.itemKey, i.outcome]));
     expect(byKey).toEqual({ 'urn:item:1': 'backlog', 'urn:item:2': 'posted', 'urn:item:3': 'posted', 'urn:item:4': 'filtered' });
+  });
+
+  test('mode queue: each new item takes the next free slot of the channels’ posting queue', async () => {
+    const { key, channelId } = await account();
+    const weekdays = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+    const slots = weekdays.flatMap((weekday) => ['09:00', '15:00'].map((time) => ({ weekday, time })));
+    expect((await call(stack.app, 'PUT', `/v1/channels/${channelId}/queue`, { key, body: { slots, timeZone: 'UTC' } })).status).toBe(200);
+    const s = feedServer([item(1)]);
+    const feed = await createFeed(key, { url: s.url, channelIds: [channelId], template: marked(), mode: 'queue' });
+    s.items = [item(3), item(2), ...s.items];
+    await pollNow(key, feed.id);
+    const posts = await stack.h.orm.em
+      .fork()
+      .find(Post, { id: { $like: `post_${feed.id.replace(/^feed_/, '')}_%` } }, { orderBy: { scheduledAt: 'asc' } });
+    expect(posts.map((p) => p.status)).toEqual(['scheduled', 'scheduled']);
+    // Two slots, one after the other, in the future, each at 09:00 or 15:00 UTC.
+    const [first, second] = posts.map((p) => p.scheduledAt);
+    expect(first!.getTime()).toBeGreaterThan(Date.now());
+    expect(second!.getTime()).toBeGreaterThan(first!.getTime());
+    for (const at of [first!, second!]) expect([9, 15]).toContain(at.getUTCHours());
+    expect(texts(feed.id)).toEqual([]);
   });
 
   test('an item whose post is refused is recorded with the reason and not tried again', async () => {
