@@ -79,11 +79,11 @@ export async function pollFeed(em: EntityManager, deps: PollDeps, feedId: string
   }
   const seen = await seenOf(em, feed.id, read.entries);
   const fresh = newEntries(read.entries, seen.keys, seen.links);
-  const now_ = fresh.slice(0, MAX_POSTS_PER_POLL);
+  const batch = fresh.slice(0, MAX_POSTS_PER_POLL);
   const counts = { posted: 0, filtered: 0, refused: 0 };
   const requester = await requesterOf(em, feed);
-  for (const entry of now_) counts[await postEntry(em, deps, feed, entry, requester, now)]++;
-  const waiting = fresh.length - now_.length;
+  for (const entry of batch) counts[await postEntry(em, deps, feed, entry, requester, now)]++;
+  const waiting = fresh.length - batch.length;
   // Validators only once every item of this answer is decided: a 304 must not hide the rest.
   await succeeded(em, feed, now, waiting ? { nextPollAt: now } : { etag: read.etag, lastModified: read.lastModified });
   return { outcome: 'read', ...counts, waiting };
