@@ -711,6 +711,11 @@ async function asked(o: Operation, g: Generated): Promise<Asked> {
       ];
     return [{ path: 'content', text: content }];
   };
+  // A series edit whose options name a subreddit or title replaces the stored target with theirs (null when one is missing).
+  const given = body.options?.reddit as Json | undefined;
+  const namesTarget = given?.subreddit !== undefined || given?.title !== undefined;
+  const optionsTarget =
+    given?.subreddit !== undefined && given?.title !== undefined ? { subreddit: given.subreddit, title: given.title } : null;
   return {
     body,
     query: g.query as Json,
@@ -718,7 +723,7 @@ async function asked(o: Operation, g: Generated): Promise<Asked> {
     platforms,
     texts,
     mediaIds: body.mediaIds ?? stored?.mediaIds ?? (stored?.media ?? []).map((m: Json) => m.id),
-    reddit: body.reddit !== undefined ? body.reddit : (stored?.reddit ?? null),
+    reddit: body.reddit !== undefined ? body.reddit : o.id === 'updateSeries' && namesTarget ? optionsTarget : (stored?.reddit ?? null),
     publishAt: [body.publishAt ?? stored?.publishAt ?? stored?.scheduledAt, stored?.publishAt ?? stored?.scheduledAt],
   };
 }
