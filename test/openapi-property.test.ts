@@ -1116,7 +1116,10 @@ function hintsFor(o: Operation): Hints {
     if (at === 'path.id' && o.path.startsWith('/series')) return real(pools.series, generated);
     if (at === 'path.id' && o.path.startsWith('/channels')) return real(pools.channels, generated);
     if (at === 'body.publishAt' && (o.path.startsWith('/series') || o.id === 'updatePost')) return real(pools.futures, generated);
-    if (at === 'body.timeZone') return real(['UTC', 'Europe/Berlin', 'America/New_York'], generated);
+    if (at === 'body.timeZone' || at === 'query.timeZone') return real(['UTC', 'Europe/Berlin', 'America/New_York'], generated);
+    // A feed's template per platform now and then: a generated one names platforms none of its channels is on.
+    if (at === 'body.templateByPlatform')
+      return fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: generated() });
     if (at === 'path.id' && (o.id === 'approvePost' || o.id === 'rejectPost')) return real(pools.awaitingApproval, generated);
     if (at === 'path.id' && o.id === 'retryPost') return real([...pools.failed, ...pools.posts], generated);
     if (at === 'path.id' && o.id === 'refreshPostAnalytics') return real([...pools.published, ...pools.posts], generated);

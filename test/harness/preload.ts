@@ -1,4 +1,5 @@
-// bun test preload: hooks here run once for the whole run.
+// bun test preload: hooks here run once for the whole run (in one process), or after each file of a
+// parallel worker (scripts/test.ts), which keeps its harness until it ends.
 import { afterAll } from 'bun:test';
 import { stopHarness } from './index.ts';
 import { stopSeaweed } from './seaweed.ts';
@@ -9,6 +10,8 @@ import { stopPds } from './pds.ts';
 process.env.OUTBOUND_ALLOW_PRIVATE ??= 'true';
 
 afterAll(async () => {
+  // A parallel worker (scripts/test.ts) runs this after each of its files: its next file keeps the harness.
+  if (process.env.BUN_TEST_WORKER_ID) return;
   await stopSeaweed();
   await stopPds();
   await stopHarness();
