@@ -20,11 +20,11 @@ const Instagram = t.Object(
       t.Array(Chars(30, { min: 1 }), { maxItems: 3, uniqueItems: true, description: 'Usernames invited as collaborators (at most 3).' }),
     ),
     altText: t.Optional(
-      t.Record(t.String({ pattern: '^[A-Za-z0-9_]{1,64}$' }), Chars(1000), {
+      t.Record(t.String({ pattern: '^med_[A-Za-z0-9_]{1,60}$' }), Chars(1000), {
         maxProperties: 10,
         additionalProperties: false,
         description:
-          'Alt text of the post’s images, by media id (`alt_text` on each image container; feed images and carousel images only, not videos, reels or stories). Default: the media item’s own alt text; an empty text sends none.',
+          'Alt text of the post’s images, by media id (`med_…`; `alt_text` on each image container; feed images and carousel images only, not videos, reels or stories). Default: the media item’s own alt text; an empty text sends none.',
       }),
     ),
   },

@@ -11,6 +11,7 @@ import { feedPostId, pollFeed, type FeedEvents, type PollDeps } from '../domain/
 import { PAUSE_AFTER_FAILURES } from '../domain/feeds/feeds.ts';
 import { hashKey } from '../domain/feeds/items.ts';
 import { FEED_POLL_WORKFLOW_TYPE, feedPollNowWorkflowId } from '../workflows/feed-poll-types.ts';
+import { startEventReceiver, type ReceivedEvent } from './fakes/event-receiver.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { feedItem, startFeedServer, type FeedItemFixture, type FeedServer } from './fakes/feed-server.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
@@ -18,21 +19,14 @@ import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let fake: FakeMastodon;
-let receiver: ReturnType<typeof Bun.serve>;
+let receiver: ReturnType<typeof startEventReceiver>;
+let events: ReceivedEvent[];
 const servers: FeedServer[] = [];
-const events: { path: string; type: string; data: Record<string, any> }[] = [];
 
 beforeAll(async () => {
   fake = await startFakeMastodon();
-  receiver = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(req) {
-      const body = (await req.json()) as { type: string; data: Record<string, any> };
-      events.push({ path: new URL(req.url).pathname, type: body.type, data: body.data });
-      return new Response('ok');
-    },
-  });
+  receiver = startEventReceiver();
+  events = receiver.events;
   // No sticky cache: a workflow task never waits for a stopped worker's sticky queue (the restart below).
   stack = await startPostStack({ maxCachedWorkflows: 0, appDeps: { outbound: { allowPrivate: true } } });
 });
@@ -41,7 +35,7 @@ afterAll(async () => {
   for (const s of servers) s.stop();
   await stack?.stop();
   await fake?.stop();
-  receiver?.stop(true);
+  receiver?.stop();
 });
 
 const DAY = 86_400_000;

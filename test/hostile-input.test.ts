@@ -803,6 +803,12 @@ describe('hostile input never yields a 500 and refused requests write nothing', 
       ['POST', '/v1/posts', `{"content":{"toString":""},"channelIds":["${mastodonId}"],"publishAt":"${later(700)}"}`],
       ['PATCH', `/v1/posts/${postId}`, '{"content":{"toString":"x"}}'],
       ['POST', '/v1/media/uploads', '{"fileName":["a",{"toString":1}],"mimeType":"image/png","fileSize":1}'],
+      // A map keyed by media id: a key that is an Object.prototype member is no media id.
+      [
+        'POST',
+        '/v1/posts',
+        `{"content":"alt","channelIds":["${mastodonId}"],"publishAt":"${later(704)}","options":{"instagram":{"altText":{"toString":"x","__proto__":"y"}}}}`,
+      ],
       ['POST', '/v1/posts', `${'['.repeat(100_000)}${']'.repeat(100_000)}`],
       ['POST', '/v1/posts', JSON.stringify({ content: 'nul id', channelIds: ['a\u0000'], publishAt: later(701) })],
       [

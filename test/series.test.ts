@@ -7,26 +7,20 @@ import { Post, Series } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
 import { occurrencePostId } from '../domain/series/series.ts';
 import { SERIES_WORKFLOW_TYPE, seriesWorkflowId, type SeriesWorkflowInput } from '../workflows/series-types.ts';
+import { startEventReceiver, type ReceivedEvent } from './fakes/event-receiver.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let fake: FakeMastodon;
-let receiver: ReturnType<typeof Bun.serve>;
-const events: { path: string; type: string; data: Record<string, any> }[] = [];
+let receiver: ReturnType<typeof startEventReceiver>;
+let events: ReceivedEvent[];
 
 beforeAll(async () => {
   fake = await startFakeMastodon();
-  receiver = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(req) {
-      const body = (await req.json()) as { type: string; data: Record<string, any> };
-      events.push({ path: new URL(req.url).pathname, type: body.type, data: body.data });
-      return new Response('ok');
-    },
-  });
+  receiver = startEventReceiver();
+  events = receiver.events;
   // No sticky cache: a workflow task never waits for a stopped worker's sticky queue (the restarts below).
   stack = await startPostStack({ maxCachedWorkflows: 0 });
 });
@@ -34,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await fake?.stop();
-  receiver?.stop(true);
+  receiver?.stop();
 });
 
 const HOUR = 3_600_000;
