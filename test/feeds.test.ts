@@ -443,7 +443,9 @@ describe('the poll schedule', () => {
       taskQueue: stack.taskQueue,
       workflowId: `feed-sweep-${crypto.randomUUID()}`,
     });
-    expect(summary).toMatchObject({ posted: expect.any(Number), failed: expect.any(Number) });
+    // At least the due feed was read and its item posted (feeds of earlier tests may be due too).
+    expect(summary.polled).toBeGreaterThanOrEqual(1);
+    expect(summary.posted).toBeGreaterThanOrEqual(1);
     expect(await published(a.id, 1)).toEqual(['Item 2 https://blog.example/2']);
     expect(texts(b.id)).toEqual([]);
     // Claimed: its next read is a poll interval away.

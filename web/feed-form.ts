@@ -6,7 +6,15 @@
 // `templateByPlatform.MASTODON`, `filter.include`, `pollMinutes`…). A plain form: no JavaScript
 // needed.
 import type { IChannel } from '../db/entities/index.ts';
-import { MAX_BACKFILL, POLL_MINUTES, TEMPLATE_MAX_CHARS, type FeedEdit, type FeedInput, type FeedView } from '../domain/feeds/feeds.ts';
+import {
+  FEED_LIMITS,
+  MAX_BACKFILL,
+  POLL_MINUTES,
+  TEMPLATE_MAX_CHARS,
+  type FeedEdit,
+  type FeedInput,
+  type FeedView,
+} from '../domain/feeds/feeds.ts';
 import { DEFAULT_TEMPLATE, PLACEHOLDERS } from '../domain/feeds/items.ts';
 import { POST_LIMITS } from '../domain/posts/limits.ts';
 import type { FieldError } from '../lib/errors.ts';
@@ -35,11 +43,7 @@ export interface FeedFormValues {
 
 export type FeedFormKind = 'create' | 'edit';
 
-/** The API's limits on the filter's words (api/routes/feeds.ts Words). */
-const WORD_MAX_CHARS = 100;
-const WORDS_MAX = 50;
-const NAME_MAX_CHARS = 200;
-const URL_MAX_CHARS = 2048;
+const { wordChars: WORD_MAX_CHARS, filterWords: WORDS_MAX, nameChars: NAME_MAX_CHARS, urlChars: URL_MAX_CHARS } = FEED_LIMITS;
 
 export const emptyFeedForm = (): FeedFormValues => ({
   url: '',

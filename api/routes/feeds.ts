@@ -17,6 +17,7 @@ import {
   pollFeedNow,
   POLL_MINUTES,
   TEMPLATE_MAX_CHARS,
+  FEED_LIMITS,
   updateFeed,
   type FeedMaker,
 } from '../../domain/feeds/feeds.ts';
@@ -27,13 +28,13 @@ import { OPERATIONS } from '../openapi/operations.ts';
 import { ChannelIds } from './posts.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 
-const Url = HttpUrl(2048);
+const Url = HttpUrl(FEED_LIMITS.urlChars);
 const Template = Chars(TEMPLATE_MAX_CHARS, { min: 1 });
 const TemplateByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Template, {
   maxProperties: PLATFORMS.length,
   additionalProperties: false,
 });
-const Words = t.Array(Chars(100, { min: 1 }), { maxItems: 50 });
+const Words = t.Array(Chars(FEED_LIMITS.wordChars, { min: 1 }), { maxItems: FEED_LIMITS.filterWords });
 const Filter = t.Object({ include: t.Optional(Words), exclude: t.Optional(Words) }, { additionalProperties: false });
 const PollMinutes = t.Integer({ minimum: POLL_MINUTES.min, maximum: POLL_MINUTES.max });
 const Mode = t.Union([t.Literal('now'), t.Literal('queue')], { error: 'must be now or queue' });
@@ -42,7 +43,7 @@ const CreateBody = t.Object(
   {
     url: Url,
     channelIds: ChannelIds,
-    name: t.Optional(Chars(200, { min: 1 })),
+    name: t.Optional(Chars(FEED_LIMITS.nameChars, { min: 1 })),
     template: t.Optional(Template),
     templateByPlatform: t.Optional(TemplateByPlatform),
     mode: t.Optional(Mode),
@@ -57,7 +58,7 @@ const PatchBody = t.Object(
   {
     url: t.Optional(Url),
     channelIds: t.Optional(ChannelIds),
-    name: t.Optional(Chars(200, { min: 1 })),
+    name: t.Optional(Chars(FEED_LIMITS.nameChars, { min: 1 })),
     template: t.Optional(Template),
     templateByPlatform: t.Optional(TemplateByPlatform),
     mode: t.Optional(Mode),

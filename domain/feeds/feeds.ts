@@ -46,6 +46,8 @@ export const MAX_BACKFILL = 20;
 export const PAUSE_AFTER_FAILURES = 5;
 export const MAX_FEEDS = 100;
 export const TEMPLATE_MAX_CHARS = 2000;
+/** The sizes of a feed's fields (the API's body schema and the web form both state them). */
+export const FEED_LIMITS = { urlChars: 2048, nameChars: 200, filterWords: 50, wordChars: 100 } as const;
 
 export interface FeedView {
   id: string;
@@ -186,13 +188,12 @@ async function recordBacklog(tx: EntityManager, feedId: string, entries: FeedEnt
 export async function seenOf(em: EntityManager, feedId: string, entries: FeedEntry[]): Promise<{ keys: Set<string>; links: Set<string> }> {
   const rows = await sql<{ key_hash: string; link: string | null }>(
     em,
-    'select key_hash, link from feed_items where feed_id = ? and (key_hash = any(?::text[]) or link = any(?::text[]))',
-    [feedId, `{${entries.map((e) => `"${e.keyHash}"`).join(',')}}`, toPgArray(entries.map((e) => e.link).filter((l): l is string => !!l))],
+    `select key_hash, link from feed_items
+     where feed_id = ? and (key_hash in (select jsonb_array_elements_text(?::jsonb)) or link in (select jsonb_array_elements_text(?::jsonb)))`,
+    [feedId, JSON.stringify(entries.map((e) => e.keyHash)), JSON.stringify(entries.flatMap((e) => (e.link ? [e.link] : [])))],
   );
   return { keys: new Set(rows.map((r) => r.key_hash)), links: new Set(rows.map((r) => r.link).filter((l): l is string => !!l)) };
 }
-
-const toPgArray = (values: string[]) => `{${values.map((v) => `"${v.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
 
 export async function createFeed(
   em: EntityManager,
