@@ -159,8 +159,10 @@ async function flood(req: Parameters<typeof sendRaw>[1]): Promise<{ answer: RawA
  */
 function expectCutOff(f: { answer: RawAnswer; growthMb: number }) {
   expect(f.growthMb).toBeLessThan(50);
-  // The bound: an answer within a second; the real time is a few milliseconds (one key look-up, at most 1 MB read).
-  expect(f.answer.msToAnswer).toBeLessThan(1000);
+  // The bound: an answer within 5 s (a busy machine, another test file running beside this one);
+  // the real time is a few milliseconds (one key look-up, at most 1 MB read), while the whole
+  // 300 MB through the socket takes longer.
+  expect(f.answer.msToAnswer).toBeLessThan(5000);
 }
 
 describe('floods over a real socket', () => {
