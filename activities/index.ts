@@ -67,7 +67,7 @@ export function createActivities(deps: ActivityDeps) {
       outbound: deps.outbound ?? { allowPrivate: false },
       timeoutMs: deps.webhookTimeoutMs,
     }),
-    ...createSeriesActivities({ orm: deps.orm }),
+    ...createSeriesActivities({ orm: deps.orm, webhooks }),
     ...createMetricsActivities(
       { orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, now: deps.now },
       webhooks,

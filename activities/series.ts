@@ -3,6 +3,7 @@
 // worker's main task queue, where the occurrences' post workflows run too.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm.ts';
+import type { WebhookEmitter } from './webhook-events.ts';
 import { createOccurrence, planNextOccurrence } from '../domain/series/occurrences.ts';
 import {
   SERIES_NOT_FOUND,
@@ -11,7 +12,7 @@ import {
   type PlannedOccurrence,
 } from '../workflows/series-types.ts';
 
-export function createSeriesActivities(deps: { orm: Orm }) {
+export function createSeriesActivities(deps: { orm: Orm; webhooks: WebhookEmitter }) {
   return {
     async planSeriesOccurrence(input: { seriesId: string; waitForRow: boolean }): Promise<PlannedOccurrence | null> {
       const next = await planNextOccurrence(deps.orm.em.fork(), input.seriesId);
@@ -24,7 +25,7 @@ export function createSeriesActivities(deps: { orm: Orm }) {
     },
     async createSeriesOccurrence(input: CreateOccurrenceInput): Promise<CreateOccurrenceResult> {
       const ctx = Context.current();
-      return createOccurrence(deps.orm.em.fork(), { client: ctx.client, taskQueue: ctx.info.taskQueue }, input);
+      return createOccurrence(deps.orm.em.fork(), { client: ctx.client, taskQueue: ctx.info.taskQueue }, input, deps.webhooks);
     },
   };
 }

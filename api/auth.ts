@@ -1,5 +1,6 @@
 // Bearer-key authentication (SPEC.md §5, DESIGN.md §3) as an Elysia macro: a route declares
-// `{ scope: 'read' }` and its handler receives `auth`.
+// `operation: OPERATIONS.x`, whose action (domain/access.ts) says what the key must hold, and its
+// handler receives `auth`.
 //
 // The key is checked before anything of the request is read or validated (docs/decisions.md
 // "Request bodies"): in the route's parse step for routes with a body (so an anonymous client
@@ -7,28 +8,23 @@
 // in its transform step for the others (before query and params validation). The result is kept
 // per Request, so `resolve` hands the same Auth to the handler and the rate limit and the
 // monthly quota count each request once. Order of refusals: 401 → 403 plan_required →
-// 429 rate_limited / quota_exceeded → 403 forbidden_scope → 413 / 422 of the body. Everything
+// 429 rate_limited / quota_exceeded → 403 forbidden_scope (the scope, then the maker's role) →
+// 413 / 422 of the body. Everything
 // Postgres knows of it (key, organization, rate limit, quota, last use) is one admission: from
 // the process's memory (services/admission-cache.ts) or one statement shared by the requests that
 // arrive together (services/admission.ts).
+import type { DocumentDecoration } from 'elysia';
 import { router } from '../http/router.ts';
 import { earlyStep, MAX_JSON_BODY_BYTES, readJsonBody } from '../http/body.ts';
-import { assertKeyMemberMay, keyChannels } from '../services/api-keys.ts';
-import type { Action } from '../domain/roles.ts';
+import { authorizeCaller, keyChannels, keyPrincipal } from '../services/api-keys.ts';
+import { scopeOf, type Action, type Principal } from '../domain/access.ts';
+import { operationDoc } from './openapi/operation.ts';
 import { ormAdmission, type KeyRecord, type OrganizationRecord } from '../services/admission.ts';
 import { hashApiKey, hashesEqual, KEY_PATTERN } from '../lib/crypto.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { monthPeriod, PLAN_LIMITS } from '../lib/plans.ts';
 import type { Scope } from '../lib/scopes.ts';
 import type { AppDeps } from '../http/deps.ts';
-
-/** A route's scope, the member action a key's maker must be allowed (domain/roles.ts), and its body limit when not the usual. */
-export interface MemberScope {
-  scope: Scope;
-  member?: Action;
-  /** The largest JSON body the route reads (POST /v1/posts/bulk); MAX_JSON_BODY_BYTES otherwise. */
-  maxBodyBytes?: number;
-}
 
 export interface Auth {
   key: KeyRecord;
@@ -37,6 +33,8 @@ export interface Auth {
   channels: 'all' | string[];
   usedThisMonth: number;
   now: Date;
+  /** The key as a principal (domain/access.ts), its maker read on first use (once per request). */
+  principal: () => Promise<Principal>;
 }
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
@@ -97,7 +95,15 @@ export function keyAuthenticator(deps: AppDeps): (input: AuthInput, scope: Scope
       });
     }
     if (scope !== null && !key.scopes.includes(scope)) throw errors.forbiddenScope(scope);
-    return { key, organization, channels: keyChannels(key), usedThisMonth: found.usedThisMonth, now: at };
+    let principal: Promise<Principal> | undefined;
+    return {
+      key,
+      organization,
+      channels: keyChannels(key),
+      usedThisMonth: found.usedThisMonth,
+      now: at,
+      principal: () => (principal ??= keyPrincipal(deps.orm.em.fork(), key)),
+    };
   };
 }
 
@@ -105,11 +111,16 @@ export function authPlugin(deps: AppDeps) {
   const authenticate = keyAuthenticator(deps);
   const admitted = new WeakMap<Request, Promise<Auth>>();
 
-  /** Once per Request, whichever step asks first. */
-  function admit(input: AuthInput, scope: Scope): Promise<Auth> {
+  /** Once per Request, whichever step asks first: the key, then the action. */
+  function admit(input: AuthInput, action: Action): Promise<Auth> {
     let found = admitted.get(input.request);
     if (!found) {
-      found = authenticate(input, scope);
+      const scope = scopeOf(action);
+      if (scope === null) throw new Error(`${action} is not done through a key: no /v1 route may name it`);
+      found = authenticate(input, scope).then(async (auth) => {
+        await authorizeCaller(auth, action);
+        return auth;
+      });
       admitted.set(input.request, found);
     }
     return found;
@@ -117,29 +128,28 @@ export function authPlugin(deps: AppDeps) {
 
   return router('auth').macro({
     /**
-     * `'publish'`, or `{ scope: 'publish', member: 'webhooks.manage' }` for a route whose action a
-     * member's role must also allow: a key made by a member is held to its maker's role
-     * (services/api-keys.ts assertKeyMemberMay); a key made with the CLI has no member.
+     * `operation: OPERATIONS.x` (api/openapi/operations.ts): the route's document entry and its
+     * access check from the one entry — the entry's action (domain/access.ts) gives the scope and
+     * the roles a key's maker must hold, before anything of the request is read.
      */
-    scope: (asked: Scope | MemberScope) => {
-      const scope = typeof asked === 'string' ? asked : asked.scope;
-      const member = typeof asked === 'string' ? undefined : asked.member;
-      const maxBodyBytes = (typeof asked === 'string' ? undefined : asked.maxBodyBytes) ?? MAX_JSON_BODY_BYTES;
+    operation: (detail: DocumentDecoration) => {
+      const op = operationDoc(detail);
+      if (!op) throw new Error('operation: pass an entry of OPERATIONS (api/openapi/operations.ts)');
+      const maxBodyBytes = op.maxBodyBytes ?? MAX_JSON_BODY_BYTES;
       return {
+        detail,
         // Routes with a body: the key first, then the body, read with the limit (http/body.ts).
         parse: (ctx: AuthInput) =>
           earlyStep(async () => {
-            await admit(ctx, scope);
+            await admit(ctx, op.action);
             return readJsonBody(ctx.request, maxBodyBytes);
           }),
         // Routes without one: before query and params are validated.
         transform: async (ctx: AuthInput) => {
-          await admit(ctx, scope);
+          await admit(ctx, op.action);
         },
         async resolve(ctx): Promise<{ auth: Auth }> {
-          const auth = await admit(ctx, scope);
-          if (member) await assertKeyMemberMay(deps.orm.em.fork(), auth.key.id, scope, member);
-          return { auth };
+          return { auth: await admit(ctx, op.action) };
         },
       };
     },

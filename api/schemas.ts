@@ -613,7 +613,10 @@ export const SeriesRepeatSchema = t.Object(
 export const SeriesSchema = t.Object(
   {
     id: t.String(),
-    status: oneOf(['active', 'ended'], '`active` while occurrences are to come; `ended` once the rule has none left.'),
+    status: oneOf(
+      ['active', 'paused', 'ended'],
+      '`active` while occurrences are to come; `paused` when its maker may no longer make its posts (`pausedReason`; PATCH `status: active` resumes it, the resuming key its maker from then on); `ended` once the rule has none left.',
+    ),
     content: t.String(),
     contentByPlatform: t.Record(t.String(), t.String()),
     channelIds: t.Array(t.String()),
@@ -632,6 +635,9 @@ export const SeriesSchema = t.Object(
     lastError: t.Union([t.Object({ at: t.String({ format: 'date-time' }), code: t.String(), message: t.String() }, strict), t.Null()], {
       description:
         'Why the last occurrence that could not be created was skipped (the create checks refused it: `code` and `message` as POST /v1/posts would answer); null when none was.',
+    }),
+    pausedReason: t.Union([t.String(), t.Null()], {
+      description: 'Why it is paused: the key that made it was revoked or expired, or its member left or lost the role to post; null when it is not paused.',
     }),
     createdAt: DateTime(),
     updatedAt: DateTime(),

@@ -5,7 +5,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts
 import { addChannel, channelView, checkChannelAddress, listChannels, probeChannel, setChannelStatus } from '../domain/channels.ts';
 import { createOrganization, getOrganization, setApprovalSettings, setOrganizationPlan } from '../domain/organizations.ts';
 import { createUser } from '../services/users.ts';
-import { isRole, ROLES } from '../domain/roles.ts';
+import { isRole, ROLES } from '../domain/access.ts';
 import { addMember } from '../domain/members.ts';
 import { errors } from '../lib/errors.ts';
 import { createConnectors } from '../platforms/index.ts';
@@ -163,7 +163,7 @@ export const COMMANDS: Record<string, Command> = {
     flags: ['org', 'email', 'password', 'role'],
     required: ['org', 'email', 'password'],
     // A member of the organization who signs in to the web application (password hashed with
-    // Argon2id), with a role there (domain/roles.ts; default owner).
+    // Argon2id), with a role there (domain/access.ts; default owner).
     run: async ({ em }, f) => {
       if (f.role !== undefined && !isRole(f.role))
         throw errors.validation([{ path: 'role', message: `must be one of ${ROLES.join(', ')}` }]);

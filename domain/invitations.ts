@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Invitation, Membership, Organization, User, type IInvitation, type Role } from '../db/entities/index.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { can } from './roles.ts';
+import { can } from './access.ts';
 import type { Actor } from './members.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;

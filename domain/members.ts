@@ -1,6 +1,6 @@
 // An organization's members: who they are, a change of role, a removal.
 //
-// Rules (what a role may do is domain/roles.ts):
+// Rules (what a role may do is domain/access.ts):
 // - Members with `members.manage` (owner, admin) change roles and remove members; only an owner
 //   (`owners.manage`) makes someone an owner, changes an owner's role or removes an owner.
 // - The organization keeps at least one owner: its last owner can be neither demoted nor removed
@@ -11,14 +11,14 @@
 // - A person may belong to several organizations; each membership is added once (`409` for a
 //   second) and a session opens one of them at a time (services/users.ts).
 // - The API keys a member made go with them: removing a member revokes their keys, and a new role
-//   revokes those whose scopes it no longer allows (domain/roles.ts KEY_SCOPES).
+//   revokes those whose scopes it no longer allows (domain/access.ts KEY_SCOPES).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import { ApiKey, Membership, User, type IApiKey, type Role } from '../db/entities/index.ts';
 import { admissionChanged } from '../db/admission-changes.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { can, KEY_SCOPES } from './roles.ts';
+import { can, KEY_SCOPES } from './access.ts';
 
 export interface MemberView {
   userId: string;

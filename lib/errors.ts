@@ -59,7 +59,7 @@ export class ApiError extends Error {
 
 export const errors = {
   unauthorized: (message = 'Missing or invalid API key.') => new ApiError('unauthorized', message),
-  /** A member whose role does not allow the action (domain/roles.ts). */
+  /** A member whose role does not allow the action (domain/access.ts). */
   forbiddenRole: (role: string, action: string) =>
     new ApiError('forbidden_role', `Your role in this organization (${role}) does not allow this (${action}).`, {
       details: { role, action },

@@ -20,6 +20,7 @@ export type IdPrefix =
   | 'mem'
   | 'inv'
   | 'aud'
+  | 'plk'
   | 'feed';
 
 export function newId(prefix: IdPrefix): string {

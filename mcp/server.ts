@@ -16,7 +16,8 @@ import { errors, type FieldError } from '../lib/errors.ts';
 import type { LogEntry } from '../lib/log.ts';
 import { TOOLS, type Tool, type ToolContext } from './tools.ts';
 import { auditToolCall } from './audit.ts';
-import { assertKeyMemberMay } from '../services/api-keys.ts';
+import { authorizeCaller } from '../services/api-keys.ts';
+import { scopeOf } from '../domain/access.ts';
 
 export const SERVER_INFO = { name: 'postpilot', title: 'Postpilot', version: '1.0.0' };
 
@@ -32,7 +33,7 @@ function listed(t: Tool) {
   return {
     name: t.name,
     title: t.title,
-    description: `${t.description} Needs the "${t.scope}" scope.`,
+    description: `${t.description} Needs the "${scopeOf(t.action)}" scope.`,
     inputSchema: JSON.parse(JSON.stringify(t.input)) as { type: 'object'; [k: string]: unknown },
     annotations: { title: t.title, ...t.annotations },
   };
@@ -67,8 +68,7 @@ export async function callTool(
   if (!t) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. tools/list names the tools.`);
   try {
     // The order of /v1: the scope, then the input.
-    if (!ctx.caller.key.scopes.includes(t.scope)) throw errors.forbiddenScope(t.scope);
-    if (t.member) await assertKeyMemberMay(ctx.deps.orm.em.fork(), ctx.caller.key.id, t.scope, t.member);
+    await authorizeCaller(ctx.caller, t.action);
     const fields = inputProblems(t, args);
     if (fields.length) throw errors.validation(fields);
     // Per call: what the tool notes of itself (a replayed answer) is this call's alone.

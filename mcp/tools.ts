@@ -24,8 +24,8 @@ import { createPostOnce, createPostRequest, editPostForKey } from '../services/p
 import { getPostForKey, listPostsForKey } from '../domain/posts/view.ts';
 import { postAnalyticsForKey } from '../domain/analytics/post-analytics.ts';
 import type { AuditOrigin } from '../domain/audit.ts';
-import type { Action } from '../domain/roles.ts';
-import { APPROVAL_COMMENT_CHARS, decideApproval, keyActor } from '../domain/posts/approval.ts';
+import type { Action } from '../domain/access.ts';
+import { APPROVAL_COMMENT_CHARS, decideApproval } from '../domain/posts/approval.ts';
 
 /** What a tool runs with: the app's dependencies and the caller its API key authenticated. */
 export interface ToolContext {
@@ -48,10 +48,8 @@ export interface Tool<S extends TSchema = TSchema> {
   name: string;
   title: string;
   description: string;
-  /** The scope of the tool's /v1 twin. */
-  scope: Scope;
-  /** The member action of its /v1 twin, for a key made by a member (api/auth.ts MemberScope). */
-  member?: Action;
+  /** What it does, as its /v1 twin (domain/access.ts): the scope and the maker's role it needs. */
+  action: Action;
   input: S;
   annotations: ToolAnnotations;
   run: (ctx: ToolContext, args: Static<S>) => Promise<Record<string, unknown>>;
@@ -154,7 +152,7 @@ export const TOOLS: Tool[] = [
     title: 'Who am I',
     description:
       'The organization this API key belongs to, the key’s scopes (read, generate, publish, approve) and channel limits, and the quota used this month. Call it first to learn what the key may do.',
-    scope: 'read',
+    action: 'read',
     input: NoInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ caller }) => accountView(caller),
@@ -165,7 +163,7 @@ export const TOOLS: Tool[] = [
     title: 'List channels',
     description:
       'The connected social accounts (channels) this key may post to, each with its id, platform, status (`active` can be posted to; `reauth_required` must be reconnected in the web app) and rules: maxChars (the longest text, counted as the platform counts), requiresMedia, and requiredFields (e.g. REDDIT needs reddit.subreddit and reddit.title).',
-    scope: 'read',
+    action: 'read',
     input: NoInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ deps, caller }) => ({
@@ -178,7 +176,7 @@ export const TOOLS: Tool[] = [
     title: 'What a channel can do',
     description:
       'For one channel: the platform’s fixed facts (maxChars, media limits, whether it takes a thread or a first comment) and what the platform says of this account now: TikTok’s privacy levels and limits, Pinterest’s boards, a subreddit’s flairs and rules (REDDIT, with subreddit), YouTube’s categories. The live part is kept 5 minutes; liveError says why it is missing.',
-    scope: 'read',
+    action: 'read',
     input: T.Object(
       {
         id: Id('The channel id (`ch_…`) from list_channels.'),
@@ -206,7 +204,7 @@ export const TOOLS: Tool[] = [
     title: 'Check a post',
     description:
       'Runs every check create_post runs (channels, each channel’s text length and media rules, required fields, publishAt, duplicates, plan limits) without creating anything. Returns each channel’s text and its length against maxChars, or the error create_post would give.',
-    scope: 'publish',
+    action: 'posts.write',
     input: PostBody,
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ deps, caller }, a) => ({
@@ -219,7 +217,7 @@ export const TOOLS: Tool[] = [
     title: 'Create a post',
     description:
       'Schedules a post on one or more channels at `publishAt`, or at the next free slot of the channels’ posting queues with `queue: true`, or publishes it now (within about a minute) when neither is given. With `thread` and `firstComment` it is a conversation: the post, then its replies one by one (or its comment), each with its own outcome in channels[].items. Returns the post with a status per channel; follow it with get_post. Check first with validate_post if unsure. Pass an idempotencyKey to make a retry safe (the same key and arguments within 24 h return the first post instead of creating another).',
-    scope: 'publish',
+    action: 'posts.write',
     input: T.Object(
       {
         ...PostFields,
@@ -257,7 +255,7 @@ export const TOOLS: Tool[] = [
     title: 'List posts',
     description:
       'Posts newest first (by scheduled time) with each channel’s status, live URL and error. Filter by status, channel or a time range; page with limit and the nextCursor of the previous page.',
-    scope: 'read',
+    action: 'read',
     input: T.Object(
       {
         status: T.Optional(
@@ -295,7 +293,7 @@ export const TOOLS: Tool[] = [
     title: 'Get a post',
     description:
       'One post with its status on every channel: published ones have platformPostId and url, failed ones error, errorCode and retryable.',
-    scope: 'read',
+    action: 'read',
     input: PostId,
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ deps, caller }, a) => ({
@@ -308,7 +306,7 @@ export const TOOLS: Tool[] = [
     title: 'How a post performed',
     description:
       'Per channel of a post: the latest figures (impressions, views, likes, replies, reposts, quotes, saves, clicks; null where the platform reports none, never 0), when each was read, the next scheduled reading, and every reading so far. Readings are taken 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after publishing.',
-    scope: 'read',
+    action: 'read',
     input: PostId,
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ deps, caller }, a) => ({
@@ -321,7 +319,7 @@ export const TOOLS: Tool[] = [
     title: 'Edit a scheduled post',
     description:
       'Changes a post that is still scheduled: its text, per-platform text, publish time, media, channels, Reddit fields, thread or first comment (give at least one). The same rules as create_post apply. A post that is publishing or done cannot be edited (conflict).',
-    scope: 'publish',
+    action: 'posts.write',
     input: T.Object(
       {
         id: Id('The post id (`post_…`).'),
@@ -357,8 +355,7 @@ export const TOOLS: Tool[] = [
     title: 'Cancel or delete a post',
     description:
       'A scheduled post is cancelled (never published); a published or failed post is removed from this service’s lists (its live posts on the platforms stay). A post that is publishing right now cannot be cancelled (conflict). As DELETE /v1/posts/{id}.',
-    scope: 'publish',
-    member: 'posts.publish',
+    action: 'posts.publish',
     input: PostId,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     run: async ({ deps, caller }, a) => {
@@ -372,8 +369,7 @@ export const TOOLS: Tool[] = [
     title: 'Retry failed channels',
     description:
       'Publishes again the channels of a failed post that failed (never those already published). Channels that need reconnecting must be reconnected first (reauth_required).',
-    scope: 'publish',
-    member: 'posts.publish',
+    action: 'posts.publish',
     input: PostId,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: async ({ deps, caller }, a) => ({
@@ -389,8 +385,7 @@ export const TOOLS: Tool[] = [
         decision === 'approve'
           ? 'Approves a scheduled post waiting for approval (its `approval.status` pending or rejected): it is then published at its time, or at once when that time passed less than 24 hours ago. As POST /v1/posts/{id}/approve.'
           : 'Rejects a scheduled post waiting for approval: it is not published unless approved later (within 24 hours of its time). As POST /v1/posts/{id}/reject.',
-      scope: 'approve',
-      member: 'posts.approve',
+      action: 'posts.approve',
       input: T.Object(
         {
           id: Id('The post id (`post_…`).'),
@@ -402,7 +397,7 @@ export const TOOLS: Tool[] = [
       run: async ({ deps, caller }, a: { id: string; comment?: string }) => ({
         ...(await decideApproval(deps.orm.em.fork(), deps.temporal, caller.organization.id, a.id, caller.channels, {
           decision,
-          by: await keyActor(deps.orm.em.fork(), caller.key.id),
+          by: await caller.principal(),
           comment: a.comment ?? null,
           now: caller.now,
         })),
@@ -415,8 +410,7 @@ export const TOOLS: Tool[] = [
     title: 'Add media from a URL',
     description:
       'Fetches a file from a public http(s) URL into the media library (images, GIFs, videos, PDFs, audio; at most 100 MB this way) and processes it as an upload is processed. Returns the media item: `ready` (use its id in mediaIds) or `failed` with the reason in `error`.',
-    scope: 'publish',
-    member: 'media.write',
+    action: 'media.write',
     input: T.Object(
       {
         url: T.String({
@@ -450,7 +444,7 @@ export const TOOLS: Tool[] = [
     title: 'Get a media item',
     description:
       'One media item: its status (pending, ready, failed), type, size, dimensions, alt text and description, and a URL to view it.',
-    scope: 'read',
+    action: 'read',
     input: T.Object({ id: Id('The media id (`med_…`).') }, { additionalProperties: false }),
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ deps, caller }, a) => {
@@ -464,7 +458,7 @@ export const TOOLS: Tool[] = [
     title: 'Draft a post per channel',
     description:
       'Writes a draft for each channel from a brief, fitting each channel’s rules (maxChars as the platform counts, a title for REDDIT), with the character counts. Creates nothing: pass the drafts to create_post (as content, or contentByPlatform per platform). A draft marked truncated was cut to fit; missingFields lists what create_post still needs (e.g. reddit.subreddit).',
-    scope: 'generate',
+    action: 'posts.generate',
     input: T.Object(
       {
         prompt: Text(GENERATE_LIMITS.promptChars, 'What the post is about.', 1),
@@ -496,7 +490,7 @@ export const TOOLS: Tool[] = [
     name: 'generate_alt_text',
     title: 'Suggest alt text',
     description: 'Describes a ready image (or a video’s thumbnail) for people who cannot see it: a suggested alt text. Changes nothing.',
-    scope: 'generate',
+    action: 'posts.generate',
     input: T.Object({ mediaId: Id('The media id (`med_…`).') }, { additionalProperties: false }),
     annotations: { readOnlyHint: true, openWorldHint: true },
     run: async ({ deps, caller }, a) => ({

@@ -2,6 +2,7 @@
 import type { IApiKey, IOrganization } from '../db/entities/index.ts';
 import { monthPeriod, PLAN_LIMITS } from '../lib/plans.ts';
 import type { Scope } from '../lib/scopes.ts';
+import type { Principal } from '../domain/access.ts';
 
 /** What authentication found out about a request (api/auth.ts Auth has these fields). */
 export interface Caller {
@@ -10,6 +11,8 @@ export interface Caller {
   channels: 'all' | string[];
   usedThisMonth: number;
   now: Date;
+  /** The key as a principal (domain/access.ts), its maker read on first use (services/api-keys.ts keyPrincipal). */
+  principal: () => Promise<Principal>;
 }
 
 export function accountView(auth: Caller) {

@@ -6,28 +6,47 @@ import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { isScope, SCOPES, type Scope } from '../lib/scopes.ts';
 import { getOrganization } from '../domain/organizations.ts';
-import { can, KEY_SCOPES, type Action } from '../domain/roles.ts';
+import { authorize, everyRoleMay, KEY_SCOPES, scopeOf, type Action, type Maker, type Principal } from '../domain/access.ts';
+import type { Caller } from './account.ts';
 import { sql } from '../db/sql.ts';
 import type { Role } from '../db/entities/index.ts';
 
-/**
- * A key made by a member may do only what the member's role allows now (domain/roles.ts); a
- * role too low → 403 forbidden_scope naming the role and the action. A key made with the CLI
- * belongs to no member and is held to its scopes only.
- */
-export async function assertKeyMemberMay(em: EntityManager, keyId: string, scope: Scope, action: Action): Promise<void> {
-  const [row] = await sql<{ role: Role }>(
+/** The member who made a key, as they stand now (role null: no longer a member); null for a key made with the CLI. */
+export async function keyMaker(em: EntityManager, keyId: string): Promise<Maker | null> {
+  const [row] = await sql<{ user_id: string | null; role: Role | null }>(
     em,
-    `select m.role from api_keys k
-       join memberships m on m.organization_id = k.organization_id and m.user_id = k.created_by_user_id
+    `select k.created_by_user_id as user_id, m.role from api_keys k
+       left join memberships m on m.organization_id = k.organization_id and m.user_id = k.created_by_user_id
      where k.id = ?`,
     [keyId],
   );
-  if (row && !can(row.role, action)) {
-    throw new ApiError('forbidden_scope', `This API key belongs to a member whose role (${row.role}) may not do this (${action}).`, {
-      details: { requiredScope: scope, role: row.role, action },
-    });
-  }
+  return row?.user_id ? { userId: row.user_id, role: row.role } : null;
+}
+
+/**
+ * The calling key allowed `action` (domain/access.ts authorize): its scope, and its maker's role
+ * now, read only when some role may not do the action. Every interface that takes a key (the
+ * API's routes, the MCP tools) asks here.
+ */
+export async function authorizeCaller(caller: Pick<Caller, 'key' | 'principal'>, action: Action): Promise<void> {
+  const scope = scopeOf(action);
+  if (scope !== null && !caller.key.scopes.includes(scope)) throw errors.forbiddenScope(scope);
+  if (scope === null || !everyRoleMay(action)) authorize(await caller.principal(), action);
+}
+
+/** A key as a principal (domain/access.ts), its maker read now. */
+export async function keyPrincipal(
+  em: EntityManager,
+  key: Pick<IApiKey, 'id' | 'organization' | 'name' | 'prefix' | 'scopes'>,
+): Promise<Principal> {
+  return {
+    type: 'api_key',
+    organizationId: key.organization,
+    keyId: key.id,
+    name: key.name,
+    scopes: key.scopes,
+    maker: await keyMaker(em, key.id),
+  };
 }
 
 export interface CreateKeyInput {
@@ -37,7 +56,7 @@ export interface CreateKeyInput {
   /** 'all' or a list of channel ids of that organization. */
   channels: 'all' | string[];
   expiresAt?: Date | null;
-  /** The member making it in the web app: its scopes stay within what their role may hold (domain/roles.ts KEY_SCOPES). */
+  /** The member making it in the web app: its scopes stay within what their role may hold (domain/access.ts KEY_SCOPES). */
   createdBy?: { userId: string; role: Role };
   /** Posts made with it wait for approval (domain/posts/approval.ts). */
   requiresApproval?: boolean;
@@ -139,7 +158,7 @@ export async function revokeApiKey(em: EntityManager, id: string, now = new Date
   return keyView(key);
 }
 
-export interface Principal {
+export interface AuthenticatedKey {
   key: IApiKey;
   organization: IOrganization;
 }
@@ -150,7 +169,7 @@ export interface Principal {
  * (an index seek that reveals nothing about near misses); the stored hash is then compared in
  * constant time.
  */
-export async function authenticateKey(em: EntityManager, rawKey: string, now = new Date()): Promise<Principal> {
+export async function authenticateKey(em: EntityManager, rawKey: string, now = new Date()): Promise<AuthenticatedKey> {
   if (!KEY_PATTERN.test(rawKey)) throw errors.unauthorized('The API key is malformed.');
   const hash = hashApiKey(rawKey);
   const key = await em.findOne(ApiKey, { hash });

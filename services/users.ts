@@ -7,6 +7,7 @@ import { monotonicFactory } from 'ulidx';
 import { Membership, Organization, Session, User, type IOrganization, type ISession, type IUser, type Role } from '../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { getOrganization } from '../domain/organizations.ts';
+import type { MemberPrincipal } from '../domain/access.ts';
 import { newId } from '../lib/ids.ts';
 
 /** A session lasts this long after sign-in, and is extended when used in its second half. */
@@ -45,7 +46,7 @@ function checkPassword(password: string, fields: FieldError[]): void {
   }
 }
 
-/** A person who signs in, a member of `organizationId` with `role` (default owner: domain/roles.ts). */
+/** A person who signs in, a member of `organizationId` with `role` (default owner: domain/access.ts). */
 export async function createUser(
   em: EntityManager,
   input: { organizationId: string; email: string; password: string; role?: Role },
@@ -132,13 +133,22 @@ export interface SignedIn {
   session: ISession;
   user: IUser;
   organization: IOrganization;
-  /** The user's role in the session's organization (domain/roles.ts). */
+  /** The user's role in the session's organization (domain/access.ts). */
   role: Role;
   /** Every organization the user belongs to, by name (the web app switches between them). */
   organizations: { id: string; name: string; role: Role }[];
   /** Set when the session was extended: the cookie must be sent again with this expiry. */
   renewedUntil?: Date;
 }
+
+/** The signed-in member as a principal (domain/access.ts). */
+export const memberPrincipal = (s: Pick<SignedIn, 'user' | 'organization' | 'role'>): MemberPrincipal => ({
+  type: 'member',
+  organizationId: s.organization.id,
+  userId: s.user.id,
+  name: s.user.email,
+  role: s.role,
+});
 
 /** The session a cookie value names, if it exists and has not expired. */
 export async function findSession(em: EntityManager, value: string, now = new Date()): Promise<SignedIn | null> {

@@ -4,7 +4,7 @@
 // changes; a role that may passes the check (whatever the route answers next). A key made with
 // the CLI belongs to no member and is held to its scopes only.
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { ROLES, type Action, can, KEY_SCOPES, type Role } from '../domain/roles.ts';
+import { ROLES, type Action, can, KEY_SCOPES, type Role } from '../domain/access.ts';
 import { createUser } from '../services/users.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import type { Scope } from '../lib/scopes.ts';

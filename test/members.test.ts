@@ -1,10 +1,10 @@
-// Members and roles: what each role may do (domain/roles.ts), every existing user made the owner of
+// Members and roles: what each role may do (domain/access.ts), every existing user made the owner of
 // their organization by the migration, and a session that opens only an organization its user is a
 // member of.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Membership, User } from '../db/entities/index.ts';
 import { createOrm, migrate, type Orm } from '../db/orm.ts';
-import { ACTIONS, can, KEY_SCOPES, ROLES, type Action, type Role } from '../domain/roles.ts';
+import { ACTIONS, can, KEY_SCOPES, ROLES, type Action, type Role } from '../domain/access.ts';
 import { parseCommand, type CommandContext } from '../cli/commands.ts';
 import { createSession, createUser, findSession } from '../services/users.ts';
 import { harness, type Harness } from './harness/index.ts';

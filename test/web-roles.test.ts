@@ -1,9 +1,9 @@
 // Every route of the web application names the action it performs, and each role is allowed or
-// refused it as domain/roles.ts says: a refused page is a 403 page, a refused JSON endpoint a 403
+// refused it as domain/access.ts says: a refused page is a 403 page, a refused JSON endpoint a 403
 // `forbidden_role` body, and a refused request changes nothing. The table below is the whole list:
 // a web route missing from it fails here.
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { ROLES, can, type Action, type Role } from '../domain/roles.ts';
+import { ROLES, can, type Action, type Role } from '../domain/access.ts';
 import { listApiKeys } from '../services/api-keys.ts';
 import { WEB_AUDIT } from '../web/audit.ts';
 import { harness } from './harness/index.ts';
@@ -132,7 +132,7 @@ describe('roles in the web application', () => {
     expect(gets).toEqual(['GET /channels/oauth/:platform/callback']);
   });
 
-  test('every route × every role: allowed as domain/roles.ts says, else 403', async () => {
+  test('every route × every role: allowed as domain/access.ts says, else 403', async () => {
     const wrong: string[] = [];
     for (const role of ROLES) {
       const { browser } = await signedInUser(app, { role: role as Role });

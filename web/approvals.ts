@@ -3,10 +3,13 @@
 // page, with a comment; anyone who writes posts shares a signed preview link of a post
 // (domain/posts/preview-links.ts), optionally with approve/reject buttons for its reviewer.
 import type { PostApproval } from '../db/entities/index.ts';
-import { APPROVAL_COMMENT_CHARS, decideApproval, memberActor, postsAwaitingApproval } from '../domain/posts/approval.ts';
-import { PREVIEW_DAYS, signPreviewLink } from '../domain/posts/preview-links.ts';
+import { APPROVAL_COMMENT_CHARS, decideApproval, postsAwaitingApproval } from '../domain/posts/approval.ts';
+import { PREVIEW_DAYS, revokePreviewLink, sharePreviewLink } from '../domain/posts/preview-links.ts';
+import type { IPreviewLink } from '../db/entities/index.ts';
+import { auditNote } from './audit.ts';
 import { getPostForKey, type PostView } from '../domain/posts/view.ts';
-import { can } from '../domain/roles.ts';
+import { can } from '../domain/access.ts';
+import { memberPrincipal } from '../services/users.ts';
 import { router } from '../http/router.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
@@ -46,8 +49,10 @@ export function decisionForms(ctx: PageContext, post: PostView, next: string): S
 </form>`;
 }
 
-/** The post page's approval section and its preview-link form. */
-export function approvalPanel(ctx: PageContext, post: PostView): SafeHtml {
+/** The post page's approval section, its preview-link form and the links shared for it. */
+export function approvalPanel(ctx: PageContext, post: PostView, links: IPreviewLink[]): SafeHtml {
+  // Only a member who may approve shares a link that decides (domain/posts/preview-links.ts).
+  const mayShareDecisions = ctx.signedIn.organization.previewDecisions && post.approval && can(ctx.signedIn.role, 'posts.approve');
   const share = can(ctx.signedIn.role, 'posts.write')
     ? html`<details class="preview-share" data-testid="preview-share"><summary>Share a preview link</summary>
   <form method="post" action="/posts/${post.id}/preview-link" class="stack">
@@ -55,12 +60,12 @@ export function approvalPanel(ctx: PageContext, post: PostView): SafeHtml {
     <div class="field"><label for="preview-days">Valid for (days, ${PREVIEW_DAYS.min}–${PREVIEW_DAYS.max})</label>
       <input id="preview-days" name="days" type="number" min="${PREVIEW_DAYS.min}" max="${PREVIEW_DAYS.max}" value="${PREVIEW_DAYS.default}" data-testid="preview-days"></div>
     ${
-      ctx.signedIn.organization.previewDecisions && post.approval
-        ? html`<div class="check"><input type="checkbox" id="preview-decide" name="decide" value="yes" data-testid="preview-decide"><label for="preview-decide">The reviewer may approve or reject</label></div>`
+      mayShareDecisions
+        ? html`<div class="check"><input type="checkbox" id="preview-decide" name="decide" value="yes" data-testid="preview-decide"><label for="preview-decide">The reviewer may approve or reject (once, in your name)</label></div>`
         : ''
     }
     <div class="actions"><button type="submit" data-testid="preview-create">Create link</button></div>
-  </form></details>`
+  </form></details>${previewLinkList(ctx, post, links)}`
     : html``;
   if (!post.approval) return share;
   return html`<section class="approval" data-testid="post-approval">
@@ -68,6 +73,31 @@ export function approvalPanel(ctx: PageContext, post: PostView): SafeHtml {
   <p>${approvalSummary(post.approval, ctx.tz)}</p>
   ${decisionForms(ctx, post, `/posts/${post.id}`)}
 </section>${share}`;
+}
+
+/** The links shared for the post: who shared each, what it may do, its state, and Revoke. */
+function previewLinkList(ctx: PageContext, post: PostView, links: IPreviewLink[]): SafeHtml {
+  if (!links.length) return html``;
+  const state = (l: IPreviewLink) =>
+    l.revokedAt
+      ? 'revoked'
+      : l.decidedAt
+        ? `${l.decision === 'approve' ? 'approved' : 'rejected'} by ${l.reviewerName ?? ''}`
+        : l.expiresAt.getTime() <= ctx.now.getTime()
+          ? 'expired'
+          : `valid until ${formatDateTime(l.expiresAt, ctx.tz)}`;
+  const mayRevoke = (l: IPreviewLink) =>
+    !l.revokedAt && (l.createdByUserId === ctx.signedIn.user.id || can(ctx.signedIn.role, 'posts.approve'));
+  return html`<table class="table" data-testid="preview-links"><thead><tr><th scope="col">Link</th><th scope="col">Reviewer may</th><th scope="col">State</th><th scope="col"></th></tr></thead>
+<tbody>${links.map(
+    (l) => html`<tr data-testid="preview-link-row" data-link-id="${l.id}" data-revoked="${l.revokedAt ? 'yes' : 'no'}">
+  <td>${formatDateTime(l.createdAt, ctx.tz)}</td><td>${l.decide ? 'see and decide once' : 'see'}</td><td>${state(l)}</td>
+  <td>${
+    mayRevoke(l)
+      ? html`<form method="post" action="/posts/${post.id}/preview-links/${l.id}/revoke" class="inline"><input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}"><button type="submit" class="danger" data-testid="preview-link-revoke">Revoke</button></form>`
+      : ''
+  }</td></tr>`,
+  )}</tbody></table>`;
 }
 
 async function approvalsPage(ctx: PageContext, web: Web, problems: string[] = [], status = 200): Promise<Response> {
@@ -116,7 +146,7 @@ async function decide(web: Web, ctx: PageContext, decision: 'approve' | 'reject'
   try {
     await decideApproval(ctx.em, web.deps.temporal, orgId, ctx.params.id!, 'all', {
       decision,
-      by: await memberActor(ctx.em, ctx.signedIn.user.id),
+      by: memberPrincipal(ctx.signedIn),
       comment: comment || null,
       now: ctx.now,
     });
@@ -129,22 +159,28 @@ async function decide(web: Web, ctx: PageContext, decision: 'approve' | 'reject'
 }
 
 async function previewLink(web: Web, ctx: PageContext): Promise<Response> {
-  const orgId = ctx.signedIn.organization.id;
-  const post = await getPostForKey(ctx.em, orgId, ctx.params.id!, 'all');
-  const days = Number(ctx.form.get('days') ?? PREVIEW_DAYS.default);
-  if (!Number.isInteger(days) || days < PREVIEW_DAYS.min || days > PREVIEW_DAYS.max)
-    throw errors.validation([{ path: 'days', message: `must be a whole number from ${PREVIEW_DAYS.min} to ${PREVIEW_DAYS.max}` }]);
   const key = web.options().credentialsKey;
   if (!key) throw new ApiError('conflict', 'Preview links need the service’s CREDENTIALS_KEY to be set.');
-  const expiresAt = new Date(ctx.now.getTime() + days * 86_400_000);
-  const decide = ctx.form.get('decide') === 'yes' && ctx.signedIn.organization.previewDecisions && post.approval !== null;
-  const token = signPreviewLink(key, { postId: post.id, organizationId: orgId, expiresAt, decide });
+  const days = Number(ctx.form.get('days') ?? PREVIEW_DAYS.default);
+  const { token, link } = await sharePreviewLink(ctx.em, key, memberPrincipal(ctx.signedIn), {
+    postId: ctx.params.id!,
+    days,
+    decide: ctx.form.get('decide') === 'yes',
+    now: ctx.now,
+  });
+  auditNote(ctx, { details: { linkId: link.id, decide: link.decide } });
   const url = `${web.options().publicBaseUrl.replace(/\/$/, '')}/preview/${token}`;
   const body = html`<h1>Preview link</h1>
-<p>Anyone with this link sees the post as each channel would publish it, until ${formatDateTime(expiresAt, ctx.tz)}${decide ? ', and may approve or reject it' : ''}. It shows nothing else of the organization.</p>
+<p>Anyone with this link sees the post as each channel would publish it, until ${formatDateTime(link.expiresAt, ctx.tz)}${link.decide ? ', and may approve or reject it once, in your name' : ''}. It shows nothing else of the organization. Revoke it from the post’s page.</p>
 <p><input readonly value="${url}" class="wide" aria-label="Preview link" data-testid="preview-link"></p>
-<p><a href="/posts/${post.id}">Back to the post</a></p>`;
+<p><a href="/posts/${link.postId}">Back to the post</a></p>`;
   return htmlResponse(layout({ title: 'Preview link', body, signedIn: ctx.signedIn, tz: ctx.tz, nav: null }));
+}
+
+async function revokeLink(ctx: PageContext): Promise<Response> {
+  await revokePreviewLink(ctx.em, memberPrincipal(ctx.signedIn), ctx.params.id!, ctx.params.linkId!, ctx.now);
+  auditNote(ctx, { details: { linkId: ctx.params.linkId } });
+  return redirect(`/posts/${ctx.params.id}?notice=link-revoked`);
 }
 
 export function approvalRoutes(web: Web) {
@@ -166,6 +202,11 @@ export function approvalRoutes(web: Web) {
     .post(
       '/posts/:id/preview-link',
       pageRoute(web, 'posts.write', (ctx) => previewLink(web, ctx)),
+      { parse: 'text' },
+    )
+    .post(
+      '/posts/:id/preview-links/:linkId/revoke',
+      pageRoute(web, 'posts.write', (ctx) => revokeLink(ctx)),
       { parse: 'text' },
     );
 }

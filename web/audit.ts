@@ -43,6 +43,7 @@ export const WEB_AUDIT: Record<string, WebAuditTarget | null> = {
   'POST /posts/:id/reject': { action: 'post.reject', resource: 'post', param: 'id' },
   // Hands out a signed link that shows the post (and may decide on it) without an account.
   'POST /posts/:id/preview-link': { action: 'post.preview_link', resource: 'post', param: 'id' },
+  'POST /posts/:id/preview-links/:linkId/revoke': { action: 'post.preview_link_revoke', resource: 'post', param: 'id' },
   // A reviewer without an account, known by the name they give: the handler names them (auditNote).
   'POST /preview/:token/approve': { action: 'post.approve', resource: 'post' },
   'POST /preview/:token/reject': { action: 'post.reject', resource: 'post' },

@@ -9,7 +9,7 @@ import { t } from 'elysia';
 import { router } from '../http/router.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { measureChannelText } from '../platforms/text-length.ts';
-import type { IChannel } from '../db/entities/index.ts';
+import type { IChannel, IPreviewLink } from '../db/entities/index.ts';
 import { rulesFor } from '../platforms/catalog.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
 import { postAnalyticsForKey, type PostAnalytics } from '../domain/analytics/post-analytics.ts';
@@ -31,6 +31,7 @@ import {
 } from './post-actions.ts';
 import { memberRequester } from '../domain/posts/approval.ts';
 import { approvalPanel } from './approvals.ts';
+import { previewLinksOfPost } from '../domain/posts/preview-links.ts';
 import { dayKey, formatDateTime, isTimeZone, localInputValue, parseDayKey } from './time.ts';
 import { liveLink, platformBadge, platformLabel, postErrors, statusLabel } from './ui.ts';
 import { postLifecycleActions } from './post-lifecycle.ts';
@@ -244,7 +245,13 @@ function withFormZone(ctx: PageContext): PageContext {
   return isTimeZone(tz) && tz !== ctx.tz ? { ...ctx, tz } : ctx;
 }
 
-function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChannel>, figures: PostAnalytics): Response {
+function postPage(
+  ctx: PageContext,
+  post: PostView,
+  channels: Map<string, IChannel>,
+  figures: PostAnalytics,
+  links: IPreviewLink[],
+): Response {
   const errors = postErrors(post, channels);
   const body = html`<article class="post-detail" data-testid="post-detail" data-post-id="${post.id}" data-status="${post.status}" data-feed="/web/api/posts/${post.id}" data-live-posts>
   <h1>Post <span class="status status-${post.status}" data-testid="post-status" data-status="${post.status}"${errors.length ? html` title="${errors.join('\n')}"` : ''}>${statusLabel(post.status)}</span></h1>
@@ -268,7 +275,7 @@ function postPage(ctx: PageContext, post: PostView, channels: Map<string, IChann
     )}</tbody>
   </table>
   ${postItems(post, channels)}
-  ${approvalPanel(ctx, post)}
+  ${approvalPanel(ctx, post, links)}
   ${postFigures(figures, channels)}
   <p class="post-deleted notice" role="status" data-testid="post-deleted" hidden>This post has been deleted.</p>
   <div class="actions">${post.status === 'scheduled' ? html`<a class="button primary" href="/posts/${post.id}/edit" data-testid="post-edit">Edit or reschedule</a>` : ''}
@@ -444,7 +451,7 @@ export function composerRoutes(web: Web) {
         const orgId = ctx.signedIn.organization.id;
         const post = await getPostForKey(ctx.em, orgId, ctx.params.id!, 'all', web.deps.storage);
         const figures = await postAnalyticsForKey(ctx.em, orgId, post.id, 'all', web.deps.storage);
-        return postPage(ctx, post, byId(await channelsOf(ctx.em, orgId)), figures);
+        return postPage(ctx, post, byId(await channelsOf(ctx.em, orgId)), figures, await previewLinksOfPost(ctx.em, orgId, post.id));
       }),
     )
     .get(

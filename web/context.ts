@@ -7,8 +7,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { bodyText, earlyStep, isBodyTooLarge, readBody, readJsonBody } from '../http/body.ts';
 import { defaultLog, type AppDeps } from '../http/deps.ts';
 import { ApiError, errors } from '../lib/errors.ts';
-import { can, type Action } from '../domain/roles.ts';
-import { csrfMatches, findSession, type SignedIn } from '../services/users.ts';
+import { authorize, type Action } from '../domain/access.ts';
+import { csrfMatches, findSession, memberPrincipal, type SignedIn } from '../services/users.ts';
 import { isMultipart, MAX_FORM_BYTES, multipartForm, parseCookies, parseForm, redirect, serializeCookie, htmlResponse } from './http.ts';
 import { errorBody, layout } from './layout.ts';
 import { defaultWebOptions, type WebOptions } from './options.ts';
@@ -283,9 +283,9 @@ export function formBody(body: unknown): URLSearchParams {
   return parseForm(body);
 }
 
-/** Each route names the action it performs; the member's role must allow it (domain/roles.ts). */
+/** Each route names the action it performs; the member must be allowed it (domain/access.ts). */
 function assertRoleMay(signedIn: SignedIn, action: Action): void {
-  if (!can(signedIn.role, action)) throw errors.forbiddenRole(signedIn.role, action);
+  authorize(memberPrincipal(signedIn), action);
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   type FeedMaker,
   type FeedView,
 } from '../domain/feeds/feeds.ts';
-import { can } from '../domain/roles.ts';
+import { can } from '../domain/access.ts';
 import { router } from '../http/router.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';

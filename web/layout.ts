@@ -3,7 +3,7 @@
 import type { SignedIn } from '../services/users.ts';
 import { html, type SafeHtml } from './html.ts';
 import { assetUrl } from './static.ts';
-import { can, type Action } from '../domain/roles.ts';
+import { can, type Action } from '../domain/access.ts';
 
 export type NavItem =
   | 'calendar'
@@ -20,7 +20,7 @@ export type NavItem =
   | 'audit'
   | null;
 
-/** The pages in the navigation, each shown to the roles that may use it (domain/roles.ts). */
+/** The pages in the navigation, each shown to the roles that may use it (domain/access.ts). */
 const NAV: { id: Exclude<NavItem, null>; href: string; label: string; action: Action }[] = [
   { id: 'calendar', href: '/calendar', label: 'Calendar', action: 'read' },
   { id: 'compose', href: '/posts/new', label: 'New post', action: 'posts.write' },

@@ -2,8 +2,8 @@
 // states who may change what). Every member sees the list; owners and admins change roles and
 // remove members, and only an owner touches an owner.
 import { router } from '../http/router.ts';
-import { isRole, ROLES } from '../domain/roles.ts';
-import { can } from '../domain/roles.ts';
+import { isRole, ROLES } from '../domain/access.ts';
+import { can } from '../domain/access.ts';
 import { listMembers, removeMember, setMemberRole, type MemberView } from '../domain/members.ts';
 import { invite, pendingInvitations, revokeInvitation, type PendingInvitation } from '../domain/invitations.ts';
 import { sendMail } from '../services/mail.ts';

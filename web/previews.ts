@@ -1,9 +1,8 @@
 // The public page of a preview link (/preview/{token}; domain/posts/preview-links.ts states the
 // rules): the post as each channel would publish it, its status and approval, and, when the link
 // and the organization allow it, approve/reject for a reviewer who gives their name.
-import { Organization } from '../db/entities/index.ts';
-import { APPROVAL_COMMENT_CHARS, decideApproval } from '../domain/posts/approval.ts';
-import { readPreviewLink, type PreviewGrant } from '../domain/posts/preview-links.ts';
+import { APPROVAL_COMMENT_CHARS } from '../domain/posts/approval.ts';
+import { decideByLink, linkMayDecide, previewLinkOf, readPreviewLink, type PreviewGrant } from '../domain/posts/preview-links.ts';
 import { getPostForKey, type PostView } from '../domain/posts/view.ts';
 import { router } from '../http/router.ts';
 import { ApiError, errors } from '../lib/errors.ts';
@@ -28,12 +27,6 @@ function grantOf(web: Web, ctx: RequestContext): PreviewGrant {
   return read;
 }
 
-/** Approve/reject are offered when the link was made with them, the organization still allows them, and a decision can be made. */
-async function mayDecide(ctx: RequestContext, grant: PreviewGrant, post: PostView): Promise<boolean> {
-  if (!grant.decide || !post.approval || post.status !== 'scheduled') return false;
-  const org = await ctx.em.findOne(Organization, { id: grant.organizationId });
-  return org?.previewDecisions === true;
-}
 
 function channelPreview(post: PostView, c: PostView['channels'][number], name: string): SafeHtml {
   const followUps = c.items.filter((i) => i.position > 0);
@@ -65,9 +58,10 @@ async function previewPage(
   o: { errors?: string[]; status?: number; notice?: string | null } = {},
 ): Promise<Response> {
   const grant = grantOf(web, ctx);
+  const link = await previewLinkOf(ctx.em, grant);
   const post = await getPostForKey(ctx.em, grant.organizationId, grant.postId, 'all', web.deps.storage);
   const channels = byId(await channelsOf(ctx.em, grant.organizationId));
-  const decide = await mayDecide(ctx, grant, post);
+  const decide = await linkMayDecide(ctx.em, link, post);
   const base = `/preview/${ctx.params.token}`;
   const reviewer = html`<div class="field"><label for="reviewer">Your name</label>
     <input id="reviewer" name="reviewer" required maxlength="${REVIEWER_NAME_CHARS}" autocomplete="name" data-testid="preview-reviewer"></div>
@@ -78,6 +72,7 @@ ${formErrors(o.errors ?? [])}
 <p data-testid="preview-summary">Scheduled for <time datetime="${post.scheduledAt}">${formatDateTime(new Date(post.scheduledAt), ctx.tz)}</time> (${ctx.tz}) · <span class="status status-${post.status}" data-testid="preview-status">${statusLabel(post.status)}</span>.
 This link works until ${formatDateTime(grant.expiresAt, ctx.tz)}.</p>
 ${post.approval ? html`<p>${approvalSummary(post.approval, ctx.tz)}</p>` : ''}
+${link?.decidedAt ? html`<p data-testid="preview-link-decided">This link has ${link.decision === 'approve' ? 'approved' : 'rejected'} the post (by ${link.reviewerName}); a link decides once.</p>` : ''}
 <div class="preview-channels">${post.channels.map((c) => channelPreview(post, c, channels.get(c.channelId)?.name ?? c.channelId))}</div>
 ${
   decide
@@ -102,8 +97,8 @@ async function reviewerDecision(web: Web, ctx: RequestContext & { body: unknown 
   if (!originAllowed(web, ctx.request)) throw csrfError();
   const grant = grantOf(web, ctx);
   const form = formBody(ctx.body);
-  const post = await getPostForKey(ctx.em, grant.organizationId, grant.postId, 'all');
-  if (!(await mayDecide(ctx, grant, post))) throw errors.notFound('Preview link');
+  const link = await previewLinkOf(ctx.em, grant);
+  if (!link) throw errors.notFound('Preview link');
   const name = (form.get('reviewer') ?? '').trim();
   const comment = (form.get('comment') ?? '').trim();
   const fields = [];
@@ -113,18 +108,18 @@ async function reviewerDecision(web: Web, ctx: RequestContext & { body: unknown 
     fields.push({ path: 'comment', message: `must be at most ${APPROVAL_COMMENT_CHARS} characters` });
   if (fields.length) return previewPage(web, ctx, { errors: fields.map((f) => `${f.path}: ${f.message}`), status: 422 });
   try {
-    await decideApproval(ctx.em, web.deps.temporal, grant.organizationId, grant.postId, 'all', {
-      decision,
-      by: { type: 'reviewer', id: null, name },
-      comment: comment || null,
-      now: ctx.now,
-    });
+    await decideByLink(ctx.em, web.deps.temporal, grant, { decision, reviewer: name, comment: comment || null, now: ctx.now });
   } catch (err) {
     if (err instanceof ApiError && err.code === 'conflict') return previewPage(web, ctx, { errors: describeError(err), status: 409 });
     throw err;
   }
   // No session: the audit log's actor is the reviewer, by the name they gave (web/audit.ts).
-  auditNote(ctx, { organizationId: grant.organizationId, resourceId: grant.postId, actor: { type: 'reviewer', id: null, name } });
+  auditNote(ctx, {
+    organizationId: grant.organizationId,
+    resourceId: grant.postId,
+    actor: { type: 'reviewer', id: link.id, name },
+    details: { linkSharedBy: link.createdByUserId },
+  });
   return redirect(`/preview/${ctx.params.token}?decided=${decision}`);
 }
 

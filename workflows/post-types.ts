@@ -21,7 +21,7 @@ export interface PostWorkflowInput {
 
 /** Who decided, or asked (the shape of db/entities/post.ts's Actor; its types are audit-event.ts's). */
 export interface ApprovalActor {
-  type: 'member' | 'api_key' | 'reviewer' | 'operator' | 'invitee';
+  type: 'member' | 'api_key' | 'reviewer' | 'operator' | 'invitee' | 'system';
   id: string | null;
   name: string;
 }

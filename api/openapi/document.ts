@@ -6,6 +6,13 @@ import { ERROR_STATUS, type ApiErrorCode as ErrorCode } from '../../lib/errors.t
 import { COMPONENT_SCHEMAS, MAX_CHARS } from '../schemas.ts';
 import { KEY_PATTERN } from '../../services/idempotency.ts';
 import { operationDoc, type OperationDoc, type SchemaPatch } from './operation.ts';
+import { ACCESS, everyRoleMay, scopeOf, type Action } from '../../domain/access.ts';
+
+/** Who may call an operation, in words (domain/access.ts). */
+const accessNote = (action: Action) =>
+  everyRoleMay(action)
+    ? `Requires the \`${scopeOf(action)}\` scope.`
+    : `Requires the \`${scopeOf(action)}\` scope; a key made by a member also needs that member's role to allow \`${action}\` (${ACCESS[action].roles.join(', ')}).`;
 
 export interface RouteInfo {
   method: string;
@@ -275,9 +282,11 @@ export function buildOpenApiDocument(routes: readonly RouteInfo[], opts: Documen
       operationId: op.operationId,
       tags: [op.tag],
       summary: op.summary,
-      description: [op.description, `Requires the \`${op.scope}\` scope.`].filter(Boolean).join('\n\n'),
-      'x-required-scope': op.scope,
-      security: [{ bearerAuth: [op.scope] }],
+      description: [op.description, accessNote(op.action)].filter(Boolean).join('\n\n'),
+      'x-required-scope': scopeOf(op.action),
+      'x-action': op.action,
+      'x-roles': ACCESS[op.action].roles,
+      security: [{ bearerAuth: [scopeOf(op.action)] }],
       parameters: [
         ...parameters('path', hooks.params, op.params, pathNames),
         ...parameters('query', hooks.query, op.query, []),

@@ -1,8 +1,9 @@
 // What a route of /v1 says about itself for the OpenAPI document, beyond its TypeBox schemas:
-// attached with `detail: doc({...})` next to the route's `scope`, read back from `app.routes`.
+// attached with `operation: OPERATIONS.x` (api/auth.ts's macro, which also sets the route's
+// `detail` and its access check from the same entry), read back from `app.routes`.
 import type { DocumentDecoration } from 'elysia';
 import type { ApiErrorCode as ErrorCode } from '../../lib/errors.ts';
-import type { Scope } from '../../lib/scopes.ts';
+import type { Action } from '../../domain/access.ts';
 
 export type Tag = 'Account' | 'Channels' | 'Posts' | 'Analytics' | 'Media' | 'Webhooks' | 'Feeds' | 'Generate' | 'Audit';
 
@@ -14,8 +15,13 @@ export interface OperationDoc {
   tag: Tag;
   summary: string;
   description?: string;
-  /** The scope the route's auth macro requires; the document shows it (x-required-scope, security). */
-  scope: Scope;
+  /**
+   * What the route does (domain/access.ts): the auth macro requires its scope and, for a key made
+   * by a member, a role that may; the document shows both (x-required-scope, x-action, x-roles).
+   */
+  action: Action;
+  /** The largest JSON body the route reads (POST /v1/posts/bulk); MAX_JSON_BODY_BYTES otherwise. */
+  maxBodyBytes?: number;
   /**
    * Error codes this route answers with besides those of every authenticated request
    * (unauthorized, forbidden_scope, plan_required, rate_limited, quota_exceeded, internal_error).

@@ -3,6 +3,7 @@
 // come from the route (params, query, body, response), never from here.
 import { doc } from './operation.ts';
 import { formatLimit, MEDIA_RULES } from '../../media/catalog.ts';
+import { BULK_MAX_BODY_BYTES } from '../../domain/posts/bulk.ts';
 
 const POST_ID = 'Post id (`post_…`).';
 const MEDIA_ID = 'Media item id (`med_…`), from Create upload.';
@@ -61,7 +62,7 @@ export const OPERATIONS = {
   getMe: doc({
     operationId: 'getMe',
     tag: 'Account',
-    scope: 'read',
+    action: 'read',
     summary: 'The calling key, its organization and quota',
     description: 'Every authenticated request of the organization counts towards `quota.usedThisMonth`, this one included.',
   }),
@@ -69,7 +70,7 @@ export const OPERATIONS = {
   getKeyMember: doc({
     operationId: 'getKeyMember',
     tag: 'Account',
-    scope: 'read',
+    action: 'read',
     summary: 'The member the calling key belongs to',
     description:
       'A key made in the web app belongs to the member who made it: its scopes stay within what their role may hold, a new role revokes the keys it no longer allows, and removing the member revokes their keys. `member` is null for a key an operator made with the CLI.',
@@ -78,7 +79,7 @@ export const OPERATIONS = {
   listChannels: doc({
     operationId: 'listChannels',
     tag: 'Channels',
-    scope: 'read',
+    action: 'read',
     summary: 'List the connected channels',
     description: 'Oldest first. A key limited to some channels sees only those. Takes no query parameters.',
   }),
@@ -86,7 +87,7 @@ export const OPERATIONS = {
   getChannelCapabilities: doc({
     operationId: 'getChannelCapabilities',
     tag: 'Channels',
-    scope: 'read',
+    action: 'read',
     summary: 'What this channel’s account can do now',
     description:
       'The platform’s fixed facts for this channel (`fixed`: its text limit, media limits, follow-ups) and what the platform says of this account now (`live`): TikTok’s creator_info (privacy levels the creator may choose, longest video, comments, duets and stitches disabled), Pinterest’s boards, a subreddit’s flairs and rules (REDDIT, with `?subreddit=`), YouTube’s assignable categories. The live part is kept 5 minutes per channel and question (`readAt` says when it was read). A read the platform refuses answers 200 with `live: null` and `liveError` (`kind` reauth, transient or permanent, and the platform’s words); it does not change the channel. Other platforms, a channel that must be reconnected, and REDDIT without `subreddit` have no live part.',
@@ -102,7 +103,7 @@ export const OPERATIONS = {
   createPost: doc({
     operationId: 'createPost',
     tag: 'Posts',
-    scope: 'publish',
+    action: 'posts.write',
     summary: 'Schedule a post, or publish it now',
     description:
       'Every channel’s text is checked against its `rules` before anything is created; all rule failures are reported together in `details.fields`. Without `publishAt` the post goes out within about a minute. On each channel the post is published first, then its follow-ups one by one (`channels[].items`); a channel is `published` once every item is. Threads and first comments: `thread` items (and each `threadByPlatform` list, whose keys must each be the platform of a target channel) are replies checked one by one as posts of their channel: its `rules.maxChars` as the platform counts it, its media limits (ids of `ready` media items of the organization), an item without text needs media; at most 25 replies on a channel, the first comment included. A platform without threads refuses a thread (`threadByPlatform.<PLATFORM>: []` posts there alone); a comment platform takes `firstComment` as a comment of at most its comment limit (Facebook 8,000 characters, Instagram 2,200, LinkedIn 1,250, YouTube and Reddit 10,000), a thread platform as its first reply, and a platform with neither refuses `firstComment`.',
@@ -126,7 +127,7 @@ export const OPERATIONS = {
   validatePost: doc({
     operationId: 'validatePost',
     tag: 'Posts',
-    scope: 'publish',
+    action: 'posts.write',
     summary: 'Check a post without creating it',
     description:
       'Takes the body of Schedule a post and runs every check that create runs, in the same order: the channels (the organization’s, within a channel-limited key’s list, connected), each channel’s text against its `rules.maxChars` as its platform counts it, the media rules, required fields, `publishAt`’s bounds, duplicates and the plan’s limit of pending posts. Nothing is created and no workflow starts. A body create would accept answers `200` with each channel’s text and its length; any other body gets exactly the error create would give. The duplicate and plan-limit answers are advisory: create checks them again under the organization’s lock, so a post created in between can still change them. The Idempotency-Key header is ignored (nothing is created, so there is nothing to repeat). Each channel also lists the follow-up items it would get, measured. Threads and first comments: `thread` items (and each `threadByPlatform` list, whose keys must each be the platform of a target channel) are replies checked one by one as posts of their channel: its `rules.maxChars` as the platform counts it, its media limits (ids of `ready` media items of the organization), an item without text needs media; at most 25 replies on a channel, the first comment included. A platform without threads refuses a thread (`threadByPlatform.<PLATFORM>: []` posts there alone); a comment platform takes `firstComment` as a comment of at most its comment limit (Facebook 8,000 characters, Instagram 2,200, LinkedIn 1,250, YouTube and Reddit 10,000), a thread platform as its first reply, and a platform with neither refuses `firstComment`.',
@@ -147,7 +148,7 @@ export const OPERATIONS = {
   listPosts: doc({
     operationId: 'listPosts',
     tag: 'Posts',
-    scope: 'read',
+    action: 'read',
     summary: 'List posts, newest first',
     description:
       'Newest first by `scheduledAt`, then id, with per-channel status, live URLs and errors. Keyset pagination: pass `nextCursor` as `cursor` for the next page. A channel-limited key sees only posts all of whose channels are in its list.',
@@ -170,7 +171,7 @@ export const OPERATIONS = {
   getPost: doc({
     operationId: 'getPost',
     tag: 'Posts',
-    scope: 'read',
+    action: 'read',
     summary: 'A post with its status on every channel',
     errors: ['not_found', 'validation_failed'],
     success: { description: 'The post.' },
@@ -180,7 +181,7 @@ export const OPERATIONS = {
   getPostAnalytics: doc({
     operationId: 'getPostAnalytics',
     tag: 'Posts',
-    scope: 'read',
+    action: 'read',
     summary: 'How a post performed on each channel',
     description:
       'Per channel the latest figures (impressions, views, likes, replies, reposts, quotes, saves, clicks), each with when it was read, and every reading. Readings are taken 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after a channel published; a figure the platform does not report is `null`, never 0, and a reading that could not get a figure keeps the last one. Telegram and Discord report none.',
@@ -192,7 +193,7 @@ export const OPERATIONS = {
   refreshPostAnalytics: doc({
     operationId: 'refreshPostAnalytics',
     tag: 'Posts',
-    scope: 'publish',
+    action: 'posts.write',
     summary: 'Read a post’s figures now',
     description:
       'Reads every published channel of the post now, besides the scheduled readings (which it does not move); the reading lands within moments in GET /posts/{id}/analytics, as a reading of its own. At most once every 5 minutes per post, so that nobody hammers a platform through it.',
@@ -209,7 +210,7 @@ export const OPERATIONS = {
   getAnalytics: doc({
     operationId: 'getAnalytics',
     tag: 'Analytics',
-    scope: 'read',
+    action: 'read',
     summary: 'How the organization’s posts performed over a range',
     description:
       'Totals over the channel posts published in [from, to) (each with its latest figures), a series per day or week in the organization’s time zone, and the top 10 posts by engagement (likes + replies + reposts + quotes + saves). A key limited to channels counts only those.',
@@ -227,7 +228,7 @@ export const OPERATIONS = {
   getBestTimes: doc({
     operationId: 'getBestTimes',
     tag: 'Analytics',
-    scope: 'read',
+    action: 'read',
     summary: 'When this channel’s posts did best',
     description:
       'From the channel’s own posts of the last 90 days that have been read: engagement by weekday and hour of publishing in the channel’s queue time zone, with the number of posts behind each cell; the cells with at least 2 posts ranked; and the best 5 as queue slots ready for PUT /channels/{id}/queue.',
@@ -243,7 +244,7 @@ export const OPERATIONS = {
   updatePost: doc({
     operationId: 'updatePost',
     tag: 'Posts',
-    scope: 'publish',
+    action: 'posts.write',
     summary: 'Edit a scheduled post',
     description:
       'Changes the text, the per-platform text, the publish time, the media, the target channels or the Reddit fields of a post that is still `scheduled`; give at least one field. Once it is publishing or done: `409 conflict`. The resulting post is checked against its channels’ rules as on create (with the new channel set, when `channelIds` is given). `thread`, `threadByPlatform` and `firstComment` replace the follow-ups (null removes them). Threads and first comments: `thread` items (and each `threadByPlatform` list, whose keys must each be the platform of a target channel) are replies checked one by one as posts of their channel: its `rules.maxChars` as the platform counts it, its media limits (ids of `ready` media items of the organization), an item without text needs media; at most 25 replies on a channel, the first comment included. A platform without threads refuses a thread (`threadByPlatform.<PLATFORM>: []` posts there alone); a comment platform takes `firstComment` as a comment of at most its comment limit (Facebook 8,000 characters, Instagram 2,200, LinkedIn 1,250, YouTube and Reddit 10,000), a thread platform as its first reply, and a platform with neither refuses `firstComment`.',
@@ -278,7 +279,7 @@ export const OPERATIONS = {
   deletePost: doc({
     operationId: 'deletePost',
     tag: 'Posts',
-    scope: 'publish',
+    action: 'posts.publish',
     summary: 'Cancel a scheduled post, or remove a post from the service',
     description:
       'A `scheduled` post is cancelled through its workflow: it is never published, even if its time is now (once publishing has begun: `409 conflict`). A `published` or `failed` post is only removed from this service (lists, the calendar, the counts); the posts already live on the platforms stay there — delete those on the platform. The record is kept for audit but is gone from the API: afterwards GET, PATCH, retry and a second DELETE answer `404`.',
@@ -294,8 +295,9 @@ export const OPERATIONS = {
 
   createPostsInBulk: doc({
     operationId: 'createPostsInBulk',
+    maxBodyBytes: BULK_MAX_BODY_BYTES,
     tag: 'Posts',
-    scope: 'publish',
+    action: 'posts.write',
     summary: 'Schedule many posts in one request',
     description:
       'Up to 500 rows, each exactly the body of Schedule a post, decided in their order as if created one after another: the plan’s pending-post limit, duplicates (earlier rows of the batch included) and queue slots count the rows before. `mode: all_or_nothing` (the default) creates nothing unless every row can be created: `200` with every post, or the error a single create would give for the first refused row (validation failures first, with every invalid row’s fields in `details.fields`, paths prefixed `posts.<index>.`), every refused row in `details.rows`. `mode: each` creates the rows that can be and answers `200` with each row’s outcome: `{index, status: 201, post}` or `{index, status, error}`, the error a single create would have given. A row that breaks the body’s schema refuses the whole request (`422`, its path `posts.<index>.…`). Workflows start after the commit, as for a single create. An `Idempotency-Key` covers the whole batch. The body may be up to 8 MB.',
@@ -320,8 +322,9 @@ export const OPERATIONS = {
 
   importPosts: doc({
     operationId: 'importPosts',
+    maxBodyBytes: BULK_MAX_BODY_BYTES,
     tag: 'Posts',
-    scope: 'publish',
+    action: 'posts.write',
     summary: 'Schedule posts from a CSV file',
     description:
       'The body is a CSV file (`Content-Type: text/csv`, UTF-8, a BOM allowed, `,` or `;` between cells). Its first line names the columns, in any order: `content` and `channels` (ids or names, several separated by `|`) are required; `publishAt` (ISO 8601 with an offset, or a wall time `YYYY-MM-DD HH:MM` read in the row’s `timeZone`, else the `timeZone` parameter, else the organization’s zone), `timeZone`, `content.<PLATFORM>` (e.g. `content.MASTODON`), `media` (media ids or http(s) URLs, `|` between them: a URL is fetched and stored first) and `queue` (`true`) are optional; `id` and `status` (written by the export) are ignored; any other column refuses the file (`422` at `header`). One leading apostrophe is removed from every cell (the export adds one before a cell a spreadsheet would run as a formula). Each row (at most 500) is then a row of Schedule many posts, with the same `mode` and the same answer, its problems at `posts.<row>.<column>`, row 0 being the first line after the header.',
@@ -341,7 +344,7 @@ export const OPERATIONS = {
   exportPosts: doc({
     operationId: 'exportPosts',
     tag: 'Posts',
-    scope: 'read',
+    action: 'read',
     summary: 'The posts as a CSV file',
     description:
       'The posts the key sees (as List posts, with the same `status`, `from` and `to`), oldest first, at most 10,000: a header line `id,status,publishAt,channels,content,content.<PLATFORM>…,media`, then one line per post: channel and media ids separated by `|`, a platform’s column filled where its channel’s text differs from `content`. A cell that begins with `=`, `+`, `-`, `@`, a tab, a carriage return or an apostrophe gets a leading apostrophe, so a spreadsheet shows it as text and never runs it; Schedule posts from a CSV file removes it again, so an export imports back to the same posts.',
@@ -354,7 +357,7 @@ export const OPERATIONS = {
   approvePost: doc({
     operationId: 'approvePost',
     tag: 'Posts',
-    scope: 'approve',
+    action: 'posts.approve',
     summary: 'Approve a post waiting for approval',
     description:
       'For a `scheduled` post whose `approval` is pending or rejected: approves it, so it is published at `scheduledAt` (at once when that time has passed, up to 24 hours after it). A rejection can be changed to an approval and back until the post is published. Emits `post.approval.approved`.',
@@ -369,7 +372,7 @@ export const OPERATIONS = {
   rejectPost: doc({
     operationId: 'rejectPost',
     tag: 'Posts',
-    scope: 'approve',
+    action: 'posts.approve',
     summary: 'Reject a post waiting for approval',
     description:
       'For a `scheduled` post whose `approval` is pending or approved: rejects it, so it is not published. An edit by its author asks for approval again; an approval before `scheduledAt` plus 24 hours still publishes it; otherwise its channels fail with `not_approved`. Emits `post.approval.rejected`.',
@@ -384,7 +387,7 @@ export const OPERATIONS = {
   retryPost: doc({
     operationId: 'retryPost',
     tag: 'Posts',
-    scope: 'publish',
+    action: 'posts.publish',
     summary: 'Publish the failed channels of a post again',
     description:
       'For a `failed` post: publishes again on each channel whose status is `failed`, never on one already `published`. Each channel keeps its idempotency key, and where a platform has no such key the retry first looks for the post an earlier attempt may have created, so a platform never gets a second copy. Answers at once; follow the outcome with GET (or the lists), as after create. Reconnect a channel that needs it first.',
@@ -403,7 +406,7 @@ export const OPERATIONS = {
   createUpload: doc({
     operationId: 'createUpload',
     tag: 'Media',
-    scope: 'publish',
+    action: 'media.write',
     summary: 'Start an upload of a local file',
     description:
       'Step 1 of 3: declare the file. Then PUT the bytes to `upload.url` with exactly `upload.headers` within 15 minutes, then call Complete upload. Accepted: JPEG, PNG, WebP, GIF (≤ 20 MB), MP4, QuickTime (≤ 1 GB), PDF (≤ 100 MB), MP3, M4A, WAV (≤ 200 MB).',
@@ -433,7 +436,7 @@ export const OPERATIONS = {
   completeUpload: doc({
     operationId: 'completeUpload',
     tag: 'Media',
-    scope: 'publish',
+    action: 'media.write',
     summary: 'Complete an upload',
     description:
       'Step 3 of 3: verifies the uploaded file (size, real type from its bytes), measures it and makes a thumbnail, then the item is `ready`, or `failed` with the reason in `error`. Before the PUT: `409 conflict` and the item stays `pending`. Safe to call again: a completed item is returned as it is.',
@@ -447,7 +450,7 @@ export const OPERATIONS = {
   getMedia: doc({
     operationId: 'getMedia',
     tag: 'Media',
-    scope: 'read',
+    action: 'read',
     summary: 'A media item',
     errors: ['not_found', 'validation_failed'],
     success: { description: 'The media item.' },
@@ -456,7 +459,7 @@ export const OPERATIONS = {
   getQueue: doc({
     operationId: 'getQueue',
     tag: 'Channels',
-    scope: 'read',
+    action: 'read',
     summary: 'A channel’s posting queue',
     description:
       'The channel’s weekly posting slots (weekday and local time), the IANA time zone they are in (the channel’s own, else the organization’s, UTC unless set) and the next free slot times. A slot time is free when no other post that is not deleted and still scheduled (or publishing) sits on the channel at that instant. Daylight-saving changes: a 09:00 slot stays 09:00 local; a slot in the skipped hour moves forward by the gap (02:30 → 03:30); a slot in the repeated hour is used once, at its first instant. Only free times within 90 days are listed.',
@@ -482,7 +485,7 @@ export const OPERATIONS = {
   setQueue: doc({
     operationId: 'setQueue',
     tag: 'Channels',
-    scope: 'publish',
+    action: 'queues.write',
     summary: 'Replace a channel’s posting queue',
     description:
       'Replaces every weekly slot of the channel (an empty list removes the queue). `timeZone` sets the channel’s own zone (null: use the organization’s; omitted: unchanged). Posts already queued keep their times.',
@@ -507,7 +510,7 @@ export const OPERATIONS = {
   createSeries: doc({
     operationId: 'createSeries',
     tag: 'Posts',
-    scope: 'publish',
+    action: 'series.write',
     summary: 'Create a recurring post (a series)',
     description:
       'A post template and a rule: the first occurrence at `publishAt`, then every `repeat.interval` days, weeks or months at the same local time of day in `timeZone` (daylight-saving changes keep it), until `repeat.until` and/or `repeat.count` occurrences. Each occurrence is created as a post of its own (with `seriesId`) 5 minutes before its time, through the same path as Schedule a post: the same checks, the `post.scheduled` webhook, and PATCH, DELETE and retry on it. Monthly on the 29th–31st falls on the month’s last day when it is shorter (Jan 31 → Feb 28 → Mar 31). Occurrences of one series are not duplicates of each other (`duplicate_post`). The template is checked now as a post would be.',
@@ -530,7 +533,7 @@ export const OPERATIONS = {
   listSeries: doc({
     operationId: 'listSeries',
     tag: 'Posts',
-    scope: 'read',
+    action: 'read',
     summary: 'List the series',
     description:
       'Every series of the organization that is not deleted, oldest first. A channel-limited key sees those all of whose channels are in its list.',
@@ -540,7 +543,7 @@ export const OPERATIONS = {
   getSeries: doc({
     operationId: 'getSeries',
     tag: 'Posts',
-    scope: 'read',
+    action: 'read',
     summary: 'A series',
     description:
       'Its template, rule, how many occurrences were created and when the next is due. Its occurrences: GET /posts, each with this `seriesId`.',
@@ -552,7 +555,7 @@ export const OPERATIONS = {
   updateSeries: doc({
     operationId: 'updateSeries',
     tag: 'Posts',
-    scope: 'publish',
+    action: 'series.write',
     summary: 'Edit a series',
     description:
       'Changes apply to occurrences not yet created; those already created are posts of their own (edit them with PATCH /posts/{id}). A new rule continues after the last occurrence created (occurrences created count towards `repeat.count`). `publishAt` (the first occurrence) can change only before it is created. A rule with no occurrence left ends the series.',
@@ -567,7 +570,7 @@ export const OPERATIONS = {
   deleteSeries: doc({
     operationId: 'deleteSeries',
     tag: 'Posts',
-    scope: 'publish',
+    action: 'series.write',
     summary: 'Stop a series',
     description:
       'No further occurrence is created, and occurrences already created but still scheduled are cancelled (as DELETE /posts/{id}); published ones stay. The series is then gone (`404`).',
@@ -580,7 +583,7 @@ export const OPERATIONS = {
   createFeed: doc({
     operationId: 'createFeed',
     tag: 'Feeds',
-    scope: 'publish',
+    action: 'feeds.write',
     summary: 'Add an RSS or Atom feed that posts by itself',
     description:
       'The feed is read now: a URL that is not a readable RSS or Atom feed is `422` at `url`, with the reason. The items it has now are its backlog and are never posted, but for the newest `backfill`, which are posted within a minute. From then on it is read every `pollMinutes` (with `If-None-Match` / `If-Modified-Since`), and each new item becomes a post on `channelIds` made from the template, as Schedule a post would make it (the same checks, webhooks and approval as the key’s own posts). An item is posted at most once: items are known by their RSS guid or Atom id (else their link), and an item whose link was already seen is not new either, so reordered, re-dated or edited items are not posted again. At most 10 items are posted per read; more wait for the next. After 5 failed reads in a row the feed is paused with `pausedReason` and the `feed.failed` webhook; each posted item sends `feed.item.posted`. An organization has at most 100 feeds.',
@@ -613,7 +616,7 @@ export const OPERATIONS = {
   listFeeds: doc({
     operationId: 'listFeeds',
     tag: 'Feeds',
-    scope: 'read',
+    action: 'read',
     summary: 'List the feeds',
     description:
       'Every feed of the organization that is not deleted, oldest first. A channel-limited key sees those all of whose channels are in its list.',
@@ -622,7 +625,7 @@ export const OPERATIONS = {
   getFeed: doc({
     operationId: 'getFeed',
     tag: 'Feeds',
-    scope: 'read',
+    action: 'read',
     summary: 'A feed',
     description: 'Its settings, its state (`status`, `pausedReason`, the last read and failure) and when it is read next.',
     errors: ['not_found', 'validation_failed'],
@@ -632,7 +635,7 @@ export const OPERATIONS = {
   listFeedItems: doc({
     operationId: 'listFeedItems',
     tag: 'Feeds',
-    scope: 'read',
+    action: 'read',
     summary: 'The items a feed has seen',
     description:
       'Every item the feed has shown, newest first, with what became of it: posted (its post), backlog, filtered out, or refused (why, as Schedule a post would answer). Keyset pagination: pass `nextCursor` as `cursor` for the next page.',
@@ -648,7 +651,7 @@ export const OPERATIONS = {
   updateFeed: doc({
     operationId: 'updateFeed',
     tag: 'Feeds',
-    scope: 'publish',
+    action: 'feeds.write',
     summary: 'Edit, pause or resume a feed',
     description:
       'Changes apply to the items that appear from now on. A new `url` is read now as on creation, and its present items become backlog. `status: paused` stops the reads; `status: active` resumes them at once and clears the failures and `pausedReason`.',
@@ -678,7 +681,7 @@ export const OPERATIONS = {
   deleteFeed: doc({
     operationId: 'deleteFeed',
     tag: 'Feeds',
-    scope: 'publish',
+    action: 'feeds.write',
     summary: 'Delete a feed',
     description: 'It is read no more; the posts it made stay. The feed is then gone (`404`).',
     errors: ['forbidden_scope', 'not_found', 'validation_failed'],
@@ -688,7 +691,7 @@ export const OPERATIONS = {
   pollFeed: doc({
     operationId: 'pollFeed',
     tag: 'Feeds',
-    scope: 'publish',
+    action: 'feeds.write',
     summary: 'Read a feed now',
     description:
       'Reads the feed now, as the scheduled reads do (one read at a time per feed: asking during a read changes nothing). Answers at once; the outcome shows on the feed (`lastPolledAt`, `lastError`) and its items within moments.',
@@ -702,7 +705,7 @@ export const OPERATIONS = {
   createWebhook: doc({
     operationId: 'createWebhook',
     tag: 'Webhooks',
-    scope: 'publish',
+    action: 'webhooks.manage',
     summary: 'Add a webhook endpoint',
     description:
       'Events are POSTed to `url` signed as the Standard Webhooks specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature`); the signing `secret` is in this answer only. Retried for about three days; at-least-once, in no guaranteed order.',
@@ -726,7 +729,7 @@ export const OPERATIONS = {
   listWebhooks: doc({
     operationId: 'listWebhooks',
     tag: 'Webhooks',
-    scope: 'read',
+    action: 'webhooks.read',
     summary: 'List the webhook endpoints',
     description: 'Oldest first. Secrets are never shown.',
     success: { description: 'The organization’s endpoints.' },
@@ -735,7 +738,7 @@ export const OPERATIONS = {
   getWebhook: doc({
     operationId: 'getWebhook',
     tag: 'Webhooks',
-    scope: 'read',
+    action: 'webhooks.read',
     summary: 'A webhook endpoint',
     errors: ['not_found', 'validation_failed'],
     success: { description: 'The endpoint, with why the service disabled it if it did.' },
@@ -745,7 +748,7 @@ export const OPERATIONS = {
   updateWebhook: doc({
     operationId: 'updateWebhook',
     tag: 'Webhooks',
-    scope: 'publish',
+    action: 'webhooks.manage',
     summary: 'Change a webhook endpoint',
     description: 'Give at least one field. Enabling an endpoint the service disabled clears `disabledReason` and `disabledAt`.',
     errors: ['not_found', 'validation_failed'],
@@ -765,7 +768,7 @@ export const OPERATIONS = {
   deleteWebhook: doc({
     operationId: 'deleteWebhook',
     tag: 'Webhooks',
-    scope: 'publish',
+    action: 'webhooks.manage',
     summary: 'Delete a webhook endpoint',
     description: 'With its delivery log. Deliveries still waiting for a retry are not sent.',
     errors: ['not_found', 'validation_failed'],
@@ -776,7 +779,7 @@ export const OPERATIONS = {
   rotateWebhookSecret: doc({
     operationId: 'rotateWebhookSecret',
     tag: 'Webhooks',
-    scope: 'publish',
+    action: 'webhooks.manage',
     summary: 'Rotate the signing secret',
     description:
       'A new secret, shown only in this answer. For 24 hours every delivery carries two signatures (space-separated in `webhook-signature`), one per secret, so receivers can switch without missing an event.',
@@ -788,7 +791,7 @@ export const OPERATIONS = {
   testWebhook: doc({
     operationId: 'testWebhook',
     tag: 'Webhooks',
-    scope: 'publish',
+    action: 'webhooks.manage',
     summary: 'Send a test event',
     description: 'Sends `webhook.test` to this endpoint (whatever its event list), with the usual retries. Follow it in the delivery log.',
     errors: ['not_found', 'conflict', 'validation_failed'],
@@ -801,7 +804,7 @@ export const OPERATIONS = {
   listWebhookDeliveries: doc({
     operationId: 'listWebhookDeliveries',
     tag: 'Webhooks',
-    scope: 'read',
+    action: 'webhooks.read',
     summary: 'The delivery log of an endpoint',
     description:
       'Newest first: each delivery’s event, status, attempts, and its last attempt’s status code, duration and error, and the next retry. Keyset pagination: pass `nextCursor` as `cursor`.',
@@ -818,7 +821,7 @@ export const OPERATIONS = {
   redeliverWebhook: doc({
     operationId: 'redeliverWebhook',
     tag: 'Webhooks',
-    scope: 'publish',
+    action: 'webhooks.manage',
     summary: 'Send a delivery again',
     description: 'For a `delivered` or `failed` delivery: the same event (same `webhook-id`) with a fresh retry schedule.',
     errors: ['not_found', 'conflict', 'validation_failed'],
@@ -831,7 +834,7 @@ export const OPERATIONS = {
   listAuditEvents: doc({
     operationId: 'listAuditEvents',
     tag: 'Audit',
-    scope: 'read',
+    action: 'audit.read',
     summary: 'The audit log: who changed what, newest first',
     description:
       'Every change made to the organization through the API, the web app, the MCP server or the admin CLI: who (a member, an API key with the member it belongs to, an operator), what (`action`), which resource, when and from where. Reads and refused requests are not recorded. Events cannot be changed or deleted through the service and are kept at least 90 days. Keyset pagination: pass `nextCursor` as `cursor` for the next page, with the same filters.',
@@ -857,7 +860,7 @@ export const OPERATIONS = {
   generatePost: doc({
     operationId: 'generatePost',
     tag: 'Generate',
-    scope: 'generate',
+    action: 'posts.generate',
     summary: 'Draft a post for each channel',
     description:
       'From a brief, a draft per channel that fits the channel’s rules: its text at most `rules.maxChars` counted as create counts (as its platform counts), and a title where the platform requires one (REDDIT). A draft the model makes too long gets one correction round; one still too long is cut at a character (grapheme) boundary and marked `truncated`. Channels that count alike share one draft. Nothing is created: pass a draft to Schedule a post. The drafts come from the operator’s OpenAI-compatible model endpoint.',
@@ -886,7 +889,7 @@ export const OPERATIONS = {
   generateAltText: doc({
     operationId: 'generateAltText',
     tag: 'Generate',
-    scope: 'generate',
+    action: 'posts.generate',
     summary: 'Suggest alt text for a media item',
     description:
       'Runs the media library’s vision pass on a `ready` image (a video: its thumbnail) and returns its description as alt text, at most 1500 characters. A suggestion: the media item is not changed. The operator’s vision endpoint (an OpenAI-compatible model that reads images) answers it.',

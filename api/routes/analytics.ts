@@ -34,16 +34,15 @@ export function analyticsRoutes(deps: AppDeps) {
           auth.now,
         );
       },
-      { scope: 'read', query: SummaryQuery, response: { 200: AnalyticsSummarySchema }, detail: OPERATIONS.getAnalytics },
+      { query: SummaryQuery, response: { 200: AnalyticsSummarySchema }, operation: OPERATIONS.getAnalytics },
     )
     .get(
       '/channels/:id/best-times',
       ({ auth, params }) => bestTimes(deps.orm.em.fork(), auth.organization.id, params.id, { keyChannels: auth.channels, now: auth.now }),
       {
-        scope: 'read',
         params: t.Object({ id: PathId() }),
         response: { 200: BestTimesSchema },
-        detail: OPERATIONS.getBestTimes,
+        operation: OPERATIONS.getBestTimes,
       },
     );
 }

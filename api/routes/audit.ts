@@ -31,6 +31,6 @@ export function auditRoutes(deps: AppDeps) {
         const { from, to, limit } = parseTimePage(query);
         return listAuditEvents(deps.orm.em.fork(), auth.organization.id, { ...query, from, to, limit });
       },
-      { scope: 'read', query: ListQuery, response: { 200: AuditEventListSchema }, detail: OPERATIONS.listAuditEvents },
+      { query: ListQuery, response: { 200: AuditEventListSchema }, operation: OPERATIONS.listAuditEvents },
     );
 }

@@ -16,7 +16,7 @@ export function channelRoutes(deps: AppDeps) {
         const channels = await listChannels(deps.orm.em.fork(), auth.organization.id, auth.channels);
         return { data: channels.map(channelView) };
       },
-      { scope: 'read', response: { 200: ChannelListSchema }, detail: OPERATIONS.listChannels },
+      { response: { 200: ChannelListSchema }, operation: OPERATIONS.listChannels },
     )
     .get(
       '/channels/:id/capabilities',
@@ -30,7 +30,6 @@ export function channelRoutes(deps: AppDeps) {
           query,
         ),
       {
-        scope: 'read',
         params: t.Object({ id: PathId() }),
         query: t.Object({
           subreddit: t.Optional(
@@ -41,7 +40,7 @@ export function channelRoutes(deps: AppDeps) {
           ),
         }),
         response: { 200: ChannelCapabilitiesSchema },
-        detail: OPERATIONS.getChannelCapabilities,
+        operation: OPERATIONS.getChannelCapabilities,
       },
     );
 }

@@ -103,23 +103,20 @@ export function feedRoutes(deps: AppDeps) {
         return answerStored(set, result);
       },
       {
-        scope: { scope: 'publish', member: 'feeds.write' },
         body: CreateBody,
         transform: refuseUnstorableBody,
         response: { 201: FeedSchema },
-        detail: OPERATIONS.createFeed,
+        operation: OPERATIONS.createFeed,
       },
     )
     .get('/feeds', async ({ auth }) => ({ data: await listFeeds(deps.orm.em.fork(), auth.organization.id, auth.channels) }), {
-      scope: 'read',
       response: { 200: FeedListSchema },
-      detail: OPERATIONS.listFeeds,
+      operation: OPERATIONS.listFeeds,
     })
     .get('/feeds/:id', ({ auth, params }) => getFeed(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels), {
-      scope: 'read',
       params: IdParams,
       response: { 200: FeedSchema },
-      detail: OPERATIONS.getFeed,
+      operation: OPERATIONS.getFeed,
     })
     .get(
       '/feeds/:id/items',
@@ -129,15 +126,14 @@ export function feedRoutes(deps: AppDeps) {
         if (fields.length) throw errors.validation(fields);
         return listFeedItems(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, { limit, cursor: query.cursor });
       },
-      { scope: 'read', params: IdParams, query: ItemsQuery, response: { 200: FeedItemListSchema }, detail: OPERATIONS.listFeedItems },
+      { params: IdParams, query: ItemsQuery, response: { 200: FeedItemListSchema }, operation: OPERATIONS.listFeedItems },
     )
     .patch('/feeds/:id', ({ auth, params, body }) => updateFeed(deps.orm.em.fork(), maker(auth), params.id, body), {
-      scope: { scope: 'publish', member: 'feeds.write' },
       params: IdParams,
       body: PatchBody,
       transform: refuseUnstorableBody,
       response: { 200: FeedSchema },
-      detail: OPERATIONS.updateFeed,
+      operation: OPERATIONS.updateFeed,
     })
     .delete(
       '/feeds/:id',
@@ -145,7 +141,7 @@ export function feedRoutes(deps: AppDeps) {
         await deleteFeed(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, auth.now);
         set.status = 204;
       },
-      { scope: { scope: 'publish', member: 'feeds.write' }, params: IdParams, detail: OPERATIONS.deleteFeed },
+      { params: IdParams, operation: OPERATIONS.deleteFeed },
     )
     .post(
       '/feeds/:id/poll',
@@ -155,10 +151,9 @@ export function feedRoutes(deps: AppDeps) {
         return view;
       },
       {
-        scope: { scope: 'publish', member: 'feeds.write' },
         params: IdParams,
         response: { 202: FeedSchema },
-        detail: OPERATIONS.pollFeed,
+        operation: OPERATIONS.pollFeed,
       },
     );
 }

@@ -38,11 +38,10 @@ export function generateRoutes(deps: AppDeps) {
           mediaIds: body.mediaIds ?? [],
         }),
       {
-        scope: 'generate',
         body: GenerateBody,
         transform: refuseUnstorableBody,
         response: { 200: GeneratedDraftsSchema },
-        detail: OPERATIONS.generatePost,
+        operation: OPERATIONS.generatePost,
       },
     )
     .post(
@@ -54,11 +53,10 @@ export function generateRoutes(deps: AppDeps) {
           mediaId: body.mediaId,
         }),
       {
-        scope: 'generate',
         body: AltTextBody,
         transform: refuseUnstorableBody,
         response: { 200: GeneratedAltTextSchema },
-        detail: OPERATIONS.generateAltText,
+        operation: OPERATIONS.generateAltText,
       },
     );
 }

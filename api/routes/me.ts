@@ -13,11 +13,10 @@ export function meRoutes(deps: AppDeps) {
       '/me',
       // The same view as the MCP tool whoami (services/account.ts).
       ({ auth }) => accountView(auth),
-      { scope: 'read', response: { 200: MeSchema }, detail: OPERATIONS.getMe },
+      { response: { 200: MeSchema }, operation: OPERATIONS.getMe },
     )
     .get('/me/member', async ({ auth }) => ({ member: await keyMember(deps.orm.em.fork(), auth.organization.id, auth.key.id) }), {
-      scope: 'read',
       response: { 200: KeyMemberSchema },
-      detail: OPERATIONS.getKeyMember,
+      operation: OPERATIONS.getKeyMember,
     });
 }

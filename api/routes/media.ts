@@ -71,11 +71,10 @@ export function mediaRoutes(deps: AppDeps) {
         return answerStored(set, result);
       },
       {
-        scope: { scope: 'publish', member: 'media.write' },
         body: UploadBody,
         transform: refuseUnstorableBody,
         response: { 201: UploadResponseSchema },
-        detail: OPERATIONS.createUpload,
+        operation: OPERATIONS.createUpload,
       },
     )
     .post(
@@ -86,16 +85,15 @@ export function mediaRoutes(deps: AppDeps) {
         return mediaView(item, storage);
       },
       {
-        scope: { scope: 'publish', member: 'media.write' },
         params: IdParams,
         response: { 200: MediaItemSchema },
-        detail: OPERATIONS.completeUpload,
+        operation: OPERATIONS.completeUpload,
       },
     )
     .get(
       '/media/:id',
       async ({ auth, params }) =>
         mediaView(await getMediaItem(deps.orm.em.fork(), auth.organization.id, params.id, viewerOf(auth)), need().storage),
-      { scope: 'read', params: IdParams, response: { 200: MediaItemSchema }, detail: OPERATIONS.getMedia },
+      { params: IdParams, response: { 200: MediaItemSchema }, operation: OPERATIONS.getMedia },
     );
 }

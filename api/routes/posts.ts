@@ -9,7 +9,7 @@ import { cancelPost, retryPost } from '../../domain/posts/lifecycle.ts';
 import { POST_LIMITS } from '../../domain/posts/limits.ts';
 import { getPostForKey, listPostsForKey } from '../../domain/posts/view.ts';
 import { authPlugin, type Auth } from '../auth.ts';
-import { APPROVAL_COMMENT_CHARS, decideApproval, keyActor } from '../../domain/posts/approval.ts';
+import { APPROVAL_COMMENT_CHARS, decideApproval } from '../../domain/posts/approval.ts';
 import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import {
@@ -170,10 +170,9 @@ export function postRoutes(deps: AppDeps) {
   const capabilities = { orm: deps.orm, ...deps.platforms };
   async function decide(auth: Auth, postId: string, decision: 'approve' | 'reject', comment: string | undefined) {
     const em = deps.orm.em.fork();
-    const by = await keyActor(em, auth.key.id);
     await decideApproval(em, deps.temporal, auth.organization.id, postId, auth.channels, {
       decision,
-      by,
+      by: await auth.principal(),
       comment: comment ?? null,
       now: auth.now,
     });
@@ -195,11 +194,10 @@ export function postRoutes(deps: AppDeps) {
           return answerStored(set, result);
         },
         {
-          scope: 'publish',
           body: CreateBody,
           transform: refuseUnstorableBody,
           response: { 201: PostSchema },
-          detail: OPERATIONS.createPost,
+          operation: OPERATIONS.createPost,
         },
       )
       .post(
@@ -215,11 +213,10 @@ export function postRoutes(deps: AppDeps) {
           return answerStored(set, result) as never;
         },
         {
-          scope: { scope: 'publish', maxBodyBytes: BULK_MAX_BODY_BYTES },
           body: BulkBody,
           transform: refuseUnstorableBody,
           response: { 200: BulkResultSchema },
-          detail: OPERATIONS.createPostsInBulk,
+          operation: OPERATIONS.createPostsInBulk,
         },
       )
       .post(
@@ -235,11 +232,10 @@ export function postRoutes(deps: AppDeps) {
           return answerStored(set, result) as never;
         },
         {
-          scope: { scope: 'publish', maxBodyBytes: BULK_MAX_BODY_BYTES },
           query: ImportQuery,
           body: t.String({ maxLength: BULK_MAX_BODY_BYTES, description: 'The CSV file (text/csv, UTF-8).' }),
           response: { 200: BulkResultSchema },
-          detail: OPERATIONS.importPosts,
+          operation: OPERATIONS.importPosts,
         },
       )
       .get(
@@ -257,21 +253,19 @@ export function postRoutes(deps: AppDeps) {
           });
         },
         {
-          scope: 'read',
           query: ExportQuery,
           response: { 200: t.String({ description: 'The posts as CSV: a header line, then one line per post, oldest first.' }) },
-          detail: OPERATIONS.exportPosts,
+          operation: OPERATIONS.exportPosts,
         },
       )
       // Chosen over `?dryRun=true` on create (docs/decisions.md): its own answer (200, not 201 with
       // a post), no Location, no Idempotency-Key (nothing to repeat), and a create that cannot be
       // half a validation by a forgotten query parameter.
       .post('/posts/validate', ({ auth, body }) => validatePost(deps.orm.em.fork(), createPostRequest(auth, body, capabilities)), {
-        scope: 'publish',
         body: CreateBody,
         transform: refuseUnstorableBody,
         response: { 200: PostValidationSchema },
-        detail: OPERATIONS.validatePost,
+        operation: OPERATIONS.validatePost,
       })
       .get(
         '/posts',
@@ -292,22 +286,21 @@ export function postRoutes(deps: AppDeps) {
             deps.storage,
           );
         },
-        { scope: 'read', query: ListQuery, response: { 200: PostListSchema }, detail: OPERATIONS.listPosts },
+        { query: ListQuery, response: { 200: PostListSchema }, operation: OPERATIONS.listPosts },
       )
       .get(
         '/posts/:id',
         ({ auth, params }) => getPostForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage),
         {
-          scope: 'read',
           params: IdParams,
           response: { 200: PostSchema },
-          detail: OPERATIONS.getPost,
+          operation: OPERATIONS.getPost,
         },
       )
       .get(
         '/posts/:id/analytics',
         ({ auth, params }) => postAnalyticsForKey(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, deps.storage),
-        { scope: 'read', params: IdParams, response: { 200: PostAnalyticsSchema }, detail: OPERATIONS.getPostAnalytics },
+        { params: IdParams, response: { 200: PostAnalyticsSchema }, operation: OPERATIONS.getPostAnalytics },
       )
       .post(
         '/posts/:id/analytics/refresh',
@@ -324,19 +317,18 @@ export function postRoutes(deps: AppDeps) {
           set.status = 202;
           return view;
         },
-        { scope: 'publish', params: IdParams, response: { 202: PostAnalyticsSchema }, detail: OPERATIONS.refreshPostAnalytics },
+        { params: IdParams, response: { 202: PostAnalyticsSchema }, operation: OPERATIONS.refreshPostAnalytics },
       )
       .patch(
         '/posts/:id',
         async ({ auth, params, body }) =>
           editPostForKey({ em: deps.orm.em.fork(), temporal: temporal(), storage: deps.storage, capabilities }, auth, params.id, body),
         {
-          scope: 'publish',
           body: PatchBody,
           params: IdParams,
           transform: refuseUnstorableBody,
           response: { 200: PostSchema },
-          detail: OPERATIONS.updatePost,
+          operation: OPERATIONS.updatePost,
         },
       )
       .delete(
@@ -345,21 +337,19 @@ export function postRoutes(deps: AppDeps) {
           await cancelPost(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
           set.status = 204;
         },
-        { scope: { scope: 'publish', member: 'posts.publish' }, params: IdParams, detail: OPERATIONS.deletePost },
+        { params: IdParams, operation: OPERATIONS.deletePost },
       )
       .post('/posts/:id/approve', async ({ auth, params, body }) => decide(auth, params.id, 'approve', body?.comment), {
-        scope: { scope: 'approve', member: 'posts.approve' },
         params: IdParams,
         body: DecisionBody,
         response: { 200: PostSchema },
-        detail: OPERATIONS.approvePost,
+        operation: OPERATIONS.approvePost,
       })
       .post('/posts/:id/reject', async ({ auth, params, body }) => decide(auth, params.id, 'reject', body?.comment), {
-        scope: { scope: 'approve', member: 'posts.approve' },
         params: IdParams,
         body: DecisionBody,
         response: { 200: PostSchema },
-        detail: OPERATIONS.rejectPost,
+        operation: OPERATIONS.rejectPost,
       })
       .post(
         '/posts/:id/retry',
@@ -369,10 +359,9 @@ export function postRoutes(deps: AppDeps) {
           return view;
         },
         {
-          scope: { scope: 'publish', member: 'posts.publish' },
           params: IdParams,
           response: { 202: PostSchema },
-          detail: OPERATIONS.retryPost,
+          operation: OPERATIONS.retryPost,
         },
       )
   );

@@ -51,19 +51,18 @@ export function queueRoutes(deps: AppDeps) {
           now: auth.now,
           count: parseCount(query.count),
         }),
-      { scope: 'read', params: IdParams, query: Query, response: { 200: QueueSchema }, detail: OPERATIONS.getQueue },
+      { params: IdParams, query: Query, response: { 200: QueueSchema }, operation: OPERATIONS.getQueue },
     )
     .put(
       '/channels/:id/queue',
       ({ auth, params, body }) =>
         setQueue(deps.orm.em.fork(), auth.organization.id, params.id, body, { keyChannels: auth.channels, now: auth.now }),
       {
-        scope: { scope: 'publish', member: 'queues.write' },
         params: IdParams,
         body: PutBody,
         transform: refuseUnstorableBody,
         response: { 200: QueueSchema },
-        detail: OPERATIONS.setQueue,
+        operation: OPERATIONS.setQueue,
       },
     );
 }

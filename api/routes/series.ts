@@ -50,6 +50,9 @@ const PatchBody = t.Object(
     contentByPlatform: t.Optional(ContentByPlatform),
     reddit: t.Optional(t.Union([Reddit, t.Null()])),
     options: t.Optional(PostOptions),
+    status: t.Optional(
+      t.Literal('active', { description: '`active` resumes a paused series; the key that resumes it makes its occurrences from then on.' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -95,27 +98,24 @@ export function seriesRoutes(deps: AppDeps) {
         return answerStored(set, result);
       },
       {
-        scope: { scope: 'publish', member: 'series.write' },
         body: CreateBody,
         transform: refuseUnstorableBody,
         response: { 201: SeriesSchema },
-        detail: OPERATIONS.createSeries,
+        operation: OPERATIONS.createSeries,
       },
     )
     .get(
       '/series',
       async ({ auth }) => ({ data: await listSeries(deps.orm.em.fork(), auth.organization.id, { keyChannels: auth.channels }) }),
       {
-        scope: 'read',
         response: { 200: SeriesListSchema },
-        detail: OPERATIONS.listSeries,
+        operation: OPERATIONS.listSeries,
       },
     )
     .get('/series/:id', ({ auth, params }) => getSeries(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels), {
-      scope: 'read',
       params: IdParams,
       response: { 200: SeriesSchema },
-      detail: OPERATIONS.getSeries,
+      operation: OPERATIONS.getSeries,
     })
     .patch(
       '/series/:id',
@@ -131,12 +131,11 @@ export function seriesRoutes(deps: AppDeps) {
           capabilities,
         ),
       {
-        scope: { scope: 'publish', member: 'series.write' },
         params: IdParams,
         body: PatchBody,
         transform: refuseUnstorableBody,
         response: { 200: SeriesSchema },
-        detail: OPERATIONS.updateSeries,
+        operation: OPERATIONS.updateSeries,
       },
     )
     .delete(
@@ -145,6 +144,6 @@ export function seriesRoutes(deps: AppDeps) {
         await deleteSeries(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
         set.status = 204;
       },
-      { scope: { scope: 'publish', member: 'series.write' }, params: IdParams, detail: OPERATIONS.deleteSeries },
+      { params: IdParams, operation: OPERATIONS.deleteSeries },
     );
 }

@@ -78,35 +78,31 @@ export function webhookRoutes(deps: AppDeps) {
         return { endpoint: webhookView(endpoint), secret };
       },
       {
-        scope: { scope: 'publish', member: 'webhooks.manage' },
         body: CreateBody,
         transform: refuseUnstorableBody,
         response: { 201: WebhookSecretResponseSchema },
-        detail: OPERATIONS.createWebhook,
+        operation: OPERATIONS.createWebhook,
       },
     )
     .get('/webhooks', async ({ auth }) => ({ data: (await listWebhooks(deps.orm.em.fork(), auth.organization.id)).map(webhookView) }), {
-      scope: 'read',
       response: { 200: WebhookEndpointListSchema },
-      detail: OPERATIONS.listWebhooks,
+      operation: OPERATIONS.listWebhooks,
     })
     .get('/webhooks/:id', async ({ auth, params }) => webhookView(await getWebhook(deps.orm.em.fork(), auth.organization.id, params.id)), {
-      scope: 'read',
       params: IdParams,
       response: { 200: WebhookEndpointSchema },
-      detail: OPERATIONS.getWebhook,
+      operation: OPERATIONS.getWebhook,
     })
     .patch(
       '/webhooks/:id',
       async ({ auth, params, body }) =>
         webhookView(await updateWebhook(deps.orm.em.fork(), need(), auth.organization.id, params.id, body, auth.now)),
       {
-        scope: { scope: 'publish', member: 'webhooks.manage' },
         params: IdParams,
         body: PatchBody,
         transform: refuseUnstorableBody,
         response: { 200: WebhookEndpointSchema },
-        detail: OPERATIONS.updateWebhook,
+        operation: OPERATIONS.updateWebhook,
       },
     )
     .delete(
@@ -115,7 +111,7 @@ export function webhookRoutes(deps: AppDeps) {
         await deleteWebhook(deps.orm.em.fork(), auth.organization.id, params.id);
         set.status = 204;
       },
-      { scope: { scope: 'publish', member: 'webhooks.manage' }, params: IdParams, detail: OPERATIONS.deleteWebhook },
+      { params: IdParams, operation: OPERATIONS.deleteWebhook },
     )
     .post(
       '/webhooks/:id/rotate-secret',
@@ -124,10 +120,9 @@ export function webhookRoutes(deps: AppDeps) {
         return { endpoint: webhookView(r.endpoint), secret: r.secret, previousSecretExpiresAt: r.previousSecretExpiresAt };
       },
       {
-        scope: { scope: 'publish', member: 'webhooks.manage' },
         params: IdParams,
         response: { 200: WebhookSecretResponseSchema },
-        detail: OPERATIONS.rotateWebhookSecret,
+        operation: OPERATIONS.rotateWebhookSecret,
       },
     )
     .post(
@@ -137,10 +132,9 @@ export function webhookRoutes(deps: AppDeps) {
         return sendTestEvent(deps.orm, deps.temporal, auth.organization.id, params.id, auth.now);
       },
       {
-        scope: { scope: 'publish', member: 'webhooks.manage' },
         params: IdParams,
         response: { 202: WebhookTestSchema },
-        detail: OPERATIONS.testWebhook,
+        operation: OPERATIONS.testWebhook,
       },
     )
     .get(
@@ -148,11 +142,10 @@ export function webhookRoutes(deps: AppDeps) {
       async ({ auth, params, query }) =>
         listDeliveries(deps.orm.em.fork(), auth.organization.id, params.id, { limit: pageLimit(query.limit), cursor: query.cursor }),
       {
-        scope: 'read',
         params: IdParams,
         query: DeliveryQuery,
         response: { 200: WebhookDeliveryListSchema },
-        detail: OPERATIONS.listWebhookDeliveries,
+        operation: OPERATIONS.listWebhookDeliveries,
       },
     )
     .post(
@@ -162,10 +155,9 @@ export function webhookRoutes(deps: AppDeps) {
         return redeliver(deps.orm, deps.temporal, auth.organization.id, params.id, params.deliveryId);
       },
       {
-        scope: { scope: 'publish', member: 'webhooks.manage' },
         params: DeliveryParams,
         response: { 202: WebhookDeliverySchema },
-        detail: OPERATIONS.redeliverWebhook,
+        operation: OPERATIONS.redeliverWebhook,
       },
     );
 }

@@ -4,9 +4,10 @@ import { Organization } from './organization.ts';
 /**
  * Who acted: a member in the web app, an API key (the API, the MCP server), a reviewer holding a
  * preview link, an operator's CLI, or a person answering an invitation through its link without
- * a session (they are no member yet).
+ * a session (they are no member yet), or the service itself (a feed or series paused because its
+ * maker may no longer make its posts).
  */
-export const AUDIT_ACTOR_TYPES = ['member', 'api_key', 'reviewer', 'operator', 'invitee'] as const;
+export const AUDIT_ACTOR_TYPES = ['member', 'api_key', 'reviewer', 'operator', 'invitee', 'system'] as const;
 export type AuditActorType = (typeof AUDIT_ACTOR_TYPES)[number];
 
 /**

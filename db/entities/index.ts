@@ -18,6 +18,7 @@ export * from './membership.ts';
 export * from './invitation.ts';
 export * from './audit-event.ts';
 export * from './feed.ts';
+export * from './preview-link.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -39,6 +40,7 @@ import { Membership } from './membership.ts';
 import { Invitation } from './invitation.ts';
 import { AuditEvent } from './audit-event.ts';
 import { Feed, FeedItem } from './feed.ts';
+import { PreviewLink } from './preview-link.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -65,4 +67,5 @@ export const ALL_ENTITIES = [
   AuditEvent,
   Feed,
   FeedItem,
+  PreviewLink,
 ];

@@ -3,11 +3,11 @@ import { Timestamped } from './base.ts';
 import { Organization } from './organization.ts';
 import { User } from './user.ts';
 
-/** From most to least: what each may do is domain/roles.ts. */
+/** From most to least: what each may do is domain/access.ts. */
 export const ROLES = ['owner', 'admin', 'editor', 'contributor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** A person's place in an organization: one role each (domain/roles.ts states what a role may do). */
+/** A person's place in an organization: one role each (domain/access.ts states what a role may do). */
 export const Membership = defineEntity({
   name: 'Membership',
   tableName: 'memberships',

@@ -10,8 +10,11 @@ import type { PlatformOptions } from '../../platforms/options.ts';
 
 export const SERIES_FREQUENCIES = ['day', 'week', 'month'] as const;
 export type SeriesFrequency = (typeof SERIES_FREQUENCIES)[number];
-/** active: occurrences to come; ended: its rule has no more (count or until reached); stopped: deleted. */
-export const SERIES_STATUSES = ['active', 'ended', 'stopped'] as const;
+/**
+ * active: occurrences to come; paused: its maker may no longer make its posts (pausedReason; a
+ * current member resumes it); ended: its rule has no more (count or until reached); stopped: deleted.
+ */
+export const SERIES_STATUSES = ['active', 'paused', 'ended', 'stopped'] as const;
 export type SeriesStatus = (typeof SERIES_STATUSES)[number];
 
 export const Series = defineEntity({
@@ -45,6 +48,8 @@ export const Series = defineEntity({
     lastOccurrenceAt: p.datetime().nullable(),
     /** Why the last occurrence could not be created (it was skipped), e.g. a channel to reconnect. */
     lastError: p.json<{ at: string; code: string; message: string }>().nullable(),
+    /** Why it is paused (its maker left, lost the role, or its key was revoked or expired). */
+    pausedReason: p.text().nullable(),
     workflowId: p.string(),
     /** Committed, its workflow not known to be started (domain/workflow-starts.ts). */
     workflowPending: p.boolean().default(false),

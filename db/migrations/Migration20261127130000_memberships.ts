@@ -1,4 +1,4 @@
-// Members of an organization with a role each (domain/roles.ts). Every existing user becomes the
+// Members of an organization with a role each (domain/access.ts). Every existing user becomes the
 // owner of the organization they belong to, so every organization keeps working as it did.
 import { Migration } from '@mikro-orm/migrations';
 

@@ -27,6 +27,7 @@ import { Migration20261127130000_memberships } from './Migration20261127130000_m
 import { Migration20261127140000_api_key_creator } from './Migration20261127140000_api_key_creator.ts';
 import { Migration20261127170000_approval } from './Migration20261127170000_approval.ts';
 import { Migration20261128100000_feeds } from './Migration20261128100000_feeds.ts';
+import { Migration20261128120000_access } from './Migration20261128120000_access.ts';
 import { Migration20261127150000_invitations } from './Migration20261127150000_invitations.ts';
 import { Migration20261127160000_audit_events } from './Migration20261127160000_audit_events.ts';
 
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127160000_audit_events', class: Migration20261127160000_audit_events },
   { name: 'Migration20261127170000_approval', class: Migration20261127170000_approval },
   { name: 'Migration20261128100000_feeds', class: Migration20261128100000_feeds },
+  { name: 'Migration20261128120000_access', class: Migration20261128120000_access },
 ];

@@ -14,8 +14,11 @@
 // - A feed whose reads fail PAUSE_AFTER_FAILURES times in a row is paused with the reason
 //   (`pausedReason`) and the webhook `feed.failed`; setting `status: active` again resumes it and
 //   forgets the failures. A feed paused by its owner has no pausedReason.
-// - Its posts are made as its maker would make them (the API key that created it, or the web
-//   app), with approval as theirs would need (domain/posts/approval.ts).
+// - Its posts are made as its maker would make them (the API key that created it, or the member
+//   who did in the web app), with approval as theirs would need now (domain/posts/approval.ts).
+//   A maker who may no longer run it (left, lost the role, key revoked or expired) pauses it at its
+//   next read, before anything is posted (domain/makers.ts); resuming makes the one who resumes
+//   it its maker.
 // - An organization has at most MAX_FEEDS feeds. A deleted feed polls no more; its posts stay.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
@@ -298,6 +301,10 @@ export async function updateFeed(em: EntityManager, maker: FeedMaker, id: string
     if (edit.status === 'active' && feed.status !== 'active') {
       feed.status = 'active';
       feed.pausedReason = null;
+      // Resuming is a take-over: the key or member that resumes it is its maker from now on (domain/makers.ts).
+      feed.apiKeyId = maker.key?.apiKeyId ?? null;
+      feed.createdByUserId = maker.key ? null : (maker.userId ?? null);
+      feed.source = maker.source;
       feed.consecutiveFailures = 0;
       feed.nextPollAt = maker.now;
     } else if (edit.status === 'paused' && feed.status !== 'paused') {

@@ -10,19 +10,16 @@ import { Channel, Feed, Organization, Post, type FeedItemOutcome, type IFeed } f
 import { sql } from '../../db/sql.ts';
 import { ApiError } from '../../lib/errors.ts';
 import type { OutboundPolicy } from '../../lib/outbound.ts';
-import type { WebhookEventType } from '../webhooks/outbox.ts';
-import { keyRequester, memberRequester, type Requester } from '../posts/approval.ts';
+import type { WebhookEvents } from '../webhooks/outbox.ts';
+import type { Requester } from '../posts/approval.ts';
+import { makerStanding } from '../makers.ts';
+import { recordAudit } from '../audit.ts';
 import { createPost } from '../posts/create.ts';
-import { isRole } from '../roles.ts';
 import { FeedReadError, readFeed } from './fetch.ts';
 import { feedView, PAUSE_AFTER_FAILURES, seenOf } from './feeds.ts';
 import { MAX_POSTS_PER_POLL, newEntries, passesFilter, render, type FeedEntry } from './items.ts';
 
-/** Webhook events, written in the transaction of their change and started after its commit (activities/webhook-events.ts). */
-export interface FeedEvents {
-  write(em: EntityManager, organizationId: string, type: WebhookEventType, data: () => Promise<Record<string, unknown>>): Promise<string[]>;
-  dispatch(em: EntityManager, deliveryIds: string[]): Promise<void>;
-}
+export type FeedEvents = WebhookEvents;
 
 export interface PollDeps {
   temporal: { client: Client; taskQueue: string };
@@ -36,6 +33,7 @@ export interface PollDeps {
 
 export type PollOutcome =
   | { outcome: 'skipped' }
+  | { outcome: 'paused'; reason: string }
   | { outcome: 'failed'; message: string; paused: boolean }
   | { outcome: 'not_modified' }
   | { outcome: 'read'; posted: number; filtered: number; refused: number; waiting: number };
@@ -59,6 +57,14 @@ export async function claimDueFeeds(em: EntityManager, limit: number, now: Date)
 export async function pollFeed(em: EntityManager, deps: PollDeps, feedId: string, now = new Date()): Promise<PollOutcome> {
   const feed = await em.fork().findOne(Feed, { id: feedId });
   if (!feed || feed.deletedAt || feed.status !== 'active') return { outcome: 'skipped' };
+  // Its maker, now: one who may no longer run it pauses it before anything is read or posted.
+  const maker = await makerStanding(
+    em.fork(),
+    { organizationId: feed.organization, apiKeyId: feed.apiKeyId ?? null, createdByUserId: feed.createdByUserId ?? null },
+    'feeds.write',
+    now,
+  );
+  if (!maker.stands) return pauseFeed(em, deps, feed, maker.reason, now);
   let read: Awaited<ReturnType<typeof readFeed>>;
   try {
     read = await readFeed(feed.url, {
@@ -81,24 +87,11 @@ export async function pollFeed(em: EntityManager, deps: PollDeps, feedId: string
   const fresh = newEntries(read.entries, seen.keys, seen.links);
   const batch = fresh.slice(0, MAX_POSTS_PER_POLL);
   const counts = { posted: 0, filtered: 0, refused: 0 };
-  const requester = await requesterOf(em, feed);
-  for (const entry of batch) counts[await postEntry(em, deps, feed, entry, requester, now)]++;
+  for (const entry of batch) counts[await postEntry(em, deps, feed, entry, maker.requester, now)]++;
   const waiting = fresh.length - batch.length;
   // Validators only once every item of this answer is decided: a 304 must not hide the rest.
   await succeeded(em, feed, now, waiting ? { nextPollAt: now } : { etag: read.etag, lastModified: read.lastModified });
   return { outcome: 'read', ...counts, waiting };
-}
-
-/** Its posts are made as its maker's would be: the key's approval rules, or the member's. */
-async function requesterOf(em: EntityManager, feed: IFeed): Promise<Requester | undefined> {
-  if (feed.apiKeyId) return keyRequester(em, feed.apiKeyId).catch(() => undefined);
-  if (!feed.createdByUserId) return undefined;
-  const [row] = await sql<{ email: string; role: string }>(
-    em,
-    'select u.email, m.role from memberships m join users u on u.id = m.user_id where m.organization_id = ? and m.user_id = ?',
-    [feed.organization, feed.createdByUserId],
-  );
-  return row && isRole(row.role) ? memberRequester({ userId: feed.createdByUserId, email: row.email, role: row.role }) : undefined;
 }
 
 type Posted = 'posted' | 'filtered' | 'refused';
@@ -108,7 +101,7 @@ async function postEntry(
   deps: PollDeps,
   feed: IFeed,
   entry: FeedEntry,
-  requester: Requester | undefined,
+  requester: Requester,
   now: Date,
 ): Promise<Posted> {
   if (!passesFilter(feed.filter ?? null, entry)) {
@@ -230,4 +223,30 @@ async function failed(em: EntityManager, deps: PollDeps, feed: IFeed, message: s
   });
   await deps.events.dispatch(em.fork(), deliveries);
   return { outcome: 'failed', message, paused };
+}
+
+/** Its maker may no longer run it (domain/makers.ts): paused with the reason, `feed.paused`, and an audit event by the service. */
+async function pauseFeed(em: EntityManager, deps: PollDeps, feed: IFeed, reason: string, now: Date): Promise<PollOutcome> {
+  let deliveries: string[] = [];
+  await em.fork().transactional(async (tx) => {
+    const paused = await sql<{ id: string }>(
+      tx,
+      `update feeds set status = 'paused', paused_reason = ?, updated_at = ? where id = ? and status = 'active' returning id`,
+      [reason, now, feed.id],
+    );
+    if (!paused.length) return;
+    const after = await tx.findOneOrFail(Feed, { id: feed.id }, { refresh: true });
+    deliveries = await deps.events.write(tx, feed.organization, 'feed.paused', async () => ({ feed: feedView(after), reason }));
+    await recordAudit(tx, {
+      organizationId: feed.organization,
+      actor: { type: 'system', id: null, name: 'Postpilot' },
+      action: 'feed.pause',
+      resource: 'feed',
+      resourceId: feed.id,
+      origin: { ip: null, userAgent: null },
+      details: { reason },
+    });
+  });
+  await deps.events.dispatch(em.fork(), deliveries);
+  return { outcome: 'paused', reason };
 }

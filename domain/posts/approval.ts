@@ -14,19 +14,21 @@
 //   `errorCode: not_approved` (final: a retry would publish it unapproved, so it is refused).
 // - An edit by someone whose posts need approval puts the post back to pending (approved or
 //   rejected before); an edit by anyone else leaves the approval as it is.
-// - Approve and reject: by a member whose role may (`posts.approve`: owner, admin, editor), a key
-//   with the `approve` scope, or a reviewer holding a preview link that allows decisions
-//   (domain/posts/preview-links.ts). Only while the post is scheduled; a decision may be changed
-//   (reject what was approved) until it publishes; the same decision twice is a conflict.
+// - Approve and reject: by a principal allowed `posts.approve` (domain/access.ts: a member whose
+//   role may, a key with the `approve` scope whose maker may, a reviewer holding a preview link
+//   that decides, made by a member who may), and never by the person who asked for the approval
+//   (four eyes, domain/access.ts authorizeDecision). Only while the post is scheduled; a member's
+//   or a key's decision may be changed (reject what was approved) until it publishes; the same
+//   decision twice is a conflict. A link decides once (domain/posts/preview-links.ts).
 // - Each change is a webhook event: post.approval.requested (at the workflow's start, or at the
 //   edit), post.approval.approved, post.approval.rejected.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { Organization, User, type Actor, type ApprovalSetting, type PostApproval } from '../../db/entities/index.ts';
+import { Organization, type Actor, type ApprovalSetting, type PostApproval } from '../../db/entities/index.ts';
 import { sql } from '../../db/sql.ts';
 import { ApiError, errors } from '../../lib/errors.ts';
 import { decideApprovalUpdate, FAILURE, postWorkflowId } from '../../workflows/post-types.ts';
-import type { Role } from '../roles.ts';
+import { authorizeDecision, type Person, type Principal, type Role } from '../access.ts';
 import { executeUpdateInRequest, type TemporalDeps, updateFailureType } from '../temporal-calls.ts';
 import { getPostForKey, type PostView } from './view.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
@@ -73,15 +75,28 @@ export async function keyRequester(em: EntityManager, keyId: string): Promise<Re
   };
 }
 
-/** The actor of a key's decision (its name for the record). */
-export async function keyActor(em: EntityManager, keyId: string): Promise<Actor> {
-  return (await keyRequester(em, keyId)).actor;
+/** The actor a principal's decision is recorded with. */
+export function actorOf(p: Principal): Actor {
+  switch (p.type) {
+    case 'member':
+      return { type: 'member', id: p.userId, name: p.name };
+    case 'api_key':
+      return { type: 'api_key', id: p.keyId, name: p.name };
+    case 'reviewer':
+      return { type: 'reviewer', id: p.linkId, name: p.name };
+    case 'operator':
+      return { type: 'operator', id: null, name: p.name };
+  }
 }
 
-/** A member's actor, read from their user row. */
-export async function memberActor(em: EntityManager, userId: string): Promise<Actor> {
-  const user = await em.findOneOrFail(User, { id: userId });
-  return { type: 'member', id: user.id, name: user.email };
+/** The person who asked for an approval (four eyes): a member, the member behind a key, or a key of no member. */
+export async function requesterPerson(em: EntityManager, requestedBy: Actor): Promise<Person | null> {
+  if (requestedBy.type === 'member' && requestedBy.id) return `user:${requestedBy.id}`;
+  if (requestedBy.type !== 'api_key' || !requestedBy.id) return null;
+  const [row] = await sql<{ created_by_user_id: string | null }>(em, 'select created_by_user_id from api_keys where id = ?', [
+    requestedBy.id,
+  ]);
+  return row?.created_by_user_id ? `user:${row.created_by_user_id}` : `key:${requestedBy.id}`;
 }
 
 /** Whether this requester's posts wait for approval in this organization (the rules above). */
@@ -111,7 +126,8 @@ export async function approvalFor(
 
 export interface Decision {
   decision: 'approve' | 'reject';
-  by: Actor;
+  /** Who decides: allowed `posts.approve`, and not the requester (checked here). */
+  by: Principal;
   comment: string | null;
   now: Date;
 }
@@ -131,6 +147,7 @@ export async function decideApproval(
 ): Promise<PostView> {
   const post = await getPostForKey(em, organizationId, postId, channels);
   if (!post.approval) throw new ApiError('conflict', 'The post needs no approval.', { details: { status: post.status } });
+  authorizeDecision(d.by, await requesterPerson(em, post.approval.requestedBy));
   if (post.status !== 'scheduled') throw notScheduled(post.status);
   if (!temporal) throw new Error('Temporal is not configured');
   try {
@@ -138,7 +155,7 @@ export async function decideApproval(
       temporal,
       postWorkflowId(postId),
       decideApprovalUpdate,
-      [{ decision: d.decision, by: d.by, at: d.now.toISOString(), comment: d.comment }],
+      [{ decision: d.decision, by: actorOf(d.by), at: d.now.toISOString(), comment: d.comment }],
       'Scheduling is unavailable right now; the decision was not confirmed and may still be applied later. Check the post and retry shortly.',
     );
   } catch (err) {

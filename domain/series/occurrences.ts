@@ -12,10 +12,13 @@ import {
   type PlannedOccurrence,
 } from '../../workflows/series-types.ts';
 import { createPost } from '../posts/create.ts';
-import { keyRequester } from '../posts/approval.ts';
+import { makerStanding } from '../makers.ts';
+import { recordAudit } from '../audit.ts';
+import { sql } from '../../db/sql.ts';
+import type { WebhookEvents } from '../webhooks/outbox.ts';
 import { cancelPost } from '../posts/lifecycle.ts';
 import { nextOccurrence } from './rule.ts';
-import { occurrencePostId, ruleOf } from './series.ts';
+import { occurrencePostId, ruleOf, seriesView } from './series.ts';
 
 /** The next occurrence; null when none is left (ended, stopped); undefined when the row does not exist. */
 export async function planNextOccurrence(em: EntityManager, seriesId: string): Promise<PlannedOccurrence | null | undefined> {
@@ -50,6 +53,7 @@ export async function createOccurrence(
   em: EntityManager,
   temporal: { client: Client; taskQueue: string },
   input: CreateOccurrenceInput,
+  events: WebhookEvents,
 ): Promise<CreateOccurrenceResult> {
   const now = new Date(input.now);
   const s = await em.findOne(Series, { id: input.seriesId });
@@ -62,6 +66,17 @@ export async function createOccurrence(
   // Edited since it was planned: no longer due (the workflow plans again).
   if (at.getTime() - OCCURRENCE_LEAD_MS > now.getTime() + 1000) return { outcome: 'not_due' };
   if (!(await em.findOne(Post, { id: postId }))) {
+    // Its maker, now: one who may no longer make its posts pauses it, and nothing is created.
+    const maker = await makerStanding(
+      em.fork(),
+      { organizationId: s.organization, apiKeyId: s.apiKeyId ?? null, createdByUserId: null },
+      'series.write',
+      now,
+    );
+    if (!maker.stands) {
+      await pauseSeries(em, events, s, maker.reason, now);
+      return { outcome: 'ended' };
+    }
     const org = await em.findOneOrFail(Organization, { id: s.organization });
     try {
       await createPost(em.fork(), temporal, {
@@ -80,8 +95,8 @@ export async function createOccurrence(
         now,
         postId,
         seriesId: s.id,
-        // Its key's posts need approval (domain/posts/approval.ts), decided as each occurrence is made: so do the occurrences.
-        requester: s.apiKeyId ? await keyRequester(em, s.apiKeyId) : undefined,
+        // Its maker's posts' approval (domain/posts/approval.ts), decided as each occurrence is made.
+        requester: maker.requester,
       });
     } catch (err) {
       if (err instanceof UniqueConstraintViolationException) {
@@ -100,4 +115,29 @@ export async function createOccurrence(
     return { outcome: 'ended' };
   }
   return { outcome: 'created', postId };
+}
+
+/** Its maker may no longer make its posts (domain/makers.ts): paused with the reason, `series.paused`, and an audit event by the service. */
+async function pauseSeries(em: EntityManager, events: WebhookEvents, s: ISeries, reason: string, now: Date): Promise<void> {
+  let deliveries: string[] = [];
+  await em.fork().transactional(async (tx) => {
+    const paused = await sql<{ id: string }>(
+      tx,
+      `update series set status = 'paused', paused_reason = ?, updated_at = ? where id = ? and status = 'active' returning id`,
+      [reason, now, s.id],
+    );
+    if (!paused.length) return;
+    const after = await tx.findOneOrFail(Series, { id: s.id }, { refresh: true });
+    deliveries = await events.write(tx, s.organization, 'series.paused', async () => ({ series: seriesView(after), reason }));
+    await recordAudit(tx, {
+      organizationId: s.organization,
+      actor: { type: 'system', id: null, name: 'Postpilot' },
+      action: 'series.pause',
+      resource: 'series',
+      resourceId: s.id,
+      origin: { ip: null, userAgent: null },
+      details: { reason },
+    });
+  });
+  await events.dispatch(em.fork(), deliveries);
 }

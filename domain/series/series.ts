@@ -58,7 +58,8 @@ export const SERIES_STARTS: PendingKind<SeriesStartRow> = {
             workflowId: seriesWorkflowId(row.id),
             // Committed before the start: the workflow need not wait for its row.
             args: [{ seriesId: row.id, organizationId: row.organization_id, confirmed: true } satisfies SeriesWorkflowInput],
-            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            // A resumed series starts again under its id once its paused run has closed.
+            workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
             typedSearchAttributes: [{ key: ORGANIZATION_ID, value: row.organization_id }],
           },
         },
@@ -101,6 +102,8 @@ export interface SeriesView {
   nextOccurrenceAt: string | null;
   /** Why the last occurrence that could not be created was skipped; null when none was. */
   lastError: { at: string; code: string; message: string } | null;
+  /** Why it is paused (its maker may no longer make its posts); null when it is not. */
+  pausedReason: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -129,6 +132,8 @@ export interface SeriesEdit {
   publishAt?: string;
   repeat?: RepeatInput;
   timeZone?: string;
+  /** `active` resumes a paused series: the key that resumes it becomes its maker (domain/makers.ts). */
+  status?: 'active';
 }
 
 export interface FutureOccurrence {
@@ -166,6 +171,7 @@ export function seriesView(s: ISeries): SeriesView {
     occurrencesCreated: s.occurrencesCreated,
     nextOccurrenceAt: iso(next),
     lastError: s.lastError ?? null,
+    pausedReason: s.status === 'paused' ? (s.pausedReason ?? null) : null,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
   };
@@ -365,8 +371,20 @@ export async function updateSeries(
   now: Date,
   capabilities?: CapabilityDeps,
 ): Promise<SeriesView> {
+  let resumed = false;
   const view = await em.transactional(async (tx) => {
     const s = await findSeries(tx, organizationId, id, key?.channels ?? 'all', true);
+    if (s.status === 'paused' && edit.status === 'active') {
+      // Resuming is a take-over: the key that resumes it makes its occurrences from now on; its workflow starts again.
+      s.status = 'active';
+      s.pausedReason = null;
+      s.apiKeyId = key?.apiKeyId ?? null;
+      s.workflowPending = true;
+      resumed = true;
+    } else if (s.status === 'paused')
+      throw new ApiError('conflict', `The series is paused: ${s.pausedReason ?? ''} Set its status to active to resume it.`, {
+        details: { status: s.status, pausedReason: s.pausedReason ?? null },
+      });
     if (s.status !== 'active')
       throw new ApiError('conflict', `The series has ${s.status}; it can no longer be edited.`, { details: { status: s.status } });
     const fields: FieldError[] = [];
@@ -416,6 +434,15 @@ export async function updateSeries(
     await tx.flush();
     return seriesView(s);
   });
+  if (resumed && temporal) {
+    const row = { id, organization_id: organizationId, status: 'active', deleted_at: null };
+    // Never withdrawn: a start that fails leaves the row marked for the reconciler.
+    await startAfterCommit(em, temporal, { ...SERIES_STARTS, withdraw: undefined }, row, {
+      withdrawn: '',
+      kept: 'Scheduling is unavailable right now; the series was resumed and starts once it is back.',
+    });
+    return getSeries(em.fork(), organizationId, id, key?.channels ?? 'all');
+  }
   await nudge(temporal, id);
   return view;
 }

@@ -25,9 +25,17 @@ export const WEBHOOK_EVENT_TYPES = [
   'media.failed',
   'feed.item.posted',
   'feed.failed',
+  'feed.paused',
+  'series.paused',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Webhook events, written in the transaction of their change and started after its commit (activities/webhook-events.ts). */
+export interface WebhookEvents {
+  write(em: EntityManager, organizationId: string, type: WebhookEventType, data: () => Promise<Record<string, unknown>>): Promise<string[]>;
+  dispatch(em: EntityManager, deliveryIds: string[]): Promise<void>;
+}
 
 export interface NewWebhookEvent {
   organizationId: string;
