@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Invitation, Membership, Organization, User, type IInvitation, type Role } from '../db/entities/index.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { can } from './access.ts';
+import { authorize } from './access.ts';
 import type { Actor } from './members.ts';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -36,8 +36,8 @@ export async function invite(
   input: { email: string; role: Role },
   now: Date,
 ): Promise<{ invitation: PendingInvitation; token: string }> {
-  if (!can(actor.role, 'members.manage')) throw errors.forbiddenRole(actor.role, 'members.manage');
-  if (input.role === 'owner' && !can(actor.role, 'owners.manage')) throw errors.forbiddenRole(actor.role, 'owners.manage');
+  authorize(actor, 'members.manage');
+  if (input.role === 'owner') authorize(actor, 'owners.manage');
   const email = input.email.trim().toLowerCase();
   if (email.length > 320 || !EMAIL.test(email)) throw errors.validation([{ path: 'email', message: 'must be an email address' }]);
   const user = await em.findOne(User, { email });
@@ -149,7 +149,10 @@ export async function declineInvitation(em: EntityManager, token: string, now: D
 }
 
 export async function revokeInvitation(em: EntityManager, organizationId: string, actor: Actor, id: string, now: Date): Promise<void> {
-  if (!can(actor.role, 'members.manage')) throw errors.forbiddenRole(actor.role, 'members.manage');
+  authorize(actor, 'members.manage');
+  // An owner's invitation is an owner's to revoke, as it was theirs to make.
+  const open = await em.findOne(Invitation, { id, organization: organizationId, ...OPEN });
+  if (open?.role === 'owner') authorize(actor, 'owners.manage');
   const closed = await em.nativeUpdate(Invitation, { id, organization: organizationId, ...OPEN }, { revokedAt: now });
   if (closed !== 1) throw errors.notFound('invitation');
 }

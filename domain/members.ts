@@ -18,7 +18,7 @@ import { ApiKey, Membership, User, type IApiKey, type Role } from '../db/entitie
 import { admissionChanged } from '../db/admission-changes.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { can, KEY_SCOPES } from './access.ts';
+import { authorize, KEY_SCOPES, type MemberPrincipal } from './access.ts';
 
 export interface MemberView {
   userId: string;
@@ -63,11 +63,8 @@ export async function addMember(em: EntityManager, organizationId: string, email
   return { userId: user.id, email: user.email, role, since: m.createdAt.toISOString() };
 }
 
-/** The acting member: who asks, and with which role. */
-export interface Actor {
-  userId: string;
-  role: Role;
-}
+/** The acting member (domain/access.ts). */
+export type Actor = MemberPrincipal;
 
 /** A new role for a member (rules above). */
 export function setMemberRole(em: EntityManager, organizationId: string, actor: Actor, userId: string, role: Role, now = new Date()) {
@@ -116,8 +113,8 @@ function lockedMembers(tx: EntityManager, organizationId: string) {
 }
 
 function assertMayTouch(actor: Actor, from: Role, to: Role | null): void {
-  if (!can(actor.role, 'members.manage')) throw errors.forbiddenRole(actor.role, 'members.manage');
-  if ((from === 'owner' || to === 'owner') && !can(actor.role, 'owners.manage')) throw errors.forbiddenRole(actor.role, 'owners.manage');
+  authorize(actor, 'members.manage');
+  if (from === 'owner' || to === 'owner') authorize(actor, 'owners.manage');
 }
 
 function assertOwnerRemains(members: { user: string; role: Role }[], target: { user: string; role: Role }, to: Role | null): void {

@@ -253,6 +253,7 @@ describe('preview links', () => {
     const key = stack.h.credentialsKey;
     const now = new Date('2030-01-01T00:00:00Z');
     const token = signPreviewLink(key, {
+      linkId: 'plk_1',
       postId: 'post_1',
       organizationId: 'org_1',
       expiresAt: new Date(now.getTime() + HOUR),
@@ -293,13 +294,14 @@ describe('preview links', () => {
     expect(approved.status).toBe(303);
     expect((await row(post.id)).approval).toMatchObject({
       status: 'approved',
-      decidedBy: { type: 'reviewer', id: null, name: 'Client Co' },
+      decidedBy: { type: 'reviewer', id: expect.stringMatching(/^plk_/), name: 'Client Co' },
       comment: 'lovely',
     });
     // Tampered: another byte → 404; expired → 410.
     const token = link.split('/').pop()!;
     expect((await reviewer.get(`/preview/${token.slice(0, -2)}xx`)).status).toBe(404);
     const expired = signPreviewLink(stack.h.credentialsKey, {
+      linkId: null,
       postId: post.id,
       organizationId: org.id,
       expiresAt: new Date((await stack.syncClock()).getTime() - 1000),
@@ -308,6 +310,7 @@ describe('preview links', () => {
     expect((await reviewer.get(`/preview/${expired}`)).status).toBe(410);
     // A member of another organization's link cannot reach this one's posts: the grant names its organization.
     const foreign = signPreviewLink(Buffer.alloc(32, 1), {
+      linkId: null,
       postId: post.id,
       organizationId: org.id,
       expiresAt: new Date(Date.now() + 1000 * HOUR),

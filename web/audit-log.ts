@@ -69,6 +69,6 @@ ${page.nextCursor ? html`<p><a href="/settings/audit?${next.toString()}" data-te
 export function auditLogRoutes(web: Web) {
   return router().get(
     '/settings/audit',
-    pageRoute(web, 'settings.manage', (ctx) => auditPage(ctx)),
+    pageRoute(web, 'audit.read', (ctx) => auditPage(ctx)),
   );
 }

@@ -33,7 +33,7 @@ const NAV: { id: Exclude<NavItem, null>; href: string; label: string; action: Ac
   { id: 'keys', href: '/settings/api-keys', label: 'API keys', action: 'keys.manage' },
   { id: 'webhooks', href: '/settings/webhooks', label: 'Webhooks', action: 'webhooks.manage' },
   { id: 'members', href: '/settings/members', label: 'Members', action: 'read' },
-  { id: 'audit', href: '/settings/audit', label: 'Audit log', action: 'settings.manage' },
+  { id: 'audit', href: '/settings/audit', label: 'Audit log', action: 'audit.read' },
 ];
 
 export interface PageInput {

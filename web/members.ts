@@ -1,6 +1,7 @@
 // Settings → Members: who belongs to the organization and with which role (domain/members.ts
 // states who may change what). Every member sees the list; owners and admins change roles and
 // remove members, and only an owner touches an owner.
+import { memberPrincipal } from '../services/users.ts';
 import { router } from '../http/router.ts';
 import { isRole, ROLES } from '../domain/access.ts';
 import { can } from '../domain/access.ts';
@@ -138,7 +139,7 @@ async function mailInvitation(web: Web, ctx: PageContext, to: string, role: Role
 }
 
 export function memberRoutes(web: Web) {
-  const actor = (ctx: PageContext) => ({ userId: ctx.signedIn.user.id, role: ctx.signedIn.role });
+  const actor = (ctx: PageContext) => memberPrincipal(ctx.signedIn);
   return router()
     .get(
       '/settings/members',

@@ -1,6 +1,6 @@
-// GET /v1/audit-events: the organization's audit log (domain/audit.ts), read only. The `read`
-// scope reads it: every role may hold a read key, and every role reads the organization's
-// posts, channels and members already; the log names nothing secret (no key, token or body).
+// GET /v1/audit-events: the organization's audit log (domain/audit.ts), read only. Its action is
+// `audit.read` (domain/access.ts): the `read` scope, and a key made by a member needs a role that
+// reads the log (owner, admin), as in the web app.
 import { t } from 'elysia';
 import { router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';

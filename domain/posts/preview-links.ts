@@ -94,18 +94,16 @@ export async function sharePreviewLink(
   const post = await getPostForKey(em, by.organizationId, input.postId, 'all');
   if (!Number.isInteger(input.days) || input.days < PREVIEW_DAYS.min || input.days > PREVIEW_DAYS.max)
     throw errors.validation([{ path: 'days', message: `must be a whole number from ${PREVIEW_DAYS.min} to ${PREVIEW_DAYS.max}` }]);
-  if (input.decide) {
-    const org = await em.findOneOrFail(Organization, { id: by.organizationId });
-    if (!org.previewDecisions) throw errors.conflict('The organization does not allow reviewers to decide (Settings → Approval).');
-    if (!post.approval) throw errors.conflict('The post needs no approval: a link cannot decide it.');
-    authorizeDecision(by, await requesterPerson(em, post.approval.requestedBy));
-  }
+  // Decisions only where there is one to make and the organization lets reviewers make it; else a link that shows.
+  const org = await em.findOneOrFail(Organization, { id: by.organizationId });
+  const decide = input.decide && org.previewDecisions && post.approval !== null;
+  if (decide) authorizeDecision(by, await requesterPerson(em, post.approval!.requestedBy));
   const link = em.create(PreviewLink, {
     id: newId('plk'),
     organization: by.organizationId,
     postId: post.id,
     createdByUserId: by.userId,
-    decide: input.decide,
+    decide,
     expiresAt: new Date(input.now.getTime() + input.days * 86_400_000),
     createdAt: input.now,
     revokedAt: null,
