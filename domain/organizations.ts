@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { admissionChanged } from '../db/admission-changes.ts';
-import { APPROVAL_SETTINGS, Organization, type ApprovalSetting, type IOrganization } from '../db/entities/index.ts';
+import { APPROVAL_SETTINGS, Membership, Organization, type ApprovalSetting, type IOrganization } from '../db/entities/index.ts';
+import { ACCESS } from './access.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { isPlan, type Plan } from '../lib/plans.ts';
@@ -37,7 +38,7 @@ export async function setApprovalSettings(
   em: EntityManager,
   id: string,
   input: { approval?: string; previewDecisions?: boolean },
-): Promise<OrgView & { approval: ApprovalSetting; previewDecisions: boolean }> {
+): Promise<OrgView & { approval: ApprovalSetting; previewDecisions: boolean; warning: string | null }> {
   const org = await getOrganization(em, id);
   if (input.approval !== undefined) {
     if (!(APPROVAL_SETTINGS as readonly string[]).includes(input.approval))
@@ -46,7 +47,21 @@ export async function setApprovalSettings(
   }
   if (input.previewDecisions !== undefined) org.previewDecisions = input.previewDecisions;
   await em.flush();
-  return { ...orgView(org), approval: org.approval, previewDecisions: org.previewDecisions };
+  return { ...orgView(org), approval: org.approval, previewDecisions: org.previewDecisions, warning: await approvalWarning(em, id) };
+}
+
+/**
+ * Four eyes (domain/access.ts) needs a second approver where approvers' own posts wait too: under
+ * `everyone` with a single member who may approve, that member's posts can never be approved.
+ * The words to tell the organization, or null.
+ */
+export async function approvalWarning(em: EntityManager, id: string): Promise<string | null> {
+  const org = await getOrganization(em, id);
+  if (org.approval !== 'everyone') return null;
+  const roles = ACCESS['posts.approve'].roles;
+  const approvers = await em.count(Membership, { organization: id, role: { $in: roles } });
+  if (approvers >= 2) return null;
+  return `Every post waits for approval, but only one member may approve (${roles.join(', ')}): nobody decides their own post, so that member's posts can never be approved. Give a second member one of those roles.`;
 }
 
 export async function setOrganizationPlan(em: EntityManager, id: string, plan: string): Promise<OrgView> {

@@ -278,6 +278,20 @@ describe('MCP over Streamable HTTP', () => {
     expect(no.approval).toMatchObject({ status: 'rejected', comment: 'not this week', decidedBy: { type: 'api_key', name: 'approver' } });
     expect((await callOk(approverClient, 'approve_post', { id: waiting.id })).approval.status).toBe('approved');
     expect((await callError(approverClient, 'approve_post', { id: waiting.id })).code).toBe('conflict');
+    // Four eyes: a key that asked for the approval cannot give it, even holding the approve scope.
+    const selfApprover = await createApiKey(em, {
+      organizationId: org.id,
+      name: 'self-approver',
+      scopes: ['read', 'publish', 'approve'],
+      channels: 'all',
+      requiresApproval: true,
+    });
+    const selfClient = await httpClient(selfApprover.key);
+    const own = await callOk(selfClient, 'create_post', { content: 'Mine to approve?', channelIds: [org.channelId], publishAt: later(41) });
+    const refused = await callError(selfClient, 'approve_post', { id: own.id });
+    expect(refused).toMatchObject({ code: 'forbidden_scope', details: { reason: 'own_post' } });
+    expect((await callOk(approverClient, 'approve_post', { id: own.id })).approval.status).toBe('approved');
+    await selfClient.close();
     await authorClient.close();
     await approverClient.close();
 

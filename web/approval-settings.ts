@@ -1,7 +1,7 @@
 // Settings → Approval: whose posts wait for approval, and whether a preview link may carry
 // approve/reject buttons for a reviewer without an account (domain/posts/approval.ts).
 import { APPROVAL_SETTINGS, type ApprovalSetting } from '../db/entities/index.ts';
-import { setApprovalSettings } from '../domain/organizations.ts';
+import { approvalWarning, setApprovalSettings } from '../domain/organizations.ts';
 import { router } from '../http/router.ts';
 import { pageRoute, type PageContext, type Web } from './context.ts';
 import { html } from './html.ts';
@@ -14,9 +14,11 @@ const SETTING_HELP: Record<ApprovalSetting, string> = {
   everyone: 'Every post waits for approval, whoever makes it, in the app or through the API.',
 };
 
-function settingsPage(ctx: PageContext): Response {
+async function settingsPage(ctx: PageContext): Promise<Response> {
   const org = ctx.signedIn.organization;
+  const warning = await approvalWarning(ctx.em, org.id);
   const body = html`<h1>Approval</h1>
+${warning ? html`<p class="notice warning" role="alert" data-testid="approval-warning">${warning}</p>` : ''}
 <form method="post" action="/settings/approval" class="stack" data-testid="approval-settings-form">
   <input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}">
   <fieldset><legend>Whose posts wait for approval</legend>
