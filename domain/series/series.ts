@@ -380,6 +380,12 @@ export async function updateSeries(
       s.pausedReason = null;
       s.apiKeyId = key?.apiKeyId ?? null;
       s.workflowPending = true;
+      // Occurrences that fell due while it was paused are skipped, not published late.
+      for (let at = nextOccurrence(ruleOf(s), s.occurrencesCreated, s.lastOccurrenceAt ?? null); at && at < now; ) {
+        s.occurrencesCreated++;
+        s.lastOccurrenceAt = at;
+        at = nextOccurrence(ruleOf(s), s.occurrencesCreated, s.lastOccurrenceAt);
+      }
       resumed = true;
     } else if (s.status === 'paused')
       throw new ApiError('conflict', `The series is paused: ${s.pausedReason ?? ''} Set its status to active to resume it.`, {
