@@ -1,60 +1,19 @@
-// The audit of /v1 (domain/audit.ts): every operation that is not a GET names its action here, by
-// its OpenAPI operationId, or null when it changes nothing of the organization. One hook on the
-// /v1 group records each successful change (2xx, not an answer replayed for an Idempotency-Key):
-// the actor is the key, the resource the path's id or the answer's.
+// The audit of /v1 (domain/audit.ts): every operation that is not a GET names its audit action in
+// its own entry (api/openapi/operations.ts `audit`), or null when it changes nothing of the
+// organization. One hook on the /v1 group records each successful change (2xx, not an answer
+// replayed for an Idempotency-Key): the actor is the key, the resource the path's id or the answer's.
 import { defaultLog, type AppDeps } from '../http/deps.ts';
 import { requestOrigin, type SocketServer } from '../http/origin.ts';
-import { recordAudit, type AuditTarget } from '../domain/audit.ts';
+import { recordAudit } from '../domain/audit.ts';
 import { redact, sinkRedacts, type LogEntry } from '../lib/log.ts';
 import type { Auth } from './auth.ts';
 import type { RouteInfo } from './openapi/document.ts';
-import { operationDoc } from './openapi/operation.ts';
+import { operationDoc, type OperationDoc } from './openapi/operation.ts';
 
-/**
- * `from`: the field of the answer that holds the new resource, when the answer is not the resource
- * itself. `detailsOf`: what the answer adds to the event's details (a batch's post ids).
- */
-type ApiAuditTarget = AuditTarget & { from?: string; detailsOf?: (answer: unknown) => Record<string, unknown> };
-
-/** The posts a batch created (POST /v1/posts/bulk's answer). */
-const bulkDetails = (answer: unknown) => {
+/** The posts a batch created (POST /v1/posts/bulk's answer): one event for the batch, naming every post. */
+export const bulkDetails = (answer: unknown) => {
   const a = answer as { mode?: string; results?: { status: number; post?: { id: string } }[] } | null;
   return { mode: a?.mode ?? null, postIds: (a?.results ?? []).flatMap((r) => (r.post ? [r.post.id] : [])) };
-};
-
-export const API_AUDIT: Record<string, ApiAuditTarget | null> = {
-  createPost: { action: 'post.create', resource: 'post' },
-  // One event for the batch, naming every post it created.
-  createPostsInBulk: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails },
-  importPosts: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails },
-  // Checks a body: nothing is created.
-  validatePost: null,
-  updatePost: { action: 'post.update', resource: 'post' },
-  deletePost: { action: 'post.delete', resource: 'post' },
-  retryPost: { action: 'post.retry', resource: 'post' },
-  approvePost: { action: 'post.approve', resource: 'post' },
-  rejectPost: { action: 'post.reject', resource: 'post' },
-  // Reads the platforms' figures anew: the post is not changed.
-  refreshPostAnalytics: null,
-  createUpload: { action: 'media.create', resource: 'media', from: 'media' },
-  completeUpload: { action: 'media.complete', resource: 'media' },
-  setQueue: { action: 'queue.update', resource: 'queue' },
-  createSeries: { action: 'series.create', resource: 'series' },
-  updateSeries: { action: 'series.update', resource: 'series' },
-  deleteSeries: { action: 'series.delete', resource: 'series' },
-  createFeed: { action: 'feed.create', resource: 'feed' },
-  updateFeed: { action: 'feed.update', resource: 'feed' },
-  deleteFeed: { action: 'feed.delete', resource: 'feed' },
-  pollFeed: { action: 'feed.poll', resource: 'feed' },
-  createWebhook: { action: 'webhook.create', resource: 'webhook', from: 'endpoint' },
-  updateWebhook: { action: 'webhook.update', resource: 'webhook' },
-  deleteWebhook: { action: 'webhook.delete', resource: 'webhook' },
-  rotateWebhookSecret: { action: 'webhook.rotate_secret', resource: 'webhook' },
-  testWebhook: { action: 'webhook.test', resource: 'webhook' },
-  redeliverWebhook: { action: 'webhook.redeliver', resource: 'webhook' },
-  // Drafts and alt text: nothing is created or changed.
-  generatePost: null,
-  generateAltText: null,
 };
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -83,18 +42,18 @@ const idOf = (value: unknown): string | null => {
 export function auditHook(deps: AppDeps, routes: () => readonly RouteInfo[]) {
   const sink = deps.log ?? defaultLog;
   const log = (entry: LogEntry) => sink(sinkRedacts(sink) ? entry : redact(entry));
-  let known: { count: number; ids: Map<string, string> } | undefined;
-  const operationId = (method: string, route: string): string | undefined => {
+  let known: { count: number; ops: Map<string, OperationDoc> } | undefined;
+  const operation = (method: string, route: string): OperationDoc | undefined => {
     const table = routes();
     if (known?.count !== table.length) {
-      const ids = new Map<string, string>();
+      const ops = new Map<string, OperationDoc>();
       for (const r of table) {
-        const id = operationDoc(r.hooks?.detail)?.operationId;
-        if (id) ids.set(`${r.method.toUpperCase()} ${r.path}`, id);
+        const op = operationDoc(r.hooks?.detail);
+        if (op) ops.set(`${r.method.toUpperCase()} ${r.path}`, op);
       }
-      known = { count: table.length, ids };
+      known = { count: table.length, ops };
     }
-    return known.ids.get(`${method} ${route}`);
+    return known.ops.get(`${method} ${route}`);
   };
 
   return async (ctx: AfterHandle): Promise<void> => {
@@ -103,13 +62,14 @@ export function auditHook(deps: AppDeps, routes: () => readonly RouteInfo[]) {
     const value = ctx.responseValue ?? ctx.response;
     const status = value instanceof Response ? value.status : typeof set.status === 'number' ? set.status : 200;
     if (status < 200 || status >= 300 || set.headers['idempotent-replayed'] === 'true') return;
-    const id = operationId(request.method, ctx.route);
-    const target = id === undefined ? undefined : API_AUDIT[id];
+    const op = operation(request.method, ctx.route);
+    const id = op?.operationId;
+    const target = op?.audit;
     if (target === null) return;
     const { id: pathId, ...otherParams } = ctx.params ?? {};
     const body = value instanceof Response ? null : value;
     try {
-      if (!target) throw new Error(`no audit action for ${request.method} ${ctx.route} (${id ?? 'no operationId'}): api/audit.ts`);
+      if (!target) throw new Error(`no audit action for ${request.method} ${ctx.route} (${id ?? 'no operationId'}): its entry's audit`);
       await recordAudit(deps.orm.em.fork(), {
         organizationId: auth.organization.id,
         actor: { type: 'api_key', id: auth.key.id, name: `${auth.key.name} (${auth.key.prefix}…)` },

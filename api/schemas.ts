@@ -637,7 +637,8 @@ export const SeriesSchema = t.Object(
         'Why the last occurrence that could not be created was skipped (the create checks refused it: `code` and `message` as POST /v1/posts would answer); null when none was.',
     }),
     pausedReason: t.Union([t.String(), t.Null()], {
-      description: 'Why it is paused: the key that made it was revoked or expired, or its member left or lost the role to post; null when it is not paused.',
+      description:
+        'Why it is paused: the key that made it was revoked or expired, or its member left or lost the role to post; null when it is not paused.',
     }),
     createdAt: DateTime(),
     updatedAt: DateTime(),

@@ -1,6 +1,8 @@
 // Admin CLI commands (`bun run cli …`). Each returns one JSON-able object; arguments are
 // checked before anything is written.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Channel } from '../db/entities/index.ts';
+import type { AuditTarget } from '../domain/audit.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
 import { addChannel, channelView, checkChannelAddress, listChannels, probeChannel, setChannelStatus } from '../domain/channels.ts';
 import { createOrganization, getOrganization, setApprovalSettings, setOrganizationPlan } from '../domain/organizations.ts';
@@ -25,8 +27,25 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/**
+ * A command's audit event (domain/audit.ts, cli/audit.ts): its action and resource type, the
+ * organization it changed (a flag, the answer, or for a command given only an id a look-up) and
+ * the resource's id. null: the command only reads.
+ */
+export type CliAudit = AuditTarget & {
+  org: (f: Record<string, string>, r: Result, em: EntityManager) => string | null | Promise<string | null>;
+  id: (f: Record<string, string>, r: Result) => string | null;
+};
+
+type Result = Record<string, unknown>;
+
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+const orgFlag = (f: Record<string, string>) => f.org ?? null;
+const answerId = (_: Record<string, string>, r: Result) => str(r.id);
+
 export interface Command {
   usage: string;
+  audit: CliAudit | null;
   /** Flag names this command takes (besides --json); all string-valued. */
   flags: string[];
   required: string[];
@@ -82,18 +101,21 @@ const list = (v: string) =>
 
 export const COMMANDS: Record<string, Command> = {
   'org create': {
+    audit: { action: 'organization.create', resource: 'organization', org: answerId, id: answerId },
     usage: 'org create --name NAME [--plan FREE|PRO|TEAM|ENTERPRISE]',
     flags: ['name', 'plan'],
     required: ['name'],
     run: ({ em }, f) => createOrganization(em, { name: f.name!, plan: f.plan }),
   },
   'org set-plan': {
+    audit: { action: 'organization.plan_change', resource: 'organization', org: orgFlag, id: orgFlag },
     usage: 'org set-plan --org ID --plan FREE|PRO|TEAM|ENTERPRISE',
     flags: ['org', 'plan'],
     required: ['org', 'plan'],
     run: ({ em }, f) => setOrganizationPlan(em, f.org!, f.plan!),
   },
   'org set-approval': {
+    audit: { action: 'settings.update', resource: 'organization', org: orgFlag, id: orgFlag },
     usage: 'org set-approval --org ID --approval none|contributors|everyone [--preview-decisions yes|no]',
     flags: ['org', 'approval', 'preview-decisions'],
     required: ['org', 'approval'],
@@ -101,6 +123,7 @@ export const COMMANDS: Record<string, Command> = {
       setApprovalSettings(em, f.org!, { approval: f.approval!, previewDecisions: yesNo(f['preview-decisions'], 'preview-decisions') }),
   },
   'key create': {
+    audit: { action: 'key.create', resource: 'api_key', org: orgFlag, id: answerId },
     usage:
       'key create --org ID --name NAME --scopes read,generate,publish,approve [--channels all|ID,ID] [--expires ISO] [--requires-approval yes|no]',
     flags: ['org', 'name', 'scopes', 'channels', 'expires', 'requires-approval'],
@@ -113,18 +136,21 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'key list': {
+    audit: null,
     usage: 'key list --org ID',
     flags: ['org'],
     required: ['org'],
     run: async ({ em }, f) => ({ data: await listApiKeys(em, f.org!) }),
   },
   'key revoke': {
+    audit: { action: 'key.revoke', resource: 'api_key', org: (_f, r) => str(r.organizationId), id: answerId },
     usage: 'key revoke --id ID',
     flags: ['id'],
     required: ['id'],
     run: ({ em }, f) => revokeApiKey(em, f.id!),
   },
   'channel add': {
+    audit: { action: 'channel.connect', resource: 'channel', org: orgFlag, id: answerId },
     usage: 'channel add --org ID --platform PLATFORM --name NAME --credentials JSON [--max-chars N]',
     flags: ['org', 'platform', 'name', 'credentials', 'max-chars'],
     required: ['org', 'platform', 'name', 'credentials'],
@@ -150,6 +176,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'channel list': {
+    audit: null,
     usage: 'channel list --org ID',
     flags: ['org'],
     required: ['org'],
@@ -159,6 +186,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'user create': {
+    audit: { action: 'member.add', resource: 'member', org: orgFlag, id: answerId },
     usage: 'user create --org ID --email EMAIL --password PASSWORD [--role owner|admin|editor|contributor|viewer]',
     flags: ['org', 'email', 'password', 'role'],
     required: ['org', 'email', 'password'],
@@ -171,6 +199,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'member add': {
+    audit: { action: 'member.add', resource: 'member', org: orgFlag, id: (_f, r) => str(r.userId) },
     usage: 'member add --org ID --email EMAIL --role owner|admin|editor|contributor|viewer',
     flags: ['org', 'email', 'role'],
     required: ['org', 'email', 'role'],
@@ -182,6 +211,12 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   'channel set-status': {
+    audit: {
+      action: 'channel.update',
+      resource: 'channel',
+      org: async (f, _r, em) => (await em.findOne(Channel, { id: f.id! }))?.organization ?? null,
+      id: answerId,
+    },
     usage: 'channel set-status --id ID --status active|reauth_required|disabled',
     flags: ['id', 'status'],
     required: ['id', 'status'],

@@ -112,7 +112,8 @@ export function authorize(p: Principal, action: Action): void {
       if (scope === null) throw keyRefused(`This is done in the web app, not with an API key (${action}).`, { action });
       if (!p.scopes.includes(scope)) throw errors.forbiddenScope(scope);
       if (!p.maker || everyRoleMay(action)) return;
-      if (p.maker.role === null) throw keyRefused('The member who made this API key is no longer a member.', { requiredScope: scope, action });
+      if (p.maker.role === null)
+        throw keyRefused('The member who made this API key is no longer a member.', { requiredScope: scope, action });
       if (!can(p.maker.role, action)) {
         throw keyRefused(`This API key belongs to a member whose role (${p.maker.role}) may not do this (${action}).`, {
           requiredScope: scope,

@@ -95,7 +95,10 @@ export async function makerStanding(em: EntityManager, made: MadeBy, action: Act
       requester: { actor: { type: 'member', id: made.createdByUserId, name: m.email }, role: m.role, requiresApproval: false, setting },
     };
   }
-  return { stands: true, requester: { actor: { type: 'system', id: null, name: 'Postpilot' }, role: null, requiresApproval: false, setting } };
+  return {
+    stands: true,
+    requester: { actor: { type: 'system', id: null, name: 'Postpilot' }, role: null, requiresApproval: false, setting },
+  };
 }
 
 /** Why the principal may not make posts through a feed or series, or null. */

@@ -1,24 +1,15 @@
-// The audit of the MCP server (domain/audit.ts): every tool that is not read-only names its action
-// here (or null when it changes nothing), and callTool (mcp/server.ts) records each call that
-// succeeded, with the key as its actor, as /v1 does for the tool's twin (api/audit.ts).
-import { recordAudit, type AuditTarget } from '../domain/audit.ts';
-import type { ToolContext } from './tools.ts';
-
-export const MCP_AUDIT: Record<string, AuditTarget | null> = {
-  create_post: { action: 'post.create', resource: 'post' },
-  update_post: { action: 'post.update', resource: 'post' },
-  cancel_post: { action: 'post.delete', resource: 'post' },
-  retry_post: { action: 'post.retry', resource: 'post' },
-  approve_post: { action: 'post.approve', resource: 'post' },
-  reject_post: { action: 'post.reject', resource: 'post' },
-  upload_media_from_url: { action: 'media.create', resource: 'media' },
-};
+// The audit of the MCP server (domain/audit.ts): every tool that is not read-only names its audit
+// action in its own entry (mcp/tools.ts `audit`), and callTool (mcp/server.ts) records each call
+// that succeeded, with the key as its actor, as /v1 does for the tool's twin (api/audit.ts).
+import { recordAudit } from '../domain/audit.ts';
+import type { Tool, ToolContext } from './tools.ts';
 
 const idOf = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** Records a successful call of a tool that changes something; an answer replayed for an idempotency key is not a change. */
-export async function auditToolCall(ctx: ToolContext, name: string, args: Record<string, unknown>, result: Record<string, unknown>) {
-  const target = MCP_AUDIT[name];
+export async function auditToolCall(ctx: ToolContext, tool: Tool, args: Record<string, unknown>, result: Record<string, unknown>) {
+  const target = tool.audit;
+  const name = tool.name;
   if (!target || ctx.replayed) return;
   const { caller } = ctx;
   await recordAudit(ctx.deps.orm.em.fork(), {

@@ -74,7 +74,7 @@ export async function callTool(
     // Per call: what the tool notes of itself (a replayed answer) is this call's alone.
     const call: ToolContext = { ...ctx, replayed: false };
     const answer = await t.run(call, args as never);
-    await auditToolCall(call, name, args, answer).catch((err) =>
+    await auditToolCall(call, t, args, answer).catch((err) =>
       // The change itself is made: its answer stands, and the missing record is logged.
       log({ level: 'error', msg: 'audit event not recorded', tool: name, error: err instanceof Error ? err : String(err) }),
     );

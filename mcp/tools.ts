@@ -7,7 +7,7 @@ import { POST_STATUSES, type PostStatus } from '../db/entities/index.ts';
 import { DATE_TIME_PATTERN, parseRangeBound } from '../lib/date-time.ts';
 import { ApiError, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
-import type { Scope } from '../lib/scopes.ts';
+import type { AuditTarget } from '../domain/audit.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';
 import { accountView, type Caller } from '../services/account.ts';
 import { channelView, listChannels } from '../domain/channels.ts';
@@ -50,6 +50,8 @@ export interface Tool<S extends TSchema = TSchema> {
   description: string;
   /** What it does, as its /v1 twin (domain/access.ts): the scope and the maker's role it needs. */
   action: Action;
+  /** The audit event of a call that changes something (mcp/audit.ts); a read-only tool has none. */
+  audit?: AuditTarget;
   input: S;
   annotations: ToolAnnotations;
   run: (ctx: ToolContext, args: Static<S>) => Promise<Record<string, unknown>>;
@@ -214,6 +216,7 @@ export const TOOLS: Tool[] = [
 
   tool({
     name: 'create_post',
+    audit: { action: 'post.create', resource: 'post' },
     title: 'Create a post',
     description:
       'Schedules a post on one or more channels at `publishAt`, or at the next free slot of the channels’ posting queues with `queue: true`, or publishes it now (within about a minute) when neither is given. With `thread` and `firstComment` it is a conversation: the post, then its replies one by one (or its comment), each with its own outcome in channels[].items. Returns the post with a status per channel; follow it with get_post. Check first with validate_post if unsure. Pass an idempotencyKey to make a retry safe (the same key and arguments within 24 h return the first post instead of creating another).',
@@ -316,6 +319,7 @@ export const TOOLS: Tool[] = [
 
   tool({
     name: 'update_post',
+    audit: { action: 'post.update', resource: 'post' },
     title: 'Edit a scheduled post',
     description:
       'Changes a post that is still scheduled: its text, per-platform text, publish time, media, channels, Reddit fields, thread or first comment (give at least one). The same rules as create_post apply. A post that is publishing or done cannot be edited (conflict).',
@@ -352,6 +356,7 @@ export const TOOLS: Tool[] = [
 
   tool({
     name: 'cancel_post',
+    audit: { action: 'post.delete', resource: 'post' },
     title: 'Cancel or delete a post',
     description:
       'A scheduled post is cancelled (never published); a published or failed post is removed from this service’s lists (its live posts on the platforms stay). A post that is publishing right now cannot be cancelled (conflict). As DELETE /v1/posts/{id}.',
@@ -366,6 +371,7 @@ export const TOOLS: Tool[] = [
 
   tool({
     name: 'retry_post',
+    audit: { action: 'post.retry', resource: 'post' },
     title: 'Retry failed channels',
     description:
       'Publishes again the channels of a failed post that failed (never those already published). Channels that need reconnecting must be reconnected first (reauth_required).',
@@ -380,6 +386,7 @@ export const TOOLS: Tool[] = [
   ...(['approve', 'reject'] as const).map((decision) =>
     tool({
       name: `${decision}_post`,
+      audit: { action: decision === 'approve' ? 'post.approve' : 'post.reject', resource: 'post' },
       title: decision === 'approve' ? 'Approve a post' : 'Reject a post',
       description:
         decision === 'approve'
@@ -407,6 +414,7 @@ export const TOOLS: Tool[] = [
 
   tool({
     name: 'upload_media_from_url',
+    audit: { action: 'media.create', resource: 'media' },
     title: 'Add media from a URL',
     description:
       'Fetches a file from a public http(s) URL into the media library (images, GIFs, videos, PDFs, audio; at most 100 MB this way) and processes it as an upload is processed. Returns the media item: `ready` (use its id in mediaIds) or `failed` with the reason in `error`.',

@@ -66,7 +66,11 @@ async function createPost(key: string, channelId: string) {
   const t0 = await stack.syncClock();
   const r = await call(stack.app, 'POST', '/v1/posts', {
     key,
-    body: { content: `four eyes ${crypto.randomUUID()}`, channelIds: [channelId], publishAt: new Date(t0.getTime() + 48 * HOUR).toISOString() },
+    body: {
+      content: `four eyes ${crypto.randomUUID()}`,
+      channelIds: [channelId],
+      publishAt: new Date(t0.getTime() + 48 * HOUR).toISOString(),
+    },
   });
   expect(r.status).toBe(201);
   expect(r.body.approval.status).toBe('pending');

@@ -113,11 +113,16 @@ describe('feeds re-check their maker at every read', () => {
     server.items = [feedItem(2), ...server.items];
     expect(await pollNow(owner.key, feed.id)).toMatchObject({ polled: 1, posted: 0 });
     const paused = await call(stack.app, 'GET', `/v1/feeds/${feed.id}`, { key: owner.key });
-    expect(paused.body).toMatchObject({ status: 'paused', pausedReason: 'The member who made it is no longer a member of the organization.' });
+    expect(paused.body).toMatchObject({
+      status: 'paused',
+      pausedReason: 'The member who made it is no longer a member of the organization.',
+    });
     expect(sentWith(marker)).toBe(0);
     expect(await stack.h.orm.em.fork().count(Post, { organization: org.id })).toBe(0);
     expect(await pauseEvents(org.id, 'feed.paused')).toHaveLength(1);
-    expect(await auditOf(feed.id, 'feed.pause')).toMatchObject([{ actor_type: 'system', details: { reason: expect.stringContaining('no longer a member') } }]);
+    expect(await auditOf(feed.id, 'feed.pause')).toMatchObject([
+      { actor_type: 'system', details: { reason: expect.stringContaining('no longer a member') } },
+    ]);
 
     // A read asked for while paused is refused; resuming makes the owner's key its maker.
     expect((await call(stack.app, 'POST', `/v1/feeds/${feed.id}/poll`, { key: owner.key })).status).toBe(409);
@@ -163,7 +168,12 @@ describe('series re-check their maker at every occurrence', () => {
     const content = `daily ${crypto.randomUUID()}`;
     const created = await call(stack.app, 'POST', '/v1/series', {
       key: editor.key,
-      body: { content, channelIds: [channelId], publishAt: new Date(t0.getTime() + HOUR).toISOString(), repeat: { every: 'day', count: 5 } },
+      body: {
+        content,
+        channelIds: [channelId],
+        publishAt: new Date(t0.getTime() + HOUR).toISOString(),
+        repeat: { every: 'day', count: 5 },
+      },
     });
     expect(created.status).toBe(201);
     await revokeApiKey(stack.h.orm.em.fork(), editor.keyId);
@@ -206,7 +216,12 @@ describe('series re-check their maker at every occurrence', () => {
     const content = `expiring ${crypto.randomUUID()}`;
     const created = await call(stack.app, 'POST', '/v1/series', {
       key: editor.key,
-      body: { content, channelIds: [channelId], publishAt: new Date(t0.getTime() + HOUR).toISOString(), repeat: { every: 'day', count: 2 } },
+      body: {
+        content,
+        channelIds: [channelId],
+        publishAt: new Date(t0.getTime() + HOUR).toISOString(),
+        repeat: { every: 'day', count: 2 },
+      },
     });
     expect(created.status).toBe(201);
     await sql(stack.h.orm.em.fork(), 'update api_keys set expires_at = ? where id = ?', [new Date(t0.getTime() + HOUR / 2), editor.keyId]);
@@ -227,7 +242,12 @@ describe('series re-check their maker at every occurrence', () => {
     const content = `approved later ${crypto.randomUUID()}`;
     const created = await call(stack.app, 'POST', '/v1/series', {
       key: editor.key,
-      body: { content, channelIds: [channelId], publishAt: new Date(t0.getTime() + HOUR).toISOString(), repeat: { every: 'day', count: 2 } },
+      body: {
+        content,
+        channelIds: [channelId],
+        publishAt: new Date(t0.getTime() + HOUR).toISOString(),
+        repeat: { every: 'day', count: 2 },
+      },
     });
     expect(created.status).toBe(201);
     await setApprovalSettings(stack.h.orm.em.fork(), org.id, { approval: 'everyone' });

@@ -23,8 +23,18 @@ describe('what each role may do', () => {
   const EXPECTED: Record<Role, Action[]> = {
     owner: [...ACTIONS],
     admin: ACTIONS.filter((a) => a !== 'owners.manage'),
-    editor: ['read', 'posts.write', 'posts.publish', 'posts.approve', 'media.write', 'queues.write', 'series.write', 'feeds.write'],
-    contributor: ['read', 'posts.write', 'media.write'],
+    editor: [
+      'read',
+      'posts.write',
+      'posts.publish',
+      'posts.approve',
+      'posts.generate',
+      'media.write',
+      'queues.write',
+      'series.write',
+      'feeds.write',
+    ],
+    contributor: ['read', 'posts.write', 'posts.generate', 'media.write'],
     viewer: ['read'],
   };
 
@@ -227,10 +237,28 @@ describe('the members page', () => {
     expect(await rolesOf(second.browser)).toEqual({ [user.id]: 'viewer', [second.user.id]: 'owner' });
     // Two owners demoting each other at once: one of them stays owner.
     const third = await join(org.id, 'viewer');
-    await setMemberRole(h.orm.em.fork(), org.id, { type: 'member', organizationId: org.id, name: '', userId: second.user.id, role: 'owner' }, third.user.id, 'owner');
+    await setMemberRole(
+      h.orm.em.fork(),
+      org.id,
+      { type: 'member', organizationId: org.id, name: '', userId: second.user.id, role: 'owner' },
+      third.user.id,
+      'owner',
+    );
     const both = await Promise.allSettled([
-      setMemberRole(h.orm.em.fork(), org.id, { type: 'member', organizationId: org.id, name: '', userId: second.user.id, role: 'owner' }, third.user.id, 'viewer'),
-      setMemberRole(h.orm.em.fork(), org.id, { type: 'member', organizationId: org.id, name: '', userId: third.user.id, role: 'owner' }, second.user.id, 'viewer'),
+      setMemberRole(
+        h.orm.em.fork(),
+        org.id,
+        { type: 'member', organizationId: org.id, name: '', userId: second.user.id, role: 'owner' },
+        third.user.id,
+        'viewer',
+      ),
+      setMemberRole(
+        h.orm.em.fork(),
+        org.id,
+        { type: 'member', organizationId: org.id, name: '', userId: third.user.id, role: 'owner' },
+        second.user.id,
+        'viewer',
+      ),
     ]);
     expect(both.map((b) => b.status).sort()).toEqual(['fulfilled', 'rejected']);
     const owners = (await listMembers(h.orm.em.fork(), org.id)).filter((m) => m.role === 'owner');

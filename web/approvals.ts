@@ -7,7 +7,7 @@ import { APPROVAL_COMMENT_CHARS, decideApproval, postsAwaitingApproval } from '.
 import { PREVIEW_DAYS, revokePreviewLink, sharePreviewLink } from '../domain/posts/preview-links.ts';
 import type { IPreviewLink } from '../db/entities/index.ts';
 import { auditNote } from './audit.ts';
-import { getPostForKey, type PostView } from '../domain/posts/view.ts';
+import type { PostView } from '../domain/posts/view.ts';
 import { can } from '../domain/access.ts';
 import { memberPrincipal } from '../services/users.ts';
 import { router } from '../http/router.ts';

@@ -27,7 +27,6 @@ function grantOf(web: Web, ctx: RequestContext): PreviewGrant {
   return read;
 }
 
-
 function channelPreview(post: PostView, c: PostView['channels'][number], name: string): SafeHtml {
   const followUps = c.items.filter((i) => i.position > 0);
   return html`<article class="preview-channel" data-testid="preview-channel" data-channel-id="${c.channelId}" data-platform="${c.platform}">

@@ -4,6 +4,7 @@
 import type { DocumentDecoration } from 'elysia';
 import type { ApiErrorCode as ErrorCode } from '../../lib/errors.ts';
 import type { Action } from '../../domain/access.ts';
+import type { AuditTarget } from '../../domain/audit.ts';
 
 export type Tag = 'Account' | 'Channels' | 'Posts' | 'Analytics' | 'Media' | 'Webhooks' | 'Feeds' | 'Generate' | 'Audit';
 
@@ -20,6 +21,12 @@ export interface OperationDoc {
    * by a member, a role that may; the document shows both (x-required-scope, x-action, x-roles).
    */
   action: Action;
+  /**
+   * Its audit event (domain/audit.ts), for an operation that is not a GET: the action and resource
+   * type; `from`: the field of the answer holding the new resource, when the answer is not the
+   * resource itself; `detailsOf`: what the answer adds to the details. null: changes nothing.
+   */
+  audit?: (AuditTarget & { from?: string; detailsOf?: (answer: unknown) => Record<string, unknown> }) | null;
   /** The largest JSON body the route reads (POST /v1/posts/bulk); MAX_JSON_BODY_BYTES otherwise. */
   maxBodyBytes?: number;
   /**

@@ -2,6 +2,7 @@
 // field notes. Each route attaches its entry with `detail: OPERATIONS.x`; the schemas themselves
 // come from the route (params, query, body, response), never from here.
 import { doc } from './operation.ts';
+import { bulkDetails } from '../audit.ts';
 import { formatLimit, MEDIA_RULES } from '../../media/catalog.ts';
 import { BULK_MAX_BODY_BYTES } from '../../domain/posts/bulk.ts';
 
@@ -102,6 +103,7 @@ export const OPERATIONS = {
 
   createPost: doc({
     operationId: 'createPost',
+    audit: { action: 'post.create', resource: 'post' },
     tag: 'Posts',
     action: 'posts.write',
     summary: 'Schedule a post, or publish it now',
@@ -126,6 +128,8 @@ export const OPERATIONS = {
 
   validatePost: doc({
     operationId: 'validatePost',
+    // Not an event: checks a body: nothing is created.
+    audit: null,
     tag: 'Posts',
     action: 'posts.write',
     summary: 'Check a post without creating it',
@@ -192,6 +196,8 @@ export const OPERATIONS = {
 
   refreshPostAnalytics: doc({
     operationId: 'refreshPostAnalytics',
+    // Not an event: reads the platforms’ figures anew: the post is not changed.
+    audit: null,
     tag: 'Posts',
     action: 'posts.write',
     summary: 'Read a post’s figures now',
@@ -243,6 +249,7 @@ export const OPERATIONS = {
 
   updatePost: doc({
     operationId: 'updatePost',
+    audit: { action: 'post.update', resource: 'post' },
     tag: 'Posts',
     action: 'posts.write',
     summary: 'Edit a scheduled post',
@@ -278,6 +285,7 @@ export const OPERATIONS = {
 
   deletePost: doc({
     operationId: 'deletePost',
+    audit: { action: 'post.delete', resource: 'post' },
     tag: 'Posts',
     action: 'posts.publish',
     summary: 'Cancel a scheduled post, or remove a post from the service',
@@ -295,6 +303,7 @@ export const OPERATIONS = {
 
   createPostsInBulk: doc({
     operationId: 'createPostsInBulk',
+    audit: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails },
     maxBodyBytes: BULK_MAX_BODY_BYTES,
     tag: 'Posts',
     action: 'posts.write',
@@ -322,6 +331,7 @@ export const OPERATIONS = {
 
   importPosts: doc({
     operationId: 'importPosts',
+    audit: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails },
     maxBodyBytes: BULK_MAX_BODY_BYTES,
     tag: 'Posts',
     action: 'posts.write',
@@ -356,6 +366,7 @@ export const OPERATIONS = {
 
   approvePost: doc({
     operationId: 'approvePost',
+    audit: { action: 'post.approve', resource: 'post' },
     tag: 'Posts',
     action: 'posts.approve',
     summary: 'Approve a post waiting for approval',
@@ -371,6 +382,7 @@ export const OPERATIONS = {
 
   rejectPost: doc({
     operationId: 'rejectPost',
+    audit: { action: 'post.reject', resource: 'post' },
     tag: 'Posts',
     action: 'posts.approve',
     summary: 'Reject a post waiting for approval',
@@ -386,6 +398,7 @@ export const OPERATIONS = {
 
   retryPost: doc({
     operationId: 'retryPost',
+    audit: { action: 'post.retry', resource: 'post' },
     tag: 'Posts',
     action: 'posts.publish',
     summary: 'Publish the failed channels of a post again',
@@ -405,6 +418,7 @@ export const OPERATIONS = {
 
   createUpload: doc({
     operationId: 'createUpload',
+    audit: { action: 'media.create', resource: 'media', from: 'media' },
     tag: 'Media',
     action: 'media.write',
     summary: 'Start an upload of a local file',
@@ -435,6 +449,7 @@ export const OPERATIONS = {
 
   completeUpload: doc({
     operationId: 'completeUpload',
+    audit: { action: 'media.complete', resource: 'media' },
     tag: 'Media',
     action: 'media.write',
     summary: 'Complete an upload',
@@ -484,6 +499,7 @@ export const OPERATIONS = {
 
   setQueue: doc({
     operationId: 'setQueue',
+    audit: { action: 'queue.update', resource: 'queue' },
     tag: 'Channels',
     action: 'queues.write',
     summary: 'Replace a channel’s posting queue',
@@ -509,6 +525,7 @@ export const OPERATIONS = {
 
   createSeries: doc({
     operationId: 'createSeries',
+    audit: { action: 'series.create', resource: 'series' },
     tag: 'Posts',
     action: 'series.write',
     summary: 'Create a recurring post (a series)',
@@ -554,6 +571,7 @@ export const OPERATIONS = {
 
   updateSeries: doc({
     operationId: 'updateSeries',
+    audit: { action: 'series.update', resource: 'series' },
     tag: 'Posts',
     action: 'series.write',
     summary: 'Edit a series',
@@ -569,6 +587,7 @@ export const OPERATIONS = {
 
   deleteSeries: doc({
     operationId: 'deleteSeries',
+    audit: { action: 'series.delete', resource: 'series' },
     tag: 'Posts',
     action: 'series.write',
     summary: 'Stop a series',
@@ -582,6 +601,7 @@ export const OPERATIONS = {
 
   createFeed: doc({
     operationId: 'createFeed',
+    audit: { action: 'feed.create', resource: 'feed' },
     tag: 'Feeds',
     action: 'feeds.write',
     summary: 'Add an RSS or Atom feed that posts by itself',
@@ -650,6 +670,7 @@ export const OPERATIONS = {
   }),
   updateFeed: doc({
     operationId: 'updateFeed',
+    audit: { action: 'feed.update', resource: 'feed' },
     tag: 'Feeds',
     action: 'feeds.write',
     summary: 'Edit, pause or resume a feed',
@@ -680,6 +701,7 @@ export const OPERATIONS = {
   }),
   deleteFeed: doc({
     operationId: 'deleteFeed',
+    audit: { action: 'feed.delete', resource: 'feed' },
     tag: 'Feeds',
     action: 'feeds.write',
     summary: 'Delete a feed',
@@ -690,6 +712,7 @@ export const OPERATIONS = {
   }),
   pollFeed: doc({
     operationId: 'pollFeed',
+    audit: { action: 'feed.poll', resource: 'feed' },
     tag: 'Feeds',
     action: 'feeds.write',
     summary: 'Read a feed now',
@@ -704,6 +727,7 @@ export const OPERATIONS = {
 
   createWebhook: doc({
     operationId: 'createWebhook',
+    audit: { action: 'webhook.create', resource: 'webhook', from: 'endpoint' },
     tag: 'Webhooks',
     action: 'webhooks.manage',
     summary: 'Add a webhook endpoint',
@@ -747,6 +771,7 @@ export const OPERATIONS = {
 
   updateWebhook: doc({
     operationId: 'updateWebhook',
+    audit: { action: 'webhook.update', resource: 'webhook' },
     tag: 'Webhooks',
     action: 'webhooks.manage',
     summary: 'Change a webhook endpoint',
@@ -767,6 +792,7 @@ export const OPERATIONS = {
 
   deleteWebhook: doc({
     operationId: 'deleteWebhook',
+    audit: { action: 'webhook.delete', resource: 'webhook' },
     tag: 'Webhooks',
     action: 'webhooks.manage',
     summary: 'Delete a webhook endpoint',
@@ -778,6 +804,7 @@ export const OPERATIONS = {
 
   rotateWebhookSecret: doc({
     operationId: 'rotateWebhookSecret',
+    audit: { action: 'webhook.rotate_secret', resource: 'webhook' },
     tag: 'Webhooks',
     action: 'webhooks.manage',
     summary: 'Rotate the signing secret',
@@ -790,6 +817,7 @@ export const OPERATIONS = {
 
   testWebhook: doc({
     operationId: 'testWebhook',
+    audit: { action: 'webhook.test', resource: 'webhook' },
     tag: 'Webhooks',
     action: 'webhooks.manage',
     summary: 'Send a test event',
@@ -820,6 +848,7 @@ export const OPERATIONS = {
 
   redeliverWebhook: doc({
     operationId: 'redeliverWebhook',
+    audit: { action: 'webhook.redeliver', resource: 'webhook' },
     tag: 'Webhooks',
     action: 'webhooks.manage',
     summary: 'Send a delivery again',
@@ -859,6 +888,8 @@ export const OPERATIONS = {
 
   generatePost: doc({
     operationId: 'generatePost',
+    // Not an event: drafts: nothing is created or changed.
+    audit: null,
     tag: 'Generate',
     action: 'posts.generate',
     summary: 'Draft a post for each channel',
@@ -888,6 +919,8 @@ export const OPERATIONS = {
 
   generateAltText: doc({
     operationId: 'generateAltText',
+    // Not an event: alt text: nothing is created or changed.
+    audit: null,
     tag: 'Generate',
     action: 'posts.generate',
     summary: 'Suggest alt text for a media item',

@@ -191,13 +191,7 @@ export async function previewLinksOfPost(em: EntityManager, organizationId: stri
 }
 
 /** Revokes a link: by the member who shared it, or one who may approve. */
-export async function revokePreviewLink(
-  em: EntityManager,
-  by: MemberPrincipal,
-  postId: string,
-  linkId: string,
-  now: Date,
-): Promise<void> {
+export async function revokePreviewLink(em: EntityManager, by: MemberPrincipal, postId: string, linkId: string, now: Date): Promise<void> {
   const link = await em.findOne(PreviewLink, { id: linkId, organization: by.organizationId, postId });
   if (!link) throw errors.notFound('Preview link');
   if (link.createdByUserId !== by.userId && !can(by.role, 'posts.approve')) {
