@@ -34,7 +34,7 @@ const ADMINS: readonly Role[] = ['owner', 'admin'];
 
 /** Each action: the roles that may do it, the key scope it needs (null: not through a key), and what it covers. */
 export const ACCESS = {
-  read: { roles: EVERYONE, scope: 'read', covers: 'read posts, media, channels, queues, series, feeds, webhooks and figures' },
+  read: { roles: EVERYONE, scope: 'read', covers: 'read posts, media, channels, queues, series, feeds and figures' },
   'posts.write': {
     roles: WRITERS,
     scope: 'publish',
