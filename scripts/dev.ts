@@ -20,6 +20,7 @@ import {
 } from '../lib/embedded.ts';
 import { findTemporalCli } from '../lib/temporal-binaries.ts';
 import { authenticateKey, createApiKey } from '../services/api-keys.ts';
+import { SCOPES } from '../lib/scopes.ts';
 import { createOrganization } from '../domain/organizations.ts';
 import { startServer, temporalDeps } from '../server/run.ts';
 import { startWorker } from '../worker/run.ts';
@@ -133,7 +134,7 @@ try {
     const key = await createApiKey(em, {
       organizationId: org.id,
       name: 'dev key',
-      scopes: ['read', 'generate', 'publish'],
+      scopes: [...SCOPES],
       channels: 'all',
     });
     writeSecret(paths.devApiKey, key.key);
