@@ -235,7 +235,7 @@ function statusField(input: FeedFormInput): SafeHtml {
   const { values, errors } = input;
   return html`<fieldset id="${domId('status')}" data-testid="feed-status-field"${described('status', errors)}>
   <legend>Status</legend>
-  ${input.pausedReason ? html`<p class="hint" data-testid="feed-form-paused-reason">Paused by the service: ${input.pausedReason} Choose Active to read it again.</p>` : ''}
+  ${input.pausedReason ? html`<p class="hint" data-testid="feed-form-paused-reason">Paused by the service: ${input.pausedReason} Choose Active to read it again: you become its maker, and its posts are made as yours.</p>` : ''}
   <div class="radio"><input type="radio" id="feed-status-active" name="status" value="active" data-testid="feed-status-active"${checked(values.status === 'active')}><label for="feed-status-active">Active: read every ${values.pollMinutes || POLL_MINUTES.default} minutes</label></div>
   <div class="radio"><input type="radio" id="feed-status-paused" name="status" value="paused" data-testid="feed-status-paused"${checked(values.status === 'paused')}><label for="feed-status-paused">Paused: not read, nothing posted</label></div>
   ${errorsAt('status', errors)}
