@@ -27,8 +27,11 @@ const docText = (file: string) => readFileSync(new URL(`../docs/${file}`, import
 /** How long the previous secret signs after a rotation, as docs/api.md states it ("the old secret signs 24 h more"). */
 const DOCUMENTED_OVERLAP_MS = 24 * HOUR;
 
-/** What the receiver answers next on a path: a status (with headers), or 'hang' (never answers in time). */
-type Answer = number | 'hang' | { status: number; headers: Record<string, string> };
+/**
+ * What the receiver answers next on a path: a status (with headers), 'hang' (never answers in
+ * time), or 200 once `hold` settles (at most 400 ms: within the attempt's time limit).
+ */
+type Answer = number | 'hang' | { status: number; headers: Record<string, string> } | { hold: Promise<void> };
 
 interface Received {
   path: string;
@@ -54,6 +57,10 @@ beforeAll(async () => {
       if (next === 'hang') {
         await Bun.sleep(TIMEOUT_MS * 4);
         return new Response('late');
+      }
+      if (typeof next === 'object' && 'hold' in next) {
+        await Promise.race([next.hold, Bun.sleep(400)]);
+        return new Response('ok');
       }
       return typeof next === 'number' ? new Response('ok', { status: next }) : new Response('', next);
     },
@@ -284,12 +291,18 @@ describe('webhook delivery', () => {
   });
 
   test('eight redeliveries of one delivery at once: one 202, the others 409; sent once more, its status never put back', async () => {
-    const { key, id } = await setup('/again-at-once');
+    // The redelivery's attempt is held until the eight have answered: each of them meets it pending.
+    let release = () => {};
+    const hold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { key, id } = await setup('/again-at-once', [200, { hold }]);
     const sent = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
     const handle = stack.client.workflow.getHandle(webhookDeliveryWorkflowId(sent.body.deliveryId));
     await until(async () => (await handle.describe()).status.name !== 'RUNNING');
     const path = `/v1/webhooks/${id}/deliveries/${sent.body.deliveryId}/redeliver`;
     const answers = await Promise.all(Array.from({ length: 8 }, () => call(stack.app, 'POST', path, { key })));
+    release();
     expect(answers.map((a) => a.status).sort()).toEqual([202, 409, 409, 409, 409, 409, 409, 409]);
     for (const a of answers.filter((x) => x.status === 409)) expect(a.body.error.code).toBe('conflict');
     // Right after: pending (or already sent again), never the old status put back by a loser.
