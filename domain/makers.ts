@@ -16,6 +16,8 @@
 // - Resuming (PATCH status active) is a take-over: the member or key that resumes becomes the maker.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApprovalSetting } from '../db/entities/index.ts';
+import { recordAudit } from './audit.ts';
+import type { WebhookEvents } from './webhooks/outbox.ts';
 import { sql } from '../db/sql.ts';
 import { ApiError } from '../lib/errors.ts';
 import { authorize, type Action, type Principal, type Role } from './access.ts';
@@ -111,4 +113,47 @@ function refusal(p: Principal, action: Action): string | null {
     if (err instanceof ApiError && err.status === 403) return err.message;
     throw err;
   }
+}
+
+/** What is paused when its maker no longer stands: a feed or a series. */
+export interface Made {
+  kind: 'feed' | 'series';
+  id: string;
+  organizationId: string;
+  /** The webhook event's data after the pause, read in its transaction. */
+  data: (tx: EntityManager) => Promise<Record<string, unknown>>;
+}
+
+const PAUSED = {
+  feed: { table: 'feeds', event: 'feed.paused', audit: 'feed.pause' },
+  series: { table: 'series', event: 'series.paused', audit: 'series.pause' },
+} as const;
+
+/**
+ * Pauses an active feed or series whose maker no longer stands, in one transaction: its status
+ * and `paused_reason`, the `feed.paused` / `series.paused` webhook (with `reason`), and an audit
+ * event whose actor is the service. Paused already (a concurrent run): nothing more.
+ */
+export async function pauseForMaker(em: EntityManager, events: WebhookEvents, made: Made, reason: string, now: Date): Promise<void> {
+  const kind = PAUSED[made.kind];
+  let deliveries: string[] = [];
+  await em.fork().transactional(async (tx) => {
+    const paused = await sql<{ id: string }>(
+      tx,
+      `update ${kind.table} set status = 'paused', paused_reason = ?, updated_at = ? where id = ? and status = 'active' returning id`,
+      [reason, now, made.id],
+    );
+    if (!paused.length) return;
+    deliveries = await events.write(tx, made.organizationId, kind.event, async () => ({ ...(await made.data(tx)), reason }));
+    await recordAudit(tx, {
+      organizationId: made.organizationId,
+      actor: { type: 'system', id: null, name: 'Postpilot' },
+      action: kind.audit,
+      resource: made.kind,
+      resourceId: made.id,
+      origin: { ip: null, userAgent: null },
+      details: { reason },
+    });
+  });
+  await events.dispatch(em.fork(), deliveries);
 }

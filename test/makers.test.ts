@@ -75,6 +75,17 @@ async function member(orgId: string, role: Role, scopes?: string[]) {
 
 const sentWith = (marker: string) => fake.statuses.filter((s) => s.text.includes(marker)).length;
 
+/** A daily series of the key, its first occurrence an hour from the workflows' clock. */
+async function dailySeries(key: string, channelId: string, content: string, count: number) {
+  const t0 = await stack.syncClock();
+  const created = await call(stack.app, 'POST', '/v1/series', {
+    key,
+    body: { content, channelIds: [channelId], publishAt: new Date(t0.getTime() + HOUR).toISOString(), repeat: { every: 'day', count } },
+  });
+  expect(created.status).toBe(201);
+  return { id: created.body.id as string, t0 };
+}
+
 async function pollNow(key: string, feedId: string) {
   const r = await call(stack.app, 'POST', `/v1/feeds/${feedId}/poll`, { key });
   expect(r.status).toBe(202);
@@ -164,47 +175,37 @@ describe('series re-check their maker at every occurrence', () => {
   test('a revoked key’s series: paused when its occurrence is due, nothing created or sent; resumed by another key, the next occurrence is published', async () => {
     const { org, channelId, owner } = await organization();
     const editor = await member(org.id, 'editor');
-    const t0 = await stack.syncClock();
     const content = `daily ${crypto.randomUUID()}`;
-    const created = await call(stack.app, 'POST', '/v1/series', {
-      key: editor.key,
-      body: {
-        content,
-        channelIds: [channelId],
-        publishAt: new Date(t0.getTime() + HOUR).toISOString(),
-        repeat: { every: 'day', count: 5 },
-      },
-    });
-    expect(created.status).toBe(201);
+    const { id: seriesId } = await dailySeries(editor.key, channelId, content, 5);
     await revokeApiKey(stack.h.orm.em.fork(), editor.keyId);
     await stack.env.sleep('2 hours');
     const paused = await until(async () => {
-      const s = await stack.h.orm.em.fork().findOneOrFail(Series, { id: created.body.id });
+      const s = await stack.h.orm.em.fork().findOneOrFail(Series, { id: seriesId });
       return s.status === 'paused' ? s : null;
     });
     expect(paused.pausedReason).toContain('was revoked');
-    expect(await stack.h.orm.em.fork().count(Post, { seriesId: created.body.id })).toBe(0);
+    expect(await stack.h.orm.em.fork().count(Post, { seriesId: seriesId })).toBe(0);
     expect(sentWith(content)).toBe(0);
     expect(await pauseEvents(org.id, 'series.paused')).toHaveLength(1);
-    expect(await auditOf(created.body.id, 'series.pause')).toHaveLength(1);
-    const view = await call(stack.app, 'GET', `/v1/series/${created.body.id}`, { key: owner.key });
+    expect(await auditOf(seriesId, 'series.pause')).toHaveLength(1);
+    const view = await call(stack.app, 'GET', `/v1/series/${seriesId}`, { key: owner.key });
     expect(view.body).toMatchObject({ status: 'paused', pausedReason: expect.stringContaining('was revoked'), nextOccurrenceAt: null });
     // An edit of a paused series is refused; resuming takes it over, skipping the occurrence missed while paused.
-    expect((await call(stack.app, 'PATCH', `/v1/series/${created.body.id}`, { key: owner.key, body: { content: 'x' } })).status).toBe(409);
+    expect((await call(stack.app, 'PATCH', `/v1/series/${seriesId}`, { key: owner.key, body: { content: 'x' } })).status).toBe(409);
     // By the workflows' clock (the time-skipping server's), the first occurrence fell due while paused.
     const resumed = await updateSeries(
       stack.h.orm.em.fork(),
       { client: stack.client, taskQueue: stack.taskQueue },
       org.id,
-      created.body.id,
+      seriesId,
       { status: 'active' },
       { apiKeyId: owner.keyId, channels: 'all' },
       await stack.syncClock(),
     );
     expect(resumed).toMatchObject({ status: 'active', pausedReason: null, occurrencesCreated: 1 });
-    expect((await stack.h.orm.em.fork().findOneOrFail(Series, { id: created.body.id })).apiKeyId).toBe(owner.keyId);
+    expect((await stack.h.orm.em.fork().findOneOrFail(Series, { id: seriesId })).apiKeyId).toBe(owner.keyId);
     await stack.env.sleep('1 day');
-    const occurrence = await until(() => stack.h.orm.em.fork().findOne(Post, { seriesId: created.body.id }));
+    const occurrence = await until(() => stack.h.orm.em.fork().findOne(Post, { seriesId: seriesId }));
     await stack.settle(occurrence.id);
     expect(sentWith(content)).toBe(1);
   });
@@ -212,23 +213,13 @@ describe('series re-check their maker at every occurrence', () => {
   test('an expired key’s series is paused at its next occurrence', async () => {
     const { org, channelId } = await organization();
     const editor = await member(org.id, 'editor');
-    const t0 = await stack.syncClock();
     const content = `expiring ${crypto.randomUUID()}`;
-    const created = await call(stack.app, 'POST', '/v1/series', {
-      key: editor.key,
-      body: {
-        content,
-        channelIds: [channelId],
-        publishAt: new Date(t0.getTime() + HOUR).toISOString(),
-        repeat: { every: 'day', count: 2 },
-      },
-    });
-    expect(created.status).toBe(201);
+    const { id: seriesId, t0 } = await dailySeries(editor.key, channelId, content, 2);
     await sql(stack.h.orm.em.fork(), 'update api_keys set expires_at = ? where id = ?', [new Date(t0.getTime() + HOUR / 2), editor.keyId]);
     admissionChanged({ keyId: editor.keyId });
     await stack.env.sleep('2 hours');
     const paused = await until(async () => {
-      const s = await stack.h.orm.em.fork().findOneOrFail(Series, { id: created.body.id });
+      const s = await stack.h.orm.em.fork().findOneOrFail(Series, { id: seriesId });
       return s.status === 'paused' ? s : null;
     });
     expect(paused.pausedReason).toContain('has expired');
@@ -238,21 +229,11 @@ describe('series re-check their maker at every occurrence', () => {
   test('its occurrences get the approval the maker’s own posts would need now: everyone’s posts wait once the setting says so', async () => {
     const { org, channelId } = await organization();
     const editor = await member(org.id, 'editor');
-    const t0 = await stack.syncClock();
     const content = `approved later ${crypto.randomUUID()}`;
-    const created = await call(stack.app, 'POST', '/v1/series', {
-      key: editor.key,
-      body: {
-        content,
-        channelIds: [channelId],
-        publishAt: new Date(t0.getTime() + HOUR).toISOString(),
-        repeat: { every: 'day', count: 2 },
-      },
-    });
-    expect(created.status).toBe(201);
+    const { id: seriesId } = await dailySeries(editor.key, channelId, content, 2);
     await setApprovalSettings(stack.h.orm.em.fork(), org.id, { approval: 'everyone' });
     await stack.env.sleep('2 hours');
-    const occurrence = await until(() => stack.h.orm.em.fork().findOne(Post, { seriesId: created.body.id }));
+    const occurrence = await until(() => stack.h.orm.em.fork().findOne(Post, { seriesId: seriesId }));
     expect(occurrence.approval).toMatchObject({ status: 'pending', requestedBy: { type: 'api_key', id: editor.keyId } });
     expect(sentWith(content)).toBe(0);
   });

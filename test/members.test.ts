@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Membership, User } from '../db/entities/index.ts';
 import { createOrm, migrate, type Orm } from '../db/orm.ts';
-import { ACTIONS, can, KEY_SCOPES, ROLES, type Action, type Role } from '../domain/access.ts';
+import { ACTIONS, can, KEY_SCOPES, ROLES, type Action, type MemberPrincipal, type Role } from '../domain/access.ts';
 import { parseCommand, type CommandContext } from '../cli/commands.ts';
 import { createSession, createUser, findSession } from '../services/users.ts';
 import { harness, type Harness } from './harness/index.ts';
@@ -237,28 +237,11 @@ describe('the members page', () => {
     expect(await rolesOf(second.browser)).toEqual({ [user.id]: 'viewer', [second.user.id]: 'owner' });
     // Two owners demoting each other at once: one of them stays owner.
     const third = await join(org.id, 'viewer');
-    await setMemberRole(
-      h.orm.em.fork(),
-      org.id,
-      { type: 'member', organizationId: org.id, name: '', userId: second.user.id, role: 'owner' },
-      third.user.id,
-      'owner',
-    );
+    const owner = (userId: string): MemberPrincipal => ({ type: 'member', organizationId: org.id, name: '', userId, role: 'owner' });
+    await setMemberRole(h.orm.em.fork(), org.id, owner(second.user.id), third.user.id, 'owner');
     const both = await Promise.allSettled([
-      setMemberRole(
-        h.orm.em.fork(),
-        org.id,
-        { type: 'member', organizationId: org.id, name: '', userId: second.user.id, role: 'owner' },
-        third.user.id,
-        'viewer',
-      ),
-      setMemberRole(
-        h.orm.em.fork(),
-        org.id,
-        { type: 'member', organizationId: org.id, name: '', userId: third.user.id, role: 'owner' },
-        second.user.id,
-        'viewer',
-      ),
+      setMemberRole(h.orm.em.fork(), org.id, owner(second.user.id), third.user.id, 'viewer'),
+      setMemberRole(h.orm.em.fork(), org.id, owner(third.user.id), second.user.id, 'viewer'),
     ]);
     expect(both.map((b) => b.status).sort()).toEqual(['fulfilled', 'rejected']);
     const owners = (await listMembers(h.orm.em.fork(), org.id)).filter((m) => m.role === 'owner');

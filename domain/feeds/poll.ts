@@ -12,8 +12,7 @@ import { ApiError } from '../../lib/errors.ts';
 import type { OutboundPolicy } from '../../lib/outbound.ts';
 import type { WebhookEvents } from '../webhooks/outbox.ts';
 import type { Requester } from '../posts/approval.ts';
-import { makerStanding } from '../makers.ts';
-import { recordAudit } from '../audit.ts';
+import { makerStanding, pauseForMaker } from '../makers.ts';
 import { createPost } from '../posts/create.ts';
 import { FeedReadError, readFeed } from './fetch.ts';
 import { feedView, PAUSE_AFTER_FAILURES, seenOf } from './feeds.ts';
@@ -64,7 +63,21 @@ export async function pollFeed(em: EntityManager, deps: PollDeps, feedId: string
     'feeds.write',
     now,
   );
-  if (!maker.stands) return pauseFeed(em, deps, feed, maker.reason, now);
+  if (!maker.stands) {
+    await pauseForMaker(
+      em,
+      deps.events,
+      {
+        kind: 'feed',
+        id: feed.id,
+        organizationId: feed.organization,
+        data: async (tx) => ({ feed: feedView(await tx.findOneOrFail(Feed, { id: feed.id }, { refresh: true })) }),
+      },
+      maker.reason,
+      now,
+    );
+    return { outcome: 'paused', reason: maker.reason };
+  }
   let read: Awaited<ReturnType<typeof readFeed>>;
   try {
     read = await readFeed(feed.url, {
@@ -223,30 +236,4 @@ async function failed(em: EntityManager, deps: PollDeps, feed: IFeed, message: s
   });
   await deps.events.dispatch(em.fork(), deliveries);
   return { outcome: 'failed', message, paused };
-}
-
-/** Its maker may no longer run it (domain/makers.ts): paused with the reason, `feed.paused`, and an audit event by the service. */
-async function pauseFeed(em: EntityManager, deps: PollDeps, feed: IFeed, reason: string, now: Date): Promise<PollOutcome> {
-  let deliveries: string[] = [];
-  await em.fork().transactional(async (tx) => {
-    const paused = await sql<{ id: string }>(
-      tx,
-      `update feeds set status = 'paused', paused_reason = ?, updated_at = ? where id = ? and status = 'active' returning id`,
-      [reason, now, feed.id],
-    );
-    if (!paused.length) return;
-    const after = await tx.findOneOrFail(Feed, { id: feed.id }, { refresh: true });
-    deliveries = await deps.events.write(tx, feed.organization, 'feed.paused', async () => ({ feed: feedView(after), reason }));
-    await recordAudit(tx, {
-      organizationId: feed.organization,
-      actor: { type: 'system', id: null, name: 'Postpilot' },
-      action: 'feed.pause',
-      resource: 'feed',
-      resourceId: feed.id,
-      origin: { ip: null, userAgent: null },
-      details: { reason },
-    });
-  });
-  await deps.events.dispatch(em.fork(), deliveries);
-  return { outcome: 'paused', reason };
 }

@@ -12,9 +12,7 @@ import {
   type PlannedOccurrence,
 } from '../../workflows/series-types.ts';
 import { createPost } from '../posts/create.ts';
-import { makerStanding } from '../makers.ts';
-import { recordAudit } from '../audit.ts';
-import { sql } from '../../db/sql.ts';
+import { makerStanding, pauseForMaker } from '../makers.ts';
 import type { WebhookEvents } from '../webhooks/outbox.ts';
 import { cancelPost } from '../posts/lifecycle.ts';
 import { nextOccurrence } from './rule.ts';
@@ -74,7 +72,18 @@ export async function createOccurrence(
       now,
     );
     if (!maker.stands) {
-      await pauseSeries(em, events, s, maker.reason, now);
+      await pauseForMaker(
+        em,
+        events,
+        {
+          kind: 'series',
+          id: s.id,
+          organizationId: s.organization,
+          data: async (tx) => ({ series: seriesView(await tx.findOneOrFail(Series, { id: s.id }, { refresh: true })) }),
+        },
+        maker.reason,
+        now,
+      );
       return { outcome: 'ended' };
     }
     const org = await em.findOneOrFail(Organization, { id: s.organization });
@@ -115,29 +124,4 @@ export async function createOccurrence(
     return { outcome: 'ended' };
   }
   return { outcome: 'created', postId };
-}
-
-/** Its maker may no longer make its posts (domain/makers.ts): paused with the reason, `series.paused`, and an audit event by the service. */
-async function pauseSeries(em: EntityManager, events: WebhookEvents, s: ISeries, reason: string, now: Date): Promise<void> {
-  let deliveries: string[] = [];
-  await em.fork().transactional(async (tx) => {
-    const paused = await sql<{ id: string }>(
-      tx,
-      `update series set status = 'paused', paused_reason = ?, updated_at = ? where id = ? and status = 'active' returning id`,
-      [reason, now, s.id],
-    );
-    if (!paused.length) return;
-    const after = await tx.findOneOrFail(Series, { id: s.id }, { refresh: true });
-    deliveries = await events.write(tx, s.organization, 'series.paused', async () => ({ series: seriesView(after), reason }));
-    await recordAudit(tx, {
-      organizationId: s.organization,
-      actor: { type: 'system', id: null, name: 'Postpilot' },
-      action: 'series.pause',
-      resource: 'series',
-      resourceId: s.id,
-      origin: { ip: null, userAgent: null },
-      details: { reason },
-    });
-  });
-  await events.dispatch(em.fork(), deliveries);
 }
