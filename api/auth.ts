@@ -142,7 +142,7 @@ export function authPlugin(deps: AppDeps) {
         parse: (ctx: AuthInput) =>
           earlyStep(async () => {
             await admit(ctx, op.action);
-            return readJsonBody(ctx.request, maxBodyBytes);
+            return readJsonBody(ctx.request, maxBodyBytes, op.bodyMediaType);
           }),
         // Routes without one: before query and params are validated.
         transform: async (ctx: AuthInput) => {

@@ -59,17 +59,29 @@ export const malformedJson = () =>
   });
 
 /**
- * A JSON API's body: parsed JSON for a JSON content type, the text for any other (the route's
- * schema then refuses it), null when there is none. Never undefined: after a parse hook that
- * answers undefined Elysia runs its own parsers, on a stream already read.
+ * A JSON API's body: parsed JSON for a JSON content type (or none: a client that names no type
+ * is read as JSON), null when there is none. Never undefined: after a parse hook that answers
+ * undefined Elysia runs its own parsers, on a stream already read. `other`: a route that takes
+ * another media type too (the CSV import) gets any other type's body as text; elsewhere a body
+ * of another type is one 422 naming `Content-Type: application/json`, not the schema's refusals
+ * of a string.
  */
-export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
+export async function readJsonBody(request: Request, limitBytes: number, other?: string): Promise<unknown> {
   const bytes = await readBody(request, limitBytes);
   const type = request.headers.get('content-type');
   // An empty file (text/csv) is a body of its own, refused by its route's rules; empty JSON is no body.
   if (bytes === null || bytes.byteLength === 0) return type && !isJsonType(type) ? '' : null;
   const text = bodyText(bytes);
-  if (!isJsonType(type)) return text;
+  if (type !== null && !isJsonType(type)) {
+    if (other) return text;
+    throw new ApiError(
+      'validation_failed',
+      `The body must be JSON, sent with "Content-Type: application/json" (this one was sent as "${type.slice(0, 100)}").`,
+      {
+        details: { fields: [{ path: '', message: 'send JSON with Content-Type: application/json' }], contentType: type.slice(0, 100) },
+      },
+    );
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {

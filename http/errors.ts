@@ -2,20 +2,21 @@
 // (the body itself: errorBody in lib/errors.ts, which services/ write too).
 import { ApiError, ERROR_STATUS, errorBody, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import { isDatabaseUnavailable } from '../db/connection-errors.ts';
+import { errorWords } from './schema-words.ts';
 
 /** Seconds a client is asked to wait after a 503 for an unreachable database. */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** TypeBox value errors (as Elysia's ValidationError exposes them) → `details.fields`. */
 function validationFields(error: unknown): FieldError[] {
-  const all = (error as { all?: { path?: string; message?: string; summary?: string; schema?: { error?: unknown } }[] }).all;
+  const all = (error as { all?: (Parameters<typeof errorWords>[0] & { path?: string })[] }).all;
   if (!Array.isArray(all) || all.length === 0) return [{ path: '', message: 'invalid value' }];
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const e of all) {
     const path = (e.path ?? '').replace(/^\//, '').replace(/\//g, '.');
-    // A schema's own `error` (api/schemas.ts) says what the value must be, in words.
-    const message = typeof e.schema?.error === 'string' ? e.schema.error : (e.message ?? e.summary ?? 'invalid value');
+    // What the value must be, in words, from its schema (http/schema-words.ts).
+    const message = errorWords(e);
     const id = `${path}\u0000${message}`;
     if (!seen.has(id)) {
       seen.add(id);

@@ -16,6 +16,7 @@ import { errors, type FieldError } from '../lib/errors.ts';
 import type { LogEntry } from '../lib/log.ts';
 import { TOOLS, type Tool, type ToolContext } from './tools.ts';
 import { auditToolCall } from './audit.ts';
+import { errorWords } from '../http/schema-words.ts';
 import { authorizeCaller } from '../services/api-keys.ts';
 import { scopeOf } from '../domain/access.ts';
 
@@ -47,7 +48,7 @@ function inputProblems(t: Tool, args: unknown): FieldError[] {
     const path = e.path.replace(/^\//, '').replace(/\//g, '.');
     if (seen.has(path)) continue;
     seen.add(path);
-    out.push({ path, message: e.message });
+    out.push({ path, message: errorWords(e as Parameters<typeof errorWords>[0]) });
   }
   return out.slice(0, 50);
 }

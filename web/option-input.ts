@@ -4,7 +4,8 @@
 // web/option-fields.ts draws them. Only values given are sent (an untouched panel sends nothing for
 // its platform), and what is sent is checked against the API's own schema (http/post-options.ts
 // PostOptions), so the form's errors have the API's paths.
-import { Value, ValueErrorType } from '@sinclair/typebox/value';
+import { Value } from '@sinclair/typebox/value';
+import { errorWords } from '../http/schema-words.ts';
 import { PostOptions } from '../http/post-options.ts';
 import type { FieldError } from '../lib/errors.ts';
 import type { OptionsInput } from '../domain/posts/options.ts';
@@ -291,10 +292,7 @@ export function buildOptions(
     const path = `options${e.path.replace(/\//g, '.')}`;
     if (seen.has(path)) continue;
     seen.add(path);
-    const own = (e.schema as { error?: unknown }).error;
-    const message =
-      e.type === ValueErrorType.ObjectRequiredProperty ? 'is required' : typeof own === 'string' ? own : e.message.toLowerCase();
-    fields.push({ path, message });
+    fields.push({ path, message: errorWords(e as Parameters<typeof errorWords>[0]) });
   }
   return options as OptionsInput;
 }

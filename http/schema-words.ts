@@ -1,0 +1,97 @@
+// What a schema allows, in words, read from the schema itself (its type, bounds, choices, format
+// and pattern): the message of a refused value names the rule it broke, never only TypeBox's
+// "Expected union value".
+//
+// Rules:
+// - A missing required property "is required".
+// - A property the schema does not know "is not a field of this body" (one per property).
+// - A schema's own `error` (api/schemas.ts) comes next: it says the rule as its field's people read it.
+// - Otherwise the words of the schema: choices ("one of a, b, c"), integer and number ranges,
+//   string lengths, formats and patterns, list lengths, `null` where it is allowed.
+import type { TSchema } from '@sinclair/typebox';
+import { ValueErrorType } from '@sinclair/typebox/errors';
+
+type Schema = TSchema & Record<string, unknown>;
+
+const FORMATS: Record<string, string> = {
+  'date-time': 'a date-time with an offset (ISO 8601, e.g. 2026-12-01T09:00:00Z)',
+  date: 'a date (YYYY-MM-DD)',
+  uri: 'an absolute URL',
+  email: 'an e-mail address',
+};
+
+const range = (what: string, min?: unknown, max?: unknown) =>
+  typeof min === 'number' && typeof max === 'number'
+    ? `${what} from ${min} to ${max}`
+    : typeof min === 'number'
+      ? `${what} of at least ${min}`
+      : typeof max === 'number'
+        ? `${what} of at most ${max}`
+        : what;
+
+const quoted = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** The values a union of constants (or an enum) allows; null when the schema is not one. */
+function choices(s: Schema): unknown[] | null {
+  if (Array.isArray(s.enum)) return s.enum as unknown[];
+  if ('const' in s) return [s.const];
+  const branches = (s.anyOf ?? s.oneOf) as Schema[] | undefined;
+  if (!branches?.every((b) => 'const' in b || Array.isArray(b.enum))) return null;
+  return branches.flatMap((b) => choices(b) ?? []);
+}
+
+/** What a value of this schema must be, without "must be". */
+export function allowed(s: Schema): string {
+  const listed = choices(s);
+  if (listed) return listed.length === 1 ? quoted(listed[0]) : `one of ${listed.map(quoted).join(', ')}`;
+  const branches = (s.anyOf ?? s.oneOf) as Schema[] | undefined;
+  if (branches) {
+    // A number that may also come as its text (Elysia's t.Numeric in a query) is told as the number.
+    const numeric = branches.some((b) => b.type === 'integer' || b.type === 'number');
+    const told = branches.filter((b) => !(numeric && b.type === 'string' && (b.format === 'numeric' || b.format === 'integer')));
+    return [...new Set(told.map(allowed))].join(', or ');
+  }
+  switch (s.type) {
+    case 'null':
+      return 'null';
+    case 'boolean':
+      return 'true or false';
+    case 'integer':
+      return range('an integer', s.minimum, s.maximum);
+    case 'number':
+      return range('a number', s.minimum ?? s.exclusiveMinimum, s.maximum);
+    case 'string': {
+      if (typeof s.format === 'string' && FORMATS[s.format]) return FORMATS[s.format]!;
+      const { minLength: min, maxLength: max } = s;
+      const sized =
+        typeof min === 'number' && typeof max === 'number'
+          ? `a text of ${min} to ${max} characters`
+          : typeof max === 'number'
+            ? `a text of at most ${max} characters`
+            : typeof min === 'number'
+              ? `a text of at least ${min} characters`
+              : 'a text';
+      return typeof s.pattern === 'string' ? `${sized} matching ${s.pattern}` : sized;
+    }
+    case 'array': {
+      const items = s.items ? ` of ${allowed(s.items as Schema)}` : '';
+      const count = range('a list', s.minItems, s.maxItems);
+      return count === 'a list' ? `a list${items}` : `${count} items${items}`;
+    }
+    case 'object':
+      return 'an object';
+    default:
+      return 'a valid value';
+  }
+}
+
+/** A value error (TypeBox's, as Elysia hands it over) in words. */
+export function errorWords(e: { type?: number; schema?: Schema; message?: string; summary?: string }): string {
+  if (e.type === ValueErrorType.ObjectRequiredProperty) return 'is required';
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return 'is not a field of this body';
+  if (typeof e.schema?.error === 'string') return e.schema.error;
+  if (e.schema && (e.schema.type || e.schema.anyOf || e.schema.oneOf || e.schema.enum || 'const' in e.schema)) {
+    return `must be ${allowed(e.schema)}`;
+  }
+  return e.message ?? e.summary ?? 'invalid value';
+}
