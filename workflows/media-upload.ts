@@ -2,7 +2,7 @@
 // completion verify and process the bytes; with no completion in time, fail the item and
 // delete whatever was uploaded. Then, for a ready item, the optional vision pass. Last, once the
 // upload URL has expired, delete whatever a late PUT left under the upload key.
-import { ApplicationFailure, condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, deprecatePatch, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import { completeUploadUpdate, UPLOAD_FAILURE, uploadStateQuery, type UploadState, type UploadWorkflowInput } from './media-types.ts';
 
@@ -82,11 +82,10 @@ export async function mediaUploadWorkflow(input: UploadWorkflowInput): Promise<U
     // Let a late duplicate complete finish before the workflow ends.
     await condition(() => inFlight === 0);
   }
-  if (patched(RELEASE_UPLOAD_PATCH)) {
-    // An S3 presigned PUT cannot be revoked: it may write the upload key until it expires.
-    const wait = deadline + RELEASE_GRACE_MS - Date.now();
-    if (wait > 0) await sleep(wait);
-    await quick.releaseUpload(input.mediaId);
-  }
+  deprecatePatch(RELEASE_UPLOAD_PATCH);
+  // An S3 presigned PUT cannot be revoked: it may write the upload key until it expires.
+  const wait = deadline + RELEASE_GRACE_MS - Date.now();
+  if (wait > 0) await sleep(wait);
+  await quick.releaseUpload(input.mediaId);
   return state;
 }
