@@ -2,7 +2,7 @@
 // completion verify and process the bytes; with no completion in time, fail the item and
 // delete whatever was uploaded. Then, for a ready item, the optional vision pass. Last, once the
 // upload URL has expired, delete whatever a late PUT left under the upload key.
-import { ApplicationFailure, condition, deprecatePatch, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import { completeUploadUpdate, UPLOAD_FAILURE, uploadStateQuery, type UploadState, type UploadWorkflowInput } from './media-types.ts';
 
@@ -28,8 +28,6 @@ const vision = proxyActivities<Activities>({
   retry: { initialInterval: '5 seconds', maximumInterval: '1 minute', maximumAttempts: 3 },
 });
 
-/** The release step's patch marker: a history without it ends without the release step (replay-safe). */
-export const RELEASE_UPLOAD_PATCH = 'release-upload-key-after-expiry';
 /** Past the URL's expiry: S3 rounds presigned lifetimes up, and the API's clock may run behind. */
 const RELEASE_GRACE_MS = 60_000;
 
@@ -82,7 +80,6 @@ export async function mediaUploadWorkflow(input: UploadWorkflowInput): Promise<U
     // Let a late duplicate complete finish before the workflow ends.
     await condition(() => inFlight === 0);
   }
-  deprecatePatch(RELEASE_UPLOAD_PATCH);
   // An S3 presigned PUT cannot be revoked: it may write the upload key until it expires.
   const wait = deadline + RELEASE_GRACE_MS - Date.now();
   if (wait > 0) await sleep(wait);
