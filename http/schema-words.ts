@@ -95,3 +95,38 @@ export function errorWords(e: { type?: number; schema?: Schema; message?: string
   }
   return e.message ?? e.summary ?? 'invalid value';
 }
+
+/** The schema at a dotted path of an object schema (through its properties, a record's values); undefined when none. */
+export function schemaAt(root: TSchema, path: string): Schema | undefined {
+  let at: Schema | undefined = root as Schema;
+  for (const key of path.split('.')) {
+    const props = at?.properties as Record<string, Schema> | undefined;
+    at = props?.[key];
+  }
+  return at;
+}
+
+/** The value schema of a record (`t.Record`): its one pattern property's. */
+export function recordValues(s: Schema | undefined): Schema | undefined {
+  const patterns = s?.patternProperties as Record<string, Schema> | undefined;
+  return patterns ? Object.values(patterns)[0] : undefined;
+}
+
+/** A schema's bounds, for a form's attributes: what the API checks, said once. */
+export function boundsOf(s: Schema | undefined): {
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  values?: string[];
+} {
+  if (!s) return {};
+  const listed = choices(s);
+  return {
+    ...(typeof s.maxLength === 'number' ? { maxLength: s.maxLength } : {}),
+    ...(typeof s.minimum === 'number' ? { minimum: s.minimum } : {}),
+    ...(typeof s.maximum === 'number' ? { maximum: s.maximum } : {}),
+    ...(typeof s.pattern === 'string' ? { pattern: s.pattern } : {}),
+    ...(listed ? { values: listed.map(String) } : {}),
+  };
+}

@@ -12,8 +12,12 @@ import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey, readyMedia } from './harness/fixtures.ts';
 import { PostOptions } from '../http/post-options.ts';
 import { OPTION_FIELDS, optionsWithoutFields } from '../web/option-input.ts';
+import { optionFields } from '../web/option-fields.ts';
+import { boundsOf, recordValues, schemaAt } from '../http/schema-words.ts';
+import type { IChannel } from '../db/entities/index.ts';
+import type { MediaView } from '../domain/media.ts';
 import { startPostStack } from './harness/post-stack.ts';
-import { signedInUser, type Browser } from './harness/web-browser.ts';
+import { query, signedInUser, type Browser } from './harness/web-browser.ts';
 
 type Stack = Awaited<ReturnType<typeof startPostStack>>;
 let stack: Stack;
@@ -847,6 +851,33 @@ describe('options per platform', () => {
     expect(optionsWithoutFields({ youtube: { title: 'T', later: true }, telegram: { protectContent: true } })).toEqual({
       youtube: { later: true },
     });
+  });
+
+  test('each field offers what the API schema allows — length, range, pattern, choices — read from the schema', async () => {
+    const channels = Object.keys(OPTION_FIELDS).map((p) => ({ id: `ch_${p}`, platform: p.toUpperCase(), name: p }) as unknown as IChannel);
+    const image = { id: 'med_1', type: 'image', fileName: 'a.png', altText: null } as unknown as MediaView;
+    const page = String(optionFields({ channels, selected: () => true, values: {}, errors: [], media: [image], mediaIds: ['med_1'] }));
+    let checked = 0;
+    for (const [platform, fields] of Object.entries(OPTION_FIELDS)) {
+      for (const f of fields) {
+        const own = schemaAt(PostOptions, `${platform}.${f.path}`);
+        const b = boundsOf(f.kind === 'perMedia' ? recordValues(own) : own);
+        const name = `options.${platform}.${f.path}${f.kind === 'perMedia' ? '.med_1' : ''}`;
+        const [el] = await query(page, `[name="${name}"]`);
+        expect({ name, found: el !== undefined }).toEqual({ name, found: true });
+        const attrs = el!.attrs;
+        if (b.maxLength !== undefined) expect({ name, maxlength: attrs.maxlength }).toEqual({ name, maxlength: String(b.maxLength) });
+        if (b.minimum !== undefined) expect({ name, min: attrs.min }).toEqual({ name, min: String(b.minimum) });
+        if (b.maximum !== undefined) expect({ name, max: attrs.max }).toEqual({ name, max: String(b.maximum) });
+        if (b.pattern !== undefined && f.kind === 'text') expect(new RegExp(`^(?:${attrs.pattern})$`).source).toBe(`^(?:${b.pattern.replace(/^\^|\$$/g, '')})$`);
+        if (b.values && f.kind === 'select') {
+          const offered = (await query(page, `[name="${name}"] option`)).map((o) => o.attrs.value).filter(Boolean);
+          expect({ name, offered }).toEqual({ name, offered: b.values });
+        }
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(30);
   });
 
   test('a panel per chosen platform; a form post sends only the values given, and the API shows them', async () => {

@@ -11,7 +11,7 @@ import type { IChannel } from '../db/entities/index.ts';
 import type { MediaView } from '../domain/media.ts';
 import type { FieldError } from '../lib/errors.ts';
 import { html, type SafeHtml } from './html.ts';
-import { OPTION_FIELDS, optionName, type OptionField } from './option-input.ts';
+import { OPTION_FIELDS, optionBounds, optionChoices, optionName, type OptionField } from './option-input.ts';
 import { platformBadge, platformLabel } from './ui.ts';
 
 export interface OptionFieldsInput {
@@ -52,6 +52,12 @@ function described(ids: (string | false)[], invalid: boolean): SafeHtml {
 
 const requiredMark = (f: OptionField) => (f.required ? html` <span class="hint">(required)</span>` : '');
 
+/** The schema's bounds as the input's attributes (the browser checks what the API will; a pattern on text inputs only, as HTML has it). */
+function limits(platform: string, f: OptionField): SafeHtml {
+  const b = optionBounds(platform, f);
+  return html`${b.maxLength !== undefined ? html` maxlength="${b.maxLength}"` : ''}${b.minimum !== undefined ? html` min="${b.minimum}"` : ''}${b.maximum !== undefined ? html` max="${b.maximum}"` : ''}${b.pattern !== undefined && f.kind === 'text' ? html` pattern="${b.pattern.replace(/^\^|\$$/g, '')}"` : ''}`;
+}
+
 function control(platform: string, f: OptionField, value: string, aria: SafeHtml): SafeHtml {
   const id = fieldId(platform, f);
   const name = optionName(platform, f);
@@ -59,19 +65,20 @@ function control(platform: string, f: OptionField, value: string, aria: SafeHtml
   const req = f.required ? html` aria-required="true"` : '';
   switch (f.kind) {
     case 'select': {
+      const listed = optionChoices(platform, f);
       // A value the list does not have (set through the API) stays chosen rather than lost.
-      const choices = value && !f.choices.some(([v]) => v === value) ? [...f.choices, [value, value] as const] : f.choices;
+      const choices = value && !listed.some(([v]) => v === value) ? [...listed, [value, value] as const] : listed;
       return html`<select id="${id}" name="${name}" data-testid="${tid}"${req}${aria}>
         <option value="">${f.placeholder}</option>
         ${choices.map(([v, label]) => html`<option value="${v}"${v === value ? html` selected` : ''}>${label}</option>`)}
       </select>`;
     }
     case 'text':
-      return html`<input type="${f.inputType ?? 'text'}" id="${id}" name="${name}" value="${value}" maxlength="${f.maxLength}" data-testid="${tid}"${req}${aria}>`;
+      return html`<input type="${f.inputType ?? 'text'}" id="${id}" name="${name}" value="${value}"${limits(platform, f)} data-testid="${tid}"${req}${aria}>`;
     case 'textarea':
-      return html`<textarea id="${id}" name="${name}" rows="3" maxlength="${f.maxLength}" data-testid="${tid}"${aria}>${value}</textarea>`;
+      return html`<textarea id="${id}" name="${name}" rows="3"${limits(platform, f)} data-testid="${tid}"${aria}>${value}</textarea>`;
     case 'int':
-      return html`<input type="number" id="${id}" name="${name}" value="${value}" min="${f.min}" max="${f.max}" step="1" inputmode="numeric" data-testid="${tid}"${aria}>`;
+      return html`<input type="number" id="${id}" name="${name}" value="${value}"${limits(platform, f)} step="1" inputmode="numeric" data-testid="${tid}"${aria}>`;
     case 'list':
       return f.separator === 'line'
         ? html`<textarea id="${id}" name="${name}" rows="4" data-testid="${tid}"${aria}>${value}</textarea>`
@@ -102,7 +109,7 @@ function perMedia(platform: string, f: Extract<OptionField, { kind: 'perMedia' }
       const fid = `${id}-${m.id}`;
       return html`<div class="field" data-media-field="${m.id}"${input.mediaIds.includes(m.id) ? '' : html` hidden`}>
         <label for="${fid}">${m.fileName}</label>
-        <textarea id="${fid}" name="${own}" rows="2" maxlength="${f.maxLength}" placeholder="${m.altText ?? ''}" data-testid="${testId(platform, f)}-input" data-media-id="${m.id}"${described([mine.length ? `${fid}-error` : false], mine.length > 0)}>${input.values[own] ?? ''}</textarea>
+        <textarea id="${fid}" name="${own}" rows="2"${limits(platform, f)} placeholder="${m.altText ?? ''}" data-testid="${testId(platform, f)}-input" data-media-id="${m.id}"${described([mine.length ? `${fid}-error` : false], mine.length > 0)}>${input.values[own] ?? ''}</textarea>
         ${errorList(`${fid}-error`, mine)}
       </div>`;
     })}

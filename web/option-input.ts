@@ -5,18 +5,25 @@
 // its platform), and what is sent is checked against the API's own schema (http/post-options.ts
 // PostOptions), so the form's errors have the API's paths.
 import { Value } from '@sinclair/typebox/value';
-import { errorWords } from '../http/schema-words.ts';
+import { boundsOf, errorWords, recordValues, schemaAt } from '../http/schema-words.ts';
 import { PostOptions } from '../http/post-options.ts';
 import type { FieldError } from '../lib/errors.ts';
 import type { OptionsInput } from '../domain/posts/options.ts';
 
-/** How a field's text becomes the option's value. */
+/**
+ * How a field's text becomes the option's value. Bounds and choices are not written here: they are
+ * the API schema's (optionBounds), so the form offers what the API takes.
+ */
 export type OptionKind =
-  /** One of `choices` ([value, label]); the placeholder (empty value) sends nothing. */
-  | { kind: 'select'; choices: readonly (readonly [string, string])[]; placeholder: string }
-  | { kind: 'text'; maxLength: number; inputType?: 'url' }
-  | { kind: 'textarea'; maxLength: number }
-  | { kind: 'int'; min: number; max: number }
+  /**
+   * One of the schema's values, each with its words in `labels` (the value itself without); or,
+   * for an option whose schema lists none (TikTok's privacy level: the account's), `choices`
+   * ([value, label]). The placeholder (empty value) sends nothing.
+   */
+  | { kind: 'select'; labels?: Record<string, string>; choices?: readonly (readonly [string, string])[]; placeholder: string }
+  | { kind: 'text'; inputType?: 'url' }
+  | { kind: 'textarea' }
+  | { kind: 'int' }
   /** Several strings: separated by commas, or one per line; `strip` is taken off each (a leading @). */
   | { kind: 'list'; separator: 'comma' | 'line'; strip?: RegExp }
   /** A checkbox: checked sends `value` (an option whose default is true is offered as "not …", sending false). */
@@ -24,7 +31,7 @@ export type OptionKind =
   /** A yes / no radio pair with neither chosen at first. */
   | { kind: 'yesno' }
   /** A text per attached media item of `mediaType`, by media id (`options.instagram.altText.<mediaId>`). */
-  | { kind: 'perMedia'; maxLength: number; mediaType: 'image' };
+  | { kind: 'perMedia'; mediaType: 'image' };
 
 /** What the account's live capabilities (domain/capabilities.ts) fill in, with composer.js. */
 export type LiveSource = 'privacyLevels' | 'boards' | 'categories' | 'flairs';
@@ -60,15 +67,10 @@ export const OPTION_FIELDS: Record<string, OptionField[]> = {
       label: 'Post type',
       kind: 'select',
       placeholder: 'Default (feed)',
-      choices: [
-        ['feed', 'Feed post'],
-        ['reel', 'Reel (one video)'],
-        ['story', 'Story (one image or video)'],
-        ['carousel', 'Carousel (2 to 10 items)'],
-      ],
+      labels: { feed: 'Feed post', reel: 'Reel (one video)', story: 'Story (one image or video)', carousel: 'Carousel (2 to 10 items)' },
     },
     { path: 'shareToFeed', label: 'Keep the reel out of the feed', kind: 'check', value: false, hint: 'Reels only.' },
-    { path: 'thumbOffsetMs', label: 'Cover frame', kind: 'int', min: 0, max: 3_600_000, hint: 'Reels only: milliseconds from the start.' },
+    { path: 'thumbOffsetMs', label: 'Cover frame', kind: 'int', hint: 'Reels only: milliseconds from the start.' },
     {
       path: 'collaborators',
       label: 'Collaborators',
@@ -81,7 +83,6 @@ export const OPTION_FIELDS: Record<string, OptionField[]> = {
       path: 'altText',
       label: 'Alt text on Instagram',
       kind: 'perMedia',
-      maxLength: 1000,
       mediaType: 'image',
       hint: "Feed and carousel images. Empty: the image's own alt text.",
     },
@@ -107,25 +108,20 @@ export const OPTION_FIELDS: Record<string, OptionField[]> = {
   ],
   youtube: [
     { path: 'madeForKids', label: 'Made for kids?', kind: 'yesno', required: true, hint: 'YouTube asks this of every upload.' },
-    { path: 'title', label: 'Title', kind: 'text', maxLength: 100, hint: 'Empty: the first line of the text.' },
-    { path: 'description', label: 'Description', kind: 'textarea', maxLength: 5000, hint: 'Empty: the text.' },
+    { path: 'title', label: 'Title', kind: 'text', hint: 'Empty: the first line of the text.' },
+    { path: 'description', label: 'Description', kind: 'textarea', hint: 'Empty: the text.' },
     { path: 'tags', label: 'Tags', kind: 'list', separator: 'comma', hint: 'Separated by commas.' },
     {
       path: 'privacyStatus',
       label: 'Visibility',
       kind: 'select',
       placeholder: 'Default (public)',
-      choices: [
-        ['public', 'Public'],
-        ['unlisted', 'Unlisted'],
-        ['private', 'Private'],
-      ],
+      labels: { public: 'Public', unlisted: 'Unlisted', private: 'Private' },
     },
     {
       path: 'categoryId',
       label: 'Category',
       kind: 'text',
-      maxLength: 4,
       live: 'categories',
       hint: 'A category number, e.g. 22 (People & Blogs).',
     },
@@ -137,13 +133,12 @@ export const OPTION_FIELDS: Record<string, OptionField[]> = {
       path: 'boardId',
       label: 'Board',
       kind: 'text',
-      maxLength: 32,
       live: 'boards',
       hint: "The board's id (digits). Empty: the channel's board.",
     },
-    { path: 'title', label: 'Pin title', kind: 'text', maxLength: 100 },
-    { path: 'link', label: 'Link', kind: 'text', maxLength: 2048, inputType: 'url', hint: 'Where the Pin leads.' },
-    { path: 'altText', label: 'Alt text', kind: 'textarea', maxLength: 500, hint: 'Describes the image for screen readers.' },
+    { path: 'title', label: 'Pin title', kind: 'text' },
+    { path: 'link', label: 'Link', kind: 'text', inputType: 'url', hint: 'Where the Pin leads.' },
+    { path: 'altText', label: 'Alt text', kind: 'textarea', hint: 'Describes the image for screen readers.' },
   ],
   linkedin: [
     {
@@ -151,15 +146,11 @@ export const OPTION_FIELDS: Record<string, OptionField[]> = {
       label: 'Visibility',
       kind: 'select',
       placeholder: 'Default (public)',
-      choices: [
-        ['PUBLIC', 'Anyone'],
-        ['CONNECTIONS', 'Connections only'],
-        ['LOGGED_IN', 'Signed-in LinkedIn members'],
-      ],
+      labels: { PUBLIC: 'Anyone', CONNECTIONS: 'Connections only', LOGGED_IN: 'Signed-in LinkedIn members' },
     },
   ],
   reddit: [
-    { path: 'flairId', label: 'Flair', kind: 'text', maxLength: 64, live: 'flairs', hint: "The flair's id in the subreddit." },
+    { path: 'flairId', label: 'Flair', kind: 'text', live: 'flairs', hint: "The flair's id in the subreddit." },
     { path: 'nsfw', label: 'NSFW', kind: 'check', value: true },
     { path: 'spoiler', label: 'Spoiler', kind: 'check', value: true },
   ],
@@ -169,12 +160,12 @@ export const OPTION_FIELDS: Record<string, OptionField[]> = {
       label: 'Who can reply',
       kind: 'select',
       placeholder: 'Default (everyone)',
-      choices: [
-        ['following', 'Accounts you follow'],
-        ['mentionedUsers', 'Accounts you mention'],
-        ['subscribers', 'Your subscribers'],
-        ['verified', 'Verified accounts'],
-      ],
+      labels: {
+        following: 'Accounts you follow',
+        mentionedUsers: 'Accounts you mention',
+        subscribers: 'Your subscribers',
+        verified: 'Verified accounts',
+      },
     },
     {
       path: 'poll.options',
@@ -183,15 +174,27 @@ export const OPTION_FIELDS: Record<string, OptionField[]> = {
       separator: 'line',
       hint: '2 to 4 choices, one per line (a post with a poll has no media).',
     },
-    { path: 'poll.durationMinutes', label: 'Poll length (minutes)', kind: 'int', min: 5, max: 10080, hint: '5 minutes to 7 days (10080).' },
+    { path: 'poll.durationMinutes', label: 'Poll length (minutes)', kind: 'int', hint: '5 minutes to 7 days (10080).' },
   ],
-  facebook: [{ path: 'link', label: 'Link', kind: 'text', maxLength: 2048, inputType: 'url', hint: 'Shown with its preview.' }],
+  facebook: [{ path: 'link', label: 'Link', kind: 'text', inputType: 'url', hint: 'Shown with its preview.' }],
   telegram: [
     { path: 'disableNotification', label: 'Send silently', kind: 'check', value: true },
     { path: 'protectContent', label: 'No forwarding or saving', kind: 'check', value: true },
   ],
-  discord: [{ path: 'username', label: 'Name shown', kind: 'text', maxLength: 80, hint: "Empty: the webhook's own name." }],
+  discord: [{ path: 'username', label: 'Name shown', kind: 'text', hint: "Empty: the webhook's own name." }],
 };
+
+/** What the API's schema (http/post-options.ts) allows a field: its length, range, pattern and values. */
+export function optionBounds(platform: string, f: Pick<OptionField, 'path' | 'kind'>) {
+  const own = schemaAt(PostOptions, `${platform}.${f.path}`);
+  return boundsOf(f.kind === 'perMedia' ? recordValues(own) : own);
+}
+
+/** A select's choices: the schema's values with their words, or the field's own list when the schema has none. */
+export function optionChoices(platform: string, f: Extract<OptionField, { kind: 'select' }>): readonly (readonly [string, string])[] {
+  const values = optionBounds(platform, f).values;
+  return values ? values.map((v) => [v, f.labels?.[v] ?? v] as const) : (f.choices ?? []);
+}
 
 /** The form field of an option: `options.tiktok.privacyLevel`. */
 export const optionName = (platform: string, f: Pick<OptionField, 'path'>) => `options.${platform}.${f.path}`;
