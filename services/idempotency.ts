@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../db/sql.ts';
-import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim, KeyAlreadyClaimed } from '../domain/idempotency-claim.ts';
+import { CLAIMED_BY, IDEMPOTENCY_TTL_MS, type IdempotencyClaim, KeyAlreadyClaimed } from '../domain/idempotency-claim.ts';
 import { ApiError, errorBody, errors } from '../lib/errors.ts';
 
 export { IDEMPOTENCY_TTL_MS };
@@ -214,12 +214,22 @@ async function answerEarlier(
   }
 }
 
-/** A key older than 24 h is forgotten; so is a claim made before its work that never got an answer (its process died). */
+/** A claim that names no created row (every CLAIMED_BY column null): one made before its work. */
+const NAMES_NO_ROW = Object.values(CLAIMED_BY)
+  .map((column) => `${column} is null`)
+  .join(' and ');
+
+/**
+ * A key older than 24 h is forgotten; so is a claim made before its work that never got an answer
+ * (its process died). A claim naming its row (a post, a series) without an answer belongs to a
+ * create cut off after its commit: it is kept its 24 h like any other, so its retry answers with
+ * that row instead of creating a second.
+ */
 async function forgetExpired(em: EntityManager, ids: string[], now: Date): Promise<void> {
   await sql(
     em.fork(),
     `delete from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?
-     and (created_at < ? or (status_code is null and post_id is null and created_at < ?))`,
+     and (created_at < ? or (status_code is null and ${NAMES_NO_ROW} and created_at < ?))`,
     [...ids, new Date(now.getTime() - IDEMPOTENCY_TTL_MS), new Date(now.getTime() - ABANDONED_AFTER_MS)],
   );
 }
