@@ -4,7 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Organization, type PostStatus } from '../db/entities/index.ts';
 import { listChannels } from '../domain/channels.ts';
-import type { BulkMode } from '../domain/posts/bulk.ts';
+import { type BulkMode, inTurns } from '../domain/posts/bulk.ts';
 import { readPostsCsv, writePostsCsv, type CsvRow } from '../domain/posts/csv.ts';
 import { listPostsForKey, type PostView } from '../domain/posts/view.ts';
 import { keySees } from '../domain/key-channels.ts';
@@ -24,11 +24,14 @@ type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
 /** The most posts one export writes: narrow `from`/`to` for more. */
 export const EXPORT_MAX_POSTS = 10_000;
 
+/** Rows whose media URLs are fetched at once (each row fetches its own one after another). */
+export const FETCHES_AT_ONCE = 4;
+
 const isUrl = (ref: string) => /^https?:\/\//i.test(ref);
 
 /**
  * POST /v1/posts/import: the rows of the file as a batch (mode as for /bulk). A row's media URL is
- * fetched and stored first; a URL that cannot be refuses its row.
+ * fetched and stored first, once the Idempotency-Key is claimed; a URL that cannot be refuses its row.
  */
 export async function importPostsCsv(
   deps: {
@@ -59,7 +62,9 @@ export async function importPostsCsv(
     });
     return item.id;
   };
-  const posts = await Promise.all(rows.map((row) => (row instanceof ApiError ? row : csvRowBody(row, fetchUrl))));
+  // Fetched only once the Idempotency-Key is claimed (a replay answers without fetching again), a
+  // few rows at a time: a file may name a URL in each of its 500 rows.
+  const posts = () => inTurns(rows, FETCHES_AT_ONCE, async (row) => (row instanceof ApiError ? row : csvRowBody(row, fetchUrl)));
   return createPostsInBulkOnce(deps, who, { mode: o.mode, posts }, o.idempotencyKey, { endpoint: 'POST /v1/posts/import', request: csv });
 }
 

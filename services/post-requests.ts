@@ -153,10 +153,16 @@ export async function editPostForKey(
   return getPostForKey(deps.em.fork(), who.organization.id, postId, who.channels, deps.storage);
 }
 
-/** The body of POST /v1/posts/bulk; an import's rows may be refusals already (a row's cells that cannot be read). */
+/** A batch's rows; an import's may be refusals already (a row's cells that cannot be read). */
+export type BulkRows = (NewPostBody | ApiError)[];
+
+/**
+ * The body of POST /v1/posts/bulk. An import gives its rows as a function, called only once its
+ * Idempotency-Key is claimed: a replay or a conflict reads no file and fetches no media URL.
+ */
 export interface BulkBody {
   mode?: BulkMode;
-  posts: (NewPostBody | ApiError)[];
+  posts: BulkRows | (() => Promise<BulkRows>);
 }
 
 /** A row's refusal as it is answered: its field paths prefixed with `posts.<index>.`. */
@@ -223,7 +229,8 @@ export async function createPostsInBulkOnce(
   };
   return idempotent(deps.em, scope, async () => {
     const requester = await keyRequester(deps.em, who.key.id);
-    const requests = bulkRequests(body.posts, (row) => createPostRequest(who, row, deps.capabilities, requester));
+    const posts = typeof body.posts === 'function' ? await body.posts() : body.posts;
+    const requests = bulkRequests(posts, (row) => createPostRequest(who, row, deps.capabilities, requester));
     const results = await createPostsInBulk(deps.em, deps.temporal, requests, mode, async (tx, written) =>
       storeAnswer(tx, scope, await answerOf(written)),
     );
