@@ -9,9 +9,13 @@
 // - It is accepted by the person it was sent to: signed in with that e-mail address, or, when no
 //   account has it, by creating the account on the invitation's page. Accepted, declined,
 //   revoked or expired, the link opens nothing more.
+// - An account created on the invitation's page is created with its membership (the
+//   invitation's role) and the invitation closed in one transaction, the invitation locked: a
+//   revoke, a replacement or an expiry that comes first leaves no account and no membership.
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash, randomBytes } from 'node:crypto';
-import { Invitation, Membership, Organization, User, type IInvitation, type Role } from '../db/entities/index.ts';
+import { Invitation, Membership, Organization, User, type IInvitation, type IUser, type Role } from '../db/entities/index.ts';
 import { ApiError, errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
 import { authorize } from './access.ts';
@@ -137,6 +141,56 @@ export async function acceptInvitation(
     return answered(invitation);
   });
 }
+
+/** The account to create for the address invited: services/users.ts checks the password and hashes it. */
+export interface NewAccount {
+  id: string;
+  passwordHash: string;
+}
+
+/**
+ * Creates the account of the person invited, a member with the invitation's role, and closes the
+ * invitation: all in one transaction that holds the invitation's row, so a revoke or a new
+ * invitation for the address waits for it, and one that came first leaves nothing created.
+ */
+export async function joinWithNewAccount(
+  em: EntityManager,
+  token: string,
+  account: NewAccount,
+  now: Date,
+): Promise<AnsweredInvitation & { user: IUser }> {
+  const gone = () => new ApiError('not_found', 'This invitation is no longer valid.');
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) throw gone();
+  try {
+    return await em.transactional(async (tx) => {
+      const invitation = await tx.findOne(
+        Invitation,
+        { tokenHash: sha256(token), ...OPEN, expiresAt: { $gt: now } },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
+      if (!invitation) throw gone();
+      if (await tx.findOne(User, { email: invitation.email })) throw accountExists(invitation.email);
+      const user = tx.create(User, {
+        id: account.id,
+        organization: invitation.organization,
+        email: invitation.email,
+        passwordHash: account.passwordHash,
+      });
+      tx.create(Membership, { id: newId('mem'), organization: invitation.organization, user: user.id, role: invitation.role });
+      await tx.flush();
+      const closed = await tx.nativeUpdate(Invitation, { id: invitation.id, ...OPEN }, { acceptedAt: now });
+      if (closed !== 1) throw gone();
+      return { ...answered(invitation), user };
+    });
+  } catch (err) {
+    // Another account took the address meanwhile (the e-mail is unique across the service).
+    if (err instanceof UniqueConstraintViolationException) throw accountExists('this address');
+    throw err;
+  }
+}
+
+const accountExists = (email: string) =>
+  new ApiError('conflict', `An account already uses ${email}: sign in with it to accept the invitation.`);
 
 /** Declined by the person invited (the link is the proof): it opens nothing more. */
 export async function declineInvitation(em: EntityManager, token: string, now: Date): Promise<AnsweredInvitation> {

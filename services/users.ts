@@ -7,6 +7,7 @@ import { monotonicFactory } from 'ulidx';
 import { Membership, Organization, Session, User, type IOrganization, type ISession, type IUser, type Role } from '../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { getOrganization } from '../domain/organizations.ts';
+import { joinWithNewAccount, type AnsweredInvitation } from '../domain/invitations.ts';
 import type { MemberPrincipal } from '../domain/access.ts';
 import { newId } from '../lib/ids.ts';
 
@@ -67,6 +68,25 @@ export async function createUser(
   em.create(Membership, { id: newId('mem'), organization: input.organizationId, user: user.id, role: input.role ?? 'owner' });
   await em.flush();
   return userView(user);
+}
+
+/**
+ * The account of the person an invitation was sent to, created on the invitation's page: a
+ * member with the invitation's role, the invitation closed, all or nothing
+ * (domain/invitations.ts joinWithNewAccount). The password is hashed before the transaction, so
+ * the invitation is held only for the inserts.
+ */
+export async function createUserFromInvitation(
+  em: EntityManager,
+  token: string,
+  password: string,
+  now: Date,
+): Promise<{ user: IUser; invitation: AnsweredInvitation }> {
+  const fields: FieldError[] = [];
+  checkPassword(password, fields);
+  if (fields.length) throw errors.validation(fields);
+  const { user, ...invitation } = await joinWithNewAccount(em, token, { id: newUserId(), passwordHash: await hashPassword(password) }, now);
+  return { user, invitation };
 }
 
 export async function findUserByEmail(em: EntityManager, email: string): Promise<IUser | null> {

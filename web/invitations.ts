@@ -4,8 +4,8 @@
 // an account they sign in first (the sign-in page brings them back).
 import { router } from '../http/router.ts';
 import { acceptInvitation, declineInvitation, openInvitation, type OpenInvitation } from '../domain/invitations.ts';
-import { ApiError, errors } from '../lib/errors.ts';
-import { createSession, createUser, findUserByEmail, switchOrganization, type SignedIn } from '../services/users.ts';
+import { ApiError } from '../lib/errors.ts';
+import { createSession, createUserFromInvitation, switchOrganization, type SignedIn } from '../services/users.ts';
 import { csrfError, formBody, originAllowed, pageRoute, publicRoute, sessionCookie, type RequestContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, redirect } from './http.ts';
@@ -121,27 +121,24 @@ export function invitationRoutes(web: Web) {
       publicRoute(web, async (ctx) => {
         assertSameOrigin(web, ctx);
         const token = tokenOf(ctx);
+        // A first look, so a dead link costs no password hash; the transaction checks again.
         const open = await openInvitation(ctx.em, token, ctx.now);
         if (!open) return invitationPage(ctx, token, null);
-        if (await findUserByEmail(ctx.em, open.invitation.email)) throw errors.notFound('invitation');
         const password = formBody(ctx.body).get('password') ?? '';
+        let joined: Awaited<ReturnType<typeof createUserFromInvitation>>;
         try {
-          await createUser(ctx.em, {
-            organizationId: open.invitation.organization,
-            email: open.invitation.email,
-            password,
-            role: open.invitation.role,
-          });
+          joined = await createUserFromInvitation(ctx.em, token, password, ctx.now);
         } catch (err) {
           if (err instanceof ApiError && err.code === 'validation_failed')
             return invitationPage(ctx, token, open, {
               errors: [err.message, ...((err.details?.fields as { message: string }[]) ?? []).map((f) => `Password ${f.message}.`)],
               status: 422,
             });
+          if (err instanceof ApiError && (err.code === 'conflict' || err.code === 'not_found'))
+            return invitationPage(ctx, token, await openInvitation(ctx.em, token, ctx.now), { errors: [err.message], status: err.status });
           throw err;
         }
-        const user = (await findUserByEmail(ctx.em, open.invitation.email))!;
-        const accepted = await acceptInvitation(ctx.em, token, user, ctx.now);
+        const { user, invitation: accepted } = joined;
         auditNote(ctx, {
           organizationId: accepted.organizationId,
           resourceId: accepted.id,
