@@ -122,9 +122,17 @@ export async function multipartForm(bytes: Uint8Array, contentType: string): Pro
   return form;
 }
 
-/** A same-site path to go to after sign-in; anything else (other hosts, `//evil`, `/\evil`) → fallback. */
+/**
+ * A same-site path to go to after sign-in; anything else (other hosts, `//evil`, `/\evil`) → fallback.
+ * Every character outside printable ASCII is percent-encoded as UTF-8 (as a browser sends it): a
+ * Location header holds bytes, and a character it cannot hold fails the response after the
+ * action (the sign-in, the decision) took effect.
+ */
 export function safeNextPath(next: string | null | undefined, fallback = '/calendar'): string {
   if (!next?.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || /[\u0000-\u001f]/.test(next)) return fallback;
   if (next.startsWith('/sign-in') || next.startsWith('/sign-out')) return fallback;
-  return next.slice(0, 2000);
+  return next.slice(0, 2000).replace(/[^\x21-\x7e]/gu, percentEncoded);
 }
+
+/** A lone surrogate (half of a pair, as the slice may leave) has no UTF-8: U+FFFD stands for it. */
+const percentEncoded = (c: string) => (/^[\ud800-\udfff]$/.test(c) ? '%EF%BF%BD' : encodeURIComponent(c));
