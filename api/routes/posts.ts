@@ -169,14 +169,9 @@ export function postRoutes(deps: AppDeps) {
   // What the post checks read of each channel's account (domain/capabilities.ts).
   const capabilities = { orm: deps.orm, ...deps.platforms };
   async function decide(auth: Auth, postId: string, decision: 'approve' | 'reject', comment: string | undefined) {
-    const em = deps.orm.em.fork();
-    await decideApproval(em, deps.temporal, auth.organization.id, postId, auth.channels, {
-      decision,
-      by: await auth.principal(),
-      comment: comment ?? null,
-      now: auth.now,
-    });
-    return getPostForKey(deps.orm.em.fork(), auth.organization.id, postId, auth.channels, deps.storage);
+    const d = { decision, by: await auth.principal(), comment: comment ?? null, now: auth.now };
+    // decideApproval's own read of the post as decided, its media URLs signed: the answer.
+    return decideApproval(deps.orm.em.fork(), deps.temporal, auth.organization.id, postId, auth.channels, d, deps.storage);
   }
   return (
     router()

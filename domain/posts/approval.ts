@@ -135,7 +135,7 @@ export interface Decision {
 /**
  * Approves or rejects a post through its workflow (the decideApproval Update, whose validator
  * decides atomically with the workflow's phase). A post that needs no approval, is no longer
- * scheduled, or already has that decision → conflict.
+ * scheduled, or already has that decision → conflict. Returns the post as decided.
  */
 export async function decideApproval(
   em: EntityManager,
@@ -144,6 +144,8 @@ export async function decideApproval(
   postId: string,
   channels: 'all' | string[],
   d: Decision,
+  /** Signs the returned view's media URLs; absent: unsigned. */
+  storage?: ObjectStorage,
 ): Promise<PostView> {
   const post = await getPostForKey(em, organizationId, postId, channels);
   if (!post.approval) throw new ApiError('conflict', 'The post needs no approval.', { details: { status: post.status } });
@@ -169,7 +171,8 @@ export async function decideApproval(
     if (refused === FAILURE.notScheduled || err instanceof WorkflowNotFoundError) throw notScheduled('no longer scheduled');
     throw err;
   }
-  return getPostForKey(em.fork(), organizationId, postId, channels);
+  // The post as the decision left it (the workflow's Update wrote it): read once, here, for every caller.
+  return getPostForKey(em.fork(), organizationId, postId, channels, storage);
 }
 
 const notScheduled = (status: string) =>

@@ -2,11 +2,12 @@
 //
 // Rules:
 // - Each row is exactly what POST /v1/posts takes, checked by the same code (checkNewPost, then
-//   insertChecked under the organization's lock), so a row is refused with the code and the
+//   insertInSavepoint under the organization's lock), so a row is refused with the code and the
 //   field paths a single create would give; the paths are prefixed with `posts.<index>.`.
 // - The rows are decided in their order, as if created one after another: the plan's limit of
 //   pending posts, duplicate_post (a row and an earlier row of the batch too) and queue slots
-//   count the rows before.
+//   count the rows before. Each row is written in a savepoint: a row refused after some of its
+//   writes (a queue slot, its rows) takes them all back, in both modes.
 // - mode `all_or_nothing`: every row is checked and written in one transaction; one refused row
 //   rolls all of it back and nothing is created (the answer lists each refusal).
 //   mode `each`: the rows that pass are created, through the create path's group commit (in order,
@@ -24,7 +25,7 @@ import type { TemporalDeps } from '../temporal-calls.ts';
 import {
   checkNewPost,
   createdOf,
-  insertChecked,
+  insertInSavepoint,
   insertPost,
   startRowOf,
   type CreatedPost,
@@ -113,11 +114,8 @@ export async function createPostsInBulk(
         for (const row of rows) {
           if (!row) continue;
           try {
-            // A queued post claims its slot in a savepoint, as a single create does.
-            const rows = row.p.queue
-              ? await tx.transactional((inner) => insertChecked(inner, row.p, row.postId))
-              : await insertChecked(tx, row.p, row.postId);
-            written.set(row.index, { p: row.p, rows });
+            // In a savepoint, as a single create: a refused row leaves nothing for the rows after it to count.
+            written.set(row.index, { p: row.p, rows: await insertInSavepoint(tx, row.p, row.postId) });
           } catch (err) {
             refused.set(row.index, refusalOf(err));
           }

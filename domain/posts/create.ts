@@ -313,7 +313,7 @@ async function writeInsertLine(organizationId: string): Promise<void> {
   insertLines.delete(organizationId);
 }
 
-/** One transaction under the organization's lock; a post the checks refuse is left out and answered with the refusal. */
+/** One transaction under the organization's lock; a refused post is left out (its savepoint rolled back) and answered with the refusal. */
 async function insertBatch(batch: QueuedInsert[]): Promise<void> {
   const refused = new Map<QueuedInsert, unknown>();
   const written = new Map<QueuedInsert, WrittenPost>();
@@ -325,13 +325,7 @@ async function insertBatch(batch: QueuedInsert[]): Promise<void> {
     await sql(tx, 'select pg_advisory_xact_lock(hashtext(?))', [batch[0]!.p.organizationId]);
     for (const item of batch) {
       try {
-        // A queued post claims its slot first: in a savepoint, so a refused post gives it back.
-        written.set(
-          item,
-          item.p.queue
-            ? await tx.transactional((inner) => insertChecked(inner, item.p, item.postId))
-            : await insertChecked(tx, item.p, item.postId),
-        );
+        written.set(item, await insertInSavepoint(tx, item.p, item.postId));
       } catch (err) {
         if (!(err instanceof ApiError) && !(err instanceof KeyAlreadyClaimed)) throw err;
         refused.set(item, err);
@@ -341,8 +335,18 @@ async function insertBatch(batch: QueuedInsert[]): Promise<void> {
   for (const item of batch) item.settle(refused.get(item), written.get(item));
 }
 
+/**
+ * insertChecked in a savepoint of the batch's transaction: a post refused after some of its writes
+ * (its queue slot claimed, its rows written before recordClaim meets a key claimed meanwhile)
+ * takes all of them back, so the batch commits nothing of it. Without it, a refused post's rows
+ * would commit with workflow_pending set, and the start reconciler would start and publish them.
+ */
+export function insertInSavepoint(tx: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
+  return tx.transactional((inner) => insertChecked(inner, p, postId));
+}
+
 /** The checks against the organization's other posts (those committed and those written before in this transaction), then the rows. */
-export async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
+async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
   // Queued: the slot is claimed in this transaction, so it is taken if and only if the post is committed.
   if (p.claim) await assertKeyUnclaimed(tx, p.claim);
   if (p.queue) p.publishAt = await claimQueueTime(tx, p.organizationId, p.channels, postId, p.now);
