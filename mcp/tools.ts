@@ -402,12 +402,20 @@ export const TOOLS: Tool[] = [
       ),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async ({ deps, caller }, a: { id: string; comment?: string }) => ({
-        ...(await decideApproval(deps.orm.em.fork(), deps.temporal, caller.organization.id, a.id, caller.channels, {
-          decision,
-          by: await caller.principal(),
-          comment: a.comment ?? null,
-          now: caller.now,
-        })),
+        ...(await decideApproval(
+          deps.orm.em.fork(),
+          deps.temporal,
+          caller.organization.id,
+          a.id,
+          caller.channels,
+          {
+            decision,
+            by: await caller.principal(),
+            comment: a.comment ?? null,
+            now: caller.now,
+          },
+          deps.storage,
+        )),
       }),
     }),
   ),
