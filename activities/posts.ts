@@ -12,6 +12,7 @@ import {
 } from '../db/entities/index.ts';
 import { followUpRows, insertFollowUps } from '../domain/posts/create.ts';
 import { newId } from '../lib/ids.ts';
+import { safeHttpUrl } from '../lib/urls.ts';
 import { dueAt } from '../domain/analytics/metrics.ts';
 import { FOLLOW_UPS, type Platform } from '../platforms/catalog.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -29,6 +30,12 @@ const sameApproval = (a: ApprovalRecord | null | undefined, b: ApprovalRecord) =
 
 /** Waits between the tries of recording an accepted publish in Postgres, within one attempt. */
 const RECORD_RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
+
+/**
+ * A platform's answer as it is recorded: its URL only when it is an http(s) link (else null), as
+ * the API, webhook receivers and the web app hand it on as a link to follow.
+ */
+type Recorded = Omit<PublishResult, 'url'> & { url: string | null };
 
 /** publishToChannel's heartbeat details: the platform's answer, once it has accepted the post. */
 interface PublishDetails {
@@ -124,7 +131,7 @@ export function createPostActivities(deps: PostActivityDeps) {
    * post.channel.published (a retried recording does not). Followed for metrics from its first
    * reading's time, where the platform reports any (domain/analytics/metrics.ts).
    */
-  async function channelPublished(em: EntityManager, pcId: string, platform: Platform, publishedAt: Date, post?: PublishResult) {
+  async function channelPublished(em: EntityManager, pcId: string, platform: Platform, publishedAt: Date, post?: Recorded) {
     const metricsNextAt = deps.connectors[platform]?.readMetrics ? dueAt(publishedAt, 0) : null;
     const changed = await em.nativeUpdate(
       PostChannel,
@@ -149,7 +156,7 @@ export function createPostActivities(deps: PostActivityDeps) {
    * them, the post's id is recorded (what the first follow-up answers) and the channel stays
    * publishing until its last item.
    */
-  async function recordPublished(pc: IPostChannel, followUps: number, result: PublishResult, ctx: Context): Promise<void> {
+  async function recordPublished(pc: IPostChannel, followUps: number, result: Recorded, ctx: Context): Promise<void> {
     const publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
     await recordDurably(ctx, async (em) => {
       if (!followUps) return channelPublished(em, pc.id, pc.platform, publishedAt, result);
@@ -163,7 +170,7 @@ export function createPostActivities(deps: PostActivityDeps) {
   }
 
   /** A follow-up is out; the last one publishes the channel, in the same transaction. */
-  async function recordFollowUp(pc: IPostChannel, item: IPostChannelItem, last: boolean, result: PublishResult, ctx: Context) {
+  async function recordFollowUp(pc: IPostChannel, item: IPostChannelItem, last: boolean, result: Recorded, ctx: Context) {
     const publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
     await recordDurably(ctx, async (em) => {
       await em.nativeUpdate(
@@ -292,7 +299,7 @@ export function createPostActivities(deps: PostActivityDeps) {
    */
   async function sendOnce(
     sendItem: () => Promise<PublishResult>,
-    record: (sent: PublishResult, ctx: Context) => Promise<void>,
+    record: (sent: Recorded, ctx: Context) => Promise<void>,
   ): Promise<{ platformPostId: string; url: string }> {
     const ctx = Context.current();
     let sent = sentEarlier(ctx.info.heartbeatDetails);
@@ -305,8 +312,11 @@ export function createPostActivities(deps: PostActivityDeps) {
       // publish workers' heartbeat throttle), and a failing attempt hands its last details over
       // with the failure (servers ≥ 1.16); Temporal gives them to the next attempt.
       beat();
-      await record(sent, ctx);
-      return { platformPostId: sent.platformPostId, url: sent.url };
+      // The one place a connector's answer becomes a row: a URL that is not http(s) (a hostile
+      // instance's `javascript:`) is never stored, so never shown or sent on.
+      const recorded: Recorded = { ...sent, url: safeHttpUrl(sent.url) };
+      await record(recorded, ctx);
+      return { platformPostId: recorded.platformPostId, url: recorded.url ?? '' };
     } finally {
       clearInterval(heartbeat);
     }

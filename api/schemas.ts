@@ -234,7 +234,7 @@ export const PostItemSchema = t.Object(
     mediaIds: t.Array(t.String()),
     status: oneOf(POST_CHANNEL_STATUSES, 'draft (not sent yet) → publishing → published | failed.'),
     platformPostId: NullableString('The platform’s id of this item, once published.'),
-    url: NullableString('Live URL of this item.'),
+    url: NullableString('Live URL of this item (http or https); null until published, or when the platform answered no http(s) URL.'),
     publishedAt: NullableDateTime('When the platform accepted this item.'),
     error: NullableString('Why this item failed.'),
     errorCode: t.Union([oneOf(CHANNEL_ERROR_CODES), t.Null()], { description: 'As the channel’s `errorCode`, on the item that failed.' }),
@@ -250,7 +250,9 @@ export const PostChannelSchema = t.Object(
     status: oneOf(POST_CHANNEL_STATUSES, 'Per-channel status: draft (waiting) → publishing → published | failed.'),
     content: t.String({ description: 'The text used on this channel.' }),
     platformPostId: NullableString('The platform’s id of the post, once published.'),
-    url: NullableString('Live URL of the published post.'),
+    url: NullableString(
+      'Live URL of the published post (http or https); null until published, or when the platform answered no http(s) URL.',
+    ),
     publishedAt: NullableDateTime('When the platform accepted the post.'),
     error: NullableString('Why the channel failed (the platform’s reason).'),
     errorCode: t.Union([oneOf(CHANNEL_ERROR_CODES), t.Null()], {

@@ -31,12 +31,4 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeH
 export const raw = (markup: string) => new SafeHtml(markup);
 
 /** An http(s) URL to link to, or null: platform-provided URLs must not become `javascript:` links. */
-export function safeHttpUrl(url: string | null | undefined): string | null {
-  if (!url) return null;
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.toString() : null;
-  } catch {
-    return null;
-  }
-}
+export { safeHttpUrl } from '../lib/urls.ts';

@@ -85,6 +85,11 @@ export interface FakeMastodonOptions {
   mediaPendingPolls?: number;
   /** Uploads are processed at once: POST /api/v2/media answers 200 with `url` set. */
   syncMedia?: boolean;
+  /**
+   * The `url` a new status answers, from its id and text (what a hostile instance may send, e.g.
+   * `javascript:…`); undefined: the default, `<instance>/@user/<id>`.
+   */
+  statusUrl?: (status: { id: string; text: string }) => string | undefined;
 }
 
 /** Mastodon's answer (statuses.errors.in_reply_not_found) to a reply whose parent it does not have or does not show. */
@@ -234,7 +239,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       idempotencyKey: key,
       token,
       created_at: new Date(now()).toISOString(),
-      url: `${base}/@user/${id}`,
+      url: opts.statusUrl?.({ id, text }) ?? `${base}/@user/${id}`,
       uri: `${base}/users/user/statuses/${id}`,
       in_reply_to_id: parent?.id ?? null,
       favourites_count: 0,
