@@ -61,6 +61,12 @@ export const DEFAULT_PORTS: ClusterPorts = {
   weed: { master: 9533, volume: 8580, filer: 8988, s3Grpc: 18533, admin: 23746, adminGrpc: 33746 },
 };
 
+/**
+ * Where the Temporal UI listens unless told otherwise: this machine only. It answers without
+ * signing in and shows every organization's workflows (docs/operations.md "The Temporal UI").
+ */
+export const DEFAULT_UI_HOST = '127.0.0.1';
+
 export interface ClusterOptions {
   /** State (Postgres data, SeaweedFS data, secrets, logs) lives here across starts. */
   dir: string;
@@ -69,6 +75,11 @@ export interface ClusterOptions {
   /** Extra environment for the API and worker processes (the chaos test points the platforms at fakes). */
   appEnv?: Record<string, string>;
   ui?: boolean;
+  /**
+   * The address the Temporal UI listens on; default DEFAULT_UI_HOST (loopback). Another one only
+   * with the UI server's own sign-in in front (docs/operations.md "The Temporal UI").
+   */
+  uiHost?: string;
   say?: (msg: string) => void;
   /**
    * Temporal's history shards (NUM_HISTORY_SHARDS of the server's config template; default 4).
@@ -260,8 +271,9 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
     let ui: Child | undefined;
     const uiBin = join(TEMPORAL_HOME, 'bin/temporal-ui-server');
     if (opts.ui !== false && existsSync(uiBin)) {
-      ui = uiChild(uiBin, logs, temporalAddress, p.ui);
-      say(`Temporal UI http://localhost:${p.ui}`);
+      const template = readFileSync(join(TEMPORAL_HOME, 'ui/config/docker.yaml'), 'utf8');
+      ui = uiChild({ bin: uiBin, root: join(dir, 'temporal-ui'), template, logs, temporalAddress, port: p.ui, host: opts.uiHost });
+      say(`Temporal UI ${uiUrl(p.ui, opts.uiHost)}`);
       await ui.start();
       stops.push(() => ui!.stop());
     }
@@ -342,23 +354,57 @@ export async function startCluster(opts: ClusterOptions): Promise<Cluster> {
   }
 }
 
-function uiChild(bin: string, logs: string, temporalAddress: string, port: number): Child {
-  // The UI's own docker image config template (copied by scripts/build-temporal.sh), read from
-  // the same TEMPORAL_* variables docker-compose.yml gives the temporal-ui service.
-  const root = join(TEMPORAL_HOME, 'ui');
+/** `host` as it stands before `:port` (the UI server joins them so): an IPv6 address in brackets. */
+const hostPart = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+
+/** How this machine reaches a UI listening on `host` (on every address: through loopback). */
+export function uiUrl(port: number, host = DEFAULT_UI_HOST): string {
+  const h = hostPart(host);
+  return `http://${h === '' || h === '0.0.0.0' || h === '[::]' ? '127.0.0.1' : h}:${port}`;
+}
+
+/** The UI server's sign-in settings (TEMPORAL_AUTH_ENABLED, TEMPORAL_AUTH_PROVIDER_URL, …) in `env`. */
+export function uiAuthEnv(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[0].startsWith('TEMPORAL_AUTH_') && e[1] !== undefined),
+  );
+}
+
+/**
+ * The Temporal UI server, its config in `root/config`: the UI's docker image config template
+ * (copied by scripts/build-temporal.sh), read from the same TEMPORAL_* variables docker-compose.yml
+ * gives the temporal-ui service, as `base.yaml`; `cluster.yaml` over it sets the address to listen
+ * on. The template names none, and the server's own default is every interface. The launcher's
+ * TEMPORAL_AUTH_* settings (the UI server's OIDC sign-in) pass through.
+ */
+export function uiChild(opts: {
+  bin: string;
+  root: string;
+  template: string;
+  logs: string;
+  temporalAddress: string;
+  port: number;
+  host?: string;
+}): Child {
+  const host = opts.host ?? DEFAULT_UI_HOST;
+  const config = join(opts.root, 'config');
+  mkdirSync(config, { recursive: true });
+  writeFileSync(join(config, 'base.yaml'), opts.template);
+  writeFileSync(join(config, 'cluster.yaml'), `host: ${JSON.stringify(hostPart(host))}\n`);
   return new Child({
     name: 'temporal-ui',
-    argv: [bin, '--root', root, '--env', 'docker', 'start'],
-    cwd: root,
+    argv: [opts.bin, '--root', opts.root, '--env', 'cluster', 'start'],
+    cwd: opts.root,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_ADDRESS: opts.temporalAddress,
       TEMPORAL_DEFAULT_NAMESPACE: 'default',
-      TEMPORAL_UI_PORT: String(port),
+      TEMPORAL_UI_PORT: String(opts.port),
+      ...uiAuthEnv(process.env),
     },
-    logFile: join(logs, 'temporal-ui.log'),
-    ready: () => httpOk(`http://127.0.0.1:${port}/`),
+    logFile: join(opts.logs, 'temporal-ui.log'),
+    ready: () => httpOk(`${uiUrl(opts.port, host)}/healthz`),
   });
 }
 
