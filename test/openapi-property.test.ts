@@ -19,6 +19,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { addChannel } from '../domain/channels.ts';
 import { FOLLOW_UPS, type Platform } from '../platforms/catalog.ts';
+import { feedPlatformProblem } from '../domain/feeds/feeds.ts';
 import { startFeedServer, type FeedServer } from './fakes/feed-server.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
@@ -402,6 +403,19 @@ const PROSE_RULES: {
     holds: (f, a) => {
       const platform = f.path.slice('templateByPlatform.'.length);
       return a.body.templateByPlatform?.[platform] !== undefined && !a.platforms.includes(platform);
+    },
+  },
+  {
+    ops: ['createFeed', 'updateFeed'],
+    path: /^channelIds\.\d+$/,
+    message: /^channel \S+: [A-Z]+ needs .*; a feed's posts /,
+    documented: /A feed’s posts are text only/,
+    why: 'a feed’s channels are on platforms a text-only post can go to',
+    // The channel at that index is the one named, on a platform that requires media or fields.
+    holds: (f, a) => {
+      const m = /^channel (\S+): ([A-Z]+) needs /.exec(f.message);
+      const id = a.channelIds[Number(f.path.slice('channelIds.'.length))];
+      return !!m && id === m[1] && platformOf(id!) === m[2] && feedPlatformProblem(m[2] as Platform) !== null;
     },
   },
   {

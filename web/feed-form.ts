@@ -2,15 +2,16 @@
 // feed and edit one (an edit also has its status, pausing and resuming it; only an addition has
 // the backfill). What the form holds (`FeedFormValues`), read from the posted form, turned into the
 // domain's FeedInput / FeedEdit after the checks the API's body schema makes (api/routes/feeds.ts),
-// and drawn with each error at its field (`url`, `channelIds`, `template`,
-// `templateByPlatform.MASTODON`, `filter.include`, `pollMinutes`…). A plain form: no JavaScript
-// needed.
+// and drawn with each error at its field (`url`, `channelIds`, a chosen channel's `channelIds.N`,
+// `template`, `templateByPlatform.MASTODON`, `filter.include`, `pollMinutes`…). A plain form: no
+// JavaScript needed.
 import type { IChannel } from '../db/entities/index.ts';
 import {
   FEED_LIMITS,
   MAX_BACKFILL,
   POLL_MINUTES,
   TEMPLATE_MAX_CHARS,
+  feedPlatformProblem,
   type FeedEdit,
   type FeedInput,
   type FeedView,
@@ -204,12 +205,15 @@ function channelChoices(input: FeedFormInput): SafeHtml {
     return html`<p data-testid="feed-no-channels">No channels yet: <a href="/channels">connect one</a> first.</p>${errorsAt('channelIds', errors)}`;
   return html`<fieldset id="${domId('channelIds')}"${described('channelIds', errors)}>
   <legend>Channels</legend>
-  <ul class="choice-list">${channels.map(
-    (c) =>
-      html`<li class="check"><input type="checkbox" id="feed-channel-${c.id}" name="channelIds" value="${c.id}" data-testid="feed-channel" data-channel-id="${c.id}"${checked(values.channelIds.includes(c.id))}><label for="feed-channel-${c.id}">${platformBadge(c.platform)} ${c.name}${
-        c.status === 'active' ? '' : html` <span class="hint">(${statusLabel(c.status)})</span>`
-      }</label></li>`,
-  )}</ul>
+  <ul class="choice-list">${channels.map((c) => {
+    // The domain refuses a chosen channel at its index among the chosen (`channelIds.2`).
+    const at = values.channelIds.indexOf(c.id);
+    const path = `channelIds.${at}`;
+    const mine = at >= 0 ? errors : [];
+    return html`<li class="check"><input type="checkbox" id="feed-channel-${c.id}" name="channelIds" value="${c.id}" data-testid="feed-channel" data-channel-id="${c.id}"${checked(at >= 0)}${described(path, mine)}><label for="feed-channel-${c.id}">${platformBadge(c.platform)} ${c.name}${
+      c.status === 'active' ? '' : html` <span class="hint">(${statusLabel(c.status)})</span>`
+    }${feedPlatformProblem(c.platform) ? html` <span class="hint" data-testid="feed-channel-text-only">(a feed's text-only posts cannot go here)</span>` : ''}</label>${errorsAt(path, mine)}</li>`;
+  })}</ul>
   ${errorsAt('channelIds', errors)}
 </fieldset>`;
 }

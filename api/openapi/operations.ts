@@ -5,6 +5,8 @@ import { doc } from './operation.ts';
 import { bulkDetails } from '../audit.ts';
 import { formatLimit, MEDIA_RULES } from '../../media/catalog.ts';
 import { BULK_MAX_BODY_BYTES } from '../../domain/posts/bulk.ts';
+import { feedPlatformProblem } from '../../domain/feeds/feeds.ts';
+import { PLATFORMS } from '../../platforms/catalog.ts';
 
 const POST_ID = 'Post id (`post_…`).';
 const MEDIA_ID = 'Media item id (`med_…`), from Create upload.';
@@ -45,6 +47,9 @@ const CREATE_FIELDS = {
     'Text per platform (upper-case platform name → text), instead of `content` on that platform’s channels. Each key must be the platform of a target channel.',
   reddit: 'Subreddit and title; required when a REDDIT channel is targeted.',
 };
+
+/** A feed's channels: those of a post, but none a text-only post cannot go to (domain/feeds/feeds.ts). */
+const FEED_CHANNEL_IDS = `${CREATE_FIELDS.channelIds} A feed’s posts are text only (no media, options or Reddit target), so a channel on a platform whose \`rules\` require media or fields (${PLATFORMS.filter((p) => feedPlatformProblem(p)).join(', ')}) is \`422\` at \`channelIds.N\`, saying why.`;
 
 /** The fields of a series (createSeries; updateSeries takes the same, each optional). */
 const SERIES_FIELDS = {
@@ -612,7 +617,7 @@ export const OPERATIONS = {
       forbidden_scope:
         'the key lacks the `publish` scope (`details.requiredScope`), its member’s role may not manage feeds, or it is limited to channels and names another (`details.channelIds`)',
       validation_failed:
-        'invalid body (`details.fields`): a URL that cannot be read as a feed (refused address, HTTP error, timeout after 20 s, more than 5 MB, not RSS or Atom), an unknown `{placeholder}` in a template, unknown or disabled channels',
+        'invalid body (`details.fields`): a URL that cannot be read as a feed (refused address, HTTP error, timeout after 20 s, more than 5 MB, not RSS or Atom), an unknown `{placeholder}` in a template, unknown or disabled channels, a channel a text-only post cannot go to (`channelIds.N`)',
       conflict: 'the organization has 100 feeds already, or an Idempotency-Key reused with another body or its first request still running',
     },
     success: { status: 201, description: 'The feed, `active`.', location: true },
@@ -621,7 +626,7 @@ export const OPERATIONS = {
       name: 'CreateFeedRequest',
       fields: {
         url: FEED_URL,
-        channelIds: CREATE_FIELDS.channelIds,
+        channelIds: FEED_CHANNEL_IDS,
         name: 'A name for it; default: the feed’s own title.',
         template: FEED_TEMPLATE,
         templateByPlatform: FEED_TEMPLATE_BY_PLATFORM,
@@ -680,7 +685,7 @@ export const OPERATIONS = {
     errorNotes: {
       forbidden_scope: 'the key lacks the `publish` scope, its member’s role may not manage feeds, or it is limited to other channels',
       validation_failed:
-        'invalid body (`details.fields`): a new URL that cannot be read as a feed, an unknown placeholder, unknown or disabled channels',
+        'invalid body (`details.fields`): a new URL that cannot be read as a feed, an unknown placeholder, unknown or disabled channels, a channel a text-only post cannot go to (`channelIds.N`)',
     },
     success: { description: 'The updated feed.' },
     params: { id: 'Feed id (`feed_…`).' },
@@ -688,7 +693,7 @@ export const OPERATIONS = {
       name: 'UpdateFeedRequest',
       fields: {
         url: `${FEED_URL} Read now; its present items are not posted.`,
-        channelIds: CREATE_FIELDS.channelIds,
+        channelIds: FEED_CHANNEL_IDS,
         name: 'Its name.',
         template: FEED_TEMPLATE,
         templateByPlatform: `${FEED_TEMPLATE_BY_PLATFORM} Replaces the whole map.`,

@@ -19,7 +19,13 @@
 //   A maker who may no longer run it (left, lost the role, key revoked or expired) pauses it at its
 //   next read, before anything is posted (domain/makers.ts); resuming makes the one who resumes
 //   it its maker.
-// - An organization has at most MAX_FEEDS feeds. A deleted feed polls no more; its posts stay.
+// - A feed's posts are text only: no media, no per-platform options, no Reddit target. A target
+//   channel whose platform's catalog rules (platforms/catalog.ts) require media (Instagram,
+//   TikTok, YouTube, Pinterest) or extra fields (Reddit's subreddit and title) would refuse every
+//   item, so saving or editing a feed refuses it at `channelIds.N` with the reason.
+// - An organization has at most MAX_FEEDS feeds, counted under the organization's row lock in
+//   the transaction that inserts the feed: concurrent creates cannot both take the last place.
+//   A deleted feed polls no more; its posts stay.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import {
@@ -37,6 +43,7 @@ import { newId } from '../../lib/ids.ts';
 import { decodeKeyset, encodeKeyset } from '../../lib/keyset-cursor.ts';
 import { sql } from '../../db/sql.ts';
 import type { OutboundPolicy } from '../../lib/outbound.ts';
+import { rulesFor, type Platform } from '../../platforms/catalog.ts';
 import { assertChannelsUsable, loadTargetChannels } from '../posts/checks.ts';
 import { keySees } from '../key-channels.ts';
 import { FEED_POLL_WORKFLOW_TYPE, feedPollNowWorkflowId, type FeedPollInput } from '../../workflows/feed-poll-types.ts';
@@ -160,6 +167,38 @@ function checkTemplatePlatforms(templateByPlatform: Record<string, string> | und
   if (fields.length) throw errors.validation(fields);
 }
 
+/**
+ * Why a feed cannot post to a channel of this platform, or null when it can: a feed's posts carry
+ * text only, so a platform whose catalog rules require media or extra fields would refuse every
+ * item. TikTok's privacy level and YouTube's madeForKids, the options a post to them must choose
+ * (domain/posts/options.ts), are on platforms that require media already.
+ */
+export function feedPlatformProblem(platform: Platform): string | null {
+  const rules = rulesFor(platform);
+  if (rules.requiresMedia) return `${platform} needs an image or video; a feed's posts are text only`;
+  if (rules.requiredFields.length) return `${platform} needs ${rules.requiredFields.join(' and ')}; a feed's posts carry none`;
+  return null;
+}
+
+/** Every target channel a feed cannot post to, at its index in the request's list (`channels` is in that order). */
+function checkChannelPlatforms(channels: IChannel[]): void {
+  const fields = channels.flatMap((c, i) => {
+    const why = feedPlatformProblem(c.platform);
+    return why ? [{ path: `channelIds.${i}`, message: `channel ${c.id}: ${why}` }] : [];
+  });
+  if (fields.length) throw errors.validation(fields);
+}
+
+/** The organization's feeds not deleted are fewer than MAX_FEEDS, or the conflict saying so. */
+async function assertUnderFeedLimit(em: EntityManager, organizationId: string): Promise<void> {
+  const [{ count } = { count: 0 }] = await sql<{ count: number }>(
+    em,
+    'select count(*)::int as count from feeds where organization_id = ? and deleted_at is null',
+    [organizationId],
+  );
+  if (count >= MAX_FEEDS) throw errors.conflict(`An organization has at most ${MAX_FEEDS} feeds; delete one first.`, { limit: MAX_FEEDS });
+}
+
 /** The feed's items at `url` now, or the refusal at `url` saying why it cannot be read. */
 async function readForSaving(url: string, maker: FeedMaker): Promise<{ title: string; entries: FeedEntry[] }> {
   try {
@@ -211,19 +250,20 @@ export async function createFeed(
   if (fields.length) throw errors.validation(fields);
   const channels = await loadTargetChannels(em, maker.organizationId, input.channelIds, maker.key?.channels ?? 'all');
   assertChannelsUsable(channels);
+  checkChannelPlatforms(channels);
   checkTemplatePlatforms(input.templateByPlatform, channels);
-  const [{ count } = { count: 0 }] = await sql<{ count: number }>(
-    em,
-    'select count(*)::int as count from feeds where organization_id = ? and deleted_at is null',
-    [maker.organizationId],
-  );
-  if (count >= MAX_FEEDS) throw errors.conflict(`An organization has at most ${MAX_FEEDS} feeds; delete one first.`, { limit: MAX_FEEDS });
+  // A full organization is refused before its URL is read; the count that decides is the one below.
+  await assertUnderFeedLimit(em, maker.organizationId);
   const read = await readForSaving(input.url, maker);
   const id = newId('feed');
   const backfill = input.backfill ?? 0;
   const pollMinutes = input.pollMinutes ?? POLL_MINUTES.default;
   let view: FeedView | undefined;
   await em.transactional(async (tx) => {
+    // The organization's row lock, so that concurrent creates count one after another. FOR NO KEY
+    // UPDATE: inserts of the organization's other rows (a FOR KEY SHARE on it) do not wait for it.
+    await sql(tx, 'select 1 from organizations where id = ? for no key update', [maker.organizationId]);
+    await assertUnderFeedLimit(tx, maker.organizationId);
     const feed = tx.create(Feed, {
       id,
       organization: maker.organizationId,
@@ -276,7 +316,10 @@ export async function updateFeed(em: EntityManager, maker: FeedMaker, id: string
   if (fields.length) throw errors.validation(fields);
   if (edit.channelIds || edit.templateByPlatform) {
     const channels = await loadTargetChannels(em, maker.organizationId, edit.channelIds ?? f.channelIds, maker.key?.channels ?? 'all');
-    if (edit.channelIds) assertChannelsUsable(channels);
+    if (edit.channelIds) {
+      assertChannelsUsable(channels);
+      checkChannelPlatforms(channels);
+    }
     checkTemplatePlatforms(edit.templateByPlatform, channels);
   }
   const read = edit.url !== undefined && edit.url !== f.url ? await readForSaving(edit.url, maker) : null;
