@@ -1,24 +1,20 @@
 // POST /v1/posts/{id}/approve and /reject answer with the post as decideApproval read it after the
 // decision: one read of the post after the workflow's Update, with the storage, so its media URLs
 // are signed as GET /v1/posts/{id} signs them.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { addChannel } from '../domain/channels.ts';
 import { createApiKey } from '../services/api-keys.ts';
-import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import type { FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg, readyMedia } from './harness/fixtures.ts';
-import { startPostStack } from './harness/post-stack.ts';
+import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 import { countQueries } from './harness/query-count.ts';
 
-let stack: Awaited<ReturnType<typeof startPostStack>>;
+let stack: PostStack;
 let fake: FakeMastodon;
 
-beforeAll(async () => {
-  fake = await startFakeMastodon();
-  stack = await startPostStack({ storage: 'disk' });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await fake?.stop();
+useMastodonStack({ storage: 'disk' }, (s, f) => {
+  stack = s;
+  fake = f;
 });
 
 /** The statements that read the post for a key (getPostForKey's findOne; the worker's activities read it by id alone). */

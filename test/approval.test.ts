@@ -2,28 +2,24 @@
 // workflow's decideApproval Update on a time-skipping server → the Mastodon connector → its fake.
 // A post that needs approval is never sent before an approve decision; one that gets none in
 // time fails with not_approved; preview links are checked valid, expired and tampered.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { ApiKey, Post, PostChannel, WebhookEvent } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
 import { setApprovalSettings } from '../domain/organizations.ts';
 import { readPreviewLink, signPreviewLink } from '../domain/posts/preview-links.ts';
 import { createUser } from '../services/users.ts';
 import { createApiKey } from '../services/api-keys.ts';
-import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import type { FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
-import { startPostStack } from './harness/post-stack.ts';
+import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 import { Browser, signedInUser } from './harness/web-browser.ts';
 
-let stack: Awaited<ReturnType<typeof startPostStack>>;
+let stack: PostStack;
 let fake: FakeMastodon;
 
-beforeAll(async () => {
-  fake = await startFakeMastodon();
-  stack = await startPostStack({ publicBaseUrl: 'http://localhost' });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await fake?.stop();
+useMastodonStack({ publicBaseUrl: 'http://localhost' }, (s, f) => {
+  stack = s;
+  fake = f;
 });
 
 const HOUR = 3_600_000;

@@ -1,25 +1,21 @@
 // POST /v1/posts/bulk end to end: API → Postgres → each post's workflow on a time-skipping server
 // → the Mastodon fake. Both modes, 500 rows, a bad row, duplicates inside the batch, the plan's
 // limit crossed mid-batch, and a replay of the same Idempotency-Key.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { Post } from '../db/entities/index.ts';
 import { sql } from '../db/sql.ts';
 import { addChannel } from '../domain/channels.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
-import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import type { FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
-import { startPostStack } from './harness/post-stack.ts';
+import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 
-let stack: Awaited<ReturnType<typeof startPostStack>>;
+let stack: PostStack;
 let fake: FakeMastodon;
 
-beforeAll(async () => {
-  fake = await startFakeMastodon();
-  stack = await startPostStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await fake?.stop();
+useMastodonStack({}, (s, f) => {
+  stack = s;
+  fake = f;
 });
 
 const DAY = 86_400_000;

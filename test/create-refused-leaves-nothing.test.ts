@@ -8,7 +8,7 @@
 // The claim is made to appear at that moment for real: a test transaction holds the target
 // channel's row lock (FOR UPDATE), so the create's insert (its foreign key check) waits; the test
 // writes the claim in that transaction and commits, which lets the insert go on.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type pgDriver from 'pg';
 import { Post, PostChannel } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
@@ -18,20 +18,16 @@ import { requestHash } from '../services/idempotency.ts';
 import { newId } from '../lib/ids.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import { POST_RECONCILER_WORKFLOW_TYPE, type PostReconcilerInput, type PostReconcilerResult } from '../workflows/post-reconciler-types.ts';
-import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import type { FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
-import { startPostStack } from './harness/post-stack.ts';
+import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 
-let stack: Awaited<ReturnType<typeof startPostStack>>;
+let stack: PostStack;
 let fake: FakeMastodon;
 
-beforeAll(async () => {
-  fake = await startFakeMastodon();
-  stack = await startPostStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await fake?.stop();
+useMastodonStack({}, (s, f) => {
+  stack = s;
+  fake = f;
 });
 
 const DAY = 86_400_000;

@@ -4,29 +4,25 @@
 // member as they are now, decides once, and is revoked from the post's page. (The MCP tools are
 // tried in test/mcp.test.ts.) An organization that asks everyone's posts to be approved with one
 // approver is told so.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { Post } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
 import { setMemberRole } from '../domain/members.ts';
 import { setApprovalSettings } from '../domain/organizations.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { createUser } from '../services/users.ts';
-import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import type { FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeOrg } from './harness/fixtures.ts';
-import { startPostStack } from './harness/post-stack.ts';
+import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 import { Browser } from './harness/web-browser.ts';
 import type { Role } from '../domain/access.ts';
 
-let stack: Awaited<ReturnType<typeof startPostStack>>;
+let stack: PostStack;
 let fake: FakeMastodon;
 
-beforeAll(async () => {
-  fake = await startFakeMastodon();
-  stack = await startPostStack({ publicBaseUrl: 'http://localhost' });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await fake?.stop();
+useMastodonStack({ publicBaseUrl: 'http://localhost' }, (s, f) => {
+  stack = s;
+  fake = f;
 });
 
 const HOUR = 3_600_000;

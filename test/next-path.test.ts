@@ -2,25 +2,21 @@
 // outside Latin-1): the redirect after the action carries it percent-encoded as UTF-8, so sign-in
 // answers 303 with its session cookie and an approve answers 303, never a 500 after the action
 // took effect (web/http.ts safeNextPath).
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { Post } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
 import { createApiKey } from '../services/api-keys.ts';
-import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import type { FakeMastodon } from './fakes/mastodon.ts';
 import { call } from './harness/fixtures.ts';
-import { startPostStack } from './harness/post-stack.ts';
+import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 import { Browser, signedInUser } from './harness/web-browser.ts';
 
-let stack: Awaited<ReturnType<typeof startPostStack>>;
+let stack: PostStack;
 let fake: FakeMastodon;
 
-beforeAll(async () => {
-  fake = await startFakeMastodon();
-  stack = await startPostStack({ publicBaseUrl: 'http://localhost' });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await fake?.stop();
+useMastodonStack({ publicBaseUrl: 'http://localhost' }, (s, f) => {
+  stack = s;
+  fake = f;
 });
 
 /** `next` as given, and the Location it gives. */

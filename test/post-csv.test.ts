@@ -2,23 +2,19 @@
 // imported back gives the same posts, hostile cells included (formulas, quotes, newlines,
 // separators, a BOM); an import reads channels by name, semicolons, wall times in a zone, and
 // answers each bad row at its column.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { parse } from 'csv-parse/sync';
 import { addChannel } from '../domain/channels.ts';
-import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import type { FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
-import { startPostStack } from './harness/post-stack.ts';
+import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 
-let stack: Awaited<ReturnType<typeof startPostStack>>;
+let stack: PostStack;
 let fake: FakeMastodon;
 
-beforeAll(async () => {
-  fake = await startFakeMastodon();
-  stack = await startPostStack({ storage: 'disk' });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await fake?.stop();
+useMastodonStack({ storage: 'disk' }, (s, f) => {
+  stack = s;
+  fake = f;
 });
 
 const DAY = 86_400_000;

@@ -4,7 +4,7 @@
 // post row is committed (as an API of older code does, starting inside its transaction) publishes
 // nothing until the commit — its local confirmPost keeps retrying — and then publishes once.
 // Real worker, real Postgres, the fake Mastodon, on the time-skipping server.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -14,23 +14,19 @@ import { newId } from '../lib/ids.ts';
 import { addChannel } from '../domain/channels.ts';
 import { LOCAL_STEPS_PATCH } from '../workflows/post.ts';
 import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workflows/post-types.ts';
-import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import type { FakeMastodon } from './fakes/mastodon.ts';
 import { makeOrg } from './harness/fixtures.ts';
-import { startPostStack } from './harness/post-stack.ts';
+import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 
 const EventType = temporal.api.enums.v1.EventType;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-let stack: Awaited<ReturnType<typeof startPostStack>>;
+let stack: PostStack;
 let fake: FakeMastodon;
 
-beforeAll(async () => {
-  fake = await startFakeMastodon();
-  stack = await startPostStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await fake?.stop();
+useMastodonStack({}, (s, f) => {
+  stack = s;
+  fake = f;
 });
 
 /** A local activity's marker data (Core's `core_local_activity` marker): its name and the attempt that completed. */

@@ -2,24 +2,20 @@
 // its rows, each checked as POST /v1/posts/validate checks a post → rows fixed or dropped in the
 // table → the rows kept created as one batch (source app, the member as requester) → the posts in
 // Postgres with their workflows on the time-skipping Temporal server; refused rows never created.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { AuditEvent, Post } from '../db/entities/index.ts';
 import { zonedParts, zonedToUtc } from '../lib/zoned-time.ts';
-import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
-import { startPostStack } from './harness/post-stack.ts';
+import type { FakeMastodon } from './fakes/mastodon.ts';
+import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 import { query, signedInUserWithChannel, type Browser } from './harness/web-browser.ts';
 import type { Role } from '../db/entities/index.ts';
 
-let stack: Awaited<ReturnType<typeof startPostStack>>;
+let stack: PostStack;
 let fake: FakeMastodon;
 
-beforeAll(async () => {
-  fake = await startFakeMastodon();
-  stack = await startPostStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-  await fake?.stop();
+useMastodonStack({}, (s, f) => {
+  stack = s;
+  fake = f;
 });
 
 const ZONE = 'Europe/Berlin';

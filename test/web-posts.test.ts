@@ -869,7 +869,8 @@ describe('options per platform', () => {
         if (b.maxLength !== undefined) expect({ name, maxlength: attrs.maxlength }).toEqual({ name, maxlength: String(b.maxLength) });
         if (b.minimum !== undefined) expect({ name, min: attrs.min }).toEqual({ name, min: String(b.minimum) });
         if (b.maximum !== undefined) expect({ name, max: attrs.max }).toEqual({ name, max: String(b.maximum) });
-        if (b.pattern !== undefined && f.kind === 'text') expect(new RegExp(`^(?:${attrs.pattern})$`).source).toBe(`^(?:${b.pattern.replace(/^\^|\$$/g, '')})$`);
+        if (b.pattern !== undefined && f.kind === 'text')
+          expect(new RegExp(`^(?:${attrs.pattern})$`).source).toBe(`^(?:${b.pattern.replace(/^\^|\$$/g, '')})$`);
         if (b.values && f.kind === 'select') {
           const offered = (await query(page, `[name="${name}"] option`)).map((o) => o.attrs.value).filter(Boolean);
           expect({ name, offered }).toEqual({ name, offered: b.values });
