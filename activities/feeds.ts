@@ -1,10 +1,10 @@
-// Activities of the feed poll (workflows/feed-poll.ts): claim the feeds that are due, read one
-// and post its new items (domain/feeds/poll.ts). A worker shutting down cancels a read under way
+// Activities of the feed poll (workflows/feed-poll.ts): claim the feeds that are due (or the one
+// asked for), read one and post its new items (domain/feeds/poll.ts). A worker shutting down cancels a read under way
 // (its fetch is aborted), so the retry on another worker starts at once.
 import { Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm.ts';
 import type { OutboundPolicy } from '../lib/outbound.ts';
-import { claimDueFeeds, pollFeed, type PollOutcome } from '../domain/feeds/poll.ts';
+import { claimFeeds, pollFeed, type PollOutcome } from '../domain/feeds/poll.ts';
 import type { WebhookEmitter } from './webhook-events.ts';
 
 export function createFeedActivities(deps: {
@@ -19,8 +19,9 @@ export function createFeedActivities(deps: {
 }) {
   const now = () => deps.now?.() ?? new Date();
   return {
-    async claimDueFeeds(input: { limit: number }): Promise<string[]> {
-      return claimDueFeeds(deps.orm.em.fork(), input.limit, now());
+    /** The feeds due now (the sweep), or the one feed of a read asked for (`feedId`): domain/feeds/poll.ts claimFeeds. */
+    async claimDueFeeds(input: { limit: number; feedId?: string }): Promise<string[]> {
+      return claimFeeds(deps.orm.em.fork(), { limit: input.limit, now: now(), feedId: input.feedId });
     },
     async pollFeed(input: { feedId: string }): Promise<PollOutcome> {
       const ctx = Context.current();

@@ -1,8 +1,11 @@
 // The feed poll (workflows/feed-poll-types.ts): rounds of due feeds, each read by its own activity,
 // FEEDS_AT_ONCE at a time; overlap SKIP on the schedule, so two sweeps never claim at once.
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import { FEEDS_AT_ONCE, type FeedPollInput, type FeedPollSummary } from './feed-poll-types.ts';
+
+/** A read asked for claims its feed as the sweep does (domain/feeds/poll.ts claimFeeds). */
+export const READ_NOW_CLAIMS_PATCH = 'feed-read-now-claims';
 
 const { claimDueFeeds } = proxyActivities<ReturnType<typeof createActivities>>({
   startToCloseTimeout: '30 seconds',
@@ -26,6 +29,8 @@ export async function feedPollWorkflow(input: FeedPollInput): Promise<FeedPollSu
     if (r.outcome === 'failed') total.failed++;
   };
   if (input.feedId !== undefined) {
+    // Not claimed: another read holds the feed now, and this one does not read it twice.
+    if (patched(READ_NOW_CLAIMS_PATCH) && !(await claimDueFeeds({ limit: 1, feedId: input.feedId })).length) return total;
     await poll(input.feedId);
     return total;
   }

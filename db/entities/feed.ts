@@ -47,6 +47,8 @@ export const Feed = defineEntity({
     lastModified: p.text().nullable(),
     /** When the poll sweep takes it next. */
     nextPollAt: p.datetime(),
+    /** Held by a read under way until it ends, or until this time at most (a read cut off): no other read claims it. */
+    readUntil: p.datetime().nullable(),
     source: p.enum(POST_SOURCES),
     /** The key that created it (null for the web application): its posts are that key's. */
     apiKeyId: p.string().nullable(),

@@ -28,6 +28,7 @@ import { Migration20261127140000_api_key_creator } from './Migration202611271400
 import { Migration20261127170000_approval } from './Migration20261127170000_approval.ts';
 import { Migration20261128100000_feeds } from './Migration20261128100000_feeds.ts';
 import { Migration20261128120000_access } from './Migration20261128120000_access.ts';
+import { Migration20261128130000_feed_read_hold } from './Migration20261128130000_feed_read_hold.ts';
 import { Migration20261127150000_invitations } from './Migration20261127150000_invitations.ts';
 import { Migration20261127160000_audit_events } from './Migration20261127160000_audit_events.ts';
 
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261127170000_approval', class: Migration20261127170000_approval },
   { name: 'Migration20261128100000_feeds', class: Migration20261128100000_feeds },
   { name: 'Migration20261128120000_access', class: Migration20261128120000_access },
+  { name: 'Migration20261128130000_feed_read_hold', class: Migration20261128130000_feed_read_hold },
 ];

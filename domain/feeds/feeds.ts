@@ -11,6 +11,11 @@
 //   `backfill` (0 by default) that the first poll posts. A new URL in an edit is read the same way.
 // - The feed poll (workflows/feed-poll.ts, every minute) reads each active feed every
 //   `pollMinutes` (POLL_MINUTES); `POST /v1/feeds/{id}/poll` reads it now.
+// - Every read claims the feed first (domain/feeds/poll.ts claimFeeds): the claim moves its next
+//   read an interval away and holds it until the read ends (at most CLAIM_HOLD_MINUTES, for a read
+//   cut off). The sweep claims only due feeds; a read asked for claims its feed due or not. Neither
+//   claims a feed another read holds: a read asked for then reads nothing (that read is under way),
+//   and a sweep or read asked for at the same moment, or two sweeps, read a feed once.
 // - A feed whose reads fail PAUSE_AFTER_FAILURES times in a row is paused with the reason
 //   (`pausedReason`) and the webhook `feed.failed`; setting `status: active` again resumes it and
 //   forgets the failures. A feed paused by its owner has no pausedReason.
@@ -418,9 +423,9 @@ export async function assertPollable(em: EntityManager, organizationId: string, 
 }
 
 /**
- * POST /v1/feeds/{id}/poll: reads the feed now, as the poll would (one read at a time per feed:
- * a read already under way answers the same). Answers at once; the outcome shows on the feed
- * and its items.
+ * POST /v1/feeds/{id}/poll: reads the feed now, as the poll would, claiming it first (a read of
+ * it already under way, the sweep's or one asked for, answers the same and reads nothing). Answers
+ * at once; the outcome shows on the feed and its items.
  */
 export async function pollFeedNow(
   em: EntityManager,

@@ -40,22 +40,44 @@ export type PollOutcome =
 /** The post id of a feed's item: a repeated create finds the post instead of making another. */
 export const feedPostId = (feedId: string, keyHash: string) => `post_${feedId.replace(/^feed_/, '')}_${keyHash.slice(0, 24)}`;
 
-/** The feeds due now, each claimed until its next interval (so the next sweep does not take it again while it is read). */
-export async function claimDueFeeds(em: EntityManager, limit: number, now: Date): Promise<string[]> {
+/** How long a claim holds a feed at most: a read cut off (its worker gone for good) lets it go then. */
+export const CLAIM_HOLD_MINUTES = 10;
+
+/**
+ * Claims feeds for a read, the sweep's and a read asked for alike: each claimed feed's next read
+ * moves to an interval from now, and the read holds it until it ends (pollFeed lets it go) or
+ * CLAIM_HOLD_MINUTES pass. A feed another read holds is not claimed.
+ * - Without `feedId` (the sweep): the active feeds due now, rows another claim has locked skipped.
+ * - With `feedId` (POST /v1/feeds/{id}/poll): that feed if active, due or not; a concurrent claim
+ *   of it is waited for, then its hold decides. Nothing claimed: another read is reading it.
+ */
+export async function claimFeeds(em: EntityManager, o: { limit: number; now: Date; feedId?: string }): Promise<string[]> {
+  const which = o.feedId === undefined ? 'next_poll_at <= ?' : 'id = ?';
+  const lock = o.feedId === undefined ? 'for update skip locked' : 'for update';
   const rows = await sql<{ id: string }>(
     em,
-    `update feeds f set next_poll_at = ?::timestamptz + f.poll_minutes * interval '1 minute'
-     where f.id in (select id from feeds where status = 'active' and deleted_at is null and next_poll_at <= ?
-                    order by next_poll_at limit ? for update skip locked)
+    `update feeds f set next_poll_at = ?::timestamptz + f.poll_minutes * interval '1 minute',
+       read_until = ?::timestamptz + ? * interval '1 minute'
+     where f.id in (select id from feeds where status = 'active' and deleted_at is null and ${which}
+                    and (read_until is null or read_until <= ?)
+                    order by next_poll_at limit ? ${lock})
      returning f.id`,
-    [now, now, limit],
+    [o.now, o.now, CLAIM_HOLD_MINUTES, o.feedId ?? o.now, o.now, o.limit],
   );
   return rows.map((r) => r.id);
 }
 
+/** The read of the feed ended (read, failed, skipped or paused): another read may claim it. */
+async function release(em: EntityManager, feedId: string): Promise<void> {
+  await sql(em, 'update feeds set read_until = null where id = ? and read_until is not null', [feedId]);
+}
+
 export async function pollFeed(em: EntityManager, deps: PollDeps, feedId: string, now = new Date()): Promise<PollOutcome> {
   const feed = await em.fork().findOne(Feed, { id: feedId });
-  if (!feed || feed.deletedAt || feed.status !== 'active') return { outcome: 'skipped' };
+  if (!feed || feed.deletedAt || feed.status !== 'active') {
+    await release(em, feedId);
+    return { outcome: 'skipped' };
+  }
   // Its maker, now: one who may no longer run it pauses it before anything is read or posted.
   const maker = await makerStanding(
     em.fork(),
@@ -76,6 +98,7 @@ export async function pollFeed(em: EntityManager, deps: PollDeps, feedId: string
       maker.reason,
       now,
     );
+    await release(em, feed.id);
     return { outcome: 'paused', reason: maker.reason };
   }
   let read: Awaited<ReturnType<typeof readFeed>>;
@@ -210,7 +233,7 @@ async function succeeded(
     em,
     `update feeds set last_polled_at = ?, last_success_at = ?, consecutive_failures = 0, last_error = null,
        etag = coalesce(?, etag), last_modified = coalesce(?, last_modified),
-       next_poll_at = coalesce(?::timestamptz, next_poll_at), updated_at = ?
+       next_poll_at = coalesce(?::timestamptz, next_poll_at), read_until = null, updated_at = ?
      where id = ?`,
     [now, now, o.etag ?? null, o.lastModified ?? null, o.nextPollAt ?? null, now, feed.id],
   );
@@ -223,7 +246,8 @@ async function failed(em: EntityManager, deps: PollDeps, feed: IFeed, message: s
   await em.fork().transactional(async (tx) => {
     const [row] = await sql<{ consecutive_failures: number; status: string }>(
       tx,
-      `update feeds set last_polled_at = ?, consecutive_failures = consecutive_failures + 1, last_error = ?::jsonb, updated_at = ?
+      `update feeds set last_polled_at = ?, consecutive_failures = consecutive_failures + 1, last_error = ?::jsonb,
+         read_until = null, updated_at = ?
        where id = ? and status = 'active' returning consecutive_failures, status`,
       [now, JSON.stringify({ at: now.toISOString(), message }), now, feed.id],
     );
@@ -235,5 +259,7 @@ async function failed(em: EntityManager, deps: PollDeps, feed: IFeed, message: s
     deliveries = await deps.events.write(tx, feed.organization, 'feed.failed', async () => ({ feed: feedView(after) }));
   });
   await deps.events.dispatch(em.fork(), deliveries);
+  // The update above lets the feed go; one paused by its owner meanwhile it did not match.
+  if (!paused) await release(em, feed.id);
   return { outcome: 'failed', message, paused };
 }

@@ -72,6 +72,18 @@ function atom(items: FeedItemFixture[]): string {
   return `<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><title>Test atom</title><id>urn:test</id><updated>2026-01-01T00:00:00Z</updated>\n${body}\n</feed>`;
 }
 
+/**
+ * As a server answers a conditional GET (RFC 9110 13.2.2): If-None-Match decides when sent;
+ * otherwise If-Modified-Since, when the feed has not changed since that date (a date not
+ * understood is ignored).
+ */
+function notModified(req: Request, etag: string, lastModified: string): boolean {
+  const ifNoneMatch = req.headers.get('if-none-match');
+  if (ifNoneMatch !== null) return ifNoneMatch === etag;
+  const since = Date.parse(req.headers.get('if-modified-since') ?? '');
+  return !Number.isNaN(since) && Date.parse(lastModified) <= since;
+}
+
 export function startFeedServer(initial: FeedItemFixture[] = [], format: 'rss' | 'atom' = 'rss'): FeedServer {
   let waiters: (() => void)[] = [];
   const state: FeedServer = {
@@ -104,7 +116,7 @@ export function startFeedServer(initial: FeedItemFixture[] = [], format: 'rss' |
     const xml = state.format === 'rss' ? rss(state.items) : atom(state.items);
     const etag = `"${Bun.hash(xml).toString(16)}"`;
     const lastModified = new Date(Math.max(0, ...state.items.map((i) => i.pubDate?.getTime() ?? 0))).toUTCString();
-    if (req.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers: { etag } });
+    if (notModified(req, etag, lastModified)) return new Response(null, { status: 304, headers: { etag, 'last-modified': lastModified } });
     const headers = {
       'content-type': state.format === 'rss' ? 'application/rss+xml' : 'application/atom+xml',
       etag,
