@@ -6,8 +6,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiError, errorBody, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Caller } from './account.ts';
-import { createOnce, idempotent, storeAnswer, type StoredResponse } from './idempotency.ts';
-import { createPostsInBulk, type BulkMode, type BulkRowResult } from '../domain/posts/bulk.ts';
+import { createOnce, idempotent, requestHash, storeAnswer, type StoredResponse } from './idempotency.ts';
+import { bulkRowPostId, createPostsInBulk, type BulkMode, type BulkRowResult } from '../domain/posts/bulk.ts';
 import { createPost, type CreatePostRequest } from '../domain/posts/create.ts';
 import { type EditRequest, validateAndEditPost } from '../domain/posts/edit.ts';
 import { parsePublishAt } from '../domain/posts/checks.ts';
@@ -231,8 +231,18 @@ export async function createPostsInBulkOnce(
     const requester = await keyRequester(deps.em, who.key.id);
     const posts = typeof body.posts === 'function' ? await body.posts() : body.posts;
     const requests = bulkRequests(posts, (row) => createPostRequest(who, row, deps.capabilities, requester));
-    const results = await createPostsInBulk(deps.em, deps.temporal, requests, mode, async (tx, written) =>
-      storeAnswer(tx, scope, await answerOf(written)),
+    const batch =
+      idempotencyKey === undefined
+        ? undefined
+        : { apiKeyId: who.key.id, endpoint: as.endpoint, idempotencyKey, requestHash: requestHash(as.request) };
+    const rowIds = batch && { organizationId: who.organization.id, postIdOf: (index: number) => bulkRowPostId(batch, index) };
+    const results = await createPostsInBulk(
+      deps.em,
+      deps.temporal,
+      requests,
+      mode,
+      async (tx, written) => storeAnswer(tx, scope, await answerOf(written)),
+      rowIds,
     );
     return answerOf(results);
   });

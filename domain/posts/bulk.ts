@@ -15,11 +15,19 @@
 // - Workflows start after the commit, as for a single create. A start that fails leaves its post
 //   committed and marked, and the start reconciler starts it within seconds: a post of a batch is
 //   never taken back after others were created.
+// - A batch sent with an Idempotency-Key gives each row a fixed post id (bulkRowPostId: the API
+//   key, the Idempotency-Key, the request's hash, the row's index). In mode `each` a retry of a
+//   batch cut off midway meets the rows it made: a row whose post exists (made within the key's
+//   24 h) is answered as created with that post, queued rows included, and never created twice;
+//   a post still marked for its start is started. All or nothing needs no such ids: its rows and
+//   its answer commit together.
 // - At most BULK_MAX_ROWS rows.
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { createHash } from 'node:crypto';
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { ApiError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { sql } from '../../db/sql.ts';
+import { IDEMPOTENCY_TTL_MS } from '../idempotency-claim.ts';
 import { startAfterCommit } from '../workflow-starts.ts';
 import type { TemporalDeps } from '../temporal-calls.ts';
 import {
@@ -33,7 +41,8 @@ import {
   type NewPost,
   type WrittenPost,
 } from './create.ts';
-import { POST_STARTS } from './workflow-start.ts';
+import { POST_STARTS, type PostStartRow } from './workflow-start.ts';
+import { getPostForKey } from './view.ts';
 
 export const BULK_MAX_ROWS = 500;
 /** The largest body of a batch: 500 rows of a few kilobytes each. */
@@ -70,6 +79,75 @@ function refusalOf(err: unknown): ApiError {
   throw err;
 }
 
+/**
+ * The post id of row `index` of a batch sent with an Idempotency-Key: the same for a retry of
+ * that batch (same API key, key and body), so the retry meets the post the row made.
+ */
+export function bulkRowPostId(
+  request: { apiKeyId: string; endpoint: string; idempotencyKey: string; requestHash: string },
+  index: number,
+): string {
+  const batch = createHash('sha256')
+    .update([request.apiKeyId, request.endpoint, request.idempotencyKey, request.requestHash].join('\u0000'))
+    .digest('hex')
+    .slice(0, 26);
+  return `post_b${batch}_${index}`;
+}
+
+/** A batch's fixed post ids (bulkRowPostId), for the organization they belong to. */
+export interface BulkRowIds {
+  organizationId: string;
+  postIdOf(index: number): string;
+}
+
+/** The rows of a batch whose posts an earlier request with its key made: each row's post, or its refusal (deleted since). */
+async function rowsMadeEarlier(
+  em: EntityManager,
+  temporal: TemporalDeps,
+  ids: BulkRowIds,
+  count: number,
+  now: Date,
+): Promise<{ made: Map<number, CreatedPost | ApiError>; stale: Set<number> }> {
+  const byId = new Map(Array.from({ length: count }, (_, i) => [ids.postIdOf(i), i]));
+  const found = await sql<PostStartRow & { workflow_pending: boolean; fresh: boolean }>(
+    em.fork(),
+    `select ${POST_STARTS.columns}, workflow_pending, created_at >= ? as fresh from posts where id in (?) and organization_id = ?`,
+    [new Date(now.getTime() - IDEMPOTENCY_TTL_MS), [...byId.keys()], ids.organizationId],
+  );
+  const made = new Map<number, CreatedPost | ApiError>();
+  // A post made with this key more than 24 h ago: the key is forgotten, the row is created anew under another id.
+  const stale = new Set<number>();
+  for (const row of found) {
+    const index = byId.get(row.id)!;
+    if (!row.fresh) {
+      stale.add(index);
+      continue;
+    }
+    if (row.deleted_at !== null) {
+      made.set(
+        index,
+        new ApiError(
+          'conflict',
+          'This row was created by an earlier request with this Idempotency-Key; that post has been deleted since.',
+          {
+            details: { postId: row.id },
+          },
+        ),
+      );
+      continue;
+    }
+    made.set(index, { id: row.id, view: (storage) => getPostForKey(em.fork(), ids.organizationId, row.id, 'all', storage) });
+  }
+  // Made, but its request was cut off before the start: started now (the workflow id makes a second start a no-op).
+  const kept = { ...POST_STARTS, withdraw: undefined };
+  await inTurns(
+    found.filter((r) => r.fresh && r.workflow_pending),
+    STARTS_AT_ONCE,
+    (r) => startAfterCommit(em, temporal, kept, r, { withdrawn: '', kept: '' }),
+  );
+  return { made, stale };
+}
+
 /** Thrown inside the all-or-nothing transaction to roll it back once a row is refused. */
 class RowsRefused extends Error {}
 
@@ -85,9 +163,24 @@ export async function createPostsInBulk(
    * commits with the rows).
    */
   beforeCommit?: (tx: EntityManager, results: BulkRowResult[]) => Promise<void>,
+  /** Mode `each` with an Idempotency-Key: each row's fixed post id, so a retry meets the posts made before. */
+  rowIds?: BulkRowIds,
 ): Promise<BulkRowResult[]> {
+  // 0. A retry of a batch cut off midway: the rows whose posts the earlier request made are answered with them.
+  const fixed = mode === 'each' && rowIds && temporal ? rowIds : undefined;
+  const earlier = fixed
+    ? await rowsMadeEarlier(
+        em,
+        temporal!,
+        fixed,
+        requests.length,
+        requests.find((r): r is CreatePostRequest => !(r instanceof ApiError))?.now ?? new Date(),
+      )
+    : { made: new Map<number, CreatedPost | ApiError>(), stale: new Set<number>() };
+  const postIdOf = (i: number) => (fixed && !earlier.stale.has(i) ? fixed.postIdOf(i) : newId('post'));
   // 1. The checks that need no lock, row by row (a few at a time).
-  const checked = await inTurns(requests, CHECKS_AT_ONCE, async (r) => {
+  const checked = await inTurns(requests, CHECKS_AT_ONCE, async (r, i) => {
+    if (earlier.made.has(i)) return null;
     if (r instanceof ApiError) return r;
     try {
       return await checkNewPost(em.fork(), r, []);
@@ -96,6 +189,11 @@ export async function createPostsInBulk(
     }
   });
   const refused = new Map<number, ApiError>();
+  const madeBefore = new Map<number, CreatedPost>();
+  for (const [i, m] of earlier.made) {
+    if (m instanceof ApiError) refused.set(i, m);
+    else madeBefore.set(i, m);
+  }
   checked.forEach((c, i) => {
     if (c instanceof ApiError) refused.set(i, c);
   });
@@ -103,7 +201,7 @@ export async function createPostsInBulk(
   if (mode === 'all_or_nothing' && refused.size) return results(requests.length, refused, new Map());
 
   // 2. The rows, under the organization's lock.
-  const rows = checked.map((c, i) => (c instanceof ApiError ? null : { index: i, p: c as NewPost, postId: newId('post') }));
+  const rows = checked.map((c, i) => (c === null || c instanceof ApiError ? null : { index: i, p: c, postId: postIdOf(i) }));
   const written = new Map<number, Written>();
   if (mode === 'all_or_nothing') {
     try {
@@ -134,6 +232,12 @@ export async function createPostsInBulk(
         try {
           written.set(row.index, { p: row.p, rows: await insertPost(em, row.p, row.postId) });
         } catch (err) {
+          // The earlier request with this key, still running, wrote this row meanwhile: it is that post.
+          if (fixed && err instanceof UniqueConstraintViolationException) {
+            const id = row.postId;
+            madeBefore.set(row.index, { id, view: (storage) => getPostForKey(em.fork(), fixed.organizationId, id, 'all', storage) });
+            return;
+          }
           refused.set(row.index, refusalOf(err));
         }
       }),
@@ -145,7 +249,7 @@ export async function createPostsInBulk(
   await inTurns([...written.values()], STARTS_AT_ONCE, (w) =>
     startAfterCommit(em, temporal, kept, startRowOf(w.p, w.rows.post.id), { withdrawn: '', kept: '' }),
   );
-  return results(requests.length, refused, createdMap(written));
+  return results(requests.length, refused, new Map([...madeBefore, ...createdMap(written)]));
 }
 
 const createdMap = (written: Map<number, Written>) => new Map([...written].map(([i, w]) => [i, createdOf(w.p, w.rows)]));
