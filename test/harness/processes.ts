@@ -1,5 +1,6 @@
-// Real service processes for outage tests: a Temporal dev server that a test may kill, and the
-// production entry points (api/main.ts, worker/main.ts) as child processes.
+// Real service processes for outage tests: a Temporal dev server that a test may kill (and start
+// again on its SQLite file), the production entry points (api/main.ts, worker/main.ts) as child
+// processes, and a worker process that a test may SIGKILL and replace.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,52 +16,77 @@ export interface KillableTemporal {
   address: string;
   /** SIGKILL: an outage, not a shutdown. */
   kill: () => Promise<void>;
+  /**
+   * A new dev server on the same address (after kill). With `persistent`, it opens the same
+   * SQLite file: workflows, timers and histories are as the killed one left them; without it, an
+   * empty server.
+   */
+  restart: () => Promise<void>;
 }
 
-/** An in-memory Temporal dev server (no UI) on a free port, with the search attributes registered. */
-export async function startKillableTemporal(): Promise<KillableTemporal> {
+/**
+ * A Temporal dev server (no UI) on a free port, with the search attributes registered: in memory,
+ * or with `persistent` in a throwaway SQLite file that outlives a kill (the embedded stack's way).
+ */
+export async function startKillableTemporal(opts: { persistent?: boolean } = {}): Promise<KillableTemporal> {
   const port = await freePort();
-  const proc = Bun.spawn(
-    [
-      findTemporalCli(process.env.TEMPORAL_CLI_PATH),
-      'server',
-      'start-dev',
-      '--headless',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--log-level',
-      'error',
-      '--search-attribute',
-      'OrganizationId=Keyword',
-      '--search-attribute',
-      'PostId=Keyword',
-    ],
-    { stdout: 'ignore', stderr: 'ignore', stdin: 'ignore' },
-  );
+  const dir = opts.persistent ? mkdtempSync(join(tmpdir(), 'postpilot-temporal-')) : undefined;
   const address = `127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`the Temporal dev server exited (code ${proc.exitCode})`);
-    try {
-      const conn = await Connection.connect({ address, connectTimeout: 1000 });
-      await conn.workflowService.describeNamespace({ namespace: 'default' });
-      await conn.close();
-      break;
-    } catch (e) {
-      if (Date.now() > deadline) {
-        proc.kill('SIGKILL');
-        throw new Error(`the Temporal dev server did not come up: ${(e as Error).message}`);
+  let proc: Subprocess;
+  const spawn = async () => {
+    proc = Bun.spawn(
+      [
+        findTemporalCli(process.env.TEMPORAL_CLI_PATH),
+        'server',
+        'start-dev',
+        '--headless',
+        ...(dir ? ['--db-filename', join(dir, 'temporal.db')] : []),
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--log-level',
+        'error',
+        '--search-attribute',
+        'OrganizationId=Keyword',
+        '--search-attribute',
+        'PostId=Keyword',
+      ],
+      { stdout: 'ignore', stderr: 'ignore', stdin: 'ignore' },
+    );
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (proc.exitCode !== null) throw new Error(`the Temporal dev server exited (code ${proc.exitCode})`);
+      try {
+        const conn = await Connection.connect({ address, connectTimeout: 1000 });
+        await conn.workflowService.describeNamespace({ namespace: 'default' });
+        await conn.close();
+        break;
+      } catch (e) {
+        if (Date.now() > deadline) {
+          proc.kill('SIGKILL');
+          throw new Error(`the Temporal dev server did not come up: ${(e as Error).message}`);
+        }
+        await Bun.sleep(200);
       }
-      await Bun.sleep(200);
     }
-  }
+  };
+  const kill = async () => {
+    proc.kill('SIGKILL');
+    await proc.exited;
+  };
+  await spawn();
+  // Ends with the test process even when a test forgets it.
+  process.once('exit', () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
   return {
     address,
-    kill: async () => {
-      proc.kill('SIGKILL');
-      await proc.exited;
+    kill,
+    restart: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) await kill();
+      await spawn();
     },
   };
 }
@@ -144,6 +170,49 @@ export async function startService(kind: 'api' | 'worker', env: Record<string, s
       if (!done) proc.kill('SIGKILL');
       await proc.exited;
       rmSync(storageDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface KillableWorker {
+  /** The worker process running now. */
+  readonly current: ServiceProcess;
+  /**
+   * SIGKILL, as a crash or an OOM kill does: no shutdown, running activities are neither finished
+   * nor reported (Temporal retries them once their heartbeat or start-to-close timeout passes).
+   */
+  kill: () => Promise<void>;
+  /** kill() (when still alive), then a new worker process with the same environment, once it polls. */
+  killAndRestart: () => Promise<ServiceProcess>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * worker/main.ts as a child process that a test may kill for real (SIGKILL) and replace. For a
+ * graceful stop (SIGTERM: running activities finish) use `current.stop()` or, in process,
+ * post-stack.ts's restartWorker.
+ */
+export async function startKillableWorker(env: Record<string, string>): Promise<KillableWorker> {
+  let current = await startService('worker', env);
+  const gone: ServiceProcess[] = [];
+  const kill = async () => {
+    if (current.alive()) current.proc.kill('SIGKILL');
+    await current.proc.exited;
+  };
+  const killAndRestart = async () => {
+    await kill();
+    gone.push(current);
+    current = await startService('worker', env);
+    return current;
+  };
+  return {
+    get current() {
+      return current;
+    },
+    kill,
+    killAndRestart,
+    stop: async () => {
+      await Promise.all([...gone, current].map((p) => p.stop()));
     },
   };
 }

@@ -1,0 +1,261 @@
+// Approval under real faults, counted where a post would land (the fake Mastodon): a worker
+// process SIGKILLed right after a decision, while the approved post's status POST is held; the
+// Temporal dev server SIGKILLed while a decision is sent; a decision racing the 24-hour grace.
+// In every case a post reaches the platform once if approved, and never unapproved.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Client } from '@temporalio/client';
+import { Post, PostChannel } from '../db/entities/index.ts';
+import { addChannel } from '../domain/channels.ts';
+import { loadConfig } from '../lib/config.ts';
+import { createMastodonConnector } from '../platforms/mastodon.ts';
+import { createApp } from '../server/app.ts';
+import { createApiKey } from '../services/api-keys.ts';
+import { lazyClient } from '../worker/temporal.ts';
+import { APPROVAL_GRACE_MS, postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
+import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { call, type CallResult, makeKey, makeOrg } from './harness/fixtures.ts';
+import { harness } from './harness/index.ts';
+import { startPostStack } from './harness/post-stack.ts';
+import { startKillableTemporal, startKillableWorker, type KillableTemporal, type KillableWorker } from './harness/processes.ts';
+
+/** The API's Temporal deadline (TEMPORAL_REQUEST_TIMEOUT_MS): a decision Temporal cannot take answers 503 by then. */
+const DEADLINE_MS = 3000;
+
+type App = { handle: (r: Request) => Promise<Response> };
+
+/** Polls (real time) until fn() holds. */
+async function until(fn: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+/** An organization with a Mastodon channel at the fake, a key whose posts need approval, and an approver's key. */
+async function approvalOrg(fake: FakeMastodon) {
+  const h = await harness();
+  const org = await makeOrg('ENTERPRISE');
+  const em = h.orm.em.fork();
+  const channel = await addChannel(em, h.credentialsKey, {
+    organizationId: org.id,
+    platform: 'MASTODON',
+    name: 'mastodon',
+    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+  });
+  const author = await createApiKey(em, {
+    organizationId: org.id,
+    name: 'author',
+    scopes: ['read', 'publish'],
+    channels: 'all',
+    requiresApproval: true,
+  });
+  const approver = (await makeKey(org.id, { scopes: ['read', 'approve'], name: 'approver' })).key;
+  return { channelId: channel.id, author: author.key, approver };
+}
+
+/** A post due at once (or at publishAt) that waits for approval. */
+async function pendingPost(app: App, key: string, channelId: string, publishAt?: string) {
+  const text = `needs approval ${crypto.randomUUID()}`;
+  const r = await call(app, 'POST', '/v1/posts', {
+    key,
+    body: { content: text, channelIds: [channelId], ...(publishAt ? { publishAt } : {}) },
+  });
+  expect(r.status).toBe(201);
+  expect(r.body.approval.status).toBe('pending');
+  return { id: r.body.id as string, text };
+}
+
+/** Sends the request again while it answers 503 (Temporal or the worker not back yet), as Retry-After asks a client to. */
+async function answered(send: () => Promise<CallResult>): Promise<CallResult> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await send();
+    if (r.status !== 503 || attempt === 5) return r;
+    await Bun.sleep(250);
+  }
+}
+
+const decide = (app: App, key: string, id: string, verb: 'approve' | 'reject') => call(app, 'POST', `/v1/posts/${id}/${verb}`, { key });
+const row = async (id: string) => (await harness()).orm.em.fork().findOneOrFail(Post, { id });
+/** Statuses the fake created with this text (what readers of the account see). */
+const created = (fake: FakeMastodon, text: string) => fake.statuses.filter((s) => s.text === text).length;
+/** Publish requests that reached the fake with this text (a re-send shows here even when answered from its key). */
+const sent = (fake: FakeMastodon, text: string) => fake.sends.filter((s) => s.text === text).length;
+
+describe('approval with a worker process and a Temporal dev server that are SIGKILLed', () => {
+  let fake: FakeMastodon;
+  let temporal: KillableTemporal;
+  let worker: KillableWorker;
+  let client: Client;
+  let app: App;
+  let org: Awaited<ReturnType<typeof approvalOrg>>;
+
+  beforeAll(async () => {
+    const h = await harness();
+    fake = await startFakeMastodon();
+    // Persistent: a server started again after a kill has the workflows the killed one had.
+    temporal = await startKillableTemporal({ persistent: true });
+    const env = {
+      DATABASE_URL: h.databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: `approval-kills-${crypto.randomUUID()}`,
+      CREDENTIALS_KEY: h.credentialsKey.toString('hex'),
+      // The fake listens on 127.0.0.1: a private address the connector refuses otherwise.
+      OUTBOUND_ALLOW_PRIVATE: 'true',
+    };
+    worker = await startKillableWorker(env);
+    const config = loadConfig({ TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE });
+    client = lazyClient(config.temporal);
+    const connectors = { MASTODON: createMastodonConnector({ timeoutMs: 2000, outbound: { allowPrivate: true } }) };
+    app = createApp({
+      orm: h.orm,
+      log: () => {},
+      rateLimiter: h.rateLimiter,
+      temporal: { client, taskQueue: config.temporal.taskQueue, requestTimeoutMs: DEADLINE_MS },
+      webhooks: { credentialsKey: h.credentialsKey, outbound: { allowPrivate: true } },
+      platforms: { connectors, credentialsKey: h.credentialsKey },
+    });
+    org = await approvalOrg(fake);
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await temporal?.kill();
+    await fake?.stop();
+    // After the server: a connection closed while the SDK has a retry timer pending throws.
+    await client?.connection.close().catch(() => {});
+  });
+
+  const handle = (postId: string) => client.workflow.getHandle(postWorkflowId(postId));
+
+  test('the worker SIGKILLed after approvals answered, one of them with its status POST held by the platform: each published exactly once, approved', async () => {
+    const held = await pendingPost(app, org.author, org.channelId);
+    const other = await pendingPost(app, org.author, org.channelId);
+    // Due at once, but waiting for a decision: nothing reaches the platform.
+    await until(async () => (await handle(held.id).query(postStateQuery)).approval === 'pending', 'the workflow to wait');
+    expect(sent(fake, held.text) + sent(fake, other.text)).toBe(0);
+
+    // The platform creates the first status it is sent, then never answers: the worker dies
+    // with the publish done at the platform and not recorded anywhere.
+    fake.failNext(1, 'accept-then-hang');
+    const first = await decide(app, org.approver, held.id, 'approve');
+    expect(first.status).toBe(200);
+    expect(first.body.approval.status).toBe('approved');
+    await until(() => created(fake, held.text) === 1, 'the held status POST');
+    // The second decision is answered, and the worker dies at once: wherever its publish is.
+    const second = await decide(app, org.approver, other.id, 'approve');
+    expect(second.status).toBe(200);
+    await worker.killAndRestart();
+
+    // The new worker takes both over (the held publish once its heartbeat times out).
+    for (const post of [held, other]) {
+      await handle(post.id).result();
+      const r = await row(post.id);
+      expect(r.status).toBe('published');
+      expect(r.approval?.status).toBe('approved');
+      expect(created(fake, post.text)).toBe(1);
+    }
+    // The held one was sent again with its idempotency key and answered from it: no second status.
+    expect(sent(fake, held.text)).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  test('Temporal SIGKILLed while decisions are sent: 503 with Retry-After; after it is back the rows and the workflows agree, and only the approved post publishes, once', async () => {
+    const toApprove = await pendingPost(app, org.author, org.channelId);
+    const toReject = await pendingPost(app, org.author, org.channelId);
+    for (const post of [toApprove, toReject])
+      await until(async () => (await handle(post.id).query(postStateQuery)).approval === 'pending', 'the workflow to wait');
+
+    await temporal.kill();
+    for (const [post, verb] of [
+      [toApprove, 'approve'],
+      [toReject, 'reject'],
+    ] as const) {
+      const t0 = performance.now();
+      const refused = await decide(app, org.approver, post.id, verb);
+      expect(refused.status).toBe(503);
+      expect(refused.body.error.code).toBe('internal_error');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(performance.now() - t0).toBeLessThan(DEADLINE_MS + 3000);
+    }
+    expect(sent(fake, toApprove.text) + sent(fake, toReject.text)).toBe(0);
+
+    // The same server state again; a worker that gave up on the lost server is replaced.
+    await temporal.restart();
+    if (!worker.current.alive()) await worker.killAndRestart();
+
+    // Applied once or not at all, never half: each row says what its workflow says.
+    for (const post of [toApprove, toReject]) {
+      const state = await handle(post.id).query(postStateQuery);
+      expect(['pending', 'approved', 'rejected']).toContain(state.approval!);
+      expect((await row(post.id)).approval?.status).toBe(state.approval!);
+    }
+    expect(sent(fake, toApprove.text) + sent(fake, toReject.text)).toBe(0);
+
+    // The client retries as Retry-After asks (the worker may take a moment to poll the new
+    // server): the decision is applied now, or was already (409: already decided).
+    const approved = await answered(() => decide(app, org.approver, toApprove.id, 'approve'));
+    expect([200, 409]).toContain(approved.status);
+    const rejected = await answered(() => decide(app, org.approver, toReject.id, 'reject'));
+    expect([200, 409]).toContain(rejected.status);
+    expect((await row(toReject.id)).approval?.status).toBe('rejected');
+
+    await handle(toApprove.id).result();
+    expect((await row(toApprove.id)).status).toBe('published');
+    expect((await row(toApprove.id)).approval?.status).toBe('approved');
+    expect(created(fake, toApprove.text)).toBe(1);
+
+    // The rejected one is withdrawn, so its workflow closes: nothing more can happen to it, and
+    // nothing of it reached the platform.
+    const withdrawn = await answered(() => call(app, 'DELETE', `/v1/posts/${toReject.id}`, { key: org.author }));
+    expect(withdrawn.status).toBeLessThan(300);
+    await handle(toReject.id).result();
+    expect(sent(fake, toReject.text)).toBe(0);
+  }, 60_000);
+});
+
+describe('a decision racing the 24-hour grace (time-skipping server)', () => {
+  let stack: Awaited<ReturnType<typeof startPostStack>>;
+  let fake: FakeMastodon;
+
+  beforeAll(async () => {
+    fake = await startFakeMastodon();
+    stack = await startPostStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await fake?.stop();
+  });
+
+  test('approved a minute before the deadline → published once; a minute after → not_approved, nothing sent', async () => {
+    const org = await approvalOrg(fake);
+    await stack.syncClock();
+    // Both due at once: their grace ends 24 hours after their workflows started.
+    const early = await pendingPost(stack.app, org.author, org.channelId);
+    const late = await pendingPost(stack.app, org.author, org.channelId);
+    await stack.env.sleep(APPROVAL_GRACE_MS - 60_000);
+    await stack.syncClock();
+    expect(sent(fake, early.text) + sent(fake, late.text)).toBe(0);
+
+    const approved = await decide(stack.app, org.approver, early.id, 'approve');
+    expect(approved.status).toBe(200);
+    expect((await stack.settle(early.id)).phase).toBe('done');
+    expect((await row(early.id)).status).toBe('published');
+    expect(created(fake, early.text)).toBe(1);
+
+    await stack.env.sleep(120_000);
+    await stack.syncClock();
+    // The deadline passed: the channel failed, and an approval now comes too late and is refused.
+    await stack.settle(late.id);
+    const tooLate = await decide(stack.app, org.approver, late.id, 'approve');
+    expect(tooLate.status).toBe(409);
+    const pcs = await stack.h.orm.em.fork().find(PostChannel, { post: late.id });
+    expect(pcs.map((pc) => [pc.status, pc.errorCode])).toEqual([['failed', 'not_approved']]);
+    expect((await row(late.id)).approval?.status).toBe('pending');
+    // The workflow waits for a retry (refused: never approved) until its window closes; once it
+    // has closed nothing more can happen, and nothing was sent.
+    await stack.env.sleep('31 days');
+    await stack.client.workflow.getHandle(postWorkflowId(late.id)).result();
+    expect(sent(fake, late.text)).toBe(0);
+    expect(sent(fake, early.text)).toBe(1);
+  }, 30_000);
+});
