@@ -2,15 +2,13 @@
 // store refuses them (409); an S3 presigned PUT cannot be refused, but lands on the upload key
 // only — what is served and published is the copy processing checked. How media are served
 // (nosniff, Content-Disposition, sandbox CSP; never text/html). Which media a channel-limited key
-// sees. And that upload workflows started before the release step still replay.
+// sees.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { createMediaActivities } from '../activities/media.ts';
 import { MediaItem } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
@@ -370,15 +368,5 @@ describe('a key limited to some channels and the media library', () => {
     expect(JSON.stringify(hidden.body).replace(onA1, 'ID')).toBe(JSON.stringify(unknown.body).replace(`med_${'0'.repeat(26)}`, 'ID'));
     expect(await sees(onlyA2.key, onA1)).toBe(false);
     expect((await attach(unattached)).status).toBe(201);
-  });
-});
-
-describe('upload workflows recorded before the release step', () => {
-  test('replay without nondeterminism (patched)', async () => {
-    const workflowBundle = await (await harness()).workflowBundle();
-    for (const name of ['media-upload-ready-before-release', 'media-upload-expired-before-release']) {
-      const history = historyFromJSON(JSON.parse(readFileSync(join(import.meta.dir, 'fixtures/histories', `${name}.json`), 'utf8')));
-      await Worker.runReplayHistory({ workflowBundle }, history, name);
-    }
   });
 });
