@@ -1,7 +1,8 @@
 // The audit of /v1 (domain/audit.ts): every operation that is not a GET names its audit action in
 // its own entry (api/openapi/operations.ts `audit`), or null when it changes nothing of the
 // organization. One hook on the /v1 group records each successful change (2xx, not an answer
-// replayed for an Idempotency-Key): the actor is the key, the resource the path's id or the answer's.
+// replayed for an Idempotency-Key, nor one its entry's `changed` finds changed nothing): the actor
+// is the key, the resource the path's id or the answer's.
 import { defaultLog, type AppDeps } from '../http/deps.ts';
 import { requestOrigin, type SocketServer } from '../http/origin.ts';
 import { recordAudit } from '../domain/audit.ts';
@@ -15,6 +16,9 @@ export const bulkDetails = (answer: unknown) => {
   const a = answer as { mode?: string; results?: { status: number; post?: { id: string } }[] } | null;
   return { mode: a?.mode ?? null, postIds: (a?.results ?? []).flatMap((r) => (r.post ? [r.post.id] : [])) };
 };
+
+/** Whether a batch created a post: one whose every row was refused (mode `each`, 200) changed nothing and is no event. */
+export const bulkCreatedAny = (answer: unknown) => bulkDetails(answer).postIds.length > 0;
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -68,6 +72,7 @@ export function auditHook(deps: AppDeps, routes: () => readonly RouteInfo[]) {
     if (target === null) return;
     const { id: pathId, ...otherParams } = ctx.params ?? {};
     const body = value instanceof Response ? null : value;
+    if (target?.changed && body != null && !target.changed(body)) return;
     try {
       if (!target) throw new Error(`no audit action for ${request.method} ${ctx.route} (${id ?? 'no operationId'}): its entry's audit`);
       await recordAudit(deps.orm.em.fork(), {

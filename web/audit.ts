@@ -85,6 +85,8 @@ export interface AuditNote {
   /** The actor of a public route (no session); a signed-in member otherwise. */
   actor?: AuditActor;
   details?: Record<string, unknown>;
+  /** The request changed nothing after all (an import whose every row was refused): no event. */
+  unchanged?: true;
 }
 
 const notes = new WeakMap<Request, AuditNote>();
@@ -112,7 +114,7 @@ export async function auditWebChange(
 ): Promise<void> {
   const { request } = ctx;
   const note = notes.get(request);
-  if ((request.method === 'GET' && !note) || res.status >= 400) return;
+  if ((request.method === 'GET' && !note) || note?.unchanged || res.status >= 400) return;
   const key = `${request.method} ${input.route ?? ctx.url.pathname}`;
   const target = WEB_AUDIT[key];
   if (target === null) return;

@@ -221,7 +221,8 @@ async function create(web: Web, ctx: PageContext): Promise<Response> {
     const message = `No post was created: ${refused} row${refused === 1 ? ' was' : 's were'} refused. Fix or drop ${refused === 1 ? 'it' : 'them'}, then create again.`;
     return previewPage(ctx, table, outcomes, channels, { errors: [message], status: 422 });
   }
-  auditNote(ctx, { details: { mode: table.mode, postIds } });
+  // Mode each with every row refused: nothing was created, so no event.
+  auditNote(ctx, postIds.length ? { details: { mode: table.mode, postIds } } : { unchanged: true });
   return resultPage(ctx, table, outcomes);
 }
 

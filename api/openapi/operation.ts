@@ -24,9 +24,17 @@ export interface OperationDoc {
   /**
    * Its audit event (domain/audit.ts), for an operation that is not a GET: the action and resource
    * type; `from`: the field of the answer holding the new resource, when the answer is not the
-   * resource itself; `detailsOf`: what the answer adds to the details. null: changes nothing.
+   * resource itself; `detailsOf`: what the answer adds to the details; `changed`: false for an
+   * answer that changed nothing (a batch whose every row was refused), which records no event.
+   * null: changes nothing.
    */
-  audit?: (AuditTarget & { from?: string; detailsOf?: (answer: unknown) => Record<string, unknown> }) | null;
+  audit?:
+    | (AuditTarget & {
+        from?: string;
+        detailsOf?: (answer: unknown) => Record<string, unknown>;
+        changed?: (answer: unknown) => boolean;
+      })
+    | null;
   /** The largest JSON body the route reads (POST /v1/posts/bulk); MAX_JSON_BODY_BYTES otherwise. */
   maxBodyBytes?: number;
   /**

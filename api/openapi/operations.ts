@@ -2,7 +2,7 @@
 // field notes. Each route attaches its entry with `detail: OPERATIONS.x`; the schemas themselves
 // come from the route (params, query, body, response), never from here.
 import { doc } from './operation.ts';
-import { bulkDetails } from '../audit.ts';
+import { bulkCreatedAny, bulkDetails } from '../audit.ts';
 import { formatLimit, MEDIA_RULES } from '../../media/catalog.ts';
 import { BULK_MAX_BODY_BYTES } from '../../domain/posts/bulk.ts';
 import { feedPlatformProblem } from '../../domain/feeds/feeds.ts';
@@ -308,7 +308,7 @@ export const OPERATIONS = {
 
   createPostsInBulk: doc({
     operationId: 'createPostsInBulk',
-    audit: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails },
+    audit: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails, changed: bulkCreatedAny },
     maxBodyBytes: BULK_MAX_BODY_BYTES,
     tag: 'Posts',
     action: 'posts.write',
@@ -336,7 +336,7 @@ export const OPERATIONS = {
 
   importPosts: doc({
     operationId: 'importPosts',
-    audit: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails },
+    audit: { action: 'post.bulk_create', resource: 'post', detailsOf: bulkDetails, changed: bulkCreatedAny },
     maxBodyBytes: BULK_MAX_BODY_BYTES,
     tag: 'Posts',
     action: 'posts.write',

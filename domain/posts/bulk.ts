@@ -9,7 +9,9 @@
 //   count the rows before. Each row is written in a savepoint: a row refused after some of its
 //   writes (a queue slot, its rows) takes them all back, in both modes.
 // - mode `all_or_nothing`: every row is checked and written in one transaction; one refused row
-//   rolls all of it back and nothing is created (the answer lists each refusal).
+//   rolls all of it back and nothing is created. A row refused by its own checks (invalid) does not
+//   stop the others' checks under the lock, so the answer lists every refused row, duplicate_post
+//   and the plan's limit included.
 //   mode `each`: the rows that pass are created, through the create path's group commit (in order,
 //   up to 16 a transaction); each refused row is answered with its error.
 // - Workflows start after the commit, as for a single create. A start that fails leaves its post
@@ -198,17 +200,23 @@ export async function createPostsInBulk(
     if (c instanceof ApiError) refused.set(i, c);
   });
   if (!temporal) throw new Error('Temporal is not configured');
-  if (mode === 'all_or_nothing' && refused.size) return results(requests.length, refused, new Map());
 
   // 2. The rows, under the organization's lock.
   const rows = checked.map((c, i) => (c === null || c instanceof ApiError ? null : { index: i, p: c, postId: postIdOf(i) }));
   const written = new Map<number, Written>();
   if (mode === 'all_or_nothing') {
+    // A row refused by its checks does not stop the others': they are still checked under the
+    // lock (duplicate_post, the plan's limit), so the answer names every refused row; the
+    // transaction is then rolled back and nothing is created.
+    const invalid = new Map(refused);
+    const first = rows.find((r) => r);
+    if (!first) return results(requests.length, refused, new Map());
     try {
       await em.fork().transactional(async (tx) => {
         written.clear();
         refused.clear();
-        await sql(tx, 'select pg_advisory_xact_lock(hashtext(?))', [rows.find((r) => r)!.p.organizationId]);
+        for (const [i, err] of invalid) refused.set(i, err);
+        await sql(tx, 'select pg_advisory_xact_lock(hashtext(?))', [first.p.organizationId]);
         for (const row of rows) {
           if (!row) continue;
           try {
