@@ -6,17 +6,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Client } from '@temporalio/client';
 import { Post, PostChannel } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
-import { loadConfig } from '../lib/config.ts';
-import { createMastodonConnector } from '../platforms/mastodon.ts';
-import { createApp } from '../server/app.ts';
 import { createApiKey } from '../services/api-keys.ts';
-import { lazyClient } from '../worker/temporal.ts';
 import { APPROVAL_GRACE_MS, postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, type CallResult, makeKey, makeOrg } from './harness/fixtures.ts';
 import { harness } from './harness/index.ts';
 import { startPostStack } from './harness/post-stack.ts';
-import { startKillableTemporal, startKillableWorker, type KillableTemporal, type KillableWorker } from './harness/processes.ts';
+import type { KillableTemporal, KillableWorker } from './harness/processes.ts';
+import { useKillableStack } from './harness/killable-stack.ts';
 
 /** The API's Temporal deadline (TEMPORAL_REQUEST_TIMEOUT_MS): a decision Temporal cannot take answers 503 by then. */
 const DEADLINE_MS = 3000;
@@ -90,40 +87,9 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
   let app: App;
   let org: Awaited<ReturnType<typeof approvalOrg>>;
 
-  beforeAll(async () => {
-    const h = await harness();
-    fake = await startFakeMastodon();
-    // Persistent: a server started again after a kill has the workflows the killed one had.
-    temporal = await startKillableTemporal({ persistent: true });
-    const env = {
-      DATABASE_URL: h.databaseUrl,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: `approval-kills-${crypto.randomUUID()}`,
-      CREDENTIALS_KEY: h.credentialsKey.toString('hex'),
-      // The fake listens on 127.0.0.1: a private address the connector refuses otherwise.
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-    };
-    worker = await startKillableWorker(env);
-    const config = loadConfig({ TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE });
-    client = lazyClient(config.temporal);
-    const connectors = { MASTODON: createMastodonConnector({ timeoutMs: 2000, outbound: { allowPrivate: true } }) };
-    app = createApp({
-      orm: h.orm,
-      log: () => {},
-      rateLimiter: h.rateLimiter,
-      temporal: { client, taskQueue: config.temporal.taskQueue, requestTimeoutMs: DEADLINE_MS },
-      webhooks: { credentialsKey: h.credentialsKey, outbound: { allowPrivate: true } },
-      platforms: { connectors, credentialsKey: h.credentialsKey },
-    });
+  useKillableStack({ name: 'approval-kills', persistentTemporal: true, requestTimeoutMs: DEADLINE_MS }, async (stack) => {
+    ({ fake, temporal, worker, client, app } = stack);
     org = await approvalOrg(fake);
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await temporal?.kill();
-    await fake?.stop();
-    // After the server: a connection closed while the SDK has a retry timer pending throws.
-    await client?.connection.close().catch(() => {});
   });
 
   const handle = (postId: string) => client.workflow.getHandle(postWorkflowId(postId));

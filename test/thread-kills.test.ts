@@ -3,18 +3,15 @@
 // refused for good, then retried. In both, every item reaches the platform exactly once, each a
 // reply to the one before, and the "nothing more is sent" checks wait on the workflow (its close,
 // or its wait for a retry), never on a sleep.
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { Client } from '@temporalio/client';
 import { addChannel } from '../domain/channels.ts';
-import { loadConfig } from '../lib/config.ts';
-import { createMastodonConnector } from '../platforms/mastodon.ts';
-import { createApp } from '../server/app.ts';
-import { lazyClient } from '../worker/temporal.ts';
 import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
-import { startFakeMastodon, type FakeMastodon, type FakeResponse, type FakeStatus } from './fakes/mastodon.ts';
+import type { FakeMastodon, FakeResponse, FakeStatus } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { harness } from './harness/index.ts';
-import { startKillableTemporal, startKillableWorker, type KillableTemporal, type KillableWorker } from './harness/processes.ts';
+import type { KillableWorker } from './harness/processes.ts';
+import { useKillableStack } from './harness/killable-stack.ts';
 
 type App = { handle: (r: Request) => Promise<Response> };
 
@@ -50,37 +47,15 @@ function afterCreated(fake: FakeMastodon, text: string, response: FakeResponse):
 
 describe('a thread on Mastodon with a worker process that is SIGKILLed', () => {
   let fake: FakeMastodon;
-  let temporal: KillableTemporal;
   let worker: KillableWorker;
   let client: Client;
   let app: App;
   let key: string;
   let channelId: string;
 
-  beforeAll(async () => {
+  useKillableStack({ name: 'thread-kills', requestTimeoutMs: 5000 }, async (stack) => {
+    ({ fake, worker, client, app } = stack);
     const h = await harness();
-    fake = await startFakeMastodon();
-    temporal = await startKillableTemporal();
-    const env = {
-      DATABASE_URL: h.databaseUrl,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: `thread-kills-${crypto.randomUUID()}`,
-      CREDENTIALS_KEY: h.credentialsKey.toString('hex'),
-      // The fake listens on 127.0.0.1: a private address the connector refuses otherwise.
-      OUTBOUND_ALLOW_PRIVATE: 'true',
-    };
-    worker = await startKillableWorker(env);
-    const config = loadConfig({ TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: env.TEMPORAL_TASK_QUEUE });
-    client = lazyClient(config.temporal);
-    const connectors = { MASTODON: createMastodonConnector({ timeoutMs: 2000, outbound: { allowPrivate: true } }) };
-    app = createApp({
-      orm: h.orm,
-      log: () => {},
-      rateLimiter: h.rateLimiter,
-      temporal: { client, taskQueue: config.temporal.taskQueue, requestTimeoutMs: 5000 },
-      webhooks: { credentialsKey: h.credentialsKey, outbound: { allowPrivate: true } },
-      platforms: { connectors, credentialsKey: h.credentialsKey },
-    });
     const org = await makeOrg('PRO', 'Thread kills org');
     key = (await makeKey(org.id)).key;
     const channel = await addChannel(h.orm.em.fork(), h.credentialsKey, {
@@ -90,14 +65,6 @@ describe('a thread on Mastodon with a worker process that is SIGKILLed', () => {
       credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
     });
     channelId = channel.id;
-  }, 120_000);
-
-  afterAll(async () => {
-    await worker?.stop();
-    await temporal?.kill();
-    await fake?.stop();
-    // After the server: a connection closed while the SDK has a retry timer pending throws.
-    await client?.connection.close().catch(() => {});
   });
 
   const handle = (postId: string) => client.workflow.getHandle(postWorkflowId(postId));
