@@ -2,10 +2,8 @@
 // decision: one read of the post after the workflow's Update, with the storage, so its media URLs
 // are signed as GET /v1/posts/{id} signs them.
 import { describe, expect, test } from 'bun:test';
-import { addChannel } from '../domain/channels.ts';
-import { createApiKey } from '../services/api-keys.ts';
 import type { FakeMastodon } from './fakes/mastodon.ts';
-import { call, makeKey, makeOrg, readyMedia } from './harness/fixtures.ts';
+import { call, makeOrg, readyMedia, approvalSetUp } from './harness/fixtures.ts';
 import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 import { countQueries } from './harness/query-count.ts';
 
@@ -24,21 +22,7 @@ const postReads = (queries: string[], id: string) =>
 describe('approve and reject: the answer', () => {
   test('is the post as decided, read once after the decision, its media URLs signed', async () => {
     const org = await makeOrg('ENTERPRISE');
-    const em = stack.h.orm.em.fork();
-    const channel = await addChannel(em, stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'mastodon',
-      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-    });
-    const author = await createApiKey(em, {
-      organizationId: org.id,
-      name: 'author',
-      scopes: ['read', 'publish'],
-      channels: 'all',
-      requiresApproval: true,
-    });
-    const approver = (await makeKey(org.id, { scopes: ['read', 'approve'], name: 'approver' })).key;
+    const { channel, author, approver } = await approvalSetUp(org.id, fake.url);
     const mediaId = await readyMedia(stack.storage!, org.id);
     const at = await stack.syncClock();
     const created = await call(stack.app, 'POST', '/v1/posts', {

@@ -5,11 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Client } from '@temporalio/client';
 import { Post, PostChannel } from '../db/entities/index.ts';
-import { addChannel } from '../domain/channels.ts';
-import { createApiKey } from '../services/api-keys.ts';
 import { APPROVAL_GRACE_MS, postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
-import { call, type CallResult, makeKey, makeOrg } from './harness/fixtures.ts';
+import { call, type CallResult, makeOrg, approvalSetUp } from './harness/fixtures.ts';
 import { harness } from './harness/index.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import type { KillableTemporal, KillableWorker } from './harness/processes.ts';
@@ -31,23 +29,9 @@ async function until(fn: () => boolean | Promise<boolean>, what: string, ms = 20
 
 /** An organization with a Mastodon channel at the fake, a key whose posts need approval, and an approver's key. */
 async function approvalOrg(fake: FakeMastodon) {
-  const h = await harness();
+  const _h = await harness();
   const org = await makeOrg('ENTERPRISE');
-  const em = h.orm.em.fork();
-  const channel = await addChannel(em, h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'mastodon',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-  });
-  const author = await createApiKey(em, {
-    organizationId: org.id,
-    name: 'author',
-    scopes: ['read', 'publish'],
-    channels: 'all',
-    requiresApproval: true,
-  });
-  const approver = (await makeKey(org.id, { scopes: ['read', 'approve'], name: 'approver' })).key;
+  const { channel, author, approver } = await approvalSetUp(org.id, fake.url);
   return { channelId: channel.id, author: author.key, approver };
 }
 

@@ -4,10 +4,8 @@
 // took effect (web/http.ts safeNextPath).
 import { describe, expect, test } from 'bun:test';
 import { Post } from '../db/entities/index.ts';
-import { addChannel } from '../domain/channels.ts';
-import { createApiKey } from '../services/api-keys.ts';
 import type { FakeMastodon } from './fakes/mastodon.ts';
-import { call } from './harness/fixtures.ts';
+import { call, approvalSetUp } from './harness/fixtures.ts';
 import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 import { Browser, signedInUser } from './harness/web-browser.ts';
 
@@ -42,20 +40,7 @@ describe('next outside ASCII', () => {
 
   test('POST /posts/:id/approve: 303 to the percent-encoded path, the decision applied', async () => {
     const { browser: owner, org } = await signedInUser(stack.app, { plan: 'ENTERPRISE' });
-    const em = stack.h.orm.em.fork();
-    const channel = await addChannel(em, stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'mastodon',
-      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-    });
-    const author = await createApiKey(em, {
-      organizationId: org.id,
-      name: 'author',
-      scopes: ['read', 'publish'],
-      channels: 'all',
-      requiresApproval: true,
-    });
+    const { channel, author } = await approvalSetUp(org.id, fake.url);
     for (const [next, location] of NEXTS) {
       const publishAt = new Date((await stack.syncClock()).getTime() + 48 * 3_600_000).toISOString();
       const created = await call(stack.app, 'POST', '/v1/posts', {

@@ -153,3 +153,27 @@ export async function readyMedia(
   await em.flush();
   return id;
 }
+
+/**
+ * An organization's Mastodon channel on the fake instance at `instanceUrl`, a key whose posts need
+ * approval (`author`), and an approver's key: what the approval tests start from.
+ */
+export async function approvalSetUp(organizationId: string, instanceUrl: string) {
+  const h = await harness();
+  const em = h.orm.em.fork();
+  const channel = await addChannel(em, h.credentialsKey, {
+    organizationId,
+    platform: 'MASTODON',
+    name: 'mastodon',
+    credentials: { instanceUrl, accessToken: 'good-token' },
+  });
+  const author = await createApiKey(em, {
+    organizationId,
+    name: 'author',
+    scopes: ['read', 'publish'],
+    channels: 'all',
+    requiresApproval: true,
+  });
+  const approver = (await makeKey(organizationId, { scopes: ['read', 'approve'], name: 'approver' })).key;
+  return { channel, author, approver };
+}
