@@ -12,7 +12,7 @@ import { PLATFORMS } from '../platforms/catalog.ts';
 import { accountView, type Caller } from '../services/account.ts';
 import { channelView, listChannels } from '../domain/channels.ts';
 import { channelCapabilities } from '../domain/capabilities.ts';
-import { PostOptions } from '../http/post-options.ts';
+import { PostOptions } from '../platforms/options.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
 import { KEY_PATTERN } from '../services/idempotency.ts';
 import { getMediaItem, mediaView } from '../domain/media.ts';

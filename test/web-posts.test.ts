@@ -10,7 +10,7 @@ import { dayKey, formatTime, localInputValue } from '../web/time.ts';
 import { zonedParts, zonedToUtc } from '../lib/zoned-time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey, readyMedia } from './harness/fixtures.ts';
-import { PostOptions } from '../http/post-options.ts';
+import { PostOptions } from '../platforms/options.ts';
 import { OPTION_FIELDS, optionsWithoutFields } from '../web/option-input.ts';
 import { optionFields } from '../web/option-fields.ts';
 import { boundsOf, recordValues, schemaAt } from '../http/schema-words.ts';

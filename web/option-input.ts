@@ -2,11 +2,11 @@
 // path in the API's `options` (`options.tiktok.privacyLevel`, `options.x.poll.durationMinutes`),
 // holding text as typed. OPTION_FIELDS says which fields each platform has and how each is read;
 // web/option-fields.ts draws them. Only values given are sent (an untouched panel sends nothing for
-// its platform), and what is sent is checked against the API's own schema (http/post-options.ts
+// its platform), and what is sent is checked against the API's own schema (platforms/options.ts
 // PostOptions), so the form's errors have the API's paths.
 import { Value } from '@sinclair/typebox/value';
 import { boundsOf, errorWords, recordValues, schemaAt } from '../http/schema-words.ts';
-import { PostOptions } from '../http/post-options.ts';
+import { PostOptions } from '../platforms/options.ts';
 import type { FieldError } from '../lib/errors.ts';
 import type { OptionsInput } from '../domain/posts/options.ts';
 
@@ -57,7 +57,7 @@ export const TIKTOK_PRIVACY_LEVELS = [
 ] as const;
 
 /**
- * Every option of http/post-options.ts PostOptions, by the platform's name in `options`, except
+ * Every option of platforms/options.ts PostOptions, by the platform's name in `options`, except
  * `reddit.subreddit` and `reddit.title`: the composer's Reddit fields send those as `reddit`.
  */
 export const OPTION_FIELDS: Record<string, OptionField[]> = {
@@ -184,7 +184,7 @@ export const OPTION_FIELDS: Record<string, OptionField[]> = {
   discord: [{ path: 'username', label: 'Name shown', kind: 'text', hint: "Empty: the webhook's own name." }],
 };
 
-/** What the API's schema (http/post-options.ts) allows a field: its length, range, pattern and values. */
+/** What the API's schema (platforms/options.ts) allows a field: its length, range, pattern and values. */
 export function optionBounds(platform: string, f: Pick<OptionField, 'path' | 'kind'>) {
   const own = schemaAt(PostOptions, `${platform}.${f.path}`);
   return boundsOf(f.kind === 'perMedia' ? recordValues(own) : own);

@@ -27,7 +27,7 @@ import { postAnalyticsForKey } from '../../domain/analytics/post-analytics.ts';
 import { refreshPostAnalytics } from '../../domain/analytics/refresh.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
-import { PostOptions } from '../../http/post-options.ts';
+import { PostOptions } from '../../platforms/options.ts';
 import { parseTimePage } from '../../http/page-query.ts';
 
 // Texts: no NUL (Postgres text cannot hold it) and no unpaired surrogate; lengths in characters.

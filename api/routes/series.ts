@@ -11,7 +11,7 @@ import { authPlugin } from '../auth.ts';
 import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
 import { ChannelIds, ContentByPlatform, MediaIds, Reddit, Text } from './posts.ts';
-import { PostOptions } from '../../http/post-options.ts';
+import { PostOptions } from '../../platforms/options.ts';
 
 const Repeat = t.Object(
   {

@@ -23,9 +23,9 @@ export const oneOf = (values: readonly string[], description?: string) =>
 // cannot differ (docs/decisions.md "The OpenAPI document"). `error` is the message a refusal
 // gives (http/errors.ts); the document drops it.
 
-import { Chars, MAX_CHARS } from '../../http/chars.ts';
+import { BodyId, Chars, MAX_CHARS } from '../../lib/chars.ts';
 
-export { Chars, MAX_CHARS };
+export { BodyId, Chars, MAX_CHARS };
 /** The same as a Chars character, NUL allowed (path ids: an unknown id is a 404 whatever it holds). */
 const CHAR_OR_NUL = '(?:[^\\ud800-\\udfff]|[\\ud800-\\udbff][\\udc00-\\udfff])';
 
@@ -38,10 +38,6 @@ export const PathId = (description?: string) =>
     error: 'must be 1 to 64 characters',
     ...(description ? { description } : {}),
   });
-
-/** An id in a body (channels, media items): the ids the API hands out are letters, digits and `_`. */
-export const BodyId = () =>
-  t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_]+$', error: 'must be an id: 1 to 64 letters, digits or _' });
 
 /** A file name as media/catalog.ts checks it: no path separator, control or disguising character; not blank, `.` or `..`. */
 const NAME_CHAR = String.raw`(?:[^/\\${CONTROL_OR_DISGUISE.source.slice(1, -1)}\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])`;

@@ -1,6 +1,8 @@
 // The size limits of a post request, in one place: the API's TypeBox schemas (api/routes/posts.ts)
 // and the web app's form checks (web/post-actions.ts, web/calendar.ts) read them, so both refuse
 // the same sizes. Each platform's own limits (text length, attachments) are platforms/catalog.ts's.
+import { REDDIT_LIMITS } from '../../platforms/options.ts';
+
 export const POST_LIMITS = {
   /** Characters of `content` and of each `contentByPlatform` text. */
   textChars: 100_000,
@@ -8,9 +10,9 @@ export const POST_LIMITS = {
   mediaItems: 20,
   /** Target channels of one post. */
   channels: 50,
-  /** Reddit's own limits on a subreddit name and a post title. */
-  subredditChars: 100,
-  redditTitleChars: 300,
+  /** Reddit's own limits on a subreddit name and a post title (platforms/options.ts). */
+  subredditChars: REDDIT_LIMITS.subredditChars,
+  redditTitleChars: REDDIT_LIMITS.titleChars,
   /** Items of `thread` (and of each `threadByPlatform` list); each platform's own limit is platforms/catalog.ts FOLLOW_UPS. */
   threadItems: 50,
   /** Media items attached to one thread item. */

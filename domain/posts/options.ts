@@ -25,17 +25,14 @@
 //   channel when several channels share a platform.
 import type { IChannel, IMediaItem } from '../../db/entities/index.ts';
 import type { FieldError } from '../../lib/errors.ts';
-import type { PlatformOptions } from '../../platforms/options.ts';
+import type { OptionsInput, PlatformOptions } from '../../platforms/options.ts';
 import type { LiveCapabilities } from '../../platforms/types.ts';
 
 type Channel = Pick<IChannel, 'id' | 'platform'>;
 type Media = Pick<IMediaItem, 'id' | 'type'> & Partial<Pick<IMediaItem, 'width' | 'height' | 'durationSeconds'>>;
 type RedditTarget = { subreddit: string; title: string } | null;
 
-/** The options as given to the API: Reddit's may carry the subreddit and title. */
-export type OptionsInput = Omit<PlatformOptions, 'reddit'> & {
-  reddit?: NonNullable<PlatformOptions['reddit']> & { subreddit?: string; title?: string };
-};
+export type { OptionsInput };
 
 export function optionProblems(
   channels: Channel[],

@@ -1,4 +1,4 @@
-// Bounded text in request schemas (the API's and the MCP tools'): lengths in characters.
+// Bounded text and ids in request schemas (the API's, the MCP tools', a post's content): lengths in characters.
 import { t } from 'elysia';
 
 /**
@@ -19,4 +19,14 @@ export const Chars = (max: number, opts: { min?: 0 | 1; description?: string } =
     [MAX_CHARS]: max,
     error: `must be ${opts.min ? `1 to ${max}` : `at most ${max}`} characters, without NUL or unpaired surrogate characters`,
     ...(opts.description ? { description: opts.description } : {}),
+  });
+
+/** An id in a body (channels, media items): the ids the API hands out are letters, digits and `_`. */
+export const BodyId = (description?: string) =>
+  t.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[A-Za-z0-9_]+$',
+    error: 'must be an id: 1 to 64 letters, digits or _',
+    ...(description ? { description } : {}),
   });
