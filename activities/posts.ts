@@ -23,6 +23,7 @@ import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
 import { PlatformError, type Connectors, type MediaRef, type PublishRequest, type PublishResult } from '../platforms/types.ts';
 import { classifyPlatformError } from '../platforms/failure-class.ts';
+import { contentOf } from '../domain/posts/content.ts';
 import { FAILURE, type ApprovalDecision, type ApprovalRecord, type PostEdit, type PublishTarget } from '../workflows/post-types.ts';
 import { failureClass, type ChannelErrorCode, type ChannelFailure, type ChannelFailureClass } from '../workflows/publish-failure-types.ts';
 
@@ -347,15 +348,9 @@ export function createPostActivities(deps: PostActivityDeps) {
         // Asked for again: post.approval.requested, once (a retried activity finds it written).
         const requested = edit.approval !== undefined && !sameApproval(post.approval, edit.approval);
         if (edit.approval !== undefined) post.approval = edit.approval;
-        if (edit.content !== undefined) post.content = edit.content;
-        if (edit.contentByPlatform !== undefined) post.contentByPlatform = edit.contentByPlatform;
+        // Every field of the post's content the edit gives (domain/posts/content.ts), as validated.
+        Object.assign(post, contentOf(edit));
         if (edit.publishAt !== undefined) post.scheduledAt = new Date(edit.publishAt);
-        if (edit.mediaIds !== undefined) post.mediaIds = edit.mediaIds;
-        if (edit.reddit !== undefined) post.reddit = edit.reddit;
-        if (edit.thread !== undefined) post.thread = edit.thread;
-        if (edit.threadByPlatform !== undefined) post.threadByPlatform = edit.threadByPlatform;
-        if (edit.firstComment !== undefined) post.firstComment = edit.firstComment;
-        if (edit.options !== undefined) post.options = edit.options;
         const pcs = await em.find(PostChannel, { post: postId });
         for (const pc of pcs) {
           const text = edit.channelContent[pc.channel];

@@ -2,28 +2,16 @@
 // (the body itself: errorBody in lib/errors.ts, which services/ write too).
 import { ApiError, ERROR_STATUS, errorBody, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import { isDatabaseUnavailable } from '../db/connection-errors.ts';
-import { errorWords } from './schema-words.ts';
+import { fieldErrors, type ValueProblem } from '../lib/schema-words.ts';
 
 /** Seconds a client is asked to wait after a 503 for an unreachable database. */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** TypeBox value errors (as Elysia's ValidationError exposes them) → `details.fields`. */
 function validationFields(error: unknown): FieldError[] {
-  const all = (error as { all?: (Parameters<typeof errorWords>[0] & { path?: string })[] }).all;
+  const all = (error as { all?: ValueProblem[] }).all;
   if (!Array.isArray(all) || all.length === 0) return [{ path: '', message: 'invalid value' }];
-  const seen = new Set<string>();
-  const out: FieldError[] = [];
-  for (const e of all) {
-    const path = (e.path ?? '').replace(/^\//, '').replace(/\//g, '.');
-    // What the value must be, in words, from its schema (http/schema-words.ts).
-    const message = errorWords(e);
-    const id = `${path}\u0000${message}`;
-    if (!seen.has(id)) {
-      seen.add(id);
-      out.push({ path, message });
-    }
-  }
-  return out.slice(0, 50);
+  return fieldErrors(all);
 }
 
 export interface MappedError {

@@ -16,7 +16,7 @@ import { errors, type FieldError } from '../lib/errors.ts';
 import type { LogEntry } from '../lib/log.ts';
 import { TOOLS, type Tool, type ToolContext } from './tools.ts';
 import { auditToolCall } from './audit.ts';
-import { errorWords } from '../http/schema-words.ts';
+import { fieldErrors } from '../lib/schema-words.ts';
 import { authorizeCaller } from '../services/api-keys.ts';
 import { scopeOf } from '../domain/access.ts';
 
@@ -41,17 +41,7 @@ function listed(t: Tool) {
 }
 
 /** TypeBox's errors as details.fields (the paths as /v1 writes them: `channelIds.0`). */
-function inputProblems(t: Tool, args: unknown): FieldError[] {
-  const seen = new Set<string>();
-  const out: FieldError[] = [];
-  for (const e of Value.Errors(t.input, args)) {
-    const path = e.path.replace(/^\//, '').replace(/\//g, '.');
-    if (seen.has(path)) continue;
-    seen.add(path);
-    out.push({ path, message: errorWords(e as Parameters<typeof errorWords>[0]) });
-  }
-  return out.slice(0, 50);
-}
+const inputProblems = (t: Tool, args: unknown): FieldError[] => fieldErrors(Value.Errors(t.input, args));
 
 const result = (body: Record<string, unknown>, isError = false): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(body) }],

@@ -8,11 +8,10 @@ import { DATE_TIME_PATTERN, parseRangeBound } from '../lib/date-time.ts';
 import { ApiError, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
 import type { AuditTarget } from '../domain/audit.ts';
-import { PLATFORMS } from '../platforms/catalog.ts';
 import { accountView, type Caller } from '../services/account.ts';
 import { channelView, listChannels } from '../domain/channels.ts';
 import { channelCapabilities } from '../domain/capabilities.ts';
-import { PostOptions } from '../platforms/options.ts';
+import { CREATE_FIELDS, EDIT_FIELDS } from '../domain/posts/content.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
 import { KEY_PATTERN } from '../services/idempotency.ts';
 import { getMediaItem, mediaView } from '../domain/media.ts';
@@ -70,65 +69,13 @@ const ChannelIds = T.Array(Id('A channel id (`ch_…`) from list_channels.'), {
   uniqueItems: true,
   description: 'Target channels: ids from list_channels, 1 to 50, no repeats.',
 });
-const MediaIds = T.Array(Id('A media id (`med_…`).'), {
-  maxItems: POST_LIMITS.mediaItems,
-  uniqueItems: true,
-  description: 'Ready media items to attach, in order (from upload_media_from_url or get_media).',
-});
-const ContentByPlatform = T.Record(
-  T.String({ pattern: `^(${PLATFORMS.join('|')})$` }),
-  Text(POST_LIMITS.textChars, 'Text for this platform.'),
-  {
-    additionalProperties: false,
-    description: 'Optional text per platform (upper-case platform name → text), used instead of `content` on that platform’s channels.',
-  },
-);
-const Reddit = T.Object(
-  {
-    subreddit: Text(POST_LIMITS.subredditChars, 'Subreddit name, without r/.', 1),
-    title: Text(POST_LIMITS.redditTitleChars, 'Post title.', 1),
-  },
-  { additionalProperties: false, description: 'Required when a REDDIT channel is targeted.' },
-);
-const ThreadItems = T.Array(
-  T.Object(
-    { content: Text(POST_LIMITS.textChars, 'The reply’s text, within the channel’s maxChars.'), mediaIds: T.Optional(MediaIds) },
-    { additionalProperties: false },
-  ),
-  {
-    maxItems: POST_LIMITS.threadItems,
-    description:
-      'Replies published after the post, each a reply to the one before, on X, BLUESKY, MASTODON and THREADS channels (at most 25 per channel, the first comment included). Other platforms refuse a thread: give threadByPlatform.<PLATFORM> = [] to post there without it.',
-  },
-);
-const ThreadByPlatform = T.Record(T.String({ pattern: `^(${PLATFORMS.join('|')})$` }), ThreadItems, {
-  additionalProperties: false,
-  description: 'A thread per platform (upper-case platform name → items), instead of `thread` there; [] posts there without one.',
-});
-const FirstComment = T.Object(
-  { content: Text(POST_LIMITS.textChars, 'The comment’s text.') },
-  {
-    additionalProperties: false,
-    description:
-      'A comment under the post on FACEBOOK, INSTAGRAM, LINKEDIN, YOUTUBE and REDDIT; the first reply on X, BLUESKY, MASTODON and THREADS. Other platforms refuse it.',
-  },
-);
+/** A post: its content (domain/posts/content.ts, the same schema as POST /v1/posts), where and when. */
 const PostFields = {
-  content: Text(
-    POST_LIMITS.textChars,
-    'The post text. It must fit each channel’s rules.maxChars as its platform counts (see list_channels); an empty text needs media.',
-  ),
+  ...CREATE_FIELDS,
   channelIds: ChannelIds,
   publishAt: T.Optional(
     DateTime('When to publish, ISO 8601 with an offset (e.g. 2026-12-01T09:00:00Z), at most 5 minutes in the past. Omit to publish now.'),
   ),
-  mediaIds: T.Optional(MediaIds),
-  contentByPlatform: T.Optional(ContentByPlatform),
-  reddit: T.Optional(Reddit),
-  thread: T.Optional(ThreadItems),
-  threadByPlatform: T.Optional(ThreadByPlatform),
-  firstComment: T.Optional(FirstComment),
-  options: T.Optional(PostOptions),
   queue: T.Optional(
     T.Boolean({
       description:
@@ -327,16 +274,9 @@ export const TOOLS: Tool[] = [
     input: T.Object(
       {
         id: Id('The post id (`post_…`).'),
-        content: T.Optional(PostFields.content),
+        ...EDIT_FIELDS,
         publishAt: T.Optional(DateTime('New publish time, ISO 8601 with an offset, at most 5 minutes in the past.')),
-        contentByPlatform: T.Optional(ContentByPlatform),
-        mediaIds: T.Optional(MediaIds),
         channelIds: T.Optional(ChannelIds),
-        reddit: T.Optional(Reddit),
-        thread: T.Optional(T.Union([ThreadItems, T.Null()], { description: 'The new thread; null removes it.' })),
-        threadByPlatform: T.Optional(ThreadByPlatform),
-        firstComment: T.Optional(T.Union([FirstComment, T.Null()], { description: 'The new first comment; null removes it.' })),
-        options: T.Optional(PostOptions),
       },
       { additionalProperties: false, minProperties: 2 },
     ),

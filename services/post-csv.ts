@@ -16,6 +16,9 @@ import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../lib/outbound.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { StoredResponse } from './idempotency.ts';
 import { uploadMediaFromUrl } from './media-from-url.ts';
+import { Value } from '@sinclair/typebox/value';
+import { fieldErrors } from '../lib/schema-words.ts';
+import { contentOf, PostContent } from '../domain/posts/content.ts';
 import { createPostsInBulkOnce, type NewPostBody } from './post-requests.ts';
 import type { Caller } from './account.ts';
 
@@ -74,6 +77,11 @@ export async function importPostsCsv(
  * the row's refusal at `media`.
  */
 export async function csvRowBody(row: CsvRow, fetchUrl?: (url: string) => Promise<string>): Promise<NewPostBody | ApiError> {
+  const { media: _media, texts, ...cells } = row;
+  // The row's content held to the schema a body's is (domain/posts/content.ts), before any URL is
+  // fetched: its bounds, in its words.
+  const problems = fieldErrors(Value.Errors(PostContent, contentOf({ ...cells, ...texts })));
+  if (problems.length) return errors.validation(problems);
   const mediaIds: string[] = [];
   for (const ref of row.media) {
     if (!isUrl(ref)) {
@@ -92,8 +100,7 @@ export async function csvRowBody(row: CsvRow, fetchUrl?: (url: string) => Promis
       return errors.validation([{ path: 'media', message: `${ref}: ${err.message}` }]);
     }
   }
-  const { media: _media, ...body } = row;
-  return { ...body, ...(mediaIds.length ? { mediaIds } : {}) };
+  return { ...cells, ...texts, ...(mediaIds.length ? { mediaIds } : {}) };
 }
 
 /** GET /v1/posts/export: the posts the key sees, in the range and status asked for, oldest first. */

@@ -15,23 +15,11 @@ import { assertEditable, getPostForKey, type PostView } from '../domain/posts/vi
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
 import { threadInputOf } from '../domain/posts/thread.ts';
 import { keyRequester, type Requester } from '../domain/posts/approval.ts';
-import type { OptionsInput } from '../domain/posts/options.ts';
+import { contentOf, type ContentBody } from '../domain/posts/content.ts';
 import type { CapabilityDeps } from '../domain/capabilities.ts';
 
-/** The body of a new post, as the API and the MCP tools take it (their schemas check its shape). */
-export interface NewPostBody {
-  channelIds: string[];
-  content: string;
-  contentByPlatform?: Record<string, string>;
-  reddit?: { subreddit: string; title: string };
-  mediaIds?: string[];
-  publishAt?: string;
-  queue?: boolean;
-  thread?: { content: string; mediaIds?: string[] }[];
-  threadByPlatform?: Record<string, { content: string; mediaIds?: string[] }[]>;
-  firstComment?: { content: string };
-  options?: OptionsInput;
-}
+/** The body of a new post, as the API and the MCP tools take it (their schemas check its shape): its content (domain/posts/content.ts), where and when. */
+export type NewPostBody = ContentBody & { channelIds: string[]; publishAt?: string; queue?: boolean };
 
 type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
 
@@ -81,6 +69,7 @@ export function newPostRequest(
     queue: body.queue === true,
     followUps: threadInputOf(body),
     options: body.options ?? {},
+    given: contentOf(body),
     capabilities,
     requester,
   };

@@ -1,5 +1,5 @@
 // A refused value names the rule it broke, read from the schema that refused it
-// (http/schema-words.ts): its range, its choices, its format; a missing field is required; a body
+// (lib/schema-words.ts): its range, its choices, its format; a missing field is required; a body
 // sent with another content type is one error naming `Content-Type: application/json`.
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';

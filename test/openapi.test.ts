@@ -380,6 +380,7 @@ describe('OpenAPI document', () => {
         'id',
         'status',
         'content',
+        'contentByPlatform',
         'scheduledAt',
         'publishedAt',
         'createdAt',

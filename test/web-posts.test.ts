@@ -10,10 +10,10 @@ import { dayKey, formatTime, localInputValue } from '../web/time.ts';
 import { zonedParts, zonedToUtc } from '../lib/zoned-time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey, readyMedia } from './harness/fixtures.ts';
-import { PostOptions } from '../platforms/options.ts';
+import { PostOptions, type PlatformOptions } from '../platforms/options.ts';
 import { OPTION_FIELDS, optionsWithoutFields } from '../web/option-input.ts';
 import { optionFields } from '../web/option-fields.ts';
-import { boundsOf, recordValues, schemaAt } from '../http/schema-words.ts';
+import { boundsOf, recordValues, schemaAt } from '../lib/schema-words.ts';
 import type { IChannel } from '../db/entities/index.ts';
 import type { MediaView } from '../domain/media.ts';
 import { startPostStack } from './harness/post-stack.ts';
@@ -848,7 +848,7 @@ describe('options per platform', () => {
     const drawn = Object.entries(OPTION_FIELDS).flatMap(([platform, fields]) => fields.map((f) => `${platform}.${f.path}`));
     expect(drawn.sort()).toEqual(expected.sort());
     // Options the form has no field for (set through the API) are what an edit keeps.
-    expect(optionsWithoutFields({ youtube: { title: 'T', later: true }, telegram: { protectContent: true } })).toEqual({
+    expect(optionsWithoutFields({ youtube: { title: 'T', later: true }, telegram: { protectContent: true } } as PlatformOptions)).toEqual({
       youtube: { later: true },
     });
   });

@@ -5,8 +5,8 @@
 // its platform), and what is sent is checked against the API's own schema (platforms/options.ts
 // PostOptions), so the form's errors have the API's paths.
 import { Value } from '@sinclair/typebox/value';
-import { boundsOf, errorWords, recordValues, schemaAt } from '../http/schema-words.ts';
-import { PostOptions } from '../platforms/options.ts';
+import { boundsOf, fieldErrors, recordValues, schemaAt } from '../lib/schema-words.ts';
+import { PostOptions, type PlatformOptions } from '../platforms/options.ts';
 import type { FieldError } from '../lib/errors.ts';
 import type { OptionsInput } from '../domain/posts/options.ts';
 
@@ -290,18 +290,13 @@ export function buildOptions(
     }
     if (Object.keys(own).length) options[platform] = own;
   }
-  const seen = new Set<string>();
-  for (const e of Value.Errors(PostOptions, options)) {
-    const path = `options${e.path.replace(/\//g, '.')}`;
-    if (seen.has(path)) continue;
-    seen.add(path);
-    fields.push({ path, message: errorWords(e as Parameters<typeof errorWords>[0]) });
-  }
+  fields.push(...fieldErrors(Value.Errors(PostOptions, options), 'options'));
   return options as OptionsInput;
 }
 
 /** A post's options as the form's fields (an edit starts from them). */
-export function optionValues(options: Record<string, Record<string, unknown>>): Record<string, string> {
+export function optionValues(stored: PlatformOptions): Record<string, string> {
+  const options = stored as Record<string, Record<string, unknown> | undefined>;
   const out: Record<string, string> = {};
   for (const [platform, list] of Object.entries(OPTION_FIELDS)) {
     for (const f of list) {
@@ -324,9 +319,9 @@ export function optionValues(options: Record<string, Record<string, unknown>>): 
  * A post's options the form has no field for (set through the API): an edit keeps them, as it
  * keeps a platform's own thread. By platform, for the platforms given.
  */
-export function optionsWithoutFields(options: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+export function optionsWithoutFields(options: PlatformOptions): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
-  for (const [platform, own] of Object.entries(options)) {
+  for (const [platform, own] of Object.entries(options as Record<string, Record<string, unknown> | undefined>)) {
     const covered = new Set((OPTION_FIELDS[platform] ?? []).map((f) => f.path.split('.')[0]!));
     const kept = Object.fromEntries(Object.entries(own ?? {}).filter(([k]) => !covered.has(k)));
     if (Object.keys(kept).length) out[platform] = kept;

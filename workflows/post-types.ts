@@ -45,15 +45,21 @@ export interface ApprovalDecision {
   comment: string | null;
 }
 
-/** An edit, already validated by the API against the channels' rules. */
+/**
+ * An edit, already validated by the API against the channels' rules: the fields of the post's
+ * content it changes, by name (domain/posts/content.ts; absent: unchanged; the workflow hands
+ * them to applyPostEdit unread, so a new field needs no change here), and what follows from them.
+ */
 export interface PostEdit {
+  [contentField: string]: unknown;
   content?: string;
   contentByPlatform?: Record<string, string>;
   publishAt?: string;
   mediaIds?: string[];
   /** Replaces the target channels (their draft post_channels rows); added later: optional. */
   channelIds?: string[];
-  reddit?: { subreddit: string; title: string };
+  /** null: removed. */
+  reddit?: { subreddit: string; title: string } | null;
   /** The resulting text per channel id. */
   channelContent: Record<string, string>;
   /** The thread and first comment as asked for (null removes them); optional, as edits of older code carry none. */
@@ -61,7 +67,7 @@ export interface PostEdit {
   threadByPlatform?: Record<string, { content: string; mediaIds: string[] }[]>;
   firstComment?: { content: string } | null;
   /** Per-platform post options (platforms/options.ts), replacing the post's; optional, as edits of older code carry none. */
-  options?: Record<string, Record<string, unknown>>;
+  options?: object;
   /** Each channel's follow-up items after the edit (domain/posts/thread.ts), when they change: they replace the channel's rows. */
   channelItems?: Record<string, { position: number; kind: 'reply' | 'comment'; content: string; mediaIds: string[] }[]>;
   /** The edit asks for approval again (an edit by someone whose posts need it): the post waits for a decision. */

@@ -25,85 +25,23 @@ import {
 } from '../schemas.ts';
 import { postAnalyticsForKey } from '../../domain/analytics/post-analytics.ts';
 import { refreshPostAnalytics } from '../../domain/analytics/refresh.ts';
-import { PLATFORMS } from '../../platforms/catalog.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
-import { PostOptions } from '../../platforms/options.ts';
+import { CREATE_FIELDS, EDIT_FIELDS } from '../../domain/posts/content.ts';
 import { parseTimePage } from '../../http/page-query.ts';
 
-// Texts: no NUL (Postgres text cannot hold it) and no unpaired surrogate; lengths in characters.
-export const Text = Chars(POST_LIMITS.textChars);
-export const MediaIds = t.Array(BodyId(), { maxItems: POST_LIMITS.mediaItems, uniqueItems: true });
-/** Keys: platform names (a key that is not the platform of a target channel is refused later). */
-export const ContentByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Text, {
-  maxProperties: PLATFORMS.length,
-  additionalProperties: false,
-});
-
 export const ChannelIds = t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true });
-export const Reddit = t.Object(
-  { subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) },
-  { additionalProperties: false },
-);
+const Queue = t.Boolean({ description: 'true: at the earliest free queue slot common to every target channel (instead of publishAt).' });
 
-export const ThreadItemInput = t.Object(
-  {
-    content: Text,
-    mediaIds: t.Optional(t.Array(BodyId(), { maxItems: POST_LIMITS.threadItemMedia, uniqueItems: true })),
-  },
-  { additionalProperties: false },
-);
-export const Thread = t.Array(ThreadItemInput, {
-  maxItems: POST_LIMITS.threadItems,
-  description:
-    'Replies published after the post, in order, each a reply to the item before (X, Bluesky, Mastodon, Threads). Each is checked as a post of its platform; a platform without threads refuses it.',
-});
-export const ThreadByPlatform = t.Record(t.String({ pattern: `^(${PLATFORMS.join('|')})$` }), Thread, {
-  maxProperties: PLATFORMS.length,
-  additionalProperties: false,
-  description: 'A thread per platform, instead of `thread` there; `[]` publishes the post alone on that platform.',
-});
-export const FirstComment = t.Object(
-  { content: Text },
-  {
-    additionalProperties: false,
-    description:
-      'A comment under the post on Facebook, Instagram, LinkedIn, YouTube and Reddit; the first reply (before `thread`) on X, Bluesky, Mastodon and Threads.',
-  },
-);
-
-/** The body of POST /v1/posts, and of POST /v1/posts/validate (the same checks: one schema). */
+/** The body of POST /v1/posts, and of POST /v1/posts/validate (the same checks: one schema): a post's content (domain/posts/content.ts), where and when. */
+const { content, ...OTHER_CONTENT } = CREATE_FIELDS;
 const CreateBody = t.Object(
-  {
-    content: Text,
-    channelIds: ChannelIds,
-    publishAt: t.Optional(DateTimeInput()),
-    mediaIds: t.Optional(MediaIds),
-    contentByPlatform: t.Optional(ContentByPlatform),
-    reddit: t.Optional(Reddit),
-    thread: t.Optional(Thread),
-    threadByPlatform: t.Optional(ThreadByPlatform),
-    firstComment: t.Optional(FirstComment),
-    options: t.Optional(PostOptions),
-    queue: t.Optional(
-      t.Boolean({ description: 'true: at the earliest free queue slot common to every target channel (instead of publishAt).' }),
-    ),
-  },
+  { content, channelIds: ChannelIds, publishAt: t.Optional(DateTimeInput()), ...OTHER_CONTENT, queue: t.Optional(Queue) },
   { additionalProperties: false },
 );
 
+/** The body of PATCH /v1/posts/{id}: any field of a post's content, where and when. */
 const PatchBody = t.Object(
-  {
-    content: t.Optional(Text),
-    publishAt: t.Optional(DateTimeInput()),
-    contentByPlatform: t.Optional(ContentByPlatform),
-    mediaIds: t.Optional(MediaIds),
-    channelIds: t.Optional(ChannelIds),
-    reddit: t.Optional(Reddit),
-    thread: t.Optional(t.Union([Thread, t.Null()], { description: 'The new thread; null removes it.' })),
-    threadByPlatform: t.Optional(ThreadByPlatform),
-    firstComment: t.Optional(t.Union([FirstComment, t.Null()], { description: 'The new first comment; null removes it.' })),
-    options: t.Optional(PostOptions),
-  },
+  { ...EDIT_FIELDS, publishAt: t.Optional(DateTimeInput()), channelIds: t.Optional(ChannelIds) },
   { additionalProperties: false, minProperties: 1 },
 );
 

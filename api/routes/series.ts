@@ -10,8 +10,8 @@ import { createSeries, deleteSeries, getSeries, listSeries, MAX_COUNT, MAX_INTER
 import { authPlugin } from '../auth.ts';
 import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '../schemas.ts';
 import { OPERATIONS } from '../openapi/operations.ts';
-import { ChannelIds, ContentByPlatform, MediaIds, Reddit, Text } from './posts.ts';
-import { PostOptions } from '../../platforms/options.ts';
+import { ChannelIds } from './posts.ts';
+import { PostContent } from '../../domain/posts/content.ts';
 
 const Repeat = t.Object(
   {
@@ -24,32 +24,27 @@ const Repeat = t.Object(
 );
 const TimeZone = Chars(64, { min: 1 });
 
+/** The fields of a post's content a series' template carries (domain/posts/content.ts). */
+const Template = t.Pick(PostContent, ['content', 'mediaIds', 'contentByPlatform', 'reddit', 'options']);
+
 const CreateBody = t.Object(
   {
-    content: Text,
+    ...Template.properties,
     channelIds: ChannelIds,
     publishAt: DateTimeInput(),
     repeat: Repeat,
     timeZone: t.Optional(TimeZone),
-    mediaIds: t.Optional(MediaIds),
-    contentByPlatform: t.Optional(ContentByPlatform),
-    reddit: t.Optional(Reddit),
-    options: t.Optional(PostOptions),
   },
   { additionalProperties: false },
 );
 
 const PatchBody = t.Object(
   {
-    content: t.Optional(Text),
+    ...t.Partial(Template).properties,
     channelIds: t.Optional(ChannelIds),
     publishAt: t.Optional(DateTimeInput()),
     repeat: t.Optional(Repeat),
     timeZone: t.Optional(TimeZone),
-    mediaIds: t.Optional(MediaIds),
-    contentByPlatform: t.Optional(ContentByPlatform),
-    reddit: t.Optional(t.Union([Reddit, t.Null()])),
-    options: t.Optional(PostOptions),
     status: t.Optional(
       t.Literal('active', { description: '`active` resumes a paused series; the key that resumes it makes its occurrences from then on.' }),
     ),

@@ -6,12 +6,8 @@ import { APPROVAL_STATUSES, POST_STATUSES } from '../../db/entities/post.ts';
 import { POST_CHANNEL_STATUSES } from '../../db/entities/post-channel.ts';
 import { CHANNEL_ERROR_CODES } from '../../workflows/publish-failure-types.ts';
 import { AUDIT_ACTOR_TYPES } from '../../domain/audit.ts';
+import { VIEW_FIELDS } from '../../domain/posts/content.ts';
 import { strict, DateTime, NullableDateTime, NullableString, oneOf } from './primitives.ts';
-
-const ThreadItemSchema = t.Object(
-  { content: t.String(), mediaIds: t.Array(t.String(), { description: 'Attached media item ids, in order.' }) },
-  strict,
-);
 
 export const PostItemSchema = t.Object(
   {
@@ -97,27 +93,14 @@ export const PostSchema = t.Object(
       POST_STATUSES,
       'scheduled until its time, publishing while any channel is in flight, then published (every channel) or failed (one or more failed).',
     ),
-    content: t.String({ description: 'Default text.' }),
+    ...VIEW_FIELDS,
     scheduledAt: DateTime('When the post is (or was) published.'),
     publishedAt: NullableDateTime('When the last channel was published.'),
     createdAt: DateTime(),
     source: t.String({ description: '`api` for posts created through this interface, `app` for posts created in the web application.' }),
     channels: t.Array(PostChannelSchema, { description: 'One per target channel.' }),
     media: t.Array(PostMediaSchema, { description: 'Attached media items, in order.' }),
-    reddit: t.Union([t.Object({ subreddit: t.String(), title: t.String() }, strict), t.Null()], {
-      description: 'Reddit subreddit and title; null when not given.',
-    }),
     seriesId: NullableString('The series (`ser_…`, /v1/series) this post is an occurrence of; null for a post of its own.'),
-    thread: t.Union([t.Array(ThreadItemSchema), t.Null()], {
-      description: 'The replies asked for after the post (null: none); each channel’s own are its `items`.',
-    }),
-    threadByPlatform: t.Record(t.String(), t.Array(ThreadItemSchema), { description: 'Threads per platform, instead of `thread` there.' }),
-    firstComment: t.Union([t.Object({ content: t.String() }, strict), t.Null()], {
-      description: 'The first comment asked for; null: none.',
-    }),
-    options: t.Record(t.String(), t.Record(t.String(), t.Unknown()), {
-      description: 'Per-platform post options as asked for (`options` of Schedule a post documents each field); `{}`: none.',
-    }),
     approval: t.Union([ApprovalSchema, t.Null()], {
       description:
         'The post’s approval when it waits for one (its maker’s posts need approval: docs/api.md “Approval”); null: published without. A post is never published unapproved: past `scheduledAt` plus 24 hours without approval its channels fail with `errorCode: not_approved`.',

@@ -27,6 +27,7 @@ import { liveOptionProblems, optionProblems, redditFromOptions, type OptionsInpu
 import type { PlatformOptions } from '../../platforms/options.ts';
 import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
 import { approvalFor, type Requester } from './approval.ts';
+import { CONTENT_COLUMNS, emptyContent, type StoredContent } from './content.ts';
 import { checkFollowUps, followUpKey, measureFollowUp, NO_THREAD, type FollowUpItem, type ThreadInput } from './thread.ts';
 
 export type { TemporalDeps };
@@ -44,6 +45,11 @@ export interface PostTemplateRequest {
   mediaIds: string[];
   /** Per-platform post options (platforms/options.ts, as given: domain/posts/options.ts); absent: the platforms' defaults. */
   options?: OptionsInput;
+  /**
+   * The body's content fields as given (domain/posts/content.ts contentOf): a field no rule reads
+   * is stored as given; those above are stored as their rules decide.
+   */
+  given?: Partial<StoredContent>;
   /** Reads what each channel's account can do now, to check the options against it; absent: not read. */
   capabilities?: CapabilityDeps;
 }
@@ -157,8 +163,19 @@ export async function checkNewPost(em: EntityManager, r: CreatePostRequest, fiel
     if (problems.length) throw errors.validation(problems);
   }
   const approval = await approvalFor(em, organizationId, r.requester, r.now);
+  const stored: StoredContent = {
+    ...emptyContent(),
+    ...r.given,
+    content: r.content,
+    contentByPlatform: r.contentByPlatform,
+    reddit,
+    mediaIds: media.map((m) => m.id),
+    ...followUps,
+    options,
+  };
   return {
     organizationId,
+    stored,
     approval,
     apiKeyId: r.key?.apiKeyId ?? null,
     source: r.source,
@@ -191,6 +208,8 @@ async function assertSchedulable(em: EntityManager, p: NewPost): Promise<void> {
 /** What schedulePost writes: a request checkNewPost has checked. */
 export interface NewPost {
   organizationId: string;
+  /** The post's content as its row stores it (domain/posts/content.ts). */
+  stored: StoredContent;
   /** Pending when the requester's posts wait for approval; else null. */
   approval: PostApproval | null;
   apiKeyId: string | null;
@@ -356,14 +375,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     id: postId,
     organization: p.organizationId,
     status: 'scheduled',
-    content: p.content,
-    contentByPlatform: p.contentByPlatform,
-    reddit: p.reddit,
-    mediaIds: p.mediaIds,
-    thread: p.followUps.thread,
-    threadByPlatform: p.followUps.threadByPlatform,
-    firstComment: p.followUps.firstComment,
-    options: p.options,
+    ...p.stored,
     source: p.source,
     apiKeyId: p.apiKeyId,
     scheduledAt: p.publishAt ?? p.now,
@@ -399,12 +411,13 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
   }));
   // The post and its channels in one statement, in the transaction: the next post's checks in it
   // see them. (The ORM's unit of work took two statements and a third of a create's ORM time.)
+  const content = CONTENT_COLUMNS.map((c) => ({ ...c, value: c.param(post[c.field]) }));
   await sql(
     tx,
     `with post as (
-       insert into posts (id, organization_id, status, content, content_by_platform, reddit, media_ids, thread, thread_by_platform,
-         first_comment, options, source, api_key_id, scheduled_at, workflow_id, workflow_pending, series_id, approval, created_at, updated_at)
-       values (?, ?, 'scheduled', ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, ?, ?, true, ?, ?::jsonb, ?, ?)
+       insert into posts (id, organization_id, status, ${content.map((c) => c.column).join(', ')},
+         source, api_key_id, scheduled_at, workflow_id, workflow_pending, series_id, approval, created_at, updated_at)
+       values (?, ?, 'scheduled', ${content.map((c) => c.placeholder).join(', ')}, ?, ?, ?, ?, true, ?, ?::jsonb, ?, ?)
        returning id
      )
      insert into post_channels (id, post_id, channel_id, platform, status, content, attempts, created_at, updated_at)
@@ -413,14 +426,7 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
     [
       post.id,
       post.organization,
-      post.content,
-      JSON.stringify(post.contentByPlatform),
-      post.reddit === null ? null : JSON.stringify(post.reddit),
-      JSON.stringify(post.mediaIds),
-      post.thread === null ? null : JSON.stringify(post.thread),
-      JSON.stringify(post.threadByPlatform),
-      post.firstComment === null ? null : JSON.stringify(post.firstComment),
-      JSON.stringify(post.options),
+      ...content.map((c) => c.value),
       post.source,
       post.apiKeyId,
       post.scheduledAt,

@@ -7,8 +7,9 @@
 //   `YYYY-MM-DDTHH:MM` read in the row's `timeZone`, else the import's time zone, else the
 //   organization's); `timeZone` (IANA); `content.<PLATFORM>` (the text for that platform, e.g.
 //   `content.MASTODON`); `media` (media ids or http(s) URLs, `|` between them); `queue` (`true`:
-//   the next free queue slot). An export also writes `id` and `status`, which an import ignores.
-//   Any other column refuses the file.
+//   the next free queue slot); and every other text field of a post's content
+//   (domain/posts/content.ts TEXT_FIELDS), by its name, an empty cell leaving it out. An export
+//   also writes `id` and `status`, which an import ignores. Any other column refuses the file.
 // - Parsed by csv-parse: quotes, newlines and separators inside quoted cells, a UTF-8 BOM, and `,`
 //   or `;` between cells (whichever the header line uses). Empty lines are skipped.
 // - Formula injection: an exported cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
@@ -25,8 +26,11 @@ import { checkTimeZone, isTimeZone, zonedToUtc } from '../../lib/zoned-time.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { BULK_MAX_ROWS } from './bulk.ts';
 import type { PostView } from './view.ts';
+import { TEXT_FIELDS } from './content.ts';
 
-const FIXED_COLUMNS = ['id', 'status', 'content', 'channels', 'publishAt', 'timeZone', 'media', 'queue'] as const;
+/** The text fields of a post's content beside `content`, each a column of its name. */
+const TEXT_COLUMNS = TEXT_FIELDS.filter((f) => f !== 'content');
+const FIXED_COLUMNS = ['id', 'status', 'content', 'channels', 'publishAt', 'timeZone', 'media', 'queue', ...TEXT_COLUMNS] as const;
 const PLATFORM_COLUMN = /^content\.([a-z]+)$/i;
 const LIST_SEPARATOR = '|';
 
@@ -39,6 +43,8 @@ export interface CsvRow {
   queue?: boolean;
   /** Media ids and URLs, in order. */
   media: string[];
+  /** The other text fields of a post's content given (TEXT_COLUMNS), by name. */
+  texts?: Record<string, string>;
 }
 
 export interface CsvChannel {
@@ -81,7 +87,7 @@ function columnsOf(header: string[]): string[] {
     throw errors.validation([
       {
         path: 'header',
-        message: `${problems.join('; ')}: the first line names the columns content, channels, and any of publishAt, timeZone, media, queue, content.<PLATFORM> (id and status are ignored)`,
+        message: `${problems.join('; ')}: the first line names the columns content, channels, and any of ${['publishAt', 'timeZone', 'media', 'queue', ...TEXT_COLUMNS, 'content.<PLATFORM>'].join(', ')} (id and status are ignored)`,
       },
     ]);
   }
@@ -176,6 +182,9 @@ export function readCsvRows({ columns, rows }: CsvTable, channels: CsvChannel[],
       ...(publishAt ? { publishAt } : {}),
       ...(queueCell === 'true' ? { queue: true } : {}),
       media: split(cell('media')),
+      ...(TEXT_COLUMNS.some((f) => cell(f) !== '')
+        ? { texts: Object.fromEntries(TEXT_COLUMNS.filter((f) => cell(f) !== '').map((f) => [f, cell(f)])) }
+        : {}),
     };
   });
 }
@@ -185,7 +194,7 @@ export function writePostsCsv(posts: PostView[]): string {
   const platforms = [...new Set(posts.flatMap((p) => p.channels.map((c) => c.platform)))]
     .filter((platform) => posts.some((p) => p.channels.some((c) => c.platform === platform && c.content !== p.content)))
     .sort();
-  const header = ['id', 'status', 'publishAt', 'channels', 'content', ...platforms.map((p) => `content.${p}`), 'media'];
+  const header = ['id', 'status', 'publishAt', 'channels', 'content', ...platforms.map((p) => `content.${p}`), 'media', ...TEXT_COLUMNS];
   const lines = posts.map((p) => [
     p.id,
     p.status,
@@ -198,6 +207,7 @@ export function writePostsCsv(posts: PostView[]): string {
       return text !== undefined && text !== p.content ? text : '';
     }),
     p.media.map((m) => m.id).join(LIST_SEPARATOR),
+    ...TEXT_COLUMNS.map((f) => ((p as unknown as Record<string, string | null>)[f] ?? '')),
   ]);
   return stringify([header, ...lines].map((cells) => cells.map(neutralizeCell)));
 }

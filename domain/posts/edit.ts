@@ -12,9 +12,10 @@ import { executeUpdateInRequest, type TemporalDeps, updateFailureType } from '..
 import { assertChannelsUsable, channelTexts, loadPostMedia, loadTargetChannels } from './checks.ts';
 import { assertNotDuplicate } from './create.ts';
 import type { PostView } from './view.ts';
-import { checkFollowUps, threadInputOf, type ThreadInput, type ThreadItemBody } from './thread.ts';
+import { checkFollowUps, threadInputOf, type ThreadInput } from './thread.ts';
+import { contentOf, type ContentBody } from './content.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
-import { liveOptionProblems, optionProblems, redditFromOptions, type OptionsInput } from './options.ts';
+import { liveOptionProblems, optionProblems, redditFromOptions } from './options.ts';
 import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
 import { approvalFor, type Requester } from './approval.ts';
 
@@ -39,21 +40,11 @@ export async function editPost(temporal: TemporalDeps, postId: string, edit: Pos
   }
 }
 
-export interface EditRequest {
-  content?: string;
-  contentByPlatform?: Record<string, string>;
-  publishAt?: Date;
-  mediaIds?: string[];
-  /** Replaces the target channels. */
-  channelIds?: string[];
-  reddit?: { subreddit: string; title: string };
-  /** A new thread (null: none); absent: unchanged. */
-  thread?: ThreadItemBody[] | null;
-  threadByPlatform?: Record<string, ThreadItemBody[]>;
-  firstComment?: { content: string } | null;
-  /** Replaces the post's options (as given: domain/posts/options.ts). */
-  options?: OptionsInput;
-}
+/**
+ * An edit: any field of a post's content (domain/posts/content.ts; absent: unchanged, null: removed
+ * where the field may be null; `options` replaces the post's), a new time, new target channels.
+ */
+export type EditRequest = Partial<ContentBody> & { publishAt?: Date; channelIds?: string[] };
 
 /**
  * An edit of a scheduled post, from the API or the web app: the same rules as creating it
@@ -95,8 +86,10 @@ export async function validateAndEditPost(
       : (stored.contentByPlatform ?? {}));
   // Options given by the edit may name the subreddit and title (domain/posts/options.ts).
   const moved = edit.options ? redditFromOptions(edit.reddit ?? null, edit.options, fields) : null;
-  const newReddit = (moved ? moved.reddit : edit.reddit) ?? undefined;
-  const reddit = newReddit ?? current.reddit;
+  const namedInOptions = edit.options?.reddit?.subreddit !== undefined || edit.options?.reddit?.title !== undefined;
+  // Undefined: unchanged; null: removed.
+  const newReddit = moved && namedInOptions ? moved.reddit : edit.reddit;
+  const reddit = newReddit !== undefined ? newReddit : current.reddit;
   // The follow-ups after the edit: what it gives, else what the post has; threads of platforms no
   // longer targeted go, as their texts do.
   const asked = threadInputOf(edit);
@@ -135,6 +128,8 @@ export async function validateAndEditPost(
   const followUpsChanged =
     edit.thread !== undefined || edit.threadByPlatform !== undefined || edit.firstComment !== undefined || edit.channelIds !== undefined;
   await editPost(temporal, current.id, {
+    // The fields no rule reads, as given; those below as their rules decide.
+    ...contentOf(edit),
     content: edit.content,
     contentByPlatform: edit.contentByPlatform ?? (edit.channelIds ? contentByPlatform : undefined),
     publishAt: edit.publishAt?.toISOString(),

@@ -7,14 +7,13 @@ import {
   PostChannelItem,
   type IMediaItem,
   type IPostChannelItem,
-  type ThreadItem,
   type IPost,
   type IPostChannel,
   type PostSource,
   type PostStatus,
 } from '../../db/entities/index.ts';
 import { sql } from '../../db/sql.ts';
-import type { PlatformOptions } from '../../platforms/options.ts';
+import { contentOfRow, contentView, type ContentField, type StoredContent } from './content.ts';
 import type { PostApproval } from '../../db/entities/index.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { ApiError, errors } from '../../lib/errors.ts';
@@ -49,24 +48,18 @@ export interface PostItemView extends PublishOutcome {
   mediaIds: string[];
 }
 
-export interface PostView {
+/** A post as the API shows it: its content as stored (domain/posts/content.ts; its media as `media`), where it stands, and on each channel. */
+export interface PostView extends Omit<StoredContent, 'mediaIds'> {
   id: string;
   status: PostStatus;
-  content: string;
   scheduledAt: string;
   publishedAt: string | null;
   createdAt: string;
   source: string;
   channels: PostChannelView[];
   media: { id: string; type: string; url: string }[];
-  reddit: { subreddit: string; title: string } | null;
   /** The series this post is an occurrence of; null for a post of its own. */
   seriesId: string | null;
-  thread: ThreadItem[] | null;
-  threadByPlatform: Record<string, ThreadItem[]>;
-  firstComment: { content: string } | null;
-  /** Per-platform post options (platforms/options.ts), as asked for. */
-  options: Record<string, Record<string, unknown>>;
   /** Null: the post needs no approval (domain/posts/approval.ts). */
   approval: PostApproval | null;
 }
@@ -76,21 +69,7 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 /** What the view reads of a post: an entity, or a row of post_page (postOfRow). */
 type PostFields = Pick<
   IPost,
-  | 'id'
-  | 'status'
-  | 'content'
-  | 'scheduledAt'
-  | 'publishedAt'
-  | 'createdAt'
-  | 'source'
-  | 'reddit'
-  | 'seriesId'
-  | 'mediaIds'
-  | 'thread'
-  | 'threadByPlatform'
-  | 'firstComment'
-  | 'options'
-  | 'approval'
+  'id' | 'status' | 'scheduledAt' | 'publishedAt' | 'createdAt' | 'source' | 'seriesId' | 'approval' | ContentField
 >;
 /** What the view reads of a post's channel. */
 type ChannelFields = Pick<
@@ -181,9 +160,9 @@ export function postView(
   items: ItemFields[] = [],
 ): PostView {
   return {
+    ...contentView(post),
     id: post.id,
     status: post.status,
-    content: post.content,
     scheduledAt: post.scheduledAt.toISOString(),
     publishedAt: iso(post.publishedAt),
     createdAt: post.createdAt.toISOString(),
@@ -209,12 +188,7 @@ export function postView(
         ),
       })),
     media,
-    reddit: post.reddit ?? null,
     seriesId: post.seriesId ?? null,
-    thread: post.thread ?? null,
-    threadByPlatform: post.threadByPlatform ?? {},
-    firstComment: post.firstComment ?? null,
-    options: (post.options ?? {}) as Record<string, Record<string, unknown>>,
     approval: post.approval ?? null,
   };
 }
@@ -339,22 +313,15 @@ function decodeCursor(cursor: string): { scheduledAt: Date; id: string } {
   }
 }
 
-/** A posts row as post_page answers it: column names, timestamps as JSON text. */
-interface PostRow {
+/** A posts row as post_page answers it: column names (a post's content by contentOfRow), timestamps as JSON text. */
+interface PostRow extends Record<string, unknown> {
   id: string;
   status: PostStatus;
-  content: string;
   scheduled_at: string;
   published_at: string | null;
   created_at: string;
   source: PostSource;
-  reddit: { subreddit: string; title: string } | null;
   series_id: string | null;
-  media_ids: string[];
-  thread: ThreadItem[] | null;
-  thread_by_platform: Record<string, ThreadItem[]>;
-  first_comment: { content: string } | null;
-  options: PlatformOptions;
   approval: PostApproval | null;
 }
 
@@ -408,20 +375,14 @@ interface PostPage {
 const dateOf = (s: string | null) => (s === null ? null : new Date(s));
 
 const postOfRow = (r: PostRow): PostFields => ({
+  ...contentOfRow(r),
   id: r.id,
   status: r.status,
-  content: r.content,
   scheduledAt: new Date(r.scheduled_at),
   publishedAt: dateOf(r.published_at),
   createdAt: new Date(r.created_at),
   source: r.source,
-  reddit: r.reddit,
   seriesId: r.series_id,
-  mediaIds: r.media_ids,
-  thread: r.thread,
-  threadByPlatform: r.thread_by_platform,
-  firstComment: r.first_comment,
-  options: r.options,
   approval: r.approval,
 });
 

@@ -10,6 +10,7 @@
 //   string lengths, formats and patterns, list lengths, `null` where it is allowed.
 import type { TSchema } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
+import type { FieldError } from '../lib/errors.ts';
 
 type Schema = TSchema & Record<string, unknown>;
 
@@ -94,6 +95,49 @@ export function errorWords(e: { type?: number; schema?: Schema; message?: string
     return `must be ${allowed(e.schema)}`;
   }
   return e.message ?? e.summary ?? 'invalid value';
+}
+
+/** A value error as TypeBox yields it (and Elysia's ValidationError lists it in `all`). */
+export interface ValueProblem {
+  type?: number;
+  schema?: Schema;
+  path?: string;
+  value?: unknown;
+  message?: string;
+  summary?: string;
+  /** A union's: each branch's errors, in the order of its `anyOf`. */
+  errors?: Iterable<ValueProblem>[];
+}
+
+/**
+ * A value given for a field that may also be null is checked as its non-null branch: its own
+ * errors, at their own paths (`reddit.title`), not the union's "an object, or null" at `reddit`.
+ */
+function expandNullable(e: ValueProblem): ValueProblem[] {
+  const branches = e.schema?.anyOf as Schema[] | undefined;
+  if (e.type !== ValueErrorType.Union || e.value === null || !branches || !e.errors) return [e];
+  const others = branches.flatMap((b, i) => (b.type === 'null' ? [] : [i]));
+  if (others.length !== 1 || others.length === branches.length) return [e];
+  const inner = [...(e.errors[others[0]!] ?? [])];
+  return inner.length ? inner.flatMap(expandNullable) : [e];
+}
+
+/**
+ * Value errors as `details.fields`: paths as the API writes them (`channelIds.0`, after `prefix`),
+ * one message per path, in words (errorWords), at most 50.
+ */
+export function fieldErrors(problems: Iterable<ValueProblem>, prefix = ''): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const e of [...problems].flatMap(expandNullable)) {
+    const dotted = (e.path ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const path = prefix && dotted ? `${prefix}.${dotted}` : prefix || dotted;
+    if (seen.has(path)) continue;
+    seen.add(path);
+    out.push({ path, message: errorWords(e) });
+    if (out.length === 50) break;
+  }
+  return out;
 }
 
 /** The schema at a dotted path of an object schema (through its properties, a record's values); undefined when none. */
