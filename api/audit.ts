@@ -1,5 +1,5 @@
 // The audit of /v1 (domain/audit.ts): every operation that is not a GET names its audit action in
-// its own entry (api/openapi/operations.ts `audit`), or null when it changes nothing of the
+// its own entry (`audit`, in its route file's table), or null when it changes nothing of the
 // organization. One hook on the /v1 group records each successful change (2xx, not an answer
 // replayed for an Idempotency-Key, nor one its entry's `changed` finds changed nothing): the actor
 // is the key, the resource the path's id or the answer's.

@@ -1,6 +1,6 @@
 // Bearer-key authentication (SPEC.md §5, DESIGN.md §3) as an Elysia macro: a route declares
-// `operation: OPERATIONS.x`, whose action (domain/access.ts) says what the key must hold, and its
-// handler receives `auth`.
+// `operation: POST_OPERATIONS.x` (its file's table), whose action (domain/access.ts) says what
+// the key must hold, and its handler receives `auth`.
 //
 // The key is checked before anything of the request is read or validated (docs/decisions.md
 // "Request bodies"): in the route's parse step for routes with a body (so an anonymous client
@@ -128,13 +128,14 @@ export function authPlugin(deps: AppDeps) {
 
   return router('auth').macro({
     /**
-     * `operation: OPERATIONS.x` (api/openapi/operations.ts): the route's document entry and its
-     * access check from the one entry — the entry's action (domain/access.ts) gives the scope and
-     * the roles a key's maker must hold, before anything of the request is read.
+     * `operation: POST_OPERATIONS.x` (an entry of the route file's own table): the route's
+     * document entry and its access check from the one entry — the entry's action
+     * (domain/access.ts) gives the scope and the roles a key's maker must hold, before anything
+     * of the request is read.
      */
     operation: (detail: DocumentDecoration) => {
       const op = operationDoc(detail);
-      if (!op) throw new Error('operation: pass an entry of OPERATIONS (api/openapi/operations.ts)');
+      if (!op) throw new Error('operation: pass a doc() entry of the route file’s operations table (api/openapi/operation.ts)');
       const maxBodyBytes = op.maxBodyBytes ?? MAX_JSON_BODY_BYTES;
       return {
         detail,

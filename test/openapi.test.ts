@@ -8,6 +8,11 @@ import { MEDIA_RULES } from '../media/catalog.ts';
 import { CHANNEL_ERROR_CODES } from '../workflows/publish-failure-types.ts';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 import { SCOPES } from '../lib/scopes.ts';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { operationDoc, type OperationDoc } from '../api/openapi/operation.ts';
+import { OPERATIONS as ENTRIES } from '../api/openapi/operations.ts';
+import type { AppDeps } from '../http/deps.ts';
 
 type Json = Record<string, any>;
 
@@ -202,6 +207,29 @@ function allRefs(node: unknown, out: string[] = []): string[] {
 }
 
 const deref = (doc: Json, s: Json): Json => (s.$ref ? (resolvePointer(doc, s.$ref) as Json) : s);
+
+type RouteLike = { method: string; path: string; hooks?: Record<string, unknown> | null };
+
+/**
+ * Each file of api/routes: its routes (each `…Routes` export, built alone with no deps: nothing is
+ * served) with the entry each carries, and the entries of its own table (its `…_OPERATIONS`).
+ */
+async function routeFiles() {
+  const dir = join(import.meta.dir, '..', 'api', 'routes');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
+  return Promise.all(
+    files.map(async (file) => {
+      const mod = (await import(join(dir, file))) as Record<string, unknown>;
+      const tables = Object.entries(mod).filter(([name]) => name.endsWith('_OPERATIONS'));
+      const own = tables.flatMap(([, table]) => Object.values(table as Record<string, unknown>).map((e) => operationDoc(e)!));
+      const routes = Object.entries(mod)
+        .filter(([name, value]) => name.endsWith('Routes') && typeof value === 'function')
+        .flatMap(([, build]) => (build as (deps: AppDeps) => { routes: RouteLike[] })({} as AppDeps).routes)
+        .map((r) => ({ route: `${r.method} ${r.path}`, op: operationDoc(r.hooks?.detail) }));
+      return { file, tables: tables.length, own, routes };
+    }),
+  );
+}
 
 describe('OpenAPI document', () => {
   test('GET /v1/openapi.json needs no key and is OpenAPI 3.1 with paths and components', async () => {
@@ -513,6 +541,36 @@ describe('OpenAPI document', () => {
         return !doc.paths[path!]?.[method!];
       });
     expect(undocumented).toEqual([]);
+  });
+
+  test('each route file attaches the entries of its own table: each entry to exactly one of its routes', async () => {
+    const found = await routeFiles();
+    expect(found.map((f) => f.file)).toContain('posts.ts');
+    for (const { file, tables, own, routes } of found) {
+      // One table in a file whose routes carry entries, none in another (api/routes/storage.ts).
+      expect({ file, tables }).toEqual({ file, tables: routes.some((r) => r.op) ? 1 : 0 });
+      // A route carrying another file's entry is named here.
+      const strangers = routes.filter((r) => r.op && !own.includes(r.op)).map((r) => `${r.route}: ${r.op!.operationId}`);
+      expect({ file, strangers }).toEqual({ file, strangers: [] });
+      const uses = own.map((op) => ({ entry: op.operationId, routes: routes.filter((r) => r.op === op).map((r) => r.route) }));
+      expect({ file, unattachedOrShared: uses.filter((u) => u.routes.length !== 1) }).toEqual({ file, unattachedOrShared: [] });
+    }
+  });
+
+  test('OPERATIONS (api/openapi/operations.ts) is every file’s table, and every /v1 route carries exactly one of its entries', async () => {
+    const own = (await routeFiles()).flatMap((f) => f.own);
+    const entries = Object.entries(ENTRIES).map(([key, e]) => ({ key, op: operationDoc(e)! }));
+    // No table left out, none shadowing another's key; each keyed by its operationId.
+    expect(entries.length).toBe(own.length);
+    expect(entries.filter((e) => !own.includes(e.op)).map((e) => e.key)).toEqual([]);
+    expect(entries.filter((e) => e.key !== e.op.operationId).map((e) => e.key)).toEqual([]);
+    const app = await testApp();
+    const v1 = app.routes.filter((r) => r.path.startsWith('/v1/') && !['/v1/openapi.json', '/v1/docs'].includes(r.path));
+    const opOf = (r: RouteLike) => operationDoc(r.hooks?.detail) as OperationDoc | undefined;
+    const ops = new Set(entries.map((e) => e.op));
+    expect(v1.filter((r) => !ops.has(opOf(r)!)).map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    const uses = entries.map((e) => ({ entry: e.key, routes: v1.filter((r) => opOf(r) === e.op).length }));
+    expect(uses.filter((u) => u.routes !== 1)).toEqual([]);
   });
 
   test('a literal path beside a template (`/posts/validate`, `/media/uploads`) answers with its own documented methods only', async () => {

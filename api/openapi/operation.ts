@@ -1,6 +1,7 @@
 // What a route of /v1 says about itself for the OpenAPI document, beyond its TypeBox schemas:
-// attached with `operation: OPERATIONS.x` (api/auth.ts's macro, which also sets the route's
-// `detail` and its access check from the same entry), read back from `app.routes`.
+// declared in its route file's table (api/routes/posts.ts POST_OPERATIONS, …) and attached with
+// `operation: POST_OPERATIONS.x` (api/auth.ts's macro, which also sets the route's `detail` and
+// its access check from the same entry), read back from `app.routes`.
 import type { DocumentDecoration } from 'elysia';
 import type { ApiErrorCode as ErrorCode } from '../../lib/errors.ts';
 import type { Action } from '../../domain/access.ts';

@@ -8,7 +8,7 @@ import { SLOT_TIME_PATTERN } from '../../domain/queues/slots.ts';
 import { WEEKDAYS } from '../../lib/zoned-time.ts';
 import { authPlugin } from '../auth.ts';
 import { Chars, PathId, QueueSchema } from '../schemas.ts';
-import { OPERATIONS } from '../openapi/operations.ts';
+import { doc } from '../openapi/operation.ts';
 
 const Slot = t.Object(
   {
@@ -40,6 +40,62 @@ function parseCount(value: string | undefined): number {
   return n;
 }
 
+// The document entries of these routes (api/openapi/operation.ts): words, action, audit. Each is
+// attached to its route below (`operation:`); api/openapi/operations.ts gathers every file's table.
+export const QUEUE_OPERATIONS = {
+  getQueue: doc({
+    operationId: 'getQueue',
+    tag: 'Channels',
+    action: 'read',
+    summary: 'A channel’s posting queue',
+    description:
+      'The channel’s weekly posting slots (weekday and local time), the IANA time zone they are in (the channel’s own, else the organization’s, UTC unless set) and the next free slot times. A slot time is free when no other post that is not deleted and still scheduled (or publishing) sits on the channel at that instant. Daylight-saving changes: a 09:00 slot stays 09:00 local; a slot in the skipped hour moves forward by the gap (02:30 → 03:30); a slot in the repeated hour is used once, at its first instant. Only free times within 90 days are listed.',
+    errors: ['not_found', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope: 'the key lacks the `read` scope, or is limited to channels and this is not one of them (`details.channelIds`)',
+      validation_failed: '`count` is not an integer from 1 to 100',
+    },
+    success: { description: 'The queue.' },
+    params: { id: 'Channel id (`ch_…`).' },
+    query: {
+      count: {
+        description: 'How many free slot times to list.',
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        default: 10,
+        maxLength: undefined,
+      },
+    },
+  }),
+
+  setQueue: doc({
+    operationId: 'setQueue',
+    audit: { action: 'queue.update', resource: 'queue' },
+    tag: 'Channels',
+    action: 'queues.write',
+    summary: 'Replace a channel’s posting queue',
+    description:
+      'Replaces every weekly slot of the channel (an empty list removes the queue). `timeZone` sets the channel’s own zone (null: use the organization’s; omitted: unchanged). Posts already queued keep their times.',
+    errors: ['not_found', 'validation_failed'],
+    errorNotes: {
+      forbidden_scope: 'the key lacks the `publish` scope, or is limited to channels and this is not one of them (`details.channelIds`)',
+      validation_failed:
+        'a weekday that is not monday … sunday, a time that is not HH:MM (00:00–23:59), more than 100 slots, or a time zone that is not an IANA zone (`details.fields`)',
+    },
+    success: { description: 'The queue as stored, with its next free slot times.' },
+    params: { id: 'Channel id (`ch_…`).' },
+    body: {
+      name: 'SetQueueRequest',
+      fields: {
+        slots:
+          'Weekly slots: `{weekday, time}` with weekday `monday` … `sunday` and time `HH:MM` (24-hour, local to the zone). Repeats are dropped. At most 100.',
+        timeZone: 'IANA time zone of the channel’s queue, e.g. `America/New_York`; null: the organization’s. Omit to keep it.',
+      },
+    },
+  }),
+};
+
 export function queueRoutes(deps: AppDeps) {
   return router()
     .use(authPlugin(deps))
@@ -51,7 +107,7 @@ export function queueRoutes(deps: AppDeps) {
           now: auth.now,
           count: parseCount(query.count),
         }),
-      { params: IdParams, query: Query, response: { 200: QueueSchema }, operation: OPERATIONS.getQueue },
+      { params: IdParams, query: Query, response: { 200: QueueSchema }, operation: QUEUE_OPERATIONS.getQueue },
     )
     .put(
       '/channels/:id/queue',
@@ -62,7 +118,7 @@ export function queueRoutes(deps: AppDeps) {
         body: PutBody,
         transform: refuseUnstorableBody,
         response: { 200: QueueSchema },
-        operation: OPERATIONS.setQueue,
+        operation: QUEUE_OPERATIONS.setQueue,
       },
     );
 }

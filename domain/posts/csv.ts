@@ -207,7 +207,7 @@ export function writePostsCsv(posts: PostView[]): string {
       return text !== undefined && text !== p.content ? text : '';
     }),
     p.media.map((m) => m.id).join(LIST_SEPARATOR),
-    ...TEXT_COLUMNS.map((f) => ((p as unknown as Record<string, string | null>)[f] ?? '')),
+    ...TEXT_COLUMNS.map((f) => (p as unknown as Record<string, string | null>)[f] ?? ''),
   ]);
   return stringify([header, ...lines].map((cells) => cells.map(neutralizeCell)));
 }
