@@ -137,12 +137,18 @@ export function contentOf(body: object): Partial<StoredContent> {
   return Object.fromEntries(CONTENT_FIELDS.filter((f) => given[f] !== undefined).map((f) => [f, given[f]])) as Partial<StoredContent>;
 }
 
+/** A text field (or a text that may be null): a text column, a CSV column. */
+const isText = (s: TSchema) => s.type === 'string' || (s.anyOf as TSchema[] | undefined)?.some((b) => b.type === 'string') === true;
+
+/** The fields of a post's content that are text (`content` and any other): the CSV columns of a post. */
+export const TEXT_FIELDS = CONTENT_FIELDS.filter((f) => isText(props[f]!));
+
 /** A content field's column (the ORM's naming: snake_case). */
 export const columnOf = (field: ContentField) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** The columns of a post's content, each with its SQL placeholder (a text column's plain, any other's jsonb), and its value of a row. */
 export const CONTENT_COLUMNS = CONTENT_FIELDS.map((field) => {
-  const text = (props[field] as TSchema).type === 'string';
+  const text = isText(props[field]!);
   return {
     field,
     column: columnOf(field),
@@ -155,11 +161,7 @@ export const CONTENT_COLUMNS = CONTENT_FIELDS.map((field) => {
 export const contentOfRow = (row: Record<string, unknown>): StoredContent =>
   Object.fromEntries(CONTENT_FIELDS.map((f) => [f, row[columnOf(f)] ?? emptyOf(props[f]!)])) as StoredContent;
 
-/** The fields of a post's content that are text (`content` and any other): the CSV columns of a post. */
-export const TEXT_FIELDS = CONTENT_FIELDS.filter((f) => {
-  const s = props[f]!;
-  return s.type === 'string' || (s.anyOf as TSchema[] | undefined)?.some((b) => b.type === 'string');
-});
+
 
 /** The schema of the view: each field as stored (present, null where it may be null), but `mediaIds` (shown as `media`). */
 export const VIEW_FIELDS = t.Required(t.Omit(PostContent, ['mediaIds'])).properties;
