@@ -161,8 +161,6 @@ export const CONTENT_COLUMNS = CONTENT_FIELDS.map((field) => {
 export const contentOfRow = (row: Record<string, unknown>): StoredContent =>
   Object.fromEntries(CONTENT_FIELDS.map((f) => [f, row[columnOf(f)] ?? emptyOf(props[f]!)])) as StoredContent;
 
-
-
 /** The schema of the view: each field as stored (present, null where it may be null), but `mediaIds` (shown as `media`). */
 export const VIEW_FIELDS = t.Required(t.Omit(PostContent, ['mediaIds'])).properties;
 
