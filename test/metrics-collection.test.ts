@@ -6,7 +6,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../activities/index.ts';
 import { CLAIM_MS, type MetricsSweepResult } from '../activities/metrics.ts';
 import { addChannel } from '../domain/channels.ts';
-import { afterReading, dueAt, latestOf, metricsOf, READING_AGES, RETRY_AFTER } from '../domain/analytics/metrics.ts';
+import { afterReading, dueAt, LAST_STEP_WINDOW, latestOf, metricsOf, READING_AGES, RETRY_AFTER } from '../domain/analytics/metrics.ts';
 import { newId } from '../lib/ids.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
@@ -33,6 +33,20 @@ describe('the reading rules', () => {
     expect(afterReading(published, 0, late, false)).toEqual({ step: 1, nextAt: dueAt(published, 1) });
     // After the last step the post is no longer followed.
     expect(afterReading(published, 5, new Date(published.getTime() + 31 * 24 * HOUR), true)).toEqual({ step: 6, nextAt: null });
+  });
+
+  test('the last reading that fails is tried again for a day after it fell due, then the post is no longer followed', () => {
+    const last = READING_AGES.length - 1;
+    const due = dueAt(published, last)!;
+    expect(LAST_STEP_WINDOW).toBe(24 * HOUR);
+    const soon = new Date(due.getTime() + 60_000);
+    expect(afterReading(published, last, soon, false)).toEqual({ step: last, nextAt: new Date(soon.getTime() + RETRY_AFTER) });
+    const end = new Date(due.getTime() + LAST_STEP_WINDOW - RETRY_AFTER);
+    expect(afterReading(published, last, end, false)).toEqual({ step: last + 1, nextAt: null });
+    // A worker away past the whole window: the earlier step moves to the last, whose failure then ends it.
+    const away = new Date(due.getTime() + 2 * LAST_STEP_WINDOW);
+    expect(afterReading(published, last - 1, away, false)).toEqual({ step: last, nextAt: due });
+    expect(afterReading(published, last, away, false)).toEqual({ step: last + 1, nextAt: null });
   });
 
   test('steps whose time passed while nobody read them are not read one by one', () => {

@@ -14,7 +14,8 @@ export const ME_OPERATIONS = {
     tag: 'Account',
     action: 'read',
     summary: 'The calling key, its organization and quota',
-    description: 'Every authenticated request of the organization counts towards `quota.usedThisMonth`, this one included.',
+    description:
+      'Every authenticated request of the organization counts towards `quota.usedThisMonth`, this one included, except those refused with `429` (past the key’s per-minute limit or the month’s quota).',
   }),
 
   getKeyMember: doc({

@@ -7,6 +7,9 @@
 //    30 d (READING_AGES). Step k is the k-th; after the last the post is no longer followed.
 // 4. A reading that fails is tried again RETRY_AFTER later within its step; once the next step's
 //    age is reached the failed step is given up (its error stays recorded) and the next is read.
+//    The last step has no next one: it is tried until LAST_STEP_WINDOW after it fell due, then
+//    given up, so a channel that stays disconnected or a post that keeps failing is not asked
+//    about every 15 minutes for ever.
 // 5. A channel whose connection needs re-authorising is not read: its reading counts as failed
 //    (rule 4) with that reason, so a channel connected again is read at its next try. A platform
 //    without metrics (Telegram, Discord) is never followed; nor is a post the platform no longer has.
@@ -23,6 +26,8 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 export const READING_AGES: readonly number[] = [HOUR, 6 * HOUR, DAY, 3 * DAY, 7 * DAY, 30 * DAY];
 export const RETRY_AFTER = 15 * 60_000;
+/** How long the last reading (30 d) is tried again after it fell due (rule 4). */
+export const LAST_STEP_WINDOW = DAY;
 
 /** Every metric null, then what the platform reported (numbers only). */
 export function metricsOf(reported: Partial<Record<Metric, number | null | undefined>>): Metrics {
@@ -40,15 +45,23 @@ export function dueAt(publishedAt: Date, step: number): Date | null {
   return age === undefined ? null : new Date(publishedAt.getTime() + age);
 }
 
+/** Until when a failed reading of `step` is tried again: the next step's time, or for the last step the end of its window. */
+function retryUntil(publishedAt: Date, step: number): Date | null {
+  const next = dueAt(publishedAt, step + 1);
+  if (next) return next;
+  const last = dueAt(publishedAt, step);
+  return last && new Date(last.getTime() + LAST_STEP_WINDOW);
+}
+
 /**
  * After a reading of `step` at `now`: the step and time of the next one. A success moves on; a
- * failure tries again RETRY_AFTER later unless the next step is due by then (rule 4).
+ * failure tries again RETRY_AFTER later unless the next step (or the last step's window's end) comes first (rule 4).
  */
 export function afterReading(publishedAt: Date, step: number, now: Date, ok: boolean): { step: number; nextAt: Date | null } {
   if (!ok) {
     const retry = new Date(now.getTime() + RETRY_AFTER);
-    const next = dueAt(publishedAt, step + 1);
-    if (next === null || retry < next) return { step, nextAt: retry };
+    const until = retryUntil(publishedAt, step);
+    if (until !== null && retry < until) return { step, nextAt: retry };
   }
   // Steps whose time has already passed (a worker away for days) are not read one by one.
   let s = step + 1;
