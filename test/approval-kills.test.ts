@@ -1,9 +1,11 @@
 // Approval under real faults, counted where a post would land (the fake Mastodon): a worker
 // process SIGKILLed right after a decision, while the approved post's status POST is held; the
-// Temporal dev server SIGKILLed while a decision is sent; a decision racing the 24-hour grace.
-// In every case a post reaches the platform once if approved, and never unapproved.
+// Temporal dev server SIGKILLed while a decision is sent; the worker SIGKILLed while decisions'
+// activities wait to write their post rows (a row lock held by the test); a decision racing the
+// 24-hour grace. In every case a post reaches the platform once if approved, and never unapproved.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Client } from '@temporalio/client';
+import type pgDriver from 'pg';
 import { Post, PostChannel } from '../db/entities/index.ts';
 import { APPROVAL_GRACE_MS, postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
@@ -12,6 +14,7 @@ import { harness } from './harness/index.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import type { KillableTemporal, KillableWorker } from './harness/processes.ts';
 import { useKillableStack } from './harness/killable-stack.ts';
+import { quiet } from './harness/quiet.ts';
 
 /** The API's Temporal deadline (TEMPORAL_REQUEST_TIMEOUT_MS): a decision Temporal cannot take answers 503 by then. */
 const DEADLINE_MS = 3000;
@@ -62,6 +65,14 @@ const row = async (id: string) => (await harness()).orm.em.fork().findOneOrFail(
 const created = (fake: FakeMastodon, text: string) => fake.statuses.filter((s) => s.text === text).length;
 /** Publish requests that reached the fake with this text (a re-send shows here even when answered from its key). */
 const sent = (fake: FakeMastodon, text: string) => fake.sends.filter((s) => s.text === text).length;
+/** Sessions whose UPDATE of a post row's approval (a decision's write) waits for a lock. */
+async function approvalWritesWaiting(pool: pgDriver.Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `select count(*)::int as n from pg_stat_activity
+     where datname = current_database() and wait_event_type = 'Lock' and query ilike 'update "posts" set%"approval" =%'`,
+  );
+  return rows[0]!.n;
+}
 
 describe('approval with a worker process and a Temporal dev server that are SIGKILLed', () => {
   let fake: FakeMastodon;
@@ -161,6 +172,78 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
     await handle(toReject.id).result();
     expect(sent(fake, toReject.text)).toBe(0);
   }, 60_000);
+
+  test('the worker SIGKILLed while the decisions wait to write their post rows: after a new worker the rows and the workflows agree, a retried decision is answered as decided, the approved post publishes once, the rejected one never', async () => {
+    const h = await harness();
+    const toApprove = await pendingPost(app, org.author, org.channelId);
+    const toReject = await pendingPost(app, org.author, org.channelId);
+    // Due at once, each waits for its decision with nothing in flight; nothing was sent.
+    for (const post of [toApprove, toReject]) {
+      expect(await quiet(client, postWorkflowId(post.id))).toBe('waiting');
+      expect(await handle(post.id).query(postStateQuery)).toMatchObject({ phase: 'scheduled', approval: 'pending' });
+    }
+    expect(sent(fake, toApprove.text) + sent(fake, toReject.text)).toBe(0);
+
+    // A transaction of the test's own holds both post rows: each decision's activity reads its
+    // row, then its UPDATE waits for the lock.
+    const lock = await h.pool.connect();
+    let first: CallResult[];
+    try {
+      await lock.query('begin');
+      await lock.query('select 1 from posts where id = any($1) for update', [[toApprove.id, toReject.id]]);
+      const answers = Promise.all([decide(app, org.approver, toApprove.id, 'approve'), decide(app, org.approver, toReject.id, 'reject')]);
+      await until(async () => (await approvalWritesWaiting(h.pool)) === 2, 'both decisions to wait at their UPDATE of the post row');
+      // The worker dies inside the write: its transaction can never commit.
+      await worker.kill();
+      await lock.query('commit');
+      first = await answers;
+    } finally {
+      lock.release();
+    }
+    // Accepted by the workflow, not confirmed by its activity within the deadline: 503, to retry.
+    for (const r of first) {
+      expect(r.status).toBe(503);
+      expect(r.body.error.message).toContain('may still be applied later');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    await worker.killAndRestart();
+
+    // The client retries with the same decision: a conflict. While the row still says pending
+    // (the decision's write not retried yet) the post is still scheduled, the workflow holds the
+    // decision and says so, and nothing has reached the platform; once written, the approved post
+    // may be publishing already.
+    for (const [post, verb, status] of [
+      [toApprove, 'approve', 'approved'],
+      [toReject, 'reject', 'rejected'],
+    ] as const) {
+      const again = await answered(() => decide(app, org.approver, post.id, verb));
+      expect({ status: again.status, code: again.body.error?.code }).toEqual({ status: 409, code: 'conflict' });
+      if ((await row(post.id)).approval?.status === 'pending') {
+        expect(again.body.error.message).toBe(`The post is already ${status}.`);
+        expect(sent(fake, toApprove.text) + sent(fake, toReject.text)).toBe(0);
+      }
+    }
+
+    // The new worker retries each decision's activity once its start-to-close timeout (30 s) has
+    // passed: the approved post is recorded approved, then published, once.
+    expect(await handle(toApprove.id).result()).toMatchObject({ phase: 'done', approval: 'approved' });
+    const approved = await row(toApprove.id);
+    expect({ status: approved.status, approval: approved.approval?.status }).toEqual({ status: 'published', approval: 'approved' });
+    expect(created(fake, toApprove.text)).toBe(1);
+    expect(sent(fake, toApprove.text)).toBe(1);
+
+    // The rejected one: its row says what its workflow says, and the workflow waits (nothing in
+    // flight) for another decision, having sent nothing.
+    await until(async () => (await row(toReject.id)).approval?.status === 'rejected', 'the rejection to be written', 60_000);
+    expect(await quiet(client, postWorkflowId(toReject.id))).toBe('waiting');
+    expect(await handle(toReject.id).query(postStateQuery)).toMatchObject({ phase: 'scheduled', approval: 'rejected' });
+    expect((await row(toReject.id)).status).toBe('scheduled');
+    // Withdrawn, its workflow closes: nothing of it ever reached the platform.
+    const withdrawn = await answered(() => call(app, 'DELETE', `/v1/posts/${toReject.id}`, { key: org.author }));
+    expect(withdrawn.status).toBeLessThan(300);
+    await handle(toReject.id).result();
+    expect(sent(fake, toReject.text)).toBe(0);
+  }, 90_000);
 });
 
 describe('a decision racing the 24-hour grace (time-skipping server)', () => {

@@ -9,9 +9,11 @@ import { addChannel } from '../domain/channels.ts';
 import { WEEKDAYS } from '../lib/zoned-time.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { createUser } from '../services/users.ts';
+import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
+import { quiet } from './harness/quiet.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let fake: FakeMastodon;
@@ -193,9 +195,19 @@ describe('a batch made with a key whose posts need approval', () => {
       })
     ).key;
 
-  /** Every post of the organization waits for approval, and none reaches the instance. */
+  /**
+   * Every post of the organization waits for approval, and none reaches the instance: each one's
+   * workflow waits with nothing in flight (no publish under way), still scheduled and pending.
+   */
   async function expectWaiting(orgId: string, texts: string[]) {
-    await Bun.sleep(1500);
+    for (const p of await posts(orgId)) {
+      const workflowId = postWorkflowId(p.id);
+      expect({ content: p.content, workflow: await quiet(stack.client, workflowId) }).toEqual({ content: p.content, workflow: 'waiting' });
+      expect(await stack.client.workflow.getHandle(workflowId).query(postStateQuery)).toMatchObject({
+        phase: 'scheduled',
+        approval: 'pending',
+      });
+    }
     const all = await posts(orgId);
     expect(all.map((p) => p.content).sort()).toEqual([...texts].sort());
     for (const p of all)

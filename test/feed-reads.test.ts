@@ -10,11 +10,13 @@ import { readFeed } from '../domain/feeds/fetch.ts';
 import { claimFeeds, feedPostId, pollFeed, type PollDeps } from '../domain/feeds/poll.ts';
 import { hashKey, MAX_POSTS_PER_POLL } from '../domain/feeds/items.ts';
 import { FEED_POLL_WORKFLOW_TYPE, feedPollNowWorkflowId, type FeedPollSummary } from '../workflows/feed-poll-types.ts';
+import { postWorkflowId } from '../workflows/post-types.ts';
 import { startEventReceiver, type ReceivedEvent } from './fakes/event-receiver.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { feedItem as item, startFeedServer, type FeedItemFixture, type FeedServer } from './fakes/feed-server.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
+import { closed, deliveredEvents } from './harness/quiet.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let fake: FakeMastodon;
@@ -58,7 +60,7 @@ async function account(hookPath?: string) {
     });
     expect(hook.status).toBe(201);
   }
-  return { key, channelId: channel.id };
+  return { orgId: org.id, key, channelId: channel.id };
 }
 
 /** A feed whose statuses carry `[<its id>]`, so that tests sharing the fake instance tell theirs apart. */
@@ -95,15 +97,18 @@ async function waitFor(what: string, fn: () => boolean | Promise<boolean>, tries
   throw new Error(`never: ${what}`);
 }
 
-/** The feed's statuses once `n` have arrived and no more come, sorted. */
-async function published(feedId: string, n: number) {
-  await waitFor(`${n} statuses of ${feedId}`, () => texts(feedId).length >= n);
-  await Bun.sleep(200);
-  return texts(feedId).sort();
-}
-
 const postsOf = (feedId: string) =>
   stack.h.orm.em.fork().find(Post, { id: { $like: `post_${feedId.replace(/^feed_/, '')}_%` } }, { orderBy: { createdAt: 'asc' } });
+
+/**
+ * The feed's statuses once `n` have arrived and no more can come, sorted. Called once the reads
+ * are over (their posts all created): when every post's workflow has closed, none can send again.
+ */
+async function published(feedId: string, n: number) {
+  await waitFor(`${n} statuses of ${feedId}`, () => texts(feedId).length >= n);
+  for (const p of await postsOf(feedId)) await closed(stack.client, postWorkflowId(p.id));
+  return texts(feedId).sort();
+}
 
 const due = (feedId: string) => stack.h.orm.em.fork().nativeUpdate(Feed, { id: feedId }, { nextPollAt: new Date(Date.now() - 1000) });
 
@@ -231,17 +236,19 @@ describe('reading', () => {
   });
 
   test('feed.failed is sent once, at the pause, not at each failure', async () => {
-    const { key, channelId } = await account('/reads-failing');
+    const { orgId, key, channelId } = await account('/reads-failing');
     const s = feedServer([item(1)]);
     const feed = await createFeed(key, { url: s.url, channelIds: [channelId] });
     s.misbehave = { kind: 'status', status: 500 };
     const failedEvents = () => events.filter((e) => e.path === '/reads-failing' && e.type === 'feed.failed');
+    // The event is written with the failure it announces: once each read is over, the outbox has
+    // every event of it, and each delivery of them is done.
+    const written = () => deliveredEvents(stack.client, stack.h.orm, orgId, 'feed.failed');
     for (let i = 1; i < PAUSE_AFTER_FAILURES; i++) await pollNow(key, feed.id);
-    await Bun.sleep(300);
+    expect(await written()).toBe(0);
     expect(failedEvents()).toHaveLength(0);
     await pollNow(key, feed.id);
-    await waitFor('feed.failed', () => failedEvents().length > 0);
-    await Bun.sleep(300);
+    expect(await written()).toBe(1);
     expect(failedEvents()).toHaveLength(1);
     expect(failedEvents()[0]!.data.feed).toMatchObject({ id: feed.id, status: 'paused', consecutiveFailures: PAUSE_AFTER_FAILURES });
   });
@@ -261,7 +268,6 @@ describe('reading', () => {
     expect(await em.findOne(Post, { id: feedPostId(feed.id, hashKey('urn:changed:2')) })).toBeNull();
     expect(await em.find(FeedItem, { feed: feed.id, itemKey: 'urn:changed:2' })).toEqual([]);
     expect((await postsOf(feed.id)).length).toBe(1);
-    await Bun.sleep(200);
-    expect(texts(feed.id)).toEqual(['Item 2 https://blog.example/2']);
+    expect(await published(feed.id, 1)).toEqual(['Item 2 https://blog.example/2']);
   });
 });

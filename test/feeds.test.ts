@@ -11,11 +11,13 @@ import { feedPostId, pollFeed, type FeedEvents, type PollDeps } from '../domain/
 import { PAUSE_AFTER_FAILURES } from '../domain/feeds/feeds.ts';
 import { hashKey } from '../domain/feeds/items.ts';
 import { FEED_POLL_WORKFLOW_TYPE, feedPollNowWorkflowId } from '../workflows/feed-poll-types.ts';
+import { postWorkflowId } from '../workflows/post-types.ts';
 import { startEventReceiver, type ReceivedEvent } from './fakes/event-receiver.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { feedItem, startFeedServer, type FeedItemFixture, type FeedServer } from './fakes/feed-server.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
+import { closed, deliveredEvents } from './harness/quiet.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let fake: FakeMastodon;
@@ -91,20 +93,24 @@ async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>
   throw new Error(`never: ${what}`);
 }
 
-/** Until each of the feed's posts has been published (its text on the fake instance); the texts sorted (each post publishes on its own). */
+/** The feed's posts (their ids derive from the feed's: feedPostId), in the order they were created. */
+const postsOf = (feedId: string) =>
+  stack.h.orm.em.fork().find(Post, { id: { $like: `post_${feedId.replace(/^feed_/, '')}_%` } }, { orderBy: { createdAt: 'asc' } });
+
+/**
+ * Until each of the feed's posts has been published (its text on the fake instance); the texts
+ * sorted (each post publishes on its own). Called once the reads are over (their posts all
+ * created): when every post's workflow has closed, none can send again.
+ */
 async function published(feedId: string, n: number) {
   await waitFor(`${n} statuses of ${feedId}`, async () => texts(feedId).length >= n);
-  // And no more come.
-  await Bun.sleep(200);
+  for (const p of await postsOf(feedId)) await closed(stack.client, postWorkflowId(p.id));
   return texts(feedId).sort();
 }
 
 /** The texts of the feed's posts in the order they were created. */
 async function created(feedId: string) {
-  const posts = await stack.h.orm.em
-    .fork()
-    .find(Post, { id: { $like: `post_${feedId.replace(/^feed_/, '')}_%` } }, { orderBy: { createdAt: 'asc' } });
-  return posts.map((p) => p.content.replace(` [${feedId}]`, ''));
+  return (await postsOf(feedId)).map((p) => p.content.replace(` [${feedId}]`, ''));
 }
 
 /** A template that marks each status with its feed, so that tests sharing the fake instance tell theirs apart. */
@@ -177,7 +183,7 @@ describe('POST /v1/feeds', () => {
 
 describe('reading a feed', () => {
   test('the backlog is never posted; new items are, once, even when the feed reorders, re-dates, edits or re-ids them', async () => {
-    const { key, channelId } = await account('/feeds-main');
+    const { org, key, channelId } = await account('/feeds-main');
     const s = feedServer([item(3), item(2), item(1)]);
     const feed = await createFeed(key, { url: s.url, channelIds: [channelId], template: marked() });
     expect(new Date(feed.nextPollAt).getTime()).toBeGreaterThan(Date.now() + 14 * 60_000);
@@ -222,11 +228,8 @@ describe('reading a feed', () => {
       'Item 6 https://blog.example/6',
     ]);
     // The webhooks: one feed.item.posted per posted item, with its post.
-    await waitFor(
-      '3 feed.item.posted',
-      async () => events.filter((e) => e.path === '/feeds-main' && e.type === 'feed.item.posted').length === 3,
-    );
-    await Bun.sleep(200);
+    // Written with each item's record, so all there once the read is over; every delivery done.
+    expect(await deliveredEvents(stack.client, stack.h.orm, org.id, 'feed.item.posted')).toBe(3);
     const posts = events.filter((e) => e.path === '/feeds-main' && e.type === 'feed.item.posted');
     expect(posts.map((e) => e.data.item.key).sort()).toEqual(['urn:item:4', 'urn:item:5', 'urn:item:6']);
     expect(posts.every((e) => e.data.feed.id === feed.id && typeof e.data.postId === 'string')).toBe(true);

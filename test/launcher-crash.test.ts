@@ -12,12 +12,16 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Subprocess } from 'bun';
+import { Client, Connection } from '@temporalio/client';
+import pg from 'pg';
 import { createOrm } from '../db/orm.ts';
 import { addChannel } from '../domain/channels.ts';
 import { parseCredentialsKey } from '../lib/config.ts';
 import { embeddedDatabaseUrl, readEmbeddedCredentialsKey } from '../lib/embedded.ts';
 import { isRunning, tcpListeners, worksIn } from '../lib/process-lifetime.ts';
 import { startFakeDiscord, type FakeDiscord } from './fakes/discord.ts';
+import { postWorkflowId } from '../workflows/post-types.ts';
+import { closed } from './harness/quiet.ts';
 import { BUN, copyTree, distinctFreePorts, groupMembers, listening } from './harness/tree-copy.ts';
 
 interface Ports {
@@ -115,7 +119,10 @@ test('after a SIGKILL of the launcher, Postgres and Temporal go too; the next st
   expect(second.output()).not.toContain('already in use');
   await waitFor(async () => (await postStatuses(key)).every((s) => s === 'published'), 40_000, 1000);
   expect(await postStatuses(key)).toEqual(['published', 'published', 'published']);
-  await Bun.sleep(1000); // a second publish would show by now
+  // Each post's workflow has closed: none can publish again.
+  await withTemporal(portsA, async (client) => {
+    for (const p of posts) expect(await closed(client, postWorkflowId(p.id))).toBe('COMPLETED');
+  });
   expect(discord.messages.map((m) => m.content).sort()).toEqual(posts.map((p) => p.content).sort());
 }, 150_000);
 
@@ -125,8 +132,11 @@ test('where they outlive the launcher (no parent-death signal), the next start s
   const orphans = serverPids(portsA);
   expect(orphans.length).toBeGreaterThanOrEqual(2);
   await crash(running);
-  await Bun.sleep(1000);
-  expect(orphans.filter(isRunning)).toEqual(orphans); // as on a system without the signal
+  // As on a system without the signal: the launcher is gone (crash waits for its exit), so a
+  // parent-death signal would have been sent by now, and a server that got it would refuse new
+  // sessions. They take them and answer.
+  expect(orphans.filter(isRunning)).toEqual(orphans);
+  await expectServing(portsA);
 
   running = launch(copyA, portsA);
   await ready(running, copyA, portsA);
@@ -235,6 +245,30 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
   } catch {
     // the group is gone
   }
+}
+
+/** A client of the copy's Temporal server, for the time of fn. */
+async function withTemporal<T>(ports: Ports, fn: (client: Client) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+  try {
+    return await fn(new Client({ connection }));
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The copy's Postgres takes a new session and answers it; its Temporal server answers. */
+async function expectServing(ports: Ports): Promise<void> {
+  const db = new pg.Client({ connectionString: embeddedDatabaseUrl({ embeddedPgPort: ports.pg }) });
+  await db.connect();
+  try {
+    expect((await db.query('select 1 as one')).rows).toEqual([{ one: 1 }]);
+  } finally {
+    await db.end();
+  }
+  await withTemporal(ports, async (client) => {
+    expect((await client.workflowService.getSystemInfo({})).serverVersion).toBeTruthy();
+  });
 }
 
 /** The processes listening on a copy's Postgres and Temporal ports. */

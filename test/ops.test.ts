@@ -476,15 +476,16 @@ describe('graceful shutdown', () => {
     await Bun.sleep(300); // the handler is now streaming the body to disk
 
     api.proc.kill('SIGTERM');
-    await api.waitForLog(
+    const stopping = await api.waitForLog(
       (e) => e.msg === 'shutting down: refusing new connections, finishing requests in flight',
       5000,
       'the shutdown to start',
     );
-    // New connections are refused at once…
+    // The shutdown counts the upload among the requests it finishes…
+    expect(stopping.pendingRequests).toBe(1);
+    // …new connections are refused at once…
     await waitFor(async () => (await tryConnect(port)) === 'refused', 5000, 'the port to refuse connections');
-    // …while the request in flight keeps the process alive.
-    await Bun.sleep(200);
+    // …and the request in flight keeps the process alive: it answers the rest of the body below.
     expect(api.proc.exitCode).toBeNull();
 
     socket.write(bytes.subarray(bytes.length / 2));
@@ -564,7 +565,7 @@ describe('graceful shutdown', () => {
     // The platform answered before the process went away, and got the post exactly once.
     expect(answeredAt).toBeDefined();
     expect(answeredAt!).toBeLessThanOrEqual(worker.exitedAt() ?? Date.now());
-    await Bun.sleep(500);
+    // The only worker has exited: nothing more can reach the platform.
     expect(received).toHaveLength(1);
     expect(received[0]!.idempotencyKey).toBe(`${postId}:${channel.id}`);
 

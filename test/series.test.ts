@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Post, Series } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
 import { occurrencePostId } from '../domain/series/series.ts';
+import { postWorkflowId } from '../workflows/post-types.ts';
 import { SERIES_WORKFLOW_TYPE, seriesWorkflowId, type SeriesWorkflowInput } from '../workflows/series-types.ts';
 import { startEventReceiver, type ReceivedEvent } from './fakes/event-receiver.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
+import { closed, quiet } from './harness/quiet.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let fake: FakeMastodon;
@@ -147,7 +149,8 @@ describe('occurrences', () => {
     });
     // Not yet: 10 minutes before the first occurrence nothing is created.
     await stack.env.sleep(start.getTime() - t0.getTime() - 10 * 60_000);
-    await Bun.sleep(200);
+    // The workflow waits (its timer) with nothing in flight: nothing is on its way.
+    expect(await quiet(stack.client, seriesWorkflowId(id))).toBe('waiting');
     expect(await occurrences(id)).toHaveLength(0);
     // 4 minutes before: created (5 minutes ahead), scheduled at its time.
     await stack.env.sleep('6 minutes');
@@ -170,10 +173,10 @@ describe('occurrences', () => {
     await countIs(id, 3);
     await stack.env.sleep('1 day');
     await countIs(id, 4);
-    // The rule has no fifth: the workflow ends, and nothing more appears.
+    // The rule has no fifth: the workflow ends, and nothing more appears — completed, it creates
+    // nothing more, so the days after it (the last occurrence's) add none.
     await waitFor('series workflow completed', async () => (await workflowStatus(id)) === 'COMPLETED');
     await stack.env.sleep('3 days');
-    await Bun.sleep(200);
     const all = await occurrences(id);
     expect(all.map((p) => p.id)).toEqual([0, 1, 2, 3].map((i) => occurrencePostId(id, i)));
     expect(all.map((p) => p.scheduledAt.getTime() - start.getTime())).toEqual([0, DAY, 2 * DAY, 3 * DAY]);
@@ -206,7 +209,8 @@ describe('occurrences', () => {
     expect((await call(stack.app, 'PATCH', `/v1/series/${id}`, { key, body: { publishAt: start.toISOString() } })).status).toBe(422);
     // A day later nothing (the rule is weekly now); a week later the second, with the new text.
     await stack.env.sleep('1 day');
-    await Bun.sleep(200);
+    // Waiting (the next timer) with nothing in flight: a day's occurrence would have been created.
+    expect(await quiet(stack.client, seriesWorkflowId(id))).toBe('waiting');
     expect(await occurrences(id)).toHaveLength(1);
     await stack.env.sleep(6 * DAY - 4 * 60_000);
     await countIs(id, 2);
@@ -222,7 +226,8 @@ describe('occurrences', () => {
     expect((await call(stack.app, 'GET', `/v1/posts/${two!.id}`, { key })).status).toBe(404);
     expect((await call(stack.app, 'GET', `/v1/posts/${one!.id}`, { key })).body.status).toBe('published');
     await stack.env.sleep('15 days');
-    await Bun.sleep(200);
+    // The series' workflow and the cancelled occurrence's have closed: nothing more can happen.
+    expect(await closed(stack.client, postWorkflowId(two!.id))).toBe('COMPLETED');
     expect(await occurrences(id)).toHaveLength(2);
     expect(fake.statuses.filter((s) => s.text === 'version two')).toHaveLength(0);
   });
@@ -384,7 +389,8 @@ describe('occurrences', () => {
     await waitFor('completed', async () => (await handle.describe()).status.name === 'COMPLETED');
     expect((await handle.describe()).runId).not.toBe(firstRun.firstExecutionRunId);
     await stack.env.sleep('3 days');
-    await Bun.sleep(200);
+    // Both workflows of the series have completed: neither creates anything more.
+    expect(await closed(stack.client, seriesWorkflowId(id))).toBe('COMPLETED');
     expect((await occurrences(id)).map((p) => p.id)).toEqual([0, 1, 2].map((i) => occurrencePostId(id, i)));
   });
 });

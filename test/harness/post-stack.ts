@@ -193,6 +193,10 @@ export async function startPostStack(opts: PostStackOptions = {}) {
       worker = await newWorker();
       running = worker.run();
     },
+    /** The ids of the workflows started through `client` (the app's creates among them), in order. */
+    startedWorkflowIds: (): readonly string[] => started,
+    /** Activities the worker is running now (a cancelled one counts until its function has returned). */
+    activitiesInFlight: () => worker.workers.reduce((n, w) => n + w.getStatus().numInFlightActivities, 0),
     /** Moves the API's clock to the test server's current time. */
     async syncClock() {
       clock = new Date(await env.currentTimeMs());
