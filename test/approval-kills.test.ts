@@ -218,6 +218,8 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
     ] as const) {
       const again = await answered(() => decide(app, org.approver, post.id, verb));
       expect({ status: again.status, code: again.body.error?.code }).toEqual({ status: 409, code: 'conflict' });
+      // The answer says the decision the workflow holds, whatever the row says yet.
+      expect(again.body.error.details).toEqual({ approval: status });
       if ((await row(post.id)).approval?.status === 'pending') {
         expect(again.body.error.message).toBe(`The post is already ${status}.`);
         expect(sent(fake, toApprove.text) + sent(fake, toReject.text)).toBe(0);

@@ -163,9 +163,10 @@ export async function decideApproval(
   } catch (err) {
     const refused = updateFailureType(err);
     if (refused === FAILURE.alreadyDecided) {
-      throw new ApiError('conflict', `The post is already ${d.decision === 'approve' ? 'approved' : 'rejected'}.`, {
-        details: { approval: post.approval.status },
-      });
+      // The workflow holds this decision already: it is the post's, even while the row that
+      // records it waits for its write (a worker lost in that write retries it).
+      const decided = d.decision === 'approve' ? 'approved' : 'rejected';
+      throw new ApiError('conflict', `The post is already ${decided}.`, { details: { approval: decided } });
     }
     if (refused === FAILURE.noApproval) throw new ApiError('conflict', 'The post needs no approval.');
     if (refused === FAILURE.notScheduled || err instanceof WorkflowNotFoundError) throw notScheduled('no longer scheduled');
