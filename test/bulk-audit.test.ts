@@ -3,10 +3,9 @@
 // row was refused answers 200 but changed nothing, so it is no event (refusals are not events).
 import { describe, expect, test } from 'bun:test';
 import { AuditEvent } from '../db/entities/index.ts';
-import { addChannel } from '../domain/channels.ts';
 import type { FakeMastodon } from './fakes/mastodon.ts';
-import { call, makeKey, makeOrg } from './harness/fixtures.ts';
-import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
+import { call } from './harness/fixtures.ts';
+import { mastodonAccount, type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 import { query, signedInUserWithChannel } from './harness/web-browser.ts';
 
 let stack: PostStack;
@@ -20,17 +19,7 @@ useMastodonStack({}, (s, f) => {
 const DAY = 86_400_000;
 const TOO_LONG = 'x'.repeat(501);
 
-async function account() {
-  const org = await makeOrg('ENTERPRISE');
-  const { key } = await makeKey(org.id);
-  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'Team News',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-  });
-  return { orgId: org.id, key, channelId: channel.id };
-}
+const account = () => mastodonAccount(stack, fake, { name: 'Team News' });
 
 const bulkEvents = (organizationId: string) =>
   stack.h.orm.em.fork().find(AuditEvent, { organization: organizationId, action: 'post.bulk_create' });

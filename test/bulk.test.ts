@@ -4,11 +4,10 @@
 import { describe, expect, test } from 'bun:test';
 import { Post } from '../db/entities/index.ts';
 import { sql } from '../db/sql.ts';
-import { addChannel } from '../domain/channels.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import type { FakeMastodon } from './fakes/mastodon.ts';
-import { call, makeKey, makeOrg } from './harness/fixtures.ts';
-import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
+import { call } from './harness/fixtures.ts';
+import { mastodonAccount, type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 
 let stack: PostStack;
 let fake: FakeMastodon;
@@ -20,17 +19,7 @@ useMastodonStack({}, (s, f) => {
 
 const DAY = 86_400_000;
 
-async function account(plan = 'ENTERPRISE') {
-  const org = await makeOrg(plan);
-  const { key } = await makeKey(org.id);
-  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'mastodon',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-  });
-  return { orgId: org.id, key, channelId: channel.id };
-}
+const account = (plan = 'ENTERPRISE') => mastodonAccount(stack, fake, { plan });
 
 /** A row `days` ahead of the test server's clock, its text unique unless given. */
 const row = (channelId: string, at: Date, o: { days?: number; text?: string } = {}) => ({

@@ -6,10 +6,9 @@ import { describe, expect, test } from 'bun:test';
 import { Post } from '../db/entities/index.ts';
 import { CONTENT_COLUMNS, CONTENT_FIELDS, PostContent, TEXT_FIELDS } from '../domain/posts/content.ts';
 import { TOOLS } from '../mcp/tools.ts';
-import { addChannel } from '../domain/channels.ts';
 import type { FakeMastodon } from './fakes/mastodon.ts';
-import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
-import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
+import { call, testApp } from './harness/fixtures.ts';
+import { mastodonAccount, type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 
 type Json = Record<string, any>;
 
@@ -24,16 +23,9 @@ useMastodonStack({}, (s, f) => {
 const DAY = 86_400_000;
 
 async function account() {
-  const org = await makeOrg('ENTERPRISE');
-  const { key } = await makeKey(org.id);
-  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'news',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-  });
+  const { key, channelId } = await mastodonAccount(stack, fake);
   const at = new Date((await stack.syncClock()).getTime() + 30 * DAY).toISOString();
-  return { key, channel, at };
+  return { key, channel: { id: channelId }, at };
 }
 
 const deref = (doc: Json, s: Json): Json =>
