@@ -11,6 +11,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { FieldError } from '../lib/errors.ts';
+import { MAX_CHARS } from './chars.ts';
 
 type Schema = TSchema & Record<string, unknown>;
 
@@ -114,12 +115,23 @@ export interface ValueProblem {
  * errors, at their own paths (`reddit.title`), not the union's "an object, or null" at `reddit`.
  */
 function expandNullable(e: ValueProblem): ValueProblem[] {
-  const branches = e.schema?.anyOf as Schema[] | undefined;
-  if (e.type !== ValueErrorType.Union || e.value === null || !branches || !e.errors) return [e];
-  const others = branches.flatMap((b, i) => (b.type === 'null' ? [] : [i]));
-  if (others.length !== 1 || others.length === branches.length) return [e];
-  const inner = [...(e.errors[others[0]!] ?? [])];
+  const other = e.schema ? valueBranch(e.schema) : undefined;
+  if (e.type !== ValueErrorType.Union || e.value === null || other === undefined || !e.errors) return [e];
+  const inner = [...(e.errors[other] ?? [])];
   return inner.length ? inner.flatMap(expandNullable) : [e];
+}
+
+/** Of a value that may be null (a union of one schema and null): the index of that one schema's branch. */
+function valueBranch(s: Schema): number | undefined {
+  const branches = s.anyOf as Schema[] | undefined;
+  const others = branches?.flatMap((b, i) => (b.type === 'null' ? [] : [i])) ?? [];
+  return others.length === 1 && others.length < branches!.length ? others[0] : undefined;
+}
+
+/** The schema of a value given for a field that may be null (its branch that is not null); any other schema as it is. */
+function unlessNull(s: Schema | undefined): Schema | undefined {
+  const other = s ? valueBranch(s) : undefined;
+  return other === undefined ? s : (s!.anyOf as Schema[])[other];
 }
 
 /**
@@ -140,11 +152,14 @@ export function fieldErrors(problems: Iterable<ValueProblem>, prefix = ''): Fiel
   return out;
 }
 
-/** The schema at a dotted path of an object schema (through its properties, a record's values); undefined when none. */
+/**
+ * The schema at a dotted path of an object schema, through its properties (and a field that may
+ * be null: its object, as `reddit.title`); undefined when none.
+ */
 export function schemaAt(root: TSchema, path: string): Schema | undefined {
   let at: Schema | undefined = root as Schema;
   for (const key of path.split('.')) {
-    const props = at?.properties as Record<string, Schema> | undefined;
+    const props = unlessNull(at)?.properties as Record<string, Schema> | undefined;
     at = props?.[key];
   }
   return at;
@@ -156,18 +171,27 @@ export function recordValues(s: Schema | undefined): Schema | undefined {
   return patterns ? Object.values(patterns)[0] : undefined;
 }
 
-/** A schema's bounds, for a form's attributes: what the API checks, said once. */
-export function boundsOf(s: Schema | undefined): {
+/** What a form's input takes of a schema's rules (boundsOf). */
+export interface Bounds {
   maxLength?: number;
   minimum?: number;
   maximum?: number;
   pattern?: string;
   values?: string[];
-} {
+}
+
+/**
+ * A schema's bounds, for a form's attributes: what the API checks, said once. A value that may be
+ * null has the bounds of its schema; a text in characters (lib/chars.ts Chars) its `x-max-chars`
+ * as maxLength (a browser counts UTF-16 units: stricter only for characters beyond the BMP).
+ */
+export function boundsOf(schema: Schema | undefined): Bounds {
+  const s = unlessNull(schema);
   if (!s) return {};
   const listed = choices(s);
+  const maxLength = typeof s.maxLength === 'number' ? s.maxLength : s[MAX_CHARS];
   return {
-    ...(typeof s.maxLength === 'number' ? { maxLength: s.maxLength } : {}),
+    ...(typeof maxLength === 'number' ? { maxLength } : {}),
     ...(typeof s.minimum === 'number' ? { minimum: s.minimum } : {}),
     ...(typeof s.maximum === 'number' ? { maximum: s.maximum } : {}),
     ...(typeof s.pattern === 'string' ? { pattern: s.pattern } : {}),

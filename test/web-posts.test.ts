@@ -11,6 +11,7 @@ import { zonedParts, zonedToUtc } from '../lib/zoned-time.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeChannel, makeKey, readyMedia } from './harness/fixtures.ts';
 import { PostOptions, type PlatformOptions } from '../platforms/options.ts';
+import { PostContent } from '../domain/posts/content.ts';
 import { OPTION_FIELDS, optionsWithoutFields } from '../web/option-input.ts';
 import { optionFields } from '../web/option-fields.ts';
 import { boundsOf, recordValues, schemaAt } from '../lib/schema-words.ts';
@@ -866,7 +867,9 @@ describe('options per platform', () => {
         const [el] = await query(page, `[name="${name}"]`);
         expect({ name, found: el !== undefined }).toEqual({ name, found: true });
         const attrs = el!.attrs;
-        if (b.maxLength !== undefined) expect({ name, maxlength: attrs.maxlength }).toEqual({ name, maxlength: String(b.maxLength) });
+        const typed = f.kind === 'text' || f.kind === 'textarea' || f.kind === 'perMedia';
+        if (b.maxLength !== undefined && typed)
+          expect({ name, maxlength: attrs.maxlength }).toEqual({ name, maxlength: String(b.maxLength) });
         if (b.minimum !== undefined) expect({ name, min: attrs.min }).toEqual({ name, min: String(b.minimum) });
         if (b.maximum !== undefined) expect({ name, max: attrs.max }).toEqual({ name, max: String(b.maximum) });
         if (b.pattern !== undefined && f.kind === 'text')
@@ -879,6 +882,22 @@ describe('options per platform', () => {
       }
     }
     expect(checked).toBeGreaterThan(30);
+  });
+
+  test('the Reddit subreddit and title take what the post content schema does: its length and pattern', async () => {
+    const user = await signedInUser(stack.app);
+    const reddit = await makeChannel(user.org.id, 'REDDIT', { name: 'Our Reddit' });
+    const form = await user.browser.get(`/posts/new?channel=${reddit.id}`);
+    expect(form.status).toBe(200);
+    for (const [testId, path] of [
+      ['reddit-subreddit', 'reddit.subreddit'],
+      ['reddit-title', 'reddit.title'],
+    ] as const) {
+      const b = boundsOf(schemaAt(PostContent, path));
+      expect(b.maxLength).toBeGreaterThan(0);
+      const { maxlength, pattern } = (await form.one(`[data-testid="${testId}"]`)).attrs;
+      expect({ path, maxlength, pattern }).toEqual({ path, maxlength: String(b.maxLength), pattern: b.pattern!.replace(/^\^|\$$/g, '') });
+    }
   });
 
   test('a panel per chosen platform; a form post sends only the values given, and the API shows them', async () => {

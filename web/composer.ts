@@ -39,10 +39,12 @@ import { counter, postLength } from './char-count.ts';
 import { postItems } from './post-items.ts';
 import { threadFields } from './thread-fields.ts';
 import { hasFollowUpFields, NO_FOLLOW_UPS } from './thread-input.ts';
-import { optionFields } from './option-fields.ts';
+import { boundAttributes, optionFields } from './option-fields.ts';
 import { hasOptionFields, optionValues } from './option-input.ts';
 import { channelCapabilities } from '../domain/capabilities.ts';
 import { Post } from '../db/entities/index.ts';
+import { PostContent } from '../domain/posts/content.ts';
+import { boundsOf, schemaAt } from '../lib/schema-words.ts';
 
 interface ComposerPage {
   mode: 'new' | 'edit';
@@ -97,6 +99,10 @@ function mediaChoice(m: MediaView, selected: boolean): SafeHtml {
   </li>`;
 }
 
+/** The Reddit fields take what the post's content schema does (domain/posts/content.ts), as the API checks it. */
+const REDDIT_SUBREDDIT = boundAttributes(boundsOf(schemaAt(PostContent, 'reddit.subreddit')), true);
+const REDDIT_TITLE = boundAttributes(boundsOf(schemaAt(PostContent, 'reddit.title')), true);
+
 function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
   const v = p.values;
   const platforms = [...new Set(p.channels.map((c) => c.platform as string))];
@@ -135,8 +141,8 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
     hasReddit && p.mode === 'new'
       ? html`<fieldset class="reddit" data-testid="composer-reddit">
     <legend>Reddit</legend>
-    <div class="field"><label for="subreddit">Subreddit</label><input id="subreddit" name="subreddit" value="${v.subreddit}" maxlength="100" data-testid="reddit-subreddit"></div>
-    <div class="field"><label for="redditTitle">Title</label><input id="redditTitle" name="redditTitle" value="${v.redditTitle}" maxlength="300" data-testid="reddit-title"></div>
+    <div class="field"><label for="subreddit">Subreddit</label><input id="subreddit" name="subreddit" value="${v.subreddit}"${REDDIT_SUBREDDIT} data-testid="reddit-subreddit"></div>
+    <div class="field"><label for="redditTitle">Title</label><input id="redditTitle" name="redditTitle" value="${v.redditTitle}"${REDDIT_TITLE} data-testid="reddit-title"></div>
   </fieldset>`
       : ''
   }

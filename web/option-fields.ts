@@ -10,6 +10,7 @@
 import type { IChannel } from '../db/entities/index.ts';
 import type { MediaView } from '../domain/media.ts';
 import type { FieldError } from '../lib/errors.ts';
+import type { Bounds } from '../lib/schema-words.ts';
 import { html, type SafeHtml } from './html.ts';
 import { OPTION_FIELDS, optionBounds, optionChoices, optionName, type OptionField } from './option-input.ts';
 import { platformBadge, platformLabel } from './ui.ts';
@@ -52,11 +53,15 @@ function described(ids: (string | false)[], invalid: boolean): SafeHtml {
 
 const requiredMark = (f: OptionField) => (f.required ? html` <span class="hint">(required)</span>` : '');
 
-/** The schema's bounds as the input's attributes (the browser checks what the API will; a pattern on text inputs only, as HTML has it). */
-function limits(platform: string, f: OptionField): SafeHtml {
-  const b = optionBounds(platform, f);
-  return html`${b.maxLength !== undefined ? html` maxlength="${b.maxLength}"` : ''}${b.minimum !== undefined ? html` min="${b.minimum}"` : ''}${b.maximum !== undefined ? html` max="${b.maximum}"` : ''}${b.pattern !== undefined && f.kind === 'text' ? html` pattern="${b.pattern.replace(/^\^|\$$/g, '')}"` : ''}`;
+/**
+ * A schema's bounds (lib/schema-words.ts boundsOf) as an input's attributes: the browser checks
+ * what the API will. A pattern on a text input only (`textInput`), as HTML has it.
+ */
+export function boundAttributes(b: Bounds, textInput: boolean): SafeHtml {
+  return html`${b.maxLength !== undefined ? html` maxlength="${b.maxLength}"` : ''}${b.minimum !== undefined ? html` min="${b.minimum}"` : ''}${b.maximum !== undefined ? html` max="${b.maximum}"` : ''}${b.pattern !== undefined && textInput ? html` pattern="${b.pattern.replace(/^\^|\$$/g, '')}"` : ''}`;
 }
+
+const limits = (platform: string, f: OptionField) => boundAttributes(optionBounds(platform, f), f.kind === 'text');
 
 function control(platform: string, f: OptionField, value: string, aria: SafeHtml): SafeHtml {
   const id = fieldId(platform, f);
