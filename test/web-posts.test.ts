@@ -744,6 +744,41 @@ describe('thread and first comment', () => {
     expect(await refused.query('[data-testid="thread-error"]')).toHaveLength(0);
   });
 
+  test("the post content's schema holds the form: a reply with more media than an item takes, a text longer than any post's, half the Reddit fields: 422 in the schema's words, each at its field", async () => {
+    const { browser, org, channels } = await setup();
+    const reddit = await makeChannel(org.id, 'REDDIT', { name: 'Our Reddit' });
+    const at = new Date((await stack.syncClock()).getTime() + 86_400_000);
+    const media = Array.from({ length: 11 }, (_, i) => `med_${i}`);
+    const refused = await compose(browser, {
+      channelIds: [channels[0]!.id, reddit.id],
+      content: 'x'.repeat(100_001),
+      at,
+      extra: { ...followUps(['fine', 'with media']), thread_1_media: media, subreddit: 'r/test' },
+    });
+    expect(refused.status).toBe(422);
+    const listed = (await refused.one('[data-testid="form-errors"]')).text;
+    expect(listed).toContain('content: must be at most 100000 characters');
+    expect(listed).toContain('reddit.title: must be 1 to 300 characters');
+    const itemErrors = await refused.query('[data-testid="thread-items"] [data-testid="thread-item-error"]');
+    expect(itemErrors.map((e) => e.attrs.id)).toEqual(['thread-1-error']);
+    expect(itemErrors[0]!.text).toContain('must be a list of at most 10 items');
+    expect((await refused.one('[data-testid="reddit-subreddit"]')).attrs.value).toBe('r/test');
+
+    // An edit: the same schema, each field optional.
+    const id = postIdFrom((await compose(browser, { channelIds: [channels[0]!.id], content: text('to edit'), at })).location);
+    const edit = await browser.post(`/posts/${id}/edit`, {
+      content: 'y'.repeat(100_001),
+      publishAt: localInputValue(at, 'UTC'),
+      tz: 'UTC',
+      ...followUps(['fine', 'with media']),
+      thread_1_media: media,
+    });
+    expect(edit.status).toBe(422);
+    expect((await edit.one('[data-testid="form-errors"]')).text).toContain('content: must be at most 100000 characters');
+    const editErrors = await edit.query('[data-testid="thread-items"] [data-testid="thread-item-error"]');
+    expect(editErrors.map((e) => [e.attrs.id, e.text.includes('must be a list of at most 10 items')])).toEqual([['thread-1-error', true]]);
+  });
+
   test('edit: the form is pre-filled with the thread and first comment; reordered and changed, the comment cleared; a form without the fields keeps them', async () => {
     const { browser, channels } = await setup();
     const t0 = await stack.syncClock();

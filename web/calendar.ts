@@ -5,7 +5,7 @@ import { refuseUnstorableBody, router } from '../http/router.ts';
 import { parseInstant } from '../lib/date-time.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import { getPostForKey } from '../domain/posts/view.ts';
-import { POST_LIMITS } from '../domain/posts/limits.ts';
+import { Text } from '../domain/posts/content.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse } from './http.ts';
@@ -179,7 +179,7 @@ const RescheduleBody = t.Object(
     date: t.Optional(t.String({ maxLength: 10 })),
     /** Or an exact instant (ISO 8601 with offset). */
     publishAt: t.Optional(t.String({ maxLength: 64 })),
-    content: t.Optional(t.String({ maxLength: POST_LIMITS.textChars })),
+    content: t.Optional(Text),
   },
   { additionalProperties: false, minProperties: 1 },
 );

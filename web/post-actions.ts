@@ -3,19 +3,22 @@
 // POST /v1/posts and PATCH /v1/posts/{id}, with the same checks of the options against what each
 // account can do now. Only the source differs ("app", no API key). Here: reading the form.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { Channel, MediaItem, type IChannel } from '../db/entities/index.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import type { IOrganization } from '../db/entities/index.ts';
 import { createPost, type TemporalDeps } from '../domain/posts/create.ts';
 import { validateAndEditPost } from '../domain/posts/edit.ts';
-import { POST_LIMITS } from '../domain/posts/limits.ts';
+import { ChannelIds, ContentEdit, PostContent } from '../domain/posts/content.ts';
+import { fieldErrors } from '../lib/schema-words.ts';
 import { loadTargetChannels, parsePublishAt } from '../domain/posts/checks.ts';
 import { assertEditable, getPostForKey, listPostsForKey, type PostView } from '../domain/posts/view.ts';
 import { mediaView, type MediaView } from '../domain/media.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import { isPlatform } from '../platforms/catalog.ts';
 import { localInputValue, parseLocalInput } from './time.ts';
-import { checkFollowUpSizes, followUpsFromForm, threadInputFor, type FollowUpValues } from './thread-input.ts';
+import { followUpsFromForm, threadInputFor, type FollowUpValues } from './thread-input.ts';
 import { buildOptions, optionsFromForm, optionsWithoutFields } from './option-input.ts';
 import type { CapabilityDeps } from '../domain/capabilities.ts';
 import type { OptionsInput } from '../domain/posts/options.ts';
@@ -106,15 +109,17 @@ export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
   };
 }
 
-const MAX_TEXT = POST_LIMITS.textChars;
-const MAX_MEDIA = POST_LIMITS.mediaItems;
-
-/** The size limits the API's schema enforces (domain/posts/limits.ts), as the form's messages. */
-function checkSizes(v: Pick<ComposerValues, 'content' | 'platformTexts' | 'mediaIds'>, fields: FieldError[]): void {
-  if (v.content.length > MAX_TEXT) fields.push({ path: 'content', message: `must be at most ${MAX_TEXT} characters` });
-  for (const [p, t] of Object.entries(v.platformTexts))
-    if (t.length > MAX_TEXT) fields.push({ path: `contentByPlatform.${p}`, message: `must be at most ${MAX_TEXT} characters` });
-  if (v.mediaIds.length > MAX_MEDIA) fields.push({ path: 'mediaIds', message: `at most ${MAX_MEDIA} attachments` });
+/**
+ * What the API's schema of a post's content (domain/posts/content.ts) refuses of the content the
+ * form sends, in the schema's words: a thread item's at its path as the domain writes it and the
+ * form shows it (`thread[1].content`, web/thread-fields.ts), any other as the API's (`reddit.title`).
+ */
+function contentErrors(schema: TSchema, content: Record<string, unknown>): FieldError[] {
+  const sent = Object.fromEntries(Object.entries(content).filter(([, v]) => v !== undefined));
+  return fieldErrors(Value.Errors(schema, sent)).map((f) => ({
+    ...f,
+    path: f.path.replace(/^(thread|threadByPlatform\.[A-Z]+)\.(\d+)/, '$1[$2]'),
+  }));
 }
 
 /** The platforms of the channels as `options` names them (lower case). */
@@ -156,15 +161,20 @@ export interface Actor {
 /** The form's own checks, then the one create path (domain/posts/create.ts createPost); returns the post id. */
 export async function createAppPost(actor: Actor, values: ComposerValues): Promise<string> {
   const fields: FieldError[] = [];
+  // No channel in the form's words; any other refusal of the ids in the API schema's.
   if (!values.channelIds.length) fields.push({ path: 'channelIds', message: 'choose at least one channel' });
-  if (values.channelIds.length > POST_LIMITS.channels)
-    fields.push({ path: 'channelIds', message: `at most ${POST_LIMITS.channels} channels` });
-  checkSizes(values, fields);
-  checkFollowUpSizes(values.followUps, fields);
+  else fields.push(...fieldErrors(Value.Errors(ChannelIds, values.channelIds), 'channelIds'));
   const publishAt = values.when === 'later' ? localInstant(values.publishAtLocal, actor.tz, fields) : null;
   // The form keeps texts for platforms no longer chosen and Reddit fields: only what applies is sent.
   const chosen = (await channelsOf(actor.em, actor.organization.id)).filter((c) => values.channelIds.includes(c.id));
-  const reddit = redditFields(values, chosen, fields);
+  const content = {
+    content: values.content,
+    contentByPlatform: contentByPlatform(values, chosen),
+    mediaIds: values.mediaIds,
+    reddit: redditFields(values, chosen),
+  };
+  const followUps = threadInputFor(values.followUps, chosen);
+  fields.push(...contentErrors(PostContent, { ...content, ...followUps }));
   // Hidden panels of platforms no longer chosen keep their fields: only the chosen platforms' go.
   const options = buildOptions(values.options, optionPlatforms(chosen), values.mediaIds, fields);
   const created = await createPost(
@@ -175,14 +185,11 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
       source: 'app',
       key: null,
       channelIds: values.channelIds,
-      content: values.content,
-      contentByPlatform: contentByPlatform(values, chosen),
-      reddit,
-      mediaIds: values.mediaIds,
+      ...content,
       publishAt,
       queue: values.when === 'queue',
       now: actor.now,
-      followUps: threadInputFor(values.followUps, chosen),
+      followUps,
       options,
       capabilities: actor.capabilities,
       requester: actor.requester,
@@ -192,14 +199,10 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
   return created.id;
 }
 
-function redditFields(v: ComposerValues, channels: IChannel[], fields: FieldError[]): { subreddit: string; title: string } | null {
+/** The Reddit fields, with a Reddit channel chosen and either filled in (the schema then wants both); the subreddit without `r/`. */
+function redditFields(v: ComposerValues, channels: IChannel[]): { subreddit: string; title: string } | null {
   if (!channels.some((c) => c.platform === 'REDDIT')) return null;
   if (!v.subreddit && !v.redditTitle) return null;
-  const { subredditChars, redditTitleChars } = POST_LIMITS;
-  if (!v.subreddit || v.subreddit.length > subredditChars)
-    fields.push({ path: 'reddit.subreddit', message: `must be 1 to ${subredditChars} characters` });
-  if (!v.redditTitle || v.redditTitle.length > redditTitleChars)
-    fields.push({ path: 'reddit.title', message: `must be 1 to ${redditTitleChars} characters` });
   return { subreddit: v.subreddit.replace(/^\/?r\//i, ''), title: v.redditTitle };
 }
 
@@ -228,13 +231,16 @@ export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): 
   else if (edit.publishAtLocal !== undefined && edit.publishAtLocal !== localInputValue(new Date(current.scheduledAt), actor.tz)) {
     publishAt = publishAtFrom(edit.publishAtLocal, actor.tz, actor.now, fields);
   }
-  checkSizes({ content: edit.content ?? '', platformTexts: {}, mediaIds: edit.mediaIds ?? [] }, fields);
-  if (edit.followUps) checkFollowUpSizes(edit.followUps, fields);
   const channels = await loadTargetChannels(
     actor.em,
     orgId,
     current.channels.map((c) => c.channelId),
     'all',
+  );
+  const byPlatform = edit.platformTexts ? contentByPlatform({ platformTexts: edit.platformTexts } as ComposerValues, channels) : undefined;
+  const followUps = edit.followUps ? threadInputFor(edit.followUps, channels, current.threadByPlatform) : undefined;
+  fields.push(
+    ...contentErrors(ContentEdit, { content: edit.content, contentByPlatform: byPlatform, mediaIds: edit.mediaIds, ...followUps }),
   );
   // The form's options replace the post's (as PATCH does), but for those it has no field for.
   let options: Record<string, Record<string, unknown>> | undefined;
@@ -250,8 +256,6 @@ export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): 
     }
   }
   if (fields.length) throw errors.validation(fields);
-  const byPlatform = edit.platformTexts ? contentByPlatform({ platformTexts: edit.platformTexts } as ComposerValues, channels) : undefined;
-  const followUps = edit.followUps ? threadInputFor(edit.followUps, channels, current.threadByPlatform) : undefined;
   await validateAndEditPost(
     actor.em,
     needTemporal(actor.temporal),

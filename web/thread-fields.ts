@@ -6,7 +6,7 @@
 // blank slots and adds, removes and reorders items, renumbering their fields (thread_<n>).
 import type { IChannel, ThreadItem } from '../db/entities/index.ts';
 import type { MediaView } from '../domain/media.ts';
-import { POST_LIMITS } from '../domain/posts/limits.ts';
+import { Thread } from '../domain/posts/content.ts';
 import type { FieldError } from '../lib/errors.ts';
 import { FOLLOW_UPS, type Platform } from '../platforms/catalog.ts';
 import { counter, followUpLength, postLength } from './char-count.ts';
@@ -114,7 +114,7 @@ export function threadFields(f: ThreadFieldsInput): SafeHtml {
     <ul class="plain follow-up-targets" data-testid="follow-up-targets" aria-live="polite">${platforms.map((pl) => targetLine(pl, f.ownThreads[pl], chosen.has(pl)))}</ul>
     <h3 class="small-heading" id="thread-title">Thread <span class="hint">(replies published after the post, in this order)</span></h3>
     ${fieldErrors('thread-error', 'thread-error', threadErrors)}
-    <ol class="thread-items" data-testid="thread-items" data-max-items="${POST_LIMITS.threadItems}" aria-labelledby="thread-title">${slots.map((item, i) => threadItem(f, i, item, i >= thread.length))}</ol>
+    <ol class="thread-items" data-testid="thread-items" data-max-items="${Thread.maxItems}" aria-labelledby="thread-title">${slots.map((item, i) => threadItem(f, i, item, i >= thread.length))}</ol>
     <template data-thread-template>${threadItem({ ...f, errors: [] }, 0, blank, false)}</template>
     <p data-js-only hidden><button type="button" data-thread-add data-testid="thread-add">Add a reply</button></p>
     <p class="visually-hidden" role="status" data-thread-status></p>

@@ -1,10 +1,8 @@
 // The composer's thread and first comment, as the form sends them: items `thread_<n>` (text) with
-// `thread_<n>_media` (media ids), in the order of n, and `firstComment`. Checked against the
-// API's size limits (domain/posts/limits.ts), then turned into what createPost and
-// validateAndEditPost take (domain/posts/thread.ts ThreadInput).
+// `thread_<n>_media` (media ids), in the order of n, and `firstComment`; turned into what
+// createPost and validateAndEditPost take (domain/posts/thread.ts ThreadInput), which
+// web/post-actions.ts checks with the rest of the post's content against its schema.
 import type { IChannel, ThreadItem } from '../db/entities/index.ts';
-import type { FieldError } from '../lib/errors.ts';
-import { POST_LIMITS } from '../domain/posts/limits.ts';
 import type { ThreadInput } from '../domain/posts/thread.ts';
 import { FOLLOW_UPS, isPlatform } from '../platforms/catalog.ts';
 
@@ -36,19 +34,6 @@ export function followUpsFromForm(form: URLSearchParams): FollowUpValues {
     .map(([, item]) => item)
     .filter((item) => item.content.trim() !== '' || item.mediaIds.length > 0);
   return { thread, firstComment: form.get('firstComment') ?? '' };
-}
-
-const MAX_TEXT = POST_LIMITS.textChars;
-
-/** The size limits the API's schema enforces on the same fields, at the same paths. */
-export function checkFollowUpSizes(v: FollowUpValues, fields: FieldError[]): void {
-  if (v.thread.length > POST_LIMITS.threadItems) fields.push({ path: 'thread', message: `at most ${POST_LIMITS.threadItems} items` });
-  v.thread.forEach((item, i) => {
-    if (item.content.length > MAX_TEXT) fields.push({ path: `thread[${i}].content`, message: `must be at most ${MAX_TEXT} characters` });
-    if (item.mediaIds.length > POST_LIMITS.threadItemMedia)
-      fields.push({ path: `thread[${i}].mediaIds`, message: `at most ${POST_LIMITS.threadItemMedia} attachments` });
-  });
-  if (v.firstComment.length > MAX_TEXT) fields.push({ path: 'firstComment.content', message: `must be at most ${MAX_TEXT} characters` });
 }
 
 /**

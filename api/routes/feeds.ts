@@ -27,7 +27,7 @@ import { authPlugin } from '../auth.ts';
 import { Chars, FeedItemListSchema, FeedListSchema, FeedSchema, HttpUrl, PathId } from '../schemas.ts';
 import { doc } from '../openapi/operation.ts';
 import { PLACEMENT_FIELDS } from '../openapi/fields.ts';
-import { ChannelIds } from './posts.ts';
+import { ChannelIds } from '../../domain/posts/content.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 
 const Url = HttpUrl(FEED_LIMITS.urlChars);

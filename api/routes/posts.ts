@@ -6,14 +6,12 @@ import { createPostOnce, createPostRequest, createPostsInBulkOnce, editPostForKe
 import { BULK_MAX_BODY_BYTES, BULK_MAX_ROWS } from '../../domain/posts/bulk.ts';
 import { exportPostsCsv, importPostsCsv } from '../../services/post-csv.ts';
 import { cancelPost, retryPost } from '../../domain/posts/lifecycle.ts';
-import { POST_LIMITS } from '../../domain/posts/limits.ts';
 import { getPostForKey, listPostsForKey } from '../../domain/posts/view.ts';
 import { authPlugin, type Auth } from '../auth.ts';
 import { APPROVAL_COMMENT_CHARS, decideApproval } from '../../domain/posts/approval.ts';
 import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import {
-  BodyId,
   Chars,
   DateTimeInput,
   PathId,
@@ -25,13 +23,12 @@ import {
 } from '../schemas.ts';
 import { postAnalyticsForKey } from '../../domain/analytics/post-analytics.ts';
 import { refreshPostAnalytics } from '../../domain/analytics/refresh.ts';
-import { CREATE_FIELDS, EDIT_FIELDS } from '../../domain/posts/content.ts';
+import { ChannelIds, CREATE_FIELDS, EDIT_FIELDS } from '../../domain/posts/content.ts';
 import { doc } from '../openapi/operation.ts';
 import { DATE_TIME, PLACEMENT_FIELDS, PUBLISH_AT_BOUNDS } from '../openapi/fields.ts';
 import { bulkCreatedAny, bulkDetails } from '../audit.ts';
 import { parseTimePage } from '../../http/page-query.ts';
 
-export const ChannelIds = t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true });
 const Queue = t.Boolean({ description: 'true: at the earliest free queue slot common to every target channel (instead of publishAt).' });
 
 /** The body of POST /v1/posts, and of POST /v1/posts/validate (the same checks: one schema): a post's content (domain/posts/content.ts), where and when. */

@@ -11,7 +11,7 @@ import { authPlugin } from '../auth.ts';
 import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '../schemas.ts';
 import { doc } from '../openapi/operation.ts';
 import { SERIES_FIELDS } from '../openapi/fields.ts';
-import { ChannelIds } from './posts.ts';
+import { ChannelIds } from '../../domain/posts/content.ts';
 import { PostContent } from '../../domain/posts/content.ts';
 
 const Repeat = t.Object(

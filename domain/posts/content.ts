@@ -29,6 +29,9 @@ const PlatformKey = t.String({ pattern: `^(${PLATFORMS.join('|')})$` });
 
 export const MediaIds = t.Array(BodyId(), { maxItems: POST_LIMITS.mediaItems, uniqueItems: true });
 
+/** A post's target channels: not content (a series and a feed name them too), bounded as its create body takes them. */
+export const ChannelIds = t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true });
+
 export const Reddit = t.Object(
   { subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) },
   { additionalProperties: false },
@@ -116,8 +119,10 @@ const props = PostContent.properties as unknown as Props;
 
 /** The content fields of a create body: `content` required, the others optional (a nullable one's null: none). */
 export const CREATE_FIELDS = PostContent.properties;
-/** The content fields of an edit: each optional; a nullable field's null removes it. */
-export const EDIT_FIELDS = t.Partial(PostContent).properties;
+/** An edit of a post's content: each field optional; a nullable field's null removes it. */
+export const ContentEdit = t.Partial(PostContent);
+/** The content fields of an edit. */
+export const EDIT_FIELDS = ContentEdit.properties;
 
 /** What a field stores when a post leaves it out: null where it may be null, else an empty list, map or text. */
 function emptyOf(schema: TSchema): unknown {

@@ -1,6 +1,7 @@
-// The size limits of a post request, in one place: the API's TypeBox schemas (api/routes/posts.ts)
-// and the web app's form checks (web/post-actions.ts, web/calendar.ts) read them, so both refuse
-// the same sizes. Each platform's own limits (text length, attachments) are platforms/catalog.ts's.
+// The size limits of a post request, in one place: the schemas of a post's content and its
+// channels (domain/posts/content.ts) are built from them, and the API, the MCP tools and the web
+// app's forms check against those schemas, so all refuse the same sizes. Each platform's own
+// limits (text length, attachments) are platforms/catalog.ts's.
 import { REDDIT_LIMITS } from '../../platforms/options.ts';
 
 export const POST_LIMITS = {
