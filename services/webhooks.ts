@@ -25,6 +25,9 @@ import { dispatchWebhookDeliveries, startOnce, WEBHOOK_DELIVERY_STARTS } from '.
 
 export { WEBHOOK_EVENT_TYPES };
 
+/** An endpoint's URL and description, in characters: the API's body schema (api/routes/webhooks.ts) and the web form read them. */
+export const WEBHOOK_LIMITS = { urlChars: 2048, descriptionChars: 500 } as const;
+
 /** How long the secret before a rotation keeps signing. */
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 

@@ -18,6 +18,7 @@ import {
   sendTestEvent,
   updateWebhook,
   WEBHOOK_EVENT_TYPES,
+  WEBHOOK_LIMITS,
 } from '../services/webhooks.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -26,6 +27,7 @@ import { formErrors, layout } from './layout.ts';
 import { formatDateTime } from './time.ts';
 
 const BASE = '/settings/webhooks';
+const { urlChars: URL_CHARS, descriptionChars: DESCRIPTION_CHARS } = WEBHOOK_LIMITS;
 const SECRET_COOKIE = 'pp_new_webhook_secret';
 const SECRET_TTL_MS = 60_000;
 
@@ -109,7 +111,7 @@ function createForm(ctx: PageContext, f: EndpointForm): SafeHtml {
   ${csrfInput(ctx)}
   <div class="field">
     <label for="webhook-url">URL</label>
-    <input id="webhook-url" name="url" type="url" required maxlength="2048" value="${f.url}" data-testid="webhook-url" aria-describedby="webhook-url-hint">
+    <input id="webhook-url" name="url" type="url" required maxlength="${URL_CHARS}" value="${f.url}" data-testid="webhook-url" aria-describedby="webhook-url-hint">
     <p class="hint" id="webhook-url-hint">Where Postpilot POSTs the events (http or https).</p>
   </div>
   <fieldset>
@@ -120,7 +122,7 @@ function createForm(ctx: PageContext, f: EndpointForm): SafeHtml {
   </fieldset>
   <div class="field">
     <label for="webhook-description">Description <span class="hint">(optional)</span></label>
-    <input id="webhook-description" name="description" maxlength="500" value="${f.description}" data-testid="webhook-description">
+    <input id="webhook-description" name="description" maxlength="${DESCRIPTION_CHARS}" value="${f.description}" data-testid="webhook-description">
   </div>
   <button type="submit" class="primary" data-testid="webhook-create">Add endpoint</button>
 </form>`;
@@ -245,10 +247,10 @@ function readForm(ctx: PageContext): EndpointForm {
 function checkForm(f: EndpointForm): FieldError[] {
   const fields: FieldError[] = [];
   if (!f.url) fields.push({ path: 'url', message: 'is required' });
-  else if ([...f.url].length > 2048 || f.url.includes('\0'))
-    fields.push({ path: 'url', message: 'must be a URL of at most 2048 characters' });
-  if ([...f.description].length > 500 || f.description.includes('\0'))
-    fields.push({ path: 'description', message: 'must be at most 500 characters' });
+  else if ([...f.url].length > URL_CHARS || f.url.includes('\0'))
+    fields.push({ path: 'url', message: `must be a URL of at most ${URL_CHARS} characters` });
+  if ([...f.description].length > DESCRIPTION_CHARS || f.description.includes('\0'))
+    fields.push({ path: 'description', message: `must be at most ${DESCRIPTION_CHARS} characters` });
   if (f.events === 'some') {
     if (!f.types.length) fields.push({ path: 'events', message: 'choose at least one event, or all events' });
     const unknown = f.types.filter((t) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t));

@@ -14,6 +14,7 @@ import {
   sendTestEvent,
   updateWebhook,
   WEBHOOK_EVENT_TYPES,
+  WEBHOOK_LIMITS,
   webhookView,
 } from '../../services/webhooks.ts';
 import { authPlugin } from '../auth.ts';
@@ -34,8 +35,8 @@ const EventType = t.Union(WEBHOOK_EVENT_TYPES.map((type) => t.Literal(type)));
 const Events = t.Union([t.Literal('all'), t.Array(EventType, { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true })]);
 // The schema says which URLs parse; where the host points (it must resolve, and not to a refused
 // address) is the service's check, stated in the field's description.
-const Url = HttpUrl(2048);
-const Description = Chars(500);
+const Url = HttpUrl(WEBHOOK_LIMITS.urlChars);
+const Description = Chars(WEBHOOK_LIMITS.descriptionChars);
 
 const CreateBody = t.Object({ url: Url, events: Events, description: t.Optional(Description) }, { additionalProperties: false });
 const PatchBody = t.Object(
@@ -63,8 +64,7 @@ function pageLimit(value: string | undefined): number {
 }
 
 const WEBHOOK_ID = 'Webhook endpoint id (`wh_…`).';
-const WEBHOOK_URL =
-  'Where events are POSTed: an http(s) URL (https advised), at most 2048 characters, without user name or password (the pattern). A host label beginning `xn--` must be valid Punycode. Its host must resolve, and not to a private, loopback or link-local address (unless the operator allows private addresses); redirects are not followed.';
+const WEBHOOK_URL = `Where events are POSTed: an http(s) URL (https advised), at most ${WEBHOOK_LIMITS.urlChars} characters, without user name or password (the pattern). A host label beginning \`xn--\` must be valid Punycode. Its host must resolve, and not to a private, loopback or link-local address (unless the operator allows private addresses); redirects are not followed.`;
 
 // The document entries of these routes (api/openapi/operation.ts): words, action, audit. Each is
 // attached to its route below (`operation:`); api/openapi/operations.ts gathers every file's table.
