@@ -1,12 +1,14 @@
 // The media library: uploads (rows + their upload workflow), the Media item view, completion,
 // and which media a channel-limited key may see.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { t } from 'elysia';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { MediaItem, type IMediaItem } from '../db/entities/index.ts';
 import { sql } from '../db/sql.ts';
 import { errors } from '../lib/errors.ts';
 import { newId } from '../lib/ids.ts';
-import { classifyDeclared } from '../media/catalog.ts';
+import { Chars, MAX_CHARS } from '../lib/chars.ts';
+import { classifyDeclared, CONTROL_OR_DISGUISE, MAX_FILE_NAME_CHARS, MEDIA_RULES } from '../media/catalog.ts';
 import { mediaKeys } from '../media/keys.ts';
 import type { ObjectStorage, PresignedUpload } from '../storage/types.ts';
 import {
@@ -21,6 +23,30 @@ import { executeUpdateInRequest, updateFailureType, type TemporalDeps } from './
 import { type PendingKind, startAfterCommit } from './workflow-starts.ts';
 
 export const UPLOAD_WINDOW_MS = 15 * 60 * 1000;
+
+/** A media item's alt text, in characters: what an upload takes and the vision pass suggests. */
+export const ALT_TEXT_CHARS = 1500;
+
+/** A file name as media/catalog.ts checks it: no path separator, control or disguising character; not blank, `.` or `..`. */
+const NAME_CHAR = String.raw`(?:[^/\\${CONTROL_OR_DISGUISE.source.slice(1, -1)}\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])`;
+const FileName = t.String({
+  pattern: String.raw`^(?!\s*$)(?!\.{1,2}$)${NAME_CHAR}{1,${MAX_FILE_NAME_CHARS}}$`,
+  minLength: 1,
+  [MAX_CHARS]: MAX_FILE_NAME_CHARS,
+  error: `must be 1 to ${MAX_FILE_NAME_CHARS} characters, without path separators (/ or \\) or control characters, and not blank, . or ..`,
+});
+
+/** The accepted media types (media/catalog.ts), lower case; the server also takes them in any letter case. */
+const MimeType = t.String({ minLength: 1, maxLength: 100, enum: Object.keys(MEDIA_RULES) });
+
+/**
+ * What a client declares to start an upload, as a request schema: POST /v1/media/uploads and the
+ * web app's upload take the same body. The type and its size limit are createUpload's checks.
+ */
+export const UploadBody = t.Object(
+  { fileName: FileName, mimeType: MimeType, fileSize: t.Integer({ minimum: 1 }), altText: t.Optional(Chars(ALT_TEXT_CHARS)) },
+  { additionalProperties: false },
+);
 /** Signed GET URLs in API answers stay valid this long. */
 export const MEDIA_URL_TTL_SECONDS = 3600;
 

@@ -14,7 +14,7 @@ import { channelCapabilities } from '../domain/capabilities.ts';
 import { CREATE_FIELDS, EDIT_FIELDS } from '../domain/posts/content.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
 import { KEY_PATTERN } from '../services/idempotency.ts';
-import { getMediaItem, mediaView } from '../domain/media.ts';
+import { ALT_TEXT_CHARS, getMediaItem, mediaView } from '../domain/media.ts';
 import { uploadMediaFromUrl } from '../services/media-from-url.ts';
 import { cancelPost, retryPost } from '../domain/posts/lifecycle.ts';
 import { POST_LIMITS } from '../domain/posts/limits.ts';
@@ -376,7 +376,7 @@ export const TOOLS: Tool[] = [
           description: 'Public http(s) URL of the file.',
         }),
         fileName: T.Optional(Text(255, 'File name to keep (default: the last part of the URL).', 1)),
-        altText: T.Optional(Text(1500, 'Alt text for the file (describe it for people who cannot see it).')),
+        altText: T.Optional(Text(ALT_TEXT_CHARS, 'Alt text for the file (describe it for people who cannot see it).')),
       },
       { additionalProperties: false },
     ),

@@ -12,7 +12,7 @@ import { rulesFor, type Platform } from '../platforms/catalog.ts';
 import { countingNote, lengthOptions, measureChannelText } from '../platforms/text-length.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import { chatCompletion, generatorUnavailable, type ChatConfig, type ChatMessage } from './chat-completions.ts';
-import { getMediaItem, type MediaViewer } from '../domain/media.ts';
+import { ALT_TEXT_CHARS, getMediaItem, type MediaViewer } from '../domain/media.ts';
 import { POST_LIMITS } from '../domain/posts/limits.ts';
 import { loadPostMedia, loadTargetChannels } from '../domain/posts/checks.ts';
 
@@ -20,8 +20,6 @@ export type GenerateConfig = ChatConfig;
 
 /** Limits of a brief (the route's schema and the MCP tool's state them). */
 export const GENERATE_LIMITS = { promptChars: 4000, toneChars: 100 } as const;
-/** Alt text as the upload's `altText` takes it (characters: code points). */
-export const ALT_TEXT_MAX_CHARS = 1500;
 
 /** What to set, in the answer of a route whose backend the operator has not configured (501: not retryable). */
 export function notConfigured(what: string, settings: string[]): ApiError {
@@ -282,7 +280,8 @@ export async function generateAltText(
   }
   // describeImage cuts its answer by UTF-16 units: never end on half a surrogate pair.
   described = described.replace(/[\ud800-\udbff]$/, '');
-  const truncated = codePoints(described) > ALT_TEXT_MAX_CHARS;
-  const altText = truncated ? cutToFit(described, ALT_TEXT_MAX_CHARS, codePoints) : described;
+  // As the upload's `altText` takes it (characters: code points).
+  const truncated = codePoints(described) > ALT_TEXT_CHARS;
+  const altText = truncated ? cutToFit(described, ALT_TEXT_CHARS, codePoints) : described;
   return { mediaId: item.id, altText, characters: codePoints(altText), truncated };
 }

@@ -14,7 +14,7 @@ import { rulesFor } from '../platforms/catalog.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
 import { postAnalyticsForKey, type PostAnalytics } from '../domain/analytics/post-analytics.ts';
 import { postFigures } from './analytics.ts';
-import type { MediaView } from '../domain/media.ts';
+import { ALT_TEXT_CHARS, type MediaView } from '../domain/media.ts';
 import { describeError, jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse, redirect } from './http.ts';
@@ -163,7 +163,7 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
       <label for="composer-upload">Upload a file</label>
       <input type="file" id="composer-upload" data-testid="composer-upload" data-upload-into="media-choices" accept="image/jpeg,image/png,image/webp,image/gif,video/mp4,video/quicktime,application/pdf,audio/mpeg,audio/mp4,audio/wav">
       <label for="composer-upload-alt">Alt text for the upload</label>
-      <input type="text" id="composer-upload-alt" maxlength="1500" data-testid="composer-upload-alt">
+      <input type="text" id="composer-upload-alt" maxlength="${ALT_TEXT_CHARS}" data-testid="composer-upload-alt">
       <p class="upload-status" role="status" data-testid="upload-status"></p>
     </div>
   </fieldset>

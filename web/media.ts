@@ -1,10 +1,9 @@
 // The media library: a grid of the organization's items (thumbnails as signed URLs from the
 // object store) and uploads from the browser through the same three steps as the API — create
 // the upload, PUT the bytes to the returned URL, complete — via session-authenticated endpoints.
-import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../http/router.ts';
 import { MediaItem } from '../db/entities/index.ts';
-import { completeUpload, createUpload, getMediaItem, mediaView, type MediaView } from '../domain/media.ts';
+import { ALT_TEXT_CHARS, completeUpload, createUpload, getMediaItem, mediaView, UploadBody, type MediaView } from '../domain/media.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { auditNote } from './audit.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -12,16 +11,6 @@ import { htmlResponse, jsonResponse } from './http.ts';
 import { layout } from './layout.ts';
 import { formatDateTime } from './time.ts';
 import { statusLabel } from './ui.ts';
-
-const UploadBody = t.Object(
-  {
-    fileName: t.String({ minLength: 1, maxLength: 255 }),
-    mimeType: t.String({ minLength: 1, maxLength: 100 }),
-    fileSize: t.Integer({ minimum: 1 }),
-    altText: t.Optional(t.String({ maxLength: 1500 })),
-  },
-  { additionalProperties: false },
-);
 
 function humanSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
@@ -70,7 +59,7 @@ ${storage ? '' : html`<p class="notice" data-testid="media-not-configured">Objec
     </div>
     <div class="field">
       <label for="media-alt">Alt text</label>
-      <input type="text" id="media-alt" name="altText" maxlength="1500" data-testid="media-alt-input" aria-describedby="media-alt-hint">
+      <input type="text" id="media-alt" name="altText" maxlength="${ALT_TEXT_CHARS}" data-testid="media-alt-input" aria-describedby="media-alt-hint">
       <p class="hint" id="media-alt-hint">Describe the image for people who cannot see it.</p>
     </div>
     <button type="submit" class="primary" data-testid="media-upload-submit">Upload</button>

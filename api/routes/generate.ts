@@ -5,6 +5,7 @@ import { refuseUnstorableBody, router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../../services/generate.ts';
 import { POST_LIMITS } from '../../domain/posts/limits.ts';
+import { ALT_TEXT_CHARS } from '../../domain/media.ts';
 import { authPlugin } from '../auth.ts';
 import { doc } from '../openapi/operation.ts';
 import { BodyId, Chars, GeneratedAltTextSchema, GeneratedDraftsSchema } from '../schemas.ts';
@@ -64,8 +65,7 @@ export const GENERATE_OPERATIONS = {
     tag: 'Generate',
     action: 'posts.generate',
     summary: 'Suggest alt text for a media item',
-    description:
-      'Runs the media library’s vision pass on a `ready` image (a video: its thumbnail) and returns its description as alt text, at most 1500 characters. A suggestion: the media item is not changed. The operator’s vision endpoint (an OpenAI-compatible model that reads images) answers it.',
+    description: `Runs the media library’s vision pass on a \`ready\` image (a video: its thumbnail) and returns its description as alt text, at most ${ALT_TEXT_CHARS} characters. A suggestion: the media item is not changed. The operator’s vision endpoint (an OpenAI-compatible model that reads images) answers it.`,
     errors: ['not_found', 'conflict', 'validation_failed'],
     errorNotes: {
       not_found: 'no media item of the organization (that this key may see) has this id',

@@ -1,25 +1,17 @@
 import { t } from 'elysia';
-import { completeUpload, createUpload, getMediaItem, mediaView } from '../../domain/media.ts';
+import { completeUpload, createUpload, getMediaItem, mediaView, UploadBody } from '../../domain/media.ts';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { authPlugin } from '../auth.ts';
 import { idempotent } from '../../services/idempotency.ts';
 import { answerStored } from '../../http/stored-response.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { Chars, FileName, MediaItemSchema, MimeType, PathId, UploadResponseSchema } from '../schemas.ts';
+import { MediaItemSchema, PathId, UploadResponseSchema } from '../schemas.ts';
 import { doc } from '../openapi/operation.ts';
 import { formatLimit, MEDIA_RULES } from '../../media/catalog.ts';
 
-// The type and the size limit per type are checked by media/catalog.ts (case-insensitively); the
-// document lists the types and each type's limit from the same table (SIZE_BY_TYPE below).
-const UploadBody = t.Object(
-  {
-    fileName: FileName(),
-    mimeType: MimeType(),
-    fileSize: t.Integer({ minimum: 1 }),
-    altText: t.Optional(Chars(1500)),
-  },
-  { additionalProperties: false },
-);
+// The body is domain/media.ts UploadBody. The type and the size limit per type are checked by
+// media/catalog.ts (case-insensitively); the document lists the types and each type's limit from
+// the same table (SIZE_BY_TYPE below).
 
 const IdParams = t.Object({ id: PathId() });
 

@@ -1,6 +1,7 @@
 // The generate scope's answers: drafts and alt text.
 import { t } from 'elysia';
 import { PLATFORMS } from '../../platforms/catalog.ts';
+import { ALT_TEXT_CHARS } from '../../domain/media.ts';
 import { strict, oneOf } from './primitives.ts';
 
 /** POST /v1/generate/post (services/generate.ts): a draft per channel; nothing is created. */
@@ -51,7 +52,7 @@ export const GeneratedDraftsSchema = t.Object(
 export const GeneratedAltTextSchema = t.Object(
   {
     mediaId: t.String(),
-    altText: t.String({ description: 'Suggested alt text (at most 1500 characters, what an upload’s `altText` takes).' }),
+    altText: t.String({ description: `Suggested alt text (at most ${ALT_TEXT_CHARS} characters, what an upload’s \`altText\` takes).` }),
     characters: t.Integer(),
     truncated: t.Boolean({ description: 'True when the description was longer and was cut at a character boundary.' }),
   },

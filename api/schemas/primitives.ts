@@ -3,7 +3,6 @@
 import { t } from 'elysia';
 import type { TSchema } from '@sinclair/typebox';
 import { DATE_TIME_MESSAGE, DATE_TIME_PATTERN } from '../../lib/date-time.ts';
-import { CONTROL_OR_DISGUISE, MAX_FILE_NAME_CHARS, MEDIA_RULES } from '../../media/catalog.ts';
 
 export const strict = { additionalProperties: false } as const;
 export const DateTime = (description?: string) => t.String({ format: 'date-time', ...(description ? { description } : {}) });
@@ -38,21 +37,6 @@ export const PathId = (description?: string) =>
     error: 'must be 1 to 64 characters',
     ...(description ? { description } : {}),
   });
-
-/** A file name as media/catalog.ts checks it: no path separator, control or disguising character; not blank, `.` or `..`. */
-const NAME_CHAR = String.raw`(?:[^/\\${CONTROL_OR_DISGUISE.source.slice(1, -1)}\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])`;
-export const FileName = (description?: string) =>
-  t.String({
-    pattern: String.raw`^(?!\s*$)(?!\.{1,2}$)${NAME_CHAR}{1,${MAX_FILE_NAME_CHARS}}$`,
-    minLength: 1,
-    [MAX_CHARS]: MAX_FILE_NAME_CHARS,
-    error: `must be 1 to ${MAX_FILE_NAME_CHARS} characters, without path separators (/ or \\) or control characters, and not blank, . or ..`,
-    ...(description ? { description } : {}),
-  });
-
-/** The accepted media types (media/catalog.ts), lower case; the server also takes them in any letter case. */
-export const MimeType = (description?: string) =>
-  t.String({ minLength: 1, maxLength: 100, enum: Object.keys(MEDIA_RULES), ...(description ? { description } : {}) });
 
 /** The date-times the API reads (lib/date-time.ts): RFC 3339 with an offset. */
 export const DateTimeInput = (description?: string) =>
