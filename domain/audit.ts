@@ -169,6 +169,9 @@ export const auditEventView = (e: IAuditEvent): AuditEventView => ({
   details: e.details,
 });
 
+/** A filter's text (an action, an actor's id, a resource's type or id), in characters: GET /v1/audit-events and the web page read it. */
+export const AUDIT_FILTER_CHARS = 100;
+
 export interface AuditFilters {
   limit: number;
   cursor?: string;

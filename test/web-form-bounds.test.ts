@@ -3,7 +3,7 @@
 // never offers more (or less) than the API accepts.
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { harness } from './harness/index.ts';
-import { call, testApp } from './harness/fixtures.ts';
+import { call, makeChannel, testApp } from './harness/fixtures.ts';
 import { signedInUser } from './harness/web-browser.ts';
 
 type Json = Record<string, any>;
@@ -44,11 +44,18 @@ function apiMaxLength(method: string, path: string, field: string): number | und
 const INPUTS: { page: string; testId: string; api: [method: string, path: string, field: string] }[] = [
   { page: '/settings/webhooks', testId: 'webhook-url', api: ['post', '/webhooks', 'url'] },
   { page: '/settings/webhooks', testId: 'webhook-description', api: ['post', '/webhooks', 'description'] },
+  { page: '/media', testId: 'media-alt-input', api: ['post', '/media/uploads', 'altText'] },
+  { page: '/posts/new', testId: 'composer-upload-alt', api: ['post', '/media/uploads', 'altText'] },
+  // The organization has a Reddit channel: the composer has the Reddit fields.
+  { page: '/posts/new', testId: 'reddit-subreddit', api: ['post', '/posts', 'reddit.subreddit'] },
+  { page: '/posts/new', testId: 'reddit-title', api: ['post', '/posts', 'reddit.title'] },
+  { page: '/settings/audit', testId: 'audit-filter-resource-id', api: ['get', '/audit-events', 'resourceId'] },
 ];
 
 describe('form bounds', () => {
   test('each input has the maxlength the API states for its value', async () => {
-    const { browser } = await signedInUser(app);
+    const { browser, org } = await signedInUser(app);
+    await makeChannel(org.id, 'REDDIT', { name: 'Our Reddit' });
     for (const { page, testId, api } of INPUTS) {
       const max = apiMaxLength(...api);
       expect({ testId, stated: typeof max }).toEqual({ testId, stated: 'number' });

@@ -2,7 +2,7 @@
 // resource, a page at a time (domain/audit.ts, as GET /v1/audit-events). An administration page:
 // owners and admins (`settings.manage`).
 import { router } from '../http/router.ts';
-import { AUDIT_ACTIONS, AUDIT_RESOURCES, listAuditEvents, type AuditEventView } from '../domain/audit.ts';
+import { AUDIT_ACTIONS, AUDIT_FILTER_CHARS, AUDIT_RESOURCES, listAuditEvents, type AuditEventView } from '../domain/audit.ts';
 import { pageRoute, type PageContext, type Web } from './context.ts';
 import { html } from './html.ts';
 import { htmlResponse } from './http.ts';
@@ -32,7 +32,7 @@ async function auditPage(ctx: PageContext): Promise<Response> {
   const q = ctx.url.searchParams;
   const action = known(q.get('action'), AUDIT_ACTIONS);
   const resourceType = known(q.get('resourceType'), AUDIT_RESOURCES);
-  const resourceId = q.get('resourceId')?.trim().slice(0, 100) || undefined;
+  const resourceId = q.get('resourceId')?.trim().slice(0, AUDIT_FILTER_CHARS) || undefined;
   const cursor = q.get('cursor') ?? undefined;
   const page = await listAuditEvents(ctx.em, ctx.signedIn.organization.id, { limit: PAGE_SIZE, cursor, action, resourceType, resourceId });
   const next = new URLSearchParams();
@@ -51,7 +51,7 @@ async function auditPage(ctx: PageContext): Promise<Response> {
       (r) => html`<option value="${r}"${r === resourceType ? html` selected` : ''}>${r}</option>`,
     )}</select></div>
   <div class="field"><label for="resourceId">Resource id</label>
-    <input id="resourceId" name="resourceId" maxlength="100" value="${resourceId ?? ''}" data-testid="audit-filter-resource-id"></div>
+    <input id="resourceId" name="resourceId" maxlength="${AUDIT_FILTER_CHARS}" value="${resourceId ?? ''}" data-testid="audit-filter-resource-id"></div>
   <div class="actions"><button type="submit" data-testid="audit-apply">Show</button></div>
 </form>
 ${

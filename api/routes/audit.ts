@@ -5,18 +5,18 @@ import { t } from 'elysia';
 import { router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { CursorParam, LimitParam, parseTimePage } from '../../http/page-query.ts';
-import { AUDIT_ACTOR_TYPES, listAuditEvents } from '../../domain/audit.ts';
+import { AUDIT_ACTOR_TYPES, AUDIT_FILTER_CHARS, listAuditEvents } from '../../domain/audit.ts';
 import { authPlugin } from '../auth.ts';
 import { AuditEventListSchema, Chars, DateTimeInput } from '../schemas.ts';
 import { doc } from '../openapi/operation.ts';
 import { DATE_TIME } from '../openapi/fields.ts';
 
 const ListQuery = t.Object({
-  action: t.Optional(Chars(100, { min: 1 })),
+  action: t.Optional(Chars(AUDIT_FILTER_CHARS, { min: 1 })),
   actorType: t.Optional(t.Union(AUDIT_ACTOR_TYPES.map((a) => t.Literal(a)))),
-  actorId: t.Optional(Chars(100, { min: 1 })),
-  resourceType: t.Optional(Chars(100, { min: 1 })),
-  resourceId: t.Optional(Chars(100, { min: 1 })),
+  actorId: t.Optional(Chars(AUDIT_FILTER_CHARS, { min: 1 })),
+  resourceType: t.Optional(Chars(AUDIT_FILTER_CHARS, { min: 1 })),
+  resourceId: t.Optional(Chars(AUDIT_FILTER_CHARS, { min: 1 })),
   from: t.Optional(DateTimeInput()),
   to: t.Optional(DateTimeInput()),
   limit: LimitParam(),
