@@ -1,6 +1,7 @@
 // The web app's form inputs whose values an API operation takes: each input's maxlength is the
-// bound the API states for that value in its OpenAPI document (GET /v1/openapi.json), so a form
-// never offers more (or less) than the API accepts.
+// bound the API states for that value in its OpenAPI document (GET /v1/openapi.json), and each
+// select's choices are the values it lists, so a form never offers more (or less) than the API
+// accepts.
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { harness } from './harness/index.ts';
 import { call, makeChannel, testApp } from './harness/fixtures.ts';
@@ -52,7 +53,31 @@ const INPUTS: { page: string; testId: string; api: [method: string, path: string
   { page: '/settings/audit', testId: 'audit-filter-resource-id', api: ['get', '/audit-events', 'resourceId'] },
 ];
 
+/** The values the API takes for a query parameter of an operation that lists its choices (an enum, or constants). */
+function apiChoices(method: string, path: string, name: string): string[] | undefined {
+  const param = (doc.paths[path]?.[method]?.parameters as Json[] | undefined)?.find((p) => p.name === name && p.in === 'query');
+  const s = param?.schema as Json | undefined;
+  return s?.enum ?? (s?.anyOf as Json[] | undefined)?.map((b) => b.const);
+}
+
+/** Each select (by data-testid) of a page, and the query parameter of the API whose choices it offers. */
+const SELECTS: { page: string; testId: string; api: [method: string, path: string, name: string] }[] = [
+  { page: '/analytics', testId: 'analytics-group-by', api: ['get', '/analytics', 'groupBy'] },
+];
+
 describe('form bounds', () => {
+  test('each select offers the choices the API states for its value', async () => {
+    const { browser } = await signedInUser(app);
+    for (const { page, testId, api } of SELECTS) {
+      const choices = apiChoices(...api) ?? [];
+      expect({ testId, stated: choices.length > 0 }).toEqual({ testId, stated: true });
+      const form = await browser.get(page);
+      expect({ page, status: form.status }).toEqual({ page, status: 200 });
+      const offered = (await form.query(`[data-testid="${testId}"] option`)).map((o) => o.attrs.value).filter(Boolean);
+      expect({ testId, offered }).toEqual({ testId, offered: choices });
+    }
+  });
+
   test('each input has the maxlength the API states for its value', async () => {
     const { browser, org } = await signedInUser(app);
     await makeChannel(org.id, 'REDDIT', { name: 'Our Reddit' });

@@ -3,7 +3,7 @@
 // (domain/analytics/post-analytics.ts) and a channel's best times as a heat map on its queue
 // editor (domain/analytics/best-times.ts). Charts are drawn by static/analytics.js with uPlot,
 // served by the app itself (web/static.ts); the numbers are in the HTML, the chart only draws them.
-import { analyticsSummary, engagementOf, type AnalyticsSummary, type GroupBy } from '../domain/analytics/summary.ts';
+import { analyticsSummary, engagementOf, GROUP_BYS, type AnalyticsSummary, type GroupBy } from '../domain/analytics/summary.ts';
 import type { BestTimes } from '../domain/analytics/best-times.ts';
 import type { Metric, Metrics } from '../domain/analytics/metrics.ts';
 import type { PostAnalytics } from '../domain/analytics/post-analytics.ts';
@@ -70,7 +70,7 @@ function analyticsPage(
       (c) => html`<option value="${c.id}"${c.id === o.channelId ? html` selected` : ''}>${c.name}</option>`,
     )}</select></div>
   <div class="field"><label for="groupBy">By</label>
-    <select id="groupBy" name="groupBy" data-testid="analytics-group-by">${(['day', 'week'] as const).map(
+    <select id="groupBy" name="groupBy" data-testid="analytics-group-by">${GROUP_BYS.map(
       (g) => html`<option value="${g}"${g === o.groupBy ? html` selected` : ''}>${g}</option>`,
     )}</select></div>
   <div class="actions"><button type="submit" data-testid="analytics-apply">Show</button></div>
@@ -123,7 +123,7 @@ export function analyticsRoutes(web: Web) {
       const orgId = ctx.signedIn.organization.id;
       const q = ctx.url.searchParams;
       const days = RANGES.find((d) => String(d) === q.get('days')) ?? 30;
-      const groupBy: GroupBy = q.get('groupBy') === 'week' ? 'week' : 'day';
+      const groupBy: GroupBy = GROUP_BYS.find((g) => g === q.get('groupBy')) ?? 'day';
       const channels = await channelsOf(ctx.em, orgId);
       const channelId = channels.some((c) => c.id === q.get('channel')) ? q.get('channel') : null;
       const range = { from: new Date(ctx.now.getTime() - days * 86_400_000), to: ctx.now, groupBy };

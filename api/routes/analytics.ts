@@ -2,7 +2,7 @@ import { t } from 'elysia';
 import { router } from '../../http/router.ts';
 import { parseRangeBound } from '../../lib/date-time.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
-import { analyticsSummary } from '../../domain/analytics/summary.ts';
+import { analyticsSummary, GROUP_BYS } from '../../domain/analytics/summary.ts';
 import { bestTimes } from '../../domain/analytics/best-times.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { authPlugin } from '../auth.ts';
@@ -14,7 +14,7 @@ const SummaryQuery = t.Object({
   from: t.Optional(DateTimeInput()),
   to: t.Optional(DateTimeInput()),
   channelId: t.Optional(Chars(64, { min: 1 })),
-  groupBy: t.Optional(t.Union([t.Literal('day'), t.Literal('week')])),
+  groupBy: t.Optional(t.Union(GROUP_BYS.map((g) => t.Literal(g)))),
 });
 
 // The document entries of these routes (api/openapi/operation.ts): words, action, audit. Each is

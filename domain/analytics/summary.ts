@@ -22,7 +22,9 @@ export const MAX_RANGE_DAYS = 366;
 const DAY = 86_400_000;
 const ENGAGEMENT: readonly Metric[] = ['likes', 'replies', 'reposts', 'quotes', 'saves'];
 
-export type GroupBy = 'day' | 'week';
+/** The periods a summary's series is grouped by: GET /v1/analytics `groupBy` and the Analytics page offer these. */
+export const GROUP_BYS = ['day', 'week'] as const;
+export type GroupBy = (typeof GROUP_BYS)[number];
 
 export interface SummaryQuery {
   from?: Date;
