@@ -10,8 +10,11 @@ import type { FieldError } from './errors.ts';
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
+/** The longest IANA time zone name taken, in characters (request schemas bound a zone's field with it). */
+export const TIME_ZONE_CHARS = 64;
+
 export function isTimeZone(tz: string | null | undefined): tz is string {
-  if (!tz || tz.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(tz)) return false;
+  if (!tz || tz.length > TIME_ZONE_CHARS || !/^[A-Za-z0-9_+\-/]+$/.test(tz)) return false;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz });
     return true;

@@ -7,7 +7,7 @@ import { t } from 'elysia';
 import { router } from '../http/router.ts';
 import { User } from '../db/entities/index.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
-import { checkTimeZone, TIME_ZONE_MESSAGE } from '../lib/zoned-time.ts';
+import { checkTimeZone, TIME_ZONE_CHARS, TIME_ZONE_MESSAGE } from '../lib/zoned-time.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html } from './html.ts';
 import { htmlResponse, jsonResponse, redirect } from './http.ts';
@@ -61,7 +61,7 @@ It is now <strong data-testid="settings-tz-current">${current}</strong> (${forma
 
 const TimeZoneBody = t.Object(
   {
-    timeZone: t.String({ maxLength: 64 }),
+    timeZone: t.String({ maxLength: TIME_ZONE_CHARS }),
     /** The first sign-in's default: leave a zone the person already chose. */
     ifUnset: t.Optional(t.Boolean()),
   },

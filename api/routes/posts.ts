@@ -28,6 +28,7 @@ import { doc } from '../openapi/operation.ts';
 import { DATE_TIME, PLACEMENT_FIELDS, PUBLISH_AT_BOUNDS } from '../openapi/fields.ts';
 import { bulkCreatedAny, bulkDetails } from '../audit.ts';
 import { parseTimePage } from '../../http/page-query.ts';
+import { TIME_ZONE_CHARS } from '../../lib/zoned-time.ts';
 
 const Queue = t.Boolean({ description: 'true: at the earliest free queue slot common to every target channel (instead of publishAt).' });
 
@@ -51,7 +52,7 @@ const ImportQuery = t.Object({
     t.Union([t.Literal('all_or_nothing'), t.Literal('each')], { description: 'As for /posts/bulk; all_or_nothing by default.' }),
   ),
   timeZone: t.Optional(
-    Chars(64, {
+    Chars(TIME_ZONE_CHARS, {
       min: 1,
       description: 'An IANA time zone: the zone of `publishAt` wall times in rows without a `timeZone` (the organization’s by default).',
     }),

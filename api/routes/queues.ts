@@ -5,7 +5,7 @@ import type { AppDeps } from '../../http/deps.ts';
 import { errors } from '../../lib/errors.ts';
 import { DEFAULT_FREE_SLOTS, getQueue, MAX_FREE_SLOTS, MAX_QUEUE_SLOTS, setQueue } from '../../domain/queues/queues.ts';
 import { SLOT_TIME_PATTERN } from '../../domain/queues/slots.ts';
-import { WEEKDAYS } from '../../lib/zoned-time.ts';
+import { TIME_ZONE_CHARS, WEEKDAYS } from '../../lib/zoned-time.ts';
 import { authPlugin } from '../auth.ts';
 import { Chars, PathId, QueueSchema } from '../schemas.ts';
 import { doc } from '../openapi/operation.ts';
@@ -24,7 +24,7 @@ const Slot = t.Object(
 const PutBody = t.Object(
   {
     slots: t.Array(Slot, { maxItems: MAX_QUEUE_SLOTS }),
-    timeZone: t.Optional(t.Union([Chars(64, { min: 1 }), t.Null()])),
+    timeZone: t.Optional(t.Union([Chars(TIME_ZONE_CHARS, { min: 1 }), t.Null()])),
   },
   { additionalProperties: false },
 );

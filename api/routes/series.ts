@@ -9,6 +9,7 @@ import { createOnce } from '../../services/idempotency.ts';
 import { createSeries, deleteSeries, getSeries, listSeries, MAX_COUNT, MAX_INTERVAL, updateSeries } from '../../domain/series/series.ts';
 import { authPlugin } from '../auth.ts';
 import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '../schemas.ts';
+import { TIME_ZONE_CHARS } from '../../lib/zoned-time.ts';
 import { doc } from '../openapi/operation.ts';
 import { SERIES_FIELDS } from '../openapi/fields.ts';
 import { ChannelIds } from '../../domain/posts/content.ts';
@@ -23,7 +24,7 @@ const Repeat = t.Object(
   },
   { additionalProperties: false },
 );
-const TimeZone = Chars(64, { min: 1 });
+const TimeZone = Chars(TIME_ZONE_CHARS, { min: 1 });
 
 /** The fields of a post's content a series' template carries (domain/posts/content.ts). */
 const Template = t.Pick(PostContent, ['content', 'mediaIds', 'contentByPlatform', 'reddit', 'options']);
