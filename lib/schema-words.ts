@@ -91,6 +91,17 @@ export function allowed(s: Schema): string {
 export function errorWords(e: { type?: number; schema?: Schema; message?: string; summary?: string }): string {
   if (e.type === ValueErrorType.ObjectRequiredProperty) return 'is required';
   if (e.type === ValueErrorType.ObjectAdditionalProperties) return 'is not a field of this body';
+  // A list of the wrong length: its count, not what each item must be (the items have their own errors).
+  if (e.type === ValueErrorType.ArrayMaxItems || e.type === ValueErrorType.ArrayMinItems) {
+    const { minItems: min, maxItems: max } = (e.schema ?? {}) as Schema;
+    const count =
+      typeof min === 'number' && typeof max === 'number'
+        ? `${min} to ${max}`
+        : typeof max === 'number'
+          ? `at most ${max}`
+          : `at least ${min}`;
+    return `must be a list of ${count} items`;
+  }
   if (typeof e.schema?.error === 'string') return e.schema.error;
   if (e.schema && (e.schema.type || e.schema.anyOf || e.schema.oneOf || e.schema.enum || 'const' in e.schema)) {
     return `must be ${allowed(e.schema)}`;

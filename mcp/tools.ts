@@ -11,7 +11,8 @@ import type { AuditTarget } from '../domain/audit.ts';
 import { accountView, type Caller } from '../services/account.ts';
 import { channelView, listChannels } from '../domain/channels.ts';
 import { channelCapabilities } from '../domain/capabilities.ts';
-import { CREATE_FIELDS, EDIT_FIELDS } from '../domain/posts/content.ts';
+import { ChannelIds as PostChannelIds, CREATE_FIELDS, EDIT_FIELDS } from '../domain/posts/content.ts';
+import { BodyId } from '../lib/chars.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
 import { KEY_PATTERN } from '../services/idempotency.ts';
 import { ALT_TEXT_CHARS, getMediaItem, mediaView } from '../domain/media.ts';
@@ -59,16 +60,11 @@ export interface Tool<S extends TSchema = TSchema> {
 const tool = <S extends TSchema>(t: Tool<S>): Tool => t as unknown as Tool;
 
 // Input values, with the bounds /v1 puts on them (lengths in characters).
-const Id = (description: string) => T.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_]+$', description });
+const Id = (description: string) => BodyId(description);
 const Text = (max: number, description: string, min = 0) => T.String({ minLength: min, maxLength: max, description });
 /** As /v1 reads date-times: RFC 3339 with an offset (a pattern, so no format registry is needed). */
 const DateTime = (description: string) => T.String({ pattern: DATE_TIME_PATTERN, description });
-const ChannelIds = T.Array(Id('A channel id (`ch_…`) from list_channels.'), {
-  minItems: 1,
-  maxItems: POST_LIMITS.channels,
-  uniqueItems: true,
-  description: 'Target channels: ids from list_channels, 1 to 50, no repeats.',
-});
+const ChannelIds = { ...PostChannelIds, description: 'Target channels: ids (`ch_…`) from list_channels, 1 to 50, no repeats.' };
 /** A post: its content (domain/posts/content.ts, the same schema as POST /v1/posts), where and when. */
 const PostFields = {
   ...CREATE_FIELDS,

@@ -38,6 +38,14 @@ describe('the words of a refusal', () => {
     expect(actor[0]).toEqual({ path: 'actorType', message: 'must be one of member, api_key, reviewer, operator, invitee, system' });
   });
 
+  test('a list of the wrong length names its count, not its items’ rule', async () => {
+    const none = await fields('POST', '/v1/posts', { content: 'x', channelIds: [] });
+    expect(none).toContainEqual({ path: 'channelIds', message: 'must be a list of 1 to 50 items' });
+    const thread = Array.from({ length: 51 }, (_, i) => ({ content: `reply ${i}` }));
+    const long = await fields('POST', '/v1/posts', { content: 'x', channelIds: ['ch_x'], thread });
+    expect(long).toContainEqual({ path: 'thread', message: 'must be a list of at most 50 items' });
+  });
+
   test('a missing field is required, not too long', async () => {
     const missing = await fields('POST', '/v1/posts', { channelIds: ['ch_x'] });
     expect(missing).toContainEqual({ path: 'content', message: 'is required' });
