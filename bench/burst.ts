@@ -4,12 +4,14 @@
 // starts) well before they are due, so every workflow is asleep on its timer when the instant
 // comes. Lateness is the moment the fake receives a post's status minus its publishAt, taken in
 // the fake's handler (same process: no polling interval). Beside it, in the same run, the floor:
-// a few posts due alone. Prints figures; asserts nothing.
+// a few posts due alone; after it, a sample of the workflows' history events. The same burst runs
+// the bare workflow too (bench/burst-ceiling.ts). Prints figures; asserts nothing.
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { temporal as proto } from '@temporalio/proto';
 import type { FakeMastodon } from '../test/fakes/mastodon.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
-import { runTag, seedScheduledPosts, type SeedTarget } from './seed-posts.ts';
+import { runTag, seedScheduledPosts, type SeedOptions, type SeedTarget } from './seed-posts.ts';
 import { childrenOf, envInt, isStopping, ms, procCpuMs, say, summary } from './stack.ts';
 
 export interface BurstOptions {
@@ -41,6 +43,30 @@ export function burstOptions(): BurstOptions {
 export const targetP99Ms = (posts: number) => (posts > 1000 ? 10_000 : 2000);
 export const targetMaxMs = (posts: number) => (posts > 1000 ? undefined : 5000);
 
+/**
+ * What a burst starts: the service's post workflows (`servicePosts`) or the bare workflow
+ * (bench/burst-ceiling.ts). Each workflow sends the status text(i) to the fake at publishAt(i).
+ */
+export interface BurstSubject {
+  /** Starts workflows [0, count); their workflow ids in the same order, and the starts that failed. */
+  seed(o: SeedOptions): Promise<{ workflowIds: string[]; startErrors: number }>;
+  /** The rows by status once `expect` of them are published; absent when the subject writes no rows. */
+  rows?(like: string, expect: number): Promise<Record<string, number>>;
+}
+
+/** The service's posts: rows and workflow starts as POST /v1/posts makes them (bench/seed-posts.ts). */
+export const servicePosts = (t: SeedTarget): BurstSubject => ({
+  async seed(o) {
+    const r = await seedScheduledPosts(t, o);
+    return { workflowIds: r.ids.map(postWorkflowId), startErrors: r.startErrors };
+  },
+  // The workflow writes the row after the status is out: a few seconds for the last ones.
+  rows: (like, expect) => burstRows(t, like, expect, 15_000),
+});
+
+/** Published workflows whose history events are counted, once closed. */
+export const EVENTS_SAMPLE = 20;
+
 export interface BurstTarget extends SeedTarget {
   fake: FakeMastodon;
   /** The channels the posts go to, in turn (all on `fake`). */
@@ -56,8 +82,12 @@ export interface BurstResult {
   duplicates: number;
   /** Burst posts whose publish request reached the fake more than once (a re-send; the fake's Idempotency-Key answers it). */
   resent: number;
-  /** The burst's posts rows by status, read once the statuses have arrived. */
-  rows: Record<string, number>;
+  /** The burst's posts rows by status, read once the statuses have arrived (none for the bare workflow). */
+  rows: Record<string, number> | undefined;
+  /** History events of a sample of the burst's published workflows, once each had closed. */
+  events: ReturnType<typeof summary>;
+  /** The machine's 1-minute load average just before the burst was due. */
+  loadAtDue: number;
   seededIn: number;
   startErrors: number;
   /** Milliseconds left between the end of the seeding and the due instant. */
@@ -75,7 +105,12 @@ export interface BurstResult {
 const wall = () => performance.timeOrigin + performance.now();
 
 /** Runs the floor, then the burst, against a started stack. Undefined when the run was interrupted. */
-export async function runBurst(t: BurstTarget, o: BurstOptions, cpuByPart: () => Record<string, number>): Promise<BurstResult | undefined> {
+export async function runBurst(
+  t: BurstTarget,
+  o: BurstOptions,
+  cpuByPart: () => Record<string, number>,
+  subject: BurstSubject = servicePosts(t),
+): Promise<BurstResult | undefined> {
   const tag = runTag();
   const arrivals = new Map<string, number>();
   const statuses = t.fake.statuses;
@@ -92,7 +127,7 @@ export async function runBurst(t: BurstTarget, o: BurstOptions, cpuByPart: () =>
   for (let i = 0; i < o.singles + 1 && !isStopping(); i++) {
     const due = new Date(Date.now() + 3000);
     const text = `bench ${tag} single #${i}`;
-    await seedScheduledPosts(t, { count: 1, channelIds: t.channelIds, publishAt: () => due, text: () => text, concurrency: 1 });
+    await subject.seed({ count: 1, channelIds: t.channelIds, publishAt: () => due, text: () => text, concurrency: 1 });
     await waitFor([text], due.getTime() + 30_000);
     const at = arrivals.get(text);
     if (i > 0 && at !== undefined) singles.push(at - due.getTime());
@@ -102,7 +137,7 @@ export async function runBurst(t: BurstTarget, o: BurstOptions, cpuByPart: () =>
   const text = (i: number) => `bench ${tag} burst #${i}`;
   say(`seeding ${o.posts} posts across ${t.channelIds.length} channels, all due in ${(o.leadMs / 1000).toFixed(0)} s`);
   const t0 = performance.now();
-  const seed = await seedScheduledPosts(t, {
+  const seed = await subject.seed({
     count: o.posts,
     channelIds: t.channelIds,
     publishAt: () => new Date(due),
@@ -119,6 +154,7 @@ export async function runBurst(t: BurstTarget, o: BurstOptions, cpuByPart: () =>
   await Bun.sleep(Math.max(0, (due - Date.now() - 1000) / 2));
   const rest0 = { parts: cpuByPart(), machine: machineBusyMs(), at: performance.now() };
   await Bun.sleep(Math.max(0, due - Date.now() - 1000));
+  const loadAtDue = loadavg()[0]!;
   const cpu0 = cpuByPart();
   const machine0 = machineBusyMs();
   const restSeconds = (performance.now() - rest0.at) / 1000;
@@ -135,8 +171,8 @@ export async function runBurst(t: BurstTarget, o: BurstOptions, cpuByPart: () =>
     for (const s of list) n.set(s.text, (n.get(s.text) ?? 0) + 1);
     return texts.filter((x) => (n.get(x) ?? 0) > 1).length;
   };
-  // The workflow writes the row after the status is out: a few seconds for the last ones.
-  const rows = await burstRows(t, `bench ${tag} burst #%`, lateness.length, 15_000);
+  const rows = await subject.rows?.(`bench ${tag} burst #%`, lateness.length);
+  const published = seed.workflowIds.filter((_, i) => arrivals.has(text(i)));
   return {
     lateness: summary(lateness),
     floor: summary(singles),
@@ -144,6 +180,8 @@ export async function runBurst(t: BurstTarget, o: BurstOptions, cpuByPart: () =>
     duplicates: count(statuses),
     resent: count(t.fake.sends),
     rows,
+    events: summary(await historyEvents(t, published, EVENTS_SAMPLE)),
+    loadAtDue,
     seededIn,
     startErrors: seed.startErrors,
     spareMs,
@@ -157,7 +195,7 @@ export async function runBurst(t: BurstTarget, o: BurstOptions, cpuByPart: () =>
       Object.entries(cpu0).map(([part, v]) => [part, (v - (rest0.parts[part] ?? 0)) / 1000]),
       (machine0 - rest0.machine) / 1000,
     ),
-    where: await breakdown(t, seed.ids, due, (i) => arrivals.get(text(i))),
+    where: await breakdown(t, seed.workflowIds, due, (i) => arrivals.get(text(i))),
   };
 }
 
@@ -201,16 +239,18 @@ export function printBurst(r: BurstResult, o: BurstOptions, title: string, about
   console.log(`== ${title} (${o.posts} posts due at the same instant, ${o.channels} channels; status at the fake − publishAt) ==`);
   for (const line of about) console.log(`  ${line}`);
   console.log(
-    `  seeded (rows + raw workflow starts, ${o.concurrency} in flight) in ${r.seededIn.toFixed(1)} s; ${(r.spareMs / 1000).toFixed(1)} s to spare before the burst; ${r.startErrors} start(s) failed`,
+    `  seeded (raw workflow starts, ${o.concurrency} in flight) in ${r.seededIn.toFixed(1)} s; ${(r.spareMs / 1000).toFixed(1)} s to spare before the burst; ${r.startErrors} start(s) failed`,
   );
   console.log(
     `  arrived ${r.lateness.n}, not within ${o.timeoutMs} ms ${r.missing}; published twice ${r.duplicates}; publish request re-sent ${r.resent}`,
   );
-  console.log(
-    `  posts rows: ${Object.entries(r.rows)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}`,
-  );
+  if (r.rows) {
+    console.log(
+      `  posts rows: ${Object.entries(r.rows)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
+  }
   const s = r.lateness;
   console.log(`  burst lateness p50 ${ms(s.p50)}  p90 ${ms(s.p90)}  p99 ${ms(s.p99)}  max ${ms(s.max)}  (n=${s.n})`);
   console.log(
@@ -228,8 +268,9 @@ export function printBurst(r: BurstResult, o: BurstOptions, title: string, about
   const rest = new Map(r.cpuAtRest);
   for (const [part, used] of r.cpu) {
     const idle = (rest.get(part) ?? 0) / r.restSeconds;
+    const perPost = s.n ? `; ${((used / s.n) * 1000).toFixed(1)} ms per post` : '';
     console.log(
-      `    ${part.padEnd(36)} ${used.toFixed(1).padStart(6)} s  (${((used / r.span) * 100).toFixed(0).padStart(3)}% of one core; at rest ${(idle * 100).toFixed(0)}%)`,
+      `    ${part.padEnd(36)} ${used.toFixed(1).padStart(6)} s  (${((used / r.span) * 100).toFixed(0).padStart(3)}% of one core; at rest ${(idle * 100).toFixed(0)}%${perPost})`,
     );
   }
   const busyAtRest = r.cpuAtRest.filter(([part, v]) => !part.startsWith('rest of') && v / r.restSeconds > 0.2).map(([part]) => part);
@@ -240,20 +281,28 @@ export function printBurst(r: BurstResult, o: BurstOptions, title: string, about
   }
   const own = r.cpu.filter(([part]) => !part.startsWith('rest of')).reduce((sum, [, v]) => sum + v, 0);
   console.log(`    this run's CPU per post published: ${s.n ? ((own / s.n) * 1000).toFixed(0) : 'n/a'} ms`);
+  console.log(
+    `  history events per published workflow, once closed: mean ${r.events.mean.toFixed(1)}, max ${r.events.max} (n=${r.events.n})`,
+  );
+  console.log(`  load average (1 min) just before the burst was due: ${r.loadAtDue.toFixed(2)}`);
   console.log('');
 }
 
-/** The figures for bench/all.ts (`--json`). */
-export function burstMetrics(r: BurstResult, o: BurstOptions): { metric: string; value: number; unit: string }[] {
+/** The figures for bench/all.ts (`--json`); `lateness: false` leaves out p50, p99 and max (set beside the ceiling's elsewhere). */
+export function burstMetrics(r: BurstResult, o: BurstOptions, lateness = true): { metric: string; value: number; unit: string }[] {
   const r1 = (v: number) => Math.round(v * 10) / 10;
   const r2 = (v: number) => Math.round(v * 100) / 100;
   const s = r.lateness;
   const p99Target = targetP99Ms(o.posts);
   const maxTarget = targetMaxMs(o.posts);
   return [
-    { metric: `burst lateness p50 (${o.posts} due at once, ${o.channels} channels)`, value: r1(s.p50), unit: 'ms' },
-    { metric: 'burst lateness p99', value: r1(s.p99), unit: 'ms' },
-    { metric: 'burst lateness max', value: r1(s.max), unit: 'ms' },
+    ...(lateness
+      ? [
+          { metric: `burst lateness p50 (${o.posts} due at once, ${o.channels} channels)`, value: r1(s.p50), unit: 'ms' },
+          { metric: 'burst lateness p99', value: r1(s.p99), unit: 'ms' },
+          { metric: 'burst lateness max', value: r1(s.max), unit: 'ms' },
+        ]
+      : []),
     { metric: `burst lateness p99 / target ${p99Target} ms`, value: r2(s.p99 / p99Target), unit: '×' },
     ...(maxTarget ? [{ metric: `burst lateness max / target ${maxTarget} ms`, value: r2(s.max / maxTarget), unit: '×' }] : []),
     { metric: 'lateness of a post due alone (floor), p50', value: r1(r.floor.p50), unit: 'ms' },
@@ -285,8 +334,36 @@ export function procName(pid: number): string | undefined {
   }
 }
 
+/** Burst posts per second: from 1 s before the due instant to the last arrival. */
+export const burstRate = (r: BurstResult) => r.lateness.n / r.span;
+
+/** CPU ms per published post of one part (as cpuByPart names it), over the burst. */
+export const cpuPerPostMs = (r: BurstResult, part: string) => ((r.cpu.find(([p]) => p === part)?.[1] ?? 0) / r.lateness.n) * 1000;
+
+/** CPU ms per published post of every part of this run (the rest of the machine left out). */
+export const ownCpuPerPostMs = (r: BurstResult) =>
+  (r.cpu.filter(([part]) => !part.startsWith('rest of')).reduce((sum, [, v]) => sum + v, 0) / r.lateness.n) * 1000;
+
+/** Event counts of up to `n` of the workflows, spread over the list, each read once it has closed (30 s at most). */
+async function historyEvents(t: SeedTarget, workflowIds: string[], n: number): Promise<number[]> {
+  const counts: number[] = [];
+  const step = Math.max(1, Math.floor(workflowIds.length / n));
+  for (let i = 0; i < workflowIds.length && counts.length < n && !isStopping(); i += step) {
+    const handle = t.client.workflow.getHandle(workflowIds[i]!);
+    const closed = await Promise.race([
+      handle.result().then(
+        () => true,
+        () => true,
+      ),
+      Bun.sleep(30_000).then(() => false),
+    ]);
+    if (closed) counts.push((await handle.fetchHistory()).events?.length ?? 0);
+  }
+  return counts;
+}
+
 /** Splits a sample of the burst's lateness by the workflow histories: where the posts waited. */
-async function breakdown(t: SeedTarget, ids: string[], due: number, arrivedAt: (i: number) => number | undefined) {
+async function breakdown(t: SeedTarget, workflowIds: string[], due: number, arrivedAt: (i: number) => number | undefined) {
   const E = proto.api.enums.v1.EventType;
   const names = [
     'publishAt → timer fired (server)',
@@ -298,12 +375,12 @@ async function breakdown(t: SeedTarget, ids: string[], due: number, arrivedAt: (
   const seg = new Map<string, number[]>(names.map((n) => [n, []]));
   const time = (x: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
     x ? Number(x.seconds ?? 0) * 1000 + (x.nanos ?? 0) / 1e6 : Number.NaN;
-  const step = Math.max(1, Math.floor(ids.length / 200));
+  const step = Math.max(1, Math.floor(workflowIds.length / 200));
   let n = 0;
-  for (let i = 0; i < ids.length && !isStopping(); i += step) {
+  for (let i = 0; i < workflowIds.length && !isStopping(); i += step) {
     const arrived = arrivedAt(i);
     if (arrived === undefined) continue;
-    const events = (await t.client.workflow.getHandle(postWorkflowId(ids[i]!)).fetchHistory()).events ?? [];
+    const events = (await t.client.workflow.getHandle(workflowIds[i]!).fetchHistory()).events ?? [];
     const at = events.findIndex((e) => e.eventType === E.EVENT_TYPE_TIMER_FIRED);
     if (at < 0) continue;
     const after = events.slice(at);

@@ -1,5 +1,7 @@
-// Create throughput and worker memory. First the ceiling: raw `client.workflow.start` of post
-// workflows (rows written beforehand in SQL) against the same Temporal server, N in flight; then
+// Create throughput and worker memory. First the ceilings: raw `client.workflow.start` of post
+// workflows (rows written beforehand in SQL) against the same Temporal server, N in flight, and
+// the create ceiling (bench/create-ceiling.ts: a start no worker picks up; a bare workflow's start
+// with its worker in this process); then
 // POST /v1/posts through the real HTTP API for one organization, sequential and with N in flight,
 // and their ratio to the ceiling; then the worker process's RSS with many posts sleeping in their
 // workflows. Prints figures; asserts nothing.
@@ -13,6 +15,7 @@ import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workfl
 import { postSearchAttributes } from '../workflows/search-attributes.ts';
 import { newId } from '../lib/ids.ts';
 import { loadConfig } from '../lib/config.ts';
+import { bareSleepStarts, unrunStarts, type Starts } from './create-ceiling.ts';
 import { checkSleeping, settle } from './seed-posts.ts';
 import {
   cpuByPart,
@@ -133,6 +136,14 @@ await runBench(async () => {
     await settle(stack, 'raw starts', SETTLE_TIMEOUT_MS);
   }
 
+  // The create ceiling, same stack, same counts: (a) the server's start alone, (b) with a bare worker.
+  let unrun: Starts | undefined;
+  let bare: Starts | undefined;
+  if (RAW) {
+    unrun = await unrunStarts(stack, RAW, CONCURRENCY, new Date(base));
+    bare = await bareSleepStarts(stack, RAW, CONCURRENCY, new Date(base));
+  }
+
   let seq: ReturnType<typeof summary> | undefined;
   if (SEQUENTIAL) {
     say(`sequential: ${SEQUENTIAL} POST /v1/posts, one at a time`);
@@ -195,6 +206,15 @@ await runBench(async () => {
   console.log(`    request latency p50 ${ms(s.p50)}  p90 ${ms(s.p90)}  p99 ${ms(s.p99)}  max ${ms(s.max)}`);
   console.log(`    of which in client.workflow.start p50 ${ms(st.p50)}  p90 ${ms(st.p90)}  p99 ${ms(st.p99)}  max ${ms(st.max)}`);
   if (raw) console.log(`  ratio POST /v1/posts / raw starts: ${ratio.toFixed(2)}`);
+  if (unrun && bare) {
+    console.log(`  the create ceiling (bench/README.md), ${RAW} starts each, ${CONCURRENCY} in flight:`);
+    console.log(
+      `    (a) raw start, a workflow type no worker runs: ${unrun.perSecond.toFixed(1)} starts/s (p50 ${ms(unrun.lat.p50)}  p99 ${ms(unrun.lat.p99)}); POST /v1/posts / (a) = ${(throughput / unrun.perSecond).toFixed(2)}`,
+    );
+    console.log(
+      `    (b) start of the bare workflow asleep, its worker in this process: ${bare.perSecond.toFixed(1)} starts/s (p50 ${ms(bare.lat.p50)}  p99 ${ms(bare.lat.p99)}); POST /v1/posts / (b) = ${(throughput / bare.perSecond).toFixed(2)}`,
+    );
+  }
   console.log(`  worker caught up (every workflow asleep on its timer) ${settleTimed.toFixed(1)} s after the last response`);
   if (rest > 0)
     console.log(`  fill-up: ${rest} more at ${(rest / restElapsed).toFixed(1)} posts/s; worker caught up ${settleAll.toFixed(1)} s later`);
@@ -231,6 +251,14 @@ await runBench(async () => {
         : []),
       { metric: `create throughput, POST /v1/posts, 1 org (${CONCURRENCY} in flight)`, value: r1(throughput), unit: 'posts/s' },
       ...(raw ? [{ metric: 'create throughput / raw starts', value: r2(ratio), unit: '×' }] : []),
+      ...(unrun && bare
+        ? [
+            { metric: 'create ceiling (a): raw start, no worker runs the type', value: r1(unrun.perSecond), unit: 'starts/s' },
+            { metric: 'create ceiling (b): bare workflow asleep, worker in process', value: r1(bare.perSecond), unit: 'starts/s' },
+            { metric: 'create throughput / ceiling (a)', value: r2(throughput / unrun.perSecond), unit: '×' },
+            { metric: 'create throughput / ceiling (b)', value: r2(throughput / bare.perSecond), unit: '×' },
+          ]
+        : []),
       { metric: 'create request latency p50', value: r1(s.p50), unit: 'ms' },
       { metric: 'create request latency p99', value: r1(s.p99), unit: 'ms' },
       ...(seq ? [{ metric: 'sequential create latency p50', value: r1(seq.p50), unit: 'ms' }] : []),

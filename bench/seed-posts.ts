@@ -143,15 +143,18 @@ export async function settle(stack: BenchStack, what: string, timeoutMs: number)
   return Math.max(0, (performance.now() - t0 - 2000) / 1000);
 }
 
-/** Approximate workflow + activity task backlog of the task queue, if the server reports it. */
-export async function backlogs(stack: BenchStack): Promise<number | undefined> {
+/** Approximate workflow + activity task backlog of the task queue (the stack's by default), if the server reports it. */
+export async function backlogs(
+  stack: Pick<BenchStack, 'client' | 'namespace' | 'taskQueue'>,
+  taskQueue = stack.taskQueue,
+): Promise<number | undefined> {
   const T = proto.api.enums.v1.TaskQueueType;
   let total = 0;
   for (const taskQueueType of [T.TASK_QUEUE_TYPE_WORKFLOW, T.TASK_QUEUE_TYPE_ACTIVITY]) {
     try {
       const res = await stack.client.workflowService.describeTaskQueue({
         namespace: stack.namespace,
-        taskQueue: { name: stack.taskQueue },
+        taskQueue: { name: taskQueue },
         taskQueueType,
         reportStats: true,
       });

@@ -121,17 +121,21 @@ export function procCpuMs(pid: number): number {
   return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
 }
 
-async function startWorkerProcess(env: Record<string, string>, logFile: string): Promise<WorkerProcess> {
+/**
+ * Starts a worker process and waits until it polls. `entry`: the production entry point (`bun run
+ * worker`) by default, so the RSS measured is that of the real worker; bench/bare-worker.ts for
+ * the bare workflow's ceiling. Either logs {"msg":"polling",…} once it polls.
+ */
+export async function startWorkerProcess(env: Record<string, string>, logFile: string, entry = 'worker/main.ts'): Promise<WorkerProcess> {
   const out = openSync(logFile, 'a');
-  // The production entry point (`bun run worker`), so the RSS measured is that of the real worker.
-  const proc = Bun.spawn([process.execPath, 'run', join(ROOT, 'worker/main.ts')], {
+  const proc = Bun.spawn([process.execPath, 'run', join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdin: 'ignore',
     stdout: out,
     stderr: out,
   });
-  onStop('worker', async () => {
+  onStop(entry, async () => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
     const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(15_000).then(() => false)]);
     if (!exited) proc.kill('SIGKILL');
@@ -169,6 +173,8 @@ export interface BenchStack {
   fake: FakeMastodon;
   orm: Orm;
   client: Client;
+  /** The Temporal server's address (a second worker process connects to it). */
+  temporalAddress: string;
   namespace: string;
   taskQueue: string;
   worker: WorkerProcess;
@@ -266,6 +272,7 @@ export async function startBenchStack(opts: { workerEnv?: Record<string, string>
     fake,
     orm,
     client,
+    temporalAddress: temporal.address,
     namespace,
     taskQueue,
     worker,
@@ -446,13 +453,16 @@ export function profileFlags(): string[] {
   return ['--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${resolve(dir)}`];
 }
 
+/** The access token of the benchmarks' channel, one the fake Mastodon accepts. */
+export const BENCH_ACCESS_TOKEN = 'good-token';
+
 /** The benchmarks' channel: a MASTODON channel of the organization on the fake Mastodon at `fakeUrl`. */
 export function addBenchChannel(em: EntityManager, credentialsKey: Buffer, organizationId: string, fakeUrl: string) {
   return addChannel(em, credentialsKey, {
     organizationId,
     platform: 'MASTODON',
     name: 'Bench Mastodon',
-    credentials: { instanceUrl: fakeUrl, accessToken: 'good-token' },
+    credentials: { instanceUrl: fakeUrl, accessToken: BENCH_ACCESS_TOKEN },
     maxChars: 500,
   });
 }

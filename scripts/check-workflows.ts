@@ -5,7 +5,8 @@
 //   - relative imports that stay inside workflows/;
 //   - `import type` / `export type … from` activities/ (erased before bundling; proxyActivities<typeof …>).
 // Refused: Node built-ins (`node:fs`, `fs`, `crypto`, …), Bun's, and everything else.
-// `bun scripts/check-workflows.ts [dir]` (default: workflows/) lists each offending import and exits 1.
+// `bun scripts/check-workflows.ts [dir]` (default: workflows/ and bench/bare/, the benchmarks' bare
+// workflow, each checked as its own root) lists each offending import and exits 1.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -87,21 +88,28 @@ export function checkWorkflows(dir: string): { files: number; violations: Violat
   return { files: files.length, violations };
 }
 
+/** The folders of workflow code checked by default: the service's, and the benchmarks' bare workflow. */
+export const WORKFLOW_DIRS = ['workflows', 'bench/bare'];
+
 if (import.meta.main) {
-  const dir = resolve(process.argv[2] ?? join(import.meta.dir, '../workflows'));
-  const { files, violations } = checkWorkflows(dir);
-  for (const v of violations)
-    console.error(
-      `check-workflows: ${join(relative(process.cwd(), dir), v.file)}: '${v.specifier}'${v.typeOnly ? ' (type)' : ''}: ${v.reason}`,
-    );
-  if (violations.length) {
-    console.error(
-      `check-workflows: ${violations.length} import(s) not allowed in workflow code (scripts/check-workflows.ts, docs/changing-workflows.md).`,
-    );
-    process.exit(1);
+  const dirs = process.argv[2] ? [resolve(process.argv[2])] : WORKFLOW_DIRS.map((d) => join(import.meta.dir, '..', d));
+  let failed = false;
+  for (const dir of dirs) {
+    const { files, violations } = checkWorkflows(dir);
+    for (const v of violations)
+      console.error(
+        `check-workflows: ${join(relative(process.cwd(), dir), v.file)}: '${v.specifier}'${v.typeOnly ? ' (type)' : ''}: ${v.reason}`,
+      );
+    if (violations.length) {
+      console.error(
+        `check-workflows: ${violations.length} import(s) not allowed in workflow code (scripts/check-workflows.ts, docs/changing-workflows.md).`,
+      );
+      failed = true;
+    }
+    if (!files) {
+      console.error(`check-workflows: no workflow sources in ${dir}`);
+      failed = true;
+    }
   }
-  if (!files) {
-    console.error(`check-workflows: no workflow sources in ${dir}`);
-    process.exit(1);
-  }
+  if (failed) process.exit(1);
 }
