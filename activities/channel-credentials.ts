@@ -19,10 +19,15 @@ export function createChannelCredentials(deps: { orm: Orm; credentialsKey?: Buff
   /**
    * The channel's credentials (domain/channel-credentials.ts: refreshed first under the row's
    * lock when about to expire). A rejected refresh marks the channel reauth_required and fails
-   * the activity for good.
+   * the activity for good. `read`: the row's credentials_encrypted as the caller just read it.
    */
-  async function currentCredentials(channelId: string, connector: Connector, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const got = await currentChannelCredentials(deps.orm, deps.credentialsKey!, channelId, connector, signal);
+  async function currentCredentials(
+    channelId: string,
+    connector: Connector,
+    signal: AbortSignal,
+    read?: string,
+  ): Promise<Record<string, unknown>> {
+    const got = await currentChannelCredentials(deps.orm, deps.credentialsKey!, channelId, connector, signal, read);
     if ('credentials' in got) return got.credentials;
     await markReauthRequired(channelId);
     throw ApplicationFailure.create({ type: FAILURE.reauth, message: `token refresh failed: ${got.refused.message}`, nonRetryable: true });

@@ -21,6 +21,7 @@ import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
 import { createChannelCredentials } from './channel-credentials.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
 import { PlatformError, type Connectors, type MediaRef, type PublishRequest, type PublishResult } from '../platforms/types.ts';
 import { classifyPlatformError } from '../platforms/failure-class.ts';
 import { contentOf } from '../domain/posts/content.ts';
@@ -53,6 +54,30 @@ function refusal(type: string, message: string, errorCode: ChannelErrorCode): Ap
   return ApplicationFailure.create({ type, message, nonRetryable: true, details: [failureClass(errorCode)] });
 }
 
+/** A timestamp as raw SQL returns it (the ORM's type parsers keep Postgres' text), made a Date as the ORM makes it. */
+const dateOrNull = (at: string | null) => (at === null ? null : new Date(at));
+
+/** What a send needs of the post channel, its post and its channel, read in one statement (publishRow). */
+interface PublishRow {
+  id: string;
+  postId: string;
+  channelId: string;
+  content: string;
+  platformPostId: string | null;
+  url: string | null;
+  publishedAt: Date | null;
+  followUps: number;
+  organizationId: string;
+  mediaIds: string[];
+  reddit: IPost['reddit'];
+  options: Record<string, PublishRequest['options']> | null;
+  scheduledAt: Date;
+  platform: Platform;
+  channelName: string;
+  channelStatus: string;
+  credentialsEncrypted: string;
+}
+
 export interface PostActivityDeps {
   orm: Orm;
   connectors: Connectors;
@@ -67,10 +92,19 @@ export function createPostActivities(deps: PostActivityDeps) {
   const now = deps.now ?? (() => new Date());
   const webhooks = deps.webhooks ?? createWebhookEmitter(undefined);
 
-  /** post.channel.published / post.channel.failed: the post and this channel's entry, in `em`'s transaction. */
-  async function emitChannelEvent(em: EntityManager, postId: string, channelId: string, type: WebhookEventType): Promise<string[]> {
-    const post = await em.findOneOrFail(Post, { id: postId });
-    return webhooks.write(em, post.organization, type, async (views) => {
+  /**
+   * post.channel.published / post.channel.failed: the post and this channel's entry, in `em`'s
+   * transaction. `organizationId`: the post's, when the caller has read it.
+   */
+  async function emitChannelEvent(
+    em: EntityManager,
+    postId: string,
+    channelId: string,
+    type: WebhookEventType,
+    organizationId?: string,
+  ): Promise<string[]> {
+    const organization = organizationId ?? (await em.findOneOrFail(Post, { id: postId })).organization;
+    return webhooks.write(em, organization, type, async (views) => {
       const view = await views.post(em, postId);
       const channels = view.channels as { channelId: string }[];
       return { post: view, postChannel: channels.find((c) => c.channelId === channelId) ?? null };
@@ -78,13 +112,38 @@ export function createPostActivities(deps: PostActivityDeps) {
   }
 
   const credentials = createChannelCredentials(deps, webhooks);
-  const { emitReauth } = credentials;
+  const { markReauthRequired } = credentials;
   const currentCredentials = credentials.current;
 
+  /**
+   * The post channel of (postId, channelId) with what a send needs of its post and channel: one
+   * statement, no entities (the publish path runs once per channel of every post).
+   */
+  async function publishRow(postId: string, channelId: string): Promise<PublishRow> {
+    const [row] = await sql<Omit<PublishRow, 'publishedAt' | 'scheduledAt'> & { publishedAt: string | null; scheduledAt: string }>(
+      deps.orm.em.fork(),
+      `select pc.id, pc.post_id as "postId", pc.channel_id as "channelId", pc.content, pc.platform_post_id as "platformPostId",
+         pc.url, pc.published_at as "publishedAt",
+         (select count(*)::int from post_channel_items i where i.post_channel_id = pc.id) as "followUps",
+         p.organization_id as "organizationId", p.media_ids as "mediaIds", p.reddit, p.options, p.scheduled_at as "scheduledAt",
+         c.platform, c.name as "channelName", c.status as "channelStatus", c.credentials_encrypted as "credentialsEncrypted"
+       from post_channels pc join posts p on p.id = pc.post_id join channels c on c.id = pc.channel_id
+       where pc.post_id = ? and pc.channel_id = ?`,
+      [postId, channelId],
+    );
+    if (!row) throw new Error(`post ${postId} has no channel ${channelId}`);
+    return { ...row, publishedAt: dateOrNull(row.publishedAt), scheduledAt: new Date(row.scheduledAt) };
+  }
+
+  /** One more send of a post channel or a follow-up item, counted on its row. */
+  function countAttempt(table: 'post_channels' | 'post_channel_items', id: string) {
+    return sql(deps.orm.em.fork(), `update ${table} set attempts = attempts + 1, updated_at = ? where id = ?`, [now(), id]);
+  }
+
   /** The post's media in its order; bytes are read from storage only when a connector asks. */
-  async function mediaRefs(em: ReturnType<Orm['em']['fork']>, ids: string[]): Promise<MediaRef[]> {
+  async function mediaRefs(ids: string[]): Promise<MediaRef[]> {
     if (!ids.length) return [];
-    const items = await em.find(MediaItem, { id: { $in: ids } });
+    const items = await deps.orm.em.fork().find(MediaItem, { id: { $in: ids } });
     return ids.map((id) => {
       const item = items.find((m) => m.id === id);
       if (item?.status !== 'ready') throw refusal(FAILURE.permanent, `media ${id} is not available`, 'media_rejected');
@@ -132,11 +191,11 @@ export function createPostActivities(deps: PostActivityDeps) {
    * post.channel.published (a retried recording does not). Followed for metrics from its first
    * reading's time, where the platform reports any (domain/analytics/metrics.ts).
    */
-  async function channelPublished(em: EntityManager, pcId: string, platform: Platform, publishedAt: Date, post?: Recorded) {
-    const metricsNextAt = deps.connectors[platform]?.readMetrics ? dueAt(publishedAt, 0) : null;
+  async function channelPublished(em: EntityManager, pc: PublishRow, publishedAt: Date, post?: Recorded) {
+    const metricsNextAt = deps.connectors[pc.platform]?.readMetrics ? dueAt(publishedAt, 0) : null;
     const changed = await em.nativeUpdate(
       PostChannel,
-      { id: pcId, status: { $ne: 'published' } },
+      { id: pc.id, status: { $ne: 'published' } },
       {
         status: 'published',
         ...(post ? { platformPostId: post.platformPostId, url: post.url, publishedAt } : {}),
@@ -148,8 +207,7 @@ export function createPostActivities(deps: PostActivityDeps) {
       },
     );
     if (!changed) return [];
-    const pc = await em.findOneOrFail(PostChannel, { id: pcId });
-    return emitChannelEvent(em, pc.post, pc.channel, 'post.channel.published');
+    return emitChannelEvent(em, pc.postId, pc.channelId, 'post.channel.published', pc.organizationId);
   }
 
   /**
@@ -157,10 +215,10 @@ export function createPostActivities(deps: PostActivityDeps) {
    * them, the post's id is recorded (what the first follow-up answers) and the channel stays
    * publishing until its last item.
    */
-  async function recordPublished(pc: IPostChannel, followUps: number, result: Recorded, ctx: Context): Promise<void> {
+  async function recordPublished(pc: PublishRow, result: Recorded, ctx: Context): Promise<void> {
     const publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
     await recordDurably(ctx, async (em) => {
-      if (!followUps) return channelPublished(em, pc.id, pc.platform, publishedAt, result);
+      if (!pc.followUps) return channelPublished(em, pc, publishedAt, result);
       await em.nativeUpdate(
         PostChannel,
         { id: pc.id, platformPostId: null },
@@ -171,7 +229,7 @@ export function createPostActivities(deps: PostActivityDeps) {
   }
 
   /** A follow-up is out; the last one publishes the channel, in the same transaction. */
-  async function recordFollowUp(pc: IPostChannel, item: IPostChannelItem, last: boolean, result: Recorded, ctx: Context) {
+  async function recordFollowUp(pc: PublishRow, item: IPostChannelItem, last: boolean, result: Recorded, ctx: Context) {
     const publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
     await recordDurably(ctx, async (em) => {
       await em.nativeUpdate(
@@ -187,7 +245,7 @@ export function createPostActivities(deps: PostActivityDeps) {
           retryable: null,
         },
       );
-      return last ? channelPublished(em, pc.id, pc.platform, pc.publishedAt ?? publishedAt) : [];
+      return last ? channelPublished(em, pc, pc.publishedAt ?? publishedAt) : [];
     });
   }
 
@@ -223,35 +281,31 @@ export function createPostActivities(deps: PostActivityDeps) {
 
   /**
    * Sends one item to the channel's platform (the post, or with `replyTo` a follow-up); platform
-   * errors become the workflow's failure types. `counted`: the row whose attempts count this send.
+   * errors become the workflow's failure types. `countAttempt`: counts this send on its row.
    */
   async function send(
-    em: ReturnType<Orm['em']['fork']>,
-    counted: { attempts: number },
+    pc: PublishRow,
+    countAttempt: () => Promise<unknown>,
     item: { text: string; mediaIds: string[]; idempotencyKey: string; replyTo?: PublishRequest['replyTo'] },
-    postId: string,
-    channelId: string,
     ctx: Context,
     retry: boolean,
   ): Promise<PublishResult> {
-    const p = await em.findOneOrFail(Post, { id: postId });
-    const channel = await em.findOneOrFail(Channel, { id: channelId });
-    if (channel.status !== 'active') {
+    const { channelId, platform } = pc;
+    if (pc.channelStatus !== 'active') {
       // Reconnecting the channel makes it active again (either status).
-      const message = `channel ${channel.name} is ${channel.status}; reconnect it`;
-      throw refusal(channel.status === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent, message, 'reauth_required');
+      const message = `channel ${pc.channelName} is ${pc.channelStatus}; reconnect it`;
+      throw refusal(pc.channelStatus === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent, message, 'reauth_required');
     }
-    const connector = deps.connectors[channel.platform];
-    if (!connector) throw refusal(FAILURE.permanent, `publishing to ${channel.platform} is not supported yet`, 'unknown');
+    const connector = deps.connectors[platform];
+    if (!connector) throw refusal(FAILURE.permanent, `publishing to ${platform} is not supported yet`, 'unknown');
     // Validation refuses follow-ups where the platform takes none; a connector must never get one as a post of its own.
-    if (item.replyTo && FOLLOW_UPS[channel.platform].kind === null)
-      throw refusal(FAILURE.permanent, `${channel.platform} takes no replies or comments`, 'rejected_content');
+    if (item.replyTo && FOLLOW_UPS[platform].kind === null)
+      throw refusal(FAILURE.permanent, `${platform} takes no replies or comments`, 'rejected_content');
     if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is not configured on this worker');
-    const media = await mediaRefs(em, item.mediaIds);
-    counted.attempts += 1;
-    await em.flush();
+    const media = await mediaRefs(item.mediaIds);
+    await countAttempt();
     try {
-      const credentials = await currentCredentials(channelId, connector, ctx.cancellationSignal);
+      const credentials = await currentCredentials(channelId, connector, ctx.cancellationSignal, pc.credentialsEncrypted);
       // A retry of a failed post (POST /retry) counts as a later attempt from its first one: the
       // run that failed may have reached the platform (a lost answer, a timeout after sending).
       const attempt = retry ? ctx.info.attempt + 1 : ctx.info.attempt;
@@ -261,12 +315,12 @@ export function createPostActivities(deps: PostActivityDeps) {
         idempotencyKey: item.idempotencyKey,
         ...(item.replyTo ? { replyTo: item.replyTo } : {}),
         credentials,
-        reddit: p.reddit ?? null,
-        options: (p.options as Record<string, PublishRequest['options']> | null)?.[channel.platform.toLowerCase()],
+        reddit: pc.reddit,
+        options: pc.options?.[platform.toLowerCase()],
         attempt,
         // No send of this item is older than the post's time; within one activity, none is older
         // than its first attempt.
-        firstAttemptAt: retry ? p.scheduledAt : new Date(ctx.info.scheduledTimestampMs),
+        firstAttemptAt: retry ? pc.scheduledAt : new Date(ctx.info.scheduledTimestampMs),
         signal: ctx.cancellationSignal,
       };
       // An earlier attempt may have reached the platform and lost its answer: where the
@@ -278,13 +332,10 @@ export function createPostActivities(deps: PostActivityDeps) {
       if (!(err instanceof PlatformError)) throw err;
       const message = err.message;
       // What a client can do about it (errorCode, retryable), carried to recordChannelFailure.
-      const details = [classifyPlatformError(channel.platform, err)];
+      const details = [classifyPlatformError(platform, err)];
       if (err.kind === 'reauth') {
-        channel.status = 'reauth_required';
-        // The event is flushed with the status, in the flush's one transaction.
-        const events = await emitReauth(em, channelId);
-        await em.flush();
-        await webhooks.dispatch(deps.orm.em, events);
+        // The channel was active above: it moves to reauth_required, with its event.
+        await markReauthRequired(channelId);
         throw ApplicationFailure.create({ type: FAILURE.reauth, message, nonRetryable: true, details });
       }
       if (err.kind === 'permanent') throw ApplicationFailure.create({ type: FAILURE.permanent, message, nonRetryable: true, details });
@@ -337,7 +388,7 @@ export function createPostActivities(deps: PostActivityDeps) {
   return {
     /** Fails (retryably) until the API's insert of the post row is visible. */
     async confirmPost(postId: string): Promise<void> {
-      const post = await deps.orm.em.fork().findOne(Post, { id: postId });
+      const [post] = await sql(deps.orm.em.fork(), 'select 1 from posts where id = ?', [postId]);
       if (!post) throw ApplicationFailure.retryable(`post ${postId} is not in the database (yet)`, FAILURE.notVisible);
     },
 
@@ -395,13 +446,39 @@ export function createPostActivities(deps: PostActivityDeps) {
      * each with its number of follow-up items when it has any.
      */
     async startPublishing(postId: string): Promise<PublishTarget[]> {
+      // Plain statements, no entities: every post runs this once, inside its workflow task.
       return deps.orm.em.fork().transactional(async (em) => {
-        const post = await em.findOneOrFail(Post, { id: postId });
-        if (post.status === 'scheduled') post.status = 'publishing';
-        const pcs = await em.find(PostChannel, { post: postId }, { orderBy: { id: 'asc' } });
-        const todo = pcs.filter((pc) => pc.status !== 'published');
-        for (const pc of todo) pc.status = 'publishing';
-        return targetsOf(em, post, todo);
+        const at = now();
+        const [post] = await sql<{ status: string; asked: boolean }>(
+          em,
+          `select status, (thread is not null or first_comment is not null or thread_by_platform <> '{}'::jsonb) as asked
+           from posts where id = ?`,
+          [postId],
+        );
+        if (!post) throw new Error(`post ${postId} not found`);
+        if (post.status === 'scheduled') await sql(em, `update posts set status = 'publishing', updated_at = ? where id = ?`, [at, postId]);
+        // The channels not published, in id order, with their follow-up items' count (only a post
+        // that asked for follow-ups has any); updated_at moves only on a row whose status changes.
+        const todo = await sql<{ id: string; channelId: string; platform: Platform; followUps: number }>(
+          em,
+          `with u as (
+             update post_channels set status = 'publishing', updated_at = case when status = 'publishing' then updated_at else ? end
+             where post_id = ? and status <> 'published' returning id, channel_id, platform)
+           select u.id, u.channel_id as "channelId", u.platform,
+             case when ? then (select count(*)::int from post_channel_items i where i.post_channel_id = u.id) else 0 end as "followUps"
+           from u order by u.id`,
+          [at, postId, post.asked],
+        );
+        const withItems = todo.filter((pc) => pc.followUps > 0).map((pc) => pc.id);
+        if (withItems.length) {
+          await sql(
+            em,
+            `update post_channel_items set status = 'publishing', updated_at = ?
+             where post_channel_id in (?) and status not in ('published', 'publishing')`,
+            [at, withItems],
+          );
+        }
+        return todo.map(({ channelId, platform, followUps }) => (followUps ? { channelId, platform, followUps } : { channelId, platform }));
       });
     },
 
@@ -415,20 +492,14 @@ export function createPostActivities(deps: PostActivityDeps) {
       channelId: string;
       retry?: boolean;
     }): Promise<{ platformPostId: string; url: string }> {
-      const em = deps.orm.em.fork();
-      const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
+      const pc = await publishRow(postId, channelId);
       // Already sent (a retry, a replay or a reset in the Temporal UI): never send twice. A
       // channel with follow-ups records the post's id before it is published.
       if (pc.platformPostId) return { platformPostId: pc.platformPostId, url: pc.url ?? '' };
-      const followUps = await em.count(PostChannelItem, { postChannel: pc.id });
-      const item = {
-        text: pc.content,
-        mediaIds: (await em.findOneOrFail(Post, { id: postId })).mediaIds,
-        idempotencyKey: `${postId}:${channelId}`,
-      };
+      const item = { text: pc.content, mediaIds: pc.mediaIds, idempotencyKey: `${postId}:${channelId}` };
       return sendOnce(
-        () => send(em, pc, item, postId, channelId, Context.current(), retry),
-        (sent, ctx) => recordPublished(pc, followUps, sent, ctx),
+        () => send(pc, () => countAttempt('post_channels', pc.id), item, Context.current(), retry),
+        (sent, ctx) => recordPublished(pc, sent, ctx),
       );
     },
 
@@ -450,9 +521,8 @@ export function createPostActivities(deps: PostActivityDeps) {
       position: number;
       retry?: boolean;
     }): Promise<{ platformPostId: string; url: string }> {
-      const em = deps.orm.em.fork();
-      const pc = await em.findOneOrFail(PostChannel, { post: postId, channel: channelId });
-      const items = await em.find(PostChannelItem, { postChannel: pc.id }, { orderBy: { position: 'asc' } });
+      const pc = await publishRow(postId, channelId);
+      const items = await deps.orm.em.fork().find(PostChannelItem, { postChannel: pc.id }, { orderBy: { position: 'asc' } });
       const item = items.find((i) => i.position === position);
       if (!item) throw refusal(FAILURE.permanent, `the post has no follow-up ${position} on channel ${channelId}`, 'unknown');
       if (item.status === 'published' && item.platformPostId) return { platformPostId: item.platformPostId, url: item.url ?? '' };
@@ -469,7 +539,7 @@ export function createPostActivities(deps: PostActivityDeps) {
         replyTo: { root, parent },
       };
       return sendOnce(
-        () => send(em, item, what, postId, channelId, Context.current(), retry),
+        () => send(pc, () => countAttempt('post_channel_items', item.id), what, Context.current(), retry),
         (sent, ctx) => recordFollowUp(pc, item, last, sent, ctx),
       );
     },
@@ -549,18 +619,31 @@ export function createPostActivities(deps: PostActivityDeps) {
 
     /** published when every channel is; failed when all are done and at least one failed. */
     async finishPost(postId: string): Promise<'published' | 'failed'> {
+      // Plain statements, no entities: every post runs this once, inside its workflow task.
       const { status, events } = await deps.orm.em.fork().transactional(async (em) => {
-        const post = await em.findOneOrFail(Post, { id: postId });
-        const pcs = await em.find(PostChannel, { post: postId });
-        const allPublished = pcs.every((pc) => pc.status === 'published');
-        const was = post.status;
-        post.status = allPublished ? 'published' : 'failed';
-        const times = pcs.map((pc) => pc.publishedAt?.getTime() ?? 0).filter(Boolean);
-        post.publishedAt = allPublished && times.length ? new Date(Math.max(...times)) : null;
+        const [post] = await sql<{
+          status: string;
+          organizationId: string;
+          allPublished: boolean;
+          last: string | null;
+          publishedAt: string | null;
+        }>(
+          em,
+          `select p.status, p.organization_id as "organizationId", p.published_at as "publishedAt",
+             coalesce(bool_and(pc.status = 'published'), true) as "allPublished", max(pc.published_at) as last
+           from posts p left join post_channels pc on pc.post_id = p.id where p.id = ? group by p.id`,
+          [postId],
+        );
+        if (!post) throw new Error(`post ${postId} not found`);
+        const status: 'published' | 'failed' = post.allPublished ? 'published' : 'failed';
+        const publishedAt = post.allPublished ? dateOrNull(post.last) : null;
+        if (status !== post.status || publishedAt?.getTime() !== dateOrNull(post.publishedAt)?.getTime()) {
+          await sql(em, 'update posts set status = ?, published_at = ?, updated_at = ? where id = ?', [status, publishedAt, now(), postId]);
+        }
         // Only the change of status emits (a retried finishPost finds it made).
         const events =
-          was === post.status ? [] : await webhooks.write(em, post.organization, `post.${post.status}`, (views) => views.post(em, postId));
-        return { status: post.status, events };
+          post.status === status ? [] : await webhooks.write(em, post.organizationId, `post.${status}`, (views) => views.post(em, postId));
+        return { status, events };
       });
       await webhooks.dispatch(deps.orm.em, events);
       return status;

@@ -128,7 +128,7 @@ export function procCpuMs(pid: number): number {
  */
 export async function startWorkerProcess(env: Record<string, string>, logFile: string, entry = 'worker/main.ts'): Promise<WorkerProcess> {
   const out = openSync(logFile, 'a');
-  const proc = Bun.spawn([process.execPath, 'run', join(ROOT, entry)], {
+  const proc = Bun.spawn([process.execPath, ...profileFlags(), 'run', join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdin: 'ignore',
