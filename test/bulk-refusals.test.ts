@@ -2,10 +2,9 @@
 // details.rows — an invalid row does not hide a later row's duplicate_post — and creates nothing.
 import { expect, test } from 'bun:test';
 import { Post } from '../db/entities/index.ts';
-import { addChannel } from '../domain/channels.ts';
 import type { FakeMastodon } from './fakes/mastodon.ts';
-import { call, makeKey, makeOrg } from './harness/fixtures.ts';
-import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
+import { call } from './harness/fixtures.ts';
+import { mastodonAccount, type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
 
 let stack: PostStack;
 let fake: FakeMastodon;
@@ -18,22 +17,15 @@ useMastodonStack({}, (s, f) => {
 const DAY = 86_400_000;
 
 test('all_or_nothing: an invalid row and a duplicate_post row are both listed in details.rows, each with its error; nothing is created', async () => {
-  const org = await makeOrg('ENTERPRISE');
-  const { key } = await makeKey(org.id);
-  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'mastodon',
-    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-  });
+  const { orgId, key, channelId } = await mastodonAccount(stack, fake);
   const at = await stack.syncClock();
   const publishAt = new Date(at.getTime() + DAY).toISOString();
-  const existing = { content: `already there ${crypto.randomUUID()}`, channelIds: [channel.id], publishAt };
+  const existing = { content: `already there ${crypto.randomUUID()}`, channelIds: [channelId], publishAt };
   const first = await call(stack.app, 'POST', '/v1/posts', { key, body: existing });
   expect(first.status).toBe(201);
 
-  const tooLong = { content: 'x'.repeat(501), channelIds: [channel.id], publishAt };
-  const good = { content: `good ${crypto.randomUUID()}`, channelIds: [channel.id], publishAt };
+  const tooLong = { content: 'x'.repeat(501), channelIds: [channelId], publishAt };
+  const good = { content: `good ${crypto.randomUUID()}`, channelIds: [channelId], publishAt };
   const r = await call(stack.app, 'POST', '/v1/posts/bulk', { key, body: { mode: 'all_or_nothing', posts: [tooLong, existing, good] } });
   expect(r.status).toBe(422);
   expect(r.body.error.code).toBe('validation_failed');
@@ -43,9 +35,9 @@ test('all_or_nothing: an invalid row and a duplicate_post row are both listed in
     [0, 422, 'validation_failed'],
     [1, 409, 'duplicate_post'],
   ]);
-  expect(rows[1]!.error.details).toMatchObject({ postId: first.body.id, channelId: channel.id });
+  expect(rows[1]!.error.details).toMatchObject({ postId: first.body.id, channelId: channelId });
   expect(r.body.error.message).toContain('and 1 more row');
   // Only the post made before the batch: the good row was not created either.
-  const posts = await stack.h.orm.em.fork().find(Post, { organization: org.id });
+  const posts = await stack.h.orm.em.fork().find(Post, { organization: orgId });
   expect(posts.map((p) => p.id)).toEqual([first.body.id]);
 });

@@ -27,17 +27,15 @@ import { POST_LIMITS } from './limits.ts';
 export const Text = Chars(POST_LIMITS.textChars);
 const PlatformKey = t.String({ pattern: `^(${PLATFORMS.join('|')})$` });
 
-export const MediaIds = t.Array(BodyId(), { maxItems: POST_LIMITS.mediaItems, uniqueItems: true });
-
 /** A post's target channels: not content (a series and a feed name them too), bounded as its create body takes them. */
 export const ChannelIds = t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true });
 
-export const Reddit = t.Object(
+const Reddit = t.Object(
   { subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) },
   { additionalProperties: false },
 );
 
-export const ThreadItem = t.Object(
+const ThreadItem = t.Object(
   {
     content: Text,
     mediaIds: t.Optional(t.Array(BodyId(), { maxItems: POST_LIMITS.threadItemMedia, uniqueItems: true })),
@@ -149,7 +147,7 @@ const isText = (s: TSchema) => s.type === 'string' || (s.anyOf as TSchema[] | un
 export const TEXT_FIELDS = CONTENT_FIELDS.filter((f) => isText(props[f]!));
 
 /** A content field's column (the ORM's naming: snake_case). */
-export const columnOf = (field: ContentField) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const columnOf = (field: ContentField) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** The columns of a post's content, each with its SQL placeholder (a text column's plain, any other's jsonb), and its value of a row. */
 export const CONTENT_COLUMNS = CONTENT_FIELDS.map((field) => {
