@@ -13,7 +13,7 @@ import { call, type CallResult, makeOrg, approvalSetUp } from './harness/fixture
 import { harness } from './harness/index.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import type { KillableTemporal, KillableWorker } from './harness/processes.ts';
-import { useKillableStack } from './harness/killable-stack.ts';
+import { type KillableStack, useKillableStack, within } from './harness/killable-stack.ts';
 import { quiet } from './harness/quiet.ts';
 
 /** The API's Temporal deadline (TEMPORAL_REQUEST_TIMEOUT_MS): a decision Temporal cannot take answers 503 by then. */
@@ -81,13 +81,18 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
   let client: Client;
   let app: App;
   let org: Awaited<ReturnType<typeof approvalOrg>>;
+  let stack: KillableStack;
 
-  useKillableStack({ name: 'approval-kills', persistentTemporal: true, requestTimeoutMs: DEADLINE_MS }, async (stack) => {
-    ({ fake, temporal, worker, client, app } = stack);
+  useKillableStack({ name: 'approval-kills', persistentTemporal: true, requestTimeoutMs: DEADLINE_MS }, async (s) => {
+    stack = s;
+    ({ fake, temporal, worker, client, app } = s);
     org = await approvalOrg(fake);
   });
 
   const handle = (postId: string) => client.workflow.getHandle(postWorkflowId(postId));
+  /** The post's workflow result, waited for at most ms (then a failure that says what the stack shows). */
+  const finished = (postId: string, ms: number) =>
+    within(stack, () => handle(postId).result(), ms, `post ${postId} to finish`, postWorkflowId(postId));
 
   test('the worker SIGKILLed after approvals answered, one of them with its status POST held by the platform: each published exactly once, approved', async () => {
     const held = await pendingPost(app, org.author, org.channelId);
@@ -108,9 +113,10 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
     expect(second.status).toBe(200);
     await worker.killAndRestart();
 
-    // The new worker takes both over (the held publish once its heartbeat times out).
+    // The new worker takes both over (the held publish once its heartbeat times out: 10 s, then
+    // the retry's 5 s; 30 s where the kill lands in a decision's write).
     for (const post of [held, other]) {
-      await handle(post.id).result();
+      await finished(post.id, 75_000);
       const r = await row(post.id);
       expect(r.status).toBe('published');
       expect(r.approval?.status).toBe('approved');
@@ -118,7 +124,7 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
     }
     // The held one was sent again with its idempotency key and answered from it: no second status.
     expect(sent(fake, held.text)).toBeGreaterThanOrEqual(2);
-  }, 60_000);
+  }, 150_000);
 
   test('Temporal SIGKILLed while decisions are sent: 503 with Retry-After; after it is back the rows and the workflows agree, and only the approved post publishes, once', async () => {
     const toApprove = await pendingPost(app, org.author, org.channelId);
@@ -160,7 +166,7 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
     expect([200, 409]).toContain(rejected.status);
     expect((await row(toReject.id)).approval?.status).toBe('rejected');
 
-    await handle(toApprove.id).result();
+    await finished(toApprove.id, 45_000);
     expect((await row(toApprove.id)).status).toBe('published');
     expect((await row(toApprove.id)).approval?.status).toBe('approved');
     expect(created(fake, toApprove.text)).toBe(1);
@@ -169,9 +175,9 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
     // nothing of it reached the platform.
     const withdrawn = await answered(() => call(app, 'DELETE', `/v1/posts/${toReject.id}`, { key: org.author }));
     expect(withdrawn.status).toBeLessThan(300);
-    await handle(toReject.id).result();
+    await finished(toReject.id, 20_000);
     expect(sent(fake, toReject.text)).toBe(0);
-  }, 60_000);
+  }, 90_000);
 
   test('the worker SIGKILLed while the decisions wait to write their post rows: after a new worker the rows and the workflows agree, a retried decision is answered as decided, the approved post publishes once, the rejected one never', async () => {
     const h = await harness();
@@ -228,7 +234,7 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
 
     // The new worker retries each decision's activity once its start-to-close timeout (30 s) has
     // passed: the approved post is recorded approved, then published, once.
-    expect(await handle(toApprove.id).result()).toMatchObject({ phase: 'done', approval: 'approved' });
+    expect(await finished(toApprove.id, 75_000)).toMatchObject({ phase: 'done', approval: 'approved' });
     const approved = await row(toApprove.id);
     expect({ status: approved.status, approval: approved.approval?.status }).toEqual({ status: 'published', approval: 'approved' });
     expect(created(fake, toApprove.text)).toBe(1);
@@ -243,9 +249,9 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
     // Withdrawn, its workflow closes: nothing of it ever reached the platform.
     const withdrawn = await answered(() => call(app, 'DELETE', `/v1/posts/${toReject.id}`, { key: org.author }));
     expect(withdrawn.status).toBeLessThan(300);
-    await handle(toReject.id).result();
+    await finished(toReject.id, 20_000);
     expect(sent(fake, toReject.text)).toBe(0);
-  }, 90_000);
+  }, 150_000);
 });
 
 describe('a decision racing the 24-hour grace (time-skipping server)', () => {

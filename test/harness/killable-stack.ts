@@ -64,3 +64,49 @@ export function useKillableStack(
     stack = {};
   });
 }
+
+/**
+ * Runs `call` (Temporal client calls) for at most `ms`, then cancels its calls. Past that the
+ * test fails here, naming what it waited for, with what the stack shows then: whether the dev
+ * server and the worker run, the workflow's pending activities, and their last log lines (a test
+ * timeout says none of it, and leaves the test's body running into the next test).
+ */
+export async function within<T>(stack: KillableStack, call: () => Promise<T>, ms: number, what: string, workflowId?: string): Promise<T> {
+  const abort = new AbortController();
+  const p = stack.client.withAbortSignal(abort.signal, call);
+  let timer: Timer | undefined;
+  const late = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), ms)));
+  try {
+    const first = await Promise.race([p, late]);
+    if (first !== 'late') return first;
+  } finally {
+    clearTimeout(timer);
+  }
+  p.catch(() => {});
+  abort.abort();
+  const facts = [
+    `Temporal dev server ${stack.temporal.alive() ? 'running' : 'not running'}`,
+    `worker ${stack.worker.current.alive() ? 'running' : 'not running'}`,
+  ];
+  if (workflowId && stack.temporal.alive()) {
+    const d = await stack.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch((e: Error) => e);
+    facts.push(
+      d instanceof Error
+        ? `describe: ${d.message}`
+        : `workflow ${d.status.name}; pending activities: ${JSON.stringify(
+            (d.raw.pendingActivities ?? []).map((a) => ({
+              type: a.activityType?.name,
+              state: a.state,
+              attempt: a.attempt,
+              lastFailure: a.lastFailure?.message,
+            })),
+          )}`,
+    );
+  }
+  throw new Error(
+    `timed out after ${ms / 1000} s waiting for ${what}\n${facts.join('\n')}\n-- worker --\n${stack.worker.current.lines.slice(-30).join('\n')}\n-- Temporal --\n${stack.temporal.lines.slice(-20).join('\n')}`,
+  );
+}

@@ -14,6 +14,10 @@ const ROOT = resolve(import.meta.dir, '../..');
 
 export interface KillableTemporal {
   address: string;
+  /** Whether the server process runs (not killed, not exited). */
+  alive: () => boolean;
+  /** Its last lines on stderr (errors only: it runs with --log-level error), for failure messages. */
+  lines: string[];
   /** SIGKILL: an outage, not a shutdown. */
   kill: () => Promise<void>;
   /**
@@ -32,7 +36,8 @@ export async function startKillableTemporal(opts: { persistent?: boolean } = {})
   const port = await freePort();
   const dir = opts.persistent ? mkdtempSync(join(tmpdir(), 'postpilot-temporal-')) : undefined;
   const address = `127.0.0.1:${port}`;
-  let proc: Subprocess;
+  let proc: Subprocess<'ignore', 'ignore', 'pipe'>;
+  const lines: string[] = [];
   const spawn = async () => {
     proc = Bun.spawn(
       [
@@ -52,8 +57,9 @@ export async function startKillableTemporal(opts: { persistent?: boolean } = {})
         '--search-attribute',
         'PostId=Keyword',
       ],
-      { stdout: 'ignore', stderr: 'ignore', stdin: 'ignore' },
+      { stdout: 'ignore', stderr: 'pipe', stdin: 'ignore' },
     );
+    keepTail(proc.stderr, lines);
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`the Temporal dev server exited (code ${proc.exitCode})`);
@@ -83,6 +89,8 @@ export async function startKillableTemporal(opts: { persistent?: boolean } = {})
   });
   return {
     address,
+    alive: () => proc.exitCode === null && proc.signalCode === null,
+    lines,
     kill,
     restart: async () => {
       if (proc.exitCode === null && proc.signalCode === null) await kill();
@@ -99,6 +107,20 @@ export interface ServiceProcess {
   lines: string[];
   alive: () => boolean;
   stop: () => Promise<void>;
+}
+
+/** How long a service process may take to log that it is ready (a worker bundles its workflows first). */
+const READY_MS = 60_000;
+
+/** Appends a stream's lines to `lines`, keeping the last 200. */
+function keepTail(stream: ReadableStream<Uint8Array>, lines: string[]): void {
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      lines.push(...decoder.decode(chunk, { stream: true }).split('\n').filter(Boolean));
+      if (lines.length > 200) lines.splice(0, lines.length - 200);
+    }
+  })();
 }
 
 /**
@@ -123,9 +145,7 @@ export async function startService(kind: 'api' | 'worker', env: Record<string, s
     stderr: 'pipe',
   });
   const lines: string[] = [];
-  void (async () => {
-    for await (const chunk of proc.stderr) lines.push(...new TextDecoder().decode(chunk).split('\n').filter(Boolean));
-  })();
+  keepTail(proc.stderr, lines);
   const ready = kind === 'api' ? 'listening' : 'polling';
   let port = 0;
   let resolveReady!: () => void;
@@ -155,7 +175,20 @@ export async function startService(kind: 'api' | 'worker', env: Record<string, s
   const exited = proc.exited.then((code) => {
     throw new Error(`${kind} process exited (code ${code}) before it was ready:\n${lines.join('\n')}`);
   });
-  await Promise.race([isReady, exited]);
+  // A process that neither gets ready nor exits (a server it cannot reach, a start that hangs)
+  // fails the test here, with what it logged, rather than at the test's own timeout.
+  let timer: Timer | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${kind} process not ${ready} after ${READY_MS / 1000} s:\n${lines.slice(-40).join('\n')}`));
+    }, READY_MS);
+  });
+  try {
+    await Promise.race([isReady, exited, stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
   exited.catch(() => {});
   return {
     proc,
