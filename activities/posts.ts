@@ -193,20 +193,15 @@ export function createPostActivities(deps: PostActivityDeps) {
    */
   async function channelPublished(em: EntityManager, pc: PublishRow, publishedAt: Date, post?: Recorded) {
     const metricsNextAt = deps.connectors[pc.platform]?.readMetrics ? dueAt(publishedAt, 0) : null;
-    const changed = await em.nativeUpdate(
-      PostChannel,
-      { id: pc.id, status: { $ne: 'published' } },
-      {
-        status: 'published',
-        ...(post ? { platformPostId: post.platformPostId, url: post.url, publishedAt } : {}),
-        metricsStep: 0,
-        metricsNextAt,
-        error: null,
-        errorCode: null,
-        retryable: null,
-      },
+    // A plain statement: every channel of every post runs it once.
+    const changed = await sql(
+      em,
+      `update post_channels set status = 'published',${post ? ' platform_post_id = ?, url = ?, published_at = ?,' : ''}
+         metrics_step = 0, metrics_next_at = ?, error = null, error_code = null, retryable = null
+       where id = ? and status <> 'published' returning id`,
+      [...(post ? [post.platformPostId, post.url, publishedAt] : []), metricsNextAt, pc.id],
     );
-    if (!changed) return [];
+    if (!changed.length) return [];
     return emitChannelEvent(em, pc.postId, pc.channelId, 'post.channel.published', pc.organizationId);
   }
 
