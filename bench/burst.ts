@@ -86,6 +86,8 @@ export interface BurstResult {
   rows: Record<string, number> | undefined;
   /** History events of a sample of the burst's published workflows, once each had closed. */
   events: ReturnType<typeof summary>;
+  /** The same sample's events by type (EVENT_TYPE_ left off): the mean count per workflow. */
+  eventTypes: [string, number][];
   /** The machine's 1-minute load average just before the burst was due. */
   loadAtDue: number;
   seededIn: number;
@@ -180,7 +182,7 @@ export async function runBurst(
     duplicates: count(statuses),
     resent: count(t.fake.sends),
     rows,
-    events: summary(await historyEvents(t, published, EVENTS_SAMPLE)),
+    ...(await historyEvents(t, published, EVENTS_SAMPLE)),
     loadAtDue,
     seededIn,
     startErrors: seed.startErrors,
@@ -284,6 +286,7 @@ export function printBurst(r: BurstResult, o: BurstOptions, title: string, about
   console.log(
     `  history events per published workflow, once closed: mean ${r.events.mean.toFixed(1)}, max ${r.events.max} (n=${r.events.n})`,
   );
+  console.log(`    by type (mean per workflow): ${r.eventTypes.map(([type, k]) => `${type} ${k.toFixed(1)}`).join(', ')}`);
   console.log(`  load average (1 min) just before the burst was due: ${r.loadAtDue.toFixed(2)}`);
   console.log('');
 }
@@ -344,9 +347,14 @@ export const cpuPerPostMs = (r: BurstResult, part: string) => ((r.cpu.find(([p])
 export const ownCpuPerPostMs = (r: BurstResult) =>
   (r.cpu.filter(([part]) => !part.startsWith('rest of')).reduce((sum, [, v]) => sum + v, 0) / r.lateness.n) * 1000;
 
-/** Event counts of up to `n` of the workflows, spread over the list, each read once it has closed (30 s at most). */
-async function historyEvents(t: SeedTarget, workflowIds: string[], n: number): Promise<number[]> {
+/**
+ * Event counts of up to `n` of the workflows, spread over the list, each read once it has closed
+ * (30 s at most), and the mean count of each event type per workflow.
+ */
+async function historyEvents(t: SeedTarget, workflowIds: string[], n: number): Promise<Pick<BurstResult, 'events' | 'eventTypes'>> {
+  const E = proto.api.enums.v1.EventType;
   const counts: number[] = [];
+  const byType = new Map<string, number>();
   const step = Math.max(1, Math.floor(workflowIds.length / n));
   for (let i = 0; i < workflowIds.length && counts.length < n && !isStopping(); i += step) {
     const handle = t.client.workflow.getHandle(workflowIds[i]!);
@@ -357,9 +365,18 @@ async function historyEvents(t: SeedTarget, workflowIds: string[], n: number): P
       ),
       Bun.sleep(30_000).then(() => false),
     ]);
-    if (closed) counts.push((await handle.fetchHistory()).events?.length ?? 0);
+    if (!closed) continue;
+    const events = (await handle.fetchHistory()).events ?? [];
+    counts.push(events.length);
+    for (const e of events) {
+      const name = (E[e.eventType ?? 0] ?? String(e.eventType)).replace(/^EVENT_TYPE_/, '');
+      byType.set(name, (byType.get(name) ?? 0) + 1);
+    }
   }
-  return counts;
+  return {
+    events: summary(counts),
+    eventTypes: [...byType].map(([type, k]): [string, number] => [type, k / Math.max(1, counts.length)]).sort((a, b) => b[1] - a[1]),
+  };
 }
 
 /** Splits a sample of the burst's lateness by the workflow histories: where the posts waited. */
