@@ -438,9 +438,10 @@ export function createPostActivities(deps: PostActivityDeps) {
 
     /**
      * Marks the post publishing; returns the channels still to publish (not already published),
-     * each with its number of follow-up items when it has any.
+     * each with its number of follow-up items when it has any; null when the post has no row
+     * (not committed yet, or withdrawn after its start failed).
      */
-    async startPublishing(postId: string): Promise<PublishTarget[]> {
+    async startPublishing(postId: string): Promise<PublishTarget[] | null> {
       // Plain statements, no entities: every post runs this once, inside its workflow task.
       return deps.orm.em.fork().transactional(async (em) => {
         const at = now();
@@ -450,7 +451,7 @@ export function createPostActivities(deps: PostActivityDeps) {
            from posts where id = ?`,
           [postId],
         );
-        if (!post) throw new Error(`post ${postId} not found`);
+        if (!post) return null;
         if (post.status === 'scheduled') await sql(em, `update posts set status = 'publishing', updated_at = ? where id = ?`, [at, postId]);
         // The channels not published, in id order, with their follow-up items' count (only a post
         // that asked for follow-ups has any); updated_at moves only on a row whose status changes.

@@ -91,10 +91,8 @@ describe('approval with a worker process and a Temporal dev server that are SIGK
 
   const handle = (postId: string) => client.workflow.getHandle(postWorkflowId(postId));
   /**
-   * The workflow's state once it waits with nothing in flight (its first task done, no local
-   * activity running): a decision sent then meets the wait it is meant for. A decision that meets
-   * a local activity still running across a workflow task heartbeat is the replay hazard that
-   * docs/decisions.md ("Known limits") describes.
+   * The workflow's state once it waits with nothing in flight (its first task done): a decision
+   * sent then meets the approval wait it is meant for.
    */
   const waiting = async (postId: string) => {
     expect(await quiet(client, postWorkflowId(postId))).toBe('waiting');

@@ -1,8 +1,10 @@
 // Publishing now without a Temporal round trip per step: the post workflow runs its
 // short Postgres steps (confirmPost, startPublishing, finishPost…) as local activities, in the workflow task itself
-// (workflows/post.ts, LOCAL_STEPS_PATCH). The guarantee stays: a workflow started before its
-// post row is committed (as an API of older code does, starting inside its transaction) publishes
-// nothing until the commit — its local confirmPost keeps retrying — and then publishes once.
+// (workflows/post.ts, LOCAL_STEPS_PATCH), and checks its row only when the post is due
+// (ROW_AT_PUBLISH_PATCH). The guarantee stays: a workflow started before its post row is
+// committed (as an API of older code does, starting inside its transaction) publishes nothing
+// until the commit — its startPublishing finds no row, its local confirmPost keeps retrying — and
+// then publishes once.
 // Real worker, real Postgres, the fake Mastodon, on the time-skipping server.
 import { describe, expect, test } from 'bun:test';
 import { randomUUID } from 'node:crypto';
@@ -12,7 +14,7 @@ import { temporal } from '@temporalio/proto';
 import { Post, PostChannel } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
 import { addChannel } from '../domain/channels.ts';
-import { LOCAL_STEPS_PATCH } from '../workflows/post.ts';
+import { ROW_AT_PUBLISH_PATCH } from '../workflows/post.ts';
 import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workflows/post-types.ts';
 import type { FakeMastodon } from './fakes/mastodon.ts';
 import { makeOrg } from './harness/fixtures.ts';
@@ -47,7 +49,7 @@ const completedLocally = (evs: HistoryEvent[]) =>
 const patchMarker = (e: HistoryEvent) => {
   const m = e.markerRecordedEventAttributes;
   const data = m?.markerName === 'core_patch' ? m.details?.['patch-data']?.payloads?.[0] : undefined;
-  return data !== undefined && defaultPayloadConverter.fromPayload<{ id: string }>(data).id === LOCAL_STEPS_PATCH;
+  return data !== undefined && defaultPayloadConverter.fromPayload<{ id: string }>(data).id === ROW_AT_PUBLISH_PATCH;
 };
 const scheduledNames = (evs: HistoryEvent[]) =>
   evs.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n): n is string => !!n);
@@ -87,15 +89,16 @@ describe('post workflow: confirm and start publishing as local activities', () =
         workflowId: postWorkflowId(postId),
         args: [{ postId, organizationId: org.id, publishAt: null }],
       });
-      // Its local confirmPost runs, finds no row and retries in the worker for a second, then
-      // through a workflow timer: the workflow task completes and the workflow waits on that
-      // timer with nothing in flight, having gone no further.
+      // Its local startPublishing finds no row; its local confirmPost then retries in the worker
+      // for a second, then through a workflow timer: the workflow task completes and the
+      // workflow waits on that timer with nothing in flight, having gone no further.
       expect(await quiet(stack.client, handle.workflowId)).toBe('waiting');
       expect(sent()).toHaveLength(0);
       const evs = (await handle.fetchHistory()).events ?? [];
       expect(scheduledNames(evs)).not.toContain('publishToChannel');
-      expect(completedLocally(evs)).toEqual([]);
+      expect(completedLocally(evs).map((m) => m.activity_type)).toEqual(['startPublishing']);
       expect(evs.map(localActivity).filter(Boolean)).toEqual([
+        expect.objectContaining({ activity_type: 'startPublishing' }),
         expect.objectContaining({ activity_type: 'confirmPost', backoff: expect.anything() }),
       ]);
     });
@@ -105,17 +108,17 @@ describe('post workflow: confirm and start publishing as local activities', () =
     expect(sent()).toHaveLength(1);
     expect((await stack.h.orm.em.fork().findOneOrFail(Post, { id: postId })).status).toBe('published');
 
-    // It took the patched path: the patch marker, both steps run locally (no round trip each), the
+    // It took the patched path: the patch marker, the steps run locally (no round trip each), the
     // confirm only after more than one attempt (it waited for the commit), then the publish.
     const evs = (await handle.fetchHistory()).events ?? [];
     expect(evs.some(patchMarker)).toBe(true);
     const local = completedLocally(evs);
-    expect(local.map((m) => m.activity_type)).toEqual(['confirmPost', 'startPublishing', 'finishPost']);
-    expect(local[0]!.attempt).toBeGreaterThan(1);
+    expect(local.map((m) => m.activity_type)).toEqual(['startPublishing', 'confirmPost', 'startPublishing', 'finishPost']);
+    expect(local[1]!.attempt).toBeGreaterThan(1);
     expect(scheduledNames(evs)).toEqual(['publishToChannel']);
   });
 
-  test('a post due now whose row is committed: confirm, start publishing and the publish activity in one workflow task', async () => {
+  test('a post due now whose row is committed: start publishing and the publish activity in one workflow task, no row check before', async () => {
     const org = await makeOrg();
     const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
       organizationId: org.id,
@@ -147,7 +150,7 @@ describe('post workflow: confirm and start publishing as local activities', () =
     expect(await stack.settle(postId)).toEqual({ phase: 'done', publishAt: null });
     expect(fake.statuses.filter((s) => s.text === text)).toHaveLength(1);
     const evs = (await handle.fetchHistory()).events ?? [];
-    // The first workflow task's commands: the patch marker, the two local-activity markers, the publish.
+    // The first workflow task's commands: the patch marker, startPublishing's local-activity marker, the publish.
     const firstDone = evs.findIndex((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
     const next = evs.slice(firstDone + 1);
     const commands = next.slice(0, next.findIndex((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) + 1);
@@ -157,10 +160,7 @@ describe('post workflow: confirm and start publishing as local activities', () =
         .map((e) =>
           patchMarker(e) ? 'patch' : (localActivity(e)?.activity_type ?? e.activityTaskScheduledEventAttributes?.activityType?.name),
         ),
-    ).toEqual(['patch', 'confirmPost', 'startPublishing', 'publishToChannel']);
-    expect(local1st(evs)).toBe(1);
+    ).toEqual(['patch', 'startPublishing', 'publishToChannel']);
+    expect(evs.map(localActivity).some((m) => m?.activity_type === 'confirmPost')).toBe(false);
   });
 });
-
-/** The attempt of the local confirmPost that succeeded. */
-const local1st = (evs: HistoryEvent[]) => evs.map(localActivity).find((m) => m?.activity_type === 'confirmPost')?.attempt;

@@ -58,6 +58,15 @@ describe('recorded workflow histories', () => {
       'post-approval-not-approved',
       'media-upload-expired',
       'media-upload-ready',
+      // From the row-check-at-publish patch on (no activity before the sleep; no other patch marker):
+      // published after an edit, approval both ways, cancelled, failed and retried, a thread, a new run.
+      'post-scheduled-edited-published-row-at-publish',
+      'post-approval-rejected-edited-approved-row-at-publish',
+      'post-approval-not-approved-row-at-publish',
+      'post-scheduled-cancelled-row-at-publish',
+      'post-reauth-failure-retried-row-at-publish',
+      'post-thread-reply-failed-retried-row-at-publish',
+      'post-retry-new-run-row-at-publish',
       // The other workflow types, each along its longest path.
       'series-edited-deleted',
       'webhook-delivery-retried-failed',

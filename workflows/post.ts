@@ -63,6 +63,17 @@ export const FOLLOW_UPS_PATCH = 'follow-up-items';
  */
 export const APPROVAL_PATCH = 'await-approval';
 
+/**
+ * Executions from this patch on run no activity before their sleep: the row, which the API commits
+ * before it starts the workflow, is checked by startPublishing when the post is due (a row not
+ * committed yet, as an API of older code starts inside its transaction, is then waited for as
+ * before). A workflow that can take an Update before its first local activity has resolved meets
+ * a replay hazard (docs/decisions.md "The post workflow"); a post also costs one event less. Its
+ * marker stands for every patch above (local steps, await-retry, follow-ups, approval): an
+ * execution that has it records none of theirs.
+ */
+export const ROW_AT_PUBLISH_PATCH = 'row-check-at-publish';
+
 type Activities = ReturnType<typeof createActivities>;
 type Steps = typeof db;
 type Target = PublishTarget;
@@ -165,29 +176,35 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
   handleRequests(postId, state);
 
   // Decided once, here: an execution that older code started (its history has no marker) keeps
-  // the remote activities after it wakes, so its replay always matches.
-  const local = patched(LOCAL_STEPS_PATCH);
+  // the remote activities after it wakes, and its row check at the start, so its replay always
+  // matches.
+  const rowAtPublish = patched(ROW_AT_PUBLISH_PATCH);
+  // Every patch before it holds for an execution that has its marker: no marker of theirs.
+  const has = (patch: string) => rowAtPublish || patched(patch);
+  const local = has(LOCAL_STEPS_PATCH);
   const steps = local ? localDb : db;
 
   let targets: Target[];
   if (retry) {
     targets = await db.startRetry(postId);
   } else {
-    try {
-      await waitForRow(postId, local);
-    } catch {
-      return done(state); // The row never appeared: there is nothing to publish.
+    if (!rowAtPublish) {
+      try {
+        await waitForRow(postId, local);
+      } catch {
+        return done(state); // The row never appeared: there is nothing to publish.
+      }
     }
     for (;;) {
       await sleepUntilDue(state);
       if (state.cancelled) return endCancelled(state);
-      if (state.approval === 'none' || state.approval === 'approved' || !patched(APPROVAL_PATCH)) break;
+      if (state.approval === 'none' || state.approval === 'approved' || !has(APPROVAL_PATCH)) break;
       const decided = await awaitApproval(state);
       if (state.cancelled) return endCancelled(state);
       if (decided === 'edited') continue; // publishAt may have moved: sleep again
       if (decided === 'late') {
         state.phase = 'publishing';
-        await failUnapproved(postId, steps);
+        await failUnapproved(postId, steps, rowAtPublish);
         return done(state);
       }
       // A rejection accepted since the approval was seen: wait again.
@@ -197,13 +214,15 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
     // No await between the checks above and this line: a cancel (or a change of decision)
     // accepted before it stops the publish; one arriving after it is refused by its validator.
     state.phase = 'publishing';
-    targets = await steps.startPublishing(postId);
+    const found = rowAtPublish ? await publishTargets(postId, steps) : await steps.startPublishing(postId);
+    if (!found) return done(state); // The row never appeared (or is gone): there is nothing to publish.
+    targets = found;
   }
 
   for (;;) {
-    await publishAll(postId, targets, retry, steps);
+    await publishAll(postId, targets, retry, steps, () => has(FOLLOW_UPS_PATCH));
     const outcome = await steps.finishPost(postId);
-    if (outcome !== 'failed' || !patched(AWAIT_RETRY_PATCH)) break;
+    if (outcome !== 'failed' || !has(AWAIT_RETRY_PATCH)) break;
     const retried = await awaitRetry(state, postId);
     if (state.cancelled) return endCancelled(state);
     if (retried === null) break; // The window closed: a later retry starts a new run.
@@ -359,9 +378,26 @@ async function awaitApproval(state: PostState): Promise<'decided' | 'edited' | '
 
 const isApproved = (state: PostState) => state.approval === 'approved';
 
-/** The approval did not come in time: every channel fails with not_approved, nothing is sent. */
-async function failUnapproved(postId: string, steps: Steps): Promise<void> {
+/**
+ * startPublishing for an execution that did not check its row at its start (ROW_AT_PUBLISH_PATCH):
+ * a row not committed yet is waited for (confirmPost, as at the start of older executions: two
+ * minutes at most); null when none appears.
+ */
+async function publishTargets(postId: string, steps: Steps): Promise<Target[] | null> {
   const targets = await steps.startPublishing(postId);
+  if (targets) return targets;
+  try {
+    await waitForRow(postId, true);
+  } catch {
+    return null;
+  }
+  return steps.startPublishing(postId);
+}
+
+/** The approval did not come in time: every channel fails with not_approved, nothing is sent. */
+async function failUnapproved(postId: string, steps: Steps, rowAtPublish: boolean): Promise<void> {
+  const targets = rowAtPublish ? await publishTargets(postId, steps) : await steps.startPublishing(postId);
+  if (!targets) return;
   const failure: ChannelFailure = {
     error: 'The post was not approved in time; it was not published.',
     errorCode: 'not_approved',
@@ -375,15 +411,16 @@ async function failUnapproved(postId: string, steps: Steps): Promise<void> {
  * Publishes to each target channel in parallel; within a channel, the post then its follow-up
  * items one after another, each sent only once the one before is recorded. A channel whose
  * publish fails is recorded failed, at the item that failed (a retry resumes there).
+ * `followUpsPatched` (FOLLOW_UPS_PATCH) is asked only of a channel that has follow-ups.
  */
-async function publishAll(postId: string, targets: Target[], retry: boolean, steps: Steps): Promise<void> {
+async function publishAll(postId: string, targets: Target[], retry: boolean, steps: Steps, followUpsPatched: () => boolean): Promise<void> {
   await Promise.all(
     targets.map(async ({ channelId, platform, followUps }) => {
       let position = 0;
       try {
         const publisher = publisherFor(platform);
         await publisher.publishToChannel(retry ? { postId, channelId, retry } : { postId, channelId });
-        if (followUps && patched(FOLLOW_UPS_PATCH)) {
+        if (followUps && followUpsPatched()) {
           for (position = 1; position <= followUps; position++) {
             await publisher.publishFollowUp(retry ? { postId, channelId, position, retry } : { postId, channelId, position });
           }
