@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { temporal as proto } from '@temporalio/proto';
 import type { FakeMastodon } from '../test/fakes/mastodon.ts';
+import { eventTypeName } from '../test/harness/history-events.ts';
 import { postWorkflowId } from '../workflows/post-types.ts';
 import { runTag, seedScheduledPosts, type SeedOptions, type SeedTarget } from './seed-posts.ts';
 import { childrenOf, envInt, isStopping, ms, procCpuMs, say, summary } from './stack.ts';
@@ -352,7 +353,6 @@ export const ownCpuPerPostMs = (r: BurstResult) =>
  * (30 s at most), and the mean count of each event type per workflow.
  */
 async function historyEvents(t: SeedTarget, workflowIds: string[], n: number): Promise<Pick<BurstResult, 'events' | 'eventTypes'>> {
-  const E = proto.api.enums.v1.EventType;
   const counts: number[] = [];
   const byType = new Map<string, number>();
   const step = Math.max(1, Math.floor(workflowIds.length / n));
@@ -369,7 +369,7 @@ async function historyEvents(t: SeedTarget, workflowIds: string[], n: number): P
     const events = (await handle.fetchHistory()).events ?? [];
     counts.push(events.length);
     for (const e of events) {
-      const name = (E[e.eventType ?? 0] ?? String(e.eventType)).replace(/^EVENT_TYPE_/, '');
+      const name = eventTypeName(e);
       byType.set(name, (byType.get(name) ?? 0) + 1);
     }
   }

@@ -19,6 +19,7 @@ import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workfl
 import type { FakeMastodon } from './fakes/mastodon.ts';
 import { makeOrg } from './harness/fixtures.ts';
 import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
+import { patchId } from './harness/history-events.ts';
 import { quiet } from './harness/quiet.ts';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -46,11 +47,7 @@ function localActivity(e: HistoryEvent): LocalActivityMarker | undefined {
 /** The local activities that completed (not those that went on to retry through a timer). */
 const completedLocally = (evs: HistoryEvent[]) =>
   evs.map(localActivity).filter((m): m is LocalActivityMarker => m !== undefined && !m.backoff);
-const patchMarker = (e: HistoryEvent) => {
-  const m = e.markerRecordedEventAttributes;
-  const data = m?.markerName === 'core_patch' ? m.details?.['patch-data']?.payloads?.[0] : undefined;
-  return data !== undefined && defaultPayloadConverter.fromPayload<{ id: string }>(data).id === ROW_AT_PUBLISH_PATCH;
-};
+const patchMarker = (e: HistoryEvent) => patchId(e) === ROW_AT_PUBLISH_PATCH;
 const scheduledNames = (evs: HistoryEvent[]) =>
   evs.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n): n is string => !!n);
 

@@ -3,12 +3,12 @@
 // this process, and a fake Mastodon the worker publishes to.
 import { afterAll, beforeAll } from 'bun:test';
 import type { Client } from '@temporalio/client';
-import { temporal as proto } from '@temporalio/proto';
 import { loadConfig } from '../../lib/config.ts';
 import { createMastodonConnector } from '../../platforms/mastodon.ts';
 import { createApp } from '../../server/app.ts';
 import { lazyClient } from '../../worker/temporal.ts';
 import { startFakeMastodon, type FakeMastodon } from '../fakes/mastodon.ts';
+import { eventTypeName, patchId } from './history-events.ts';
 import { harness } from './index.ts';
 import { startKillableTemporal, startKillableWorker, type KillableTemporal, type KillableWorker } from './processes.ts';
 
@@ -106,8 +106,8 @@ export async function within<T>(stack: KillableStack, call: () => Promise<T>, ms
             })),
           )}`,
     );
+    facts.push(`history:\n${await historyLines(stack.client, workflowId)}`);
   }
-  if (workflowId && stack.temporal.alive()) facts.push(`history:\n${await historyLines(stack.client, workflowId)}`);
   throw new Error(
     `timed out after ${ms / 1000} s waiting for ${what}\n${facts.join('\n')}\n-- worker --\n${stack.worker.current.lines.slice(-30).join('\n')}\n-- Temporal --\n${stack.temporal.lines.slice(-20).join('\n')}`,
   );
@@ -115,7 +115,6 @@ export async function within<T>(stack: KillableStack, call: () => Promise<T>, ms
 
 /** A workflow's history, an event a line: its id, type and what tells it apart (marker, patch, update, attempt). */
 async function historyLines(client: Client, workflowId: string): Promise<string> {
-  const E = proto.api.enums.v1.EventType;
   const history = await client.workflow
     .getHandle(workflowId)
     .fetchHistory()
@@ -123,19 +122,16 @@ async function historyLines(client: Client, workflowId: string): Promise<string>
   if (history instanceof Error) return `  (not read: ${history.message})`;
   return (history.events ?? [])
     .map((e) => {
-      const type = (E[e.eventType ?? 0] ?? String(e.eventType)).replace(/^EVENT_TYPE_/, '');
-      const marker = e.markerRecordedEventAttributes;
-      const patch = marker?.details?.patch_data?.payloads?.[0]?.data;
       const extra = [
-        marker?.markerName,
-        patch ? Buffer.from(patch).toString() : undefined,
+        e.markerRecordedEventAttributes?.markerName,
+        patchId(e),
         e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name,
         e.workflowTaskStartedEventAttributes ? `attempt ${e.workflowTaskScheduledEventAttributes?.attempt ?? ''}` : undefined,
         e.workflowTaskTimedOutEventAttributes ? 'timed out' : undefined,
         e.workflowTaskFailedEventAttributes?.failure?.message,
         e.activityTaskScheduledEventAttributes?.activityType?.name,
       ].filter(Boolean);
-      return `  ${e.eventId} ${e.eventTime ? new Date(Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)).toISOString().slice(11, 23) : ''} ${type} ${extra.join(' ')}`;
+      return `  ${e.eventId} ${e.eventTime ? new Date(Number(e.eventTime.seconds) * 1000 + Math.floor((e.eventTime.nanos ?? 0) / 1e6)).toISOString().slice(11, 23) : ''} ${eventTypeName(e)} ${extra.join(' ')}`;
     })
     .join('\n');
 }
