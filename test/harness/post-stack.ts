@@ -55,13 +55,28 @@ export interface PostStackOptions {
   appDeps?: Partial<ServerDeps>;
 }
 
+/**
+ * A dev server through the SDK. It takes its other ports as random free ports when it starts, so
+ * beside other servers starting at the same moment a start can fail: tried up to three times.
+ */
+async function startDevServer(): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findTemporalCli() } } });
+    } catch (e) {
+      if (attempt === 3) throw e;
+      await Bun.sleep(200 * attempt);
+    }
+  }
+}
+
 export async function startPostStack(opts: PostStackOptions = {}) {
   const h = await harness();
   // Each stack has its own time-skipping server: the clock of a shared one is held back by any
   // workflow another test file left waiting on a worker that is gone.
   const env =
     opts.server === 'dev'
-      ? await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findTemporalCli() } } })
+      ? await startDevServer()
       : await TestWorkflowEnvironment.createTimeSkipping({
           server: { executable: { type: 'existing-path', path: findTemporalTestServer() } },
         });

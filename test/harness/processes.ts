@@ -28,17 +28,22 @@ export interface KillableTemporal {
   restart: () => Promise<void>;
 }
 
+/** A dev server that exited before it answered (a start worth trying again). */
+class ServerExited extends Error {}
+
+const START_ATTEMPTS = 3;
+
 /**
  * A Temporal dev server (no UI) on a free port, with the search attributes registered: in memory,
  * or with `persistent` in a throwaway SQLite file that outlives a kill (the embedded stack's way).
  */
 export async function startKillableTemporal(opts: { persistent?: boolean } = {}): Promise<KillableTemporal> {
-  const port = await freePort();
+  let port = await freePort();
   const dir = opts.persistent ? mkdtempSync(join(tmpdir(), 'postpilot-temporal-')) : undefined;
-  const address = `127.0.0.1:${port}`;
+  let address = `127.0.0.1:${port}`;
   let proc: Subprocess<'ignore', 'ignore', 'pipe'>;
   const lines: string[] = [];
-  const spawn = async () => {
+  const spawnOnce = async () => {
     proc = Bun.spawn(
       [
         findTemporalCli(process.env.TEMPORAL_CLI_PATH),
@@ -62,7 +67,8 @@ export async function startKillableTemporal(opts: { persistent?: boolean } = {})
     keepTail(proc.stderr, lines);
     const deadline = Date.now() + 60_000;
     for (;;) {
-      if (proc.exitCode !== null) throw new Error(`the Temporal dev server exited (code ${proc.exitCode})`);
+      if (proc.exitCode !== null)
+        throw new ServerExited(`the Temporal dev server exited (code ${proc.exitCode}): ${lines.slice(-5).join(' | ')}`);
       try {
         const conn = await Connection.connect({ address, connectTimeout: 1000 });
         await conn.workflowService.describeNamespace({ namespace: 'default' });
@@ -77,24 +83,43 @@ export async function startKillableTemporal(opts: { persistent?: boolean } = {})
       }
     }
   };
+  // The dev server takes its HTTP, metrics and internal service ports as random free ports at
+  // start: beside other servers starting at the same moment, one of them can be taken before it
+  // binds, and the server exits. Such a start is tried again (on a new port when `move` allows).
+  const spawn = async (move: boolean) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await spawnOnce();
+      } catch (e) {
+        if (!(e instanceof ServerExited) || attempt === START_ATTEMPTS) throw e;
+        if (move) {
+          port = await freePort();
+          address = `127.0.0.1:${port}`;
+        }
+        await Bun.sleep(200 * attempt);
+      }
+    }
+  };
   const kill = async () => {
     proc.kill('SIGKILL');
     await proc.exited;
   };
-  await spawn();
+  await spawn(true);
   // Ends with the test process even when a test forgets it.
   process.once('exit', () => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
   return {
-    address,
+    get address() {
+      return address;
+    },
     alive: () => proc.exitCode === null && proc.signalCode === null,
     lines,
     kill,
     restart: async () => {
       if (proc.exitCode === null && proc.signalCode === null) await kill();
-      await spawn();
+      await spawn(false);
     },
   };
 }
