@@ -442,40 +442,35 @@ export function createPostActivities(deps: PostActivityDeps) {
      * (not committed yet, or withdrawn after its start failed).
      */
     async startPublishing(postId: string): Promise<PublishTarget[] | null> {
-      // Plain statements, no entities: every post runs this once, inside its workflow task.
-      return deps.orm.em.fork().transactional(async (em) => {
-        const at = now();
-        const [post] = await sql<{ status: string; asked: boolean }>(
-          em,
-          `select status, (thread is not null or first_comment is not null or thread_by_platform <> '{}'::jsonb) as asked
-           from posts where id = ?`,
-          [postId],
-        );
-        if (!post) return null;
-        if (post.status === 'scheduled') await sql(em, `update posts set status = 'publishing', updated_at = ? where id = ?`, [at, postId]);
-        // The channels not published, in id order, with their follow-up items' count (only a post
-        // that asked for follow-ups has any); updated_at moves only on a row whose status changes.
-        const todo = await sql<{ id: string; channelId: string; platform: Platform; followUps: number }>(
-          em,
-          `with u as (
-             update post_channels set status = 'publishing', updated_at = case when status = 'publishing' then updated_at else ? end
-             where post_id = ? and status <> 'published' returning id, channel_id, platform)
-           select u.id, u.channel_id as "channelId", u.platform,
-             case when ? then (select count(*)::int from post_channel_items i where i.post_channel_id = u.id) else 0 end as "followUps"
-           from u order by u.id`,
-          [at, postId, post.asked],
-        );
-        const withItems = todo.filter((pc) => pc.followUps > 0).map((pc) => pc.id);
-        if (withItems.length) {
-          await sql(
-            em,
-            `update post_channel_items set status = 'publishing', updated_at = ?
-             where post_channel_id in (?) and status not in ('published', 'publishing')`,
-            [at, withItems],
-          );
-        }
-        return todo.map(({ channelId, platform, followUps }) => (followUps ? { channelId, platform, followUps } : { channelId, platform }));
-      });
+      // One statement (atomic on its own, no BEGIN and COMMIT): every post runs this once, inside
+      // its workflow task. The post moves to publishing when scheduled; its channels not published,
+      // in id order, with their follow-up items' count (only a post that asked for follow-ups has
+      // any), move too, and so do those items not sent; updated_at moves only on a row whose status
+      // changes. No row: the post has none; one row without a channel: nothing left to publish.
+      const at = now();
+      const rows = await sql<{ channelId: string | null; platform: Platform | null; followUps: number }>(
+        deps.orm.em.fork(),
+        `with p as (
+           select id, (thread is not null or first_comment is not null or thread_by_platform <> '{}'::jsonb) as asked
+           from posts where id = ?),
+         moved as (
+           update posts set status = 'publishing', updated_at = ? where id = (select id from p) and status = 'scheduled'),
+         u as (
+           update post_channels set status = 'publishing', updated_at = case when status = 'publishing' then updated_at else ? end
+           where post_id = (select id from p) and status <> 'published' returning id, channel_id, platform),
+         items as (
+           update post_channel_items set status = 'publishing', updated_at = ?
+           where (select asked from p) and post_channel_id in (select id from u) and status not in ('published', 'publishing'))
+         select u.channel_id as "channelId", u.platform,
+           case when p.asked and u.id is not null
+             then (select count(*)::int from post_channel_items i where i.post_channel_id = u.id) else 0 end as "followUps"
+         from p left join u on true order by u.id`,
+        [postId, at, at, at],
+      );
+      if (!rows.length) return null;
+      return rows.flatMap(({ channelId, platform, followUps }) =>
+        channelId === null || platform === null ? [] : [followUps ? { channelId, platform, followUps } : { channelId, platform }],
+      );
     },
 
     /** `retry`: a run started by POST /retry (or the retry Signal): look the post up before sending, from the first attempt. */

@@ -44,13 +44,17 @@ export async function createBareWorker(o: {
   taskQueue: string;
   activities: BareActivities;
 }): Promise<WorkerGroup> {
-  const { publish, ...steps } = o.activities;
+  const { publish } = o.activities;
+  // Publish is registered here too, with the publish workers' slots: a bare workflow told to
+  // publish on its own task queue (BareInput.publishQueue) runs it here, where the server can hand
+  // it over eagerly (bench/burst-lateness.ts BENCH_BURST_EAGER).
   const main = await Worker.create({
     connection: o.connection,
     namespace: o.namespace,
     taskQueue: o.taskQueue,
     workflowsPath: BARE_WORKFLOWS_PATH,
-    activities: steps,
+    activities: o.activities,
+    maxConcurrentActivityTaskExecutions: PUBLISH_CONCURRENCY_PER_PLATFORM,
     ...WORKFLOW_TUNING,
   });
   const publishers = await Promise.all(

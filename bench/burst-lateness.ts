@@ -4,7 +4,9 @@
 // bench/burst-cluster.ts (the real Temporal server) in bench/burst.ts. Then, on the same dev
 // server, the same burst of the bare workflow (bench/burst-ceiling.ts: the Temporal ceiling), and
 // each figure beside it as a ratio (BENCH_BURST_CEILING=0 leaves it out). Targets: p99 ≤ 2 s and
-// max ≤ 5 s at 1,000; p99 ≤ 10 s at 10,000. Prints figures; asserts nothing.
+// max ≤ 5 s at 1,000; p99 ≤ 10 s at 10,000. BENCH_BURST_EAGER=1 adds a third burst: the bare
+// workflow with its publish on its own task queue and the dev server's eager activity dispatch on,
+// beside the bare workflow's per-platform queue. Prints figures; asserts nothing.
 //
 //   .tools/bin/bun run bench/burst-lateness.ts
 //   BENCH_BURST=1000 BENCH_BURST_CHANNELS=10 BENCH_BURST_LEAD_MS=90000 .tools/bin/bun run bench/burst-lateness.ts
@@ -19,6 +21,8 @@ if (JSON_OUT) console.log = console.error;
 
 const o = burstOptions();
 const CEILING = envInt('BENCH_BURST_CEILING', 1, 0, 1) === 1;
+/** A third burst: the bare workflow publishing on its own task queue, handed over eagerly (the dev server started with eager dispatch on). */
+const EAGER = CEILING && process.env.BENCH_BURST_EAGER === '1';
 
 await runBench(async () => {
   const stack = await startBenchStack();
@@ -46,6 +50,23 @@ await runBench(async () => {
       `${temporalNote}; the bare worker process (the service worker's settings), the service's idle beside it (in "other")`,
     ]);
     printCeiling(r, b, o);
+  }
+  const e =
+    bare && EAGER
+      ? await runBurst(
+          { ...stack, channelIds },
+          o,
+          () => cpuByPart({ worker: bare.worker }),
+          bareWorkflows(stack.client, bare.taskQueue, stack.organizationId, true),
+        )
+      : undefined;
+  if (EAGER && !e) return;
+  if (b && e) {
+    printBurst(e, o, 'the same burst, bare workflow publishing on its own task queue, eager dispatch', [
+      `machine: ${machineNote()}`,
+      `${temporalNote}, system.enableActivityEagerExecution=true; the bare worker process`,
+    ]);
+    printCeiling(b, e, o, undefined, 'same dev server', ['per-platform queue', 'own queue, eager']);
   }
   if (JSON_OUT) {
     const metrics = b ? [...ceilingMetrics(r, b, o), ...burstMetrics(r, o, false)] : burstMetrics(r, o);

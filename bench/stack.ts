@@ -217,6 +217,8 @@ export async function startBenchStack(opts: { workerEnv?: Record<string, string>
     namespace,
     logFile: join(logs, 'temporal.log'),
     sqlitePragmas: temporalSqlitePragmas(),
+    // Eager activity dispatch, for the bare workflow's eager burst (bench/burst-lateness.ts).
+    dynamicConfig: process.env.BENCH_BURST_EAGER === '1' ? ['system.enableActivityEagerExecution=true'] : [],
   });
   onStop('Temporal', temporal.stop);
 

@@ -22,6 +22,8 @@ export async function startTemporalDevServer(opts: {
   pidFile?: string;
   /** `PRAGMA=VALUE` settings of the SQLite file (lib/embedded.ts EMBEDDED_TEMPORAL_SQLITE_PRAGMAS); none: the CLI's defaults. */
   sqlitePragmas?: string[];
+  /** `KEY=JSON_VALUE` dynamic config values (benchmarks only; the embedded default sets none). */
+  dynamicConfig?: string[];
 }): Promise<RunningTemporal> {
   const out = openSync(opts.logFile, 'a');
   const proc = Bun.spawn(
@@ -33,6 +35,7 @@ export async function startTemporalDevServer(opts: {
         '--db-filename',
         opts.dbFile,
         ...(opts.sqlitePragmas ?? []).flatMap((p) => ['--sqlite-pragma', p]),
+        ...(opts.dynamicConfig ?? []).flatMap((v) => ['--dynamic-config-value', v]),
         '--ip',
         '127.0.0.1',
         '--port',
