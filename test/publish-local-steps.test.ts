@@ -1,7 +1,7 @@
 // Publishing now without a Temporal round trip per step: the post workflow runs its
 // short Postgres steps (confirmPost, startPublishing, finishPost…) as local activities, in the workflow task itself
 // (workflows/post.ts, LOCAL_STEPS_PATCH), and checks its row only when the post is due
-// (ROW_AT_PUBLISH_PATCH). The guarantee stays: a workflow started before its post row is
+// (ROW_AT_PUBLISH_PATCH; postWorkflowV2 takes every patch without a marker). The guarantee stays: a workflow started before its post row is
 // committed (as an API of older code does, starting inside its transaction) publishes nothing
 // until the commit — its startPublishing finds no row, its local confirmPost keeps retrying — and
 // then publishes once.
@@ -15,7 +15,7 @@ import { Post, PostChannel } from '../db/entities/index.ts';
 import { newId } from '../lib/ids.ts';
 import { addChannel } from '../domain/channels.ts';
 import { ROW_AT_PUBLISH_PATCH } from '../workflows/post.ts';
-import { POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workflows/post-types.ts';
+import { PATCHED_POST_WORKFLOW_TYPE, POST_WORKFLOW_TYPE, postWorkflowId, type PostWorkflow } from '../workflows/post-types.ts';
 import type { FakeMastodon } from './fakes/mastodon.ts';
 import { makeOrg } from './harness/fixtures.ts';
 import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
@@ -48,6 +48,9 @@ function localActivity(e: HistoryEvent): LocalActivityMarker | undefined {
 const completedLocally = (evs: HistoryEvent[]) =>
   evs.map(localActivity).filter((m): m is LocalActivityMarker => m !== undefined && !m.backoff);
 const patchMarker = (e: HistoryEvent) => patchId(e) === ROW_AT_PUBLISH_PATCH;
+/** A patch's marker or its TemporalChangeVersion upsert: the two events postWorkflowV2 does without. */
+const patchEvents = (evs: HistoryEvent[]) =>
+  evs.filter((e) => patchId(e) !== undefined || e.eventType === EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES);
 const scheduledNames = (evs: HistoryEvent[]) =>
   evs.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n): n is string => !!n);
 
@@ -105,59 +108,73 @@ describe('post workflow: confirm and start publishing as local activities', () =
     expect(sent()).toHaveLength(1);
     expect((await stack.h.orm.em.fork().findOneOrFail(Post, { id: postId })).status).toBe('published');
 
-    // It took the patched path: the patch marker, the steps run locally (no round trip each), the
+    // Every patch's path without a marker: the steps run locally (no round trip each), the
     // confirm only after more than one attempt (it waited for the commit), then the publish.
     const evs = (await handle.fetchHistory()).events ?? [];
-    expect(evs.some(patchMarker)).toBe(true);
+    expect(patchEvents(evs)).toEqual([]);
     const local = completedLocally(evs);
     expect(local.map((m) => m.activity_type)).toEqual(['startPublishing', 'confirmPost', 'startPublishing', 'finishPost']);
     expect(local[1]!.attempt).toBeGreaterThan(1);
     expect(scheduledNames(evs)).toEqual(['publishToChannel']);
   });
 
-  test('a post due now whose row is committed: start publishing and the publish activity in one workflow task, no row check before', async () => {
-    const org = await makeOrg();
-    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'mastodon',
-      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-    });
-    const postId = newId('post');
-    const text = `committed ${randomUUID()}`;
-    await stack.h.orm.em.fork().transactional(async (tx) => {
-      tx.create(Post, {
-        id: postId,
-        organization: org.id,
-        status: 'scheduled',
-        content: text,
-        contentByPlatform: {},
-        mediaIds: [],
-        source: 'api',
-        scheduledAt: new Date(await stack.env.currentTimeMs()),
-        workflowId: postWorkflowId(postId),
+  for (const [type, first] of [
+    [POST_WORKFLOW_TYPE, ['startPublishing', 'publishToChannel']],
+    // Started by an API of older code during a deploy: the same path behind the patch's marker.
+    [PATCHED_POST_WORKFLOW_TYPE, ['patch', 'startPublishing', 'publishToChannel']],
+  ] as const)
+    test(`${type}: a post due now whose row is committed: start publishing and the publish activity in one workflow task, no row check before`, async () => {
+      const org = await makeOrg();
+      const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+        organizationId: org.id,
+        platform: 'MASTODON',
+        name: 'mastodon',
+        credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
       });
-      tx.create(PostChannel, { id: newId('pc'), post: postId, channel: channel.id, platform: 'MASTODON', status: 'draft', content: text });
+      const postId = newId('post');
+      const text = `committed ${randomUUID()}`;
+      await stack.h.orm.em.fork().transactional(async (tx) => {
+        tx.create(Post, {
+          id: postId,
+          organization: org.id,
+          status: 'scheduled',
+          content: text,
+          contentByPlatform: {},
+          mediaIds: [],
+          source: 'api',
+          scheduledAt: new Date(await stack.env.currentTimeMs()),
+          workflowId: postWorkflowId(postId),
+        });
+        tx.create(PostChannel, {
+          id: newId('pc'),
+          post: postId,
+          channel: channel.id,
+          platform: 'MASTODON',
+          status: 'draft',
+          content: text,
+        });
+      });
+      const handle = await stack.client.workflow.start<PostWorkflow>(type, {
+        taskQueue: stack.taskQueue,
+        workflowId: postWorkflowId(postId),
+        args: [{ postId, organizationId: org.id, publishAt: null }],
+      });
+      expect(await stack.settle(postId)).toEqual({ phase: 'done', publishAt: null });
+      expect(fake.statuses.filter((s) => s.text === text)).toHaveLength(1);
+      const evs = (await handle.fetchHistory()).events ?? [];
+      // The first workflow task's commands: (the patch marker,) startPublishing's local-activity marker, the publish.
+      const firstDone = evs.findIndex((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
+      const next = evs.slice(firstDone + 1);
+      const commands = next.slice(0, next.findIndex((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) + 1);
+      expect(
+        commands
+          .filter((e) => e.eventType !== EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES) // the patch's TemporalChangeVersion
+          .map((e) =>
+            patchMarker(e) ? 'patch' : (localActivity(e)?.activity_type ?? e.activityTaskScheduledEventAttributes?.activityType?.name),
+          ),
+      ).toEqual([...first]);
+      // The patched type records its marker and upsert once; postWorkflowV2 neither.
+      expect(patchEvents(evs)).toHaveLength(type === POST_WORKFLOW_TYPE ? 0 : 2);
+      expect(evs.map(localActivity).some((m) => m?.activity_type === 'confirmPost')).toBe(false);
     });
-    const handle = await stack.client.workflow.start<PostWorkflow>(POST_WORKFLOW_TYPE, {
-      taskQueue: stack.taskQueue,
-      workflowId: postWorkflowId(postId),
-      args: [{ postId, organizationId: org.id, publishAt: null }],
-    });
-    expect(await stack.settle(postId)).toEqual({ phase: 'done', publishAt: null });
-    expect(fake.statuses.filter((s) => s.text === text)).toHaveLength(1);
-    const evs = (await handle.fetchHistory()).events ?? [];
-    // The first workflow task's commands: the patch marker, startPublishing's local-activity marker, the publish.
-    const firstDone = evs.findIndex((e) => e.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED);
-    const next = evs.slice(firstDone + 1);
-    const commands = next.slice(0, next.findIndex((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) + 1);
-    expect(
-      commands
-        .filter((e) => e.eventType !== EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES) // the patch's TemporalChangeVersion
-        .map((e) =>
-          patchMarker(e) ? 'patch' : (localActivity(e)?.activity_type ?? e.activityTaskScheduledEventAttributes?.activityType?.name),
-        ),
-    ).toEqual(['patch', 'startPublishing', 'publishToChannel']);
-    expect(evs.map(localActivity).some((m) => m?.activity_type === 'confirmPost')).toBe(false);
-  });
 });

@@ -67,6 +67,14 @@ describe('recorded workflow histories', () => {
       'post-reauth-failure-retried-row-at-publish',
       'post-thread-reply-failed-retried-row-at-publish',
       'post-retry-new-run-row-at-publish',
+      // The same, as postWorkflowV2 executions (no patch marker).
+      'post-scheduled-edited-published-v2',
+      'post-approval-rejected-edited-approved-v2',
+      'post-approval-not-approved-v2',
+      'post-scheduled-cancelled-v2',
+      'post-reauth-failure-retried-v2',
+      'post-thread-reply-failed-retried-v2',
+      'post-retry-new-run-v2',
       // The other workflow types, each along its longest path.
       'series-edited-deleted',
       'webhook-delivery-retried-failed',
@@ -81,6 +89,7 @@ describe('recorded workflow histories', () => {
     }
     const types = files.map(workflowType);
     expect(types).toContain('postWorkflow');
+    expect(types).toContain('postWorkflowV2');
     expect(types).toContain('mediaUploadWorkflow');
     // Each ran to its end: a replay covers every command the code issued.
     for (const f of files)

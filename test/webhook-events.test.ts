@@ -10,6 +10,7 @@ import { createApp } from '../server/app.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
+import { POST_WORKFLOW_TYPE } from '../workflows/post-types.ts';
 
 interface Event {
   path: string;
@@ -159,7 +160,7 @@ describe('webhook events', () => {
     });
     expect(created.status).toBe(201);
     // The post's workflow and one fan-out, not one start per endpoint.
-    expect(started.sort()).toEqual(['postWorkflow', 'webhookFanoutWorkflow']);
+    expect(started.sort()).toEqual([POST_WORKFLOW_TYPE, 'webhookFanoutWorkflow']);
     const paths = Array.from({ length: 20 }, (_, i) => `/fanout-${i}`);
     await until(() => paths.every((p) => at(p).length >= 1));
     for (const p of paths) {

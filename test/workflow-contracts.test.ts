@@ -31,6 +31,7 @@ import {
   cancelPostUpdate,
   editPostUpdate,
   FAILURE,
+  PATCHED_POST_WORKFLOW_TYPE,
   POST_WORKFLOW_TYPE,
   postStateQuery,
   retryPostUpdate,
@@ -46,7 +47,9 @@ import { startPostStack } from './harness/post-stack.ts';
 describe('workflow contracts', () => {
   test('the names are the durable ones, and the worker registers each workflow under its contract name and signature', () => {
     // Renaming any of these strands every execution started before the rename (and the recorded histories).
-    expect([POST_WORKFLOW_TYPE, editPostUpdate.name, postStateQuery.name]).toEqual(['postWorkflow', 'editPost', 'state']);
+    expect([POST_WORKFLOW_TYPE, editPostUpdate.name, postStateQuery.name]).toEqual(['postWorkflowV2', 'editPost', 'state']);
+    // The type of executions started before postWorkflowV2, still registered for them.
+    expect(PATCHED_POST_WORKFLOW_TYPE).toBe('postWorkflow');
     // The retry Signal's name is also what operators type in the Temporal UI (docs/operations.md "Runbook").
     expect([cancelPostUpdate.name, retryPostUpdate.name, retrySignal.name]).toEqual(['cancelPost', 'retryPost', 'retry']);
     expect([MEDIA_UPLOAD_WORKFLOW_TYPE, completeUploadUpdate.name, uploadStateQuery.name]).toEqual([
@@ -73,6 +76,7 @@ describe('workflow contracts', () => {
         MEDIA_UPLOAD_WORKFLOW_TYPE,
         PING_WORKFLOW_TYPE,
         POST_WORKFLOW_TYPE,
+        PATCHED_POST_WORKFLOW_TYPE,
         WEBHOOK_DELIVERY_WORKFLOW_TYPE,
         POST_RECONCILER_WORKFLOW_TYPE,
         SERIES_WORKFLOW_TYPE,
@@ -85,6 +89,7 @@ describe('workflow contracts', () => {
     // Compile-time: each implementation has its contract's signature (typecheck fails otherwise).
     const signatures: [
       PostWorkflow,
+      PostWorkflow,
       MediaUploadWorkflow,
       PingWorkflow,
       WebhookDeliveryWorkflow,
@@ -95,6 +100,7 @@ describe('workflow contracts', () => {
       MetricsSweepWorkflow,
       FeedPollWorkflow,
     ] = [
+      workflows.postWorkflowV2,
       workflows.postWorkflow,
       workflows.mediaUploadWorkflow,
       workflows.pingWorkflow,
@@ -108,6 +114,7 @@ describe('workflow contracts', () => {
     ];
     expect(signatures.map((f) => f.name)).toEqual([
       POST_WORKFLOW_TYPE,
+      PATCHED_POST_WORKFLOW_TYPE,
       MEDIA_UPLOAD_WORKFLOW_TYPE,
       PING_WORKFLOW_TYPE,
       WEBHOOK_DELIVERY_WORKFLOW_TYPE,

@@ -1,7 +1,7 @@
 // Every workflow the worker runs. Deterministic code only (DESIGN.md §5): no Node built-ins,
 // no I/O, activities imported as types.
 export { pingWorkflow } from './ping.ts';
-export { postWorkflow } from './post.ts';
+export { postWorkflow, postWorkflowV2 } from './post.ts';
 export { mediaUploadWorkflow } from './media-upload.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { webhookOutboxSweepWorkflow } from './webhook-outbox-sweep.ts';

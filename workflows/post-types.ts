@@ -101,8 +101,13 @@ export const RETRY_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
  */
 export const APPROVAL_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** The workflow type (workflows/post.ts, registered by its export in workflows/index.ts). */
-export const POST_WORKFLOW_TYPE = 'postWorkflow';
+/**
+ * The workflow type new posts start with (workflows/post.ts, registered by its export in
+ * workflows/index.ts): postWorkflow's code with every patch taken, no patch markers.
+ */
+export const POST_WORKFLOW_TYPE = 'postWorkflowV2';
+/** The type of executions started before POST_WORKFLOW_TYPE; still run (and replayed) until none is left. */
+export const PATCHED_POST_WORKFLOW_TYPE = 'postWorkflow';
 export type PostWorkflow = (input: PostWorkflowInput) => Promise<PostWorkflowState>;
 
 /** Refused by its validator unless the post is still scheduled (FAILURE.notScheduled). */

@@ -159,7 +159,29 @@ const publishOptions: ActivityOptions = {
 const publisherFor = (platform: string) =>
   proxyActivities<Activities>({ ...publishOptions, taskQueue: platformTaskQueue(workflowInfo().taskQueue, platform) });
 
+/**
+ * The post workflow of executions started before POST_WORKFLOW_TYPE named postWorkflowV2: each
+ * decides by its patch markers which path it took (an execution without ROW_AT_PUBLISH_PATCH's
+ * marker keeps the older ones), so its replay always matches.
+ */
 export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkflowState> {
+  return runPost(input, (patch) => patched(patch));
+}
+
+/**
+ * The post workflow: postWorkflow's code with every patch taken, so its history carries no patch
+ * marker and no TemporalChangeVersion search-attribute upsert (two events a post less).
+ */
+export async function postWorkflowV2(input: PostWorkflowInput): Promise<PostWorkflowState> {
+  return runPost(input, () => true);
+}
+
+/**
+ * `patchTaken`: whether this execution takes the path of one of the patches above, all of which
+ * came before postWorkflowV2 (postWorkflow asks patched(); postWorkflowV2 takes them all). A
+ * later change calls patched() itself, in both types.
+ */
+async function runPost(input: PostWorkflowInput, patchTaken: (patch: string) => boolean): Promise<PostWorkflowState> {
   const { postId } = input;
   let retry = input.retry === true;
   const state: PostState = {
@@ -178,9 +200,9 @@ export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkfl
   // Decided once, here: an execution that older code started (its history has no marker) keeps
   // the remote activities after it wakes, and its row check at the start, so its replay always
   // matches.
-  const rowAtPublish = patched(ROW_AT_PUBLISH_PATCH);
+  const rowAtPublish = patchTaken(ROW_AT_PUBLISH_PATCH);
   // Every patch before it holds for an execution that has its marker: no marker of theirs.
-  const has = (patch: string) => rowAtPublish || patched(patch);
+  const has = (patch: string) => rowAtPublish || patchTaken(patch);
   const local = has(LOCAL_STEPS_PATCH);
   const steps = local ? localDb : db;
 
