@@ -8,6 +8,7 @@
 // Real worker, real Postgres, the fake Mastodon, on the time-skipping server.
 import { describe, expect, test } from 'bun:test';
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
@@ -54,35 +55,45 @@ const patchEvents = (evs: HistoryEvent[]) =>
 const scheduledNames = (evs: HistoryEvent[]) =>
   evs.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter((n): n is string => !!n);
 
+/** An organization with a Mastodon channel on the fake. */
+async function mastodonChannel() {
+  const org = await makeOrg();
+  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+    organizationId: org.id,
+    platform: 'MASTODON',
+    name: 'mastodon',
+    credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
+  });
+  return { org, channel };
+}
+
+/** A post due now and its channel row, as the API writes them, in `tx` (flushed, not committed). */
+async function writePostRows(tx: EntityManager, postId: string, organizationId: string, channelId: string, text: string) {
+  tx.create(Post, {
+    id: postId,
+    organization: organizationId,
+    status: 'scheduled',
+    content: text,
+    contentByPlatform: {},
+    mediaIds: [],
+    source: 'api',
+    scheduledAt: new Date(await stack.env.currentTimeMs()),
+    workflowId: postWorkflowId(postId),
+  });
+  tx.create(PostChannel, { id: newId('pc'), post: postId, channel: channelId, platform: 'MASTODON', status: 'draft', content: text });
+  await tx.flush();
+}
+
 describe('post workflow: confirm and start publishing as local activities', () => {
   test('started before its row is committed, it publishes nothing until the commit (its local confirmPost retries), then publishes once', async () => {
-    const org = await makeOrg();
-    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'mastodon',
-      credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-    });
+    const { org, channel } = await mastodonChannel();
     const postId = newId('post');
     const text = `uncommitted ${randomUUID()}`;
     const sent = () => fake.statuses.filter((s) => s.text === text);
     let handle!: WorkflowHandle<PostWorkflow>;
 
     await stack.h.orm.em.fork().transactional(async (tx) => {
-      const now = new Date(await stack.env.currentTimeMs());
-      tx.create(Post, {
-        id: postId,
-        organization: org.id,
-        status: 'scheduled',
-        content: text,
-        contentByPlatform: {},
-        mediaIds: [],
-        source: 'api',
-        scheduledAt: now,
-        workflowId: postWorkflowId(postId),
-      });
-      tx.create(PostChannel, { id: newId('pc'), post: postId, channel: channel.id, platform: 'MASTODON', status: 'draft', content: text });
-      await tx.flush();
+      await writePostRows(tx, postId, org.id, channel.id, text);
       // Started inside the transaction, before the commit; publish now.
       handle = await stack.client.workflow.start<PostWorkflow>(POST_WORKFLOW_TYPE, {
         taskQueue: stack.taskQueue,
@@ -124,36 +135,10 @@ describe('post workflow: confirm and start publishing as local activities', () =
     [PATCHED_POST_WORKFLOW_TYPE, ['patch', 'startPublishing', 'publishToChannel']],
   ] as const)
     test(`${type}: a post due now whose row is committed: start publishing and the publish activity in one workflow task, no row check before`, async () => {
-      const org = await makeOrg();
-      const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-        organizationId: org.id,
-        platform: 'MASTODON',
-        name: 'mastodon',
-        credentials: { instanceUrl: fake.url, accessToken: 'good-token' },
-      });
+      const { org, channel } = await mastodonChannel();
       const postId = newId('post');
       const text = `committed ${randomUUID()}`;
-      await stack.h.orm.em.fork().transactional(async (tx) => {
-        tx.create(Post, {
-          id: postId,
-          organization: org.id,
-          status: 'scheduled',
-          content: text,
-          contentByPlatform: {},
-          mediaIds: [],
-          source: 'api',
-          scheduledAt: new Date(await stack.env.currentTimeMs()),
-          workflowId: postWorkflowId(postId),
-        });
-        tx.create(PostChannel, {
-          id: newId('pc'),
-          post: postId,
-          channel: channel.id,
-          platform: 'MASTODON',
-          status: 'draft',
-          content: text,
-        });
-      });
+      await stack.h.orm.em.fork().transactional((tx) => writePostRows(tx, postId, org.id, channel.id, text));
       const handle = await stack.client.workflow.start<PostWorkflow>(type, {
         taskQueue: stack.taskQueue,
         workflowId: postWorkflowId(postId),
