@@ -160,9 +160,9 @@ const publisherFor = (platform: string) =>
   proxyActivities<Activities>({ ...publishOptions, taskQueue: platformTaskQueue(workflowInfo().taskQueue, platform) });
 
 /**
- * The post workflow of executions started before POST_WORKFLOW_TYPE named postWorkflowV2: each
- * decides by its patch markers which path it took (an execution without ROW_AT_PUBLISH_PATCH's
- * marker keeps the older ones), so its replay always matches.
+ * The post workflow of executions started before posts started postWorkflowV2: each decides by
+ * its patch markers which path it takes (an execution without ROW_AT_PUBLISH_PATCH's marker
+ * keeps the older ones), so its replay always matches.
  */
 export async function postWorkflow(input: PostWorkflowInput): Promise<PostWorkflowState> {
   return runPost(input, (patch) => patched(patch));
