@@ -22,6 +22,7 @@ import { Post } from '../../db/entities/index.ts';
 import { postStateQuery, postWorkflowId, type PostWorkflowState } from '../../workflows/post-types.ts';
 import type { WebOptions } from '../../web/options.ts';
 import { harness } from './index.ts';
+import { startDevServerTries } from './processes.ts';
 
 export interface PostStackOptions {
   connectors?: Connectors;
@@ -55,20 +56,12 @@ export interface PostStackOptions {
   appDeps?: Partial<ServerDeps>;
 }
 
-/**
- * A dev server through the SDK. It takes its other ports as random free ports when it starts, so
- * beside other servers starting at the same moment a start can fail: tried up to three times.
- */
-async function startDevServer(): Promise<TestWorkflowEnvironment> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findTemporalCli() } } });
-    } catch (e) {
-      if (attempt === 3) throw e;
-      await Bun.sleep(200 * attempt);
-    }
-  }
-}
+/** A dev server through the SDK, its start tried again as startDevServerTries says (the SDK picks its port). */
+const startDevServer = () =>
+  startDevServerTries(
+    () => TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: findTemporalCli() } } }),
+    () => true,
+  );
 
 export async function startPostStack(opts: PostStackOptions = {}) {
   const h = await harness();

@@ -31,7 +31,27 @@ export interface KillableTemporal {
 /** A dev server that exited before it answered (a start worth trying again). */
 class ServerExited extends Error {}
 
-const START_ATTEMPTS = 3;
+/**
+ * A Temporal dev server takes its HTTP, metrics and internal service ports as random free ports
+ * at start: beside other servers starting at the same moment, one of them can be taken before it
+ * binds, and the server exits. `start` is tried up to three times while `retryable` says so of
+ * its failure; `before(attempt)` runs before each try after the first.
+ */
+export async function startDevServerTries<T>(
+  start: () => Promise<T>,
+  retryable: (e: unknown) => boolean,
+  before: (attempt: number) => Promise<void> = async () => {},
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (attempt > 1) await before(attempt);
+      return await start();
+    } catch (e) {
+      if (!retryable(e) || attempt === 3) throw e;
+      await Bun.sleep(200 * attempt);
+    }
+  }
+}
 
 /**
  * A Temporal dev server (no UI) on a free port, with the search attributes registered: in memory,
@@ -83,23 +103,18 @@ export async function startKillableTemporal(opts: { persistent?: boolean } = {})
       }
     }
   };
-  // The dev server takes its HTTP, metrics and internal service ports as random free ports at
-  // start: beside other servers starting at the same moment, one of them can be taken before it
-  // binds, and the server exits. Such a start is tried again (on a new port when `move` allows).
-  const spawn = async (move: boolean) => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await spawnOnce();
-      } catch (e) {
-        if (!(e instanceof ServerExited) || attempt === START_ATTEMPTS) throw e;
-        if (move) {
-          port = await freePort();
-          address = `127.0.0.1:${port}`;
-        }
-        await Bun.sleep(200 * attempt);
-      }
-    }
-  };
+  // A server that exits before it answers is started again: on a new port when `move` allows
+  // (a restart keeps its address).
+  const spawn = (move: boolean) =>
+    startDevServerTries(
+      spawnOnce,
+      (e) => e instanceof ServerExited,
+      async () => {
+        if (!move) return;
+        port = await freePort();
+        address = `127.0.0.1:${port}`;
+      },
+    );
   const kill = async () => {
     proc.kill('SIGKILL');
     await proc.exited;
