@@ -140,17 +140,18 @@ export function authPlugin(deps: AppDeps) {
       return {
         detail,
         // Routes with a body: the key first, then the body, read with the limit (http/body.ts).
-        parse: (ctx: AuthInput) =>
+        // Each hook names what it reads (server/app.ts says why).
+        parse: ({ request, set }: AuthInput) =>
           earlyStep(async () => {
-            await admit(ctx, op.action);
-            return readJsonBody(ctx.request, maxBodyBytes, op.bodyMediaType);
+            await admit({ request, set }, op.action);
+            return readJsonBody(request, maxBodyBytes, op.bodyMediaType);
           }),
         // Routes without one: before query and params are validated.
-        transform: async (ctx: AuthInput) => {
-          await admit(ctx, op.action);
+        transform: async ({ request, set }: AuthInput) => {
+          await admit({ request, set }, op.action);
         },
-        async resolve(ctx): Promise<{ auth: Auth }> {
-          return { auth: await admit(ctx, op.action) };
+        async resolve({ request, set }): Promise<{ auth: Auth }> {
+          return { auth: await admit({ request, set }, op.action) };
         },
       };
     },

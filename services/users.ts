@@ -3,7 +3,6 @@
 // SHA-256, with an absolute expiry and a per-session CSRF token.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { monotonicFactory } from 'ulidx';
 import { Membership, Organization, Session, User, type IOrganization, type ISession, type IUser, type Role } from '../db/entities/index.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { getOrganization } from '../domain/organizations.ts';
@@ -17,9 +16,6 @@ export const PASSWORD_MIN_LENGTH = 8;
 /** Argon2 hashes any length, but a megabyte of "password" is only a way to burn CPU. */
 export const PASSWORD_MAX_LENGTH = 1024;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-const ulid = monotonicFactory();
-const newUserId = () => `usr_${ulid().toLowerCase()}`;
 
 export interface UserView {
   id: string;
@@ -60,7 +56,7 @@ export async function createUser(
   await getOrganization(em, input.organizationId);
   if (await em.findOne(User, { email })) throw errors.validation([{ path: 'email', message: 'is already used by another user' }]);
   const user = em.create(User, {
-    id: newUserId(),
+    id: newId('usr'),
     organization: input.organizationId,
     email,
     passwordHash: await hashPassword(input.password),
@@ -85,7 +81,12 @@ export async function createUserFromInvitation(
   const fields: FieldError[] = [];
   checkPassword(password, fields);
   if (fields.length) throw errors.validation(fields);
-  const { user, ...invitation } = await joinWithNewAccount(em, token, { id: newUserId(), passwordHash: await hashPassword(password) }, now);
+  const { user, ...invitation } = await joinWithNewAccount(
+    em,
+    token,
+    { id: newId('usr'), passwordHash: await hashPassword(password) },
+    now,
+  );
   return { user, invitation };
 }
 

@@ -128,6 +128,13 @@ describe('keys and credentials', () => {
     expect(hashesEqual(a, hashApiKey('sk_live_a'))).toBe(true);
     expect(hashesEqual(a, hashApiKey('sk_live_b'))).toBe(false);
     expect(hashesEqual(a, 'abcd')).toBe(false);
+    expect(hashesEqual(a, `${a.slice(0, -1)}${a.endsWith('0') ? '1' : '0'}`)).toBe(false);
+    expect(hashesEqual(a, `${a.startsWith('0') ? '1' : '0'}${a.slice(1)}`)).toBe(false);
+  });
+
+  test('a key is stored as its SHA-256 in hex, so the hashes of keys made earlier still match', () => {
+    // The FIPS 180-2 test vector.
+    expect(hashApiKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 
   test('credentials round-trip through AES-256-GCM and tampering is detected', () => {

@@ -251,9 +251,12 @@ export class RefusedBody {
  * first byte past the limit (http/body.ts).
  */
 export function webBodyParser(web: Web) {
-  return (input: RouteInput) =>
+  // The parts of the context it reads are named: Elysia reads a hook's source to decide what to
+  // build for every request of the app, and a whole context handed on makes it parse every
+  // request's cookies, headers and query (server/app.ts).
+  return ({ request, params }: RouteInput) =>
     earlyStep(async () => {
-      const ctx = requestContext(web, input);
+      const ctx = requestContext(web, { request, params });
       const signedIn = await signedInWithCookie(ctx);
       if (WEB_API_PATH.test(ctx.url.pathname)) {
         if (!signedIn) throw sessionRequired();
