@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import { MediaItem, Post } from '../db/entities/index.ts';
 import { monthPeriod } from '../lib/plans.ts';
+import { sql } from '../db/sql.ts';
+import { DUPLICATE_QUERY } from '../domain/posts/create.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { harness } from './harness/index.ts';
 import { call, makeChannel, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
@@ -289,5 +291,24 @@ describe('posts: plan limits, Idempotency-Key, duplicate_post', () => {
     const edit = await call(stack.app, 'PATCH', `/v1/posts/${third.body.id}`, { key, body: { content: 'Hello  world' } });
     expect(edit.status).toBe(409);
     expect(edit.body.error.code).toBe('duplicate_post');
+  });
+
+  test("duplicate_post looks the text up by its key through the channel's index, not by normalizing every post of the window", async () => {
+    const org = await makeOrg('TEAM');
+    const a = await makeChannel(org.id, 'MASTODON');
+    const em = (await harness()).orm.em.fork();
+    const at = new Date(Date.now() + 3 * 86_400_000);
+    const rows = await em.transactional(async (tx) => {
+      // As the planner would see a busy channel, whatever the table holds here.
+      await sql(tx, 'set local enable_seqscan = off');
+      await sql(tx, 'set local enable_bitmapscan = off');
+      const params = [a.id, new Date(at.getTime() - 86_400_000), at, '', null, 'Hello world', 'Hello world', ''];
+      return sql<{ 'QUERY PLAN': unknown }>(tx, `explain (format json) ${DUPLICATE_QUERY}`, params);
+    });
+    // The index's condition holds the key (the function inlined: md5 of the normalized text).
+    const conditions = [
+      ...JSON.stringify(rows).matchAll(/"Index Name":"post_channels_channel_id_text_key_index"[^}]*?"Index Cond":"([^"]*)"/g),
+    ];
+    expect(conditions.map((m) => m[1]).join(' ')).toContain('md5(btrim(regexp_replace(content');
   });
 });

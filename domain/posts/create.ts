@@ -515,6 +515,19 @@ export function normalizeText(text: string): string {
 }
 
 /**
+ * A post of the channel with the same normalized text and items in the window. The channel's texts
+ * are found by their key through an index (post_text_key, its migration), the text then compared.
+ * Parameters: channel, window start and end, post to skip, series to skip, the text (twice), the items' key.
+ */
+export const DUPLICATE_QUERY = `select pc.post_id from post_channels pc join posts p on p.id = pc.post_id
+       where pc.channel_id = ? and pc.status <> 'failed' and p.status <> 'failed' and p.deleted_at is null
+         and p.scheduled_at > ? and p.scheduled_at < ? and p.id <> ? and (p.series_id is null or p.series_id is distinct from ?)
+         and post_text_key(pc.content) = post_text_key(?) and btrim(regexp_replace(pc.content, '[[:space:]]+', ' ', 'g')) = ?
+         and coalesce((select string_agg(btrim(regexp_replace(i.content, '[[:space:]]+', ' ', 'g')), E'\n' order by i.position)
+           from post_channel_items i where i.post_channel_id = pc.id), '') = ?
+       limit 1`;
+
+/**
  * duplicate_post: the same normalized text (and follow-up items) to the same channel, scheduled or published within
  * 24 h of this post's time (failed and deleted posts do not count). `excludePostId` skips the post being edited.
  */
@@ -531,25 +544,16 @@ export async function assertNotDuplicate(
 ): Promise<void> {
   const day = 24 * 60 * 60 * 1000;
   for (const c of channels) {
-    const rows = await sql<{ post_id: string }>(
-      em,
-      `select pc.post_id from post_channels pc join posts p on p.id = pc.post_id
-       where pc.channel_id = ? and pc.status <> 'failed' and p.status <> 'failed' and p.deleted_at is null
-         and p.scheduled_at > ? and p.scheduled_at < ? and p.id <> ? and (p.series_id is null or p.series_id is distinct from ?)
-         and btrim(regexp_replace(pc.content, '[[:space:]]+', ' ', 'g')) = ?
-         and coalesce((select string_agg(btrim(regexp_replace(i.content, '[[:space:]]+', ' ', 'g')), E'\n' order by i.position)
-           from post_channel_items i where i.post_channel_id = pc.id), '') = ?
-       limit 1`,
-      [
-        c.id,
-        new Date(at.getTime() - day),
-        new Date(at.getTime() + day),
-        excludePostId ?? '',
-        seriesId ?? null,
-        normalizeText(texts[c.id] ?? ''),
-        followUpKey(items[c.id]),
-      ],
-    );
+    const rows = await sql<{ post_id: string }>(em, DUPLICATE_QUERY, [
+      c.id,
+      new Date(at.getTime() - day),
+      new Date(at.getTime() + day),
+      excludePostId ?? '',
+      seriesId ?? null,
+      normalizeText(texts[c.id] ?? ''),
+      normalizeText(texts[c.id] ?? ''),
+      followUpKey(items[c.id]),
+    ]);
     if (rows[0]) {
       throw new ApiError('duplicate_post', `The same text was posted to channel ${c.id} within 24 hours.`, {
         details: { postId: rows[0].post_id, channelId: c.id },
