@@ -16,7 +16,7 @@ import { safeHttpUrl } from '../lib/urls.ts';
 import { dueAt } from '../domain/analytics/metrics.ts';
 import { FOLLOW_UPS, type Platform } from '../platforms/catalog.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { WebhookEventType } from '../domain/webhooks/outbox.ts';
+import { endpointWants, type WebhookEventType } from '../domain/webhooks/outbox.ts';
 import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
 import { createChannelCredentials } from './channel-credentials.ts';
 import type { ObjectStorage } from '../storage/types.ts';
@@ -32,6 +32,26 @@ const sameApproval = (a: ApprovalRecord | null | undefined, b: ApprovalRecord) =
 
 /** Waits between the tries of recording an accepted publish in Postgres, within one attempt. */
 const RECORD_RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
+
+/**
+ * finishPost's outcome in one statement: the post's status from its channels' (published when
+ * every one is, else failed), written when it differs, unless the status changes and an endpoint
+ * wants post.published or post.failed (`wanted`: then nothing is written and a transaction
+ * writes the status with its event). Parameters: the post, the time of the change.
+ */
+const FINISH_UNLESS_WANTED = `with next as (
+    select p.id, p.status, p.organization_id,
+      case when coalesce(bool_and(pc.status = 'published'), true) then 'published' else 'failed' end as to_status,
+      case when coalesce(bool_and(pc.status = 'published'), true) then max(pc.published_at) end as to_published_at
+    from posts p left join post_channels pc on pc.post_id = p.id where p.id = ? group by p.id),
+  wanted as (select exists (select 1 from webhook_endpoints e where ${endpointWants('next.organization_id', "'post.' || next.to_status")}) as yes
+    from next),
+  changed as (update posts p set status = next.to_status, published_at = next.to_published_at, updated_at = ?
+    from next, wanted
+    where p.id = next.id and (p.status is distinct from next.to_status or p.published_at is distinct from next.to_published_at)
+      and (p.status = next.to_status or not wanted.yes)
+    returning p.id)
+  select next.status, next.to_status as "toStatus", wanted.yes as wanted from next, wanted`;
 
 /**
  * A platform's answer as it is recorded: its URL only when it is an http(s) link (else null), as
@@ -170,11 +190,18 @@ export function createPostActivities(deps: PostActivityDeps) {
    * Writes what a platform accepted, in one transaction that returns its webhook events. Retried
    * here, within the attempt, so a short Postgres outage (restart, failover, dropped connection)
    * does not fail an attempt whose message is already out; each try uses a fresh EntityManager and
-   * idempotent UPDATEs.
+   * idempotent UPDATEs. `alone`: the same change as one statement that makes it only when no
+   * endpoint wants its event (true: done, nothing to emit); when one does, the transaction writes
+   * the change and its event together.
    */
-  async function recordDurably(ctx: Context, write: (em: EntityManager) => Promise<string[]>): Promise<void> {
+  async function recordDurably(
+    ctx: Context,
+    write: (em: EntityManager) => Promise<string[]>,
+    alone?: (em: EntityManager) => Promise<boolean>,
+  ): Promise<void> {
     for (let i = 0; ; i++) {
       try {
+        if (alone && (await alone(deps.orm.em.fork()))) return;
         const events = await deps.orm.em.fork().transactional(write);
         await webhooks.dispatch(deps.orm.em, events);
         return;
@@ -187,40 +214,63 @@ export function createPostActivities(deps: PostActivityDeps) {
   }
 
   /**
+   * The post channel's change to published, as SQL with its parameters; `unlessWanted`: made only
+   * when no endpoint wants post.channel.published (the statement answers `wanted`).
+   */
+  function channelPublishedUpdate(pc: PublishRow, publishedAt: Date, post: Recorded | undefined, unlessWanted: boolean) {
+    const metricsNextAt = deps.connectors[pc.platform]?.readMetrics ? dueAt(publishedAt, 0) : null;
+    const update = `update post_channels set status = 'published',${post ? ' platform_post_id = ?, url = ?, published_at = ?,' : ''}
+         metrics_step = 0, metrics_next_at = ?, error = null, error_code = null, retryable = null
+       where id = ? and status <> 'published'`;
+    const params = [...(post ? [post.platformPostId, post.url, publishedAt] : []), metricsNextAt, pc.id];
+    if (!unlessWanted) return { text: `${update} returning id`, params };
+    return {
+      text: `with wanted as (select exists (select 1 from webhook_endpoints e where ${endpointWants('?', '?')}) as yes),
+        changed as (${update} and not (select yes from wanted) returning id)
+        select yes as wanted from wanted`,
+      params: [pc.organizationId, 'post.channel.published', ...params],
+    };
+  }
+
+  /**
    * The channel is published: every item is out. Only the change from another status emits
    * post.channel.published (a retried recording does not). Followed for metrics from its first
    * reading's time, where the platform reports any (domain/analytics/metrics.ts).
    */
   async function channelPublished(em: EntityManager, pc: PublishRow, publishedAt: Date, post?: Recorded) {
-    const metricsNextAt = deps.connectors[pc.platform]?.readMetrics ? dueAt(publishedAt, 0) : null;
     // A plain statement: every channel of every post runs it once.
-    const changed = await sql(
-      em,
-      `update post_channels set status = 'published',${post ? ' platform_post_id = ?, url = ?, published_at = ?,' : ''}
-         metrics_step = 0, metrics_next_at = ?, error = null, error_code = null, retryable = null
-       where id = ? and status <> 'published' returning id`,
-      [...(post ? [post.platformPostId, post.url, publishedAt] : []), metricsNextAt, pc.id],
-    );
+    const { text, params } = channelPublishedUpdate(pc, publishedAt, post, false);
+    const changed = await sql(em, text, params);
     if (!changed.length) return [];
     return emitChannelEvent(em, pc.postId, pc.channelId, 'post.channel.published', pc.organizationId);
   }
 
   /**
-   * The post itself (position 0) is out. Without follow-ups the channel is published; with
-   * them, the post's id is recorded (what the first follow-up answers) and the channel stays
-   * publishing until its last item.
+   * The post itself (position 0) is out. Without follow-ups the channel is published (one
+   * statement when no endpoint wants the event); with them, the post's id is recorded (what the
+   * first follow-up answers) and the channel stays publishing until its last item.
    */
   async function recordPublished(pc: PublishRow, result: Recorded, ctx: Context): Promise<void> {
     const publishedAt = result.publishedAt ? new Date(result.publishedAt) : now();
-    await recordDurably(ctx, async (em) => {
-      if (!pc.followUps) return channelPublished(em, pc, publishedAt, result);
-      await em.nativeUpdate(
-        PostChannel,
-        { id: pc.id, platformPostId: null },
-        { platformPostId: result.platformPostId, url: result.url, publishedAt },
-      );
-      return [];
-    });
+    await recordDurably(
+      ctx,
+      async (em) => {
+        if (!pc.followUps) return channelPublished(em, pc, publishedAt, result);
+        await em.nativeUpdate(
+          PostChannel,
+          { id: pc.id, platformPostId: null },
+          { platformPostId: result.platformPostId, url: result.url, publishedAt },
+        );
+        return [];
+      },
+      pc.followUps
+        ? undefined
+        : async (em) => {
+            const { text, params } = channelPublishedUpdate(pc, publishedAt, result, true);
+            const [row] = await sql<{ wanted: boolean }>(em, text, params);
+            return !row!.wanted;
+          },
+    );
   }
 
   /** A follow-up is out; the last one publishes the channel, in the same transaction. */
@@ -608,8 +658,19 @@ export function createPostActivities(deps: PostActivityDeps) {
       await webhooks.dispatch(deps.orm.em, events);
     },
 
-    /** published when every channel is; failed when all are done and at least one failed. */
+    /**
+     * published when every channel is; failed when all are done and at least one failed. One
+     * statement when no endpoint wants the post's outcome (or it is already recorded); when one
+     * does, a transaction writes the status and its event together.
+     */
     async finishPost(postId: string): Promise<'published' | 'failed'> {
+      const [alone] = await sql<{ status: string; toStatus: 'published' | 'failed'; wanted: boolean }>(
+        deps.orm.em.fork(),
+        FINISH_UNLESS_WANTED,
+        [postId, now()],
+      );
+      if (!alone) throw new Error(`post ${postId} not found`);
+      if (alone.status === alone.toStatus || !alone.wanted) return alone.toStatus;
       // Plain statements, no entities: every post runs this once, inside its workflow task.
       const { status, events } = await deps.orm.em.fork().transactional(async (em) => {
         const [post] = await sql<{

@@ -186,6 +186,56 @@ describe('webhook events', () => {
     expect(unverified).toEqual([]);
   });
 
+  test('an outcome no endpoint wants is recorded without an event; one that an endpoint wants comes with its event', async () => {
+    const org = await makeOrg('ENTERPRISE');
+    const { key } = await makeKey(org.id);
+    const endpoint = async (path: string, body: Record<string, unknown>) => {
+      const res = await call(stack.app, 'POST', '/v1/webhooks', { key, body: { url: `http://127.0.0.1:${server.port}${path}`, ...body } });
+      expect(res.status).toBe(201);
+      secrets.set(path, res.body.secret);
+      return res.body.endpoint.id as string;
+    };
+    // Subscribed to failures only; another to everything, then disabled.
+    await endpoint('/failures-only', { events: ['post.failed', 'post.channel.failed'] });
+    const off = await endpoint('/disabled', { events: 'all' });
+    expect((await call(stack.app, 'PATCH', `/v1/webhooks/${off}`, { key, body: { enabled: false } })).status).toBe(200);
+    const channel = async (name: string, accessToken: string) =>
+      (
+        await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+          organizationId: org.id,
+          platform: 'MASTODON',
+          name,
+          credentials: { instanceUrl: fake.url, accessToken },
+        })
+      ).id;
+    const good = await channel('good', 'good-token');
+    const revoked = await channel('revoked', 'revoked-token');
+
+    const published = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'nobody listens', channelIds: [good] } });
+    await stack.settle(published.body.id);
+    const shown = await call(stack.app, 'GET', `/v1/posts/${published.body.id}`, { key });
+    expect(shown.body).toMatchObject({ status: 'published', channels: [{ status: 'published', errorCode: null }] });
+    expect(shown.body.publishedAt).toBe(shown.body.channels[0].publishedAt);
+    expect(shown.body.channels[0].url).toStartWith('http');
+
+    const failed = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'someone listens', channelIds: [good, revoked] } });
+    expect((await stack.settle(failed.body.id)).phase).toBe('failed');
+    await until(() => at('/failures-only').some((e) => e.type === 'post.failed'));
+    expect(
+      at('/failures-only')
+        .map((e) => `${e.type} ${e.data.id ?? e.data.post?.id}`)
+        .sort(),
+    ).toEqual([`post.channel.failed ${failed.body.id}`, `post.failed ${failed.body.id}`].sort());
+    expect(at('/disabled')).toEqual([]);
+    // Nothing was written for the events nobody wanted.
+    const written = await stack.h.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ type: string }[]>('select type from webhook_events where organization_id = ? order by type', [org.id]);
+    expect(written.map((r) => r.type)).toEqual(['post.channel.failed', 'post.failed']);
+    expect(unverified).toEqual([]);
+  });
+
   test('an upload that completes: media.ready with the media item', async () => {
     const { key } = await setup('/media');
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3366ff' } })

@@ -48,17 +48,26 @@ export interface NewWebhookEvent {
   endpointId?: string;
 }
 
+/**
+ * Who gets an event: the enabled endpoints of its organization subscribed to its type (no list:
+ * every type), as a condition on `webhook_endpoints e` over two SQL expressions, the organization
+ * and the type (`?` for parameters). writeWebhookEvent finds the deliveries by it; a statement
+ * that makes a change without an event when nobody wants one (activities/posts.ts) asks it in the
+ * change's own snapshot.
+ */
+export const endpointWants = (organization: string, type: string) =>
+  `e.organization_id = ${organization} and e.enabled and (e.events is null or e.events @> jsonb_build_array((${type})::text))`;
+
 /** Writes the event and its deliveries in `em`'s transaction (flushed by the caller). Returns the delivery ids. */
 export async function writeWebhookEvent(em: EntityManager, input: NewWebhookEvent): Promise<{ eventId: string; deliveryIds: string[] }> {
   // A plain statement: every post's publish writes two events, most to no endpoint.
-  const endpoints = await sql<{ id: string; events: string[] | null }>(
+  const targets = await sql<{ id: string }>(
     em,
     input.endpointId
-      ? 'select id, events from webhook_endpoints where id = ? and organization_id = ?'
-      : 'select id, events from webhook_endpoints where organization_id = ? and enabled',
-    input.endpointId ? [input.endpointId, input.organizationId] : [input.organizationId],
+      ? 'select id from webhook_endpoints e where id = ? and organization_id = ?'
+      : `select id from webhook_endpoints e where ${endpointWants('?', '?')}`,
+    input.endpointId ? [input.endpointId, input.organizationId] : [input.organizationId, input.type],
   );
-  const targets = endpoints.filter((e) => input.endpointId || !e.events || e.events.includes(input.type));
   const eventId = newId('evt');
   if (targets.length === 0) return { eventId, deliveryIds: [] };
   em.create(WebhookEvent, {
