@@ -152,17 +152,23 @@ const columnOf = (field: ContentField) => field.replace(/[A-Z]/g, (c) => `_${c.t
 /** The columns of a post's content, each with its SQL placeholder (a text column's plain, any other's jsonb), and its value of a row. */
 export const CONTENT_COLUMNS = CONTENT_FIELDS.map((field) => {
   const text = isText(props[field]!);
+  const empty = emptyOf(props[field]!);
   return {
     field,
     column: columnOf(field),
     placeholder: text ? '?' : '?::jsonb',
     param: (value: unknown) => (text || value === null ? value : JSON.stringify(value)),
+    /** The field's empty value, a new list or object each time (the caller's to change). */
+    empty: (): unknown => (Array.isArray(empty) ? [] : empty !== null && typeof empty === 'object' ? {} : empty),
   };
 });
 
-/** A row's content as post_page answers it (columns by name, JSON already parsed). */
-export const contentOfRow = (row: Record<string, unknown>): StoredContent =>
-  Object.fromEntries(CONTENT_FIELDS.map((f) => [f, row[columnOf(f)] ?? emptyOf(props[f]!)])) as StoredContent;
+/** A row's content as post_page answers it (columns by name, JSON already parsed); every post of a page goes through it. */
+export function contentOfRow(row: Record<string, unknown>): StoredContent {
+  const out: Record<string, unknown> = {};
+  for (const c of CONTENT_COLUMNS) out[c.field] = row[c.column] ?? c.empty();
+  return out as StoredContent;
+}
 
 /** The schema of the view: each field as stored (present, null where it may be null), but `mediaIds` (shown as `media`). */
 export const VIEW_FIELDS = t.Required(t.Omit(PostContent, ['mediaIds'])).properties;
@@ -170,6 +176,6 @@ export const VIEW_FIELDS = t.Required(t.Omit(PostContent, ['mediaIds'])).propert
 /** The view of a row's content: every field, an absent one at its empty value; `mediaIds` left to the view's `media`. */
 export function contentView(post: Partial<StoredContent>): Omit<StoredContent, 'mediaIds'> {
   const out: Record<string, unknown> = {};
-  for (const f of CONTENT_FIELDS) if (f !== 'mediaIds') out[f] = post[f] ?? emptyOf(props[f]!);
+  for (const c of CONTENT_COLUMNS) if (c.field !== 'mediaIds') out[c.field] = post[c.field] ?? c.empty();
   return out as Omit<StoredContent, 'mediaIds'>;
 }
