@@ -11,6 +11,7 @@ import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { POST_WORKFLOW_TYPE } from '../workflows/post-types.ts';
+import { endpointWants } from '../domain/webhooks/outbox.ts';
 
 interface Event {
   path: string;
@@ -60,16 +61,18 @@ async function setup(path: string) {
   });
   expect(res.status).toBe(201);
   secrets.set(path, res.body.secret);
-  const channel = async (name: string, accessToken: string) =>
-    (
-      await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-        organizationId: org.id,
-        platform: 'MASTODON',
-        name,
-        credentials: { instanceUrl: fake.url, accessToken },
-      })
-    ).id;
-  return { org, key, channel };
+  return { org, key, channel: (name: string, accessToken: string) => mastodonChannel(org.id, name, accessToken) };
+}
+
+/** A Mastodon channel of the organization on the fake, with the token the fake answers for. */
+async function mastodonChannel(organizationId: string, name: string, accessToken: string): Promise<string> {
+  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+    organizationId,
+    platform: 'MASTODON',
+    name,
+    credentials: { instanceUrl: fake.url, accessToken },
+  });
+  return channel.id;
 }
 
 const at = (path: string) => events.filter((e) => e.path === path);
@@ -199,17 +202,19 @@ describe('webhook events', () => {
     await endpoint('/failures-only', { events: ['post.failed', 'post.channel.failed'] });
     const off = await endpoint('/disabled', { events: 'all' });
     expect((await call(stack.app, 'PATCH', `/v1/webhooks/${off}`, { key, body: { enabled: false } })).status).toBe(200);
-    const channel = async (name: string, accessToken: string) =>
+    const wants = async (type: string) =>
       (
-        await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-          organizationId: org.id,
-          platform: 'MASTODON',
-          name,
-          credentials: { instanceUrl: fake.url, accessToken },
-        })
-      ).id;
-    const good = await channel('good', 'good-token');
-    const revoked = await channel('revoked', 'revoked-token');
+        await stack.h.orm.em
+          .fork()
+          .getConnection()
+          .execute<{ yes: boolean }[]>(`select exists (select 1 from webhook_endpoints e where ${endpointWants('?', '?')}) as yes`, [
+            org.id,
+            type,
+          ])
+      )[0]!.yes;
+    expect({ published: await wants('post.published'), failed: await wants('post.failed') }).toEqual({ published: false, failed: true });
+    const good = await mastodonChannel(org.id, 'good', 'good-token');
+    const revoked = await mastodonChannel(org.id, 'revoked', 'revoked-token');
 
     const published = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'nobody listens', channelIds: [good] } });
     await stack.settle(published.body.id);
