@@ -36,6 +36,14 @@ export const PostChannel = defineEntity({
   },
   uniques: [{ properties: ['post', 'channel'] }],
   /** Added by Migration20261121060000_limits (a channel's posts by creation time). */
-  indexes: [{ properties: ['channel', 'createdAt'] }, { properties: ['metricsNextAt'] }],
+  indexes: [
+    { properties: ['channel', 'createdAt'] },
+    { properties: ['metricsNextAt'] },
+    // duplicate_post finds a channel's texts by their key (Migration20261128230000_post_text_key).
+    {
+      name: 'post_channels_channel_id_text_key_index',
+      expression: 'create index "post_channels_channel_id_text_key_index" on "post_channels" ("channel_id", post_text_key("content"))',
+    },
+  ],
 });
 export type IPostChannel = InferEntity<typeof PostChannel>;
