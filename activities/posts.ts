@@ -34,24 +34,42 @@ const sameApproval = (a: ApprovalRecord | null | undefined, b: ApprovalRecord) =
 const RECORD_RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
 
 /**
- * finishPost's outcome in one statement: the post's status from its channels' (published when
- * every one is, else failed), written when it differs, unless the status changes and an endpoint
- * wants post.published or post.failed (`wanted`: then nothing is written and a transaction
- * writes the status with its event). Parameters: the post, the time of the change.
+ * finishPost's one statement: the post's status from its channels' (published when every one is,
+ * else failed; published at the last channel's time), written when it differs. `unlessWanted`: not
+ * written when the status would change and an endpoint wants post.published or post.failed
+ * (`wanted` true: a transaction then runs the plain form and writes the event with the change).
+ * Answers the status before, the status after, the organization, whether the row changed here.
+ * Parameters: the post, the time of the change.
  */
-const FINISH_UNLESS_WANTED = `with next as (
+function finishStatement(unlessWanted: boolean): string {
+  const wanted = unlessWanted
+    ? `, wanted as (select exists (select 1 from webhook_endpoints e where ${endpointWants('next.organization_id', "'post.' || next.to_status")}) as yes
+    from next)`
+    : '';
+  return `with next as (
     select p.id, p.status, p.organization_id,
       case when coalesce(bool_and(pc.status = 'published'), true) then 'published' else 'failed' end as to_status,
       case when coalesce(bool_and(pc.status = 'published'), true) then max(pc.published_at) end as to_published_at
-    from posts p left join post_channels pc on pc.post_id = p.id where p.id = ? group by p.id),
-  wanted as (select exists (select 1 from webhook_endpoints e where ${endpointWants('next.organization_id', "'post.' || next.to_status")}) as yes
-    from next),
+    from posts p left join post_channels pc on pc.post_id = p.id where p.id = ? group by p.id)${wanted},
   changed as (update posts p set status = next.to_status, published_at = next.to_published_at, updated_at = ?
-    from next, wanted
+    from next${unlessWanted ? ', wanted' : ''}
     where p.id = next.id and (p.status is distinct from next.to_status or p.published_at is distinct from next.to_published_at)
-      and (p.status = next.to_status or not wanted.yes)
+      ${unlessWanted ? 'and (p.status = next.to_status or not wanted.yes)' : ''}
     returning p.id)
-  select next.status, next.to_status as "toStatus", wanted.yes as wanted from next, wanted`;
+  select next.status, next.to_status as "toStatus", next.organization_id as "organizationId",
+    ${unlessWanted ? 'wanted.yes' : 'false'} as wanted, exists (select 1 from changed) as changed
+  from next${unlessWanted ? ', wanted' : ''}`;
+}
+const FINISH = finishStatement(false);
+const FINISH_UNLESS_WANTED = finishStatement(true);
+
+interface Finished {
+  status: string;
+  toStatus: 'published' | 'failed';
+  organizationId: string;
+  wanted: boolean;
+  changed: boolean;
+}
 
 /**
  * A platform's answer as it is recorded: its URL only when it is an http(s) link (else null), as
@@ -664,38 +682,18 @@ export function createPostActivities(deps: PostActivityDeps) {
      * does, a transaction writes the status and its event together.
      */
     async finishPost(postId: string): Promise<'published' | 'failed'> {
-      const [alone] = await sql<{ status: string; toStatus: 'published' | 'failed'; wanted: boolean }>(
-        deps.orm.em.fork(),
-        FINISH_UNLESS_WANTED,
-        [postId, now()],
-      );
+      const [alone] = await sql<Finished>(deps.orm.em.fork(), FINISH_UNLESS_WANTED, [postId, now()]);
       if (!alone) throw new Error(`post ${postId} not found`);
       if (alone.status === alone.toStatus || !alone.wanted) return alone.toStatus;
-      // Plain statements, no entities: every post runs this once, inside its workflow task.
       const { status, events } = await deps.orm.em.fork().transactional(async (em) => {
-        const [post] = await sql<{
-          status: string;
-          organizationId: string;
-          allPublished: boolean;
-          last: string | null;
-          publishedAt: string | null;
-        }>(
-          em,
-          `select p.status, p.organization_id as "organizationId", p.published_at as "publishedAt",
-             coalesce(bool_and(pc.status = 'published'), true) as "allPublished", max(pc.published_at) as last
-           from posts p left join post_channels pc on pc.post_id = p.id where p.id = ? group by p.id`,
-          [postId],
-        );
+        const [post] = await sql<Finished>(em, FINISH, [postId, now()]);
         if (!post) throw new Error(`post ${postId} not found`);
-        const status: 'published' | 'failed' = post.allPublished ? 'published' : 'failed';
-        const publishedAt = post.allPublished ? dateOrNull(post.last) : null;
-        if (status !== post.status || publishedAt?.getTime() !== dateOrNull(post.publishedAt)?.getTime()) {
-          await sql(em, 'update posts set status = ?, published_at = ?, updated_at = ? where id = ?', [status, publishedAt, now(), postId]);
-        }
-        // Only the change of status emits (a retried finishPost finds it made).
+        // Only a change of status made here emits (a retried or concurrent finishPost finds it made).
         const events =
-          post.status === status ? [] : await webhooks.write(em, post.organizationId, `post.${status}`, (views) => views.post(em, postId));
-        return { status, events };
+          post.changed && post.status !== post.toStatus
+            ? await webhooks.write(em, post.organizationId, `post.${post.toStatus}`, (views) => views.post(em, postId))
+            : [];
+        return { status: post.toStatus, events };
       });
       await webhooks.dispatch(deps.orm.em, events);
       return status;

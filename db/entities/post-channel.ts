@@ -42,7 +42,8 @@ export const PostChannel = defineEntity({
     // duplicate_post finds a channel's texts by their key (Migration20261128230000_post_text_key).
     {
       name: 'post_channels_channel_id_text_key_index',
-      expression: 'create index "post_channels_channel_id_text_key_index" on "post_channels" ("channel_id", post_text_key("content"))',
+      expression:
+        'create index "post_channels_channel_id_text_key_index" on "post_channels" ("channel_id", md5(post_text_normalized("content")))',
     },
   ],
 });

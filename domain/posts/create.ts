@@ -516,14 +516,15 @@ export function normalizeText(text: string): string {
 
 /**
  * A post of the channel with the same normalized text and items in the window. The channel's texts
- * are found by their key through an index (post_text_key, its migration), the text then compared.
+ * are found through an index by their key (the MD5 of post_text_normalized, the SQL form of
+ * normalizeText: its migration), then compared as normalized text.
  * Parameters: channel, window start and end, post to skip, series to skip, the text (twice), the items' key.
  */
 export const DUPLICATE_QUERY = `select pc.post_id from post_channels pc join posts p on p.id = pc.post_id
        where pc.channel_id = ? and pc.status <> 'failed' and p.status <> 'failed' and p.deleted_at is null
          and p.scheduled_at > ? and p.scheduled_at < ? and p.id <> ? and (p.series_id is null or p.series_id is distinct from ?)
-         and post_text_key(pc.content) = post_text_key(?) and btrim(regexp_replace(pc.content, '[[:space:]]+', ' ', 'g')) = ?
-         and coalesce((select string_agg(btrim(regexp_replace(i.content, '[[:space:]]+', ' ', 'g')), E'\n' order by i.position)
+         and md5(post_text_normalized(pc.content)) = md5(post_text_normalized(?)) and post_text_normalized(pc.content) = ?
+         and coalesce((select string_agg(post_text_normalized(i.content), E'\n' order by i.position)
            from post_channel_items i where i.post_channel_id = pc.id), '') = ?
        limit 1`;
 
