@@ -5,6 +5,7 @@ import type { Orm } from '../db/orm.ts';
 import type { TemporalDeps } from '../domain/posts/create.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { RateLimiter } from '../services/rate-limit.ts';
+import type { PostPageCache } from '../domain/posts/page-cache.ts';
 import { createLogger, type LogSink } from '../lib/log.ts';
 import type { OutboundPolicy } from '../lib/outbound.ts';
 import type { VisionConfig } from '../activities/vision.ts';
@@ -17,6 +18,8 @@ export interface AppDeps {
   temporal?: TemporalDeps;
   /** Per-minute limits per key; built by the entry points from a pg pool (createRateLimiter). */
   rateLimiter?: RateLimiter;
+  /** GET /v1/posts's pages kept in memory (domain/posts/page-cache.ts); absent: every page is read. */
+  postPages?: PostPageCache;
   /** Object storage of the media library. */
   storage?: ObjectStorage;
   /** Webhook secrets are encrypted with the credentials key; URLs are checked with the outbound policy. */

@@ -122,6 +122,8 @@ export const EnvSchema = T.Object({
   MAIL_FROM: text,
   // Keys and counts held in the API process (services/admission-cache.ts); false: one statement per request.
   ADMISSION_CACHE: T.Optional(Bool),
+  // GET /v1/posts's pages held in the API process (domain/posts/page-cache.ts); false: every page is read.
+  PAGE_CACHE: T.Optional(Bool),
   // Other ffmpeg/ffprobe binaries than the npm packages' (media/exec.ts).
   FFMPEG_PATH: text,
   FFPROBE_PATH: text,
@@ -137,6 +139,8 @@ export interface Config {
   databasePoolMax: number;
   /** Admission from memory (services/admission-cache.ts), on unless ADMISSION_CACHE=false. */
   admissionCache: boolean;
+  /** GET /v1/posts's pages from memory (domain/posts/page-cache.ts), on unless PAGE_CACHE=false. */
+  pageCache: boolean;
   /** 32-byte key for AES-256-GCM encryption of channel credentials. */
   credentialsKey: Buffer | undefined;
   temporal: {
@@ -237,6 +241,7 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: Number(e.DATABASE_POOL_MAX ?? 10),
     admissionCache: e.ADMISSION_CACHE === undefined || isTrue(e.ADMISSION_CACHE),
+    pageCache: e.PAGE_CACHE === undefined || isTrue(e.PAGE_CACHE),
     credentialsKey: e.CREDENTIALS_KEY ? parseCredentialsKey(e.CREDENTIALS_KEY) : undefined,
     temporal: {
       address: e.TEMPORAL_ADDRESS ?? 'localhost:7233',

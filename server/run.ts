@@ -7,7 +7,8 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
-import { createRateLimiter, createRateLimiterPool } from '../services/rate-limit.ts';
+import { createRateLimiterPool } from '../services/rate-limit.ts';
+import { createProcessCaches } from './caches.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
 import { createStorage } from '../storage/index.ts';
 import { webOptions } from '../web/options.ts';
@@ -43,21 +44,20 @@ export function startServer(config: Config, deps: { orm: Orm; temporal: Temporal
   const pool = createRateLimiterPool(config.databaseUrl!, (err) =>
     logger.warn('rate-limit pool: a Postgres connection was dropped', { error: err }),
   );
-  const rateLimiter = createRateLimiter(pool, {
-    ...(config.admissionCache
-      ? {
-          cache: {
-            connectionString: config.databaseUrl!,
-            onError: (message: string, err: unknown) => logger.warn(message, { error: err }),
-          },
-        }
-      : {}),
+  const caches = createProcessCaches({
+    connectionString: config.databaseUrl!,
+    pool,
+    admission: config.admissionCache,
+    pages: config.pageCache,
+    onError: (message, err) => logger.warn(message, { error: err }),
   });
+  const { rateLimiter, postPages } = caches;
   const app = createApp({
     orm: deps.orm,
     temporal: deps.temporal,
     storage: createStorage(config),
     rateLimiter,
+    ...(postPages ? { postPages } : {}),
     log: logger.sink,
     ...(config.credentialsKey
       ? {
@@ -93,7 +93,7 @@ export function startServer(config: Config, deps: { orm: Orm; temporal: Temporal
       }
       // The last requests' log lines are written from a setImmediate after their response: let them run.
       await new Promise((resolve) => setTimeout(resolve, 25));
-      await rateLimiter.close().catch((err) => logger.warn('error while writing the admission counts', { error: err }));
+      await caches.close().catch((err) => logger.warn('error while writing the admission counts', { error: err }));
       await pool.end().catch((err) => logger.warn('error while closing a connection', { error: err }));
       return { drained };
     })());

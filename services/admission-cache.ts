@@ -4,9 +4,9 @@
 // 1. Records. A key's record and its organization's (scopes, channels, expiry, revocation, plan)
 //    come from a lease (below) and are kept until a change to either row is announced: the
 //    triggers on api_keys, organizations and usage_counters NOTIFY `postpilot_admission`, which
-//    this process LISTENs to on a connection of its own, and this process's own changes tell it
-//    after their commit (db/admission-changes.ts). While that connection is down nothing is kept: every
-//    request takes the exact statement.
+//    this process hears through its change feed (db/change-feed.ts), and this process's own
+//    changes tell it after their commit (db/admission-changes.ts). While the feed is down nothing
+//    is kept: every request takes the exact statement.
 // 2. Rate (per key, per minute). A lease takes n consecutive places of the key's current window in
 //    rate_limits (the statement's row and upsert), and this process hands them to its requests in
 //    order: a request's place is its place among every process's requests of the key, and a
@@ -22,7 +22,8 @@
 //    later stamps are written behind with the counts, at most once a minute per key.
 // 5. Everything else takes the exact statement: an unknown hash, a revoked or expired key, a plan
 //    without API access, a new month. Refusals for the key are never kept.
-import pgDriver, { type Pool } from 'pg';
+import type { Pool } from 'pg';
+import type { ChangeFeed } from '../db/change-feed.ts';
 import { onAdmissionChange, type AdmissionChange } from '../db/admission-changes.ts';
 import { PLAN_LIMITS, type Plan } from '../lib/plans.ts';
 import {
@@ -129,21 +130,21 @@ export interface AdmissionCache {
   flush(): Promise<void>;
   /** Settles once the first LISTEN attempt has ended (up, or retrying). */
   ready: Promise<void>;
-  /** Whether records are kept now (the LISTEN connection is up). */
+  /** Whether records are kept now (the change feed is up). */
   listening(): boolean;
   close(): Promise<void>;
 }
 
 export interface AdmissionCacheOptions {
   pool: Pool;
-  /** The LISTEN connection's address (the pool's database). */
-  connectionString: string;
+  /** The process's change feed (the pool's database): the triggers' announcements. */
+  feed: ChangeFeed;
   /** The exact statement, for what rule 5 sends there (the pool's batched admission). */
   exact: (request: AdmissionRequest) => Promise<Admission>;
   onError?: (message: string, err: unknown) => void;
 }
 
-/** Starts connecting at once; until the LISTEN connection is up (`ready`), every request takes the exact statement. */
+/** Subscribes at once; until the feed is up (`ready`), every request takes the exact statement. */
 export function createAdmissionCache(o: AdmissionCacheOptions): AdmissionCache {
   const report = o.onError ?? (() => {});
   const entries = new Map<string, Entry>();
@@ -151,7 +152,6 @@ export function createAdmissionCache(o: AdmissionCacheOptions): AdmissionCache {
   const stamps = new Map<string, Date>();
   /** Moves on every change announced: a lease read before it does not keep its records. */
   let generation = 0;
-  let up = false;
   let closed = false;
   let flushTimer: ReturnType<typeof setTimeout> | null = null;
   let writing: Promise<void> = Promise.resolve();
@@ -215,7 +215,7 @@ export function createAdmissionCache(o: AdmissionCacheOptions): AdmissionCache {
     if (next.lease && next.lease.next > next.lease.last && now - next.lease.at < 1000) next.size = Math.min(MAX_LEASE, next.size * 2);
     next.lease = { next: points - n + 1, last: points, expire: Number(row.expire), at: now };
     // A change announced while the lease was read: its records may be older than the change.
-    if (seen !== generation || !up) {
+    if (seen !== generation || !up()) {
       entries.delete(request.hash);
       return undefined;
     }
@@ -282,7 +282,7 @@ export function createAdmissionCache(o: AdmissionCacheOptions): AdmissionCache {
 
   async function admit(request: AdmissionRequest): Promise<Admission> {
     for (;;) {
-      if (!up) return o.exact(request);
+      if (!up()) return o.exact(request);
       const e = entries.get(request.hash);
       if (!e) {
         if (!(await firstLease(request))) return o.exact(request);
@@ -348,64 +348,33 @@ export function createAdmissionCache(o: AdmissionCacheOptions): AdmissionCache {
     return answer(e, l, Math.max(l.next, e.rpm + 1), false, u.used ?? 0);
   }
 
-  // The LISTEN connection: records are kept only while it is up.
-  let client: pgDriver.Client | null = null;
-  let retry: ReturnType<typeof setTimeout> | null = null;
-  async function connect(): Promise<void> {
-    const c = new pgDriver.Client({ connectionString: o.connectionString });
-    const down = (err?: unknown) => {
-      if (client !== c) return;
-      client = null;
-      up = false;
-      forgetAll();
-      if (err) report('admission LISTEN connection lost; every request takes the exact statement until it is back', err);
-      c.end().catch(() => {});
-      if (!closed) retry = setTimeout(() => void connect(), 1000);
-    };
-    c.on('error', down);
-    c.on('end', () => down(new Error('connection ended')));
-    c.on('notification', (msg) => {
-      const [kind, id] = (msg.payload ?? '').split(':');
+  // Records are kept only while the feed's subscription is up (db/change-feed.ts).
+  const feed = o.feed.listen(ADMISSION_CHANNEL, {
+    change(payload) {
+      const [kind, id] = payload.split(':');
       if (kind === 'key' && id) forget({ keyId: id });
       else if (kind === 'org' && id) forget({ organizationId: id });
       else forgetAll();
-    });
-    try {
-      await c.connect();
-      await c.query(`listen ${ADMISSION_CHANNEL}`);
-      if (closed) {
-        await c.end();
-        return;
-      }
-      client = c;
-      forgetAll(); // Notifications before this connection were missed.
-      up = true;
-    } catch (err) {
-      report('admission LISTEN connection failed; every request takes the exact statement until it is up', err);
-      c.end().catch(() => {});
-      if (!closed) retry = setTimeout(() => void connect(), 1000);
-    }
-  }
-  const ready = connect();
+    },
+    reset: forgetAll,
+  });
+  const up = () => !closed && feed.up();
+  const ready = feed.ready;
 
   const stopListening = onAdmissionChange(forget);
   return {
     admit,
     flush,
     ready,
-    listening: () => up,
+    listening: up,
     async close() {
       if (closed) return;
       closed = true;
       stopListening();
-      if (retry) clearTimeout(retry);
+      feed.close();
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = null;
-      up = false;
       await flush();
-      const c = client;
-      client = null;
-      await c?.end().catch(() => {});
     },
   };
 }

@@ -9,6 +9,7 @@ import { isStaleConnection } from '../db/connection-errors.ts';
 import { PLAN_LIMITS, PLANS, type Plan } from '../lib/plans.ts';
 import { createAdmissionBatcher, runAdmission, type Admission, type AdmissionRequest } from './admission.ts';
 import { createAdmissionCache, type AdmissionCache } from './admission-cache.ts';
+import type { ChangeFeed } from '../db/change-feed.ts';
 
 export interface RateDecision {
   allowed: boolean;
@@ -47,12 +48,12 @@ export function createRateLimiterPool(connectionString: string, onError: (err: E
 }
 
 /**
- * `cache`: admit from memory (services/admission-cache.ts), LISTENing on a connection of its own
- * to this address; without it every request is one statement (batched).
+ * `cache`: admit from memory (services/admission-cache.ts), told of changes by the process's change
+ * feed (db/change-feed.ts) on the pool's database; without it every request is one statement (batched).
  */
 export function createRateLimiter(
   pool: Pool,
-  options: { cache?: { connectionString: string; onError?: (message: string, err: unknown) => void } } = {},
+  options: { cache?: { feed: ChangeFeed; onError?: (message: string, err: unknown) => void } } = {},
 ): RateLimiter {
   // A dead client can fail twice (its socket's end may come after its error): twice the pool, plus one.
   const attempts = 2 * ((pool as { options?: { max?: number } }).options?.max ?? 10) + 1;

@@ -16,7 +16,8 @@ import { sharePreviewLink, signPreviewLink, type PreviewGrant } from '../domain/
 import { chatCompletionsUrl } from '../lib/config.ts';
 import { SCOPES, type Scope } from '../lib/scopes.ts';
 import { createApiKey, revokeApiKey } from '../services/api-keys.ts';
-import { createRateLimiter, createRateLimiterPool, type RateLimiter } from '../services/rate-limit.ts';
+import { createRateLimiterPool, type RateLimiter } from '../services/rate-limit.ts';
+import { createProcessCaches, type ProcessCaches } from '../server/caches.ts';
 import { createUser } from '../services/users.ts';
 import { startEventReceiver } from './fakes/event-receiver.ts';
 import { feedItem, startFeedServer, type FeedServer } from './fakes/feed-server.ts';
@@ -33,6 +34,7 @@ const PASSWORD = 'long enough';
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let limiterPool: Pool;
 let rateLimiter: RateLimiter;
+let caches: ProcessCaches;
 let mastodon: FakeMastodon;
 let receiver: ReturnType<typeof startEventReceiver>;
 let feeds: FeedServer;
@@ -424,10 +426,11 @@ async function organizationB(): Promise<typeof B> {
 
 beforeAll(async () => {
   const h = await harness();
-  // The admission cache on, as server/run.ts builds it: refusals must hold when keys are admitted from memory.
+  // The caches on, as server/run.ts builds them: refusals must hold when keys are admitted from memory.
   limiterPool = createRateLimiterPool(h.databaseUrl, () => {});
-  rateLimiter = createRateLimiter(limiterPool, { cache: { connectionString: h.databaseUrl, onError: () => {} } });
-  await rateLimiter.cache!.ready;
+  caches = createProcessCaches({ connectionString: h.databaseUrl, pool: limiterPool, admission: true, pages: true });
+  rateLimiter = caches.rateLimiter;
+  await caches.ready;
   mastodon = await startFakeMastodon();
   receiver = startEventReceiver();
   feeds = startFeedServer([feedItem(1), feedItem(2)]);
@@ -437,6 +440,7 @@ beforeAll(async () => {
     storage: 'disk',
     appDeps: {
       rateLimiter,
+      ...(caches.postPages ? { postPages: caches.postPages } : {}),
       outbound: { allowPrivate: true },
       generate: { url: chatCompletionsUrl(openai.url), model: 'test-model', apiKey: 'gen-key', timeoutMs: 2000 },
       vision: { url: chatCompletionsUrl(openai.url), model: 'test-vision', apiKey: 'gen-key' },
@@ -451,7 +455,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
-  await rateLimiter?.close();
+  await caches?.close();
   await limiterPool?.end();
   await mastodon?.stop();
   receiver?.stop();

@@ -5,27 +5,30 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import type pgDriver from 'pg';
 import { revokeApiKey } from '../services/api-keys.ts';
 import { QUOTA_MARGIN } from '../services/admission-cache.ts';
-import { createRateLimiter, createRateLimiterPool, type RateLimiter } from '../services/rate-limit.ts';
+import { createRateLimiterPool } from '../services/rate-limit.ts';
+import { createProcessCaches, type ProcessCaches } from '../server/caches.ts';
 import { harness } from './harness/index.ts';
 import { countQueries } from './harness/query-count.ts';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 
-const opened: { limiter: RateLimiter; pool: pgDriver.Pool }[] = [];
+const opened: { caches: ProcessCaches; pool: pgDriver.Pool }[] = [];
 
-/** One "API process": its own pool, limiter and cache. */
+/** One "API process": its own pool, change feed and admission cache, as server/run.ts builds them. */
 async function cachedProcess() {
   const h = await harness();
   const pool = createRateLimiterPool(h.databaseUrl, () => {}, 3);
-  const limiter = createRateLimiter(pool, { cache: { connectionString: h.databaseUrl } });
-  opened.push({ limiter, pool });
+  const applicationName = `postpilot change feed ${crypto.randomUUID().slice(0, 8)}`;
+  const caches = createProcessCaches({ connectionString: h.databaseUrl, pool, admission: true, pages: false, applicationName });
+  opened.push({ caches, pool });
+  const limiter = caches.rateLimiter;
   await limiter.cache!.ready;
   expect(limiter.cache!.listening()).toBe(true);
-  return { limiter, app: await testApp({ rateLimiter: limiter }) };
+  return { limiter, caches, applicationName, app: await testApp({ rateLimiter: limiter }) };
 }
 
 afterAll(async () => {
-  for (const { limiter, pool } of opened) {
-    await limiter.close();
+  for (const { caches, pool } of opened) {
+    await caches.close();
     await pool.end();
   }
 });
@@ -74,13 +77,14 @@ describe('admission from memory', () => {
   test('counts not written yet are written when the process stops', async () => {
     const h = await harness();
     const pool = createRateLimiterPool(h.databaseUrl, () => {}, 2);
-    const limiter = createRateLimiter(pool, { cache: { connectionString: h.databaseUrl } });
+    const caches = createProcessCaches({ connectionString: h.databaseUrl, pool, admission: true, pages: false });
+    const limiter = caches.rateLimiter;
     await limiter.cache!.ready;
     const app = await testApp({ rateLimiter: limiter });
     const org = await makeOrg('TEAM');
     const k = await makeKey(org.id);
     for (let i = 0; i < 7; i++) expect((await call(app, 'GET', '/v1/me', { key: k.key })).status).toBe(200);
-    await limiter.close();
+    await caches.close();
     await pool.end();
     const [usage] = await db<{ requests: number }>('select requests from usage_counters where organization_id = $1', [org.id]);
     expect(usage!.requests).toBe(7);
@@ -157,13 +161,12 @@ describe('admission from memory', () => {
     expect(answers[2]!.body.error.code).toBe('quota_exceeded');
   });
 
-  test('while its LISTEN connection is down nothing is kept: a change counts at once, and it comes back', async () => {
-    const { limiter, app } = await cachedProcess();
+  test('while its change feed is down nothing is kept: a change counts at once, and it comes back', async () => {
+    const { limiter, app, applicationName } = await cachedProcess();
     const org = await makeOrg('PRO');
     const k = await makeKey(org.id);
     expect((await call(app, 'GET', '/v1/me', { key: k.key })).status).toBe(200);
-    // Every cache of this file LISTENs; ending them all ends this one's.
-    await db(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen postpilot_admission%'`);
+    await db('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [applicationName]);
     await within(1000, async () => !limiter.cache!.listening());
     await db('update api_keys set revoked_at = now() where id = $1', [k.id]);
     // No NOTIFY reaches a process without its connection: the exact statement answers.

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import { POST_STATUSES, type PostStatus } from '../../db/entities/index.ts';
 import { validatePost } from '../../domain/posts/create.ts';
@@ -98,6 +99,9 @@ const ListQuery = t.Object({
   // Opaque (domain/posts/view.ts encodes it): base64url.
   cursor: t.Optional(t.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', error: 'is not a cursor returned by this API' })),
 });
+
+/** The list's schema compiled: pages answered as text (the page cache) are checked with it. */
+const POST_LIST_CHECK = TypeCompiler.Compile(PostListSchema);
 
 const POST_ID = 'Post id (`post_…`).';
 
@@ -491,20 +495,29 @@ export function postRoutes(deps: AppDeps) {
         '/posts',
         async ({ auth, query }) => {
           const { from, to, limit } = parseTimePage(query);
-          return listPostsForKey(
-            deps.orm.em.fork(),
-            auth.organization.id,
-            auth.channels,
-            {
-              status: query.status as PostStatus | undefined,
-              channelId: query.channelId,
-              from,
-              to,
-              limit,
-              cursor: query.cursor,
-            },
-            deps.storage,
-          );
+          const filters = {
+            status: query.status as PostStatus | undefined,
+            channelId: query.channelId,
+            from,
+            to,
+            limit,
+            cursor: query.cursor,
+          };
+          const read = () => listPostsForKey(deps.orm.em.fork(), auth.organization.id, auth.channels, filters, deps.storage);
+          if (!deps.postPages) return read();
+          const checked = async () => {
+            const list = await read();
+            // Elysia checks what a handler returns against its schema, but not a Response: this one is checked here.
+            if (!POST_LIST_CHECK.Check(list)) throw new Error('GET /v1/posts: the page does not match PostListSchema');
+            return list;
+          };
+          // A page kept in memory, as fresh as a read (domain/posts/page-cache.ts); its text as it was answered.
+          const key = JSON.stringify([auth.channels, filters.status, filters.channelId, from, to, limit, filters.cursor]);
+          const body = await deps.postPages.page(auth.organization.id, key, checked);
+          // The page as Elysia would send it, checked when it was read.
+          return new Response(body, { headers: { 'content-type': 'application/json;charset=utf-8' } }) as unknown as Awaited<
+            ReturnType<typeof read>
+          >;
         },
         { query: ListQuery, response: { 200: PostListSchema }, operation: POST_OPERATIONS.listPosts },
       )

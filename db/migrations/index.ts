@@ -30,6 +30,7 @@ import { Migration20261128100000_feeds } from './Migration20261128100000_feeds.t
 import { Migration20261128120000_access } from './Migration20261128120000_access.ts';
 import { Migration20261128130000_feed_read_hold } from './Migration20261128130000_feed_read_hold.ts';
 import { Migration20261128230000_post_text_key } from './Migration20261128230000_post_text_key.ts';
+import { Migration20261129020000_post_pages_notify } from './Migration20261129020000_post_pages_notify.ts';
 import { Migration20261127150000_invitations } from './Migration20261127150000_invitations.ts';
 import { Migration20261127160000_audit_events } from './Migration20261127160000_audit_events.ts';
 
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128120000_access', class: Migration20261128120000_access },
   { name: 'Migration20261128130000_feed_read_hold', class: Migration20261128130000_feed_read_hold },
   { name: 'Migration20261128230000_post_text_key', class: Migration20261128230000_post_text_key },
+  { name: 'Migration20261129020000_post_pages_notify', class: Migration20261129020000_post_pages_notify },
 ];

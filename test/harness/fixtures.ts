@@ -51,6 +51,7 @@ export async function testApp(overrides: Partial<ServerDeps> = {}) {
     orm: h.orm,
     log: () => {},
     rateLimiter: h.rateLimiter,
+    postPages: h.postPages,
     webhooks: { credentialsKey: h.credentialsKey, outbound: { allowPrivate: true } },
     ...overrides,
   });

@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import pgDriver from 'pg';
 import { createRateLimiter, createRateLimiterPool, type RateLimiter } from '../../services/rate-limit.ts';
+import { createChangeFeed, type ChangeFeed } from '../../db/change-feed.ts';
+import { createPostPageCache, type PostPageCache } from '../../domain/posts/page-cache.ts';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { createOrm, migrate, type Orm } from '../../db/orm.ts';
 import { findTemporalTestServer } from '../../lib/temporal-binaries.ts';
@@ -18,6 +20,9 @@ export interface Harness {
   /** A plain pg pool (the rate limiter's store). */
   pool: pgDriver.Pool;
   rateLimiter: RateLimiter;
+  /** GET /v1/posts's pages kept as server/run.ts keeps them (testApp's by default), on the harness's change feed. */
+  postPages: PostPageCache;
+  feed: ChangeFeed;
   credentialsKey: Buffer;
   /** Started on first use: tests that need no Temporal do not pay for it. */
   temporal: () => Promise<TestWorkflowEnvironment>;
@@ -36,12 +41,17 @@ async function start(): Promise<Harness> {
   const orm = await createOrm(databaseUrl);
   await migrate(orm);
   const pool = createRateLimiterPool(databaseUrl, () => {}); // dropped idle clients (test/outages.test.ts) are not fatal
+  const feed = createChangeFeed({ connectionString: databaseUrl });
+  const postPages = createPostPageCache(feed);
+  await postPages.ready;
   return {
     pg,
     databaseUrl,
     orm,
     pool,
     rateLimiter: createRateLimiter(pool),
+    postPages,
+    feed,
     credentialsKey: randomBytes(32),
     temporal: () =>
       (slot.env ??= TestWorkflowEnvironment.createTimeSkipping({
@@ -71,6 +81,8 @@ export async function stopHarness(): Promise<void> {
   if (slot.env) await (await slot.env).teardown();
   if (slot.harness) {
     const h = await slot.harness;
+    h.postPages.close();
+    await h.feed.close();
     await h.pool.end();
     await h.orm.close(true);
     // pg's Pool.end() resolves before every client has hung up; stopping Postgres under them

@@ -159,6 +159,7 @@ export async function startPostStack(opts: PostStackOptions = {}) {
     temporal: { client, taskQueue },
     storage,
     rateLimiter: h.rateLimiter,
+    postPages: h.postPages,
     webhooks: { credentialsKey: h.credentialsKey, outbound: { allowPrivate: true } },
     platforms: { connectors, credentialsKey: h.credentialsKey },
     ...(web ? { web } : {}),
