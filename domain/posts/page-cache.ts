@@ -40,6 +40,8 @@ export function createPostPageCache(feed: ChangeFeed, o: { maxBytes?: number; tt
   const ttlMs = o.ttlMs ?? PAGE_TTL_MS;
   // Map order is use order: a hit moves its page to the end, the first ones go when over budget.
   const pages = new Map<string, Page>();
+  /** Each organization's kept pages: a change costs its own pages' count, not every page's. */
+  const pagesOf = new Map<string, Set<string>>();
   let bytes = 0;
   /** Moves on every change of the organization; `epoch` on every reset. */
   const changes = new Map<string, number>();
@@ -48,15 +50,26 @@ export function createPostPageCache(feed: ChangeFeed, o: { maxBytes?: number; tt
   const drop = (k: string, p: Page) => {
     pages.delete(k);
     bytes -= p.body.length;
+    const keys = pagesOf.get(p.organizationId);
+    keys?.delete(k);
+    if (keys?.size === 0) pagesOf.delete(p.organizationId);
+  };
+  const keep = (k: string, p: Page) => {
+    pages.set(k, p);
+    bytes += p.body.length;
+    const keys = pagesOf.get(p.organizationId);
+    if (keys) keys.add(k);
+    else pagesOf.set(p.organizationId, new Set([k]));
   };
   const forget = (organizationId: string) => {
     changes.set(organizationId, (changes.get(organizationId) ?? 0) + 1);
-    for (const [k, p] of pages) if (p.organizationId === organizationId) drop(k, p);
+    for (const k of pagesOf.get(organizationId) ?? []) drop(k, pages.get(k)!);
   };
   const forgetAll = () => {
     epoch++;
     changes.clear();
     pages.clear();
+    pagesOf.clear();
     bytes = 0;
   };
   const sub: Subscription = feed.listen(POST_PAGES_CHANNEL, {
@@ -82,7 +95,7 @@ export function createPostPageCache(feed: ChangeFeed, o: { maxBytes?: number; tt
       if (await sub.sync()) {
         const kept = fresh(k);
         if (kept) {
-          pages.delete(k);
+          pages.delete(k); // to the end of the use order
           pages.set(k, kept);
           return kept.body;
         }
@@ -92,8 +105,7 @@ export function createPostPageCache(feed: ChangeFeed, o: { maxBytes?: number; tt
       if (sub.up() && seen.epoch === epoch && seen.changes === (changes.get(organizationId) ?? 0) && body.length <= maxBytes) {
         const before = pages.get(k);
         if (before) drop(k, before);
-        pages.set(k, { organizationId, body, expires: Date.now() + ttlMs });
-        bytes += body.length;
+        keep(k, { organizationId, body, expires: Date.now() + ttlMs });
         for (const [old, p] of pages) {
           if (bytes <= maxBytes) break;
           drop(old, p);
