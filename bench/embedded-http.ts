@@ -5,6 +5,8 @@
 //     Elysia route in a Bun process of its own;
 //   - POST /v1/posts for one organization, 32 connections, against raw client.workflow.start of
 //     the same post workflows on the same dev server, 32 in flight, from this process;
+//   - GET /v1/posts?limit=20 of that organization (its pages kept in memory, as `npm start` runs)
+//     against GET /v1/me measured again in the same rounds;
 // with the CPU each costs the launcher process (API + worker) and Postgres. Prints figures; asserts nothing.
 //
 //   .tools/bin/bun run bench/embedded-http.ts
@@ -164,6 +166,36 @@ await runBench(async () => {
     );
     await quiet(svc);
   }
+  // The list, once the creates have given the organization pages to read: GET /v1/posts?limit=20
+  // beside GET /v1/me measured again right before it, round by round.
+  const list = `${svc.apiUrl}/v1/posts?limit=20`;
+  await wrk({ url: list, seconds: 2, connections: CONNECTIONS, keys });
+  const listRuns: { me: WrkResult; list: WrkResult; cpuApi: number; cpuPg: number }[] = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const m = await wrk({ url: me, seconds: SECONDS, connections: CONNECTIONS, keys });
+    console.log(wrkLine(`round ${round} GET /v1/me (again)`, m));
+    const c0 = { api: svc.cpuMs(), pg: postgresCpuMs() };
+    const l = await wrk({ url: list, seconds: SECONDS, connections: CONNECTIONS, keys });
+    const c1 = { api: svc.cpuMs(), pg: postgresCpuMs() };
+    listRuns.push({
+      me: m,
+      list: l,
+      cpuApi: (c1.api - c0.api) / Math.max(1, l.requests),
+      cpuPg: (c1.pg - c0.pg) / Math.max(1, l.requests),
+    });
+    console.log(
+      wrkLine(
+        `round ${round} GET /v1/posts?limit=20`,
+        l,
+        `CPU/request ${listRuns.at(-1)!.cpuApi.toFixed(3)} ms + Postgres ${listRuns.at(-1)!.cpuPg.toFixed(3)} ms`,
+      ),
+    );
+  }
+  const listRps = mean(listRuns.map((r) => r.list));
+  const meAgainRps = mean(listRuns.map((r) => r.me));
+  const listCpu = listRuns.reduce((s, r) => s + r.cpuApi, 0) / listRuns.length;
+  const listPgCpu = listRuns.reduce((s, r) => s + r.cpuPg, 0) / listRuns.length;
+
   const createdPerSecond = createRuns.reduce((s, c) => s + c.created / c.r.seconds, 0) / createRuns.length;
   const rawPerSecond = rawRuns.reduce((s, r) => s + r.perSecond, 0) / rawRuns.length;
   const createP99 = Math.max(...createRuns.map((c) => c.r.latency.p99));
@@ -186,6 +218,10 @@ await runBench(async () => {
   );
   console.log(`    CPU per create: launcher (API + its worker) ${createCpu.toFixed(2)} ms + Postgres ${createPgCpu.toFixed(2)} ms`);
   console.log(
+    `  GET /v1/posts?limit=20                ${listRps.toFixed(0).padStart(7)} req/s   ratio to GET /v1/me (${meAgainRps.toFixed(0)} req/s, the same rounds) ${(listRps / meAgainRps).toFixed(2)} (target 0.4)`,
+  );
+  console.log(`    CPU per page: launcher ${listCpu.toFixed(3)} ms + Postgres ${listPgCpu.toFixed(3)} ms`);
+  console.log(
     `  bare route CPU (its own process): ${((procCpuMs(bare.pid) / bareRuns.reduce((s, r) => s + r.requests, 0)) * 1000).toFixed(1)} µs/request`,
   );
   console.log('');
@@ -202,6 +238,9 @@ await runBench(async () => {
       { metric: 'POST /v1/posts p99', value: r(createP99), unit: 'ms' },
       { metric: 'CPU per create, launcher (API + worker)', value: r(createCpu, 2), unit: 'ms' },
       { metric: 'CPU per GET /v1/me, launcher', value: r(meCpu.api / meCpu.n, 3), unit: 'ms' },
+      { metric: 'GET /v1/posts?limit=20, npm start (wrk)', value: r(listRps, 0), unit: 'req/s' },
+      { metric: 'GET /v1/posts?limit=20 / GET /v1/me', value: r(listRps / meAgainRps, 2), unit: '×' },
+      { metric: 'CPU per GET /v1/posts?limit=20, launcher', value: r(listCpu, 3), unit: 'ms' },
     ];
     await Bun.write(Bun.stdout, `${JSON.stringify({ bench: 'embedded-http', metrics })}\n`);
   }
