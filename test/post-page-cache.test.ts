@@ -243,7 +243,7 @@ describe('the page cache’s rules', () => {
   test('a page read while its organization changed is not kept; another organization’s change does not matter', async () => {
     const { feed, announce } = handFeed();
     const cache = createPostPageCache(feed);
-    const text = async (p: Promise<Uint8Array>) => new TextDecoder().decode(await p);
+    const text = async (p: Promise<Blob>) => (await p).text();
     let reads = 0;
     const read = (during?: string) => async () => {
       reads++;
@@ -262,7 +262,7 @@ describe('the page cache’s rules', () => {
   test('a page lives its time; the least recently used goes first over the budget', async () => {
     const { feed } = handFeed();
     const cache = createPostPageCache(feed, { maxBytes: 30, ttlMs: 50 });
-    const page = async (k: string) => JSON.parse(new TextDecoder().decode(await cache.page('o', k, read)));
+    const page = async (k: string) => JSON.parse(await (await cache.page('o', k, read)).text());
     let reads = 0;
     const read = async () => ({ read: ++reads, pad: 'xx' }); // 19 bytes of JSON
     expect((await page('a')).read).toBe(1);

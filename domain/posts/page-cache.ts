@@ -22,14 +22,17 @@ export const MAX_BYTES = 32 * 1024 * 1024;
 
 interface Page {
   organizationId: string;
-  /** UTF-8, as sent: a kept page is not encoded again per answer. */
-  body: Uint8Array;
+  /**
+   * UTF-8, as sent, in a Blob: a Response shares a Blob's bytes, so answering a kept page neither
+   * encodes nor copies it (a copy per answer is garbage that a large heap pays for in collections).
+   */
+  body: Blob;
   expires: number;
 }
 
 export interface PostPageCache {
-  /** The page's JSON text in UTF-8: kept (rule 3), or read and kept when rule 4 allows. */
-  page(organizationId: string, key: string, read: () => Promise<unknown>): Promise<Uint8Array>;
+  /** The page's JSON text: kept (rule 3), or read and kept when rule 4 allows. */
+  page(organizationId: string, key: string, read: () => Promise<unknown>): Promise<Blob>;
   /** Whether pages are kept now (the feed is up). */
   listening(): boolean;
   ready: Promise<void>;
@@ -50,14 +53,14 @@ export function createPostPageCache(feed: ChangeFeed, o: { maxBytes?: number; tt
 
   const drop = (k: string, p: Page) => {
     pages.delete(k);
-    bytes -= p.body.byteLength;
+    bytes -= p.body.size;
     const keys = pagesOf.get(p.organizationId);
     keys?.delete(k);
     if (keys?.size === 0) pagesOf.delete(p.organizationId);
   };
   const keep = (k: string, p: Page) => {
     pages.set(k, p);
-    bytes += p.body.byteLength;
+    bytes += p.body.size;
     const keys = pagesOf.get(p.organizationId);
     if (keys) keys.add(k);
     else pagesOf.set(p.organizationId, new Set([k]));
@@ -102,8 +105,8 @@ export function createPostPageCache(feed: ChangeFeed, o: { maxBytes?: number; tt
         }
       }
       const seen = { epoch, changes: changes.get(organizationId) ?? 0 };
-      const body = Buffer.from(JSON.stringify(await read()));
-      if (sub.up() && seen.epoch === epoch && seen.changes === (changes.get(organizationId) ?? 0) && body.byteLength <= maxBytes) {
+      const body = new Blob([JSON.stringify(await read())]);
+      if (sub.up() && seen.epoch === epoch && seen.changes === (changes.get(organizationId) ?? 0) && body.size <= maxBytes) {
         const before = pages.get(k);
         if (before) drop(k, before);
         keep(k, { organizationId, body, expires: Date.now() + ttlMs });
