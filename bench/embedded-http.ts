@@ -6,7 +6,8 @@
 //   - POST /v1/posts for one organization, 32 connections, against raw client.workflow.start of
 //     the same post workflows on the same dev server, 32 in flight, from this process;
 //   - GET /v1/posts?limit=20 of that organization (its pages kept in memory, as `npm start` runs)
-//     against GET /v1/me measured again in the same rounds;
+//     against GET /v1/me measured again in the same rounds, and against the bare process
+//     answering as many bytes (the transport's share of a page);
 // with the CPU each costs the launcher process (API + worker) and Postgres. Prints figures; asserts nothing.
 //
 //   .tools/bin/bun run bench/embedded-http.ts
@@ -170,8 +171,13 @@ await runBench(async () => {
   // beside GET /v1/me measured again right before it, round by round.
   const list = `${svc.apiUrl}/v1/posts?limit=20`;
   await wrk({ url: list, seconds: 2, connections: CONNECTIONS, keys });
-  const listRuns: { me: WrkResult; list: WrkResult; cpuApi: number; cpuPg: number }[] = [];
+  // The transport's ceiling for an answer of the page's size: the bare process sending as many bytes.
+  const pageBytes = (await (await fetch(list, { headers: { authorization: `Bearer ${keys[0]}` } })).arrayBuffer()).byteLength;
+  const barePage = bare.url.replace(/\/bare$/, `/bare-bytes/${pageBytes}`);
+  const listRuns: { me: WrkResult; list: WrkResult; bare: WrkResult; cpuApi: number; cpuPg: number }[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
+    const bp = await wrk({ url: barePage, seconds: SECONDS, connections: CONNECTIONS });
+    console.log(wrkLine(`round ${round} bare route, ${pageBytes} bytes`, bp));
     const m = await wrk({ url: me, seconds: SECONDS, connections: CONNECTIONS, keys });
     console.log(wrkLine(`round ${round} GET /v1/me (again)`, m));
     const c0 = { api: svc.cpuMs(), pg: postgresCpuMs() };
@@ -180,6 +186,7 @@ await runBench(async () => {
     listRuns.push({
       me: m,
       list: l,
+      bare: bp,
       cpuApi: (c1.api - c0.api) / Math.max(1, l.requests),
       cpuPg: (c1.pg - c0.pg) / Math.max(1, l.requests),
     });
@@ -193,6 +200,7 @@ await runBench(async () => {
   }
   const listRps = mean(listRuns.map((r) => r.list));
   const meAgainRps = mean(listRuns.map((r) => r.me));
+  const barePageRps = mean(listRuns.map((r) => r.bare));
   const listCpu = listRuns.reduce((s, r) => s + r.cpuApi, 0) / listRuns.length;
   const listPgCpu = listRuns.reduce((s, r) => s + r.cpuPg, 0) / listRuns.length;
 
@@ -220,6 +228,9 @@ await runBench(async () => {
   console.log(
     `  GET /v1/posts?limit=20                ${listRps.toFixed(0).padStart(7)} req/s   ratio to GET /v1/me (${meAgainRps.toFixed(0)} req/s, the same rounds) ${(listRps / meAgainRps).toFixed(2)} (target 0.4)`,
   );
+  console.log(
+    `    ratio to the bare route answering as many bytes (${pageBytes}; ${barePageRps.toFixed(0)} req/s, the same rounds) ${(listRps / barePageRps).toFixed(2)}`,
+  );
   console.log(`    CPU per page: launcher ${listCpu.toFixed(3)} ms + Postgres ${listPgCpu.toFixed(3)} ms`);
   console.log(
     `  bare route CPU (its own process): ${((procCpuMs(bare.pid) / bareRuns.reduce((s, r) => s + r.requests, 0)) * 1000).toFixed(1)} µs/request`,
@@ -241,6 +252,7 @@ await runBench(async () => {
       { metric: 'GET /v1/posts?limit=20, npm start (wrk)', value: r(listRps, 0), unit: 'req/s' },
       { metric: 'GET /v1/posts?limit=20 / GET /v1/me', value: r(listRps / meAgainRps, 2), unit: '×' },
       { metric: 'CPU per GET /v1/posts?limit=20, launcher', value: r(listCpu, 3), unit: 'ms' },
+      { metric: 'GET /v1/posts?limit=20 / bare route of the same size', value: r(listRps / barePageRps, 2), unit: '×' },
     ];
     await Bun.write(Bun.stdout, `${JSON.stringify({ bench: 'embedded-http', metrics })}\n`);
   }
