@@ -9,7 +9,9 @@
 //    signals the listeners before its commit is answered. So once sync() resolves true, every
 //    change committed before it was called has been delivered. A call made while one is in flight
 //    waits for the next one (the one in flight may have been sent before the change committed);
-//    the calls that wait together share it. False when the feed is down.
+//    the calls that wait together share it, and barriers are at least BARRIER_GAP_MS apart, so
+//    under load one statement answers many requests (each waits at most the gap and a round
+//    trip). False when the feed is down.
 // 3. A payload reaches the subscriptions of its channel, in the order Postgres sends them.
 import pgDriver from 'pg';
 
@@ -46,6 +48,8 @@ const CHANNEL_NAME = /^[a-z_][a-z0-9_]*$/;
 /** The feed's session in pg_stat_activity. */
 export const FEED_APPLICATION = 'postpilot change feed';
 const RECONNECT_MS = 1000;
+/** A round trip costs the process 0.1-0.2 ms of CPU: at most one per this many ms. */
+export const BARRIER_GAP_MS = 1;
 
 export function createChangeFeed(o: {
   connectionString: string;
@@ -112,29 +116,36 @@ export function createChangeFeed(o: {
     })().finally(() => (connecting = null)));
   }
 
-  // The barrier: the statement in flight, and the one the later calls wait for.
-  let current: Promise<boolean> | null = null;
-  let queued: Promise<boolean> | null = null;
-  function send(): Promise<boolean> {
-    const c = client;
-    if (!c) return Promise.resolve(false);
+  // The barrier: the statement in flight, and the next one, which the calls since share.
+  let inFlight: Promise<boolean> | null = null;
+  let next: Promise<boolean> | null = null;
+  let lastSent = 0;
+  function send(c: pgDriver.Client): Promise<boolean> {
+    lastSent = performance.now();
     const answered: Promise<boolean> = c.query('select 1').then(
       () => client === c,
       () => false,
     );
-    current = answered;
-    // Runs before the waiting calls' own callback (attached later), so they send the next one.
+    inFlight = answered;
     void answered.then(() => {
-      if (current === answered) current = null;
+      if (inFlight === answered) inFlight = null;
     });
     return answered;
   }
   function sync(): Promise<boolean> {
-    if (!current) return send();
-    return (queued ??= current.then(() => {
-      queued = null;
-      return send();
-    }));
+    if (next) return next;
+    const barrier: Promise<boolean> = (async () => {
+      await null; // `next` is this barrier before any of the below runs
+      if (inFlight) await inFlight;
+      const wait = lastSent + BARRIER_GAP_MS - performance.now();
+      if (wait > 0) await Bun.sleep(wait);
+      // From here a caller waits for the barrier after this one: this one may be sent before its change committed.
+      if (next === barrier) next = null;
+      const c = client;
+      return c ? send(c) : false;
+    })();
+    next = barrier;
+    return barrier;
   }
 
   return {
