@@ -131,8 +131,10 @@ function csvRows(text: string): Json[] {
       relax_column_count: true,
     }) as string[][];
     const col = (name: string) => (header ?? []).findIndex((h) => h.trim().toLowerCase() === name.toLowerCase());
+    // As the document says an import reads a cell: one leading apostrophe removed (formula-safe export).
+    const cellText = (cell: string | undefined) => (cell?.startsWith("'") ? cell.slice(1) : (cell ?? ''));
     return rows.map((cells) => ({
-      content: cells[col('content')] ?? '',
+      content: cellText(cells[col('content')]),
       channelIds: (cells[col('channels')] ?? '').split('|').filter(Boolean),
       ...(col('publishAt') >= 0 && cells[col('publishAt')] ? { publishAt: cells[col('publishAt')] } : {}),
     }));

@@ -57,7 +57,8 @@ describe('GET /v1/posts: queries per page', () => {
         signingKey: Buffer.alloc(32, 7),
         now: () => new Date('2026-11-24T10:00:00Z'),
       });
-      const app = await testApp({ storage });
+      // Pages read from Postgres every time (the page cache's kept pages: test/post-page-cache.test.ts).
+      const app = await testApp({ storage, postPages: undefined });
       const list = (limit: number) => countQueries(() => call(app, 'GET', `/v1/posts?limit=${limit}`, { key }));
       await list(1); // the first request of the process prepares what it prepares
       const one = await list(1);
