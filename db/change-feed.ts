@@ -134,7 +134,8 @@ export function createChangeFeed(o: {
   }
   function sync(): Promise<boolean> {
     if (next) return next;
-    const barrier: Promise<boolean> = (async () => {
+    let barrier: Promise<boolean> | undefined;
+    barrier = (async () => {
       await null; // `next` is this barrier before any of the below runs
       if (inFlight) await inFlight;
       const wait = lastSent + BARRIER_GAP_MS - performance.now();
