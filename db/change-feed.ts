@@ -134,19 +134,18 @@ export function createChangeFeed(o: {
   }
   function sync(): Promise<boolean> {
     if (next) return next;
-    let barrier: Promise<boolean> | undefined;
-    barrier = (async () => {
+    // While `next` is set every call shares it, so no other barrier starts until this one clears it.
+    next = (async () => {
       await null; // `next` is this barrier before any of the below runs
       if (inFlight) await inFlight;
       const wait = lastSent + BARRIER_GAP_MS - performance.now();
       if (wait > 0) await Bun.sleep(wait);
       // From here a caller waits for the barrier after this one: this one may be sent before its change committed.
-      if (next === barrier) next = null;
+      next = null;
       const c = client;
       return c ? send(c) : false;
     })();
-    next = barrier;
-    return barrier;
+    return next;
   }
 
   return {

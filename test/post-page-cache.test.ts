@@ -259,6 +259,25 @@ describe('the page cache’s rules', () => {
     expect(POST_PAGES_CHANNEL).toBe('postpilot_posts');
   });
 
+  test('the organizations whose changes are counted are bounded: past the bound, the reads under way are not kept', async () => {
+    const { feed, announce } = handFeed();
+    const cache = createPostPageCache(feed, { maxTracked: 2 });
+    let reads = 0;
+    const read = (during: string[]) => async () => {
+      reads++;
+      for (const org of during) announce(org);
+      return { n: reads };
+    };
+    const n = async (p: Promise<Blob>) => JSON.parse(await (await p).text()).n;
+    // Two other organizations' changes while org_a is read: counted, and org_a's page is kept.
+    expect(await n(cache.page('org_a', 'k', read(['org_b', 'org_c'])))).toBe(1);
+    expect(await n(cache.page('org_a', 'k', read([])))).toBe(1);
+    // A third while org_b is read: the counts start again, and that read is not kept.
+    expect(await n(cache.page('org_b', 'k', read(['org_d'])))).toBe(2);
+    expect(await n(cache.page('org_b', 'k', read([])))).toBe(3);
+    expect(await n(cache.page('org_b', 'k', read([])))).toBe(3);
+  });
+
   test('a page lives its time; the least recently used goes first over the budget', async () => {
     const { feed } = handFeed();
     const cache = createPostPageCache(feed, { maxBytes: 30, ttlMs: 50 });

@@ -19,6 +19,8 @@ import type { ChangeFeed, Subscription } from '../../db/change-feed.ts';
 export const POST_PAGES_CHANNEL = 'postpilot_posts';
 export const PAGE_TTL_MS = 60_000;
 export const MAX_BYTES = 32 * 1024 * 1024;
+/** Organizations whose changes are counted at once (rule 4); more start the count again. */
+export const MAX_TRACKED = 10_000;
 
 interface Page {
   organizationId: string;
@@ -39,8 +41,9 @@ export interface PostPageCache {
   close(): void;
 }
 
-export function createPostPageCache(feed: ChangeFeed, o: { maxBytes?: number; ttlMs?: number } = {}): PostPageCache {
+export function createPostPageCache(feed: ChangeFeed, o: { maxBytes?: number; ttlMs?: number; maxTracked?: number } = {}): PostPageCache {
   const maxBytes = o.maxBytes ?? MAX_BYTES;
+  const maxTracked = o.maxTracked ?? MAX_TRACKED;
   const ttlMs = o.ttlMs ?? PAGE_TTL_MS;
   // Map order is use order: a hit moves its page to the end, the first ones go when over budget.
   const pages = new Map<string, Page>();
@@ -66,6 +69,11 @@ export function createPostPageCache(feed: ChangeFeed, o: { maxBytes?: number; tt
     else pagesOf.set(p.organizationId, new Set([k]));
   };
   const forget = (organizationId: string) => {
+    // Bounded: past MAX_TRACKED organizations the counts start again, and the reads under way are not kept.
+    if (changes.size >= maxTracked && !changes.has(organizationId)) {
+      epoch++;
+      changes.clear();
+    }
     changes.set(organizationId, (changes.get(organizationId) ?? 0) + 1);
     for (const k of pagesOf.get(organizationId) ?? []) drop(k, pages.get(k)!);
   };
