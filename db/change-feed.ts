@@ -46,10 +46,10 @@ interface Sub {
 
 const CHANNEL_NAME = /^[a-z_][a-z0-9_]*$/;
 /** The feed's session in pg_stat_activity. */
-export const FEED_APPLICATION = 'postpilot change feed';
+const FEED_APPLICATION = 'postpilot change feed';
 const RECONNECT_MS = 1000;
 /** A round trip costs the process 0.1-0.2 ms of CPU: at most one per this many ms. */
-export const BARRIER_GAP_MS = 1;
+const BARRIER_GAP_MS = 1;
 
 export function createChangeFeed(o: {
   connectionString: string;

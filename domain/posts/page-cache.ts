@@ -16,11 +16,11 @@
 // 5. While the feed is down nothing is kept and every page is read.
 import type { ChangeFeed, Subscription } from '../../db/change-feed.ts';
 
-export const POST_PAGES_CHANNEL = 'postpilot_posts';
-export const PAGE_TTL_MS = 60_000;
-export const MAX_BYTES = 32 * 1024 * 1024;
+const POST_PAGES_CHANNEL = 'postpilot_posts';
+const PAGE_TTL_MS = 60_000;
+const MAX_BYTES = 32 * 1024 * 1024;
 /** Organizations whose changes are counted at once (rule 4); more start the count again. */
-export const MAX_TRACKED = 10_000;
+const MAX_TRACKED = 10_000;
 
 interface Page {
   organizationId: string;
