@@ -2,15 +2,28 @@
 // timeout and no redirects, through the outbound guard; record the attempt on the delivery row
 // and tell the workflow what comes next (workflows/webhook-delivery.ts keeps the schedule).
 import type { Orm } from '../db/orm.ts';
-import { WebhookDelivery, WebhookEndpoint, WebhookEvent } from '../db/entities/index.ts';
+import {
+  type IWebhookDelivery,
+  type IWebhookEndpoint,
+  type IWebhookEvent,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEvent,
+} from '../db/entities/index.ts';
 import { decryptJson } from '../lib/crypto.ts';
 import { Context } from '@temporalio/activity';
 import { createOutboundFetch, type OutboundPolicy } from '../lib/outbound.ts';
 import { signatureHeader } from '../lib/webhook-signing.ts';
 import { disableIfFailingForDays } from './webhook-auto-disable.ts';
-import { WEBHOOK_MAX_RETRY_AFTER_MS, type WebhookAttemptInput, type WebhookAttemptResult } from '../workflows/webhook-delivery-types.ts';
+import {
+  WEBHOOK_MAX_RETRY_AFTER_MS,
+  type WebhookAttemptInput,
+  type WebhookAttemptResult,
+  type WebhookAttemptsInput,
+  type WebhookAttemptsResult,
+} from '../workflows/webhook-delivery-types.ts';
 import type { WebhookOutboxSweepInput, WebhookOutboxSweepResult } from '../workflows/webhook-outbox-sweep-types.ts';
-import { reconcilePendingStarts, startDeliveriesNow, WEBHOOK_DELIVERY_STARTS } from '../domain/workflow-starts.ts';
+import { dispatchWebhookDeliveries, reconcilePendingStarts, WEBHOOK_DELIVERY_STARTS } from '../domain/workflow-starts.ts';
 import type { WebhookFanoutInput } from '../workflows/webhook-fanout-types.ts';
 
 /** The specification's bound on one attempt. */
@@ -50,6 +63,112 @@ export function retryAfterMs(value: string | null, now: Date): number | null {
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const now = deps.now ?? (() => new Date());
   const guardedFetch = createOutboundFetch(deps.outbound);
+
+  /**
+   * Attempts each delivery still pending (the others are `skipped`): its endpoint and event are
+   * read once for all, the requests are sent at once, and every outcome is written by one flush.
+   */
+  async function attemptAll(attempts: WebhookAttemptInput[]): Promise<WebhookAttemptResult[]> {
+    const em = deps.orm.em.fork();
+    const deliveries = await em.find(WebhookDelivery, { id: { $in: attempts.map((a) => a.deliveryId) }, status: 'pending' });
+    const endpointIds = [...new Set(deliveries.map((d) => d.endpoint))];
+    const eventIds = [...new Set(deliveries.map((d) => d.event))];
+    const endpoints = new Map(
+      (endpointIds.length ? await em.find(WebhookEndpoint, { id: { $in: endpointIds } }) : []).map((e) => [e.id, e] as const),
+    );
+    const events = new Map((eventIds.length ? await em.find(WebhookEvent, { id: { $in: eventIds } }) : []).map((e) => [e.id, e] as const));
+    const byId = new Map(deliveries.map((d) => [d.id, d] as const));
+    const lastFailures: { endpoint: IWebhookEndpoint; at: Date }[] = [];
+    const results = await Promise.all(
+      attempts.map(async ({ deliveryId, plannedDelayMs }): Promise<WebhookAttemptResult> => {
+        const delivery = byId.get(deliveryId);
+        if (!delivery) return { outcome: 'skipped' };
+        const endpoint = endpoints.get(delivery.endpoint);
+        const event = events.get(delivery.event);
+        // A deleted endpoint's deliveries are deleted with it; a disabled one gets nothing more.
+        if (!endpoint || !event || !endpoint.enabled) {
+          if (endpoint && !endpoint.enabled)
+            Object.assign(delivery, { status: 'failed', nextRetryAt: null, lastError: 'the endpoint is disabled' });
+          return { outcome: 'skipped' };
+        }
+        const result = await attemptOne(delivery, endpoint, event, plannedDelayMs);
+        if (result.outcome === 'failed') lastFailures.push({ endpoint, at: delivery.lastAttemptAt! });
+        return result;
+      }),
+    );
+    await em.flush();
+    // A last attempt failed: its endpoint may now have failed for days (activities/webhook-auto-disable.ts).
+    if (lastFailures.length) {
+      for (const { endpoint, at } of lastFailures) await disableIfFailingForDays(em, endpoint, at);
+      await em.flush();
+    }
+    return results;
+  }
+
+  /** One signed POST of the event to the endpoint; records the attempt on the delivery (flushed by the caller). */
+  async function attemptOne(
+    delivery: IWebhookDelivery,
+    endpoint: IWebhookEndpoint,
+    event: IWebhookEvent,
+    plannedDelayMs: number | null,
+  ): Promise<WebhookAttemptResult> {
+    if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is required to sign webhooks');
+    const started = now();
+    const timestamp = Math.floor(started.getTime() / 1000);
+    const body = JSON.stringify(event.payload);
+    const secrets = signingSecrets(decryptJson<StoredWebhookSecrets>(deps.credentialsKey, endpoint.secretEncrypted), started);
+    let status: number | null = null;
+    let error: string | null = null;
+    let retryAfter: number | null = null;
+    const timeoutMs = deps.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+    const t0 = performance.now();
+    try {
+      const res = await guardedFetch(endpoint.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'postpilot-webhooks',
+          'webhook-id': event.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
+        },
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      status = res.status;
+      retryAfter = retryAfterMs(res.headers.get('retry-after'), started);
+      await res.body?.cancel().catch(() => {});
+      if (status < 200 || status >= 300) error = `HTTP ${status}`;
+    } catch (err) {
+      const name = (err as Error)?.name;
+      error =
+        name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : String((err as Error)?.message ?? err);
+    }
+    const durationMs = Math.round(performance.now() - t0);
+    delivery.attempts += 1;
+    Object.assign(delivery, { lastStatusCode: status, lastDurationMs: durationMs, lastError: error, lastAttemptAt: started });
+    if (status !== null && status >= 200 && status < 300) {
+      Object.assign(delivery, { status: 'delivered', nextRetryAt: null });
+      return { outcome: 'delivered' };
+    }
+    if (status === 410) {
+      // 410 Gone: the receiver asks for no more events; the endpoint shows why it was disabled.
+      Object.assign(delivery, { status: 'failed', nextRetryAt: null });
+      endpoint.enabled = false;
+      endpoint.disabledAt = started;
+      endpoint.disabledReason = `${endpoint.url} answered 410 Gone on ${started.toISOString()}`;
+      return { outcome: 'gone' };
+    }
+    if (plannedDelayMs === null) {
+      Object.assign(delivery, { status: 'failed', nextRetryAt: null });
+      return { outcome: 'failed' };
+    }
+    const nextDelayMs = Math.max(plannedDelayMs, Math.min(retryAfter ?? 0, WEBHOOK_MAX_RETRY_AFTER_MS));
+    delivery.nextRetryAt = new Date(started.getTime() + nextDelayMs);
+    return { outcome: 'retry', nextDelayMs };
+  }
+
   return {
     /**
      * The outbox sweep (workflows/webhook-outbox-sweep.ts): starts the delivery workflows of rows
@@ -67,86 +186,23 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       return { started, alreadyStarted };
     },
 
-    /** The fan-out (workflows/webhook-fanout.ts): starts the delivery workflows on this activity's task queue, the worker's main one. */
+    /**
+     * The fan-out of the executions started before (workflows/webhook-fanout.ts): dispatches the
+     * deliveries as every event's are now, on this activity's task queue (the worker's main one).
+     */
     async startWebhookDeliveries({ deliveryIds }: WebhookFanoutInput): Promise<void> {
       const ctx = Context.current();
-      await startDeliveriesNow(deps.orm.em, { client: ctx.client, taskQueue: ctx.info.taskQueue }, deliveryIds);
+      await dispatchWebhookDeliveries(deps.orm.em, { client: ctx.client, taskQueue: ctx.info.taskQueue }, deliveryIds);
     },
 
-    async attemptWebhookDelivery({ deliveryId, plannedDelayMs }: WebhookAttemptInput): Promise<WebhookAttemptResult> {
-      const em = deps.orm.em.fork();
-      const delivery = await em.findOne(WebhookDelivery, { id: deliveryId });
-      if (delivery?.status !== 'pending') return { outcome: 'skipped' };
-      const endpoint = await em.findOne(WebhookEndpoint, { id: delivery.endpoint });
-      const event = await em.findOne(WebhookEvent, { id: delivery.event });
-      // A deleted endpoint's deliveries are deleted with it; a disabled one gets nothing more.
-      if (!endpoint || !event || !endpoint.enabled) {
-        if (endpoint && !endpoint.enabled) {
-          Object.assign(delivery, { status: 'failed', nextRetryAt: null, lastError: 'the endpoint is disabled' });
-          await em.flush();
-        }
-        return { outcome: 'skipped' };
-      }
-      if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is required to sign webhooks');
-      const started = now();
-      const timestamp = Math.floor(started.getTime() / 1000);
-      const body = JSON.stringify(event.payload);
-      const secrets = signingSecrets(decryptJson<StoredWebhookSecrets>(deps.credentialsKey, endpoint.secretEncrypted), started);
-      let status: number | null = null;
-      let error: string | null = null;
-      let retryAfter: number | null = null;
-      const timeoutMs = deps.timeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-      const t0 = performance.now();
-      try {
-        const res = await guardedFetch(endpoint.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'postpilot-webhooks',
-            'webhook-id': event.id,
-            'webhook-timestamp': String(timestamp),
-            'webhook-signature': signatureHeader(secrets, event.id, timestamp, body),
-          },
-          body,
-          redirect: 'manual',
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        status = res.status;
-        retryAfter = retryAfterMs(res.headers.get('retry-after'), started);
-        await res.body?.cancel().catch(() => {});
-        if (status < 200 || status >= 300) error = `HTTP ${status}`;
-      } catch (err) {
-        const name = (err as Error)?.name;
-        error =
-          name === 'TimeoutError' || name === 'AbortError' ? `no answer within ${timeoutMs} ms` : String((err as Error)?.message ?? err);
-      }
-      const durationMs = Math.round(performance.now() - t0);
-      delivery.attempts += 1;
-      Object.assign(delivery, { lastStatusCode: status, lastDurationMs: durationMs, lastError: error, lastAttemptAt: started });
-      let result: WebhookAttemptResult;
-      if (status !== null && status >= 200 && status < 300) {
-        result = { outcome: 'delivered' };
-        Object.assign(delivery, { status: 'delivered', nextRetryAt: null });
-      } else if (status === 410) {
-        // 410 Gone: the receiver asks for no more events; the endpoint shows why it was disabled.
-        result = { outcome: 'gone' };
-        Object.assign(delivery, { status: 'failed', nextRetryAt: null });
-        endpoint.enabled = false;
-        endpoint.disabledAt = started;
-        endpoint.disabledReason = `${endpoint.url} answered 410 Gone on ${started.toISOString()}`;
-      } else if (plannedDelayMs === null) {
-        result = { outcome: 'failed' };
-        Object.assign(delivery, { status: 'failed', nextRetryAt: null });
-        // Its last attempt: the endpoint may now have failed for days (activities/webhook-auto-disable.ts).
-        await em.flush();
-        await disableIfFailingForDays(em, endpoint, started);
-      } else {
-        const nextDelayMs = Math.max(plannedDelayMs, Math.min(retryAfter ?? 0, WEBHOOK_MAX_RETRY_AFTER_MS));
-        result = { outcome: 'retry', nextDelayMs };
-        delivery.nextRetryAt = new Date(started.getTime() + nextDelayMs);
-      }
-      await em.flush();
-      return result;
+    /** One delivery (the single-delivery workflows started before): an attempt set of one. */
+    async attemptWebhookDelivery(input: WebhookAttemptInput): Promise<WebhookAttemptResult> {
+      return (await attemptAll([input]))[0]!;
+    },
+
+    /** The deliveries' workflow's attempts (workflows/webhook-delivery.ts): sent at once, recorded by one flush. */
+    async attemptWebhookDeliveries({ attempts }: WebhookAttemptsInput): Promise<WebhookAttemptsResult> {
+      return attemptAll(attempts);
     },
   };
 }

@@ -10,10 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import { temporal as proto } from '@temporalio/proto';
 import { Webhook } from 'standardwebhooks';
-import { WebhookDelivery } from '../db/entities/index.ts';
 import { createWebhook } from '../services/webhooks.ts';
 import { PING_WORKFLOW_TYPE, type PingWorkflow } from '../workflows/ping-types.ts';
-import { webhookDeliveryWorkflowId } from '../workflows/webhook-delivery-types.ts';
+import { webhookEventWorkflowId } from '../workflows/webhook-delivery-types.ts';
 import {
   createPost,
   envInt,
@@ -209,13 +208,10 @@ async function historyBreakdown(stack: BenchStack, samples: Sample[]): Promise<[
     'activity started → received',
   ];
   const seg = names.map((n) => [n, [] as number[]] as [string, number[]]);
-  const em = stack.orm.em.fork();
   for (const s of samples) {
-    const delivery = await em.findOne(WebhookDelivery, { event: s.arrival!.eventId }, { fields: ['id'] });
-    if (!delivery) continue;
     let events;
     try {
-      events = (await stack.client.workflow.getHandle(webhookDeliveryWorkflowId(delivery.id)).fetchHistory()).events ?? [];
+      events = (await stack.client.workflow.getHandle(webhookEventWorkflowId(s.arrival!.eventId)).fetchHistory()).events ?? [];
     } catch {
       continue;
     }

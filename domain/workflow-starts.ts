@@ -16,13 +16,12 @@
 // withdrawal. A process killed between the commit and the start loses nothing and doubles nothing.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Client, WorkflowExecutionAlreadyStartedError, type WorkflowStartOptions } from '@temporalio/client';
-import { WEBHOOK_FANOUT_WORKFLOW_TYPE, type WebhookFanoutInput, webhookFanoutWorkflowId } from '../workflows/webhook-fanout-types.ts';
 import {
-  WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+  WEBHOOK_DELIVERIES_WORKFLOW_TYPE,
+  type WebhookDeliveriesInput,
   webhookDeliveryWorkflowId,
-  type WebhookDeliveryInput,
+  webhookEventWorkflowId,
 } from '../workflows/webhook-delivery-types.ts';
-import { WebhookDelivery } from '../db/entities/index.ts';
 import { sql } from '../db/sql.ts';
 import { isTemporalOutage, type TemporalDeps, temporalUnavailable, terminateInBackground, withTemporalDeadline } from './temporal-calls.ts';
 
@@ -212,23 +211,42 @@ export async function reconcilePendingStarts<Row extends { id: string }>(
   return result;
 }
 
-/** A webhook delivery row: its workflow is `whd-<id>`, started once per delivery. */
-export const WEBHOOK_DELIVERY_STARTS: PendingKind<{ id: string }> = {
+/** A delivery row: its event's deliveries share one workflow, `whe-<eventId>`, which the first of them to be started starts. */
+export const WEBHOOK_DELIVERY_STARTS: PendingKind<EventDeliveries & { id: string }> = {
   table: 'webhook_deliveries',
   markedAt: 'created_at',
-  columns: 'id',
-  startFor: (row) => ({
-    workflowType: WEBHOOK_DELIVERY_WORKFLOW_TYPE,
-    options: { workflowId: webhookDeliveryWorkflowId(row.id), args: [{ deliveryId: row.id } satisfies WebhookDeliveryInput] },
-  }),
+  columns: `id, event_id as "eventId",
+    array(select x.id from webhook_deliveries x where x.event_id = webhook_deliveries.event_id order by x.id) as "deliveryIds"`,
+  startFor: (row) => eventDeliveriesStart(row),
 };
+
+/** An event and all of its deliveries, in id order. */
+interface EventDeliveries {
+  eventId: string;
+  deliveryIds: string[];
+}
+
+/** The one workflow of an event's deliveries: the request that commits the event and the outbox sweep start the same. */
+function eventDeliveriesStart({ eventId, deliveryIds }: EventDeliveries): PendingStart {
+  return {
+    workflowType: WEBHOOK_DELIVERIES_WORKFLOW_TYPE,
+    options: { workflowId: webhookEventWorkflowId(eventId), args: [{ deliveryIds } satisfies WebhookDeliveriesInput] },
+  };
+}
+
+/** A finished delivery sent again: the same workflow for it alone, `whd-<deliveryId>` (services/webhooks.ts redeliver). */
+export function redeliveryStart(deliveryId: string): PendingStart {
+  return {
+    workflowType: WEBHOOK_DELIVERIES_WORKFLOW_TYPE,
+    options: { workflowId: webhookDeliveryWorkflowId(deliveryId), args: [{ deliveryIds: [deliveryId] } satisfies WebhookDeliveriesInput] },
+  };
+}
 
 /**
  * Steps 2 and 3 for webhook deliveries just committed (domain/webhooks/outbox.ts writes them with
- * the change they announce), at a cost that does not grow with their number: one delivery is
- * started at once; more are handed to one fan-out workflow, whose activity starts each of them
- * (startDeliveriesNow). Nothing is withdrawn: a delivery whose start fails stays marked, and the
- * outbox sweep starts it.
+ * the change they announce), at a cost that does not grow with their number: one start per event,
+ * whatever its number of endpoints, then one statement clears the marks. Nothing is withdrawn: a
+ * delivery whose start fails stays marked, and the outbox sweep starts it.
  */
 export async function dispatchWebhookDeliveries(
   em: EntityManager,
@@ -236,22 +254,12 @@ export async function dispatchWebhookDeliveries(
   deliveryIds: string[],
 ): Promise<void> {
   if (deliveryIds.length === 0) return;
-  if (deliveryIds.length === 1) {
-    await startDeliveriesNow(em, temporal, deliveryIds);
-    return;
-  }
-  await startOnce(temporal.client, temporal.taskQueue, {
-    workflowType: WEBHOOK_FANOUT_WORKFLOW_TYPE,
-    options: { workflowId: webhookFanoutWorkflowId(deliveryIds[0]!), args: [{ deliveryIds } satisfies WebhookFanoutInput] },
-  });
-}
-
-/** Starts each delivery's workflow and clears its mark (the fan-out's activity, and a single delivery). */
-export async function startDeliveriesNow(
-  em: EntityManager,
-  temporal: { client: Client; taskQueue: string },
-  deliveryIds: string[],
-): Promise<void> {
-  for (const id of deliveryIds) await startOnce(temporal.client, temporal.taskQueue, WEBHOOK_DELIVERY_STARTS.startFor({ id })!);
-  await em.fork().nativeUpdate(WebhookDelivery, { id: { $in: deliveryIds } }, { workflowPending: false });
+  const events = await sql<EventDeliveries>(
+    em.fork(),
+    `select event_id as "eventId", array_agg(id order by id) as "deliveryIds" from webhook_deliveries
+      where event_id in (select event_id from webhook_deliveries where id in (?)) group by event_id`,
+    [deliveryIds],
+  );
+  for (const event of events) await startOnce(temporal.client, temporal.taskQueue, eventDeliveriesStart(event));
+  await sql(em.fork(), 'update webhook_deliveries set workflow_pending = false where id in (?) and workflow_pending', [deliveryIds]);
 }

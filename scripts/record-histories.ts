@@ -31,8 +31,7 @@ import { FEED_POLL_WORKFLOW_TYPE, type FeedPollInput, type FeedPollSummary } fro
 import { startFeedServer } from '../test/fakes/feed-server.ts';
 import { POST_RECONCILER_WORKFLOW_TYPE, type PostReconcilerResult } from '../workflows/post-reconciler-types.ts';
 import { seriesWorkflowId } from '../workflows/series-types.ts';
-import { webhookDeliveryWorkflowId } from '../workflows/webhook-delivery-types.ts';
-import { webhookFanoutWorkflowId } from '../workflows/webhook-fanout-types.ts';
+import { webhookDeliveryWorkflowId, webhookEventWorkflowId } from '../workflows/webhook-delivery-types.ts';
 import {
   WEBHOOK_OUTBOX_SWEEP_INPUT,
   WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
@@ -347,45 +346,48 @@ export const SCENARIOS: Record<string, Scenario> = {
     await untilClosed(ctx.stack, seriesWorkflowId(id));
     return seriesWorkflowId(id);
   },
-  /** A test event to a receiver that always answers 500: attempted on the whole schedule, then failed. */
-  'webhook-delivery-retried-failed': async (ctx) => {
-    const { key } = await account(ctx, []);
-    const endpointId = await webhook(ctx, key, '/failing');
-    await ctx.stack.syncClock();
-    const sent = await call(ctx.stack.app, 'POST', `/v1/webhooks/${endpointId}/test`, { key });
-    check(sent.status === 202, `test event answered ${sent.status}`);
-    const workflowId = webhookDeliveryWorkflowId(sent.body.deliveryId);
-    // The test environment's client lets the server skip the retry waits while it waits for the result.
-    const outcome = await ctx.stack.env.client.workflow.getHandle(workflowId).result();
-    const row = await ctx.stack.h.orm.em.fork().findOneOrFail(WebhookDelivery, { id: sent.body.deliveryId });
-    check(outcome === 'failed' && row.attempts > 1, `delivery ended ${outcome} after ${row.attempts} attempts`);
-    return workflowId;
-  },
-  /** An event for two endpoints: one fan-out workflow starts both deliveries, which are delivered. */
-  'webhook-fanout': async (ctx) => {
+  /** An event for two endpoints: one delivered at once, the other (always 500) attempted on the whole schedule, then failed. */
+  'webhook-deliveries-delivered-and-failed': async (ctx) => {
     const { key, organizationId } = await account(ctx, []);
-    await webhook(ctx, key, '/fanout-a');
-    await webhook(ctx, key, '/fanout-b');
+    await webhook(ctx, key, '/ok');
+    await webhook(ctx, key, '/failing');
     const em = ctx.stack.h.orm.em.fork();
-    const { deliveryIds } = await em.transactional(async (tx) => {
+    const { eventId, deliveryIds } = await em.transactional(async (tx) => {
       const written = await writeWebhookEvent(tx, {
         organizationId,
         type: 'webhook.test',
         now: new Date(),
-        data: { message: 'recorded fan-out' },
+        data: { message: 'recorded deliveries' },
       });
       await tx.flush();
       return written;
     });
     check(deliveryIds.length === 2, `event has ${deliveryIds.length} deliveries`);
-    // What the API does after committing an event with several deliveries.
+    // What the API does after committing an event.
     await dispatchWebhookDeliveries(em, { client: ctx.stack.client, taskQueue: ctx.stack.taskQueue }, deliveryIds);
-    const workflowId = webhookFanoutWorkflowId(deliveryIds[0]!);
-    await ctx.stack.env.client.workflow.getHandle(workflowId).result();
-    for (const id of deliveryIds) {
-      const outcome = await ctx.stack.env.client.workflow.getHandle(webhookDeliveryWorkflowId(id)).result();
-      check(outcome === 'delivered', `delivery ${id} ended ${outcome}`);
-    }
+    const workflowId = webhookEventWorkflowId(eventId);
+    // The test environment's client lets the server skip the retry waits while it waits for the result.
+    const outcomes = await ctx.stack.env.client.workflow.getHandle(workflowId).result();
+    const rows = await ctx.stack.h.orm.em.fork().find(WebhookDelivery, { id: { $in: deliveryIds } });
+    check(
+      Object.values(outcomes).sort().join() === 'delivered,failed' && rows.some((r) => r.attempts > 1),
+      `deliveries ended ${JSON.stringify(outcomes)}`,
+    );
+    return workflowId;
+  },
+  /** A finished delivery sent again: the deliveries workflow for it alone. */
+  'webhook-redelivery': async (ctx) => {
+    const { key } = await account(ctx, []);
+    const endpointId = await webhook(ctx, key, '/again');
+    await ctx.stack.syncClock();
+    const sent = await call(ctx.stack.app, 'POST', `/v1/webhooks/${endpointId}/test`, { key });
+    check(sent.status === 202, `test event answered ${sent.status}`);
+    await ctx.stack.env.client.workflow.getHandle(webhookEventWorkflowId(sent.body.eventId)).result();
+    const again = await call(ctx.stack.app, 'POST', `/v1/webhooks/${endpointId}/deliveries/${sent.body.deliveryId}/redeliver`, { key });
+    check(again.status === 202, `redeliver answered ${again.status}`);
+    const workflowId = webhookDeliveryWorkflowId(sent.body.deliveryId);
+    const outcomes = await ctx.stack.env.client.workflow.getHandle(workflowId).result();
+    check(outcomes[sent.body.deliveryId] === 'delivered', `redelivery ended ${JSON.stringify(outcomes)}`);
     return workflowId;
   },
   /** A delivery committed a minute ago and never started (its process died): the sweep starts it; it is delivered. */
@@ -393,7 +395,7 @@ export const SCENARIOS: Record<string, Scenario> = {
     const { key, organizationId } = await account(ctx, []);
     const endpointId = await webhook(ctx, key, '/swept');
     const em = ctx.stack.h.orm.em.fork();
-    const { deliveryIds } = await em.transactional(async (tx) => {
+    const { eventId, deliveryIds } = await em.transactional(async (tx) => {
       const written = await writeWebhookEvent(tx, {
         organizationId,
         type: 'webhook.test',
@@ -411,8 +413,8 @@ export const SCENARIOS: Record<string, Scenario> = {
       args: [WEBHOOK_OUTBOX_SWEEP_INPUT],
     });
     check(result.started >= 1, `sweep started ${result.started}`);
-    const outcome = await ctx.stack.env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryIds[0]!)).result();
-    check(outcome === 'delivered', `swept delivery ended ${outcome}`);
+    const outcomes = await ctx.stack.env.client.workflow.getHandle(webhookEventWorkflowId(eventId)).result();
+    check(outcomes[deliveryIds[0]!] === 'delivered', `swept delivery ended ${JSON.stringify(outcomes)}`);
     return workflowId;
   },
   /** Two published posts whose first readings fell due: the metrics sweep reads them a batch of one at a time. */

@@ -21,7 +21,7 @@ import { generateWebhookSecret } from '../lib/webhook-signing.ts';
 import { isTemporalOutage, type TemporalDeps, temporalUnavailable, withTemporalDeadline } from '../domain/temporal-calls.ts';
 import type { StoredWebhookSecrets } from '../activities/webhooks.ts';
 import { WEBHOOK_EVENT_TYPES, writeWebhookEvent } from '../domain/webhooks/outbox.ts';
-import { dispatchWebhookDeliveries, startOnce, WEBHOOK_DELIVERY_STARTS } from '../domain/workflow-starts.ts';
+import { dispatchWebhookDeliveries, redeliveryStart, startOnce } from '../domain/workflow-starts.ts';
 
 export { WEBHOOK_EVENT_TYPES };
 
@@ -293,8 +293,8 @@ export async function redeliver(
   };
   let started: boolean;
   try {
-    // The earlier workflow has recorded its last attempt; until it has closed, its id is not free.
-    const start = WEBHOOK_DELIVERY_STARTS.startFor({ id: delivery.id })!;
+    // A redelivery before this one has recorded its last attempt; until its workflow has closed, its id is not free.
+    const start = redeliveryStart(delivery.id);
     started = (await withTemporalDeadline(dispatcher, () => startOnce(dispatcher.client, dispatcher.taskQueue, start))) === 'started';
   } catch (err) {
     await putBack();

@@ -77,6 +77,9 @@ describe('recorded workflow histories', () => {
       'post-retry-new-run-v2',
       // The other workflow types, each along its longest path.
       'series-edited-deleted',
+      'webhook-deliveries-delivered-and-failed',
+      'webhook-redelivery',
+      // The single-delivery and fan-out workflows of the executions started before the deliveries workflow.
       'webhook-delivery-retried-failed',
       'webhook-fanout',
       'webhook-outbox-sweep',

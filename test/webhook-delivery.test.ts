@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { addDelivery, lastAttempt } from './harness/webhook-failures.ts';
-import { WEBHOOK_JITTER, WEBHOOK_RETRY_SCHEDULE_MS, webhookDeliveryWorkflowId } from '../workflows/webhook-delivery-types.ts';
+import { WEBHOOK_JITTER, WEBHOOK_RETRY_SCHEDULE_MS, webhookEventWorkflowId } from '../workflows/webhook-delivery-types.ts';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -235,7 +235,7 @@ describe('webhook delivery', () => {
     expect(d).toMatchObject({ status: 'failed', attempts: DOCUMENTED_SCHEDULE_MS.length, statusCode: 503, nextRetryAt: null });
     expect(at('/down')).toHaveLength(DOCUMENTED_SCHEDULE_MS.length);
     // The timers the workflow set, from its history: the schedule, each within the jitter.
-    const history = await stack.client.workflow.getHandle(webhookDeliveryWorkflowId(d!.id)).fetchHistory();
+    const history = await stack.client.workflow.getHandle(webhookEventWorkflowId(d!.eventId)).fetchHistory();
     const timers = history
       .events!.filter((e) => e.timerStartedEventAttributes)
       .map((e) => {
@@ -258,9 +258,9 @@ describe('webhook delivery', () => {
     const sent = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
     await until(() => at('/deleted').length === 1, '1 second');
     expect((await call(stack.app, 'DELETE', `/v1/webhooks/${id}`, { key })).status).toBe(204);
-    const handle = stack.client.workflow.getHandle(webhookDeliveryWorkflowId(sent.body.deliveryId));
+    const handle = stack.client.workflow.getHandle(webhookEventWorkflowId(sent.body.eventId));
     await until(async () => (await handle.describe()).status.name !== 'RUNNING', '10 seconds');
-    expect(await handle.result()).toBe('skipped');
+    expect(await handle.result()).toEqual({ [sent.body.deliveryId]: 'skipped' });
     expect(at('/deleted')).toHaveLength(1);
   });
 
@@ -278,7 +278,7 @@ describe('webhook delivery', () => {
   test('redeliver sends the same event again', async () => {
     const { key, id, secret } = await setup('/again');
     const sent = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
-    const handle = stack.client.workflow.getHandle(webhookDeliveryWorkflowId(sent.body.deliveryId));
+    const handle = stack.client.workflow.getHandle(webhookEventWorkflowId(sent.body.eventId));
     await until(async () => (await handle.describe()).status.name !== 'RUNNING');
     const res = await call(stack.app, 'POST', `/v1/webhooks/${id}/deliveries/${sent.body.deliveryId}/redeliver`, { key });
     expect(res.status).toBe(202);
@@ -298,7 +298,7 @@ describe('webhook delivery', () => {
     });
     const { key, id } = await setup('/again-at-once', [200, { hold }]);
     const sent = await call(stack.app, 'POST', `/v1/webhooks/${id}/test`, { key });
-    const handle = stack.client.workflow.getHandle(webhookDeliveryWorkflowId(sent.body.deliveryId));
+    const handle = stack.client.workflow.getHandle(webhookEventWorkflowId(sent.body.eventId));
     await until(async () => (await handle.describe()).status.name !== 'RUNNING');
     const path = `/v1/webhooks/${id}/deliveries/${sent.body.deliveryId}/redeliver`;
     const answers = await Promise.all(Array.from({ length: 8 }, () => call(stack.app, 'POST', path, { key })));

@@ -11,6 +11,8 @@ import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { POST_WORKFLOW_TYPE } from '../workflows/post-types.ts';
+import { WEBHOOK_DELIVERIES_WORKFLOW_TYPE, webhookEventWorkflowId } from '../workflows/webhook-delivery-types.ts';
+import { WebhookEvent } from '../db/entities/index.ts';
 import { endpointWants } from '../domain/webhooks/outbox.ts';
 
 interface Event {
@@ -162,8 +164,8 @@ describe('webhook events', () => {
       body: { content: 'to twenty endpoints', channelIds: [channel], publishAt },
     });
     expect(created.status).toBe(201);
-    // The post's workflow and one fan-out, not one start per endpoint.
-    expect(started.sort()).toEqual([POST_WORKFLOW_TYPE, 'webhookFanoutWorkflow']);
+    // The post's workflow and the event's one deliveries workflow, not one start per endpoint.
+    expect(started.sort()).toEqual([POST_WORKFLOW_TYPE, WEBHOOK_DELIVERIES_WORKFLOW_TYPE].sort());
     const paths = Array.from({ length: 20 }, (_, i) => `/fanout-${i}`);
     await until(() => paths.every((p) => at(p).length >= 1));
     for (const p of paths) {
@@ -171,6 +173,14 @@ describe('webhook events', () => {
       expect(at(p)[0]).toMatchObject({ type: 'post.scheduled', data: { id: created.body.id } });
     }
     expect(unverified).toEqual([]);
+    // The twenty were attempted together: one activity in the event's workflow.
+    const event = await stack.h.orm.em.fork().findOneOrFail(WebhookEvent, { organization: org.id, type: 'post.scheduled' });
+    const history = await stack.client.workflow.getHandle(webhookEventWorkflowId(event.id)).fetchHistory();
+    expect(
+      history
+        .events!.filter((e) => e.activityTaskScheduledEventAttributes)
+        .map((e) => e.activityTaskScheduledEventAttributes!.activityType!.name),
+    ).toEqual(['attemptWebhookDeliveries']);
   });
 
   test('every channel published: post.published; a cancelled post: post.cancelled', async () => {

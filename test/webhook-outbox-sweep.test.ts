@@ -12,7 +12,7 @@ import { WebhookDelivery } from '../db/entities/index.ts';
 import { createLogger } from '../lib/log.ts';
 import { createWorker } from '../worker/index.ts';
 import { ensureSchedules, SERVICE_SCHEDULES } from '../worker/schedules.ts';
-import { webhookDeliveryWorkflowId } from '../workflows/webhook-delivery-types.ts';
+import { webhookEventWorkflowId } from '../workflows/webhook-delivery-types.ts';
 import {
   WEBHOOK_OUTBOX_SWEEP_EVERY,
   WEBHOOK_OUTBOX_SWEEP_INPUT,
@@ -79,9 +79,9 @@ async function row(deliveryId: string) {
   return (await harness()).orm.em.fork().findOneOrFail(WebhookDelivery, { id: deliveryId });
 }
 
-async function workflowStatus(client: Client, deliveryId: string): Promise<string> {
+async function workflowStatus(client: Client, eventId: string): Promise<string> {
   try {
-    return (await client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId)).describe()).status.name;
+    return (await client.workflow.getHandle(webhookEventWorkflowId(eventId)).describe()).status.name;
   } catch {
     return 'NONE';
   }
@@ -109,14 +109,14 @@ describe('webhook outbox sweep', () => {
     const target = await endpoint('/swept');
     const lost = await commitWithoutDispatch(target, 60_000);
     const fresh = await commitWithoutDispatch(await endpoint('/fresh'), 0);
-    expect(await workflowStatus(stack.client, lost.deliveryId)).toBe('NONE');
+    expect(await workflowStatus(stack.client, lost.eventId)).toBe('NONE');
     expect((await row(lost.deliveryId)).workflowPending).toBe(true);
 
     const result = await sweep();
     expect(result.started).toBeGreaterThanOrEqual(1);
     // Younger than the grace period: its own dispatcher may still be starting it.
     expect((await row(fresh.deliveryId)).workflowPending).toBe(true);
-    expect(await workflowStatus(stack.client, fresh.deliveryId)).toBe('NONE');
+    expect(await workflowStatus(stack.client, fresh.eventId)).toBe('NONE');
     await until('the swept delivery to arrive', () => at('/swept').length === 1);
     const got = at('/swept')[0]!;
     expect(got.headers['webhook-id']).toBe(lost.eventId);
@@ -130,9 +130,39 @@ describe('webhook outbox sweep', () => {
     const rerun = await sweep();
     expect(rerun.started + rerun.alreadyStarted).toBeGreaterThanOrEqual(1);
     expect((await row(lost.deliveryId)).workflowPending).toBe(false);
-    const again = stack.client.workflow.getHandle(webhookDeliveryWorkflowId(lost.deliveryId));
-    expect(await again.result()).toBe('skipped');
+    const again = stack.client.workflow.getHandle(webhookEventWorkflowId(lost.eventId));
+    expect(await again.result()).toEqual({ [lost.deliveryId]: 'skipped' });
     expect(at('/swept')).toHaveLength(1);
+  });
+
+  test("an event's three deliveries, all lost: the sweep starts the event's one workflow, and each endpoint gets the event once", async () => {
+    const org = await makeOrg('ENTERPRISE');
+    const { key } = await makeKey(org.id);
+    const paths = ['/lost-a', '/lost-b', '/lost-c'];
+    for (const path of paths) {
+      const res = await call(stack.app, 'POST', '/v1/webhooks', {
+        key,
+        body: { url: `http://127.0.0.1:${receiver.port}${path}`, events: 'all' },
+      });
+      expect(res.status).toBe(201);
+    }
+    const written = await (await harness()).orm.em.fork().transactional(async (tx) => {
+      const w = await writeWebhookEvent(tx, {
+        organizationId: org.id,
+        type: 'webhook.test',
+        now: new Date(Date.now() - 60_000),
+        data: { message: 'committed, never dispatched' },
+      });
+      await tx.flush();
+      return w;
+    });
+    expect(written.deliveryIds).toHaveLength(3);
+    const result = await sweep();
+    expect(result.started).toBeGreaterThanOrEqual(1);
+    const outcomes = await stack.client.workflow.getHandle(webhookEventWorkflowId(written.eventId)).result();
+    expect(outcomes).toEqual(Object.fromEntries(written.deliveryIds.map((id) => [id, 'delivered'])));
+    for (const path of paths) expect(at(path).map((r) => r.headers['webhook-id'])).toEqual([written.eventId]);
+    for (const id of written.deliveryIds) expect((await row(id)).workflowPending).toBe(false);
   });
 
   test("ensureSchedules creates the sweep's Schedule on a real Temporal server; triggered, it delivers a lost row", async () => {
@@ -171,7 +201,7 @@ describe('webhook outbox sweep', () => {
       expect(at('/scheduled')[0]!.headers['webhook-id']).toBe(lost.eventId);
       await until('the delivery to be recorded', async () => (await row(lost.deliveryId)).status === 'delivered');
       // The row is written by the delivery's activity; the workflow completes just after it.
-      await until('the delivery workflow to complete', async () => (await workflowStatus(client, lost.deliveryId)) === 'COMPLETED');
+      await until('the delivery workflow to complete', async () => (await workflowStatus(client, lost.eventId)) === 'COMPLETED');
     } finally {
       for (const s of SERVICE_SCHEDULES)
         await client.schedule

@@ -21,7 +21,12 @@ import {
   type MediaUploadWorkflow,
 } from '../workflows/media-types.ts';
 import { PING_WORKFLOW_TYPE, type PingWorkflow } from '../workflows/ping-types.ts';
-import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, type WebhookDeliveryWorkflow } from '../workflows/webhook-delivery-types.ts';
+import {
+  WEBHOOK_DELIVERIES_WORKFLOW_TYPE,
+  WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+  type WebhookDeliveriesWorkflow,
+  type WebhookDeliveryWorkflow,
+} from '../workflows/webhook-delivery-types.ts';
 import { POST_RECONCILER_WORKFLOW_TYPE, type PostReconcilerWorkflow } from '../workflows/post-reconciler-types.ts';
 import { SERIES_WORKFLOW_TYPE, type SeriesWorkflow } from '../workflows/series-types.ts';
 import { WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE, type WebhookOutboxSweepWorkflow } from '../workflows/webhook-outbox-sweep-types.ts';
@@ -58,6 +63,8 @@ describe('workflow contracts', () => {
       'state',
     ]);
     expect(PING_WORKFLOW_TYPE).toBe('pingWorkflow');
+    expect(WEBHOOK_DELIVERIES_WORKFLOW_TYPE).toBe('webhookDeliveriesWorkflow');
+    // The types of executions started before webhookDeliveriesWorkflow, still registered for them.
     expect(WEBHOOK_DELIVERY_WORKFLOW_TYPE).toBe('webhookDeliveryWorkflow');
     // Also the name the create reconciler's Temporal Schedule starts (worker/schedules.ts).
     expect(POST_RECONCILER_WORKFLOW_TYPE).toBe('postStartReconcilerWorkflow');
@@ -77,6 +84,7 @@ describe('workflow contracts', () => {
         PING_WORKFLOW_TYPE,
         POST_WORKFLOW_TYPE,
         PATCHED_POST_WORKFLOW_TYPE,
+        WEBHOOK_DELIVERIES_WORKFLOW_TYPE,
         WEBHOOK_DELIVERY_WORKFLOW_TYPE,
         POST_RECONCILER_WORKFLOW_TYPE,
         SERIES_WORKFLOW_TYPE,
@@ -92,6 +100,7 @@ describe('workflow contracts', () => {
       PostWorkflow,
       MediaUploadWorkflow,
       PingWorkflow,
+      WebhookDeliveriesWorkflow,
       WebhookDeliveryWorkflow,
       PostReconcilerWorkflow,
       SeriesWorkflow,
@@ -104,6 +113,7 @@ describe('workflow contracts', () => {
       workflows.postWorkflow,
       workflows.mediaUploadWorkflow,
       workflows.pingWorkflow,
+      workflows.webhookDeliveriesWorkflow,
       workflows.webhookDeliveryWorkflow,
       workflows.postStartReconcilerWorkflow,
       workflows.seriesWorkflow,
@@ -117,6 +127,7 @@ describe('workflow contracts', () => {
       PATCHED_POST_WORKFLOW_TYPE,
       MEDIA_UPLOAD_WORKFLOW_TYPE,
       PING_WORKFLOW_TYPE,
+      WEBHOOK_DELIVERIES_WORKFLOW_TYPE,
       WEBHOOK_DELIVERY_WORKFLOW_TYPE,
       POST_RECONCILER_WORKFLOW_TYPE,
       SERIES_WORKFLOW_TYPE,

@@ -3,7 +3,7 @@
 export { pingWorkflow } from './ping.ts';
 export { postWorkflow, postWorkflowV2 } from './post.ts';
 export { mediaUploadWorkflow } from './media-upload.ts';
-export { webhookDeliveryWorkflow } from './webhook-delivery.ts';
+export { webhookDeliveriesWorkflow, webhookDeliveryWorkflow } from './webhook-delivery.ts';
 export { webhookOutboxSweepWorkflow } from './webhook-outbox-sweep.ts';
 export { postStartReconcilerWorkflow } from './post-reconciler.ts';
 export { seriesWorkflow } from './series.ts';

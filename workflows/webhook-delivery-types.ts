@@ -1,9 +1,34 @@
-// The webhook delivery workflow's contract (docs/decisions.md "Webhooks"): one workflow per
-// delivery (an event to one endpoint), id `whd-<deliveryId>`, shared by the workflow, its
-// activity and the code that starts it.
+// The webhook deliveries' contract (docs/decisions.md "Webhooks"), shared by the workflows, their
+// activity and the code that starts them. Plain data only; the names are durable — never rename.
+//
+// One `webhookDeliveriesWorkflow` per event, `whe-<eventId>`, attempts all of the event's
+// deliveries together and keeps each one's place in the retry schedule; a redelivery runs the
+// same workflow for its one delivery, `whd-<deliveryId>`. `webhookDeliveryWorkflow` (one
+// delivery, `whd-<deliveryId>`) is no longer started: it stays registered for the executions
+// started before, which sleep for up to three days.
+
+/** The workflow of an event's deliveries, or of one redelivery (workflows/webhook-delivery.ts). */
+export const WEBHOOK_DELIVERIES_WORKFLOW_TYPE = 'webhookDeliveriesWorkflow';
+/** The workflow of one delivery, for executions already started. */
 export const WEBHOOK_DELIVERY_WORKFLOW_TYPE = 'webhookDeliveryWorkflow';
 
+/** An event's deliveries: the request that committed the event and the outbox sweep name the same workflow. */
+export const webhookEventWorkflowId = (eventId: string) => `whe-${eventId}`;
+/** One delivery sent again (and the single-delivery workflows started before). */
 export const webhookDeliveryWorkflowId = (deliveryId: string) => `whd-${deliveryId}`;
+
+export interface WebhookDeliveriesInput {
+  /** Every delivery of the event (or the one delivery sent again), in id order. */
+  deliveryIds: string[];
+}
+
+/** Each delivery's outcome, by its id. */
+export type WebhookDeliveriesResult = Record<string, WebhookDeliveryOutcome>;
+
+export type WebhookDeliveriesWorkflow = (input: WebhookDeliveriesInput) => Promise<WebhookDeliveriesResult>;
+
+/** At most this many deliveries per attempt activity; more are attempted by several at once. */
+export const WEBHOOK_ATTEMPTS_PER_ACTIVITY = 20;
 
 export interface WebhookDeliveryInput {
   deliveryId: string;
@@ -45,5 +70,12 @@ export interface WebhookAttemptInput {
 export type WebhookAttemptResult = { outcome: 'delivered' | 'failed' | 'gone' | 'skipped' } | { outcome: 'retry'; nextDelayMs: number };
 
 export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'gone' | 'skipped';
+
+export interface WebhookAttemptsInput {
+  attempts: WebhookAttemptInput[];
+}
+
+/** One result per attempt, in the order of the input. */
+export type WebhookAttemptsResult = WebhookAttemptResult[];
 
 export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<WebhookDeliveryOutcome>;

@@ -1,7 +1,6 @@
-// The webhook fan-out's contract (docs/decisions.md "Webhooks"). The code that commits an event
-// starts one fan-out workflow for its deliveries, whatever their number, and answers; the
-// fan-out's activity starts each delivery's own workflow (`whd-<deliveryId>`: its retries, its
-// log, redeliver) on the worker. Plain data only. The names here are durable — never rename.
+// The webhook fan-out's contract: a workflow whose activity dispatched an event's deliveries. No
+// code starts it any more (workflows/webhook-delivery-types.ts); it stays registered for the
+// executions started before. Plain data only. The names here are durable — never rename.
 
 /** The workflow type (workflows/webhook-fanout.ts, registered by its export in workflows/index.ts). */
 export const WEBHOOK_FANOUT_WORKFLOW_TYPE = 'webhookFanoutWorkflow';

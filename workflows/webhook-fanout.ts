@@ -1,5 +1,6 @@
-// The webhook fan-out (workflows/webhook-fanout-types.ts): one activity that starts the delivery
-// workflows of an event's deliveries, so the request that committed the event pays one start.
+// The webhook fan-out (workflows/webhook-fanout-types.ts): one activity that dispatches an event's
+// deliveries. No longer started (an event's deliveries run in one webhookDeliveriesWorkflow); it
+// stays registered for the executions started before.
 import { proxyActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import type { WebhookFanoutInput } from './webhook-fanout-types.ts';

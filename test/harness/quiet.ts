@@ -4,7 +4,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { WebhookDelivery, WebhookEvent } from '../../db/entities/index.ts';
-import { webhookDeliveryWorkflowId } from '../../workflows/webhook-delivery-types.ts';
+import { webhookEventWorkflowId } from '../../workflows/webhook-delivery-types.ts';
 import type { Orm } from '../../db/orm.ts';
 
 const E = temporal.api.enums.v1.EventType;
@@ -101,7 +101,7 @@ export function quiet(client: Client, workflowId: string, ms = 30_000): Promise<
 export async function deliveredEvents(client: Client, orm: Orm, organizationId: string, type: string): Promise<number> {
   const em = orm.em.fork();
   const events = await em.find(WebhookEvent, { organization: organizationId, type });
-  const deliveries = events.length ? await em.find(WebhookDelivery, { event: { $in: events.map((e) => e.id) } }) : [];
-  for (const d of deliveries) await closed(client, webhookDeliveryWorkflowId(d.id));
+  const withDeliveries = events.length ? await em.find(WebhookDelivery, { event: { $in: events.map((e) => e.id) } }) : [];
+  for (const eventId of new Set(withDeliveries.map((d) => d.event))) await closed(client, webhookEventWorkflowId(eventId));
   return events.length;
 }
