@@ -1,15 +1,17 @@
 // Creates with webhook endpoints subscribed to post.scheduled: POST /v1/posts for one
 // organization, BENCH_CONCURRENCY in flight, with 0, then 5, then 20 endpoints (one run, the same
-// stack), and the ratio of each to the creates with none (the ceiling). Then how fast the
-// deliveries of the 20-endpoint phase reach 20 fast receivers (each verified with the official
-// `standardwebhooks` package). Prints figures; asserts nothing.
+// stack), and the ratio of each to the creates with none (the ceiling): while the creates are
+// made, and through their deliveries (first create to last arrival at the receivers, each
+// verified with the official `standardwebhooks` package), with the CPU per create of each process.
+// Prints figures; asserts nothing.
 //
 //   .tools/bin/bun run bench/webhook-fanout.ts
 //   BENCH_FANOUT_CREATES=300 BENCH_CONCURRENCY=32 .tools/bin/bun run bench/webhook-fanout.ts
 //   … --json (or BENCH_JSON=1): the report goes to stderr, stdout carries one JSON object of figures.
 import { Webhook } from 'standardwebhooks';
 import { createWebhook } from '../services/webhooks.ts';
-import { createPost, envInt, machineNote, ms, pool, runBench, say, startBenchStack, summary } from './stack.ts';
+import { postgresCpuMs } from './cpu.ts';
+import { createPost, envInt, machineNote, ms, pool, procCpuMs, runBench, say, startBenchStack, summary } from './stack.ts';
 
 const JSON_OUT = process.argv.includes('--json') || process.env.BENCH_JSON === '1';
 // In JSON mode the human report (and the stack's progress lines) go to stderr.
@@ -61,7 +63,15 @@ await runBench(async () => {
     }
   }
 
-  async function phase(): Promise<{ perSecond: number; latencies: number[]; failed: number; startedAt: number }> {
+  // CPU of each process (ms so far): this one (the API, the load and the receivers), the worker, Temporal, Postgres.
+  const cpu = () => [
+    procCpuMs(process.pid),
+    stack.worker.cpuMs(),
+    stack.temporalPid ? procCpuMs(stack.temporalPid) : Number.NaN,
+    postgresCpuMs(),
+  ];
+
+  async function phase(): Promise<{ perSecond: number; latencies: number[]; failed: number; startedAt: number; endedAt: number }> {
     const latencies: number[] = [];
     let failed = 0;
     const startedAt = performance.now();
@@ -72,7 +82,8 @@ await runBench(async () => {
       latencies.push(performance.now() - t);
       if (res.status !== 201) failed++;
     });
-    return { perSecond: CREATES / ((performance.now() - startedAt) / 1000), latencies, failed, startedAt };
+    const endedAt = performance.now();
+    return { perSecond: CREATES / ((endedAt - startedAt) / 1000), latencies, failed, startedAt, endedAt };
   }
 
   // Warm-up: the first requests pay for connections and JIT.
@@ -80,14 +91,36 @@ await runBench(async () => {
     await createPost(stack, `bench ${runId} warm-up #${next++}`, new Date(base + next * 1000).toISOString());
   });
 
-  const rows: { endpoints: number; perSecond: number; p50: number; p99: number; failed: number }[] = [];
+  interface Row {
+    endpoints: number;
+    /** Creates per second while they are made. */
+    perSecond: number;
+    /** Creates per second from the first create to the last delivery's arrival: what the stack sustains with its deliveries. */
+    throughDeliveries: number;
+    p50: number;
+    p99: number;
+    failed: number;
+    cpuPerCreate: number[];
+  }
+  const rows: Row[] = [];
   let deliveriesPerSecond = Number.NaN;
   for (const step of ENDPOINT_STEPS) {
     await addEndpoints(step);
     const before = delivered;
+    const cpuBefore = cpu();
     const r = await phase();
+    // Per create, over the phase and the deliveries it leaves (up to their last arrival).
     const s = summary(r.latencies);
-    rows.push({ endpoints: step, perSecond: r.perSecond, p50: s.p50, p99: s.p99, failed: r.failed });
+    const row: Row = {
+      endpoints: step,
+      perSecond: r.perSecond,
+      throughDeliveries: r.perSecond,
+      p50: s.p50,
+      p99: s.p99,
+      failed: r.failed,
+      cpuPerCreate: [],
+    };
+    rows.push(row);
     say(`${step} endpoints: ${r.perSecond.toFixed(1)} creates/s, p50 ${ms(s.p50)}, p99 ${ms(s.p99)}, ${r.failed} failed`);
     if (step > 0) {
       const want = before + (CREATES - r.failed) * step;
@@ -95,24 +128,35 @@ await runBench(async () => {
       while (delivered < want && performance.now() < deadline) await Bun.sleep(50);
       const got = delivered - before;
       deliveriesPerSecond = got / ((lastArrival - r.startedAt) / 1000);
+      row.throughDeliveries = got < want - before ? Number.NaN : CREATES / ((Math.max(lastArrival, r.endedAt) - r.startedAt) / 1000);
       say(`  ${got}/${want - before} deliveries, ${deliveriesPerSecond.toFixed(1)}/s from the phase's first create to the last arrival`);
     }
+    row.cpuPerCreate = cpu().map((v, i) => (v - cpuBefore[i]!) / CREATES);
   }
   receiver.stop(true);
 
   const none = rows[0]!.perSecond;
   console.log('');
   console.log(`webhook fan-out: ${CREATES} creates per phase, ${CONCURRENCY} in flight, one organization; ${machineNote()}`);
-  console.log('| endpoints | creates/s | ratio to none | p50 | p99 |');
-  console.log('|---|---|---|---|---|');
+  console.log(
+    '| endpoints | creates/s | ratio to none | through their deliveries: creates/s, ratio | p50 | p99 | CPU per create, with its deliveries: API and load / worker / Temporal / Postgres |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
   for (const r of rows)
-    console.log(`| ${r.endpoints} | ${r.perSecond.toFixed(1)} | ${(r.perSecond / none).toFixed(2)} | ${ms(r.p50)} | ${ms(r.p99)} |`);
+    console.log(
+      `| ${r.endpoints} | ${r.perSecond.toFixed(1)} | ${(r.perSecond / none).toFixed(2)} | ${r.throughDeliveries.toFixed(1)}, ${(r.throughDeliveries / none).toFixed(2)} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.cpuPerCreate.map((c) => c.toFixed(1)).join(' / ')} ms |`,
+    );
   console.log(`deliveries to 20 receivers: ${deliveriesPerSecond.toFixed(1)}/s; unverified ${unverified}`);
 
   if (JSON_OUT) {
     const metrics = rows.flatMap((r) => [
       { metric: `webhook fan-out: creates with ${r.endpoints} endpoints`, value: Number(r.perSecond.toFixed(1)), unit: 'req/s' },
       { metric: `webhook fan-out: ratio ${r.endpoints} endpoints / none`, value: Number((r.perSecond / none).toFixed(3)), unit: '×' },
+      {
+        metric: `webhook fan-out: ratio ${r.endpoints} endpoints / none, through the deliveries`,
+        value: Number((r.throughDeliveries / none).toFixed(3)),
+        unit: '×',
+      },
     ]);
     metrics.push({ metric: 'webhook fan-out: deliveries to 20 receivers', value: Number(deliveriesPerSecond.toFixed(1)), unit: '/s' });
     await Bun.write(Bun.stdout, `${JSON.stringify({ bench: 'webhook-fanout', creates: CREATES, concurrency: CONCURRENCY, metrics })}\n`);

@@ -8,6 +8,9 @@ import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { addDelivery, lastAttempt } from './harness/webhook-failures.ts';
 import { WEBHOOK_JITTER, WEBHOOK_RETRY_SCHEDULE_MS, webhookEventWorkflowId } from '../workflows/webhook-delivery-types.ts';
+import { WebhookDelivery } from '../db/entities/index.ts';
+import { writeWebhookEvent } from '../domain/webhooks/outbox.ts';
+import { dispatchWebhookDeliveries } from '../domain/workflow-starts.ts';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -251,6 +254,54 @@ describe('webhook delivery', () => {
     });
     // Jittered: not exactly the schedule.
     expect(timers.slice(1).some((t, i) => t !== DOCUMENTED_SCHEDULE_MS[i + 2])).toBe(true);
+  });
+
+  test("one event to two endpoints, one of them down twice: each keeps its own place in the schedule, in the event's one workflow", async () => {
+    const org = await makeOrg('ENTERPRISE');
+    const { key } = await makeKey(org.id);
+    script.set('/pair-up', []);
+    script.set('/pair-down', [503, 503]);
+    for (const path of ['/pair-up', '/pair-down']) {
+      const res = await call(stack.app, 'POST', '/v1/webhooks', {
+        key,
+        body: { url: `http://127.0.0.1:${server.port}${path}`, events: 'all' },
+      });
+      expect(res.status).toBe(201);
+    }
+    const em = stack.h.orm.em.fork();
+    const { eventId, deliveryIds } = await em.transactional(async (tx) => {
+      const written = await writeWebhookEvent(tx, {
+        organizationId: org.id,
+        type: 'webhook.test',
+        now: new Date(),
+        data: { message: 'to two' },
+      });
+      await tx.flush();
+      return written;
+    });
+    expect(deliveryIds).toHaveLength(2);
+    // What the code that commits an event does next.
+    await dispatchWebhookDeliveries(em, { client: stack.client, taskQueue: stack.taskQueue }, deliveryIds);
+    const handle = stack.client.workflow.getHandle(webhookEventWorkflowId(eventId));
+    await until(async () => (await handle.describe()).status.name !== 'RUNNING');
+    expect(Object.values(await handle.result())).toEqual(['delivered', 'delivered']);
+    expect(at('/pair-up').map((r) => r.headers['webhook-id'])).toEqual([eventId]);
+    expect(at('/pair-down').map((r) => r.headers['webhook-id'])).toEqual([eventId, eventId, eventId]);
+    const rows = await stack.h.orm.em.fork().find(WebhookDelivery, { id: { $in: deliveryIds } });
+    expect(rows.map((r) => [r.status, r.attempts]).sort()).toEqual([
+      ['delivered', 1],
+      ['delivered', 3],
+    ]);
+    // The down one waited the schedule's 5 s, then its 5 min, each within the jitter.
+    const timers = (await handle.fetchHistory()).events!.flatMap((e) => {
+      const t = e.timerStartedEventAttributes?.startToFireTimeout;
+      return t ? [Number(t.seconds) * 1000 + Math.round((t.nanos ?? 0) / 1e6)] : [];
+    });
+    expect(timers).toHaveLength(2);
+    timers.forEach((t, i) => {
+      expect(t).toBeGreaterThanOrEqual(Math.floor(DOCUMENTED_SCHEDULE_MS[i + 1]! * (1 - DOCUMENTED_JITTER)));
+      expect(t).toBeLessThanOrEqual(Math.ceil(DOCUMENTED_SCHEDULE_MS[i + 1]! * (1 + DOCUMENTED_JITTER)));
+    });
   });
 
   test('a delivery to an endpoint deleted before its retry is not sent', async () => {

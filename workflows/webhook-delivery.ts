@@ -1,7 +1,7 @@
 // Webhook deliveries as durable workflows (workflows/webhook-delivery-types.ts): attempt, and
 // while an attempt asks for a retry, sleep per the schedule and attempt again. The schedule lives
 // here, in timers, so a worker or Temporal restart resumes it where it was.
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, sleep } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import {
   WEBHOOK_ATTEMPTS_PER_ACTIVITY,
@@ -16,13 +16,18 @@ import {
 
 type Activities = ReturnType<typeof createActivities>;
 
-const deliver = proxyActivities<Activities>({
+const ATTEMPT_OPTIONS = {
   // Above the 15 s request timeout plus the database writes around it (an activity's attempts run at once).
   startToCloseTimeout: '1 minute',
   // Retried only when the database write fails: an HTTP failure is an answer (outcome retry), not an error.
   // A retry may send the same event again: delivery is at-least-once (docs/decisions.md).
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+} as const;
+
+const deliver = proxyActivities<Activities>(ATTEMPT_OPTIONS);
+// Local: the attempts run inside the workflow task that asks for them, so an event delivered at
+// once costs one workflow task and no activity task (docs/decisions.md "Webhooks").
+const deliverHere = proxyLocalActivities<Activities>(ATTEMPT_OPTIONS);
 
 /** The wait after the attempt at `step` if it must be retried, jittered; null after the last. */
 function plannedDelayMs(step: number): number | null {
@@ -64,7 +69,7 @@ export async function webhookDeliveriesWorkflow({ deliveryIds }: WebhookDeliveri
     const chunks: WebhookAttemptInput[][] = [];
     for (let i = 0; i < attempts.length; i += WEBHOOK_ATTEMPTS_PER_ACTIVITY)
       chunks.push(attempts.slice(i, i + WEBHOOK_ATTEMPTS_PER_ACTIVITY));
-    const results = (await Promise.all(chunks.map((chunk) => deliver.attemptWebhookDeliveries({ attempts: chunk })))).flat();
+    const results = (await Promise.all(chunks.map((chunk) => deliverHere.attemptWebhookDeliveries({ attempts: chunk })))).flat();
     const answeredAt = Date.now();
     results.forEach((result, i) => {
       const d = due[i]!;

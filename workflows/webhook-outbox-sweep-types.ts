@@ -13,7 +13,7 @@ export const WEBHOOK_OUTBOX_SWEEP_SCHEDULE_ID = 'postpilot-webhook-outbox-sweep'
 export interface WebhookOutboxSweepInput {
   /**
    * Only rows committed at least this long ago: the code that committed them starts their
-   * workflows within moments. Meeting it is harmless: the workflow id `whd-<deliveryId>` is the
+   * workflows within moments. Meeting it is harmless: the workflow id `whe-<eventId>` is the
    * key, and a second run of a finished delivery finds it no longer pending and sends nothing.
    */
   olderThanMs: number;
