@@ -65,12 +65,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const guardedFetch = createOutboundFetch(deps.outbound);
 
   /**
-   * Attempts each delivery still pending (the others are `skipped`): its endpoint and event are
-   * read once for all, the requests are sent at once, and every outcome is written by one flush.
+   * Attempts each delivery still pending: its endpoint and event are read once for all, the
+   * requests are sent at once, and every outcome is written by one flush. A delivery no longer
+   * pending is not sent again; its outcome is what its row says (an attempt repeated after its
+   * result was recorded, as when a workflow task that ran a local activity is retried).
    */
   async function attemptAll(attempts: WebhookAttemptInput[]): Promise<WebhookAttemptResult[]> {
     const em = deps.orm.em.fork();
-    const deliveries = await em.find(WebhookDelivery, { id: { $in: attempts.map((a) => a.deliveryId) }, status: 'pending' });
+    const found = await em.find(WebhookDelivery, { id: { $in: attempts.map((a) => a.deliveryId) } });
+    const ended = new Map(found.filter((d) => d.status !== 'pending').map((d) => [d.id, d.status] as const));
+    const deliveries = found.filter((d) => d.status === 'pending');
     const endpointIds = [...new Set(deliveries.map((d) => d.endpoint))];
     const eventIds = [...new Set(deliveries.map((d) => d.event))];
     const endpoints = new Map(
@@ -82,7 +86,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     const results = await Promise.all(
       attempts.map(async ({ deliveryId, plannedDelayMs }): Promise<WebhookAttemptResult> => {
         const delivery = byId.get(deliveryId);
-        if (!delivery) return { outcome: 'skipped' };
+        if (!delivery)
+          return { outcome: ended.get(deliveryId) === 'delivered' ? 'delivered' : ended.has(deliveryId) ? 'failed' : 'skipped' };
         const endpoint = endpoints.get(delivery.endpoint);
         const event = events.get(delivery.event);
         // A deleted endpoint's deliveries are deleted with it; a disabled one gets nothing more.

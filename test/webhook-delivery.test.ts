@@ -7,7 +7,14 @@ import { Webhook } from 'standardwebhooks';
 import { call, makeKey, makeOrg, testApp } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { addDelivery, lastAttempt } from './harness/webhook-failures.ts';
-import { WEBHOOK_JITTER, WEBHOOK_RETRY_SCHEDULE_MS, webhookEventWorkflowId } from '../workflows/webhook-delivery-types.ts';
+import {
+  WEBHOOK_DELIVERY_WORKFLOW_TYPE,
+  WEBHOOK_JITTER,
+  WEBHOOK_RETRY_SCHEDULE_MS,
+  webhookDeliveryWorkflowId,
+  webhookEventWorkflowId,
+} from '../workflows/webhook-delivery-types.ts';
+import { WEBHOOK_FANOUT_WORKFLOW_TYPE, webhookFanoutWorkflowId } from '../workflows/webhook-fanout-types.ts';
 import { WebhookDelivery } from '../db/entities/index.ts';
 import { writeWebhookEvent } from '../domain/webhooks/outbox.ts';
 import { dispatchWebhookDeliveries } from '../domain/workflow-starts.ts';
@@ -302,6 +309,58 @@ describe('webhook delivery', () => {
       expect(t).toBeGreaterThanOrEqual(Math.floor(DOCUMENTED_SCHEDULE_MS[i + 1]! * (1 - DOCUMENTED_JITTER)));
       expect(t).toBeLessThanOrEqual(Math.ceil(DOCUMENTED_SCHEDULE_MS[i + 1]! * (1 + DOCUMENTED_JITTER)));
     });
+  });
+
+  test('executions started before the deliveries workflow still deliver: a single-delivery workflow, and a fan-out', async () => {
+    const org = await makeOrg('ENTERPRISE');
+    const { key } = await makeKey(org.id);
+    script.set('/before-single', []);
+    script.set('/before-fanout', []);
+    for (const path of ['/before-single', '/before-fanout']) {
+      const res = await call(stack.app, 'POST', '/v1/webhooks', {
+        key,
+        body: { url: `http://127.0.0.1:${server.port}${path}`, events: 'all' },
+      });
+      expect(res.status).toBe(201);
+    }
+    const write = () =>
+      stack.h.orm.em.fork().transactional(async (tx) => {
+        const written = await writeWebhookEvent(tx, {
+          organizationId: org.id,
+          type: 'webhook.test',
+          now: new Date(),
+          data: { message: 'before' },
+        });
+        await tx.flush();
+        return written;
+      });
+    const single = await write();
+    // A webhookDeliveryWorkflow as the code before started it, for one delivery of the event .
+    const target = { id: single.deliveryIds[0]! };
+    const singleHandle = await stack.client.workflow.start(WEBHOOK_DELIVERY_WORKFLOW_TYPE, {
+      taskQueue: stack.taskQueue,
+      workflowId: webhookDeliveryWorkflowId(target.id),
+      args: [{ deliveryId: target.id }],
+    });
+    await until(async () => (await singleHandle.describe()).status.name !== 'RUNNING');
+    expect(await singleHandle.result()).toBe('delivered');
+    expect((await stack.h.orm.em.fork().findOneOrFail(WebhookDelivery, { id: target.id })).status).toBe('delivered');
+    // A webhookFanoutWorkflow as the code before started it: its activity dispatches the event's one workflow.
+    const fanned = await write();
+    const fanout = await stack.client.workflow.start(WEBHOOK_FANOUT_WORKFLOW_TYPE, {
+      taskQueue: stack.taskQueue,
+      workflowId: webhookFanoutWorkflowId(fanned.deliveryIds[0]!),
+      args: [{ deliveryIds: fanned.deliveryIds }],
+    });
+    await fanout.result();
+    const event = stack.client.workflow.getHandle(webhookEventWorkflowId(fanned.eventId));
+    await until(async () => (await event.describe()).status.name !== 'RUNNING');
+    expect(Object.values(await event.result())).toEqual(['delivered', 'delivered']);
+    const after = await stack.h.orm.em.fork().find(WebhookDelivery, { id: { $in: fanned.deliveryIds } });
+    expect(after.map((d) => [d.status, d.workflowPending])).toEqual([
+      ['delivered', false],
+      ['delivered', false],
+    ]);
   });
 
   test('a delivery to an endpoint deleted before its retry is not sent', async () => {

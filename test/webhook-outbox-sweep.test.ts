@@ -131,7 +131,7 @@ describe('webhook outbox sweep', () => {
     expect(rerun.started + rerun.alreadyStarted).toBeGreaterThanOrEqual(1);
     expect((await row(lost.deliveryId)).workflowPending).toBe(false);
     const again = stack.client.workflow.getHandle(webhookEventWorkflowId(lost.eventId));
-    expect(await again.result()).toEqual({ [lost.deliveryId]: 'skipped' });
+    expect(await again.result()).toEqual({ [lost.deliveryId]: 'delivered' });
     expect(at('/swept')).toHaveLength(1);
   });
 

@@ -65,7 +65,8 @@ export interface WebhookAttemptInput {
 
 /**
  * `retry`: wait nextDelayMs (the planned wait, or the receiver's Retry-After if longer) and try
- * again. `skipped`: the endpoint is gone or disabled, or the delivery is no longer pending.
+ * again. `skipped`: the delivery or its endpoint is gone, or the endpoint is disabled. A delivery
+ * no longer pending is not sent again, and answers what its row records (`delivered` or `failed`).
  */
 export type WebhookAttemptResult = { outcome: 'delivered' | 'failed' | 'gone' | 'skipped' } | { outcome: 'retry'; nextDelayMs: number };
 
