@@ -25,8 +25,10 @@ import { remember } from './recent.ts';
 import {
   PlatformError,
   parseRetryAfter,
+  type CommentsRead,
   type Connector,
   type MediaRef,
+  type PlatformComment,
   type PlatformMetrics,
   type PostRef,
   type PublishRequest,
@@ -304,6 +306,56 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
      * it to its AppView): likes, reposts, replies, quotes and bookmarks as the AppView counts
      * them. A deleted post is not in the answer. Bluesky shows no impressions.
      */
+    /**
+     * app.bsky.feed.getPostThread (through the account's PDS, which asks its AppView): the replies
+     * under the post, THREAD_DEPTH levels deep. Replies the viewer may not see (blocked, deleted)
+     * are left out with what answers them.
+     */
+    async readComments(credentials, post, signal): Promise<CommentsRead> {
+      const session = await login(credentials, signal);
+      let thread: unknown;
+      try {
+        ({
+          data: { thread },
+        } = await session.agent.app.bsky.feed.getPostThread(
+          { uri: post.platformPostId, depth: THREAD_DEPTH, parentHeight: 0 },
+          { signal },
+        ));
+      } catch (err) {
+        if (err instanceof XRPCError && err.error === 'NotFound') return { comments: [], gone: true };
+        throw classify(err);
+      }
+      if (!isThreadView(thread)) return { comments: [], gone: true };
+      const comments: PlatformComment[] = [];
+      const walk = (node: ThreadView) => {
+        for (const reply of node.replies ?? []) {
+          if (!isThreadView(reply)) continue;
+          const p = reply.post;
+          const record = p.record as { text?: unknown; createdAt?: unknown; reply?: { parent?: { uri?: unknown } } };
+          const parent = typeof record.reply?.parent?.uri === 'string' ? record.reply.parent.uri : node.post.uri;
+          const rkey = p.uri.split('/').pop() ?? '';
+          const profile = p.author.handle && p.author.handle !== 'handle.invalid' ? p.author.handle : p.author.did;
+          comments.push({
+            platformCommentId: p.uri,
+            parentPlatformId: parent,
+            author: {
+              name: p.author.displayName || null,
+              handle: p.author.handle,
+              avatarUrl: p.author.avatar ?? null,
+              profileUrl: `${appUrl}/profile/${profile}`,
+            },
+            text: typeof record.text === 'string' ? record.text : '',
+            createdAt: typeof record.createdAt === 'string' ? record.createdAt : p.indexedAt,
+            url: `${appUrl}/profile/${profile}/post/${rkey}`,
+            ours: p.author.did === session.did,
+          });
+          walk(reply);
+        }
+      };
+      walk(thread);
+      return { comments };
+    },
+
     async readMetrics(credentials, uris, signal) {
       const session = await login(credentials, signal);
       const { data } = await call(() => session.agent.app.bsky.feed.getPosts({ uris }, { signal }));
@@ -320,6 +372,21 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
       return out;
     },
   };
+}
+
+/** How deep a conversation is read (getPostThread's `depth`; the AppView caps it at 1,000). */
+const THREAD_DEPTH = 100;
+
+/** The parts of app.bsky.feed.defs#threadViewPost the reader uses. */
+interface ThreadView {
+  post: { uri: string; indexedAt: string; record: unknown; author: { did: string; handle: string; displayName?: string; avatar?: string } };
+  replies?: unknown[];
+}
+
+/** A visible post of a thread (not a #notFoundPost or #blockedPost). */
+function isThreadView(v: unknown): v is ThreadView {
+  const t = v as { $type?: unknown; post?: { uri?: unknown; author?: { did?: unknown } } } | null;
+  return t?.$type === 'app.bsky.feed.defs#threadViewPost' && typeof t.post?.uri === 'string' && typeof t.post.author?.did === 'string';
 }
 
 function account(credentials: Record<string, unknown>, defaultService: string) {

@@ -8,8 +8,10 @@ import {
   PlatformError,
   parseRetryAfter,
   type AccountLimits,
+  type CommentsRead,
   type Connector,
   type MediaRef,
+  type PlatformComment,
   type PlatformMetrics,
   type PublishRequest,
   type PublishResult,
@@ -111,6 +113,44 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       return out;
     },
 
+    /**
+     * GET /api/v1/statuses/:id/context: the statuses under the post, the whole tree at once
+     * (Mastodon shows a signed-in client up to 4,096). The account's own are those by the account
+     * the direct replies answer (their `in_reply_to_account_id`: the post's author), so no other
+     * request is needed.
+     */
+    async readComments(credentials, post, signal): Promise<CommentsRead> {
+      const acct = account(credentials, true);
+      const r = await send(acct, 'GET', `/api/v1/statuses/${encodeURIComponent(post.platformPostId)}/context`, { signal });
+      if (r.status === 404) return { comments: [], gone: true };
+      if (!isOk(r)) throw httpError(r);
+      const descendants = (Array.isArray(dig(r.body, 'descendants')) ? dig(r.body, 'descendants') : []) as ContextStatus[];
+      const ownId = idOf(descendants.find((d) => idOf(d.in_reply_to_id) === post.platformPostId)?.in_reply_to_account_id);
+      const comments: PlatformComment[] = [];
+      for (const d of descendants) {
+        const id = idOf(d.id);
+        const parent = idOf(d.in_reply_to_id);
+        const handle = str(dig(d.account, 'acct'));
+        const createdAt = str(d.created_at);
+        if (!id || !parent || !handle || !createdAt) continue;
+        comments.push({
+          platformCommentId: id,
+          parentPlatformId: parent,
+          author: {
+            name: str(dig(d.account, 'display_name')) || null,
+            handle,
+            avatarUrl: str(dig(d.account, 'avatar')) ?? null,
+            profileUrl: str(dig(d.account, 'url')) ?? null,
+          },
+          text: htmlText(String(d.content ?? '')),
+          createdAt,
+          url: str(d.url) ?? str(d.uri) ?? null,
+          ours: ownId !== undefined && idOf(dig(d.account, 'id')) === ownId,
+        });
+      }
+      return { comments };
+    },
+
     async publish(req: PublishRequest): Promise<PublishResult> {
       const acct = account(req.credentials, true);
       // Sequential: keeps the attachment order and stays gentle on the media rate limit (30 / 30 min).
@@ -194,6 +234,18 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       return n ? statusLimits(n, dig(v1.body, 'configuration', 'statuses', 'characters_reserved_per_url')) : {};
     },
   };
+}
+
+/** A status of GET /api/v1/statuses/:id/context's `descendants`, as far as the reader looks. */
+interface ContextStatus {
+  id?: unknown;
+  in_reply_to_id?: unknown;
+  in_reply_to_account_id?: unknown;
+  created_at?: unknown;
+  content?: unknown;
+  url?: unknown;
+  uri?: unknown;
+  account?: unknown;
 }
 
 interface ListedStatus {

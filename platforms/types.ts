@@ -98,12 +98,48 @@ export interface Connector {
   ): Promise<Record<string, PlatformMetrics>>;
   metricsBatch?: number;
   /**
+   * Platforms whose API lists what people answered under a post: the comments and replies under
+   * this published post (or thread item), as the platform shows them, each with the platform id
+   * of what it answers. `gone`: the platform no longer has the post. Texts and URLs are as the
+   * platform gave them (the code that stores them keeps only http(s) links). Errors are
+   * PlatformErrors, classified as for publish.
+   */
+  readComments?(credentials: Record<string, unknown>, post: PostRef, signal?: AbortSignal): Promise<CommentsRead>;
+  /**
    * What this account can do now, read from the platform where the platform says it (TikTok's
    * creator_info, Pinterest's boards, a subreddit's flairs and rules, YouTube's categories).
    * `subreddit`: the community asked about (Reddit only). Errors are PlatformErrors, classified
    * as for publish.
    */
   readCapabilities?(credentials: Record<string, unknown>, query: { subreddit?: string }, signal?: AbortSignal): Promise<LiveCapabilities>;
+}
+
+/** A comment or reply under a published post, as its platform shows it (Connector.readComments). */
+export interface PlatformComment {
+  platformCommentId: string;
+  /** The platform id of what it answers: the post, a thread item, or another comment. */
+  parentPlatformId: string;
+  author: {
+    /** The display name; null when the account has none. */
+    name: string | null;
+    /** The account's handle on the platform (Mastodon's `acct`, Bluesky's handle). */
+    handle: string;
+    avatarUrl: string | null;
+    profileUrl: string | null;
+  };
+  /** Plain text (a platform that answers HTML has its tags dropped and entities decoded). */
+  text: string;
+  /** When the platform says it was written (ISO 8601). */
+  createdAt: string;
+  url: string | null;
+  /** Written by the channel's own account (one of our replies). */
+  ours: boolean;
+}
+
+export interface CommentsRead {
+  comments: PlatformComment[];
+  /** The platform no longer has the post. */
+  gone?: true;
 }
 
 /** What a platform says an account can do now (Connector.readCapabilities), by platform. */

@@ -14,10 +14,23 @@ export interface FakeStatus {
   uri: string;
   /** The status this one answers; null or absent for a status that answers nothing. */
   in_reply_to_id?: string | null;
+  /** Who wrote it, when another account did (FakeMastodon.reply); absent: the token's own account. */
+  account?: FakeAccount;
   /** The counters Mastodon shows on every status (tests set them to what other accounts did). */
   favourites_count: number;
   reblogs_count: number;
   replies_count: number;
+}
+
+/** Another account of the fediverse, as Mastodon's Account entity shows it. */
+export interface FakeAccount {
+  id: string;
+  username: string;
+  /** `user` for a local account, `user@domain` for a remote one. */
+  acct: string;
+  display_name: string;
+  avatar: string;
+  url: string;
 }
 
 export interface FakeMedia {
@@ -70,6 +83,10 @@ export interface FakeMastodon {
   failNext(n: number, response: FakeResponse): void;
   /** The next n GET /api/v1/statuses/:id of this status answer this instead (a rate limit, an outage). */
   failNextShow(statusId: string, n: number, response: { status: number; body?: unknown; headers?: Record<string, string> }): void;
+  /** Another account answers a status of the instance (what people do under a published post). */
+  reply(parentId: string, from: FakeAccount, text: string): FakeStatus;
+  /** Removes a status, as its author deleting it would (it and what answers it are no longer shown). */
+  remove(statusId: string): void;
   stop(): Promise<void>;
 }
 
@@ -99,6 +116,11 @@ export const REPLY_NOT_FOUND = 'The post you are trying to reply to does not app
 export const IDEMPOTENCY_KEY_TTL_MS = 3_600_000;
 
 const MAX_MEDIA = 4;
+// Mastodon's StatusesController: a signed-in client gets up to CONTEXT_LIMIT statuses of a
+// conversation, an anonymous one up to DESCENDANTS_LIMIT, DESCENDANTS_DEPTH_LIMIT levels deep.
+const CONTEXT_LIMIT = 4_096;
+const DESCENDANTS_LIMIT = 60;
+const DESCENDANTS_DEPTH_LIMIT = 20;
 const ACCOUNT = { id: '1', username: 'user', acct: 'user' };
 const MAX_DESCRIPTION = 1500;
 
@@ -137,6 +159,8 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     const sourceMatch = /^\/api\/v1\/statuses\/([^/]+)\/source$/.exec(path);
     const listMatch = /^\/api\/v1\/accounts\/([^/]+)\/statuses$/.exec(path);
     const showMatch = /^\/api\/v1\/statuses\/([^/]+)$/.exec(path);
+    const contextMatch = /^\/api\/v1\/statuses\/([^/]+)\/context$/.exec(path);
+    if (method === 'GET' && contextMatch) return context(req, decodeURIComponent(contextMatch[1]!));
     const route =
       method === 'POST' && path === '/api/v1/statuses'
         ? 'status'
@@ -322,6 +346,37 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     });
   }
 
+  /**
+   * GET /api/v1/statuses/:id/context: a public status's conversation, readable without a token
+   * (a token given must be valid). Descendants in depth-first order, each level by id, within
+   * the limits a signed-in or anonymous client gets.
+   */
+  function context(req: Request, id: string): Response {
+    const auth = req.headers.get('authorization');
+    if (auth !== null) {
+      const token = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
+      if (!token || !validTokens.has(token)) return json({ error: 'The access token is invalid' }, 401);
+    }
+    const root = statuses.find((x) => x.id === id);
+    if (!root) return json({ error: 'Record not found' }, 404);
+    const signedIn = auth !== null;
+    const limit = signedIn ? CONTEXT_LIMIT : DESCENDANTS_LIMIT;
+    const descendants: FakeStatus[] = [];
+    const walk = (parentId: string, depth: number) => {
+      if (!signedIn && depth > DESCENDANTS_DEPTH_LIMIT) return;
+      for (const child of statuses.filter((x) => x.in_reply_to_id === parentId).sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
+        if (descendants.length >= limit) return;
+        descendants.push(child);
+        walk(child.id, depth + 1);
+      }
+    };
+    walk(root.id, 1);
+    const ancestors: FakeStatus[] = [];
+    for (let p = statuses.find((x) => x.id === root.in_reply_to_id); p; p = statuses.find((x) => x.id === p!.in_reply_to_id))
+      ancestors.unshift(p);
+    return json({ ancestors: ancestors.map(statusJson), descendants: descendants.map(statusJson) });
+  }
+
   /** The account a reply answers, as the token that owns it (one account per token); null for none. */
   function inReplyToAccount(s: FakeStatus): string | null {
     return s.in_reply_to_id ? (statuses.find((x) => x.id === s.in_reply_to_id)?.token ?? null) : null;
@@ -332,7 +387,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       id: s.id,
       created_at: s.created_at,
       in_reply_to_id: s.in_reply_to_id ?? null,
-      in_reply_to_account_id: s.in_reply_to_id ? ACCOUNT.id : null,
+      in_reply_to_account_id: s.in_reply_to_id ? accountOf(statuses.find((x) => x.id === s.in_reply_to_id)).id : null,
       sensitive: false,
       spoiler_text: '',
       visibility: s.visibility,
@@ -344,8 +399,12 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       reblogs_count: s.reblogs_count,
       favourites_count: s.favourites_count,
       media_attachments: s.media_ids.map((id) => mediaJson(media.find((m) => m.id === id)!)),
-      account: { ...ACCOUNT, url: `${base}/@user` },
+      account: accountOf(s),
     };
+  }
+
+  function accountOf(s: FakeStatus | undefined) {
+    return s?.account ?? { ...ACCOUNT, display_name: 'User', avatar: `${base}/avatars/original/missing.png`, url: `${base}/@user` };
   }
 
   function mediaJson(m: FakeMedia) {
@@ -401,6 +460,34 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       const queue = cannedShow.get(statusId) ?? [];
       for (let i = 0; i < n; i++) queue.push(response);
       cannedShow.set(statusId, queue);
+    },
+    reply(parentId, from, text) {
+      const parent = statuses.find((x) => x.id === parentId);
+      if (!parent) throw new Error(`no status ${parentId}`);
+      const id = newId();
+      const status: FakeStatus = {
+        id,
+        text,
+        media_ids: [],
+        visibility: 'public',
+        idempotencyKey: null,
+        token: `account:${from.id}`,
+        created_at: new Date(now()).toISOString(),
+        url: `${from.url}/${id}`,
+        uri: `${from.url.replace('/@', '/users/')}/statuses/${id}`,
+        in_reply_to_id: parentId,
+        account: from,
+        favourites_count: 0,
+        reblogs_count: 0,
+        replies_count: 0,
+      };
+      statuses.push(status);
+      parent.replies_count++;
+      return status;
+    },
+    remove(statusId) {
+      const i = statuses.findIndex((x) => x.id === statusId);
+      if (i >= 0) statuses.splice(i, 1);
     },
     async stop() {
       for (const done of [...hanging]) done();

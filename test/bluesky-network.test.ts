@@ -1,0 +1,147 @@
+// A real Bluesky network (@atproto/dev-env TestNetwork: PLC, PDS and the AppView, with Postgres
+// and Redis), read back: a post published through the service, liked by two other accounts,
+// reposted by one and replied to by one, whose refresh reads what the AppView counts; and the
+// conversation under a post, as the connector reads it from the AppView.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { addChannel } from '../domain/channels.ts';
+import { createBlueskyConnector } from '../platforms/bluesky.ts';
+import { startBlueskyNetwork, type BlueskyNetwork } from './harness/bsky-network.ts';
+import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { startPostStack } from './harness/post-stack.ts';
+
+let network: BlueskyNetwork;
+let stack: Awaited<ReturnType<typeof startPostStack>>;
+
+beforeAll(async () => {
+  network = await startBlueskyNetwork();
+  stack = await startPostStack({
+    connectors: { BLUESKY: createBlueskyConnector({ outbound: { allowPrivate: true }, timeoutMs: 10_000 }) },
+  });
+}, 120_000);
+afterAll(async () => {
+  await stack?.stop();
+  await network?.stop();
+});
+
+describe('Bluesky metrics from a real network', () => {
+  test('two likes, a repost and a reply by other accounts read back through GET /v1/posts/{id}/analytics', async () => {
+    const alice = await network.newAccount('alice');
+    const bob = await network.newAccount('bob');
+    const carol = await network.newAccount('carol');
+    const org = await makeOrg('PRO');
+    const { key } = await makeKey(org.id);
+    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+      organizationId: org.id,
+      platform: 'BLUESKY',
+      name: 'alice',
+      credentials: { service: network.pdsUrl, identifier: alice.handle, appPassword: alice.appPassword },
+    });
+    await stack.syncClock();
+    const created = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'Read me back', channelIds: [channel.id] } });
+    expect(created.status).toBe(201);
+    const postId = created.body.id as string;
+    await stack.settle(postId);
+    const post = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body;
+    expect(post.status).toBe('published');
+    const uri = post.channels[0].platformPostId as string;
+
+    // The record's cid, as another app would read it before liking it.
+    const [, , did, collection, rkey] = /^at:\/\/(([^/]+))\/([^/]+)\/([^/]+)$/.exec(uri)!;
+    const got = await fetch(
+      `${network.pdsUrl}/xrpc/com.atproto.repo.getRecord?${new URLSearchParams({ repo: did!, collection: collection!, rkey: rkey! })}`,
+    );
+    const subject = { uri, cid: ((await got.json()) as { cid: string }).cid };
+    const now = () => new Date().toISOString();
+    await network.createRecord(bob, 'app.bsky.feed.like', { $type: 'app.bsky.feed.like', subject, createdAt: now() });
+    await network.createRecord(carol, 'app.bsky.feed.like', { $type: 'app.bsky.feed.like', subject, createdAt: now() });
+    await network.createRecord(bob, 'app.bsky.feed.repost', { $type: 'app.bsky.feed.repost', subject, createdAt: now() });
+    await network.createRecord(carol, 'app.bsky.feed.post', {
+      $type: 'app.bsky.feed.post',
+      text: 'Well said',
+      reply: { root: subject, parent: subject },
+      createdAt: now(),
+    });
+    await network.sync();
+
+    const asked = await call(stack.app, 'POST', `/v1/posts/${postId}/analytics/refresh`, { key });
+    expect(asked.status).toBe(202);
+    let channelFigures = asked.body.channels[0];
+    for (let i = 0; i < 200 && channelFigures.history.length === 0; i++) {
+      await Bun.sleep(50);
+      channelFigures = (await call(stack.app, 'GET', `/v1/posts/${postId}/analytics`, { key })).body.channels[0];
+    }
+    expect(channelFigures.error).toBeNull();
+    expect(channelFigures.metrics).toMatchObject({ likes: 2, reposts: 1, replies: 1, quotes: 0, impressions: null, views: null });
+  });
+});
+
+describe('Bluesky comments from a real network', () => {
+  test('replies by two accounts, one answering the other, and our answer: each with its parent, author and whether it is ours', async () => {
+    const alice = await network.newAccount('alice');
+    const bob = await network.newAccount('bob');
+    const carol = await network.newAccount('carol');
+    const connector = createBlueskyConnector({ outbound: { allowPrivate: true }, timeoutMs: 10_000 });
+    const credentials = { service: network.pdsUrl, identifier: alice.handle, appPassword: alice.appPassword };
+    const post = await connector.publish({ text: 'What do you think?', media: [], idempotencyKey: 'comments-1', credentials });
+    const cidOf = async (uri: string) => {
+      const [, did, collection, rkey] = /^at:\/\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(uri)!;
+      const got = await fetch(
+        `${network.pdsUrl}/xrpc/com.atproto.repo.getRecord?${new URLSearchParams({ repo: did!, collection: collection!, rkey: rkey! })}`,
+      );
+      return { uri, cid: ((await got.json()) as { cid: string }).cid };
+    };
+    const root = await cidOf(post.platformPostId);
+    const now = () => new Date().toISOString();
+    const bobs = await network.createRecord(bob, 'app.bsky.feed.post', {
+      $type: 'app.bsky.feed.post',
+      text: 'Love it',
+      reply: { root, parent: root },
+      createdAt: now(),
+    });
+    const carols = await network.createRecord(carol, 'app.bsky.feed.post', {
+      $type: 'app.bsky.feed.post',
+      text: 'Agreed with Bob',
+      reply: { root, parent: { uri: bobs.uri, cid: bobs.cid } },
+      createdAt: now(),
+    });
+    const ours = await connector.publish({
+      text: 'Thank you both!',
+      media: [],
+      idempotencyKey: 'comments-2',
+      credentials,
+      replyTo: { root: post, parent: { platformPostId: carols.uri, url: '' } },
+    });
+    await network.sync();
+
+    const read = await connector.readComments!(credentials, post);
+    expect(read.gone).toBeUndefined();
+    const byId = new Map(read.comments.map((c) => [c.platformCommentId, c]));
+    expect([...byId.keys()].sort()).toEqual([bobs.uri, carols.uri, ours.platformPostId].sort());
+    expect(byId.get(bobs.uri)).toMatchObject({
+      parentPlatformId: post.platformPostId,
+      author: { handle: bob.handle, profileUrl: `https://bsky.app/profile/${bob.handle}` },
+      text: 'Love it',
+      ours: false,
+      url: `https://bsky.app/profile/${bob.handle}/post/${bobs.uri.split('/').pop()}`,
+    });
+    expect(byId.get(carols.uri)).toMatchObject({
+      parentPlatformId: bobs.uri,
+      author: { handle: carol.handle },
+      text: 'Agreed with Bob',
+      ours: false,
+    });
+    expect(byId.get(ours.platformPostId)).toMatchObject({ parentPlatformId: carols.uri, text: 'Thank you both!', ours: true });
+    for (const c of read.comments) expect(Number.isNaN(Date.parse(c.createdAt))).toBe(false);
+
+    // The post deleted by its author: the AppView no longer has it.
+    const rkey = post.platformPostId.split('/').pop()!;
+    const deleted = await fetch(`${network.pdsUrl}/xrpc/com.atproto.repo.deleteRecord`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${alice.accessJwt}` },
+      body: JSON.stringify({ repo: alice.did, collection: 'app.bsky.feed.post', rkey }),
+    });
+    expect(deleted.status).toBe(200);
+    await network.sync();
+    expect(await connector.readComments!(credentials, post)).toEqual({ comments: [], gone: true });
+  });
+});
