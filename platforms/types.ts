@@ -122,8 +122,8 @@ export interface PlatformComment {
   author: {
     /** The display name; null when the account has none. */
     name: string | null;
-    /** The account's handle on the platform (Mastodon's `acct`, Bluesky's handle). */
-    handle: string;
+    /** The account's handle on the platform (Mastodon's `acct`, Bluesky's handle); null where it has none (Facebook). */
+    handle: string | null;
     avatarUrl: string | null;
     profileUrl: string | null;
   };

@@ -5,6 +5,7 @@
 // A first comment → POST /{post-id}/comments, as the Page.
 import {
   PlatformError,
+  type CommentsRead,
   type Connector,
   type MediaRef,
   type PlatformMetrics,
@@ -15,7 +16,7 @@ import {
 import type { FacebookOptions } from '../options.ts';
 import { blobOf, credential, trimSlash } from '../http.ts';
 import { counts, dig, strOrNumber } from '../json.ts';
-import { findComment, findRecentPost, gone, GRAPH_API_VERSION, createGraphClient, isoTime, type GraphClient } from './graph.ts';
+import { findComment, findRecentPost, gone, GRAPH_API_VERSION, createGraphClient, isoTime, listAll, type GraphClient } from './graph.ts';
 
 export interface FacebookConnectorOptions {
   fetch?: typeof fetch;
@@ -49,6 +50,37 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
      * A Page post's reactions and comments (their summaries' total_count) and its shares, read as
      * fields of the post. Impressions need the read_insights permission and are not read.
      */
+    /**
+     * GET /{post-id}/comments with filter=stream: every comment and reply, oldest first, each
+     * with its `parent` when it answers a comment. `from` (id and name) is there for the Page's
+     * own posts; Facebook shows no handle, avatar or profile of the people who comment.
+     */
+    async readComments(credentials, post, signal): Promise<CommentsRead> {
+      const { pageId, token } = account(credentials);
+      const query = { filter: 'stream', order: 'chronological', limit: '100', fields: 'id,message,created_time,from,permalink_url,parent' };
+      const items = await listAll(graph, token, `/${post.platformPostId}/comments`, query, signal);
+      if (!items) return { comments: [], gone: true };
+      return {
+        comments: items.flatMap((c) => {
+          const id = strOrNumber(c.id);
+          const createdAt = isoTime(c.created_time);
+          if (!id || !createdAt) return [];
+          const from = strOrNumber(dig(c, 'from', 'id'));
+          return [
+            {
+              platformCommentId: id,
+              parentPlatformId: strOrNumber(dig(c, 'parent', 'id')) ?? post.platformPostId,
+              author: { name: strOrNumber(dig(c, 'from', 'name')) ?? null, handle: null, avatarUrl: null, profileUrl: null },
+              text: strOrNumber(c.message) ?? '',
+              createdAt,
+              url: strOrNumber(c.permalink_url) ?? null,
+              ours: from === pageId,
+            },
+          ];
+        }),
+      };
+    },
+
     async readMetrics(credentials, ids, signal) {
       const { token } = account(credentials);
       const out: Record<string, PlatformMetrics> = {};

@@ -356,3 +356,32 @@ export async function gone(read: Promise<GraphObject>): Promise<GraphObject | nu
     throw err;
   }
 }
+
+/** Pages read of one listing at most: 50 pages of 100 comments cover any conversation worth an inbox. */
+export const MAX_LIST_PAGES = 50;
+
+/**
+ * Every item of a Graph listing, page after page by the `after` cursor (at most MAX_LIST_PAGES
+ * pages), or null when Graph refuses the first page for good (the object is gone).
+ */
+export async function listAll(
+  graph: GraphClient,
+  token: string,
+  path: string,
+  query: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<GraphObject[] | null> {
+  const items: GraphObject[] = [];
+  let after: string | undefined;
+  for (let page = 0; page < MAX_LIST_PAGES; page++) {
+    const read = graph.get(path, { ...query, ...(after ? { after } : {}) }, token, signal);
+    const body = page === 0 ? await gone(read) : await read;
+    if (!body) return null;
+    items.push(...listData(body));
+    // Graph leaves `next` out on the last page.
+    const paging = body.paging as { next?: unknown; cursors?: { after?: unknown } } | undefined;
+    after = paging?.next ? strOrNumber(paging.cursors?.after) : undefined;
+    if (!after) break;
+  }
+  return items;
+}

@@ -6,8 +6,10 @@
 // containers). A first comment → POST /{ig-media-id}/comments.
 import {
   PlatformError,
+  type CommentsRead,
   type Connector,
   type MediaRef,
+  type PlatformComment,
   type PlatformMetrics,
   type PostRef,
   type PublishRequest,
@@ -15,7 +17,7 @@ import {
 } from '../types.ts';
 import type { InstagramOptions } from '../options.ts';
 import { credential, trimSlash } from '../http.ts';
-import { counts, strOrNumber } from '../json.ts';
+import { counts, dig, strOrNumber } from '../json.ts';
 import {
   findComment,
   findRecentPost,
@@ -23,6 +25,7 @@ import {
   RETRYABLE_IG_SUBCODES,
   createGraphClient,
   isoTime,
+  listAll,
   listData,
   parseGraphTime,
   publicUrl,
@@ -157,6 +160,41 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     metricsBatch: 1,
 
     /** A media's like_count (absent when the owner hides likes) and comments_count, read as its fields. */
+    /**
+     * GET /{ig-media-id}/comments: the top-level comments, oldest first, each with its `replies`
+     * (Instagram answers a comment one level deep). Instagram shows a commenter's username, not
+     * their name or picture.
+     */
+    async readComments(credentials, post, signal): Promise<CommentsRead> {
+      const { userId, token } = account(credentials);
+      const fields = 'id,text,timestamp,username,from,replies{id,text,timestamp,username,from}';
+      const items = await listAll(graph, token, `/${post.platformPostId}/comments`, { fields, limit: '50' }, signal);
+      if (!items) return { comments: [], gone: true };
+      const comments: PlatformComment[] = [];
+      const add = (c: Record<string, unknown>, parent: string) => {
+        const id = strOrNumber(c.id);
+        const createdAt = isoTime(c.timestamp);
+        const username = strOrNumber(c.username) ?? strOrNumber(dig(c, 'from', 'username'));
+        if (!id || !createdAt || !username) return undefined;
+        comments.push({
+          platformCommentId: id,
+          parentPlatformId: parent,
+          author: { name: null, handle: username, avatarUrl: null, profileUrl: `${web}/${encodeURIComponent(username)}/` },
+          text: strOrNumber(c.text) ?? '',
+          createdAt,
+          url: null,
+          ours: strOrNumber(dig(c, 'from', 'id')) === userId,
+        });
+        return id;
+      };
+      for (const c of items) {
+        const id = add(c, post.platformPostId);
+        const replies = dig(c, 'replies', 'data');
+        if (id && Array.isArray(replies)) for (const r of replies) if (r && typeof r === 'object') add(r as Record<string, unknown>, id);
+      }
+      return { comments };
+    },
+
     async readMetrics(credentials, ids, signal) {
       const { token } = account(credentials);
       const out: Record<string, PlatformMetrics> = {};

@@ -53,6 +53,8 @@ export interface FakeComment {
   from: { id: string; name: string };
   created: Date;
   permalink: string;
+  /** The comment this one answers (a reply), within the same post. */
+  parentId?: string;
 }
 
 export interface FakeContainer {
@@ -111,8 +113,18 @@ export interface FakeMeta {
   hostMedia(bytes: Uint8Array, contentType: string): string;
   /** A post made outside this test run (e.g. older than the lookup window); IG `story`: a story. */
   seedPost(p: { text: string; ageMs: number; kind?: string; story?: boolean }): FakeGraphPost;
-  /** A comment made outside this test run, by the account or (`by: 'other'`) by someone else. */
-  seedComment(c: { postId: string; text: string; by?: 'account' | 'other'; ageMs?: number }): FakeComment;
+  /**
+   * A comment made outside this test run, by the account or (`by: 'other'`, or `from`) by
+   * someone else; with `parentId`, a reply to that comment of the post.
+   */
+  seedComment(c: {
+    postId: string;
+    text: string;
+    by?: 'account' | 'other';
+    from?: FakeComment['from'];
+    ageMs?: number;
+    parentId?: string;
+  }): FakeComment;
   stop(): Promise<void>;
 }
 
@@ -137,6 +149,40 @@ const GOOD_TOKEN = { facebook: 'EAAG-page-token', instagram: 'IGAA-user-token', 
 const USERNAME = 'fakeaccount';
 const PAGE_NAME = 'Fake Page';
 const OTHER = { id: '5550000000000001', name: 'someoneelse' };
+/** The fields a listing of comments may ask for (others: error 100), as Graph's Comment and IG Comment nodes have them. */
+const COMMENT_FIELDS = {
+  facebook: new Set([
+    'id',
+    'message',
+    'created_time',
+    'from',
+    'permalink_url',
+    'parent',
+    'attachment',
+    'comment_count',
+    'like_count',
+    'is_hidden',
+    'can_hide',
+    'can_remove',
+    'can_reply_privately',
+    'message_tags',
+    'object',
+  ]),
+  instagram: new Set([
+    'id',
+    'text',
+    'timestamp',
+    'username',
+    'from',
+    'replies',
+    'like_count',
+    'hidden',
+    'media',
+    'parent_id',
+    'user',
+    'legacy_instagram_comment_id',
+  ]),
+};
 const SIXTY_DAYS_S = 60 * 24 * 3600;
 const DAY_MS = 24 * 3600_000;
 /** Graph's limit for an Instagram image's alt_text. */
@@ -790,7 +836,19 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (!post) return unsupported('GET', id);
     if (params.order && !['chronological', 'reverse_chronological'].includes(params.order)) return invalidValue('order', params.order);
     if (params.filter && !['toplevel', 'stream'].includes(params.filter)) return invalidValue('filter', params.filter);
-    const all = comments.filter((c) => c.postId === post.id);
+    const unknownField = topLevelFields(params.fields ?? '')
+      .map((f) => f.split(/[.{(]/)[0]!)
+      .find((f) => f && !COMMENT_FIELDS[flavor === 'facebook' ? 'facebook' : 'instagram'].has(f));
+    if (unknownField) {
+      return graphError(400, {
+        message: `(#100) Tried accessing nonexisting field (${unknownField}) on node type (${flavor === 'facebook' ? 'Comment' : 'IGComment'})`,
+        type: 'OAuthException',
+        code: 100,
+      });
+    }
+    // Facebook's default (and `toplevel`) lists the comments on the post itself; `stream` every
+    // comment and reply. Instagram lists the top-level ones; their replies come as a field.
+    const all = comments.filter((c) => c.postId === post.id && (params.filter === 'stream' || !c.parentId));
     if (params.order === 'reverse_chronological') all.reverse();
     const limit = Math.min(Number(params.limit ?? 25) || 25, flavor === 'facebook' ? 100 : 50);
     const start = params.after ? Number(atob(params.after)) : 0;
@@ -804,9 +862,10 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   function commentJson(c: FakeComment): Record<string, unknown> {
     const time = graphTime(c.created);
     if (flavor === 'facebook') {
-      return { id: c.id, message: c.text, created_time: time, from: c.from, permalink_url: c.permalink };
+      const parent = c.parentId ? { parent: { id: c.parentId, message: comments.find((x) => x.id === c.parentId)?.text } } : {};
+      return { id: c.id, message: c.text, created_time: time, from: c.from, permalink_url: c.permalink, ...parent };
     }
-    return {
+    const own = {
       id: c.id,
       text: c.text,
       timestamp: time,
@@ -814,6 +873,9 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       from: { id: c.from.id, username: c.from.name },
       media: { id: c.postId },
     };
+    if (c.parentId) return { ...own, parent_id: c.parentId };
+    const replies = comments.filter((x) => x.parentId === c.id).map(commentJson);
+    return replies.length ? { ...own, replies: { data: replies } } : own;
   }
 
   function addPost(text: string, kind: string, media: string[], created = new Date()): FakeGraphPost {
@@ -889,11 +951,14 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       posts.sort((a, b) => a.created.getTime() - b.created.getTime());
       return post;
     },
-    seedComment({ postId, text, by = 'account', ageMs = 0 }) {
+    seedComment({ postId, text, by = 'account', from, ageMs = 0, parentId }) {
       const post = commentTarget(postId);
       if (!post) throw new Error(`no post ${postId}`);
+      if (parentId && !comments.some((c) => c.id === parentId && c.postId === post.id)) throw new Error(`no comment ${parentId}`);
       const own = { id: accountId, name: flavor === 'facebook' ? PAGE_NAME : USERNAME };
-      return addComment(post, text, by === 'account' ? own : OTHER, new Date(Date.now() - ageMs));
+      const c = addComment(post, text, from ?? (by === 'account' ? own : OTHER), new Date(Date.now() - ageMs));
+      if (parentId) c.parentId = parentId;
+      return c;
     },
     async stop() {
       for (const done of [...hanging]) done();
@@ -965,6 +1030,25 @@ function pick(all: Record<string, unknown>, fields: string | undefined, always: 
   const want = fields ? fields.split(',').map((f) => f.trim().split(/[.{(]/)[0]!) : Object.keys(all);
   const out: Record<string, unknown> = {};
   for (const k of [...always, ...want]) if (all[k] !== undefined) out[k] = all[k];
+  return out;
+}
+
+/** A `fields` list's names at the top level: `a,b{c,d},e` is a, b{c,d} and e. */
+function topLevelFields(fields: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of fields) {
+    if (ch === ',' && depth === 0) {
+      out.push(current.trim());
+      current = '';
+      continue;
+    }
+    if (ch === '{' || ch === '(') depth++;
+    if (ch === '}' || ch === ')') depth--;
+    current += ch;
+  }
+  if (current.trim()) out.push(current.trim());
   return out;
 }
 
