@@ -14,6 +14,7 @@ import { createReconcileActivities } from './reconcile.ts';
 import { createSeriesActivities } from './series.ts';
 import { createMetricsActivities } from './metrics.ts';
 import { createFeedActivities } from './feeds.ts';
+import { createCommentsActivities } from './comments.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -69,6 +70,10 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...createSeriesActivities({ orm: deps.orm, webhooks }),
     ...createMetricsActivities(
+      { orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, now: deps.now },
+      webhooks,
+    ),
+    ...createCommentsActivities(
       { orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, now: deps.now },
       webhooks,
     ),

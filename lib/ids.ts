@@ -29,6 +29,7 @@ export type IdPrefix =
   | 'aud'
   | 'plk'
   | 'feed'
+  | 'cmt'
   | 'usr';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -25,6 +25,7 @@ import { stopHarness } from '../test/harness/index.ts';
 import { startPostStack } from '../test/harness/post-stack.ts';
 import { uploadWorkflowId } from '../workflows/media-types.ts';
 import { postWorkflowId, retrySignal } from '../workflows/post-types.ts';
+import { COMMENTS_SWEEP_WORKFLOW_TYPE, type CommentsSweepInput, type CommentsSweepResult } from '../workflows/comments-sweep-types.ts';
 import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepInput, type MetricsSweepSummary } from '../workflows/metrics-sweep-types.ts';
 import { PING_WORKFLOW_TYPE, type PingInput } from '../workflows/ping-types.ts';
 import { FEED_POLL_WORKFLOW_TYPE, type FeedPollInput, type FeedPollSummary } from '../workflows/feed-poll-types.ts';
@@ -438,6 +439,35 @@ export const SCENARIOS: Record<string, Scenario> = {
       args: [input],
     });
     check(result.read >= 2, `sweep read ${result.read}`);
+    return workflowId;
+  },
+  /** Two published posts with a comment each: the comments sweep follows and reads them a batch of one at a time. */
+  'comments-sweep': async (ctx) => {
+    const { key, channelIds } = await account(ctx, ['good-token']);
+    for (let i = 0; i < 2; i++) {
+      await ctx.stack.syncClock();
+      const r = await call(ctx.stack.app, 'POST', '/v1/posts', { key, body: { content: `recorded ${crypto.randomUUID()}`, channelIds } });
+      check(r.status === 201, `create answered ${r.status}`);
+      await ctx.stack.settle(r.body.id);
+      const post = (await call(ctx.stack.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
+      const someone = {
+        id: `9${i}`,
+        username: `someone${i}`,
+        acct: `someone${i}@else.example`,
+        display_name: '',
+        avatar: '',
+        url: `https://else.example/@someone${i}`,
+      };
+      ctx.fake.reply(post.channels[0].platformPostId, someone, `comment ${i}`);
+    }
+    const workflowId = `comments-sweep-${crypto.randomUUID()}`;
+    const input: CommentsSweepInput = { limit: 1, rounds: 3 };
+    const result: CommentsSweepResult = await ctx.stack.client.workflow.execute(COMMENTS_SWEEP_WORKFLOW_TYPE, {
+      taskQueue: ctx.stack.taskQueue,
+      workflowId,
+      args: [input],
+    });
+    check(result.read >= 2 && result.stored >= 2, `sweep read ${result.read}, stored ${result.stored}`);
     return workflowId;
   },
   /** Two feeds with a new item each, due: the feed poll claims one a round and posts each item. */

@@ -84,6 +84,7 @@ describe('recorded workflow histories', () => {
       'webhook-fanout',
       'webhook-outbox-sweep',
       'metrics-sweep',
+      'comments-sweep',
       'feed-poll',
       'post-start-reconciler',
       'ping',

@@ -32,6 +32,7 @@ import { SERIES_WORKFLOW_TYPE, type SeriesWorkflow } from '../workflows/series-t
 import { WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE, type WebhookOutboxSweepWorkflow } from '../workflows/webhook-outbox-sweep-types.ts';
 import { WEBHOOK_FANOUT_WORKFLOW_TYPE, type WebhookFanoutWorkflow } from '../workflows/webhook-fanout-types.ts';
 import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepWorkflow } from '../workflows/metrics-sweep-types.ts';
+import { COMMENTS_SWEEP_WORKFLOW_TYPE, type CommentsSweepWorkflow } from '../workflows/comments-sweep-types.ts';
 import {
   cancelPostUpdate,
   editPostUpdate,
@@ -74,6 +75,8 @@ describe('workflow contracts', () => {
     expect(WEBHOOK_FANOUT_WORKFLOW_TYPE).toBe('webhookFanoutWorkflow');
     // The metrics sweep is a Schedule's action, and the workflow a post's refresh starts.
     expect(METRICS_SWEEP_WORKFLOW_TYPE).toBe('metricsSweepWorkflow');
+    // The comments sweep is a Schedule's action.
+    expect(COMMENTS_SWEEP_WORKFLOW_TYPE).toBe('commentsSweepWorkflow');
     // The feed poll is a Schedule's action, and the workflow a feed's poll-now starts.
     expect(FEED_POLL_WORKFLOW_TYPE).toBe('feedPollWorkflow');
     // The worker registers workflows by their export names in workflows/index.ts.
@@ -91,6 +94,7 @@ describe('workflow contracts', () => {
         WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
         WEBHOOK_FANOUT_WORKFLOW_TYPE,
         METRICS_SWEEP_WORKFLOW_TYPE,
+        COMMENTS_SWEEP_WORKFLOW_TYPE,
         FEED_POLL_WORKFLOW_TYPE,
       ].sort(),
     );
@@ -107,6 +111,7 @@ describe('workflow contracts', () => {
       WebhookOutboxSweepWorkflow,
       WebhookFanoutWorkflow,
       MetricsSweepWorkflow,
+      CommentsSweepWorkflow,
       FeedPollWorkflow,
     ] = [
       workflows.postWorkflowV2,
@@ -120,6 +125,7 @@ describe('workflow contracts', () => {
       workflows.webhookOutboxSweepWorkflow,
       workflows.webhookFanoutWorkflow,
       workflows.metricsSweepWorkflow,
+      workflows.commentsSweepWorkflow,
       workflows.feedPollWorkflow,
     ];
     expect(signatures.map((f) => f.name)).toEqual([
@@ -134,6 +140,7 @@ describe('workflow contracts', () => {
       WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
       WEBHOOK_FANOUT_WORKFLOW_TYPE,
       METRICS_SWEEP_WORKFLOW_TYPE,
+      COMMENTS_SWEEP_WORKFLOW_TYPE,
       FEED_POLL_WORKFLOW_TYPE,
     ]);
   });

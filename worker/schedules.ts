@@ -24,6 +24,12 @@ import {
   WEBHOOK_OUTBOX_SWEEP_WORKFLOW_TYPE,
 } from '../workflows/webhook-outbox-sweep-types.ts';
 import { FEED_POLL_EVERY, FEED_POLL_INPUT, FEED_POLL_SCHEDULE_ID, FEED_POLL_WORKFLOW_TYPE } from '../workflows/feed-poll-types.ts';
+import {
+  COMMENTS_SWEEP_EVERY,
+  COMMENTS_SWEEP_INPUT,
+  COMMENTS_SWEEP_SCHEDULE_ID,
+  COMMENTS_SWEEP_WORKFLOW_TYPE,
+} from '../workflows/comments-sweep-types.ts';
 
 export interface ServiceSchedule {
   /** The schedule's id in the namespace, e.g. `postpilot-webhook-outbox-sweep`. */
@@ -70,6 +76,14 @@ export const SERVICE_SCHEDULES: ServiceSchedule[] = [
     workflowType: FEED_POLL_WORKFLOW_TYPE,
     every: FEED_POLL_EVERY,
     args: [FEED_POLL_INPUT],
+    runTimeout: '30 minutes',
+  },
+  // Follows published posts and reads the comments under them that fell due (activities/comments.ts, workflows/comments-sweep.ts).
+  {
+    id: COMMENTS_SWEEP_SCHEDULE_ID,
+    workflowType: COMMENTS_SWEEP_WORKFLOW_TYPE,
+    every: COMMENTS_SWEEP_EVERY,
+    args: [COMMENTS_SWEEP_INPUT],
     runTimeout: '30 minutes',
   },
 ];

@@ -10,3 +10,4 @@ export { seriesWorkflow } from './series.ts';
 export { webhookFanoutWorkflow } from './webhook-fanout.ts';
 export { metricsSweepWorkflow } from './metrics-sweep.ts';
 export { feedPollWorkflow } from './feed-poll.ts';
+export { commentsSweepWorkflow } from './comments-sweep.ts';

@@ -19,6 +19,7 @@ export * from './invitation.ts';
 export * from './audit-event.ts';
 export * from './feed.ts';
 export * from './preview-link.ts';
+export * from './comment.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -41,6 +42,7 @@ import { Invitation } from './invitation.ts';
 import { AuditEvent } from './audit-event.ts';
 import { Feed, FeedItem } from './feed.ts';
 import { PreviewLink } from './preview-link.ts';
+import { Comment, CommentFollow } from './comment.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -68,4 +70,6 @@ export const ALL_ENTITIES = [
   Feed,
   FeedItem,
   PreviewLink,
+  Comment,
+  CommentFollow,
 ];

@@ -39,6 +39,11 @@ export const PostChannel = defineEntity({
   indexes: [
     { properties: ['channel', 'createdAt'] },
     { properties: ['metricsNextAt'] },
+    // The comments sweep finds the published channel posts it does not follow yet (Migration20261129050000_comments).
+    {
+      name: 'post_channels_published_index',
+      expression: 'create index "post_channels_published_index" on "post_channels" ("published_at") where "status" = \'published\'',
+    },
     // duplicate_post finds a channel's texts by their key (Migration20261128230000_post_text_key).
     {
       name: 'post_channels_channel_id_text_key_index',

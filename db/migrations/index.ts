@@ -31,6 +31,7 @@ import { Migration20261128120000_access } from './Migration20261128120000_access
 import { Migration20261128130000_feed_read_hold } from './Migration20261128130000_feed_read_hold.ts';
 import { Migration20261128230000_post_text_key } from './Migration20261128230000_post_text_key.ts';
 import { Migration20261129020000_post_pages_notify } from './Migration20261129020000_post_pages_notify.ts';
+import { Migration20261129050000_comments } from './Migration20261129050000_comments.ts';
 import { Migration20261127150000_invitations } from './Migration20261127150000_invitations.ts';
 import { Migration20261127160000_audit_events } from './Migration20261127160000_audit_events.ts';
 
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128130000_feed_read_hold', class: Migration20261128130000_feed_read_hold },
   { name: 'Migration20261128230000_post_text_key', class: Migration20261128230000_post_text_key },
   { name: 'Migration20261129020000_post_pages_notify', class: Migration20261129020000_post_pages_notify },
+  { name: 'Migration20261129050000_comments', class: Migration20261129050000_comments },
 ];

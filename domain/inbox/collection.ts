@@ -1,9 +1,10 @@
 // When the comments under a published channel post are read, and how a conversation is put
 // together, pure (no database). Rules:
 //
-// 1. A channel post is read more often while it is young: every 5 minutes in its first hour,
-//    every 15 minutes until 6 hours, hourly until a day, every 6 hours until a week, daily until
-//    30 days (CADENCE). The age is counted from when it was published.
+// 1. A channel post is read first when the comments sweep finds it published (the sweep runs
+//    every minute), then more often while it is young: every 5 minutes in its first hour, every
+//    15 minutes until 6 hours, hourly until a day, every 6 hours until a week, daily until 30
+//    days (CADENCE). The age is counted from when it was published.
 // 2. The last read is at 30 days (FOLLOW_FOR); after it the post is no longer followed, unless a
 //    read is asked for (which reads once and moves nothing).
 // 3. A read that fails is tried again after RETRY_AFTER, or at its next time by the cadence if
@@ -32,11 +33,6 @@ export const RETRY_AFTER = 15 * MINUTE;
 /** The time between reads at this age (rule 1); the last band's past its end. */
 function every(age: number): number {
   return (CADENCE.find((band) => age < band.until) ?? CADENCE[CADENCE.length - 1]!).every;
-}
-
-/** The first read of a post published at `publishedAt`. */
-export function firstReadAt(publishedAt: Date): Date {
-  return new Date(publishedAt.getTime() + every(0));
 }
 
 /** After a read at `at` (ok or failed): when the next one is, or null once the post is no longer followed (rules 1–3). */

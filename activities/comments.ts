@@ -1,0 +1,188 @@
+// Collecting the comments under published posts (domain/inbox/collection.ts states when): the
+// comments sweep (workflows/comments-sweep.ts) follows each published channel post of a platform
+// that lists its comments, claims the reads that fell due, and stores each comment once per
+// (channel, platform comment id), however often it is read.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { FOLLOW_FOR, nextReadAt } from '../domain/inbox/collection.ts';
+import type { Orm } from '../db/orm.ts';
+import { sql } from '../db/sql.ts';
+import { newId } from '../lib/ids.ts';
+import { safeHttpUrl } from '../lib/urls.ts';
+import type { Platform } from '../platforms/catalog.ts';
+import { type Connectors, PlatformError, type PlatformComment } from '../platforms/types.ts';
+import { FAILURE } from '../workflows/post-types.ts';
+import type { CommentsSweepInput, CommentsSweepResult } from '../workflows/comments-sweep-types.ts';
+import { createChannelCredentials } from './channel-credentials.ts';
+import type { WebhookEmitter } from './webhook-events.ts';
+
+const NEEDS_RECONNECT = 'the channel needs to be connected again';
+/** A claimed read is the sweep's for this long: more than its activity's 5-minute limit. */
+export const CLAIM_MS = 10 * 60_000;
+
+export interface CommentsActivityDeps {
+  orm: Orm;
+  connectors: Connectors;
+  credentialsKey?: Buffer;
+  now?: () => Date;
+}
+
+interface DueRow {
+  id: string;
+  post_id: string;
+  channel_id: string;
+  platform: Platform;
+  platform_post_id: string;
+  url: string | null;
+  /** As the driver gives it (a string through the ORM's connection). */
+  published_at: Date | string;
+  channel_status: string;
+  organization_id: string;
+  /** The platform ids of the post's own thread items: they are the post, not comments on it. */
+  item_ids: string[];
+}
+
+/** Postgres refuses NUL in text; a platform's text is stored without it. */
+const clean = (s: string) => s.replaceAll('\u0000', '');
+
+export function createCommentsActivities(deps: CommentsActivityDeps, webhooks: WebhookEmitter) {
+  const now = deps.now ?? (() => new Date());
+  const credentials = createChannelCredentials(deps, webhooks);
+  const readable = () => (Object.keys(deps.connectors) as Platform[]).filter((p) => deps.connectors[p]?.readComments);
+
+  /** Follows the published channel posts of the last FOLLOW_FOR not followed yet: due at once (rule 1). */
+  async function follow(at: Date, limit: number): Promise<void> {
+    const platforms = readable();
+    if (!platforms.length) return;
+    await sql(
+      deps.orm.em.fork(),
+      `insert into comment_follows (post_channel_id, next_at)
+       select pc.id, ? from post_channels pc
+        where pc.status = 'published' and pc.published_at > ? and pc.platform in (?) and pc.platform_post_id is not null
+          and not exists (select 1 from comment_follows f where f.post_channel_id = pc.id)
+        order by pc.published_at limit ?
+       on conflict do nothing`,
+      [at, new Date(at.getTime() - FOLLOW_FOR), platforms, limit],
+    );
+  }
+
+  /** The reads due now, claimed: their time moves CLAIM_MS ahead in the statement that picks them, so two sweeps never read one post at once. */
+  function claim(at: Date, limit: number): Promise<DueRow[]> {
+    return sql<DueRow>(
+      deps.orm.em.fork(),
+      `with picked as (
+         select post_channel_id from comment_follows where next_at <= ? order by next_at limit ? for update skip locked
+       ),
+       claimed as (
+         update comment_follows f set next_at = ? from picked where f.post_channel_id = picked.post_channel_id
+         returning f.post_channel_id
+       )
+       select pc.id, pc.post_id, pc.channel_id, pc.platform, pc.platform_post_id, pc.url, pc.published_at,
+         c.status as channel_status, c.organization_id,
+         array(select i.platform_post_id from post_channel_items i where i.post_channel_id = pc.id and i.platform_post_id is not null) as item_ids
+       from claimed join post_channels pc on pc.id = claimed.post_channel_id join channels c on c.id = pc.channel_id`,
+      [at, limit, new Date(at.getTime() + CLAIM_MS)],
+    );
+  }
+
+  /** After a read: when the next one is (null: no longer followed), and why it failed. */
+  async function done(row: DueRow, at: Date, next: Date | null, error: string | null): Promise<void> {
+    await sql(deps.orm.em.fork(), 'update comment_follows set next_at = ?, last_read_at = ?, error = ? where post_channel_id = ?', [
+      next,
+      at,
+      error,
+      row.id,
+    ]);
+  }
+
+  /** Stores the comments not stored yet (the post's own thread items left out); returns how many were new. */
+  async function store(row: DueRow, comments: PlatformComment[], at: Date): Promise<number> {
+    const own = new Set([row.platform_post_id, ...row.item_ids]);
+    const input = comments
+      .filter((c) => !own.has(c.platformCommentId))
+      .map((c) => {
+        const written = Date.parse(c.createdAt);
+        return {
+          id: newId('cmt'),
+          platform_comment_id: clean(c.platformCommentId),
+          parent_platform_id: clean(c.parentPlatformId),
+          author_name: c.author.name === null ? null : clean(c.author.name),
+          author_handle: c.author.handle === null ? null : clean(c.author.handle),
+          // Links others hand us are kept only when they are http(s) (lib/urls.ts).
+          author_avatar_url: safeHttpUrl(c.author.avatarUrl),
+          author_profile_url: safeHttpUrl(c.author.profileUrl),
+          text: clean(c.text),
+          written_at: new Date(Number.isNaN(written) ? at.getTime() : written).toISOString(),
+          url: safeHttpUrl(c.url),
+          ours: c.ours,
+        };
+      });
+    if (!input.length) return 0;
+    const inserted = await sql<{ id: string }>(
+      deps.orm.em.fork(),
+      `insert into comments (id, organization_id, post_id, post_channel_id, channel_id, platform_comment_id, parent_platform_id,
+         author_name, author_handle, author_avatar_url, author_profile_url, text, written_at, url, ours, created_at, updated_at)
+       select i.id, ?, ?, ?, ?, i.platform_comment_id, i.parent_platform_id, i.author_name, i.author_handle, i.author_avatar_url,
+         i.author_profile_url, i.text, i.written_at, i.url, i.ours, ?, ?
+       from jsonb_to_recordset(?::jsonb) as i(id text, platform_comment_id text, parent_platform_id text, author_name text,
+         author_handle text, author_avatar_url text, author_profile_url text, text text, written_at timestamptz, url text, ours boolean)
+       on conflict (channel_id, platform_comment_id) do nothing
+       returning id`,
+      [row.organization_id, row.post_id, row.id, row.channel_id, at, at, JSON.stringify(input)],
+    );
+    return inserted.length;
+  }
+
+  return {
+    /**
+     * The reads due now, at most `limit` channel posts, oldest due first, after following what was
+     * published since the last run. Each read is recorded as soon as it is made, so a retried
+     * attempt reads only what is still due (a read cut off is due again when its claim runs out).
+     */
+    async collectDueComments({ limit }: Pick<CommentsSweepInput, 'limit'>): Promise<CommentsSweepResult> {
+      const ctx = Context.current();
+      const signal = ctx.cancellationSignal;
+      const at = now();
+      await follow(at, limit);
+      const due = await claim(at, limit);
+      const result: CommentsSweepResult = { read: 0, failed: 0, stopped: 0, stored: 0 };
+      for (const row of due) {
+        signal.throwIfAborted();
+        ctx.heartbeat();
+        const published = new Date(row.published_at);
+        const connector = deps.connectors[row.platform];
+        if (!connector?.readComments || !deps.credentialsKey) {
+          await done(row, at, null, 'this platform lists no comments');
+          result.stopped++;
+          continue;
+        }
+        if (row.channel_status === 'reauth_required') {
+          await done(row, at, nextReadAt(published, at, false), NEEDS_RECONNECT);
+          result.failed++;
+          continue;
+        }
+        try {
+          const creds = await credentials.current(row.channel_id, connector, signal);
+          const read = await connector.readComments(creds, { platformPostId: row.platform_post_id, url: row.url ?? '' }, signal);
+          if (read.gone) {
+            await done(row, at, null, 'the post is no longer on the platform');
+            result.stopped++;
+            continue;
+          }
+          result.stored += await store(row, read.comments, at);
+          await done(row, at, nextReadAt(published, at, true), null);
+          result.read++;
+        } catch (err) {
+          // A read cut short by the cancellation is the cancellation, not the platform's failure.
+          signal.throwIfAborted();
+          const reauth =
+            (err instanceof ApplicationFailure && err.type === FAILURE.reauth) || (err instanceof PlatformError && err.kind === 'reauth');
+          if (!reauth && !(err instanceof PlatformError)) throw err;
+          if (err instanceof PlatformError && reauth) await credentials.markReauthRequired(row.channel_id);
+          await done(row, at, nextReadAt(published, at, false), reauth ? NEEDS_RECONNECT : (err as Error).message);
+          result.failed++;
+        }
+      }
+      return result;
+    },
+  };
+}
