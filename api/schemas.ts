@@ -8,6 +8,7 @@ import { AnalyticsSummarySchema, BestTimesSchema, PostAnalyticsSchema } from './
 import { AuditEventListSchema, AuditEventSchema } from './schemas/audit.ts';
 import { ChannelCapabilitiesSchema, ChannelListSchema, ChannelSchema } from './schemas/channels.ts';
 import { ErrorSchema } from './schemas/errors.ts';
+import { CommentListSchema, CommentSchema, ConversationSchema } from './schemas/comments.ts';
 import { FeedFilterSchema, FeedItemListSchema, FeedItemSchema, FeedListSchema, FeedSchema } from './schemas/feeds.ts';
 import { GeneratedAltTextSchema, GeneratedDraftsSchema } from './schemas/generate.ts';
 import { MediaItemSchema, UploadInstructionsSchema, UploadResponseSchema } from './schemas/media.ts';
@@ -46,6 +47,7 @@ export * from './schemas/series.ts';
 export * from './schemas/analytics.ts';
 export * from './schemas/audit.ts';
 export * from './schemas/feeds.ts';
+export * from './schemas/comments.ts';
 
 export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Error: ErrorSchema,
@@ -87,6 +89,9 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Approval: ApprovalSchema,
   FeedFilter: FeedFilterSchema,
   Feed: FeedSchema,
+  Comment: CommentSchema,
+  CommentList: CommentListSchema,
+  Conversation: ConversationSchema,
   FeedList: FeedListSchema,
   FeedItem: FeedItemSchema,
   FeedItemList: FeedItemListSchema,

@@ -12,6 +12,7 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { queueRoutes } from './routes/queues.ts';
 import { seriesRoutes } from './routes/series.ts';
 import { feedRoutes } from './routes/feeds.ts';
+import { commentRoutes } from './routes/comments.ts';
 import { generateRoutes } from './routes/generate.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -31,6 +32,7 @@ export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
       .use(queueRoutes(deps))
       .use(seriesRoutes(deps))
       .use(feedRoutes(deps))
+      .use(commentRoutes(deps))
       .use(generateRoutes(deps))
       .use(analyticsRoutes(deps))
       .use(auditRoutes(deps))

@@ -34,7 +34,7 @@ const ADMINS: readonly Role[] = ['owner', 'admin'];
 
 /** Each action: the roles that may do it, the key scope it needs (null: not through a key), and what it covers. */
 export const ACCESS = {
-  read: { roles: EVERYONE, scope: 'read', covers: 'read posts, media, channels, queues, series, feeds and figures' },
+  read: { roles: EVERYONE, scope: 'read', covers: 'read posts, media, channels, queues, series, feeds, comments and figures' },
   'posts.write': {
     roles: WRITERS,
     scope: 'publish',
@@ -51,6 +51,7 @@ export const ACCESS = {
   'queues.write': { roles: EDITORS, scope: 'publish', covers: 'change a channel’s posting queue' },
   'series.write': { roles: EDITORS, scope: 'publish', covers: 'create, change, resume and delete recurring series' },
   'feeds.write': { roles: EDITORS, scope: 'publish', covers: 'create, change, read, resume and delete feeds' },
+  'comments.manage': { roles: EDITORS, scope: 'publish', covers: 'mark comments read or unread and give them to a member' },
   'webhooks.manage': { roles: ADMINS, scope: 'publish', covers: 'webhook endpoints, their secrets and deliveries' },
   'webhooks.read': { roles: ADMINS, scope: 'read', covers: 'read webhook endpoints and their deliveries' },
   'audit.read': { roles: ADMINS, scope: 'read', covers: 'read the audit log' },

@@ -50,6 +50,7 @@ interface Ids {
   feed: string;
   webhook: string;
   delivery: string;
+  comment: string;
 }
 
 interface Org {
@@ -97,7 +98,11 @@ const OPERATION_ACTIONS: Partial<Record<Action, string[]>> = {
     'listFeeds',
     'getFeed',
     'listFeedItems',
+    'listPostComments',
+    'listInbox',
+    'getComment',
   ],
+  'comments.manage': ['updateComment'],
   'posts.write': ['createPost', 'validatePost', 'updatePost', 'createPostsInBulk', 'importPosts', 'refreshPostAnalytics'],
   'posts.publish': ['deletePost', 'retryPost'],
   'posts.approve': ['approvePost', 'rejectPost'],
@@ -140,6 +145,7 @@ const SCOPED: Record<string, string> = {
   webhook_events: 'organization_id = $1',
   webhook_deliveries: 'endpoint_id in (select id from webhook_endpoints where organization_id = $1)',
   preview_links: 'organization_id = $1',
+  comments: 'organization_id = $1',
   audit_events: 'organization_id = $1',
 };
 /** Columns that change on use, not by a request's effect: a key's last use is stamped when it is admitted. */
@@ -215,6 +221,7 @@ const PATH_IDS: Record<string, keyof Ids> = {
   series: 'series',
   feeds: 'feed',
   webhooks: 'webhook',
+  comments: 'comment',
 };
 
 function pathOf(op: Operation, ids: Ids): string {
@@ -249,6 +256,7 @@ const BODIES: Record<string, (r: Ids) => Req> = {
   updateSeries: () => ({ body: { content: 'matrix series edit' } }),
   createFeed: (r) => ({ body: { url: feeds.url, channelIds: [r.channel] } }),
   updateFeed: () => ({ body: { name: 'matrix feed' } }),
+  updateComment: () => ({ body: { status: 'read' } }),
   createWebhook: () => ({ body: { url: `http://127.0.0.1:${receiver.port}/matrix`, events: ['webhook.test'] } }),
   updateWebhook: () => ({ body: { enabled: false } }),
   generatePost: (r) => ({ body: { prompt: 'matrix', channelIds: [r.channel], mediaIds: [r.media] } }),
@@ -369,6 +377,15 @@ async function organizationA(): Promise<typeof A> {
     { email: `invitee-${crypto.randomUUID().slice(0, 8)}@example.com`, role: 'viewer' },
     new Date(clock),
   );
+  // A comment someone wrote under A's post (as the comments sweep stores one).
+  const comment = `cmt_${crypto.randomUUID().replaceAll('-', '').slice(0, 26)}`;
+  await h.pool.query(
+    `insert into comments (id, organization_id, post_id, post_channel_id, channel_id, platform_comment_id, parent_platform_id,
+       author_handle, text, written_at, ours, created_at, updated_at)
+     select $1, $2, pc.post_id, pc.id, pc.channel_id, 'c-1', 'p-1', 'someone@else.example', 'A comment', now(), false, now(), now()
+       from post_channels pc where pc.post_id = $3`,
+    [comment, org.id, post.body.id],
+  );
   const ids: Ids = {
     post: post.body.id,
     media,
@@ -377,6 +394,7 @@ async function organizationA(): Promise<typeof A> {
     feed: feed.body.id,
     webhook,
     delivery,
+    comment,
   };
   return {
     id: org.id,
@@ -420,7 +438,7 @@ async function organizationB(): Promise<typeof B> {
     decide: false,
     now: new Date(clock),
   });
-  const ids = { post: post.body.id, media: '', channel: channel.id, series: '', feed: '', webhook: '', delivery: '' };
+  const ids = { post: post.body.id, media: '', channel: channel.id, series: '', feed: '', webhook: '', delivery: '', comment: '' };
   return { id: org.id, ids, all: [org.id, post.body.id, channel.id, link.id, key.id, user.id], key: key.key, browser, link: link.id };
 }
 

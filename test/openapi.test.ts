@@ -36,6 +36,11 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'patch', path: '/feeds/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Feed' },
   { method: 'delete', path: '/feeds/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 413, 422, 429], schema: null },
   { method: 'post', path: '/feeds/{id}/poll', scope: 'publish', success: 202, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Feed' },
+  // Comments.
+  { method: 'get', path: '/posts/{id}/comments', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Conversation' },
+  { method: 'get', path: '/inbox', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'CommentList' },
+  { method: 'get', path: '/comments/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Comment' },
+  { method: 'patch', path: '/comments/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 413, 422, 429], schema: 'Comment' },
   { method: 'get', path: '/webhooks', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'WebhookEndpointList' },
   { method: 'get', path: '/webhooks/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'WebhookEndpoint' },
   {

@@ -59,6 +59,10 @@ const TAGS = [
   { name: 'Account', description: 'The calling API key, its organization and quota.' },
   { name: 'Channels', description: 'Connected social accounts.' },
   { name: 'Posts', description: 'Scheduling, publishing now, editing while waiting, per-channel outcomes.' },
+  {
+    name: 'Comments',
+    description: 'What people answered under your published posts, collected from the platforms: the inbox and each post’s conversation.',
+  },
   { name: 'Analytics', description: 'How published posts performed, across posts and over time.' },
   { name: 'Media', description: 'The media library: a three-step upload (create, PUT the bytes, complete).' },
   { name: 'Webhooks', description: 'Signed events (Standard Webhooks) pushed to your endpoints, and their delivery log.' },

@@ -6,6 +6,7 @@
 import { ANALYTICS_OPERATIONS } from '../routes/analytics.ts';
 import { AUDIT_OPERATIONS } from '../routes/audit.ts';
 import { CHANNEL_OPERATIONS } from '../routes/channels.ts';
+import { COMMENT_OPERATIONS } from '../routes/comments.ts';
 import { FEED_OPERATIONS } from '../routes/feeds.ts';
 import { GENERATE_OPERATIONS } from '../routes/generate.ts';
 import { ME_OPERATIONS } from '../routes/me.ts';
@@ -24,6 +25,7 @@ export const OPERATIONS = {
   ...QUEUE_OPERATIONS,
   ...SERIES_OPERATIONS,
   ...FEED_OPERATIONS,
+  ...COMMENT_OPERATIONS,
   ...GENERATE_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...AUDIT_OPERATIONS,

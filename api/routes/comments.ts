@@ -1,0 +1,154 @@
+// Comments collected under published posts (docs/api.md "Comments"; domain/inbox/comments.ts):
+// a post's conversation, the inbox, and marking or assigning one. Reading needs `read`; changing
+// a comment is `comments.manage` (domain/access.ts).
+import { t } from 'elysia';
+import { refuseUnstorableBody, router } from '../../http/router.ts';
+import type { AppDeps } from '../../http/deps.ts';
+import { CursorParam, LimitParam, parseLimit } from '../../http/page-query.ts';
+import { parseRangeBound } from '../../lib/date-time.ts';
+import { errors, type FieldError } from '../../lib/errors.ts';
+import { COMMENT_STATUSES } from '../../db/entities/comment.ts';
+import { getComment, listInbox, postConversation, updateComment } from '../../domain/inbox/comments.ts';
+import { authPlugin } from '../auth.ts';
+import { CommentListSchema, CommentSchema, ConversationSchema, PathId } from '../schemas.ts';
+import { doc } from '../openapi/operation.ts';
+
+const USER_ID = '^usr_[0-9a-z]{26}$';
+const IdParams = t.Object({ id: PathId() });
+const InboxQuery = t.Object({
+  channelId: t.Optional(PathId()),
+  postId: t.Optional(PathId()),
+  status: t.Optional(
+    t.Union(
+      COMMENT_STATUSES.map((s) => t.Literal(s)),
+      { error: `must be one of ${COMMENT_STATUSES.join(', ')}` },
+    ),
+  ),
+  assignee: t.Optional(t.String({ pattern: `${USER_ID}|^none$`, error: 'must be a member’s user id or none' })),
+  since: t.Optional(t.String({ maxLength: 64 })),
+  limit: LimitParam(),
+  cursor: CursorParam(),
+});
+const PatchBody = t.Object(
+  {
+    status: t.Optional(t.Union([t.Literal('read'), t.Literal('unread')], { error: 'must be read or unread' })),
+    assigneeUserId: t.Optional(t.Union([t.String({ pattern: USER_ID, error: 'must be a user id (usr_…)' }), t.Null()])),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const COMMENT_ID = 'Comment id (`cmt_…`).';
+
+export const COMMENT_OPERATIONS = {
+  listPostComments: doc({
+    operationId: 'listPostComments',
+    tag: 'Comments',
+    action: 'read',
+    summary: 'A post’s conversation',
+    description:
+      'What people answered under the post on each of its channels, and your replies, as collected so far (docs/api.md "Comments"): a tree, depth first, each level in the order written.',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The conversation.' },
+    params: { id: 'Post id (`post_…`).' },
+  }),
+  listInbox: doc({
+    operationId: 'listInbox',
+    tag: 'Comments',
+    action: 'read',
+    summary: 'The inbox',
+    description:
+      'Comments under the organization’s posts, written by others (not your replies), newest first; a key limited to channels sees those channels’ only. Keyset pagination: pass `nextCursor` as `cursor`.',
+    errors: ['validation_failed'],
+    errorNotes: {
+      validation_failed:
+        'invalid query (`details.fields`): a limit outside 1–100, a `since` that is not a date-time, or a cursor this API did not return',
+    },
+    success: { description: 'A page of comments.' },
+    query: {
+      channelId: 'Only this channel’s.',
+      postId: 'Only this post’s.',
+      status: '`unread`, `read`, `replied` or `hidden`.',
+      assignee: 'A member’s user id (`usr_…`): the comments given to them; `none`: those given to no one.',
+      since: {
+        description: 'Only those written at or after this instant (RFC 3339 with an offset).',
+        format: 'date-time',
+        maxLength: undefined,
+      },
+      limit: { description: 'Page size (default 20).', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
+      cursor: 'Page position: only a `nextCursor` from an earlier page of this list (any other value is `422`).',
+    },
+  }),
+  getComment: doc({
+    operationId: 'getComment',
+    tag: 'Comments',
+    action: 'read',
+    summary: 'A comment',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The comment.' },
+    params: { id: COMMENT_ID },
+  }),
+  updateComment: doc({
+    operationId: 'updateComment',
+    audit: { action: 'comment.update', resource: 'comment' },
+    tag: 'Comments',
+    action: 'comments.manage',
+    summary: 'Mark a comment read or unread, or give it to a member',
+    description:
+      '`status`: `read` or `unread` (a reply makes it `replied`, a hide `hidden`). `assigneeUserId`: a member of the organization who answers it, or null for no one.',
+    errors: ['not_found', 'validation_failed'],
+    errorNotes: {
+      validation_failed: 'the body does not match (`details.fields`), or `assigneeUserId` is not a member of the organization',
+    },
+    success: { description: 'The comment as it is now.' },
+    params: { id: COMMENT_ID },
+  }),
+};
+
+export function commentRoutes(deps: AppDeps) {
+  return router()
+    .use(authPlugin(deps))
+    .get(
+      '/posts/:id/comments',
+      async ({ auth, params }) => ({ data: await postConversation(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels) }),
+      {
+        params: IdParams,
+        response: { 200: ConversationSchema },
+        operation: COMMENT_OPERATIONS.listPostComments,
+      },
+    )
+    .get(
+      '/inbox',
+      ({ auth, query }) => {
+        const fields: FieldError[] = [];
+        const limit = parseLimit(query.limit, fields);
+        const since = parseRangeBound(query.since, 'since', fields);
+        if (fields.length) throw errors.validation(fields);
+        return listInbox(deps.orm.em.fork(), auth.organization.id, auth.channels, {
+          channelId: query.channelId,
+          postId: query.postId,
+          status: query.status,
+          assignee: query.assignee,
+          since,
+          limit,
+          cursor: query.cursor,
+        });
+      },
+      { query: InboxQuery, response: { 200: CommentListSchema }, operation: COMMENT_OPERATIONS.listInbox },
+    )
+    .get('/comments/:id', ({ auth, params }) => getComment(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels), {
+      params: IdParams,
+      response: { 200: CommentSchema },
+      operation: COMMENT_OPERATIONS.getComment,
+    })
+    .patch(
+      '/comments/:id',
+      ({ auth, params, body }) => updateComment(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels, body, auth.now),
+      {
+        params: IdParams,
+        body: PatchBody,
+        transform: refuseUnstorableBody,
+        response: { 200: CommentSchema },
+        operation: COMMENT_OPERATIONS.updateComment,
+      },
+    );
+}

@@ -1,0 +1,212 @@
+// The comments an organization has collected (activities/comments.ts stores them): a post's
+// conversation as a tree, the inbox across the organization, and what the team does about one
+// (read or unread, who answers it). An API key limited to channels sees the comments of those
+// channels only (domain/key-channels.ts). Rules of a conversation: domain/inbox/collection.ts.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { CommentStatus } from '../../db/entities/index.ts';
+import { sql } from '../../db/sql.ts';
+import { errors } from '../../lib/errors.ts';
+import { decodeKeyset, encodeKeyset } from '../../lib/keyset-cursor.ts';
+import type { Platform } from '../../platforms/catalog.ts';
+import { getPostForKey } from '../posts/view.ts';
+import { type KeyChannels, keySees } from '../key-channels.ts';
+import { conversation } from './collection.ts';
+
+/** A comment as the API shows it. */
+export interface CommentView {
+  id: string;
+  postId: string;
+  channelId: string;
+  platform: Platform;
+  /** The collected comment it answers; null when it answers the post, one of its thread items, or something not collected. */
+  parentId: string | null;
+  platformCommentId: string;
+  author: { name: string | null; handle: string | null; avatarUrl: string | null; profileUrl: string | null };
+  text: string;
+  /** When the platform says it was written. */
+  createdAt: string;
+  url: string | null;
+  /** Written by the channel's own account. */
+  ours: boolean;
+  status: CommentStatus;
+  assigneeUserId: string | null;
+  /** When the service first read it. */
+  collectedAt: string;
+}
+
+/** A comment of a conversation, with its depth in the tree (0: it answers the post or a thread item). */
+export type ConversationEntry = CommentView & { depth: number };
+
+interface Row {
+  id: string;
+  post_id: string;
+  channel_id: string;
+  platform: Platform;
+  parent_id: string | null;
+  platform_comment_id: string;
+  parent_platform_id: string;
+  author_name: string | null;
+  author_handle: string | null;
+  author_avatar_url: string | null;
+  author_profile_url: string | null;
+  text: string;
+  written_at: Date | string;
+  url: string | null;
+  ours: boolean;
+  status: CommentStatus;
+  assignee_user_id: string | null;
+  created_at: Date | string;
+}
+
+/** The columns of a view, with the collected parent's id (same channel, the platform id it answers). */
+const COLUMNS = `c.id, c.post_id, c.channel_id, ch.platform, parent.id as parent_id, c.platform_comment_id, c.parent_platform_id,
+  c.author_name, c.author_handle, c.author_avatar_url, c.author_profile_url, c.text, c.written_at, c.url, c.ours, c.status,
+  c.assignee_user_id, c.created_at`;
+const FROM = `comments c join channels ch on ch.id = c.channel_id
+  left join comments parent on parent.channel_id = c.channel_id and parent.platform_comment_id = c.parent_platform_id`;
+
+function view(r: Row): CommentView {
+  return {
+    id: r.id,
+    postId: r.post_id,
+    channelId: r.channel_id,
+    platform: r.platform,
+    parentId: r.parent_id,
+    platformCommentId: r.platform_comment_id,
+    author: { name: r.author_name, handle: r.author_handle, avatarUrl: r.author_avatar_url, profileUrl: r.author_profile_url },
+    text: r.text,
+    createdAt: new Date(r.written_at).toISOString(),
+    url: r.url,
+    ours: r.ours,
+    status: r.status,
+    assigneeUserId: r.assignee_user_id,
+    collectedAt: new Date(r.created_at).toISOString(),
+  };
+}
+
+/**
+ * GET /v1/posts/{id}/comments: the post's conversation on each of its channels as one tree (rule
+ * 4), depth first: each comment followed by those answering it.
+ */
+export async function postConversation(
+  em: EntityManager,
+  organizationId: string,
+  postId: string,
+  keyChannels: KeyChannels,
+): Promise<ConversationEntry[]> {
+  // The post as the key may see it, or not_found.
+  await getPostForKey(em, organizationId, postId, keyChannels === 'all' ? 'all' : [...keyChannels]);
+  const rows = await sql<Row>(em, `select ${COLUMNS} from ${FROM} where c.post_id = ? and c.organization_id = ?`, [postId, organizationId]);
+  // Platform ids are unique per channel: the tree is keyed by channel and platform id.
+  const tree = conversation(
+    rows.map((r) => ({
+      view: view(r),
+      platformCommentId: `${r.channel_id}\n${r.platform_comment_id}`,
+      parentPlatformId: `${r.channel_id}\n${r.parent_platform_id}`,
+      createdAt: new Date(r.written_at).toISOString(),
+    })),
+  );
+  const out: ConversationEntry[] = [];
+  const walk = (nodes: typeof tree, depth: number) => {
+    for (const n of nodes) {
+      out.push({ ...n.view, depth });
+      walk(n.replies, depth + 1);
+    }
+  };
+  walk(tree, 0);
+  return out;
+}
+
+export interface InboxFilters {
+  channelId?: string;
+  postId?: string;
+  status?: CommentStatus;
+  /** A member's user id, or `none`: comments no one answers yet. */
+  assignee?: string;
+  /** Written at or after. */
+  since?: Date;
+  limit: number;
+  cursor?: string;
+}
+
+/** What a comment id looks like (lib/ids.ts). */
+const COMMENT_ID = /^cmt_[0-9a-z]{26}$/;
+
+/** GET /v1/inbox: what people wrote under the organization's posts (not its own replies), newest first. */
+export async function listInbox(
+  em: EntityManager,
+  organizationId: string,
+  keyChannels: KeyChannels,
+  f: InboxFilters,
+): Promise<{ data: CommentView[]; nextCursor: string | null }> {
+  const where = ['c.organization_id = ?', 'not c.ours'];
+  const params: unknown[] = [organizationId];
+  const add = (condition: string, ...values: unknown[]) => {
+    where.push(condition);
+    params.push(...values);
+  };
+  if (keyChannels !== 'all') {
+    if (!keyChannels.length) return { data: [], nextCursor: null };
+    add('c.channel_id in (?)', [...keyChannels]);
+  }
+  if (f.channelId !== undefined) add('c.channel_id = ?', f.channelId);
+  if (f.postId !== undefined) add('c.post_id = ?', f.postId);
+  if (f.status !== undefined) add('c.status = ?', f.status);
+  if (f.assignee === 'none') add('c.assignee_user_id is null');
+  else if (f.assignee !== undefined) add('c.assignee_user_id = ?', f.assignee);
+  if (f.since !== undefined) add('c.written_at >= ?', f.since);
+  if (f.cursor !== undefined) {
+    const k = decodeKeyset(f.cursor, COMMENT_ID);
+    add('(c.written_at, c.id) < (?, ?)', k.at, k.id);
+  }
+  const rows = await sql<Row>(
+    em,
+    `select ${COLUMNS} from ${FROM} where ${where.join(' and ')} order by c.written_at desc, c.id desc limit ?`,
+    [...params, f.limit + 1],
+  );
+  const shown = rows.slice(0, f.limit).map(view);
+  const last = shown[shown.length - 1];
+  return { data: shown, nextCursor: rows.length > f.limit && last ? encodeKeyset(new Date(last.createdAt), last.id) : null };
+}
+
+/** A comment of the organization on a channel the key sees, or not_found. */
+export async function getComment(em: EntityManager, organizationId: string, id: string, keyChannels: KeyChannels): Promise<CommentView> {
+  if (!COMMENT_ID.test(id)) throw errors.notFound('Comment');
+  const [row] = await sql<Row>(em, `select ${COLUMNS} from ${FROM} where c.id = ? and c.organization_id = ?`, [id, organizationId]);
+  if (!row || !keySees(keyChannels, [row.channel_id])) throw errors.notFound('Comment');
+  return view(row);
+}
+
+export interface CommentChange {
+  /** Read or unread; `replied` and `hidden` follow from a reply and a hide. */
+  status?: 'read' | 'unread';
+  /** A member of the organization, or null: no one. */
+  assigneeUserId?: string | null;
+}
+
+/** PATCH /v1/comments/{id}: marks it read or unread, gives it to a member or to no one. */
+export async function updateComment(
+  em: EntityManager,
+  organizationId: string,
+  id: string,
+  keyChannels: KeyChannels,
+  change: CommentChange,
+  now: Date,
+): Promise<CommentView> {
+  await getComment(em, organizationId, id, keyChannels);
+  if (change.assigneeUserId) {
+    const [member] = await sql(em, 'select 1 from memberships where organization_id = ? and user_id = ?', [
+      organizationId,
+      change.assigneeUserId,
+    ]);
+    if (!member) throw errors.validation([{ path: 'assigneeUserId', message: 'is not a member of the organization' }]);
+  }
+  await sql(
+    em,
+    `update comments set updated_at = ?, status = coalesce(?, status),
+       assignee_user_id = case when ? then ? else assignee_user_id end
+     where id = ? and organization_id = ?`,
+    [now, change.status ?? null, change.assigneeUserId !== undefined, change.assigneeUserId ?? null, id, organizationId],
+  );
+  return getComment(em, organizationId, id, keyChannels);
+}
