@@ -3,7 +3,9 @@
 // that lists its comments, claims the reads that fell due, and stores each comment once per
 // (channel, platform comment id), however often it is read.
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { FOLLOW_FOR, nextReadAt } from '../domain/inbox/collection.ts';
+import { getComment } from '../domain/inbox/comments.ts';
 import type { Orm } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
 import { newId } from '../lib/ids.ts';
@@ -117,8 +119,27 @@ export function createCommentsActivities(deps: CommentsActivityDeps, webhooks: W
         };
       });
     if (!input.length) return 0;
-    const inserted = await sql<{ id: string }>(
-      deps.orm.em.fork(),
+    // With the new comments, in their transaction, their comment.received events (a read repeated inserts nothing, so sends none).
+    const { count, deliveries } = await deps.orm.em.fork().transactional(async (tx) => {
+      const inserted = await insert(tx, row, input, at);
+      const ids: string[] = [];
+      for (const { id, ours } of inserted) {
+        if (ours) continue;
+        ids.push(
+          ...(await webhooks.write(tx, row.organization_id, 'comment.received', async () => ({
+            ...(await getComment(tx, row.organization_id, id, 'all')),
+          }))),
+        );
+      }
+      return { count: inserted.length, deliveries: ids };
+    });
+    await webhooks.dispatch(deps.orm.em, deliveries);
+    return count;
+  }
+
+  function insert(tx: EntityManager, row: DueRow, input: unknown[], at: Date) {
+    return sql<{ id: string; ours: boolean }>(
+      tx,
       `insert into comments (id, organization_id, post_id, post_channel_id, channel_id, platform_comment_id, parent_platform_id,
          author_name, author_handle, author_avatar_url, author_profile_url, text, written_at, url, ours, created_at, updated_at)
        select i.id, ?, ?, ?, ?, i.platform_comment_id, i.parent_platform_id, i.author_name, i.author_handle, i.author_avatar_url,
@@ -126,10 +147,9 @@ export function createCommentsActivities(deps: CommentsActivityDeps, webhooks: W
        from jsonb_to_recordset(?::jsonb) as i(id text, platform_comment_id text, parent_platform_id text, author_name text,
          author_handle text, author_avatar_url text, author_profile_url text, text text, written_at timestamptz, url text, ours boolean)
        on conflict (channel_id, platform_comment_id) do nothing
-       returning id`,
+       returning id, ours`,
       [row.organization_id, row.post_id, row.id, row.channel_id, at, at, JSON.stringify(input)],
     );
-    return inserted.length;
   }
 
   return {

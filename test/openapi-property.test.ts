@@ -14,6 +14,7 @@
 // answers too, and every path answers any method it does not list with 405 and `Allow`.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
+import { newId } from '../lib/ids.ts';
 import sharp from 'sharp';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -375,6 +376,22 @@ const PROSE_RULES: {
     documented: /only a `nextCursor`/,
     why: 'an opaque cursor (referential)',
     holds: (_f, a) => !pools.cursors.includes(a.query.cursor as string),
+  },
+  {
+    ops: ['updateComment'],
+    path: /^assigneeUserId$/,
+    message: /^is not a member of the organization$/,
+    documented: /`assigneeUserId` is not a member of the organization/,
+    why: 'a comment is given to a member (referential; the fixture organization has none)',
+    holds: (_f, a) => typeof a.body.assigneeUserId === 'string',
+  },
+  {
+    ops: ['listInbox'],
+    path: /^cursor$/,
+    message: /^is not a cursor returned by this API$/,
+    documented: /only a `nextCursor`/,
+    why: 'an opaque cursor of the inbox (referential)',
+    holds: (_f, a) => !pools.inboxCursors.includes(a.query.cursor as string),
   },
   {
     ops: ['listFeedItems'],
@@ -804,6 +821,9 @@ const pools = {
   pollableFeeds: [] as string[],
   deletableFeeds: [] as string[],
   feedCursors: [] as string[],
+  /** Comments someone wrote under the fixture's posts (the read and PATCH targets), and a cursor of a real page of the inbox. */
+  comments: [] as string[],
+  inboxCursors: [] as string[],
   /** Future instants within the bounds of `publishAt` (set once the server's clock is known). */
   futures: [] as string[],
   /** Each fixture channel's published `rules.maxChars`. */
@@ -1129,6 +1149,8 @@ function hintsFor(o: Operation): Hints {
     if (at === 'body.url' && o.path.startsWith('/feeds'))
       return real([pools.feedUrl], () => (generated() as fc.Arbitrary<string>).map(unreachable).filter((u) => u.length <= 2048));
     if (at === 'query.cursor' && o.id === 'listFeedItems') return real(pools.feedCursors, generated);
+    if (at === 'query.cursor' && o.id === 'listInbox') return real(pools.inboxCursors, generated);
+    if (at === 'path.id' && o.path.startsWith('/comments')) return real(pools.comments, generated);
     if (at === 'path.id' && o.path.startsWith('/series')) return real(pools.series, generated);
     if (at === 'path.id' && o.path.startsWith('/channels')) return real(pools.channels, generated);
     if (at === 'body.publishAt' && (o.path.startsWith('/series') || o.id === 'updatePost')) return real(pools.futures, generated);
@@ -1316,6 +1338,20 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) pools.pollableFeeds.push(await feed());
   for (let i = 0; i < 4; i++) pools.deletableFeeds.push(await feed());
   pools.feedCursors.push((await call(stack.app, 'GET', `/v1/feeds/${pools.feeds[0]}/items?limit=1`, { key })).body.nextCursor);
+
+  // Comments under the first post, as the comments sweep stores them.
+  for (let i = 0; i < 3; i++) {
+    const id = newId('cmt');
+    await stack.h.pool.query(
+      `insert into comments (id, organization_id, post_id, post_channel_id, channel_id, platform_comment_id, parent_platform_id,
+         author_handle, text, written_at, ours, created_at, updated_at)
+       select $1, $2, pc.post_id, pc.id, pc.channel_id, $3, 'root', 'someone@else.example', 'a comment', now(), false, now(), now()
+         from post_channels pc where pc.post_id = $4 limit 1`,
+      [id, org.id, `c-${i}`, pools.posts[0]],
+    );
+    pools.comments.push(id);
+  }
+  pools.inboxCursors.push((await call(stack.app, 'GET', '/v1/inbox?limit=1', { key })).body.nextCursor);
 
   doc = (await call(stack.app, 'GET', '/v1/openapi.json')).body;
   ajv = makeAjv(doc);

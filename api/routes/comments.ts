@@ -10,7 +10,8 @@ import { errors, type FieldError } from '../../lib/errors.ts';
 import { COMMENT_STATUSES } from '../../db/entities/comment.ts';
 import { getComment, listInbox, postConversation, updateComment } from '../../domain/inbox/comments.ts';
 import { authPlugin } from '../auth.ts';
-import { CommentListSchema, CommentSchema, ConversationSchema, PathId } from '../schemas.ts';
+import { CommentListSchema, CommentSchema, ConversationSchema, DateTimeInput, PathId } from '../schemas.ts';
+import { DATE_TIME } from '../openapi/fields.ts';
 import { doc } from '../openapi/operation.ts';
 
 const USER_ID = '^usr_[0-9a-z]{26}$';
@@ -25,7 +26,7 @@ const InboxQuery = t.Object({
     ),
   ),
   assignee: t.Optional(t.String({ pattern: `${USER_ID}|^none$`, error: 'must be a member’s user id or none' })),
-  since: t.Optional(t.String({ maxLength: 64 })),
+  since: t.Optional(DateTimeInput()),
   limit: LimitParam(),
   cursor: CursorParam(),
 });

@@ -28,6 +28,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'feed.failed',
   'feed.paused',
   'series.paused',
+  'comment.received',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
