@@ -2,6 +2,7 @@
 // Mastodon, people answering under it on the instance, and the sweep workflow (what the Temporal
 // Schedule runs) on the worker storing each comment once, with when the post is read next.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Webhook } from 'standardwebhooks';
 import { addChannel } from '../domain/channels.ts';
 import { nextReadAt } from '../domain/inbox/collection.ts';
 import { sql } from '../db/sql.ts';
@@ -12,14 +13,26 @@ import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let mastodon: FakeMastodon;
+let receiver: ReturnType<typeof Bun.serve>;
+let secret = '';
+const events: { type: string; data: Record<string, any> }[] = [];
 
 beforeAll(async () => {
   mastodon = await startFakeMastodon();
+  receiver = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(req) {
+      events.push(new Webhook(secret).verify(await req.text(), Object.fromEntries(req.headers)) as (typeof events)[number]);
+      return new Response('ok');
+    },
+  });
   stack = await startPostStack();
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
   await mastodon?.stop();
+  receiver?.stop(true);
 });
 
 const person = (id: string, username: string, domain: string): FakeAccount => ({
@@ -68,9 +81,15 @@ const stored = (postId: string) =>
   );
 
 describe('the comments sweep', () => {
-  test('follows a post once published, stores each comment once with its parent and author, leaves the thread items out', async () => {
+  test('follows a post once published, stores each comment once with its parent and author, leaves the thread items out; comment.received once each', async () => {
     const org = await makeOrg('PRO');
     const { key } = await makeKey(org.id);
+    const hook = await call(stack.app, 'POST', '/v1/webhooks', {
+      key,
+      body: { url: `http://127.0.0.1:${receiver.port}/comments`, events: ['comment.received'] },
+    });
+    expect(hook.status).toBe(201);
+    secret = hook.body.secret;
     const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
       organizationId: org.id,
       platform: 'MASTODON',
@@ -123,6 +142,22 @@ describe('the comments sweep', () => {
     await sql(stack.h.orm.em.fork(), 'update comment_follows set next_at = now() where post_channel_id = ?', [await postChannelId(postId)]);
     await sweep();
     expect((await stored(postId)).map((r) => r.platform_comment_id)).toEqual([hers.id, his.id, onItem.id, later.id]);
+
+    // One signed comment.received per comment of others, with the comment as GET /v1/comments/{id} shows it; none twice.
+    const ids = async () =>
+      (
+        await sql<{ id: string }>(
+          stack.h.orm.em.fork(),
+          'select id from comments where post_id = ? order by written_at, platform_comment_id',
+          [postId],
+        )
+      ).map((r) => r.id);
+    const want = await ids();
+    for (let i = 0; i < 400 && events.length < want.length; i++) await Bun.sleep(25);
+    expect(events.map((e) => e.type)).toEqual(want.map(() => 'comment.received'));
+    expect(events.map((e) => e.data.id).sort()).toEqual([...want].sort());
+    const shown = await call(stack.app, 'GET', `/v1/comments/${want[0]}`, { key });
+    expect(events.find((e) => e.data.id === want[0])!.data).toEqual(shown.body);
 
     // The next read is where the cadence puts it after the last one.
     const [follow] = await sql<{ next_at: string; last_read_at: string; error: string | null }>(

@@ -33,6 +33,7 @@ describe('what each role may do', () => {
       'queues.write',
       'series.write',
       'feeds.write',
+      'comments.manage',
     ],
     contributor: ['read', 'posts.write', 'posts.generate', 'media.write'],
     viewer: ['read'],
