@@ -67,33 +67,51 @@ export function createCommentsActivities(deps: CommentsActivityDeps, webhooks: W
     );
   }
 
+  /** What a read needs of a channel post (`picked`: a CTE of post_channel_id). */
+  const DUE = `select pc.id, pc.post_id, pc.channel_id, pc.platform, pc.platform_post_id, pc.url, pc.published_at,
+      c.status as channel_status, c.organization_id,
+      array(select i.platform_post_id from post_channel_items i where i.post_channel_id = pc.id and i.platform_post_id is not null) as item_ids
+    from picked join post_channels pc on pc.id = picked.post_channel_id join channels c on c.id = pc.channel_id`;
+
   /** The reads due now, claimed: their time moves CLAIM_MS ahead in the statement that picks them, so two sweeps never read one post at once. */
   function claim(at: Date, limit: number): Promise<DueRow[]> {
     return sql<DueRow>(
       deps.orm.em.fork(),
-      `with picked as (
+      `with due as (
          select post_channel_id from comment_follows where next_at <= ? order by next_at limit ? for update skip locked
        ),
-       claimed as (
-         update comment_follows f set next_at = ? from picked where f.post_channel_id = picked.post_channel_id
+       picked as (
+         update comment_follows f set next_at = ? from due where f.post_channel_id = due.post_channel_id
          returning f.post_channel_id
        )
-       select pc.id, pc.post_id, pc.channel_id, pc.platform, pc.platform_post_id, pc.url, pc.published_at,
-         c.status as channel_status, c.organization_id,
-         array(select i.platform_post_id from post_channel_items i where i.post_channel_id = pc.id and i.platform_post_id is not null) as item_ids
-       from claimed join post_channels pc on pc.id = claimed.post_channel_id join channels c on c.id = pc.channel_id`,
+       ${DUE}`,
       [at, limit, new Date(at.getTime() + CLAIM_MS)],
     );
   }
 
-  /** After a read: when the next one is (null: no longer followed), and why it failed. */
-  async function done(row: DueRow, at: Date, next: Date | null, error: string | null): Promise<void> {
-    await sql(deps.orm.em.fork(), 'update comment_follows set next_at = ?, last_read_at = ?, error = ? where post_channel_id = ?', [
-      next,
-      at,
-      error,
-      row.id,
-    ]);
+  /** A read asked for: every followed channel of the post (domain/inbox/refresh.ts followed and claimed them). */
+  function asked(postId: string, limit: number): Promise<DueRow[]> {
+    return sql<DueRow>(
+      deps.orm.em.fork(),
+      `with picked as (
+         select f.post_channel_id from comment_follows f join post_channels pc on pc.id = f.post_channel_id
+          where pc.post_id = ? and pc.status = 'published' limit ?
+       )
+       ${DUE}`,
+      [postId, limit],
+    );
+  }
+
+  /**
+   * After a read: when the next one is (null: no longer followed; undefined: where it was, for a
+   * read asked for), and why it failed.
+   */
+  async function done(row: DueRow, at: Date, next: Date | null | undefined, error: string | null): Promise<void> {
+    await sql(
+      deps.orm.em.fork(),
+      `update comment_follows set next_at = case when ?::boolean then ?::timestamptz else next_at end, last_read_at = ?, error = ? where post_channel_id = ?`,
+      [next !== undefined, next ?? null, at, error, row.id],
+    );
   }
 
   /** Stores the comments not stored yet (the post's own thread items left out); returns how many were new. */
@@ -158,12 +176,14 @@ export function createCommentsActivities(deps: CommentsActivityDeps, webhooks: W
      * published since the last run. Each read is recorded as soon as it is made, so a retried
      * attempt reads only what is still due (a read cut off is due again when its claim runs out).
      */
-    async collectDueComments({ limit }: Pick<CommentsSweepInput, 'limit'>): Promise<CommentsSweepResult> {
+    async collectDueComments({ limit, postId }: Pick<CommentsSweepInput, 'limit' | 'postId'>): Promise<CommentsSweepResult> {
       const ctx = Context.current();
       const signal = ctx.cancellationSignal;
       const at = now();
-      await follow(at, limit);
-      const due = await claim(at, limit);
+      if (postId === undefined) await follow(at, limit);
+      const due = postId === undefined ? await claim(at, limit) : await asked(postId, limit);
+      // A read asked for moves no scheduled read (rule 2), unless the post is gone.
+      const next = (published: Date, ok: boolean) => (postId === undefined ? nextReadAt(published, at, ok) : undefined);
       const result: CommentsSweepResult = { read: 0, failed: 0, stopped: 0, stored: 0 };
       for (const row of due) {
         signal.throwIfAborted();
@@ -176,7 +196,7 @@ export function createCommentsActivities(deps: CommentsActivityDeps, webhooks: W
           continue;
         }
         if (row.channel_status === 'reauth_required') {
-          await done(row, at, nextReadAt(published, at, false), NEEDS_RECONNECT);
+          await done(row, at, next(published, false), NEEDS_RECONNECT);
           result.failed++;
           continue;
         }
@@ -189,7 +209,7 @@ export function createCommentsActivities(deps: CommentsActivityDeps, webhooks: W
             continue;
           }
           result.stored += await store(row, read.comments, at);
-          await done(row, at, nextReadAt(published, at, true), null);
+          await done(row, at, next(published, true), null);
           result.read++;
         } catch (err) {
           // A read cut short by the cancellation is the cancellation, not the platform's failure.
@@ -198,7 +218,7 @@ export function createCommentsActivities(deps: CommentsActivityDeps, webhooks: W
             (err instanceof ApplicationFailure && err.type === FAILURE.reauth) || (err instanceof PlatformError && err.kind === 'reauth');
           if (!reauth && !(err instanceof PlatformError)) throw err;
           if (err instanceof PlatformError && reauth) await credentials.markReauthRequired(row.channel_id);
-          await done(row, at, nextReadAt(published, at, false), reauth ? NEEDS_RECONNECT : (err as Error).message);
+          await done(row, at, next(published, false), reauth ? NEEDS_RECONNECT : (err as Error).message);
           result.failed++;
         }
       }

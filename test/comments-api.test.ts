@@ -158,6 +158,15 @@ describe('comments through the API', () => {
       expect(res.status).toBe(422);
       return res.body.error.details.fields.map((f: { path: string }) => f.path);
     };
+    // An id holding NUL names nothing.
+    const nul = await call(
+      stack.app,
+      'GET',
+      `/v1/inbox?postId=${encodeURIComponent('post_\u0000')}&channelId=${encodeURIComponent('\u0000')}`,
+      { key: s.key },
+    );
+    expect(nul.status).toBe(200);
+    expect(nul.body.data).toEqual([]);
     expect(await bad('/v1/inbox?limit=0')).toEqual(['limit']);
     expect(await bad('/v1/inbox?since=yesterday')).toEqual(['since']);
     expect(await bad('/v1/inbox?cursor=bm90LWEtY3Vyc29y')).toEqual(['cursor']);
@@ -185,5 +194,40 @@ describe('comments through the API', () => {
     const foreign = (await makeKey((await makeOrg('PRO')).id)).key;
     expect((await call(stack.app, 'GET', `/v1/comments/${c!.id}`, { key: foreign })).status).toBe(404);
     expect((await call(stack.app, 'GET', `/v1/inbox?postId=${s.postId}`, { key: foreign })).body.data).toEqual([]);
+  });
+
+  test('a read asked for: 202 with the conversation as it is, the new comment within moments; again within a minute 429; nothing published 409', async () => {
+    const s = await scene();
+    const late = mastodon.reply(s.statusId, person('84', 'dave'), 'Late to the party');
+    // The scene's sweep read it a moment ago: a read counts for the minute, asked or not. A minute passes.
+    await stack.h.pool.query(
+      `update comment_follows set last_read_at = now() - interval '2 minutes' where post_channel_id in (select id from post_channels where post_id = $1)`,
+      [s.postId],
+    );
+    const asked = await call(stack.app, 'POST', `/v1/posts/${s.postId}/comments/refresh`, { key: s.key });
+    expect(asked.status).toBe(202);
+    expect(asked.body.data.map((c: { platformCommentId: string }) => c.platformCommentId)).not.toContain(late.id);
+    let seen: string[] = [];
+    for (let i = 0; i < 200 && !seen.includes(late.id); i++) {
+      await Bun.sleep(25);
+      seen = (await call(stack.app, 'GET', `/v1/posts/${s.postId}/comments`, { key: s.key })).body.data.map(
+        (c: { platformCommentId: string }) => c.platformCommentId,
+      );
+    }
+    expect(seen).toContain(late.id);
+    const again = await call(stack.app, 'POST', `/v1/posts/${s.postId}/comments/refresh`, { key: s.key });
+    expect(again.status).toBe(429);
+    expect(again.body.error.code).toBe('rate_limited');
+    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    const scheduled = await call(stack.app, 'POST', '/v1/posts', {
+      key: s.key,
+      body: {
+        content: `later ${crypto.randomUUID()}`,
+        channelIds: [s.channel.id],
+        publishAt: new Date(Date.now() + 86_400_000).toISOString(),
+      },
+    });
+    expect((await call(stack.app, 'POST', `/v1/posts/${scheduled.body.id}/comments/refresh`, { key: s.key })).status).toBe(409);
   });
 });

@@ -795,7 +795,7 @@ const pools = {
   deletable: [] as string[],
   /** Failed posts for retryPost (each retried once: then 409). */
   failed: [] as string[],
-  /** Published posts for refreshPostAnalytics (each read once: then 429 for 5 minutes). */
+  /** Published posts for refreshPostAnalytics and refreshPostComments (each read once: then 429 for a while). */
   published: [] as string[],
   /** Scheduled posts waiting for approval, for approvePost and rejectPost (the same decision twice: 409). */
   awaitingApproval: [] as string[],
@@ -1160,7 +1160,8 @@ function hintsFor(o: Operation): Hints {
       return fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: generated() });
     if (at === 'path.id' && (o.id === 'approvePost' || o.id === 'rejectPost')) return real(pools.awaitingApproval, generated);
     if (at === 'path.id' && o.id === 'retryPost') return real([...pools.failed, ...pools.posts], generated);
-    if (at === 'path.id' && o.id === 'refreshPostAnalytics') return real([...pools.published, ...pools.posts], generated);
+    if (at === 'path.id' && (o.id === 'refreshPostAnalytics' || o.id === 'refreshPostComments'))
+      return real([...pools.published, ...pools.posts], generated);
     if (at === 'path.id') return real(o.path.startsWith('/posts') ? pools.posts : pools.media, generated);
     if (at === 'body.channelIds[]') return real(pools.channels, generated, 15);
     // generateAltText: the ready image mostly; the pending one (409) now and then.

@@ -38,6 +38,14 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'post', path: '/feeds/{id}/poll', scope: 'publish', success: 202, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Feed' },
   // Comments.
   { method: 'get', path: '/posts/{id}/comments', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Conversation' },
+  {
+    method: 'post',
+    path: '/posts/{id}/comments/refresh',
+    scope: 'publish',
+    success: 202,
+    errors: [401, 403, 404, 409, 413, 422, 429],
+    schema: 'Conversation',
+  },
   { method: 'get', path: '/inbox', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'CommentList' },
   { method: 'get', path: '/comments/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Comment' },
   { method: 'patch', path: '/comments/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 413, 422, 429], schema: 'Comment' },

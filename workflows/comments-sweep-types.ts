@@ -14,7 +14,12 @@ export interface CommentsSweepInput {
   limit: number;
   /** Activities per run at most; a run that read a full batch takes the next, the next run the rest. */
   rounds: number;
+  /** Only this post, every published channel of it, now: a read asked for (POST /v1/posts/{id}/comments/refresh). */
+  postId?: string;
 }
+
+/** The workflow id of a post's asked-for read: one at a time per post. */
+export const commentsRefreshWorkflowId = (postId: string) => `comments-refresh-${postId}`;
 
 export interface CommentsSweepResult {
   /** Reads made, reads that failed (tried again later), posts no longer followed, comments stored for the first time. */

@@ -15,12 +15,12 @@ const { collectDueComments } = proxyActivities<ReturnType<typeof createActivitie
 export async function commentsSweepWorkflow(input: CommentsSweepInput): Promise<CommentsSweepResult> {
   const total: CommentsSweepResult = { read: 0, failed: 0, stopped: 0, stored: 0 };
   for (let round = 0; round < input.rounds; round++) {
-    const r = await collectDueComments({ limit: input.limit });
+    const r = await collectDueComments(input.postId === undefined ? { limit: input.limit } : { limit: input.limit, postId: input.postId });
     total.read += r.read;
     total.failed += r.failed;
     total.stopped += r.stopped;
     total.stored += r.stored;
-    if (r.read + r.failed + r.stopped < input.limit) break;
+    if (input.postId !== undefined || r.read + r.failed + r.stopped < input.limit) break;
   }
   return total;
 }

@@ -9,6 +9,7 @@ import { parseRangeBound } from '../../lib/date-time.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { COMMENT_STATUSES } from '../../db/entities/comment.ts';
 import { getComment, listInbox, postConversation, updateComment } from '../../domain/inbox/comments.ts';
+import { refreshComments } from '../../domain/inbox/refresh.ts';
 import { authPlugin } from '../auth.ts';
 import { CommentListSchema, CommentSchema, ConversationSchema, DateTimeInput, PathId } from '../schemas.ts';
 import { DATE_TIME } from '../openapi/fields.ts';
@@ -50,6 +51,25 @@ export const COMMENT_OPERATIONS = {
       'What people answered under the post on each of its channels, and your replies, as collected so far (docs/api.md "Comments"): a tree, depth first, each level in the order written.',
     errors: ['not_found', 'validation_failed'],
     success: { description: 'The conversation.' },
+    params: { id: 'Post id (`post_…`).' },
+  }),
+  refreshPostComments: doc({
+    operationId: 'refreshPostComments',
+    // Not an event: reads the platforms anew; the post is not changed.
+    audit: null,
+    tag: 'Comments',
+    action: 'posts.write',
+    summary: 'Read a post’s comments now',
+    description:
+      'Reads every published channel of the post now, besides the scheduled reads (which it does not move), also once the 30 days the schedule follows a post are over; new comments land within moments in the conversation and the inbox. At most once a minute per post, so that nobody hammers a platform through it.',
+    errors: ['not_found', 'conflict', 'rate_limited', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such post, one the key cannot see, or a deleted one',
+      conflict: 'no channel of the post has been published yet',
+      rate_limited: 'the post’s comments were read less than a minute ago (`Retry-After`, `details.resetsAt`)',
+    },
+    success: { status: 202, description: 'The conversation as it is now; the new read follows.' },
+    temporal: true,
     params: { id: 'Post id (`post_…`).' },
   }),
   listInbox: doc({
@@ -116,6 +136,15 @@ export function commentRoutes(deps: AppDeps) {
         response: { 200: ConversationSchema },
         operation: COMMENT_OPERATIONS.listPostComments,
       },
+    )
+    .post(
+      '/posts/:id/comments/refresh',
+      async ({ auth, params, set }) => {
+        const data = await refreshComments(deps.orm.em.fork(), deps.temporal, auth.organization.id, params.id, auth.channels, auth.now);
+        set.status = 202;
+        return { data };
+      },
+      { params: IdParams, response: { 202: ConversationSchema }, operation: COMMENT_OPERATIONS.refreshPostComments },
     )
     .get(
       '/inbox',

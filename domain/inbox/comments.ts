@@ -145,6 +145,8 @@ export async function listInbox(
     where.push(condition);
     params.push(...values);
   };
+  // An id holding NUL names nothing (and Postgres refuses NUL in a text).
+  if ([f.channelId, f.postId].some((id) => id?.includes('\u0000'))) return { data: [], nextCursor: null };
   if (keyChannels !== 'all') {
     if (!keyChannels.length) return { data: [], nextCursor: null };
     add('c.channel_id in (?)', [...keyChannels]);
