@@ -90,11 +90,7 @@ export const COMMENT_OPERATIONS = {
       postId: 'Only this post’s.',
       status: '`unread`, `read`, `replied` or `hidden`.',
       assignee: 'A member’s user id (`usr_…`): the comments given to them; `none`: those given to no one.',
-      since: {
-        description: 'Only those written at or after this instant (RFC 3339 with an offset).',
-        format: 'date-time',
-        maxLength: undefined,
-      },
+      since: DATE_TIME('Only those written at or after this instant.'),
       limit: { description: 'Page size (default 20).', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
       cursor: 'Page position: only a `nextCursor` from an earlier page of this list (any other value is `422`).',
     },
