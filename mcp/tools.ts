@@ -3,7 +3,8 @@
 // /v1 answer's JSON; what it throws becomes a tool error carrying our error code (mcp/server.ts).
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import type { AppDeps } from '../http/deps.ts';
-import { POST_STATUSES, type PostStatus } from '../db/entities/index.ts';
+import { COMMENT_STATUSES, type CommentStatus, POST_STATUSES, type PostStatus } from '../db/entities/index.ts';
+import { listInbox, postConversation, updateComment } from '../domain/inbox/comments.ts';
 import { DATE_TIME_PATTERN, parseRangeBound } from '../lib/date-time.ts';
 import { ApiError, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
@@ -258,6 +259,89 @@ export const TOOLS: Tool[] = [
     run: async ({ deps, caller }, a) => ({
       ...(await postAnalyticsForKey(deps.orm.em.fork(), caller.organization.id, a.id, caller.channels, deps.storage)),
     }),
+  }),
+
+  tool({
+    name: 'get_post_comments',
+    title: 'A post’s conversation',
+    description:
+      'What people answered under a published post on each of its channels, and your replies, as collected so far: depth first (each comment followed by those answering it, with its depth and parentId), each with author, text, time, link and status.',
+    action: 'read',
+    input: PostId,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => ({
+      data: await postConversation(deps.orm.em.fork(), caller.organization.id, a.id, caller.channels),
+    }),
+  }),
+
+  tool({
+    name: 'list_inbox',
+    title: 'The inbox',
+    description:
+      'Comments others wrote under the organization’s published posts, newest first. Filter by channel, post, status (unread, read, replied, hidden), assignee (a member’s user id, or none) or since; page with limit and the nextCursor of the previous page.',
+    action: 'read',
+    input: T.Object(
+      {
+        channelId: T.Optional(Id('Only this channel’s comments.')),
+        postId: T.Optional(Id('Only this post’s comments.')),
+        status: T.Optional(
+          T.Union(
+            COMMENT_STATUSES.map((s) => T.Literal(s)),
+            { description: 'Only comments with this status.' },
+          ),
+        ),
+        assignee: T.Optional(T.String({ pattern: '^usr_[0-9a-z]{26}$|^none$', description: 'A member’s user id, or none.' })),
+        since: T.Optional(DateTime('Only comments written at or after this instant.')),
+        limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1 to 100 (default 20).' })),
+        cursor: T.Optional(T.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', description: 'The nextCursor of the previous page.' })),
+      },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => {
+      const fields: FieldError[] = [];
+      const since = parseRangeBound(a.since, 'since', fields);
+      if (fields.length) throw errors.validation(fields);
+      return {
+        ...(await listInbox(deps.orm.em.fork(), caller.organization.id, caller.channels, {
+          channelId: a.channelId,
+          postId: a.postId,
+          status: a.status as CommentStatus | undefined,
+          assignee: a.assignee,
+          since,
+          limit: a.limit ?? 20,
+          cursor: a.cursor,
+        })),
+      };
+    },
+  }),
+
+  tool({
+    name: 'update_comment',
+    title: 'Mark or assign a comment',
+    description: 'Marks a comment read or unread, and/or gives it to a member of the organization (assigneeUserId) or to no one (null).',
+    action: 'comments.manage',
+    audit: { action: 'comment.update', resource: 'comment' },
+    input: T.Object(
+      {
+        id: Id('The comment id (`cmt_…`).'),
+        status: T.Optional(T.Union([T.Literal('read'), T.Literal('unread')], { description: 'read or unread.' })),
+        assigneeUserId: T.Optional(
+          T.Union([T.String({ pattern: '^usr_[0-9a-z]{26}$' }), T.Null()], { description: 'A member’s user id, or null for no one.' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => {
+      if (a.status === undefined && a.assigneeUserId === undefined)
+        throw errors.validation([{ path: '', message: 'give status, assigneeUserId or both' }]);
+      const change = {
+        ...(a.status ? { status: a.status } : {}),
+        ...(a.assigneeUserId !== undefined ? { assigneeUserId: a.assigneeUserId } : {}),
+      };
+      return { ...(await updateComment(deps.orm.em.fork(), caller.organization.id, a.id, caller.channels, change, new Date())) };
+    },
   }),
 
   tool({

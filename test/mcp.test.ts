@@ -4,6 +4,7 @@
 // store, a fake Mastodon, a fake OpenAI-compatible model); a key without a scope gets the tool
 // error /v1 would give, and another organization's key sees nothing of this one.
 import { createApiKey } from '../services/api-keys.ts';
+import { newId } from '../lib/ids.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,7 +15,7 @@ import { createApp } from '../server/app.ts';
 import { addChannel } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './fakes/openai.ts';
-import { makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
+import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
 type Stack = Awaited<ReturnType<typeof startPostStack>>;
@@ -30,6 +31,9 @@ const TOOL_NAMES = [
   'list_posts',
   'get_post',
   'get_post_analytics',
+  'get_post_comments',
+  'list_inbox',
+  'update_comment',
   'update_post',
   'cancel_post',
   'retry_post',
@@ -299,6 +303,30 @@ describe('MCP over Streamable HTTP', () => {
     const invalid = await callError(client, 'create_post', { content: 'x', channelIds: [] });
     expect(invalid.code).toBe('validation_failed');
     expect(invalid.details.fields.map((f: Json) => f.path)).toContain('channelIds');
+    await client.close();
+  });
+
+  test('comments: a post’s conversation, the inbox and marking one, the same answers as /v1', async () => {
+    const client = await httpClient(org.key);
+    const post = await callOk(client, 'create_post', { content: 'Talk to me', channelIds: [org.channelId], publishAt: later(50) });
+    // A comment under it, as the comments sweep stores one.
+    const id = newId('cmt');
+    await stack.h.pool.query(
+      `insert into comments (id, organization_id, post_id, post_channel_id, channel_id, platform_comment_id, parent_platform_id,
+         author_handle, text, written_at, ours, created_at, updated_at)
+       select $1, p.organization_id, p.id, pc.id, pc.channel_id, 'c-1', 'root', 'someone@else.example', 'Hello', now(), false, now(), now()
+         from posts p join post_channels pc on pc.post_id = p.id where p.id = $2`,
+      [id, post.id],
+    );
+    const conversation = await callOk(client, 'get_post_comments', { id: post.id });
+    expect(conversation).toEqual((await call(app, 'GET', `/v1/posts/${post.id}/comments`, { key: org.key })).body);
+    expect(conversation.data.map((c: Json) => [c.id, c.depth])).toEqual([[id, 0]]);
+    const inbox = await callOk(client, 'list_inbox', { postId: post.id });
+    expect(inbox).toEqual((await call(app, 'GET', `/v1/inbox?postId=${post.id}`, { key: org.key })).body);
+    const marked = await callOk(client, 'update_comment', { id, status: 'read' });
+    expect(marked).toMatchObject({ id, status: 'read' });
+    expect((await callError(client, 'update_comment', { id })).code).toBe('validation_failed');
+    expect((await callOk(client, 'list_inbox', { postId: post.id, status: 'unread' })).data).toEqual([]);
     await client.close();
   });
 
