@@ -1,10 +1,12 @@
-// Reading what people answered under a published Facebook Page post or Instagram media, on the
-// local Graph fake: Facebook's GET /{post-id}/comments?filter=stream (every comment and reply,
-// with `parent`), Instagram's GET /{ig-media-id}/comments (top level, replies as a field), both
-// paged by the `after` cursor; the fake refuses a field its node does not have, as Graph does.
+// Reading what people answered under a published Facebook Page post, Instagram media or thread,
+// on the local Graph fake: Facebook's GET /{post-id}/comments?filter=stream (every comment and
+// reply, with `parent`), Instagram's GET /{ig-media-id}/comments (top level, replies as a field),
+// Threads' GET /{media-id}/conversation (every reply at any depth, with `replied_to`), each paged
+// by the `after` cursor; the fake refuses a field its node does not have, as Graph does.
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
+import { createThreadsConnector } from '../platforms/meta/threads.ts';
 import { PlatformError } from '../platforms/types.ts';
 import { type FakeMeta, startFakeMeta } from './fakes/meta.ts';
 
@@ -129,5 +131,56 @@ describe('Instagram comments', () => {
     const res = await fetch(`${f.url}/v21.0/${post.platformPostId}/comments?fields=id,message&access_token=${credentials.accessToken}`);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: 100 });
+  });
+});
+
+describe('Threads comments', () => {
+  test('the whole conversation, flat and oldest first: each reply with what it answers; our own thread item is ours', async () => {
+    const f = await startFakeMeta('threads');
+    fakes.push(f);
+    const c = createThreadsConnector({ baseUrl: f.url, timeoutMs: 2_000, pollIntervalMs: 5 });
+    const credentials = { accessToken: 'THAA-user-token', threadsUserId: f.accountId };
+    const post = await c.publish({ text: 'Thoughts?', media: [], idempotencyKey: 't1', credentials });
+    const item = await c.publish({
+      text: 'and more',
+      media: [],
+      idempotencyKey: 't2',
+      credentials,
+      replyTo: { root: post, parent: post },
+    });
+    const first = f.seedReply({ parentId: post.platformPostId, text: 'Nice one', username: 'dana', ageMs: 0 });
+    const deeper = f.seedReply({ parentId: first.id, text: 'Agreed', username: 'eli', ageMs: 0 });
+    const onItem = f.seedReply({ parentId: item.platformPostId, text: 'About the second part', username: 'dana', ageMs: 0 });
+
+    const read = await c.readComments!(credentials, post);
+    expect(read.comments.map((x) => [x.platformCommentId, x.parentPlatformId, x.ours])).toEqual([
+      [item.platformPostId, post.platformPostId, true],
+      [first.id, post.platformPostId, false],
+      [deeper.id, first.id, false],
+      [onItem.id, item.platformPostId, false],
+    ]);
+    expect(read.comments[1]).toMatchObject({
+      author: { name: null, handle: 'dana', avatarUrl: null, profileUrl: 'https://www.threads.com/@dana' },
+      text: 'Nice one',
+      url: first.permalink,
+    });
+    const asked = f.requests.filter((r) => r.path.endsWith('/conversation'));
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.params).toMatchObject({
+      reverse: 'false',
+      fields: 'id,text,timestamp,username,permalink,replied_to,is_reply_owned_by_me',
+    });
+  });
+
+  test('a thread the platform no longer has is gone', async () => {
+    const f = await startFakeMeta('threads');
+    fakes.push(f);
+    const c = createThreadsConnector({ baseUrl: f.url, timeoutMs: 2_000 });
+    expect(
+      await c.readComments!({ accessToken: 'THAA-user-token', threadsUserId: f.accountId }, { platformPostId: '404', url: '' }),
+    ).toEqual({
+      comments: [],
+      gone: true,
+    });
   });
 });

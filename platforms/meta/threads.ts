@@ -3,9 +3,18 @@
 // /{threads-user-id}/threads creates a container (media fetched from a public URL), poll it
 // until FINISHED, POST /{threads-user-id}/threads_publish. A thread item after the post is the
 // same flow with reply_to_id, the item before it.
-import { PlatformError, type Connector, type MediaRef, type PlatformMetrics, type PublishRequest, type PublishResult } from '../types.ts';
+import {
+  PlatformError,
+  type CommentsRead,
+  type Connector,
+  type MediaRef,
+  type PlatformComment,
+  type PlatformMetrics,
+  type PublishRequest,
+  type PublishResult,
+} from '../types.ts';
 import { credential, trimSlash } from '../http.ts';
-import { counts, strOrNumber } from '../json.ts';
+import { counts, dig, strOrNumber } from '../json.ts';
 import {
   findRecentPost,
   createGraphClient,
@@ -13,6 +22,7 @@ import {
   publicUrl,
   refreshLongLivedToken,
   gone,
+  listAll,
   waitForContainer,
   type GraphClient,
   type MediaUrlResolver,
@@ -111,6 +121,42 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
   return {
     platform: 'THREADS',
     metricsBatch: 1,
+
+    /**
+     * GET /{threads-media-id}/conversation (threads_read_replies): every reply under the post, at
+     * any depth, flat and oldest first (`reverse=false`), each with the post it answers
+     * (`replied_to`) and whether the account wrote it (`is_reply_owned_by_me`). Threads shows
+     * the username, not a name or picture.
+     */
+    async readComments(credentials, post, signal): Promise<CommentsRead> {
+      const { token } = account(credentials);
+      const query = {
+        fields: 'id,text,timestamp,username,permalink,replied_to,is_reply_owned_by_me',
+        reverse: 'false',
+        limit: '100',
+      };
+      const items = await listAll(graph, token, `/${post.platformPostId}/conversation`, query, signal);
+      if (!items) return { comments: [], gone: true };
+      return {
+        comments: items.flatMap((r): PlatformComment[] => {
+          const id = strOrNumber(r.id);
+          const createdAt = isoTime(r.timestamp);
+          const username = strOrNumber(r.username);
+          if (!id || !createdAt || !username) return [];
+          return [
+            {
+              platformCommentId: id,
+              parentPlatformId: strOrNumber(dig(r, 'replied_to', 'id')) ?? post.platformPostId,
+              author: { name: null, handle: username, avatarUrl: null, profileUrl: `${web}/@${encodeURIComponent(username)}` },
+              text: strOrNumber(r.text) ?? '',
+              createdAt,
+              url: strOrNumber(r.permalink) ?? null,
+              ours: r.is_reply_owned_by_me === true,
+            },
+          ];
+        }),
+      };
+    },
 
     /** The media insights of a thread (threads_manage_insights): views, likes, replies, reposts, quotes. */
     async readMetrics(credentials, ids, signal) {

@@ -39,6 +39,8 @@ export interface FakeGraphPost {
   /** Threads replies: the post answered (reply_to_id) and the first post of the conversation. */
   replyTo?: string;
   rootId?: string;
+  /** Threads: a reply by someone else (FakeMeta.seedReply); absent: the account's own. */
+  author?: { id: string; username: string };
   /** What people did (tests set them); likes null: the owner hides the like count (Instagram). */
   stats: { likes: number | null; comments: number; shares: number; views: number; reposts: number; quotes: number };
 }
@@ -125,6 +127,8 @@ export interface FakeMeta {
     ageMs?: number;
     parentId?: string;
   }): FakeComment;
+  /** Threads: someone else replies to a post of the conversation (the post itself or a reply under it). */
+  seedReply(r: { parentId: string; text: string; username: string; ageMs?: number }): FakeGraphPost;
   stop(): Promise<void>;
 }
 
@@ -149,6 +153,27 @@ const GOOD_TOKEN = { facebook: 'EAAG-page-token', instagram: 'IGAA-user-token', 
 const USERNAME = 'fakeaccount';
 const PAGE_NAME = 'Fake Page';
 const OTHER = { id: '5550000000000001', name: 'someoneelse' };
+/** The fields of a Threads media (the conversation's listing refuses others). */
+const THREADS_FIELDS = new Set([
+  'id',
+  'text',
+  'timestamp',
+  'username',
+  'permalink',
+  'shortcode',
+  'media_type',
+  'media_product_type',
+  'media_url',
+  'is_quote_post',
+  'is_reply',
+  'is_reply_owned_by_me',
+  'replied_to',
+  'root_post',
+  'has_replies',
+  'hide_status',
+  'reply_audience',
+  'owner',
+]);
 /** The fields a listing of comments may ask for (others: error 100), as Graph's Comment and IG Comment nodes have them. */
 const COMMENT_FIELDS = {
   facebook: new Set([
@@ -255,7 +280,13 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (ctx.method === 'GET' && b === 'insights' && flavor === 'threads') return 'insights';
     const followUps = flavor === 'threads' ? 'replies' : 'comments';
     const ownPosts = flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads';
-    if (ctx.method === 'GET') return b === ownPosts || b === followUps || (flavor === 'instagram' && b === 'stories') ? 'list' : 'unknown';
+    if (ctx.method === 'GET')
+      return b === ownPosts ||
+        b === followUps ||
+        (flavor === 'instagram' && b === 'stories') ||
+        (flavor === 'threads' && b === 'conversation')
+        ? 'list'
+        : 'unknown';
     if (ctx.method !== 'POST' || !b) return 'unknown';
     if (b === 'comments' && flavor !== 'threads') return 'comment';
     if (flavor === 'facebook') return b === 'feed' || b === 'videos' ? 'publish' : b === 'photos' ? 'upload' : 'unknown';
@@ -268,6 +299,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (route === 'insights') return insights(id, ctx.params);
     if (route === 'comment') return createComment(ctx, id);
     if (route === 'list' && edge === 'comments') return listComments(id, ctx.params);
+    if (route === 'list' && edge === 'conversation') return listConversation(id, ctx.params);
     if (route === 'list' && edge === 'replies')
       return listPosts(ctx.params, (p) => (id === accountId ? !!p.replyTo : p.replyTo === id), id);
     if (edge && id !== accountId) return unsupported(ctx.method, id);
@@ -747,6 +779,33 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     return json({ data, paging: { cursors: { before: 'QVFIUmJl', after: 'QVFIUmFm' } } });
   }
 
+  /**
+   * Threads' GET /{media-id}/conversation: every reply under the post, at any depth, flat;
+   * newest first unless `reverse=false`; paged by an `after` cursor. A field a Threads media
+   * does not have is refused (error 100).
+   */
+  function listConversation(id: string, params: Record<string, string>): Response {
+    if (!posts.some((p) => p.id === id)) return unsupported('GET', id);
+    const unknownField = topLevelFields(params.fields ?? '').find((f) => !THREADS_FIELDS.has(f));
+    if (unknownField) {
+      return graphError(400, {
+        message: `(#100) Tried accessing nonexisting field (${unknownField}) on node type (ThreadsMedia)`,
+        type: 'OAuthException',
+        code: 100,
+      });
+    }
+    if (params.reverse && !['true', 'false'].includes(params.reverse)) return invalidValue('reverse', params.reverse);
+    const all = posts.filter((p) => p.rootId === id).sort((a, b) => a.created.getTime() - b.created.getTime());
+    if (params.reverse !== 'false') all.reverse();
+    const limit = Math.min(Number(params.limit ?? 25) || 25, 100);
+    const start = params.after ? Number(atob(params.after)) : 0;
+    const page = all.slice(start, start + limit);
+    const end = start + page.length;
+    const paging: Record<string, unknown> = { cursors: { before: btoa(String(start)), after: btoa(String(end)) } };
+    if (end < all.length) paging.next = `${base}/${id}/conversation?after=${btoa(String(end))}`;
+    return json({ data: page.map((p) => pick(postJson(p), params.fields, ['id'])), paging });
+  }
+
   function postJson(p: FakeGraphPost): Record<string, unknown> {
     const time = graphTime(p.created);
     if (flavor === 'facebook') {
@@ -783,8 +842,9 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       permalink: p.permalink,
       shortcode: p.shortcode,
       timestamp: time,
-      username: USERNAME,
+      username: p.author?.username ?? USERNAME,
       is_reply: !!p.replyTo,
+      is_reply_owned_by_me: p.replyTo ? !p.author : undefined,
       replied_to: p.replyTo ? { id: p.replyTo } : undefined,
       root_post: p.rootId ? { id: p.rootId } : undefined,
     };
@@ -959,6 +1019,16 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       const c = addComment(post, text, from ?? (by === 'account' ? own : OTHER), new Date(Date.now() - ageMs));
       if (parentId) c.parentId = parentId;
       return c;
+    },
+    seedReply({ parentId, text, username, ageMs = 0 }) {
+      const parent = posts.find((p) => p.id === parentId);
+      if (flavor !== 'threads' || !parent) throw new Error(`no Threads post ${parentId}`);
+      const reply = addPost(text, 'TEXT_POST', [], new Date(Date.now() - ageMs));
+      Object.assign(reply, { replyTo: parent.id, rootId: parent.rootId ?? parent.id, author: { id: `9${reply.id}`, username } });
+      reply.permalink = `https://www.threads.com/@${username}/post/${reply.shortcode}`;
+      parent.stats.comments++;
+      posts.sort((a, b) => a.created.getTime() - b.created.getTime());
+      return reply;
     },
     async stop() {
       for (const done of [...hanging]) done();
