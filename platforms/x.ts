@@ -7,8 +7,10 @@ import type { XOptions } from './options.ts';
 import {
   PlatformError,
   parseRetryAfter,
+  type CommentsRead,
   type Connector,
   type MediaRef,
+  type PlatformComment,
   type PlatformMetrics,
   type PublishRequest,
   type PublishResult,
@@ -35,6 +37,13 @@ export interface XConnectorOptions {
 }
 
 const X = 'X';
+/** Pages of a conversation's search read at most: 20 of 100 posts. */
+const MAX_SEARCH_PAGES = 20;
+
+/** A post's text as X's API gives it, with &, < and > escaped: as written. */
+function xText(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
 /** X's documented limit for alt text (POST /2/media/metadata). */
 const MAX_ALT_TEXT = 1000;
 
@@ -135,6 +144,75 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
      * like, reply, retweet, quote, bookmark and impression counts; a deleted or unseen post comes
      * back in errors[] instead of data[] and is left out.
      */
+    /**
+     * GET /2/tweets/search/recent?query=conversation_id:<id> (X searches the last 7 days only on
+     * this endpoint): the posts of the conversation, newest first, paged by `next_token`, with
+     * their authors (expansions=author_id). The account's own are by the user the direct replies
+     * answer (`in_reply_to_user_id`). No answer at all: the post is looked up, to tell a quiet
+     * post from one X no longer has.
+     */
+    async readComments(credentials, post, signal): Promise<CommentsRead> {
+      const token = credential(X, credentials, 'accessToken');
+      const found: { tweets: Record<string, unknown>[]; users: Map<string, Record<string, unknown>> } = { tweets: [], users: new Map() };
+      let next: string | undefined;
+      for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
+        const q = new URLSearchParams({
+          query: `conversation_id:${post.platformPostId}`,
+          max_results: '100',
+          'tweet.fields': 'author_id,created_at,conversation_id,in_reply_to_user_id,referenced_tweets',
+          expansions: 'author_id',
+          'user.fields': 'name,username,profile_image_url',
+          ...(next ? { next_token: next } : {}),
+        });
+        const r = await call(token, 'GET', `/2/tweets/search/recent?${q}`, { signal });
+        const data = dig(r.body, 'data');
+        for (const t of Array.isArray(data) ? data : []) if (t && typeof t === 'object') found.tweets.push(t as Record<string, unknown>);
+        const users = dig(r.body, 'includes', 'users');
+        for (const u of Array.isArray(users) ? users : []) {
+          const id = str(dig(u, 'id'));
+          if (id) found.users.set(id, u as Record<string, unknown>);
+        }
+        next = str(dig(r.body, 'meta', 'next_token'));
+        if (!next) break;
+      }
+      if (!found.tweets.length) {
+        const q = new URLSearchParams({ ids: post.platformPostId });
+        const r = await call(token, 'GET', `/2/tweets?${q}`, { signal });
+        return Array.isArray(dig(r.body, 'data')) ? { comments: [] } : { comments: [], gone: true };
+      }
+      const parentOf = (t: Record<string, unknown>) => {
+        const refs = dig(t, 'referenced_tweets');
+        const replied = Array.isArray(refs) ? refs.find((x) => dig(x, 'type') === 'replied_to') : undefined;
+        return str(dig(replied, 'id'));
+      };
+      const own = str(found.tweets.find((t) => parentOf(t) === post.platformPostId)?.in_reply_to_user_id);
+      const comments: PlatformComment[] = [];
+      // Oldest first, as written.
+      for (const t of found.tweets.toReversed()) {
+        const id = str(t.id);
+        const createdAt = str(t.created_at);
+        const author = str(t.author_id);
+        const user = author ? found.users.get(author) : undefined;
+        const username = str(dig(user, 'username'));
+        if (!id || !createdAt || !author) continue;
+        comments.push({
+          platformCommentId: id,
+          parentPlatformId: parentOf(t) ?? post.platformPostId,
+          author: {
+            name: str(dig(user, 'name')) ?? null,
+            handle: username ?? null,
+            avatarUrl: str(dig(user, 'profile_image_url')) ?? null,
+            profileUrl: username ? `https://x.com/${encodeURIComponent(username)}` : null,
+          },
+          text: xText(String(t.text ?? '')),
+          createdAt,
+          url: username ? `https://x.com/${encodeURIComponent(username)}/status/${id}` : `https://x.com/i/web/status/${id}`,
+          ours: own !== undefined && author === own,
+        });
+      }
+      return { comments };
+    },
+
     async readMetrics(credentials, ids, signal) {
       const token = credential(X, credentials, 'accessToken');
       const q = new URLSearchParams({ ids: ids.join(','), 'tweet.fields': 'public_metrics' });

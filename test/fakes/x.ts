@@ -47,6 +47,14 @@ export interface FakeXMedia {
   altText: string | null;
 }
 
+/** An account of X as GET /2/users shows it (user.fields name, username, profile_image_url). */
+export interface FakeXUser {
+  id: string;
+  username: string;
+  name: string;
+  profile_image_url?: string;
+}
+
 export interface FakeXRequest {
   method: string;
   path: string;
@@ -60,7 +68,18 @@ export interface FakeXSend {
   at: number;
 }
 
-export type FakeXRoute = 'tweets' | 'lookup' | 'initialize' | 'append' | 'finalize' | 'status' | 'metadata' | 'me' | 'timeline' | 'token';
+export type FakeXRoute =
+  | 'tweets'
+  | 'lookup'
+  | 'search'
+  | 'initialize'
+  | 'append'
+  | 'finalize'
+  | 'status'
+  | 'metadata'
+  | 'me'
+  | 'timeline'
+  | 'token';
 
 /**
  * 'accept-then-hang' (tweets only): create the post, then never answer. `waitFor`: answer as
@@ -97,6 +116,8 @@ export interface FakeX {
   failNext(n: number, response: FakeXResponse, route?: FakeXRoute): void;
   /** A post made outside the connector (another client, or long ago). */
   addTweet(text: string, opts?: { createdAt?: Date; mediaCount?: number; inReplyTo?: FakeTweet }): FakeTweet;
+  /** Another account replies to a post of the fake (what people do under a published post). */
+  reply(parent: FakeTweet, from: FakeXUser, text: string, createdAt?: Date): FakeTweet;
   count(route: FakeXRoute): number;
   stop(): Promise<void>;
 }
@@ -137,6 +158,21 @@ const TWEET_FIELDS = new Set([
   'paid_partnership',
   'share_with_followers',
 ]);
+/** The tweet.fields the search answers with (others are refused). */
+const SEARCH_TWEET_FIELDS = new Set([
+  'author_id',
+  'created_at',
+  'conversation_id',
+  'in_reply_to_user_id',
+  'referenced_tweets',
+  'public_metrics',
+  'lang',
+  'entities',
+  'attachments',
+  'edit_history_tweet_ids',
+  'reply_settings',
+  'source',
+]);
 /** The keys X's schema allows in `reply`. */
 const REPLY_FIELDS = new Set(['in_reply_to_tweet_id', 'exclude_reply_user_ids', 'auto_populate_reply_metadata']);
 const REPLY_SETTINGS = ['following', 'mentionedUsers', 'subscribers', 'verified'];
@@ -151,6 +187,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
   const clientId = 'fake-client-id';
   const clientSecret = opts.clientSecret === undefined ? 'fake-client-secret' : opts.clientSecret;
   const tweets: FakeTweet[] = [];
+  const users = new Map<string, FakeXUser>();
   const media: FakeXMedia[] = [];
   const requests: FakeXRequest[] = [];
   const sends: FakeXSend[] = [];
@@ -199,6 +236,8 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         return timeline(path, u.searchParams);
       case 'lookup':
         return lookup(u.searchParams);
+      case 'search':
+        return search(u.searchParams);
       case 'initialize':
         return initialize(req);
       case 'append':
@@ -220,6 +259,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
   function routeOf(method: string, path: string, q: URLSearchParams): FakeXRoute | null {
     if (method === 'POST' && path === '/2/tweets') return 'tweets';
     if (method === 'GET' && path === '/2/tweets') return 'lookup';
+    if (method === 'GET' && path === '/2/tweets/search/recent') return 'search';
     if (method === 'POST' && path === '/2/oauth2/token') return 'token';
     if (method === 'GET' && path === '/2/users/me') return 'me';
     if (method === 'GET' && /^\/2\/users\/\d+\/tweets$/.test(path)) return 'timeline';
@@ -491,6 +531,61 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     return json({ ...(data.length ? { data } : {}), ...(errors.length ? { errors } : {}) });
   }
 
+  /**
+   * GET /2/tweets/search/recent, for the one operator the fake knows, `conversation_id:<id>`:
+   * the posts of the last 7 days in that conversation but its first, newest first; `max_results`
+   * 10 to 100, paged by `next_token`; `expansions=author_id` adds the authors in includes.users
+   * (with the user.fields asked). Any other query is refused as X refuses a malformed one.
+   */
+  function search(q: URLSearchParams): Response {
+    const query = q.get('query');
+    const conversation = /^conversation_id:(\d{1,19})$/.exec(query ?? '')?.[1];
+    if (!conversation) return invalid(`There were errors processing your request: the query [${query ?? ''}] is not supported here`);
+    const max = Number(q.get('max_results') ?? '10');
+    if (!Number.isInteger(max) || max < 10 || max > 100)
+      return invalid(`The \`max_results\` query parameter value [${q.get('max_results')}] is not between 10 and 100`);
+    const fields = new Set((q.get('tweet.fields') ?? '').split(',').filter(Boolean));
+    const unknown = [...fields].find((f) => !SEARCH_TWEET_FIELDS.has(f));
+    if (unknown) return invalid(`The query parameter [tweet.fields] contains an invalid value [${unknown}]`);
+    const expansions = (q.get('expansions') ?? '').split(',').filter(Boolean);
+    if (expansions.some((e) => e !== 'author_id'))
+      return invalid(`The query parameter [expansions] is not supported here: [${q.get('expansions')}]`);
+    const userFields = new Set((q.get('user.fields') ?? '').split(',').filter(Boolean));
+    const week = Date.now() - 7 * 86_400_000;
+    const all = tweets
+      .filter((t) => t.conversationId === conversation && t.id !== conversation && Date.parse(t.createdAt) >= week)
+      .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (BigInt(b.id) > BigInt(a.id) ? 1 : -1));
+    const start = q.get('next_token') ? Number(atob(q.get('next_token')!)) : 0;
+    const page = all.slice(start, start + max);
+    if (!page.length) return json({ meta: { result_count: 0 } });
+    const data = page.map((t) => {
+      const out: Record<string, unknown> = { id: t.id, text: renderText(t), edit_history_tweet_ids: [t.id] };
+      if (fields.has('created_at')) out.created_at = t.createdAt;
+      if (fields.has('author_id')) out.author_id = t.userId;
+      return Object.assign(out, replyFields(t, fields));
+    });
+    const authors = [...new Set(page.map((t) => t.userId))].map((id) => {
+      const u = users.get(id) ?? { ...user };
+      return {
+        id: u.id,
+        name: u.name,
+        username: u.username,
+        ...(userFields.has('profile_image_url') && u.profile_image_url ? { profile_image_url: u.profile_image_url } : {}),
+      };
+    });
+    const end = start + page.length;
+    return json({
+      data,
+      ...(expansions.includes('author_id') ? { includes: { users: authors } } : {}),
+      meta: {
+        result_count: page.length,
+        newest_id: page[0]!.id,
+        oldest_id: page.at(-1)!.id,
+        ...(end < all.length ? { next_token: btoa(String(end)) } : {}),
+      },
+    });
+  }
+
   function timeline(path: string, q: URLSearchParams): Response {
     const uid = path.split('/')[3];
     const max = Number(q.get('max_results') ?? '10');
@@ -629,6 +724,22 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       const list = canned.get(route) ?? [];
       for (let i = 0; i < n; i++) list.push(response);
       canned.set(route, list);
+    },
+    reply(parent, from, text, createdAt = new Date()) {
+      users.set(from.id, from);
+      const t: FakeTweet = {
+        id: newId(),
+        text,
+        mediaIds: [],
+        userId: from.id,
+        createdAt: createdAt.toISOString(),
+        inReplyTo: parent.id,
+        conversationId: parent.conversationId,
+        metrics: NO_METRICS(),
+      };
+      tweets.push(t);
+      parent.metrics.reply_count++;
+      return t;
     },
     addTweet(text, o = {}) {
       const ids = Array.from({ length: o.mediaCount ?? 0 }, () => {
