@@ -15,7 +15,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm.ts';
 import { errors } from '../lib/errors.ts';
-import { FOLLOW_UPS, MEDIA_LIMITS, rulesFor, type FollowUps, type MediaLimits } from '../platforms/catalog.ts';
+import { COMMENTS, FOLLOW_UPS, MEDIA_LIMITS, rulesFor, type CommentsFact, type FollowUps, type MediaLimits } from '../platforms/catalog.ts';
 import { remember } from '../platforms/recent.ts';
 import { PlatformError, type Connectors, type LiveCapabilities } from '../platforms/types.ts';
 import { currentChannelCredentials } from './channel-credentials.ts';
@@ -32,6 +32,7 @@ export interface ChannelCapabilities {
     requiresMedia: boolean;
     media: MediaLimits;
     followUps: FollowUps;
+    comments: CommentsFact;
   };
   live: LiveCapabilities | null;
   /** When the live part was read (it may come from the cache); null without one. */
@@ -68,6 +69,7 @@ export async function channelCapabilities(
       requiresMedia: rules.requiresMedia,
       media: MEDIA_LIMITS[channel.platform],
       followUps: FOLLOW_UPS[channel.platform],
+      comments: COMMENTS[channel.platform],
     },
     ...(await liveCapabilities(deps, channel, query)),
   };

@@ -127,6 +127,26 @@ export type FollowUps = { kind: 'thread'; maxItems: number } | { kind: 'comment'
 /** Most replies after the post in one thread: the length X's composer allows, used for every thread platform. */
 export const MAX_THREAD_ITEMS = 25;
 
+/** Whether the service reads the comments under a post published there, and why not where it does not (docs/platforms.md "Comments"). */
+export type CommentsFact = { read: true } | { read: false; why: string };
+
+/** Each platform's connector reads comments exactly where `read` is true (test/comments-catalog.test.ts). */
+export const COMMENTS: Record<Platform, CommentsFact> = {
+  X: { read: true },
+  BLUESKY: { read: true },
+  MASTODON: { read: true },
+  THREADS: { read: true },
+  FACEBOOK: { read: true },
+  INSTAGRAM: { read: true },
+  LINKEDIN: { read: false, why: 'a member’s token (w_member_social) cannot read comments' },
+  YOUTUBE: { read: false, why: 'not read by the service (commentThreads.list is not used yet)' },
+  REDDIT: { read: false, why: 'not read by the service (/comments/{article} is not used yet)' },
+  TELEGRAM: { read: false, why: 'a channel’s posts have no replies a bot can list' },
+  DISCORD: { read: false, why: 'a webhook posts and reads nothing' },
+  PINTEREST: { read: false, why: 'Pinterest’s API lists no comments of a Pin' },
+  TIKTOK: { read: false, why: 'the posting scopes read no comments' },
+};
+
 export const FOLLOW_UPS: Record<Platform, FollowUps> = {
   X: { kind: 'thread', maxItems: MAX_THREAD_ITEMS },
   BLUESKY: { kind: 'thread', maxItems: MAX_THREAD_ITEMS },

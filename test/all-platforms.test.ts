@@ -17,7 +17,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { Channel, Post, PostChannel } from '../db/entities/index.ts';
-import { FOLLOW_UPS, MEDIA_LIMITS, PLATFORMS, type Platform } from '../platforms/catalog.ts';
+import { COMMENTS, FOLLOW_UPS, MEDIA_LIMITS, PLATFORMS, type Platform } from '../platforms/catalog.ts';
 import { BOARD_ID } from './fakes/pinterest.ts';
 import { createConnectors } from '../platforms/index.ts';
 import type { Connector, MediaRef, PublishRequest } from '../platforms/types.ts';
@@ -467,6 +467,7 @@ describe('what each account can do now (GET /v1/channels/{id}/capabilities)', ()
       expect({ platform, status: r.status }).toEqual({ platform, status: 200 });
       expect(r.body.fixed.media).toEqual(MEDIA_LIMITS[platform]);
       expect(r.body.fixed.followUps).toEqual(FOLLOW_UPS[platform]);
+      expect(r.body.fixed.comments).toEqual(COMMENTS[platform]);
       const live = ['TIKTOK', 'PINTEREST', 'YOUTUBE'].includes(platform);
       expect({ platform, live: r.body.live !== null, error: r.body.liveError }).toEqual({ platform, live, error: null });
     }

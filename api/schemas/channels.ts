@@ -53,6 +53,13 @@ export const ChannelCapabilitiesSchema = t.Object(
           },
           strict,
         ),
+        comments: t.Object(
+          {
+            read: t.Boolean({ description: 'The comments under this channel’s posts are collected (GET /v1/inbox).' }),
+            why: t.Optional(t.String({ description: 'Why not, where they are not.' })),
+          },
+          { ...strict, description: 'Whether the service reads what people answer under this channel’s posts.' },
+        ),
       },
       { ...strict, description: 'The platform’s facts for this channel (the same as create checks).' },
     ),

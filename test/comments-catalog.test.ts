@@ -1,0 +1,17 @@
+// The platform catalog's comments fact (platforms/catalog.ts COMMENTS) is what the connectors do:
+// a platform reads comments exactly where its production connector has readComments, and says
+// why not everywhere else; GET /v1/channels/{id}/capabilities shows it.
+import { describe, expect, test } from 'bun:test';
+import { COMMENTS, PLATFORMS } from '../platforms/catalog.ts';
+import { createConnectors } from '../platforms/index.ts';
+
+describe('the comments fact of each platform', () => {
+  test('read exactly where the connector reads comments; a reason everywhere else', () => {
+    const connectors = createConnectors();
+    for (const platform of PLATFORMS) {
+      const fact = COMMENTS[platform];
+      expect({ platform, read: fact.read }).toEqual({ platform, read: typeof connectors[platform]?.readComments === 'function' });
+      if (!fact.read) expect(fact.why.length).toBeGreaterThan(10);
+    }
+  });
+});
