@@ -6,27 +6,19 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FOLLOW_FOR, nextReadAt } from '../domain/inbox/collection.ts';
 import { getComment } from '../domain/inbox/comments.ts';
-import type { Orm } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
 import { newId } from '../lib/ids.ts';
 import { safeHttpUrl } from '../lib/urls.ts';
 import type { Platform } from '../platforms/catalog.ts';
-import { type Connectors, PlatformError, type PlatformComment } from '../platforms/types.ts';
+import { PlatformError, type PlatformComment } from '../platforms/types.ts';
 import { FAILURE } from '../workflows/post-types.ts';
 import type { CommentsSweepInput, CommentsSweepResult } from '../workflows/comments-sweep-types.ts';
 import { createChannelCredentials } from './channel-credentials.ts';
+import { CLAIM_MS, type MetricsActivityDeps, NEEDS_RECONNECT } from './metrics.ts';
 import type { WebhookEmitter } from './webhook-events.ts';
 
-const NEEDS_RECONNECT = 'the channel needs to be connected again';
-/** A claimed read is the sweep's for this long: more than its activity's 5-minute limit. */
-export const CLAIM_MS = 10 * 60_000;
-
-export interface CommentsActivityDeps {
-  orm: Orm;
-  connectors: Connectors;
-  credentialsKey?: Buffer;
-  now?: () => Date;
-}
+/** What the comments sweep reads with: the metrics sweep's dependencies. */
+export type CommentsActivityDeps = MetricsActivityDeps;
 
 interface DueRow {
   id: string;

@@ -14,8 +14,9 @@ import { FAILURE } from '../workflows/post-types.ts';
 import { createChannelCredentials } from './channel-credentials.ts';
 import type { WebhookEmitter } from './webhook-events.ts';
 
-const NEEDS_RECONNECT = 'the channel needs to be connected again';
-/** A claimed reading is the sweep's for this long: more than its activity's 5-minute limit. */
+/** Why a channel's post was not read (metrics, comments): its connection needs re-authorising. */
+export const NEEDS_RECONNECT = 'the channel needs to be connected again';
+/** A claimed reading is the sweep's for this long: more than its activity's 5-minute limit (the comments sweep's too). */
 export const CLAIM_MS = 10 * 60_000;
 
 export interface MetricsActivityDeps {

@@ -81,6 +81,11 @@ const PostFields = {
   ),
 };
 const PostId = T.Object({ id: Id('The post id (`post_…`).') }, { additionalProperties: false });
+/** A list's page: its size and the previous page's nextCursor, as /v1 takes them. */
+const PAGE = {
+  limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1 to 100 (default 20).' })),
+  cursor: T.Optional(T.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', description: 'The nextCursor of the previous page.' })),
+};
 const NoInput = T.Object({}, { additionalProperties: false });
 
 function need<K extends 'temporal' | 'storage'>(deps: AppDeps, ...what: K[]): Required<Pick<AppDeps, K>> {
@@ -214,8 +219,7 @@ export const TOOLS: Tool[] = [
         channelId: T.Optional(Id('Only posts that include this channel.')),
         from: T.Optional(DateTime('Only posts scheduled at or after this instant.')),
         to: T.Optional(DateTime('Only posts scheduled before this instant.')),
-        limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1 to 100 (default 20).' })),
-        cursor: T.Optional(T.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', description: 'The nextCursor of the previous page.' })),
+        ...PAGE,
       },
       { additionalProperties: false },
     ),
@@ -292,8 +296,7 @@ export const TOOLS: Tool[] = [
         ),
         assignee: T.Optional(T.String({ pattern: '^usr_[0-9a-z]{26}$|^none$', description: 'A member’s user id, or none.' })),
         since: T.Optional(DateTime('Only comments written at or after this instant.')),
-        limit: T.Optional(T.Integer({ minimum: 1, maximum: 100, description: 'Page size, 1 to 100 (default 20).' })),
-        cursor: T.Optional(T.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', description: 'The nextCursor of the previous page.' })),
+        ...PAGE,
       },
       { additionalProperties: false },
     ),

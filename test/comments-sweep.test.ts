@@ -80,32 +80,38 @@ const stored = (postId: string) =>
     [postId],
   );
 
+/** An organization with a Mastodon channel on the fake, and a post published there now (with `thread`, a thread). */
+async function published(prefix: string, thread?: { content: string }[]) {
+  const org = await makeOrg('PRO');
+  const { key } = await makeKey(org.id);
+  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+    organizationId: org.id,
+    platform: 'MASTODON',
+    name: 'inbox',
+    credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
+  });
+  await stack.syncClock();
+  const created = await call(stack.app, 'POST', '/v1/posts', {
+    key,
+    body: { content: `${prefix} ${crypto.randomUUID()}`, channelIds: [channel.id], ...(thread ? { thread } : {}) },
+  });
+  expect(created.status).toBe(201);
+  const postId = created.body.id as string;
+  await stack.settle(postId);
+  const post = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body;
+  expect(post.status).toBe('published');
+  return { org, key, channel, postId, post };
+}
+
 describe('the comments sweep', () => {
   test('follows a post once published, stores each comment once with its parent and author, leaves the thread items out; comment.received once each', async () => {
-    const org = await makeOrg('PRO');
-    const { key } = await makeKey(org.id);
+    const { key, channel, postId, post } = await published('comments', [{ content: 'and a second part' }]);
     const hook = await call(stack.app, 'POST', '/v1/webhooks', {
       key,
       body: { url: `http://127.0.0.1:${receiver.port}/comments`, events: ['comment.received'] },
     });
     expect(hook.status).toBe(201);
     secret = hook.body.secret;
-    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'inbox',
-      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
-    });
-    await stack.syncClock();
-    const created = await call(stack.app, 'POST', '/v1/posts', {
-      key,
-      body: { content: `comments ${crypto.randomUUID()}`, channelIds: [channel.id], thread: [{ content: 'and a second part' }] },
-    });
-    expect(created.status).toBe(201);
-    const postId = created.body.id as string;
-    await stack.settle(postId);
-    const post = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body;
-    expect(post.status).toBe('published');
     const statusId = post.channels[0].platformPostId as string;
     const itemId = post.channels[0].items[1].platformPostId as string;
     expect(mastodon.statuses.find((s) => s.id === itemId)?.in_reply_to_id).toBe(statusId);
@@ -170,22 +176,7 @@ describe('the comments sweep', () => {
   });
 
   test('a post removed from the instance is no longer followed, with why', async () => {
-    const org = await makeOrg('PRO');
-    const { key } = await makeKey(org.id);
-    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'MASTODON',
-      name: 'inbox',
-      credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
-    });
-    await stack.syncClock();
-    const created = await call(stack.app, 'POST', '/v1/posts', {
-      key,
-      body: { content: `gone ${crypto.randomUUID()}`, channelIds: [channel.id] },
-    });
-    const postId = created.body.id as string;
-    await stack.settle(postId);
-    const post = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body;
+    const { postId, post } = await published('gone');
     mastodon.remove(post.channels[0].platformPostId);
     await sweep();
     const [follow] = await sql<{ next_at: string | null; error: string | null }>(
