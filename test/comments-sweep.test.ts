@@ -2,37 +2,29 @@
 // Mastodon, people answering under it on the instance, and the sweep workflow (what the Temporal
 // Schedule runs) on the worker storing each comment once, with when the post is read next.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { Webhook } from 'standardwebhooks';
 import { addChannel } from '../domain/channels.ts';
 import { nextReadAt } from '../domain/inbox/collection.ts';
 import { sql } from '../db/sql.ts';
 import { COMMENTS_SWEEP_WORKFLOW_TYPE, type CommentsSweepResult } from '../workflows/comments-sweep-types.ts';
+import { startEventReceiver } from './fakes/event-receiver.ts';
 import { type FakeAccount, type FakeMastodon, startFakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let mastodon: FakeMastodon;
-let receiver: ReturnType<typeof Bun.serve>;
 let secret = '';
-const events: { type: string; data: Record<string, any> }[] = [];
+const receiver = startEventReceiver({ secret: () => secret });
+const events = receiver.events;
 
 beforeAll(async () => {
   mastodon = await startFakeMastodon();
-  receiver = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(req) {
-      events.push(new Webhook(secret).verify(await req.text(), Object.fromEntries(req.headers)) as (typeof events)[number]);
-      return new Response('ok');
-    },
-  });
   stack = await startPostStack();
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
   await mastodon?.stop();
-  receiver?.stop(true);
+  receiver.stop();
 });
 
 const person = (id: string, username: string, domain: string): FakeAccount => ({

@@ -2,39 +2,27 @@
 // reading due, the sweep workflow (what the Temporal Schedule runs) on the worker, and the
 // figures read back through GET /v1/posts/{id}/analytics.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { Webhook } from 'standardwebhooks';
 import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepSummary } from '../workflows/metrics-sweep-types.ts';
 import { addChannel } from '../domain/channels.ts';
+import { startEventReceiver } from './fakes/event-receiver.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
 let mastodon: FakeMastodon;
-let receiver: ReturnType<typeof Bun.serve>;
 let secret = '';
-const events: { type: string; data: Record<string, any> }[] = [];
+const receiver = startEventReceiver({ secret: () => secret });
+const events = receiver.events;
 
 beforeAll(async () => {
   mastodon = await startFakeMastodon();
-  receiver = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(req) {
-      const payload = new Webhook(secret).verify(await req.text(), Object.fromEntries(req.headers)) as {
-        type: string;
-        data: Record<string, any>;
-      };
-      events.push(payload);
-      return new Response('ok');
-    },
-  });
   stack = await startPostStack();
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
   await mastodon?.stop();
-  receiver?.stop(true);
+  receiver.stop();
 });
 
 /** A Mastodon channel of the organization on the fake, its token valid; the API's clock set to the server's. */
