@@ -2,10 +2,9 @@
 // there, the comments sweep collecting them; then a post's conversation, the inbox with its
 // filters and pages, marking and assigning, and what a key limited to another channel sees.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { addChannel } from '../domain/channels.ts';
 import { createUser } from '../services/users.ts';
-import { COMMENTS_SWEEP_WORKFLOW_TYPE } from '../workflows/comments-sweep-types.ts';
-import { type FakeAccount, type FakeMastodon, startFakeMastodon } from './fakes/mastodon.ts';
+import { type FakeMastodon, startFakeMastodon } from './fakes/mastodon.ts';
+import { person, publishedOnMastodon, sweepComments } from './harness/comments.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
@@ -21,55 +20,14 @@ afterAll(async () => {
   await mastodon?.stop();
 });
 
-const person = (id: string, username: string): FakeAccount => ({
-  id,
-  username,
-  acct: `${username}@people.example`,
-  display_name: username,
-  avatar: `https://people.example/a/${id}.png`,
-  url: `https://people.example/@${username}`,
-});
-
-async function sweep(): Promise<void> {
-  await stack.client.workflow.execute(COMMENTS_SWEEP_WORKFLOW_TYPE, {
-    taskQueue: stack.taskQueue,
-    workflowId: `comments-sweep-${crypto.randomUUID()}`,
-    args: [{ limit: 500, rounds: 10 }],
-  });
-}
-
 /** An organization with two Mastodon channels, a post published on the first, and a conversation under it. */
 async function scene() {
-  const org = await makeOrg('PRO');
-  const { key } = await makeKey(org.id);
-  const em = () => stack.h.orm.em.fork();
-  const channel = await addChannel(em(), stack.h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'main',
-    credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
-  });
-  const other = await addChannel(em(), stack.h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'other',
-    credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
-  });
-  await stack.syncClock();
-  const created = await call(stack.app, 'POST', '/v1/posts', {
-    key,
-    body: { content: `inbox ${crypto.randomUUID()}`, channelIds: [channel.id] },
-  });
-  expect(created.status).toBe(201);
-  const postId = created.body.id as string;
-  await stack.settle(postId);
-  const post = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body;
-  const statusId = post.channels[0].platformPostId as string;
+  const { org, key, channel, others, postId, statusId } = await publishedOnMastodon(stack, mastodon, { extraChannels: 1 });
   const alice = mastodon.reply(statusId, person('81', 'alice'), 'First!');
   const bob = mastodon.reply(alice.id, person('82', 'bob'), 'Second, to Alice');
   const carol = mastodon.reply(statusId, person('83', 'carol'), 'A question');
-  await sweep();
-  return { org, key, channel, other, postId, statusId, alice, bob, carol };
+  await sweepComments(stack);
+  return { org, key, channel, other: others[0]!, postId, statusId, alice, bob, carol };
 }
 
 describe('comments through the API', () => {

@@ -2,13 +2,12 @@
 // Mastodon, people answering under it on the instance, and the sweep workflow (what the Temporal
 // Schedule runs) on the worker storing each comment once, with when the post is read next.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { addChannel } from '../domain/channels.ts';
 import { nextReadAt } from '../domain/inbox/collection.ts';
 import { sql } from '../db/sql.ts';
-import { COMMENTS_SWEEP_WORKFLOW_TYPE, type CommentsSweepResult } from '../workflows/comments-sweep-types.ts';
 import { startEventReceiver } from './fakes/event-receiver.ts';
-import { type FakeAccount, type FakeMastodon, startFakeMastodon } from './fakes/mastodon.ts';
-import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { type FakeMastodon, startFakeMastodon } from './fakes/mastodon.ts';
+import { person, publishedOnMastodon, sweepComments } from './harness/comments.ts';
+import { call } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
@@ -27,22 +26,7 @@ afterAll(async () => {
   receiver.stop();
 });
 
-const person = (id: string, username: string, domain: string): FakeAccount => ({
-  id,
-  username,
-  acct: `${username}@${domain}`,
-  display_name: username.toUpperCase(),
-  avatar: `https://${domain}/avatars/${id}.png`,
-  url: `https://${domain}/@${username}`,
-});
-
-function sweep(): Promise<CommentsSweepResult> {
-  return stack.client.workflow.execute(COMMENTS_SWEEP_WORKFLOW_TYPE, {
-    taskQueue: stack.taskQueue,
-    workflowId: `comments-sweep-${crypto.randomUUID()}`,
-    args: [{ limit: 500, rounds: 10 }],
-  });
-}
+const sweep = () => sweepComments(stack);
 
 interface StoredComment {
   platform_comment_id: string;
@@ -72,32 +56,9 @@ const stored = (postId: string) =>
     [postId],
   );
 
-/** An organization with a Mastodon channel on the fake, and a post published there now (with `thread`, a thread). */
-async function published(prefix: string, thread?: { content: string }[]) {
-  const org = await makeOrg('PRO');
-  const { key } = await makeKey(org.id);
-  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'MASTODON',
-    name: 'inbox',
-    credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
-  });
-  await stack.syncClock();
-  const created = await call(stack.app, 'POST', '/v1/posts', {
-    key,
-    body: { content: `${prefix} ${crypto.randomUUID()}`, channelIds: [channel.id], ...(thread ? { thread } : {}) },
-  });
-  expect(created.status).toBe(201);
-  const postId = created.body.id as string;
-  await stack.settle(postId);
-  const post = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body;
-  expect(post.status).toBe('published');
-  return { org, key, channel, postId, post };
-}
-
 describe('the comments sweep', () => {
   test('follows a post once published, stores each comment once with its parent and author, leaves the thread items out; comment.received once each', async () => {
-    const { key, channel, postId, post } = await published('comments', [{ content: 'and a second part' }]);
+    const { key, channel, postId, post } = await publishedOnMastodon(stack, mastodon, { thread: [{ content: 'and a second part' }] });
     const hook = await call(stack.app, 'POST', '/v1/webhooks', {
       key,
       body: { url: `http://127.0.0.1:${receiver.port}/comments`, events: ['comment.received'] },
@@ -122,9 +83,9 @@ describe('the comments sweep', () => {
     expect(rows[0]).toEqual({
       platform_comment_id: hers.id,
       parent_platform_id: statusId,
-      author_name: 'ALICE',
+      author_name: 'alice',
       author_handle: 'alice@one.example',
-      author_avatar_url: 'https://one.example/avatars/71.png',
+      author_avatar_url: 'https://one.example/a/71.png',
       author_profile_url: 'https://one.example/@alice',
       text: 'Great news',
       url: hers.url,
@@ -168,7 +129,7 @@ describe('the comments sweep', () => {
   });
 
   test('a post removed from the instance is no longer followed, with why', async () => {
-    const { postId, post } = await published('gone');
+    const { postId, post } = await publishedOnMastodon(stack, mastodon);
     mastodon.remove(post.channels[0].platformPostId);
     await sweep();
     const [follow] = await sql<{ next_at: string | null; error: string | null }>(
