@@ -86,6 +86,9 @@ export function ulid(): string {
   return out;
 }
 
+/** What an id of this kind looks like, as a regular expression's source (anchored). */
+export const idPattern = (prefix: IdPrefix): string => `^${prefix}_[${ALPHABET}]{${TIME_CHARS + RANDOM_CHARS}}$`;
+
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;
 }

@@ -4,7 +4,7 @@
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import type { AppDeps } from '../http/deps.ts';
 import { COMMENT_STATUSES, type CommentStatus, POST_STATUSES, type PostStatus } from '../db/entities/index.ts';
-import { listInbox, postConversation, updateComment } from '../domain/inbox/comments.ts';
+import { COMMENT_FIELDS, listInbox, postConversation, updateComment } from '../domain/inbox/comments.ts';
 import { DATE_TIME_PATTERN, parseRangeBound } from '../lib/date-time.ts';
 import { ApiError, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
@@ -294,7 +294,7 @@ export const TOOLS: Tool[] = [
             { description: 'Only comments with this status.' },
           ),
         ),
-        assignee: T.Optional(T.String({ pattern: '^usr_[0-9a-z]{26}$|^none$', description: 'A member’s user id, or none.' })),
+        assignee: T.Optional(COMMENT_FIELDS.assignee),
         since: T.Optional(DateTime('Only comments written at or after this instant.')),
         ...PAGE,
       },
@@ -328,10 +328,8 @@ export const TOOLS: Tool[] = [
     input: T.Object(
       {
         id: Id('The comment id (`cmt_…`).'),
-        status: T.Optional(T.Union([T.Literal('read'), T.Literal('unread')], { description: 'read or unread.' })),
-        assigneeUserId: T.Optional(
-          T.Union([T.String({ pattern: '^usr_[0-9a-z]{26}$' }), T.Null()], { description: 'A member’s user id, or null for no one.' }),
-        ),
+        status: T.Optional(COMMENT_FIELDS.status),
+        assigneeUserId: T.Optional(COMMENT_FIELDS.assigneeUserId),
       },
       { additionalProperties: false },
     ),

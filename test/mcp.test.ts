@@ -4,6 +4,8 @@
 // store, a fake Mastodon, a fake OpenAI-compatible model); a key without a scope gets the tool
 // error /v1 would give, and another organization's key sees nothing of this one.
 import { createApiKey } from '../services/api-keys.ts';
+import { createUser } from '../services/users.ts';
+import { KEY_SCOPES } from '../domain/access.ts';
 import { newId } from '../lib/ids.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
@@ -328,6 +330,27 @@ describe('MCP over Streamable HTTP', () => {
     expect((await callError(client, 'update_comment', { id })).code).toBe('validation_failed');
     expect((await callOk(client, 'list_inbox', { postId: post.id, status: 'unread' })).data).toEqual([]);
     await client.close();
+    // The tool is held to the same rule as PATCH /v1/comments/{id} (comments.manage): a contributor's key reads, and is refused the change.
+    const contributor = await createUser(stack.h.orm.em.fork(), {
+      organizationId: org.id,
+      email: `c-${crypto.randomUUID()}@example.com`,
+      password: 'long enough',
+      role: 'contributor',
+    });
+    const theirKey = await createApiKey(stack.h.orm.em.fork(), {
+      organizationId: org.id,
+      name: 'contributor',
+      scopes: [...KEY_SCOPES.contributor],
+      channels: 'all',
+      createdBy: { userId: contributor.id, role: 'contributor' },
+    });
+    const theirs = await httpClient(theirKey.key);
+    expect((await callOk(theirs, 'list_inbox', { postId: post.id })).data.map((c: Json) => c.id)).toEqual([id]);
+    expect(await callError(theirs, 'update_comment', { id, status: 'unread' })).toMatchObject({
+      code: 'forbidden_scope',
+      details: { action: 'comments.manage', role: 'contributor' },
+    });
+    await theirs.close();
   });
 
   test('a key without the scope gets forbidden_scope as a tool error; reading still works', async () => {

@@ -8,14 +8,13 @@ import { CursorParam, LimitParam, parseLimit } from '../../http/page-query.ts';
 import { parseRangeBound } from '../../lib/date-time.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { COMMENT_STATUSES } from '../../db/entities/comment.ts';
-import { getComment, listInbox, postConversation, updateComment } from '../../domain/inbox/comments.ts';
+import { COMMENT_FIELDS, getComment, listInbox, postConversation, updateComment } from '../../domain/inbox/comments.ts';
 import { refreshComments } from '../../domain/inbox/refresh.ts';
 import { authPlugin } from '../auth.ts';
 import { CommentListSchema, CommentSchema, ConversationSchema, DateTimeInput, PathId } from '../schemas.ts';
 import { DATE_TIME } from '../openapi/fields.ts';
 import { doc } from '../openapi/operation.ts';
 
-const USER_ID = '^usr_[0-9a-z]{26}$';
 const IdParams = t.Object({ id: PathId() });
 const InboxQuery = t.Object({
   channelId: t.Optional(PathId()),
@@ -26,15 +25,15 @@ const InboxQuery = t.Object({
       { error: `must be one of ${COMMENT_STATUSES.join(', ')}` },
     ),
   ),
-  assignee: t.Optional(t.String({ pattern: `${USER_ID}|^none$`, error: 'must be a member’s user id or none' })),
+  assignee: t.Optional(COMMENT_FIELDS.assignee),
   since: t.Optional(DateTimeInput()),
   limit: LimitParam(),
   cursor: CursorParam(),
 });
 const PatchBody = t.Object(
   {
-    status: t.Optional(t.Union([t.Literal('read'), t.Literal('unread')], { error: 'must be read or unread' })),
-    assigneeUserId: t.Optional(t.Union([t.String({ pattern: USER_ID, error: 'must be a user id (usr_…)' }), t.Null()])),
+    status: t.Optional(COMMENT_FIELDS.status),
+    assigneeUserId: t.Optional(COMMENT_FIELDS.assigneeUserId),
   },
   { additionalProperties: false, minProperties: 1 },
 );

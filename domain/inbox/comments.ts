@@ -5,7 +5,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CommentStatus } from '../../db/entities/index.ts';
 import { sql } from '../../db/sql.ts';
+import { t } from 'elysia';
 import { errors } from '../../lib/errors.ts';
+import { idPattern } from '../../lib/ids.ts';
 import { decodeKeyset, encodeKeyset } from '../../lib/keyset-cursor.ts';
 import type { Platform } from '../../platforms/catalog.ts';
 import { getPostForKey } from '../posts/view.ts';
@@ -129,8 +131,23 @@ export interface InboxFilters {
   cursor?: string;
 }
 
-/** What a comment id looks like (lib/ids.ts). */
-const COMMENT_ID = /^cmt_[0-9a-z]{26}$/;
+const COMMENT_ID = new RegExp(idPattern('cmt'));
+
+/**
+ * What the team may set on a comment and filter the inbox by, as schemas the API and the MCP
+ * tools both take (the other statuses follow from a reply and a hide).
+ */
+export const COMMENT_FIELDS = {
+  status: t.Union([t.Literal('read'), t.Literal('unread')], { error: 'must be read or unread', description: 'read or unread.' }),
+  assigneeUserId: t.Union([t.String({ pattern: idPattern('usr'), error: 'must be a user id (usr_…)' }), t.Null()], {
+    description: 'A member of the organization (`usr_…`), or null for no one.',
+  }),
+  assignee: t.String({
+    pattern: `${idPattern('usr')}|^none$`,
+    error: 'must be a member’s user id or none',
+    description: 'A member’s user id (`usr_…`): the comments given to them; `none`: those given to no one.',
+  }),
+};
 
 /** GET /v1/inbox: what people wrote under the organization's posts (not its own replies), newest first. */
 export async function listInbox(

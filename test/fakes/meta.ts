@@ -116,8 +116,8 @@ export interface FakeMeta {
   /** A post made outside this test run (e.g. older than the lookup window); IG `story`: a story. */
   seedPost(p: { text: string; ageMs: number; kind?: string; story?: boolean }): FakeGraphPost;
   /**
-   * A comment made outside this test run, by the account or (`by: 'other'`, or `from`) by
-   * someone else; with `parentId`, a reply to that comment of the post.
+   * A comment under a post of the fake, written `ageMs` ago by the account or (`by: 'other'`,
+   * or `from`) by someone else; with `parentId`, a reply to that comment of the post.
    */
   seedComment(c: {
     postId: string;
@@ -786,23 +786,12 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
    */
   function listConversation(id: string, params: Record<string, string>): Response {
     if (!posts.some((p) => p.id === id)) return unsupported('GET', id);
-    const unknownField = topLevelFields(params.fields ?? '').find((f) => !THREADS_FIELDS.has(f));
-    if (unknownField) {
-      return graphError(400, {
-        message: `(#100) Tried accessing nonexisting field (${unknownField}) on node type (ThreadsMedia)`,
-        type: 'OAuthException',
-        code: 100,
-      });
-    }
+    const refused = unknownField(params.fields, THREADS_FIELDS, 'ThreadsMedia');
+    if (refused) return refused;
     if (params.reverse && !['true', 'false'].includes(params.reverse)) return invalidValue('reverse', params.reverse);
     const all = posts.filter((p) => p.rootId === id).sort((a, b) => a.created.getTime() - b.created.getTime());
     if (params.reverse !== 'false') all.reverse();
-    const limit = Math.min(Number(params.limit ?? 25) || 25, 100);
-    const start = params.after ? Number(atob(params.after)) : 0;
-    const page = all.slice(start, start + limit);
-    const end = start + page.length;
-    const paging: Record<string, unknown> = { cursors: { before: btoa(String(start)), after: btoa(String(end)) } };
-    if (end < all.length) paging.next = `${base}/${id}/conversation?after=${btoa(String(end))}`;
+    const { page, paging } = pageOf(all, params, 100, `${base}/${id}/conversation`);
     return json({ data: page.map((p) => pick(postJson(p), params.fields, ['id'])), paging });
   }
 
@@ -896,26 +885,16 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (!post) return unsupported('GET', id);
     if (params.order && !['chronological', 'reverse_chronological'].includes(params.order)) return invalidValue('order', params.order);
     if (params.filter && !['toplevel', 'stream'].includes(params.filter)) return invalidValue('filter', params.filter);
-    const unknownField = topLevelFields(params.fields ?? '')
-      .map((f) => f.split(/[.{(]/)[0]!)
-      .find((f) => f && !COMMENT_FIELDS[flavor === 'facebook' ? 'facebook' : 'instagram'].has(f));
-    if (unknownField) {
-      return graphError(400, {
-        message: `(#100) Tried accessing nonexisting field (${unknownField}) on node type (${flavor === 'facebook' ? 'Comment' : 'IGComment'})`,
-        type: 'OAuthException',
-        code: 100,
-      });
-    }
+    const refused =
+      flavor === 'facebook'
+        ? unknownField(params.fields, COMMENT_FIELDS.facebook, 'Comment')
+        : unknownField(params.fields, COMMENT_FIELDS.instagram, 'IGComment');
+    if (refused) return refused;
     // Facebook's default (and `toplevel`) lists the comments on the post itself; `stream` every
     // comment and reply. Instagram lists the top-level ones; their replies come as a field.
     const all = comments.filter((c) => c.postId === post.id && (params.filter === 'stream' || !c.parentId));
     if (params.order === 'reverse_chronological') all.reverse();
-    const limit = Math.min(Number(params.limit ?? 25) || 25, flavor === 'facebook' ? 100 : 50);
-    const start = params.after ? Number(atob(params.after)) : 0;
-    const page = all.slice(start, start + limit);
-    const end = start + page.length;
-    const paging: Record<string, unknown> = { cursors: { before: btoa(String(start)), after: btoa(String(end)) } };
-    if (end < all.length) paging.next = `${base}/${id}/comments?after=${btoa(String(end))}`;
+    const { page, paging } = pageOf(all, params, flavor === 'facebook' ? 100 : 50, `${base}/${id}/comments`);
     return json({ data: page.map((c) => pick(commentJson(c), params.fields, ['id'])), paging });
   }
 
@@ -1101,6 +1080,34 @@ function pick(all: Record<string, unknown>, fields: string | undefined, always: 
   const out: Record<string, unknown> = {};
   for (const k of [...always, ...want]) if (all[k] !== undefined) out[k] = all[k];
   return out;
+}
+
+/**
+ * One page of a Graph listing by its `after` cursor (an offset here, opaque to the client), at
+ * most `max` (and `limit`, default 25) items; `paging.next` (to `nextUrl`) only when more follow.
+ */
+function pageOf<T>(all: T[], params: Record<string, string>, max: number, nextUrl: string) {
+  const limit = Math.min(Number(params.limit ?? 25) || 25, max);
+  const start = params.after ? Number(atob(params.after)) : 0;
+  const page = all.slice(start, start + limit);
+  const end = start + page.length;
+  const paging: Record<string, unknown> = { cursors: { before: btoa(String(start)), after: btoa(String(end)) } };
+  if (end < all.length) paging.next = `${nextUrl}?after=${btoa(String(end))}`;
+  return { page, paging };
+}
+
+/** Graph's refusal of a field the node does not have (error 100), or null when every field of `fields` is one of `known`. */
+function unknownField(fields: string | undefined, known: Set<string>, node: string): Response | null {
+  const name = topLevelFields(fields ?? '')
+    .map((f) => f.split(/[.{(]/)[0]!)
+    .find((f) => f && !known.has(f));
+  return name
+    ? graphError(400, {
+        message: `(#100) Tried accessing nonexisting field (${name}) on node type (${node})`,
+        type: 'OAuthException',
+        code: 100,
+      })
+    : null;
 }
 
 /** A `fields` list's names at the top level: `a,b{c,d},e` is a, b{c,d} and e. */
