@@ -218,6 +218,14 @@ export const WEBHOOK_DELIVERY_STARTS: PendingKind<EventDeliveries & { id: string
   columns: `id, event_id as "eventId",
     array(select x.id from webhook_deliveries x where x.event_id = webhook_deliveries.event_id order by x.id) as "deliveryIds"`,
   startFor: (row) => eventDeliveriesStart(row),
+  // The workflow started is the whole event's: its other deliveries' marks go with this one's.
+  async onStarted(tx, row) {
+    await sql(tx, 'update webhook_deliveries set workflow_pending = false where event_id = ? and id <> ? and workflow_pending', [
+      row.eventId,
+      row.id,
+    ]);
+    return [];
+  },
 };
 
 /** An event and all of its deliveries, in id order. */
