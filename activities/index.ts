@@ -15,6 +15,7 @@ import { createSeriesActivities } from './series.ts';
 import { createMetricsActivities } from './metrics.ts';
 import { createFeedActivities } from './feeds.ts';
 import { createCommentsActivities } from './comments.ts';
+import { createCommentActionActivities } from './comment-actions.ts';
 
 export interface ActivityDeps {
   orm: Orm;
@@ -75,6 +76,10 @@ export function createActivities(deps: ActivityDeps) {
     ),
     ...createCommentsActivities(
       { orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, now: deps.now },
+      webhooks,
+    ),
+    ...createCommentActionActivities(
+      { orm: deps.orm, connectors: deps.connectors ?? {}, credentialsKey: deps.credentialsKey, storage: deps.storage, now: deps.now },
       webhooks,
     ),
     ...createFeedActivities({

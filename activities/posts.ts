@@ -1,37 +1,23 @@
 // Activities of the post workflow. Each forks its own EntityManager; each is idempotent.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import {
-  Channel,
-  MediaItem,
-  Post,
-  PostChannel,
-  PostChannelItem,
-  type IPost,
-  type IPostChannel,
-  type IPostChannelItem,
-} from '../db/entities/index.ts';
+import { Channel, Post, PostChannel, PostChannelItem, type IPost, type IPostChannel, type IPostChannelItem } from '../db/entities/index.ts';
 import { followUpRows, insertFollowUps } from '../domain/posts/create.ts';
 import { newId } from '../lib/ids.ts';
-import { safeHttpUrl } from '../lib/urls.ts';
 import { dueAt } from '../domain/analytics/metrics.ts';
-import { FOLLOW_UPS, type Platform } from '../platforms/catalog.ts';
+import type { Platform } from '../platforms/catalog.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { endpointWants, type WebhookEventType } from '../domain/webhooks/outbox.ts';
 import { createWebhookEmitter, type WebhookEmitter } from './webhook-events.ts';
-import { createChannelCredentials } from './channel-credentials.ts';
+import { createSending, refusal, type Recorded, type SendTarget } from './sending.ts';
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Orm } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
-import { PlatformError, type Connectors, type MediaRef, type PublishRequest, type PublishResult } from '../platforms/types.ts';
-import { classifyPlatformError } from '../platforms/failure-class.ts';
+import type { Connectors, PublishRequest } from '../platforms/types.ts';
 import { contentOf } from '../domain/posts/content.ts';
 import { FAILURE, type ApprovalDecision, type ApprovalRecord, type PostEdit, type PublishTarget } from '../workflows/post-types.ts';
-import { failureClass, type ChannelErrorCode, type ChannelFailure, type ChannelFailureClass } from '../workflows/publish-failure-types.ts';
+import type { ChannelFailure, ChannelFailureClass } from '../workflows/publish-failure-types.ts';
 
 const sameApproval = (a: ApprovalRecord | null | undefined, b: ApprovalRecord) => a?.status === b.status && a.requestedAt === b.requestedAt;
-
-/** Waits between the tries of recording an accepted publish in Postgres, within one attempt. */
-const RECORD_RETRY_DELAYS_MS = [500, 1000, 2000, 4000];
 
 /**
  * finishPost's one statement: the post's status from its channels' (published when every one is,
@@ -71,32 +57,11 @@ interface Finished {
   changed: boolean;
 }
 
-/**
- * A platform's answer as it is recorded: its URL only when it is an http(s) link (else null), as
- * the API, webhook receivers and the web app hand it on as a link to follow.
- */
-type Recorded = Omit<PublishResult, 'url'> & { url: string | null };
-
-/** publishToChannel's heartbeat details: the platform's answer, once it has accepted the post. */
-interface PublishDetails {
-  published: PublishResult;
-}
-
-function sentEarlier(details: unknown): PublishResult | undefined {
-  const published = (details as Partial<PublishDetails> | null | undefined)?.published;
-  return published && typeof published.platformPostId === 'string' && typeof published.url === 'string' ? published : undefined;
-}
-
-/** A publish failure of ours (not the platform's), its class in its details (workflows/publish-failure-types.ts). */
-function refusal(type: string, message: string, errorCode: ChannelErrorCode): ApplicationFailure {
-  return ApplicationFailure.create({ type, message, nonRetryable: true, details: [failureClass(errorCode)] });
-}
-
 /** A timestamp as raw SQL returns it (the ORM's type parsers keep Postgres' text), made a Date as the ORM makes it. */
 const dateOrNull = (at: string | null) => (at === null ? null : new Date(at));
 
 /** What a send needs of the post channel, its post and its channel, read in one statement (publishRow). */
-interface PublishRow {
+interface PublishRow extends SendTarget {
   id: string;
   postId: string;
   channelId: string;
@@ -129,6 +94,7 @@ export interface PostActivityDeps {
 export function createPostActivities(deps: PostActivityDeps) {
   const now = deps.now ?? (() => new Date());
   const webhooks = deps.webhooks ?? createWebhookEmitter(undefined);
+  const { send, sendOnce, recordDurably } = createSending(deps, webhooks);
 
   /**
    * post.channel.published / post.channel.failed: the post and this channel's entry, in `em`'s
@@ -148,10 +114,6 @@ export function createPostActivities(deps: PostActivityDeps) {
       return { post: view, postChannel: channels.find((c) => c.channelId === channelId) ?? null };
     });
   }
-
-  const credentials = createChannelCredentials(deps, webhooks);
-  const { markReauthRequired } = credentials;
-  const currentCredentials = credentials.current;
 
   /**
    * The post channel of (postId, channelId) with what a send needs of its post and channel: one
@@ -176,59 +138,6 @@ export function createPostActivities(deps: PostActivityDeps) {
   /** One more send of a post channel or a follow-up item, counted on its row. */
   function countAttempt(table: 'post_channels' | 'post_channel_items', id: string) {
     return sql(deps.orm.em.fork(), `update ${table} set attempts = attempts + 1, updated_at = ? where id = ?`, [now(), id]);
-  }
-
-  /** The post's media in its order; bytes are read from storage only when a connector asks. */
-  async function mediaRefs(ids: string[]): Promise<MediaRef[]> {
-    if (!ids.length) return [];
-    const items = await deps.orm.em.fork().find(MediaItem, { id: { $in: ids } });
-    return ids.map((id) => {
-      const item = items.find((m) => m.id === id);
-      if (item?.status !== 'ready') throw refusal(FAILURE.permanent, `media ${id} is not available`, 'media_rejected');
-      return {
-        id: item.id,
-        type: item.type,
-        mimeType: item.mimeType,
-        fileName: item.fileName,
-        altText: item.altText ?? null,
-        read: () => {
-          if (!deps.storage) throw new Error('object storage is not configured on this worker');
-          return deps.storage.read(item.storageKey);
-        },
-        // Long enough for a platform that queues the download (Instagram video processing).
-        url: () => {
-          if (!deps.storage) throw new Error('object storage is not configured on this worker');
-          return deps.storage.signedGetUrl(item.storageKey, 6 * 3600);
-        },
-      };
-    });
-  }
-
-  /**
-   * Writes what a platform accepted, in one transaction that returns its webhook events. Retried
-   * here, within the attempt, so a short Postgres outage (restart, failover, dropped connection)
-   * does not fail an attempt whose message is already out; each try uses a fresh EntityManager and
-   * idempotent UPDATEs. `alone`: the same change as one statement that makes it only when no
-   * endpoint wants its event (true: done, nothing to emit); when one does, the transaction writes
-   * the change and its event together.
-   */
-  async function recordDurably(
-    ctx: Context,
-    write: (em: EntityManager) => Promise<string[]>,
-    alone?: (em: EntityManager) => Promise<boolean>,
-  ): Promise<void> {
-    for (let i = 0; ; i++) {
-      try {
-        if (alone && (await alone(deps.orm.em.fork()))) return;
-        const events = await deps.orm.em.fork().transactional(write);
-        await webhooks.dispatch(deps.orm.em, events);
-        return;
-      } catch (err) {
-        const delay = RECORD_RETRY_DELAYS_MS[i];
-        if (delay === undefined) throw err;
-        await ctx.sleep(delay); // ends early, with CancelledFailure, when the attempt is cancelled
-      }
-    }
   }
 
   /**
@@ -339,101 +248,6 @@ export function createPostActivities(deps: PostActivityDeps) {
         status: 'draft',
         content: texts[c.id] ?? post.content,
       });
-    }
-  }
-
-  /**
-   * Sends one item to the channel's platform (the post, or with `replyTo` a follow-up); platform
-   * errors become the workflow's failure types. `countAttempt`: counts this send on its row.
-   */
-  async function send(
-    pc: PublishRow,
-    countAttempt: () => Promise<unknown>,
-    item: { text: string; mediaIds: string[]; idempotencyKey: string; replyTo?: PublishRequest['replyTo'] },
-    ctx: Context,
-    retry: boolean,
-  ): Promise<PublishResult> {
-    const { channelId, platform } = pc;
-    if (pc.channelStatus !== 'active') {
-      // Reconnecting the channel makes it active again (either status).
-      const message = `channel ${pc.channelName} is ${pc.channelStatus}; reconnect it`;
-      throw refusal(pc.channelStatus === 'reauth_required' ? FAILURE.reauth : FAILURE.permanent, message, 'reauth_required');
-    }
-    const connector = deps.connectors[platform];
-    if (!connector) throw refusal(FAILURE.permanent, `publishing to ${platform} is not supported yet`, 'unknown');
-    // Validation refuses follow-ups where the platform takes none; a connector must never get one as a post of its own.
-    if (item.replyTo && FOLLOW_UPS[platform].kind === null)
-      throw refusal(FAILURE.permanent, `${platform} takes no replies or comments`, 'rejected_content');
-    if (!deps.credentialsKey) throw new Error('CREDENTIALS_KEY is not configured on this worker');
-    const media = await mediaRefs(item.mediaIds);
-    await countAttempt();
-    try {
-      const credentials = await currentCredentials(channelId, connector, ctx.cancellationSignal, pc.credentialsEncrypted);
-      // A retry of a failed post (POST /retry) counts as a later attempt from its first one: the
-      // run that failed may have reached the platform (a lost answer, a timeout after sending).
-      const attempt = retry ? ctx.info.attempt + 1 : ctx.info.attempt;
-      const req: PublishRequest = {
-        text: item.text,
-        media,
-        idempotencyKey: item.idempotencyKey,
-        ...(item.replyTo ? { replyTo: item.replyTo } : {}),
-        credentials,
-        reddit: pc.reddit,
-        options: pc.options?.[platform.toLowerCase()],
-        attempt,
-        // No send of this item is older than the post's time; within one activity, none is older
-        // than its first attempt.
-        firstAttemptAt: retry ? pc.scheduledAt : new Date(ctx.info.scheduledTimestampMs),
-        signal: ctx.cancellationSignal,
-      };
-      // An earlier attempt may have reached the platform and lost its answer: where the
-      // platform has no idempotency key, look the post up before sending again.
-      let result: PublishResult | null = null;
-      if (attempt > 1 && connector.findPublished) result = await connector.findPublished(req);
-      return result ?? (await connector.publish(req));
-    } catch (err) {
-      if (!(err instanceof PlatformError)) throw err;
-      const message = err.message;
-      // What a client can do about it (errorCode, retryable), carried to recordChannelFailure.
-      const details = [classifyPlatformError(platform, err)];
-      if (err.kind === 'reauth') {
-        // The channel was active above: it moves to reauth_required, with its event.
-        await markReauthRequired(channelId);
-        throw ApplicationFailure.create({ type: FAILURE.reauth, message, nonRetryable: true, details });
-      }
-      if (err.kind === 'permanent') throw ApplicationFailure.create({ type: FAILURE.permanent, message, nonRetryable: true, details });
-      throw ApplicationFailure.create({ type: FAILURE.transient, message, nextRetryDelay: err.opts.retryAfterMs, details });
-    }
-  }
-
-  /**
-   * Sends an item at most once across attempts, then records it. What an earlier attempt heard
-   * from the platform is kept by Temporal in the heartbeat details (on any worker): the message is
-   * out, only its recording is missing. Every heartbeat repeats the record, so a later one never
-   * erases it.
-   */
-  async function sendOnce(
-    sendItem: () => Promise<PublishResult>,
-    record: (sent: Recorded, ctx: Context) => Promise<void>,
-  ): Promise<{ platformPostId: string; url: string }> {
-    const ctx = Context.current();
-    let sent = sentEarlier(ctx.info.heartbeatDetails);
-    const beat = () => ctx.heartbeat(sent ? ({ published: sent } satisfies PublishDetails) : undefined);
-    if (sent) beat();
-    const heartbeat = setInterval(beat, 2000);
-    try {
-      if (!sent) sent = await sendItem();
-      // Durable before anything that can fail: the details reach Temporal within a second (the
-      // publish workers' heartbeat throttle), and a failing attempt hands its last details over
-      // with the failure (servers ≥ 1.16); Temporal gives them to the next attempt.
-      beat();
-      // The one place a connector's answer becomes a row: a URL that is not http(s) (a hostile
-      // instance's `javascript:`) is never stored, so never shown or sent on.
-      const recorded: Recorded = { ...sent, url: safeHttpUrl(sent.url) };
-      await record(recorded, ctx);
-      return { platformPostId: recorded.platformPostId, url: recorded.url ?? '' };
-    } finally {
-      clearInterval(heartbeat);
     }
   }
 

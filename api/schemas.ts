@@ -8,7 +8,7 @@ import { AnalyticsSummarySchema, BestTimesSchema, PostAnalyticsSchema } from './
 import { AuditEventListSchema, AuditEventSchema } from './schemas/audit.ts';
 import { ChannelCapabilitiesSchema, ChannelListSchema, ChannelSchema } from './schemas/channels.ts';
 import { ErrorSchema } from './schemas/errors.ts';
-import { CommentListSchema, CommentSchema, ConversationSchema } from './schemas/comments.ts';
+import { CommentListSchema, CommentSchema, ConversationSchema, ReplyListSchema, ReplySchema } from './schemas/comments.ts';
 import { FeedFilterSchema, FeedItemListSchema, FeedItemSchema, FeedListSchema, FeedSchema } from './schemas/feeds.ts';
 import { GeneratedAltTextSchema, GeneratedDraftsSchema } from './schemas/generate.ts';
 import { MediaItemSchema, UploadInstructionsSchema, UploadResponseSchema } from './schemas/media.ts';
@@ -92,6 +92,8 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Comment: CommentSchema,
   CommentList: CommentListSchema,
   Conversation: ConversationSchema,
+  Reply: ReplySchema,
+  ReplyList: ReplyListSchema,
   FeedList: FeedListSchema,
   FeedItem: FeedItemSchema,
   FeedItemList: FeedItemListSchema,

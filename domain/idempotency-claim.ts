@@ -10,7 +10,7 @@ import { sql } from '../db/sql.ts';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The tables whose creates claim their key in their own transaction, and the claim's column naming the row. */
-export const CLAIMED_BY = { posts: 'post_id', series: 'series_id' } as const;
+export const CLAIMED_BY = { posts: 'post_id', series: 'series_id', comment_replies: 'reply_id' } as const;
 export type ClaimingTable = keyof typeof CLAIMED_BY;
 
 /** Which request: per API key, endpoint and key; with the hash of its body. */

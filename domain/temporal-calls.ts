@@ -116,3 +116,22 @@ export async function executeUpdateInRequest<Ret, Args extends unknown[]>(
 export function updateFailureType(err: unknown): string | undefined {
   return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? (err.cause.type ?? undefined) : undefined;
 }
+
+/**
+ * A workflow's result when it comes within `ms`, else undefined (also when it cannot be read
+ * now): for a request that answers at once with the outcome when the work is quick, and with
+ * "under way" (202) when it is not. Never throws; the wait ends at `ms` whatever Temporal does.
+ */
+export async function resultWithin<T>(temporal: TemporalDeps, workflowId: string, ms: number): Promise<T | undefined> {
+  const call = temporal.client.withDeadline(Date.now() + ms, () => temporal.client.workflow.getHandle(workflowId).result() as Promise<T>);
+  const quiet = call.catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([quiet, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -34,7 +34,7 @@ export interface PendingStart {
 /** What the protocol needs to know of one kind of row. */
 export interface PendingKind<Row extends { id: string }> {
   /** Its table; it has the columns id and workflow_pending. */
-  table: 'posts' | 'series' | 'webhook_deliveries' | 'media_items';
+  table: 'posts' | 'series' | 'webhook_deliveries' | 'media_items' | 'comment_replies';
   /** The column that holds when the row was last marked: updated_at where a row is marked again (a retry), else created_at. */
   markedAt: 'created_at' | 'updated_at';
   /** The columns `Row` reads (a fixed list, never a value). */

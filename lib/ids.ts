@@ -30,6 +30,7 @@ export type IdPrefix =
   | 'plk'
   | 'feed'
   | 'cmt'
+  | 'rpl'
   | 'usr';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

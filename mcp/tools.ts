@@ -5,6 +5,8 @@ import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import type { AppDeps } from '../http/deps.ts';
 import { COMMENT_STATUSES, type CommentStatus, POST_STATUSES, type PostStatus } from '../db/entities/index.ts';
 import { COMMENT_FIELDS, listInbox, postConversation, updateComment } from '../domain/inbox/comments.ts';
+import { getReply } from '../domain/inbox/replies.ts';
+import { replyToCommentOnce } from '../services/reply-requests.ts';
 import { DATE_TIME_PATTERN, parseRangeBound } from '../lib/date-time.ts';
 import { ApiError, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
@@ -343,6 +345,51 @@ export const TOOLS: Tool[] = [
       };
       return { ...(await updateComment(deps.orm.em.fork(), caller.organization.id, a.id, caller.channels, change, new Date())) };
     },
+  }),
+
+  tool({
+    name: 'reply_to_comment',
+    title: 'Answer a comment',
+    description:
+      'Publishes a reply to a collected comment (get_post_comments, list_inbox) on its platform, from the channel’s account, once: pass an idempotencyKey to make a retry safe (the same key and text within 24 h return the first reply). A contributor’s reply waits for approval as their posts do. Returns the reply (`publishing` or `pending_approval`); follow it with get_reply.',
+    action: 'comments.reply',
+    audit: { action: 'comment.reply', resource: 'reply' },
+    input: T.Object(
+      {
+        id: Id('The comment id (`cmt_…`).'),
+        content: T.String({
+          minLength: 1,
+          maxLength: POST_LIMITS.textChars,
+          description: 'The reply’s text, within the platform’s limit.',
+        }),
+        idempotencyKey: T.Optional(
+          T.String({ pattern: KEY_PATTERN.source, description: 'As the Idempotency-Key header of POST /v1/comments/{id}/reply.' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async (ctx, { id, content, idempotencyKey }) => {
+      const { deps, caller } = ctx;
+      const result = await replyToCommentOnce({ em: deps.orm.em.fork(), temporal: deps.temporal }, caller, id, { content }, idempotencyKey);
+      ctx.replayed = result.replayed;
+      if (result.status >= 400) {
+        const { error } = result.body as ErrorBody;
+        throw new ApiError(error.code, error.message, { details: error.details, status: result.status });
+      }
+      return result.body as Record<string, unknown>;
+    },
+  }),
+
+  tool({
+    name: 'get_reply',
+    title: 'A reply to a comment',
+    description:
+      'A reply sent through reply_to_comment: its status, and its outcome (url once published; error and errorCode when it failed).',
+    action: 'read',
+    input: T.Object({ id: Id('The reply id (`rpl_…`).') }, { additionalProperties: false }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => ({ ...(await getReply(deps.orm.em.fork(), caller.organization.id, a.id, caller.channels)) }),
   }),
 
   tool({

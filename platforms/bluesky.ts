@@ -7,6 +7,12 @@
 // valid TID, see rkeyFor), and a repo holds at most one record per key. A retry whose earlier
 // attempt was written finds it with getRecord (findPublished, and publish after a failed create).
 //
+// A reply to a comment is a post whose `reply` names the published post (root) and the comment
+// (parent); deletePublished removes a record of the account's own repo. Nothing is hidden:
+// Bluesky's only hide is the hiddenReplies list (at most 300) of the thread root's threadgate
+// record, which also says who may reply; hiding would rewrite that record whole and could undo
+// what the author changes in the app meanwhile.
+//
 // No refreshCredentials: app passwords do not expire and there is no OAuth token to refresh.
 // Sessions (JWTs from the app password) live in this process only, never in the channel's
 // stored credentials: createSession is tightly limited per account (30 per 5 min; 300 per day
@@ -26,6 +32,7 @@ import {
   PlatformError,
   parseRetryAfter,
   type CommentsRead,
+  type CommentTarget,
   type Connector,
   type MediaRef,
   type PlatformComment,
@@ -144,13 +151,13 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
 
   /**
    * A reply names its root and parent by strong reference (URI and CID, app.bsky.feed.post
-   * `reply`): the CID is read from the record's repository, so a post that is gone is refused
-   * here, before anything is written.
+   * `reply`): the CID is read with com.atproto.repo.getRecord from the account's own PDS, which
+   * answers for the repos it hosts and passes the call on to its AppView for any other (a comment
+   * by an account on another PDS), so a post that is gone is refused here, before anything is
+   * written.
    */
   async function strongRef(session: Session, ref: PostRef): Promise<{ uri: string; cid: string }> {
-    const parsed = /^at:\/\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(ref.platformPostId);
-    if (!parsed) throw new PlatformError('permanent', `Bluesky: ${ref.platformPostId} is not a post URI`);
-    const [, repo, collection, rkey] = parsed as unknown as [string, string, string, string];
+    const { repo, collection, rkey } = parseUri(ref.platformPostId);
     try {
       const { data } = await session.agent.com.atproto.repo.getRecord({ repo, collection, rkey });
       if (!data.cid) throw new PlatformError('transient', `Bluesky returned no CID for ${ref.platformPostId}`);
@@ -300,6 +307,23 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
       return findRecord(session, rkeyFor(req.idempotencyKey));
     },
 
+    /**
+     * com.atproto.repo.deleteRecord of the post in the account's own repo. The PDS answers a
+     * record already gone with success; a record of another repo is refused here, before the PDS
+     * would answer it as an authentication failure (401) that reads as a dead session.
+     */
+    async deletePublished(credentials, target: CommentTarget, signal) {
+      const { repo, collection, rkey } = parseUri(target.platformCommentId);
+      const session = await login(credentials, signal);
+      if (repo !== session.did || collection !== POST) {
+        throw new PlatformError(
+          'permanent',
+          `Bluesky: ${target.platformCommentId} is not a post of this account; only its own can be deleted`,
+        );
+      }
+      await call(() => session.agent.com.atproto.repo.deleteRecord({ repo, collection, rkey }, { signal }));
+    },
+
     metricsBatch: 25,
     /**
      * app.bsky.feed.getPosts for up to 25 post URIs, through the account's PDS (which proxies
@@ -387,6 +411,13 @@ interface ThreadView {
 function isThreadView(v: unknown): v is ThreadView {
   const t = v as { $type?: unknown; post?: { uri?: unknown; author?: { did?: unknown } } } | null;
   return t?.$type === 'app.bsky.feed.defs#threadViewPost' && typeof t.post?.uri === 'string' && typeof t.post.author?.did === 'string';
+}
+
+/** A post's at:// URI as its repo, collection and record key. */
+function parseUri(uri: string): { repo: string; collection: string; rkey: string } {
+  const parsed = /^at:\/\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(uri);
+  if (!parsed) throw new PlatformError('permanent', `Bluesky: ${uri} is not a post URI`);
+  return { repo: parsed[1]!, collection: parsed[2]!, rkey: parsed[3]! };
 }
 
 function account(credentials: Record<string, unknown>, defaultService: string) {

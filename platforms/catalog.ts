@@ -127,20 +127,25 @@ export type FollowUps = { kind: 'thread'; maxItems: number } | { kind: 'comment'
 /** Most replies after the post in one thread: the length X's composer allows, used for every thread platform. */
 export const MAX_THREAD_ITEMS = 25;
 
-/** Whether the service reads the comments under a post published there, and why not where it does not (docs/platforms.md "Comments"). */
-export type CommentsFact = { read: true } | { read: false; why: string };
+/**
+ * Whether the service reads the comments under a post published there, and why not where it does
+ * not (docs/platforms.md "Comments"). Where it reads them it also answers them (a reply is a
+ * follow-up item: FOLLOW_UPS); `hide`: the post's owner may hide a comment (and show it again);
+ * `delete`: a reply sent through the service can be deleted there.
+ */
+export type CommentsFact = { read: true; hide: boolean; delete: boolean } | { read: false; why: string };
 
-/** Each platform's connector reads comments exactly where `read` is true (test/comments-catalog.test.ts). */
+/** Each platform's connector reads, hides and deletes exactly where this says (test/comments-catalog.test.ts). */
 export const COMMENTS: Record<Platform, CommentsFact> = {
-  X: { read: true },
-  BLUESKY: { read: true },
-  MASTODON: { read: true },
-  THREADS: { read: true },
-  FACEBOOK: { read: true },
-  INSTAGRAM: { read: true },
-  LINKEDIN: { read: false, why: 'a member’s token (w_member_social) cannot read comments' },
-  YOUTUBE: { read: false, why: 'not read by the service (commentThreads.list is not used yet)' },
-  REDDIT: { read: false, why: 'not read by the service (/comments/{article} is not used yet)' },
+  X: { read: true, hide: true, delete: true },
+  BLUESKY: { read: true, hide: false, delete: true },
+  MASTODON: { read: true, hide: false, delete: true },
+  THREADS: { read: true, hide: true, delete: true },
+  FACEBOOK: { read: true, hide: true, delete: true },
+  INSTAGRAM: { read: true, hide: true, delete: true },
+  LINKEDIN: { read: true, hide: false, delete: true },
+  YOUTUBE: { read: true, hide: true, delete: true },
+  REDDIT: { read: true, hide: false, delete: true },
   TELEGRAM: { read: false, why: 'a channel’s posts have no replies a bot can list' },
   DISCORD: { read: false, why: 'a webhook posts and reads nothing' },
   PINTEREST: { read: false, why: 'Pinterest’s API lists no comments of a Pin' },

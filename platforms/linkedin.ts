@@ -2,14 +2,24 @@
 // (urn:li:person:… or urn:li:organization:…), media through the Images, Videos and Documents
 // APIs, a first comment through the Comments API (/rest/socialActions/{urn}/comments). Every call
 // carries LinkedIn-Version and X-Restli-Protocol-Version: 2.0.0.
+//
+// The Comments API also lists a post's comments and a comment's replies, takes a reply to a
+// comment (parentComment) and deletes a comment. Listing needs r_organization_social for an
+// organization's posts, or for a member's r_member_social, which LinkedIn grants to select
+// developers only; the service's LinkedIn sign-in asks for w_member_social alone. So comments are
+// read for organization pages (a page's channel connected with a Community Management token);
+// a member's channel reads none. LinkedIn offers no way to hide a comment.
 import { createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { counts, dig, str } from './json.ts';
 import type { LinkedInOptions } from './options.ts';
 import {
   PlatformError,
   parseRetryAfter,
+  type CommentsRead,
+  type CommentTarget,
   type Connector,
   type MediaRef,
+  type PlatformComment,
   type PlatformMetrics,
   type PostRef,
   type PublishRequest,
@@ -37,6 +47,13 @@ export interface LinkedInConnectorOptions {
 
 const LI = 'LinkedIn';
 export const LINKEDIN_API_VERSION = '202609';
+/** Comments asked for a page (the Comments API's paging), pages of a post's comments read, and pages of one comment's replies. */
+const COMMENTS_PAGE = 100;
+const COMMENT_PAGES = 20;
+const REPLY_PAGES = 5;
+/** Why a member's channel reads no comments (readComments' refusal; docs/platforms.md "Comments"). */
+const MEMBER_UNREADABLE =
+  'LinkedIn lets a member’s comments be read only with r_member_social, which it grants to select developers; comments are read for organization pages (r_organization_social)';
 
 type AssetKind = 'images' | 'videos' | 'documents';
 interface Asset {
@@ -151,7 +168,8 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     }
   }
 
-  const commentsUrl = (post: PostRef) => `${base}/rest/socialActions/${encodeURIComponent(post.platformPostId)}/comments`;
+  const commentsUrl = (on: PostRef | string) =>
+    `${base}/rest/socialActions/${encodeURIComponent(typeof on === 'string' ? on : on.platformPostId)}/comments`;
 
   /**
    * A first comment: POST /rest/socialActions/{post urn}/comments as the author. The message is
@@ -160,46 +178,191 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
    * longer with media). The two look alike, so a 404 is transient here: the workflow's retry
    * policy asks again with its backoff, and a post that never appears fails the channel once
    * its attempts run out.
+   *
+   * A reply to a comment: POST /rest/socialActions/{comment urn}/comments with parentComment that
+   * comment and object the post. The comment answered is older than a moment, so its 404 is a
+   * comment LinkedIn no longer has: permanent.
    */
-  async function comment(token: string, author: string, req: PublishRequest, post: PostRef): Promise<PublishResult> {
+  async function comment(token: string, author: string, req: PublishRequest, root: PostRef, parent: PostRef): Promise<PublishResult> {
     if (req.media.length) throw new PlatformError('permanent', 'LinkedIn comments carry no attachments');
-    const body = { actor: author, object: post.platformPostId, message: { text: req.text } };
-    const r = await http.send(commentsUrl(post), { method: 'POST', headers: restHeaders(token), json: body, signal: req.signal });
+    const nested = parent.platformPostId !== root.platformPostId;
+    const body = {
+      actor: author,
+      object: root.platformPostId,
+      message: { text: req.text },
+      ...(nested ? { parentComment: parent.platformPostId } : {}),
+    };
+    const r = await http.send(commentsUrl(parent), { method: 'POST', headers: restHeaders(token), json: body, signal: req.signal });
     if (r.status === 404) {
+      if (nested) {
+        throw new PlatformError('permanent', `LinkedIn 404: ${liReason(r)} (the comment answered is gone)`, {
+          status: 404,
+          platformCode: errorCode(r.body),
+        });
+      }
       const message = `LinkedIn 404: ${liReason(r)} (the post is not open to comments yet, or is gone; asked again later)`;
       throw new PlatformError('transient', message, { status: 404, platformCode: errorCode(r.body) });
     }
     if (!isOk(r)) throw liError(r);
-    const found = commentResult(r.body, post, r.headers.get('x-restli-id'));
+    const found = commentResult(r.body, root, r.headers.get('x-restli-id'));
     // Created but unnamed: a retry looks for it with findPublished first.
     if (!found) throw new PlatformError('transient', 'LinkedIn created the comment but returned no id', { status: r.status });
     return found;
   }
 
   /**
-   * Comments have no idempotency key: the post's comments (GET …/comments, paged) are read for
-   * one by this author with this text. Reading them needs r_organization_social (organizations)
-   * or the restricted r_member_social (members); without it LinkedIn answers 403 and we return
-   * null, so for a member a lost answer can mean a second comment. A 404 (the post is not open
-   * to comments yet, or is gone) holds no comment of ours either: null, and the send that follows
-   * meets the same 404 and is classified there.
+   * Comments have no idempotency key: the comments on what was answered (the post's, or the
+   * replies of the comment answered: GET …/comments, paged) are read for one by this author with
+   * this text. Reading them needs r_organization_social (organizations) or the restricted
+   * r_member_social (members); without it LinkedIn answers 403 and we return null, so for a
+   * member a lost answer can mean a second comment. A 404 (the post is not open to comments yet,
+   * or is gone) holds no comment of ours either: null, and the send that follows meets the same
+   * 404 and is classified there.
    */
-  async function findComment(token: string, author: string, req: PublishRequest, post: PostRef): Promise<PublishResult | null> {
-    const count = 100;
+  async function findComment(
+    token: string,
+    author: string,
+    req: PublishRequest,
+    root: PostRef,
+    parent: PostRef,
+  ): Promise<PublishResult | null> {
     for (let start = 0, page = 0; page < 5; page++) {
-      const q = new URLSearchParams({ start: String(start), count: String(count) });
-      const r = await http.send(`${commentsUrl(post)}?${q}`, { headers: restHeaders(token), signal: req.signal });
+      const q = new URLSearchParams({ start: String(start), count: String(COMMENTS_PAGE) });
+      const r = await http.send(`${commentsUrl(parent)}?${q}`, { headers: restHeaders(token), signal: req.signal });
       if (r.status === 403 || r.status === 404) return null;
       if (!isOk(r)) throw liError(r);
       const elements = dig(r.body, 'elements');
       const list = Array.isArray(elements) ? elements : [];
       const hit = list.find((c) => dig(c, 'actor') === author && str(dig(c, 'message', 'text'))?.trim() === req.text.trim());
-      if (hit) return commentResult(hit, post, null);
+      if (hit) return commentResult(hit, root, null);
       start += list.length;
       const total = Number(dig(r.body, 'paging', 'total'));
-      if (list.length < count || (Number.isFinite(total) && start >= total)) return null;
+      if (list.length < COMMENTS_PAGE || (Number.isFinite(total) && start >= total)) return null;
     }
     return null;
+  }
+
+  /**
+   * GET /rest/socialActions/{urn}/comments, page by page (at most `pages` of COMMENTS_PAGE): a
+   * post's comments, or a comment's replies. null: LinkedIn has no such post or comment (404).
+   * A 403 is a token without the read permission: permanent, since reconnecting through the
+   * service's sign-in does not grant it.
+   */
+  async function listOn(token: string, urn: string, pages: number, signal?: AbortSignal): Promise<Record<string, unknown>[] | null> {
+    const out: Record<string, unknown>[] = [];
+    for (let start = 0, page = 0; page < pages; page++) {
+      const q = new URLSearchParams({ start: String(start), count: String(COMMENTS_PAGE) });
+      const r = await http.send(`${commentsUrl(urn)}?${q}`, { headers: restHeaders(token), signal });
+      if (r.status === 404) return page === 0 ? null : out;
+      if (r.status === 403) {
+        throw new PlatformError('permanent', `LinkedIn 403: ${liReason(r)} (reading comments needs r_organization_social)`, {
+          status: 403,
+          platformCode: errorCode(r.body),
+        });
+      }
+      if (!isOk(r)) throw liError(r);
+      const elements = dig(r.body, 'elements');
+      const list = (Array.isArray(elements) ? elements : []) as Record<string, unknown>[];
+      out.push(...list);
+      start += list.length;
+      const total = Number(dig(r.body, 'paging', 'total'));
+      if (list.length < COMMENTS_PAGE || (Number.isFinite(total) && start >= total)) break;
+    }
+    return out;
+  }
+
+  /**
+   * A post's conversation: its comments (at most COMMENT_PAGES pages), and under each one whose
+   * commentsSummary counts replies (or has none to say) those replies (at most REPLY_PAGES pages).
+   * null: LinkedIn has no comments list for the post (404).
+   */
+  async function conversation(token: string, post: string, signal?: AbortSignal) {
+    const top = await listOn(token, post, COMMENT_PAGES, signal);
+    if (!top) return null;
+    const out: { comment: Record<string, unknown>; parent: string }[] = [];
+    for (const c of top) {
+      out.push({ comment: c, parent: post });
+      const urn = str(dig(c, 'commentUrn'));
+      const replies = Number(
+        dig(c, 'commentsSummary', 'totalFirstLevelComments') ?? dig(c, 'commentsSummary', 'aggregatedTotalComments') ?? 1,
+      );
+      if (!urn || !(replies > 0)) continue;
+      for (const r of (await listOn(token, urn, REPLY_PAGES, signal)) ?? []) out.push({ comment: r, parent: urn });
+    }
+    return out;
+  }
+
+  /**
+   * An organization page's conversation under a post (see the file's head for why members read
+   * none). LinkedIn names a commenter by URN only: no name, picture or profile comes with a
+   * comment. A 404 for the comments list is a post not open to comments yet, or one gone: the
+   * post itself (GET /rest/posts/{urn}) says which.
+   */
+  async function readComments(credentials: Record<string, unknown>, post: PostRef, signal?: AbortSignal): Promise<CommentsRead> {
+    const token = credential(LI, credentials, 'accessToken');
+    const author = authorUrn(credentials);
+    if (author.startsWith('urn:li:person:')) throw new PlatformError('permanent', MEMBER_UNREADABLE);
+    const found = await conversation(token, post.platformPostId, signal);
+    if (!found) {
+      const r = await http.send(`${base}/rest/posts/${encodeURIComponent(post.platformPostId)}`, { headers: restHeaders(token), signal });
+      if (r.status === 404) return { comments: [], gone: true };
+      if (!isOk(r)) throw liError(r);
+      return { comments: [] };
+    }
+    const comments: PlatformComment[] = [];
+    for (const { comment: c, parent } of found) {
+      const urn = str(dig(c, 'commentUrn'));
+      const actor = str(dig(c, 'actor'));
+      const time = Number(dig(c, 'created', 'time'));
+      if (!urn || !actor || !(time > 0)) continue;
+      comments.push({
+        platformCommentId: urn,
+        parentPlatformId: str(dig(c, 'parentComment')) ?? parent,
+        author: { name: null, handle: null, avatarUrl: null, profileUrl: null },
+        text: str(dig(c, 'message', 'text')) ?? '',
+        createdAt: new Date(time).toISOString(),
+        url: null,
+        ours: actor === author,
+      });
+    }
+    return { comments };
+  }
+
+  /**
+   * DELETE /rest/socialActions/{target}/comments/{id}?actor= (204). The target is what the comment
+   * answers: the post for a comment, the parent comment for a reply. CommentTarget names the post
+   * only, so a 404 there is a reply or a comment already gone, and the post's conversation says
+   * which (an organization's; a member's channel answers no comments, so its 404 is a comment
+   * gone). A comment gone is deleted already. A 403 is a comment this author may not delete:
+   * permanent.
+   */
+  async function deletePublished(credentials: Record<string, unknown>, target: CommentTarget, signal?: AbortSignal): Promise<void> {
+    const token = credential(LI, credentials, 'accessToken');
+    const author = authorUrn(credentials);
+    const urn = target.platformCommentId;
+    const id = commentIdOf(urn);
+    const remove = async (on: string) => {
+      const q = new URLSearchParams({ actor: author });
+      const r = await http.send(`${commentsUrl(on)}/${encodeURIComponent(id)}?${q}`, {
+        method: 'DELETE',
+        headers: restHeaders(token),
+        signal,
+      });
+      if (isOk(r) || r.status === 404) return r.status;
+      if (r.status === 403) {
+        throw new PlatformError('permanent', `LinkedIn 403: ${liReason(r)} (not a comment this author may delete)`, {
+          status: 403,
+          platformCode: errorCode(r.body),
+        });
+      }
+      throw liError(r);
+    };
+    if ((await remove(target.post.platformPostId)) !== 404) return;
+    // A member's channel reads no comments, so it answers none: its comments are all under the post.
+    if (author.startsWith('urn:li:person:')) return;
+    const found = await conversation(token, target.post.platformPostId, signal);
+    const parent = found?.find((x) => str(dig(x.comment, 'commentUrn')) === urn)?.parent;
+    if (parent && parent !== target.post.platformPostId) await remove(parent);
   }
 
   return {
@@ -232,10 +395,13 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       return out;
     },
 
+    readComments,
+    deletePublished,
+
     async publish(req: PublishRequest): Promise<PublishResult> {
       const token = credential(LI, req.credentials, 'accessToken');
       const author = authorUrn(req.credentials);
-      if (req.replyTo) return comment(token, author, req, req.replyTo.parent);
+      if (req.replyTo) return comment(token, author, req, req.replyTo.root, req.replyTo.parent);
       checkMediaMix(req.media);
       // Sequential: keeps the image order of a multi-image post.
       const assets: Asset[] = [];
@@ -277,7 +443,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const token = credential(LI, req.credentials, 'accessToken');
       const author = authorUrn(req.credentials);
-      if (req.replyTo) return findComment(token, author, req, req.replyTo.parent);
+      if (req.replyTo) return findComment(token, author, req, req.replyTo.root, req.replyTo.parent);
       const q = new URLSearchParams({ author, q: 'author', count: '20', sortBy: 'LAST_MODIFIED' });
       const r = await http.send(`${base}/rest/posts?${q}`, {
         headers: { ...restHeaders(token), 'X-RestLi-Method': 'FINDER' },
@@ -353,6 +519,11 @@ function commentResult(body: unknown, post: PostRef, restliId: string | null): P
     url: post.url || result(post.platformPostId).url,
     ...(created ? { publishedAt: new Date(created).toISOString() } : {}),
   };
+}
+
+/** A comment's id: the second part of urn:li:comment:({thread},{id}), or the value itself when it is no such URN. */
+function commentIdOf(urn: string): string {
+  return /^urn:li:comment:\(.+,([^,()]+)\)$/.exec(urn)?.[1] ?? urn;
 }
 
 function authorUrn(credentials: Record<string, unknown>): string {

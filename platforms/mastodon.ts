@@ -1,4 +1,7 @@
 // Mastodon connector: the REST API of whichever instance the account lives on (credentials.instanceUrl).
+// It answers comments as it publishes a thread (a status with in_reply_to_id) and deletes its own
+// replies (DELETE /api/v1/statuses/:id); it hides nothing, as Mastodon lets an author delete their
+// own statuses but not hide another account's reply (filters and mutes act for one viewer only).
 // The instance is the tenant's choice, so every call goes through lib/outbound.ts, and error text
 // copied into a post's `error` is only Mastodon's own error fields, never the answer's body.
 import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
@@ -9,6 +12,7 @@ import {
   parseRetryAfter,
   type AccountLimits,
   type CommentsRead,
+  type CommentTarget,
   type Connector,
   type MediaRef,
   type PlatformComment,
@@ -216,6 +220,25 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
         if (str(dig(source.body, 'text')) === req.text) return { platformPostId: id, url, publishedAt: str(s.created_at) };
       }
       return null;
+    },
+
+    /**
+     * DELETE /api/v1/statuses/:id (scope write:statuses). Mastodon answers 404 "Record not found"
+     * both for a status that is gone and for one the account does not own; a 404 is therefore
+     * followed by GET /api/v1/statuses/:id: a status still shown is another account's (refused,
+     * permanent), one not shown is gone (success, as deleting it again asks for nothing).
+     */
+    async deletePublished(credentials, target: CommentTarget, signal) {
+      const acct = account(credentials, true);
+      const path = `/api/v1/statuses/${encodeURIComponent(target.platformCommentId)}`;
+      const r = await send(acct, 'DELETE', path, { signal });
+      if (isOk(r)) return;
+      if (r.status !== 404) throw httpError(r);
+      const shown = await send(acct, 'GET', path, { signal });
+      if (shown.status === 404) return;
+      if (!isOk(shown)) throw httpError(shown);
+      const why = `Mastodon: status ${target.platformCommentId} is another account's; only the account's own can be deleted`;
+      throw new PlatformError('permanent', why, { status: r.status });
     },
 
     async accountLimits(credentials: Record<string, unknown>): Promise<AccountLimits> {

@@ -8,20 +8,27 @@
 // is processed and reports it over a websocket, which has been unreliable since 2023, so the post
 // is looked up in the account's own submissions instead.
 //
-// A first comment is POST /api/comment on the submission's fullname; before a retry the account's
-// own newest comments are read for one on that submission with the same body.
+// A first comment is POST /api/comment on the submission's fullname, a reply to a comment the same
+// on the comment's fullname; before a retry the account's own newest comments are read for one
+// answering that thing with the same body. What people answered is read as the post's comment
+// tree (GET /comments/{article}, its `more` stubs through /api/morechildren); a reply of ours is
+// deleted with POST /api/del. Ids are fullnames throughout (t3_ the post, t1_ a comment), as
+// publish returns them.
 import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import {
   PlatformError,
   parseRetryAfter,
+  type CommentsRead,
+  type CommentTarget,
   type Connector,
   type MediaRef,
+  type PlatformComment,
   type PlatformMetrics,
   type PostRef,
   type PublishRequest,
   type PublishResult,
 } from './types.ts';
-import { counts } from './json.ts';
+import { counts, str } from './json.ts';
 import type { RedditOptions } from './options.ts';
 
 export interface RedditConnectorOptions {
@@ -72,8 +79,17 @@ interface RedditComment {
   name?: unknown;
   parent_id?: unknown;
   body?: unknown;
+  author?: unknown;
   permalink?: unknown;
   created_utc?: unknown;
+  /** In a comment tree: the Listing of its replies, or "" when it has none. */
+  replies?: unknown;
+}
+
+/** A thing of a comment tree: a comment (t1), or a stub (more) naming comments left out. */
+interface TreeThing {
+  kind?: unknown;
+  data?: RedditComment & { children?: unknown };
 }
 
 interface Account {
@@ -83,6 +99,13 @@ interface Account {
 type RedditError = [string, string, string?];
 
 const P = 'Reddit';
+/** Comments GET /comments/{article} returns at most (Reddit's max_comments). */
+const TREE_LIMIT = 500;
+/** Comment ids asked of /api/morechildren at once, and calls made per read at most. */
+const MORE_BATCH = 100;
+const MORE_CALLS = 20;
+/** What Reddit shows for the author of a deleted or removed comment. */
+const DELETED = '[deleted]';
 const DEFAULT_USER_AGENT = 'server:postpilot:v0.1.0 (social post scheduler)';
 const MAX_GALLERY = 20;
 
@@ -225,9 +248,10 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   }
 
   /**
-   * POST /api/comment with thing_id = the submission's fullname. A thing Reddit does not have is
-   * refused with HTTP 403; a locked or archived thread with json.errors (THREAD_LOCKED, TOO_OLD).
-   * Both are final. The new comment is json.data.things[0].data.
+   * POST /api/comment with thing_id = the fullname answered: the submission's for a first
+   * comment, a comment's (t1_) for a reply to it. A thing Reddit does not have is refused with
+   * HTTP 403; a locked or archived thread, or a deleted comment, with json.errors (THREAD_LOCKED,
+   * TOO_OLD, DELETED_COMMENT). All are final. The new comment is json.data.things[0].data.
    */
   async function comment(acct: Account, req: PublishRequest, parent: PostRef): Promise<PublishResult> {
     if (req.media.length) throw new PlatformError('permanent', 'Reddit comments carry no attachments');
@@ -244,7 +268,8 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
 
   /**
    * Comments have no idempotency key: the account's newest comments (GET /user/{name}/comments,
-   * the history scope) are read for one whose parent is this submission and whose body is this text.
+   * the history scope) are read for one whose parent is the thing answered (the submission, or
+   * the comment replied to) and whose body is this text.
    */
   async function findComment(acct: Account, req: PublishRequest, parent: PostRef): Promise<PublishResult | null> {
     const user = await username(acct, req.credentials, req.signal);
@@ -256,6 +281,99 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       (c) => c.kind === 't1' && c.data?.parent_id === thing && typeof c.data.body === 'string' && sameText(c.data.body, req.text),
     );
     return hit ? commentResult(hit.data) : null;
+  }
+
+  /**
+   * GET /comments/{article}?sort=old&limit=500 (read scope): the post and its comment tree, each
+   * comment with its replies. The comments the tree leaves out are named by `more` stubs, read
+   * with /api/morechildren (100 ids a call, at most MORE_CALLS calls a read, one at a time as
+   * Reddit asks); a stub with no ids ("continue this thread") stands for replies below Reddit's
+   * depth of 10, which are not read. A deleted or removed comment (author [deleted]) is left out;
+   * its replies are kept. A post Reddit does not have answers 404: gone.
+   */
+  async function readComments(credentials: Record<string, unknown>, post: PostRef, signal?: AbortSignal): Promise<CommentsRead> {
+    const acct = { token: credential(P, credentials, 'accessToken') };
+    const link = thingId(post);
+    const q = new URLSearchParams({ sort: 'old', limit: String(TREE_LIMIT), raw_json: '1' });
+    const r = await exchange(acct, 'GET', `/comments/${encodeURIComponent(link.slice(3))}?${q}`, { signal });
+    if (r.status === 404) return { comments: [], gone: true };
+    if (!isOk(r)) throw httpError(r);
+    const pair = Array.isArray(r.body) ? (r.body as { data?: { children?: TreeThing[] } }[]) : [];
+    if (pair[0]?.data?.children?.[0]?.kind !== 't3') {
+      throw new PlatformError('transient', `Reddit returned an unexpected comment tree: ${r.text.slice(0, 200)}`);
+    }
+    const found: RedditComment[] = [];
+    const seen = new Set<string>();
+    const queue: string[] = [];
+    const take = (things: unknown) => {
+      for (const t of (Array.isArray(things) ? things : []) as TreeThing[]) {
+        const d = t.data;
+        if (t.kind === 't1' && d && typeof d.name === 'string' && !seen.has(d.name)) {
+          seen.add(d.name);
+          found.push(d);
+          take((d.replies as { data?: { children?: unknown } } | undefined)?.data?.children);
+        } else if (t.kind === 'more' && Array.isArray(d?.children)) {
+          for (const id of d.children) if (typeof id === 'string' && !seen.has(`t1_${id}`) && !queue.includes(id)) queue.push(id);
+        }
+      }
+    };
+    take(pair[1]?.data?.children);
+    for (let calls = 0; queue.length && calls < MORE_CALLS; calls++) {
+      const children = queue.splice(0, MORE_BATCH);
+      const more = new URLSearchParams({ api_type: 'json', link_id: link, children: children.join(','), sort: 'old', raw_json: '1' });
+      const before = found.length;
+      take(submitData(await call(acct, 'GET', `/api/morechildren?${more}`, { signal })).things);
+      // Reddit answered none of what was asked: asking again would not change that.
+      if (found.length === before) break;
+    }
+    const user = found.length ? (await username(acct, credentials, signal)).toLowerCase() : '';
+    const comments: PlatformComment[] = [];
+    for (const d of found) {
+      const c = platformComment(d, post, link, user);
+      if (c) comments.push(c);
+    }
+    return { comments };
+  }
+
+  function platformComment(d: RedditComment, post: PostRef, link: string, user: string): PlatformComment | null {
+    const name = str(d.name);
+    const parent = str(d.parent_id);
+    const author = str(d.author);
+    if (!name || !parent || !author || author === DELETED || typeof d.created_utc !== 'number') return null;
+    const permalink = str(d.permalink);
+    return {
+      platformCommentId: name,
+      // The post as recorded (a bare id is taken as a submission's, as publish takes it).
+      parentPlatformId: parent === link ? post.platformPostId : parent,
+      author: { name: null, handle: author, avatarUrl: null, profileUrl: `${webBaseUrl}/user/${encodeURIComponent(author)}/` },
+      text: typeof d.body === 'string' ? d.body : '',
+      createdAt: new Date(d.created_utc * 1000).toISOString(),
+      url: permalink ? `${webBaseUrl}${permalink}` : null,
+      ours: author.toLowerCase() === user,
+    };
+  }
+
+  /**
+   * POST /api/del (edit scope). Reddit answers {} whatever happened: it deletes only the
+   * account's own things and says nothing about others. So the comment is read first
+   * (GET /api/info): one Reddit no longer has, or shows as [deleted], is deleted already; one by
+   * another account is refused here, as Reddit would silently refuse it.
+   */
+  async function deletePublished(credentials: Record<string, unknown>, target: CommentTarget, signal?: AbortSignal): Promise<void> {
+    const acct = { token: credential(P, credentials, 'accessToken') };
+    const id = /^t[1-6]_/.test(target.platformCommentId) ? target.platformCommentId : `t1_${target.platformCommentId}`;
+    const r = await call(acct, 'GET', `/api/info?${new URLSearchParams({ id, raw_json: '1' })}`, { signal });
+    const children = (r.body as { data?: { children?: TreeThing[] } } | null)?.data?.children;
+    const thing = (Array.isArray(children) ? children : []).find((c) => c.data?.name === id)?.data;
+    const author = str(thing?.author);
+    if (!author || author === DELETED) return;
+    const user = await username(acct, credentials, signal);
+    if (author.toLowerCase() !== user.toLowerCase()) {
+      throw new PlatformError('permanent', `Reddit deletes only the account's own comments; ${id} is u/${author}'s`, {
+        platformCode: 'NOT_AUTHOR',
+      });
+    }
+    await call(acct, 'POST', '/api/del', { form: { id }, signal });
   }
 
   async function publishSelf(acct: Account, req: PublishRequest): Promise<PublishResult> {
@@ -313,6 +431,8 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   return {
     platform: 'REDDIT',
     metricsBatch: 100,
+    readComments,
+    deletePublished,
 
     /**
      * GET /api/info?id=t3_…,… (up to 100 fullnames): `score` (upvotes minus downvotes, Reddit's

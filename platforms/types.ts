@@ -106,6 +106,19 @@ export interface Connector {
    */
   readComments?(credentials: Record<string, unknown>, post: PostRef, signal?: AbortSignal): Promise<CommentsRead>;
   /**
+   * Platforms that let a post's owner hide what others answered (platforms/catalog.ts COMMENTS
+   * `hide`): hides the comment, or with `hidden` false shows it again. Idempotent: a comment
+   * already so is success. `post` is the published post (or thread item) it is under. Errors are
+   * PlatformErrors, classified as for publish; a comment the platform no longer has is permanent.
+   */
+  hideComment?(credentials: Record<string, unknown>, target: CommentTarget, hidden: boolean, signal?: AbortSignal): Promise<void>;
+  /**
+   * Deletes an item the account published (a reply sent through publish with `replyTo`; COMMENTS
+   * `delete`). Idempotent: an item the platform no longer has is success. Errors are
+   * PlatformErrors, classified as for publish.
+   */
+  deletePublished?(credentials: Record<string, unknown>, target: CommentTarget, signal?: AbortSignal): Promise<void>;
+  /**
    * What this account can do now, read from the platform where the platform says it (TikTok's
    * creator_info, Pinterest's boards, a subreddit's flairs and rules, YouTube's categories).
    * `subreddit`: the community asked about (Reddit only). Errors are PlatformErrors, classified
@@ -134,6 +147,15 @@ export interface PlatformComment {
   url: string | null;
   /** Written by the channel's own account (one of our replies). */
   ours: boolean;
+}
+
+/** A comment (or our reply) under a published post: what hideComment and deletePublished act on. */
+export interface CommentTarget {
+  platformCommentId: string;
+  /** The comment's URL where known (Bluesky needs none: the id is its at:// URI). */
+  url: string | null;
+  /** The published post the conversation is under (its root). */
+  post: PostRef;
 }
 
 export interface CommentsRead {

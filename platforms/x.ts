@@ -1,6 +1,8 @@
 // X connector: API v2 with an OAuth 2.0 user-context token (credentials.accessToken). Media goes
 // through the dedicated v2 upload endpoints (initialize → append → finalize → STATUS), alt text
-// through POST /2/media/metadata, the post through POST /2/tweets.
+// through POST /2/media/metadata, the post through POST /2/tweets. It hides others' replies in a
+// conversation the account started (PUT /2/tweets/:id/hidden) and deletes its own posts
+// (DELETE /2/tweets/:id).
 import { blobOf, createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { counts, dig, str } from './json.ts';
 import type { XOptions } from './options.ts';
@@ -8,6 +10,7 @@ import {
   PlatformError,
   parseRetryAfter,
   type CommentsRead,
+  type CommentTarget,
   type Connector,
   type MediaRef,
   type PlatformComment,
@@ -271,7 +274,8 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
      * number of attachments, created within lookbackMs. X itself rejects identical text posted
      * again soon after, so the exact text identifies the post an earlier attempt created. A post
      * is looked for among posts that answer nothing; a reply among the account's replies, and it
-     * must answer the same parent (referenced_tweets replied_to).
+     * must answer the same parent (referenced_tweets replied_to). X puts the handles a reply to
+     * another account answers before its text ("@ann Thanks!"), so those are left out on both sides.
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const token = credential(X, req.credentials, 'accessToken');
@@ -287,15 +291,62 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       });
       const r = await call(token, 'GET', `/2/users/${encodeURIComponent(uid)}/tweets?${q}`, { signal: req.signal });
       const tweets = (Array.isArray(dig(r.body, 'data')) ? dig(r.body, 'data') : []) as Tweet[];
-      const want = comparable(req.text);
+      const want = comparable(withoutLeadingMentions(req.text));
       const hit = tweets.find(
         (t) =>
-          comparable(t.note_tweet?.text ?? t.text ?? '') === want &&
+          comparable(withoutLeadingMentions(t.note_tweet?.text ?? t.text ?? '')) === want &&
           (t.attachments?.media_keys?.length ?? 0) === req.media.length &&
           repliedTo(t) === parent,
       );
       if (!hit) return null;
       return { platformPostId: hit.id, url: tweetUrl(req.credentials, hit.id), publishedAt: hit.created_at };
+    },
+
+    /**
+     * PUT /2/tweets/:id/hidden with {"hidden": true|false} (scope tweet.moderate.write). X hides
+     * only replies in a conversation the account started, never the account's own posts, and
+     * answers a hide that is already so with success. Every refusal (403: not our conversation,
+     * our own post, a token without the scope; 404: gone) is permanent: asking again changes nothing.
+     */
+    async hideComment(credentials, target: CommentTarget, hidden, signal) {
+      const token = credential(X, credentials, 'accessToken');
+      const id = tweetId(target.platformCommentId);
+      const r = await http.send(`${base}/2/tweets/${id}/hidden`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${token}` },
+        json: { hidden },
+        signal,
+      });
+      if (!isOk(r)) {
+        const err = xError(r);
+        if (r.status !== 403 || err.kind !== 'permanent') throw err;
+        throw new PlatformError(
+          'permanent',
+          `${err.message} (X hides only others' replies in a conversation the account started, with a token granted tweet.moderate.write)`,
+          err.opts,
+        );
+      }
+      const now = dig(r.body, 'data', 'hidden');
+      if (typeof now !== 'boolean')
+        throw new PlatformError('transient', `X answered the hide without data.hidden: ${r.text.slice(0, 200)}`, { status: r.status });
+      if (now !== hidden) throw new PlatformError('permanent', `X kept reply ${id} ${now ? 'hidden' : 'shown'}`, { status: r.status });
+    },
+
+    /**
+     * DELETE /2/tweets/:id (the account's own posts only; X answers {"data":{"deleted":true}}).
+     * A post X no longer has is success: 404, `deleted: false`, or a not-found entry in errors[].
+     */
+    async deletePublished(credentials, target: CommentTarget, signal) {
+      const token = credential(X, credentials, 'accessToken');
+      const id = tweetId(target.platformCommentId);
+      const r = await http.send(`${base}/2/tweets/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` }, signal });
+      if (r.status === 404) return;
+      if (!isOk(r)) throw xError(r);
+      const deleted = dig(r.body, 'data', 'deleted');
+      if (typeof deleted === 'boolean') return;
+      const errors = dig(r.body, 'errors');
+      if (Array.isArray(errors) && errors.some((e) => str(dig(e, 'type'))?.endsWith('/resource-not-found'))) return;
+      throw new PlatformError('transient', `X answered the delete without data.deleted: ${r.text.slice(0, 200)}`, { status: r.status });
     },
 
     async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
@@ -404,6 +455,17 @@ function comparable(text: string): string {
     .replace(/(\s*\u0000)+\s*$/, '')
     .normalize('NFC')
     .trim();
+}
+
+/** A post id as X writes them (digits only), so it cannot change the path it is put in. */
+function tweetId(id: string): string {
+  if (!/^\d{1,19}$/.test(id)) throw new PlatformError('permanent', `X: ${id} is not a post id`);
+  return id;
+}
+
+/** The text without the handles it starts with: those X adds before a reply to another account. */
+function withoutLeadingMentions(text: string): string {
+  return text.replace(/^(\s*@\w{1,15}\b)+\s*/, '');
 }
 
 /** The post a tweet answers (its `replied_to` reference); undefined for a post that answers nothing. */

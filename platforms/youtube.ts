@@ -13,21 +13,28 @@
 //
 // A first comment is a comment thread on the video (commentThreads.insert, which needs the
 // youtube.force-ssl scope); before a retry the video's newest threads are read for this channel's
-// comment with the same text.
+// comment with the same text. A reply to a comment is comments.insert under the comment's thread
+// (YouTube's threads are one level deep); what people answered is read with commentThreads.list
+// and, where a thread holds more replies than it carries, comments.list; a comment is held for
+// review and published again with comments.setModerationStatus, and a reply of ours is deleted
+// with comments.delete.
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import type { YouTubeOptions } from './options.ts';
 import { remember } from './recent.ts';
 import {
   PlatformError,
   parseRetryAfter,
+  type CommentsRead,
+  type CommentTarget,
   type Connector,
   type MediaRef,
+  type PlatformComment,
   type PlatformMetrics,
   type PostRef,
   type PublishRequest,
   type PublishResult,
 } from './types.ts';
-import { counts } from './json.ts';
+import { counts, str } from './json.ts';
 
 export interface YouTubeConnectorOptions {
   fetch?: typeof fetch;
@@ -248,10 +255,8 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
       const r = await get(`${base}/youtube/v3/commentThreads?${q}`, token, req.signal);
       const body = r.body as { items?: CommentThread[]; nextPageToken?: unknown } | null;
       for (const thread of body?.items ?? []) {
-        const s = thread.snippet?.topLevelComment?.snippet;
-        // textOriginal is shown to the comment's author only; textDisplay (plain text) otherwise.
-        const said = typeof s?.textOriginal === 'string' ? s.textOriginal : s?.textDisplay;
-        if (s?.authorChannelId?.value === channelId && typeof said === 'string' && normalize(said) === text) {
+        const top = thread.snippet?.topLevelComment;
+        if (top?.snippet?.authorChannelId?.value === channelId && normalize(said(top)) === text) {
           return commentResult(thread, videoId);
         }
       }
@@ -265,6 +270,156 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     const r = await get(`${base}/youtube/v3/channels?${new URLSearchParams({ part: 'id', mine: 'true' })}`, token, signal);
     const id = (r.body as { items?: { id?: unknown }[] } | null)?.items?.[0]?.id;
     return typeof id === 'string' && id ? id : null;
+  }
+
+  /** The channel's own id: credentials.channelId, else channels.list?mine=true. */
+  async function ownChannel(credentials: Record<string, unknown>, token: string, signal?: AbortSignal): Promise<string | null> {
+    const own = str(credentials.channelId);
+    return own ?? (await myChannelId(token, signal));
+  }
+
+  /**
+   * comments.list?id=: the comment a reply answers. A reply's snippet.parentId names its thread's
+   * top-level comment, which is where YouTube takes a reply (threads are one level deep); a
+   * top-level comment has none. null: YouTube has no such comment (404 commentNotFound, or none
+   * listed).
+   */
+  async function threadOf(commentId: string, token: string, signal?: AbortSignal): Promise<string | null> {
+    const q = new URLSearchParams({ part: 'snippet', id: commentId, textFormat: 'plainText' });
+    const r = await api.send(`${base}/youtube/v3/comments?${q}`, { headers: bearer(token), signal });
+    if (r.status === 404) return null;
+    if (!isOk(r)) throw youtubeError(r);
+    const item = (r.body as { items?: YouTubeComment[] } | null)?.items?.find((c) => c.id === commentId);
+    if (!item) return null;
+    return str(item.snippet?.parentId) ?? commentId;
+  }
+
+  /**
+   * POST comments?part=snippet with snippet.parentId: a reply in the thread of the comment
+   * answered. A comment YouTube no longer has is final (404 parentCommentNotFound, or not found
+   * before sending).
+   */
+  async function reply(req: PublishRequest, token: string, video: PostRef, parent: PostRef): Promise<PublishResult> {
+    if (req.media.length) throw new PlatformError('permanent', 'YouTube comments carry no attachments');
+    const parentId = await threadOf(parent.platformPostId, token, req.signal);
+    if (!parentId) {
+      throw new PlatformError('permanent', `YouTube has no comment ${parent.platformPostId} to reply to`, {
+        status: 404,
+        platformCode: 'commentNotFound',
+      });
+    }
+    const r = await api.send(`${base}/youtube/v3/comments?${new URLSearchParams({ part: 'snippet' })}`, {
+      method: 'POST',
+      headers: bearer(token),
+      json: { snippet: { parentId, textOriginal: req.text } },
+      signal: req.signal,
+    });
+    if (!isOk(r)) throw youtubeError(r);
+    const found = replyResult(r.body as YouTubeComment | null, video.platformPostId);
+    if (!found) throw new PlatformError('transient', `YouTube created the reply without an id: ${r.text.slice(0, 200)}`);
+    return found;
+  }
+
+  /** Replies have no idempotency key: the thread's replies are read for one by this channel with this text. */
+  async function findReply(req: PublishRequest, token: string, video: PostRef, parent: PostRef): Promise<PublishResult | null> {
+    const parentId = await threadOf(parent.platformPostId, token, req.signal);
+    if (!parentId) return null;
+    const channelId = await ownChannel(req.credentials, token, req.signal);
+    if (!channelId) return null;
+    const text = normalize(req.text);
+    const replies = await repliesOf(parentId, token, req.signal, FIND_REPLY_PAGES);
+    const hit = replies.find((c) => c.snippet?.authorChannelId?.value === channelId && normalize(said(c)) === text);
+    return hit ? replyResult(hit, video.platformPostId) : null;
+  }
+
+  /** comments.list?parentId=: a thread's replies, page by page (at most `pages` pages of 100). */
+  async function repliesOf(parentId: string, token: string, signal: AbortSignal | undefined, pages: number): Promise<YouTubeComment[]> {
+    const out: YouTubeComment[] = [];
+    let pageToken: string | undefined;
+    for (let page = 0; page < pages; page++) {
+      const q = new URLSearchParams({ part: 'snippet', parentId, maxResults: '100', textFormat: 'plainText' });
+      if (pageToken) q.set('pageToken', pageToken);
+      const r = await api.send(`${base}/youtube/v3/comments?${q}`, { headers: bearer(token), signal });
+      // The top-level comment went while its thread was read: it has no replies left.
+      if (r.status === 404) return out;
+      if (!isOk(r)) throw youtubeError(r);
+      const body = r.body as { items?: YouTubeComment[]; nextPageToken?: unknown } | null;
+      out.push(...(body?.items ?? []));
+      pageToken = str(body?.nextPageToken);
+      if (!pageToken) break;
+    }
+    return out;
+  }
+
+  /**
+   * commentThreads.list?part=snippet,replies&videoId=… (newest threads first, 100 a page, at most
+   * THREAD_PAGES pages), as plain text. A thread carries some of its replies; where
+   * snippet.totalReplyCount says there are more, comments.list?parentId= reads them all (at most
+   * REPLY_PAGES pages a thread). Only published comments are listed: one held for review is not.
+   * A video YouTube no longer has (404 videoNotFound) is gone; one with comments turned off
+   * (403 commentsDisabled) has none.
+   */
+  async function readComments(credentials: Record<string, unknown>, post: PostRef, signal?: AbortSignal): Promise<CommentsRead> {
+    const token = credential('YouTube', credentials, 'accessToken');
+    const videoId = post.platformPostId;
+    const found: { comment: YouTubeComment; parent: string }[] = [];
+    let pageToken: string | undefined;
+    for (let page = 0; page < THREAD_PAGES; page++) {
+      const q = new URLSearchParams({ part: 'snippet,replies', videoId, maxResults: '100', textFormat: 'plainText' });
+      if (pageToken) q.set('pageToken', pageToken);
+      const r = await api.send(`${base}/youtube/v3/commentThreads?${q}`, { headers: bearer(token), signal });
+      if (!isOk(r)) {
+        const err = youtubeError(r);
+        if (err.opts.platformCode === 'videoNotFound') return { comments: [], gone: true };
+        if (err.opts.platformCode === 'commentsDisabled') break;
+        throw err;
+      }
+      const body = r.body as { items?: CommentThread[]; nextPageToken?: unknown } | null;
+      for (const thread of body?.items ?? []) {
+        const top = thread.snippet?.topLevelComment;
+        const topId = str(top?.id) ?? str(thread.id);
+        if (!top || !topId) continue;
+        found.push({ comment: top as YouTubeComment, parent: videoId });
+        const inline = thread.replies?.comments ?? [];
+        const total = Number(thread.snippet?.totalReplyCount) || 0;
+        const replies = inline.length >= total ? inline : await repliesOf(topId, token, signal, REPLY_PAGES);
+        for (const c of replies) found.push({ comment: c, parent: str(c.snippet?.parentId) ?? topId });
+      }
+      pageToken = str(body?.nextPageToken);
+      if (!pageToken) break;
+    }
+    if (!found.length) return { comments: [] };
+    const channelId = await ownChannel(credentials, token, signal);
+    const comments: PlatformComment[] = [];
+    for (const { comment, parent } of found) {
+      const c = platformComment(comment, parent, videoId, channelId);
+      if (c) comments.push(c);
+    }
+    return { comments };
+  }
+
+  /**
+   * comments.setModerationStatus: heldForReview hides a comment (it leaves the public thread and
+   * waits in YouTube Studio's review queue), published shows it again. `rejected` is not used: a
+   * rejected comment can never be published again. Only the owner of the video may do either
+   * (403 forbidden otherwise).
+   */
+  async function hideComment(credentials: Record<string, unknown>, target: CommentTarget, hidden: boolean, signal?: AbortSignal) {
+    const token = credential('YouTube', credentials, 'accessToken');
+    const q = new URLSearchParams({ id: target.platformCommentId, moderationStatus: hidden ? 'heldForReview' : 'published' });
+    const r = await api.send(`${base}/youtube/v3/comments/setModerationStatus?${q}`, { method: 'POST', headers: bearer(token), signal });
+    if (!isOk(r)) throw youtubeError(r);
+  }
+
+  /** comments.delete, which only a comment's author may use; a comment YouTube no longer has (404 commentNotFound) is deleted already. */
+  async function deletePublished(credentials: Record<string, unknown>, target: CommentTarget, signal?: AbortSignal) {
+    const token = credential('YouTube', credentials, 'accessToken');
+    const q = new URLSearchParams({ id: target.platformCommentId });
+    const r = await api.send(`${base}/youtube/v3/comments?${q}`, { method: 'DELETE', headers: bearer(token), signal });
+    if (isOk(r)) return;
+    const err = youtubeError(r);
+    if (err.opts.platformCode === 'commentNotFound') return;
+    throw err;
   }
 
   async function get(url: string, token: string, signal?: AbortSignal): Promise<Reply> {
@@ -299,7 +454,11 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
 
   async function publish(req: PublishRequest): Promise<PublishResult> {
     const token = credential('YouTube', req.credentials, 'accessToken');
-    if (req.replyTo) return comment(req, token, req.replyTo.parent);
+    if (req.replyTo) {
+      const { root, parent } = req.replyTo;
+      // The first comment answers the video itself; a reply answers a comment under it.
+      return parent.platformPostId === root.platformPostId ? comment(req, token, root) : reply(req, token, root, parent);
+    }
     const item = videoFor(req);
     if (!item) throw new PlatformError('permanent', 'YouTube needs a video to publish');
     const bytes = await item.read();
@@ -332,7 +491,10 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
 
   async function findPublished(req: PublishRequest): Promise<PublishResult | null> {
     const token = credential('YouTube', req.credentials, 'accessToken');
-    if (req.replyTo) return findComment(req, token, req.replyTo.parent);
+    if (req.replyTo) {
+      const { root, parent } = req.replyTo;
+      return parent.platformPostId === root.platformPostId ? findComment(req, token, root) : findReply(req, token, root, parent);
+    }
     const session = sessions.get(req.idempotencyKey);
     if (session) {
       const state = await progress(session, token, req.signal);
@@ -385,21 +547,102 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     return { platform: 'YOUTUBE' as const, categories };
   }
 
-  const connector: Connector = { platform: 'YOUTUBE', publish, findPublished, readMetrics, metricsBatch: 50, readCapabilities };
+  const connector: Connector = {
+    platform: 'YOUTUBE',
+    publish,
+    findPublished,
+    readMetrics,
+    metricsBatch: 50,
+    readCapabilities,
+    readComments,
+    hideComment,
+    deletePublished,
+  };
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
   return withMidwayExpiry(connector, Boolean(opts.oauth));
 }
 
-interface CommentThread {
+/** A comment resource, as far as the connector reads it. */
+interface YouTubeComment {
   id?: unknown;
   snippet?: {
-    videoId?: unknown;
-    topLevelComment?: {
-      id?: unknown;
-      snippet?: { textOriginal?: unknown; textDisplay?: unknown; authorChannelId?: { value?: unknown }; publishedAt?: unknown };
-    };
+    parentId?: unknown;
+    textOriginal?: unknown;
+    textDisplay?: unknown;
+    authorDisplayName?: unknown;
+    authorProfileImageUrl?: unknown;
+    authorChannelUrl?: unknown;
+    authorChannelId?: { value?: unknown };
+    publishedAt?: unknown;
   };
+}
+
+interface CommentThread {
+  id?: unknown;
+  snippet?: { videoId?: unknown; topLevelComment?: YouTubeComment; totalReplyCount?: unknown };
+  replies?: { comments?: YouTubeComment[] };
+}
+
+/** Threads read at most, 100 a page: 5,000 top-level comments. */
+const THREAD_PAGES = 50;
+/** Replies of one thread read at most, 100 a page. */
+const REPLY_PAGES = 10;
+/** Replies looked through for an earlier attempt's: the thread's first 500. */
+const FIND_REPLY_PAGES = 5;
+
+/** What a comment says: textOriginal, which YouTube shows its author only, else textDisplay (asked for as plain text). */
+function said(c: YouTubeComment): string {
+  const s = c.snippet;
+  return typeof s?.textOriginal === 'string' ? s.textOriginal : typeof s?.textDisplay === 'string' ? s.textDisplay : '';
+}
+
+/**
+ * A comment as the service keeps it. YouTube shows a channel by its handle: authorDisplayName is
+ * "@handle" for most channels, and authorChannelUrl ends in /@handle; a display name that is not
+ * a handle is kept as the name.
+ */
+function platformComment(c: YouTubeComment, parent: string, videoId: string, channelId: string | null): PlatformComment | null {
+  const id = str(c.id);
+  const s = c.snippet;
+  const createdAt = str(s?.publishedAt);
+  if (!id || !createdAt) return null;
+  const display = str(s?.authorDisplayName);
+  const profileUrl = str(s?.authorChannelUrl) ?? null;
+  const fromUrl = profileUrl ? /\/@([^/?#]+)\/?$/.exec(profileUrl)?.[1] : undefined;
+  const handle = fromUrl ? decoded(fromUrl) : display?.startsWith('@') ? display.slice(1) : null;
+  return {
+    platformCommentId: id,
+    parentPlatformId: parent,
+    author: {
+      name: display && !display.startsWith('@') ? display : null,
+      handle: handle || null,
+      avatarUrl: str(s?.authorProfileImageUrl) ?? null,
+      profileUrl,
+    },
+    text: said(c),
+    createdAt,
+    url: `${watchUrl(videoId)}&lc=${encodeURIComponent(id)}`,
+    ours: channelId !== null && s?.authorChannelId?.value === channelId,
+  };
+}
+
+/** A URL's path part decoded; as it stands when it is no valid percent-encoding. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/** A reply as a published item: its id, and the watch URL that opens it. */
+function replyResult(c: YouTubeComment | null, videoId: string): PublishResult | null {
+  const id = str(c?.id);
+  if (!id) return null;
+  const url = `${watchUrl(videoId)}&lc=${encodeURIComponent(id)}`;
+  const publishedAt = str(c?.snippet?.publishedAt);
+  return publishedAt ? { platformPostId: id, url, publishedAt } : { platformPostId: id, url };
 }
 
 /** A comment thread as a published item: its id, and the watch URL that opens that comment. */

@@ -11,7 +11,13 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../db/sql.ts';
-import { CLAIMED_BY, IDEMPOTENCY_TTL_MS, type IdempotencyClaim, KeyAlreadyClaimed } from '../domain/idempotency-claim.ts';
+import {
+  CLAIMED_BY,
+  type ClaimingTable,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyClaim,
+  KeyAlreadyClaimed,
+} from '../domain/idempotency-claim.ts';
 import { ApiError, errorBody, errors } from '../lib/errors.ts';
 
 export { IDEMPOTENCY_TTL_MS };
@@ -56,10 +62,17 @@ interface Row {
   status_code: number | null;
   response: unknown;
   location: string | null;
-  post_id: string | null;
-  series_id: string | null;
+  /** The row a create claimed the key with (its table's CLAIMED_BY column), or null. */
+  claimed_table: ClaimingTable | null;
+  claimed_id: string | null;
   created_at: Date;
 }
+
+/** Which CLAIMED_BY column names a row, and its id, as SQL over idempotency_keys' columns. */
+const CLAIMED = Object.entries(CLAIMED_BY)
+  .map(([table, column]) => `when ${column} is not null then '${table}'`)
+  .join(' ');
+const CLAIMED_ID = `coalesce(${Object.values(CLAIMED_BY).join(', ')})`;
 
 export interface IdempotencyScope {
   organizationId: string;
@@ -134,8 +147,8 @@ async function idempotentCreate(
   return { ...stored, replayed: false };
 }
 
-/** The creates whose key is claimed in their own transaction (domain/idempotency-claim.ts). */
-export type CreateEndpoint = 'POST /v1/posts' | 'POST /v1/series';
+/** The creates whose key is claimed in their own transaction (domain/idempotency-claim.ts); a reply's names its comment. */
+export type CreateEndpoint = 'POST /v1/posts' | 'POST /v1/series' | `POST /v1/comments/${string}/reply`;
 
 /**
  * A create answered once per (API key, Idempotency-Key): 201 with the row's view and its Location,
@@ -151,6 +164,8 @@ export function createOnce(
   create: (claim: IdempotencyClaim | undefined) => Promise<string | { id: string; view: () => Promise<unknown> }>,
   /** The row's view as stored: the answer to a retry of a request cut off after its commit. */
   view: (id: string) => Promise<unknown>,
+  /** A create whose outcome follows later (a reply): 202, and where to follow it. Default: 201 at the endpoint's path and the id. */
+  accepted?: { location: (id: string) => string },
 ): Promise<StoredResponse & { replayed: boolean }> {
   let written: { id: string; view: () => Promise<unknown> } | undefined;
   const scope = {
@@ -168,9 +183,9 @@ export function createOnce(
     return created.id;
   };
   return idempotentCreate(em, scope, createRow, async (id) => ({
-    status: 201,
+    status: accepted ? 202 : 201,
     body: written?.id === id ? await written.view() : await view(id),
-    location: `${endpoint.slice('POST '.length)}/${id}`,
+    location: accepted ? accepted.location(id) : `${endpoint.slice('POST '.length)}/${id}`,
   }));
 }
 
@@ -190,7 +205,8 @@ async function answerEarlier(
   for (;;) {
     const [row] = await sql<Row>(
       em.fork(),
-      'select request_hash, status_code, response, location, post_id, series_id, created_at from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?',
+      `select request_hash, status_code, response, location, case ${CLAIMED} end as claimed_table, ${CLAIMED_ID} as claimed_id, created_at
+       from idempotency_keys where api_key_id = ? and endpoint = ? and key = ?`,
       ids,
     );
     if (!row) return undefined;
@@ -198,9 +214,9 @@ async function answerEarlier(
       throw errors.conflict('This Idempotency-Key was already used with a different request body.', { idempotencyKey: ids[2] });
     }
     if (row.status_code !== null) return storedOf(row);
-    const created = row.post_id ?? row.series_id;
-    if (created !== null) {
-      const table = row.post_id !== null ? 'posts' : 'series';
+    const created = row.claimed_id;
+    const table = row.claimed_table;
+    if (created !== null && table !== null) {
       const [found] = await sql<{ workflow_pending: boolean }>(em.fork(), `select workflow_pending from ${table} where id = ?`, [created]);
       if (found && (!found.workflow_pending || Date.now() > deadline)) {
         const stored = await answer(created);

@@ -51,6 +51,7 @@ interface Ids {
   webhook: string;
   delivery: string;
   comment: string;
+  reply: string;
 }
 
 interface Org {
@@ -101,8 +102,11 @@ const OPERATION_ACTIONS: Partial<Record<Action, string[]>> = {
     'listPostComments',
     'listInbox',
     'getComment',
+    'listCommentReplies',
+    'getReply',
   ],
-  'comments.manage': ['updateComment'],
+  'comments.reply': ['replyToComment'],
+  'comments.manage': ['updateComment', 'hideComment', 'unhideComment', 'deleteReply'],
   'posts.write': [
     'createPost',
     'validatePost',
@@ -113,7 +117,7 @@ const OPERATION_ACTIONS: Partial<Record<Action, string[]>> = {
     'refreshPostComments',
   ],
   'posts.publish': ['deletePost', 'retryPost'],
-  'posts.approve': ['approvePost', 'rejectPost'],
+  'posts.approve': ['approvePost', 'rejectPost', 'approveReply', 'rejectReply'],
   'media.write': ['createUpload', 'completeUpload'],
   'queues.write': ['setQueue'],
   'series.write': ['createSeries', 'updateSeries', 'deleteSeries'],
@@ -154,6 +158,7 @@ const SCOPED: Record<string, string> = {
   webhook_deliveries: 'endpoint_id in (select id from webhook_endpoints where organization_id = $1)',
   preview_links: 'organization_id = $1',
   comments: 'organization_id = $1',
+  comment_replies: 'organization_id = $1',
   audit_events: 'organization_id = $1',
 };
 /** Columns that change on use, not by a request's effect: a key's last use is stamped when it is admitted. */
@@ -230,6 +235,7 @@ const PATH_IDS: Record<string, keyof Ids> = {
   feeds: 'feed',
   webhooks: 'webhook',
   comments: 'comment',
+  replies: 'reply',
 };
 
 function pathOf(op: Operation, ids: Ids): string {
@@ -265,6 +271,9 @@ const BODIES: Record<string, (r: Ids) => Req> = {
   createFeed: (r) => ({ body: { url: feeds.url, channelIds: [r.channel] } }),
   updateFeed: () => ({ body: { name: 'matrix feed' } }),
   updateComment: () => ({ body: { status: 'read' } }),
+  replyToComment: () => ({ body: { content: 'matrix reply' } }),
+  approveReply: () => ({ body: { comment: 'matrix' } }),
+  rejectReply: () => ({ body: { comment: 'matrix' } }),
   createWebhook: () => ({ body: { url: `http://127.0.0.1:${receiver.port}/matrix`, events: ['webhook.test'] } }),
   updateWebhook: () => ({ body: { enabled: false } }),
   generatePost: (r) => ({ body: { prompt: 'matrix', channelIds: [r.channel], mediaIds: [r.media] } }),
@@ -394,6 +403,21 @@ async function organizationA(): Promise<typeof A> {
        from post_channels pc where pc.post_id = $3`,
     [comment, org.id, post.body.id],
   );
+  // A reply of the author's waiting for approval under it (as POST /v1/comments/{id}/reply writes one).
+  const reply = `rpl_${crypto.randomUUID().replaceAll('-', '').slice(0, 26)}`;
+  await h.pool.query(
+    `insert into comment_replies (id, organization_id, comment_id, channel_id, content, status, approval, created_by, workflow_pending,
+       created_at, updated_at)
+     values ($1, $2, $3, $4, 'A reply', 'pending_approval', $5, $6, false, now(), now())`,
+    [
+      reply,
+      org.id,
+      comment,
+      channel.id,
+      JSON.stringify({ ...post.body.approval }),
+      JSON.stringify({ type: 'api_key', id: author.id, name: 'author' }),
+    ],
+  );
   const ids: Ids = {
     post: post.body.id,
     media,
@@ -403,6 +427,7 @@ async function organizationA(): Promise<typeof A> {
     webhook,
     delivery,
     comment,
+    reply,
   };
   return {
     id: org.id,
@@ -446,7 +471,17 @@ async function organizationB(): Promise<typeof B> {
     decide: false,
     now: new Date(clock),
   });
-  const ids = { post: post.body.id, media: '', channel: channel.id, series: '', feed: '', webhook: '', delivery: '', comment: '' };
+  const ids = {
+    post: post.body.id,
+    media: '',
+    channel: channel.id,
+    series: '',
+    feed: '',
+    webhook: '',
+    delivery: '',
+    comment: '',
+    reply: '',
+  };
   return { id: org.id, ids, all: [org.id, post.body.id, channel.id, link.id, key.id, user.id], key: key.key, browser, link: link.id };
 }
 

@@ -6,12 +6,21 @@ import { COMMENTS, PLATFORMS } from '../platforms/catalog.ts';
 import { createConnectors } from '../platforms/index.ts';
 
 describe('the comments fact of each platform', () => {
-  test('read exactly where the connector reads comments; a reason everywhere else', () => {
+  test('read, hide and delete exactly where the connector does; a reason where it reads none', () => {
     const connectors = createConnectors();
     for (const platform of PLATFORMS) {
       const fact = COMMENTS[platform];
-      expect({ platform, read: fact.read }).toEqual({ platform, read: typeof connectors[platform]?.readComments === 'function' });
-      if (!fact.read) expect(fact.why.length).toBeGreaterThan(10);
+      const c = connectors[platform];
+      expect({ platform, read: fact.read }).toEqual({ platform, read: typeof c?.readComments === 'function' });
+      if (!fact.read) {
+        expect(fact.why.length).toBeGreaterThan(10);
+        continue;
+      }
+      expect({ platform, hide: fact.hide, delete: fact.delete }).toEqual({
+        platform,
+        hide: typeof c?.hideComment === 'function',
+        delete: typeof c?.deletePublished === 'function',
+      });
     }
   });
 });

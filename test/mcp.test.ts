@@ -36,6 +36,8 @@ const TOOL_NAMES = [
   'get_post_comments',
   'list_inbox',
   'update_comment',
+  'reply_to_comment',
+  'get_reply',
   'update_post',
   'cancel_post',
   'retry_post',
@@ -350,6 +352,14 @@ describe('MCP over Streamable HTTP', () => {
       code: 'forbidden_scope',
       details: { action: 'comments.manage', role: 'contributor' },
     });
+    // A contributor may answer: the reply waits for approval, as through POST /v1/comments/{id}/reply.
+    const waiting = await callOk(theirs, 'reply_to_comment', { id, content: 'Thanks!', idempotencyKey: 'mcp-reply' });
+    expect(waiting).toMatchObject({ commentId: id, content: 'Thanks!', status: 'pending_approval' });
+    expect((await callOk(theirs, 'reply_to_comment', { id, content: 'Thanks!', idempotencyKey: 'mcp-reply' })).id).toBe(waiting.id);
+    expect(await callOk(theirs, 'get_reply', { id: waiting.id })).toEqual(
+      (await call(app, 'GET', `/v1/replies/${waiting.id}`, { key: theirKey.key })).body,
+    );
+    expect((await callError(theirs, 'reply_to_comment', { id, content: '  ' })).code).toBe('validation_failed');
     await theirs.close();
   });
 

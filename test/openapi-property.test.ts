@@ -190,6 +190,34 @@ const PROSE_RULES: {
   holds: (f: Refused, a: Asked) => boolean;
 }[] = [
   {
+    ops: ['updateSeries'],
+    path: /^publishAt$/,
+    message: /^cannot change once an occurrence was created/,
+    documented: /`publishAt` \(the first occurrence\) can change only before it is created/,
+    why: 'a series’ first occurrence moves only before it is created (state)',
+    holds: (_f, a) => a.body.publishAt !== undefined,
+  },
+  {
+    ops: ['replyToComment'],
+    path: /^content$/,
+    message: /^is empty$/,
+    documented: /`content` empty or over the platform’s limit/,
+    why: 'a reply is not empty',
+    holds: (_f, a) => typeof a.body.content === 'string' && a.body.content.trim() === '',
+  },
+  {
+    ops: ['replyToComment'],
+    path: /^content$/,
+    message: /^is \d+ characters; .+ allows \d+$/,
+    documented: /`content` empty or over the platform’s limit/,
+    why: 'a reply within its platform’s limit',
+    // The platform counts at most one character per code point (a URL may count less, never more).
+    holds: (f, a) => {
+      const m = /^is (\d+) characters; .+ allows (\d+)$/.exec(f.message);
+      return !!m && Number(m[1]) > Number(m[2]) && typeof a.body.content === 'string' && [...a.body.content].length >= Number(m[1]);
+    },
+  },
+  {
     ops: ['importPosts'],
     path: /^timeZone$/,
     message: /must be an IANA time zone/,

@@ -105,7 +105,8 @@ export const PROVIDERS: Record<OAuthPlatform, Provider> = {
     clientSecret: (s) => s.X_CLIENT_SECRET,
     clientEnv: ['X_CLIENT_ID', 'X_CLIENT_SECRET'],
     secretOptional: true,
-    scopes: ['tweet.read', 'tweet.write', 'users.read', 'media.write', 'offline.access'],
+    // tweet.moderate.write: hiding replies (the inbox).
+    scopes: ['tweet.read', 'tweet.write', 'tweet.moderate.write', 'users.read', 'media.write', 'offline.access'],
     pkce: true,
     clientAuth: 'basic',
   },
@@ -132,8 +133,8 @@ export const PROVIDERS: Record<OAuthPlatform, Provider> = {
     clientId: (s) => s.REDDIT_CLIENT_ID,
     clientSecret: (s) => s.REDDIT_CLIENT_SECRET,
     clientEnv: ['REDDIT_CLIENT_ID', 'REDDIT_CLIENT_SECRET'],
-    // flair: a subreddit's link flairs, read for what a post there may carry.
-    scopes: ['identity', 'submit', 'read', 'history', 'flair'],
+    // flair: a subreddit's link flairs, read for what a post there may carry; edit: deleting a reply (the inbox).
+    scopes: ['identity', 'submit', 'read', 'history', 'flair', 'edit'],
     pkce: false,
     clientAuth: 'basic',
     extraAuthorize: { duration: 'permanent' },
@@ -189,7 +190,8 @@ export const PROVIDERS: Record<OAuthPlatform, Provider> = {
     clientId: metaId(null),
     clientSecret: metaSecret(null),
     clientEnv: ['META_APP_ID', 'META_APP_SECRET'],
-    scopes: ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement'],
+    // pages_read_user_content and pages_manage_engagement: reading, answering, hiding and deleting comments (the inbox).
+    scopes: ['pages_show_list', 'pages_manage_posts', 'pages_read_engagement', 'pages_read_user_content', 'pages_manage_engagement'],
     scopeSeparator: ',',
     pkce: false,
     clientAuth: 'body',
@@ -207,7 +209,8 @@ export const PROVIDERS: Record<OAuthPlatform, Provider> = {
     clientId: metaId('INSTAGRAM_APP_ID'),
     clientSecret: metaSecret('INSTAGRAM_APP_SECRET'),
     clientEnv: ['INSTAGRAM_APP_ID (or META_APP_ID)', 'INSTAGRAM_APP_SECRET (or META_APP_SECRET)'],
-    scopes: ['instagram_business_basic', 'instagram_business_content_publish'],
+    // instagram_business_manage_comments: reading, answering, hiding and deleting comments (the inbox).
+    scopes: ['instagram_business_basic', 'instagram_business_content_publish', 'instagram_business_manage_comments'],
     scopeSeparator: ',',
     pkce: false,
     clientAuth: 'body',
@@ -225,7 +228,8 @@ export const PROVIDERS: Record<OAuthPlatform, Provider> = {
     clientId: metaId('THREADS_APP_ID'),
     clientSecret: metaSecret('THREADS_APP_SECRET'),
     clientEnv: ['THREADS_APP_ID (or META_APP_ID)', 'THREADS_APP_SECRET (or META_APP_SECRET)'],
-    scopes: ['threads_basic', 'threads_content_publish'],
+    // The inbox: reading replies, hiding them, deleting ours.
+    scopes: ['threads_basic', 'threads_content_publish', 'threads_read_replies', 'threads_manage_replies', 'threads_delete'],
     scopeSeparator: ',',
     pkce: false,
     clientAuth: 'body',

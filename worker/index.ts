@@ -121,7 +121,12 @@ export async function createWorker(opts: WorkerOptions): Promise<WorkerGroup> {
         connection: opts.connection,
         namespace: opts.namespace,
         taskQueue: platformTaskQueue(opts.taskQueue, platform),
-        activities: { publishToChannel: activities.publishToChannel, publishFollowUp: activities.publishFollowUp },
+        activities: {
+          publishToChannel: activities.publishToChannel,
+          publishFollowUp: activities.publishFollowUp,
+          publishCommentReply: activities.publishCommentReply,
+          moderateComment: activities.moderateComment,
+        },
         maxConcurrentActivityTaskExecutions: opts.publishConcurrencyPerPlatform ?? PUBLISH_CONCURRENCY_PER_PLATFORM,
         // The publish activities keep the platform's answer in their heartbeat details; sending them within
         // a second (not 0.8 × the 10 s heartbeat timeout) keeps the window a crash can lose small.

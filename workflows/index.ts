@@ -11,3 +11,4 @@ export { webhookFanoutWorkflow } from './webhook-fanout.ts';
 export { metricsSweepWorkflow } from './metrics-sweep.ts';
 export { feedPollWorkflow } from './feed-poll.ts';
 export { commentsSweepWorkflow } from './comments-sweep.ts';
+export { commentReplyWorkflow, commentModerationWorkflow } from './comment-actions.ts';

@@ -3,7 +3,6 @@
 // channel failed, wait for a retry (an Update from the API, a Signal from the Temporal UI) and
 // publish the failed channels again.
 import {
-  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
@@ -12,7 +11,6 @@ import {
   proxyLocalActivities,
   setHandler,
   workflowInfo,
-  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities/index.ts';
 import {
@@ -21,7 +19,6 @@ import {
   decideApprovalUpdate,
   editPostUpdate,
   FAILURE,
-  platformTaskQueue,
   postStateQuery,
   RETRY_WINDOW_MS,
   retryPostUpdate,
@@ -31,7 +28,8 @@ import {
   type PostWorkflowState,
   type PublishTarget,
 } from './post-types.ts';
-import { classOfFailure, type ChannelFailure } from './publish-failure-types.ts';
+import { failureInfo, publisherFor } from './publishing.ts';
+import type { ChannelFailure } from './publish-failure-types.ts';
 
 /**
  * Without this marker (an execution that passed finishPost before the patch) the workflow ends
@@ -137,27 +135,6 @@ const localRowCheck = proxyLocalActivities<Activities>({
   localRetryThreshold: '1 second',
   retry: { initialInterval: '100 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 18 },
 });
-
-const publishOptions: ActivityOptions = {
-  // Long enough for a large video upload (YouTube, TikTok); the heartbeat catches a lost worker
-  // within 10 s, so this bound only matters for an upload that is truly stuck.
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '10 seconds',
-  // Safe to retry: publishToChannel skips a channel already published and sends the platform an
-  // idempotency key fixed per (post, channel). Reauth and permanent errors are not retried;
-  // a Retry-After from the platform overrides the backoff (nextRetryDelay).
-  retry: {
-    initialInterval: '5 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '10 minutes',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: [FAILURE.reauth, FAILURE.permanent],
-  },
-};
-
-/** Each platform's publishes run on its own task queue (worker/index.ts): no platform starves another. */
-const publisherFor = (platform: string) =>
-  proxyActivities<Activities>({ ...publishOptions, taskQueue: platformTaskQueue(workflowInfo().taskQueue, platform) });
 
 /**
  * The post workflow of executions started before posts started postWorkflowV2: each decides by
@@ -454,18 +431,6 @@ async function publishAll(postId: string, targets: Target[], retry: boolean, ste
       }
     }),
   );
-}
-
-/**
- * Why a channel failed: the human reason and its class (workflows/publish-failure-types.ts), which
- * the publish activity put in its failure's details. Only feeds recordChannelFailure's input, so
- * histories of older code replay unchanged (an activity's input is not compared on replay).
- */
-function failureInfo(err: unknown): ChannelFailure {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  const error = cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : 'publishing failed';
-  const app = cause instanceof ApplicationFailure ? cause : undefined;
-  return { error, ...classOfFailure(app?.type, app?.details) };
 }
 
 /**

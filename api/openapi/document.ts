@@ -183,7 +183,7 @@ function responseHeaders(status: number, op: OperationDoc): Json {
     for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) out[name] = header(name, counted);
   }
   if (status === 429 || status === UNAVAILABLE) out['Retry-After'] = header('Retry-After', true);
-  if (status === 201 && op.success?.location) out.Location = header('Location', true);
+  if ((status === 201 || status === 202) && op.success?.location) out.Location = header('Location', true);
   // A replayed answer (the first one's status, 2xx or 4xx) says so.
   if (op.idempotent && status < 500 && status !== 401 && status !== 413 && status !== 429)
     out['Idempotent-Replayed'] = header('Idempotent-Replayed');

@@ -10,8 +10,23 @@ import { errors, type FieldError } from '../../lib/errors.ts';
 import { COMMENT_STATUSES } from '../../db/entities/comment.ts';
 import { COMMENT_FIELDS, getComment, listInbox, postConversation, updateComment } from '../../domain/inbox/comments.ts';
 import { refreshComments } from '../../domain/inbox/refresh.ts';
-import { authPlugin } from '../auth.ts';
-import { CommentListSchema, CommentSchema, ConversationSchema, DateTimeInput, PathId } from '../schemas.ts';
+import { decideReply, getReply, listReplies } from '../../domain/inbox/replies.ts';
+import { deleteReply, moderateComment } from '../../domain/inbox/moderation.ts';
+import { APPROVAL_COMMENT_CHARS } from '../../domain/posts/approval.ts';
+import { POST_LIMITS } from '../../domain/posts/limits.ts';
+import { answerStored } from '../../http/stored-response.ts';
+import { replyToCommentOnce } from '../../services/reply-requests.ts';
+import { authPlugin, type Auth } from '../auth.ts';
+import {
+  Chars,
+  CommentListSchema,
+  CommentSchema,
+  ConversationSchema,
+  DateTimeInput,
+  PathId,
+  ReplyListSchema,
+  ReplySchema,
+} from '../schemas.ts';
 import { DATE_TIME } from '../openapi/fields.ts';
 import { doc } from '../openapi/operation.ts';
 
@@ -38,7 +53,42 @@ const PatchBody = t.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
+const ReplyBody = t.Object(
+  { content: Chars(POST_LIMITS.textChars, { description: 'The reply’s text, within the platform’s limit for it.' }) },
+  { additionalProperties: false },
+);
+const DecisionBody = t.Optional(
+  t.Object(
+    { comment: t.Optional(Chars(APPROVAL_COMMENT_CHARS, { description: 'Why, for the author (shown with the approval).' })) },
+    { additionalProperties: false },
+  ),
+);
+
 const COMMENT_ID = 'Comment id (`cmt_…`).';
+const REPLY_ID = 'Reply id (`rpl_…`).';
+const REPLY_OUTCOME = 'Follow it with GET /v1/replies/{id} or the `comment.reply.published` / `comment.reply.failed` webhooks.';
+
+const hideDoc = (action: 'hide' | 'unhide') =>
+  doc({
+    operationId: action === 'hide' ? 'hideComment' : 'unhideComment',
+    audit: { action: action === 'hide' ? 'comment.hide' : 'comment.unhide', resource: 'comment' },
+    tag: 'Comments',
+    action: 'comments.manage',
+    summary: action === 'hide' ? 'Hide a comment on its platform' : 'Show a hidden comment again',
+    description:
+      action === 'hide'
+        ? 'Asks the platform to hide the comment from everyone but its author (Facebook, Instagram, Threads, X hidden replies, YouTube: `fixed.comments.hide` of the channel’s capabilities). Once the platform has, the comment is `hidden`. Answers 200 when the platform answered within a few seconds (`moderation.status` `done` or `failed`), else 202 with `moderation.status` `pending`.'
+        : 'Asks the platform to show the comment again; once it has, the comment is `read`. Answers as the hide does.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such comment, or one on a channel the key cannot see',
+      conflict:
+        'the platform does not let the service hide comments (`details.platform`), the comment is one of your replies, or a hide or show-again of it is under way',
+    },
+    success: { description: 'The comment, with its `moderation` as the platform left it (202 while under way).' },
+    temporal: true,
+    params: { id: COMMENT_ID },
+  });
 
 export const COMMENT_OPERATIONS = {
   listPostComments: doc({
@@ -118,9 +168,122 @@ export const COMMENT_OPERATIONS = {
     success: { description: 'The comment as it is now.' },
     params: { id: COMMENT_ID },
   }),
+  replyToComment: doc({
+    operationId: 'replyToComment',
+    audit: { action: 'comment.reply', resource: 'reply' },
+    tag: 'Comments',
+    action: 'comments.reply',
+    summary: 'Answer a comment',
+    description: `Publishes \`content\` on the comment’s platform as a reply to it, from the channel’s account, once: the reply has its own idempotency key on the platform, a retry looks for a reply an earlier attempt made before sending again, and the same Idempotency-Key (per API key and comment) answers with the same reply. Checked first as the platform takes it (not empty, within its limit). A contributor’s reply (or one by a key that requires approval) waits for approval as their posts do (\`pending_approval\`). The comment becomes \`replied\` once the reply is out, and the reply shows in the conversation as yours. ${REPLY_OUTCOME}`,
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such comment, or one on a channel the key cannot see',
+      conflict:
+        'the comment is one of your replies, its platform’s comments cannot be answered, or an Idempotency-Key reused with another body (or its first request still running)',
+      validation_failed: '`content` empty or over the platform’s limit (`details.fields`)',
+    },
+    success: { status: 202, description: 'The reply, `publishing` (or `pending_approval`).', location: true },
+    idempotent: true,
+    temporal: true,
+    params: { id: COMMENT_ID },
+  }),
+  listCommentReplies: doc({
+    operationId: 'listCommentReplies',
+    tag: 'Comments',
+    action: 'read',
+    summary: 'The replies sent to a comment',
+    description: 'Every reply sent to the comment through the service, oldest first, with its outcome.',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The replies.' },
+    params: { id: COMMENT_ID },
+  }),
+  getReply: doc({
+    operationId: 'getReply',
+    tag: 'Comments',
+    action: 'read',
+    summary: 'A reply to a comment',
+    description:
+      'Its status and outcome: `published` with `url` and `platformReplyId`, or `failed` with `error`, `errorCode` and `retryable`.',
+    errors: ['not_found', 'validation_failed'],
+    success: { description: 'The reply.' },
+    params: { id: REPLY_ID },
+  }),
+  deleteReply: doc({
+    operationId: 'deleteReply',
+    audit: { action: 'reply.delete', resource: 'reply' },
+    tag: 'Comments',
+    action: 'comments.manage',
+    summary: 'Delete a reply',
+    description:
+      'A published reply is deleted on its platform (`fixed.comments.delete`) and leaves the conversation; one never sent (waiting for approval, failed, rejected) is deleted here only. Answers 200 once `deleted` (also when it already was), 202 while `deleting`; a refusal of the platform leaves it `published` with `error`.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such reply, or one on a channel the key cannot see',
+      conflict: 'the reply is still being published, or its platform does not let the service delete replies',
+    },
+    success: { description: 'The reply, `deleted` (202: `deleting`).' },
+    temporal: true,
+    params: { id: REPLY_ID },
+  }),
+  approveReply: doc({
+    operationId: 'approveReply',
+    audit: { action: 'reply.approve', resource: 'reply' },
+    tag: 'Comments',
+    action: 'posts.approve',
+    summary: 'Approve a reply waiting for approval',
+    description:
+      'For a reply `pending_approval`: approves it, so it is published at once. Never by the one who wrote it (as for posts). Emits `comment.reply.published` or `.failed` once it is out.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such reply, or one on a channel the key cannot see',
+      conflict: 'the reply needs no approval, or is no longer waiting for one (`details.status`)',
+      validation_failed: '`comment` longer than 2000 characters',
+    },
+    success: { description: 'The reply, `publishing`.' },
+    temporal: true,
+    params: { id: REPLY_ID },
+  }),
+  rejectReply: doc({
+    operationId: 'rejectReply',
+    audit: { action: 'reply.reject', resource: 'reply' },
+    tag: 'Comments',
+    action: 'posts.approve',
+    summary: 'Reject a reply waiting for approval',
+    description: 'For a reply `pending_approval`: rejects it; it is never published. Never by the one who wrote it.',
+    errors: ['not_found', 'conflict', 'validation_failed'],
+    errorNotes: {
+      not_found: 'no such reply, or one on a channel the key cannot see',
+      conflict: 'the reply needs no approval, or is no longer waiting for one (`details.status`)',
+      validation_failed: '`comment` longer than 2000 characters',
+    },
+    success: { description: 'The reply, `rejected`.' },
+    temporal: true,
+    params: { id: REPLY_ID },
+  }),
+  hideComment: hideDoc('hide'),
+  unhideComment: hideDoc('unhide'),
 };
 
 export function commentRoutes(deps: AppDeps) {
+  async function decide(auth: Auth, replyId: string, decision: 'approve' | 'reject', comment: string | undefined) {
+    const d = { decision, by: await auth.principal(), comment: comment ?? null, now: auth.now };
+    return decideReply(deps.orm.em.fork(), deps.temporal, auth.organization.id, replyId, auth.channels, d);
+  }
+  const hide =
+    (action: 'hide' | 'unhide') =>
+    async ({ auth, params, set }: { auth: Auth; params: { id: string }; set: { status?: unknown } }) => {
+      const { comment, done } = await moderateComment(
+        deps.orm.em.fork(),
+        deps.temporal,
+        auth.organization.id,
+        params.id,
+        auth.channels,
+        action,
+        auth.now,
+      );
+      set.status = done ? 200 : 202;
+      return comment;
+    };
   return router()
     .use(authPlugin(deps))
     .get(
@@ -175,5 +338,73 @@ export function commentRoutes(deps: AppDeps) {
         response: { 200: CommentSchema },
         operation: COMMENT_OPERATIONS.updateComment,
       },
-    );
+    )
+    .post(
+      '/comments/:id/reply',
+      async ({ auth, params, body, set, headers }) => {
+        const result = await replyToCommentOnce(
+          { em: deps.orm.em.fork(), temporal: deps.temporal },
+          auth,
+          params.id,
+          body,
+          headers['idempotency-key'],
+        );
+        return answerStored(set, result);
+      },
+      {
+        params: IdParams,
+        body: ReplyBody,
+        transform: refuseUnstorableBody,
+        response: { 202: ReplySchema },
+        operation: COMMENT_OPERATIONS.replyToComment,
+      },
+    )
+    .get('/comments/:id/replies', ({ auth, params }) => listReplies(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels), {
+      params: IdParams,
+      response: { 200: ReplyListSchema },
+      operation: COMMENT_OPERATIONS.listCommentReplies,
+    })
+    .post('/comments/:id/hide', hide('hide'), {
+      params: IdParams,
+      response: { 200: CommentSchema, 202: CommentSchema },
+      operation: COMMENT_OPERATIONS.hideComment,
+    })
+    .post('/comments/:id/unhide', hide('unhide'), {
+      params: IdParams,
+      response: { 200: CommentSchema, 202: CommentSchema },
+      operation: COMMENT_OPERATIONS.unhideComment,
+    })
+    .get('/replies/:id', ({ auth, params }) => getReply(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels), {
+      params: IdParams,
+      response: { 200: ReplySchema },
+      operation: COMMENT_OPERATIONS.getReply,
+    })
+    .delete(
+      '/replies/:id',
+      async ({ auth, params, set }) => {
+        const { reply, done } = await deleteReply(
+          deps.orm.em.fork(),
+          deps.temporal,
+          auth.organization.id,
+          params.id,
+          auth.channels,
+          auth.now,
+        );
+        set.status = done ? 200 : 202;
+        return reply;
+      },
+      { params: IdParams, response: { 200: ReplySchema, 202: ReplySchema }, operation: COMMENT_OPERATIONS.deleteReply },
+    )
+    .post('/replies/:id/approve', ({ auth, params, body }) => decide(auth, params.id, 'approve', body?.comment), {
+      params: IdParams,
+      body: DecisionBody,
+      response: { 200: ReplySchema },
+      operation: COMMENT_OPERATIONS.approveReply,
+    })
+    .post('/replies/:id/reject', ({ auth, params, body }) => decide(auth, params.id, 'reject', body?.comment), {
+      params: IdParams,
+      body: DecisionBody,
+      response: { 200: ReplySchema },
+      operation: COMMENT_OPERATIONS.rejectReply,
+    });
 }

@@ -55,7 +55,9 @@ export const ChannelCapabilitiesSchema = t.Object(
         ),
         comments: t.Object(
           {
-            read: t.Boolean({ description: 'The comments under this channel’s posts are collected (GET /v1/inbox).' }),
+            read: t.Boolean({ description: 'The comments under this channel’s posts are collected (GET /v1/inbox) and can be answered.' }),
+            hide: t.Optional(t.Boolean({ description: 'A comment can be hidden and shown again (POST /v1/comments/{id}/hide).' })),
+            delete: t.Optional(t.Boolean({ description: 'A reply sent through the service can be deleted (DELETE /v1/replies/{id}).' })),
             why: t.Optional(t.String({ description: 'Why not, where they are not.' })),
           },
           { ...strict, description: 'Whether the service reads what people answer under this channel’s posts.' },

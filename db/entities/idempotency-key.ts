@@ -3,6 +3,7 @@ import { ApiKey } from './api-key.ts';
 import { Organization } from './organization.ts';
 import { Post } from './post.ts';
 import { Series } from './series.ts';
+import { CommentReply } from './comment.ts';
 
 /**
  * A request made with an Idempotency-Key: the first response is kept for 24 h and replayed for
@@ -27,6 +28,8 @@ export const IdempotencyKey = defineEntity({
     post: () => p.manyToOne(Post).mapToPk().deleteRule('cascade').nullable().index(),
     /** The series a create made, claimed the same way. */
     series: () => p.manyToOne(Series).mapToPk().deleteRule('cascade').nullable().index(),
+    /** The reply to a comment a request made, claimed the same way. */
+    reply: () => p.manyToOne(CommentReply).mapToPk().deleteRule('cascade').nullable().index(),
     statusCode: p.integer().nullable(),
     response: p.json<unknown>().nullable(),
     location: p.text().nullable(),

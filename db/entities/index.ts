@@ -42,7 +42,7 @@ import { Invitation } from './invitation.ts';
 import { AuditEvent } from './audit-event.ts';
 import { Feed, FeedItem } from './feed.ts';
 import { PreviewLink } from './preview-link.ts';
-import { Comment, CommentFollow } from './comment.ts';
+import { Comment, CommentFollow, CommentReply } from './comment.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -72,4 +72,5 @@ export const ALL_ENTITIES = [
   PreviewLink,
   Comment,
   CommentFollow,
+  CommentReply,
 ];

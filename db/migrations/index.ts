@@ -32,6 +32,7 @@ import { Migration20261128130000_feed_read_hold } from './Migration2026112813000
 import { Migration20261128230000_post_text_key } from './Migration20261128230000_post_text_key.ts';
 import { Migration20261129020000_post_pages_notify } from './Migration20261129020000_post_pages_notify.ts';
 import { Migration20261129050000_comments } from './Migration20261129050000_comments.ts';
+import { Migration20261129080000_comment_replies } from './Migration20261129080000_comment_replies.ts';
 import { Migration20261127150000_invitations } from './Migration20261127150000_invitations.ts';
 import { Migration20261127160000_audit_events } from './Migration20261127160000_audit_events.ts';
 
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261128230000_post_text_key', class: Migration20261128230000_post_text_key },
   { name: 'Migration20261129020000_post_pages_notify', class: Migration20261129020000_post_pages_notify },
   { name: 'Migration20261129050000_comments', class: Migration20261129050000_comments },
+  { name: 'Migration20261129080000_comment_replies', class: Migration20261129080000_comment_replies },
 ];

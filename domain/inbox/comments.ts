@@ -3,7 +3,7 @@
 // (read or unread, who answers it). An API key limited to channels sees the comments of those
 // channels only (domain/key-channels.ts). Rules of a conversation: domain/inbox/collection.ts.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CommentStatus } from '../../db/entities/index.ts';
+import type { CommentModeration, CommentStatus } from '../../db/entities/index.ts';
 import { sql } from '../../db/sql.ts';
 import { t } from 'elysia';
 import { errors } from '../../lib/errors.ts';
@@ -32,6 +32,8 @@ export interface CommentView {
   ours: boolean;
   status: CommentStatus;
   assigneeUserId: string | null;
+  /** The last hide or show-again asked for through the service, and how it went; null: none. */
+  moderation: CommentModeration | null;
   /** When the service first read it. */
   collectedAt: string;
 }
@@ -57,13 +59,14 @@ interface Row {
   ours: boolean;
   status: CommentStatus;
   assignee_user_id: string | null;
+  moderation: CommentModeration | null;
   created_at: Date | string;
 }
 
 /** The columns of a view, with the collected parent's id (same channel, the platform id it answers). */
 const COLUMNS = `c.id, c.post_id, c.channel_id, ch.platform, parent.id as parent_id, c.platform_comment_id, c.parent_platform_id,
   c.author_name, c.author_handle, c.author_avatar_url, c.author_profile_url, c.text, c.written_at, c.url, c.ours, c.status,
-  c.assignee_user_id, c.created_at`;
+  c.assignee_user_id, c.moderation, c.created_at`;
 const FROM = `comments c join channels ch on ch.id = c.channel_id
   left join comments parent on parent.channel_id = c.channel_id and parent.platform_comment_id = c.parent_platform_id`;
 
@@ -82,6 +85,7 @@ function view(r: Row): CommentView {
     ours: r.ours,
     status: r.status,
     assigneeUserId: r.assignee_user_id,
+    moderation: r.moderation,
     collectedAt: new Date(r.created_at).toISOString(),
   };
 }

@@ -29,6 +29,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'feed.paused',
   'series.paused',
   'comment.received',
+  'comment.reply.published',
+  'comment.reply.failed',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

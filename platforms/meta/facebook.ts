@@ -2,7 +2,9 @@
 // credentials.accessToken). Text → POST /{page-id}/feed; photos → uploaded unpublished to
 // /{page-id}/photos, then one feed post with attached_media; a video → POST /{page-id}/videos.
 // The `link` option is the text post's link preview, or the end of the text beside media.
-// A first comment → POST /{post-id}/comments, as the Page.
+// A first comment → POST /{post-id}/comments, as the Page; a reply to a comment → POST
+// /{comment-id}/comments. A comment is hidden or shown again with POST /{comment-id} is_hidden,
+// and a reply of the Page's deleted with DELETE /{comment-id}.
 import {
   PlatformError,
   type CommentsRead,
@@ -16,7 +18,20 @@ import {
 import type { FacebookOptions } from '../options.ts';
 import { blobOf, credential, trimSlash } from '../http.ts';
 import { counts, dig, strOrNumber } from '../json.ts';
-import { findComment, findRecentPost, gone, GRAPH_API_VERSION, createGraphClient, isoTime, listAll, type GraphClient } from './graph.ts';
+import {
+  deleteObject,
+  expectSuccess,
+  findComment,
+  findRecentPost,
+  gone,
+  GRAPH_API_VERSION,
+  createGraphClient,
+  isoTime,
+  listAll,
+  notBeforeOf,
+  readIfThere,
+  type GraphClient,
+} from './graph.ts';
 
 export interface FacebookConnectorOptions {
   fetch?: typeof fetch;
@@ -141,7 +156,8 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
     /**
      * The Graph API has no idempotency key, so before a retry the Page's own recent posts
      * (/{page-id}/posts, not visitor posts) are searched for this text. A comment is looked for
-     * among the post's comments, newest first: one by the Page (`from`) with this message.
+     * among the comments of what it answers (/{post-id}/comments, or a comment's replies at
+     * /{comment-id}/comments), newest first: one by the Page (`from`) with this message.
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { pageId, token } = account(req.credentials);
@@ -158,6 +174,7 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
           url: (c: Record<string, unknown>, id: string) => strOrNumber(c.permalink_url) ?? `${web}/${id}`,
           pages: 3,
           limit: 100,
+          notBefore: notBeforeOf(req),
         };
         return findComment(graph, token, listing, req.text, req.signal);
       }
@@ -170,6 +187,38 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
         fallbackUrl: (id: string) => `${web}/${id}`,
       };
       return findRecentPost(graph, token, listing, messageOf(req), kind, req.signal);
+    },
+
+    /**
+     * POST /{comment-id} with is_hidden (pages_manage_engagement): hidden from everyone but its
+     * author and the Page's admins, or shown again. A comment already so is success; one the
+     * Page may not hide (its `can_hide` is false) Graph refuses, permanent.
+     */
+    async hideComment(credentials, target, hidden, signal): Promise<void> {
+      const { token } = account(credentials);
+      const id = target.platformCommentId;
+      expectSuccess(P, `hide ${id}`, await graph.post(`/${id}`, { is_hidden: String(hidden) }, token, signal));
+    },
+
+    /**
+     * DELETE /{comment-id}. Graph lets a Page delete anyone's comment under its posts, and the
+     * service deletes only the Page's own replies, so the author (`from`) is read first: a
+     * comment someone else wrote is refused here, before anything is deleted. A comment Graph no
+     * longer has is success.
+     */
+    async deletePublished(credentials, target, signal): Promise<void> {
+      const { pageId, token } = account(credentials);
+      const id = target.platformCommentId;
+      const c = await readIfThere(graph.get(`/${id}`, { fields: 'from' }, token, signal));
+      if (!c) return;
+      const from = strOrNumber(dig(c, 'from', 'id'));
+      if (from !== pageId) {
+        throw new PlatformError(
+          'permanent',
+          `Facebook: comment ${id} was written by ${from ?? 'someone the Page cannot see'}, not by the Page`,
+        );
+      }
+      await deleteObject(P, graph, id, token, signal);
     },
   };
 }
@@ -191,9 +240,10 @@ function messageOf(req: PublishRequest): string {
 }
 
 /**
- * A comment under the post, as the Page (the Page token comments in the Page's name). Graph
- * answers only the id, `{post}_{comment}`; the link is the comment's permalink_url, read after,
- * and a failed read does not fail (and so retry) a comment that exists.
+ * A comment under the post, or a reply under a comment (both /{id}/comments), as the Page (the
+ * Page token comments in the Page's name). Graph answers only the id, `{post}_{comment}`; the
+ * link is the comment's permalink_url, read after, and a failed read does not fail (and so
+ * retry) a comment that exists.
  */
 async function comment(graph: GraphClient, web: string, token: string, req: PublishRequest, post: PostRef): Promise<PublishResult> {
   if (req.media.length) throw new PlatformError('permanent', 'Facebook: a comment carries no attachments');

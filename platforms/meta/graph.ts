@@ -26,6 +26,8 @@ export interface GraphClient {
   get(path: string, params: Record<string, string>, token: string, signal?: AbortSignal): Promise<GraphObject>;
   /** Form-encoded, or multipart when `params` is a FormData (file uploads). */
   post(path: string, params: Record<string, string> | FormData, token: string, signal?: AbortSignal): Promise<GraphObject>;
+  /** The parameters and the token in the query: a DELETE carries no body. */
+  delete(path: string, params: Record<string, string>, token: string, signal?: AbortSignal): Promise<GraphObject>;
 }
 
 /**
@@ -56,6 +58,10 @@ export function createGraphClient(platform: string, opts: { baseUrl: string; fet
         return ok(http.send(`${base}${path}`, { method: 'POST', multipart: params, signal }));
       }
       return ok(http.send(`${base}${path}`, { method: 'POST', form: { ...params, access_token: token }, signal }));
+    },
+    delete(path, params, token, signal) {
+      const query = new URLSearchParams({ ...params, access_token: token });
+      return ok(http.send(`${base}${path}?${query}`, { method: 'DELETE', signal }));
     },
   };
 }
@@ -217,9 +223,15 @@ export interface RecentPost {
  * The newest recent post with the same text (and, for posts without text, the same kind of
  * media, the only other thing the listing tells apart).
  */
-export function matchRecent(posts: RecentPost[], text: string, kind: string | undefined, now = Date.now()): RecentPost | null {
+export function matchRecent(
+  posts: RecentPost[],
+  text: string,
+  kind: string | undefined,
+  now = Date.now(),
+  notBefore = Number.NEGATIVE_INFINITY,
+): RecentPost | null {
   const want = normalize(text);
-  const since = now - FIND_WINDOW_MS;
+  const since = Math.max(now - FIND_WINDOW_MS, notBefore);
   const hits = posts.filter((p) => {
     if (normalize(p.text) !== want) return false;
     if (!want && kind && p.kind && p.kind !== kind) return false;
@@ -244,6 +256,23 @@ export interface RecentListing {
    * (Threads `replied_to`). A listing of replies holds the account's answers to anyone.
    */
   answering?: { field: string; id: string };
+  /** Items older than this (ms since the epoch) are not it: see notBeforeOf. */
+  notBefore?: number;
+}
+
+/**
+ * Slack for the clocks of this service and Meta when a platform timestamp (whole seconds) is
+ * compared with the first attempt's time.
+ */
+export const CLOCK_SLACK_MS = 60_000;
+
+/**
+ * The oldest a follow-up an earlier attempt made can be: the first attempt's time less
+ * CLOCK_SLACK_MS, or unbounded when that time is unknown. An inbox may answer one comment twice
+ * with the same words; the older answer is not this one.
+ */
+export function notBeforeOf(req: { firstAttemptAt?: Date }): number | undefined {
+  return req.firstAttemptAt ? req.firstAttemptAt.getTime() - CLOCK_SLACK_MS : undefined;
 }
 
 /**
@@ -270,7 +299,7 @@ export async function findRecentPost(
       ? [{ id, text: strOrNumber(p[f.text]) ?? '', time: strOrNumber(p[f.time]), url: strOrNumber(p[f.url]), kind: strOrNumber(p[f.kind]) }]
       : [];
   });
-  const hit = matchRecent(posts, text, kind);
+  const hit = matchRecent(posts, text, kind, Date.now(), l.notBefore);
   return hit ? { platformPostId: hit.id, url: hit.url ?? l.fallbackUrl(hit.id), publishedAt: isoTime(hit.time) } : null;
 }
 
@@ -287,12 +316,15 @@ export interface CommentListing {
   /** Pages of `limit` comments read at most. */
   pages: number;
   limit: number;
+  /** Comments older than this (ms since the epoch) are not it: see notBeforeOf. */
+  notBefore?: number;
 }
 
 /**
- * findPublished for a comment (no idempotency key): the post's comments, paged with the `after`
- * cursor, for one of the account's own with this text. The workflow comments once under a post,
- * so such a comment, of any age, is the one an earlier attempt created.
+ * findPublished for a comment (no idempotency key): the post's comments (or a comment's replies),
+ * paged with the `after` cursor, for one of the account's own with this text. The workflow
+ * comments once under a post, so such a comment, of any age (or since `notBefore`, where the
+ * first attempt's time is known), is the one an earlier attempt created.
  */
 export async function findComment(
   graph: GraphClient,
@@ -310,6 +342,8 @@ export async function findComment(
     for (const c of listData(body)) {
       const id = strOrNumber(c.id);
       if (!id || normalize(strOrNumber(c[l.fields.text]) ?? '') !== want || !l.mine(c)) continue;
+      const at = parseGraphTime(strOrNumber(c[l.fields.time]) ?? '');
+      if (l.notBefore !== undefined && at !== undefined && at < l.notBefore) continue;
       return { platformPostId: id, url: l.url(c, id), publishedAt: isoTime(c[l.fields.time]) };
     }
     // Graph leaves `next` out on the last page.
@@ -384,4 +418,50 @@ export async function listAll(
     if (!after) break;
   }
   return items;
+}
+
+/**
+ * Graph's answer about an object it does not have, or one this token may not load or act on:
+ * code 100, subcode 33 ("Unsupported get/post/delete request. Object with ID … does not exist,
+ * cannot be loaded due to missing permissions, or does not support this operation").
+ */
+export function isUnsupportedObject(err: unknown): err is PlatformError {
+  return err instanceof PlatformError && err.opts.platformCode === '100/33';
+}
+
+/** A read of one object, or null when Graph answers 100/33 for it (gone, or out of this token's reach). */
+export async function readIfThere(read: Promise<GraphObject>): Promise<GraphObject | null> {
+  try {
+    return await read;
+  } catch (err) {
+    if (isUnsupportedObject(err)) return null;
+    throw err;
+  }
+}
+
+/**
+ * A write that Graph answers with `{"success": true}` (a node update, manage_reply, a delete).
+ * Any other answer is not taken for done: transient, so the caller tries again.
+ */
+export function expectSuccess(platform: string, what: string, body: GraphObject): void {
+  if (body.success !== true) {
+    throw new PlatformError('transient', `${platform} ${what}: unexpected answer ${JSON.stringify(body).slice(0, 200)}`);
+  }
+}
+
+/**
+ * DELETE /{id}, idempotent. Graph answers the delete of an object it no longer has with 100/33,
+ * in the words it also uses for a delete this token may not do; a read of the object tells the
+ * two apart. Gone is success (an earlier attempt whose answer was lost, or someone else, deleted
+ * it); still there is the platform's refusal, permanent.
+ */
+export async function deleteObject(platform: string, graph: GraphClient, id: string, token: string, signal?: AbortSignal): Promise<void> {
+  try {
+    expectSuccess(platform, `DELETE ${id}`, await graph.delete(`/${id}`, {}, token, signal));
+  } catch (err) {
+    if (!isUnsupportedObject(err)) throw err;
+    if (await readIfThere(graph.get(`/${id}`, { fields: 'id' }, token, signal))) {
+      throw new PlatformError('permanent', `${err.message} (the object is still there: this account may not delete it)`, err.opts);
+    }
+  }
 }

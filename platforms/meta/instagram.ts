@@ -3,7 +3,9 @@
 // Publishing is the container flow: POST /{ig-user-id}/media (Instagram fetches each item from
 // a public URL), poll the container until FINISHED, POST /{ig-user-id}/media_publish. The post
 // options choose a feed post, a reel (REELS), a story (STORIES) or a carousel (CAROUSEL of item
-// containers). A first comment → POST /{ig-media-id}/comments.
+// containers). A first comment → POST /{ig-media-id}/comments; a reply to a comment → POST
+// /{ig-comment-id}/replies. A comment is hidden or shown again with POST /{ig-comment-id} hide,
+// and a reply of the account's deleted with DELETE /{ig-comment-id}.
 import {
   PlatformError,
   type CommentsRead,
@@ -19,6 +21,8 @@ import type { InstagramOptions } from '../options.ts';
 import { credential, trimSlash } from '../http.ts';
 import { counts, dig, strOrNumber } from '../json.ts';
 import {
+  deleteObject,
+  expectSuccess,
   findComment,
   findRecentPost,
   GRAPH_API_VERSION,
@@ -27,8 +31,10 @@ import {
   isoTime,
   listAll,
   listData,
+  notBeforeOf,
   parseGraphTime,
   publicUrl,
+  readIfThere,
   refreshLongLivedToken,
   gone,
   waitForContainer,
@@ -208,7 +214,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
 
     async publish(req: PublishRequest): Promise<PublishResult> {
       const { userId, token } = account(req.credentials);
-      if (req.replyTo) return comment(graph, web, token, req, req.replyTo.parent);
+      if (req.replyTo) return comment(graph, web, token, req, req.replyTo);
       if (!req.media.length) throw new PlatformError('permanent', 'Instagram: a post needs at least one image or video');
       if (req.media.length > MAX_ITEMS) throw new PlatformError('permanent', `Instagram: at most ${MAX_ITEMS} items per carousel`);
       const o = optionsOf(req);
@@ -226,25 +232,32 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     /**
      * No idempotency key in the Graph API, and a container id does not survive the attempt, so
      * before a retry the account's recent media are searched for this caption, and a story
-     * among its live stories (findStory). A comment is looked for among the post's comments: one
-     * with this text by the post's owner (the comment's `username` is the post's), which is this
-     * account.
+     * among its live stories (findStory). A comment is looked for among the post's comments, a
+     * reply among the replies of the top-level comment it went under (Instagram answers one
+     * level deep: a reply to a reply goes under the top-level comment, named by the reply's
+     * parent_id): one with this text by the post's owner (the comment's `username` is the
+     * post's, read from the post, `root`), which is this account.
      */
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { userId, token } = account(req.credentials);
       if (req.replyTo) {
-        const post = req.replyTo.parent;
-        const owner = strOrNumber((await graph.get(`/${post.platformPostId}`, { fields: 'username' }, token, req.signal)).username);
+        const { root, parent } = req.replyTo;
+        const owner = strOrNumber((await graph.get(`/${root.platformPostId}`, { fields: 'username' }, token, req.signal)).username);
+        const path =
+          parent.platformPostId === root.platformPostId
+            ? `/${root.platformPostId}/comments`
+            : `/${await topLevelComment(graph, parent.platformPostId, token, req.signal)}/replies`;
         const listing = {
-          path: `/${post.platformPostId}/comments`,
+          path,
           fields: { text: 'text', time: 'timestamp', extra: ['username'] },
           mine: (c: Record<string, unknown>) => {
             const author = strOrNumber(c.username);
             return !owner || !author || author === owner;
           },
-          url: (_: Record<string, unknown>, id: string) => commentUrl(web, post, id),
+          url: (_: Record<string, unknown>, id: string) => commentUrl(web, root, id),
           pages: 5,
           limit: 50,
+          notBefore: notBeforeOf(req),
         };
         return findComment(graph, token, listing, req.text, req.signal);
       }
@@ -262,7 +275,43 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
       return refreshLongLivedToken(root, 'ig_refresh_token', credential(P, credentials, 'accessToken'), signal);
     },
+
+    /**
+     * POST /{ig-comment-id} with hide (instagram_business_manage_comments): hidden from everyone
+     * but its author, or shown again. A comment already so is success; one Instagram refuses to
+     * hide (the media owner's own comments stay visible) is permanent.
+     */
+    async hideComment(credentials, target, hidden, signal): Promise<void> {
+      const { token } = account(credentials);
+      const id = target.platformCommentId;
+      expectSuccess(P, `hide ${id}`, await graph.post(`/${id}`, { hide: String(hidden) }, token, signal));
+    },
+
+    /**
+     * DELETE /{ig-comment-id}. Instagram lets the media's owner delete anyone's comment on it,
+     * and the service deletes only the account's own replies, so the author (`from`) is read
+     * first: a comment someone else wrote is refused here, before anything is deleted. A comment
+     * Graph no longer has is success.
+     */
+    async deletePublished(credentials, target, signal): Promise<void> {
+      const { userId, token } = account(credentials);
+      const id = target.platformCommentId;
+      const c = await readIfThere(graph.get(`/${id}`, { fields: 'from' }, token, signal));
+      if (!c) return;
+      const from = strOrNumber(dig(c, 'from', 'id'));
+      if (from !== userId) {
+        const by = strOrNumber(dig(c, 'from', 'username')) ?? from ?? 'someone else';
+        throw new PlatformError('permanent', `Instagram: comment ${id} was written by ${by}, not by this account`);
+      }
+      await deleteObject(P, graph, id, token, signal);
+    },
   };
+}
+
+/** The top-level comment a reply goes under: the comment itself, or the one it replies to (`parent_id`). */
+async function topLevelComment(graph: GraphClient, commentId: string, token: string, signal?: AbortSignal): Promise<string> {
+  const c = await graph.get(`/${commentId}`, { fields: 'parent_id' }, token, signal);
+  return strOrNumber(c.parent_id) ?? commentId;
 }
 
 /**
@@ -298,13 +347,24 @@ async function findStory(
   return { platformPostId: hit.id, url: hit.url ?? `${web}/`, publishedAt: new Date(hit.at!).toISOString() };
 }
 
-/** A comment under the post; Graph answers only its id. */
-async function comment(graph: GraphClient, web: string, token: string, req: PublishRequest, post: PostRef): Promise<PublishResult> {
+/**
+ * A comment under the post (POST /{ig-media-id}/comments), or a reply to a comment (POST
+ * /{ig-comment-id}/replies; Instagram puts a reply to a reply under the top-level comment).
+ * Graph answers only its id.
+ */
+async function comment(
+  graph: GraphClient,
+  web: string,
+  token: string,
+  req: PublishRequest,
+  { root, parent }: { root: PostRef; parent: PostRef },
+): Promise<PublishResult> {
   if (req.media.length) throw new PlatformError('permanent', 'Instagram: a comment carries no attachments');
-  const created = await graph.post(`/${post.platformPostId}/comments`, { message: req.text }, token, req.signal);
+  const path = parent.platformPostId === root.platformPostId ? `/${root.platformPostId}/comments` : `/${parent.platformPostId}/replies`;
+  const created = await graph.post(path, { message: req.text }, token, req.signal);
   const id = strOrNumber(created.id);
   if (!id) throw new PlatformError('transient', `Instagram returned no comment id: ${JSON.stringify(created).slice(0, 200)}`);
-  return { platformPostId: id, url: commentUrl(web, post, id) };
+  return { platformPostId: id, url: commentUrl(web, root, id) };
 }
 
 /**

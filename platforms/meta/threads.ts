@@ -2,7 +2,10 @@
 // credentials.accessToken (long-lived Threads user token). Like Instagram: POST
 // /{threads-user-id}/threads creates a container (media fetched from a public URL), poll it
 // until FINISHED, POST /{threads-user-id}/threads_publish. A thread item after the post is the
-// same flow with reply_to_id, the item before it.
+// same flow with reply_to_id, the item before it, and so is a reply to someone's reply. A reply
+// under the account's threads is hidden or shown again with POST /{threads-reply-id}/manage_reply
+// (threads_manage_replies); a post of the account's is deleted with DELETE /{threads-media-id}
+// (threads_delete).
 import {
   PlatformError,
   type CommentsRead,
@@ -16,6 +19,8 @@ import {
 import { credential, trimSlash } from '../http.ts';
 import { counts, dig, strOrNumber } from '../json.ts';
 import {
+  deleteObject,
+  expectSuccess,
   findRecentPost,
   createGraphClient,
   isoTime,
@@ -23,6 +28,7 @@ import {
   refreshLongLivedToken,
   gone,
   listAll,
+  notBeforeOf,
   waitForContainer,
   type GraphClient,
   type MediaUrlResolver,
@@ -204,13 +210,34 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
         limit: parent ? 100 : 50,
         since: true,
         fallbackUrl: () => `${web}/`,
-        ...(parent ? { answering: { field: 'replied_to', id: parent } } : {}),
+        ...(parent ? { answering: { field: 'replied_to', id: parent }, notBefore: notBeforeOf(req) } : {}),
       };
       return findRecentPost(graph, token, listing, req.text, kind, req.signal);
     },
 
     async refreshCredentials(credentials: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
       return refreshLongLivedToken(root, 'th_refresh_token', credential(P, credentials, 'accessToken'), signal);
+    },
+
+    /**
+     * POST /{threads-reply-id}/manage_reply with hide (threads_manage_replies). Threads hides a
+     * top-level reply under the account's own post, and the replies under it with it; a reply
+     * nested deeper cannot be hidden on its own, and Threads refuses it (permanent), as it
+     * refuses a reply under someone else's post.
+     */
+    async hideComment(credentials, target, hidden, signal): Promise<void> {
+      const { token } = account(credentials);
+      const id = target.platformCommentId;
+      expectSuccess(P, `hide ${id}`, await graph.post(`/${id}/manage_reply`, { hide: String(hidden) }, token, signal));
+    },
+
+    /**
+     * DELETE /{threads-media-id} (threads_delete, at most 100 deletes a day per account). Threads
+     * deletes only the account's own posts and replies; a post it no longer has is success.
+     */
+    async deletePublished(credentials, target, signal): Promise<void> {
+      const { token } = account(credentials);
+      await deleteObject(P, graph, target.platformCommentId, token, signal);
     },
   };
 }

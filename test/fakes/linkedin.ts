@@ -1,7 +1,10 @@
-// A local fake of the LinkedIn REST API parts the connector uses: the Posts API (create and the
-// author finder), the Comments API (create and list under a post), the Images, Videos and
-// Documents upload flows with their upload URLs, and the OAuth token endpoint. Rest.li error bodies, version and protocol headers, member/organization
-// permissions, little-text truncation and DUPLICATE_POST behave as LinkedIn's do.
+// A local fake of the LinkedIn REST API parts the connector uses: the Posts API (create, get one
+// and the author finder), the Comments API (create under a post or, with parentComment, under a
+// comment; list a post's comments or a comment's replies; delete), the Images, Videos and
+// Documents upload flows with their upload URLs, and the OAuth token endpoint. Rest.li error
+// bodies, version and protocol headers, member/organization permissions (reading comments needs
+// r_organization_social for an organization's post, r_member_social for a member's; deleting
+// one, its own actor), little-text truncation and DUPLICATE_POST behave as LinkedIn's do.
 export interface FakeLinkedInPost {
   urn: string;
   author: string;
@@ -29,6 +32,8 @@ export interface FakeLinkedInComment {
   /** As sent: comments are text with attributes, not little text. */
   text: string;
   createdAt: number;
+  /** The comment this one answers (a reply); null for a comment on the post. */
+  parentComment: string | null;
 }
 
 export interface FakeLinkedInAsset {
@@ -68,6 +73,8 @@ export type FakeLinkedInRoute =
   | 'socialActions'
   | 'comment'
   | 'comments'
+  | 'deleteComment'
+  | 'post'
   | 'initialize'
   | 'finalize'
   | 'upload'
@@ -104,8 +111,8 @@ export interface FakeLinkedIn {
   validRefreshTokens: Set<string>;
   failNext(n: number, response: FakeLinkedInResponse, route?: FakeLinkedInRoute): void;
   addPost(author: string, commentary: string, opts?: { createdAt?: Date }): FakeLinkedInPost;
-  /** A comment someone made under a post. */
-  addComment(object: string, actor: string, text: string): FakeLinkedInComment;
+  /** A comment someone made under a post, or a reply to `parent`. */
+  addComment(object: string, actor: string, text: string, parent?: FakeLinkedInComment): FakeLinkedInComment;
   count(route: FakeLinkedInRoute): number;
   stop(): Promise<void>;
 }
@@ -198,6 +205,15 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
         return socialActions(decodeURIComponent(path.split('/')[3] ?? ''));
       case 'comments':
         return listComments(decodeURIComponent(path.split('/')[3] ?? ''), u.searchParams, tok);
+      case 'deleteComment':
+        return deleteComment(
+          decodeURIComponent(path.split('/')[3] ?? ''),
+          decodeURIComponent(path.split('/')[5] ?? ''),
+          u.searchParams,
+          tok,
+        );
+      case 'post':
+        return showPost(decodeURIComponent(path.split('/')[3] ?? ''), tok);
       case 'comment': {
         const urn = decodeURIComponent(path.split('/')[3] ?? '');
         if (!acceptThenHang) return createComment(req, urn, tok);
@@ -220,6 +236,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     if (method === 'GET' && /^\/rest\/socialActions\/[^/]+$/.test(path)) return 'socialActions';
     if (method === 'POST' && /^\/rest\/socialActions\/[^/]+\/comments$/.test(path)) return 'comment';
     if (method === 'GET' && /^\/rest\/socialActions\/[^/]+\/comments$/.test(path)) return 'comments';
+    if (method === 'DELETE' && /^\/rest\/socialActions\/[^/]+\/comments\/[^/]+$/.test(path)) return 'deleteComment';
+    if (method === 'GET' && /^\/rest\/posts\/[^/]+$/.test(path)) return 'post';
     if (method === 'POST' && /^\/rest\/(images|videos|documents)$/.test(path) && q.get('action') === 'initializeUpload')
       return 'initialize';
     if (method === 'POST' && path === '/rest/videos' && q.get('action') === 'finalizeUpload') return 'finalize';
@@ -241,9 +259,11 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   /**
    * POST /rest/socialActions/{post urn}/comments: 201 with the comment id in x-restli-id and the
    * comment in the body. A post LinkedIn does not have answers 404, as does one published a
-   * moment ago (commentsUnavailableFor).
+   * moment ago (commentsUnavailableFor). On a comment's URN it is a reply: parentComment must name
+   * that comment and object its post; a comment LinkedIn does not have answers 404.
    */
   async function createComment(req: Request, urn: string, tok: FakeLinkedInToken): Promise<Response> {
+    if (urn.startsWith('urn:li:comment:')) return createReply(req, urn, tok);
     const body = await readJson(req);
     if (!body) return restError(400, 'Invalid JSON in the request body');
     for (const k of Object.keys(body)) {
@@ -257,6 +277,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
       return fieldError('/message/text', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
     // Stricter than LinkedIn, which also takes the post's activity URN as the object.
     if (body.object !== urn) return fieldError('/object', `object must be the entity commented on (${urn})`, 'INVALID_VALUE');
+    if (body.parentComment !== undefined) return fieldError('/parentComment', 'parentComment is for nested comments only', 'INVALID_VALUE');
     if (!mayActAs(tok, actor, true)) {
       return restError(403, 'Not enough permissions to access: partnerApiSocialActions.CREATE.20260901', {
         code: 'ACCESS_DENIED',
@@ -273,41 +294,130 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     return json(commentJson(c), 201, { 'x-restli-id': c.id, 'x-linkedin-id': c.id });
   }
 
-  /** GET /rest/socialActions/{post urn}/comments?start&count: the post's comments, oldest first. */
-  function listComments(urn: string, q: URLSearchParams, tok: FakeLinkedInToken): Response {
-    if (!tok.scopes.has('r_member_social') && !tok.scopes.has('r_organization_social')) {
-      return restError(403, 'Not enough permissions to access: partnerApiSocialActions.GET_ALL.20260901', {
+  /** A reply: POST /rest/socialActions/{comment urn}/comments with parentComment that comment. */
+  async function createReply(req: Request, urn: string, tok: FakeLinkedInToken): Promise<Response> {
+    const body = await readJson(req);
+    if (!body) return restError(400, 'Invalid JSON in the request body');
+    for (const k of Object.keys(body)) {
+      if (!COMMENT_FIELDS.has(k)) return fieldError(`/${k}`, 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD');
+    }
+    const actor = body.actor;
+    if (typeof actor !== 'string' || !/^urn:li:(person|organization):/.test(actor))
+      return fieldError('/actor', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    const text = dig(body, 'message', 'text');
+    if (typeof text !== 'string' || !text.trim())
+      return fieldError('/message/text', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    if (!mayActAs(tok, actor, true)) {
+      return restError(403, 'Not enough permissions to access: partnerApiSocialActions.CREATE.20260901', {
         code: 'ACCESS_DENIED',
         serviceErrorCode: 100,
       });
     }
-    if (!posts.some((p) => p.urn === urn)) return restError(404, 'Unable to obtain activity');
+    const parent = comments.find((c) => c.urn === urn);
+    if (!parent) return restError(404, `Comment ${urn} not found`, { code: 'NOT_FOUND' });
+    if (body.parentComment !== urn)
+      return fieldError('/parentComment', `parentComment must be the comment answered (${urn})`, 'INVALID_VALUE');
+    if (body.object !== parent.object)
+      return fieldError('/object', `object must be the post commented on (${parent.object})`, 'INVALID_VALUE');
+    const c = addComment(parent.object, actor, text, parent);
+    return json(commentJson(c), 201, { 'x-restli-id': c.id, 'x-linkedin-id': c.id });
+  }
+
+  /** What reading the comments on `urn` (a post, or a comment of it) takes: the post's author's read permission. */
+  function readable(urn: string, tok: FakeLinkedInToken): FakeLinkedInPost | null | Response {
+    const object = urn.startsWith('urn:li:comment:') ? comments.find((c) => c.urn === urn)?.object : urn;
+    const post = posts.find((p) => p.urn === object);
+    if (!tok.scopes.has('r_member_social') && !tok.scopes.has('r_organization_social')) return denied('GET_ALL');
+    if (post && !mayActAs(tok, post.author, false)) return denied('GET_ALL');
+    return post ?? null;
+  }
+
+  /**
+   * GET /rest/socialActions/{urn}/comments?start&count: a post's comments (not the replies), or a
+   * comment's replies, oldest first. Only start and count are taken (stricter than Rest.li, which
+   * ignores others), count at most 100.
+   */
+  function listComments(urn: string, q: URLSearchParams, tok: FakeLinkedInToken): Response {
+    const post = readable(urn, tok);
+    if (post instanceof Response) return post;
+    for (const k of q.keys())
+      if (k !== 'start' && k !== 'count') return restError(400, `Query parameter ${k} is not allowed`, { code: 'ILLEGAL_ARGUMENT' });
+    if (!post) return restError(404, 'Unable to obtain activity');
     const start = Number(q.get('start') ?? '0');
     const count = Number(q.get('count') ?? '10');
-    const all = comments.filter((c) => c.object === urn);
+    if (!Number.isInteger(start) || start < 0 || !Number.isInteger(count) || count < 1 || count > 100) {
+      return restError(400, 'start must be 0 or more and count 1 to 100', { code: 'ILLEGAL_ARGUMENT' });
+    }
+    const nested = urn.startsWith('urn:li:comment:');
+    const all = comments.filter((c) => (nested ? c.parentComment === urn : c.object === urn && !c.parentComment));
     return json({
       paging: { start, count, total: all.length, links: [] },
       elements: all.slice(start, start + count).map(commentJson),
     });
   }
 
+  /**
+   * DELETE /rest/socialActions/{target}/comments/{id}?actor=: 204. The target is what the comment
+   * answers (the post, or the parent comment of a reply); a comment not there is 404. The actor
+   * (the member when not given) must be the comment's and one the token acts as (403 otherwise).
+   * A comment's replies go with it.
+   */
+  function deleteComment(target: string, id: string, q: URLSearchParams, tok: FakeLinkedInToken): Response {
+    for (const k of q.keys()) if (k !== 'actor') return restError(400, `Query parameter ${k} is not allowed`, { code: 'ILLEGAL_ARGUMENT' });
+    const c = comments.find((x) => x.id === id && (x.parentComment ? x.parentComment === target : x.object === target));
+    if (!c) return restError(404, `Comment ${id} not found on ${target}`, { code: 'NOT_FOUND' });
+    const actor = q.get('actor') ?? tok.member;
+    if (!mayActAs(tok, actor, true) || c.actor !== actor) return denied('DELETE');
+    for (let i = comments.length - 1; i >= 0; i--) {
+      if (comments[i] === c || comments[i]!.parentComment === c.urn) comments.splice(i, 1);
+    }
+    const post = posts.find((p) => p.urn === c.object);
+    if (post) post.comments--;
+    return new Response(null, { status: 204 });
+  }
+
+  /** GET /rest/posts/{urn}: the post, for its author's read permission; 404 when LinkedIn has none. */
+  function showPost(urn: string, tok: FakeLinkedInToken): Response {
+    const p = posts.find((x) => x.urn === urn);
+    if (!p) return restError(404, `Post ${urn} not found`, { code: 'NOT_FOUND' });
+    if (!mayActAs(tok, p.author, false)) return denied('GET');
+    return json({ id: p.urn, author: p.author, commentary: p.commentary, lifecycleState: 'PUBLISHED', createdAt: p.createdAt });
+  }
+
+  const denied = (method: string) =>
+    restError(403, `Not enough permissions to access: partnerApiSocialActions.${method}.20260901`, {
+      code: 'ACCESS_DENIED',
+      serviceErrorCode: 100,
+    });
+
   function commentJson(c: FakeLinkedInComment) {
     const stamp = { actor: c.actor, time: c.createdAt };
+    const replies = comments.filter((x) => x.parentComment === c.urn).length;
     return {
       id: c.id,
       commentUrn: c.urn,
       actor: c.actor,
       object: c.object,
+      ...(c.parentComment ? { parentComment: c.parentComment } : {}),
       message: { text: c.text, attributes: [] },
       created: stamp,
       lastModified: stamp,
       likesSummary: { totalLikes: 0, likedByCurrentUser: false, aggregatedTotalLikes: 0 },
+      commentsSummary: { totalFirstLevelComments: replies, aggregatedTotalComments: replies },
     };
   }
 
-  function addComment(object: string, actor: string, text: string): FakeLinkedInComment {
+  function addComment(object: string, actor: string, text: string, parent?: FakeLinkedInComment): FakeLinkedInComment {
     const id = next();
-    const c: FakeLinkedInComment = { id, urn: `urn:li:comment:(${object},${id})`, object, actor, text, createdAt: Date.now() };
+    const c: FakeLinkedInComment = {
+      id,
+      urn: `urn:li:comment:(${object},${id})`,
+      object,
+      actor,
+      text,
+      createdAt: Date.now(),
+      parentComment: parent?.urn ?? null,
+    };
     comments.push(c);
     const post = posts.find((p) => p.urn === object);
     if (post) post.comments++;

@@ -1,7 +1,9 @@
 // A local fake Mastodon instance speaking the parts of the REST API the connector uses, with
 // Mastodon's status codes and error bodies (`{"error": "..."}`). A reply (`in_reply_to_id`) answers
 // a status the instance has and shows `in_reply_to_id` / `in_reply_to_account_id` as the Status
-// entity does.
+// entity does. DELETE /api/v1/statuses/:id removes only the token's own statuses: another
+// account's, like one that is gone, is 404 "Record not found" (StatusesController#destroy looks the
+// status up among the account's own).
 export interface FakeStatus {
   id: string;
   text: string;
@@ -76,6 +78,8 @@ export interface FakeMastodon {
   requests: FakeRequest[];
   /** Every publish request received, in order: a re-send shows here even when it creates no second status. */
   sends: FakeSend[];
+  /** The statuses DELETE /api/v1/statuses/:id removed, in order. */
+  deleted: FakeStatus[];
   validTokens: Set<string>;
   /** Moves the fake's clock (Idempotency-Key lifetimes, created_at) by ms. */
   advance(ms: number): void;
@@ -134,6 +138,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
   const canned: FakeResponse[] = [];
   const cannedShow = new Map<string, { status: number; body?: unknown; headers?: Record<string, string> }[]>();
   const sends: FakeSend[] = [];
+  const deleted: FakeStatus[] = [];
   // `${token}:${key}`, as Mastodon keys it per account, with the time it stops being honoured.
   const idempotency = new Map<string, { status: FakeStatus; expiresAt: number }>();
   let skew = 0;
@@ -176,7 +181,9 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
                   ? 'source'
                   : method === 'GET' && showMatch
                     ? 'show'
-                    : null;
+                    : method === 'DELETE' && showMatch
+                      ? 'delete'
+                      : null;
     if (!route) return json({ error: 'Record not found' }, 404);
 
     let acceptThenHang = false;
@@ -205,6 +212,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       const s = statuses.find((x) => x.id === decodeURIComponent(showMatch![1]!));
       return s ? json(statusJson(s)) : json({ error: 'Record not found' }, 404);
     }
+    if (route === 'delete') return destroy(decodeURIComponent(showMatch![1]!), token);
     if (route === 'source') {
       const s = statuses.find((x) => x.id === decodeURIComponent(sourceMatch![1]!) && x.token === token);
       return s ? json({ id: s.id, text: s.text, spoiler_text: '' }) : json({ error: 'Record not found' }, 404);
@@ -275,6 +283,20 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     if (parent) parent.replies_count++;
     if (key) idempotency.set(`${token}:${key}`, { status, expiresAt: now() + IDEMPOTENCY_KEY_TTL_MS });
     return json(statusJson(status));
+  }
+
+  /**
+   * DELETE /api/v1/statuses/:id: the token's own status, answered as the Status it was, with its
+   * source `text` (for delete and redraft); its replies stay. Any other id is 404.
+   */
+  function destroy(id: string, token: string): Response {
+    const i = statuses.findIndex((x) => x.id === id && x.token === token);
+    if (i < 0) return json({ error: 'Record not found' }, 404);
+    const [s] = statuses.splice(i, 1);
+    deleted.push(s!);
+    const parent = statuses.find((x) => x.id === s!.in_reply_to_id);
+    if (parent) parent.replies_count--;
+    return json({ ...statusJson(s!), text: s!.text });
   }
 
   async function upload(req: Request, token: string): Promise<Response> {
@@ -449,6 +471,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     media,
     requests,
     sends,
+    deleted,
     validTokens,
     advance(ms) {
       skew += ms;

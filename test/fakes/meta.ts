@@ -5,10 +5,17 @@
 // Graph error bodies ({"error":{message,type,code,error_subcode,fbtrace_id}}), fetches container
 // media from the given URL as Meta does, and serves the long-lived token refresh endpoint.
 // Follow-ups: Threads replies are posts with a parent (reply_to_id on the container, listed by
-// /{user}/replies and /{media}/replies, not by /{user}/threads); Facebook and Instagram comments
-// are kept with their post (POST and GET /{post-id}/comments). A follow-up whose parent does not
-// exist is refused as Graph refuses an unknown object id. Instagram stories are listed by
-// /{ig-user-id}/stories while live (24 hours); alt_text is taken on image containers only.
+// /{user}/replies (the user's own replies) and /{media}/replies, not by /{user}/threads); Facebook
+// and Instagram comments are kept with their post (POST and GET /{post-id}/comments), replies to a
+// comment with their parent (Facebook POST and GET /{comment-id}/comments; Instagram POST and GET
+// /{ig-comment-id}/replies, one level deep: a reply to a reply goes under the top-level comment).
+// A follow-up whose parent does not exist is refused as Graph refuses an unknown object id.
+// Moderation: Facebook POST /{comment-id} is_hidden, Instagram POST /{ig-comment-id} hide, Threads
+// POST /{reply-id}/manage_reply hide, each only by the post's owner (a hidden comment stays in
+// the owner's listings, with is_hidden / hidden / hide_status); DELETE /{id} of a comment the
+// account wrote or one under its own post (Facebook, Instagram), of its own posts (Threads).
+// Instagram stories are listed by /{ig-user-id}/stories while live (24 hours); alt_text is taken
+// on image containers only.
 import { download } from './download.ts';
 export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
 
@@ -19,7 +26,18 @@ export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
 export type FakeResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
 
 /** Which requests a scripted failure hits. */
-export type FakeRoute = 'publish' | 'upload' | 'container' | 'status' | 'read' | 'list' | 'insights' | 'refresh' | 'comment';
+export type FakeRoute =
+  | 'publish'
+  | 'upload'
+  | 'container'
+  | 'status'
+  | 'read'
+  | 'list'
+  | 'insights'
+  | 'refresh'
+  | 'comment'
+  | 'moderate'
+  | 'delete';
 
 export interface FakeGraphPost {
   id: string;
@@ -39,8 +57,10 @@ export interface FakeGraphPost {
   /** Threads replies: the post answered (reply_to_id) and the first post of the conversation. */
   replyTo?: string;
   rootId?: string;
-  /** Threads: a reply by someone else (FakeMeta.seedReply); absent: the account's own. */
+  /** A post or Threads reply by someone else (seedPost `by: 'other'`, seedReply); absent: the account's own. */
   author?: { id: string; username: string };
+  /** Threads: a reply hidden by manage_reply (HIDDEN), or shown again (UNHUSHED); absent: never hidden. */
+  hideStatus?: 'HIDDEN' | 'UNHUSHED';
   /** What people did (tests set them); likes null: the owner hides the like count (Instagram). */
   stats: { likes: number | null; comments: number; shares: number; views: number; reposts: number; quotes: number };
 }
@@ -57,6 +77,8 @@ export interface FakeComment {
   permalink: string;
   /** The comment this one answers (a reply), within the same post. */
   parentId?: string;
+  /** Hidden by the post's owner (Facebook is_hidden, Instagram hide). */
+  hidden?: boolean;
 }
 
 export interface FakeContainer {
@@ -113,8 +135,11 @@ export interface FakeMeta {
   expireToken(token: string): void;
   /** Serves bytes at a public URL on this fake (what a signed storage URL is in production). */
   hostMedia(bytes: Uint8Array, contentType: string): string;
-  /** A post made outside this test run (e.g. older than the lookup window); IG `story`: a story. */
-  seedPost(p: { text: string; ageMs: number; kind?: string; story?: boolean }): FakeGraphPost;
+  /**
+   * A post made outside this test run (e.g. older than the lookup window); IG `story`: a story;
+   * `by: 'other'`: another account's post (a Page's, a user's), which this account does not own.
+   */
+  seedPost(p: { text: string; ageMs: number; kind?: string; story?: boolean; by?: 'account' | 'other' }): FakeGraphPost;
   /**
    * A comment under a post of the fake, written `ageMs` ago by the account or (`by: 'other'`,
    * or `from`) by someone else; with `parentId`, a reply to that comment of the post.
@@ -280,15 +305,19 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (ctx.method === 'GET' && b === 'insights' && flavor === 'threads') return 'insights';
     const followUps = flavor === 'threads' ? 'replies' : 'comments';
     const ownPosts = flavor === 'facebook' ? 'posts' : flavor === 'instagram' ? 'media' : 'threads';
+    if (ctx.method === 'DELETE') return b ? 'unknown' : 'delete';
     if (ctx.method === 'GET')
       return b === ownPosts ||
         b === followUps ||
-        (flavor === 'instagram' && b === 'stories') ||
+        (flavor === 'instagram' && (b === 'stories' || b === 'replies')) ||
         (flavor === 'threads' && b === 'conversation')
         ? 'list'
         : 'unknown';
-    if (ctx.method !== 'POST' || !b) return 'unknown';
-    if (b === 'comments' && flavor !== 'threads') return 'comment';
+    if (ctx.method !== 'POST') return 'unknown';
+    // A node update (POST /{id}) hides a Facebook or Instagram comment; Threads has manage_reply.
+    if (!b) return flavor === 'threads' ? 'unknown' : 'moderate';
+    if (b === 'manage_reply' && flavor === 'threads') return 'moderate';
+    if ((b === 'comments' && flavor !== 'threads') || (b === 'replies' && flavor === 'instagram')) return 'comment';
     if (flavor === 'facebook') return b === 'feed' || b === 'videos' ? 'publish' : b === 'photos' ? 'upload' : 'unknown';
     if (flavor === 'instagram') return b === 'media' ? 'container' : b === 'media_publish' ? 'publish' : 'unknown';
     return b === 'threads' ? 'container' : b === 'threads_publish' ? 'publish' : 'unknown';
@@ -297,11 +326,15 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   async function dispatch(ctx: Ctx, route: FakeGraphRequest['route']): Promise<Response> {
     const [id, edge] = ctx.segs as [string, string | undefined];
     if (route === 'insights') return insights(id, ctx.params);
-    if (route === 'comment') return createComment(ctx, id);
+    if (route === 'comment') return createComment(ctx, id, edge);
+    if (route === 'moderate') return flavor === 'threads' ? manageReply(ctx, id) : moderateComment(ctx, id);
+    if (route === 'delete') return deleteNode(ctx, id);
     if (route === 'list' && edge === 'comments') return listComments(id, ctx.params);
     if (route === 'list' && edge === 'conversation') return listConversation(id, ctx.params);
+    if (route === 'list' && edge === 'replies' && flavor === 'instagram') return listReplies(id, ctx.params);
+    // A user's replies are the user's own; a media's, everyone's.
     if (route === 'list' && edge === 'replies')
-      return listPosts(ctx.params, (p) => (id === accountId ? !!p.replyTo : p.replyTo === id), id);
+      return listPosts(ctx.params, (p) => (id === accountId ? !!p.replyTo && !p.author : p.replyTo === id), id);
     if (edge && id !== accountId) return unsupported(ctx.method, id);
     // An IG user's stories: the live ones, those of the last 24 hours.
     if (route === 'list' && edge === 'stories') return listPosts(ctx.params, (p) => !!p.story && Date.now() - p.created.getTime() < DAY_MS);
@@ -318,8 +351,9 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       case 'read':
         return readPost(id, ctx.params);
       case 'list':
-        // A user's threads leave out the user's replies; an IG user's media leave out stories.
-        return listPosts(ctx.params, (p) => !p.replyTo && !p.story);
+        // A user's threads leave out the user's replies; an IG user's media leave out stories;
+        // neither has another account's posts.
+        return listPosts(ctx.params, (p) => !p.replyTo && !p.story && !p.author);
       default:
         return unsupported(ctx.method, id);
     }
@@ -725,10 +759,14 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   // ---- reads -------------------------------------------------------------------------------
 
   function readPost(id: string, params: Record<string, string>): Response {
-    const c = comments.find((x) => x.id === id);
-    if (c) return json(pick(commentJson(c), params.fields, ['id']));
+    const c = commentById(id);
+    if (c) return commentFieldsRefused(params.fields) ?? json(pick(commentJson(c), params.fields, ['id']));
     const post = posts.find((p) => p.id === id);
     if (!post) return unsupported('GET', id);
+    if (flavor === 'threads') {
+      const refused = unknownField(params.fields, THREADS_FIELDS, 'ThreadsMedia');
+      if (refused) return refused;
+    }
     return json(pick(postJson(post), params.fields, ['id']));
   }
 
@@ -836,7 +874,17 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       is_reply_owned_by_me: p.replyTo ? !p.author : undefined,
       replied_to: p.replyTo ? { id: p.replyTo } : undefined,
       root_post: p.rootId ? { id: p.rootId } : undefined,
+      hide_status: p.replyTo ? hideStatusOf(p) : undefined,
     };
+  }
+
+  /** A reply's hide_status: that of the top-level reply it is under (manage_reply hides those with it). */
+  function hideStatusOf(p: FakeGraphPost): string {
+    let top: FakeGraphPost | undefined = p;
+    for (let parentId = top.replyTo; top && parentId && parentId !== top.rootId; parentId = top?.replyTo) {
+      top = posts.find((x) => x.id === parentId);
+    }
+    return top?.hideStatus ?? 'NOT_HUSHED';
   }
 
   // ---- Facebook and Instagram comments -----------------------------------------------------
@@ -846,12 +894,27 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     return posts.find((p) => p.id === id || (flavor === 'facebook' && p.videoId === id));
   }
 
-  function createComment(ctx: Ctx, id: string): Response {
+  /** A Facebook or Instagram comment of this fake (a reply included). */
+  function commentById(id: string): FakeComment | undefined {
+    return comments.find((c) => c.id === id);
+  }
+
+  /** The account owns the post: its own, not another account's (seedPost `by: 'other'`). */
+  const ownsPost = (p: FakeGraphPost | undefined) => !!p && !p.author;
+  const wrote = (c: FakeComment) => c.from.id === accountId;
+
+  /**
+   * POST /{post-id}/comments (a comment on the post), Facebook POST /{comment-id}/comments (a
+   * reply to the comment) and Instagram POST /{ig-comment-id}/replies (a reply, put under the
+   * top-level comment when it answers a reply; Instagram refuses a reply to a hidden comment).
+   */
+  function createComment(ctx: Ctx, id: string, edge: string | undefined): Response {
     const allowed =
       flavor === 'facebook' ? /^(message|attachment_id|attachment_url|attachment_share_url|access_token)$/ : /^(message|access_token)$/;
     const bad = unknownParam(ctx.params, allowed);
     if (bad) return invalidParam(bad);
-    const post = commentTarget(id);
+    const answered = flavor === 'facebook' || edge === 'replies' ? commentById(id) : undefined;
+    const post = answered ? commentTarget(answered.postId) : edge === 'comments' ? commentTarget(id) : undefined;
     if (!post) return unsupported('POST', id);
     const message = ctx.params.message ?? '';
     if (!message.trim()) {
@@ -863,46 +926,179 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
             code: 100,
           });
     }
-    const c = addComment(post, message, { id: accountId, name: flavor === 'facebook' ? PAGE_NAME : USERNAME });
+    if (flavor === 'instagram' && answered?.hidden) {
+      return graphError(400, { message: coded(100, 'You cannot reply to a hidden comment.'), type: 'OAuthException', code: 100 });
+    }
+    const parentId = flavor === 'instagram' ? (answered?.parentId ?? answered?.id) : answered?.id;
+    const c = addComment(post, message, { id: accountId, name: flavor === 'facebook' ? PAGE_NAME : USERNAME }, new Date(), parentId);
     return json({ id: c.id });
   }
 
-  function addComment(post: FakeGraphPost, text: string, from: FakeComment['from'], created = new Date()): FakeComment {
+  function addComment(post: FakeGraphPost, text: string, from: FakeComment['from'], created = new Date(), parentId?: string): FakeComment {
     const n = nextId();
     // Facebook names a comment {post}_{comment}; Instagram by a number of its own.
     const id = flavor === 'facebook' ? `${post.id.split('_').at(-1)}_${n}` : n;
     const permalink = flavor === 'facebook' ? `${post.permalink}?comment_id=${n}` : '';
-    const c: FakeComment = { id, postId: post.id, text, from, created, permalink };
+    const c: FakeComment = { id, postId: post.id, text, from, created, permalink, ...(parentId ? { parentId } : {}) };
     comments.push(c);
     comments.sort((a, b) => a.created.getTime() - b.created.getTime());
     post.stats.comments++;
     return c;
   }
 
-  /** A post's comments, oldest first (Facebook: order=reverse_chronological for newest first), paged by an `after` cursor. */
+  /**
+   * A post's comments, oldest first (Facebook: order=reverse_chronological for newest first),
+   * paged by an `after` cursor; on Facebook a comment's id lists its replies. Hidden comments are
+   * listed too: the post's owner sees them (is_hidden, hidden).
+   */
   function listComments(id: string, params: Record<string, string>): Response {
-    const post = commentTarget(id);
-    if (!post) return unsupported('GET', id);
+    const parent = flavor === 'facebook' ? commentById(id) : undefined;
+    const post = parent ? undefined : commentTarget(id);
+    if (!post && !parent) return unsupported('GET', id);
     if (params.order && !['chronological', 'reverse_chronological'].includes(params.order)) return invalidValue('order', params.order);
     if (params.filter && !['toplevel', 'stream'].includes(params.filter)) return invalidValue('filter', params.filter);
-    const refused =
-      flavor === 'facebook'
-        ? unknownField(params.fields, COMMENT_FIELDS.facebook, 'Comment')
-        : unknownField(params.fields, COMMENT_FIELDS.instagram, 'IGComment');
+    const refused = commentFieldsRefused(params.fields);
     if (refused) return refused;
     // Facebook's default (and `toplevel`) lists the comments on the post itself; `stream` every
     // comment and reply. Instagram lists the top-level ones; their replies come as a field.
-    const all = comments.filter((c) => c.postId === post.id && (params.filter === 'stream' || !c.parentId));
+    const all = parent
+      ? comments.filter((c) => c.parentId === parent.id)
+      : comments.filter((c) => c.postId === post!.id && (params.filter === 'stream' || !c.parentId));
     if (params.order === 'reverse_chronological') all.reverse();
     const { page, paging } = pageOf(all, params, flavor === 'facebook' ? 100 : 50, `${base}/${id}/comments`);
     return json({ data: page.map((c) => pick(commentJson(c), params.fields, ['id'])), paging });
   }
 
+  /** Instagram's GET /{ig-comment-id}/replies: the replies to a top-level comment, oldest first. */
+  function listReplies(id: string, params: Record<string, string>): Response {
+    const parent = commentById(id);
+    if (!parent) return unsupported('GET', id);
+    const refused = commentFieldsRefused(params.fields);
+    if (refused) return refused;
+    const all = comments.filter((c) => c.parentId === parent.id);
+    const { page, paging } = pageOf(all, params, 50, `${base}/${id}/replies`);
+    return json({ data: page.map((c) => pick(commentJson(c), params.fields, ['id'])), paging });
+  }
+
+  function commentFieldsRefused(fields: string | undefined): Response | null {
+    return flavor === 'facebook'
+      ? unknownField(fields, COMMENT_FIELDS.facebook, 'Comment')
+      : unknownField(fields, COMMENT_FIELDS.instagram, 'IGComment');
+  }
+
+  /**
+   * Facebook POST /{comment-id} (is_hidden, or the Page's own comment's message) and Instagram
+   * POST /{ig-comment-id} (hide): only the owner of the post the comment is under may hide it,
+   * and not the owner's own comment (Facebook's can_hide is false for it; Instagram keeps the
+   * media owner's comments visible). Hiding a hidden comment is success.
+   */
+  function moderateComment(ctx: Ctx, id: string): Response {
+    const allowed =
+      flavor === 'facebook'
+        ? /^(is_hidden|message|attachment_id|attachment_url|attachment_share_url|access_token)$/
+        : /^(hide|access_token)$/;
+    const bad = unknownParam(ctx.params, allowed);
+    if (bad) return invalidParam(bad);
+    const c = commentById(id);
+    if (!c) return unsupported('POST', id);
+    const key = flavor === 'facebook' ? 'is_hidden' : 'hide';
+    const value = ctx.params[key];
+    if (flavor === 'instagram' && value === undefined) {
+      return graphError(400, { message: coded(100, 'The parameter hide is required'), type: 'OAuthException', code: 100 });
+    }
+    if (value !== undefined && value !== 'true' && value !== 'false') return invalidValue(key, value);
+    const mine = ownsPost(commentTarget(c.postId));
+    if (value !== undefined) {
+      if (!mine) return unsupported('POST', id);
+      if (wrote(c)) {
+        return graphError(400, {
+          message: coded(
+            100,
+            flavor === 'facebook' ? 'This comment cannot be hidden (can_hide is false)' : 'The media owner’s own comment cannot be hidden',
+          ),
+          type: 'OAuthException',
+          code: 100,
+        });
+      }
+      c.hidden = value === 'true';
+    }
+    if (ctx.params.message !== undefined) {
+      if (!wrote(c)) return unsupported('POST', id);
+      c.text = ctx.params.message;
+    }
+    return json({ success: true });
+  }
+
+  /**
+   * Threads' POST /{threads-reply-id}/manage_reply: the owner of the thread hides a top-level
+   * reply (one that answers the thread's first post), and with it the replies under it; a reply
+   * nested deeper is refused, as is a reply under someone else's thread. Hiding a hidden reply
+   * is success.
+   */
+  function manageReply(ctx: Ctx, id: string): Response {
+    const bad = unknownParam(ctx.params, /^(hide|access_token)$/);
+    if (bad) return invalidParam(bad);
+    const hide = ctx.params.hide;
+    if (hide === undefined)
+      return graphError(400, { message: coded(100, 'The parameter hide is required'), type: 'OAuthException', code: 100 });
+    if (hide !== 'true' && hide !== 'false') return invalidValue('hide', hide);
+    const reply = posts.find((p) => p.id === id);
+    if (!reply) return unsupported('POST', id);
+    const root = posts.find((p) => p.id === reply.rootId);
+    if (!reply.replyTo || !root || !ownsPost(root)) return unsupported('POST', id);
+    if (reply.replyTo !== root.id) {
+      return graphError(400, {
+        message: coded(100, 'Only top-level replies can be hidden; a nested reply is hidden with the top-level reply it is under.'),
+        type: 'OAuthException',
+        code: 100,
+      });
+    }
+    reply.hideStatus = hide === 'true' ? 'HIDDEN' : reply.hideStatus ? 'UNHUSHED' : undefined;
+    return json({ success: true });
+  }
+
+  /**
+   * DELETE /{id}. Facebook and Instagram: a comment the account wrote, or any comment under the
+   * account's own post (the owner moderates), with the replies under it. Threads: the account's
+   * own post or reply. Anything else, and what is gone, is Graph's 100/33.
+   */
+  function deleteNode(ctx: Ctx, id: string): Response {
+    const bad = unknownParam(ctx.params, /^access_token$/);
+    if (bad) return invalidParam(bad);
+    if (flavor === 'threads') {
+      const i = posts.findIndex((p) => p.id === id);
+      const p = posts[i];
+      if (!p || p.author) return unsupported('DELETE', id);
+      posts.splice(i, 1);
+      const parent = posts.find((x) => x.id === p.replyTo);
+      if (parent) parent.stats.comments = Math.max(0, parent.stats.comments - 1);
+      return json({ success: true, deleted_id: id });
+    }
+    const c = commentById(id);
+    const post = c ? commentTarget(c.postId) : undefined;
+    if (!c || !post || (!wrote(c) && !ownsPost(post))) return unsupported('DELETE', id);
+    const gone = new Set([c.id, ...comments.filter((x) => x.parentId === c.id).map((x) => x.id)]);
+    for (let i = comments.length - 1; i >= 0; i--) if (gone.has(comments[i]!.id)) comments.splice(i, 1);
+    post.stats.comments = Math.max(0, post.stats.comments - gone.size);
+    return json({ success: true });
+  }
+
   function commentJson(c: FakeComment): Record<string, unknown> {
     const time = graphTime(c.created);
     if (flavor === 'facebook') {
-      const parent = c.parentId ? { parent: { id: c.parentId, message: comments.find((x) => x.id === c.parentId)?.text } } : {};
-      return { id: c.id, message: c.text, created_time: time, from: c.from, permalink_url: c.permalink, ...parent };
+      const parent = c.parentId ? { parent: { id: c.parentId, message: commentById(c.parentId)?.text } } : {};
+      const owner = ownsPost(commentTarget(c.postId));
+      return {
+        id: c.id,
+        message: c.text,
+        created_time: time,
+        from: c.from,
+        permalink_url: c.permalink,
+        ...parent,
+        is_hidden: !!c.hidden,
+        can_hide: owner && !wrote(c),
+        can_remove: owner || wrote(c),
+      };
     }
     const own = {
       id: c.id,
@@ -911,6 +1107,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       username: c.from.name,
       from: { id: c.from.id, username: c.from.name },
       media: { id: c.postId },
+      hidden: !!c.hidden,
     };
     if (c.parentId) return { ...own, parent_id: c.parentId };
     const replies = comments.filter((x) => x.parentId === c.id).map(commentJson);
@@ -983,10 +1180,15 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       hosted.set(key, { bytes, contentType });
       return `${base}/__media/${key}`;
     },
-    seedPost({ text, ageMs, kind, story }) {
+    seedPost({ text, ageMs, kind, story, by = 'account' }) {
       const defaultKind = flavor === 'facebook' ? 'mobile_status_update' : flavor === 'instagram' ? 'IMAGE' : 'TEXT_POST';
       const post = addPost(text, kind ?? defaultKind, [], new Date(Date.now() - ageMs));
       if (story) markStory(post);
+      if (by === 'other') {
+        post.author = { id: OTHER.id, username: OTHER.name };
+        // A Page post's id starts with its Page's.
+        if (flavor === 'facebook') post.id = post.id.replace(`${accountId}_`, `${OTHER.id}_`);
+      }
       posts.sort((a, b) => a.created.getTime() - b.created.getTime());
       return post;
     },
@@ -995,9 +1197,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       if (!post) throw new Error(`no post ${postId}`);
       if (parentId && !comments.some((c) => c.id === parentId && c.postId === post.id)) throw new Error(`no comment ${parentId}`);
       const own = { id: accountId, name: flavor === 'facebook' ? PAGE_NAME : USERNAME };
-      const c = addComment(post, text, from ?? (by === 'account' ? own : OTHER), new Date(Date.now() - ageMs));
-      if (parentId) c.parentId = parentId;
-      return c;
+      return addComment(post, text, from ?? (by === 'account' ? own : OTHER), new Date(Date.now() - ageMs), parentId);
     },
     seedReply({ parentId, text, username, ageMs = 0 }) {
       const parent = posts.find((p) => p.id === parentId);

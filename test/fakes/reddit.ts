@@ -1,9 +1,13 @@
 // A local fake of the parts of Reddit the connector uses: the OAuth API (submit, gallery submit,
-// comment, media asset leases, /api/v1/me, a user's submissions and comments, a subreddit's about,
-// link flairs and post requirements), the S3 bucket the leases point at, and the
+// comment, a post's comment tree and /api/morechildren, /api/del, /api/info, media asset leases,
+// /api/v1/me, a user's submissions and comments, a subreddit's about, link flairs and post
+// requirements), the S3 bucket the leases point at, and the
 // token endpoint of www.reddit.com, with Reddit's answer shapes (`{"json": {"errors": [[code, msg,
 // field]], "data": …}}`, `{"message", "error"}` for HTTP errors, 200 `{"error": "invalid_grant"}`
-// for a rejected refresh token) and X-Ratelimit-* headers.
+// for a rejected refresh token) and X-Ratelimit-* headers. Each route needs its OAuth scope
+// (403 insufficient_scope otherwise); the comment tree and morechildren refuse a parameter or
+// sort Reddit does not document (stricter than Reddit, which ignores them); /api/del answers {}
+// whatever it did, and deletes only the user's own things, as Reddit does.
 export interface FakeRedditPost {
   id: string;
   name: string;
@@ -42,6 +46,8 @@ export interface FakeRedditComment {
   subreddit: string;
   createdUtc: number;
   permalink: string;
+  /** Deleted by its author: shown as [deleted] while replies hang under it, else not at all. */
+  deleted: boolean;
 }
 
 export interface FakeRedditUpload {
@@ -76,7 +82,10 @@ export type FakeRoute =
   | 'about'
   | 'flairs'
   | 'requirements'
-  | 'search';
+  | 'search'
+  | 'tree'
+  | 'morechildren'
+  | 'del';
 
 /** A subreddit's settings, as its about page, link flairs and post requirements report them. */
 export interface FakeSubreddit {
@@ -116,8 +125,8 @@ export interface FakeReddit {
   expireToken(token: string): void;
   /** Adds an earlier post of the account (e.g. one a lost attempt made). */
   addPost(p: Partial<FakeRedditPost> & Pick<FakeRedditPost, 'subreddit' | 'title'>): FakeRedditPost;
-  /** Adds a comment under a submission (by the account unless author says otherwise). */
-  addComment(post: FakeRedditPost, body: string, author?: string): FakeRedditComment;
+  /** Adds a comment under a submission, or under `parent` (by the account unless author says otherwise). */
+  addComment(post: FakeRedditPost, body: string, author?: string, parent?: FakeRedditComment): FakeRedditComment;
   stop(): Promise<void>;
 }
 
@@ -130,8 +139,32 @@ export interface FakeRedditOptions {
   client?: { id: string; secret: string };
 }
 
-// flair: reading a subreddit's link flairs (GET /r/{sr}/api/link_flair_v2).
+// The scopes the service's connect flow asks for (web/oauth.ts). flair: reading a subreddit's link
+// flairs (GET /r/{sr}/api/link_flair_v2). /api/del needs `edit`, which tests grant where they delete.
 const SCOPES = ['submit', 'identity', 'read', 'history', 'flair'];
+/** CommentSortMenu's options. */
+const COMMENT_SORTS = ['confidence', 'top', 'new', 'controversial', 'old', 'random', 'qa', 'live'];
+const TREE_PARAMS = new Set([
+  'sort',
+  'limit',
+  'depth',
+  'raw_json',
+  'comment',
+  'context',
+  'showedits',
+  'showmore',
+  'sr_detail',
+  'threaded',
+  'truncate',
+]);
+const MORE_PARAMS = new Set(['api_type', 'link_id', 'children', 'sort', 'limit_children', 'depth', 'id', 'raw_json']);
+/** Reddit's MAX_RECURSION: the deepest a comment tree goes. */
+const MAX_DEPTH = 10;
+/** Comments a tree holds unless limit says otherwise (g.num_comments), and at most (g.max_comments). */
+const TREE_DEFAULT = 200;
+const TREE_MAX = 500;
+/** Comments one /api/morechildren answer holds (CHILD_FETCH_COUNT). */
+const MORE_COUNT = 20;
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif'];
 const VIDEO_TYPES = ['video/mp4', 'video/quicktime'];
 const MAX_COMMENT = 10_000;
@@ -204,6 +237,9 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       search: 'read',
       flairs: 'flair',
       requirements: 'submit',
+      tree: 'read',
+      morechildren: 'read',
+      del: 'edit',
     }[route];
     if (!auth.scopes.includes(needed)) {
       return redditJson({ message: 'Forbidden', error: 403 }, 403, {
@@ -221,6 +257,10 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     else if (route === 'search') res = redditJson({ kind: 'Listing', data: { after: null, dist: 0, children: [], before: null } });
     else if (route === 'flairs') res = linkFlairs(decodeURIComponent(path.split('/')[2]!));
     else if (route === 'requirements') res = postRequirements(decodeURIComponent(path.split('/')[3]!));
+    else if (route === 'tree') res = tree(decodeURIComponent(/\/comments\/([^/]+)/.exec(path)![1]!), u.searchParams);
+    else if (route === 'morechildren')
+      res = moreChildren(req.method === 'GET' ? u.searchParams : new URLSearchParams((await formOf(req)) ?? {}));
+    else if (route === 'del') res = await del(req, auth.user);
     else if (route === 'gallery') res = await gallery(req, auth.user);
     else res = await submit(req, auth.user);
     return acceptThenHang ? hang(req) : res;
@@ -241,6 +281,9 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (method === 'GET' && /^\/r\/[^/]+\/api\/link_flair_v2\/?$/.test(path)) return 'flairs';
     if (method === 'GET' && /^\/api\/v1\/[^/]+\/post_requirements\/?$/.test(path)) return 'requirements';
     if (method === 'GET' && /^\/subreddits\/search(\.json)?$/.test(path)) return 'search';
+    if (method === 'GET' && /^(\/r\/[^/]+)?\/comments\/[^/]+(\/[^/]*)?\/?$/.test(path)) return 'tree';
+    if ((method === 'GET' || method === 'POST') && path === '/api/morechildren') return 'morechildren';
+    if (method === 'POST' && path === '/api/del') return 'del';
     return null;
   }
 
@@ -315,6 +358,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (!link) return redditJson({ message: 'Forbidden', error: 403 }, 403);
     if (f.api_type !== 'json') return redditJson({ jquery: [[0, 1, 'call', ['body']]], success: false });
     if (link.locked) return errors([['THREAD_LOCKED', 'Comments are locked.', 'parent']]);
+    if (parentComment?.deleted) return errors([['DELETED_COMMENT', 'that comment has been deleted', 'parent']]);
     const text = f.text ?? '';
     if (!text.trim()) return errors([['NO_TEXT', 'we need something here', 'text']]);
     if (text.length > MAX_COMMENT) return errors([['TOO_LONG', `this is too long (max: ${MAX_COMMENT})`, 'text']]);
@@ -334,6 +378,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       subreddit: post.subreddit,
       createdUtc: now(),
       permalink: `${post.permalink}${id}/`,
+      deleted: false,
     };
     comments.push(c);
     post.numComments++;
@@ -346,8 +391,8 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       name: c.name,
       link_id: c.linkId,
       parent_id: c.parentId,
-      body: c.body,
-      author: c.author,
+      body: c.deleted ? '[deleted]' : c.body,
+      author: c.deleted ? '[deleted]' : c.author,
       subreddit: c.subreddit,
       permalink: c.permalink,
       created_utc: c.createdUtc,
@@ -359,7 +404,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
   /** GET /user/{name}/comments: the user's comments, newest first. */
   function userComments(user: string, limit: number): Response {
     const children = comments
-      .filter((c) => c.author.toLowerCase() === user.toLowerCase())
+      .filter((c) => !c.deleted && c.author.toLowerCase() === user.toLowerCase())
       .sort((a, b) => b.createdUtc - a.createdUtc)
       .slice(0, Math.min(Math.max(limit, 1), 100))
       .map((c) => ({ kind: 't1', data: commentData(c) }));
@@ -603,11 +648,122 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
   function info(ids: string): Response {
     const names = ids.split(',').filter(Boolean);
     if (names.length > 100) return redditJson({ message: 'Bad Request', error: 400 }, 400);
-    const children = names
-      .map((n) => posts.find((p) => p.name === n))
-      .filter((p): p is FakeRedditPost => p !== undefined)
-      .map((p) => ({ kind: 't3', data: listingData(p) }));
+    const children = names.flatMap((n) => {
+      const p = posts.find((x) => x.name === n);
+      if (p) return [{ kind: 't3', data: listingData(p) as Record<string, unknown> }];
+      const c = comments.find((x) => x.name === n);
+      return c ? [{ kind: 't1', data: commentData(c) as Record<string, unknown> }] : [];
+    });
     return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } });
+  }
+
+  /** A comment as listed: without raw_json=1 Reddit escapes &, < and > in its text (its legacy HTML-safe JSON). */
+  function shown(c: FakeRedditComment, q: URLSearchParams) {
+    const d = commentData(c);
+    if (q.get('raw_json') === '1') return d;
+    return { ...d, body: d.body.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;') };
+  }
+
+  /** A comment's replies in sort order; a deleted one only while replies hang under it. */
+  function repliesTo(parent: string, sort: string): FakeRedditComment[] {
+    const kids = comments.filter((c) => c.parentId === parent && (!c.deleted || hasLiveReplies(c)));
+    return sort === 'new' ? kids.sort((a, b) => b.createdUtc - a.createdUtc) : kids.sort((a, b) => a.createdUtc - b.createdUtc);
+  }
+
+  function hasLiveReplies(c: FakeRedditComment): boolean {
+    return comments.some((x) => x.parentId === c.name && (!x.deleted || hasLiveReplies(x)));
+  }
+
+  const listingOf = (children: unknown[]) => ({ kind: 'Listing', data: { after: null, dist: null, modhash: '', children, before: null } });
+
+  function moreStub(parent: string, depth: number, cut: FakeRedditComment[]) {
+    const count = cut.reduce((n, c) => n + 1 + descendants(c).length, 0);
+    return { kind: 'more', data: { count, name: cut[0]!.name, id: cut[0]!.id, parent_id: parent, depth, children: cut.map((c) => c.id) } };
+  }
+
+  function descendants(c: FakeRedditComment): FakeRedditComment[] {
+    return comments.filter((x) => x.parentId === c.name).flatMap((x) => [x, ...descendants(x)]);
+  }
+
+  /**
+   * GET /comments/{article}: [the post's Listing, the comment tree's Listing]. A tree holds at
+   * most `limit` comments (depth first), the rest of a parent's replies named by a `more` stub;
+   * below `depth` (at most 10 levels) a stub without ids ("continue this thread") stands for them.
+   * A post Reddit does not have is 404.
+   */
+  function tree(article: string, q: URLSearchParams): Response {
+    for (const k of q.keys())
+      if (!TREE_PARAMS.has(k)) return redditJson({ message: 'Bad Request', error: 400, reason: `unknown parameter ${k}` }, 400);
+    const sort = q.get('sort') ?? 'confidence';
+    if (!COMMENT_SORTS.includes(sort)) return redditJson({ message: 'Bad Request', error: 400, reason: `unknown sort ${sort}` }, 400);
+    const post = posts.find((p) => p.id === article);
+    if (!post) return redditJson({ message: 'Not Found', error: 404 }, 404);
+    const limit = Number(q.get('limit'));
+    let budget = Math.min(limit > 0 ? limit : TREE_DEFAULT, TREE_MAX);
+    const asked = Number(q.get('depth'));
+    const maxDepth = asked > 0 && asked < MAX_DEPTH ? asked : MAX_DEPTH;
+    const build = (parent: string, depth: number): unknown[] => {
+      const kids = repliesTo(parent, sort);
+      if (!kids.length) return [];
+      if (depth >= maxDepth) return [{ kind: 'more', data: { count: 0, name: 't1__', id: '_', parent_id: parent, depth, children: [] } }];
+      const out: unknown[] = [];
+      const cut: FakeRedditComment[] = [];
+      for (const k of kids) {
+        if (budget <= 0) {
+          cut.push(k);
+          continue;
+        }
+        budget--;
+        const replies = build(k.name, depth + 1);
+        out.push({ kind: 't1', data: { ...shown(k, q), depth, replies: replies.length ? listingOf(replies) : '' } });
+      }
+      if (cut.length) out.push(moreStub(parent, depth, cut));
+      return out;
+    };
+    const children = build(post.name, 0);
+    return redditJson([listingOf([{ kind: 't3', data: listingData(post) }]), listingOf(children)]);
+  }
+
+  /**
+   * /api/morechildren (GET or POST): the comments named, each followed by its replies, flat, at
+   * most MORE_COUNT; what did not fit is named by one `more` stub. A link_id Reddit does not have
+   * is 403 (its validator finds no link). Without api_type=json the answer is jQuery's.
+   */
+  function moreChildren(q: URLSearchParams): Response {
+    for (const k of q.keys())
+      if (!MORE_PARAMS.has(k)) return redditJson({ message: 'Bad Request', error: 400, reason: `unknown parameter ${k}` }, 400);
+    const sort = q.get('sort') ?? 'confidence';
+    if (!COMMENT_SORTS.includes(sort)) return redditJson({ message: 'Bad Request', error: 400, reason: `unknown sort ${sort}` }, 400);
+    const link = posts.find((p) => p.name === q.get('link_id'));
+    if (!link) return redditJson({ message: 'Forbidden', error: 403 }, 403);
+    if (q.get('api_type') !== 'json') return redditJson({ jquery: [[0, 1, 'call', ['body']]], success: false });
+    const ids = (q.get('children') ?? '').split(',').filter(Boolean);
+    const flat: FakeRedditComment[] = [];
+    const walk = (c: FakeRedditComment) => {
+      flat.push(c);
+      for (const r of repliesTo(c.name, sort)) walk(r);
+    };
+    for (const id of ids) {
+      const c = comments.find((x) => x.id === id && x.linkId === link.name && (!x.deleted || hasLiveReplies(x)));
+      if (c && !flat.includes(c)) walk(c);
+    }
+    const page = flat.slice(0, MORE_COUNT);
+    const things: unknown[] = page.map((c) => ({ kind: 't1', data: { ...shown(c, q), replies: '' } }));
+    const rest = flat.slice(MORE_COUNT).filter((c) => !flat.slice(MORE_COUNT).some((x) => x.name === c.parentId));
+    if (rest.length) things.push(moreStub(rest[0]!.parentId, 0, rest));
+    return redditJson({ json: { errors: [], data: { things } } });
+  }
+
+  /** POST /api/del: {} whatever happened; only the user's own comment is deleted (Reddit's VByNameIfAuthor). */
+  async function del(req: Request, user: string): Promise<Response> {
+    const f = await formOf(req);
+    const c = comments.find((x) => x.name === f?.id);
+    if (c && c.author.toLowerCase() === user.toLowerCase() && !c.deleted) {
+      c.deleted = true;
+      const post = posts.find((p) => p.name === c.linkId);
+      if (post) post.numComments--;
+    }
+    return redditJson({});
   }
 
   function listingData(p: FakeRedditPost) {
@@ -706,7 +862,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     addPost(p) {
       return create({ kind: 'self', author: 'poster', ...p, subreddit: subName(p.subreddit) });
     },
-    addComment: (post, body, author) => addComment(post, body, author),
+    addComment: (post, body, author, parent) => addComment(post, body, author, parent?.name ?? post.name),
     async stop() {
       for (const done of [...hanging]) done();
       await server.stop(true);

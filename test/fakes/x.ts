@@ -2,7 +2,10 @@
 // upload endpoints, media metadata, the user timeline and the OAuth 2.0 token endpoint, with X's
 // problem-details error bodies, rate-limit headers and rotating refresh tokens. Replies answer a
 // post it has (`reply.in_reply_to_tweet_id`) and show as X shows them: `referenced_tweets`
-// replied_to and the root's `conversation_id`.
+// replied_to, the root's `conversation_id`, and a reply to another account's post with that
+// account's handle before its text. Hiding a reply (PUT /2/tweets/:id/hidden) and deleting a post
+// (DELETE /2/tweets/:id) follow X's rules: only replies by others in a conversation the account
+// started can be hidden, only the account's own posts deleted, each with the scope it needs.
 import { parseTweet } from 'twitter-text';
 
 export interface FakeTweet {
@@ -18,6 +21,13 @@ export interface FakeTweet {
   /** Who may reply (reply_settings), and the poll, as sent; absent on posts the fake did not create. */
   replySettings?: string | null;
   poll?: { options: string[]; durationMinutes: number } | null;
+  /**
+   * The handles X writes before the text of a reply to another account (the parent's author and
+   * the handles the parent itself answered), without the account's own; absent when none.
+   */
+  mentions?: string[];
+  /** Hidden by the conversation's author (PUT /2/tweets/:id/hidden). */
+  hidden?: boolean;
   /** public_metrics as X returns them (tests set what other accounts did). */
   metrics: {
     retweet_count: number;
@@ -79,6 +89,8 @@ export type FakeXRoute =
   | 'metadata'
   | 'me'
   | 'timeline'
+  | 'hide'
+  | 'delete'
   | 'token';
 
 /**
@@ -111,6 +123,11 @@ export interface FakeX {
   /** Every publish request received, in order: a re-send shows here even when X refuses it as a duplicate. */
   sends: FakeXSend[];
   validTokens: Set<string>;
+  /**
+   * The OAuth 2.0 scopes a token was granted; a valid token not listed here has every scope the
+   * fake checks (tweet.read, tweet.write, users.read, tweet.moderate.write).
+   */
+  scopes: Map<string, Set<string>>;
   validRefreshTokens: Set<string>;
   /** The next n requests to `route` (default POST /2/tweets) answer this instead. */
   failNext(n: number, response: FakeXResponse, route?: FakeXRoute): void;
@@ -179,6 +196,9 @@ const REPLY_SETTINGS = ['following', 'mentionedUsers', 'subscribers', 'verified'
 /** The keys X's schema allows in `poll`. */
 const POLL_FIELDS = new Set(['options', 'duration_minutes', 'reply_settings']);
 const MAX_TEXT = 280;
+/** X's documented scopes per endpoint: the hide replies and delete post API references. */
+const HIDE_SCOPES = ['tweet.read', 'users.read', 'tweet.moderate.write'];
+const DELETE_SCOPES = ['tweet.read', 'tweet.write', 'users.read'];
 const MAX_ALT = 1000;
 const MAX_SEGMENT = 5 * 1024 * 1024;
 
@@ -192,6 +212,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
   const requests: FakeXRequest[] = [];
   const sends: FakeXSend[] = [];
   const validTokens = new Set(['good-token']);
+  const scopes = new Map<string, Set<string>>();
   const validRefreshTokens = new Set(['refresh-1']);
   const canned = new Map<FakeXRoute, FakeXResponse[]>();
   const counts = new Map<FakeXRoute, number>();
@@ -230,6 +251,10 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
 
     const id = /^\/2\/media\/upload\/(\d+)\/(append|finalize)$/.exec(path)?.[1];
     switch (route) {
+      case 'hide':
+        return hide(req, bearer, decodeURIComponent(path.split('/')[3]!));
+      case 'delete':
+        return remove(bearer, decodeURIComponent(path.split('/')[3]!));
       case 'me':
         return json({ data: user });
       case 'timeline':
@@ -259,6 +284,8 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
   function routeOf(method: string, path: string, q: URLSearchParams): FakeXRoute | null {
     if (method === 'POST' && path === '/2/tweets') return 'tweets';
     if (method === 'GET' && path === '/2/tweets') return 'lookup';
+    if (method === 'PUT' && /^\/2\/tweets\/[^/]+\/hidden$/.test(path)) return 'hide';
+    if (method === 'DELETE' && /^\/2\/tweets\/[^/]+$/.test(path)) return 'delete';
     if (method === 'GET' && path === '/2/tweets/search/recent') return 'search';
     if (method === 'POST' && path === '/2/oauth2/token') return 'token';
     if (method === 'GET' && path === '/2/users/me') return 'me';
@@ -451,7 +478,9 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     if (typeof parentId === 'string' && !parent) {
       return problem(403, 'Forbidden', 'You attempted to reply to a Tweet that is deleted or not visible to you.');
     }
-    if (typeof text === 'string' && text && tweets.some((t) => t.userId === user.id && t.text === text)) {
+    const mentions = parent ? replyMentions(parent) : [];
+    const full = fullText(mentions, typeof text === 'string' ? text : '');
+    if (typeof text === 'string' && text && tweets.some((t) => t.userId === user.id && fullText(t.mentions ?? [], t.text) === full)) {
       return problem(403, 'Forbidden', 'You are not allowed to create a Tweet with duplicate content.');
     }
     const id = newId();
@@ -465,11 +494,80 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       conversationId: parent?.conversationId ?? id,
       replySettings: typeof replySettings === 'string' ? replySettings : null,
       poll: poll ?? null,
+      ...(mentions.length ? { mentions } : {}),
       metrics: NO_METRICS(),
     };
     tweets.push(t);
     if (parent) parent.metrics.reply_count++;
-    return json({ data: { id: t.id, text: t.text, edit_history_tweet_ids: [t.id] } }, 201);
+    return json({ data: { id: t.id, text: full, edit_history_tweet_ids: [t.id] } }, 201);
+  }
+
+  /** The handles X puts before a reply to `parent`: its author's and those it answered, not the account's own. */
+  function replyMentions(parent: FakeTweet): string[] {
+    const author = parent.userId === user.id ? user.username : users.get(parent.userId)?.username;
+    return [...new Set([author, ...(parent.mentions ?? [])])].filter((h): h is string => !!h && h !== user.username);
+  }
+
+  function missingScope(token: string, needed: string[]): boolean {
+    const granted = scopes.get(token);
+    return !!granted && needed.some((s) => !granted.has(s));
+  }
+
+  /**
+   * PUT /2/tweets/:id/hidden: `{"hidden": boolean}` and nothing else. The reply must be in a
+   * conversation the account started and not be one of the account's own posts (X: "the Tweet
+   * must belong to a conversation initiated by the authenticating user"; an app cannot hide the
+   * author's own posts). Already so is success. The words of the 403 are the fake's: X documents
+   * the rule, not its refusal text.
+   */
+  async function hide(req: Request, token: string, id: string): Promise<Response> {
+    if (missingScope(token, HIDE_SCOPES)) return problem(403, 'Forbidden', 'Forbidden');
+    if (!/^\d{1,19}$/.test(id)) return invalid(`The \`id\` query parameter value [${id}] does not match ^[0-9]{1,19}$`);
+    if (!(req.headers.get('content-type') ?? '').includes('application/json')) return invalid('Content-Type must be application/json');
+    const body = await readJson(req);
+    if (!body) return invalid('Request body is not valid JSON');
+    for (const k of Object.keys(body)) {
+      if (k !== 'hidden') return invalid(`$.${k}: is not defined in the schema and the schema does not allow additional properties`);
+    }
+    if (typeof body.hidden !== 'boolean') return invalid('$.hidden: is missing but it is required');
+    const t = tweets.find((x) => x.id === id);
+    if (!t) return notFound(id);
+    const root = tweets.find((x) => x.id === t.conversationId);
+    if (t.userId === user.id || root?.userId !== user.id) {
+      return problem(403, 'Forbidden', 'You can only hide replies by others in a conversation you started.');
+    }
+    t.hidden = body.hidden;
+    return json({ data: { hidden: t.hidden } });
+  }
+
+  /** DELETE /2/tweets/:id: the account's own posts only; a post it does not have is 404. */
+  function remove(token: string, id: string): Response {
+    if (missingScope(token, DELETE_SCOPES)) return problem(403, 'Forbidden', 'Forbidden');
+    if (!/^\d{1,19}$/.test(id)) return invalid(`The \`id\` query parameter value [${id}] does not match ^[0-9]{1,19}$`);
+    const i = tweets.findIndex((x) => x.id === id);
+    if (i < 0) return notFound(id);
+    const t = tweets[i]!;
+    if (t.userId !== user.id) return problem(403, 'Forbidden', 'You are not allowed to delete a Tweet that is not yours.');
+    tweets.splice(i, 1);
+    const parent = t.inReplyTo ? tweets.find((x) => x.id === t.inReplyTo) : undefined;
+    if (parent) parent.metrics.reply_count--;
+    return json({ data: { deleted: true } });
+  }
+
+  function notFound(id: string): Response {
+    return json(
+      {
+        title: 'Not Found Error',
+        detail: `Could not find tweet with id: [${id}].`,
+        type: 'https://api.twitter.com/2/problems/resource-not-found',
+        resource_type: 'tweet',
+        parameter: 'id',
+        value: id,
+        resource_id: id,
+        status: 404,
+      },
+      404,
+    );
   }
 
   /** `poll` as X's schema has it: 2–4 options of 1–25 characters, 5–10080 minutes. */
@@ -633,7 +731,10 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
 
   /** As X renders it: &, <, > escaped, links as t.co, a t.co link to the media appended. */
   function renderText(t: FakeTweet): string {
-    const escaped = t.text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    const escaped = fullText(t.mentions ?? [], t.text)
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;');
     const linked = escaped.replace(/https?:\/\/\S+/g, () => `https://t.co/${shortCode()}`);
     return t.mediaIds.length ? `${linked} https://t.co/${shortCode()}`.trim() : linked;
   }
@@ -719,6 +820,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     requests,
     sends,
     validTokens,
+    scopes,
     validRefreshTokens,
     failNext(n, response, route = 'tweets') {
       const list = canned.get(route) ?? [];
@@ -793,6 +895,11 @@ async function readJson(req: Request): Promise<Record<string, unknown> | null> {
 function dig(v: unknown, ...keys: string[]): unknown {
   for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
   return v;
+}
+
+/** A post's text as X stores it: the reply's handles, then what was written. */
+function fullText(mentions: string[], text: string): string {
+  return mentions.map((h) => `@${h} `).join('') + text;
 }
 
 function shortCode(): string {

@@ -1,9 +1,14 @@
 // A local fake of the parts of Google's APIs the YouTube connector uses: the resumable upload
 // protocol of videos.insert (session POST → Location, chunked PUTs answered 308 + Range, status
 // queries with `Content-Range: bytes */N`, 404 for an expired session), channels.list?mine=true,
-// playlistItems.list on the uploads playlist, commentThreads.insert and commentThreads.list,
-// videoCategories.list, and the OAuth token endpoint. Errors have Google's
+// playlistItems.list on the uploads playlist, commentThreads.insert and commentThreads.list (with
+// the replies part), comments.list, comments.insert, comments.setModerationStatus and
+// comments.delete, videoCategories.list, and the OAuth token endpoint. Errors have Google's
 // shape: {"error": {"code", "message", "errors": [{"domain", "reason", "message"}], "status"}}.
+// The comment methods refuse a part or a parameter they do not document (unknownPart,
+// unexpectedParameter), a token without youtube.force-ssl for what they write, another channel's
+// video or comment (403 forbidden), and a comment or video YouTube does not have, with the
+// reasons and messages of YouTube's reference.
 export interface FakeVideo {
   id: string;
   title: string;
@@ -16,17 +21,25 @@ export interface FakeVideo {
   size: number;
   token: string;
   publishedAt: string;
+  /** The channel that owns the video (ours unless a test says otherwise). */
+  channelId: string;
   /** videos.list statistics (tests set what viewers did); likeCount null when the owner hides it. */
   statistics: { viewCount: number; likeCount: number | null; commentCount: number; favoriteCount: number };
 }
 
-/** A top-level comment (its thread has the same id). */
+/** A comment: a top-level one (its thread has the same id), or a reply in a thread (parentId). */
 export interface FakeComment {
   id: string;
   videoId: string;
+  /** The thread's top-level comment, for a reply; null for a top-level comment. */
+  parentId: string | null;
   text: string;
   authorChannelId: string;
+  /** As YouTube shows a channel: its handle ("@name") for most. */
+  authorDisplayName: string;
   publishedAt: string;
+  /** published: shown; heldForReview: waiting in the owner's review queue; rejected: hidden for good. */
+  moderationStatus: 'published' | 'heldForReview' | 'rejected';
 }
 
 export interface FakeSession {
@@ -69,7 +82,20 @@ export interface FakeYouTubeOptions {
   requireMadeForKids?: boolean;
 }
 
-export type FakeRoute = 'insert' | 'upload' | 'channels' | 'playlistItems' | 'videos' | 'comment' | 'comments' | 'categories' | 'token';
+export type FakeRoute =
+  | 'insert'
+  | 'upload'
+  | 'channels'
+  | 'playlistItems'
+  | 'videos'
+  | 'comment'
+  | 'comments'
+  | 'reply'
+  | 'replies'
+  | 'moderate'
+  | 'deleteComment'
+  | 'categories'
+  | 'token';
 
 export interface FakeYouTube {
   url: string;
@@ -94,6 +120,8 @@ export interface FakeYouTube {
   addVideo(v: Partial<FakeVideo> & { title: string; description: string }): FakeVideo;
   /** A comment on a video, by another channel unless authorChannelId says otherwise. */
   addComment(c: Partial<FakeComment> & { videoId: string; text: string }): FakeComment;
+  /** A reply in the thread of `parent` (a top-level comment), by another channel unless `over` says otherwise. */
+  addReply(parent: FakeComment, text: string, over?: Partial<FakeComment>): FakeComment;
   stop(): Promise<void>;
 }
 
@@ -158,6 +186,10 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
     videos: [],
     comment: [],
     comments: [],
+    reply: [],
+    replies: [],
+    moderate: [],
+    deleteComment: [],
     categories: [],
     token: [],
   };
@@ -200,6 +232,10 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
       else if (route === 'videos') res = videoList(url);
       else if (route === 'comment') res = await insertComment(req, url, auth);
       else if (route === 'comments') res = commentList(url);
+      else if (route === 'reply') res = await insertReply(req, url);
+      else if (route === 'replies') res = replyList(url);
+      else if (route === 'moderate') res = moderate(url);
+      else if (route === 'deleteComment') res = deleteComment(url);
       else if (route === 'categories') res = categoryList(url);
       else res = playlistItems(url);
     }
@@ -217,6 +253,10 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
     if (method === 'GET' && path === '/youtube/v3/videos') return 'videos';
     if (method === 'POST' && path === '/youtube/v3/commentThreads') return 'comment';
     if (method === 'GET' && path === '/youtube/v3/commentThreads') return 'comments';
+    if (method === 'POST' && path === '/youtube/v3/comments') return 'reply';
+    if (method === 'GET' && path === '/youtube/v3/comments') return 'replies';
+    if (method === 'POST' && path === '/youtube/v3/comments/setModerationStatus') return 'moderate';
+    if (method === 'DELETE' && path === '/youtube/v3/comments') return 'deleteComment';
     if (method === 'GET' && path === '/youtube/v3/videoCategories') return 'categories';
     if (method === 'POST' && path === '/token') return 'token';
     return null;
@@ -235,6 +275,10 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
       );
     }
     if (route !== 'insert' && !validTokens.has(token)) {
+      return googleError(403, 'insufficientPermissions', 'Request had insufficient authentication scopes.', 'PERMISSION_DENIED');
+    }
+    // Writing comments (comments.insert, setModerationStatus, delete) needs youtube.force-ssl.
+    if ((route === 'reply' || route === 'moderate' || route === 'deleteComment') && noCommentTokens.has(token)) {
       return googleError(403, 'insufficientPermissions', 'Request had insufficient authentication scopes.', 'PERMISSION_DENIED');
     }
     return token;
@@ -382,6 +426,7 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
       size: session.size,
       token: session.token,
       publishedAt: new Date().toISOString(),
+      channelId,
     };
     videos.push(video);
     return video;
@@ -444,12 +489,21 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
       );
     }
     if (!videos.some((v) => v.id === snippet.videoId)) return videoNotFound('insert');
-    return json(threadJson(addComment({ videoId: snippet.videoId, text, authorChannelId: channelId }), true));
+    return json(threadJson(addComment({ videoId: snippet.videoId, text, authorChannelId: channelId }), ['id', 'snippet'], 'html'));
   }
 
-  /** commentThreads.list by videoId, newest first (order=time), paged; textOriginal only for the author. */
+  /**
+   * commentThreads.list by videoId: the video's published top-level comments (moderationStatus
+   * heldForReview or likelySpam lists those instead, for the video's owner only), newest first,
+   * paged; the replies part carries a thread's first REPLIES_INLINE replies, totalReplyCount all
+   * of them. textDisplay is HTML unless textFormat=plainText; textOriginal only for its author.
+   */
   function commentList(url: URL): Response {
     const q = url.searchParams;
+    const bad = unexpected(q, THREAD_LIST_PARAMS);
+    if (bad) return bad;
+    const parts = partsOf(q, ['id', 'snippet', 'replies']);
+    if (parts instanceof Response) return parts;
     const videoId = q.get('videoId');
     if (!videoId) {
       return googleError(
@@ -459,26 +513,195 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
         'INVALID_ARGUMENT',
       );
     }
-    if (!videos.some((v) => v.id === videoId)) return videoNotFound('list');
-    const max = Number(q.get('maxResults') ?? '20');
-    if (!Number.isInteger(max) || max < 1 || max > 100) {
-      return googleError(
-        400,
-        'invalidValue',
-        `Invalid value '${q.get('maxResults')}'. Values must be within the range: [1, 100]`,
-        'INVALID_ARGUMENT',
-      );
-    }
-    const newestFirst = comments.filter((c) => c.videoId === videoId).reverse();
-    const start = q.get('pageToken') ? Number(atob(q.get('pageToken')!)) : 0;
+    const format = textFormat(q);
+    if (format instanceof Response) return format;
+    const video = videos.find((v) => v.id === videoId);
+    if (!video) return videoNotFound('list');
+    const max = maxResults(q, 20);
+    if (max instanceof Response) return max;
+    const order = q.get('order') ?? 'time';
+    if (order !== 'time' && order !== 'relevance') return invalidValue(order, ['time', 'relevance']);
+    const status = q.get('moderationStatus') ?? 'published';
+    if (!['published', 'heldForReview', 'likelySpam'].includes(status))
+      return invalidValue(status, ['heldForReview', 'likelySpam', 'published']);
+    if (status !== 'published' && video.channelId !== channelId)
+      return forbidden('The request is not properly authorized to retrieve the specified comment threads.');
+    const newestFirst = comments.filter((c) => c.videoId === videoId && !c.parentId && c.moderationStatus === status).reverse();
+    const start = pageStart(q);
+    if (start instanceof Response) return start;
     const next = start + max < newestFirst.length ? btoa(String(start + max)) : undefined;
     return json({
       kind: 'youtube#commentThreadListResponse',
       ...(next ? { nextPageToken: next } : {}),
       pageInfo: { totalResults: newestFirst.length, resultsPerPage: max },
-      items: newestFirst.slice(start, start + max).map((c) => threadJson(c, c.authorChannelId === channelId)),
+      items: newestFirst.slice(start, start + max).map((c) => threadJson(c, parts, format)),
     });
   }
+
+  /**
+   * comments.list: by id (a comma-separated list; 404 commentNotFound when one is not there) or
+   * by parentId (the thread's published replies, oldest first, paged). maxResults and pageToken
+   * go with parentId only.
+   */
+  function replyList(url: URL): Response {
+    const q = url.searchParams;
+    const bad = unexpected(q, COMMENT_LIST_PARAMS);
+    if (bad) return bad;
+    const parts = partsOf(q, ['id', 'snippet']);
+    if (parts instanceof Response) return parts;
+    const format = textFormat(q);
+    if (format instanceof Response) return format;
+    const ids = q.get('id');
+    const parentId = q.get('parentId');
+    if (!ids === !parentId) {
+      return ids
+        ? googleError(400, 'incompatibleParameters', 'The id and parentId parameters cannot be used together.', 'INVALID_ARGUMENT')
+        : googleError(400, 'missingRequiredParameter', 'No filter selected. Expected one of: id, parentId', 'INVALID_ARGUMENT');
+    }
+    if (ids) {
+      if (q.has('maxResults') || q.has('pageToken')) {
+        return googleError(
+          400,
+          'incompatibleParameters',
+          'The id parameter cannot be used with maxResults or pageToken.',
+          'INVALID_ARGUMENT',
+        );
+      }
+      const wanted = ids.split(',');
+      const found = wanted.map((id) => comments.find((c) => c.id === id));
+      if (found.some((c) => !c)) return commentNotFound('One or more of the comments identified by the id parameter could not be found.');
+      return json({ kind: 'youtube#commentListResponse', items: (found as FakeComment[]).map((c) => commentJson(c, parts, format)) });
+    }
+    const parent = comments.find((c) => c.id === parentId && !c.parentId);
+    if (!parent) return commentNotFound('The comment identified by the parentId parameter could not be found.');
+    const max = maxResults(q, 20);
+    if (max instanceof Response) return max;
+    const replies = publishedReplies(parent);
+    const start = pageStart(q);
+    if (start instanceof Response) return start;
+    const next = start + max < replies.length ? btoa(String(start + max)) : undefined;
+    return json({
+      kind: 'youtube#commentListResponse',
+      ...(next ? { nextPageToken: next } : {}),
+      pageInfo: { totalResults: replies.length, resultsPerPage: max },
+      items: replies.slice(start, start + max).map((c) => commentJson(c, parts, format)),
+    });
+  }
+
+  /**
+   * comments.insert: a reply as this channel, snippet.parentId naming a top-level comment (a
+   * reply to a reply is refused here: YouTube's threads are one level deep, and its answer to
+   * such a parentId is not documented). A parent YouTube does not have is 404
+   * parentCommentNotFound.
+   */
+  async function insertReply(req: Request, url: URL): Promise<Response> {
+    const bad = unexpected(url.searchParams, new Set(['part']));
+    if (bad) return bad;
+    const parts = partsOf(url.searchParams, ['id', 'snippet']);
+    if (parts instanceof Response) return parts;
+    if (!parts.includes('snippet')) {
+      return googleError(400, 'unexpectedPart', 'The part parameter must name snippet for this fake.', 'INVALID_ARGUMENT');
+    }
+    let body: Record<string, unknown>;
+    try {
+      body = (await req.json()) as Record<string, unknown>;
+    } catch {
+      return googleError(400, 'parseError', 'Parse Error', 'INVALID_ARGUMENT');
+    }
+    for (const k of Object.keys(body)) if (k !== 'snippet') return unknownField(k, 'resource');
+    const snippet = (body.snippet ?? {}) as Record<string, unknown>;
+    for (const k of Object.keys(snippet)) if (k !== 'parentId' && k !== 'textOriginal') return unknownField(k, 'resource.snippet');
+    const text = snippet.textOriginal;
+    if (typeof snippet.parentId !== 'string' || typeof text !== 'string' || !text.trim()) {
+      return googleError(400, 'invalidCommentMetadata', 'The request metadata is invalid.', 'INVALID_ARGUMENT');
+    }
+    if (Array.from(text).length > MAX_COMMENT) {
+      return googleError(
+        400,
+        'commentTextTooLong',
+        'The comment resource that is being inserted contains too many characters in the <code>snippet.textOriginal</code> property.',
+        'INVALID_ARGUMENT',
+      );
+    }
+    const parent = comments.find((c) => c.id === snippet.parentId);
+    if (!parent || !videos.some((v) => v.id === parent.videoId)) {
+      return googleError(
+        404,
+        'parentCommentNotFound',
+        'The specified parent comment could not be found. Check the value of the <code>snippet.parentId</code> property in the request body to ensure that it is correct.',
+        'NOT_FOUND',
+      );
+    }
+    if (parent.parentId)
+      return googleError(400, 'operationNotSupported', 'A reply answers a top-level comment in this fake.', 'INVALID_ARGUMENT');
+    const made = addReply(parent, text, { authorChannelId: channelId });
+    return json(commentJson(made, ['id', 'snippet'], 'html'));
+  }
+
+  /**
+   * comments.setModerationStatus: for the owner of the comments' video only (403 forbidden);
+   * banAuthor only with rejected; a rejected comment cannot be published again (YouTube states the
+   * rule, not its error: processingFailure here). 204.
+   */
+  function moderate(url: URL): Response {
+    const q = url.searchParams;
+    const bad = unexpected(q, new Set(['id', 'moderationStatus', 'banAuthor']));
+    if (bad) return bad;
+    const ids = (q.get('id') ?? '').split(',').filter(Boolean);
+    const status = q.get('moderationStatus');
+    if (!ids.length || !status) {
+      return googleError(400, 'missingRequiredParameter', `No ${ids.length ? 'moderationStatus' : 'id'} given.`, 'INVALID_ARGUMENT');
+    }
+    if (ids.length > 50) return googleError(400, 'invalidValue', 'At most 50 comment ids.', 'INVALID_ARGUMENT');
+    if (status !== 'heldForReview' && status !== 'published' && status !== 'rejected') {
+      return invalidValue(status, ['heldForReview', 'published', 'rejected']);
+    }
+    if (q.get('banAuthor') === 'true' && status !== 'rejected') {
+      return googleError(
+        400,
+        'banWithoutReject',
+        'The <code>banAuthor</code> parameter can only be used if the <code>moderationStatus</code> parameter value is <code>rejected</code>.',
+        'INVALID_ARGUMENT',
+      );
+    }
+    const found = ids.map((id) => comments.find((c) => c.id === id));
+    if (found.some((c) => !c)) return commentNotFound('One or more of the comments that the request is trying to update cannot be found.');
+    const targets = found as FakeComment[];
+    if (targets.some((c) => videos.find((v) => v.id === c.videoId)?.channelId !== channelId)) {
+      return forbidden('The moderation status of one or more comments cannot be set due to insufficient permissions.');
+    }
+    if (status === 'published' && targets.some((c) => c.moderationStatus === 'rejected')) {
+      return googleError(
+        400,
+        'processingFailure',
+        "A rejected comment's moderation status cannot be changed to published.",
+        'INVALID_ARGUMENT',
+      );
+    }
+    for (const c of targets) c.moderationStatus = status;
+    return new Response(null, { status: 204 });
+  }
+
+  /** comments.delete: the comment's author only (403 forbidden); its replies go with it. 204. */
+  function deleteComment(url: URL): Response {
+    const q = url.searchParams;
+    const bad = unexpected(q, new Set(['id']));
+    if (bad) return bad;
+    const id = q.get('id');
+    if (!id) return googleError(400, 'missingRequiredParameter', 'No filter selected. Expected one of: id', 'INVALID_ARGUMENT');
+    const c = comments.find((x) => x.id === id);
+    if (!c)
+      return commentNotFound('The specified comment could not be found. Check the value of the id parameter to ensure that it is correct.');
+    if (c.authorChannelId !== channelId) {
+      return forbidden(
+        'The comment could not be deleted because of insufficient permissions. The request might not be properly authorized.',
+      );
+    }
+    for (let i = comments.length - 1; i >= 0; i--) if (comments[i]!.id === id || comments[i]!.parentId === id) comments.splice(i, 1);
+    return new Response(null, { status: 204 });
+  }
+
+  const publishedReplies = (parent: FakeComment) => comments.filter((c) => c.parentId === parent.id && c.moderationStatus === 'published');
 
   function videoNotFound(method: 'insert' | 'list'): Response {
     return googleError(
@@ -490,16 +713,31 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
   }
 
   function addComment(c: Partial<FakeComment> & { videoId: string; text: string }): FakeComment {
+    const author = c.authorChannelId ?? 'UCsomeoneelse00000000000';
     const comment: FakeComment = {
       id: `Ugz${String(++counter).padStart(8, '0')}AaABAg`,
-      authorChannelId: 'UCsomeoneelse00000000000',
+      parentId: null,
+      authorChannelId: author,
+      authorDisplayName: author === channelId ? '@fakechannel' : '@someone',
       publishedAt: new Date().toISOString(),
+      moderationStatus: 'published',
       ...c,
     };
     comments.push(comment);
     const video = videos.find((v) => v.id === c.videoId);
     if (video) video.statistics.commentCount++;
     return comment;
+  }
+
+  /** A reply's id is its thread's id, a dot and a part of its own, as YouTube's are. */
+  function addReply(parent: FakeComment, text: string, over: Partial<FakeComment> = {}): FakeComment {
+    return addComment({
+      id: `${parent.id}.${String(++counter).padStart(6, '0')}AbCdEf`,
+      videoId: parent.videoId,
+      text,
+      ...over,
+      parentId: parent.id,
+    });
   }
 
   /** videoCategories.list: part=snippet with regionCode (an ISO 3166-1 alpha-2 code) or id. */
@@ -528,39 +766,63 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
     return json({ kind: 'youtube#videoCategoryListResponse', etag: 'etag-categories', items });
   }
 
-  function threadJson(c: FakeComment, author: boolean) {
+  /** A commentThread resource with the parts asked for; the replies part holds the first REPLIES_INLINE replies. */
+  function threadJson(c: FakeComment, parts: string[], format: TextFormat) {
+    const replies = publishedReplies(c);
+    const inline = replies.slice(0, REPLIES_INLINE);
     return {
       kind: 'youtube#commentThread',
       etag: `etag-${c.id}`,
       id: c.id,
-      snippet: {
-        channelId,
-        videoId: c.videoId,
-        topLevelComment: {
-          kind: 'youtube#comment',
-          etag: `etag-c-${c.id}`,
-          id: c.id,
-          snippet: {
-            channelId,
-            videoId: c.videoId,
-            textDisplay: c.text,
-            ...(author ? { textOriginal: c.text } : {}),
-            authorDisplayName: c.authorChannelId === channelId ? 'Fake channel' : '@someone',
-            authorChannelUrl: `http://www.youtube.com/channel/${c.authorChannelId}`,
-            authorChannelId: { value: c.authorChannelId },
-            canRate: true,
-            viewerRating: 'none',
-            likeCount: 0,
-            publishedAt: c.publishedAt,
-            updatedAt: c.publishedAt,
-          },
-        },
-        canReply: true,
-        totalReplyCount: 0,
-        isPublic: true,
-      },
+      ...(parts.includes('snippet')
+        ? {
+            snippet: {
+              channelId: ownerOf(c),
+              videoId: c.videoId,
+              topLevelComment: commentJson(c, ['id', 'snippet'], format),
+              canReply: true,
+              totalReplyCount: replies.length,
+              isPublic: true,
+            },
+          }
+        : {}),
+      ...(parts.includes('replies') && inline.length
+        ? { replies: { comments: inline.map((r) => commentJson(r, ['id', 'snippet'], format)) } }
+        : {}),
     };
   }
+
+  /** A comment resource; textOriginal only for its author (this fake's viewer is always our channel). */
+  function commentJson(c: FakeComment, parts: string[], format: TextFormat) {
+    const handle = c.authorDisplayName.startsWith('@') ? c.authorDisplayName : null;
+    return {
+      kind: 'youtube#comment',
+      etag: `etag-c-${c.id}`,
+      id: c.id,
+      ...(parts.includes('snippet')
+        ? {
+            snippet: {
+              channelId: ownerOf(c),
+              videoId: c.videoId,
+              textDisplay: format === 'html' ? htmlOf(c.text) : c.text,
+              ...(c.authorChannelId === channelId ? { textOriginal: c.text } : {}),
+              ...(c.parentId ? { parentId: c.parentId } : {}),
+              authorDisplayName: c.authorDisplayName,
+              authorProfileImageUrl: `https://yt3.ggpht.example/${c.authorChannelId}=s48`,
+              authorChannelUrl: handle ? `http://www.youtube.com/${handle}` : `http://www.youtube.com/channel/${c.authorChannelId}`,
+              authorChannelId: { value: c.authorChannelId },
+              canRate: true,
+              viewerRating: 'none',
+              likeCount: 0,
+              publishedAt: c.publishedAt,
+              updatedAt: c.publishedAt,
+            },
+          }
+        : {}),
+    };
+  }
+
+  const ownerOf = (c: FakeComment) => videos.find((v) => v.id === c.videoId)?.channelId ?? channelId;
 
   function channels(url: URL): Response {
     if (url.searchParams.get('mine') !== 'true') {
@@ -696,12 +958,14 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
         statistics: { viewCount: 0, likeCount: 0, commentCount: 0, favoriteCount: 0 },
         token: 'good-token',
         publishedAt: new Date().toISOString(),
+        channelId,
         ...v,
       };
       videos.push(video);
       return video;
     },
     addComment,
+    addReply,
     async stop() {
       for (const done of [...hanging]) done();
       await server.stop(true);
@@ -742,6 +1006,85 @@ function videoJson(v: FakeVideo) {
       ...(v.selfDeclaredMadeForKids === null ? {} : { selfDeclaredMadeForKids: v.selfDeclaredMadeForKids }),
     },
   };
+}
+
+type TextFormat = 'html' | 'plainText';
+/** Replies a commentThread carries in its replies part; the rest are read with comments.list. */
+const REPLIES_INLINE = 5;
+const THREAD_LIST_PARAMS = new Set([
+  'part',
+  'videoId',
+  'allThreadsRelatedToChannelId',
+  'id',
+  'maxResults',
+  'moderationStatus',
+  'order',
+  'pageToken',
+  'searchTerms',
+  'textFormat',
+]);
+const COMMENT_LIST_PARAMS = new Set(['part', 'id', 'parentId', 'maxResults', 'pageToken', 'textFormat']);
+
+/** A parameter the method does not document: 400 unexpectedParameter. */
+function unexpected(q: URLSearchParams, allowed: Set<string>): Response | null {
+  for (const k of q.keys()) {
+    if (!allowed.has(k))
+      return googleError(400, 'unexpectedParameter', `The request specifies an unexpected parameter: ${k}.`, 'INVALID_ARGUMENT');
+  }
+  return null;
+}
+
+/** The part parameter: required, each name one the method knows (400 unknownPart otherwise). */
+function partsOf(q: URLSearchParams, known: string[]): string[] | Response {
+  const raw = q.get('part');
+  if (!raw) return googleError(400, 'missingRequiredParameter', 'No part parameter given.', 'INVALID_ARGUMENT');
+  const parts = raw.split(',').map((p) => p.trim());
+  const unknown = parts.find((p) => !known.includes(p));
+  return unknown === undefined ? parts : googleError(400, 'unknownPart', `'${unknown}'`, 'INVALID_ARGUMENT');
+}
+
+function textFormat(q: URLSearchParams): TextFormat | Response {
+  const f = q.get('textFormat') ?? 'html';
+  return f === 'html' || f === 'plainText' ? f : invalidValue(f, ['html', 'plainText']);
+}
+
+function maxResults(q: URLSearchParams, fallback: number): number | Response {
+  const max = Number(q.get('maxResults') ?? String(fallback));
+  if (!Number.isInteger(max) || max < 1 || max > 100) {
+    return googleError(
+      400,
+      'invalidValue',
+      `Invalid value '${q.get('maxResults')}'. Values must be within the range: [1, 100]`,
+      'INVALID_ARGUMENT',
+    );
+  }
+  return max;
+}
+
+function pageStart(q: URLSearchParams): number | Response {
+  const token = q.get('pageToken');
+  if (!token) return 0;
+  const n = Number(atob(token));
+  return Number.isInteger(n) && n >= 0
+    ? n
+    : googleError(400, 'invalidPageToken', 'The request specifies an invalid page token.', 'INVALID_ARGUMENT');
+}
+
+function invalidValue(value: string, allowed: string[]): Response {
+  return googleError(400, 'invalidValue', `Invalid value '${value}'. Values must be one of: ${allowed.join(', ')}`, 'INVALID_ARGUMENT');
+}
+
+function forbidden(message: string): Response {
+  return googleError(403, 'forbidden', message, 'PERMISSION_DENIED');
+}
+
+function commentNotFound(message: string): Response {
+  return googleError(404, 'commentNotFound', message, 'NOT_FOUND');
+}
+
+/** textDisplay as YouTube renders it by default (textFormat=html): escaped, line breaks as <br>. */
+function htmlOf(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/\n/g, '<br>');
 }
 
 function reply(r: Exclude<FakeResponse, 'hang' | 'accept-then-hang'>): Response {
