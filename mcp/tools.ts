@@ -17,7 +17,7 @@ import { channelCapabilities } from '../domain/capabilities.ts';
 import { ChannelIds as PostChannelIds, CREATE_FIELDS, EDIT_FIELDS } from '../domain/posts/content.ts';
 import { BodyId } from '../lib/chars.ts';
 import { GENERATE_LIMITS, generateAltText, generatePostDrafts } from '../services/generate.ts';
-import { KEY_PATTERN } from '../services/idempotency.ts';
+import { KEY_PATTERN, type StoredResponse } from '../services/idempotency.ts';
 import { ALT_TEXT_CHARS, getMediaItem, mediaView } from '../domain/media.ts';
 import { uploadMediaFromUrl } from '../services/media-from-url.ts';
 import { cancelPost, retryPost } from '../domain/posts/lifecycle.ts';
@@ -58,6 +58,16 @@ export interface Tool<S extends TSchema = TSchema> {
   input: S;
   annotations: ToolAnnotations;
   run: (ctx: ToolContext, args: Static<S>) => Promise<Record<string, unknown>>;
+}
+
+/** A create answered once per idempotency key: its answer, or its refusal thrown (a replayed refusal as it was the first time). */
+function answerOnce(ctx: ToolContext, result: StoredResponse & { replayed: boolean }): Record<string, unknown> {
+  ctx.replayed = result.replayed;
+  if (result.status >= 400) {
+    const { error } = result.body as ErrorBody;
+    throw new ApiError(error.code, error.message, { details: error.details, status: result.status });
+  }
+  return result.body as Record<string, unknown>;
 }
 
 const tool = <S extends TSchema>(t: Tool<S>): Tool => t as unknown as Tool;
@@ -194,13 +204,7 @@ export const TOOLS: Tool[] = [
         body,
         idempotencyKey,
       );
-      ctx.replayed = result.replayed;
-      // A replayed refusal is answered as it was the first time.
-      if (result.status >= 400) {
-        const { error } = result.body as ErrorBody;
-        throw new ApiError(error.code, error.message, { details: error.details, status: result.status });
-      }
-      return result.body as Record<string, unknown>;
+      return answerOnce(ctx, result);
     },
   }),
 
@@ -372,12 +376,7 @@ export const TOOLS: Tool[] = [
     run: async (ctx, { id, content, idempotencyKey }) => {
       const { deps, caller } = ctx;
       const result = await replyToCommentOnce({ em: deps.orm.em.fork(), temporal: deps.temporal }, caller, id, { content }, idempotencyKey);
-      ctx.replayed = result.replayed;
-      if (result.status >= 400) {
-        const { error } = result.body as ErrorBody;
-        throw new ApiError(error.code, error.message, { details: error.details, status: result.status });
-      }
-      return result.body as Record<string, unknown>;
+      return answerOnce(ctx, result);
     },
   }),
 

@@ -25,6 +25,7 @@ import { stopHarness } from '../test/harness/index.ts';
 import { startPostStack } from '../test/harness/post-stack.ts';
 import { uploadWorkflowId } from '../workflows/media-types.ts';
 import { postWorkflowId, retrySignal } from '../workflows/post-types.ts';
+import { commentModerationWorkflowId, commentReplyWorkflowId } from '../workflows/comment-actions-types.ts';
 import { COMMENTS_SWEEP_WORKFLOW_TYPE, type CommentsSweepInput, type CommentsSweepResult } from '../workflows/comments-sweep-types.ts';
 import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepInput, type MetricsSweepSummary } from '../workflows/metrics-sweep-types.ts';
 import { PING_WORKFLOW_TYPE, type PingInput } from '../workflows/ping-types.ts';
@@ -171,7 +172,76 @@ async function awaitingApproval(ctx: Ctx) {
   return { key, approver, id: r.body.id as string };
 }
 
+/** A post published now with someone's comment under it, collected by a run of the comments sweep; the comment's id; `publisher`: a key that may decide. */
+async function collectedComment(ctx: Ctx, approval: 'everyone' | null = null) {
+  const { key, organizationId, channelIds } = await account(ctx, ['good-token']);
+  const publisher = approval ? (await makeKey(organizationId, { scopes: ['read', 'publish', 'approve'] })).key : key;
+  await ctx.stack.syncClock();
+  const r = await call(ctx.stack.app, 'POST', '/v1/posts', { key, body: { content: `recorded ${crypto.randomUUID()}`, channelIds } });
+  check(r.status === 201, `create answered ${r.status}`);
+  await ctx.stack.settle(r.body.id);
+  // From now on everyone's replies wait for a decision.
+  if (approval) await setApprovalSettings(ctx.stack.h.orm.em.fork(), organizationId, { approval });
+  const post = (await call(ctx.stack.app, 'GET', `/v1/posts/${r.body.id}`, { key })).body;
+  const someone = {
+    id: '77',
+    username: 'someone',
+    acct: 'someone@else.example',
+    display_name: '',
+    avatar: '',
+    url: 'https://else.example/@someone',
+  };
+  ctx.fake.reply(post.channels[0].platformPostId, someone, 'a question');
+  await ctx.stack.client.workflow.execute(COMMENTS_SWEEP_WORKFLOW_TYPE, {
+    taskQueue: ctx.stack.taskQueue,
+    workflowId: `comments-sweep-${crypto.randomUUID()}`,
+    args: [{ limit: 100, rounds: 1 } satisfies CommentsSweepInput],
+  });
+  const inbox = await call(ctx.stack.app, 'GET', `/v1/inbox?postId=${r.body.id}`, { key });
+  check(inbox.body.data.length === 1, `inbox holds ${inbox.body.data.length}`);
+  return { key, publisher, commentId: inbox.body.data[0].id as string };
+}
+
+/** Answers the comment; returns the reply once its workflow has ended. */
+async function replied(ctx: Ctx, key: string, commentId: string, then?: (replyId: string) => Promise<void>) {
+  const r = await call(ctx.stack.app, 'POST', `/v1/comments/${commentId}/reply`, {
+    key,
+    body: { content: `recorded ${crypto.randomUUID()}` },
+  });
+  check(r.status === 202, `reply answered ${r.status}`);
+  await then?.(r.body.id);
+  await ctx.stack.client.workflow.getHandle(commentReplyWorkflowId(r.body.id)).result();
+  return (await call(ctx.stack.app, 'GET', `/v1/replies/${r.body.id}`, { key })).body;
+}
+
 export const SCENARIOS: Record<string, Scenario> = {
+  /** A reply waiting for approval (the organization's `everyone`), approved (the decideReply Update), then published. */
+  'comment-reply-approved': async (ctx) => {
+    const { key, publisher, commentId } = await collectedComment(ctx, 'everyone');
+    const reply = await replied(ctx, key, commentId, async (id) => {
+      const decided = await call(ctx.stack.app, 'POST', `/v1/replies/${id}/approve`, { key: publisher });
+      check(decided.status === 200, `approve answered ${decided.status}`);
+    });
+    check(reply.status === 'published', `reply ${reply.status}`);
+    return commentReplyWorkflowId(reply.id);
+  },
+  /** A reply Mastodon refuses: failed. */
+  'comment-reply-failed': async (ctx) => {
+    const { key, commentId } = await collectedComment(ctx);
+    ctx.fake.failNext(1, { status: 422, body: { error: 'Validation failed: Text is refused' } });
+    const reply = await replied(ctx, key, commentId);
+    check(reply.status === 'failed', `reply ${reply.status}`);
+    return commentReplyWorkflowId(reply.id);
+  },
+  /** A published reply deleted: the moderation workflow asks Mastodon, then records it. */
+  'comment-reply-deleted': async (ctx) => {
+    const { key, commentId } = await collectedComment(ctx);
+    const reply = await replied(ctx, key, commentId);
+    check(reply.status === 'published', `reply ${reply.status}`);
+    const gone = await call(ctx.stack.app, 'DELETE', `/v1/replies/${reply.id}`, { key });
+    check(gone.status === 200 && gone.body.status === 'deleted', `delete answered ${gone.status} ${gone.body.status}`);
+    return commentModerationWorkflowId({ action: 'delete', id: reply.id });
+  },
   /**
    * Waits for approval: rejected (the decideApproval Update), edited (pending again), its time
    * passes, approved within the grace period (decideApproval), published.

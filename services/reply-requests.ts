@@ -6,7 +6,11 @@ import type { KeyChannels } from '../domain/key-channels.ts';
 import { keyRequester } from '../domain/posts/approval.ts';
 import { createReply, getReply } from '../domain/inbox/replies.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
+import { errors } from '../lib/errors.ts';
+import { idPattern } from '../lib/ids.ts';
 import { createOnce, type StoredResponse } from './idempotency.ts';
+
+const COMMENT_ID = new RegExp(idPattern('cmt'));
 
 export async function replyToCommentOnce(
   deps: { em: EntityManager; temporal: TemporalDeps | undefined },
@@ -15,6 +19,8 @@ export async function replyToCommentOnce(
   body: { content: string },
   idempotencyKey: string | undefined,
 ): Promise<StoredResponse & { replayed: boolean }> {
+  // The key's claim names the comment: an id that cannot be one names nothing (and no claim).
+  if (!COMMENT_ID.test(commentId)) throw errors.notFound('Comment');
   const { em } = deps;
   return createOnce(
     em,

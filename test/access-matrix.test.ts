@@ -704,6 +704,8 @@ function webIdOf(path: string, name: string): string {
     [/^\/web\/api\/media\//, A.ids.media],
     [/^\/settings\/api-keys\//, A.cliKey.id],
     [/^\/settings\/members\/invitations\//, A.invitation],
+    [/^\/inbox\/comments\//, A.ids.comment],
+    [/^\/inbox\/replies\//, A.ids.reply],
   ];
   const found = byPrefix.find(([re]) => re.test(path));
   if (!found) throw new Error(`${path}: no id of A's for :id; add its prefix`);
@@ -720,6 +722,7 @@ const webForm = (route: string): Record<string, string | string[]> =>
     'POST /channels/:id/queue': { slots: 'monday 10:00' },
     'POST /feeds/:id': { name: 'hijacked', url: feeds.url, channelIds: [A.ids.channel] },
     'POST /settings/members/:userId/role': { role: 'viewer' },
+    'POST /inbox/comments/:id/status': { status: 'read' },
   })[route] ?? {};
 
 /** JSON bodies of the /web/api routes that take one. */

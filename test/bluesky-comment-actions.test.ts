@@ -5,8 +5,9 @@
 // with readComments as ours under that comment).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createBlueskyConnector, rkeyFor } from '../platforms/bluesky.ts';
-import { PlatformError, type CommentTarget, type PostRef, type PublishRequest } from '../platforms/types.ts';
+import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
+import { failure } from './harness/platform-failure.ts';
 
 let p: TestPds;
 beforeAll(async () => {
@@ -44,15 +45,6 @@ async function comment(acct: TestAccount, text: string, root: { uri: string; cid
   });
   expect(r.status).toBe(200);
   return { ...(r.body as { uri: string; cid: string }), session: `Bearer ${session.body.accessJwt}` };
-}
-
-async function failure(promise: Promise<unknown>): Promise<PlatformError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PlatformError);
-  return err as PlatformError;
 }
 
 function recording(paths: string[]): typeof fetch {

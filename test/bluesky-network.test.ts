@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { addChannel } from '../domain/channels.ts';
 import { createBlueskyConnector } from '../platforms/bluesky.ts';
-import { startBlueskyNetwork, type BlueskyNetwork } from './harness/bsky-network.ts';
+import { startBlueskyNetwork, type BlueskyNetwork, type NetworkAccount } from './harness/bsky-network.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { sweepComments } from './harness/comments.ts';
@@ -27,27 +27,32 @@ afterAll(async () => {
   await network?.stop();
 });
 
+/** A post published now through the API on a channel of `account`'s, and what the AppView knows it by. */
+async function publishedBy(account: NetworkAccount, content: string) {
+  const org = await makeOrg('PRO');
+  const { key } = await makeKey(org.id);
+  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+    organizationId: org.id,
+    platform: 'BLUESKY',
+    name: account.handle,
+    credentials: { service: network.pdsUrl, identifier: account.handle, appPassword: account.appPassword },
+  });
+  await stack.syncClock();
+  const created = await call(stack.app, 'POST', '/v1/posts', { key, body: { content, channelIds: [channel.id] } });
+  expect(created.status).toBe(201);
+  const postId = created.body.id as string;
+  await stack.settle(postId);
+  const post = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body;
+  expect(post.status).toBe('published');
+  return { key, postId, uri: post.channels[0].platformPostId as string };
+}
+
 describe('Bluesky metrics from a real network', () => {
   test('two likes, a repost and a reply by other accounts read back through GET /v1/posts/{id}/analytics', async () => {
     const alice = await network.newAccount('alice');
     const bob = await network.newAccount('bob');
     const carol = await network.newAccount('carol');
-    const org = await makeOrg('PRO');
-    const { key } = await makeKey(org.id);
-    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'BLUESKY',
-      name: 'alice',
-      credentials: { service: network.pdsUrl, identifier: alice.handle, appPassword: alice.appPassword },
-    });
-    await stack.syncClock();
-    const created = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'Read me back', channelIds: [channel.id] } });
-    expect(created.status).toBe(201);
-    const postId = created.body.id as string;
-    await stack.settle(postId);
-    const post = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body;
-    expect(post.status).toBe('published');
-    const uri = post.channels[0].platformPostId as string;
+    const { key, postId, uri } = await publishedBy(alice, 'Read me back');
 
     // The record's cid, as another app would read it before liking it.
     const [, , did, collection, rkey] = /^at:\/\/(([^/]+))\/([^/]+)\/([^/]+)$/.exec(uri)!;
@@ -155,19 +160,7 @@ describe('the inbox on a real network', () => {
     const alice = await network.newAccount('alice');
     const bob = await network.newAccount('bob');
     const carol = await network.newAccount('carol');
-    const org = await makeOrg('PRO');
-    const { key } = await makeKey(org.id);
-    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'BLUESKY',
-      name: 'alice',
-      credentials: { service: network.pdsUrl, identifier: alice.handle, appPassword: alice.appPassword },
-    });
-    await stack.syncClock();
-    const created = await call(stack.app, 'POST', '/v1/posts', { key, body: { content: 'Ask me anything', channelIds: [channel.id] } });
-    const postId = created.body.id as string;
-    await stack.settle(postId);
-    const uri = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body.channels[0].platformPostId as string;
+    const { key, postId, uri } = await publishedBy(alice, 'Ask me anything');
     const [, did, collection, rkey] = /^at:\/\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(uri)!;
     const got = await fetch(
       `${network.pdsUrl}/xrpc/com.atproto.repo.getRecord?${new URLSearchParams({ repo: did!, collection: collection!, rkey: rkey! })}`,

@@ -4,10 +4,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
 import { createBlueskyConnector, MAX_IMAGE_BYTES, retryAfter, rkeyFor, type BlueskyConnectorOptions } from '../platforms/bluesky.ts';
-import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { createOutboundFetch } from '../lib/outbound.ts';
 import { pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 let p: TestPds;
 beforeAll(async () => {
@@ -75,16 +76,6 @@ async function blobs(did: string): Promise<string[]> {
   const r = await p.xrpc('GET', 'com.atproto.sync.listBlobs', { params: { did } });
   expect(r.status).toBe(200);
   return r.body.cids;
-}
-
-async function failure(promise: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
 }
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');

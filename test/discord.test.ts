@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createDiscordConnector } from '../platforms/discord.ts';
-import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { startFakeDiscord, type FakeDiscord } from './fakes/discord.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeDiscord[] = [];
 afterEach(async () => {
@@ -38,16 +39,6 @@ async function pngBytes(): Promise<Uint8Array> {
 
 function media(id: string, type: MediaRef['type'], mimeType: string, altText: string | null, bytes: () => Promise<Uint8Array>): MediaRef {
   return { id, type, mimeType, fileName: `${id}.${mimeType.split('/')[1]}`, altText, read: bytes };
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected the publish to fail');
 }
 
 describe('Discord publish', () => {

@@ -5,8 +5,9 @@
 // member's channel reads none: r_member_social is granted to select developers only.
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createLinkedInConnector } from '../platforms/linkedin.ts';
-import { PlatformError, type CommentTarget, type PostRef, type PublishRequest } from '../platforms/types.ts';
+import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeLinkedIn, type FakeLinkedInComment, startFakeLinkedIn } from './fakes/linkedin.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeLinkedIn[] = [];
 afterEach(async () => {
@@ -48,15 +49,6 @@ const replyRequest = (
 const target = (post: PostRef, urn: string): CommentTarget => ({ platformCommentId: urn, url: null, post });
 const commentsPath = (urn: string) => `/rest/socialActions/${encodeURIComponent(urn)}/comments`;
 const asked = (f: FakeLinkedIn, method: string, path: string) => f.requests.filter((r) => r.method === method && r.path === path);
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PlatformError);
-  return err as PlatformError;
-}
 
 describe('LinkedIn comments read (organization pages)', () => {
   test('comments and their replies, each with what it answers; ours by actor; a comment without replies asks for none', async () => {

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createLinkedInConnector, escapeLittleText, type LinkedInConnectorOptions } from '../platforms/linkedin.ts';
-import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { startFakeLinkedIn, type FakeLinkedIn, type FakeLinkedInOptions } from './fakes/linkedin.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeLinkedIn[] = [];
 afterEach(async () => {
@@ -68,16 +69,6 @@ function pdf(id: string): MediaRef {
     fileName: 'Quarterly report.pdf',
     read: async () => new TextEncoder().encode('%PDF-1.7 fake'),
   };
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
 }
 
 const routes = (f: FakeLinkedIn) => f.requests.map((r) => `${r.method} ${r.path}${r.search}`);

@@ -4,8 +4,9 @@
 // "Record not found" both for another account's status and for one that is gone.
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
-import { PlatformError, type CommentTarget, type PostRef, type PublishRequest } from '../platforms/types.ts';
+import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeAccount, type FakeMastodon, type FakeStatus, startFakeMastodon } from './fakes/mastodon.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeMastodon[] = [];
 afterEach(async () => {
@@ -29,15 +30,6 @@ async function published(timeoutMs?: number) {
 
 const ref = (s: FakeStatus): PostRef => ({ platformPostId: s.id, url: s.url });
 const target = (id: string, post: PostRef): CommentTarget => ({ platformCommentId: id, url: null, post });
-
-async function failure(promise: Promise<unknown>): Promise<PlatformError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PlatformError);
-  return err as PlatformError;
-}
 
 describe('Mastodon: answering a comment', () => {
   test('a reply to a comment deep in the conversation answers that comment, and reads back under it as ours', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
-import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import {
   IDEMPOTENCY_KEY_TTL_MS,
   REPLY_NOT_FOUND,
@@ -9,6 +9,7 @@ import {
   type FakeMastodonOptions,
 } from './fakes/mastodon.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeMastodon[] = [];
 afterEach(async () => {
@@ -44,16 +45,6 @@ function image(id: string, altText: string): MediaRef {
     altText,
     read: async () => new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, id.length]),
   };
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected the publish to fail');
 }
 
 describe('Mastodon publish', () => {

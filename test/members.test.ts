@@ -156,6 +156,7 @@ describe('the members page', () => {
       'nav-compose',
       'nav-import',
       'nav-approvals',
+      'nav-inbox',
       'nav-analytics',
       'nav-channels',
       'nav-feeds',
@@ -165,7 +166,15 @@ describe('the members page', () => {
       'nav-members',
       'nav-audit',
     ]);
-    expect(await nav(viewer.browser)).toEqual(['nav-calendar', 'nav-analytics', 'nav-channels', 'nav-feeds', 'nav-media', 'nav-members']);
+    expect(await nav(viewer.browser)).toEqual([
+      'nav-calendar',
+      'nav-inbox',
+      'nav-analytics',
+      'nav-channels',
+      'nav-feeds',
+      'nav-media',
+      'nav-members',
+    ]);
   });
 
   test('an admin changes and removes members but never touches an owner; a removed member is signed out there', async () => {

@@ -9,8 +9,9 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
-import { PlatformError, type CommentTarget, type Connector, type PostRef, type PublishRequest } from '../platforms/types.ts';
+import type { CommentTarget, Connector, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeMeta, type MetaFlavor, startFakeMeta } from './fakes/meta.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeMeta[] = [];
 afterEach(async () => {
@@ -50,16 +51,6 @@ function answer(credentials: Record<string, unknown>, root: PostRef, parent: Pos
 const target = (id: string, post: PostRef): CommentTarget => ({ platformCommentId: id, url: null, post });
 const ref = (id: string): PostRef => ({ platformPostId: id, url: '' });
 const routes = (f: FakeMeta, from = 0) => f.requests.slice(from).map((r) => `${r.method} ${r.path.replace(/^\/v\d+\.\d+/, '')}`);
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
-}
 
 /** A Graph request straight to the fake, as Meta's documentation writes it. */
 async function raw(f: FakeMeta, method: string, path: string, params: Record<string, string> = {}) {

@@ -3,9 +3,10 @@ import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
 import { classifyGraph, createGraphClient, graphRetryAfterMs, matchRecent, parseGraphTime } from '../platforms/meta/graph.ts';
-import { PlatformError, type Connector, type MediaRef, type PostRef, type PublishRequest } from '../platforms/types.ts';
+import type { Connector, MediaRef, PostRef, PublishRequest } from '../platforms/types.ts';
 import { coded, startFakeMeta, type FakeMeta, type FakeMetaOptions, type MetaFlavor } from './fakes/meta.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeMeta[] = [];
 afterEach(async () => {
@@ -63,16 +64,6 @@ function connectorFor(f: FakeMeta, o: { timeoutMs?: number; pollTimeoutMs?: numb
   if (f.flavor === 'facebook') return createFacebookConnector(common);
   if (f.flavor === 'instagram') return createInstagramConnector({ ...common, ...poll });
   return createThreadsConnector({ ...common, ...poll });
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
 }
 
 const routes = (f: FakeMeta) => f.requests.map((r) => `${r.method} ${r.path.replace(/\/v\d+\.\d+/, '')}`);

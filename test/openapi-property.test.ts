@@ -852,6 +852,12 @@ const pools = {
   /** Comments someone wrote under the fixture's posts (the read and PATCH targets), and a cursor of a real page of the inbox. */
   comments: [] as string[],
   inboxCursors: [] as string[],
+  /** Comments under a post on an X channel, where hiding is offered (the hide and unhide targets). */
+  hideable: [] as string[],
+  /** Replies to the comments: for the reads and deletes; waiting for approval, for approve and for reject (each decided once). */
+  replies: [] as string[],
+  approvableReplies: [] as string[],
+  rejectableReplies: [] as string[],
   /** Future instants within the bounds of `publishAt` (set once the server's clock is known). */
   futures: [] as string[],
   /** Each fixture channel's published `rules.maxChars`. */
@@ -1178,7 +1184,11 @@ function hintsFor(o: Operation): Hints {
       return real([pools.feedUrl], () => (generated() as fc.Arbitrary<string>).map(unreachable).filter((u) => u.length <= 2048));
     if (at === 'query.cursor' && o.id === 'listFeedItems') return real(pools.feedCursors, generated);
     if (at === 'query.cursor' && o.id === 'listInbox') return real(pools.inboxCursors, generated);
+    if (at === 'path.id' && (o.id === 'hideComment' || o.id === 'unhideComment')) return real(pools.hideable, generated);
     if (at === 'path.id' && o.path.startsWith('/comments')) return real(pools.comments, generated);
+    if (at === 'path.id' && o.id === 'approveReply') return real(pools.approvableReplies, generated);
+    if (at === 'path.id' && o.id === 'rejectReply') return real(pools.rejectableReplies, generated);
+    if (at === 'path.id' && o.path.startsWith('/replies')) return real(pools.replies, generated);
     if (at === 'path.id' && o.path.startsWith('/series')) return real(pools.series, generated);
     if (at === 'path.id' && o.path.startsWith('/channels')) return real(pools.channels, generated);
     if (at === 'body.publishAt' && (o.path.startsWith('/series') || o.id === 'updatePost')) return real(pools.futures, generated);
@@ -1368,7 +1378,7 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) pools.deletableFeeds.push(await feed());
   pools.feedCursors.push((await call(stack.app, 'GET', `/v1/feeds/${pools.feeds[0]}/items?limit=1`, { key })).body.nextCursor);
 
-  // Comments under the first post, as the comments sweep stores them.
+  // Comments under a published post (whose channels no PATCH replaces), as the comments sweep stores them.
   for (let i = 0; i < 3; i++) {
     const id = newId('cmt');
     await stack.h.pool.query(
@@ -1376,11 +1386,39 @@ beforeAll(async () => {
          author_handle, text, written_at, ours, created_at, updated_at)
        select $1, $2, pc.post_id, pc.id, pc.channel_id, $3, 'root', 'someone@else.example', 'a comment', now(), false, now(), now()
          from post_channels pc where pc.post_id = $4 limit 1`,
-      [id, org.id, `c-${i}`, pools.posts[0]],
+      [id, org.id, `c-${i}`, pools.published[0]],
     );
     pools.comments.push(id);
   }
   pools.inboxCursors.push((await call(stack.app, 'GET', '/v1/inbox?limit=1', { key })).body.nextCursor);
+  // Comments under a post on an X channel (kept out of pools.channels): a hide is offered there.
+  const x = await makeChannel(org.id, 'X');
+  const onX = await call(stack.app, 'POST', '/v1/posts', {
+    key,
+    body: { content: 'property on X', channelIds: [x.id], publishAt: new Date(at + 450 * DAY).toISOString() },
+  });
+  expect(onX.status).toBe(201);
+  for (let i = 0; i < 3; i++) {
+    const id = newId('cmt');
+    await stack.h.pool.query(
+      `insert into comments (id, organization_id, post_id, post_channel_id, channel_id, platform_comment_id, parent_platform_id,
+         author_handle, text, written_at, ours, created_at, updated_at)
+       select $1, $2, pc.post_id, pc.id, pc.channel_id, $3, 'root', 'someone', 'a comment on X', now(), false, now(), now()
+         from post_channels pc where pc.post_id = $4 limit 1`,
+      [id, org.id, `x-${i}`, onX.body.id],
+    );
+    pools.hideable.push(id);
+  }
+  // Replies: the author's (whose replies need approval) wait for a decision.
+  for (let i = 0; i < 10; i++) {
+    const r = await call(stack.app, 'POST', `/v1/comments/${pools.comments[i % 3]}/reply`, {
+      key: author.key,
+      body: { content: `property reply ${i}` },
+    });
+    expect(r.status).toBe(202);
+    expect(r.body.status).toBe('pending_approval');
+    (i < 2 ? pools.replies : i < 6 ? pools.approvableReplies : pools.rejectableReplies).push(r.body.id);
+  }
 
   doc = (await call(stack.app, 'GET', '/v1/openapi.json')).body;
   ajv = makeAjv(doc);

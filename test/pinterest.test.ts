@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createPinterestConnector, type PinterestConnectorOptions } from '../platforms/pinterest.ts';
-import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { BOARD_ID, OTHER_BOARD_ID, startFakePinterest, type FakePinterest, type FakePinterestOptions } from './fakes/pinterest.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakePinterest[] = [];
 afterEach(async () => {
@@ -55,16 +56,6 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
     credentials: { accessToken: 'pina_good', boardId: BOARD_ID },
     ...over,
   };
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
 }
 
 const paths = (f: FakePinterest) => f.requests.map((r) => `${r.method} ${r.path}`);

@@ -7,8 +7,9 @@
 // route's OAuth scope.
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createRedditConnector } from '../platforms/reddit.ts';
-import { PlatformError, type CommentTarget, type PostRef, type PublishRequest } from '../platforms/types.ts';
+import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeReddit, type FakeRedditComment, type FakeRedditPost, startFakeReddit } from './fakes/reddit.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeReddit[] = [];
 afterEach(async () => {
@@ -51,15 +52,6 @@ const target = (post: PostRef, id: string): CommentTarget => ({ platformCommentI
 const grant = (f: FakeReddit, scope: string) => f.tokens.get('good-token')!.scopes.push(scope);
 const asked = (f: FakeReddit, method: string, test: (path: string) => boolean) =>
   f.requests.filter((r) => r.method === method && test(r.path));
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PlatformError);
-  return err as PlatformError;
-}
 
 /** `n` top-level comments by u/crowd, oldest first. */
 function crowd(f: FakeReddit, post: FakeRedditPost, n: number): FakeRedditComment[] {

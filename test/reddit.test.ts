@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createRedditConnector, type RedditConnectorOptions } from '../platforms/reddit.ts';
-import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { startFakeReddit, type FakeReddit, type FakeRedditOptions } from './fakes/reddit.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeReddit[] = [];
 afterEach(async () => {
@@ -80,16 +81,6 @@ const video = (bytes: Uint8Array = new Uint8Array([0, 0, 0, 24, 0x66, 0x74, 0x79
   fileName: 'clip.mp4',
   read: async () => bytes,
 });
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
-}
 
 const paths = (f: FakeReddit) => f.requests.map((r) => `${r.method} ${r.path}`);
 

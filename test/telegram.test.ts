@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createTelegramConnector } from '../platforms/telegram.ts';
-import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { BASIC_GROUP, PRIVATE_CHAT, PRIVATE_SUPERGROUP, PUBLIC_CHANNEL, startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeTelegram[] = [];
 afterEach(async () => {
@@ -51,16 +52,6 @@ function media(id: string, type: MediaRef['type'], mimeType: string, bytes?: Uin
 }
 
 const image = (id: string) => media(id, 'image', 'image/png');
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected the publish to fail');
-}
 
 describe('Telegram publish', () => {
   test('text post to a public channel: sendMessage, t.me/<username>/<id>, date', async () => {

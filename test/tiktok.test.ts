@@ -3,6 +3,7 @@ import { chunking, createTikTokConnector, type TikTokConnectorOptions } from '..
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
 import { FAKE_APP, startFakeTikTok, tiktokErrorBody, type FakeTikTok, type FakeTikTokOptions } from './fakes/tiktok.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const MB = 1024 * 1024;
 const fakes: FakeTikTok[] = [];
@@ -42,16 +43,6 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
     attempt: 1,
     ...over,
   };
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
 }
 
 const paths = (f: FakeTikTok) => f.requests.map((r) => `${r.method} ${r.path}`);

@@ -8,7 +8,6 @@ import { COMMANDS } from '../cli/commands.ts';
 import { Channel, Post } from '../db/entities/index.ts';
 import { mastodonLength, measureText, xLength } from '../platforms/text-length.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
-import { PlatformError } from '../platforms/types.ts';
 import { createXConnector } from '../platforms/x.ts';
 import { addChannel } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
@@ -16,6 +15,7 @@ import { startFakeX, type FakeX } from './fakes/x.ts';
 import { call, makeChannel, makeKey, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { signedInUser } from './harness/web-browser.ts';
+import { failure } from './harness/platform-failure.ts';
 
 type Stack = Awaited<ReturnType<typeof startPostStack>>;
 let stack: Stack;
@@ -85,16 +85,6 @@ function unique(text: string): string {
   // Same length everywhere: the last ASCII character becomes a digit (X refuses duplicate text).
   const n = String(++serial % 10);
   return /[a-e]$/.test(text) ? text.slice(0, -1) + n : text;
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
 }
 
 describe('the counting rules (platforms/text-length.ts)', () => {

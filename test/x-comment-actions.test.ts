@@ -5,8 +5,9 @@
 // posts can be deleted (DELETE /2/tweets/:id).
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createXConnector } from '../platforms/x.ts';
-import { PlatformError, type CommentTarget, type PostRef, type PublishRequest } from '../platforms/types.ts';
+import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeTweet, type FakeX, startFakeX } from './fakes/x.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeX[] = [];
 afterEach(async () => {
@@ -30,15 +31,6 @@ const target = (id: string, post: PostRef): CommentTarget => ({ platformCommentI
 
 function answer(post: PostRef, comment: FakeTweet, text: string, over: Partial<PublishRequest> = {}): PublishRequest {
   return { text, media: [], idempotencyKey: `reply-${comment.id}`, credentials, replyTo: { root: post, parent: ref(comment) }, ...over };
-}
-
-async function failure(promise: Promise<unknown>): Promise<PlatformError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PlatformError);
-  return err as PlatformError;
 }
 
 /** A conversation another account started, with a reply in it by a third. */

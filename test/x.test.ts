@@ -3,6 +3,7 @@ import { createXConnector, type XConnectorOptions } from '../platforms/x.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
 import { startFakeX, type FakeX, type FakeXOptions } from './fakes/x.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeX[] = [];
 afterEach(async () => {
@@ -57,16 +58,6 @@ async function image(id: string, altText: string | null = null): Promise<MediaRe
 function video(id: string, size = 10): MediaRef {
   const bytes = new Uint8Array(size).map((_, i) => i % 251);
   return { id, type: 'video', mimeType: 'video/mp4', fileName: `${id}.mp4`, read: async () => bytes };
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
 }
 
 const routes = (f: FakeX) => f.requests.map((r) => `${r.method} ${r.path}`);

@@ -6,8 +6,9 @@
 // at most five replies inline, Google's error bodies) and refuses what YouTube refuses.
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createYouTubeConnector } from '../platforms/youtube.ts';
-import { PlatformError, type CommentTarget, type PostRef, type PublishRequest } from '../platforms/types.ts';
+import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { FAKE_CLIENT, type FakeComment, type FakeYouTube, startFakeYouTube } from './fakes/youtube.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const fakes: FakeYouTube[] = [];
 afterEach(async () => {
@@ -42,15 +43,6 @@ const replyRequest = (post: PostRef, parent: FakeComment, over: Partial<PublishR
 });
 
 const target = (post: PostRef, id: string): CommentTarget => ({ platformCommentId: id, url: null, post });
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PlatformError);
-  return err as PlatformError;
-}
 
 const asked = (f: FakeYouTube, method: string, path: string) => f.requests.filter((r) => r.method === method && r.path === path);
 const param = (search: string, name: string) => new URLSearchParams(search).get(name);

@@ -6,7 +6,7 @@ import {
   msUntilMidnightPacific,
   type YouTubeConnectorOptions,
 } from '../platforms/youtube.ts';
-import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
+import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import {
   FAKE_CLIENT,
   googleErrorBody,
@@ -16,6 +16,7 @@ import {
   type FakeYouTubeOptions,
 } from './fakes/youtube.ts';
 import { freePort } from './harness/ports.ts';
+import { failure } from './harness/platform-failure.ts';
 
 const KIB = 1024;
 const fakes: FakeYouTube[] = [];
@@ -56,16 +57,6 @@ function request(over: Partial<PublishRequest> = {}): PublishRequest {
     attempt: 1,
     ...over,
   };
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(PlatformError);
-    return err as PlatformError;
-  }
-  throw new Error('expected a PlatformError');
 }
 
 const puts = (f: FakeYouTube) => f.requests.filter((r) => r.method === 'PUT').map((r) => r.contentRange);
