@@ -33,9 +33,10 @@ describe('what each role may do', () => {
       'queues.write',
       'series.write',
       'feeds.write',
+      'comments.reply',
       'comments.manage',
     ],
-    contributor: ['read', 'posts.write', 'posts.generate', 'media.write'],
+    contributor: ['read', 'posts.write', 'posts.generate', 'media.write', 'comments.reply'],
     viewer: ['read'],
   };
 

@@ -10,6 +10,7 @@ import { channelRoutes } from './channels.ts';
 import { composerRoutes } from './composer.ts';
 import { csvImportRoutes } from './csv-import.ts';
 import { feedRoutes } from './feeds.ts';
+import { inboxRoutes } from './inbox.ts';
 import { createWeb, errorPage, publicRoute, webBodyParser, type WebDeps } from './context.ts';
 import { redirect } from './http.ts';
 import { keyRoutes } from './keys.ts';
@@ -57,6 +58,7 @@ export function webApp(deps: WebDeps) {
       .use(composerRoutes(web))
       .use(postLifecycleRoutes(web))
       .use(approvalRoutes(web))
+      .use(inboxRoutes(web))
       .use(previewRoutes(web))
       .use(approvalSettingsRoutes(web))
       .use(channelRoutes(web))

@@ -47,6 +47,15 @@ export const WEB_AUDIT: Record<string, WebAuditTarget | null> = {
   // A reviewer without an account, known by the name they give: the handler names them (auditNote).
   'POST /preview/:token/approve': { action: 'post.approve', resource: 'post' },
   'POST /preview/:token/reject': { action: 'post.reject', resource: 'post' },
+  // The Inbox (web/inbox.ts), as the API's comment routes record them.
+  'POST /inbox/comments/:id/reply': { action: 'comment.reply', resource: 'reply' },
+  'POST /inbox/comments/:id/status': { action: 'comment.update', resource: 'comment', param: 'id' },
+  'POST /inbox/comments/:id/assign': { action: 'comment.update', resource: 'comment', param: 'id' },
+  'POST /inbox/comments/:id/hide': { action: 'comment.hide', resource: 'comment', param: 'id' },
+  'POST /inbox/comments/:id/unhide': { action: 'comment.unhide', resource: 'comment', param: 'id' },
+  'POST /inbox/replies/:id/approve': { action: 'reply.approve', resource: 'reply', param: 'id' },
+  'POST /inbox/replies/:id/reject': { action: 'reply.reject', resource: 'reply', param: 'id' },
+  'POST /inbox/replies/:id/delete': { action: 'reply.delete', resource: 'reply', param: 'id' },
   'POST /settings/approval': { action: 'settings.update', resource: 'organization' },
   'POST /web/api/media/uploads': { action: 'media.create', resource: 'media' },
   'POST /web/api/media/:id/complete': { action: 'media.complete', resource: 'media', param: 'id' },

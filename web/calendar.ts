@@ -1,10 +1,12 @@
 // The calendar: month and week views of every post of the organization (from the API and from
-// the app), in the viewer's time zone, kept live by calendar.js polling /web/api/posts.
+// the app), in the viewer's time zone, kept live by calendar.js polling /web/api/posts; a post
+// with unread comments links to them in the Inbox.
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../http/router.ts';
 import { parseInstant } from '../lib/date-time.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import { getPostForKey } from '../domain/posts/view.ts';
+import { commentCountsByPost } from '../domain/inbox/comments.ts';
 import { Text } from '../domain/posts/content.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -56,8 +58,17 @@ function range(
   return { start, end, prev: prevMonth, next: nextMonth, title: formatMonthTitle(first) };
 }
 
-function dayList(posts: PostView[] | undefined, channels: Map<string, IChannel>, tz: string, marks: SafeHtml | undefined): SafeHtml {
-  return html`<ul class="post-list">${(posts ?? []).map((p) => postItem(p, channels, tz))}</ul>${marks ?? ''}`;
+/** Per post, its unread comments (commentCountsByPost: one statement for the whole period). */
+type Unread = Map<string, { unread: number }>;
+
+function dayList(
+  posts: PostView[] | undefined,
+  channels: Map<string, IChannel>,
+  tz: string,
+  marks: SafeHtml | undefined,
+  unread: Unread,
+): SafeHtml {
+  return html`<ul class="post-list">${(posts ?? []).map((p) => postItem(p, channels, tz, unread.get(p.id)?.unread))}</ul>${marks ?? ''}`;
 }
 
 function addLink(d: CalendarDay): SafeHtml {
@@ -73,6 +84,7 @@ function monthGrid(
   channels: Map<string, IChannel>,
   tz: string,
   marks: Map<string, SafeHtml>,
+  unread: Unread,
 ): SafeHtml {
   const weeks: CalendarDay[][] = [];
   for (let d = r.start; formatDayKey(d) < formatDayKey(r.end); d = addDays(d, 1)) {
@@ -92,7 +104,7 @@ function monthGrid(
           .join(' ');
         return html`<td class="${classes}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
       <div class="day-head"><span class="day-num"><span class="visually-hidden">${formatLongDay(d)}</span><span aria-hidden="true"><span class="day-name">${formatDayTitle(d).split(' ')[0]} </span>${d.day}</span></span>${addLink(d)}</div>
-      ${dayList(posts, channels, tz, marks.get(key))}
+      ${dayList(posts, channels, tz, marks.get(key), unread)}
     </td>`;
       })}</tr>`,
   )}</tbody>
@@ -106,6 +118,7 @@ function weekList(
   channels: Map<string, IChannel>,
   tz: string,
   marks: Map<string, SafeHtml>,
+  unread: Unread,
 ): SafeHtml {
   const days: CalendarDay[] = [];
   for (let d = r.start; days.length < 7; d = addDays(d, 1)) days.push(d);
@@ -115,7 +128,7 @@ function weekList(
     return html`<li class="day${key === todayKey ? ' today' : ''}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
       <div class="day-head"><h2>${formatDayTitle(d)}</h2>${addLink(d)}</div>
       ${posts?.length || marks.has(key) ? '' : html`<p class="empty">No posts</p>`}
-      ${dayList(posts, channels, tz, marks.get(key))}
+      ${dayList(posts, channels, tz, marks.get(key), unread)}
     </li>`;
   })}</ol>`;
 }
@@ -143,6 +156,12 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
     byDay.set(key, [...(byDay.get(key) ?? []), p]);
   }
   const marks = await calendarMarks(ctx, channelList, channels, from, to);
+  // Only a post that went out can have comments.
+  const unread = await commentCountsByPost(
+    ctx.em,
+    orgId,
+    posts.filter((p) => p.status !== 'scheduled').map((p) => p.id),
+  );
   const todayKey = formatDayKey(now);
   const link = (v: View, d: CalendarDay) => `/calendar?view=${v}&date=${formatDayKey(d)}`;
   const feed = `/web/api/posts?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
@@ -165,7 +184,7 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
   ${truncated ? html`<p class="notice" data-testid="calendar-truncated">Only the first 1000 posts of this period are shown.</p>` : ''}
   <p class="visually-hidden" role="status" aria-live="polite" data-testid="calendar-message" id="calendar-message"></p>
   <p class="notice stale" data-testid="calendar-stale" hidden>Posts were added elsewhere. <a href="">Reload the calendar</a></p>
-  ${view === 'month' ? monthGrid(r, date.month, todayKey, byDay, channels, ctx.tz, marks) : weekList(r, todayKey, byDay, channels, ctx.tz, marks)}
+  ${view === 'month' ? monthGrid(r, date.month, todayKey, byDay, channels, ctx.tz, marks, unread) : weekList(r, todayKey, byDay, channels, ctx.tz, marks, unread)}
 </section>`;
   const notice = CALENDAR_NOTICES[q.get('notice') ?? ''] ?? null;
   return htmlResponse(

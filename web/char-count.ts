@@ -1,8 +1,10 @@
-// The composer's character counters: a text's length on one channel, measured by the rule post
-// validation applies (platforms/text-length.ts), against the limit. One markup for the post's text,
-// each thread item and the first comment; composer.js keeps them live (graphemes in the page, or,
-// data-count-rule="server", X's and Mastodon's weighted counts from POST /web/api/text-lengths).
+// The character counters: a text's length on one channel, measured by the rule post validation
+// applies (platforms/text-length.ts), against the limit. One markup for the composer's post text,
+// each thread item and the first comment (composer.js keeps them live), and the Inbox's replies
+// (inbox.js): graphemes in the page, or, data-count-rule="server", X's and Mastodon's weighted
+// counts from POST /web/api/text-lengths.
 import type { IChannel } from '../db/entities/index.ts';
+import { measureFollowUp } from '../domain/posts/thread.ts';
 import { FOLLOW_UPS, rulesFor } from '../platforms/catalog.ts';
 import { countedOnServer, graphemeLength, measureChannelText } from '../platforms/text-length.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -27,6 +29,16 @@ export function followUpLength(c: IChannel, text: string): Measured {
   const follow = FOLLOW_UPS[c.platform];
   if (follow.kind === 'comment') return { length: graphemeLength(text), maxChars: follow.maxChars, rule: 'graphemes' };
   return postLength(c, text);
+}
+
+/**
+ * A reply to a comment, measured by the function the API's check of a reply calls
+ * (domain/inbox/replies.ts): a comment answering it on a comment platform, else a reply post.
+ */
+export function replyLength(c: IChannel, text: string): Measured {
+  const kind = FOLLOW_UPS[c.platform].kind === 'comment' ? 'comment' : 'reply';
+  const { characters, maxChars } = measureFollowUp(c, { position: 1, kind, content: text, mediaIds: [] });
+  return { length: characters, maxChars, rule: kind === 'reply' && countedOnServer(c.platform) ? 'server' : 'graphemes' };
 }
 
 export interface CounterOptions {

@@ -1,9 +1,9 @@
-// The composer (new post, edit a scheduled post) and a post's own page. Plain HTML forms that
-// work without JavaScript; composer.js adds live character counts (per selected channel, as its
-// platform counts: graphemes in the page, X's and Mastodon's weighted counts from
-// POST /web/api/text-lengths), per-platform text fields for the selected platforms, uploads, the
-// thread's add / remove / reorder (web/thread-fields.ts), and the per-platform options
-// (web/option-fields.ts) filled from what each chosen account can do
+// The composer (new post, edit a scheduled post) and a post's own page (with its unread comments,
+// linked to the Inbox). Plain HTML forms that work without JavaScript; composer.js adds live
+// character counts (per selected channel, as its platform counts: graphemes in the page, X's and
+// Mastodon's weighted counts from POST /web/api/text-lengths), per-platform text fields for the
+// selected platforms, uploads, the thread's add / remove / reorder (web/thread-fields.ts), and the
+// per-platform options (web/option-fields.ts) filled from what each chosen account can do
 // (GET /web/api/channels/{id}/capabilities).
 import { t } from 'elysia';
 import { router } from '../http/router.ts';
@@ -37,6 +37,8 @@ import { liveLink, platformBadge, platformLabel, postErrors, statusLabel } from 
 import { postLifecycleActions } from './post-lifecycle.ts';
 import { counter, postLength } from './char-count.ts';
 import { postItems } from './post-items.ts';
+import { postComments } from './inbox.ts';
+import { commentCountsByPost } from '../domain/inbox/comments.ts';
 import { threadFields } from './thread-fields.ts';
 import { hasFollowUpFields, NO_FOLLOW_UPS } from './thread-input.ts';
 import { boundAttributes, optionFields } from './option-fields.ts';
@@ -257,6 +259,7 @@ function postPage(
   channels: Map<string, IChannel>,
   figures: PostAnalytics,
   links: IPreviewLink[],
+  comments: { unread: number; total: number } | undefined,
 ): Response {
   const errors = postErrors(post, channels);
   const body = html`<article class="post-detail" data-testid="post-detail" data-post-id="${post.id}" data-status="${post.status}" data-feed="/web/api/posts/${post.id}" data-live-posts>
@@ -281,6 +284,7 @@ function postPage(
     )}</tbody>
   </table>
   ${postItems(post, channels)}
+  ${postComments(post.id, comments, post.publishedAt !== null)}
   ${approvalPanel(ctx, post, links)}
   ${postFigures(figures, channels)}
   <p class="post-deleted notice" role="status" data-testid="post-deleted" hidden>This post has been deleted.</p>
@@ -457,7 +461,15 @@ export function composerRoutes(web: Web) {
         const orgId = ctx.signedIn.organization.id;
         const post = await getPostForKey(ctx.em, orgId, ctx.params.id!, 'all', web.deps.storage);
         const figures = await postAnalyticsForKey(ctx.em, orgId, post.id, 'all', web.deps.storage);
-        return postPage(ctx, post, byId(await channelsOf(ctx.em, orgId)), figures, await previewLinksOfPost(ctx.em, orgId, post.id));
+        const comments = (await commentCountsByPost(ctx.em, orgId, [post.id])).get(post.id);
+        return postPage(
+          ctx,
+          post,
+          byId(await channelsOf(ctx.em, orgId)),
+          figures,
+          await previewLinksOfPost(ctx.em, orgId, post.id),
+          comments,
+        );
       }),
     )
     .get(

@@ -10,6 +10,7 @@ export type NavItem =
   | 'compose'
   | 'import'
   | 'approvals'
+  | 'inbox'
   | 'analytics'
   | 'channels'
   | 'feeds'
@@ -26,6 +27,7 @@ const NAV: { id: Exclude<NavItem, null>; href: string; label: string; action: Ac
   { id: 'compose', href: '/posts/new', label: 'New post', action: 'posts.write' },
   { id: 'import', href: '/posts/import', label: 'Import CSV', action: 'posts.write' },
   { id: 'approvals', href: '/approvals', label: 'Approvals', action: 'posts.approve' },
+  { id: 'inbox', href: '/inbox', label: 'Inbox', action: 'read' },
   { id: 'analytics', href: '/analytics', label: 'Analytics', action: 'read' },
   { id: 'channels', href: '/channels', label: 'Channels', action: 'read' },
   { id: 'feeds', href: '/feeds', label: 'Feeds', action: 'read' },

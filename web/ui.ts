@@ -77,8 +77,8 @@ export function postErrors(post: PostView, channels: Map<string, IChannel>): str
     .map((c) => `${platformLabel(c.platform)} (${channels.get(c.channelId)?.name ?? c.channelId}): ${c.error}`);
 }
 
-/** One post in the calendar: time, channel badges, excerpt, source and status (with the error when failed). */
-export function postItem(post: PostView, channels: Map<string, IChannel>, tz: string): SafeHtml {
+/** One post in the calendar: time, channel badges, excerpt, source and status (with the error when failed), and its unread comments when it has any. */
+export function postItem(post: PostView, channels: Map<string, IChannel>, tz: string, unread = 0): SafeHtml {
   const errors = postErrors(post, channels);
   const scheduled = post.status === 'scheduled';
   const when = new Date(post.scheduledAt);
@@ -91,6 +91,7 @@ export function postItem(post: PostView, channels: Map<string, IChannel>, tz: st
   <span class="meta">
     <span class="source source-${post.source}" data-testid="post-source">${post.source === 'app' ? 'App' : 'API'}</span>${post.seriesId ? html` <span class="mark-occurrence" data-testid="post-series" data-series-id="${post.seriesId}" title="An occurrence of a recurring post">↻ Repeats</span>` : ''}
     <span class="status status-${post.status}" data-testid="post-status" data-status="${post.status}"${errors.length ? html` title="${errors.join('\n')}"` : ''}>${statusLabel(post.status)}</span>
+    ${unread > 0 ? html`<a class="unread-comments" href="/inbox?postId=${post.id}" data-testid="post-unread" data-count="${unread}" title="Open its unread comments in the Inbox">${unread} unread<span class="visually-hidden"> comment${unread === 1 ? '' : 's'}</span></a>` : ''}
   </span>
   <details class="post-error" data-testid="post-error"${errors.length ? '' : html` hidden`}>
     <summary>Why it failed</summary>

@@ -3,7 +3,8 @@
 // (read or unread, who answers it). An API key limited to channels sees the comments of those
 // channels only (domain/key-channels.ts). Rules of a conversation: domain/inbox/collection.ts.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CommentModeration, CommentStatus } from '../../db/entities/index.ts';
+import type { CommentModeration, CommentStatus, ReplyStatus } from '../../db/entities/index.ts';
+import type { Actor, PostApproval } from '../../db/entities/post.ts';
 import { sql } from '../../db/sql.ts';
 import { t } from 'elysia';
 import { errors } from '../../lib/errors.ts';
@@ -153,12 +154,18 @@ export const COMMENT_FIELDS = {
   }),
 };
 
-/** GET /v1/inbox: what people wrote under the organization's posts (not its own replies), newest first. */
+/**
+ * The inbox: what people wrote under the organization's posts (not its own replies), by the
+ * filters. `newest` (GET /v1/inbox): newest first. `unread-first` (the web app's Inbox): unread
+ * ones first, then the others, each part newest first, so what still needs a look is on top; its
+ * cursor holds the part (`u.` unread, `o.` the others) before the last row's keyset.
+ */
 export async function listInbox(
   em: EntityManager,
   organizationId: string,
   keyChannels: KeyChannels,
   f: InboxFilters,
+  order: 'newest' | 'unread-first' = 'newest',
 ): Promise<{ data: CommentView[]; nextCursor: string | null }> {
   const where = ['c.organization_id = ?', 'not c.ours'];
   const params: unknown[] = [organizationId];
@@ -167,7 +174,7 @@ export async function listInbox(
     params.push(...values);
   };
   // An id holding NUL names nothing (and Postgres refuses NUL in a text).
-  if ([f.channelId, f.postId].some((id) => id?.includes('\u0000'))) return { data: [], nextCursor: null };
+  if ([f.channelId, f.postId, f.assignee].some((id) => id?.includes('\u0000'))) return { data: [], nextCursor: null };
   if (keyChannels !== 'all') {
     if (!keyChannels.length) return { data: [], nextCursor: null };
     add('c.channel_id in (?)', [...keyChannels]);
@@ -178,18 +185,30 @@ export async function listInbox(
   if (f.assignee === 'none') add('c.assignee_user_id is null');
   else if (f.assignee !== undefined) add('c.assignee_user_id = ?', f.assignee);
   if (f.since !== undefined) add('c.written_at >= ?', f.since);
+  // false (unread) sorts before true (the others).
+  const seen = `(c.status <> 'unread')`;
+  const parted = order === 'unread-first';
   if (f.cursor !== undefined) {
-    const k = decodeKeyset(f.cursor, COMMENT_ID);
-    add('(c.written_at, c.id) < (?, ?)', k.at, k.id);
+    const part = parted ? f.cursor.slice(0, 2) : '';
+    if (parted && part !== 'u.' && part !== 'o.')
+      throw errors.validation([{ path: 'cursor', message: 'is not a cursor returned by this API' }]);
+    const k = decodeKeyset(f.cursor.slice(part.length), COMMENT_ID);
+    if (!parted) add('(c.written_at, c.id) < (?, ?)', k.at, k.id);
+    else {
+      const read = part === 'o.';
+      add(`(${seen} > ? or (${seen} = ? and (c.written_at, c.id) < (?, ?)))`, read, read, k.at, k.id);
+    }
   }
   const rows = await sql<Row>(
     em,
-    `select ${COLUMNS} from ${FROM} where ${where.join(' and ')} order by c.written_at desc, c.id desc limit ?`,
+    `select ${COLUMNS} from ${FROM} where ${where.join(' and ')} order by ${parted ? `${seen}, ` : ''}c.written_at desc, c.id desc limit ?`,
     [...params, f.limit + 1],
   );
   const shown = rows.slice(0, f.limit).map(view);
-  const last = shown[shown.length - 1];
-  return { data: shown, nextCursor: rows.length > f.limit && last ? encodeKeyset(new Date(last.createdAt), last.id) : null };
+  const last = shown.at(-1);
+  if (rows.length <= f.limit || !last) return { data: shown, nextCursor: null };
+  const keyset = encodeKeyset(new Date(last.createdAt), last.id);
+  return { data: shown, nextCursor: parted ? `${last.status === 'unread' ? 'u.' : 'o.'}${keyset}` : keyset };
 }
 
 /** A comment of the organization on a channel the key sees, or not_found. */
@@ -232,4 +251,94 @@ export async function updateComment(
     [now, change.status ?? null, change.assigneeUserId !== undefined, change.assigneeUserId ?? null, id, organizationId],
   );
   return getComment(em, organizationId, id, keyChannels);
+}
+
+/** Per post, the comments others wrote under it: how many, and how many are unread. One statement for every post asked about. */
+export async function commentCountsByPost(
+  em: EntityManager,
+  organizationId: string,
+  postIds: readonly string[],
+): Promise<Map<string, { unread: number; total: number }>> {
+  if (!postIds.length) return new Map();
+  const rows = await sql<{ post_id: string; unread: string | number; total: string | number }>(
+    em,
+    `select post_id, count(*) filter (where status = 'unread') as unread, count(*) as total
+     from comments where organization_id = ? and post_id in (?) and not ours group by post_id`,
+    [organizationId, [...postIds]],
+  );
+  return new Map(rows.map((r) => [r.post_id, { unread: Number(r.unread), total: Number(r.total) }]));
+}
+
+/** A post with comments, for the Inbox's post filter. */
+export interface CommentedPost {
+  postId: string;
+  content: string;
+  unread: number;
+}
+
+/** The posts others commented under, the most recently commented first (at most `limit`). */
+export async function commentedPosts(em: EntityManager, organizationId: string, limit: number): Promise<CommentedPost[]> {
+  const rows = await sql<{ post_id: string; content: string; unread: string | number }>(
+    em,
+    `select c.post_id, p.content, count(*) filter (where c.status = 'unread') as unread
+     from comments c join posts p on p.id = c.post_id
+     where c.organization_id = ? and not c.ours
+     group by c.post_id, p.content order by max(c.written_at) desc, c.post_id limit ?`,
+    [organizationId, limit],
+  );
+  return rows.map((r) => ({ postId: r.post_id, content: r.content, unread: Number(r.unread) }));
+}
+
+/** A reply sent to a comment through the service, as the Inbox shows it beside the comment. */
+export interface SentReply {
+  id: string;
+  commentId: string;
+  content: string;
+  status: ReplyStatus;
+  url: string | null;
+  error: string | null;
+  approval: PostApproval | null;
+  createdBy: Actor;
+  createdAt: string;
+}
+
+/** The replies sent to these comments (not those deleted: they left the conversation), oldest first, by comment. One statement. */
+export async function repliesByComment(
+  em: EntityManager,
+  organizationId: string,
+  commentIds: readonly string[],
+): Promise<Map<string, SentReply[]>> {
+  const out = new Map<string, SentReply[]>();
+  if (!commentIds.length) return out;
+  const rows = await sql<{
+    id: string;
+    comment_id: string;
+    content: string;
+    status: ReplyStatus;
+    url: string | null;
+    error: string | null;
+    approval: PostApproval | null;
+    created_by: Actor;
+    created_at: Date | string;
+  }>(
+    em,
+    `select id, comment_id, content, status, url, error, approval, created_by, created_at from comment_replies
+     where organization_id = ? and comment_id in (?) and status <> 'deleted' order by created_at, id`,
+    [organizationId, [...commentIds]],
+  );
+  for (const r of rows) {
+    const reply: SentReply = {
+      id: r.id,
+      commentId: r.comment_id,
+      content: r.content,
+      status: r.status,
+      url: r.url,
+      error: r.error,
+      approval: r.approval,
+      createdBy: r.created_by,
+      createdAt: new Date(r.created_at).toISOString(),
+    };
+    out.set(r.comment_id, [...(out.get(r.comment_id) ?? []), reply]);
+  }
+  return out;
 }
