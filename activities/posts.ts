@@ -1,6 +1,15 @@
 // Activities of the post workflow. Each forks its own EntityManager; each is idempotent.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { Channel, Post, PostChannel, PostChannelItem, type IPost, type IPostChannel, type IPostChannelItem } from '../db/entities/index.ts';
+import {
+  Channel,
+  Post,
+  PostChannel,
+  PostChannelItem,
+  type IPost,
+  type IPostChannel,
+  type IPostChannelItem,
+  type LinkChoice,
+} from '../db/entities/index.ts';
 import { followUpRows, insertFollowUps } from '../domain/posts/create.ts';
 import { newId } from '../lib/ids.ts';
 import { dueAt } from '../domain/analytics/metrics.ts';
@@ -14,6 +23,7 @@ import type { Orm } from '../db/orm.ts';
 import { sql } from '../db/sql.ts';
 import type { Connectors, PublishRequest } from '../platforms/types.ts';
 import { contentOf } from '../domain/posts/content.ts';
+import { sentText } from '../domain/links/published.ts';
 import { FAILURE, type ApprovalDecision, type ApprovalRecord, type PostEdit, type PublishTarget } from '../workflows/post-types.ts';
 import type { ChannelFailure, ChannelFailureClass } from '../workflows/publish-failure-types.ts';
 
@@ -74,6 +84,8 @@ interface PublishRow extends SendTarget {
   mediaIds: string[];
   reddit: IPost['reddit'];
   options: Record<string, PublishRequest['options']> | null;
+  /** The post's links choice (domain/links/choice.ts): its texts are sent with short links when it shortens them. */
+  links: LinkChoice;
   scheduledAt: Date;
   platform: Platform;
   channelName: string;
@@ -125,7 +137,7 @@ export function createPostActivities(deps: PostActivityDeps) {
       `select pc.id, pc.post_id as "postId", pc.channel_id as "channelId", pc.content, pc.platform_post_id as "platformPostId",
          pc.url, pc.published_at as "publishedAt",
          (select count(*)::int from post_channel_items i where i.post_channel_id = pc.id) as "followUps",
-         p.organization_id as "organizationId", p.media_ids as "mediaIds", p.reddit, p.options, p.scheduled_at as "scheduledAt",
+         p.organization_id as "organizationId", p.media_ids as "mediaIds", p.reddit, p.options, p.links, p.scheduled_at as "scheduledAt",
          c.platform, c.name as "channelName", c.status as "channelStatus", c.credentials_encrypted as "credentialsEncrypted"
        from post_channels pc join posts p on p.id = pc.post_id join channels c on c.id = pc.channel_id
        where pc.post_id = ? and pc.channel_id = ?`,
@@ -133,6 +145,14 @@ export function createPostActivities(deps: PostActivityDeps) {
     );
     if (!row) throw new Error(`post ${postId} has no channel ${channelId}`);
     return { ...row, publishedAt: dateOrNull(row.publishedAt), scheduledAt: new Date(row.scheduledAt) };
+  }
+
+  /**
+   * The text a send carries: its links made the channel's short links when the post shortens them
+   * (domain/links/published.ts), the same on every attempt.
+   */
+  function textToSend(pc: PublishRow, text: string): Promise<string> {
+    return sentText(deps.orm.em.fork(), { postId: pc.postId, postChannelId: pc.id, platform: pc.platform, links: pc.links }, text);
   }
 
   /** One more send of a post channel or a follow-up item, counted on its row. */
@@ -369,7 +389,7 @@ export function createPostActivities(deps: PostActivityDeps) {
       // Already sent (a retry, a replay or a reset in the Temporal UI): never send twice. A
       // channel with follow-ups records the post's id before it is published.
       if (pc.platformPostId) return { platformPostId: pc.platformPostId, url: pc.url ?? '' };
-      const item = { text: pc.content, mediaIds: pc.mediaIds, idempotencyKey: `${postId}:${channelId}` };
+      const item = { text: await textToSend(pc, pc.content), mediaIds: pc.mediaIds, idempotencyKey: `${postId}:${channelId}` };
       return sendOnce(
         () => send(pc, () => countAttempt('post_channels', pc.id), item, Context.current(), retry),
         (sent, ctx) => recordPublished(pc, sent, ctx),
@@ -406,7 +426,7 @@ export function createPostActivities(deps: PostActivityDeps) {
       if (!root || !parent) throw refusal(FAILURE.permanent, `follow-up ${position} has no published item to answer`, 'unknown');
       const last = position === items.at(-1)!.position;
       const what = {
-        text: item.content,
+        text: await textToSend(pc, item.content),
         mediaIds: item.mediaIds,
         idempotencyKey: `${postId}:${channelId}:${position}`,
         replyTo: { root, parent },

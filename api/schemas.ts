@@ -9,6 +9,7 @@ import { AuditEventListSchema, AuditEventSchema } from './schemas/audit.ts';
 import { ChannelCapabilitiesSchema, ChannelListSchema, ChannelSchema } from './schemas/channels.ts';
 import { ErrorSchema } from './schemas/errors.ts';
 import { CommentListSchema, CommentSchema, ConversationSchema, ReplyListSchema, ReplySchema } from './schemas/comments.ts';
+import { DraftListSchema, DraftSchema } from './schemas/drafts.ts';
 import { FeedFilterSchema, FeedItemListSchema, FeedItemSchema, FeedListSchema, FeedSchema } from './schemas/feeds.ts';
 import { GeneratedAltTextSchema, GeneratedDraftsSchema } from './schemas/generate.ts';
 import { MediaItemSchema, UploadInstructionsSchema, UploadResponseSchema } from './schemas/media.ts';
@@ -26,6 +27,7 @@ import {
 } from './schemas/posts.ts';
 import { QueueSchema, QueueSlotSchema } from './schemas/queues.ts';
 import { SeriesListSchema, SeriesRepeatSchema, SeriesSchema } from './schemas/series.ts';
+import { TagListSchema, TagSchema } from './schemas/tags.ts';
 import {
   WebhookDeliveryListSchema,
   WebhookDeliverySchema,
@@ -48,6 +50,8 @@ export * from './schemas/analytics.ts';
 export * from './schemas/audit.ts';
 export * from './schemas/feeds.ts';
 export * from './schemas/comments.ts';
+export * from './schemas/tags.ts';
+export * from './schemas/drafts.ts';
 
 export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Error: ErrorSchema,
@@ -93,8 +97,12 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   CommentList: CommentListSchema,
   Conversation: ConversationSchema,
   Reply: ReplySchema,
+  Draft: DraftSchema,
+  DraftList: DraftListSchema,
   ReplyList: ReplyListSchema,
   FeedList: FeedListSchema,
   FeedItem: FeedItemSchema,
   FeedItemList: FeedItemListSchema,
+  Tag: TagSchema,
+  TagList: TagListSchema,
 };

@@ -11,8 +11,10 @@ import { mediaRoutes } from './routes/media.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { queueRoutes } from './routes/queues.ts';
 import { seriesRoutes } from './routes/series.ts';
+import { tagRoutes } from './routes/tags.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { commentRoutes } from './routes/comments.ts';
+import { draftRoutes } from './routes/drafts.ts';
 import { generateRoutes } from './routes/generate.ts';
 import { analyticsRoutes } from './routes/analytics.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -31,8 +33,10 @@ export function v1Api(deps: AppDeps, routes: () => readonly RouteInfo[]) {
       .use(webhookRoutes(deps))
       .use(queueRoutes(deps))
       .use(seriesRoutes(deps))
+      .use(tagRoutes(deps))
       .use(feedRoutes(deps))
       .use(commentRoutes(deps))
+      .use(draftRoutes(deps))
       .use(generateRoutes(deps))
       .use(analyticsRoutes(deps))
       .use(auditRoutes(deps))

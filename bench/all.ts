@@ -127,6 +127,14 @@ const BENCHES: Bench[] = [
     timeoutMin: 10,
     needs: { file: '.tools/bin/wrk', setup: 'sh scripts/setup.sh --bench' },
   },
+  {
+    name: 'redirect',
+    file: 'bench/redirect.ts',
+    quick: { BENCH_REDIRECT_SECONDS: '3', BENCH_REDIRECT_ROUNDS: '1' },
+    full: { BENCH_REDIRECT_SECONDS: '10', BENCH_REDIRECT_ROUNDS: '2' },
+    timeoutMin: 5,
+    needs: { file: '.tools/bin/wrk', setup: 'sh scripts/setup.sh --bench' },
+  },
 ];
 
 /** The last line of stdout that is a JSON object with figures (the app's own log lines may precede it). */

@@ -6,6 +6,7 @@ import type { AuditTarget } from '../domain/audit.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
 import { addChannel, channelView, checkChannelAddress, listChannels, probeChannel, setChannelStatus } from '../domain/channels.ts';
 import { createOrganization, getOrganization, setApprovalSettings, setOrganizationPlan } from '../domain/organizations.ts';
+import { setLinkDefaults } from '../domain/links/choice.ts';
 import { createUser } from '../services/users.ts';
 import { isRole, ROLES } from '../domain/access.ts';
 import { addMember } from '../domain/members.ts';
@@ -121,6 +122,23 @@ export const COMMANDS: Record<string, Command> = {
     required: ['org', 'approval'],
     run: ({ em }, f) =>
       setApprovalSettings(em, f.org!, { approval: f.approval!, previewDecisions: yesNo(f['preview-decisions'], 'preview-decisions') }),
+  },
+  'org set-links': {
+    audit: { action: 'settings.update', resource: 'organization', org: orgFlag, id: orgFlag },
+    usage: 'org set-links --org ID --shorten yes|no [--utm yes|no] [--campaign NAME]',
+    flags: ['org', 'shorten', 'utm', 'campaign'],
+    required: ['org', 'shorten'],
+    // The links choice of the organization's posts that give none (domain/links/choice.ts); a
+    // campaign implies UTM parameters.
+    run: async ({ em }, f) => {
+      const utm = yesNo(f.utm, 'utm') ?? f.campaign !== undefined;
+      if (!utm && f.campaign !== undefined) throw new UsageError('--campaign names the UTM campaign: it cannot go with --utm no');
+      const choice = {
+        shorten: yesNo(f.shorten, 'shorten')!,
+        ...(utm ? { utm: f.campaign !== undefined ? { campaign: f.campaign } : {} } : {}),
+      };
+      return setLinkDefaults(em, f.org!, choice);
+    },
   },
   'key create': {
     audit: { action: 'key.create', resource: 'api_key', org: orgFlag, id: answerId },

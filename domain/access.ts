@@ -34,11 +34,12 @@ const ADMINS: readonly Role[] = ['owner', 'admin'];
 
 /** Each action: the roles that may do it, the key scope it needs (null: not through a key), and what it covers. */
 export const ACCESS = {
-  read: { roles: EVERYONE, scope: 'read', covers: 'read posts, media, channels, queues, series, feeds, comments and figures' },
+  read: { roles: EVERYONE, scope: 'read', covers: 'read posts, media, channels, queues, series, feeds, tags, comments and figures' },
   'posts.write': {
     roles: WRITERS,
     scope: 'publish',
-    covers: 'create, edit and check posts (a contributor’s wait for approval), import them, read their figures anew, share preview links',
+    covers:
+      'create, edit and check posts (a contributor’s wait for approval), put the organization’s tags on them, import them, read their figures anew, share preview links',
   },
   'posts.publish': { roles: EDITORS, scope: 'publish', covers: 'cancel, delete and retry posts' },
   'posts.approve': {
@@ -51,6 +52,7 @@ export const ACCESS = {
   'queues.write': { roles: EDITORS, scope: 'publish', covers: 'change a channel’s posting queue' },
   'series.write': { roles: EDITORS, scope: 'publish', covers: 'create, change, resume and delete recurring series' },
   'feeds.write': { roles: EDITORS, scope: 'publish', covers: 'create, change, read, resume and delete feeds' },
+  'tags.manage': { roles: EDITORS, scope: 'publish', covers: 'make, rename, recolour and delete the organization’s tags' },
   'comments.reply': {
     roles: WRITERS,
     scope: 'publish',

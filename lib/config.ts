@@ -79,6 +79,8 @@ export const EnvSchema = T.Object({
   PORT: T.Optional(Port),
   HOST: T.Optional(T.String({ minLength: 1 })),
   PUBLIC_BASE_URL: T.Optional(T.String({ pattern: '^https?://' })),
+  // Where short links point (domain/links/rewrite.ts: `{SHORT_LINK_BASE_URL}/l/{code}`); default PUBLIC_BASE_URL.
+  SHORT_LINK_BASE_URL: T.Optional(T.String({ pattern: '^https?://' })),
   // Proxies in front of the service that append to X-Forwarded-For: false/0 (default), true (= 1), or a count.
   TRUST_PROXY: T.Optional(T.String({ pattern: '^(true|false|[0-9])$' })),
   DATABASE_URL: T.Optional(T.String({ pattern: '^postgres(ql)?://' })),
@@ -133,6 +135,8 @@ export interface Config {
   port: number;
   host: string;
   publicBaseUrl: string;
+  /** The base of the service's short links (`{base}/l/{code}`): SHORT_LINK_BASE_URL, else publicBaseUrl; no trailing slash. */
+  shortLinkBaseUrl: string;
   /** How many proxies' X-Forwarded-For entries to trust for the client address (TRUST_PROXY); 0 = the socket's. */
   trustProxyHops: number;
   databaseUrl: string | undefined;
@@ -237,6 +241,7 @@ export function loadConfig(env: Env = process.env, required: Required[] = []): C
     port,
     host: e.HOST ?? '0.0.0.0',
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
+    shortLinkBaseUrl: (e.SHORT_LINK_BASE_URL ?? e.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     trustProxyHops: e.TRUST_PROXY === 'true' ? 1 : e.TRUST_PROXY === 'false' || e.TRUST_PROXY === undefined ? 0 : Number(e.TRUST_PROXY),
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: Number(e.DATABASE_POOL_MAX ?? 10),

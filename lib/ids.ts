@@ -31,6 +31,8 @@ export type IdPrefix =
   | 'feed'
   | 'cmt'
   | 'rpl'
+  | 'tag'
+  | 'drf'
   | 'usr';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -6,6 +6,8 @@ import type { AppDeps } from '../http/deps.ts';
 import { COMMENT_STATUSES, type CommentStatus, POST_STATUSES, type PostStatus } from '../db/entities/index.ts';
 import { COMMENT_FIELDS, listInbox, postConversation, updateComment } from '../domain/inbox/comments.ts';
 import { getReply } from '../domain/inbox/replies.ts';
+import { createDraft, DRAFT_FIELDS, listDrafts } from '../domain/posts/drafts.ts';
+import { scheduleDraftOnce } from '../services/draft-requests.ts';
 import { replyToCommentOnce } from '../services/reply-requests.ts';
 import { DATE_TIME_PATTERN, parseRangeBound } from '../lib/date-time.ts';
 import { ApiError, errors, type ErrorBody, type FieldError } from '../lib/errors.ts';
@@ -28,7 +30,8 @@ import { getPostForKey, listPostsForKey } from '../domain/posts/view.ts';
 import { postAnalyticsForKey } from '../domain/analytics/post-analytics.ts';
 import type { AuditOrigin } from '../domain/audit.ts';
 import type { Action } from '../domain/access.ts';
-import { APPROVAL_COMMENT_CHARS, decideApproval } from '../domain/posts/approval.ts';
+import { createTag, listTags, TAG_FIELDS } from '../domain/tags.ts';
+import { actorOf, APPROVAL_COMMENT_CHARS, decideApproval } from '../domain/posts/approval.ts';
 
 /** What a tool runs with: the app's dependencies and the caller its API key authenticated. */
 export interface ToolContext {
@@ -212,7 +215,7 @@ export const TOOLS: Tool[] = [
     name: 'list_posts',
     title: 'List posts',
     description:
-      'Posts newest first (by scheduled time) with each channel’s status, live URL and error. Filter by status, channel or a time range; page with limit and the nextCursor of the previous page.',
+      'Posts newest first (by scheduled time) with each channel’s status, live URL and error. Filter by status, channel, tag or a time range; page with limit and the nextCursor of the previous page.',
     action: 'read',
     input: T.Object(
       {
@@ -223,6 +226,7 @@ export const TOOLS: Tool[] = [
           ),
         ),
         channelId: T.Optional(Id('Only posts that include this channel.')),
+        tagId: T.Optional(Id('Only posts with this tag (`tag_…`, from list_tags).')),
         from: T.Optional(DateTime('Only posts scheduled at or after this instant.')),
         to: T.Optional(DateTime('Only posts scheduled before this instant.')),
         ...PAGE,
@@ -239,10 +243,41 @@ export const TOOLS: Tool[] = [
         deps.orm.em.fork(),
         caller.organization.id,
         caller.channels,
-        { status: a.status as PostStatus | undefined, channelId: a.channelId, from, to, limit: a.limit ?? 20, cursor: a.cursor },
+        {
+          status: a.status as PostStatus | undefined,
+          channelId: a.channelId,
+          tagId: a.tagId,
+          from,
+          to,
+          limit: a.limit ?? 20,
+          cursor: a.cursor,
+        },
         deps.storage,
       );
     },
+  }),
+
+  tool({
+    name: 'list_tags',
+    title: 'List tags',
+    description:
+      'The organization’s tags (id, name, colour), by name. Put them on posts with tagIds (create_post, update_post); list_posts narrows to one with tagId.',
+    action: 'read',
+    input: NoInput,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }) => ({ data: await listTags(deps.orm.em.fork(), caller.organization.id) }),
+  }),
+
+  tool({
+    name: 'create_tag',
+    audit: { action: 'tag.create', resource: 'tag' },
+    title: 'Make a tag',
+    description:
+      'Makes a tag of the organization (a campaign, a topic) to put on posts. Its name is unique whatever its letter case: an existing one is a conflict naming it (details.tagId), so look with list_tags first. As POST /v1/tags.',
+    action: 'tags.manage',
+    input: T.Object({ name: TAG_FIELDS.name, colour: T.Optional(TAG_FIELDS.colour) }, { additionalProperties: false }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: async ({ deps, caller }, a) => ({ ...(await createTag(deps.orm.em.fork(), caller.organization.id, a)) }),
   }),
 
   tool({
@@ -262,7 +297,7 @@ export const TOOLS: Tool[] = [
     name: 'get_post_analytics',
     title: 'How a post performed',
     description:
-      'Per channel of a post: the latest figures (impressions, views, likes, replies, reposts, quotes, saves, clicks; null where the platform reports none, never 0), when each was read, the next scheduled reading, and every reading so far. Readings are taken 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after publishing.',
+      'Per channel of a post: the latest figures (impressions, views, likes, replies, reposts, quotes, saves, clicks; null where the platform reports none, never 0), when each was read, the next scheduled reading, and every reading so far. Readings are taken 1 h, 6 h, 24 h, 3 d, 7 d and 30 d after publishing. Where the platform reports no clicks, clicks is the service’s count of the post’s short links (clicksSource: service); links lists each short link with its clicks.',
     action: 'read',
     input: PostId,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -392,11 +427,87 @@ export const TOOLS: Tool[] = [
   }),
 
   tool({
+    name: 'create_draft',
+    title: 'Keep a draft',
+    description:
+      'Keeps content not yet scheduled: any of create_post’s fields (none required), the channels it is meant for (maybe none) and an intended time (maybe none). A draft is never published; schedule it with schedule_draft.',
+    action: 'posts.write',
+    audit: { action: 'draft.create', resource: 'draft' },
+    input: T.Object(
+      { ...DRAFT_FIELDS, intendedAt: T.Optional(T.Union([DateTime('When it is meant to go out.'), T.Null()])) },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    run: async ({ deps, caller }, a) => {
+      const who = {
+        organizationId: caller.organization.id,
+        keyChannels: caller.channels,
+        actor: actorOf(await caller.principal()),
+        now: caller.now,
+      };
+      return { ...(await createDraft(deps.orm.em.fork(), who, a)) };
+    },
+  }),
+
+  tool({
+    name: 'list_drafts',
+    title: 'List drafts',
+    description:
+      'The organization’s drafts, last changed first; `status` draft (not scheduled yet) or scheduled (became a post, `postId`).',
+    action: 'read',
+    input: T.Object(
+      { status: T.Optional(T.Union([T.Literal('draft'), T.Literal('scheduled')])), ...PAGE },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    run: async ({ deps, caller }, a) => ({
+      ...(await listDrafts(deps.orm.em.fork(), caller.organization.id, caller.channels, {
+        status: a.status,
+        limit: a.limit ?? 20,
+        cursor: a.cursor,
+      })),
+    }),
+  }),
+
+  tool({
+    name: 'schedule_draft',
+    title: 'Schedule a draft',
+    description:
+      'Makes the post from a draft through create_post’s own path (its checks; approval for those who need it): at publishAt, at the next queue slot with queue: true, else at the draft’s intended time, else now. The draft records the post. Pass an idempotencyKey to make a retry safe.',
+    action: 'posts.write',
+    audit: { action: 'draft.schedule', resource: 'post' },
+    input: T.Object(
+      {
+        id: Id('The draft id (`drf_…`).'),
+        publishAt: T.Optional(DateTime('When to publish, ISO 8601 with an offset.')),
+        queue: T.Optional(T.Boolean({ description: 'The next free slot of the channels’ posting queues.' })),
+        idempotencyKey: T.Optional(
+          T.String({ pattern: KEY_PATTERN.source, description: 'As the Idempotency-Key header of POST /v1/drafts/{id}/schedule.' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: async (ctx, { id, idempotencyKey, ...placement }) => {
+      const { deps, caller } = ctx;
+      const capabilities = { orm: deps.orm, ...deps.platforms };
+      const result = await scheduleDraftOnce(
+        { em: deps.orm.em.fork(), temporal: deps.temporal, storage: deps.storage, capabilities },
+        caller,
+        id,
+        placement,
+        idempotencyKey,
+      );
+      return answerOnce(ctx, result);
+    },
+  }),
+
+  tool({
     name: 'update_post',
     audit: { action: 'post.update', resource: 'post' },
     title: 'Edit a scheduled post',
     description:
-      'Changes a post that is still scheduled: its text, per-platform text, publish time, media, channels, Reddit fields, thread or first comment (give at least one). The same rules as create_post apply. A post that is publishing or done cannot be edited (conflict).',
+      'Changes a post that is still scheduled: its text, per-platform text, publish time, media, channels, Reddit fields, thread, first comment or tags (give at least one). The same rules as create_post apply. A post that is publishing or done cannot be edited (conflict), but its tags alone (tagIds) can.',
     action: 'posts.write',
     input: T.Object(
       {

@@ -1,6 +1,6 @@
 // The HTTP app, built by a factory so the server and the tests run the very same thing: request
 // ids, error mapping and the request log for everything, the probes, the disk store's URLs, the
-// API under /v1 and the web app at /. It sits above api/ and web/, which never import each other
+// short links of published posts (/l/{code}), the API under /v1 and the web app at /. It sits above api/ and web/, which never import each other
 // (docs/architecture.md).
 import { router } from '../http/router.ts';
 import { newId } from '../lib/ids.ts';
@@ -15,6 +15,7 @@ import { keyAuthenticator } from '../api/auth.ts';
 import { mcpRoutes } from '../mcp/http.ts';
 import { redact, sinkRedacts, type LogEntry, type LogLevel } from '../lib/log.ts';
 import { storageRoutes } from '../api/routes/storage.ts';
+import { shortLinkRoutes } from '../api/routes/short-links.ts';
 import type { DiskStorage } from '../storage/disk.ts';
 import { webApp } from '../web/app.ts';
 import type { WebDeps } from '../web/context.ts';
@@ -143,6 +144,8 @@ export function createApp(deps: ServerDeps) {
     .use(healthRoutes(deps, log))
     // The disk store receives uploads and serves files itself, at signed URLs outside /v1.
     .use(deps.storage?.kind === 'disk' ? storageRoutes(deps.storage as DiskStorage) : router())
+    // Short links in published posts (api/routes/short-links.ts): followed by anyone, outside /v1.
+    .use(shortLinkRoutes(deps))
     .use(v1Api(deps, () => self.routes()))
     // The MCP server for AI assistants (mcp/): the same keys, limits and services as /v1.
     .use(mcpRoutes(deps, (input) => authenticateKey(input, null), log))

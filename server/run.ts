@@ -11,6 +11,7 @@ import { createRateLimiterPool } from '../services/rate-limit.ts';
 import { createProcessCaches } from './caches.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
 import { createStorage } from '../storage/index.ts';
+import { useShortLinkBase } from '../domain/links/rewrite.ts';
 import { webOptions } from '../web/options.ts';
 import { createApp, MAX_REQUEST_BODY_BYTES } from './app.ts';
 
@@ -41,6 +42,8 @@ export function temporalDeps(config: Config, client: Client): TemporalDeps {
  */
 export function startServer(config: Config, deps: { orm: Orm; temporal: TemporalDeps; logger: Logger }): RunningServer {
   const { logger } = deps;
+  // The length checks count a link as the short link the worker will write on this base.
+  useShortLinkBase(config.shortLinkBaseUrl);
   const pool = createRateLimiterPool(config.databaseUrl!, (err) =>
     logger.warn('rate-limit pool: a Postgres connection was dropped', { error: err }),
   );

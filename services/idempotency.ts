@@ -147,8 +147,12 @@ async function idempotentCreate(
   return { ...stored, replayed: false };
 }
 
-/** The creates whose key is claimed in their own transaction (domain/idempotency-claim.ts); a reply's names its comment. */
-export type CreateEndpoint = 'POST /v1/posts' | 'POST /v1/series' | `POST /v1/comments/${string}/reply`;
+/** The creates whose key is claimed in their own transaction (domain/idempotency-claim.ts); a reply's names its comment, a draft's schedule its draft. */
+export type CreateEndpoint =
+  | 'POST /v1/posts'
+  | 'POST /v1/series'
+  | `POST /v1/comments/${string}/reply`
+  | `POST /v1/drafts/${string}/schedule`;
 
 /**
  * A create answered once per (API key, Idempotency-Key): 201 with the row's view and its Location,
@@ -164,8 +168,8 @@ export function createOnce(
   create: (claim: IdempotencyClaim | undefined) => Promise<string | { id: string; view: () => Promise<unknown> }>,
   /** The row's view as stored: the answer to a retry of a request cut off after its commit. */
   view: (id: string) => Promise<unknown>,
-  /** A create whose outcome follows later (a reply): 202, and where to follow it. Default: 201 at the endpoint's path and the id. */
-  accepted?: { location: (id: string) => string },
+  /** The answer's status and Location (a reply: 202, its outcome follows; a draft scheduled: the post's path). Default: 201 at the endpoint's path and the id. */
+  placed?: { status: 201 | 202; location: (id: string) => string },
 ): Promise<StoredResponse & { replayed: boolean }> {
   let written: { id: string; view: () => Promise<unknown> } | undefined;
   const scope = {
@@ -183,9 +187,9 @@ export function createOnce(
     return created.id;
   };
   return idempotentCreate(em, scope, createRow, async (id) => ({
-    status: accepted ? 202 : 201,
+    status: placed?.status ?? 201,
     body: written?.id === id ? await written.view() : await view(id),
-    location: accepted ? accepted.location(id) : `${endpoint.slice('POST '.length)}/${id}`,
+    location: placed ? placed.location(id) : `${endpoint.slice('POST '.length)}/${id}`,
   }));
 }
 

@@ -8,6 +8,7 @@ import { type BulkMode, inTurns } from '../domain/posts/bulk.ts';
 import { readPostsCsv, writePostsCsv, type CsvRow } from '../domain/posts/csv.ts';
 import { listPostsForKey, type PostView } from '../domain/posts/view.ts';
 import { keySees } from '../domain/key-channels.ts';
+import { listTags } from '../domain/tags.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
 import type { CapabilityDeps } from '../domain/capabilities.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
@@ -53,7 +54,7 @@ export async function importPostsCsv(
   if (fields.length) throw errors.validation(fields);
   const org = await deps.em.findOneOrFail(Organization, { id: who.organization.id });
   const channels = (await listChannels(deps.em, who.organization.id)).filter((c) => keySees(who.channels, [c.id]));
-  const rows = readPostsCsv(csv, channels, zone ?? org.timeZone);
+  const rows = readPostsCsv(csv, channels, zone ?? org.timeZone, await listTags(deps.em, who.organization.id));
   const fetchUrl = async (url: string) => {
     if (!deps.storage || !deps.temporal) throw new Error('media storage is not configured for this API');
     const item = await uploadMediaFromUrl(deps.em.fork(), deps.storage, deps.temporal, deps.outbound ?? DEFAULT_OUTBOUND, {
@@ -120,5 +121,5 @@ export async function exportPostsCsv(
     if (!page.nextCursor) break;
     cursor = page.nextCursor;
   }
-  return writePostsCsv(posts.reverse());
+  return writePostsCsv(posts.reverse(), await listTags(em, who.organization.id));
 }

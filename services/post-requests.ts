@@ -9,7 +9,7 @@ import type { Caller } from './account.ts';
 import { createOnce, idempotent, requestHash, storeAnswer, type StoredResponse } from './idempotency.ts';
 import { bulkRowPostId, createPostsInBulk, type BulkMode, type BulkRowResult } from '../domain/posts/bulk.ts';
 import { createPost, type CreatePostRequest } from '../domain/posts/create.ts';
-import { type EditRequest, validateAndEditPost } from '../domain/posts/edit.ts';
+import { type EditRequest, onlyTags, retagPost, validateAndEditPost } from '../domain/posts/edit.ts';
 import { parsePublishAt } from '../domain/posts/checks.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
 import type { TemporalDeps } from '../domain/temporal-calls.ts';
@@ -17,9 +17,10 @@ import { threadInputOf } from '../domain/posts/thread.ts';
 import { keyRequester, type Requester } from '../domain/posts/approval.ts';
 import { contentOf, type ContentBody } from '../domain/posts/content.ts';
 import type { CapabilityDeps } from '../domain/capabilities.ts';
+import type { IdempotencyClaim } from '../domain/idempotency-claim.ts';
 
-/** The body of a new post, as the API and the MCP tools take it (their schemas check its shape): its content (domain/posts/content.ts), where and when. */
-export type NewPostBody = ContentBody & { channelIds: string[]; publishAt?: string; queue?: boolean };
+/** The body of a new post, as the API and the MCP tools take it (their schemas check its shape): its content (domain/posts/content.ts), where and when, its tags. */
+export type NewPostBody = ContentBody & { channelIds: string[]; publishAt?: string; queue?: boolean; tagIds?: string[] };
 
 type Who = Pick<Caller, 'organization' | 'key' | 'channels' | 'now'>;
 
@@ -70,6 +71,7 @@ export function newPostRequest(
     followUps: threadInputOf(body),
     options: body.options ?? {},
     given: contentOf(body),
+    tagIds: body.tagIds,
     capabilities,
     requester,
   };
@@ -106,16 +108,27 @@ export async function createPostOnce(
     who,
     'POST /v1/posts',
     { body, idempotencyKey },
-    async (claim) => {
-      const requester = await keyRequester(deps.em, who.key.id);
-      const created = await createPost(deps.em, deps.temporal, { ...createPostRequest(who, body, deps.capabilities, requester), claim });
-      return { id: created.id, view: () => created.view(deps.storage) };
-    },
+    (claim) => createPostFor(deps, who, body, claim),
     (id) => getPostForKey(deps.em.fork(), who.organization.id, id, 'all', deps.storage),
   );
 }
 
-/** A PATCH of a post by an API key: editable (scheduled), publishAt checked as on create; returns the post as it is now. */
+/** An API key's post made from a body, its key claimed in the post's transaction: its id and its view as written. */
+export async function createPostFor(
+  deps: { em: EntityManager; temporal: TemporalDeps | undefined; storage: ObjectStorage | undefined; capabilities?: CapabilityDeps },
+  who: Who,
+  body: NewPostBody,
+  claim: IdempotencyClaim | undefined,
+): Promise<{ id: string; view: () => Promise<PostView> }> {
+  const requester = await keyRequester(deps.em, who.key.id);
+  const created = await createPost(deps.em, deps.temporal, { ...createPostRequest(who, body, deps.capabilities, requester), claim });
+  return { id: created.id, view: () => created.view(deps.storage) };
+}
+
+/**
+ * A PATCH of a post by an API key: editable (scheduled), publishAt checked as on create; an edit of
+ * its tags alone takes any post (domain/tags.ts). Returns the post as it is now.
+ */
 export async function editPostForKey(
   deps: { em: EntityManager; temporal: TemporalDeps; storage: ObjectStorage | undefined; capabilities?: CapabilityDeps },
   who: Who,
@@ -123,6 +136,10 @@ export async function editPostForKey(
   edit: Omit<EditRequest, 'publishAt'> & { publishAt?: string },
 ): Promise<PostView> {
   const current = await getPostForKey(deps.em, who.organization.id, postId, who.channels);
+  if (onlyTags(edit)) {
+    await retagPost(deps.em, who.organization.id, current.id, edit.tagIds!);
+    return getPostForKey(deps.em.fork(), who.organization.id, postId, who.channels, deps.storage);
+  }
   assertEditable(current);
   const fields: FieldError[] = [];
   const publishAt = edit.publishAt !== undefined ? parsePublishAt(edit.publishAt, who.now, fields) : undefined;

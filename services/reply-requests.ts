@@ -33,6 +33,6 @@ export async function replyToCommentOnce(
       return createReply(em, deps.temporal, context, commentId, body.content, claim);
     },
     (id) => getReply(em.fork(), who.organization.id, id, who.channels),
-    { location: (id) => `/v1/replies/${id}` },
+    { status: 202, location: (id) => `/v1/replies/${id}` },
   );
 }

@@ -52,6 +52,8 @@ interface Ids {
   delivery: string;
   comment: string;
   reply: string;
+  tag: string;
+  draft: string;
 }
 
 interface Org {
@@ -104,6 +106,10 @@ const OPERATION_ACTIONS: Partial<Record<Action, string[]>> = {
     'getComment',
     'listCommentReplies',
     'getReply',
+    'listTags',
+    'getTag',
+    'listDrafts',
+    'getDraft',
   ],
   'comments.reply': ['replyToComment'],
   'comments.manage': ['updateComment', 'hideComment', 'unhideComment', 'deleteReply'],
@@ -115,6 +121,11 @@ const OPERATION_ACTIONS: Partial<Record<Action, string[]>> = {
     'importPosts',
     'refreshPostAnalytics',
     'refreshPostComments',
+    'createDraft',
+    'updateDraft',
+    'deleteDraft',
+    'validateDraft',
+    'scheduleDraft',
   ],
   'posts.publish': ['deletePost', 'retryPost'],
   'posts.approve': ['approvePost', 'rejectPost', 'approveReply', 'rejectReply'],
@@ -122,6 +133,7 @@ const OPERATION_ACTIONS: Partial<Record<Action, string[]>> = {
   'queues.write': ['setQueue'],
   'series.write': ['createSeries', 'updateSeries', 'deleteSeries'],
   'feeds.write': ['createFeed', 'updateFeed', 'deleteFeed', 'pollFeed'],
+  'tags.manage': ['createTag', 'updateTag', 'deleteTag'],
   'webhooks.manage': ['createWebhook', 'updateWebhook', 'deleteWebhook', 'rotateWebhookSecret', 'testWebhook', 'redeliverWebhook'],
   'webhooks.read': ['listWebhooks', 'getWebhook', 'listWebhookDeliveries'],
   'audit.read': ['listAuditEvents'],
@@ -152,6 +164,8 @@ const SCOPED: Record<string, string> = {
   media_items: 'organization_id = $1',
   series: 'organization_id = $1',
   feeds: 'organization_id = $1',
+  tags: 'organization_id = $1',
+  post_tags: 'post_id in (select id from posts where organization_id = $1)',
   feed_items: 'feed_id in (select id from feeds where organization_id = $1)',
   webhook_endpoints: 'organization_id = $1',
   webhook_events: 'organization_id = $1',
@@ -159,6 +173,7 @@ const SCOPED: Record<string, string> = {
   preview_links: 'organization_id = $1',
   comments: 'organization_id = $1',
   comment_replies: 'organization_id = $1',
+  drafts: 'organization_id = $1',
   audit_events: 'organization_id = $1',
 };
 /** Columns that change on use, not by a request's effect: a key's last use is stamped when it is admitted. */
@@ -236,6 +251,8 @@ const PATH_IDS: Record<string, keyof Ids> = {
   webhooks: 'webhook',
   comments: 'comment',
   replies: 'reply',
+  tags: 'tag',
+  drafts: 'draft',
 };
 
 function pathOf(op: Operation, ids: Ids): string {
@@ -252,14 +269,14 @@ type Req = { body?: unknown; rawBody?: string; headers?: Record<string, string> 
 
 /** A body each operation's schema accepts, naming `ids`: the access check, not validation, decides. */
 const BODIES: Record<string, (r: Ids) => Req> = {
-  createPost: (r) => ({ body: { content: 'matrix post', channelIds: [r.channel], publishAt: later(72) } }),
+  createPost: (r) => ({ body: { content: 'matrix post', channelIds: [r.channel], publishAt: later(72), tagIds: [r.tag] } }),
   validatePost: (r) => ({ body: { content: 'matrix post', channelIds: [r.channel], publishAt: later(72) } }),
   createPostsInBulk: (r) => ({ body: { posts: [{ content: 'matrix bulk', channelIds: [r.channel], publishAt: later(73) }] } }),
   importPosts: (r) => ({
     rawBody: `content,channels,publishAt\nmatrix import,${r.channel},${later(74)}\n`,
     headers: { 'content-type': 'text/csv' },
   }),
-  updatePost: (r) => ({ body: { content: 'matrix edit', mediaIds: [r.media] } }),
+  updatePost: (r) => ({ body: { content: 'matrix edit', mediaIds: [r.media], tagIds: [r.tag] } }),
   approvePost: () => ({ body: { comment: 'matrix' } }),
   rejectPost: () => ({ body: { comment: 'matrix' } }),
   createUpload: () => ({ body: { fileName: 'matrix.png', mimeType: 'image/png', fileSize: 10 } }),
@@ -270,8 +287,15 @@ const BODIES: Record<string, (r: Ids) => Req> = {
   updateSeries: () => ({ body: { content: 'matrix series edit' } }),
   createFeed: (r) => ({ body: { url: feeds.url, channelIds: [r.channel] } }),
   updateFeed: () => ({ body: { name: 'matrix feed' } }),
+  // A name of its own each time: a second tag of one name is a conflict, whoever asks.
+  createTag: () => ({ body: { name: `matrix tag ${crypto.randomUUID().slice(0, 8)}` } }),
+  updateTag: () => ({ body: { colour: '#123456' } }),
   updateComment: () => ({ body: { status: 'read' } }),
   replyToComment: () => ({ body: { content: 'matrix reply' } }),
+  createDraft: (r) => ({ body: { content: 'matrix draft', channelIds: [r.channel] } }),
+  updateDraft: () => ({ body: { content: 'matrix draft edit' } }),
+  validateDraft: () => ({ body: { publishAt: later(75) } }),
+  scheduleDraft: () => ({ body: { publishAt: later(76) } }),
   approveReply: () => ({ body: { comment: 'matrix' } }),
   rejectReply: () => ({ body: { comment: 'matrix' } }),
   createWebhook: () => ({ body: { url: `http://127.0.0.1:${receiver.port}/matrix`, events: ['webhook.test'] } }),
@@ -313,6 +337,8 @@ async function organizationA(): Promise<typeof A> {
     credentials: { instanceUrl: mastodon.url, accessToken: 'good-token' },
   });
   const cliKey = await makeKey(org.id, { scopes: [...SCOPES], name: 'cli' });
+  const tag = await call(stack.app, 'POST', '/v1/tags', { key: cliKey.key, body: { name: 'A campaign' } });
+  expect(tag.status).toBe(201);
   // The post waits for approval: its author's key asks for it, and a member may share a deciding link.
   const author = await createApiKey(em(), {
     organizationId: org.id,
@@ -323,7 +349,13 @@ async function organizationA(): Promise<typeof A> {
   });
   const post = await call(stack.app, 'POST', '/v1/posts', {
     key: author.key,
-    body: { content: 'A scheduled post', channelIds: [channel.id], publishAt: later(48), thread: [{ content: 'A reply' }] },
+    body: {
+      content: 'A scheduled post',
+      channelIds: [channel.id],
+      publishAt: later(48),
+      thread: [{ content: 'A reply' }],
+      tagIds: [tag.body.id],
+    },
   });
   expect(post.status).toBe(201);
   expect(post.body.approval?.status).toBe('pending');
@@ -418,6 +450,11 @@ async function organizationA(): Promise<typeof A> {
       JSON.stringify({ type: 'api_key', id: author.id, name: 'author' }),
     ],
   );
+  const draft = await call(stack.app, 'POST', '/v1/drafts', {
+    key: cliKey.key,
+    body: { content: 'A draft', channelIds: [channel.id] },
+  });
+  expect(draft.status).toBe(201);
   const ids: Ids = {
     post: post.body.id,
     media,
@@ -428,6 +465,8 @@ async function organizationA(): Promise<typeof A> {
     delivery,
     comment,
     reply,
+    tag: tag.body.id,
+    draft: draft.body.id,
   };
   return {
     id: org.id,
@@ -481,6 +520,8 @@ async function organizationB(): Promise<typeof B> {
     delivery: '',
     comment: '',
     reply: '',
+    tag: '',
+    draft: '',
   };
   return { id: org.id, ids, all: [org.id, post.body.id, channel.id, link.id, key.id, user.id], key: key.key, browser, link: link.id };
 }
@@ -680,7 +721,8 @@ describe('the API: every operation × every principal', () => {
 /** The web app's own routes (test/web-roles.test.ts's list, derived the same way). */
 function webRoutes(): { method: string; path: string }[] {
   return (stack.app.routes as { method: string; path: string }[]).filter(
-    (r) => !/^\/(v1|mcp|storage|static|openapi|docs|health|ready|metrics|\.well-known)(\/|$)/.test(r.path) && r.path !== '/*',
+    // Not the web app's: the API, the MCP server, the disk store's and the short links' URLs (`l`), files, probes.
+    (r) => !/^\/(v1|mcp|storage|l|static|openapi|docs|health|ready|metrics|\.well-known)(\/|$)/.test(r.path) && r.path !== '/*',
   );
 }
 
@@ -706,6 +748,7 @@ function webIdOf(path: string, name: string): string {
     [/^\/settings\/members\/invitations\//, A.invitation],
     [/^\/inbox\/comments\//, A.ids.comment],
     [/^\/inbox\/replies\//, A.ids.reply],
+    [/^\/(web\/api\/)?drafts\//, A.ids.draft],
   ];
   const found = byPrefix.find(([re]) => re.test(path));
   if (!found) throw new Error(`${path}: no id of A's for :id; add its prefix`);
@@ -729,6 +772,7 @@ const webForm = (route: string): Record<string, string | string[]> =>
 const WEB_JSON: Record<string, unknown> = {
   'PATCH /web/api/posts/:id': { date: '2031-01-01' },
   'POST /web/api/media/:id/complete': {},
+  'PATCH /web/api/drafts/:id': { date: '2031-01-01' },
 };
 
 describe('the web app: a member of another organization', () => {
@@ -768,6 +812,8 @@ describe('the web app: a member of another organization', () => {
       '/settings/api-keys/:id',
       '/settings/members/:userId',
       '/settings/members/invitations/:id',
+      '/inbox/comments/:id',
+      '/drafts/:id',
     ])
       expect(tried.some((t) => t.includes(prefix))).toBe(true);
     expect(await fingerprint(A.id)).toEqual(before);

@@ -31,6 +31,8 @@ const TOOL_NAMES = [
   'validate_post',
   'create_post',
   'list_posts',
+  'list_tags',
+  'create_tag',
   'get_post',
   'get_post_analytics',
   'get_post_comments',
@@ -38,6 +40,9 @@ const TOOL_NAMES = [
   'update_comment',
   'reply_to_comment',
   'get_reply',
+  'create_draft',
+  'list_drafts',
+  'schedule_draft',
   'update_post',
   'cancel_post',
   'retry_post',
@@ -361,6 +366,48 @@ describe('MCP over Streamable HTTP', () => {
     );
     expect((await callError(theirs, 'reply_to_comment', { id, content: '  ' })).code).toBe('validation_failed');
     await theirs.close();
+  });
+
+  test('drafts: kept, listed and scheduled into one post with one key, the same answers as /v1', async () => {
+    const client = await httpClient(org.key);
+    const draft = await callOk(client, 'create_draft', { content: 'Draft from an assistant', channelIds: [org.channelId] });
+    expect(draft).toMatchObject({ status: 'draft', content: 'Draft from an assistant', channelIds: [org.channelId] });
+    expect(draft).toEqual((await call(app, 'GET', `/v1/drafts/${draft.id}`, { key: org.key })).body);
+    const post = await callOk(client, 'schedule_draft', { id: draft.id, publishAt: later(40), idempotencyKey: 'mcp-draft' });
+    expect(post).toMatchObject({ status: 'scheduled', content: 'Draft from an assistant' });
+    expect((await callOk(client, 'schedule_draft', { id: draft.id, publishAt: later(40), idempotencyKey: 'mcp-draft' })).id).toBe(post.id);
+    const scheduled = await callOk(client, 'list_drafts', { status: 'scheduled' });
+    expect(scheduled.data.find((d: Json) => d.id === draft.id)).toMatchObject({ postId: post.id });
+    expect((await callError(client, 'schedule_draft', { id: draft.id, publishAt: later(41) })).code).toBe('conflict');
+    await client.close();
+  });
+
+  test('tags: made and listed, put on a post by create_post and update_post, a post listed by its tag; the same answers as /v1', async () => {
+    const client = await httpClient(org.key);
+    const tag = await callOk(client, 'create_tag', { name: 'Assistant campaign', colour: '#AA00FF' });
+    expect(tag).toMatchObject({ name: 'Assistant campaign', colour: '#aa00ff' });
+    expect(tag).toEqual((await call(app, 'GET', `/v1/tags/${tag.id}`, { key: org.key })).body);
+    expect((await callError(client, 'create_tag', { name: 'assistant CAMPAIGN' })).details).toEqual({ tagId: tag.id });
+    expect((await callOk(client, 'list_tags')).data).toEqual((await call(app, 'GET', '/v1/tags', { key: org.key })).body.data);
+    const made = await callOk(client, 'create_post', {
+      content: 'Tagged by an assistant',
+      channelIds: [org.channelId],
+      publishAt: later(45),
+      tagIds: [tag.id],
+    });
+    expect(made.tagIds).toEqual([tag.id]);
+    expect((await callError(client, 'create_post', { content: 'x', channelIds: [org.channelId], tagIds: ['tag_nope'] })).details).toEqual({
+      fields: [{ path: 'tagIds', message: 'unknown tag tag_nope' }],
+    });
+    const listed = await callOk(client, 'list_posts', { tagId: tag.id });
+    expect(listed.data.map((p: Json) => p.id)).toEqual([made.id]);
+    expect((await callOk(client, 'update_post', { id: made.id, tagIds: [] })).tagIds).toEqual([]);
+    expect((await callOk(client, 'list_posts', { tagId: tag.id })).data).toEqual([]);
+    // Making a tag needs the publish scope, as POST /v1/tags does.
+    await client.close();
+    const reader = await httpClient(org.readKey);
+    expect((await callError(reader, 'create_tag', { name: 'not mine to make' })).code).toBe('forbidden_scope');
+    await reader.close();
   });
 
   test('a key without the scope gets forbidden_scope as a tool error; reading still works', async () => {

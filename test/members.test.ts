@@ -35,6 +35,7 @@ describe('what each role may do', () => {
       'feeds.write',
       'comments.reply',
       'comments.manage',
+      'tags.manage',
     ],
     contributor: ['read', 'posts.write', 'posts.generate', 'media.write', 'comments.reply'],
     viewer: ['read'],
@@ -155,6 +156,7 @@ describe('the members page', () => {
     expect(await nav(owner)).toEqual([
       'nav-calendar',
       'nav-compose',
+      'nav-drafts',
       'nav-import',
       'nav-approvals',
       'nav-inbox',
@@ -169,6 +171,7 @@ describe('the members page', () => {
     ]);
     expect(await nav(viewer.browser)).toEqual([
       'nav-calendar',
+      'nav-drafts',
       'nav-inbox',
       'nav-analytics',
       'nav-channels',

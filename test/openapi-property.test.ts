@@ -275,7 +275,10 @@ const PROSE_RULES: {
     why: 'an import’s header names its columns',
     holds: (_f, a) => {
       const { readable, header } = csvFacts(String(a.body));
-      const known = new RegExp(`^(id|status|content|channels|publishat|timezone|media|queue|content\\.(${PLATFORMS.join('|')}))$`, 'i');
+      const known = new RegExp(
+        `^(id|status|content|channels|publishat|timezone|media|tags|queue|content\\.(${PLATFORMS.join('|')}))$`,
+        'i',
+      );
       const lower = header.map((h) => h.toLowerCase());
       return (
         readable &&
@@ -295,6 +298,17 @@ const PROSE_RULES: {
     holds: (f, a) => {
       const id = f.message.slice('unknown channel '.length);
       return a.channelIds.includes(id) && !pools.channels.includes(id);
+    },
+  },
+  {
+    ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries', 'createFeed', 'updateFeed'],
+    path: /^tagIds$/,
+    message: /^unknown tag /,
+    documented: /not the organization.s is `422` at `tagIds`/,
+    why: 'ids must name the organization’s tags (referential)',
+    holds: (f, a) => {
+      const id = f.message.slice('unknown tag '.length);
+      return ((a.body.tagIds ?? []) as string[]).includes(id) && !pools.tags.includes(id);
     },
   },
   {
@@ -858,6 +872,9 @@ const pools = {
   replies: [] as string[],
   approvableReplies: [] as string[],
   rejectableReplies: [] as string[],
+  /** Tags (the read and PATCH targets, and the ids of bodies' `tagIds`), and tags for deleteTag (each deleted once: then 404). */
+  tags: [] as string[],
+  deletableTags: [] as string[],
   /** Future instants within the bounds of `publishAt` (set once the server's clock is known). */
   futures: [] as string[],
   /** Each fixture channel's published `rules.maxChars`. */
@@ -1190,6 +1207,9 @@ function hintsFor(o: Operation): Hints {
     if (at === 'path.id' && o.id === 'rejectReply') return real(pools.rejectableReplies, generated);
     if (at === 'path.id' && o.path.startsWith('/replies')) return real(pools.replies, generated);
     if (at === 'path.id' && o.path.startsWith('/series')) return real(pools.series, generated);
+    if (at === 'path.id' && o.id === 'deleteTag') return real(pools.deletableTags, generated);
+    if (at === 'path.id' && o.path.startsWith('/tags')) return real(pools.tags, generated);
+    if (at === 'body.tagIds[]' || at === 'query.tagId') return real(pools.tags, generated);
     if (at === 'path.id' && o.path.startsWith('/channels')) return real(pools.channels, generated);
     if (at === 'body.publishAt' && (o.path.startsWith('/series') || o.id === 'updatePost')) return real(pools.futures, generated);
     if (at === 'body.timeZone' || at === 'query.timeZone') return real(['UTC', 'Europe/Berlin', 'America/New_York'], generated);
@@ -1266,6 +1286,15 @@ beforeAll(async () => {
     body: { fileName: 'pending.png', mimeType: 'image/png', fileSize: 100 },
   });
   pools.media = [done.body.id, pending.body.media.id];
+
+  // Tags: read and PATCH targets, the ids bodies' `tagIds` name; and tags for deleteTag.
+  const newTag = async (name: string) => {
+    const res = await call(stack.app, 'POST', '/v1/tags', { key, body: { name } });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  for (let i = 0; i < 3; i++) pools.tags.push(await newTag(`property tag ${i}`));
+  for (let i = 0; i < 4; i++) pools.deletableTags.push(await newTag(`property deletable tag ${i}`));
 
   // Every channel has the same posting queue (a slot each hour), so `queue: true` can succeed.
   const hourly = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].flatMap((weekday) =>

@@ -36,6 +36,34 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'patch', path: '/feeds/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Feed' },
   { method: 'delete', path: '/feeds/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 413, 422, 429], schema: null },
   { method: 'post', path: '/feeds/{id}/poll', scope: 'publish', success: 202, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Feed' },
+  // Tags.
+  { method: 'post', path: '/tags', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Tag' },
+  { method: 'get', path: '/tags', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'TagList' },
+  { method: 'get', path: '/tags/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Tag' },
+  { method: 'patch', path: '/tags/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Tag' },
+  { method: 'delete', path: '/tags/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 413, 422, 429], schema: null },
+  // Drafts.
+  { method: 'post', path: '/drafts', scope: 'publish', success: 201, errors: [401, 403, 413, 422, 429], schema: 'Draft' },
+  { method: 'get', path: '/drafts', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'DraftList' },
+  { method: 'get', path: '/drafts/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Draft' },
+  { method: 'patch', path: '/drafts/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Draft' },
+  { method: 'delete', path: '/drafts/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 413, 422, 429], schema: null },
+  {
+    method: 'post',
+    path: '/drafts/{id}/validate',
+    scope: 'publish',
+    success: 200,
+    errors: [401, 403, 404, 409, 413, 422, 429],
+    schema: 'PostValidation',
+  },
+  {
+    method: 'post',
+    path: '/drafts/{id}/schedule',
+    scope: 'publish',
+    success: 201,
+    errors: [401, 403, 404, 409, 413, 422, 429],
+    schema: 'Post',
+  },
   // Comments.
   { method: 'get', path: '/posts/{id}/comments', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Conversation' },
   {
@@ -384,10 +412,10 @@ describe('OpenAPI document', () => {
     }
   });
 
-  test('GET /posts query parameters are status, channelId, from, to, limit, cursor — all optional', async () => {
+  test('GET /posts query parameters are status, channelId, tagId, from, to, limit, cursor — all optional', async () => {
     const doc = await fetchDocument();
     const params = doc.paths['/posts'].get.parameters.filter((p: Json) => p.in === 'query');
-    expect(params.map((p: Json) => p.name)).toEqual(['status', 'channelId', 'from', 'to', 'limit', 'cursor']);
+    expect(params.map((p: Json) => p.name)).toEqual(['status', 'channelId', 'tagId', 'from', 'to', 'limit', 'cursor']);
     for (const p of params) expect(p.required).toBe(false);
     const byName = Object.fromEntries(params.map((p: Json) => [p.name, p.schema]));
     expect(byName.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
@@ -418,6 +446,8 @@ describe('OpenAPI document', () => {
       'threadByPlatform',
       'firstComment',
       'options',
+      'links',
+      'tagIds',
       'queue',
     ]);
     expect(create.additionalProperties).toBe(false);
@@ -477,6 +507,8 @@ describe('OpenAPI document', () => {
         'threadByPlatform',
         'firstComment',
         'options',
+        'links',
+        'tagIds',
         'approval',
       ].sort(),
     );

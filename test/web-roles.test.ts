@@ -61,6 +61,15 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/posts/:id/reject', action: 'posts.approve' },
   { method: 'POST', path: '/posts/:id/preview-link', action: 'posts.write' },
   { method: 'POST', path: '/posts/:id/preview-links/:linkId/revoke', action: 'posts.write' },
+  { method: 'GET', path: '/drafts', action: 'read' },
+  { method: 'POST', path: '/drafts', action: 'posts.write' },
+  { method: 'GET', path: '/drafts/:id/edit', action: 'posts.write' },
+  { method: 'POST', path: '/drafts/:id', action: 'posts.write' },
+  { method: 'POST', path: '/drafts/:id/schedule', action: 'posts.write' },
+  { method: 'POST', path: '/drafts/:id/intended', action: 'posts.write' },
+  { method: 'GET', path: '/drafts/:id/delete', action: 'posts.write' },
+  { method: 'POST', path: '/drafts/:id/delete', action: 'posts.write' },
+  { method: 'PATCH', path: '/web/api/drafts/:id', action: 'posts.write', json: { date: '2030-01-01' } },
   { method: 'GET', path: '/inbox', action: 'read' },
   { method: 'GET', path: '/inbox/live', action: 'read' },
   { method: 'POST', path: '/inbox/comments/:id/reply', action: 'comments.reply' },
@@ -124,7 +133,8 @@ function webRoutes(): string[] {
     'POST /preview/:token/reject',
   ]);
   return (app.routes as { method: string; path: string }[])
-    .filter((r) => !/^\/(v1|mcp|storage|static|openapi|docs|health|ready|metrics|\.well-known)(\/|$)/.test(r.path))
+    // Not the web app's: the API, MCP, stored files, the short links' redirect (/l), the server's own.
+    .filter((r) => !/^\/(v1|mcp|storage|static|l|openapi|docs|health|ready|metrics|\.well-known)(\/|$)/.test(r.path))
     .map((r) => `${r.method} ${r.path}`)
     .filter((r) => !PUBLIC.has(r) && !r.startsWith('GET /static'));
 }
@@ -136,7 +146,7 @@ describe('roles in the web application', () => {
 
   test('every route that is not a GET, public ones too, names its audit action (web/audit.ts), and the table names no other', () => {
     const changing = (app.routes as { method: string; path: string }[])
-      .filter((r) => !/^\/(v1|mcp|storage|static)(\/|$)/.test(r.path) && r.method !== 'GET')
+      .filter((r) => !/^\/(v1|mcp|storage|static|l)(\/|$)/.test(r.path) && r.method !== 'GET')
       .map((r) => `${r.method} ${r.path}`);
     const gets = Object.keys(WEB_AUDIT).filter((k) => k.startsWith('GET '));
     expect(Object.keys(WEB_AUDIT).sort()).toEqual([...changing, ...gets].sort());

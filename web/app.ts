@@ -9,6 +9,7 @@ import { calendarRoutes } from './calendar.ts';
 import { channelRoutes } from './channels.ts';
 import { composerRoutes } from './composer.ts';
 import { csvImportRoutes } from './csv-import.ts';
+import { draftRoutes } from './drafts.ts';
 import { feedRoutes } from './feeds.ts';
 import { inboxRoutes } from './inbox.ts';
 import { createWeb, errorPage, publicRoute, webBodyParser, type WebDeps } from './context.ts';
@@ -56,6 +57,7 @@ export function webApp(deps: WebDeps) {
       .use(calendarRoutes(web))
       .use(csvImportRoutes(web))
       .use(composerRoutes(web))
+      .use(draftRoutes(web))
       .use(postLifecycleRoutes(web))
       .use(approvalRoutes(web))
       .use(inboxRoutes(web))

@@ -37,6 +37,13 @@ export const WEB_AUDIT: Record<string, WebAuditTarget | null> = {
   // One event for the batch, its post ids in the details (auditNote), as the API's import.
   'POST /posts/import': { action: 'post.bulk_create', resource: 'post' },
   'PATCH /web/api/posts/:id': { action: 'post.reschedule', resource: 'post', param: 'id' },
+  // Drafts (web/drafts.ts), as the API's /v1/drafts records them; a schedule names the post it made (its draft in the details).
+  'POST /drafts': { action: 'draft.create', resource: 'draft', location: /^\/drafts\/(drf_\w+)/ },
+  'POST /drafts/:id': { action: 'draft.update', resource: 'draft', param: 'id' },
+  'POST /drafts/:id/intended': { action: 'draft.update', resource: 'draft', param: 'id' },
+  'PATCH /web/api/drafts/:id': { action: 'draft.update', resource: 'draft', param: 'id' },
+  'POST /drafts/:id/schedule': { action: 'draft.schedule', resource: 'post', location: /^\/posts\/(post_\w+)/ },
+  'POST /drafts/:id/delete': { action: 'draft.delete', resource: 'draft', param: 'id' },
   'POST /posts/:id/delete': { action: 'post.delete', resource: 'post', param: 'id' },
   'POST /posts/:id/retry': { action: 'post.retry', resource: 'post', param: 'id' },
   'POST /posts/:id/approve': { action: 'post.approve', resource: 'post', param: 'id' },

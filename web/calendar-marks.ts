@@ -1,8 +1,12 @@
 // What the calendar marks beside the posts: the upcoming occurrences of recurring series
 // that are not posts yet (domain/series/series.ts listFutureOccurrences; each becomes a post of its own
-// shortly before its time, and then shows as a post), and the free slots of the channels' posting
-// queues (domain/queues/queues.ts nextFreeSlots), each a link to the composer at that time.
-import type { IChannel } from '../db/entities/index.ts';
+// shortly before its time, and then shows as a post), the free slots of the channels' posting
+// queues (domain/queues/queues.ts nextFreeSlots), each a link to the composer at that time, and
+// the drafts meant for a time (domain/posts/drafts.ts: not scheduled yet, never published as
+// they are), which a member who writes posts drags to another day (calendar.js). A scheduled draft
+// is not marked: it shows as the post it became.
+import { Draft, type IChannel, type IDraft } from '../db/entities/index.ts';
+import { can } from '../domain/access.ts';
 import { nextFreeSlots } from '../domain/queues/queues.ts';
 import { listFutureOccurrences, type FutureOccurrence } from '../domain/series/series.ts';
 import type { PageContext } from './context.ts';
@@ -12,6 +16,10 @@ import { excerpt, platformBadge } from './ui.ts';
 
 /** Free slots looked up per channel and period (a month view is six weeks). */
 const MAX_SLOTS_PER_CHANNEL = 300;
+/** Drafts marked in a period; past it the Drafts page lists them all. */
+const MAX_DRAFTS = 500;
+/** Drafts without a time offered beside the calendar to drag onto a day. */
+const MAX_UNPLACED = 10;
 
 interface Mark {
   at: Date;
@@ -45,6 +53,54 @@ function slotItem(at: Date, ids: string[], channels: Map<string, IChannel>, tz: 
 </li>`;
 }
 
+/**
+ * A draft on the calendar (or, without a time, beside it): its time, the draft mark, its text and
+ * channels; a link to edit it (to the Drafts page for a role that cannot), draggable for a role
+ * that may change it.
+ */
+export function draftMark(
+  d: Pick<IDraft, 'id' | 'content' | 'channelIds' | 'intendedAt'>,
+  channels: Map<string, IChannel>,
+  tz: string,
+  write: boolean,
+): SafeHtml {
+  const at = d.intendedAt ? new Date(d.intendedAt) : null;
+  const iso = at?.toISOString() ?? '';
+  const text = typeof d.content.content === 'string' ? d.content.content : '';
+  return html`<li class="draft-mark" data-testid="calendar-draft" data-draft-id="${d.id}" data-intended-at="${iso}"${write ? html` draggable="true"` : ''} title="A draft: not scheduled, never published as it is">
+  <a href="${write ? `/drafts/${d.id}/edit` : `/drafts#draft-${d.id}`}" data-testid="calendar-draft-link"><time datetime="${iso}" data-testid="calendar-draft-time"${at ? '' : html` hidden`}>${at ? formatTime(at, tz) : ''}</time> <span class="mark-draft" data-testid="calendar-draft-mark">✎ Draft</span> <span class="excerpt" data-testid="calendar-draft-excerpt">${excerpt(text, 60) || '(no text yet)'}</span></a>
+  ${badges(d.channelIds, channels)}
+</li>`;
+}
+
+/** The organization's drafts meant for [from, to), not scheduled yet, by time. */
+function draftsIn(ctx: PageContext, from: Date, to: Date) {
+  return ctx.em.find(
+    Draft,
+    { organization: ctx.signedIn.organization.id, post: null, scheduledAt: null, intendedAt: { $gte: from, $lt: to } },
+    { orderBy: { intendedAt: 'asc', id: 'asc' }, limit: MAX_DRAFTS },
+  );
+}
+
+/**
+ * Beside the calendar, for a member who may change drafts: the last changed drafts without a
+ * time, to drag onto a day (they get 09:00 there); empty when there are none.
+ */
+export async function unplacedDrafts(ctx: PageContext, channels: Map<string, IChannel>): Promise<SafeHtml> {
+  if (!can(ctx.signedIn.role, 'posts.write')) return html``;
+  const drafts = await ctx.em.find(
+    Draft,
+    { organization: ctx.signedIn.organization.id, post: null, scheduledAt: null, intendedAt: null },
+    { orderBy: { updatedAt: 'desc', id: 'desc' }, limit: MAX_UNPLACED },
+  );
+  if (!drafts.length) return html``;
+  return html`<section class="unplaced-drafts" data-testid="calendar-unplaced-drafts" aria-labelledby="unplaced-title">
+  <h2 id="unplaced-title" class="small-heading">Drafts without a day</h2>
+  <p class="hint">Drag one onto a day to give it that day (at 09:00), or open it. <a href="/drafts">All drafts</a></p>
+  <ul class="marks">${drafts.map((d) => draftMark(d, channels, ctx.tz, true))}</ul>
+</section>`;
+}
+
 /** Per calendar day (`YYYY-MM-DD` in the viewer's zone), the marks of [from, to), by time. */
 export async function calendarMarks(
   ctx: PageContext,
@@ -57,6 +113,8 @@ export async function calendarMarks(
   const marks: Mark[] = [];
   for (const o of await listFutureOccurrences(ctx.em, orgId, from, to))
     marks.push({ at: new Date(o.at), markup: occurrenceItem(o, channels, ctx.tz) });
+  const write = can(ctx.signedIn.role, 'posts.write');
+  for (const d of await draftsIn(ctx, from, to)) marks.push({ at: d.intendedAt!, markup: draftMark(d, channels, ctx.tz, write) });
   // Free slots: only ahead of now; one entry per instant with every channel free then.
   const start = from > ctx.now ? from : ctx.now;
   if (start < to) {

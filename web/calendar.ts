@@ -1,6 +1,7 @@
 // The calendar: month and week views of every post of the organization (from the API and from
 // the app), in the viewer's time zone, kept live by calendar.js polling /web/api/posts; a post
-// with unread comments links to them in the Inbox.
+// with unread comments links to them in the Inbox. Drafts meant for a time are marked on their
+// day, and drafts without one are offered beside it to drag onto a day (calendar-marks.ts).
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../http/router.ts';
 import { parseInstant } from '../lib/date-time.ts';
@@ -30,7 +31,7 @@ import {
   type CalendarDay,
 } from './time.ts';
 import { postItem } from './ui.ts';
-import { calendarMarks } from './calendar-marks.ts';
+import { calendarMarks, unplacedDrafts } from './calendar-marks.ts';
 import type { PostView } from '../domain/posts/view.ts';
 import type { IChannel } from '../db/entities/index.ts';
 
@@ -156,6 +157,7 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
     byDay.set(key, [...(byDay.get(key) ?? []), p]);
   }
   const marks = await calendarMarks(ctx, channelList, channels, from, to);
+  const unplaced = await unplacedDrafts(ctx, channels);
   // Only a post that went out can have comments.
   const unread = await commentCountsByPost(
     ctx.em,
@@ -179,8 +181,9 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
       <a class="button primary" href="/posts/new" data-testid="calendar-new-post">New post</a>
     </nav>
   </div>
-  <p class="hint">Times in <strong data-testid="calendar-tz">${ctx.tz}</strong>. Drag a scheduled post to another day to move it, or open it to edit.
-    <span class="legend"><span class="mark-occurrence">↻ upcoming repeat</span> <span class="mark-slot">○ free queue slot</span></span></p>
+  <p class="hint">Times in <strong data-testid="calendar-tz">${ctx.tz}</strong>. Drag a scheduled post to another day to move it, or open it to edit; drag a draft onto a day to mean it for that day.
+    <span class="legend"><span class="mark-occurrence">↻ upcoming repeat</span> <span class="mark-slot">○ free queue slot</span> <span class="mark-draft">✎ draft</span></span></p>
+  ${unplaced}
   ${truncated ? html`<p class="notice" data-testid="calendar-truncated">Only the first 1000 posts of this period are shown.</p>` : ''}
   <p class="visually-hidden" role="status" aria-live="polite" data-testid="calendar-message" id="calendar-message"></p>
   <p class="notice stale" data-testid="calendar-stale" hidden>Posts were added elsewhere. <a href="">Reload the calendar</a></p>

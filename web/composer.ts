@@ -5,6 +5,8 @@
 // selected platforms, uploads, the thread's add / remove / reorder (web/thread-fields.ts), and the
 // per-platform options (web/option-fields.ts) filled from what each chosen account can do
 // (GET /web/api/channels/{id}/capabilities).
+// The new-post form is also a draft's: its Save as draft button sends the same form to the drafts'
+// routes (web/drafts.ts) by its formaction, so it needs no script; a draft opens here again.
 import { t } from 'elysia';
 import { router } from '../http/router.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
@@ -47,10 +49,14 @@ import { channelCapabilities } from '../domain/capabilities.ts';
 import { Post } from '../db/entities/index.ts';
 import { PostContent } from '../domain/posts/content.ts';
 import { boundsOf, schemaAt } from '../lib/schema-words.ts';
+import type { DraftView } from '../domain/posts/drafts.ts';
+import { composerValuesOfDraft, draftThreads } from './draft-input.ts';
 
 interface ComposerPage {
   mode: 'new' | 'edit';
   post?: PostView;
+  /** A draft opened in the composer (mode new): Save draft keeps the form in it; Create post makes the post from it (web/drafts.ts). */
+  draft?: DraftView;
   /** Channels to choose from (new) or the post's channels (edit). */
   channels: IChannel[];
   media: MediaView[];
@@ -69,9 +75,12 @@ function channelChoice(c: IChannel, p: ComposerPage): SafeHtml {
   const rules = rulesFor(c.platform, c.maxChars);
   const usable = c.status === 'active';
   const checked = p.mode === 'edit' || p.values.channelIds.includes(c.id);
+  // A draft keeps a channel that needs reconnecting since it was chosen (a disabled box would drop
+  // it on save); scheduling it then says to reconnect first.
+  const keptByDraft = p.draft?.channelIds.includes(c.id) ?? false;
   const id = `channel-${c.id}`;
   return html`<li>
-    <input type="checkbox" id="${id}" name="channelIds" value="${c.id}" data-testid="channel-option" data-channel-id="${c.id}" data-platform="${c.platform}" data-max-chars="${rules.maxChars}" data-requires-media="${rules.requiresMedia ? 'true' : 'false'}"${checked ? html` checked` : ''}${p.mode === 'edit' || !usable ? html` disabled` : ''}>
+    <input type="checkbox" id="${id}" name="channelIds" value="${c.id}" data-testid="channel-option" data-channel-id="${c.id}" data-platform="${c.platform}" data-max-chars="${rules.maxChars}" data-requires-media="${rules.requiresMedia ? 'true' : 'false'}"${checked ? html` checked` : ''}${p.mode === 'edit' || (!usable && !keptByDraft) ? html` disabled` : ''}>
     <label for="${id}">${platformBadge(c.platform)} ${c.name}${usable ? '' : html` <span class="status status-${c.status}">(${statusLabel(c.status)})</span>`}${rules.requiresMedia ? html` <span class="hint">needs media</span>` : ''}</label>
   </li>`;
 }
@@ -109,16 +118,18 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
   const v = p.values;
   const platforms = [...new Set(p.channels.map((c) => c.platform as string))];
   const hasReddit = platforms.includes('REDDIT');
-  const action = p.mode === 'new' ? '/posts' : `/posts/${p.post!.id}/edit`;
+  const action = p.draft ? `/drafts/${p.draft.id}/schedule` : p.mode === 'new' ? '/posts' : `/posts/${p.post!.id}/edit`;
+  const cancel = p.draft ? '/drafts' : p.mode === 'new' ? '/calendar' : `/posts/${p.post!.id}`;
   const mediaIds = new Set(v.mediaIds);
   // Attached media first, in their order, then the rest of the library.
   const media = [
     ...v.mediaIds.map((id) => p.media.find((m) => m.id === id)).filter((m): m is MediaView => Boolean(m)),
     ...p.media.filter((m) => !mediaIds.has(m.id)),
   ];
-  return html`<form method="post" action="${action}" class="composer" data-testid="composer-form" data-mode="${p.mode}" novalidate>
+  return html`<form method="post" action="${action}" class="composer" data-testid="composer-form" data-mode="${p.draft ? 'draft' : p.mode}"${p.draft ? html` data-draft-id="${p.draft.id}"` : ''} novalidate>
   <input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}">
   <input type="hidden" name="tz" value="${ctx.tz}" data-tz-input>
+  ${p.draft ? html`<input type="hidden" name="composer" value="1">` : ''}
   ${formErrors(p.errors)}
   <fieldset class="channels" data-testid="composer-channels">
     <legend>Channels</legend>
@@ -175,7 +186,7 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
     media: p.media,
     values: v.followUps,
     errors: p.fields ?? [],
-    ownThreads: p.post?.threadByPlatform ?? {},
+    ownThreads: p.post?.threadByPlatform ?? (p.draft ? draftThreads(p.draft) : {}),
   })}
   <fieldset class="when" data-testid="composer-when">
     <legend>When</legend>
@@ -189,40 +200,51 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
     }
     <div class="field">
       <label for="publishAt">Date and time <span class="hint">(${ctx.tz})</span></label>
-      <input type="datetime-local" id="publishAt" name="publishAt" value="${v.publishAtLocal}" data-testid="composer-publish-at">
+      <input type="datetime-local" id="publishAt" name="publishAt" value="${v.publishAtLocal}" data-testid="composer-publish-at"${p.mode === 'new' ? html` aria-describedby="draft-time-hint"` : ''}>
+      ${p.mode === 'new' ? html`<span class="hint" id="draft-time-hint">A draft keeps it as the time it is meant for (empty: none).</span>` : ''}
     </div>
   </fieldset>
   <div class="actions">
     <button type="submit" class="primary" data-testid="composer-submit">${p.mode === 'new' ? 'Create post' : 'Save changes'}</button>
-    <a href="${p.mode === 'new' ? '/calendar' : `/posts/${p.post!.id}`}">Cancel</a>
+    ${
+      // The same form kept as a draft, unchecked: formaction sends it to the drafts' route (no script needed).
+      p.mode === 'new'
+        ? html`<button type="submit" formaction="${p.draft ? `/drafts/${p.draft.id}` : '/drafts'}" data-testid="composer-save-draft">${p.draft ? 'Save draft' : 'Save as draft'}</button>`
+        : ''
+    }
+    <a href="${cancel}">Cancel</a>
   </div>
 </form>`;
 }
 
+const COMPOSER_NOTICES: Record<string, string> = { 'draft-saved': 'Draft saved.' };
+
 function composerResponse(ctx: PageContext, p: ComposerPage, status = 200): Response {
   const tzReload = ctx.request.method === 'GET';
-  const title = p.mode === 'new' ? 'New post' : 'Edit post';
-  const importLink =
-    p.mode === 'new'
-      ? html`<p class="hint">Many posts at once? <a href="/posts/import" data-testid="composer-import-link">Import them from a CSV file</a>.</p>`
+  const title = p.draft ? 'Edit draft' : p.mode === 'new' ? 'New post' : 'Edit post';
+  const intro = p.draft
+    ? html`<p class="hint" data-testid="composer-draft-intro">A draft: <strong>Save draft</strong> keeps what is in the form; <strong>Create post</strong> makes the post from it, checked as any post, and the draft then shows it. <a href="/drafts">All drafts</a></p>`
+    : p.mode === 'new'
+      ? html`<p class="hint">Many posts at once? <a href="/posts/import" data-testid="composer-import-link">Import them from a CSV file</a>. Not ready yet? <strong>Save as draft</strong> keeps it, unchecked, in <a href="/drafts">Drafts</a>.</p>`
       : '';
-  const body = html`<h1>${title}</h1>${importLink}${composer(ctx, p)}`;
+  const body = html`<h1>${title}</h1>${intro}${composer(ctx, p)}`;
   return htmlResponse(
     layout({
       title,
       body,
       signedIn: ctx.signedIn,
       tz: ctx.tz,
-      nav: p.mode === 'new' ? 'compose' : null,
+      nav: p.draft ? 'drafts' : p.mode === 'new' ? 'compose' : null,
       scripts: ['composer.js'],
       tzReload,
+      notice: status === 200 ? (COMPOSER_NOTICES[ctx.url.searchParams.get('notice') ?? ''] ?? null) : null,
     }),
     { status },
   );
 }
 
 /** Validation and conflicts go back to the form (422/409 …); anything else is thrown on. */
-function formFailure(err: unknown): { status: number; messages: string[]; fields: FieldError[] } {
+export function formFailure(err: unknown): { status: number; messages: string[]; fields: FieldError[] } {
   if (err instanceof ApiError && err.code !== 'unauthorized' && err.code !== 'internal_error' && err.code !== 'not_found') {
     const fields = (err.details as { fields?: FieldError[] } | undefined)?.fields ?? [];
     return { status: err.status, messages: describeError(err), fields };
@@ -248,7 +270,7 @@ export function postActor(web: Web, ctx: Pick<PageContext, 'em' | 'signedIn' | '
 }
 
 /** The form's hidden tz field wins over the cookie: the wall time was typed in that zone. */
-function withFormZone(ctx: PageContext): PageContext {
+export function withFormZone(ctx: PageContext): PageContext {
   const tz = ctx.form.get('tz');
   return isTimeZone(tz) && tz !== ctx.tz ? { ...ctx, tz } : ctx;
 }
@@ -351,6 +373,39 @@ async function editPage(
   }
   const media = await readyMedia(ctx.em, orgId, web.deps.storage);
   return composerResponse(ctx, { mode: 'edit', post, channels, media, values: v, errors, fields }, status);
+}
+
+/** The new-post composer again, with the form as sent and what was refused (a draft that could not be kept). */
+export async function newComposerPage(
+  web: Web,
+  ctx: PageContext,
+  values: ComposerValues,
+  errors: string[],
+  status: number,
+  fields: FieldError[],
+): Promise<Response> {
+  const orgId = ctx.signedIn.organization.id;
+  const [channels, media] = await Promise.all([channelsOf(ctx.em, orgId), readyMedia(ctx.em, orgId, web.deps.storage)]);
+  return composerResponse(ctx, { mode: 'new', channels, media, values, errors, fields }, status);
+}
+
+/**
+ * A draft in the composer: its fields (or the form as sent, shown again with what was refused),
+ * every channel of the organization to choose from, as for a new post.
+ */
+export async function draftComposerPage(
+  web: Web,
+  ctx: PageContext,
+  draft: DraftView,
+  values: ComposerValues | null,
+  errors: string[] = [],
+  status = 200,
+  fields: FieldError[] = [],
+): Promise<Response> {
+  const orgId = ctx.signedIn.organization.id;
+  const [channels, media] = await Promise.all([channelsOf(ctx.em, orgId), readyMedia(ctx.em, orgId, web.deps.storage)]);
+  const v = values ?? composerValuesOfDraft(draft, ctx.tz);
+  return composerResponse(ctx, { mode: 'new', draft, channels, media, values: v, errors, fields }, status);
 }
 
 /** The composer's live counts: each text measured as its channel's platform counts it. */

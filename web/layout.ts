@@ -8,6 +8,7 @@ import { can, type Action } from '../domain/access.ts';
 export type NavItem =
   | 'calendar'
   | 'compose'
+  | 'drafts'
   | 'import'
   | 'approvals'
   | 'inbox'
@@ -25,6 +26,7 @@ export type NavItem =
 const NAV: { id: Exclude<NavItem, null>; href: string; label: string; action: Action }[] = [
   { id: 'calendar', href: '/calendar', label: 'Calendar', action: 'read' },
   { id: 'compose', href: '/posts/new', label: 'New post', action: 'posts.write' },
+  { id: 'drafts', href: '/drafts', label: 'Drafts', action: 'read' },
   { id: 'import', href: '/posts/import', label: 'Import CSV', action: 'posts.write' },
   { id: 'approvals', href: '/approvals', label: 'Approvals', action: 'posts.approve' },
   { id: 'inbox', href: '/inbox', label: 'Inbox', action: 'read' },

@@ -114,7 +114,7 @@ export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
  * form sends, in the schema's words: a thread item's at its path as the domain writes it and the
  * form shows it (`thread[1].content`, web/thread-fields.ts), any other as the API's (`reddit.title`).
  */
-function contentErrors(schema: TSchema, content: Record<string, unknown>): FieldError[] {
+export function contentErrors(schema: TSchema, content: Record<string, unknown>): FieldError[] {
   const sent = Object.fromEntries(Object.entries(content).filter(([, v]) => v !== undefined));
   return fieldErrors(Value.Errors(schema, sent)).map((f) => ({
     ...f,
@@ -123,16 +123,16 @@ function contentErrors(schema: TSchema, content: Record<string, unknown>): Field
 }
 
 /** The platforms of the channels as `options` names them (lower case). */
-const optionPlatforms = (channels: IChannel[]) => new Set(channels.map((c) => c.platform.toLowerCase()));
+export const optionPlatforms = (channels: IChannel[]) => new Set(channels.map((c) => c.platform.toLowerCase()));
 
 /** Per-platform texts that were filled in, for platforms among the channels. */
-function contentByPlatform(v: ComposerValues, channels: IChannel[]): Record<string, string> {
+export function contentByPlatform(v: Pick<ComposerValues, 'platformTexts'>, channels: IChannel[]): Record<string, string> {
   const platforms = new Set(channels.map((c) => c.platform as string));
   return Object.fromEntries(Object.entries(v.platformTexts).filter(([p, t]) => t.trim() !== '' && platforms.has(p)));
 }
 
 /** A datetime-local value in the viewer's zone, as an ISO instant; null (and a field error) if unreadable. */
-function localInstant(local: string, tz: string, fields: FieldError[]): string | null {
+export function localInstant(local: string, tz: string, fields: FieldError[]): string | null {
   const at = parseLocalInput(local, tz);
   if (!at) {
     fields.push({ path: 'publishAt', message: 'choose a date and time' });
@@ -200,7 +200,10 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
 }
 
 /** The Reddit fields, with a Reddit channel chosen and either filled in (the schema then wants both); the subreddit without `r/`. */
-function redditFields(v: ComposerValues, channels: IChannel[]): { subreddit: string; title: string } | null {
+export function redditFields(
+  v: Pick<ComposerValues, 'subreddit' | 'redditTitle'>,
+  channels: IChannel[],
+): { subreddit: string; title: string } | null {
   if (!channels.some((c) => c.platform === 'REDDIT')) return null;
   if (!v.subreddit && !v.redditTitle) return null;
   return { subreddit: v.subreddit.replace(/^\/?r\//i, ''), title: v.redditTitle };
@@ -237,7 +240,7 @@ export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): 
     current.channels.map((c) => c.channelId),
     'all',
   );
-  const byPlatform = edit.platformTexts ? contentByPlatform({ platformTexts: edit.platformTexts } as ComposerValues, channels) : undefined;
+  const byPlatform = edit.platformTexts ? contentByPlatform({ platformTexts: edit.platformTexts }, channels) : undefined;
   const followUps = edit.followUps ? threadInputFor(edit.followUps, channels, current.threadByPlatform) : undefined;
   fields.push(
     ...contentErrors(ContentEdit, { content: edit.content, contentByPlatform: byPlatform, mediaIds: edit.mediaIds, ...followUps }),

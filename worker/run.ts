@@ -6,6 +6,7 @@ import type { Orm } from '../db/orm.ts';
 import type { Config } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { useMediaBinaries } from '../media/exec.ts';
+import { useShortLinkBase } from '../domain/links/rewrite.ts';
 import { createConnectors } from '../platforms/index.ts';
 import { createStorage } from '../storage/index.ts';
 import { createWorker, installRuntime } from './index.ts';
@@ -32,6 +33,8 @@ export interface RunningWorker {
 export async function startWorker(config: Config, deps: { orm: Orm; logger: Logger }): Promise<RunningWorker> {
   installRuntime(config.logLevel);
   useMediaBinaries(config.media);
+  // The short links the publish activities write (the API's process checks lengths with the same base).
+  useShortLinkBase(config.shortLinkBaseUrl);
   const connection = await connectWorker(config.temporal);
   // Also here, not only in the API: an API started while Temporal was down could not register them.
   await ensureSearchAttributes(connection, config.temporal.namespace).catch((err) => {

@@ -60,6 +60,10 @@ const TAGS = [
   { name: 'Channels', description: 'Connected social accounts.' },
   { name: 'Posts', description: 'Scheduling, publishing now, editing while waiting, per-channel outcomes.' },
   {
+    name: 'Tags',
+    description: 'The organization’s tags: labels for posts, series and feeds, by which the lists and the analytics narrow.',
+  },
+  {
     name: 'Comments',
     description: 'What people answered under your published posts, collected from the platforms: the inbox and each post’s conversation.',
   },

@@ -17,9 +17,14 @@ export const PLACEMENT_FIELDS = {
     '`true` instead of `publishAt`: at the earliest instant that is a free slot of every target channel’s posting queue (GET /channels/{id}/queue): a slot time at which no other post (not deleted, scheduled or publishing) sits on that channel. Within 90 days, else `422`. `scheduledAt` is the chosen time; the post is otherwise an ordinary scheduled post. Two queued creates never get the same slot on a channel.',
 };
 
+/** The tags a series or a feed gives each post it makes (`what`). */
+export const MADE_POSTS_TAG_IDS = (what: string) =>
+  `Tags of the organization (ids from GET /tags), no repeats, at most 20, that ${what} gets as it is made; one that is not the organization’s is \`422\` at \`tagIds\`. A PATCH replaces them (\`[]\`: none).`;
+
 /** The fields of a series beside its template's content (createSeries; updateSeries takes the same, each optional). */
 export const SERIES_FIELDS = {
   channelIds: PLACEMENT_FIELDS.channelIds,
+  tagIds: MADE_POSTS_TAG_IDS('each occurrence'),
   publishAt: DATE_TIME(`The first occurrence, with an offset: ${PUBLISH_AT_BOUNDS}.`),
   repeat:
     '`every`: `day`, `week` or `month`; `interval` (default 1, at most 365); `until` (not before `publishAt`, before 9999-12-31T00:00:00Z; no occurrence after it) and `count` (at most this many, 1–1000); neither: no end.',

@@ -7,7 +7,18 @@ import type { ApiErrorCode as ErrorCode } from '../../lib/errors.ts';
 import type { Action } from '../../domain/access.ts';
 import type { AuditTarget } from '../../domain/audit.ts';
 
-export type Tag = 'Account' | 'Channels' | 'Posts' | 'Comments' | 'Analytics' | 'Media' | 'Webhooks' | 'Feeds' | 'Generate' | 'Audit';
+export type Tag =
+  | 'Account'
+  | 'Channels'
+  | 'Posts'
+  | 'Tags'
+  | 'Comments'
+  | 'Analytics'
+  | 'Media'
+  | 'Webhooks'
+  | 'Feeds'
+  | 'Generate'
+  | 'Audit';
 
 /** Extra keywords merged into one generated schema (a parameter's, or a body field's). */
 export type SchemaPatch = Record<string, unknown>;

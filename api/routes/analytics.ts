@@ -14,6 +14,7 @@ const SummaryQuery = t.Object({
   from: t.Optional(DateTimeInput()),
   to: t.Optional(DateTimeInput()),
   channelId: t.Optional(Chars(64, { min: 1 })),
+  tagId: t.Optional(Chars(64, { min: 1 })),
   groupBy: t.Optional(t.Union(GROUP_BYS.map((g) => t.Literal(g)))),
 });
 
@@ -26,7 +27,7 @@ export const ANALYTICS_OPERATIONS = {
     action: 'read',
     summary: 'How the organization’s posts performed over a range',
     description:
-      'Totals over the channel posts published in [from, to) (each with its latest figures), a series per day or week in the organization’s time zone, and the top 10 posts by engagement (likes + replies + reposts + quotes + saves). A key limited to channels counts only those.',
+      'Totals over the channel posts published in [from, to) (each with its latest figures), a series per day or week in the organization’s time zone, and the top 10 posts by engagement (likes + replies + reposts + quotes + saves). A key limited to channels counts only those. With `tagId`, only the posts with that tag count: a campaign’s figures.',
     errors: ['validation_failed'],
     errorNotes: { validation_failed: '`from` not before `to`, a range over 366 days, a malformed date-time or groupBy' },
     success: { description: 'Totals, series and top posts.' },
@@ -34,6 +35,7 @@ export const ANALYTICS_OPERATIONS = {
       from: DATE_TIME('Start (inclusive), with an offset; default 30 days before `to`.'),
       to: DATE_TIME('End (exclusive), with an offset; default now.'),
       channelId: 'Only this channel’s posts.',
+      tagId: 'Only the posts with this tag (`tag_…`, GET /tags): what a campaign did.',
       groupBy: '`day` (default) or `week` (Monday first).',
     },
   }),
@@ -69,7 +71,7 @@ export function analyticsRoutes(deps: AppDeps) {
           deps.orm.em.fork(),
           auth.organization.id,
           auth.channels,
-          { from, to, channelId: query.channelId, groupBy: query.groupBy ?? 'day' },
+          { from, to, channelId: query.channelId, tagId: query.tagId, groupBy: query.groupBy ?? 'day' },
           auth.now,
         );
       },

@@ -26,8 +26,8 @@ import type { Auth } from '../auth.ts';
 import { authPlugin } from '../auth.ts';
 import { Chars, FeedItemListSchema, FeedListSchema, FeedSchema, HttpUrl, PathId } from '../schemas.ts';
 import { doc } from '../openapi/operation.ts';
-import { PLACEMENT_FIELDS } from '../openapi/fields.ts';
-import { ChannelIds } from '../../domain/posts/content.ts';
+import { MADE_POSTS_TAG_IDS, PLACEMENT_FIELDS } from '../openapi/fields.ts';
+import { ChannelIds, TagIds } from '../../domain/posts/content.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 
 const Url = HttpUrl(FEED_LIMITS.urlChars);
@@ -45,6 +45,7 @@ const CreateBody = t.Object(
   {
     url: Url,
     channelIds: ChannelIds,
+    tagIds: t.Optional(TagIds),
     name: t.Optional(Chars(FEED_LIMITS.nameChars, { min: 1 })),
     template: t.Optional(Template),
     templateByPlatform: t.Optional(TemplateByPlatform),
@@ -60,6 +61,7 @@ const PatchBody = t.Object(
   {
     url: t.Optional(Url),
     channelIds: t.Optional(ChannelIds),
+    tagIds: t.Optional(TagIds),
     name: t.Optional(Chars(FEED_LIMITS.nameChars, { min: 1 })),
     template: t.Optional(Template),
     templateByPlatform: t.Optional(TemplateByPlatform),
@@ -110,6 +112,7 @@ export const FEED_OPERATIONS = {
       fields: {
         url: FEED_URL,
         channelIds: FEED_CHANNEL_IDS,
+        tagIds: MADE_POSTS_TAG_IDS('each of its posts'),
         name: 'A name for it; default: the feed’s own title.',
         template: FEED_TEMPLATE,
         templateByPlatform: FEED_TEMPLATE_BY_PLATFORM,
@@ -181,6 +184,7 @@ export const FEED_OPERATIONS = {
       fields: {
         url: `${FEED_URL} Read now; its present items are not posted.`,
         channelIds: FEED_CHANNEL_IDS,
+        tagIds: MADE_POSTS_TAG_IDS('each of its posts'),
         name: 'Its name.',
         template: FEED_TEMPLATE,
         templateByPlatform: `${FEED_TEMPLATE_BY_PLATFORM} Replaces the whole map.`,

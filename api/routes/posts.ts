@@ -92,6 +92,7 @@ const DecisionBody = t.Optional(
 const ListQuery = t.Object({
   status: t.Optional(t.Union(POST_STATUSES.map((s) => t.Literal(s)))),
   channelId: t.Optional(Chars(64, { min: 1 })),
+  tagId: t.Optional(Chars(64, { min: 1 })),
   from: t.Optional(DateTimeInput()),
   to: t.Optional(DateTimeInput()),
   // Parsed by parseLimit: t.Numeric reports range errors with an empty field path.
@@ -121,7 +122,7 @@ export const POST_OPERATIONS = {
       forbidden_scope:
         'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and names another (`details.channelIds`)',
       validation_failed:
-        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels, text over a channel’s `maxChars`, media or required fields a channel needs, an invalid Idempotency-Key',
+        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels, unknown tags, text over a channel’s `maxChars`, media or required fields a channel needs, an invalid Idempotency-Key',
       conflict: 'an Idempotency-Key reused with another body, or its first request still running',
     },
     success: { status: 201, description: 'The post, `scheduled`, with a `draft` entry per channel.', location: true },
@@ -147,7 +148,7 @@ export const POST_OPERATIONS = {
       forbidden_scope:
         'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and names another (`details.channelIds`)',
       validation_failed:
-        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels, text over a channel’s `maxChars`, media or required fields a channel needs',
+        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels, unknown tags, text over a channel’s `maxChars`, media or required fields a channel needs',
     },
     success: { description: 'The body would be accepted: each channel’s text and its length as its platform counts it.' },
     body: {
@@ -172,6 +173,7 @@ export const POST_OPERATIONS = {
     query: {
       status: 'Only posts with this status.',
       channelId: 'Only posts that include this channel.',
+      tagId: 'Only posts with this tag (`tag_…`, GET /tags).',
       from: DATE_TIME('Only posts scheduled at or after this instant.'),
       to: DATE_TIME('Only posts scheduled before this instant.'),
       limit: { description: 'Page size.', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
@@ -227,15 +229,15 @@ export const POST_OPERATIONS = {
     action: 'posts.write',
     summary: 'Edit a scheduled post',
     description:
-      'Changes the text, the per-platform text, the publish time, the media, the target channels or the Reddit fields of a post that is still `scheduled`; give at least one field. Once it is publishing or done: `409 conflict`. The resulting post is checked against its channels’ rules as on create (with the new channel set, when `channelIds` is given). `thread`, `threadByPlatform` and `firstComment` replace the follow-ups (null removes them). Threads and first comments: `thread` items (and each `threadByPlatform` list, whose keys must each be the platform of a target channel) are replies checked one by one as posts of their channel: its `rules.maxChars` as the platform counts it, its media limits (ids of `ready` media items of the organization), an item without text needs media; at most 25 replies on a channel, the first comment included. A platform without threads refuses a thread (`threadByPlatform.<PLATFORM>: []` posts there alone); a comment platform takes `firstComment` as a comment of at most its comment limit (Facebook 8,000 characters, Instagram 2,200, LinkedIn 1,250, YouTube and Reddit 10,000), a thread platform as its first reply, and a platform with neither refuses `firstComment`.',
+      'Changes the text, the per-platform text, the publish time, the media, the target channels, the Reddit fields or the tags of a post that is still `scheduled`; give at least one field. Once it is publishing or done: `409 conflict`, but for an edit of `tagIds` alone, which any post takes (tags are not published). The resulting post is checked against its channels’ rules as on create (with the new channel set, when `channelIds` is given). `thread`, `threadByPlatform` and `firstComment` replace the follow-ups (null removes them). Threads and first comments: `thread` items (and each `threadByPlatform` list, whose keys must each be the platform of a target channel) are replies checked one by one as posts of their channel: its `rules.maxChars` as the platform counts it, its media limits (ids of `ready` media items of the organization), an item without text needs media; at most 25 replies on a channel, the first comment included. A platform without threads refuses a thread (`threadByPlatform.<PLATFORM>: []` posts there alone); a comment platform takes `firstComment` as a comment of at most its comment limit (Facebook 8,000 characters, Instagram 2,200, LinkedIn 1,250, YouTube and Reddit 10,000), a thread platform as its first reply, and a platform with neither refuses `firstComment`.',
     errors: ['not_found', 'forbidden_scope', 'reauth_required', 'conflict', 'duplicate_post', 'validation_failed'],
     errorNotes: {
       forbidden_scope:
         'the key lacks the `publish` scope (`details.requiredScope`), or is limited to channels and `channelIds` names another (`details.channelIds`)',
       reauth_required: 'a channel added by `channelIds` must be reconnected first (`details.channelIds`)',
-      conflict: 'the post is no longer `scheduled` (`details.status`)',
+      conflict: 'the post is no longer `scheduled` (`details.status`), and the edit gives more than `tagIds`',
       validation_failed:
-        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels added, text over a channel’s `maxChars`, media or required fields a channel needs',
+        'invalid body (`details.fields: [{path, message}]`): a value outside its schema, `publishAt` out of its bounds, unknown or disabled channels added, unknown tags, text over a channel’s `maxChars`, media or required fields a channel needs',
     },
     success: { description: 'The updated post.' },
     temporal: true,
@@ -252,6 +254,8 @@ export const POST_OPERATIONS = {
         channelIds:
           'Replaces the target channels: ids of channels of the organization, 1 to 50, no repeats. A channel the post keeps stays as it is; an added one must be usable as on create (unknown or disabled `422`, outside a channel-limited key’s list `403`, to reconnect `409 reauth_required`); a removed one gets nothing. Per-platform texts of platforms no longer targeted are dropped unless `contentByPlatform` is given too.',
         reddit: 'Subreddit and title; required when the post targets a REDDIT channel and has none yet.',
+        tagIds:
+          'Replaces the post’s tags (`[]`: none): tags of the organization (ids from GET /tags), no repeats, at most 20; one that is not the organization’s is `422` at `tagIds`. Given alone, it takes a post of any status.',
       },
     },
   }),
@@ -310,7 +314,7 @@ export const POST_OPERATIONS = {
     action: 'posts.write',
     summary: 'Schedule posts from a CSV file',
     description:
-      'The body is a CSV file (`Content-Type: text/csv`, UTF-8, a BOM allowed, `,` or `;` between cells). Its first line names the columns, in any order: `content` and `channels` (ids or names, several separated by `|`) are required; `publishAt` (ISO 8601 with an offset, or a wall time `YYYY-MM-DD HH:MM` read in the row’s `timeZone`, else the `timeZone` parameter, else the organization’s zone), `timeZone`, `content.<PLATFORM>` (e.g. `content.MASTODON`), `media` (media ids or http(s) URLs, `|` between them: a URL is fetched and stored first) and `queue` (`true`) are optional; `id` and `status` (written by the export) are ignored; any other column refuses the file (`422` at `header`). One leading apostrophe is removed from every cell (the export adds one before a cell a spreadsheet would run as a formula). Each row (at most 500) is then a row of Schedule many posts, with the same `mode` and the same answer, its problems at `posts.<row>.<column>`, row 0 being the first line after the header.',
+      'The body is a CSV file (`Content-Type: text/csv`, UTF-8, a BOM allowed, `,` or `;` between cells). Its first line names the columns, in any order: `content` and `channels` (ids or names, several separated by `|`) are required; `publishAt` (ISO 8601 with an offset, or a wall time `YYYY-MM-DD HH:MM` read in the row’s `timeZone`, else the `timeZone` parameter, else the organization’s zone), `timeZone`, `content.<PLATFORM>` (e.g. `content.MASTODON`), `media` (media ids or http(s) URLs, `|` between them: a URL is fetched and stored first), `tags` (names or ids of the organization’s tags, `|` between them; a name is matched in any letter case, and one the organization has not is the row’s refusal at `tags`: an import makes no tag) and `queue` (`true`) are optional; `id` and `status` (written by the export) are ignored; any other column refuses the file (`422` at `header`). One leading apostrophe is removed from every cell (the export adds one before a cell a spreadsheet would run as a formula). Each row (at most 500) is then a row of Schedule many posts, with the same `mode` and the same answer, its problems at `posts.<row>.<column>`, row 0 being the first line after the header.',
     errors: ['forbidden_scope', 'limit_reached', 'reauth_required', 'duplicate_post', 'conflict', 'validation_failed'],
     errorNotes: {
       validation_failed:
@@ -330,7 +334,7 @@ export const POST_OPERATIONS = {
     action: 'read',
     summary: 'The posts as a CSV file',
     description:
-      'The posts the key sees (as List posts, with the same `status`, `from` and `to`), oldest first, at most 10,000: a header line `id,status,publishAt,channels,content,content.<PLATFORM>…,media`, then one line per post: channel and media ids separated by `|`, a platform’s column filled where its channel’s text differs from `content`. A cell that begins with `=`, `+`, `-`, `@`, a tab, a carriage return or an apostrophe gets a leading apostrophe, so a spreadsheet shows it as text and never runs it; Schedule posts from a CSV file removes it again, so an export imports back to the same posts.',
+      'The posts the key sees (as List posts, with the same `status`, `from` and `to`), oldest first, at most 10,000: a header line `id,status,publishAt,channels,content,content.<PLATFORM>…,media,tags`, then one line per post: channel and media ids and tag names separated by `|`, a platform’s column filled where its channel’s text differs from `content`. A cell that begins with `=`, `+`, `-`, `@`, a tab, a carriage return or an apostrophe gets a leading apostrophe, so a spreadsheet shows it as text and never runs it; Schedule posts from a CSV file removes it again, so an export imports back to the same posts.',
     errors: ['validation_failed'],
     errorNotes: { validation_failed: '`from`/`to` out of their bounds, or more than 10,000 posts in the range (`from`)' },
     success: { status: 200, description: 'The CSV file (`text/csv`, with `Content-Disposition: attachment`).' },
@@ -498,6 +502,7 @@ export function postRoutes(deps: AppDeps) {
           const filters = {
             status: query.status as PostStatus | undefined,
             channelId: query.channelId,
+            tagId: query.tagId,
             from,
             to,
             limit,
@@ -512,7 +517,7 @@ export function postRoutes(deps: AppDeps) {
             return list;
           };
           // A page kept in memory, as fresh as a read (domain/posts/page-cache.ts); its text as it was answered.
-          const key = JSON.stringify([auth.channels, filters.status, filters.channelId, from, to, limit, filters.cursor]);
+          const key = JSON.stringify([auth.channels, filters.status, filters.channelId, filters.tagId, from, to, limit, filters.cursor]);
           const body = await deps.postPages.page(auth.organization.id, key, checked);
           // The page as Elysia would send it, checked when it was read.
           return new Response(body, { headers: { 'content-type': 'application/json;charset=utf-8' } }) as unknown as Awaited<

@@ -12,7 +12,7 @@ import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '..
 import { TIME_ZONE_CHARS } from '../../lib/zoned-time.ts';
 import { doc } from '../openapi/operation.ts';
 import { SERIES_FIELDS } from '../openapi/fields.ts';
-import { ChannelIds } from '../../domain/posts/content.ts';
+import { ChannelIds, TagIds } from '../../domain/posts/content.ts';
 import { PostContent } from '../../domain/posts/content.ts';
 
 const Repeat = t.Object(
@@ -33,6 +33,7 @@ const CreateBody = t.Object(
   {
     ...Template.properties,
     channelIds: ChannelIds,
+    tagIds: t.Optional(TagIds),
     publishAt: DateTimeInput(),
     repeat: Repeat,
     timeZone: t.Optional(TimeZone),
@@ -44,6 +45,7 @@ const PatchBody = t.Object(
   {
     ...t.Partial(Template).properties,
     channelIds: t.Optional(ChannelIds),
+    tagIds: t.Optional(TagIds),
     publishAt: t.Optional(DateTimeInput()),
     repeat: t.Optional(Repeat),
     timeZone: t.Optional(TimeZone),
@@ -163,6 +165,7 @@ export function seriesRoutes(deps: AppDeps) {
               options: body.options ?? {},
               capabilities,
               mediaIds: body.mediaIds ?? [],
+              tagIds: body.tagIds,
               publishAt: body.publishAt,
               repeat: body.repeat,
               timeZone: body.timeZone,

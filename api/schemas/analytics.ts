@@ -4,6 +4,7 @@ import { QueueSlotSchema } from './queues.ts';
 import { WEEKDAYS } from '../../lib/zoned-time.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { METRICS, type Metric } from '../../platforms/types.ts';
+import { CLICKS_SOURCES } from '../../domain/analytics/metrics.ts';
 import { POST_CHANNEL_STATUSES } from '../../db/entities/post-channel.ts';
 import { strict, DateTime, NullableDateTime, NullableString, NullableInteger, oneOf } from './primitives.ts';
 
@@ -15,7 +16,7 @@ const METRIC_NOTES: Record<Metric, string> = {
   reposts: 'Reposts, boosts, retweets, shares.',
   quotes: 'Quote posts.',
   saves: 'Saves and bookmarks.',
-  clicks: 'Link clicks.',
+  clicks: 'Link clicks: the platform’s figure, else the clicks on the post’s short links counted by the service (tracked links).',
 };
 
 /** Every metric of the vocabulary; null where the platform reports none (never 0 in its place). */
@@ -24,6 +25,11 @@ const metricsSchema = (description?: string) =>
     Object.fromEntries(METRICS.map((m) => [m, NullableInteger(METRIC_NOTES[m])])) as Record<Metric, ReturnType<typeof NullableInteger>>,
     { ...strict, ...(description ? { description } : {}) },
   );
+
+const ClicksSourceSchema = t.Union([oneOf(CLICKS_SOURCES), t.Null()], {
+  description:
+    'Where `metrics.clicks` comes from: `platform` (its reading), `service` (the clicks on this channel post’s short links, counted as they happen; in a post’s analytics `measuredAt.clicks` is then the answer’s time); null: no figure.',
+});
 
 export const PostAnalyticsSchema = t.Object(
   {
@@ -46,6 +52,7 @@ export const PostAnalyticsSchema = t.Object(
             >,
             { ...strict, description: 'When each figure of `metrics` was read; null where there is none.' },
           ),
+          clicksSource: ClicksSourceSchema,
           lastReadingAt: NullableDateTime('The newest reading.'),
           nextReadingAt: NullableDateTime('The next scheduled reading; null once the post is no longer followed.'),
           error: NullableString('Why the last reading got nothing (the platform’s reason, a channel to reconnect, a deleted post).'),
@@ -56,6 +63,21 @@ export const PostAnalyticsSchema = t.Object(
         strict,
       ),
       { description: 'One per channel of the post.' },
+    ),
+    links: t.Array(
+      t.Object(
+        {
+          url: t.String({ description: 'The link as the post’s text has it.' }),
+          shortUrl: t.String({ description: 'The short link published in its place.' }),
+          channelId: t.String({ description: 'The channel it was published on (one short link per post, channel and link).' }),
+          clicks: t.Integer({
+            minimum: 0,
+            description: 'Clicks counted: at most one per client address and minute; link-preview crawlers and HEAD requests count none.',
+          }),
+        },
+        strict,
+      ),
+      { description: 'The post’s short links (`links.shorten`), by channel; empty when it has none.' },
     ),
   },
   strict,
@@ -91,6 +113,7 @@ export const AnalyticsSummarySchema = t.Object(
           publishedAt: DateTime(),
           engagement: t.Integer({ description: 'likes + replies + reposts + quotes + saves (those reported).' }),
           metrics: metricsSchema(),
+          clicksSource: ClicksSourceSchema,
         },
         strict,
       ),

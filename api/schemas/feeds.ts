@@ -18,6 +18,7 @@ export const FeedSchema = t.Object(
     name: t.String({ description: 'The feed’s own title unless given.' }),
     url: t.String(),
     channelIds: t.Array(t.String()),
+    tagIds: t.Array(t.String(), { description: 'The organization’s tags each of its posts gets (GET /tags), in id order.' }),
     template: t.String({
       description: 'The text of each item’s post: `{title}`, `{link}`, `{summary}`, `{author}`, `{categories}`, `{feed}`.',
     }),

@@ -100,6 +100,7 @@ export const PostSchema = t.Object(
     source: t.String({ description: '`api` for posts created through this interface, `app` for posts created in the web application.' }),
     channels: t.Array(PostChannelSchema, { description: 'One per target channel.' }),
     media: t.Array(PostMediaSchema, { description: 'Attached media items, in order.' }),
+    tagIds: t.Array(t.String(), { description: 'The organization’s tags on the post (GET /tags), in id order; `[]`: none.' }),
     seriesId: NullableString('The series (`ser_…`, /v1/series) this post is an occurrence of; null for a post of its own.'),
     approval: t.Union([ApprovalSchema, t.Null()], {
       description:
@@ -159,7 +160,10 @@ export const PostValidationSchema = t.Object(
           channelId: t.String(),
           platform: oneOf(PLATFORMS),
           content: t.String({ description: 'The text this channel would get: its platform’s `contentByPlatform` entry, else `content`.' }),
-          characters: t.Integer({ description: 'Its length as the platform counts it (see the channel’s `rules.maxChars`).' }),
+          characters: t.Integer({
+            description:
+              'Its length as the platform counts it (see the channel’s `rules.maxChars`), its links as the short links they become when `links.shorten`.',
+          }),
           maxChars: t.Integer({ description: 'The channel’s `rules.maxChars`.' }),
           items: t.Array(
             t.Object(

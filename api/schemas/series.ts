@@ -23,6 +23,7 @@ export const SeriesSchema = t.Object(
     contentByPlatform: t.Record(t.String(), t.String()),
     channelIds: t.Array(t.String()),
     mediaIds: t.Array(t.String()),
+    tagIds: t.Array(t.String(), { description: 'The organization’s tags each occurrence gets (GET /tags), in id order.' }),
     reddit: t.Union([t.Object({ subreddit: t.String(), title: t.String() }, strict), t.Null()]),
     options: t.Record(t.String(), t.Record(t.String(), t.Unknown()), {
       description: 'Per-platform post options each occurrence gets (as `options` of Schedule a post); `{}`: none.',

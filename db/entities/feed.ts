@@ -31,6 +31,8 @@ export const Feed = defineEntity({
     name: p.string().length(200),
     url: p.text(),
     channelIds: p.json<string[]>(),
+    /** The organization's tags (domain/tags.ts) each of its posts gets, in id order. */
+    tagIds: p.json<string[]>().default('[]'),
     template: p.text(),
     templateByPlatform: p.json<Record<string, string>>().default('{}'),
     mode: p.enum(FEED_MODES).default('now'),

@@ -20,6 +20,9 @@ export * from './audit-event.ts';
 export * from './feed.ts';
 export * from './preview-link.ts';
 export * from './comment.ts';
+export * from './tag.ts';
+export * from './draft.ts';
+export * from './tracked-link.ts';
 
 import { Organization } from './organization.ts';
 import { ApiKey } from './api-key.ts';
@@ -43,6 +46,9 @@ import { AuditEvent } from './audit-event.ts';
 import { Feed, FeedItem } from './feed.ts';
 import { PreviewLink } from './preview-link.ts';
 import { Comment, CommentFollow, CommentReply } from './comment.ts';
+import { PostTag, Tag } from './tag.ts';
+import { Draft } from './draft.ts';
+import { LinkClick, TrackedLink } from './tracked-link.ts';
 
 export const ALL_ENTITIES = [
   Organization,
@@ -73,4 +79,9 @@ export const ALL_ENTITIES = [
   Comment,
   CommentFollow,
   CommentReply,
+  Tag,
+  PostTag,
+  Draft,
+  TrackedLink,
+  LinkClick,
 ];

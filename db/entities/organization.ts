@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { Timestamped } from './base.ts';
 import { PLANS } from '../../lib/plans.ts';
+import type { LinkChoice } from './tracked-link.ts';
 
 /** Whose posts wait for approval before they are published (domain/posts/approval.ts). */
 export const APPROVAL_SETTINGS = ['none', 'contributors', 'everyone'] as const;
@@ -19,6 +20,8 @@ export const Organization = defineEntity({
     approval: p.enum(APPROVAL_SETTINGS).default('contributors'),
     /** Whether a preview link may carry approve/reject buttons for a reviewer without an account. */
     previewDecisions: p.boolean().default(false),
+    /** The links choice of posts that give none (domain/links/choice.ts): decided when each post is created. */
+    links: p.json<LinkChoice>().defaultRaw(`'{"shorten":false}'`),
   },
 });
 export type IOrganization = InferEntity<typeof Organization>;

@@ -3,6 +3,7 @@ import { Timestamped } from './base.ts';
 import { Organization } from './organization.ts';
 import type { PlatformOptions } from '../../platforms/options.ts';
 import type { AuditActorType } from './audit-event.ts';
+import type { LinkChoice } from './tracked-link.ts';
 
 export const POST_STATUSES = ['scheduled', 'publishing', 'published', 'failed'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
@@ -56,6 +57,8 @@ export const Post = defineEntity({
     firstComment: p.json<{ content: string }>().nullable(),
     /** Per-platform post options (platforms/options.ts), by lower-case platform name. */
     options: p.json<PlatformOptions>().default('{}'),
+    /** Short links and UTM parameters at publish (domain/links/choice.ts), as decided when the post was created or edited. */
+    links: p.json<LinkChoice>().defaultRaw(`'{"shorten":false}'`),
     source: p.enum(POST_SOURCES),
     /** The key that created it (null for the web application). */
     apiKeyId: p.string().nullable(),

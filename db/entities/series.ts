@@ -32,6 +32,8 @@ export const Series = defineEntity({
     options: p.json<PlatformOptions>().default('{}'),
     mediaIds: p.json<string[]>().default('[]'),
     channelIds: p.json<string[]>(),
+    /** The organization's tags (domain/tags.ts) each occurrence gets, in id order. */
+    tagIds: p.json<string[]>().default('[]'),
     source: p.enum(POST_SOURCES),
     /** The key that created it (null for the web application); its channel list limits the occurrences. */
     apiKeyId: p.string().nullable(),

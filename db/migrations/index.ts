@@ -33,6 +33,9 @@ import { Migration20261128230000_post_text_key } from './Migration20261128230000
 import { Migration20261129020000_post_pages_notify } from './Migration20261129020000_post_pages_notify.ts';
 import { Migration20261129050000_comments } from './Migration20261129050000_comments.ts';
 import { Migration20261129080000_comment_replies } from './Migration20261129080000_comment_replies.ts';
+import { Migration20261129090000_drafts } from './Migration20261129090000_drafts.ts';
+import { Migration20261129100000_tags } from './Migration20261129100000_tags.ts';
+import { Migration20261129110000_tracked_links } from './Migration20261129110000_tracked_links.ts';
 import { Migration20261127150000_invitations } from './Migration20261127150000_invitations.ts';
 import { Migration20261127160000_audit_events } from './Migration20261127160000_audit_events.ts';
 
@@ -73,4 +76,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261129020000_post_pages_notify', class: Migration20261129020000_post_pages_notify },
   { name: 'Migration20261129050000_comments', class: Migration20261129050000_comments },
   { name: 'Migration20261129080000_comment_replies', class: Migration20261129080000_comment_replies },
+  { name: 'Migration20261129090000_drafts', class: Migration20261129090000_drafts },
+  { name: 'Migration20261129100000_tags', class: Migration20261129100000_tags },
+  { name: 'Migration20261129110000_tracked_links', class: Migration20261129110000_tracked_links },
 ];

@@ -16,6 +16,10 @@
 // 6. The latest figures of a channel post are, per metric, the value of its newest snapshot that
 //    has one, with that snapshot's measuredAt: a reading that could not get a figure keeps the
 //    last one.
+// 7. `clicks` of a channel post whose platform reports none (null) is the service's own count of
+//    its short links' clicks (domain/links/clicks.ts), where the post has short links on that
+//    channel, marked `clicksSource: service`; the platform's figure, when there is one, is
+//    `clicksSource: platform`, and the two are never added together.
 
 import { METRICS, type Metric } from '../../platforms/types.ts';
 
@@ -67,6 +71,17 @@ export function afterReading(publishedAt: Date, step: number, now: Date, ok: boo
   let s = step + 1;
   while (READING_AGES[s + 1] !== undefined && dueAt(publishedAt, s + 1)! <= now) s++;
   return { step: s, nextAt: dueAt(publishedAt, s) };
+}
+
+/** Where a channel post's `clicks` comes from (rule 7); null: it has none. */
+export type ClicksSource = 'platform' | 'service';
+export const CLICKS_SOURCES = ['platform', 'service'] as const satisfies readonly ClicksSource[];
+
+/** Rule 7: the platform's clicks, else `serviceClicks` (the channel post's short links' count; null: it has none). */
+export function withServiceClicks(metrics: Metrics, serviceClicks: number | null): { metrics: Metrics; clicksSource: ClicksSource | null } {
+  if (metrics.clicks !== null) return { metrics, clicksSource: 'platform' };
+  if (serviceClicks === null) return { metrics, clicksSource: null };
+  return { metrics: { ...metrics, clicks: serviceClicks }, clicksSource: 'service' };
 }
 
 export interface Snapshot {

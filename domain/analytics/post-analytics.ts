@@ -1,11 +1,14 @@
 // GET /v1/posts/{id}/analytics: per channel of a post the latest figures (domain/analytics/metrics.ts
 // rule 6) with when each was measured, the next scheduled reading, why the last one got nothing,
-// and every snapshot, oldest first. Who may see the post is decided as for GET /v1/posts/{id}.
+// and every snapshot, oldest first; `clicks` from the service's short links where the platform
+// reports none (rule 7), and each short link with its clicks. Who may see the post is decided as
+// for GET /v1/posts/{id}.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from '../../db/sql.ts';
 import type { ObjectStorage } from '../../storage/types.ts';
 import { getPostForKey } from '../posts/view.ts';
-import { latestOf, metricsOf, type Metric, type Metrics } from './metrics.ts';
+import { latestOf, metricsOf, withServiceClicks, type ClicksSource, type Metric, type Metrics } from './metrics.ts';
+import { postLinkClicks, type LinkClicks } from '../links/clicks.ts';
 
 export interface ChannelAnalytics {
   channelId: string;
@@ -15,6 +18,8 @@ export interface ChannelAnalytics {
   url: string | null;
   metrics: Metrics;
   measuredAt: Record<Metric, string | null>;
+  /** Where `metrics.clicks` comes from (rule 7); null: there is none. */
+  clicksSource: ClicksSource | null;
   lastReadingAt: string | null;
   nextReadingAt: string | null;
   error: string | null;
@@ -24,6 +29,8 @@ export interface ChannelAnalytics {
 export interface PostAnalytics {
   postId: string;
   channels: ChannelAnalytics[];
+  /** The post's short links (domain/links/clicks.ts), each with its clicks. */
+  links: LinkClicks[];
 }
 
 interface Row {
@@ -52,6 +59,9 @@ export async function postAnalyticsForKey(
     [post.id],
   );
   const byChannel = new Map(rows.map((r) => [r.channel_id, r]));
+  const links = await postLinkClicks(em, post.id);
+  // The service's count is live: it is as of this answer.
+  const countedAt = new Date().toISOString();
   const channels = post.channels as {
     channelId: string;
     platform: string;
@@ -65,19 +75,23 @@ export async function postAnalyticsForKey(
       const row = byChannel.get(c.channelId);
       const history = (row?.history ?? []).map((h) => ({ measuredAt: new Date(h.measured_at), metrics: metricsOf(h.metrics) }));
       const latest = latestOf(history);
+      const own = links.filter((l) => l.channelId === c.channelId);
+      const clicks = withServiceClicks(latest.metrics, own.length ? own.reduce((n, l) => n + l.clicks, 0) : null);
       return {
         channelId: c.channelId,
         platform: c.platform,
         status: c.status,
         platformPostId: c.platformPostId,
         url: c.url,
-        metrics: latest.metrics,
-        measuredAt: latest.measuredAt,
+        metrics: clicks.metrics,
+        measuredAt: clicks.clicksSource === 'service' ? { ...latest.measuredAt, clicks: countedAt } : latest.measuredAt,
+        clicksSource: clicks.clicksSource,
         lastReadingAt: history.length ? history[history.length - 1]!.measuredAt.toISOString() : null,
         nextReadingAt: iso(row?.metrics_next_at ?? null),
         error: row?.metrics_error ?? null,
         history: history.map((h) => ({ measuredAt: h.measuredAt.toISOString(), metrics: h.metrics })),
       };
     }),
+    links: links.filter((l) => channels.some((c) => c.channelId === l.channelId)),
   };
 }

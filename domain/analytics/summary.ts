@@ -1,8 +1,10 @@
 // GET /v1/analytics: how an organization's posts performed over a range. Rules:
 //
 // 1. The posts counted are the channel posts published within [from, to) that the key sees
-//    (its channel list), of one channel with `channelId`; deleted posts are left out.
-// 2. Each counts with its latest figures (domain/analytics/metrics.ts rule 6). A total is the sum
+//    (its channel list), of one channel with `channelId`, of the posts with one tag (a campaign,
+//    domain/tags.ts) with `tagId`; deleted posts are left out.
+// 2. Each counts with its latest figures (domain/analytics/metrics.ts rule 6; `clicks` by rule 7:
+//    the service's count of its short links where the platform reports none). A total is the sum
 //    over the posts that have the figure, and null when none has it (never 0 in its place).
 // 3. Periods are calendar days or ISO weeks (Monday first) in the organization's time zone, by
 //    each channel post's publishing time; every period of the range is listed, empty ones too.
@@ -15,7 +17,8 @@ import { EARLIEST_STORABLE } from '../../lib/date-time.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { zonedParts, zonedToUtc } from '../../lib/zoned-time.ts';
 import { organizationTimeZone } from '../queues/queues.ts';
-import { latestOf, METRICS, metricsOf, type Metric, type Metrics } from './metrics.ts';
+import { latestOf, METRICS, metricsOf, withServiceClicks, type ClicksSource, type Metric, type Metrics } from './metrics.ts';
+import { CHANNEL_CLICKS_SQL } from '../links/clicks.ts';
 
 export const TOP_POSTS = 10;
 export const MAX_RANGE_DAYS = 366;
@@ -30,6 +33,7 @@ export interface SummaryQuery {
   from?: Date;
   to?: Date;
   channelId?: string;
+  tagId?: string;
   groupBy: GroupBy;
 }
 
@@ -41,6 +45,7 @@ export interface TopPost {
   publishedAt: string;
   engagement: number;
   metrics: Metrics;
+  clicksSource: ClicksSource | null;
 }
 
 export interface AnalyticsSummary {
@@ -61,6 +66,8 @@ interface Row {
   url: string | null;
   published_at: string | Date;
   history: { measured_at: string; metrics: Record<string, number | null> }[] | null;
+  /** Clicks on its short links; null: it has none. */
+  service_clicks: number | null;
 }
 
 /** Sums per metric over the posts that have it (rule 2). */
@@ -122,11 +129,13 @@ export async function analyticsSummary(
     em,
     `select pc.post_id, pc.channel_id, pc.platform, pc.url, pc.published_at,
        (select json_agg(json_build_object('measured_at', m.measured_at, 'metrics', m.metrics))
-        from post_metrics m where m.post_channel_id = pc.id) as history
+        from post_metrics m where m.post_channel_id = pc.id) as history,
+       ${CHANNEL_CLICKS_SQL} as service_clicks
      from post_channels pc join posts p on p.id = pc.post_id
      where p.organization_id = ? and p.deleted_at is null and pc.status = 'published'
        and pc.published_at >= ? and pc.published_at < ?
        and (?::text is null or pc.channel_id = ?)
+       and (?::text is null or exists (select 1 from post_tags t where t.post_id = p.id and t.tag_id = ?))
        and (?::jsonb is null or pc.channel_id in (select jsonb_array_elements_text(?::jsonb)))`,
     [
       organizationId,
@@ -134,16 +143,17 @@ export async function analyticsSummary(
       to,
       q.channelId ?? null,
       q.channelId ?? null,
+      q.tagId ?? null,
+      q.tagId ?? null,
       channels === null ? null : JSON.stringify(channels),
       channels === null ? null : JSON.stringify(channels),
     ],
   );
   const posts = rows.map((r) => {
     const publishedAt = new Date(r.published_at);
-    const metrics = latestOf(
-      (r.history ?? []).map((h) => ({ measuredAt: new Date(h.measured_at), metrics: metricsOf(h.metrics) })),
-    ).metrics;
-    return { r, publishedAt, metrics, period: periodStart(publishedAt, q.groupBy, timeZone).label };
+    const latest = latestOf((r.history ?? []).map((h) => ({ measuredAt: new Date(h.measured_at), metrics: metricsOf(h.metrics) }))).metrics;
+    const { metrics, clicksSource } = withServiceClicks(latest, r.service_clicks);
+    return { r, publishedAt, metrics, clicksSource, period: periodStart(publishedAt, q.groupBy, timeZone).label };
   });
   const series: AnalyticsSummary['series'] = [];
   for (let p = periodStart(from, q.groupBy, timeZone); p.start < to; p = nextPeriod(p.label, q.groupBy, timeZone)) {
@@ -162,6 +172,7 @@ export async function analyticsSummary(
       publishedAt: x.publishedAt.toISOString(),
       engagement,
       metrics: x.metrics,
+      clicksSource: x.clicksSource,
     }));
   return {
     from: from.toISOString(),

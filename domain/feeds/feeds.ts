@@ -55,6 +55,7 @@ import { FEED_POLL_WORKFLOW_TYPE, feedPollNowWorkflowId, type FeedPollInput } fr
 import { isTemporalOutage, temporalUnavailable, withTemporalDeadline, type TemporalDeps } from '../temporal-calls.ts';
 import { FeedReadError, readFeed } from './fetch.ts';
 import { DEFAULT_TEMPLATE, newEntries, type FeedEntry, unknownPlaceholders } from './items.ts';
+import { checkTagIds } from '../tags.ts';
 
 export const POLL_MINUTES = { min: 1, max: 1440, default: 15 } as const;
 export const MAX_BACKFILL = 20;
@@ -69,6 +70,8 @@ export interface FeedView {
   name: string;
   url: string;
   channelIds: string[];
+  /** The organization's tags each of its posts gets (domain/tags.ts), in id order. */
+  tagIds: string[];
   template: string;
   templateByPlatform: Record<string, string>;
   mode: FeedMode;
@@ -91,6 +94,7 @@ export function feedView(f: IFeed): FeedView {
     name: f.name,
     url: f.url,
     channelIds: f.channelIds,
+    tagIds: f.tagIds ?? [],
     template: f.template,
     templateByPlatform: f.templateByPlatform ?? {},
     mode: f.mode,
@@ -126,6 +130,7 @@ export interface FeedInput {
   url: string;
   name?: string;
   channelIds: string[];
+  tagIds?: string[];
   template?: string;
   templateByPlatform?: Record<string, string>;
   mode?: FeedMode;
@@ -257,6 +262,7 @@ export async function createFeed(
   assertChannelsUsable(channels);
   checkChannelPlatforms(channels);
   checkTemplatePlatforms(input.templateByPlatform, channels);
+  const tagIds = await checkTagIds(em, maker.organizationId, input.tagIds ?? []);
   // A full organization is refused before its URL is read; the count that decides is the one below.
   await assertUnderFeedLimit(em, maker.organizationId);
   const read = await readForSaving(input.url, maker);
@@ -275,6 +281,7 @@ export async function createFeed(
       name: (input.name ?? read.title).trim().slice(0, 200) || new URL(input.url).hostname,
       url: input.url,
       channelIds: input.channelIds,
+      tagIds,
       template: input.template ?? DEFAULT_TEMPLATE,
       templateByPlatform: input.templateByPlatform ?? {},
       mode: input.mode ?? 'now',
@@ -327,11 +334,13 @@ export async function updateFeed(em: EntityManager, maker: FeedMaker, id: string
     }
     checkTemplatePlatforms(edit.templateByPlatform, channels);
   }
+  const tagIds = edit.tagIds === undefined ? undefined : await checkTagIds(em, maker.organizationId, edit.tagIds);
   const read = edit.url !== undefined && edit.url !== f.url ? await readForSaving(edit.url, maker) : null;
   await em.transactional(async (tx) => {
     const feed = await tx.findOneOrFail(Feed, { id: f.id });
     if (edit.name !== undefined) feed.name = edit.name.trim() || feed.name;
     if (edit.channelIds !== undefined) feed.channelIds = edit.channelIds;
+    if (tagIds !== undefined) feed.tagIds = tagIds;
     if (edit.template !== undefined) feed.template = edit.template;
     if (edit.templateByPlatform !== undefined) feed.templateByPlatform = edit.templateByPlatform;
     if (edit.mode !== undefined) feed.mode = edit.mode;

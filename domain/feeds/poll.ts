@@ -161,6 +161,7 @@ async function postEntry(
         // The key's channel list was checked when the feed was saved.
         key: feed.apiKeyId ? { apiKeyId: feed.apiKeyId, channels: 'all' } : null,
         channelIds: feed.channelIds,
+        tagIds: feed.tagIds ?? [],
         content: render(feed.template, entry, feed.name),
         contentByPlatform,
         reddit: null,

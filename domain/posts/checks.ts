@@ -1,14 +1,16 @@
 // Checks a post (or an edit) against its channels' rules (DESIGN.md §3): ownership, the key's
-// channel list, reauth, text length per channel as its platform counts it (platforms/text-length.ts),
-// media and required fields.
+// channel list, reauth, text length per channel as its platform counts it (platforms/text-length.ts)
+// of the text as it will be sent (its links as short links when the post shortens them:
+// domain/links/rewrite.ts asSent), media and required fields.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Channel, MediaItem, type IChannel, type IMediaItem } from '../../db/entities/index.ts';
+import { Channel, MediaItem, type IChannel, type IMediaItem, type LinkChoice } from '../../db/entities/index.ts';
 import { parseInstant } from '../../lib/date-time.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { countingNote, measureChannelText } from '../../platforms/text-length.ts';
 import { MEDIA_LIMITS, TIKTOK_PHOTO_MIME_TYPES, rulesFor } from '../../platforms/catalog.ts';
 import { channelsOutsideKey } from '../key-channels.ts';
 import { hiddenMediaIds, type MediaViewer } from '../media.ts';
+import { asSent } from '../links/rewrite.ts';
 
 export { graphemeLength } from '../../platforms/text-length.ts';
 
@@ -39,6 +41,8 @@ export interface ContentInput {
   contentByPlatform: Record<string, string>;
   media: Pick<IMediaItem, 'id' | 'type'>[];
   reddit?: { subreddit: string; title: string } | null;
+  /** The post's links choice: its texts are measured as they will be sent. */
+  links?: LinkChoice;
 }
 
 /** Loads the target channels, enforcing organization, key limits and channel status. */
@@ -88,10 +92,13 @@ export function channelTexts(channels: IChannel[], input: ContentInput, fields: 
     const path = override !== undefined ? `contentByPlatform.${c.platform}` : 'content';
     const text = override ?? input.content;
     texts[c.id] = text;
-    const { length, exact } = measureChannelText(c, text, rules.maxChars);
+    const { length, exact } = measureChannelText(c, asSent(text, input.links), rules.maxChars);
     if (length > rules.maxChars) {
       const is = exact ? `is ${length}` : `is at least ${length}`;
-      fields.push({ path, message: `${is} characters${countingNote(c.platform)}; ${c.platform} channel ${c.id} allows ${rules.maxChars}` });
+      fields.push({
+        path,
+        message: `${is} characters${countingNote(c.platform)}${input.links?.shorten ? ' with its links as short links' : ''}; ${c.platform} channel ${c.id} allows ${rules.maxChars}`,
+      });
     }
     if (text === '' && input.media.length === 0) fields.push({ path, message: `is empty for channel ${c.id}` });
     if (rules.requiresMedia && input.media.length === 0) {
@@ -106,10 +113,10 @@ export function channelTexts(channels: IChannel[], input: ContentInput, fields: 
   return texts;
 }
 
-/** A valid text's length on the channel, as its platform counts it, and the channel's limit. */
-export function measureForChannel(c: IChannel, text: string): { characters: number; maxChars: number } {
+/** A valid text's length on the channel as it will be sent, as its platform counts it, and the channel's limit. */
+export function measureForChannel(c: IChannel, text: string, links?: LinkChoice): { characters: number; maxChars: number } {
   const { maxChars } = rulesFor(c.platform, c.maxChars);
-  return { characters: measureChannelText(c, text, maxChars).length, maxChars };
+  return { characters: measureChannelText(c, asSent(text, links), maxChars).length, maxChars };
 }
 
 /**

@@ -15,6 +15,10 @@
 //   [] for a list, {} for an object or a map.
 // - A field whose stored value a rule module decides has that module named beside it (its checks
 //   beyond its shape); a field with none is stored and shown as given.
+//
+// Beside the content, a post's tags (TagIds, domain/tags.ts): no part of what is published, so no
+// field of the schema and no column of posts, but given in the same bodies (CREATE_FIELDS,
+// EDIT_FIELDS) and shown with the post.
 import { t } from 'elysia';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { BodyId, Chars } from '../../lib/chars.ts';
@@ -22,6 +26,8 @@ import { PLATFORMS } from '../../platforms/catalog.ts';
 import { PostOptions } from '../../platforms/options.ts';
 import type { IPost } from '../../db/entities/index.ts';
 import { POST_LIMITS } from './limits.ts';
+import { TAG_LIMITS } from '../tags.ts';
+import { LinkChoiceSchema } from '../links/choice.ts';
 
 /** A post's text (and each per-platform text, thread item, comment): no NUL, no unpaired surrogate; lengths in characters. */
 export const Text = Chars(POST_LIMITS.textChars);
@@ -29,6 +35,13 @@ const PlatformKey = t.String({ pattern: `^(${PLATFORMS.join('|')})$` });
 
 /** A post's target channels: not content (a series and a feed name them too), bounded as its create body takes them. */
 export const ChannelIds = t.Array(BodyId(), { minItems: 1, maxItems: POST_LIMITS.channels, uniqueItems: true });
+
+/** A post's tags (a series' and a feed's too, for the posts they make): ids of the organization's tags (domain/tags.ts). */
+export const TagIds = t.Array(BodyId(), {
+  maxItems: TAG_LIMITS.perPost,
+  uniqueItems: true,
+  description: `Tags of the organization (ids from GET /tags), no repeats, at most ${TAG_LIMITS.perPost}; one that is not the organization's is \`422\` at \`tagIds\`. Not published: tags sort and count posts (GET /posts?tagId=, GET /analytics?tagId=). Shown in id order.`,
+});
 
 const Reddit = t.Object(
   { subreddit: Chars(POST_LIMITS.subredditChars, { min: 1 }), title: Chars(POST_LIMITS.redditTitleChars, { min: 1 }) },
@@ -99,6 +112,8 @@ export const PostContent = t.Object(
     ),
     // Rule: domain/posts/options.ts.
     options: t.Optional(PostOptions),
+    // Rule: domain/links/choice.ts (absent on create: the organization's default, stored with the post).
+    links: t.Optional(LinkChoiceSchema),
   },
   { additionalProperties: false },
 );
@@ -115,12 +130,12 @@ export type StoredContent = { [K in ContentField]-?: Exclude<IPost[K], undefined
 type Props = Record<string, TSchema>;
 const props = PostContent.properties as unknown as Props;
 
-/** The content fields of a create body: `content` required, the others optional (a nullable one's null: none). */
-export const CREATE_FIELDS = PostContent.properties;
+/** The content fields of a create body: `content` required, the others optional (a nullable one's null: none); and its tags. */
+export const CREATE_FIELDS = { ...PostContent.properties, tagIds: t.Optional(TagIds) };
 /** An edit of a post's content: each field optional; a nullable field's null removes it. */
 export const ContentEdit = t.Partial(PostContent);
-/** The content fields of an edit. */
-export const EDIT_FIELDS = ContentEdit.properties;
+/** The content fields of an edit, and its tags (they replace the post's). */
+export const EDIT_FIELDS = { ...ContentEdit.properties, tagIds: t.Optional(TagIds) };
 
 /** What a field stores when a post leaves it out: null where it may be null, else an empty list, map or text. */
 function emptyOf(schema: TSchema): unknown {

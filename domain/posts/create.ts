@@ -29,6 +29,8 @@ import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
 import { approvalFor, type Requester } from './approval.ts';
 import { CONTENT_COLUMNS, emptyContent, type StoredContent } from './content.ts';
 import { checkFollowUps, followUpKey, measureFollowUp, NO_THREAD, type FollowUpItem, type ThreadInput } from './thread.ts';
+import { linkChoiceFor } from '../links/choice.ts';
+import { checkTagIds, insertPostTags } from '../tags.ts';
 
 export type { TemporalDeps };
 
@@ -52,6 +54,8 @@ export interface PostTemplateRequest {
   given?: Partial<StoredContent>;
   /** Reads what each channel's account can do now, to check the options against it; absent: not read. */
   capabilities?: CapabilityDeps;
+  /** The organization's tags to put on it (domain/tags.ts); absent: none. */
+  tagIds?: string[];
 }
 
 export interface CreatePostRequest extends PostTemplateRequest {
@@ -104,7 +108,7 @@ export interface ChannelTextReport {
   platform: string;
   /** The text this channel would get (its platform's contentByPlatform entry, else content). */
   content: string;
-  /** Its length as the platform counts it (platforms/text-length.ts). */
+  /** Its length as the platform counts it (platforms/text-length.ts), its links as short links when the post shortens them. */
   characters: number;
   maxChars: number;
   /** The follow-up items this channel would get (domain/posts/thread.ts), each measured as its kind is counted. */
@@ -134,8 +138,8 @@ export async function validatePost(em: EntityManager, r: CreatePostRequest, fiel
       channelId: c.id,
       platform: c.platform,
       content: post.texts[c.id]!,
-      ...measureForChannel(c, post.texts[c.id]!),
-      items: (post.items[c.id] ?? []).map((item) => ({ ...item, ...measureFollowUp(c, item) })),
+      ...measureForChannel(c, post.texts[c.id]!, post.stored.links),
+      items: (post.items[c.id] ?? []).map((item) => ({ ...item, ...measureFollowUp(c, item, post.stored.links) })),
     })),
   };
 }
@@ -151,12 +155,15 @@ export async function checkNewPost(em: EntityManager, r: CreatePostRequest, fiel
   const organizationId = r.organization.id;
   const channels = await loadTargetChannels(em, organizationId, r.channelIds, r.key?.channels ?? 'all');
   assertChannelsUsable(channels);
+  const tagIds = await checkTagIds(em, organizationId, r.tagIds ?? []);
   const media = await loadPostMedia(em, organizationId, r.mediaIds, r.key ?? undefined);
   const followUps = r.followUps ?? NO_THREAD;
-  const items = await checkFollowUps(em, organizationId, channels, followUps, r.key ?? undefined, fields);
+  // Decided now and stored with the post (domain/links/choice.ts): the texts are checked as they will be sent.
+  const links = await linkChoiceFor(em, organizationId, r.given?.links);
+  const items = await checkFollowUps(em, organizationId, channels, followUps, r.key ?? undefined, fields, links);
   const { reddit, options } = redditFromOptions(r.reddit, r.options ?? {}, fields);
   fields.push(...optionProblems(channels, options, media, { requireChoices: !r.seriesId }));
-  const texts = channelTexts(channels, { content: r.content, contentByPlatform: r.contentByPlatform, media, reddit }, fields);
+  const texts = channelTexts(channels, { content: r.content, contentByPlatform: r.contentByPlatform, media, reddit, links }, fields);
   if (r.capabilities) {
     const live = await liveCapabilitiesOf(r.capabilities, channels, reddit?.subreddit);
     const problems = liveOptionProblems(channels, live, { options, media, reddit });
@@ -172,6 +179,7 @@ export async function checkNewPost(em: EntityManager, r: CreatePostRequest, fiel
     mediaIds: media.map((m) => m.id),
     ...followUps,
     options,
+    links,
   };
   return {
     organizationId,
@@ -193,6 +201,7 @@ export async function checkNewPost(em: EntityManager, r: CreatePostRequest, fiel
     followUps,
     items,
     options,
+    tagIds,
     now: r.now,
     pendingLimit: PLAN_LIMITS[r.organization.plan].pendingScheduledPosts,
     claim: r.claim,
@@ -231,6 +240,8 @@ export interface NewPost {
   /** Each channel's follow-up items, by channel id. */
   items: Record<string, FollowUpItem[]>;
   options: PlatformOptions;
+  /** Its tags, checked (domain/tags.ts checkTagIds): post_tags rows written with it. */
+  tagIds: string[];
   now: Date;
   /** The plan's limit of pending scheduled posts; null = unlimited. */
   pendingLimit: number | null;
@@ -272,7 +283,7 @@ export const startRowOf = (p: NewPost, postId: string): PostStartRow => ({
 /** A post as written: its id and its 201 view, without reading it back. */
 export const createdOf = (p: NewPost, rows: WrittenPost): CreatedPost => ({
   id: rows.post.id,
-  view: (storage) => createdPostView(rows.post, rows.channels, p.media, storage, rows.items),
+  view: (storage) => createdPostView(rows.post, rows.channels, p.media, storage, rows.items, rows.tagIds),
 });
 
 /** The rows one create wrote. */
@@ -280,6 +291,7 @@ export interface WrittenPost {
   post: IPost;
   channels: IPostChannel[];
   items: IPostChannelItem[];
+  tagIds: string[];
 }
 
 /** A create waiting for its organization's next insert transaction. */
@@ -442,8 +454,9 @@ async function insertChecked(tx: EntityManager, p: NewPost, postId: string): Pro
   );
   const items = followUpRows(channels, p.items, now);
   if (items.length) await insertFollowUps(tx, items);
+  const tagIds = await insertPostTags(tx, postId, p.tagIds);
   if (p.claim) await recordClaim(tx, p.claim, { table: 'posts', id: postId });
-  return { post, channels, items };
+  return { post, channels, items, tagIds };
 }
 
 /** The post_channel_items rows of these channels' follow-ups, as drafts. */

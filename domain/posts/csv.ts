@@ -6,10 +6,13 @@
 //   `|`); `publishAt` (ISO 8601 with an offset, or a wall time `YYYY-MM-DD HH:MM[:SS]` /
 //   `YYYY-MM-DDTHH:MM` read in the row's `timeZone`, else the import's time zone, else the
 //   organization's); `timeZone` (IANA); `content.<PLATFORM>` (the text for that platform, e.g.
-//   `content.MASTODON`); `media` (media ids or http(s) URLs, `|` between them); `queue` (`true`:
-//   the next free queue slot); and every other text field of a post's content
+//   `content.MASTODON`); `media` (media ids or http(s) URLs, `|` between them); `tags` (the
+//   organization's tags by name, any letter case, or id, `|` between them: a tag the organization
+//   has not refuses the row at `tags`, for an import makes no tag: making one is an editor's,
+//   domain/tags.ts); `queue` (`true`: the next free queue slot); and every other text field of a post's content
 //   (domain/posts/content.ts TEXT_FIELDS), by its name, an empty cell leaving it out. An export
-//   also writes `id` and `status`, which an import ignores. Any other column refuses the file.
+//   also writes `id` and `status`, which an import ignores, and `tags` by name. Any other column
+//   refuses the file.
 // - Parsed by csv-parse: quotes, newlines and separators inside quoted cells, a UTF-8 BOM, and `,`
 //   or `;` between cells (whichever the header line uses). Empty lines are skipped.
 // - Formula injection: an exported cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
@@ -30,7 +33,7 @@ import { TEXT_FIELDS } from './content.ts';
 
 /** The text fields of a post's content beside `content`, each a column of its name. */
 const TEXT_COLUMNS = TEXT_FIELDS.filter((f) => f !== 'content');
-const FIXED_COLUMNS = ['id', 'status', 'content', 'channels', 'publishAt', 'timeZone', 'media', 'queue', ...TEXT_COLUMNS] as const;
+const FIXED_COLUMNS = ['id', 'status', 'content', 'channels', 'publishAt', 'timeZone', 'media', 'tags', 'queue', ...TEXT_COLUMNS] as const;
 const PLATFORM_COLUMN = /^content\.([a-z]+)$/i;
 const LIST_SEPARATOR = '|';
 
@@ -43,6 +46,8 @@ export interface CsvRow {
   queue?: boolean;
   /** Media ids and URLs, in order. */
   media: string[];
+  /** The organization's tags named. */
+  tagIds?: string[];
   /** The other text fields of a post's content given (TEXT_COLUMNS), by name. */
   texts?: Record<string, string>;
 }
@@ -51,6 +56,12 @@ export interface CsvChannel {
   id: string;
   name: string;
   platform: string;
+}
+
+/** A tag of the organization, as a cell names it. */
+export interface CsvTag {
+  id: string;
+  name: string;
 }
 
 /** Spreadsheets run a cell that begins with one of these as a formula. */
@@ -87,7 +98,7 @@ function columnsOf(header: string[]): string[] {
     throw errors.validation([
       {
         path: 'header',
-        message: `${problems.join('; ')}: the first line names the columns content, channels, and any of ${['publishAt', 'timeZone', 'media', 'queue', ...TEXT_COLUMNS, 'content.<PLATFORM>'].join(', ')} (id and status are ignored)`,
+        message: `${problems.join('; ')}: the first line names the columns content, channels, and any of ${['publishAt', 'timeZone', 'media', 'tags', 'queue', ...TEXT_COLUMNS, 'content.<PLATFORM>'].join(', ')} (id and status are ignored)`,
       },
     ]);
   }
@@ -129,14 +140,20 @@ export function csvTable(header: string[], rows: string[][]): CsvTable {
 
 /**
  * The rows of an import, each a post's body or the refusal of that row alone. `channels`: the
- * organization's (a row names them by id or name); `timeZone`: for wall times without a zone.
+ * organization's (a row names them by id or name); `timeZone`: for wall times without a zone;
+ * `tags`: the organization's (a row names them by name or id).
  */
-export function readPostsCsv(text: string, channels: CsvChannel[], timeZone: string): (CsvRow | ApiError)[] {
-  return readCsvRows(readCsvTable(text), channels, timeZone);
+export function readPostsCsv(text: string, channels: CsvChannel[], timeZone: string, tags: CsvTag[] = []): (CsvRow | ApiError)[] {
+  return readCsvRows(readCsvTable(text), channels, timeZone, tags);
 }
 
 /** The rows of a table, as readPostsCsv reads a file's. */
-export function readCsvRows({ columns, rows }: CsvTable, channels: CsvChannel[], timeZone: string): (CsvRow | ApiError)[] {
+export function readCsvRows(
+  { columns, rows }: CsvTable,
+  channels: CsvChannel[],
+  timeZone: string,
+  tags: CsvTag[] = [],
+): (CsvRow | ApiError)[] {
   return rows.map((cells) => {
     const fields: FieldError[] = [];
     // Paths within the row: the batch answers them at `posts.<row>.<column>`.
@@ -155,6 +172,11 @@ export function readCsvRows({ columns, rows }: CsvTable, channels: CsvChannel[],
       return ref;
     });
     if (!channelIds.length) at('channels', 'name at least one channel (id or name)');
+    const tagIds = split(cell('tags')).map((ref) => {
+      const tag = tags.find((t) => t.id === ref) ?? tags.find((t) => t.name.toLowerCase() === ref.toLowerCase());
+      if (!tag) at('tags', `unknown tag "${ref}": tags are made first (POST /v1/tags), an import makes none`);
+      return tag?.id ?? ref;
+    });
     const zoneCell = cell('timeZone').trim();
     const zone = zoneCell ? (checkTimeZone(zoneCell, 'timeZone', fields) ?? '') : timeZone;
     const when = cell('publishAt').trim();
@@ -182,6 +204,7 @@ export function readCsvRows({ columns, rows }: CsvTable, channels: CsvChannel[],
       ...(publishAt ? { publishAt } : {}),
       ...(queueCell === 'true' ? { queue: true } : {}),
       media: split(cell('media')),
+      ...(tagIds.length ? { tagIds: [...new Set(tagIds)] } : {}),
       ...(TEXT_COLUMNS.some((f) => cell(f) !== '')
         ? { texts: Object.fromEntries(TEXT_COLUMNS.filter((f) => cell(f) !== '').map((f) => [f, cell(f)])) }
         : {}),
@@ -189,12 +212,23 @@ export function readCsvRows({ columns, rows }: CsvTable, channels: CsvChannel[],
   });
 }
 
-/** Posts as CSV (UTF-8, comma-separated, a header line), every cell neutralized against formulas. */
-export function writePostsCsv(posts: PostView[]): string {
+/** Posts as CSV (UTF-8, comma-separated, a header line), every cell neutralized against formulas; `tags`: the organization's, to name a post's. */
+export function writePostsCsv(posts: PostView[], tags: CsvTag[] = []): string {
+  const tagName = new Map(tags.map((t) => [t.id, t.name]));
   const platforms = [...new Set(posts.flatMap((p) => p.channels.map((c) => c.platform)))]
     .filter((platform) => posts.some((p) => p.channels.some((c) => c.platform === platform && c.content !== p.content)))
     .sort();
-  const header = ['id', 'status', 'publishAt', 'channels', 'content', ...platforms.map((p) => `content.${p}`), 'media', ...TEXT_COLUMNS];
+  const header = [
+    'id',
+    'status',
+    'publishAt',
+    'channels',
+    'content',
+    ...platforms.map((p) => `content.${p}`),
+    'media',
+    'tags',
+    ...TEXT_COLUMNS,
+  ];
   const lines = posts.map((p) => [
     p.id,
     p.status,
@@ -207,6 +241,7 @@ export function writePostsCsv(posts: PostView[]): string {
       return text !== undefined && text !== p.content ? text : '';
     }),
     p.media.map((m) => m.id).join(LIST_SEPARATOR),
+    p.tagIds.map((id) => tagName.get(id) ?? id).join(LIST_SEPARATOR),
     ...TEXT_COLUMNS.map((f) => (p as unknown as Record<string, string | null>)[f] ?? ''),
   ]);
   return stringify([header, ...lines].map((cells) => cells.map(neutralizeCell)));

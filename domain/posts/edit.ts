@@ -18,6 +18,7 @@ import { errors, type FieldError } from '../../lib/errors.ts';
 import { liveOptionProblems, optionProblems, redditFromOptions } from './options.ts';
 import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
 import { approvalFor, type Requester } from './approval.ts';
+import { checkTagIds, setPostTags } from '../tags.ts';
 
 /** Sends a validated edit through the workflow's Update; its validator refuses unless still scheduled. */
 export async function editPost(temporal: TemporalDeps, postId: string, edit: PostEdit): Promise<void> {
@@ -42,9 +43,19 @@ export async function editPost(temporal: TemporalDeps, postId: string, edit: Pos
 
 /**
  * An edit: any field of a post's content (domain/posts/content.ts; absent: unchanged, null: removed
- * where the field may be null; `options` replaces the post's), a new time, new target channels.
+ * where the field may be null; `options` replaces the post's), a new time, new target channels,
+ * new tags (they replace the post's).
  */
-export type EditRequest = Partial<ContentBody> & { publishAt?: Date; channelIds?: string[] };
+export type EditRequest = Partial<ContentBody> & { publishAt?: Date; channelIds?: string[]; tagIds?: string[] };
+
+/** An edit that gives the post's tags and nothing else: no part of what is published (domain/tags.ts), so any post takes it. */
+export const onlyTags = (edit: Record<string, unknown>): boolean =>
+  edit.tagIds !== undefined && Object.entries(edit).every(([field, value]) => field === 'tagIds' || value === undefined);
+
+/** A post's tags become these (the organization's, or 422 at `tagIds`), whatever its status, without its workflow. */
+export async function retagPost(em: EntityManager, organizationId: string, postId: string, tagIds: string[]): Promise<void> {
+  await setPostTags(em, postId, await checkTagIds(em, organizationId, tagIds));
+}
 
 /**
  * An edit of a scheduled post, from the API or the web app: the same rules as creating it
@@ -76,6 +87,7 @@ export async function validateAndEditPost(
   // A channel the post already has keeps it whatever its status (as an edit of the text does);
   // an added one must be usable, as on create.
   assertChannelsUsable(channels.filter((c) => !currentIds.includes(c.id)));
+  const tagIds = edit.tagIds === undefined ? undefined : await checkTagIds(em, organizationId, edit.tagIds);
   const stored = await em.findOneOrFail(Post, { id: current.id, organization: organizationId });
   const media = await loadPostMedia(em, organizationId, edit.mediaIds ?? current.media.map((m) => m.id), key ?? undefined);
   // New channels without new per-platform texts: the texts of platforms no longer targeted go.
@@ -101,7 +113,9 @@ export async function validateAndEditPost(
         : Object.fromEntries(Object.entries(current.threadByPlatform).filter(([p]) => channels.some((c) => c.platform === p))),
     firstComment: edit.firstComment !== undefined ? asked.firstComment : current.firstComment,
   };
-  const items = await checkFollowUps(em, organizationId, channels, followUps, key ?? undefined, fields);
+  // The texts are checked as they will be sent: with the links choice the edit gives, else the post's.
+  const links = edit.links ?? current.links;
+  const items = await checkFollowUps(em, organizationId, channels, followUps, key ?? undefined, fields, links);
   // New channels keep the options of platforms still targeted, unless new options are given.
   const options =
     moved?.options ??
@@ -109,7 +123,7 @@ export async function validateAndEditPost(
       ? Object.fromEntries(Object.entries(current.options).filter(([p]) => channels.some((c) => c.platform.toLowerCase() === p)))
       : current.options);
   fields.push(...optionProblems(channels, options, media, { requireChoices: !current.seriesId }));
-  const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit }, fields);
+  const texts = channelTexts(channels, { content: edit.content ?? current.content, contentByPlatform, media, reddit, links }, fields);
   if (capabilities) {
     const live = await liveCapabilitiesOf(capabilities, channels, reddit?.subreddit);
     const problems = liveOptionProblems(channels, live, { options, media, reddit });
@@ -143,4 +157,6 @@ export async function validateAndEditPost(
   });
   // Rescheduled: a queue slot it held is free again (tidiness; a moved post's claim is stale anyway).
   if (edit.publishAt) await releaseQueueClaims(em, current.id, edit.publishAt);
+  // Once the workflow took the edit: a refused edit changes none of the post.
+  if (tagIds) await setPostTags(em, current.id, tagIds);
 }

@@ -3,11 +3,12 @@
 // 1. A page is the answer's JSON text for one (organization, the key's channels, the query), kept
 //    at most PAGE_TTL_MS (its media URLs are signed for an hour) and within MAX_BYTES of pages
 //    (the least recently used go first).
-// 2. Announced changes. Triggers on posts, post_channels, post_channel_items and media_items
-//    NOTIFY `postpilot_posts` with the organization's id whenever what a page shows changes
-//    (db/migrations/Migration20261129020000_post_pages_notify.ts), whoever writes: the API, the
-//    worker, the web app, an operator in psql. The change feed (db/change-feed.ts) drops the
-//    organization's pages; a reset of the feed drops all.
+// 2. Announced changes. Triggers on posts, post_channels, post_channel_items, post_tags and
+//    media_items NOTIFY `postpilot_posts` with the organization's id whenever what a page shows
+//    changes (db/migrations/Migration20261129020000_post_pages_notify.ts; post_tags':
+//    Migration20261129100000_tags.ts), whoever writes: the API, the worker, the web app, an
+//    operator in psql. The change feed (db/change-feed.ts) drops the organization's pages; a
+//    reset of the feed drops all.
 // 3. Every request first waits for the feed's barrier: every change committed before it is then
 //    known, so a kept page holds everything a read would (a post created or published a moment
 //    before, by this process or another), and a page read right after a change can be kept.

@@ -10,20 +10,22 @@
 // - A thread aimed at a comment platform, and a thread or first comment aimed at a platform that
 //   takes neither (Telegram, Discord, Pinterest, TikTok), is refused with its path: nothing
 //   asked for is dropped silently.
-// - A thread item is checked as a post of its platform: its length as the platform counts it,
+// - A thread item is checked as a post of its platform: its length as the platform counts it (of
+//   the text as it will be sent: its links as short links when the post shortens them),
 //   its media against the platform's limits, not empty; at most MAX_THREAD_ITEMS replies on a
 //   channel (the first comment included).
 // - A comment is text only, 1 to FOLLOW_UPS.maxChars characters (graphemes).
 // - Positions: 0 is the post itself, follow-ups are 1, 2, …, in publishing order.
 // - duplicate_post compares a channel's whole conversation: the post's text and its items', in order.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { IChannel, IMediaItem, ThreadItem } from '../../db/entities/index.ts';
+import type { IChannel, IMediaItem, LinkChoice, ThreadItem } from '../../db/entities/index.ts';
 import type { FieldError } from '../../lib/errors.ts';
 import { FOLLOW_UPS } from '../../platforms/catalog.ts';
 import { countingNote, graphemeLength, measureChannelText } from '../../platforms/text-length.ts';
 import { rulesFor } from '../../platforms/catalog.ts';
 import type { MediaViewer } from '../media.ts';
 import { loadPostMedia, mediaProblems } from './checks.ts';
+import { asSent } from '../links/rewrite.ts';
 
 export interface ThreadInput {
   thread: ThreadItem[] | null;
@@ -83,6 +85,8 @@ export function channelFollowUps(
   input: ThreadInput,
   media: Map<string, Pick<IMediaItem, 'id' | 'type'>>,
   fields: FieldError[],
+  /** The post's links choice: each text is measured as it will be sent. */
+  links?: LinkChoice,
 ): Record<string, FollowUpItem[]> {
   const out: Record<string, FollowUpItem[]> = {};
   for (const platform of Object.keys(input.threadByPlatform)) {
@@ -108,7 +112,7 @@ export function channelFollowUps(
         items.push(reply(item.content, item.mediaIds));
         const path = `${threadPath}[${i}]`;
         const { maxChars } = rulesFor(c.platform, c.maxChars);
-        const { length, exact } = measureChannelText(c, item.content, maxChars);
+        const { length, exact } = measureChannelText(c, asSent(item.content, links), maxChars);
         if (length > maxChars) {
           const is = exact ? `is ${length}` : `is at least ${length}`;
           report({ path: `${path}.content`, message: `${is} characters${countingNote(c.platform)}; ${where} allows ${maxChars}` });
@@ -123,7 +127,7 @@ export function channelFollowUps(
           message: `${where} takes at most ${follow.maxItems} replies after the post${input.firstComment ? ' (firstComment is the first)' : ''}; ${items.length} given`,
         });
       }
-      if (input.firstComment) checkText(input.firstComment.content, c, 'firstComment.content', report);
+      if (input.firstComment) checkText(asSent(input.firstComment.content, links), c, 'firstComment.content', report);
     } else {
       if (thread.length) {
         const instead = follow.kind === 'comment' ? 'its follow-up is firstComment' : 'it takes no replies or comments';
@@ -135,7 +139,7 @@ export function channelFollowUps(
       if (input.firstComment) {
         if (follow.kind === 'comment') {
           items.push({ position: 1, kind: 'comment', content: input.firstComment.content, mediaIds: [] });
-          const length = graphemeLength(input.firstComment.content);
+          const length = graphemeLength(asSent(input.firstComment.content, links));
           if (length > follow.maxChars)
             report({ path: 'firstComment.content', message: `is ${length} characters; a comment on ${where} allows ${follow.maxChars}` });
           if (input.firstComment.content.trim() === '') report({ path: 'firstComment.content', message: 'is empty' });
@@ -180,16 +184,18 @@ export async function checkFollowUps(
   input: ThreadInput,
   viewer: MediaViewer | undefined,
   fields: FieldError[],
+  links?: LinkChoice,
 ): Promise<Record<string, FollowUpItem[]>> {
   const paths = threadMedia(input);
   const media = await loadPostMedia(em, organizationId, [...paths.keys()], viewer, (id) => paths.get(id)!);
-  return channelFollowUps(channels, input, new Map(media.map((m) => [m.id, m])), fields);
+  return channelFollowUps(channels, input, new Map(media.map((m) => [m.id, m])), fields, links);
 }
 
-/** A follow-up's length as its kind is counted on the channel, and its limit (POST /v1/posts/validate). */
-export function measureFollowUp(c: IChannel, item: FollowUpItem): { characters: number; maxChars: number } {
+/** A follow-up's length as sent, as its kind is counted on the channel, and its limit (POST /v1/posts/validate). */
+export function measureFollowUp(c: IChannel, item: FollowUpItem, links?: LinkChoice): { characters: number; maxChars: number } {
   const follow = FOLLOW_UPS[c.platform];
-  if (item.kind === 'comment' && follow.kind === 'comment') return { characters: graphemeLength(item.content), maxChars: follow.maxChars };
+  const text = asSent(item.content, links);
+  if (item.kind === 'comment' && follow.kind === 'comment') return { characters: graphemeLength(text), maxChars: follow.maxChars };
   const { maxChars } = rulesFor(c.platform, c.maxChars);
-  return { characters: measureChannelText(c, item.content, maxChars).length, maxChars };
+  return { characters: measureChannelText(c, text, maxChars).length, maxChars };
 }

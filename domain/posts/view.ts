@@ -19,6 +19,7 @@ import type { ObjectStorage } from '../../storage/types.ts';
 import { ApiError, errors } from '../../lib/errors.ts';
 import { keySees } from '../key-channels.ts';
 import { failureClass, RETRYABLE, type ChannelErrorCode } from '../../workflows/publish-failure-types.ts';
+import { tagIdsOfPosts } from '../tags.ts';
 
 /** Where a channel, or one item of its conversation, stands on its platform. */
 export interface PublishOutcome {
@@ -58,6 +59,8 @@ export interface PostView extends Omit<StoredContent, 'mediaIds'> {
   source: string;
   channels: PostChannelView[];
   media: { id: string; type: string; url: string }[];
+  /** The organization's tags on it (domain/tags.ts), in id order. */
+  tagIds: string[];
   /** The series this post is an occurrence of; null for a post of its own. */
   seriesId: string | null;
   /** Null: the post needs no approval (domain/posts/approval.ts). */
@@ -158,6 +161,7 @@ export function postView(
   pcs: ChannelFields[],
   media: { id: string; type: string; url: string }[] = [],
   items: ItemFields[] = [],
+  tagIds: string[] = [],
 ): PostView {
   return {
     ...contentView(post),
@@ -188,6 +192,7 @@ export function postView(
         ),
       })),
     media,
+    tagIds,
     seriesId: post.seriesId ?? null,
     approval: post.approval ?? null,
   };
@@ -195,13 +200,14 @@ export function postView(
 
 const MEDIA_URL_TTL_SECONDS = 3600;
 
-/** The views of these posts from their channels and media items: each media URL signed once. */
+/** The views of these posts from their channels, media items and tags: each media URL signed once. */
 async function assemble(
   posts: PostFields[],
   pcs: ChannelFields[],
   items: MediaItemFields[],
   storage?: ObjectStorage,
   followUps: ItemFields[] = [],
+  tags: ReadonlyMap<string, string[]> = new Map(),
 ): Promise<PostView[]> {
   const postOfChannel = new Map(pcs.map((pc) => [pc.id, pc.post]));
   const followUpsOf = new Map<string, ItemFields[]>();
@@ -231,7 +237,7 @@ async function assemble(
       if (url === undefined) urls.set(id, (url = storage ? await storage.signedGetUrl(item.storageKey, MEDIA_URL_TTL_SECONDS) : ''));
       media.push({ id, type: item.type, url });
     }
-    out.push(postView(p, channelsOf.get(p.id) ?? [], media, followUpsOf.get(p.id)));
+    out.push(postView(p, channelsOf.get(p.id) ?? [], media, followUpsOf.get(p.id), tags.get(p.id)));
   }
   return out;
 }
@@ -243,8 +249,9 @@ export async function createdPostView(
   media: MediaItemFields[],
   storage?: ObjectStorage,
   followUps: ItemFields[] = [],
+  tagIds: string[] = [],
 ): Promise<PostView> {
-  return (await assemble([post], channels, media, storage, followUps))[0]!;
+  return (await assemble([post], channels, media, storage, followUps, new Map([[post.id, tagIds]])))[0]!;
 }
 
 async function views(em: EntityManager, posts: IPost[], storage?: ObjectStorage): Promise<PostView[]> {
@@ -258,7 +265,17 @@ async function views(em: EntityManager, posts: IPost[], storage?: ObjectStorage)
     return post.thread !== null || post.firstComment !== null || Object.keys(post.threadByPlatform ?? {}).length > 0;
   });
   const followUps = asked.length ? await em.find(PostChannelItem, { postChannel: { $in: asked.map((pc) => pc.id) } }) : [];
-  return assemble(posts, pcs, items, storage, followUps);
+  return assemble(
+    posts,
+    pcs,
+    items,
+    storage,
+    followUps,
+    await tagIdsOfPosts(
+      em,
+      posts.map((p) => p.id),
+    ),
+  );
 }
 
 /** A post's view by id, deleted or not (webhook event bodies, domain/webhooks/views.ts). */
@@ -288,6 +305,8 @@ export async function getPostForKey(
 export interface ListFilters {
   status?: PostStatus;
   channelId?: string;
+  /** Only the posts with this tag (domain/tags.ts). */
+  tagId?: string;
   from?: Date;
   to?: Date;
   limit: number;
@@ -364,12 +383,19 @@ interface MediaItemRow {
   storage_key: string;
 }
 
-/** post_page's answer: the page's posts (newest first, one more than asked for), their channels and media items. */
+/** A post_tags row as post_page answers it. */
+interface PostTagRow {
+  post_id: string;
+  tag_id: string;
+}
+
+/** post_page's answer: the page's posts (newest first, one more than asked for), their channels, media items, follow-ups and tags. */
 interface PostPage {
   posts: PostRow[];
   channels: PostChannelRow[];
   media: MediaItemRow[];
   items: PostItemRow[];
+  tags: PostTagRow[];
 }
 
 const dateOf = (s: string | null) => (s === null ? null : new Date(s));
@@ -431,10 +457,11 @@ export async function listPostsForKey(
   // a plan Postgres keeps (post_page, db/migrations/Migration20261126120000_post_page_rows.ts); the
   // view is postView's, as for a single post. The key's channels go as one JSON text: the driver
   // would expand an array into a list.
-  const [row] = await sql<{ page: string }>(em, 'select post_page(?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?) as page', [
+  const [row] = await sql<{ page: string }>(em, 'select post_page(?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?) as page', [
     organizationId,
     f.status ?? null,
     f.channelId ?? null,
+    f.tagId ?? null,
     f.from ?? null,
     f.to ?? null,
     keyChannels === 'all' ? null : JSON.stringify(keyChannels),
@@ -443,12 +470,15 @@ export async function listPostsForKey(
     f.limit + 1,
   ]);
   const page = JSON.parse(row!.page) as PostPage;
+  const tags = new Map<string, string[]>();
+  for (const t of page.tags) tags.set(t.post_id, [...(tags.get(t.post_id) ?? []), t.tag_id].sort());
   const data = await assemble(
     page.posts.slice(0, f.limit).map(postOfRow),
     page.channels.map(channelOfRow),
     page.media.map(mediaOfRow),
     storage,
     page.items.map(itemOfRow),
+    tags,
   );
   const last = data.at(-1);
   return {

@@ -99,6 +99,7 @@ export async function createOccurrence(
         reddit: s.reddit ?? null,
         options: s.options ?? {},
         mediaIds: s.mediaIds ?? [],
+        tagIds: s.tagIds ?? [],
         // Late (a worker was down past its time): published at once rather than skipped.
         publishAt: at > now ? at.toISOString() : null,
         now,

@@ -35,6 +35,7 @@ import { liveCapabilitiesOf, type CapabilityDeps } from '../capabilities.ts';
 import { organizationTimeZone } from '../queues/queues.ts';
 import { nextOccurrence, occurrencesBetween, type SeriesRule } from './rule.ts';
 import { withTemporalDeadline, type TemporalDeps } from '../temporal-calls.ts';
+import { checkTagIds } from '../tags.ts';
 
 /** The columns of a series the start protocol reads. */
 export interface SeriesStartRow {
@@ -88,6 +89,8 @@ export interface SeriesView {
   contentByPlatform: Record<string, string>;
   channelIds: string[];
   mediaIds: string[];
+  /** The organization's tags each occurrence gets (domain/tags.ts), in id order. */
+  tagIds: string[];
   reddit: { subreddit: string; title: string } | null;
   /** Per-platform post options each occurrence gets (as on a post). */
   options: Record<string, Record<string, unknown>>;
@@ -128,6 +131,8 @@ export interface SeriesEdit {
   reddit?: { subreddit: string; title: string } | null;
   /** Replaces the options. */
   options?: OptionsInput;
+  /** Replaces the tags. */
+  tagIds?: string[];
   /** Moves the first occurrence (the rule's anchor): only before any occurrence was created. */
   publishAt?: string;
   repeat?: RepeatInput;
@@ -163,6 +168,7 @@ export function seriesView(s: ISeries): SeriesView {
     contentByPlatform: s.contentByPlatform ?? {},
     channelIds: s.channelIds,
     mediaIds: s.mediaIds ?? [],
+    tagIds: s.tagIds ?? [],
     reddit: s.reddit ?? null,
     options: (s.options ?? {}) as Record<string, Record<string, unknown>>,
     publishAt: s.startAt.toISOString(),
@@ -267,6 +273,7 @@ export async function createSeries(em: EntityManager, temporal: TemporalDeps | u
     undefined,
     r.capabilities,
   );
+  const tagIds = await checkTagIds(em, r.organization.id, r.tagIds ?? []);
   if (!temporal) throw new Error('Temporal is not configured');
   const id = newId('ser');
   await em.transactional(async (tx) => {
@@ -281,6 +288,7 @@ export async function createSeries(em: EntityManager, temporal: TemporalDeps | u
       options,
       mediaIds: r.mediaIds,
       channelIds: r.channelIds,
+      tagIds,
       source: r.source,
       apiKeyId: r.key?.apiKeyId ?? null,
       startAt: startAt!,
@@ -356,7 +364,7 @@ async function nudge(temporal: TemporalDeps | undefined, seriesId: string): Prom
 }
 
 /**
- * PATCH /v1/series/{id}: text, per-platform text, channels, media, reddit, the rule, its zone; for
+ * PATCH /v1/series/{id}: text, per-platform text, channels, media, reddit, tags, the rule, its zone; for
  * occurrences not yet created (those already created are posts of their own: edit them there).
  * The template is checked as a post would be. `publishAt` (the first occurrence) only until the
  * first occurrence is created. A changed rule continues from the last occurrence created.
@@ -432,6 +440,7 @@ export async function updateSeries(
       edit.channelIds ? s.channelIds : undefined,
       capabilities,
     );
+    if (edit.tagIds !== undefined) s.tagIds = await checkTagIds(tx, organizationId, edit.tagIds);
     Object.assign(s, template, checked, { startAt, timeZone });
     if (edit.repeat && repeat)
       Object.assign(s, { every: edit.repeat.every, interval: repeat.interval, until: repeat.until, count: repeat.count });

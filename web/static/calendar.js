@@ -2,7 +2,9 @@
 // status, errors and per-channel results (and on a post's page, each item of a channel's thread)
 // are updated in place; posts deleted elsewhere leave.
 // On the month and week views a scheduled post can be dragged to another day (same time of
-// day), through the same checks and workflow Update as PATCH /v1/posts/{id}.
+// day), through the same checks and workflow Update as PATCH /v1/posts/{id}; a draft (marked on
+// its day, or offered beside the calendar without one) is dragged onto a day to mean it for that
+// day (PATCH /web/api/drafts/{id}: its time of day kept, 09:00 without one).
 (() => {
   'use strict';
   var POLL_MS = 3000;
@@ -184,14 +186,47 @@
     }
   }
 
+  /** A draft onto a day: among the day's marks (a list made when the day has none), its time as the server set it. */
+  function moveDraft(item, day, date) {
+    var id = item.getAttribute('data-draft-id');
+    var tz = document.body.getAttribute('data-tz') || 'UTC';
+    say(`Moving the draft to ${date}…`);
+    window.PP.send('PATCH', `/web/api/drafts/${encodeURIComponent(id)}?tz=${encodeURIComponent(tz)}`, { date: date }).then(
+      (draft) => {
+        var marks = day.querySelector('ul.marks');
+        if (!marks) {
+          marks = document.createElement('ul');
+          marks.className = 'marks';
+          marks.setAttribute('data-testid', 'calendar-marks');
+          day.appendChild(marks);
+        }
+        marks.appendChild(item);
+        item.setAttribute('data-intended-at', draft.intendedAt);
+        var time = item.querySelector('time');
+        if (time) {
+          time.setAttribute('datetime', draft.intendedAt);
+          time.textContent = formatTime(draft.intendedAt);
+          time.hidden = false;
+        }
+        var tray = document.querySelector('[data-testid="calendar-unplaced-drafts"]');
+        if (tray && !tray.querySelector('li.draft-mark')) tray.hidden = true;
+        say(`Draft moved to ${date}.`);
+      },
+      (err) => {
+        say(`The draft was not moved: ${err.message}`);
+        window.alert(`The draft was not moved: ${err.message}`);
+      },
+    );
+  }
+
   function dragAndDrop(calendar) {
     var dragged = null;
     calendar.addEventListener('dragstart', (event) => {
-      var item = event.target.closest?.('li.post[draggable="true"]');
+      var item = event.target.closest?.('li.post[draggable="true"], li.draft-mark[draggable="true"]');
       if (!item) return;
       dragged = item;
       event.dataTransfer.effectAllowed = 'move';
-      event.dataTransfer.setData('text/plain', item.getAttribute('data-post-id'));
+      event.dataTransfer.setData('text/plain', item.getAttribute('data-post-id') || item.getAttribute('data-draft-id'));
       item.classList.add('dragging');
     });
     calendar.addEventListener('dragend', () => {
@@ -219,8 +254,12 @@
       day.classList.remove('drop-target');
       var from = item.closest('[data-date]');
       if (from === day) return;
-      var id = item.getAttribute('data-post-id');
       var date = day.getAttribute('data-date');
+      if (item.hasAttribute('data-draft-id')) {
+        moveDraft(item, day, date);
+        return;
+      }
+      var id = item.getAttribute('data-post-id');
       say(`Moving the post to ${date}…`);
       var tz = document.body.getAttribute('data-tz') || 'UTC';
       window.PP.send('PATCH', `/web/api/posts/${encodeURIComponent(id)}?tz=${encodeURIComponent(tz)}`, { date: date }).then(

@@ -1,0 +1,223 @@
+// Drafts: a post's content not yet scheduled (db/entities/draft.ts).
+//
+// Rules:
+// - A draft holds the post-content schema's fields (domain/posts/content.ts), each optional, as
+//   given: from nothing to a whole post. Its channels (maybe none) must be the organization's, and
+//   within a channel-limited key's list; nothing else is checked until it is validated or
+//   scheduled (POST /v1/drafts/{id}/validate runs every check of a create).
+// - A draft is never published, whatever its intended time, and never counts toward the pending
+//   posts' limit or duplicate_post.
+// - Scheduling makes the post through the one create path (services/draft-requests.ts); the draft
+//   then records the post it became and can no longer be changed or scheduled again (it can be
+//   deleted).
+// - A key limited to channels sees the drafts whose channels are all within its list (a draft
+//   with none too).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { t } from 'elysia';
+import type { Actor } from '../../db/entities/post.ts';
+import { sql } from '../../db/sql.ts';
+import { ApiError, errors } from '../../lib/errors.ts';
+import { BodyId } from '../../lib/chars.ts';
+import { idPattern, newId } from '../../lib/ids.ts';
+import { decodeKeyset, encodeKeyset } from '../../lib/keyset-cursor.ts';
+import { type KeyChannels, keySees } from '../key-channels.ts';
+import { loadTargetChannels } from './checks.ts';
+import { CONTENT_FIELDS, EDIT_FIELDS } from './content.ts';
+import { POST_LIMITS } from './limits.ts';
+
+/** A draft's fields: the content's, each optional (null removes a nullable one), its channels and its intended time. */
+export const DRAFT_FIELDS = {
+  ...EDIT_FIELDS,
+  channelIds: t.Optional(
+    t.Array(BodyId(), {
+      maxItems: POST_LIMITS.channels,
+      uniqueItems: true,
+      description: 'The channels it is meant for (the organization’s); may be empty until it is scheduled.',
+    }),
+  ),
+};
+
+export interface DraftInput {
+  [field: string]: unknown;
+  channelIds?: string[];
+  /** ISO 8601, or null: none. */
+  intendedAt?: string | null;
+}
+
+export interface DraftView {
+  [field: string]: unknown;
+  id: string;
+  channelIds: string[];
+  intendedAt: string | null;
+  /** `draft` until scheduled; `scheduled` once it became a post (`postId`). */
+  status: 'draft' | 'scheduled';
+  postId: string | null;
+  scheduledAt: string | null;
+  createdBy: Actor;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Row {
+  id: string;
+  content: Record<string, unknown>;
+  channel_ids: string[];
+  intended_at: Date | string | null;
+  created_by: Actor;
+  post_id: string | null;
+  scheduled_at: Date | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+const iso = (at: Date | string | null) => (at === null ? null : new Date(at).toISOString());
+
+function view(r: Row): DraftView {
+  return {
+    id: r.id,
+    ...r.content,
+    channelIds: r.channel_ids,
+    intendedAt: iso(r.intended_at),
+    status: r.post_id || r.scheduled_at ? 'scheduled' : 'draft',
+    postId: r.post_id,
+    scheduledAt: iso(r.scheduled_at),
+    createdBy: r.created_by,
+    createdAt: iso(r.created_at)!,
+    updatedAt: iso(r.updated_at)!,
+  };
+}
+
+const COLUMNS = 'id, content, channel_ids, intended_at, created_by, post_id, scheduled_at, created_at, updated_at';
+const DRAFT_ID = new RegExp(idPattern('drf'));
+
+/** The content fields of a body, as given (null kept: it removes a field on edit). */
+function contentGiven(body: DraftInput): Record<string, unknown> {
+  return Object.fromEntries(CONTENT_FIELDS.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
+}
+
+async function checkChannels(em: EntityManager, organizationId: string, channelIds: string[] | undefined, keyChannels: KeyChannels) {
+  if (channelIds?.length) await loadTargetChannels(em, organizationId, channelIds, keyChannels === 'all' ? 'all' : [...keyChannels]);
+}
+
+/** A draft of the organization the key sees, or not_found. */
+export async function getDraft(em: EntityManager, organizationId: string, id: string, keyChannels: KeyChannels): Promise<DraftView> {
+  if (!DRAFT_ID.test(id)) throw errors.notFound('Draft');
+  const [row] = await sql<Row>(em, `select ${COLUMNS} from drafts where id = ? and organization_id = ?`, [id, organizationId]);
+  if (!row || !keySees(keyChannels, row.channel_ids)) throw errors.notFound('Draft');
+  return view(row);
+}
+
+/** POST /v1/drafts. */
+export async function createDraft(
+  em: EntityManager,
+  who: { organizationId: string; keyChannels: KeyChannels; actor: Actor; now: Date },
+  body: DraftInput,
+): Promise<DraftView> {
+  await checkChannels(em, who.organizationId, body.channelIds, who.keyChannels);
+  const content = Object.fromEntries(Object.entries(contentGiven(body)).filter(([, v]) => v !== null));
+  const id = newId('drf');
+  await sql(
+    em,
+    `insert into drafts (id, organization_id, content, channel_ids, intended_at, created_by, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      id,
+      who.organizationId,
+      JSON.stringify(content),
+      JSON.stringify(body.channelIds ?? []),
+      body.intendedAt ?? null,
+      JSON.stringify(who.actor),
+      who.now,
+      who.now,
+    ],
+  );
+  return getDraft(em, who.organizationId, id, 'all');
+}
+
+/** PATCH /v1/drafts/{id}: the fields given replace the draft's (null removes one); a scheduled draft is refused. */
+export async function updateDraft(
+  em: EntityManager,
+  who: { organizationId: string; keyChannels: KeyChannels; now: Date },
+  id: string,
+  body: DraftInput,
+): Promise<DraftView> {
+  const draft = await getDraft(em, who.organizationId, id, who.keyChannels);
+  assertEditable(draft);
+  await checkChannels(em, who.organizationId, body.channelIds, who.keyChannels);
+  const given = contentGiven(body);
+  const removed = Object.keys(given).filter((f) => given[f] === null);
+  const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null));
+  await sql(
+    em,
+    `update drafts set content = (content - ?::text[]) || ?::jsonb,
+       channel_ids = coalesce(?::jsonb, channel_ids),
+       intended_at = case when ? then ?::timestamptz else intended_at end,
+       updated_at = ?
+     where id = ? and post_id is null and scheduled_at is null`,
+    [
+      `{${removed.join(',')}}`,
+      JSON.stringify(set),
+      body.channelIds !== undefined ? JSON.stringify(body.channelIds) : null,
+      body.intendedAt !== undefined,
+      body.intendedAt ?? null,
+      who.now,
+      id,
+    ],
+  );
+  return getDraft(em, who.organizationId, id, who.keyChannels);
+}
+
+export function assertEditable(draft: DraftView): void {
+  if (draft.status === 'scheduled')
+    throw new ApiError('conflict', 'The draft was scheduled; change the post it became instead.', { details: { postId: draft.postId } });
+}
+
+/** DELETE /v1/drafts/{id}. */
+export async function deleteDraft(em: EntityManager, organizationId: string, id: string, keyChannels: KeyChannels): Promise<void> {
+  await getDraft(em, organizationId, id, keyChannels);
+  await sql(em, 'delete from drafts where id = ? and organization_id = ?', [id, organizationId]);
+}
+
+export interface DraftFilters {
+  status?: 'draft' | 'scheduled';
+  limit: number;
+  cursor?: string;
+}
+
+/** GET /v1/drafts: last changed first, keyset paged. */
+export async function listDrafts(
+  em: EntityManager,
+  organizationId: string,
+  keyChannels: KeyChannels,
+  f: DraftFilters,
+): Promise<{ data: DraftView[]; nextCursor: string | null }> {
+  const where = ['organization_id = ?'];
+  const params: unknown[] = [organizationId];
+  if (keyChannels !== 'all') {
+    where.push('channel_ids <@ ?::jsonb');
+    params.push(JSON.stringify(keyChannels));
+  }
+  if (f.status === 'draft') where.push('post_id is null and scheduled_at is null');
+  if (f.status === 'scheduled') where.push('(post_id is not null or scheduled_at is not null)');
+  if (f.cursor !== undefined) {
+    const k = decodeKeyset(f.cursor, DRAFT_ID);
+    where.push('(updated_at, id) < (?, ?)');
+    params.push(k.at, k.id);
+  }
+  const rows = await sql<Row>(em, `select ${COLUMNS} from drafts where ${where.join(' and ')} order by updated_at desc, id desc limit ?`, [
+    ...params,
+    f.limit + 1,
+  ]);
+  const shown = rows.slice(0, f.limit).map(view);
+  const last = shown.at(-1);
+  return { data: shown, nextCursor: rows.length > f.limit && last ? encodeKeyset(new Date(last.updatedAt), last.id) : null };
+}
+
+/** Records the post a draft became (idempotent: a retried schedule records the same post). */
+export async function markScheduled(em: EntityManager, draftId: string, postId: string, now: Date): Promise<void> {
+  await sql(
+    em,
+    'update drafts set post_id = ?, scheduled_at = coalesce(scheduled_at, ?), updated_at = ? where id = ? and (post_id is null or post_id = ?)',
+    [postId, now, now, draftId, postId],
+  );
+}
