@@ -3,15 +3,14 @@
 // outcome; a refusal is the moderation's `failed` with its class; a platform without hiding, and
 // one of our own replies, are refused before anything is asked; a viewer's key may not.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { addChannel } from '../domain/channels.ts';
 import { createXConnector } from '../platforms/x.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { createUser } from '../services/users.ts';
 import { type FakeMastodon, startFakeMastodon } from './fakes/mastodon.ts';
 import { type FakeX, startFakeX } from './fakes/x.ts';
-import { person, publishedOnMastodon, sweepComments } from './harness/comments.ts';
-import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { person, publishedOnMastodon, spamOnX, sweepComments } from './harness/comments.ts';
+import { call } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
 let stack: Awaited<ReturnType<typeof startPostStack>>;
@@ -34,29 +33,12 @@ afterAll(async () => {
   await mastodon?.stop();
 });
 
-/** A post published on X with Ben's reply under it, collected. */
+/** A post published on X with Ben's reply under it, collected: its comment's id. */
 async function onX() {
-  const org = await makeOrg('PRO');
-  const { key } = await makeKey(org.id);
-  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-    organizationId: org.id,
-    platform: 'X',
-    name: 'x',
-    credentials: { accessToken: 'good-token' },
-  });
-  await stack.syncClock();
-  const created = await call(stack.app, 'POST', '/v1/posts', {
-    key,
-    body: { content: `hide ${crypto.randomUUID()}`, channelIds: [channel.id] },
-  });
-  await stack.settle(created.body.id);
-  const post = (await call(stack.app, 'GET', `/v1/posts/${created.body.id}`, { key })).body;
-  const root = x.tweets.find((t) => t.id === post.channels[0].platformPostId)!;
-  const theirs = x.reply(root, { id: '5002', username: 'ben_x', name: 'Ben' }, 'Buy followers here');
-  await sweepComments(stack);
-  const inbox = await call(stack.app, 'GET', `/v1/inbox?postId=${created.body.id}`, { key });
-  expect(inbox.body.data.map((c: { platformCommentId: string }) => c.platformCommentId)).toEqual([theirs.id]);
-  return { org, key, theirs, commentId: inbox.body.data[0].id as string };
+  const { org, key, postId, spam } = await spamOnX(stack, x);
+  const inbox = await call(stack.app, 'GET', `/v1/inbox?postId=${postId}`, { key });
+  expect(inbox.body.data.map((c: { platformCommentId: string }) => c.platformCommentId)).toEqual([spam.id]);
+  return { org, key, theirs: spam, commentId: inbox.body.data[0].id as string };
 }
 
 describe('hiding comments', () => {

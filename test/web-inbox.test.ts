@@ -7,7 +7,6 @@
 // unread counts on a post's page and in the calendar (one statement for all of a page's posts).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { AuditEvent, Channel, CommentReply, type Role } from '../db/entities/index.ts';
-import { addChannel } from '../domain/channels.ts';
 import { updateComment } from '../domain/inbox/comments.ts';
 import { measureFollowUp } from '../domain/posts/thread.ts';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
@@ -16,8 +15,8 @@ import { createUser } from '../services/users.ts';
 import { commentReplyWorkflowId } from '../workflows/comment-actions-types.ts';
 import { type FakeMastodon, startFakeMastodon } from './fakes/mastodon.ts';
 import { type FakeX, startFakeX } from './fakes/x.ts';
-import { person, publishedOnMastodon, sweepComments } from './harness/comments.ts';
-import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { person, publishedOnMastodon, spamOnX, sweepComments } from './harness/comments.ts';
+import { call, makeOrg } from './harness/fixtures.ts';
 import { startPostStack } from './harness/post-stack.ts';
 import { countQueries } from './harness/query-count.ts';
 import { Browser, type Page } from './harness/web-browser.ts';
@@ -418,34 +417,17 @@ describe('the Inbox', () => {
     expect(refused.status).toBe(409);
     expect((await refused.one('[data-testid="form-errors"]')).text).toContain('MASTODON does not let the service hide comments');
 
-    const org = await makeOrg('PRO');
-    const { key } = await makeKey(org.id);
-    const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
-      organizationId: org.id,
-      platform: 'X',
-      name: 'x',
-      credentials: { accessToken: 'good-token' },
-    });
-    await stack.syncClock();
-    const created = await call(stack.app, 'POST', '/v1/posts', {
-      key,
-      body: { content: `hide ${crypto.randomUUID()}`, channelIds: [channel.id] },
-    });
-    await stack.settle(created.body.id);
-    const post = (await call(stack.app, 'GET', `/v1/posts/${created.body.id}`, { key })).body;
-    const root = x.tweets.find((t) => t.id === post.channels[0].platformPostId)!;
-    const spam = x.reply(root, { id: '5002', username: 'ben_x', name: 'Ben' }, 'Buy followers here');
-    await sweepComments(stack);
-    const commentId = (await commentIds(created.body.id))[spam.id]!;
+    const { org, postId, spam } = await spamOnX(stack, x);
+    const commentId = (await commentIds(postId))[spam.id]!;
     const editor = await member(org.id, 'editor');
-    const xNext = `/inbox?postId=${created.body.id}`;
-    const page = await inbox(editor.browser, `?postId=${created.body.id}`);
+    const xNext = `/inbox?postId=${postId}`;
+    const page = await inbox(editor.browser, `?postId=${postId}`);
     expect((await oneInRow(page, commentId, 'inbox-hide')).text).toBe('Hide on X');
 
     const hidden = await editor.browser.post(`/inbox/comments/${commentId}/hide`, { next: xNext });
     expect(hidden.location).toBe(`${xNext}&notice=hidden#comment-${commentId}`);
     expect(x.tweets.find((t) => t.id === spam.id)?.hidden).toBe(true);
-    const after = await inbox(editor.browser, `?postId=${created.body.id}`);
+    const after = await inbox(editor.browser, `?postId=${postId}`);
     expect((await oneInRow(after, commentId, 'inbox-status')).attrs['data-status']).toBe('hidden');
     expect(await inRow(after, commentId, 'inbox-hide')).toEqual([]);
     expect(await inRow(after, commentId, 'inbox-unhide')).toHaveLength(1);
@@ -453,9 +435,7 @@ describe('the Inbox', () => {
     const shown = await editor.browser.post(`/inbox/comments/${commentId}/unhide`, { next: xNext });
     expect(shown.location).toBe(`${xNext}&notice=unhidden#comment-${commentId}`);
     expect(x.tweets.find((t) => t.id === spam.id)?.hidden).toBe(false);
-    expect(
-      (await oneInRow(await inbox(editor.browser, `?postId=${created.body.id}`), commentId, 'inbox-status')).attrs['data-status'],
-    ).toBe('read');
+    expect((await oneInRow(await inbox(editor.browser, `?postId=${postId}`), commentId, 'inbox-status')).attrs['data-status']).toBe('read');
   });
 
   test('unread counts: on the post’s page with a link to the Inbox, and in the calendar on each published post that has any, in one statement', async () => {

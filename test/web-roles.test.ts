@@ -132,8 +132,8 @@ function webRoutes(): string[] {
     'POST /preview/:token/approve',
     'POST /preview/:token/reject',
   ]);
+  // Not the web app's: the API, MCP, stored files, the short links' redirect (/l), the server's own.
   return (app.routes as { method: string; path: string }[])
-    // Not the web app's: the API, MCP, stored files, the short links' redirect (/l), the server's own.
     .filter((r) => !/^\/(v1|mcp|storage|static|l|openapi|docs|health|ready|metrics|\.well-known)(\/|$)/.test(r.path))
     .map((r) => `${r.method} ${r.path}`)
     .filter((r) => !PUBLIC.has(r) && !r.startsWith('GET /static'));

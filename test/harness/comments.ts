@@ -4,6 +4,7 @@ import { expect } from 'bun:test';
 import { addChannel } from '../../domain/channels.ts';
 import { COMMENTS_SWEEP_WORKFLOW_TYPE, type CommentsSweepResult } from '../../workflows/comments-sweep-types.ts';
 import type { FakeAccount, FakeMastodon } from '../fakes/mastodon.ts';
+import type { FakeX } from '../fakes/x.ts';
 import { call, makeKey, makeOrg } from './fixtures.ts';
 import type { startPostStack } from './post-stack.ts';
 
@@ -58,4 +59,29 @@ export function sweepComments(stack: Stack): Promise<CommentsSweepResult> {
     workflowId: `comments-sweep-${crypto.randomUUID()}`,
     args: [{ limit: 500, rounds: 10 }],
   });
+}
+
+/** An organization with an X channel on the fake, a post published on it now, and Ben's spam reply under it, collected. */
+export async function spamOnX(stack: Stack, x: FakeX) {
+  const org = await makeOrg('PRO');
+  const { key } = await makeKey(org.id);
+  const channel = await addChannel(stack.h.orm.em.fork(), stack.h.credentialsKey, {
+    organizationId: org.id,
+    platform: 'X',
+    name: 'x',
+    credentials: { accessToken: 'good-token' },
+  });
+  await stack.syncClock();
+  const created = await call(stack.app, 'POST', '/v1/posts', {
+    key,
+    body: { content: `hide ${crypto.randomUUID()}`, channelIds: [channel.id] },
+  });
+  expect(created.status).toBe(201);
+  const postId = created.body.id as string;
+  await stack.settle(postId);
+  const post = (await call(stack.app, 'GET', `/v1/posts/${postId}`, { key })).body;
+  const root = x.tweets.find((t) => t.id === post.channels[0].platformPostId)!;
+  const spam = x.reply(root, { id: '5002', username: 'ben_x', name: 'Ben' }, 'Buy followers here');
+  await sweepComments(stack);
+  return { org, key, postId, spam };
 }

@@ -4,6 +4,27 @@
   'use strict';
   var PP = (window.PP = window.PP || {});
 
+  // Characters as the server counts them (grapheme clusters): the composer's and the inbox's counters.
+  var segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+  PP.graphemes = (text) => {
+    if (!segmenter) return Array.from(text).length;
+    var n = 0;
+    var it = segmenter.segment(text)[Symbol.iterator]();
+    while (!it.next().done) n++;
+    return n;
+  };
+
+  /** A counter (li[data-max-chars] with an output) shows n against its limit; `label` names it for screen readers. */
+  PP.showCount = (li, n, label) => {
+    var max = Number(li.getAttribute('data-max-chars'));
+    li.setAttribute('data-count', String(n));
+    li.setAttribute('data-over', n > max ? 'true' : 'false');
+    li.classList.toggle('over', n > max);
+    var out = li.querySelector('output');
+    out.textContent = `${n} / ${max}`;
+    out.setAttribute('aria-label', `${label}: ${n} of ${max} characters${n > max ? ', too long' : ''}`);
+  };
+
   PP.csrf = () => {
     var m = document.querySelector('meta[name="csrf-token"]');
     return m ? m.getAttribute('content') : '';

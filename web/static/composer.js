@@ -7,14 +7,7 @@
 // filled from what each chosen account can do; the publish-time field; uploads into the media picker.
 (() => {
   'use strict';
-  var segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
-  function graphemes(text) {
-    if (!segmenter) return Array.from(text).length;
-    var n = 0;
-    var it = segmenter.segment(text)[Symbol.iterator]();
-    while (!it.next().done) n++;
-    return n;
-  }
+  var graphemes = window.PP.graphemes;
   var LABEL = {
     X: 'X',
     BLUESKY: 'Bluesky',
@@ -325,14 +318,7 @@
     }
     function showCount(li, n) {
       var platform = li.getAttribute('data-platform');
-      var max = Number(li.getAttribute('data-max-chars'));
-      li.setAttribute('data-count', String(n));
-      li.setAttribute('data-over', n > max ? 'true' : 'false');
-      li.classList.toggle('over', n > max);
-      var out = li.querySelector('output');
-      out.textContent = `${n} / ${max}`;
-      var name = li.querySelector('span').textContent.trim();
-      out.setAttribute('aria-label', `${LABEL[platform] || platform} ${name}: ${n} of ${max} characters${n > max ? ', too long' : ''}`);
+      window.PP.showCount(li, n, `${LABEL[platform] || platform} ${li.querySelector('span').textContent.trim()}`);
     }
     // A thread item's or the first comment's counter names its field; the post's counters count
     // the platform's own text, else the main text.

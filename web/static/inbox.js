@@ -7,14 +7,7 @@
 (() => {
   'use strict';
   var POLL_MS = 3000;
-  var segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
-  function graphemes(text) {
-    if (!segmenter) return Array.from(text).length;
-    var n = 0;
-    var it = segmenter.segment(text)[Symbol.iterator]();
-    while (!it.next().done) n++;
-    return n;
-  }
+  var graphemes = window.PP.graphemes;
 
   function say(text) {
     var region = document.getElementById('inbox-message');
@@ -22,14 +15,8 @@
   }
 
   function showCount(li, n) {
-    var max = Number(li.getAttribute('data-max-chars'));
-    li.setAttribute('data-count', String(n));
-    li.setAttribute('data-over', n > max ? 'true' : 'false');
-    li.classList.toggle('over', n > max);
-    var out = li.querySelector('output');
-    var label = (out.getAttribute('aria-label') || '').replace(/: \d+ of \d+ characters.*$/, '');
-    out.textContent = `${n} / ${max}`;
-    out.setAttribute('aria-label', `${label}: ${n} of ${max} characters${n > max ? ', too long' : ''}`);
+    var label = (li.querySelector('output').getAttribute('aria-label') || '').replace(/: \d+ of \d+ characters.*$/, '');
+    window.PP.showCount(li, n, label);
   }
 
   // Weighted counts: asked a moment after typing stops; only the latest answer per field is shown.
