@@ -749,6 +749,7 @@ function webIdOf(path: string, name: string): string {
     [/^\/inbox\/comments\//, A.ids.comment],
     [/^\/inbox\/replies\//, A.ids.reply],
     [/^\/(web\/api\/)?drafts\//, A.ids.draft],
+    [/^\/settings\/tags\//, A.ids.tag],
   ];
   const found = byPrefix.find(([re]) => re.test(path));
   if (!found) throw new Error(`${path}: no id of A's for :id; add its prefix`);
@@ -802,7 +803,7 @@ describe('the web app: a member of another organization', () => {
       for (const id of A.all) if (res.html.includes(id) && !path.includes(id)) wrong.push(`${route}: the page shows ${id} of A`);
     }
     expect(wrong).toEqual([]);
-    // Posts, channels, feeds, webhooks, media, keys, members and invitations: each kind of row is tried.
+    // Posts, channels, feeds, webhooks, media, keys, members, invitations, comments, drafts and tags: each kind of row is tried.
     for (const prefix of [
       '/posts/:id',
       '/channels/:id',
@@ -814,6 +815,7 @@ describe('the web app: a member of another organization', () => {
       '/settings/members/invitations/:id',
       '/inbox/comments/:id',
       '/drafts/:id',
+      '/settings/tags/:id',
     ])
       expect(tried.some((t) => t.includes(prefix))).toBe(true);
     expect(await fingerprint(A.id)).toEqual(before);

@@ -5,9 +5,10 @@
 // flows in order: sign in, connect channels, create an API key, an API post in the calendar, a
 // post composed and published from the app, a reschedule, revoking the key; then a keyboard-focus
 // check, a 375 px calendar, and no console errors on any page visited.
-// Screenshots: test-results/screenshots/*.png, overwritten each run. composer, post-failed and
-// webhooks are the README's too: with UPDATE_SCREENSHOTS=1 the run copies them to docs/screenshots/
-// (calendar.png there comes from browser-time-zones.test.ts).
+// Screenshots: test-results/screenshots/*.png, overwritten each run. post-failed and webhooks are
+// the README's too: with UPDATE_SCREENSHOTS=1 the run copies them to docs/screenshots/
+// (calendar.png there comes from browser-time-zones.test.ts, composer.png from
+// browser-composer-preview.test.ts, analytics.png from browser-analytics.test.ts).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createUser } from '../services/users.ts';
 import { postStateQuery, postWorkflowId } from '../workflows/post-types.ts';
@@ -286,7 +287,7 @@ describe('the web application in Chromium', () => {
     await page.getByTestId('composer-when-now').check();
     expect(await page.getByTestId('composer-publish-at').isDisabled()).toBe(true);
     expect(await page.getByTestId('composer-submit').isVisible()).toBe(true);
-    await docsScreenshot(page, 'composer');
+    await screenshot(page, 'composer-publish');
 
     await clickAndWait('composer-submit', /\/posts\/post_[0-9a-z]+\?notice=created$/);
     expect(await page.getByTestId('notice').textContent()).toBe('Post created.');

@@ -163,6 +163,7 @@ describe('the members page', () => {
       'nav-analytics',
       'nav-channels',
       'nav-feeds',
+      'nav-tags',
       'nav-media',
       'nav-keys',
       'nav-webhooks',
@@ -176,6 +177,7 @@ describe('the members page', () => {
       'nav-analytics',
       'nav-channels',
       'nav-feeds',
+      'nav-tags',
       'nav-media',
       'nav-members',
     ]);

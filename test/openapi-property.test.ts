@@ -96,6 +96,8 @@ interface Asked {
   reddit: unknown;
   /** The first occurrence or scheduled time asked for, and the stored one a refused value leaves in place. */
   publishAt: (string | undefined)[];
+  /** The id in the path, if any. */
+  pathId: string | undefined;
 }
 
 /** `<PLATFORM> channel <id> <rest>` (the channel rules' messages) → its parts; undefined for another message. */
@@ -189,6 +191,26 @@ const PROSE_RULES: {
   why: string;
   holds: (f: Refused, a: Asked) => boolean;
 }[] = [
+  {
+    ops: ['createDraft', 'updateDraft'],
+    path: /^intendedAt$/,
+    message: /^must be (before 9999-12-31T00:00:00\.000Z|at or after 1970-01-01T00:00:00\.000Z)$/,
+    documented: /from 1970-01-01T00:00:00Z to before 9999-12-31T00:00:00Z/,
+    why: 'a draft’s intended time within the instants a post may take',
+    holds: (_f, a) => {
+      const at = Date.parse(a.body.intendedAt ?? '');
+      return at < 0 || at >= LATEST;
+    },
+  },
+  {
+    // What create refuses of the post a draft makes: the draft's content as the run's edits left it (state).
+    ops: ['validateDraft', 'scheduleDraft'],
+    path: /^(channelIds|content|contentByPlatform\.[A-Z]+|mediaIds|reddit|thread|threadByPlatform|firstComment|options|links|tagIds)\b/,
+    message: /./,
+    documented: /what create would refuse \(`details\.fields`\), or a draft without a channel/,
+    why: 'a draft is checked as the post it makes (state)',
+    holds: (_f, a) => [...pools.drafts, ...pools.schedulableDrafts, ...pools.validatableDrafts].includes(a.pathId ?? ''),
+  },
   {
     ops: ['updateSeries'],
     path: /^publishAt$/,
@@ -290,7 +312,18 @@ const PROSE_RULES: {
     },
   },
   {
-    ops: ['createPost', 'validatePost', 'updatePost', 'generatePost', 'createSeries', 'updateSeries', 'createFeed', 'updateFeed'],
+    ops: [
+      'createPost',
+      'validatePost',
+      'updatePost',
+      'generatePost',
+      'createSeries',
+      'updateSeries',
+      'createFeed',
+      'updateFeed',
+      'createDraft',
+      'updateDraft',
+    ],
     path: /^channelIds$/,
     message: /^unknown channel /,
     documented: /channels of the organization/,
@@ -395,7 +428,7 @@ const PROSE_RULES: {
     },
   },
   {
-    ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
+    ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries', 'validateDraft', 'scheduleDraft'],
     path: /^publishAt$/,
     message: /^is more than 5 minutes in the past$/,
     documented: /at most 5 minutes in the past/,
@@ -403,7 +436,7 @@ const PROSE_RULES: {
     holds: (_f, a) => Date.parse(a.publishAt[0] ?? '') < serverNow - 5 * 60_000,
   },
   {
-    ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries'],
+    ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries', 'validateDraft', 'scheduleDraft'],
     path: /^publishAt$/,
     message: /^must be before 9999-12-31T00:00:00\.000Z$/,
     documented: /before 9999-12-31T00:00:00Z/,
@@ -434,6 +467,14 @@ const PROSE_RULES: {
     documented: /only a `nextCursor`/,
     why: 'an opaque cursor of the inbox (referential)',
     holds: (_f, a) => !pools.inboxCursors.includes(a.query.cursor as string),
+  },
+  {
+    ops: ['listDrafts'],
+    path: /^cursor$/,
+    message: /^is not a cursor returned by this API$/,
+    documented: /only a `nextCursor`/,
+    why: 'an opaque cursor of the drafts (referential)',
+    holds: (_f, a) => !pools.draftCursors.includes(a.query.cursor as string),
   },
   {
     ops: ['listFeedItems'],
@@ -689,7 +730,7 @@ const PROSE_RULES: {
     holds: (_f, a) => typeof a.body.timeZone === 'string' && !IANA_ZONES.has(a.body.timeZone.toLowerCase()),
   },
   {
-    ops: ['createPost', 'validatePost'],
+    ops: ['createPost', 'validatePost', 'validateDraft', 'scheduleDraft'],
     path: /^queue$/,
     message: /^cannot be combined with publishAt/,
     documented: /instead of `publishAt`/,
@@ -697,7 +738,7 @@ const PROSE_RULES: {
     holds: (_f, a) => a.body.queue === true && a.body.publishAt !== undefined,
   },
   {
-    ops: ['createPost', 'validatePost'],
+    ops: ['createPost', 'validatePost', 'validateDraft', 'scheduleDraft'],
     path: /^queue$/,
     message: /(has no queue slots|no free slot common to every target channel)/,
     documented: /Within 90 days, else `422`/,
@@ -794,6 +835,7 @@ async function asked(o: Operation, g: Generated): Promise<Asked> {
   return {
     body,
     query: g.query as Json,
+    pathId: typeof g.path?.id === 'string' ? g.path.id : undefined,
     channelIds,
     platforms,
     texts,
@@ -866,6 +908,12 @@ const pools = {
   /** Comments someone wrote under the fixture's posts (the read and PATCH targets), and a cursor of a real page of the inbox. */
   comments: [] as string[],
   inboxCursors: [] as string[],
+  /** Drafts: for the reads, edits, checks and deletes; drafts to schedule (each once); a cursor of a real page of drafts. */
+  drafts: [] as string[],
+  schedulableDrafts: [] as string[],
+  deletableDrafts: [] as string[],
+  validatableDrafts: [] as string[],
+  draftCursors: [] as string[],
   /** Comments under a post on an X channel, where hiding is offered (the hide and unhide targets). */
   hideable: [] as string[],
   /** Replies to the comments: for the reads and deletes; waiting for approval, for approve and for reject (each decided once). */
@@ -1201,6 +1249,12 @@ function hintsFor(o: Operation): Hints {
       return real([pools.feedUrl], () => (generated() as fc.Arbitrary<string>).map(unreachable).filter((u) => u.length <= 2048));
     if (at === 'query.cursor' && o.id === 'listFeedItems') return real(pools.feedCursors, generated);
     if (at === 'query.cursor' && o.id === 'listInbox') return real(pools.inboxCursors, generated);
+    if (at === 'query.cursor' && o.id === 'listDrafts') return real(pools.draftCursors, generated);
+    if (at === 'path.id' && o.id === 'scheduleDraft') return real(pools.schedulableDrafts, generated);
+    if (at === 'path.id' && o.id === 'deleteDraft') return real(pools.deletableDrafts, generated);
+    if (at === 'path.id' && o.id === 'validateDraft') return real(pools.validatableDrafts, generated);
+    if (at === 'body.publishAt' && (o.id === 'validateDraft' || o.id === 'scheduleDraft')) return real(pools.futures, generated);
+    if (at === 'path.id' && o.path.startsWith('/drafts')) return real(pools.drafts, generated);
     if (at === 'path.id' && (o.id === 'hideComment' || o.id === 'unhideComment')) return real(pools.hideable, generated);
     if (at === 'path.id' && o.path.startsWith('/comments')) return real(pools.comments, generated);
     if (at === 'path.id' && o.id === 'approveReply') return real(pools.approvableReplies, generated);
@@ -1438,6 +1492,16 @@ beforeAll(async () => {
     );
     pools.hideable.push(id);
   }
+  // Drafts on the Mastodon channel, far ahead.
+  for (let i = 0; i < 16; i++) {
+    const d = await call(stack.app, 'POST', '/v1/drafts', {
+      key,
+      body: { content: `property draft ${i}`, channelIds: [mastodon.id], intendedAt: new Date(at + (700 + i) * DAY).toISOString() },
+    });
+    expect(d.status).toBe(201);
+    [pools.drafts, pools.schedulableDrafts, pools.deletableDrafts, pools.validatableDrafts][Math.floor(i / 4)]!.push(d.body.id);
+  }
+  pools.draftCursors.push((await call(stack.app, 'GET', '/v1/drafts?limit=1', { key })).body.nextCursor);
   // Replies: the author's (whose replies need approval) wait for a decision.
   for (let i = 0; i < 10; i++) {
     const r = await call(stack.app, 'POST', `/v1/comments/${pools.comments[i % 3]}/reply`, {

@@ -34,6 +34,13 @@ import { WEBHOOK_FANOUT_WORKFLOW_TYPE, type WebhookFanoutWorkflow } from '../wor
 import { METRICS_SWEEP_WORKFLOW_TYPE, type MetricsSweepWorkflow } from '../workflows/metrics-sweep-types.ts';
 import { COMMENTS_SWEEP_WORKFLOW_TYPE, type CommentsSweepWorkflow } from '../workflows/comments-sweep-types.ts';
 import {
+  COMMENT_MODERATION_WORKFLOW_TYPE,
+  COMMENT_REPLY_WORKFLOW_TYPE,
+  type CommentModerationWorkflow,
+  type CommentReplyWorkflow,
+  decideReplyUpdate,
+} from '../workflows/comment-actions-types.ts';
+import {
   cancelPostUpdate,
   editPostUpdate,
   FAILURE,
@@ -79,6 +86,12 @@ describe('workflow contracts', () => {
     expect(COMMENTS_SWEEP_WORKFLOW_TYPE).toBe('commentsSweepWorkflow');
     // The feed poll is a Schedule's action, and the workflow a feed's poll-now starts.
     expect(FEED_POLL_WORKFLOW_TYPE).toBe('feedPollWorkflow');
+    // A reply waits up to a day for its decision; its Update's name is what the API sends.
+    expect([COMMENT_REPLY_WORKFLOW_TYPE, decideReplyUpdate.name, COMMENT_MODERATION_WORKFLOW_TYPE]).toEqual([
+      'commentReplyWorkflow',
+      'decideReply',
+      'commentModerationWorkflow',
+    ]);
     // The worker registers workflows by their export names in workflows/index.ts.
     const registered: { [name: string]: unknown } = workflows;
     expect(Object.keys(registered).sort()).toEqual(
@@ -96,6 +109,8 @@ describe('workflow contracts', () => {
         METRICS_SWEEP_WORKFLOW_TYPE,
         COMMENTS_SWEEP_WORKFLOW_TYPE,
         FEED_POLL_WORKFLOW_TYPE,
+        COMMENT_REPLY_WORKFLOW_TYPE,
+        COMMENT_MODERATION_WORKFLOW_TYPE,
       ].sort(),
     );
     // Compile-time: each implementation has its contract's signature (typecheck fails otherwise).
@@ -113,6 +128,8 @@ describe('workflow contracts', () => {
       MetricsSweepWorkflow,
       CommentsSweepWorkflow,
       FeedPollWorkflow,
+      CommentReplyWorkflow,
+      CommentModerationWorkflow,
     ] = [
       workflows.postWorkflowV2,
       workflows.postWorkflow,
@@ -127,6 +144,8 @@ describe('workflow contracts', () => {
       workflows.metricsSweepWorkflow,
       workflows.commentsSweepWorkflow,
       workflows.feedPollWorkflow,
+      workflows.commentReplyWorkflow,
+      workflows.commentModerationWorkflow,
     ];
     expect(signatures.map((f) => f.name)).toEqual([
       POST_WORKFLOW_TYPE,
@@ -142,6 +161,8 @@ describe('workflow contracts', () => {
       METRICS_SWEEP_WORKFLOW_TYPE,
       COMMENTS_SWEEP_WORKFLOW_TYPE,
       FEED_POLL_WORKFLOW_TYPE,
+      COMMENT_REPLY_WORKFLOW_TYPE,
+      COMMENT_MODERATION_WORKFLOW_TYPE,
     ]);
   });
 });

@@ -3,20 +3,25 @@
 // (domain/analytics/post-analytics.ts) and a channel's best times as a heat map on its queue
 // editor (domain/analytics/best-times.ts). Charts are drawn by static/analytics.js with uPlot,
 // served by the app itself (web/static.ts); the numbers are in the HTML, the chart only draws them.
+// The page narrows to one tag's posts (a campaign) as GET /v1/analytics `tagId` does. Clicks are
+// said with where they come from (domain/analytics/metrics.ts rule 7: the platform's figure, else
+// the post's short links' count), and a post's page lists each short link with its clicks.
 import { analyticsSummary, engagementOf, GROUP_BYS, type AnalyticsSummary, type GroupBy } from '../domain/analytics/summary.ts';
 import type { BestTimes } from '../domain/analytics/best-times.ts';
-import type { Metric, Metrics } from '../domain/analytics/metrics.ts';
+import type { ClicksSource, Metric, Metrics } from '../domain/analytics/metrics.ts';
 import type { PostAnalytics } from '../domain/analytics/post-analytics.ts';
+import { listTags, type TagView } from '../domain/tags.ts';
+import { can } from '../domain/access.ts';
 import type { IChannel } from '../db/entities/index.ts';
 import { router } from '../http/router.ts';
 import { WEEKDAYS } from '../lib/zoned-time.ts';
 import { pageRoute, type PageContext, type Web } from './context.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, safeHttpUrl, type SafeHtml } from './html.ts';
 import { htmlResponse } from './http.ts';
 import { layout } from './layout.ts';
 import { channelsOf } from './post-actions.ts';
 import { formatDateTime } from './time.ts';
-import { platformBadge } from './ui.ts';
+import { platformBadge, platformLabel, tagChip } from './ui.ts';
 
 const SHOWN: { metric: Metric; label: string }[] = [
   { metric: 'impressions', label: 'Impressions' },
@@ -32,6 +37,16 @@ const CHARTED: Metric[] = ['likes', 'replies', 'reposts'];
 const RANGES = [7, 30, 90] as const;
 
 const figure = (v: number | null) => (v === null ? '—' : v.toLocaleString('en-US'));
+
+/** Where a post's clicks come from, in words: "as Mastodon reports them", "counted on its short links". */
+const clicksFrom = (source: ClicksSource, platform: string) =>
+  source === 'platform' ? `as ${platformLabel(platform)} reports them` : 'counted on its short links';
+
+/** A channel post's clicks and their source (none: no figure of either). */
+function clicksNote(clicks: number | null, source: ClicksSource | null, platform: string, testId: string): SafeHtml {
+  if (source === null) return html``;
+  return html`<span data-testid="${testId}" data-source="${source}" data-clicks="${clicks ?? ''}">clicks ${figure(clicks)} (${clicksFrom(source, platform)})</span>`;
+}
 
 /** A chart's data, drawn by static/analytics.js: x as Unix seconds, one series per metric. */
 function chart(testId: string, label: string, x: number[], series: { label: string; values: (number | null)[] }[]): SafeHtml {
@@ -52,6 +67,8 @@ function analyticsPage(
   o: {
     days: number;
     channelId: string | null;
+    tags: TagView[];
+    tag: TagView | null;
     groupBy: GroupBy;
     summary: AnalyticsSummary;
     channels: IChannel[];
@@ -69,12 +86,21 @@ function analyticsPage(
     <select id="channel" name="channel" data-testid="analytics-channel"><option value="">All channels</option>${o.channels.map(
       (c) => html`<option value="${c.id}"${c.id === o.channelId ? html` selected` : ''}>${c.name}</option>`,
     )}</select></div>
+  ${
+    o.tags.length
+      ? html`<div class="field"><label for="analytics-tag">Tag</label>
+    <select id="analytics-tag" name="tagId" data-testid="analytics-tag"><option value="">All posts</option>${o.tags.map(
+      (t) => html`<option value="${t.id}"${t.id === o.tag?.id ? html` selected` : ''}>${t.name}</option>`,
+    )}</select></div>`
+      : ''
+  }
   <div class="field"><label for="groupBy">By</label>
     <select id="groupBy" name="groupBy" data-testid="analytics-group-by">${GROUP_BYS.map(
       (g) => html`<option value="${g}"${g === o.groupBy ? html` selected` : ''}>${g}</option>`,
     )}</select></div>
   <div class="actions"><button type="submit" data-testid="analytics-apply">Show</button></div>
 </form>
+${o.tag ? html`<p data-testid="analytics-tag-current">Only the posts tagged ${tagChip(o.tag)}.</p>` : ''}
 <p class="hint">${s.posts} channel post${s.posts === 1 ? '' : 's'} published from ${formatDateTime(new Date(s.from), ctx.tz)} to ${formatDateTime(new Date(s.to), ctx.tz)}; periods in ${s.timeZone}. A dash: no post of the range reports that figure.</p>
 <section aria-labelledby="totals-h"><h2 id="totals-h">Totals</h2>${totalsList(s.totals, 'analytics-total')}</section>
 <section aria-labelledby="over-time-h"><h2 id="over-time-h">Engagement over time</h2>
@@ -99,10 +125,11 @@ ${
         (
           t,
         ) => html`<li data-testid="analytics-top-post" data-post-id="${t.postId}"><a href="/posts/${t.postId}">${formatDateTime(new Date(t.publishedAt), ctx.tz)}</a>
-      ${platformBadge(t.platform)} ${names.get(t.channelId)?.name ?? t.channelId}: <strong>${t.engagement}</strong> engagement (likes ${figure(t.metrics.likes)}, replies ${figure(t.metrics.replies)}, reposts ${figure(t.metrics.reposts)})</li>`,
+      ${platformBadge(t.platform)} ${names.get(t.channelId)?.name ?? t.channelId}: <strong>${t.engagement}</strong> engagement (likes ${figure(t.metrics.likes)}, replies ${figure(t.metrics.replies)}, reposts ${figure(t.metrics.reposts)}${t.clicksSource ? html`; ${clicksNote(t.metrics.clicks, t.clicksSource, t.platform, 'analytics-top-post-clicks')}` : ''})</li>`,
       )}</ol>`
     : html`<p data-testid="analytics-no-posts">No post published in this range has been read yet. Figures are read 1 hour, 6 hours, 1, 3, 7 and 30 days after publishing.</p>`
-}</section>`;
+}</section>
+${can(ctx.signedIn.role, 'settings.manage') ? html`<p class="hint">Clicks of posts whose platform reports none are counted on the service's short links: <a href="/settings/links" data-testid="links-settings-link">Tracked links settings</a>.</p>` : ''}`;
   return htmlResponse(
     layout({
       title: 'Analytics',
@@ -126,21 +153,30 @@ export function analyticsRoutes(web: Web) {
       const groupBy: GroupBy = GROUP_BYS.find((g) => g === q.get('groupBy')) ?? 'day';
       const channels = await channelsOf(ctx.em, orgId);
       const channelId = channels.some((c) => c.id === q.get('channel')) ? q.get('channel') : null;
-      const range = { from: new Date(ctx.now.getTime() - days * 86_400_000), to: ctx.now, groupBy };
+      const tags = await listTags(ctx.em, orgId);
+      // As the channel: a tag the organization has not narrows nothing.
+      const tag = tags.find((t) => t.id === q.get('tagId')) ?? null;
+      const range = { from: new Date(ctx.now.getTime() - days * 86_400_000), to: ctx.now, groupBy, ...(tag ? { tagId: tag.id } : {}) };
       const summary = await analyticsSummary(ctx.em, orgId, 'all', { ...range, ...(channelId ? { channelId } : {}) }, ctx.now);
       const perChannel = [];
       for (const channel of channelId ? channels.filter((c) => c.id === channelId) : channels) {
         perChannel.push({ channel, summary: await analyticsSummary(ctx.em, orgId, 'all', { ...range, channelId: channel.id }, ctx.now) });
       }
-      return analyticsPage(ctx, { days, channelId, groupBy, summary, channels, perChannel });
+      return analyticsPage(ctx, { days, channelId, tags, tag, groupBy, summary, channels, perChannel });
     }),
   );
 }
 
-/** The post page's figures: per published channel its latest figures and a small chart of its readings. */
+/**
+ * The post page's figures: per published channel its latest figures, its clicks and where they
+ * come from, and a small chart of its readings; then the post's short links with their clicks.
+ */
 export function postFigures(analytics: PostAnalytics, channels: Map<string, IChannel>): SafeHtml {
   const published = analytics.channels.filter((c) => c.status === 'published');
-  if (!published.length) return html``;
+  return html`${published.length ? channelFigures(published, channels) : ''}${trackedLinks(analytics.links, channels)}`;
+}
+
+function channelFigures(published: PostAnalytics['channels'], channels: Map<string, IChannel>): SafeHtml {
   return html`<h2>Performance</h2>
 <div class="post-figures" data-testid="post-figures">${published.map(
     (c) => html`<section class="post-figures-channel" data-testid="post-figures-channel" data-channel-id="${c.channelId}">
@@ -157,9 +193,32 @@ export function postFigures(analytics: PostAnalytics, channels: Map<string, ICha
   )}`
       : html`<p class="hint" data-testid="post-figures-pending">Not read yet.${c.nextReadingAt ? html` First reading <time datetime="${c.nextReadingAt}">${c.nextReadingAt.slice(0, 16).replace('T', ' ')} UTC</time>.` : ''}</p>`
   }
+  ${c.clicksSource ? html`<p class="hint">${clicksNote(c.metrics.clicks, c.clicksSource, c.platform, 'post-clicks')}</p>` : ''}
   ${c.error ? html`<p class="error-text" data-testid="post-figures-error">${c.error}</p>` : ''}
 </section>`,
   )}</div>`;
+}
+
+/** The post's short links (one per channel and link), each with its target, its channel and its clicks so far. */
+function trackedLinks(links: PostAnalytics['links'], channels: Map<string, IChannel>): SafeHtml {
+  if (!links.length) return html``;
+  return html`<section aria-labelledby="tracked-links-h" data-testid="tracked-links">
+  <h2 id="tracked-links-h">Tracked links</h2>
+  <p class="hint">Clicks are counted once per address and minute, never for link-preview crawlers.</p>
+  <table class="table">
+    <thead><tr><th scope="col">Link</th><th scope="col">Short link</th><th scope="col">Channel</th><th scope="col">Clicks</th></tr></thead>
+    <tbody>${links.map((l) => {
+      const target = safeHttpUrl(l.url);
+      const channel = channels.get(l.channelId);
+      return html`<tr data-testid="tracked-link-row" data-channel-id="${l.channelId}" data-short-url="${l.shortUrl}">
+      <td data-testid="tracked-link-url">${target ? html`<a href="${target}" rel="noopener noreferrer" target="_blank">${l.url}</a>` : l.url}</td>
+      <td><code data-testid="tracked-link-short">${l.shortUrl}</code></td>
+      <td>${channel ? html`${platformBadge(channel.platform)} ${channel.name}` : l.channelId}</td>
+      <td data-testid="tracked-link-clicks">${figure(l.clicks)}</td>
+    </tr>`;
+    })}</tbody>
+  </table>
+</section>`;
 }
 
 /** The queue editor's heat map: mean engagement by weekday and hour, and the suggested slots. */

@@ -28,6 +28,8 @@ import { staticRoutes } from './static.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { analyticsRoutes } from './analytics.ts';
 import { auditLogRoutes } from './audit-log.ts';
+import { tagRoutes } from './tags.ts';
+import { linkSettingsRoutes } from './link-settings.ts';
 
 /** Paths of the JSON API (any version, the storage URLs, the pages' JSON): unknown ones keep the API's JSON 404. */
 const API_PATH = /^\/(v\d+|storage|web\/api)(\/|$)/i;
@@ -63,6 +65,8 @@ export function webApp(deps: WebDeps) {
       .use(inboxRoutes(web))
       .use(previewRoutes(web))
       .use(approvalSettingsRoutes(web))
+      .use(linkSettingsRoutes(web))
+      .use(tagRoutes(web))
       .use(channelRoutes(web))
       .use(queueRoutes(web))
       .use(feedRoutes(web))

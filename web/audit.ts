@@ -28,6 +28,8 @@ export const WEB_AUDIT: Record<string, WebAuditTarget | null> = {
   'PUT /web/api/me/time-zone': null,
   // Counts characters: nothing changes.
   'POST /web/api/text-lengths': null,
+  // Draws the composer's preview from its form: nothing is kept.
+  'POST /web/api/composer/preview': null,
   // Opens the platform's authorization page; the channel is connected (and recorded) on the way back.
   'POST /channels/oauth/:platform/start': null,
   'POST /posts': { action: 'post.create', resource: 'post', location: /^\/posts\/(post_\w+)/ },
@@ -64,6 +66,12 @@ export const WEB_AUDIT: Record<string, WebAuditTarget | null> = {
   'POST /inbox/replies/:id/reject': { action: 'reply.reject', resource: 'reply', param: 'id' },
   'POST /inbox/replies/:id/delete': { action: 'reply.delete', resource: 'reply', param: 'id' },
   'POST /settings/approval': { action: 'settings.update', resource: 'organization' },
+  'POST /settings/links': { action: 'settings.update', resource: 'organization' },
+  // Tags (web/tags.ts), as the API's /v1/tags records them; a post's tags set on its page as PATCH /v1/posts/{id} records an edit.
+  'POST /settings/tags': { action: 'tag.create', resource: 'tag', location: /#(tag_\w+)$/ },
+  'POST /settings/tags/:id': { action: 'tag.update', resource: 'tag', param: 'id' },
+  'POST /settings/tags/:id/delete': { action: 'tag.delete', resource: 'tag', param: 'id' },
+  'POST /posts/:id/tags': { action: 'post.update', resource: 'post', param: 'id' },
   'POST /web/api/media/uploads': { action: 'media.create', resource: 'media' },
   'POST /web/api/media/:id/complete': { action: 'media.complete', resource: 'media', param: 'id' },
   'POST /channels/connect/:platform': { action: 'channel.connect', resource: 'channel' },

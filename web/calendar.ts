@@ -1,12 +1,15 @@
 // The calendar: month and week views of every post of the organization (from the API and from
 // the app), in the viewer's time zone, kept live by calendar.js polling /web/api/posts; a post
 // with unread comments links to them in the Inbox. Drafts meant for a time are marked on their
-// day, and drafts without one are offered beside it to drag onto a day (calendar-marks.ts).
+// day, and drafts without one are offered beside it to drag onto a day (calendar-marks.ts). Each
+// post shows its tags; `tagId` narrows the posts to one tag's, by the filter of GET /v1/posts
+// (the live feed too, so the posts of other tags are neither added nor announced).
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../http/router.ts';
 import { parseInstant } from '../lib/date-time.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import { getPostForKey } from '../domain/posts/view.ts';
+import { getTag, listTags, type TagView } from '../domain/tags.ts';
 import { commentCountsByPost } from '../domain/inbox/comments.ts';
 import { Text } from '../domain/posts/content.ts';
 import { jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
@@ -30,7 +33,7 @@ import {
   zonedToUtc,
   type CalendarDay,
 } from './time.ts';
-import { postItem } from './ui.ts';
+import { postItem, tagChip } from './ui.ts';
 import { calendarMarks, unplacedDrafts } from './calendar-marks.ts';
 import type { PostView } from '../domain/posts/view.ts';
 import type { IChannel } from '../db/entities/index.ts';
@@ -61,6 +64,8 @@ function range(
 
 /** Per post, its unread comments (commentCountsByPost: one statement for the whole period). */
 type Unread = Map<string, { unread: number }>;
+/** The organization's tags by id, for the posts' chips. */
+type Tags = ReadonlyMap<string, TagView>;
 
 function dayList(
   posts: PostView[] | undefined,
@@ -68,8 +73,9 @@ function dayList(
   tz: string,
   marks: SafeHtml | undefined,
   unread: Unread,
+  tags: Tags,
 ): SafeHtml {
-  return html`<ul class="post-list">${(posts ?? []).map((p) => postItem(p, channels, tz, unread.get(p.id)?.unread))}</ul>${marks ?? ''}`;
+  return html`<ul class="post-list">${(posts ?? []).map((p) => postItem(p, channels, tz, unread.get(p.id)?.unread, tags))}</ul>${marks ?? ''}`;
 }
 
 function addLink(d: CalendarDay): SafeHtml {
@@ -86,6 +92,7 @@ function monthGrid(
   tz: string,
   marks: Map<string, SafeHtml>,
   unread: Unread,
+  tags: Tags,
 ): SafeHtml {
   const weeks: CalendarDay[][] = [];
   for (let d = r.start; formatDayKey(d) < formatDayKey(r.end); d = addDays(d, 1)) {
@@ -105,7 +112,7 @@ function monthGrid(
           .join(' ');
         return html`<td class="${classes}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
       <div class="day-head"><span class="day-num"><span class="visually-hidden">${formatLongDay(d)}</span><span aria-hidden="true"><span class="day-name">${formatDayTitle(d).split(' ')[0]} </span>${d.day}</span></span>${addLink(d)}</div>
-      ${dayList(posts, channels, tz, marks.get(key), unread)}
+      ${dayList(posts, channels, tz, marks.get(key), unread, tags)}
     </td>`;
       })}</tr>`,
   )}</tbody>
@@ -120,6 +127,7 @@ function weekList(
   tz: string,
   marks: Map<string, SafeHtml>,
   unread: Unread,
+  tags: Tags,
 ): SafeHtml {
   const days: CalendarDay[] = [];
   for (let d = r.start; days.length < 7; d = addDays(d, 1)) days.push(d);
@@ -129,9 +137,26 @@ function weekList(
     return html`<li class="day${key === todayKey ? ' today' : ''}" data-date="${key}" data-testid="day-${key}"${key === todayKey ? html` aria-current="date"` : ''}>
       <div class="day-head"><h2>${formatDayTitle(d)}</h2>${addLink(d)}</div>
       ${posts?.length || marks.has(key) ? '' : html`<p class="empty">No posts</p>`}
-      ${dayList(posts, channels, tz, marks.get(key), unread)}
+      ${dayList(posts, channels, tz, marks.get(key), unread, tags)}
     </li>`;
   })}</ol>`;
+}
+
+/** The tag filter (a GET form: works without script), and which tag narrows the calendar now; nothing while the organization has no tags. */
+function tagFilter(view: View, date: CalendarDay, tags: TagView[], current: TagView | null): SafeHtml {
+  if (!tags.length) return html``;
+  return html`<form method="get" action="/calendar" class="filters tag-filter" data-testid="calendar-tag-filter">
+  <input type="hidden" name="view" value="${view}"><input type="hidden" name="date" value="${formatDayKey(date)}">
+  <div class="field"><label for="calendar-tag">Tag</label>
+    <select id="calendar-tag" name="tagId" data-testid="calendar-tag-select"><option value="">All posts</option>${tags.map(
+      (t) => html`<option value="${t.id}"${t.id === current?.id ? html` selected` : ''}>${t.name}</option>`,
+    )}</select></div>
+  <div class="actions"><button type="submit" data-testid="calendar-tag-apply">Show</button>${
+    current
+      ? html` <span data-testid="calendar-tag-current">Only posts tagged ${tagChip(current)}</span> <a href="/calendar?view=${view}&date=${formatDayKey(date)}" data-testid="calendar-tag-clear">All posts</a>`
+      : ''
+  }</div>
+</form>`;
 }
 
 const CALENDAR_NOTICES: Record<string, string> = {
@@ -149,8 +174,15 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
   const from = dayStart(r.start, ctx.tz);
   const to = dayStart(r.end, ctx.tz);
   const orgId = ctx.signedIn.organization.id;
-  const [{ posts, truncated }, channelList] = await Promise.all([postsInRange(ctx.em, orgId, from, to), channelsOf(ctx.em, orgId)]);
+  const tagList = await listTags(ctx.em, orgId);
+  // A tag the organization has not (deleted since the link was made) narrows nothing, as the Analytics page's channel.
+  const tag = tagList.find((t) => t.id === q.get('tagId')) ?? null;
+  const [{ posts, truncated }, channelList] = await Promise.all([
+    postsInRange(ctx.em, orgId, from, to, { tagId: tag?.id }),
+    channelsOf(ctx.em, orgId),
+  ]);
   const channels = byId(channelList);
+  const tags = byId(tagList);
   const byDay = new Map<string, PostView[]>();
   for (const p of posts) {
     const key = dayKey(new Date(p.scheduledAt), ctx.tz);
@@ -165,8 +197,9 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
     posts.filter((p) => p.status !== 'scheduled').map((p) => p.id),
   );
   const todayKey = formatDayKey(now);
-  const link = (v: View, d: CalendarDay) => `/calendar?view=${v}&date=${formatDayKey(d)}`;
-  const feed = `/web/api/posts?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}`;
+  const narrowed = tag ? `&tagId=${encodeURIComponent(tag.id)}` : '';
+  const link = (v: View, d: CalendarDay) => `/calendar?view=${v}&date=${formatDayKey(d)}${narrowed}`;
+  const feed = `/web/api/posts?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}${narrowed}`;
   const body = html`<section class="calendar" data-testid="calendar" data-view="${view}" data-feed="${feed}" data-live-posts aria-labelledby="calendar-title">
   <div class="calendar-bar">
     <h1 id="calendar-title" data-testid="calendar-title">${r.title}</h1>
@@ -183,11 +216,12 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
   </div>
   <p class="hint">Times in <strong data-testid="calendar-tz">${ctx.tz}</strong>. Drag a scheduled post to another day to move it, or open it to edit; drag a draft onto a day to mean it for that day.
     <span class="legend"><span class="mark-occurrence">↻ upcoming repeat</span> <span class="mark-slot">○ free queue slot</span> <span class="mark-draft">✎ draft</span></span></p>
+  ${tagFilter(view, date, tagList, tag)}
   ${unplaced}
   ${truncated ? html`<p class="notice" data-testid="calendar-truncated">Only the first 1000 posts of this period are shown.</p>` : ''}
   <p class="visually-hidden" role="status" aria-live="polite" data-testid="calendar-message" id="calendar-message"></p>
   <p class="notice stale" data-testid="calendar-stale" hidden>Posts were added elsewhere. <a href="">Reload the calendar</a></p>
-  ${view === 'month' ? monthGrid(r, date.month, todayKey, byDay, channels, ctx.tz, marks, unread) : weekList(r, todayKey, byDay, channels, ctx.tz, marks, unread)}
+  ${view === 'month' ? monthGrid(r, date.month, todayKey, byDay, channels, ctx.tz, marks, unread, tags) : weekList(r, todayKey, byDay, channels, ctx.tz, marks, unread, tags)}
 </section>`;
   const notice = CALENDAR_NOTICES[q.get('notice') ?? ''] ?? null;
   return htmlResponse(
@@ -228,7 +262,11 @@ export function calendarRoutes(web: Web) {
           const to = instantParam(ctx.url.searchParams.get('to'), 'to');
           if (to.getTime() - from.getTime() > 62 * 24 * 3600 * 1000 || to <= from)
             throw errors.validation([{ path: 'to', message: 'must be after from, at most 62 days later' }]);
-          const { posts } = await postsInRange(ctx.em, ctx.signedIn.organization.id, from, to);
+          const orgId = ctx.signedIn.organization.id;
+          // Only the organization's tag narrows: another id is a 404, and the page keeps what it shows.
+          const tagId = ctx.url.searchParams.get('tagId');
+          const tag = tagId === null ? null : await getTag(ctx.em, orgId, tagId);
+          const { posts } = await postsInRange(ctx.em, orgId, from, to, { tagId: tag?.id });
           return jsonResponse({ data: posts });
         }),
       )

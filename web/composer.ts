@@ -1,7 +1,9 @@
 // The composer (new post, edit a scheduled post) and a post's own page (with its unread comments,
 // linked to the Inbox). Plain HTML forms that work without JavaScript; composer.js adds live
-// character counts (per selected channel, as its platform counts: graphemes in the page, X's and
-// Mastodon's weighted counts from POST /web/api/text-lengths), per-platform text fields for the
+// character counts (per selected channel, of the text as it will be sent: graphemes in the page;
+// X's and Mastodon's weighted counts, and every count while links become short links, from
+// POST /web/api/text-lengths), a live preview per chosen channel (web/composer-preview.ts, from
+// POST /web/api/composer/preview; drawn with the page too), per-platform text fields for the
 // selected platforms, uploads, the thread's add / remove / reorder (web/thread-fields.ts), and the
 // per-platform options (web/option-fields.ts) filled from what each chosen account can do
 // (GET /web/api/channels/{id}/capabilities).
@@ -10,14 +12,13 @@
 import { t } from 'elysia';
 import { router } from '../http/router.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
-import { measureChannelText } from '../platforms/text-length.ts';
-import type { IChannel, IPreviewLink } from '../db/entities/index.ts';
+import type { IChannel, IPreviewLink, LinkChoice } from '../db/entities/index.ts';
 import { rulesFor } from '../platforms/catalog.ts';
 import { assertEditable, getPostForKey, type PostView } from '../domain/posts/view.ts';
 import { postAnalyticsForKey, type PostAnalytics } from '../domain/analytics/post-analytics.ts';
 import { postFigures } from './analytics.ts';
 import { ALT_TEXT_CHARS, type MediaView } from '../domain/media.ts';
-import { describeError, jsonRoute, pageRoute, type PageContext, type Web } from './context.ts';
+import { describeError, jsonRoute, pageRoute, WEB_BODY_BYTES, type PageContext, type Web } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 import { htmlResponse, jsonResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
@@ -25,6 +26,7 @@ import {
   byId,
   channelsOf,
   composerValuesFromForm,
+  contentByPlatform,
   createAppPost,
   editAppPost,
   readyMedia,
@@ -49,8 +51,15 @@ import { channelCapabilities } from '../domain/capabilities.ts';
 import { Post } from '../db/entities/index.ts';
 import { PostContent } from '../domain/posts/content.ts';
 import { boundsOf, schemaAt } from '../lib/schema-words.ts';
-import type { DraftView } from '../domain/posts/drafts.ts';
-import { composerValuesOfDraft, draftThreads } from './draft-input.ts';
+import { getDraft, type DraftView } from '../domain/posts/drafts.ts';
+import { composerValuesOfDraft } from './draft-input.ts';
+import { composerLinks, composerMedia, composerPreviews, ownThreadsOf, type ComposerMedia } from './composer-preview.ts';
+import { measureSent } from '../domain/posts/checks.ts';
+import { measureFollowUp } from '../domain/posts/thread.ts';
+import { LinkChoiceSchema } from '../domain/links/choice.ts';
+import { BodyId } from '../lib/chars.ts';
+import { listTags, type TagView } from '../domain/tags.ts';
+import { postTagsPanel } from './tags.ts';
 
 interface ComposerPage {
   mode: 'new' | 'edit';
@@ -66,10 +75,14 @@ interface ComposerPage {
   fields?: FieldError[];
 }
 
-function textFor(v: ComposerValues, platform: string): string {
-  const own = v.platformTexts[platform];
-  return own && own.trim() !== '' ? own : v.content;
+/** What the page works out beside the form: the links choice the post will have and the preview's media. */
+interface ComposerExtras {
+  links: LinkChoice;
+  media: Map<string, ComposerMedia>;
 }
+
+/** The channel's text: its platform's own when one is typed, else the main text (as the post is made). */
+const textFor = (v: ComposerValues, c: IChannel): string => contentByPlatform(v, [c])[c.platform] ?? v.content;
 
 function channelChoice(c: IChannel, p: ComposerPage): SafeHtml {
   const rules = rulesFor(c.platform, c.maxChars);
@@ -87,8 +100,25 @@ function channelChoice(c: IChannel, p: ComposerPage): SafeHtml {
 
 const isSelected = (p: ComposerPage) => (c: IChannel) => p.mode === 'edit' || p.values.channelIds.includes(c.id);
 
-function charCount(c: IChannel, p: ComposerPage): SafeHtml {
-  return counter(c, postLength(c, textFor(p.values, c.platform)), { testId: 'char-count', selected: isSelected(p)(c) });
+function charCount(c: IChannel, p: ComposerPage, links: LinkChoice): SafeHtml {
+  return counter(c, postLength(c, textFor(p.values, c), links), { testId: 'char-count', selected: isSelected(p)(c) });
+}
+
+/** The preview per chosen channel, beside the counters; composer.js redraws it as the form changes. */
+function previewSection(p: ComposerPage, x: ComposerExtras): SafeHtml {
+  const previews = composerPreviews({
+    channels: p.channels.filter(isSelected(p)),
+    values: p.values,
+    media: x.media,
+    links: x.links,
+    ownThreads: ownThreadsOf(p),
+  });
+  return html`<aside class="composer-preview" aria-labelledby="preview-title" data-testid="composer-preview"><div class="composer-preview-body">
+    <h2 id="preview-title" class="small-heading">Preview</h2>
+    <p class="hint">As each chosen channel will publish it${x.links.shorten ? ', each link as the short link it becomes' : ''}.</p>
+    <p class="error-text" role="status" data-preview-status data-testid="preview-status"></p>
+    <div class="preview-channels" data-testid="preview-channels" data-preview-url="/web/api/composer/preview">${previews}</div>
+  </div></aside>`;
 }
 
 function platformText(platform: string, p: ComposerPage): SafeHtml {
@@ -114,7 +144,7 @@ function mediaChoice(m: MediaView, selected: boolean): SafeHtml {
 const REDDIT_SUBREDDIT = boundAttributes(boundsOf(schemaAt(PostContent, 'reddit.subreddit')), true);
 const REDDIT_TITLE = boundAttributes(boundsOf(schemaAt(PostContent, 'reddit.title')), true);
 
-function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
+function composer(ctx: PageContext, p: ComposerPage, x: ComposerExtras): SafeHtml {
   const v = p.values;
   const platforms = [...new Set(p.channels.map((c) => c.platform as string))];
   const hasReddit = platforms.includes('REDDIT');
@@ -126,7 +156,7 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
     ...v.mediaIds.map((id) => p.media.find((m) => m.id === id)).filter((m): m is MediaView => Boolean(m)),
     ...p.media.filter((m) => !mediaIds.has(m.id)),
   ];
-  return html`<form method="post" action="${action}" class="composer" data-testid="composer-form" data-mode="${p.draft ? 'draft' : p.mode}"${p.draft ? html` data-draft-id="${p.draft.id}"` : ''} novalidate>
+  return html`<form method="post" action="${action}" class="composer" data-testid="composer-form" data-mode="${p.draft ? 'draft' : p.mode}"${p.draft ? html` data-draft-id="${p.draft.id}"` : ''}${p.post ? html` data-post-id="${p.post.id}"` : ''}${x.links.shorten ? html` data-shorten-links="true"` : ''} novalidate>
   <input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}">
   <input type="hidden" name="tz" value="${ctx.tz}" data-tz-input>
   ${p.draft ? html`<input type="hidden" name="composer" value="1">` : ''}
@@ -147,8 +177,9 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
   <section class="counts" aria-labelledby="char-counts-title">
     <h2 id="char-counts-title" class="small-heading">Characters per channel</h2>
     <p class="hint" data-no-counts${p.mode === 'edit' || p.values.channelIds.length ? html` hidden` : ''}>Choose channels to see how many characters each allows.</p>
-    <ul data-testid="char-counts" aria-live="polite">${p.channels.map((c) => charCount(c, p))}</ul>
+    <ul data-testid="char-counts" aria-live="polite">${p.channels.map((c) => charCount(c, p, x.links))}</ul>
   </section>
+  ${previewSection(p, x)}
   ${platforms.map((pl) => platformText(pl, p))}
   ${
     hasReddit && p.mode === 'new'
@@ -186,7 +217,8 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
     media: p.media,
     values: v.followUps,
     errors: p.fields ?? [],
-    ownThreads: p.post?.threadByPlatform ?? (p.draft ? draftThreads(p.draft) : {}),
+    ownThreads: ownThreadsOf(p),
+    links: x.links,
   })}
   <fieldset class="when" data-testid="composer-when">
     <legend>When</legend>
@@ -219,7 +251,14 @@ function composer(ctx: PageContext, p: ComposerPage): SafeHtml {
 
 const COMPOSER_NOTICES: Record<string, string> = { 'draft-saved': 'Draft saved.' };
 
-function composerResponse(ctx: PageContext, p: ComposerPage, status = 200): Response {
+async function composerResponse(web: Web, ctx: PageContext, p: ComposerPage, status = 200): Promise<Response> {
+  const orgId = ctx.signedIn.organization.id;
+  // A fork: the page may be drawn again after a create or an edit that failed halfway.
+  const em = ctx.em.fork();
+  const x: ComposerExtras = {
+    links: await composerLinks(em, orgId, p),
+    media: await composerMedia(em, orgId, web.deps.storage, p.values, ownThreadsOf(p)),
+  };
   const tzReload = ctx.request.method === 'GET';
   const title = p.draft ? 'Edit draft' : p.mode === 'new' ? 'New post' : 'Edit post';
   const intro = p.draft
@@ -227,7 +266,7 @@ function composerResponse(ctx: PageContext, p: ComposerPage, status = 200): Resp
     : p.mode === 'new'
       ? html`<p class="hint">Many posts at once? <a href="/posts/import" data-testid="composer-import-link">Import them from a CSV file</a>. Not ready yet? <strong>Save as draft</strong> keeps it, unchecked, in <a href="/drafts">Drafts</a>.</p>`
       : '';
-  const body = html`<h1>${title}</h1>${intro}${composer(ctx, p)}`;
+  const body = html`<h1>${title}</h1>${intro}${composer(ctx, p, x)}`;
   return htmlResponse(
     layout({
       title,
@@ -282,6 +321,7 @@ function postPage(
   figures: PostAnalytics,
   links: IPreviewLink[],
   comments: { unread: number; total: number } | undefined,
+  tags: TagView[],
 ): Response {
   const errors = postErrors(post, channels);
   const body = html`<article class="post-detail" data-testid="post-detail" data-post-id="${post.id}" data-status="${post.status}" data-feed="/web/api/posts/${post.id}" data-live-posts>
@@ -291,6 +331,7 @@ function postPage(
     <dt>Created in</dt><dd data-testid="post-source">${post.source === 'app' ? 'the app' : 'the API'}</dd>
     ${post.publishedAt ? html`<dt>Published</dt><dd><time datetime="${post.publishedAt}">${formatDateTime(new Date(post.publishedAt), ctx.tz)}</time></dd>` : ''}
   </dl>
+  ${postTagsPanel(ctx, post, tags)}
   <h2>Text</h2>
   <p class="post-content" data-testid="post-content">${post.content}</p>
   ${post.media.length ? html`<h2>Media</h2><ul class="plain">${post.media.map((m) => html`<li data-testid="post-media" data-media-id="${m.id}">${m.type} ${m.id}</li>`)}</ul>` : ''}
@@ -372,7 +413,7 @@ async function editPage(
     };
   }
   const media = await readyMedia(ctx.em, orgId, web.deps.storage);
-  return composerResponse(ctx, { mode: 'edit', post, channels, media, values: v, errors, fields }, status);
+  return composerResponse(web, ctx, { mode: 'edit', post, channels, media, values: v, errors, fields }, status);
 }
 
 /** The new-post composer again, with the form as sent and what was refused (a draft that could not be kept). */
@@ -386,7 +427,7 @@ export async function newComposerPage(
 ): Promise<Response> {
   const orgId = ctx.signedIn.organization.id;
   const [channels, media] = await Promise.all([channelsOf(ctx.em, orgId), readyMedia(ctx.em, orgId, web.deps.storage)]);
-  return composerResponse(ctx, { mode: 'new', channels, media, values, errors, fields }, status);
+  return composerResponse(web, ctx, { mode: 'new', channels, media, values, errors, fields }, status);
 }
 
 /**
@@ -405,15 +446,28 @@ export async function draftComposerPage(
   const orgId = ctx.signedIn.organization.id;
   const [channels, media] = await Promise.all([channelsOf(ctx.em, orgId), readyMedia(ctx.em, orgId, web.deps.storage)]);
   const v = values ?? composerValuesOfDraft(draft, ctx.tz);
-  return composerResponse(ctx, { mode: 'new', draft, channels, media, values: v, errors, fields }, status);
+  return composerResponse(web, ctx, { mode: 'new', draft, channels, media, values: v, errors, fields }, status);
 }
 
-/** The composer's live counts: each text measured as its channel's platform counts it. */
+/**
+ * The live counts: each text measured as it will be sent on its channel, by the functions the
+ * post's checks call. `kind` comment: a comment under the post (the composer's first comment on a
+ * comment platform); `links`: the post's links choice (the composer's form says it).
+ */
 const TextLengthsBody = t.Object(
   {
-    texts: t.Array(t.Object({ channelId: t.String({ maxLength: 100 }), text: t.String() }, { additionalProperties: false }), {
-      maxItems: 100,
-    }),
+    texts: t.Array(
+      t.Object(
+        {
+          channelId: t.String({ maxLength: 100 }),
+          text: t.String(),
+          kind: t.Optional(t.Union([t.Literal('post'), t.Literal('comment')])),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 100 },
+    ),
+    links: t.Optional(LinkChoiceSchema),
   },
   { additionalProperties: false },
 );
@@ -427,13 +481,52 @@ async function textLengths(
     channels.has(x.channelId) ? [] : [{ path: `texts.${i}.channelId`, message: `unknown channel ${x.channelId}` }],
   );
   if (unknown.length) throw errors.validation(unknown);
-  const counts = body.texts.map(({ channelId, text }) => {
+  const counts = body.texts.map(({ channelId, text, kind }) => {
     const c = channels.get(channelId)!;
-    const maxChars = rulesFor(c.platform, c.maxChars).maxChars;
-    const { length, exact } = measureChannelText(c, text, maxChars);
+    if (kind === 'comment') {
+      const { characters, maxChars } = measureFollowUp(c, { position: 1, kind, content: text, mediaIds: [] }, body.links);
+      return { channelId, length: characters, exact: true, maxChars, over: characters > maxChars };
+    }
+    const { length, exact, maxChars } = measureSent(c, text, body.links);
     return { channelId, length, exact, maxChars, over: length > maxChars };
   });
   return jsonResponse({ counts });
+}
+
+/**
+ * The composer's preview: `form` is the composer's form as the browser would send it (urlencoded),
+ * read as POST /posts reads it; `postId` (an edit: its channels, threads and links choice) or
+ * `draftId` (the draft's threads and links choice) say what it belongs to.
+ */
+const PreviewBody = t.Object(
+  { form: t.String({ maxLength: WEB_BODY_BYTES }), postId: t.Optional(BodyId()), draftId: t.Optional(BodyId()) },
+  { additionalProperties: false },
+);
+
+async function composerPreview(
+  web: Web,
+  ctx: { em: PageContext['em']; signedIn: PageContext['signedIn'] },
+  body: typeof PreviewBody.static,
+): Promise<Response> {
+  const orgId = ctx.signedIn.organization.id;
+  const values = composerValuesFromForm(new URLSearchParams(body.form));
+  const all = await channelsOf(ctx.em, orgId);
+  const post = body.postId ? await getPostForKey(ctx.em, orgId, body.postId, 'all') : undefined;
+  const draft = !post && body.draftId ? await getDraft(ctx.em, orgId, body.draftId, 'all') : undefined;
+  const known = byId(all);
+  // An edit's channels are its post's (the form's boxes are disabled, so it sends none).
+  const channels = post
+    ? post.channels.map((c) => known.get(c.channelId)).filter((c): c is IChannel => Boolean(c))
+    : all.filter((c) => values.channelIds.includes(c.id));
+  const ownThreads = ownThreadsOf({ post, draft });
+  const previews = composerPreviews({
+    channels,
+    values,
+    media: await composerMedia(ctx.em, orgId, web.deps.storage, values, ownThreads),
+    links: await composerLinks(ctx.em, orgId, { post, draft }),
+    ownThreads,
+  });
+  return jsonResponse({ html: previews.value });
 }
 
 /** A subreddit as GET /v1/channels/{id}/capabilities takes it. */
@@ -459,6 +552,11 @@ export function composerRoutes(web: Web) {
       '/web/api/text-lengths',
       jsonRoute(web, 'read', (ctx) => textLengths(ctx, ctx.body as typeof TextLengthsBody.static)),
       { body: TextLengthsBody },
+    )
+    .post(
+      '/web/api/composer/preview',
+      jsonRoute(web, 'posts.write', (ctx) => composerPreview(web, ctx, ctx.body as typeof PreviewBody.static)),
+      { body: PreviewBody },
     )
     .get(
       '/web/api/channels/:id/capabilities',
@@ -487,7 +585,7 @@ export function composerRoutes(web: Web) {
           followUps: NO_FOLLOW_UPS,
           options: {},
         };
-        return composerResponse(ctx, { mode: 'new', channels, media, values, errors: [] });
+        return composerResponse(web, ctx, { mode: 'new', channels, media, values, errors: [] });
       }),
     )
     .post(
@@ -505,7 +603,7 @@ export function composerRoutes(web: Web) {
             channelsOf(ctx.em.fork(), orgId),
             readyMedia(ctx.em.fork(), orgId, web.deps.storage),
           ]);
-          return composerResponse(ctx, { mode: 'new', channels, media, values, errors: messages, fields }, status);
+          return composerResponse(web, ctx, { mode: 'new', channels, media, values, errors: messages, fields }, status);
         }
       }),
       { parse: 'text' },
@@ -524,6 +622,7 @@ export function composerRoutes(web: Web) {
           figures,
           await previewLinksOfPost(ctx.em, orgId, post.id),
           comments,
+          await listTags(ctx.em, orgId),
         );
       }),
     )

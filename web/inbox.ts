@@ -20,7 +20,7 @@ import { ApiError, errors } from '../lib/errors.ts';
 import { COMMENTS } from '../platforms/catalog.ts';
 import { memberPrincipal } from '../services/users.ts';
 import { auditNote } from './audit.ts';
-import { counter, replyLength } from './char-count.ts';
+import { counter, followUpLength } from './char-count.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
 import { html, safeHttpUrl, type SafeHtml } from './html.ts';
 import { htmlResponse, redirect, safeNextPath } from './http.ts';
@@ -272,7 +272,7 @@ function replyForm(rc: RowContext, c: CommentView, channel: IChannel | undefined
   return html`<form method="post" action="${BASE}/comments/${c.id}/reply" class="inbox-reply-form" data-testid="inbox-reply-form">${hidden(rc)}
     <div class="field"><label for="${id}">Reply as ${channel.name} <span class="hint">(${platformLabel(c.platform)})</span></label>
     <textarea id="${id}" name="content" rows="2" data-testid="inbox-reply-input" aria-describedby="${id}-count">${draft}</textarea></div>
-    <ul class="counts" id="${id}-count" aria-live="polite">${counter(channel, replyLength(channel, draft), { testId: 'inbox-reply-count', selected: true, source: id })}</ul>
+    <ul class="counts" id="${id}-count" aria-live="polite">${counter(channel, followUpLength(channel, draft), { testId: 'inbox-reply-count', selected: true, source: id })}</ul>
     <div class="actions"><button type="submit" class="primary" data-testid="inbox-reply-submit">Reply</button>${
       rc.replyWaits
         ? html`<span class="hint" data-testid="inbox-reply-waits">Your reply waits for approval before it is published.</span>`

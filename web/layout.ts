@@ -15,6 +15,7 @@ export type NavItem =
   | 'analytics'
   | 'channels'
   | 'feeds'
+  | 'tags'
   | 'media'
   | 'keys'
   | 'webhooks'
@@ -33,6 +34,7 @@ const NAV: { id: Exclude<NavItem, null>; href: string; label: string; action: Ac
   { id: 'analytics', href: '/analytics', label: 'Analytics', action: 'read' },
   { id: 'channels', href: '/channels', label: 'Channels', action: 'read' },
   { id: 'feeds', href: '/feeds', label: 'Feeds', action: 'read' },
+  { id: 'tags', href: '/settings/tags', label: 'Tags', action: 'read' },
   { id: 'media', href: '/media', label: 'Media', action: 'read' },
   { id: 'keys', href: '/settings/api-keys', label: 'API keys', action: 'keys.manage' },
   { id: 'webhooks', href: '/settings/webhooks', label: 'Webhooks', action: 'webhooks.manage' },

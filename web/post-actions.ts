@@ -36,18 +36,22 @@ export async function channelsOf(em: EntityManager, organizationId: string): Pro
 
 export const byId = <T extends { id: string }>(items: T[]) => new Map(items.map((i) => [i.id, i]));
 
-/** Posts scheduled in [from, to), oldest first; at most `max` (the calendar says when there are more). */
+/**
+ * Posts scheduled in [from, to), oldest first, with `tagId` only those with that tag (the filter of
+ * GET /v1/posts); at most `max` (the calendar says when there are more).
+ */
 export async function postsInRange(
   em: EntityManager,
   organizationId: string,
   from: Date,
   to: Date,
-  max = 1000,
+  o: { tagId?: string; max?: number } = {},
 ): Promise<{ posts: PostView[]; truncated: boolean }> {
+  const max = o.max ?? 1000;
   const out: PostView[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listPostsForKey(em, organizationId, 'all', { from, to, limit: 100, cursor });
+    const page = await listPostsForKey(em, organizationId, 'all', { from, to, tagId: o.tagId, limit: 100, cursor });
     out.push(...page.data);
     cursor = page.nextCursor ?? undefined;
   } while (cursor && out.length < max);

@@ -1,6 +1,7 @@
 // The public page of a preview link (/preview/{token}; domain/posts/preview-links.ts states the
-// rules): the post as each channel would publish it, its status and approval, and, when the link
-// and the organization allow it, approve/reject for a reviewer who gives their name.
+// rules): the post as each channel would publish it (web/channel-preview.ts, the composer's
+// preview's renderer too), its status and approval, and, when the link and the organization allow
+// it, approve/reject for a reviewer who gives their name.
 import { APPROVAL_COMMENT_CHARS } from '../domain/posts/approval.ts';
 import { decideByLink, linkMayDecide, previewLinkOf, readPreviewLink, type PreviewGrant } from '../domain/posts/preview-links.ts';
 import { getPostForKey, type PostView } from '../domain/posts/view.ts';
@@ -14,7 +15,8 @@ import { formErrors, layout } from './layout.ts';
 import { byId, channelsOf } from './post-actions.ts';
 import { formatDateTime } from './time.ts';
 import { auditNote } from './audit.ts';
-import { platformBadge, statusLabel } from './ui.ts';
+import { statusLabel } from './ui.ts';
+import { channelPreview } from './channel-preview.ts';
 
 const REVIEWER_NAME_CHARS = 100;
 
@@ -27,28 +29,28 @@ function grantOf(web: Web, ctx: RequestContext): PreviewGrant {
   return read;
 }
 
-function channelPreview(post: PostView, c: PostView['channels'][number], name: string): SafeHtml {
-  const followUps = c.items.filter((i) => i.position > 0);
-  return html`<article class="preview-channel" data-testid="preview-channel" data-channel-id="${c.channelId}" data-platform="${c.platform}">
-  <header>${platformBadge(c.platform)} <strong>${name}</strong> <span class="status status-${c.status}">${statusLabel(c.status)}</span></header>
-  <p class="post-content" data-testid="preview-text">${c.content}</p>
-  ${
-    post.media.length
-      ? html`<ul class="preview-media plain">${post.media.map((m) =>
-          m.type === 'image'
-            ? html`<li><img src="${m.url}" alt="" loading="lazy" data-testid="preview-media"></li>`
-            : html`<li><video src="${m.url}" controls preload="none" data-testid="preview-media"></video></li>`,
-        )}</ul>`
-      : ''
-  }
-  ${
-    followUps.length
-      ? html`<ol class="preview-follow-ups" data-testid="preview-follow-ups">${followUps.map(
-          (i) => html`<li data-kind="${i.kind}"><span class="hint">${i.kind === 'comment' ? 'Comment' : 'Reply'}</span> ${i.content}</li>`,
-        )}</ol>`
-      : ''
-  }
-</article>`;
+/**
+ * A channel of the stored post, drawn by the composer's renderer too. Its links show as short
+ * links while it is still to be published; once sent, its text is shown as it was written.
+ */
+function previewOf(post: PostView, c: PostView['channels'][number], name: string): SafeHtml {
+  const media = new Map(post.media.map((m) => [m.id, m]));
+  return channelPreview({
+    channelId: c.channelId,
+    platform: c.platform,
+    name,
+    status: c.status,
+    content: c.content,
+    media: post.media,
+    followUps: c.items
+      .filter((i) => i.position > 0)
+      .map((i) => ({
+        kind: i.kind === 'comment' ? 'comment' : 'reply',
+        content: i.content,
+        media: i.mediaIds.flatMap((id) => media.get(id) ?? []),
+      })),
+    links: post.status === 'scheduled' ? post.links : undefined,
+  });
 }
 
 async function previewPage(
@@ -72,7 +74,7 @@ ${formErrors(o.errors ?? [])}
 This link works until ${formatDateTime(grant.expiresAt, ctx.tz)}.</p>
 ${post.approval ? html`<p>${approvalSummary(post.approval, ctx.tz)}</p>` : ''}
 ${link?.decidedAt ? html`<p data-testid="preview-link-decided">This link has ${link.decision === 'approve' ? 'approved' : 'rejected'} the post (by ${link.reviewerName}); a link decides once.</p>` : ''}
-<div class="preview-channels">${post.channels.map((c) => channelPreview(post, c, channels.get(c.channelId)?.name ?? c.channelId))}</div>
+<div class="preview-channels">${post.channels.map((c) => previewOf(post, c, channels.get(c.channelId)?.name ?? c.channelId))}</div>
 ${
   decide
     ? html`<form method="post" class="stack" data-testid="preview-decision">

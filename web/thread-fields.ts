@@ -4,7 +4,7 @@
 // errors at their fields (`thread[1].content`, `firstComment.content`, `threadByPlatform.X`).
 // Without JavaScript the form offers the items it has plus blank slots; composer.js drops the
 // blank slots and adds, removes and reorders items, renumbering their fields (thread_<n>).
-import type { IChannel, ThreadItem } from '../db/entities/index.ts';
+import type { IChannel, LinkChoice, ThreadItem } from '../db/entities/index.ts';
 import type { MediaView } from '../domain/media.ts';
 import { Thread } from '../domain/posts/content.ts';
 import type { FieldError } from '../lib/errors.ts';
@@ -22,6 +22,8 @@ export interface ThreadFieldsInput {
   errors: FieldError[];
   /** The post's own per-platform threads (set through the API): an edit keeps them, and says so. */
   ownThreads: Record<string, ThreadItem[]>;
+  /** The post's links choice: each text is counted as it will be sent. */
+  links: LinkChoice;
 }
 
 /** Items a form without JavaScript offers at least (blank slots included). */
@@ -76,7 +78,7 @@ function threadItem(f: ThreadFieldsInput, slot: number, item: ThreadItem, blank:
     ${fieldErrors(`${id}-error`, 'thread-item-error', errors)}
     <ul class="thread-counts" data-testid="thread-item-counts">${f.channels
       .filter(takesThread)
-      .map((c) => counter(c, postLength(c, item.content), { testId: 'thread-count', selected: f.selected(c), source: id }))}</ul>
+      .map((c) => counter(c, postLength(c, item.content, f.links), { testId: 'thread-count', selected: f.selected(c), source: id }))}</ul>
     ${
       f.media.length
         ? html`<details class="thread-media"${item.mediaIds.length ? html` open` : ''}>
@@ -123,10 +125,12 @@ export function threadFields(f: ThreadFieldsInput): SafeHtml {
       <textarea id="firstComment" name="firstComment" rows="3" data-testid="first-comment"${invalid('firstComment-error', commentErrors)}>${firstComment}</textarea>
     </div>
     ${fieldErrors('firstComment-error', 'first-comment-error', commentErrors)}
-    <ul class="thread-counts" data-testid="first-comment-counts">${f.channels
-      .filter(takesComment)
-      .map((c) =>
-        counter(c, followUpLength(c, firstComment), { testId: 'first-comment-count', selected: f.selected(c), source: 'firstComment' }),
-      )}</ul>
+    <ul class="thread-counts" data-testid="first-comment-counts">${f.channels.filter(takesComment).map((c) =>
+      counter(c, followUpLength(c, firstComment, f.links), {
+        testId: 'first-comment-count',
+        selected: f.selected(c),
+        source: 'firstComment',
+      }),
+    )}</ul>
   </fieldset>`;
 }

@@ -2,6 +2,7 @@
 import type { IChannel } from '../db/entities/index.ts';
 import type { Platform } from '../platforms/catalog.ts';
 import type { PostView } from '../domain/posts/view.ts';
+import type { TagView } from '../domain/tags.ts';
 import { html, safeHttpUrl, type SafeHtml } from './html.ts';
 import { formatTime } from './time.ts';
 
@@ -77,8 +78,31 @@ export function postErrors(post: PostView, channels: Map<string, IChannel>): str
     .map((c) => `${platformLabel(c.platform)} (${channels.get(c.channelId)?.name ?? c.channelId}): ${c.error}`);
 }
 
-/** One post in the calendar: time, channel badges, excerpt, source and status (with the error when failed), and its unread comments when it has any. */
-export function postItem(post: PostView, channels: Map<string, IChannel>, tz: string, unread = 0): SafeHtml {
+/**
+ * A tag as a chip: a swatch of its colour and its name. The colour is an SVG fill, a presentation
+ * attribute: the pages' Content-Security-Policy allows no inline style.
+ */
+export function tagChip(tag: Pick<TagView, 'id' | 'name' | 'colour'>): SafeHtml {
+  return html`<span class="tag-chip" data-testid="tag-chip" data-tag-id="${tag.id}" data-colour="${tag.colour}"><svg class="tag-swatch" width="10" height="10" viewBox="0 0 10 10" aria-hidden="true" focusable="false"><circle cx="5" cy="5" r="5" fill="${tag.colour}"/></svg>${tag.name}</span>`;
+}
+
+/** A post's tags as chips, in the post's order (id order); an id the map has not (a tag deleted since) shows nothing. */
+export function tagChips(tagIds: readonly string[], tags: ReadonlyMap<string, TagView>): SafeHtml {
+  const known = tagIds.flatMap((id) => tags.get(id) ?? []);
+  return known.length ? html`<span class="tag-chips" data-testid="tag-chips">${known.map(tagChip)}</span>` : html``;
+}
+
+/**
+ * One post in the calendar: time, channel badges, its tags, excerpt, source and status (with the
+ * error when failed), and its unread comments when it has any.
+ */
+export function postItem(
+  post: PostView,
+  channels: Map<string, IChannel>,
+  tz: string,
+  unread = 0,
+  tags: ReadonlyMap<string, TagView> = new Map(),
+): SafeHtml {
   const errors = postErrors(post, channels);
   const scheduled = post.status === 'scheduled';
   const when = new Date(post.scheduledAt);
@@ -88,6 +112,7 @@ export function postItem(post: PostView, channels: Map<string, IChannel>, tz: st
     <span class="excerpt" data-testid="post-excerpt">${excerpt(post.content) || '(media only)'}</span>
   </a>
   <span class="badges">${post.channels.map((c) => platformBadge(c.platform, channels.get(c.channelId)?.name ?? c.channelId, c.channelId))}</span>
+  ${tagChips(post.tagIds, tags)}
   <span class="meta">
     <span class="source source-${post.source}" data-testid="post-source">${post.source === 'app' ? 'App' : 'API'}</span>${post.seriesId ? html` <span class="mark-occurrence" data-testid="post-series" data-series-id="${post.seriesId}" title="An occurrence of a recurring post">↻ Repeats</span>` : ''}
     <span class="status status-${post.status}" data-testid="post-status" data-status="${post.status}"${errors.length ? html` title="${errors.join('\n')}"` : ''}>${statusLabel(post.status)}</span>

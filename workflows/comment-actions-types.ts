@@ -39,6 +39,9 @@ export interface CommentModerationResult {
   status: 'done' | 'failed';
 }
 
+export type CommentReplyWorkflow = (input: CommentReplyInput) => Promise<CommentReplyResult>;
+export type CommentModerationWorkflow = (input: CommentModerationInput) => Promise<CommentModerationResult>;
+
 export const commentReplyWorkflowId = (replyId: string) => `comment-reply-${replyId}`;
 /** One hide or show-again of a comment at a time; a delete of a reply is one per reply. */
 export const commentModerationWorkflowId = (input: Pick<CommentModerationInput, 'action' | 'id'>) =>

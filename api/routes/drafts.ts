@@ -12,17 +12,22 @@ import { scheduleDraftOnce, validateDraft } from '../../services/draft-requests.
 import { authPlugin, type Auth } from '../auth.ts';
 import { DateTimeInput, DraftListSchema, DraftSchema, PathId, PostSchema, PostValidationSchema } from '../schemas.ts';
 import { actorOf } from '../../domain/posts/approval.ts';
+import { PLACEMENT_FIELDS } from '../openapi/fields.ts';
 import { doc } from '../openapi/operation.ts';
 
 const IdParams = t.Object({ id: PathId() });
-const intendedAt = t.Optional(t.Union([DateTimeInput(), t.Null()], { description: 'When it is meant to go out; null: none.' }));
+const intendedAt = t.Optional(
+  t.Union([DateTimeInput(), t.Null()], {
+    description: 'When it is meant to go out, with an offset, from 1970-01-01T00:00:00Z to before 9999-12-31T00:00:00Z; null: none.',
+  }),
+);
 const CreateBody = t.Object({ ...DRAFT_FIELDS, intendedAt }, { additionalProperties: false });
 const PatchBody = t.Object({ ...DRAFT_FIELDS, intendedAt }, { additionalProperties: false, minProperties: 1 });
 const Placement = t.Optional(
   t.Object(
     {
-      publishAt: t.Optional(DateTimeInput('When to publish (as Schedule a post’s `publishAt`).')),
-      queue: t.Optional(t.Boolean({ description: 'The next free slot of the channels’ posting queues.' })),
+      publishAt: t.Optional(DateTimeInput()),
+      queue: t.Optional(t.Boolean()),
     },
     { additionalProperties: false },
   ),
@@ -34,6 +39,8 @@ const ListQuery = t.Object({
 });
 
 const DRAFT_ID = 'Draft id (`drf_…`).';
+/** When the post a draft makes goes out: as Schedule a post's. */
+const PLACEMENT = { publishAt: PLACEMENT_FIELDS.publishAt, queue: PLACEMENT_FIELDS.queue };
 const PLACEMENT_NOTE =
   'Body (optional): `publishAt`, or `queue: true`; neither: the draft’s `intendedAt`, and without one the post is published now.';
 
@@ -49,7 +56,8 @@ export const DRAFT_OPERATIONS = {
     errors: ['forbidden_scope', 'validation_failed'],
     errorNotes: {
       forbidden_scope: 'the key lacks the `publish` scope, or is limited to channels and names another (`details.channelIds`)',
-      validation_failed: 'the body does not match (`details.fields`), or an unknown channel',
+      validation_failed:
+        'the body does not match (`details.fields`), or `channelIds` names what is not one of the channels of the organization',
     },
     success: { status: 201, description: 'The draft.', location: true },
   }),
@@ -85,7 +93,11 @@ export const DRAFT_OPERATIONS = {
     summary: 'Change a draft',
     description: 'The fields given replace the draft’s; null removes a field (and `intendedAt`). A scheduled draft cannot change (`409`).',
     errors: ['not_found', 'conflict', 'validation_failed'],
-    errorNotes: { conflict: 'the draft was scheduled (`details.postId`)' },
+    errorNotes: {
+      conflict: 'the draft was scheduled (`details.postId`)',
+      validation_failed:
+        'the body does not match (`details.fields`), or `channelIds` names what is not one of the channels of the organization',
+    },
     success: { description: 'The draft as it is now.' },
     params: { id: DRAFT_ID },
   }),
@@ -111,6 +123,7 @@ export const DRAFT_OPERATIONS = {
     errorNotes: { validation_failed: 'what create would refuse (`details.fields`), or a draft without a channel' },
     success: { description: 'The draft would be accepted: each channel’s text and its length.' },
     params: { id: DRAFT_ID },
+    body: { name: 'DraftPlacement', fields: PLACEMENT },
   }),
   scheduleDraft: doc({
     operationId: 'scheduleDraft',
@@ -128,6 +141,7 @@ export const DRAFT_OPERATIONS = {
     idempotent: true,
     temporal: true,
     params: { id: DRAFT_ID },
+    body: { name: 'DraftPlacement', fields: PLACEMENT },
   }),
 };
 

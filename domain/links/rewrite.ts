@@ -97,26 +97,40 @@ export const MAX_LINK_CHARS = 2000;
 /** The links of a text that become short links, in order. */
 export const linksToShorten = (text: string): FoundLink[] => httpLinks(text).filter((l) => l.url.length <= MAX_LINK_CHARS);
 
+/** The text cut at `links` (in order, as httpLinks finds them): its runs of plain text and the links between them. */
+export function textAndLinks(text: string, links: FoundLink[]): (string | FoundLink)[] {
+  const out: (string | FoundLink)[] = [];
+  let at = 0;
+  for (const l of links) {
+    if (l.start > at) out.push(text.slice(at, l.start));
+    out.push(l);
+    at = l.end;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
+
 /** The text with each of `links` replaced by what `shortOf` gives for it. */
 export function replaceLinks(text: string, links: FoundLink[], shortOf: (url: string) => string): string {
   if (!links.length) return text;
-  let out = '';
-  let at = 0;
-  for (const l of links) {
-    out += text.slice(at, l.start) + shortOf(l.url);
-    at = l.end;
-  }
-  return out + text.slice(at);
+  return textAndLinks(text, links)
+    .map((part) => (typeof part === 'string' ? part : shortOf(part.url)))
+    .join('');
 }
 
 /**
- * The text as it will be sent, for the length checks: each link as a short link of the process's
- * base (a code's length is fixed, so the placeholder counts as any code would).
+ * A short link before its code is drawn (a preview, a length check): a code's length is fixed, so
+ * it is as long as any short link of the process's base.
  */
+export const placeholderShortUrl = (): string => shortUrlOf('x'.repeat(SHORT_CODE_CHARS));
+
+/** The links of a text that its links choice makes short links (none while it does not shorten). */
+export const linksShortened = (text: string, choice: LinkChoice | undefined): FoundLink[] => (choice?.shorten ? linksToShorten(text) : []);
+
+/** The text as it will be sent, for the length checks: each link as a short link of the process's base. */
 export function asSent(text: string, choice: LinkChoice | undefined): string {
-  if (!choice?.shorten) return text;
-  const placeholder = shortUrlOf('x'.repeat(SHORT_CODE_CHARS));
-  return replaceLinks(text, linksToShorten(text), () => placeholder);
+  const placeholder = placeholderShortUrl();
+  return replaceLinks(text, linksShortened(text, choice), () => placeholder);
 }
 
 export interface Utm {

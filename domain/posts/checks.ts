@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Channel, MediaItem, type IChannel, type IMediaItem, type LinkChoice } from '../../db/entities/index.ts';
 import { parseInstant } from '../../lib/date-time.ts';
 import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
-import { countingNote, measureChannelText } from '../../platforms/text-length.ts';
+import { countingNote, measureChannelText, type Measured } from '../../platforms/text-length.ts';
 import { MEDIA_LIMITS, TIKTOK_PHOTO_MIME_TYPES, rulesFor } from '../../platforms/catalog.ts';
 import { channelsOutsideKey } from '../key-channels.ts';
 import { hiddenMediaIds, type MediaViewer } from '../media.ts';
@@ -92,7 +92,7 @@ export function channelTexts(channels: IChannel[], input: ContentInput, fields: 
     const path = override !== undefined ? `contentByPlatform.${c.platform}` : 'content';
     const text = override ?? input.content;
     texts[c.id] = text;
-    const { length, exact } = measureChannelText(c, asSent(text, input.links), rules.maxChars);
+    const { length, exact } = measureSent(c, text, input.links);
     if (length > rules.maxChars) {
       const is = exact ? `is ${length}` : `is at least ${length}`;
       fields.push({
@@ -113,10 +113,20 @@ export function channelTexts(channels: IChannel[], input: ContentInput, fields: 
   return texts;
 }
 
+/**
+ * A text's length on the channel as it will be sent (its links as short links when the post
+ * shortens them), as its platform counts it, and the channel's limit: what the checks of a post,
+ * its thread items and the composer's counters measure.
+ */
+export function measureSent(c: IChannel, text: string, links?: LinkChoice): Measured & { maxChars: number } {
+  const { maxChars } = rulesFor(c.platform, c.maxChars);
+  return { ...measureChannelText(c, asSent(text, links), maxChars), maxChars };
+}
+
 /** A valid text's length on the channel as it will be sent, as its platform counts it, and the channel's limit. */
 export function measureForChannel(c: IChannel, text: string, links?: LinkChoice): { characters: number; maxChars: number } {
-  const { maxChars } = rulesFor(c.platform, c.maxChars);
-  return { characters: measureChannelText(c, asSent(text, links), maxChars).length, maxChars };
+  const { length, maxChars } = measureSent(c, text, links);
+  return { characters: length, maxChars };
 }
 
 /**

@@ -16,12 +16,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { t } from 'elysia';
 import type { Actor } from '../../db/entities/post.ts';
 import { sql } from '../../db/sql.ts';
-import { ApiError, errors } from '../../lib/errors.ts';
+import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
+import { parseInstant } from '../../lib/date-time.ts';
 import { BodyId } from '../../lib/chars.ts';
 import { idPattern, newId } from '../../lib/ids.ts';
 import { decodeKeyset, encodeKeyset } from '../../lib/keyset-cursor.ts';
 import { type KeyChannels, keySees } from '../key-channels.ts';
-import { loadTargetChannels } from './checks.ts';
+import { LATEST_PUBLISH_AT, loadTargetChannels } from './checks.ts';
 import { CONTENT_FIELDS, EDIT_FIELDS } from './content.ts';
 import { POST_LIMITS } from './limits.ts';
 
@@ -95,6 +96,21 @@ function contentGiven(body: DraftInput): Record<string, unknown> {
   return Object.fromEntries(CONTENT_FIELDS.filter((f) => body[f] !== undefined).map((f) => [f, body[f]]));
 }
 
+/** The earliest intended time a draft takes. */
+const EARLIEST_INTENDED_AT = new Date(0);
+
+/** A draft's intended time: an instant with an offset, from 1970 to before LATEST_PUBLISH_AT (what a post may be scheduled at); null: none. */
+function checkIntendedAt(value: string | null | undefined): void {
+  if (value === undefined || value === null) return;
+  const fields: FieldError[] = [];
+  const at = parseInstant(value, 'intendedAt', fields);
+  if (at && at.getTime() >= LATEST_PUBLISH_AT.getTime())
+    fields.push({ path: 'intendedAt', message: `must be before ${LATEST_PUBLISH_AT.toISOString()}` });
+  else if (at && at.getTime() < EARLIEST_INTENDED_AT.getTime())
+    fields.push({ path: 'intendedAt', message: `must be at or after ${EARLIEST_INTENDED_AT.toISOString()}` });
+  if (fields.length) throw errors.validation(fields);
+}
+
 async function checkChannels(em: EntityManager, organizationId: string, channelIds: string[] | undefined, keyChannels: KeyChannels) {
   if (channelIds?.length) await loadTargetChannels(em, organizationId, channelIds, keyChannels === 'all' ? 'all' : [...keyChannels]);
 }
@@ -113,6 +129,7 @@ export async function createDraft(
   who: { organizationId: string; keyChannels: KeyChannels; actor: Actor; now: Date },
   body: DraftInput,
 ): Promise<DraftView> {
+  checkIntendedAt(body.intendedAt);
   await checkChannels(em, who.organizationId, body.channelIds, who.keyChannels);
   const content = Object.fromEntries(Object.entries(contentGiven(body)).filter(([, v]) => v !== null));
   const id = newId('drf');
@@ -143,6 +160,7 @@ export async function updateDraft(
 ): Promise<DraftView> {
   const draft = await getDraft(em, who.organizationId, id, who.keyChannels);
   assertEditable(draft);
+  checkIntendedAt(body.intendedAt);
   await checkChannels(em, who.organizationId, body.channelIds, who.keyChannels);
   const given = contentGiven(body);
   const removed = Object.keys(given).filter((f) => given[f] === null);

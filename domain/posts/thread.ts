@@ -21,10 +21,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IChannel, IMediaItem, LinkChoice, ThreadItem } from '../../db/entities/index.ts';
 import type { FieldError } from '../../lib/errors.ts';
 import { FOLLOW_UPS } from '../../platforms/catalog.ts';
-import { countingNote, graphemeLength, measureChannelText } from '../../platforms/text-length.ts';
-import { rulesFor } from '../../platforms/catalog.ts';
+import { countingNote, graphemeLength } from '../../platforms/text-length.ts';
 import type { MediaViewer } from '../media.ts';
-import { loadPostMedia, mediaProblems } from './checks.ts';
+import { loadPostMedia, measureSent, mediaProblems } from './checks.ts';
 import { asSent } from '../links/rewrite.ts';
 
 export interface ThreadInput {
@@ -111,8 +110,7 @@ export function channelFollowUps(
       thread.forEach((item, i) => {
         items.push(reply(item.content, item.mediaIds));
         const path = `${threadPath}[${i}]`;
-        const { maxChars } = rulesFor(c.platform, c.maxChars);
-        const { length, exact } = measureChannelText(c, asSent(item.content, links), maxChars);
+        const { length, exact, maxChars } = measureSent(c, item.content, links);
         if (length > maxChars) {
           const is = exact ? `is ${length}` : `is at least ${length}`;
           report({ path: `${path}.content`, message: `${is} characters${countingNote(c.platform)}; ${where} allows ${maxChars}` });
@@ -127,7 +125,7 @@ export function channelFollowUps(
           message: `${where} takes at most ${follow.maxItems} replies after the post${input.firstComment ? ' (firstComment is the first)' : ''}; ${items.length} given`,
         });
       }
-      if (input.firstComment) checkText(asSent(input.firstComment.content, links), c, 'firstComment.content', report);
+      if (input.firstComment) checkText(input.firstComment.content, links, c, 'firstComment.content', report);
     } else {
       if (thread.length) {
         const instead = follow.kind === 'comment' ? 'its follow-up is firstComment' : 'it takes no replies or comments';
@@ -157,10 +155,9 @@ function reply(content: string, mediaIds: string[]): FollowUpItem {
   return { position: 0, kind: 'reply', content, mediaIds };
 }
 
-/** The first comment as the first reply of a thread: within the channel's own limit, not empty. */
-function checkText(text: string, c: IChannel, path: string, report: (f: FieldError) => void): void {
-  const { maxChars } = rulesFor(c.platform, c.maxChars);
-  const { length, exact } = measureChannelText(c, text, maxChars);
+/** The first comment as the first reply of a thread: within the channel's own limit as sent, not empty. */
+function checkText(text: string, links: LinkChoice | undefined, c: IChannel, path: string, report: (f: FieldError) => void): void {
+  const { length, exact, maxChars } = measureSent(c, text, links);
   if (length > maxChars) {
     const is = exact ? `is ${length}` : `is at least ${length}`;
     report({ path, message: `${is} characters${countingNote(c.platform)}; ${c.platform} channel ${c.id} allows ${maxChars}` });
@@ -194,8 +191,8 @@ export async function checkFollowUps(
 /** A follow-up's length as sent, as its kind is counted on the channel, and its limit (POST /v1/posts/validate). */
 export function measureFollowUp(c: IChannel, item: FollowUpItem, links?: LinkChoice): { characters: number; maxChars: number } {
   const follow = FOLLOW_UPS[c.platform];
-  const text = asSent(item.content, links);
-  if (item.kind === 'comment' && follow.kind === 'comment') return { characters: graphemeLength(text), maxChars: follow.maxChars };
-  const { maxChars } = rulesFor(c.platform, c.maxChars);
-  return { characters: measureChannelText(c, text, maxChars).length, maxChars };
+  if (item.kind === 'comment' && follow.kind === 'comment')
+    return { characters: graphemeLength(asSent(item.content, links)), maxChars: follow.maxChars };
+  const { length, maxChars } = measureSent(c, item.content, links);
+  return { characters: length, maxChars };
 }

@@ -4,6 +4,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import sharp from 'sharp';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -140,21 +141,28 @@ export const DOCS_SCREENSHOT_DIR = join(import.meta.dir, '..', '..', 'docs', 'sc
 /** UPDATE_SCREENSHOTS=1: the run also replaces the README's copies in docs/screenshots. */
 export const UPDATE_SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1';
 
+/** How every screenshot is taken: the whole page, still, without a caret. */
+const WHOLE_PAGE = { fullPage: true, type: 'png', animations: 'disabled', caret: 'hide' } as const;
+
 /** A full-page PNG under SCREENSHOT_DIR (overwritten each run). */
 export async function screenshot(page: Page, name: string): Promise<string> {
   const path = join(SCREENSHOT_DIR, `${name}.png`);
   mkdirSync(dirname(path), { recursive: true });
-  await page.screenshot({ path, fullPage: true, type: 'png', animations: 'disabled', caret: 'hide' });
+  await page.screenshot({ path, ...WHOLE_PAGE });
   return path;
 }
 
 /**
- * A screenshot the README shows: written under SCREENSHOT_DIR like any other, and copied to
+ * A screenshot the README shows: written under SCREENSHOT_DIR like any other as a 256-colour PNG
+ * (the pages are flat colours: a fraction of the bytes, the same picture), and copied to
  * docs/screenshots/<name>.png only when UPDATE_SCREENSHOTS=1, so a normal run leaves the
  * committed images alone. Call it after the step's assertions, so only a checked page is copied.
  */
 export async function docsScreenshot(page: Page, name: string): Promise<string> {
-  const path = await screenshot(page, name);
+  const path = join(SCREENSHOT_DIR, `${name}.png`);
+  mkdirSync(dirname(path), { recursive: true });
+  const png = await page.screenshot(WHOLE_PAGE);
+  await sharp(png).png({ palette: true, colours: 256, compressionLevel: 9, effort: 10 }).toFile(path);
   if (UPDATE_SCREENSHOTS) {
     mkdirSync(DOCS_SCREENSHOT_DIR, { recursive: true });
     copyFileSync(path, join(DOCS_SCREENSHOT_DIR, `${name}.png`));

@@ -1,6 +1,8 @@
-// The composer: live character counts per selected channel (grapheme clusters, as the server
-// counts them; X's and Mastodon's weighted counts, data-count-rule="server", come from
-// POST /web/api/text-lengths) for the post's text, each thread item and the first comment;
+// The composer: live character counts per selected channel, of the text as it will be sent
+// (grapheme clusters, as the server counts them; data-count-rule="server" — X's and Mastodon's
+// weighted counts, and every count while links become short links — from
+// POST /web/api/text-lengths) for the post's text, each thread item and the first comment; the
+// preview per chosen channel, drawn by the server from the form (POST /web/api/composer/preview);
 // per-platform text fields for the selected platforms; the thread's items added, removed and
 // reordered (renumbered thread_0, thread_1, … so the form sends them in order); which chosen
 // platforms get the thread and the comment; the per-platform options of the chosen platforms,
@@ -296,6 +298,55 @@
     };
   }
 
+  // The preview: the server draws it (the preview links' renderer) from the form as it would be
+  // sent, a moment after typing stops; only the answer to the latest request is shown. The answer
+  // is markup the server escaped. A form unchanged since the last request is not sent again.
+  function livePreview(form) {
+    var box = form.querySelector('[data-preview-url]');
+    var status = form.querySelector('[data-preview-status]');
+    if (!box) return () => {};
+    var url = box.getAttribute('data-preview-url');
+    var postId = form.getAttribute('data-post-id');
+    var draftId = form.getAttribute('data-draft-id');
+    var timer = null;
+    var seq = 0;
+    function serialized() {
+      var data = new FormData(form);
+      data.delete('_csrf');
+      return new URLSearchParams(data).toString();
+    }
+    // The page drew the preview of the form as it came.
+    var last = serialized();
+    return () => {
+      var now = serialized();
+      if (now === last) return;
+      last = now;
+      clearTimeout(timer);
+      box.setAttribute('aria-busy', 'true');
+      timer = setTimeout(() => {
+        var mine = ++seq;
+        var body = { form: now };
+        if (postId) body.postId = postId;
+        else if (draftId) body.draftId = draftId;
+        window.PP.send('POST', url, body).then(
+          (answer) => {
+            if (mine !== seq) return;
+            box.innerHTML = answer.html;
+            box.removeAttribute('aria-busy');
+            if (status) status.textContent = '';
+          },
+          (err) => {
+            if (mine !== seq) return;
+            box.removeAttribute('aria-busy');
+            // The next change asks again.
+            last = null;
+            if (status) status.textContent = `The preview could not be updated: ${err.message}`;
+          },
+        );
+      }, 300);
+    };
+  }
+
   document.addEventListener('DOMContentLoaded', () => {
     var form = document.querySelector('[data-testid="composer-form"]');
     if (!form) return;
@@ -304,6 +355,7 @@
     var channelBoxes = Array.prototype.slice.call(form.querySelectorAll('input[name="channelIds"]'));
     var platformBlocks = Array.prototype.slice.call(form.querySelectorAll('[data-platform-text]'));
     var options = optionPanels(form);
+    var shortenLinks = form.getAttribute('data-shorten-links') === 'true';
 
     function selectedIds() {
       var ids = {};
@@ -343,11 +395,18 @@
       });
       serverTimer = setTimeout(() => {
         var seq = ++serverSeq;
-        var texts = lis.map((li) => ({ channelId: li.getAttribute('data-channel-id'), text: textOf(li) }));
+        var texts = lis.map((li) => {
+          var text = { channelId: li.getAttribute('data-channel-id'), text: textOf(li) };
+          if (li.getAttribute('data-count-kind') === 'comment') text.kind = 'comment';
+          return text;
+        });
         // The endpoint takes 100 texts a request (a long thread on several channels has more).
         var batches = [];
-        for (var i = 0; i < texts.length; i += 100)
-          batches.push(window.PP.send('POST', '/web/api/text-lengths', { texts: texts.slice(i, i + 100) }));
+        for (var i = 0; i < texts.length; i += 100) {
+          var request = { texts: texts.slice(i, i + 100) };
+          if (shortenLinks) request.links = { shorten: true };
+          batches.push(window.PP.send('POST', '/web/api/text-lengths', request));
+        }
         Promise.all(batches).then(
           (bodies) => {
             if (seq !== serverSeq) return;
@@ -400,10 +459,14 @@
         block.hidden = !platforms[platform] && platformText(platform) === null;
       });
       options(channelBoxes.filter((b) => ids[b.value]).map((b) => ({ id: b.value, platform: b.getAttribute('data-platform') })));
+      preview();
     }
+    // Set once the thread's blank slots are gone, so the preview starts from the form as shown.
+    var preview = () => {};
     form.addEventListener('input', update);
     form.addEventListener('change', update);
     threadItems(form, update);
+    preview = livePreview(form);
 
     // "Publish now" and "Add to queue" make the time field irrelevant.
     var time = form.querySelector('#publishAt');
@@ -467,6 +530,8 @@
               if (empty) empty.hidden = true;
               upload.value = '';
               if (alt) alt.value = '';
+              // Checked without a change event: the preview and the options follow it.
+              update();
             },
             (err) => {
               status.textContent = `Upload failed: ${err.message}`;
