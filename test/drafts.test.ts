@@ -69,6 +69,16 @@ describe('drafts', () => {
     expect(
       (await call(stack.app, 'POST', '/v1/drafts', { key: a.key, body: { channelIds: ['ch_00000000000000000000000000'] } })).status,
     ).toBe(422);
+    // Any offset RFC 3339 allows is read as its instant; a time outside what a post may take is refused.
+    const offset = await call(stack.app, 'POST', '/v1/drafts', { key: a.key, body: { intendedAt: '2028-08-13T23:09:20-16:39' } });
+    expect(offset.body.intendedAt).toBe('2028-08-14T15:48:20.000Z');
+    const early = await call(stack.app, 'PATCH', `/v1/drafts/${offset.body.id}`, {
+      key: a.key,
+      body: { intendedAt: '0001-01-01T00:00:00+14:00' },
+    });
+    expect(early.status).toBe(422);
+    expect(early.body.error.details.fields[0].path).toBe('intendedAt');
+    await call(stack.app, 'DELETE', `/v1/drafts/${offset.body.id}`, { key: a.key });
     expect((await call(stack.app, 'DELETE', `/v1/drafts/${empty.body.id}`, { key: a.key })).status).toBe(204);
     expect((await call(stack.app, 'GET', `/v1/drafts/${empty.body.id}`, { key: a.key })).status).toBe(404);
     // Another organization's key does not see it.

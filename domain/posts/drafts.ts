@@ -99,16 +99,20 @@ function contentGiven(body: DraftInput): Record<string, unknown> {
 /** The earliest intended time a draft takes. */
 const EARLIEST_INTENDED_AT = new Date(0);
 
-/** A draft's intended time: an instant with an offset, from 1970 to before LATEST_PUBLISH_AT (what a post may be scheduled at); null: none. */
-function checkIntendedAt(value: string | null | undefined): void {
-  if (value === undefined || value === null) return;
+/**
+ * A draft's intended time: an instant with an offset, from 1970 to before LATEST_PUBLISH_AT (what a
+ * post may be scheduled at), as the Date stored (Postgres takes offsets only up to ±15:59); null: none.
+ */
+function intendedAtOf(value: string | null | undefined): Date | null | undefined {
+  if (value === undefined || value === null) return value;
   const fields: FieldError[] = [];
   const at = parseInstant(value, 'intendedAt', fields);
   if (at && at.getTime() >= LATEST_PUBLISH_AT.getTime())
     fields.push({ path: 'intendedAt', message: `must be before ${LATEST_PUBLISH_AT.toISOString()}` });
   else if (at && at.getTime() < EARLIEST_INTENDED_AT.getTime())
     fields.push({ path: 'intendedAt', message: `must be at or after ${EARLIEST_INTENDED_AT.toISOString()}` });
-  if (fields.length) throw errors.validation(fields);
+  if (fields.length || !at) throw errors.validation(fields);
+  return at;
 }
 
 async function checkChannels(em: EntityManager, organizationId: string, channelIds: string[] | undefined, keyChannels: KeyChannels) {
@@ -129,7 +133,7 @@ export async function createDraft(
   who: { organizationId: string; keyChannels: KeyChannels; actor: Actor; now: Date },
   body: DraftInput,
 ): Promise<DraftView> {
-  checkIntendedAt(body.intendedAt);
+  const intendedAt = intendedAtOf(body.intendedAt);
   await checkChannels(em, who.organizationId, body.channelIds, who.keyChannels);
   const content = Object.fromEntries(Object.entries(contentGiven(body)).filter(([, v]) => v !== null));
   const id = newId('drf');
@@ -142,7 +146,7 @@ export async function createDraft(
       who.organizationId,
       JSON.stringify(content),
       JSON.stringify(body.channelIds ?? []),
-      body.intendedAt ?? null,
+      intendedAt ?? null,
       JSON.stringify(who.actor),
       who.now,
       who.now,
@@ -160,7 +164,7 @@ export async function updateDraft(
 ): Promise<DraftView> {
   const draft = await getDraft(em, who.organizationId, id, who.keyChannels);
   assertEditable(draft);
-  checkIntendedAt(body.intendedAt);
+  const intendedAt = intendedAtOf(body.intendedAt);
   await checkChannels(em, who.organizationId, body.channelIds, who.keyChannels);
   const given = contentGiven(body);
   const removed = Object.keys(given).filter((f) => given[f] === null);
@@ -176,8 +180,8 @@ export async function updateDraft(
       `{${removed.join(',')}}`,
       JSON.stringify(set),
       body.channelIds !== undefined ? JSON.stringify(body.channelIds) : null,
-      body.intendedAt !== undefined,
-      body.intendedAt ?? null,
+      intendedAt !== undefined,
+      intendedAt ?? null,
       who.now,
       id,
     ],
