@@ -793,8 +793,9 @@ const platformOf = (id: string) => {
 async function asked(o: Operation, g: Generated): Promise<Asked> {
   const body = (g.body ?? {}) as Json;
   let stored: Json | undefined;
-  if (o.id === 'updatePost' || o.id === 'updateSeries' || o.id === 'updateFeed') {
-    const collection = { updatePost: 'posts', updateSeries: 'series', updateFeed: 'feeds' }[o.id];
+  // What the request changes or is made from (a draft: the post it makes): as stored now.
+  if (['updatePost', 'updateSeries', 'updateFeed', 'validateDraft', 'scheduleDraft'].includes(o.id)) {
+    const collection = ({ updatePost: 'posts', updateSeries: 'series', updateFeed: 'feeds' } as Record<string, string>)[o.id] ?? 'drafts';
     const url = `http://localhost/v1/${collection}/${encode(g.path.id)}`;
     const res = await stack.app.handle(new Request(url, { headers: { authorization: `Bearer ${nextKey()}` } }));
     if (res.status === 200) stored = (await res.json()) as Json;
