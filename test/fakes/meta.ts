@@ -1303,7 +1303,7 @@ function unknownField(fields: string | undefined, known: Set<string>, node: stri
     .find((f) => f && !known.has(f));
   return name
     ? graphError(400, {
-        message: `(#100) Tried accessing nonexisting field (${name}) on node type (${node})`,
+        message: coded(100, `Tried accessing nonexisting field (${name}) on node type (${node})`),
         type: 'OAuthException',
         code: 100,
       })
