@@ -5,12 +5,9 @@
 // shapes the API's draft body takes (domain/posts/content.ts ContentEdit), so a draft kept here
 // reads back through GET /v1/drafts as one kept there.
 import { Value } from '@sinclair/typebox/value';
-import { t } from 'elysia';
 import type { IChannel, ThreadItem } from '../db/entities/index.ts';
-import type { DraftInput, DraftView } from '../domain/posts/drafts.ts';
+import { DraftChannelIds, type DraftInput, type DraftView } from '../domain/posts/drafts.ts';
 import { ContentEdit, type ContentBody } from '../domain/posts/content.ts';
-import { POST_LIMITS } from '../domain/posts/limits.ts';
-import { BodyId } from '../lib/chars.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import { fieldErrors } from '../lib/schema-words.ts';
 import { buildOptions, optionValues } from './option-input.ts';
@@ -19,7 +16,6 @@ import { threadInputFor } from './thread-input.ts';
 import { localInputValue, zonedParts, zonedToUtc, type CalendarDay } from './time.ts';
 
 /** A draft's channels as the API's draft body bounds them: maybe none. */
-const DraftChannelIds = t.Array(BodyId(), { maxItems: POST_LIMITS.channels, uniqueItems: true });
 
 /** A draft's content fields, typed as the post-content schema has them (a draft view holds them loosely). */
 export const draftContent = (d: DraftView) => d as unknown as Partial<ContentBody>;

@@ -26,16 +26,17 @@ import { LATEST_PUBLISH_AT, loadTargetChannels } from './checks.ts';
 import { CONTENT_FIELDS, EDIT_FIELDS } from './content.ts';
 import { POST_LIMITS } from './limits.ts';
 
+/** A draft's channels: a post's bounds, but it may have none until it is scheduled. */
+export const DraftChannelIds = t.Array(BodyId(), {
+  maxItems: POST_LIMITS.channels,
+  uniqueItems: true,
+  description: 'The channels it is meant for (the organization’s); may be empty until it is scheduled.',
+});
+
 /** A draft's fields: the content's, each optional (null removes a nullable one), its channels and its intended time. */
 export const DRAFT_FIELDS = {
   ...EDIT_FIELDS,
-  channelIds: t.Optional(
-    t.Array(BodyId(), {
-      maxItems: POST_LIMITS.channels,
-      uniqueItems: true,
-      description: 'The channels it is meant for (the organization’s); may be empty until it is scheduled.',
-    }),
-  ),
+  channelIds: t.Optional(DraftChannelIds),
 };
 
 export interface DraftInput {
