@@ -19,7 +19,7 @@
 //   written in the create's transaction, and by an edit directly rather than through the post's
 //   workflow; an edit that gives nothing but `tagIds` takes any post, published ones too.
 // - A post made by a series or a feed gets the series' or the feed's tags as they are then.
-// - Deleting a tag takes it off every post (the cascade), series and feed in one transaction.
+// - Deleting a tag takes it off every post (the cascade), series, feed and draft in one transaction.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { t } from 'elysia';
@@ -169,12 +169,12 @@ export async function updateTag(
   return getTag(em.fork(), organizationId, id);
 }
 
-/** DELETE /v1/tags/{id}: gone, and off every post, series and feed. */
+/** DELETE /v1/tags/{id}: gone, and off every post, series, feed and draft. */
 export async function deleteTag(em: EntityManager, organizationId: string, id: string): Promise<void> {
   await em.transactional(async (tx) => {
     const tag = await findTag(tx, organizationId, id);
-    // A series' and a feed's tags are a list of ids: the id goes from each list that has it.
-    for (const table of ['series', 'feeds']) {
+    // A series', a feed's and a draft's tags are a list of ids: the id goes from each list that has it.
+    for (const table of ['series', 'feeds', 'drafts']) {
       await sql(
         tx,
         `update ${table} set tag_ids = tag_ids - ?::text, updated_at = now() where organization_id = ? and tag_ids @> jsonb_build_array(?::text)`,

@@ -27,13 +27,14 @@ const DRAFT_ID = new RegExp(idPattern('drf'));
 
 /** The post a draft makes: its content as given, its channels, the placement asked for (else its intended time); the web app schedules a draft with it too (web/drafts.ts). */
 export function postBodyOf(draft: DraftView, placement: Placement): NewPostBody {
-  const { id, channelIds, intendedAt, status, postId, scheduledAt, createdBy, createdAt, updatedAt, ...content } = draft;
+  const { id, channelIds, tagIds, intendedAt, status, postId, scheduledAt, createdBy, createdAt, updatedAt, ...content } = draft;
   if (!channelIds.length) throw errors.validation([{ path: 'channelIds', message: 'a draft needs a channel before it is scheduled' }]);
   const publishAt = placement.publishAt ?? (placement.queue ? undefined : (intendedAt ?? undefined));
   return {
     ...(content as Omit<NewPostBody, 'channelIds'>),
     content: typeof content.content === 'string' ? content.content : '',
     channelIds,
+    ...(tagIds.length ? { tagIds } : {}),
     ...(publishAt !== undefined ? { publishAt } : {}),
     ...(placement.queue ? { queue: true } : {}),
   };

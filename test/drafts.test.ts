@@ -69,6 +69,16 @@ describe('drafts', () => {
     expect(
       (await call(stack.app, 'POST', '/v1/drafts', { key: a.key, body: { channelIds: ['ch_00000000000000000000000000'] } })).status,
     ).toBe(422);
+    // Tags: the organization's, checked as a post's; a deleted tag leaves every draft.
+    const tag = await call(stack.app, 'POST', '/v1/tags', { key: a.key, body: { name: 'Launch' } });
+    const tagged = await call(stack.app, 'PATCH', `/v1/drafts/${empty.body.id}`, { key: a.key, body: { tagIds: [tag.body.id] } });
+    expect(tagged.body.tagIds).toEqual([tag.body.id]);
+    expect(empty.body.tagIds).toEqual([]);
+    const foreign = await call(stack.app, 'POST', '/v1/drafts', { key: a.key, body: { tagIds: ['tag_00000000000000000000000000'] } });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.error.details.fields[0].path).toBe('tagIds');
+    expect((await call(stack.app, 'DELETE', `/v1/tags/${tag.body.id}`, { key: a.key })).status).toBe(204);
+    expect((await call(stack.app, 'GET', `/v1/drafts/${empty.body.id}`, { key: a.key })).body.tagIds).toEqual([]);
     // Any offset RFC 3339 allows is read as its instant; a time outside what a post may take is refused.
     const offset = await call(stack.app, 'POST', '/v1/drafts', { key: a.key, body: { intendedAt: '2028-08-13T23:09:20-16:39' } });
     expect(offset.body.intendedAt).toBe('2028-08-14T15:48:20.000Z');
@@ -119,7 +129,11 @@ describe('drafts', () => {
   test('scheduled: one post with the same key, published once at its time; the draft records it and no longer changes', async () => {
     const a = await account();
     const text = `scheduled ${crypto.randomUUID()}`;
-    const d = await call(stack.app, 'POST', '/v1/drafts', { key: a.key, body: { content: text, channelIds: [a.channelId] } });
+    const tag = await call(stack.app, 'POST', '/v1/tags', { key: a.key, body: { name: 'Campaign' } });
+    const d = await call(stack.app, 'POST', '/v1/drafts', {
+      key: a.key,
+      body: { content: text, channelIds: [a.channelId], tagIds: [tag.body.id] },
+    });
     const publishAt = new Date(a.clock.getTime() + 2 * 3_600_000).toISOString();
     const schedule = () =>
       call(stack.app, 'POST', `/v1/drafts/${d.body.id}/schedule`, {
@@ -130,7 +144,7 @@ describe('drafts', () => {
     const first = await schedule();
     expect(first.status).toBe(201);
     expect(first.headers.get('location')).toBe(`/v1/posts/${first.body.id}`);
-    expect(first.body).toMatchObject({ status: 'scheduled', content: text });
+    expect(first.body).toMatchObject({ status: 'scheduled', content: text, tagIds: [tag.body.id] });
     expect(new Date(first.body.scheduledAt).getTime()).toBe(new Date(publishAt).getTime());
     const again = await schedule();
     expect(again.status).toBe(201);

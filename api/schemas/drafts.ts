@@ -9,6 +9,9 @@ export const DraftSchema = t.Object(
     id: t.String({ description: 'Draft id (`drf_…`).' }),
     ...EDIT_FIELDS,
     channelIds: t.Array(t.String(), { description: 'The channels it is meant for; may be empty.' }),
+    tagIds: t.Array(t.String(), {
+      description: 'The organization’s tags (GET /tags), in id order, given to the post it becomes; `[]`: none.',
+    }),
     intendedAt: NullableDateTime('When it is meant to go out; a draft whose time has passed is still a draft.'),
     status: oneOf(['draft', 'scheduled'] as const, '`draft`; `scheduled` once it became a post (`postId`).'),
     postId: NullableString('The post it became once scheduled.'),

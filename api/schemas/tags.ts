@@ -4,7 +4,7 @@ import { strict, DateTime } from './primitives.ts';
 
 export const TagSchema = t.Object(
   {
-    id: t.String({ description: 'Used in `tagIds` of posts, series and feeds, and as `tagId` of the lists and the analytics.' }),
+    id: t.String({ description: 'Used in `tagIds` of posts, series, feeds and drafts, and as `tagId` of the lists and the analytics.' }),
     name: t.String({ description: 'Unique in the organization, whatever its letter case.' }),
     colour: t.String({ description: '`#rrggbb`, lower case.' }),
     createdAt: DateTime(),

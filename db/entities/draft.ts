@@ -16,6 +16,8 @@ export const Draft = defineEntity({
     /** The post's content fields as given (ContentEdit): each optional, so a draft may hold anything from nothing to a whole post. */
     content: p.json<Record<string, unknown>>(),
     channelIds: p.json<string[]>(),
+    /** The organization's tags (domain/tags.ts), given to the post it becomes. */
+    tagIds: p.json<string[]>().default('[]'),
     /** When it is meant to go out; a draft whose time has passed is still a draft. */
     intendedAt: p.datetime().nullable(),
     createdBy: p.json<Actor>(),

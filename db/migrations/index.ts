@@ -36,6 +36,7 @@ import { Migration20261129080000_comment_replies } from './Migration202611290800
 import { Migration20261129090000_drafts } from './Migration20261129090000_drafts.ts';
 import { Migration20261129100000_tags } from './Migration20261129100000_tags.ts';
 import { Migration20261129110000_tracked_links } from './Migration20261129110000_tracked_links.ts';
+import { Migration20261129120000_draft_tags } from './Migration20261129120000_draft_tags.ts';
 import { Migration20261127150000_invitations } from './Migration20261127150000_invitations.ts';
 import { Migration20261127160000_audit_events } from './Migration20261127160000_audit_events.ts';
 
@@ -79,4 +80,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261129090000_drafts', class: Migration20261129090000_drafts },
   { name: 'Migration20261129100000_tags', class: Migration20261129100000_tags },
   { name: 'Migration20261129110000_tracked_links', class: Migration20261129110000_tracked_links },
+  { name: 'Migration20261129120000_draft_tags', class: Migration20261129120000_draft_tags },
 ];

@@ -12,6 +12,8 @@
 //   deleted).
 // - A key limited to channels sees the drafts whose channels are all within its list (a draft
 //   with none too).
+// - Its tags (`tagIds`) are the organization's, checked as a post's (domain/tags.ts), and go to the
+//   post it becomes; deleting a tag takes it off every draft.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { t } from 'elysia';
 import type { Actor } from '../../db/entities/post.ts';
@@ -22,6 +24,7 @@ import { BodyId } from '../../lib/chars.ts';
 import { idPattern, newId } from '../../lib/ids.ts';
 import { decodeKeyset, encodeKeyset } from '../../lib/keyset-cursor.ts';
 import { type KeyChannels, keySees } from '../key-channels.ts';
+import { checkTagIds } from '../tags.ts';
 import { LATEST_PUBLISH_AT, loadTargetChannels } from './checks.ts';
 import { CONTENT_FIELDS, EDIT_FIELDS } from './content.ts';
 import { POST_LIMITS } from './limits.ts';
@@ -42,6 +45,7 @@ export const DRAFT_FIELDS = {
 export interface DraftInput {
   [field: string]: unknown;
   channelIds?: string[];
+  tagIds?: string[];
   /** ISO 8601, or null: none. */
   intendedAt?: string | null;
 }
@@ -50,6 +54,7 @@ export interface DraftView {
   [field: string]: unknown;
   id: string;
   channelIds: string[];
+  tagIds: string[];
   intendedAt: string | null;
   /** `draft` until scheduled; `scheduled` once it became a post (`postId`). */
   status: 'draft' | 'scheduled';
@@ -64,6 +69,7 @@ interface Row {
   id: string;
   content: Record<string, unknown>;
   channel_ids: string[];
+  tag_ids: string[];
   intended_at: Date | string | null;
   created_by: Actor;
   post_id: string | null;
@@ -79,6 +85,7 @@ function view(r: Row): DraftView {
     id: r.id,
     ...r.content,
     channelIds: r.channel_ids,
+    tagIds: r.tag_ids,
     intendedAt: iso(r.intended_at),
     status: r.post_id || r.scheduled_at ? 'scheduled' : 'draft',
     postId: r.post_id,
@@ -89,7 +96,7 @@ function view(r: Row): DraftView {
   };
 }
 
-const COLUMNS = 'id, content, channel_ids, intended_at, created_by, post_id, scheduled_at, created_at, updated_at';
+const COLUMNS = 'id, content, channel_ids, tag_ids, intended_at, created_by, post_id, scheduled_at, created_at, updated_at';
 const DRAFT_ID = new RegExp(idPattern('drf'));
 
 /** The content fields of a body, as given (null kept: it removes a field on edit). */
@@ -128,31 +135,63 @@ export async function getDraft(em: EntityManager, organizationId: string, id: st
   return view(row);
 }
 
+/** A draft as checked (checkDraft), ready to be written. */
+export interface CheckedDraft {
+  content: Record<string, unknown>;
+  channelIds: string[];
+  tagIds: string[];
+  intendedAt: Date | null;
+}
+
+/** A new draft's body checked: its intended time, its channels (within the key's), its tags. */
+export async function checkDraft(
+  em: EntityManager,
+  who: { organizationId: string; keyChannels: KeyChannels },
+  body: DraftInput,
+): Promise<CheckedDraft> {
+  const intendedAt = intendedAtOf(body.intendedAt) ?? null;
+  await checkChannels(em, who.organizationId, body.channelIds, who.keyChannels);
+  const tagIds = await checkTagIds(em, who.organizationId, body.tagIds ?? []);
+  const content = Object.fromEntries(Object.entries(contentGiven(body)).filter(([, v]) => v !== null));
+  return { content, channelIds: body.channelIds ?? [], tagIds, intendedAt };
+}
+
+/**
+ * Writes a checked draft under `id` (an import's row with an Idempotency-Key has a fixed one: a
+ * retry meets the draft written before rather than writing a second).
+ */
+export async function insertDraft(
+  em: EntityManager,
+  who: { organizationId: string; actor: Actor; now: Date },
+  d: CheckedDraft,
+  id = newId('drf'),
+): Promise<string> {
+  await sql(
+    em,
+    `insert into drafts (id, organization_id, content, channel_ids, tag_ids, intended_at, created_by, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
+    [
+      id,
+      who.organizationId,
+      JSON.stringify(d.content),
+      JSON.stringify(d.channelIds),
+      JSON.stringify(d.tagIds),
+      d.intendedAt,
+      JSON.stringify(who.actor),
+      who.now,
+      who.now,
+    ],
+  );
+  return id;
+}
+
 /** POST /v1/drafts. */
 export async function createDraft(
   em: EntityManager,
   who: { organizationId: string; keyChannels: KeyChannels; actor: Actor; now: Date },
   body: DraftInput,
 ): Promise<DraftView> {
-  const intendedAt = intendedAtOf(body.intendedAt);
-  await checkChannels(em, who.organizationId, body.channelIds, who.keyChannels);
-  const content = Object.fromEntries(Object.entries(contentGiven(body)).filter(([, v]) => v !== null));
-  const id = newId('drf');
-  await sql(
-    em,
-    `insert into drafts (id, organization_id, content, channel_ids, intended_at, created_by, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      id,
-      who.organizationId,
-      JSON.stringify(content),
-      JSON.stringify(body.channelIds ?? []),
-      intendedAt ?? null,
-      JSON.stringify(who.actor),
-      who.now,
-      who.now,
-    ],
-  );
+  const id = await insertDraft(em, who, await checkDraft(em, who, body));
   return getDraft(em, who.organizationId, id, 'all');
 }
 
@@ -167,6 +206,7 @@ export async function updateDraft(
   assertEditable(draft);
   const intendedAt = intendedAtOf(body.intendedAt);
   await checkChannels(em, who.organizationId, body.channelIds, who.keyChannels);
+  const tagIds = body.tagIds === undefined ? undefined : await checkTagIds(em, who.organizationId, body.tagIds);
   const given = contentGiven(body);
   const removed = Object.keys(given).filter((f) => given[f] === null);
   const set = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== null));
@@ -174,6 +214,7 @@ export async function updateDraft(
     em,
     `update drafts set content = (content - ?::text[]) || ?::jsonb,
        channel_ids = coalesce(?::jsonb, channel_ids),
+       tag_ids = coalesce(?::jsonb, tag_ids),
        intended_at = case when ? then ?::timestamptz else intended_at end,
        updated_at = ?
      where id = ? and post_id is null and scheduled_at is null`,
@@ -181,6 +222,7 @@ export async function updateDraft(
       `{${removed.join(',')}}`,
       JSON.stringify(set),
       body.channelIds !== undefined ? JSON.stringify(body.channelIds) : null,
+      tagIds !== undefined ? JSON.stringify(tagIds) : null,
       intendedAt !== undefined,
       intendedAt ?? null,
       who.now,
