@@ -13,12 +13,22 @@ import { operationDoc, type OperationDoc } from './openapi/operation.ts';
 
 /** The posts a batch created (POST /v1/posts/bulk's answer): one event for the batch, naming every post. */
 export const bulkDetails = (answer: unknown) => {
-  const a = answer as { mode?: string; results?: { status: number; post?: { id: string } }[] } | null;
-  return { mode: a?.mode ?? null, postIds: (a?.results ?? []).flatMap((r) => (r.post ? [r.post.id] : [])) };
+  const a = answer as { mode?: string; results?: { status: number; post?: { id: string }; draft?: { id: string } }[] } | null;
+  const results = a?.results ?? [];
+  const draftIds = results.flatMap((r) => (r.draft ? [r.draft.id] : []));
+  return {
+    mode: a?.mode ?? null,
+    postIds: results.flatMap((r) => (r.post ? [r.post.id] : [])),
+    // An import that asks for drafts.
+    ...(draftIds.length ? { draftIds } : {}),
+  };
 };
 
-/** Whether a batch created a post: one whose every row was refused (mode `each`, 200) changed nothing and is no event. */
-export const bulkCreatedAny = (answer: unknown) => bulkDetails(answer).postIds.length > 0;
+/** Whether a batch created a post or a draft: one whose every row was refused (mode `each`, 200) changed nothing and is no event. */
+export const bulkCreatedAny = (answer: unknown) => {
+  const d = bulkDetails(answer);
+  return d.postIds.length > 0 || (d.draftIds?.length ?? 0) > 0;
+};
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

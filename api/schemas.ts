@@ -9,7 +9,7 @@ import { AuditEventListSchema, AuditEventSchema } from './schemas/audit.ts';
 import { ChannelCapabilitiesSchema, ChannelListSchema, ChannelSchema } from './schemas/channels.ts';
 import { ErrorSchema } from './schemas/errors.ts';
 import { CommentListSchema, CommentSchema, ConversationSchema, ReplyListSchema, ReplySchema } from './schemas/comments.ts';
-import { DraftListSchema, DraftSchema } from './schemas/drafts.ts';
+import { DraftListSchema, DraftSchema, ImportResultSchema, ImportRowSchema } from './schemas/drafts.ts';
 import { FeedFilterSchema, FeedItemListSchema, FeedItemSchema, FeedListSchema, FeedSchema } from './schemas/feeds.ts';
 import { GeneratedAltTextSchema, GeneratedDraftsSchema } from './schemas/generate.ts';
 import { MediaItemSchema, UploadInstructionsSchema, UploadResponseSchema } from './schemas/media.ts';
@@ -90,6 +90,8 @@ export const COMPONENT_SCHEMAS: Record<string, TSchema> = {
   Actor: ActorSchema,
   BulkRow: BulkRowSchema,
   BulkResult: BulkResultSchema,
+  ImportRow: ImportRowSchema,
+  ImportResult: ImportResultSchema,
   Approval: ApprovalSchema,
   FeedFilter: FeedFilterSchema,
   Feed: FeedSchema,

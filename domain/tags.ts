@@ -1,5 +1,5 @@
-// An organization's tags (docs/api.md "Tags"): labels with a colour on posts, series and feeds, by
-// which the post lists, the calendar and the analytics narrow to one (a campaign).
+// An organization's tags (docs/api.md "Tags"): labels with a colour on posts, drafts, series and
+// feeds, by which their lists, the calendar and the analytics narrow to one (a campaign).
 //
 // Rules:
 // - A tag is a name and a colour. The name: 1 to TAG_LIMITS.nameChars characters, not only

@@ -8,7 +8,7 @@
 //   - the random part of a new millisecond comes from the system's secure random source.
 // Every request makes at least one (its request id), so the work is a few array writes: the time's
 // characters are kept for the millisecond, the random ones as digits that the increment carries.
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 
 export type IdPrefix =
   | 'org'
@@ -94,4 +94,16 @@ export const idPattern = (prefix: IdPrefix): string => `^${prefix}_[${ALPHABET}]
 
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${ulid()}`;
+}
+
+/**
+ * An id of the prefix's shape fixed by `seed` (the same seed, the same id): a retried request's
+ * row meets the row its first attempt wrote. Its characters come from a SHA-256 of the seed, so
+ * it does not sort by time.
+ */
+export function seededId(prefix: IdPrefix, seed: string): string {
+  const hash = createHash('sha256').update(seed).digest();
+  let out = '';
+  for (let i = 0; i < TIME_CHARS + RANDOM_CHARS; i++) out += ALPHABET[hash[i]! & 31];
+  return `${prefix}_${out}`;
 }

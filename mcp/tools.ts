@@ -102,6 +102,9 @@ const PAGE = {
   cursor: T.Optional(T.String({ pattern: '^[A-Za-z0-9_-]{0,512}$', description: 'The nextCursor of the previous page.' })),
 };
 const NoInput = T.Object({}, { additionalProperties: false });
+/** A list's tag filter, as /v1's `tagId` (http/page-query.ts): an id that is none of the organization's tags matches none. */
+const TagFilter = (what: string) =>
+  T.Optional(Id(`Only ${what} with this tag (\`tag_…\`, from list_tags); an id that is not one of the organization’s tags matches none.`));
 
 function need<K extends 'temporal' | 'storage'>(deps: AppDeps, ...what: K[]): Required<Pick<AppDeps, K>> {
   for (const w of what) if (!deps[w]) throw new Error(`${w} is not configured for the MCP server`);
@@ -226,7 +229,7 @@ export const TOOLS: Tool[] = [
           ),
         ),
         channelId: T.Optional(Id('Only posts that include this channel.')),
-        tagId: T.Optional(Id('Only posts with this tag (`tag_…`, from list_tags).')),
+        tagId: TagFilter('posts'),
         from: T.Optional(DateTime('Only posts scheduled at or after this instant.')),
         to: T.Optional(DateTime('Only posts scheduled before this instant.')),
         ...PAGE,
@@ -261,7 +264,7 @@ export const TOOLS: Tool[] = [
     name: 'list_tags',
     title: 'List tags',
     description:
-      'The organization’s tags (id, name, colour), by name. Put them on posts with tagIds (create_post, update_post); list_posts narrows to one with tagId.',
+      'The organization’s tags (id, name, colour), by name. Put them on posts with tagIds (create_post, update_post, create_draft); list_posts and list_drafts narrow to one with tagId.',
     action: 'read',
     input: NoInput,
     annotations: { readOnlyHint: true, openWorldHint: false },
@@ -453,16 +456,17 @@ export const TOOLS: Tool[] = [
     name: 'list_drafts',
     title: 'List drafts',
     description:
-      'The organization’s drafts, last changed first; `status` draft (not scheduled yet) or scheduled (became a post, `postId`).',
+      'The organization’s drafts, last changed first; `status` draft (not scheduled yet) or scheduled (became a post, `postId`); `tagId` narrows to one tag’s.',
     action: 'read',
     input: T.Object(
-      { status: T.Optional(T.Union([T.Literal('draft'), T.Literal('scheduled')])), ...PAGE },
+      { status: T.Optional(T.Union([T.Literal('draft'), T.Literal('scheduled')])), tagId: TagFilter('drafts'), ...PAGE },
       { additionalProperties: false },
     ),
     annotations: { readOnlyHint: true, openWorldHint: false },
     run: async ({ deps, caller }, a) => ({
       ...(await listDrafts(deps.orm.em.fork(), caller.organization.id, caller.channels, {
         status: a.status,
+        tagId: a.tagId,
         limit: a.limit ?? 20,
         cursor: a.cursor,
       })),

@@ -7,7 +7,9 @@ import { ApiError, errorBody, errors, type ErrorBody, type FieldError } from '..
 import type { ObjectStorage } from '../storage/types.ts';
 import type { Caller } from './account.ts';
 import { createOnce, idempotent, requestHash, storeAnswer, type StoredResponse } from './idempotency.ts';
-import { bulkRowPostId, createPostsInBulk, type BulkMode, type BulkRowResult } from '../domain/posts/bulk.ts';
+import { bulkRowPostId, type BulkMode } from '../domain/posts/bulk.ts';
+import { seededId } from '../lib/ids.ts';
+import { type BulkRows, createRowsInBulk, type RowOutcome } from './bulk-rows.ts';
 import { createPost, type CreatePostRequest } from '../domain/posts/create.ts';
 import { type EditRequest, onlyTags, retagPost, validateAndEditPost } from '../domain/posts/edit.ts';
 import { parsePublishAt } from '../domain/posts/checks.ts';
@@ -77,22 +79,6 @@ export function newPostRequest(
   };
 }
 
-/** A batch's requests: each row's, or its refusal (a row refused already, or one whose fields contradict each other). */
-export function bulkRequests(
-  posts: (NewPostBody | ApiError)[],
-  requestOf: (body: NewPostBody) => CreatePostRequest,
-): (CreatePostRequest | ApiError)[] {
-  return posts.map((row) => {
-    if (row instanceof ApiError) return row;
-    try {
-      return requestOf(row);
-    } catch (err) {
-      if (err instanceof ApiError) return err;
-      throw err;
-    }
-  });
-}
-
 /**
  * Creates the post once per (API key, Idempotency-Key): 201 with the post, or the answer of the
  * first request — the same post, even when that request was cut off after its commit.
@@ -159,9 +145,6 @@ export async function editPostForKey(
   return getPostForKey(deps.em.fork(), who.organization.id, postId, who.channels, deps.storage);
 }
 
-/** A batch's rows; an import's may be refusals already (a row's cells that cannot be read). */
-export type BulkRows = (NewPostBody | ApiError)[];
-
 /**
  * The body of POST /v1/posts/bulk. An import gives its rows as a function, called only once its
  * Idempotency-Key is claimed: a replay or a conflict reads no file and fetches no media URL.
@@ -204,14 +187,19 @@ export async function createPostsInBulkOnce(
     body: as.request,
     now: who.now,
   };
-  const answerOf = async (results: BulkRowResult[]): Promise<StoredResponse> => {
+  const answerOf = async (results: RowOutcome[]): Promise<StoredResponse> => {
     const rows = await Promise.all(
       results.map(async (r) =>
-        'created' in r ? { index: r.index, status: 201, post: await r.created.view(deps.storage) } : rowError(r.index, r.error),
+        'draft' in r
+          ? { index: r.index, status: 201, draft: r.draft }
+          : 'created' in r
+            ? { index: r.index, status: 201, post: await r.created.view(deps.storage) }
+            : rowError(r.index, r.error),
       ),
     );
     const created = rows.filter((r) => r.status === 201).length;
-    const answer = { mode, created, failed: rows.length - created, results: rows };
+    const drafts = rows.filter((r) => 'draft' in r).length;
+    const answer = { mode, created, ...(drafts ? { drafts } : {}), failed: rows.length - created, results: rows };
     if (mode === 'each' || created === rows.length) return { status: 200, body: answer };
     // Nothing created: answered as a single create would answer the first refused row (a
     // validation failure first, with the fields of every such row), every refusal in details.rows.
@@ -235,21 +223,21 @@ export async function createPostsInBulkOnce(
   };
   return idempotent(deps.em, scope, async () => {
     const requester = await keyRequester(deps.em, who.key.id);
-    const posts = typeof body.posts === 'function' ? await body.posts() : body.posts;
-    const requests = bulkRequests(posts, (row) => createPostRequest(who, row, deps.capabilities, requester));
+    const rows = typeof body.posts === 'function' ? await body.posts() : body.posts;
     const batch =
       idempotencyKey === undefined
         ? undefined
         : { apiKeyId: who.key.id, endpoint: as.endpoint, idempotencyKey, requestHash: requestHash(as.request) };
-    const rowIds = batch && { organizationId: who.organization.id, postIdOf: (index: number) => bulkRowPostId(batch, index) };
-    const results = await createPostsInBulk(
-      deps.em,
-      deps.temporal,
-      requests,
-      mode,
-      async (tx, written) => storeAnswer(tx, scope, await answerOf(written)),
-      rowIds,
-    );
-    return answerOf(results);
+    const outcomes = await createRowsInBulk(deps, rows, mode, {
+      requestOf: (row) => createPostRequest(who, row, deps.capabilities, requester),
+      drafts: { organizationId: who.organization.id, keyChannels: who.channels, actor: requester.actor, now: who.now },
+      beforeCommit: async (tx, written) => storeAnswer(tx, scope, await answerOf(written)),
+      fixed: batch && {
+        organizationId: who.organization.id,
+        postIdOf: (index) => bulkRowPostId(batch, index),
+        draftIdOf: (index) => seededId('drf', `${bulkRowPostId(batch, index)}:draft`),
+      },
+    });
+    return answerOf(outcomes);
   });
 }

@@ -33,8 +33,22 @@ export const userView = (u: IUser): UserView => ({
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/**
+ * Argon2id's cost: Bun's (64 MiB, 2 passes) unless lowered by setPasswordHashCost. A hash carries
+ * its own cost, so a password hashed at any cost is verified at that one.
+ */
+let hashCost: { memoryCost?: number; timeCost?: number } = {};
+
+/**
+ * Lowers the cost of the hashes made from now on in this process: the test suite's (its preload),
+ * which makes and signs in hundreds of people; never the service's.
+ */
+export function setPasswordHashCost(cost: { memoryCost: number; timeCost: number }): void {
+  hashCost = cost;
+}
+
 export function hashPassword(password: string): Promise<string> {
-  return Bun.password.hash(password, { algorithm: 'argon2id' });
+  return Bun.password.hash(password, { algorithm: 'argon2id', ...hashCost });
 }
 
 function checkPassword(password: string, fields: FieldError[]): void {

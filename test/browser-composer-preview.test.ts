@@ -1,9 +1,9 @@
 // The composer's live preview in real headless Chromium: typing updates each chosen channel's
 // preview (its own text or the main one), a long link shows as the short link it becomes while the
 // organization shortens links and the counters count it as sent (23 on X and Mastodon, the short
-// link's length on Bluesky), the thread's replies and the first comment show as each platform
-// gets them, media as thumbnails, and markup typed shows as text. No console error and no request
-// leaves the app.
+// link's length on Bluesky), both following the Links section's "Shorten links" box as it
+// changes; the thread's replies and the first comment show as each platform gets them, media as
+// thumbnails, and markup typed shows as text. No console error and no request leaves the app.
 // Screenshot: the README's composer.png (a thread, X's options, the preview, Save as draft, and the
 // navigation with Drafts, Import, Approvals, Inbox and Feeds): test-results/screenshots/composer.png,
 // copied to docs/screenshots/ with UPDATE_SCREENSHOTS=1.
@@ -101,7 +101,7 @@ describe('the composer preview in Chromium', () => {
       'three previews',
       async () => (await page.locator('[data-testid="composer-preview"] [data-testid="preview-channel"]').count()) === 3,
     );
-    expect(await page.getByTestId('composer-form').getAttribute('data-shorten-links')).toBe('true');
+    expect(await page.getByTestId('composer-links-shorten').isChecked()).toBe(true);
 
     const content = page.getByTestId('composer-content');
     await content.pressSequentially('Hello <b>kites</b> & friends');
@@ -125,6 +125,12 @@ describe('the composer preview in Chromium', () => {
     await untilCount(mastodon, prefix.length + 23);
     // Bluesky counts characters: the short link's, not the long link's.
     expect(await counter(bluesky).getAttribute('data-count-rule')).toBe('server');
+    await untilCount(bluesky, prefix.length + short.length);
+    // "Shorten links" unticked: the preview and the counters follow the box at once.
+    await page.getByTestId('composer-links-shorten').uncheck();
+    await untilText("X's link as written", previewOf(x).getByTestId('preview-text'), text);
+    await untilCount(bluesky, text.length);
+    await page.getByTestId('composer-links-shorten').check();
     await untilCount(bluesky, prefix.length + short.length);
 
     // A text of its own on Bluesky: only its preview changes.

@@ -66,6 +66,17 @@ describe('the audit of a batch in mode each', () => {
     const id = some.body.results[1].post.id as string;
     const events = await bulkEvents(orgId);
     expect(events.map((e) => e.details)).toEqual([expect.objectContaining({ operationId: 'importPosts', mode: 'each', postIds: [id] })]);
+
+    // Drafts, when asked: a batch that made only drafts is one event naming them.
+    const drafts = await call(stack.app, 'POST', '/v1/posts/import?mode=each&drafts=true', {
+      key,
+      rawBody: `content,channels\nan idea ${crypto.randomUUID()},\n`,
+      headers: { 'content-type': 'text/csv' },
+    });
+    expect(drafts.body).toMatchObject({ created: 1, drafts: 1, failed: 0 });
+    expect((await bulkEvents(orgId)).map((e) => e.details).filter((d) => (d.postIds as string[]).length === 0)).toEqual([
+      expect.objectContaining({ operationId: 'importPosts', postIds: [], draftIds: [drafts.body.results[0].draft.id] }),
+    ]);
   });
 
   test('the web import page: every row refused records no event; a row created records one naming that post', async () => {

@@ -382,7 +382,7 @@ describe('MCP over Streamable HTTP', () => {
     await client.close();
   });
 
-  test('tags: made and listed, put on a post by create_post and update_post, a post listed by its tag; the same answers as /v1', async () => {
+  test('tags: made and listed, put on a post by create_post and update_post, a post and a draft listed by their tag; the same answers as /v1', async () => {
     const client = await httpClient(org.key);
     const tag = await callOk(client, 'create_tag', { name: 'Assistant campaign', colour: '#AA00FF' });
     expect(tag).toMatchObject({ name: 'Assistant campaign', colour: '#aa00ff' });
@@ -403,6 +403,12 @@ describe('MCP over Streamable HTTP', () => {
     expect(listed.data.map((p: Json) => p.id)).toEqual([made.id]);
     expect((await callOk(client, 'update_post', { id: made.id, tagIds: [] })).tagIds).toEqual([]);
     expect((await callOk(client, 'list_posts', { tagId: tag.id })).data).toEqual([]);
+    // list_drafts narrows to a tag's drafts as GET /v1/drafts?tagId= does.
+    const tagged = await callOk(client, 'create_draft', { content: 'Tagged draft', tagIds: [tag.id] });
+    await callOk(client, 'create_draft', { content: 'Untagged draft' });
+    const drafts = await callOk(client, 'list_drafts', { tagId: tag.id });
+    expect(drafts.data.map((d: Json) => d.id)).toEqual([tagged.id]);
+    expect(drafts).toEqual((await call(app, 'GET', `/v1/drafts?tagId=${tag.id}`, { key: org.key })).body);
     // Making a tag needs the publish scope, as POST /v1/tags does.
     await client.close();
     const reader = await httpClient(org.readKey);

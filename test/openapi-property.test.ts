@@ -168,6 +168,19 @@ function csvFacts(text: string): { readable: boolean; header: string[]; rows: nu
 /** The operations that take a thread and a first comment. */
 const THREAD_OPS = ['createPost', 'validatePost', 'updatePost'];
 
+/** The operations that write channels and tags: posts, series, feeds and drafts. */
+const WRITES_OF_TAGGED = [
+  'createPost',
+  'validatePost',
+  'updatePost',
+  'createSeries',
+  'updateSeries',
+  'createFeed',
+  'updateFeed',
+  'createDraft',
+  'updateDraft',
+];
+
 /** The thread item a refusal's path names (`thread[1]`, `threadByPlatform.X[0]`), as the body gives it. */
 function itemAt(a: Asked, path: string): { content?: string; mediaIds?: string[] } | undefined {
   const m = /^(thread|threadByPlatform\.([A-Z]+))\[(\d+)\]/.exec(path);
@@ -312,18 +325,7 @@ const PROSE_RULES: {
     },
   },
   {
-    ops: [
-      'createPost',
-      'validatePost',
-      'updatePost',
-      'generatePost',
-      'createSeries',
-      'updateSeries',
-      'createFeed',
-      'updateFeed',
-      'createDraft',
-      'updateDraft',
-    ],
+    ops: [...WRITES_OF_TAGGED, 'generatePost'],
     path: /^channelIds$/,
     message: /^unknown channel /,
     documented: /channels of the organization/,
@@ -334,7 +336,7 @@ const PROSE_RULES: {
     },
   },
   {
-    ops: ['createPost', 'validatePost', 'updatePost', 'createSeries', 'updateSeries', 'createFeed', 'updateFeed'],
+    ops: WRITES_OF_TAGGED,
     path: /^tagIds$/,
     message: /^unknown tag /,
     documented: /not the organization.s is `422` at `tagIds`/,

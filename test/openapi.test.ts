@@ -24,13 +24,13 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'get', path: '/channels/{id}/queue', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Queue' },
   { method: 'put', path: '/channels/{id}/queue', scope: 'publish', success: 200, errors: [401, 403, 404, 413, 422, 429], schema: 'Queue' },
   { method: 'post', path: '/series', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Series' },
-  { method: 'get', path: '/series', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'SeriesList' },
+  { method: 'get', path: '/series', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'SeriesList' },
   { method: 'get', path: '/series/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Series' },
   { method: 'patch', path: '/series/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Series' },
   { method: 'delete', path: '/series/{id}', scope: 'publish', success: 204, errors: [401, 403, 404, 413, 422, 429], schema: null },
   // Feeds.
   { method: 'post', path: '/feeds', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Feed' },
-  { method: 'get', path: '/feeds', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'FeedList' },
+  { method: 'get', path: '/feeds', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'FeedList' },
   { method: 'get', path: '/feeds/{id}', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'Feed' },
   { method: 'get', path: '/feeds/{id}/items', scope: 'read', success: 200, errors: [401, 403, 404, 422, 429], schema: 'FeedItemList' },
   { method: 'patch', path: '/feeds/{id}', scope: 'publish', success: 200, errors: [401, 403, 404, 409, 413, 422, 429], schema: 'Feed' },
@@ -166,7 +166,7 @@ const OPERATIONS: { method: string; path: string; scope: string; success: number
   { method: 'get', path: '/me', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'Me' },
   { method: 'get', path: '/channels', scope: 'read', success: 200, errors: [401, 403, 429], schema: 'ChannelList' },
   { method: 'post', path: '/posts', scope: 'publish', success: 201, errors: [401, 403, 409, 413, 422, 429], schema: 'Post' },
-  { method: 'post', path: '/posts/import', scope: 'publish', success: 200, errors: [401, 403, 409, 413, 422, 429], schema: 'BulkResult' },
+  { method: 'post', path: '/posts/import', scope: 'publish', success: 200, errors: [401, 403, 409, 413, 422, 429], schema: 'ImportResult' },
   { method: 'get', path: '/posts/export', scope: 'read', success: 200, errors: [401, 403, 422, 429], schema: 'text/csv' },
   { method: 'post', path: '/posts/bulk', scope: 'publish', success: 200, errors: [401, 403, 409, 413, 422, 429], schema: 'BulkResult' },
   {
@@ -421,6 +421,19 @@ describe('OpenAPI document', () => {
     expect(byName.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
     expect(byName.from.format).toBe('date-time');
     expect(JSON.stringify(byName.status)).toContain('publishing');
+    // Every list that narrows to a tag takes the same optional `tagId`: one schema, the same words.
+    for (const path of ['/drafts', '/series', '/feeds', '/analytics']) {
+      const tagId = doc.paths[path].get.parameters.find((p: Json) => p.name === 'tagId');
+      expect({ path, in: tagId?.in, required: tagId?.required, schema: tagId?.schema }).toEqual({
+        path,
+        in: 'query',
+        required: false,
+        schema: byName.tagId,
+      });
+      expect(tagId.description).toMatch(
+        /^Only .+ with this tag \(`tag_…`, GET \/tags\); an id that is not one of the organization’s tags matches none\.$/,
+      );
+    }
   });
 
   test('path parameters are declared and required; bodies come from the routes’ own schemas', async () => {

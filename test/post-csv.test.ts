@@ -156,4 +156,69 @@ describe('CSV export and import', () => {
     expect((await send(`${file}Twice,Team News,\n`)).status).toBe(409);
     expect((await call(stack.app, 'GET', '/v1/posts', { key })).body.data).toHaveLength(1);
   });
+
+  test('drafts when asked: rows without a time (or with status draft) become drafts, written once per key, with the posts or not at all; an export with drafts imports back to the same drafts', async () => {
+    const { key, a } = await account();
+    const tag = await call(stack.app, 'POST', '/v1/tags', { key, body: { name: 'Launch' } });
+    const at = await stack.syncClock();
+    const file = [
+      'status,content,channels,publishAt,tags',
+      ',Idea one,,,launch',
+      'draft,Idea two,Team News,2020-01-01T09:00:00Z,',
+      `,A post,Team News,${new Date(at.getTime() + DAY).toISOString()},`,
+    ].join('\n');
+    const send = (csv: string, query: string) =>
+      call(stack.app, 'POST', `/v1/posts/import${query}`, {
+        key,
+        rawBody: csv,
+        headers: { 'content-type': 'text/csv', 'idempotency-key': `drafts-${csv.length}` },
+      });
+    const first = await send(file, '?drafts=true');
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ created: 3, drafts: 2, failed: 0 });
+    const [one, two, post] = first.body.results;
+    expect(one.draft).toMatchObject({ content: 'Idea one', channelIds: [], tagIds: [tag.body.id], intendedAt: null, status: 'draft' });
+    expect(two.draft).toMatchObject({ content: 'Idea two', channelIds: [a.id], intendedAt: '2020-01-01T09:00:00.000Z' });
+    expect(post.post).toMatchObject({ content: 'A post', status: 'scheduled' });
+    expect((await send(file, '?drafts=true')).body).toEqual(first.body);
+    const drafts = async () => (await call(stack.app, 'GET', '/v1/drafts', { key })).body.data as { content?: string }[];
+    expect((await drafts()).map((d) => d.content).sort()).toEqual(['Idea one', 'Idea two']);
+    expect((await call(stack.app, 'GET', '/v1/posts', { key })).body.data.map((p: { content: string }) => p.content)).toEqual(['A post']);
+
+    // All or nothing: a refused row leaves the drafts unwritten too.
+    const refused = await send('content,channels\nIdea three,\nBad,Nowhere\n', '?drafts=true');
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details.fields[0].path).toBe('posts.1.channels');
+    expect(await drafts()).toHaveLength(2);
+    const each = await call(stack.app, 'POST', '/v1/posts/import?drafts=true&mode=each', {
+      key,
+      rawBody: 'content,channels\nIdea three,\nBad,Nowhere\n',
+      headers: { 'content-type': 'text/csv' },
+    });
+    expect(each.body).toMatchObject({ created: 1, drafts: 1, failed: 1, results: [{ draft: { content: 'Idea three' } }, { status: 422 }] });
+    // Without asking, a row without a time is a post published now, and a post needs a channel.
+    expect((await importCsv(key, 'content,channels\nIdea three,\n')).body.error.details.fields[0].path).toBe('posts.0.channels');
+
+    const exported = await exportCsv(key, '?drafts=true');
+    const lines = parse(exported.text, { columns: true }) as Record<string, string>[];
+    expect(lines.map((l) => [l.status, l.content])).toEqual([
+      ['scheduled', 'A post'],
+      ['draft', 'Idea two'],
+      ['draft', 'Idea one'],
+      ['draft', 'Idea three'],
+    ]);
+    expect((parse((await exportCsv(key)).text, { columns: true }) as unknown[]).length).toBe(1);
+    const [header, ...exportedLines] = exported.text.trimEnd().split('\n');
+    const draftsOnly = [header, ...exportedLines.filter((l) => l.includes(',draft,'))].join('\n');
+    const again = await send(draftsOnly, '?drafts=true');
+    expect(again.status).toBe(200);
+    expect(again.body.results.map((r: { draft: object }) => r.draft)).toMatchObject(
+      [two.draft, one.draft, each.body.results[0].draft].map(({ content, channelIds, tagIds, intendedAt }) => ({
+        content,
+        channelIds,
+        tagIds,
+        intendedAt,
+      })),
+    );
+  });
 });

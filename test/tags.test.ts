@@ -1,10 +1,10 @@
 // Tags on the real stack (Postgres, Temporal on a time-skipping server, a fake Mastodon, a local
 // feed): /v1/tags and its rules (unique names whatever their case, colours, bounds), tags put on
 // posts when they are made and edited (a published one too), lists that narrow to a tag with the
-// page cache on (a tag added or removed by any writer shows at once), the posts a series and a
-// feed make carrying their tags, the CSV export and import of tags by name, the analytics of one
-// tag, a deleted tag taken off everything, another organization's tags unknown, and keys limited
-// to channels or held to a member's role.
+// page cache on (a tag added or removed by any writer shows at once), the lists of drafts, series
+// and feeds narrowed the same way, the posts a series and a feed make carrying their tags, the CSV
+// export and import of tags by name, the analytics of one tag, a deleted tag taken off everything,
+// another organization's tags unknown, and keys limited to channels or held to a member's role.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { parse } from 'csv-parse/sync';
 import { Post } from '../db/entities/index.ts';
@@ -490,6 +490,50 @@ describe('who sees and uses tags', () => {
     // Its lists stay within its channels, a tag's included.
     await post(key, { content: 'on a', channelIds: [a.id], publishAt: await later(2), tagIds: [t2] });
     expect(ids((await call(stack.app, 'GET', `/v1/posts?tagId=${t2}`, { key: limited })).body)).toEqual([onB.id]);
+
+    expect(fields(await call(stack.app, 'GET', '/v1/posts?tagId=', { key }))[0]!.path).toBe('tagId');
+
+    // Drafts, series and feeds narrow as posts do: a tagged and an untagged one on b, a tagged one on a.
+    const server = startFeedServer([feedItem(1)]);
+    feeds.push(server);
+    const start = await later(30);
+    const bodies = {
+      drafts: (channelIds: string[], tagIds: string[]) => ({ content: 'draft', channelIds, tagIds }),
+      series: (channelIds: string[], tagIds: string[]) => ({
+        content: 's',
+        channelIds,
+        publishAt: start,
+        repeat: { every: 'week' },
+        tagIds,
+      }),
+      feeds: (channelIds: string[], tagIds: string[]) => ({ url: server.url, channelIds, tagIds }),
+    };
+    for (const [list, body] of Object.entries(bodies)) {
+      const make = async (k: string, channelIds: string[], tagIds: string[]) => {
+        const r = await call(stack.app, 'POST', `/v1/${list}`, { key: k, body: body(channelIds, tagIds) });
+        expect({ list, status: r.status, error: r.body?.error }).toEqual({ list, status: 201, error: undefined });
+        return r.body.id as string;
+      };
+      const onA = await make(key, [a.id], [t2]);
+      const tagged = await make(limited, [b.id], [t1, t2]);
+      const untagged = await make(limited, [b.id], []);
+      const listed = async (k: string, query: string) => {
+        const r = await call(stack.app, 'GET', `/v1/${list}${query}`, { key: k });
+        expect({ list, query, status: r.status }).toEqual({ list, query, status: 200 });
+        return { list, query, ids: ids(r.body).sort() };
+      };
+      const expectListed = async (k: string, query: string, expected: string[]) =>
+        expect(await listed(k, query)).toEqual({ list, query, ids: expected.sort() });
+      await expectListed(limited, '', [tagged, untagged]);
+      await expectListed(limited, `?tagId=${t2}`, [tagged]);
+      await expectListed(key, `?tagId=${t2}`, [onA, tagged]);
+      await expectListed(key, `?tagId=${t1}`, [tagged]);
+      // An id that is none of the organization's tags matches nothing, as GET /v1/posts; a malformed one is 422.
+      await expectListed(key, '?tagId=tag_00000000000000000000000000', []);
+      const bad = await call(stack.app, 'GET', `/v1/${list}?tagId=`, { key });
+      expect({ list, status: bad.status, path: fields(bad)[0]?.path }).toEqual({ list, status: 422, path: 'tagId' });
+      if (list === 'series') for (const id of [onA, tagged, untagged]) await call(stack.app, 'DELETE', `/v1/series/${id}`, { key });
+    }
   });
 
   test('a contributor’s key puts tags on posts but makes, changes and deletes none (tags.manage: editors and up)', async () => {

@@ -3,7 +3,7 @@
 // table → the rows kept created as one batch (source app, the member as requester) → the posts in
 // Postgres with their workflows on the time-skipping Temporal server; refused rows never created.
 import { describe, expect, test } from 'bun:test';
-import { AuditEvent, Post } from '../db/entities/index.ts';
+import { AuditEvent, Draft, Post } from '../db/entities/index.ts';
 import { zonedParts, zonedToUtc } from '../lib/zoned-time.ts';
 import type { FakeMastodon } from './fakes/mastodon.ts';
 import { type PostStack, useMastodonStack } from './harness/mastodon-stack.ts';
@@ -170,6 +170,32 @@ describe('the CSV import page', () => {
     expect(refused.attrs['data-row']).toBe('1');
     expect(refused.text).toContain('publishAt:');
     expect((await postsOf(org.id)).map((p) => p.content)).toEqual([good]);
+  });
+
+  test('asked for drafts, rows without a time become drafts: checked as drafts, kept, never posts', async () => {
+    const { browser, org } = await member();
+    const when = await wallTime(2);
+    const idea = `Idea ${crypto.randomUUID()}`;
+    const form = new URLSearchParams({
+      csv: `content,channels,publishAt\n${idea},,\nA post,Team News,${when.cell}\n`,
+      timeZone: ZONE,
+      drafts: 'true',
+    });
+    const preview = await browser.post('/posts/import/preview', form);
+    expect((await rowsOf(preview.html)).map((r) => r.outcome)).toEqual(['draft-ready', 'ready']);
+    const table = await tableForm(preview.html);
+    expect(table.get('drafts')).toBe('true');
+    const created = await browser.post('/posts/import', table);
+    expect(created.status).toBe(200);
+    expect((await created.one('[data-testid="import-result-summary"]')).text).toBe('1 post created, 1 draft kept, 0 rows refused.');
+    const draftId = (await created.one('[data-testid="import-drafted"]')).attrs['data-draft-id'];
+    const drafts = await stack.h.orm.em.fork().find(Draft, { organization: org.id });
+    expect(drafts.map((d) => [d.id, d.content.content, d.channelIds])).toEqual([[draftId, idea, []]]);
+    expect((await postsOf(org.id)).map((p) => p.content)).toEqual(['A post']);
+    // Not asked: the same row is a post published now, which needs a channel.
+    table.delete('drafts');
+    const [asPost] = await rowsOf((await browser.post('/posts/import/preview', table)).html);
+    expect(asPost).toMatchObject({ outcome: 'refused', result: expect.stringContaining('channels') });
   });
 
   test('a contributor imports by pasting the text; the posts wait for approval', async () => {

@@ -2,11 +2,13 @@
 // server (read when saved: its items are the backlog), the domain's refusals at their fields with
 // the form refilled (422, nothing created), pause and resume through the edit form, "Read now"
 // reading a new item into a post (the feed poll's workflow on the time-skipping server), delete
-// after its confirmation page, and the roles: a viewer reads but may change nothing, an editor adds.
+// after its confirmation page, the roles: a viewer reads but may change nothing, an editor adds;
+// and the list narrowed to one tag's feeds.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { AuditEvent, Feed, FeedItem, Post, type Role } from '../db/entities/index.ts';
 import { feedPostId } from '../domain/feeds/poll.ts';
 import { hashKey } from '../domain/feeds/items.ts';
+import { createTag } from '../domain/tags.ts';
 import { createUser } from '../services/users.ts';
 import { feedPollNowWorkflowId } from '../workflows/feed-poll-types.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
@@ -341,12 +343,28 @@ describe('the Feeds page', () => {
     ).toBeNull();
   });
 
-  test('an editor adds a feed', async () => {
+  test('an editor adds a feed; the list narrows to one tag’s feeds', async () => {
     const owner = await member();
     const { browser: editor, user } = await join(owner.org.id, 'editor');
     const list = await editor.get('/feeds');
     expect(await list.query('[data-testid="feed-form"]')).toHaveLength(1);
-    const id = await addFeed(editor, feedServer([item(1)]).url, owner.channel.id);
+    // No tags yet: no filter.
+    expect(await list.query('[data-testid="feeds-tag-filter"]')).toEqual([]);
+    const server = feedServer([item(1)]);
+    const id = await addFeed(editor, server.url, owner.channel.id);
     expect(await stack.h.orm.em.fork().findOneOrFail(Feed, { id })).toMatchObject({ createdByUserId: user.id, source: 'app' });
+
+    const other = await addFeed(owner.browser, server.url, owner.channel.id);
+    const tag = await createTag(stack.h.orm.em.fork(), owner.org.id, { name: 'Blog' });
+    await stack.h.pool.query('update feeds set tag_ids = $1 where id = $2', [JSON.stringify([tag.id]), id]);
+    const rows = async (path: string) =>
+      (await (await editor.get(path)).query('[data-testid="feed-row"]')).map((r) => r.attrs['data-feed-id']);
+    expect((await rows('/feeds')).sort()).toEqual([id, other].sort());
+    expect(await rows(`/feeds?tagId=${tag.id}`)).toEqual([id]);
+    const narrowed = await editor.get(`/feeds?tagId=${tag.id}`);
+    expect((await narrowed.one('[data-testid="feeds-tag-select"] option[selected]')).attrs.value).toBe(tag.id);
+    expect((await narrowed.query(`[data-feed-id="${id}"] [data-testid="tag-chip"]`)).map((c) => c.text)).toEqual(['Blog']);
+    // A tag the organization has not narrows nothing.
+    expect((await rows('/feeds?tagId=tag_00000000000000000000000000')).sort()).toEqual([id, other].sort());
   });
 });

@@ -50,6 +50,8 @@ const INPUTS: { page: string; testId: string; api: [method: string, path: string
   // The organization has a Reddit channel: the composer has the Reddit fields.
   { page: '/posts/new', testId: 'reddit-subreddit', api: ['post', '/posts', 'reddit.subreddit'] },
   { page: '/posts/new', testId: 'reddit-title', api: ['post', '/posts', 'reddit.title'] },
+  { page: '/posts/new', testId: 'composer-links-campaign', api: ['post', '/posts', 'links.utm.campaign'] },
+  { page: '/settings/links', testId: 'links-campaign', api: ['post', '/posts', 'links.utm.campaign'] },
   { page: '/settings/audit', testId: 'audit-filter-resource-id', api: ['get', '/audit-events', 'resourceId'] },
 ];
 

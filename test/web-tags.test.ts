@@ -2,12 +2,13 @@
 // Mastodon): Settings → Tags makes, renames, recolours and deletes tags (after a confirmation
 // page), each refusal shown at its field; posts show their tags as chips on the calendar and on
 // their page, where a writer puts tags on a post or takes them off (any status); the calendar (its
-// live feed too) and the Analytics page narrow to one tag; a viewer sees no action and is refused
+// live feed too), the Drafts and Approvals pages and the Analytics page narrow to one tag; a viewer sees no action and is refused
 // at each; a post's page lists its short links with their clicks, and its clicks say where they
 // come from; Settings → Tracked links sets the organization's default for new posts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { AuditEvent, Organization, type Role } from '../db/entities/index.ts';
 import { addChannel } from '../domain/channels.ts';
+import { setApprovalSettings } from '../domain/organizations.ts';
 import { getPostForKey } from '../domain/posts/view.ts';
 import { createTag, getTag, listTags, TAG_LIMITS } from '../domain/tags.ts';
 import { createUser } from '../services/users.ts';
@@ -167,7 +168,7 @@ describe('Settings → Tags', () => {
 });
 
 describe('tags on posts', () => {
-  test('the calendar shows each post’s tags as chips and narrows to one tag’s posts, its live feed too', async () => {
+  test('the calendar shows each post’s tags as chips and narrows to one tag’s posts, its live feed too; so do the Drafts and Approvals pages', async () => {
     const s = await setup('editor');
     const em = () => stack.h.orm.em.fork();
     const launch = await createTag(em(), s.org.id, { name: 'Launch', colour: '#ff8800' });
@@ -216,9 +217,46 @@ describe('tags on posts', () => {
     expect(await items(unknown)).toEqual([one, both, none].sort());
     expect((await unknown.one('[data-testid="calendar"]')).attrs['data-feed']).not.toContain('tagId');
 
+    // The Drafts and Approvals pages narrow the same way, by their lists' own filters.
+    const draft = async (body: Record<string, unknown>) => (await call(stack.app, 'POST', '/v1/drafts', { key: s.key, body })).body.id;
+    const taggedDraft = await draft({ content: 'launch draft', tagIds: [launch.id] });
+    const plainDraft = await draft({ content: 'plain draft' });
+    await setApprovalSettings(em(), s.org.id, { approval: 'everyone' });
+    const waiting = await apiPost(s.key, { content: 'launch, waiting', channelIds: [s.channel.id], tagIds: [launch.id] }, at);
+    const plainWaiting = await apiPost(s.key, { content: 'plain, waiting', channelIds: [s.channel.id] }, at);
+    for (const [path, item, id, tagged, plain] of [
+      ['/drafts', 'draft-item', 'data-draft-id', taggedDraft, plainDraft],
+      ['/approvals', 'approval-item', 'data-post-id', waiting, plainWaiting],
+    ] as const) {
+      const name = path.slice(1);
+      const listed = async (page: Page) => (await page.query(`[data-testid="${item}"]`)).map((i) => i.attrs[id]).sort();
+      const every = await s.browser.get(path);
+      expect({ path, ids: await listed(every) }).toEqual({ path, ids: [tagged, plain].sort() });
+      expect((await every.query(`[data-testid="${name}-tag-select"] option`)).map((o) => o.text)).toEqual([
+        `All ${name === 'drafts' ? 'drafts' : 'posts'}`,
+        'Launch',
+        'Support',
+      ]);
+      expect(await chipsIn(every, `[${id}="${tagged}"]`)).toEqual(['Launch']);
+      const one = await s.browser.get(`${path}?tagId=${launch.id}`);
+      expect({ path, ids: await listed(one) }).toEqual({ path, ids: [tagged] });
+      expect(await chipsIn(one, `[data-testid="${name}-tag-current"]`)).toEqual(['Launch']);
+      expect((await one.one(`[data-testid="${name}-tag-clear"]`)).attrs.href).toBe(path);
+      expect({ path, ids: await listed(await s.browser.get(`${path}?tagId=${support.id}`)) }).toEqual({ path, ids: [] });
+      // Another organization's tag narrows nothing, as on the calendar.
+      expect({ path, ids: await listed(await s.browser.get(`${path}?tagId=${stranger.id}`)) }).toEqual({
+        path,
+        ids: [tagged, plain].sort(),
+      });
+    }
+    // A decision made on the narrowed list comes back to it.
+    const decided = await s.browser.get(`/approvals?tagId=${launch.id}`);
+    expect((await decided.one('[data-testid="approval-actions"] input[name="next"]')).attrs.value).toBe(`/approvals?tagId=${launch.id}`);
+
     // An organization without tags has no filter.
     const bare = await setup('viewer');
     expect(await (await bare.browser.get('/calendar')).query('[data-testid="calendar-tag-filter"]')).toEqual([]);
+    expect(await (await bare.browser.get('/drafts')).query('[data-testid="drafts-tag-filter"]')).toEqual([]);
   });
 
   test('a writer puts tags on a post and takes them off through the post page’s form, as PATCH /v1/posts/{id} with tagIds alone', async () => {

@@ -22,6 +22,7 @@ import { layout } from './layout.ts';
 import { channelsOf } from './post-actions.ts';
 import { formatDateTime } from './time.ts';
 import { platformBadge, platformLabel, tagChip } from './ui.ts';
+import { tagOfQuery, tagSelect } from './tag-filter.ts';
 
 const SHOWN: { metric: Metric; label: string }[] = [
   { metric: 'impressions', label: 'Impressions' },
@@ -89,9 +90,7 @@ function analyticsPage(
   ${
     o.tags.length
       ? html`<div class="field"><label for="analytics-tag">Tag</label>
-    <select id="analytics-tag" name="tagId" data-testid="analytics-tag"><option value="">All posts</option>${o.tags.map(
-      (t) => html`<option value="${t.id}"${t.id === o.tag?.id ? html` selected` : ''}>${t.name}</option>`,
-    )}</select></div>`
+    ${tagSelect({ id: 'analytics-tag', testId: 'analytics-tag', tags: o.tags, current: o.tag, all: 'All posts' })}</div>`
       : ''
   }
   <div class="field"><label for="groupBy">By</label>
@@ -154,8 +153,7 @@ export function analyticsRoutes(web: Web) {
       const channels = await channelsOf(ctx.em, orgId);
       const channelId = channels.some((c) => c.id === q.get('channel')) ? q.get('channel') : null;
       const tags = await listTags(ctx.em, orgId);
-      // As the channel: a tag the organization has not narrows nothing.
-      const tag = tags.find((t) => t.id === q.get('tagId')) ?? null;
+      const tag = tagOfQuery(tags, q);
       const range = { from: new Date(ctx.now.getTime() - days * 86_400_000), to: ctx.now, groupBy, ...(tag ? { tagId: tag.id } : {}) };
       const summary = await analyticsSummary(ctx.em, orgId, 'all', { ...range, ...(channelId ? { channelId } : {}) }, ctx.now);
       const perChannel = [];

@@ -1,6 +1,7 @@
 // Approval in the web app (domain/posts/approval.ts states the rules): the Approvals page lists
-// the scheduled posts waiting for a decision; approvers approve or reject there or on a post's
-// page, with a comment; anyone who writes posts shares a signed preview link of a post
+// the scheduled posts waiting for a decision, each with its tags (narrowed to one tag by the tag
+// filter of web/tag-filter.ts); approvers approve or reject there or on a post's page, with a
+// comment; anyone who writes posts shares a signed preview link of a post
 // (domain/posts/preview-links.ts), optionally with approve/reject buttons for its reviewer.
 import type { PostApproval } from '../db/entities/index.ts';
 import { APPROVAL_COMMENT_CHARS, decideApproval, postsAwaitingApproval } from '../domain/posts/approval.ts';
@@ -18,7 +19,9 @@ import { htmlResponse, redirect, safeNextPath } from './http.ts';
 import { formErrors, layout } from './layout.ts';
 import { byId, channelsOf } from './post-actions.ts';
 import { formatDateTime } from './time.ts';
-import { excerpt, platformBadge } from './ui.ts';
+import { excerpt, platformBadge, tagChips } from './ui.ts';
+import { tagFilter, tagOfQuery } from './tag-filter.ts';
+import { listTags } from '../domain/tags.ts';
 
 const APPROVAL_LABEL: Record<PostApproval['status'], string> = {
   pending: 'Waiting for approval',
@@ -101,8 +104,14 @@ function previewLinkList(ctx: PageContext, post: PostView, links: IPreviewLink[]
 }
 
 async function approvalsPage(ctx: PageContext, web: Web, problems: string[] = [], status = 200): Promise<Response> {
-  const posts = await postsAwaitingApproval(ctx.em, ctx.signedIn.organization.id, web.deps.storage);
-  const channels = byId(await channelsOf(ctx.em, ctx.signedIn.organization.id));
+  const orgId = ctx.signedIn.organization.id;
+  const tagList = await listTags(ctx.em, orgId);
+  const tag = tagOfQuery(tagList, ctx.url.searchParams);
+  const posts = await postsAwaitingApproval(ctx.em, orgId, web.deps.storage, { tagId: tag?.id });
+  const channels = byId(await channelsOf(ctx.em, orgId));
+  const tags = byId(tagList);
+  // A decision comes back to the list as it was narrowed.
+  const back = tag ? `/approvals?tagId=${encodeURIComponent(tag.id)}` : '/approvals';
   const body = html`<h1>Approvals</h1>
 ${formErrors(problems)}
 <p class="hint">Scheduled posts waiting for a decision. A post is published only once approved; one not approved within 24 hours of its time fails with “not approved”.${
@@ -110,18 +119,20 @@ ${formErrors(problems)}
       ? html` <a href="/settings/approval" data-testid="approval-settings-link">Approval settings</a>`
       : ''
   }</p>
+${tagFilter({ action: '/approvals', name: 'approvals', noun: 'posts', tags: tagList, current: tag })}
 ${
   posts.length
     ? html`<ul class="plain approvals" data-testid="approvals-list">${posts.map(
         (p) => html`<li class="approval-item" data-testid="approval-item" data-post-id="${p.id}" data-approval="${p.approval!.status}">
   <a href="/posts/${p.id}" data-testid="approval-post-link">${excerpt(p.content) || '(media only)'}</a>
   <span class="badges">${p.channels.map((c) => platformBadge(c.platform, channels.get(c.channelId)?.name ?? c.channelId, c.channelId))}</span>
+  ${tagChips(p.tagIds, tags)}
   <time datetime="${p.scheduledAt}">${formatDateTime(new Date(p.scheduledAt), ctx.tz)}</time>
   <p>${approvalSummary(p.approval!, ctx.tz)}</p>
-  ${decisionForms(ctx, p, '/approvals')}
+  ${decisionForms(ctx, p, back)}
 </li>`,
       )}</ul>`
-    : html`<p data-testid="approvals-empty">Nothing is waiting for approval.</p>`
+    : html`<p data-testid="approvals-empty">Nothing${tag ? ' with this tag' : ''} is waiting for approval.</p>`
 }`;
   const notice = ctx.url.searchParams.get('notice');
   return htmlResponse(

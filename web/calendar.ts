@@ -33,7 +33,8 @@ import {
   zonedToUtc,
   type CalendarDay,
 } from './time.ts';
-import { postItem, tagChip } from './ui.ts';
+import { postItem } from './ui.ts';
+import { tagFilter, tagOfQuery } from './tag-filter.ts';
 import { calendarMarks, unplacedDrafts } from './calendar-marks.ts';
 import type { PostView } from '../domain/posts/view.ts';
 import type { IChannel } from '../db/entities/index.ts';
@@ -142,23 +143,6 @@ function weekList(
   })}</ol>`;
 }
 
-/** The tag filter (a GET form: works without script), and which tag narrows the calendar now; nothing while the organization has no tags. */
-function tagFilter(view: View, date: CalendarDay, tags: TagView[], current: TagView | null): SafeHtml {
-  if (!tags.length) return html``;
-  return html`<form method="get" action="/calendar" class="filters tag-filter" data-testid="calendar-tag-filter">
-  <input type="hidden" name="view" value="${view}"><input type="hidden" name="date" value="${formatDayKey(date)}">
-  <div class="field"><label for="calendar-tag">Tag</label>
-    <select id="calendar-tag" name="tagId" data-testid="calendar-tag-select"><option value="">All posts</option>${tags.map(
-      (t) => html`<option value="${t.id}"${t.id === current?.id ? html` selected` : ''}>${t.name}</option>`,
-    )}</select></div>
-  <div class="actions"><button type="submit" data-testid="calendar-tag-apply">Show</button>${
-    current
-      ? html` <span data-testid="calendar-tag-current">Only posts tagged ${tagChip(current)}</span> <a href="/calendar?view=${view}&date=${formatDayKey(date)}" data-testid="calendar-tag-clear">All posts</a>`
-      : ''
-  }</div>
-</form>`;
-}
-
 const CALENDAR_NOTICES: Record<string, string> = {
   created: 'Post created.',
   deleted: 'Post deleted: it will not be published.',
@@ -175,8 +159,7 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
   const to = dayStart(r.end, ctx.tz);
   const orgId = ctx.signedIn.organization.id;
   const tagList = await listTags(ctx.em, orgId);
-  // A tag the organization has not (deleted since the link was made) narrows nothing, as the Analytics page's channel.
-  const tag = tagList.find((t) => t.id === q.get('tagId')) ?? null;
+  const tag = tagOfQuery(tagList, q);
   const [{ posts, truncated }, channelList] = await Promise.all([
     postsInRange(ctx.em, orgId, from, to, { tagId: tag?.id }),
     channelsOf(ctx.em, orgId),
@@ -216,7 +199,7 @@ async function calendarPage(ctx: PageContext): Promise<Response> {
   </div>
   <p class="hint">Times in <strong data-testid="calendar-tz">${ctx.tz}</strong>. Drag a scheduled post to another day to move it, or open it to edit; drag a draft onto a day to mean it for that day.
     <span class="legend"><span class="mark-occurrence">↻ upcoming repeat</span> <span class="mark-slot">○ free queue slot</span> <span class="mark-draft">✎ draft</span></span></p>
-  ${tagFilter(view, date, tagList, tag)}
+  ${tagFilter({ action: '/calendar', name: 'calendar', noun: 'posts', keep: { view, date: formatDayKey(date) }, tags: tagList, current: tag })}
   ${unplaced}
   ${truncated ? html`<p class="notice" data-testid="calendar-truncated">Only the first 1000 posts of this period are shown.</p>` : ''}
   <p class="visually-hidden" role="status" aria-live="polite" data-testid="calendar-message" id="calendar-message"></p>

@@ -4,7 +4,8 @@
 // functions: its text (a per-platform text, else the main one: contentByPlatform), its follow-ups
 // (threadInputFor → domain/posts/thread.ts channelFollowUps: the thread's replies on a thread
 // platform, the first comment as its first reply there or as a comment under the post), each
-// measured as sent (measureSent, measureFollowUp) with the links choice the post will have.
+// measured as sent (measureSent, measureFollowUp) with the links choice the post will have (the
+// form's Links section, ticked or not, as it stands).
 // composer.js asks POST /web/api/composer/preview for it a moment after typing stops; the page's
 // first one is drawn with the page.
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -20,6 +21,7 @@ import type { ObjectStorage } from '../storage/types.ts';
 import { channelPreview, type PreviewMedia } from './channel-preview.ts';
 import { draftContent, draftThreads } from './draft-input.ts';
 import { html, type SafeHtml } from './html.ts';
+import { linkChoiceOf } from './link-input.ts';
 import { contentByPlatform, type ComposerValues } from './post-actions.ts';
 import { threadInputFor } from './thread-input.ts';
 
@@ -34,10 +36,18 @@ export const ownThreadsOf = (o: ComposerOrigin): Record<string, ThreadItem[]> =>
   o.post?.threadByPlatform ?? (o.draft ? draftThreads(o.draft) : {});
 
 /**
- * The links choice the post will be published with: an edit keeps its post's; a draft's own, else
- * (as a new post's) the organization's default, as the create path decides it (domain/links/choice.ts).
+ * The links choice the post will be published with: the form's Links section's; without it, an
+ * edit keeps its post's; a draft's own, else (as a new post's) the organization's default, as the
+ * create path decides it (domain/links/choice.ts). What the section gets wrong is the submit's to
+ * say; the preview shows what it asks for.
  */
-export async function composerLinks(em: EntityManager, organizationId: string, o: ComposerOrigin): Promise<LinkChoice> {
+export async function composerLinks(
+  em: EntityManager,
+  organizationId: string,
+  o: ComposerOrigin,
+  values?: Pick<ComposerValues, 'links'>,
+): Promise<LinkChoice> {
+  if (values?.links) return linkChoiceOf(values.links).choice;
   if (o.post) return o.post.links ?? NO_LINKS;
   return linkChoiceFor(em, organizationId, o.draft ? draftContent(o.draft).links : undefined);
 }

@@ -6,7 +6,9 @@
 // POST /web/api/composer/preview; drawn with the page too), per-platform text fields for the
 // selected platforms, uploads, the thread's add / remove / reorder (web/thread-fields.ts), and the
 // per-platform options (web/option-fields.ts) filled from what each chosen account can do
-// (GET /web/api/channels/{id}/capabilities).
+// (GET /web/api/channels/{id}/capabilities). The Links section is the post's own links choice
+// (web/link-input.ts; it starts as the post's, the draft's, else the organization's default): the
+// counters and the preview follow its "Shorten links" box as it changes.
 // The new-post form is also a draft's: its Save as draft button sends the same form to the drafts'
 // routes (web/drafts.ts) by its formaction, so it needs no script; a draft opens here again.
 import { t } from 'elysia';
@@ -54,6 +56,7 @@ import { boundsOf, schemaAt } from '../lib/schema-words.ts';
 import { getDraft, type DraftView } from '../domain/posts/drafts.ts';
 import { composerValuesOfDraft } from './draft-input.ts';
 import { composerLinks, composerMedia, composerPreviews, ownThreadsOf, type ComposerMedia } from './composer-preview.ts';
+import { CAMPAIGN_BOUNDS, linkFieldsOf, type LinkFields } from './link-input.ts';
 import { measureSent } from '../domain/posts/checks.ts';
 import { measureFollowUp } from '../domain/posts/thread.ts';
 import { LinkChoiceSchema } from '../domain/links/choice.ts';
@@ -75,7 +78,7 @@ interface ComposerPage {
   fields?: FieldError[];
 }
 
-/** What the page works out beside the form: the links choice the post will have and the preview's media. */
+/** What the page works out beside the form: the links choice the post will have (the form's, else its origin's) and the preview's media. */
 interface ComposerExtras {
   links: LinkChoice;
   media: Map<string, ComposerMedia>;
@@ -115,7 +118,7 @@ function previewSection(p: ComposerPage, x: ComposerExtras): SafeHtml {
   });
   return html`<aside class="composer-preview" aria-labelledby="preview-title" data-testid="composer-preview"><div class="composer-preview-body">
     <h2 id="preview-title" class="small-heading">Preview</h2>
-    <p class="hint">As each chosen channel will publish it${x.links.shorten ? ', each link as the short link it becomes' : ''}.</p>
+    <p class="hint">As each chosen channel will publish it<span data-shorten-hint${x.links.shorten ? '' : html` hidden`}>, each link as the short link it becomes</span>; a long text folded where the platform's feed folds it.</p>
     <p class="error-text" role="status" data-preview-status data-testid="preview-status"></p>
     <div class="preview-channels" data-testid="preview-channels" data-preview-url="/web/api/composer/preview">${previews}</div>
   </div></aside>`;
@@ -140,6 +143,24 @@ function mediaChoice(m: MediaView, selected: boolean): SafeHtml {
   </li>`;
 }
 
+/**
+ * The post's links choice as fields (web/link-input.ts), what was refused of it at the campaign
+ * field. The hidden `linkFields` says the form has them (an unticked box sends nothing).
+ */
+function linksSection(v: LinkFields, errors: FieldError[]): SafeHtml {
+  const wrong = errors.filter((e) => e.path === 'links' || e.path.startsWith('links.'));
+  return html`<fieldset class="links" data-testid="composer-links">
+    <legend>Links</legend>
+    <input type="hidden" name="linkFields" value="1">
+    <div class="check"><input type="checkbox" id="links-shorten" name="shorten" value="yes" data-testid="composer-links-shorten" data-links-shorten${v.shorten ? html` checked` : ''}><label for="links-shorten">Shorten links: each link of the text, the thread and the first comment is published as a short link that counts its clicks</label></div>
+    <div class="check"><input type="checkbox" id="links-utm" name="utm" value="yes" data-testid="composer-links-utm"${v.utm ? html` checked` : ''}><label for="links-utm">Add UTM parameters to the short links' targets (utm_source the platform, utm_medium social)</label></div>
+    <div class="field"><label for="links-campaign">Campaign <span class="hint">(utm_campaign; empty: the name of the post's first tag, else none)</span></label>
+      <input type="text" id="links-campaign" name="campaign" value="${v.campaign}"${CAMPAIGN_BOUNDS} data-testid="composer-links-campaign"${wrong.length ? html` aria-describedby="links-errors" aria-invalid="true"` : ''}>
+      ${wrong.length ? html`<div class="field-error" id="links-errors" data-testid="composer-links-error">${wrong.map((e) => html`<p data-path="${e.path}">${e.message}</p>`)}</div>` : ''}</div>
+    <p class="hint">The post keeps the choice it is saved with; a new post starts from the organization's default (Settings → Tracked links).</p>
+  </fieldset>`;
+}
+
 /** The Reddit fields take what the post's content schema does (domain/posts/content.ts), as the API checks it. */
 const REDDIT_SUBREDDIT = boundAttributes(boundsOf(schemaAt(PostContent, 'reddit.subreddit')), true);
 const REDDIT_TITLE = boundAttributes(boundsOf(schemaAt(PostContent, 'reddit.title')), true);
@@ -156,7 +177,7 @@ function composer(ctx: PageContext, p: ComposerPage, x: ComposerExtras): SafeHtm
     ...v.mediaIds.map((id) => p.media.find((m) => m.id === id)).filter((m): m is MediaView => Boolean(m)),
     ...p.media.filter((m) => !mediaIds.has(m.id)),
   ];
-  return html`<form method="post" action="${action}" class="composer" data-testid="composer-form" data-mode="${p.draft ? 'draft' : p.mode}"${p.draft ? html` data-draft-id="${p.draft.id}"` : ''}${p.post ? html` data-post-id="${p.post.id}"` : ''}${x.links.shorten ? html` data-shorten-links="true"` : ''} novalidate>
+  return html`<form method="post" action="${action}" class="composer" data-testid="composer-form" data-mode="${p.draft ? 'draft' : p.mode}"${p.draft ? html` data-draft-id="${p.draft.id}"` : ''}${p.post ? html` data-post-id="${p.post.id}"` : ''} novalidate>
   <input type="hidden" name="_csrf" value="${ctx.signedIn.session.csrfToken}">
   <input type="hidden" name="tz" value="${ctx.tz}" data-tz-input>
   ${p.draft ? html`<input type="hidden" name="composer" value="1">` : ''}
@@ -181,6 +202,7 @@ function composer(ctx: PageContext, p: ComposerPage, x: ComposerExtras): SafeHtm
   </section>
   ${previewSection(p, x)}
   ${platforms.map((pl) => platformText(pl, p))}
+  ${linksSection(v.links ?? linkFieldsOf(x.links), p.fields ?? [])}
   ${
     hasReddit && p.mode === 'new'
       ? html`<fieldset class="reddit" data-testid="composer-reddit">
@@ -256,7 +278,7 @@ async function composerResponse(web: Web, ctx: PageContext, p: ComposerPage, sta
   // A fork: the page may be drawn again after a create or an edit that failed halfway.
   const em = ctx.em.fork();
   const x: ComposerExtras = {
-    links: await composerLinks(em, orgId, p),
+    links: await composerLinks(em, orgId, p, p.values),
     media: await composerMedia(em, orgId, web.deps.storage, p.values, ownThreadsOf(p)),
   };
   const tzReload = ctx.request.method === 'GET';
@@ -495,8 +517,9 @@ async function textLengths(
 
 /**
  * The composer's preview: `form` is the composer's form as the browser would send it (urlencoded),
- * read as POST /posts reads it; `postId` (an edit: its channels, threads and links choice) or
- * `draftId` (the draft's threads and links choice) say what it belongs to.
+ * read as POST /posts reads it, its Links section included; `postId` (an edit: its channels,
+ * threads, and links choice for a form without the section) or `draftId` (the draft's threads, and
+ * links choice likewise) say what it belongs to.
  */
 const PreviewBody = t.Object(
   { form: t.String({ maxLength: WEB_BODY_BYTES }), postId: t.Optional(BodyId()), draftId: t.Optional(BodyId()) },
@@ -523,7 +546,7 @@ async function composerPreview(
     channels,
     values,
     media: await composerMedia(ctx.em, orgId, web.deps.storage, values, ownThreads),
-    links: await composerLinks(ctx.em, orgId, { post, draft }),
+    links: await composerLinks(ctx.em, orgId, { post, draft }, values),
     ownThreads,
   });
   return jsonResponse({ html: previews.value });
@@ -648,6 +671,7 @@ export function composerRoutes(web: Web) {
             publishAtLocal: values.publishAtLocal,
             followUps: hasFollowUpFields(ctx.form) ? values.followUps : undefined,
             options: hasOptionFields(ctx.form) ? values.options : undefined,
+            links: values.links,
           });
           return redirect(`/posts/${id}?notice=saved`);
         } catch (err) {

@@ -7,11 +7,14 @@
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { checkTimeZone } from '../lib/zoned-time.ts';
 import { csvTable, readCsvRows, readCsvTable } from '../domain/posts/csv.ts';
-import { BULK_MODES, CHECKS_AT_ONCE, createPostsInBulk, inTurns, type BulkMode } from '../domain/posts/bulk.ts';
+import { BULK_MODES, CHECKS_AT_ONCE, inTurns, type BulkMode } from '../domain/posts/bulk.ts';
+import { checkDraft } from '../domain/posts/drafts.ts';
+import { listTags } from '../domain/tags.ts';
 import { validatePost } from '../domain/posts/create.ts';
 import type { Requester } from '../domain/posts/approval.ts';
 import { csvRowBody } from '../services/post-csv.ts';
-import { bulkRequests, newPostRequest } from '../services/post-requests.ts';
+import { type BulkRows, createRowsInBulk, isDraftRow } from '../services/bulk-rows.ts';
+import { newPostRequest, type NewPostBody } from '../services/post-requests.ts';
 import { describeError } from './context.ts';
 import { channelsOf, needTemporal, type Actor } from './post-actions.ts';
 
@@ -30,6 +33,8 @@ export interface ImportTable {
   /** For wall times in publishAt cells of rows without their own timeZone. */
   timeZone: string;
   mode: BulkMode;
+  /** A row without a time (or with status `draft`) becomes a draft (domain/posts/csv.ts). */
+  drafts: boolean;
 }
 
 /** What became of a row: checked (ready, or refused with each problem as `path: message`), created, or left out. */
@@ -39,6 +44,9 @@ export type RowOutcome =
   /** All or nothing: fine, but not created because another row was refused. */
   | { kind: 'held' }
   | { kind: 'created'; postId: string; publishAt: string; awaitsApproval: boolean }
+  /** A row kept as a draft: checked, then written. */
+  | { kind: 'draft-ready'; intendedAt: string | null }
+  | { kind: 'drafted'; draftId: string }
   | { kind: 'dropped' };
 
 /** The row numbers the form carries: small whole numbers, each once. */
@@ -54,6 +62,8 @@ function zoneFrom(form: URLSearchParams, fallback: string): string {
 
 const modeFrom = (form: URLSearchParams): BulkMode =>
   (BULK_MODES as readonly string[]).includes(form.get('mode') ?? '') ? (form.get('mode') as BulkMode) : 'all_or_nothing';
+
+const draftsFrom = (form: URLSearchParams) => form.get('drafts') === 'true';
 
 const padded = (cells: string[], length: number) => (cells.length >= length ? cells : [...cells, ...Array(length - cells.length).fill('')]);
 
@@ -74,6 +84,7 @@ export function tableFromUpload(form: URLSearchParams, defaultZone: string): Imp
     rows: rows.map((cells, n) => ({ n, cells: padded(cells, columns.length), dropped: false })),
     timeZone,
     mode: modeFrom(form),
+    drafts: draftsFrom(form),
   };
 }
 
@@ -96,17 +107,22 @@ export function tableFromForm(form: URLSearchParams, defaultZone: string): Impor
     form.getAll('column'),
     rows.map((r) => r.cells),
   );
-  return { columns, rows, timeZone: zoneFrom(form, defaultZone), mode: modeFrom(form) };
+  return { columns, rows, timeZone: zoneFrom(form, defaultZone), mode: modeFrom(form), drafts: draftsFrom(form) };
 }
 
-/** Each kept row's request (the member's, source `app`), or the row's refusal by the reader. */
-async function requestsOf(actor: Actor, table: ImportTable, kept: ImportRow[], requester?: Requester) {
+/** Each kept row's body (a post's, or a draft's when the table asks for drafts), or the row's refusal by the reader. */
+async function bodiesOf(actor: Actor, table: ImportTable, kept: ImportRow[]): Promise<BulkRows> {
   const channels = await channelsOf(actor.em, actor.organization.id);
-  const rows = readCsvRows({ columns: table.columns, rows: kept.map((r) => r.cells) }, channels, table.timeZone);
-  const bodies = await Promise.all(rows.map((row) => (row instanceof ApiError ? row : csvRowBody(row))));
-  const origin = { organization: actor.organization, source: 'app' as const, key: null, now: actor.now };
-  return bulkRequests(bodies, (body) => newPostRequest(origin, body, actor.capabilities, requester));
+  const tags = await listTags(actor.em, actor.organization.id);
+  const rows = readCsvRows({ columns: table.columns, rows: kept.map((r) => r.cells) }, channels, table.timeZone, tags, {
+    drafts: table.drafts,
+  });
+  return Promise.all(rows.map((row) => (row instanceof ApiError ? row : csvRowBody(row))));
 }
+
+/** A body's request as the app makes it (the member's, source `app`). */
+const requestOf = (actor: Actor, requester?: Requester) => (body: NewPostBody) =>
+  newPostRequest({ organization: actor.organization, source: 'app', key: null, now: actor.now }, body, actor.capabilities, requester);
 
 /** A row's refusal for people; anything but a refusal (a lost connection) fails the request. */
 function refusal(err: unknown): RowOutcome {
@@ -120,14 +136,18 @@ function alongside(table: ImportTable, kept: ImportRow[], outcomes: RowOutcome[]
   return table.rows.map((r) => of.get(r.n) ?? { kind: 'dropped' });
 }
 
-/** Each row checked by validatePost, as POST /v1/posts/validate checks a post (no requester: a check approves nothing). */
+/** Each row checked by validatePost, as POST /v1/posts/validate checks a post (no requester: a check approves nothing); a draft's as its create checks it. */
 export async function checkRows(actor: Actor, table: ImportTable): Promise<RowOutcome[]> {
   const kept = table.rows.filter((r) => !r.dropped);
-  const requests = await requestsOf(actor, table, kept);
-  const outcomes = await inTurns(requests, CHECKS_AT_ONCE, async (r): Promise<RowOutcome> => {
-    if (r instanceof ApiError) return refusal(r);
+  const bodies = await bodiesOf(actor, table, kept);
+  const outcomes = await inTurns(bodies, CHECKS_AT_ONCE, async (body): Promise<RowOutcome> => {
     try {
-      const checked = await validatePost(actor.em.fork(), r);
+      if (body instanceof ApiError) return refusal(body);
+      if (isDraftRow(body)) {
+        const d = await checkDraft(actor.em.fork(), { organizationId: actor.organization.id, keyChannels: 'all' }, body.draft);
+        return { kind: 'draft-ready', intendedAt: d.intendedAt?.toISOString() ?? null };
+      }
+      const checked = await validatePost(actor.em.fork(), requestOf(actor)(body));
       return { kind: 'ready', publishAt: checked.publishAt, channels: checked.channels };
     } catch (err) {
       return refusal(err);
@@ -136,14 +156,18 @@ export async function checkRows(actor: Actor, table: ImportTable): Promise<RowOu
   return alongside(table, kept, outcomes);
 }
 
-/** The rows kept, created as one batch in the table's mode (createPostsInBulk, as POST /v1/posts/import). */
+/** The rows kept, created as one batch in the table's mode (createRowsInBulk, as POST /v1/posts/import). */
 export async function createRows(actor: Actor, table: ImportTable): Promise<RowOutcome[]> {
   const kept = table.rows.filter((r) => !r.dropped);
   if (!kept.length) throw errors.validation([{ path: 'drop', message: 'every row is dropped: keep at least one to create' }]);
-  const requests = await requestsOf(actor, table, kept, actor.requester);
-  const results = await createPostsInBulk(actor.em, needTemporal(actor.temporal), requests, table.mode);
+  const bodies = await bodiesOf(actor, table, kept);
+  const results = await createRowsInBulk({ em: actor.em, temporal: needTemporal(actor.temporal) }, bodies, table.mode, {
+    requestOf: requestOf(actor, actor.requester),
+    drafts: { organizationId: actor.organization.id, keyChannels: 'all', actor: actor.requester.actor, now: actor.now },
+  });
   const outcomes = await Promise.all(
     results.map(async (r): Promise<RowOutcome> => {
+      if ('draft' in r) return { kind: 'drafted', draftId: r.draft.id };
       if ('created' in r) {
         const post = await r.created.view();
         return { kind: 'created', postId: post.id, publishAt: post.scheduledAt, awaitsApproval: post.approval?.status === 'pending' };

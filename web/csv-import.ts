@@ -37,6 +37,12 @@ function zoneField(zone: string): SafeHtml {
   </div>`;
 }
 
+/** Whether rows without a time become drafts rather than posts published now. */
+function draftsField(checked: boolean): SafeHtml {
+  return html`<div class="field checkbox"><input type="checkbox" id="import-drafts" name="drafts" value="true" data-testid="import-drafts"${checked ? html` checked` : ''}>
+    <label for="import-drafts">Rows without a time (or with <code>status</code> <code>draft</code>) become <a href="/drafts">drafts</a>, not posts published now</label></div>`;
+}
+
 function uploadPage(ctx: PageContext, o: { errors?: string[]; status?: number; csv?: string; timeZone?: string } = {}): Response {
   const body = html`<h1>${TITLE}</h1>
 ${formErrors(o.errors ?? [])}
@@ -55,6 +61,7 @@ free slot) are optional. At most ${BULK_MAX_ROWS} rows. Nothing is created befor
   <div class="field"><label for="import-csv">Or paste the CSV</label>
     <textarea id="import-csv" name="csv" rows="8" data-testid="import-text">${o.csv ?? ''}</textarea></div>
   ${zoneField(o.timeZone ?? ctx.tz)}
+  ${draftsField(ctx.form.get('drafts') === 'true')}
   <div class="actions"><button type="submit" class="primary" data-testid="import-preview">Check the rows</button>
     <a href="/calendar">Cancel</a></div>
 </form>`;
@@ -86,6 +93,12 @@ function outcomeCell(zone: string, o: RowOutcome, channels: Map<string, IChannel
       return html`<span class="hint" data-testid="import-dropped">Dropped</span>`;
     case 'created':
       return html`<a href="/posts/${o.postId}">Created</a>`;
+    case 'draft-ready':
+      return html`<span class="status" data-testid="import-draft-ok">A draft</span>${
+        o.intendedAt ? html`, meant for <time datetime="${o.intendedAt}">${formatDateTime(new Date(o.intendedAt), zone)}</time>` : ''
+      }`;
+    case 'drafted':
+      return html`<a href="/drafts/${o.draftId}/edit">Draft</a>`;
   }
 }
 
@@ -117,7 +130,9 @@ function previewPage(
   });
   const body = html`<h1>${TITLE}</h1>
 ${formErrors(o.errors ?? [])}
-<p data-testid="import-summary">${table.rows.length} rows: ${count('ready')} ready, ${count('refused')} with problems${
+<p data-testid="import-summary">${table.rows.length} rows: ${count('ready')} ready${
+    count('draft-ready') ? `, ${count('draft-ready')} as drafts` : ''
+  }, ${count('refused')} with problems${
     count('held') ? `, ${count('held')} held back` : ''
   }, ${count('dropped')} dropped. Fix a row's cells or drop it, then check again or create the posts.</p>
 <form method="post" action="/posts/import" class="stack" data-testid="import-table-form">
@@ -132,6 +147,7 @@ ${formErrors(o.errors ?? [])}
     <tbody>${rows}</tbody>
   </table></div>
   ${zoneField(table.timeZone)}
+  ${draftsField(table.drafts)}
   <fieldset data-testid="import-mode"><legend>When a row is refused</legend>
     <div class="radio"><input type="radio" id="mode-all" name="mode" value="all_or_nothing" data-testid="import-mode-all"${table.mode === 'all_or_nothing' ? html` checked` : ''}>
       <label for="mode-all">Create nothing (all or nothing)</label></div>
@@ -152,10 +168,11 @@ function resultPage(ctx: PageContext, table: ImportTable, outcomes: RowOutcome[]
   const content = (cells: string[]) => excerpt(cells[table.columns.indexOf('content')] ?? '') || '(no text)';
   const created = rows.flatMap(({ row, outcome }) => (outcome.kind === 'created' ? [{ row, outcome }] : []));
   const refused = rows.flatMap(({ row, outcome }) => (outcome.kind === 'refused' ? [{ row, outcome }] : []));
+  const drafted = rows.flatMap(({ row, outcome }) => (outcome.kind === 'drafted' ? [{ row, outcome }] : []));
   const body = html`<h1>${TITLE}</h1>
-<p data-testid="import-result-summary">${created.length} post${created.length === 1 ? '' : 's'} created, ${refused.length} row${
-    refused.length === 1 ? '' : 's'
-  } refused.</p>
+<p data-testid="import-result-summary">${created.length} post${created.length === 1 ? '' : 's'} created, ${
+    drafted.length ? `${drafted.length} draft${drafted.length === 1 ? '' : 's'} kept, ` : ''
+  }${refused.length} row${refused.length === 1 ? '' : 's'} refused.</p>
 ${
   created.length
     ? html`<h2>Created</h2><ul class="plain" data-testid="import-created-list">${created.map(
@@ -166,6 +183,14 @@ ${
       ? html` <span class="status approval-pending" data-testid="import-awaits-approval">waits for approval</span>`
       : ''
   }</li>`,
+      )}</ul>`
+    : ''
+}
+${
+  drafted.length
+    ? html`<h2>Drafts</h2><ul class="plain" data-testid="import-drafted-list">${drafted.map(
+        ({ row, outcome }) => html`<li data-testid="import-drafted" data-row="${row.n}" data-draft-id="${outcome.draftId}">Row ${row.n + 1}:
+  <a href="/drafts/${outcome.draftId}/edit">${content(row.cells)}</a></li>`,
       )}</ul>`
     : ''
 }
@@ -216,13 +241,19 @@ async function create(web: Web, ctx: PageContext): Promise<Response> {
     return previewPage(ctx, table, await checkRows(postActor(web, ctx), table), channels, { errors: describeError(err), status: 422 });
   }
   const postIds = outcomes.flatMap((o) => (o.kind === 'created' ? [o.postId] : []));
-  if (!postIds.length && table.mode === 'all_or_nothing') {
+  const draftIds = outcomes.flatMap((o) => (o.kind === 'drafted' ? [o.draftId] : []));
+  if (!postIds.length && !draftIds.length && table.mode === 'all_or_nothing') {
     const refused = outcomes.filter((o) => o.kind === 'refused').length;
     const message = `No post was created: ${refused} row${refused === 1 ? ' was' : 's were'} refused. Fix or drop ${refused === 1 ? 'it' : 'them'}, then create again.`;
     return previewPage(ctx, table, outcomes, channels, { errors: [message], status: 422 });
   }
   // Mode each with every row refused: nothing was created, so no event.
-  auditNote(ctx, postIds.length ? { details: { mode: table.mode, postIds } } : { unchanged: true });
+  auditNote(
+    ctx,
+    postIds.length || draftIds.length
+      ? { details: { mode: table.mode, postIds, ...(draftIds.length ? { draftIds } : {}) } }
+      : { unchanged: true },
+  );
   return resultPage(ctx, table, outcomes);
 }
 

@@ -11,7 +11,15 @@ import { ContentEdit, type ContentBody } from '../domain/posts/content.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
 import { fieldErrors } from '../lib/schema-words.ts';
 import { buildOptions, optionValues } from './option-input.ts';
-import { contentByPlatform, contentErrors, localInstant, optionPlatforms, redditFields, type ComposerValues } from './post-actions.ts';
+import {
+  contentByPlatform,
+  contentErrors,
+  formLinkChoice,
+  localInstant,
+  optionPlatforms,
+  redditFields,
+  type ComposerValues,
+} from './post-actions.ts';
 import { threadInputFor } from './thread-input.ts';
 import { localInputValue, zonedParts, zonedToUtc, type CalendarDay } from './time.ts';
 
@@ -31,7 +39,8 @@ export const draftThreads = (d: DraftView): Record<string, ThreadItem[]> =>
 /**
  * The form's values as a draft's fields. Every content field the form has a field for is given: a
  * value, or null when the form leaves it empty (so an update removes it, and the draft is what the
- * form shows); fields it has none for (`links`, set through the API) are left out, so they stay.
+ * form shows); `links` the Links section's choice (a form without the section leaves the draft's
+ * as it is); fields it has none for (set through the API) are left out, so they stay.
  * The per-platform parts (texts, options, the Reddit fields) apply to the chosen channels, as a
  * post's do; while no channel is chosen, to every channel of the organization, so nothing typed
  * for a platform is dropped before a channel is picked. `kept`: the draft being saved again (its
@@ -45,6 +54,7 @@ export function draftInputFromForm(v: ComposerValues, channels: IChannel[], kept
   const followUps = threadInputFor(v.followUps, chosen, kept ? draftThreads(kept) : {});
   const options = buildOptions(v.options, optionPlatforms(scope), v.mediaIds, fields);
   const byPlatform = contentByPlatform(v, scope);
+  const links = formLinkChoice(v, fields);
   const content = {
     content: v.content === '' ? null : v.content,
     contentByPlatform: Object.keys(byPlatform).length ? byPlatform : null,
@@ -59,7 +69,8 @@ export function draftInputFromForm(v: ComposerValues, channels: IChannel[], kept
   // The time field, if filled in: the draft's intended time; empty, none.
   const intendedAt = v.publishAtLocal.trim() === '' ? null : localInstant(v.publishAtLocal, tz, fields);
   if (fields.length) throw errors.validation(fields);
-  return { ...content, channelIds: v.channelIds, intendedAt };
+  // `links` is checked by formLinkChoice, not again by ContentEdit: one message for one problem.
+  return { ...content, ...(links ? { links } : {}), channelIds: v.channelIds, intendedAt };
 }
 
 /** A draft's fields as the composer's values: what it was saved with, its time in the viewer's zone. */

@@ -1,7 +1,8 @@
 // Drafts in the web app (domain/posts/drafts.ts states their rules): the Drafts page (the
-// organization's drafts, last changed first), a draft kept from the composer's form and opened in it
-// again, scheduled into a post, given a day (the calendar's drag and drop, the page's date field),
-// and deleted after a confirmation page of its own. Reading them is `read`; keeping, changing,
+// organization's drafts, last changed first, each with its tags, narrowed to one tag by the tag
+// filter of web/tag-filter.ts), a draft kept from the composer's form and opened in it again,
+// scheduled into a post, given a day (the calendar's drag and drop, the page's date field), and
+// deleted after a confirmation page of its own. Reading them is `read`; keeping, changing,
 // scheduling and deleting are `posts.write`, as for /v1/drafts.
 // Scheduling takes the path the composer's posts take (a member, source `app`, no API key):
 // the draft's post body as the API builds it (services/draft-requests.ts postBodyOf), the
@@ -13,6 +14,7 @@ import { t } from 'elysia';
 import type { IChannel } from '../db/entities/index.ts';
 import { can } from '../domain/access.ts';
 import { createPost } from '../domain/posts/create.ts';
+import { listTags, type TagView } from '../domain/tags.ts';
 import { createDraft, deleteDraft, type DraftView, getDraft, listDrafts, markScheduled, updateDraft } from '../domain/posts/drafts.ts';
 import { refuseUnstorableBody, router } from '../http/router.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
@@ -27,7 +29,8 @@ import { htmlResponse, jsonResponse, redirect } from './http.ts';
 import { errorBody, formErrors, layout } from './layout.ts';
 import { byId, channelsOf, composerValuesFromForm, localInstant, type Actor, type ComposerValues } from './post-actions.ts';
 import { dayKey, formatDateTime, parseDayKey } from './time.ts';
-import { excerpt, platformBadge } from './ui.ts';
+import { excerpt, platformBadge, tagChips } from './ui.ts';
+import { tagFilter, tagOfQuery } from './tag-filter.ts';
 
 /** Drafts a page lists; older ones are a link away. */
 const PAGE_SIZE = 50;
@@ -94,13 +97,14 @@ function draftActions(ctx: PageContext, d: DraftView): SafeHtml {
   </div>`;
 }
 
-function draftRow(ctx: PageContext, d: DraftView, channels: Map<string, IChannel>): SafeHtml {
+function draftRow(ctx: PageContext, d: DraftView, channels: Map<string, IChannel>, tags: ReadonlyMap<string, TagView>): SafeHtml {
   const text = draftContent(d).content ?? '';
   const at = d.intendedAt ? new Date(d.intendedAt) : null;
   return html`<li class="draft-row" id="draft-${d.id}" data-testid="draft-item" data-draft-id="${d.id}" data-status="${d.status}" data-intended-at="${d.intendedAt ?? ''}">
   <p class="draft-text" data-testid="draft-text">${excerpt(text, 280) || html`<span class="hint">(no text yet)</span>`}</p>
   <dl class="facts">
     <dt>Channels</dt><dd data-testid="draft-channels">${channelBadges(d, channels)}</dd>
+    ${d.tagIds.length ? html`<dt>Tags</dt><dd data-testid="draft-tags">${tagChips(d.tagIds, tags)}</dd>` : ''}
     <dt>Meant for</dt><dd data-testid="draft-intended">${at ? html`<time datetime="${d.intendedAt}">${formatDateTime(at, ctx.tz)}</time>` : html`<span class="hint">No time yet</span>`}</dd>
     <dt>Status</dt><dd>${statusOf(d)}</dd>
     <dt>Last changed</dt><dd data-testid="draft-updated"><time datetime="${d.updatedAt}">${formatDateTime(new Date(d.updatedAt), ctx.tz)}</time></dd>
@@ -112,8 +116,12 @@ function draftRow(ctx: PageContext, d: DraftView, channels: Map<string, IChannel
 async function draftsPage(ctx: PageContext, problems: string[] = [], status = 200): Promise<Response> {
   const orgId = ctx.signedIn.organization.id;
   const cursor = ctx.url.searchParams.get('cursor') ?? undefined;
-  const page = await listDrafts(ctx.em, orgId, 'all', { limit: PAGE_SIZE, cursor });
+  const tagList = await listTags(ctx.em, orgId);
+  const tag = tagOfQuery(tagList, ctx.url.searchParams);
+  const page = await listDrafts(ctx.em, orgId, 'all', { limit: PAGE_SIZE, cursor, tagId: tag?.id });
   const channels = byId(await channelsOf(ctx.em, orgId));
+  const tags = byId(tagList);
+  const narrowed = tag ? `&tagId=${encodeURIComponent(tag.id)}` : '';
   const write = can(ctx.signedIn.role, 'posts.write');
   const body = html`<section class="drafts" data-testid="drafts" aria-labelledby="drafts-title">
   <h1 id="drafts-title">Drafts</h1>
@@ -123,9 +131,10 @@ async function draftsPage(ctx: PageContext, problems: string[] = [], status = 20
       : ''
   }</p>
   ${formErrors(problems)}
-  <ul class="draft-list" data-testid="draft-list">${page.data.map((d) => draftRow(ctx, d, channels))}</ul>
-  ${page.data.length ? '' : html`<p class="empty" data-testid="drafts-empty">No drafts${cursor ? ' further back' : ' yet'}.</p>`}
-  ${page.nextCursor ? html`<p><a href="/drafts?cursor=${encodeURIComponent(page.nextCursor)}" data-testid="drafts-next" rel="next">Older drafts</a></p>` : ''}
+  ${tagFilter({ action: '/drafts', name: 'drafts', noun: 'drafts', tags: tagList, current: tag })}
+  <ul class="draft-list" data-testid="draft-list">${page.data.map((d) => draftRow(ctx, d, channels, tags))}</ul>
+  ${page.data.length ? '' : html`<p class="empty" data-testid="drafts-empty">No drafts${cursor ? ' further back' : tag ? ' with this tag' : ' yet'}.</p>`}
+  ${page.nextCursor ? html`<p><a href="/drafts?cursor=${encodeURIComponent(page.nextCursor)}${narrowed}" data-testid="drafts-next" rel="next">Older drafts</a></p>` : ''}
 </section>`;
   const notice = status === 200 ? (DRAFT_NOTICES[ctx.url.searchParams.get('notice') ?? ''] ?? null) : null;
   return htmlResponse(layout({ title: 'Drafts', body, signedIn: ctx.signedIn, tz: ctx.tz, nav: 'drafts', notice, tzReload: true }), {

@@ -1,6 +1,7 @@
 // The Feeds page: RSS and Atom feeds that post by themselves (domain/feeds/feeds.ts states the
-// rules), through the same functions as /v1/feeds. Every member sees the feeds, a feed's settings
-// and its items; owners, admins and editors (`feeds.write`) add, edit, pause, resume, read now and
+// rules), through the same functions as /v1/feeds. Every member sees the feeds (each with its
+// tags, narrowed to one tag by the tag filter of web/tag-filter.ts), a feed's settings and its
+// items; owners, admins and editors (`feeds.write`) add, edit, pause, resume, read now and
 // delete. A feed added here is the web app's (source `app`, no API key) and its maker is the
 // member: its posts wait for approval when theirs would. Its URL is read under the web app's
 // outbound policy, as a channel's instance is. Delete asks first, on a page of its own.
@@ -18,6 +19,7 @@ import {
   type FeedView,
 } from '../domain/feeds/feeds.ts';
 import { can } from '../domain/access.ts';
+import { listTags, type TagView } from '../domain/tags.ts';
 import { router } from '../http/router.ts';
 import { ApiError, errors, type FieldError } from '../lib/errors.ts';
 import { DEFAULT_OUTBOUND } from '../lib/outbound.ts';
@@ -28,7 +30,8 @@ import { htmlResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
 import { byId, channelsOf } from './post-actions.ts';
 import { formatDateTime } from './time.ts';
-import { platformBadge } from './ui.ts';
+import { platformBadge, tagChips } from './ui.ts';
+import { tagFilter, tagOfQuery } from './tag-filter.ts';
 
 const BASE = '/feeds';
 const ITEMS_PER_PAGE = 50;
@@ -96,14 +99,20 @@ function statusOf(ctx: PageContext, f: FeedView): SafeHtml {
   }`;
 }
 
-function feedsTable(ctx: PageContext, feeds: FeedView[], channels: Map<string, IChannel>): SafeHtml {
-  if (!feeds.length) return html`<p data-testid="no-feeds">No feeds yet.</p>`;
+function feedsTable(
+  ctx: PageContext,
+  feeds: FeedView[],
+  channels: Map<string, IChannel>,
+  tags: ReadonlyMap<string, TagView>,
+  narrowed: boolean,
+): SafeHtml {
+  if (!feeds.length) return html`<p data-testid="no-feeds">No feeds ${narrowed ? 'with this tag' : 'yet'}.</p>`;
   return html`<table class="table" data-testid="feed-list">
   <caption class="visually-hidden">Feeds</caption>
   <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">Channels</th><th scope="col">Each new item</th><th scope="col">Status</th><th scope="col">Last read</th><th scope="col">Next read</th></tr></thead>
   <tbody>${feeds.map(
     (f) => html`<tr data-testid="feed-row" data-feed-id="${f.id}" data-status="${f.status}">
-    <th scope="row"><a href="${BASE}/${f.id}" data-testid="feed-link">${f.name}</a></th>
+    <th scope="row"><a href="${BASE}/${f.id}" data-testid="feed-link">${f.name}</a> ${tagChips(f.tagIds, tags)}</th>
     <td data-testid="feed-url-cell"><code>${f.url}</code></td>
     <td>${channelList(f, channels)}</td>
     <td data-testid="feed-mode">${MODE_LABEL[f.mode]}</td>
@@ -117,7 +126,9 @@ function feedsTable(ctx: PageContext, feeds: FeedView[], channels: Map<string, I
 
 async function listPage(ctx: PageContext, refused?: Refused): Promise<Response> {
   const orgId = ctx.signedIn.organization.id;
-  const [feeds, channels] = await Promise.all([listFeeds(ctx.em, orgId), channelsOf(ctx.em, orgId)]);
+  const tagList = await listTags(ctx.em, orgId);
+  const tag = tagOfQuery(tagList, ctx.url.searchParams);
+  const [feeds, channels] = await Promise.all([listFeeds(ctx.em, orgId, 'all', { tagId: tag?.id }), channelsOf(ctx.em, orgId)]);
   const add = mayWrite(ctx)
     ? html`<section aria-labelledby="feed-create-title" data-testid="feed-create">
   <h2 id="feed-create-title">Add a feed</h2>
@@ -136,7 +147,8 @@ async function listPage(ctx: PageContext, refused?: Refused): Promise<Response> 
 <p>Each new item of an RSS or Atom feed becomes a post on the feed's channels, made from its template.</p>
 <section aria-labelledby="feeds-title">
   <h2 id="feeds-title" class="visually-hidden">The organization's feeds</h2>
-  ${feedsTable(ctx, feeds, byId(channels))}
+  ${tagFilter({ action: BASE, name: 'feeds', noun: 'feeds', tags: tagList, current: tag })}
+  ${feedsTable(ctx, feeds, byId(channels), byId(tagList), tag !== null)}
 </section>
 ${add}`;
   return page(ctx, 'Feeds', body, refused?.status ?? 200, refused ? null : undefined);

@@ -3,48 +3,14 @@
 // shorten each link into a short link of the service that counts its clicks, with UTM parameters
 // and a campaign name or not. Owners and admins (`settings.manage`). Each post stores its choice
 // when it is made, so a change applies to the posts made from then on.
-import { Value } from '@sinclair/typebox/value';
-import { LinkChoiceSchema, setLinkDefaults, type LinkChoice } from '../domain/links/choice.ts';
+import { setLinkDefaults, type LinkChoice } from '../domain/links/choice.ts';
 import { router } from '../http/router.ts';
-import { ApiError, errors, type FieldError } from '../lib/errors.ts';
-import { boundsOf, fieldErrors, schemaAt } from '../lib/schema-words.ts';
+import { ApiError, errors } from '../lib/errors.ts';
 import { describeError, pageRoute, type PageContext, type Web } from './context.ts';
 import { html } from './html.ts';
 import { htmlResponse, redirect } from './http.ts';
 import { formErrors, layout } from './layout.ts';
-import { boundAttributes } from './option-fields.ts';
-
-const CAMPAIGN_BOUNDS = boundAttributes(boundsOf(schemaAt(LinkChoiceSchema, 'utm.campaign')), true);
-
-/** The form as sent (or the organization's choice as a form): to show again when refused. */
-interface LinkFormValues {
-  shorten: boolean;
-  utm: boolean;
-  campaign: string;
-}
-
-const formOf = (choice: LinkChoice): LinkFormValues => ({
-  shorten: choice.shorten,
-  utm: choice.utm !== undefined && choice.utm !== null,
-  campaign: choice.utm?.campaign ?? '',
-});
-
-/** The choice the form makes, as `org set-links` makes it from its flags; a campaign only goes with UTM parameters. */
-function choiceOf(form: URLSearchParams): { values: LinkFormValues; choice: LinkChoice; fields: FieldError[] } {
-  const values = { shorten: form.get('shorten') === 'yes', utm: form.get('utm') === 'yes', campaign: form.get('campaign') ?? '' };
-  // An empty field names no campaign: the post's first tag's name is used, else none.
-  const campaign = values.campaign.trim() === '' ? undefined : values.campaign;
-  const choice: LinkChoice = {
-    shorten: values.shorten,
-    ...(values.utm ? { utm: campaign !== undefined ? { campaign } : {} } : {}),
-  };
-  // Checked here by the schema setLinkDefaults checks, for its words (lib/schema-words.ts) at the API's paths.
-  const fields: FieldError[] =
-    campaign !== undefined && !values.utm
-      ? [{ path: 'links.utm.campaign', message: 'names the UTM campaign: tick “Add UTM parameters”, or leave it empty' }]
-      : fieldErrors(Value.Errors(LinkChoiceSchema, choice), 'links');
-  return { values, choice, fields };
-}
+import { CAMPAIGN_BOUNDS, linkChoiceOf, linkFieldsFromForm, linkFieldsOf, type LinkFields } from './link-input.ts';
 
 /** The choice in words. */
 function describe(choice: LinkChoice): string {
@@ -54,9 +20,9 @@ function describe(choice: LinkChoice): string {
   return `Each link becomes a short link of the service that counts its clicks, and leads to its target with UTM parameters (${campaign}).`;
 }
 
-function settingsPage(ctx: PageContext, o: { values?: LinkFormValues; errors?: string[]; status?: number } = {}): Response {
+function settingsPage(ctx: PageContext, o: { values?: LinkFields; errors?: string[]; status?: number } = {}): Response {
   const current = ctx.signedIn.organization.links;
-  const v = o.values ?? formOf(current);
+  const v = o.values ?? linkFieldsOf(current);
   const csrf = ctx.signedIn.session.csrfToken;
   const body = html`<h1>Tracked links</h1>
 <p>For posts that do not choose for themselves (in the API, <code>links</code> on a post). <span data-testid="links-current" data-shorten="${String(current.shorten)}" data-utm="${String(Boolean(current.utm))}">${describe(current)}</span></p>
@@ -85,7 +51,8 @@ export function linkSettingsRoutes(web: Web) {
     .post(
       '/settings/links',
       pageRoute(web, 'settings.manage', async (ctx) => {
-        const { values, choice, fields } = choiceOf(ctx.form);
+        const values = linkFieldsFromForm(ctx.form);
+        const { choice, fields } = linkChoiceOf(values);
         try {
           if (fields.length) throw errors.validation(fields);
           await setLinkDefaults(ctx.em, ctx.signedIn.organization.id, choice);

@@ -7,7 +7,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { Channel, MediaItem, type IChannel } from '../db/entities/index.ts';
 import { errors, type FieldError } from '../lib/errors.ts';
-import type { IOrganization } from '../db/entities/index.ts';
+import type { IOrganization, LinkChoice } from '../db/entities/index.ts';
 import { createPost, type TemporalDeps } from '../domain/posts/create.ts';
 import { validateAndEditPost } from '../domain/posts/edit.ts';
 import { ChannelIds, ContentEdit, PostContent } from '../domain/posts/content.ts';
@@ -23,6 +23,7 @@ import { buildOptions, optionsFromForm, optionsWithoutFields } from './option-in
 import type { CapabilityDeps } from '../domain/capabilities.ts';
 import type { OptionsInput } from '../domain/posts/options.ts';
 import type { Requester } from '../domain/posts/approval.ts';
+import { hasLinkFields, linkChoiceOf, linkFieldsFromForm, type LinkFields } from './link-input.ts';
 
 export function needTemporal(temporal: TemporalDeps | undefined): TemporalDeps {
   if (!temporal) throw new Error('Temporal is not configured for this app');
@@ -91,6 +92,8 @@ export interface ComposerValues {
   followUps: FollowUpValues;
   /** The per-platform option fields as typed, by field name (`options.tiktok.privacyLevel`: web/option-input.ts). */
   options: Record<string, string>;
+  /** The Links section as typed (web/link-input.ts); absent: the form has none, and the choice stays as it is. */
+  links?: LinkFields;
 }
 
 export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
@@ -110,7 +113,16 @@ export function composerValuesFromForm(form: URLSearchParams): ComposerValues {
     publishAtLocal: form.get('publishAt') ?? '',
     followUps: followUpsFromForm(form),
     options: optionsFromForm(form),
+    ...(hasLinkFields(form) ? { links: linkFieldsFromForm(form) } : {}),
   };
+}
+
+/** The links choice the form's Links section makes (its problems into `fields`); none without the section. */
+export function formLinkChoice(v: Pick<ComposerValues, 'links'>, fields: FieldError[]): LinkChoice | undefined {
+  if (!v.links) return undefined;
+  const { choice, fields: wrong } = linkChoiceOf(v.links);
+  fields.push(...wrong);
+  return choice;
 }
 
 /**
@@ -181,6 +193,8 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
   fields.push(...contentErrors(PostContent, { ...content, ...followUps }));
   // Hidden panels of platforms no longer chosen keep their fields: only the chosen platforms' go.
   const options = buildOptions(values.options, optionPlatforms(chosen), values.mediaIds, fields);
+  // Without a choice of its own the post gets the organization's default (domain/links/choice.ts).
+  const links = formLinkChoice(values, fields);
   const created = await createPost(
     actor.em,
     actor.temporal,
@@ -195,6 +209,7 @@ export async function createAppPost(actor: Actor, values: ComposerValues): Promi
       now: actor.now,
       followUps,
       options,
+      ...(links ? { given: { links } } : {}),
       capabilities: actor.capabilities,
       requester: actor.requester,
     },
@@ -225,6 +240,8 @@ export interface AppEdit {
   followUps?: FollowUpValues;
   /** The option fields as the form has them (web/option-input.ts); absent: unchanged. */
   options?: Record<string, string>;
+  /** The Links section as the form has it (web/link-input.ts); absent: unchanged. */
+  links?: LinkFields;
 }
 
 /** The same checks and the same workflow Update as PATCH /v1/posts/{id}. */
@@ -262,6 +279,7 @@ export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): 
       if (Object.keys(merged).length) options[p] = merged;
     }
   }
+  const links = formLinkChoice(edit, fields);
   if (fields.length) throw errors.validation(fields);
   await validateAndEditPost(
     actor.em,
@@ -276,6 +294,7 @@ export async function editAppPost(actor: Actor, postId: string, edit: AppEdit): 
       // null clears: a thread or comment emptied in the form goes.
       ...(followUps ?? {}),
       ...(options ? { options: options as OptionsInput } : {}),
+      ...(links ? { links } : {}),
     },
     null,
     actor.capabilities,

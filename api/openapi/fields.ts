@@ -17,6 +17,10 @@ export const PLACEMENT_FIELDS = {
     '`true` instead of `publishAt`: at the earliest instant that is a free slot of every target channel’s posting queue (GET /channels/{id}/queue): a slot time at which no other post (not deleted, scheduled or publishing) sits on that channel. Within 90 days, else `422`. `scheduledAt` is the chosen time; the post is otherwise an ordinary scheduled post. Two queued creates never get the same slot on a channel.',
 };
 
+/** The `tagId` filter of a list of `what` (http/page-query.ts TagIdParam). */
+export const TAG_FILTER = (what: string) =>
+  `Only ${what} with this tag (\`tag_…\`, GET /tags); an id that is not one of the organization’s tags matches none.`;
+
 /** The tags a series or a feed gives each post it makes (`what`). */
 export const MADE_POSTS_TAG_IDS = (what: string) =>
   `Tags of the organization (ids from GET /tags), no repeats, at most 20, that ${what} gets as it is made; one that is not the organization’s is \`422\` at \`tagIds\`. A PATCH replaces them (\`[]\`: none).`;

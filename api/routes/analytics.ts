@@ -7,14 +7,15 @@ import { bestTimes } from '../../domain/analytics/best-times.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { authPlugin } from '../auth.ts';
 import { doc } from '../openapi/operation.ts';
-import { DATE_TIME } from '../openapi/fields.ts';
+import { DATE_TIME, TAG_FILTER } from '../openapi/fields.ts';
+import { TagIdParam } from '../../http/page-query.ts';
 import { AnalyticsSummarySchema, BestTimesSchema, Chars, DateTimeInput, PathId } from '../schemas.ts';
 
 const SummaryQuery = t.Object({
   from: t.Optional(DateTimeInput()),
   to: t.Optional(DateTimeInput()),
   channelId: t.Optional(Chars(64, { min: 1 })),
-  tagId: t.Optional(Chars(64, { min: 1 })),
+  tagId: TagIdParam(),
   groupBy: t.Optional(t.Union(GROUP_BYS.map((g) => t.Literal(g)))),
 });
 
@@ -35,7 +36,7 @@ export const ANALYTICS_OPERATIONS = {
       from: DATE_TIME('Start (inclusive), with an offset; default 30 days before `to`.'),
       to: DATE_TIME('End (exclusive), with an offset; default now.'),
       channelId: 'Only this channel’s posts.',
-      tagId: 'Only the posts with this tag (`tag_…`, GET /tags): what a campaign did.',
+      tagId: TAG_FILTER('the posts'),
       groupBy: '`day` (default) or `week` (Monday first).',
     },
   }),

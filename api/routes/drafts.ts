@@ -4,7 +4,7 @@
 import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
-import { CursorParam, LimitParam, parseLimit } from '../../http/page-query.ts';
+import { CursorParam, LimitParam, parseLimit, TagIdParam } from '../../http/page-query.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { createDraft, DRAFT_FIELDS, deleteDraft, getDraft, listDrafts, updateDraft } from '../../domain/posts/drafts.ts';
 import { answerStored } from '../../http/stored-response.ts';
@@ -12,7 +12,7 @@ import { scheduleDraftOnce, validateDraft } from '../../services/draft-requests.
 import { authPlugin, type Auth } from '../auth.ts';
 import { DateTimeInput, DraftListSchema, DraftSchema, PathId, PostSchema, PostValidationSchema } from '../schemas.ts';
 import { actorOf } from '../../domain/posts/approval.ts';
-import { PLACEMENT_FIELDS } from '../openapi/fields.ts';
+import { PLACEMENT_FIELDS, TAG_FILTER } from '../openapi/fields.ts';
 import { doc } from '../openapi/operation.ts';
 
 const IdParams = t.Object({ id: PathId() });
@@ -34,6 +34,7 @@ const Placement = t.Optional(
 );
 const ListQuery = t.Object({
   status: t.Optional(t.Union([t.Literal('draft'), t.Literal('scheduled')], { error: 'must be draft or scheduled' })),
+  tagId: TagIdParam(),
   limit: LimitParam(),
   cursor: CursorParam(),
 });
@@ -72,6 +73,7 @@ export const DRAFT_OPERATIONS = {
     success: { description: 'A page of drafts.' },
     query: {
       status: '`draft` (not scheduled yet) or `scheduled` (became a post).',
+      tagId: TAG_FILTER('drafts'),
       limit: { description: 'Page size (default 20).', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
       cursor: 'Page position: only a `nextCursor` from an earlier page of this list (any other value is `422`).',
     },
@@ -167,7 +169,12 @@ export function draftRoutes(deps: AppDeps) {
         const fields: FieldError[] = [];
         const limit = parseLimit(query.limit, fields);
         if (fields.length) throw errors.validation(fields);
-        return listDrafts(deps.orm.em.fork(), auth.organization.id, auth.channels, { status: query.status, limit, cursor: query.cursor });
+        return listDrafts(deps.orm.em.fork(), auth.organization.id, auth.channels, {
+          status: query.status,
+          tagId: query.tagId,
+          limit,
+          cursor: query.cursor,
+        });
       },
       { query: ListQuery, response: { 200: DraftListSchema }, operation: DRAFT_OPERATIONS.listDrafts },
     )

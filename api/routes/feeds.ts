@@ -4,7 +4,7 @@ import { t } from 'elysia';
 import { refuseUnstorableBody, router } from '../../http/router.ts';
 import type { AppDeps } from '../../http/deps.ts';
 import { answerStored } from '../../http/stored-response.ts';
-import { CursorParam, LimitParam, parseLimit } from '../../http/page-query.ts';
+import { CursorParam, LimitParam, parseLimit, TagIdParam } from '../../http/page-query.ts';
 import { errors, type FieldError } from '../../lib/errors.ts';
 import { idempotent, storeAnswer } from '../../services/idempotency.ts';
 import {
@@ -26,7 +26,7 @@ import type { Auth } from '../auth.ts';
 import { authPlugin } from '../auth.ts';
 import { Chars, FeedItemListSchema, FeedListSchema, FeedSchema, HttpUrl, PathId } from '../schemas.ts';
 import { doc } from '../openapi/operation.ts';
-import { MADE_POSTS_TAG_IDS, PLACEMENT_FIELDS } from '../openapi/fields.ts';
+import { MADE_POSTS_TAG_IDS, PLACEMENT_FIELDS, TAG_FILTER } from '../openapi/fields.ts';
 import { ChannelIds, TagIds } from '../../domain/posts/content.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 
@@ -74,6 +74,7 @@ const PatchBody = t.Object(
 );
 
 const IdParams = t.Object({ id: PathId() });
+const ListQuery = t.Object({ tagId: TagIdParam() });
 const ItemsQuery = t.Object({ limit: LimitParam(), cursor: CursorParam() });
 
 const FEED_URL =
@@ -132,7 +133,9 @@ export const FEED_OPERATIONS = {
     summary: 'List the feeds',
     description:
       'Every feed of the organization that is not deleted, oldest first. A channel-limited key sees those all of whose channels are in its list.',
+    errors: ['validation_failed'],
     success: { description: 'The feeds.' },
+    query: { tagId: TAG_FILTER('the feeds') },
   }),
 
   getFeed: doc({
@@ -261,10 +264,17 @@ export function feedRoutes(deps: AppDeps) {
         operation: FEED_OPERATIONS.createFeed,
       },
     )
-    .get('/feeds', async ({ auth }) => ({ data: await listFeeds(deps.orm.em.fork(), auth.organization.id, auth.channels) }), {
-      response: { 200: FeedListSchema },
-      operation: FEED_OPERATIONS.listFeeds,
-    })
+    .get(
+      '/feeds',
+      async ({ auth, query }) => ({
+        data: await listFeeds(deps.orm.em.fork(), auth.organization.id, auth.channels, { tagId: query.tagId }),
+      }),
+      {
+        query: ListQuery,
+        response: { 200: FeedListSchema },
+        operation: FEED_OPERATIONS.listFeeds,
+      },
+    )
     .get('/feeds/:id', ({ auth, params }) => getFeed(deps.orm.em.fork(), auth.organization.id, params.id, auth.channels), {
       params: IdParams,
       response: { 200: FeedSchema },

@@ -21,14 +21,15 @@ import {
   PostSchema,
   PostValidationSchema,
   BulkResultSchema,
+  ImportResultSchema,
 } from '../schemas.ts';
 import { postAnalyticsForKey } from '../../domain/analytics/post-analytics.ts';
 import { refreshPostAnalytics } from '../../domain/analytics/refresh.ts';
 import { ChannelIds, CREATE_FIELDS, EDIT_FIELDS } from '../../domain/posts/content.ts';
 import { doc } from '../openapi/operation.ts';
-import { DATE_TIME, PLACEMENT_FIELDS, PUBLISH_AT_BOUNDS } from '../openapi/fields.ts';
+import { DATE_TIME, PLACEMENT_FIELDS, PUBLISH_AT_BOUNDS, TAG_FILTER } from '../openapi/fields.ts';
 import { bulkCreatedAny, bulkDetails } from '../audit.ts';
-import { parseTimePage } from '../../http/page-query.ts';
+import { parseTimePage, TagIdParam } from '../../http/page-query.ts';
 import { TIME_ZONE_CHARS } from '../../lib/zoned-time.ts';
 
 const Queue = t.Boolean({ description: 'true: at the earliest free queue slot common to every target channel (instead of publishAt).' });
@@ -48,7 +49,14 @@ const PatchBody = t.Object(
 
 const IdParams = t.Object({ id: PathId() });
 
+/** A yes-or-no query parameter. */
+const Flag = (description: string) =>
+  t.Optional(t.Union([t.Literal('true'), t.Literal('false')], { error: 'must be true or false', description }));
+
 const ImportQuery = t.Object({
+  drafts: Flag(
+    '`true`: a row whose `status` is `draft`, or that has neither `publishAt` nor `queue`, becomes a draft (GET /drafts), its `publishAt` its intended time, its channels optional; otherwise such a row is published now.',
+  ),
   mode: t.Optional(
     t.Union([t.Literal('all_or_nothing'), t.Literal('each')], { description: 'As for /posts/bulk; all_or_nothing by default.' }),
   ),
@@ -65,6 +73,9 @@ const ExportQuery = t.Object({
   status: t.Optional(t.Union(POST_STATUSES.map((s) => t.Literal(s)))),
   from: t.Optional(DateTimeInput()),
   to: t.Optional(DateTimeInput()),
+  drafts: Flag(
+    '`true`: the drafts not yet scheduled follow the posts (status `draft`, the intended time as `publishAt`; with `from` or `to`, those meant for a time in the range), so the file imports back with `drafts=true`.',
+  ),
 });
 
 /** The body of POST /v1/posts/bulk: rows exactly as POST /v1/posts takes them. */
@@ -92,7 +103,7 @@ const DecisionBody = t.Optional(
 const ListQuery = t.Object({
   status: t.Optional(t.Union(POST_STATUSES.map((s) => t.Literal(s)))),
   channelId: t.Optional(Chars(64, { min: 1 })),
-  tagId: t.Optional(Chars(64, { min: 1 })),
+  tagId: TagIdParam(),
   from: t.Optional(DateTimeInput()),
   to: t.Optional(DateTimeInput()),
   // Parsed by parseLimit: t.Numeric reports range errors with an empty field path.
@@ -173,7 +184,7 @@ export const POST_OPERATIONS = {
     query: {
       status: 'Only posts with this status.',
       channelId: 'Only posts that include this channel.',
-      tagId: 'Only posts with this tag (`tag_…`, GET /tags).',
+      tagId: TAG_FILTER('posts'),
       from: DATE_TIME('Only posts scheduled at or after this instant.'),
       to: DATE_TIME('Only posts scheduled before this instant.'),
       limit: { description: 'Page size.', type: 'integer', minimum: 1, maximum: 100, default: 20, maxLength: undefined },
@@ -314,7 +325,7 @@ export const POST_OPERATIONS = {
     action: 'posts.write',
     summary: 'Schedule posts from a CSV file',
     description:
-      'The body is a CSV file (`Content-Type: text/csv`, UTF-8, a BOM allowed, `,` or `;` between cells). Its first line names the columns, in any order: `content` and `channels` (ids or names, several separated by `|`) are required; `publishAt` (ISO 8601 with an offset, or a wall time `YYYY-MM-DD HH:MM` read in the row’s `timeZone`, else the `timeZone` parameter, else the organization’s zone), `timeZone`, `content.<PLATFORM>` (e.g. `content.MASTODON`), `media` (media ids or http(s) URLs, `|` between them: a URL is fetched and stored first), `tags` (names or ids of the organization’s tags, `|` between them; a name is matched in any letter case, and one the organization has not is the row’s refusal at `tags`: an import makes no tag) and `queue` (`true`) are optional; `id` and `status` (written by the export) are ignored; any other column refuses the file (`422` at `header`). One leading apostrophe is removed from every cell (the export adds one before a cell a spreadsheet would run as a formula). Each row (at most 500) is then a row of Schedule many posts, with the same `mode` and the same answer, its problems at `posts.<row>.<column>`, row 0 being the first line after the header.',
+      'The body is a CSV file (`Content-Type: text/csv`, UTF-8, a BOM allowed, `,` or `;` between cells). Its first line names the columns, in any order: `content` and `channels` (ids or names, several separated by `|`) are required; `publishAt` (ISO 8601 with an offset, or a wall time `YYYY-MM-DD HH:MM` read in the row’s `timeZone`, else the `timeZone` parameter, else the organization’s zone), `timeZone`, `content.<PLATFORM>` (e.g. `content.MASTODON`), `media` (media ids or http(s) URLs, `|` between them: a URL is fetched and stored first), `tags` (names or ids of the organization’s tags, `|` between them; a name is matched in any letter case, and one the organization has not is the row’s refusal at `tags`: an import makes no tag) and `queue` (`true`) are optional; `id` and `status` (written by the export) are ignored; any other column refuses the file (`422` at `header`). One leading apostrophe is removed from every cell (the export adds one before a cell a spreadsheet would run as a formula). Each row (at most 500) is then a row of Schedule many posts, with the same `mode` and the same answer, its problems at `posts.<row>.<column>`, row 0 being the first line after the header. With `drafts=true` a row whose `status` is `draft`, or that has neither `publishAt` nor `queue`, becomes a draft instead (its `publishAt` the intended time, its channels and content optional), answered with `draft` in its result and counted in `drafts`; in mode `all_or_nothing` the drafts are written with the posts or not at all.',
     errors: ['forbidden_scope', 'limit_reached', 'reauth_required', 'duplicate_post', 'conflict', 'validation_failed'],
     errorNotes: {
       validation_failed:
@@ -334,7 +345,7 @@ export const POST_OPERATIONS = {
     action: 'read',
     summary: 'The posts as a CSV file',
     description:
-      'The posts the key sees (as List posts, with the same `status`, `from` and `to`), oldest first, at most 10,000: a header line `id,status,publishAt,channels,content,content.<PLATFORM>…,media,tags`, then one line per post: channel and media ids and tag names separated by `|`, a platform’s column filled where its channel’s text differs from `content`. A cell that begins with `=`, `+`, `-`, `@`, a tab, a carriage return or an apostrophe gets a leading apostrophe, so a spreadsheet shows it as text and never runs it; Schedule posts from a CSV file removes it again, so an export imports back to the same posts.',
+      'The posts the key sees (as List posts, with the same `status`, `from` and `to`), oldest first, at most 10,000: a header line `id,status,publishAt,channels,content,content.<PLATFORM>…,media,tags`, then one line per post: channel and media ids and tag names separated by `|`, a platform’s column filled where its channel’s text differs from `content`. A cell that begins with `=`, `+`, `-`, `@`, a tab, a carriage return or an apostrophe gets a leading apostrophe, so a spreadsheet shows it as text and never runs it; Schedule posts from a CSV file removes it again, so an export imports back to the same posts. With `drafts=true` the drafts not yet scheduled follow (status `draft`, the intended time as `publishAt`), and import back as drafts with `drafts=true`.',
     errors: ['validation_failed'],
     errorNotes: { validation_failed: '`from`/`to` out of their bounds, or more than 10,000 posts in the range (`from`)' },
     success: { status: 200, description: 'The CSV file (`text/csv`, with `Content-Disposition: attachment`).' },
@@ -454,7 +465,7 @@ export function postRoutes(deps: AppDeps) {
             { em: deps.orm.em.fork(), temporal: deps.temporal, storage: deps.storage, capabilities, outbound: deps.outbound },
             auth,
             body,
-            { mode: query.mode, timeZone: query.timeZone, idempotencyKey: headers['idempotency-key'] },
+            { mode: query.mode, timeZone: query.timeZone, idempotencyKey: headers['idempotency-key'], drafts: query.drafts === 'true' },
           );
           // A replayed answer may be a stored 4xx body: answerStored sets its status.
           return answerStored(set, result) as never;
@@ -462,7 +473,7 @@ export function postRoutes(deps: AppDeps) {
         {
           query: ImportQuery,
           body: t.String({ maxLength: BULK_MAX_BODY_BYTES, description: 'The CSV file (text/csv, UTF-8).' }),
-          response: { 200: BulkResultSchema },
+          response: { 200: ImportResultSchema },
           operation: POST_OPERATIONS.importPosts,
         },
       )
@@ -473,7 +484,7 @@ export function postRoutes(deps: AppDeps) {
           const csv = await exportPostsCsv(
             deps.orm.em.fork(),
             auth,
-            { from, to, status: query.status as PostStatus | undefined },
+            { from, to, status: query.status as PostStatus | undefined, drafts: query.drafts === 'true' },
             deps.storage,
           );
           return new Response(csv, {

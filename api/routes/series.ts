@@ -11,7 +11,8 @@ import { authPlugin } from '../auth.ts';
 import { Chars, DateTimeInput, PathId, SeriesListSchema, SeriesSchema } from '../schemas.ts';
 import { TIME_ZONE_CHARS } from '../../lib/zoned-time.ts';
 import { doc } from '../openapi/operation.ts';
-import { SERIES_FIELDS } from '../openapi/fields.ts';
+import { SERIES_FIELDS, TAG_FILTER } from '../openapi/fields.ts';
+import { TagIdParam } from '../../http/page-query.ts';
 import { ChannelIds, TagIds } from '../../domain/posts/content.ts';
 import { PostContent } from '../../domain/posts/content.ts';
 
@@ -25,6 +26,7 @@ const Repeat = t.Object(
   { additionalProperties: false },
 );
 const TimeZone = Chars(TIME_ZONE_CHARS, { min: 1 });
+const ListQuery = t.Object({ tagId: TagIdParam() });
 
 /** The fields of a post's content a series' template carries (domain/posts/content.ts). */
 const Template = t.Pick(PostContent, ['content', 'mediaIds', 'contentByPlatform', 'reddit', 'options']);
@@ -93,7 +95,9 @@ export const SERIES_OPERATIONS = {
     summary: 'List the series',
     description:
       'Every series of the organization that is not deleted, oldest first. A channel-limited key sees those all of whose channels are in its list.',
+    errors: ['validation_failed'],
     success: { description: 'The series.' },
+    query: { tagId: TAG_FILTER('the series') },
   }),
 
   getSeries: doc({
@@ -187,8 +191,11 @@ export function seriesRoutes(deps: AppDeps) {
     )
     .get(
       '/series',
-      async ({ auth }) => ({ data: await listSeries(deps.orm.em.fork(), auth.organization.id, { keyChannels: auth.channels }) }),
+      async ({ auth, query }) => ({
+        data: await listSeries(deps.orm.em.fork(), auth.organization.id, { keyChannels: auth.channels, tagId: query.tagId }),
+      }),
       {
+        query: ListQuery,
         response: { 200: SeriesListSchema },
         operation: SERIES_OPERATIONS.listSeries,
       },

@@ -2,7 +2,7 @@
 import { t } from 'elysia';
 import { EDIT_FIELDS } from '../../domain/posts/content.ts';
 import { strict, DateTime, NullableDateTime, NullableString, oneOf } from './primitives.ts';
-import { ActorSchema } from './posts.ts';
+import { ActorSchema, BulkResultSchema, BulkRowSchema } from './posts.ts';
 
 export const DraftSchema = t.Object(
   {
@@ -27,6 +27,31 @@ export const DraftListSchema = t.Object(
   {
     data: t.Array(DraftSchema, { description: 'Last changed first.' }),
     nextCursor: t.Union([t.String(), t.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+  },
+  strict,
+);
+
+/** POST /v1/posts/import: one row's outcome, a draft among them when the import asks for drafts. */
+export const ImportRowSchema = t.Union(
+  [
+    ...BulkRowSchema.anyOf,
+    t.Object(
+      { index: t.Integer({ description: 'The row’s place in the file, from 0.' }), status: t.Literal(201), draft: DraftSchema },
+      strict,
+    ),
+  ],
+  {
+    description:
+      'The post created (201), the draft created (201, a row without a time when `drafts=true`), or the error body a single create would have answered, its field paths prefixed with `posts.<index>.`.',
+  },
+);
+
+export const ImportResultSchema = t.Object(
+  {
+    ...BulkResultSchema.properties,
+    created: t.Integer({ description: 'How many rows were created: posts and drafts.' }),
+    drafts: t.Optional(t.Integer({ description: 'How many of them are drafts (given when there are any).' })),
+    results: t.Array(ImportRowSchema, { description: 'One per row of the file, in its order.' }),
   },
   strict,
 );

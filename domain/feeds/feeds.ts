@@ -314,9 +314,25 @@ export async function getFeed(em: EntityManager, organizationId: string, id: str
   return feedView(await findFeed(em, organizationId, id, keyChannels));
 }
 
-/** The organization's feeds (not deleted) whose channels the key sees, oldest first. */
-export async function listFeeds(em: EntityManager, organizationId: string, keyChannels: 'all' | readonly string[] = 'all') {
-  const rows = await em.find(Feed, { organization: organizationId, deletedAt: null }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+/**
+ * The organization's feeds (not deleted) whose channels the key sees, oldest first; with `tagId`,
+ * those with that tag (an id that is none of the organization's tags matches none).
+ */
+export async function listFeeds(
+  em: EntityManager,
+  organizationId: string,
+  keyChannels: 'all' | readonly string[] = 'all',
+  filters: { tagId?: string } = {},
+) {
+  const rows = await em.find(
+    Feed,
+    {
+      organization: organizationId,
+      deletedAt: null,
+      ...(filters.tagId !== undefined ? { tagIds: { $contains: [filters.tagId] } } : {}),
+    },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   return rows.filter((f) => keySees(keyChannels, f.channelIds)).map(feedView);
 }
 

@@ -188,13 +188,23 @@ export function assertApprovedForRetry(post: Pick<PostView, 'approval'>): void {
   }
 }
 
-/** The organization's scheduled posts waiting for a decision (or rejected), soonest first, at most 200 (the Approvals page). */
-export async function postsAwaitingApproval(em: EntityManager, organizationId: string, storage?: ObjectStorage): Promise<PostView[]> {
+/**
+ * The organization's scheduled posts waiting for a decision (or rejected), soonest first, at most
+ * 200 (the Approvals page); with `tagId`, those with that tag (GET /v1/posts's filter).
+ */
+export async function postsAwaitingApproval(
+  em: EntityManager,
+  organizationId: string,
+  storage?: ObjectStorage,
+  filters: { tagId?: string } = {},
+): Promise<PostView[]> {
   const rows = await sql<{ id: string }>(
     em,
-    `select id from posts where organization_id = ? and status = 'scheduled' and approval is not null
-       and approval->>'status' in ('pending', 'rejected') and deleted_at is null order by scheduled_at, id limit 200`,
-    [organizationId],
+    `select id from posts p where organization_id = ? and status = 'scheduled' and approval is not null
+       and approval->>'status' in ('pending', 'rejected') and deleted_at is null
+       and (?::text is null or exists (select 1 from post_tags t where t.post_id = p.id and t.tag_id = ?))
+     order by scheduled_at, id limit 200`,
+    [organizationId, filters.tagId ?? null, filters.tagId ?? null],
   );
   return Promise.all(rows.map((r) => getPostForKey(em.fork(), organizationId, r.id, 'all', storage)));
 }

@@ -13,6 +13,11 @@
 //   (domain/posts/content.ts TEXT_FIELDS), by its name, an empty cell leaving it out. An export
 //   also writes `id` and `status`, which an import ignores, and `tags` by name. Any other column
 //   refuses the file.
+// - Drafts, when an import asks for them (`drafts`): a row whose `status` is `draft`, or that has
+//   neither a `publishAt` nor `queue` true, is a draft (domain/posts/drafts.ts) rather than a post
+//   published now: its `publishAt` its intended time, its channels and its content optional. An
+//   export that asks for drafts writes each as such a row (status `draft`, its intended time in
+//   `publishAt`), so it imports back to the same drafts.
 // - Parsed by csv-parse: quotes, newlines and separators inside quoted cells, a UTF-8 BOM, and `,`
 //   or `;` between cells (whichever the header line uses). Empty lines are skipped.
 // - Formula injection: an exported cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage
@@ -28,6 +33,7 @@ import { ApiError, errors, type FieldError } from '../../lib/errors.ts';
 import { checkTimeZone, isTimeZone, zonedToUtc } from '../../lib/zoned-time.ts';
 import { PLATFORMS } from '../../platforms/catalog.ts';
 import { BULK_MAX_ROWS } from './bulk.ts';
+import type { DraftView } from './drafts.ts';
 import type { PostView } from './view.ts';
 import { TEXT_FIELDS } from './content.ts';
 
@@ -50,6 +56,8 @@ export interface CsvRow {
   tagIds?: string[];
   /** The other text fields of a post's content given (TEXT_COLUMNS), by name. */
   texts?: Record<string, string>;
+  /** A draft (an import that asks for drafts): `publishAt` is its intended time. */
+  draft?: true;
 }
 
 export interface CsvChannel {
@@ -143,8 +151,14 @@ export function csvTable(header: string[], rows: string[][]): CsvTable {
  * organization's (a row names them by id or name); `timeZone`: for wall times without a zone;
  * `tags`: the organization's (a row names them by name or id).
  */
-export function readPostsCsv(text: string, channels: CsvChannel[], timeZone: string, tags: CsvTag[] = []): (CsvRow | ApiError)[] {
-  return readCsvRows(readCsvTable(text), channels, timeZone, tags);
+export function readPostsCsv(
+  text: string,
+  channels: CsvChannel[],
+  timeZone: string,
+  tags: CsvTag[] = [],
+  o: { drafts?: boolean } = {},
+): (CsvRow | ApiError)[] {
+  return readCsvRows(readCsvTable(text), channels, timeZone, tags, o);
 }
 
 /** The rows of a table, as readPostsCsv reads a file's. */
@@ -153,6 +167,7 @@ export function readCsvRows(
   channels: CsvChannel[],
   timeZone: string,
   tags: CsvTag[] = [],
+  o: { drafts?: boolean } = {},
 ): (CsvRow | ApiError)[] {
   return rows.map((cells) => {
     const fields: FieldError[] = [];
@@ -171,7 +186,11 @@ export function readCsvRows(
       at('channels', named.length ? `"${ref}" names ${named.length} channels: use their ids` : `unknown channel "${ref}"`);
       return ref;
     });
-    if (!channelIds.length) at('channels', 'name at least one channel (id or name)');
+    const queueCell = cell('queue').trim().toLowerCase();
+    const when = cell('publishAt').trim();
+    const draft = o.drafts === true && (cell('status').trim().toLowerCase() === 'draft' || (!when && queueCell !== 'true'));
+    if (draft && queueCell === 'true') at('queue', 'a draft takes no queue slot: leave it empty, or give the row a time');
+    if (!channelIds.length && !draft) at('channels', 'name at least one channel (id or name)');
     const tagIds = split(cell('tags')).map((ref) => {
       const tag = tags.find((t) => t.id === ref) ?? tags.find((t) => t.name.toLowerCase() === ref.toLowerCase());
       if (!tag) at('tags', `unknown tag "${ref}": tags are made first (POST /v1/tags), an import makes none`);
@@ -179,7 +198,6 @@ export function readCsvRows(
     });
     const zoneCell = cell('timeZone').trim();
     const zone = zoneCell ? (checkTimeZone(zoneCell, 'timeZone', fields) ?? '') : timeZone;
-    const when = cell('publishAt').trim();
     let publishAt: string | undefined;
     if (when) {
       const wall = WALL_TIME.exec(when);
@@ -188,7 +206,6 @@ export function readCsvRows(
         publishAt = zonedToUtc({ year: y!, month: mo!, day: d!, hour: h!, minute: mi!, second: s || 0 }, zone).toISOString();
       } else publishAt = when; // ISO 8601, checked as a single create checks it
     }
-    const queueCell = cell('queue').trim().toLowerCase();
     if (queueCell && queueCell !== 'true' && queueCell !== 'false') at('queue', 'must be true, false or empty');
     const contentByPlatform = Object.fromEntries(
       columns
@@ -203,6 +220,7 @@ export function readCsvRows(
       ...(Object.keys(contentByPlatform).length ? { contentByPlatform } : {}),
       ...(publishAt ? { publishAt } : {}),
       ...(queueCell === 'true' ? { queue: true } : {}),
+      ...(draft ? { draft: true as const } : {}),
       media: split(cell('media')),
       ...(tagIds.length ? { tagIds: [...new Set(tagIds)] } : {}),
       ...(TEXT_COLUMNS.some((f) => cell(f) !== '')
@@ -212,12 +230,58 @@ export function readCsvRows(
   });
 }
 
-/** Posts as CSV (UTF-8, comma-separated, a header line), every cell neutralized against formulas; `tags`: the organization's, to name a post's. */
-export function writePostsCsv(posts: PostView[], tags: CsvTag[] = []): string {
+/** A line of an export: a post's, or a draft's (status `draft`, its intended time as `publishAt`). */
+interface CsvLine {
+  id: string;
+  status: string;
+  publishAt: string | null;
+  channelIds: string[];
+  content: string;
+  /** A platform's own text, where it differs from `content`. */
+  byPlatform: Record<string, string>;
+  mediaIds: string[];
+  tagIds: string[];
+  texts: Record<string, unknown>;
+}
+
+function postLine(p: PostView): CsvLine {
+  const byPlatform: Record<string, string> = {};
+  for (const c of p.channels) if (c.content !== p.content) byPlatform[c.platform] = c.content;
+  return {
+    id: p.id,
+    status: p.status,
+    publishAt: p.scheduledAt,
+    channelIds: p.channels.map((c) => c.channelId),
+    content: p.content,
+    byPlatform,
+    mediaIds: p.media.map((m) => m.id),
+    tagIds: p.tagIds,
+    texts: p as unknown as Record<string, unknown>,
+  };
+}
+
+function draftLine(d: DraftView): CsvLine {
+  return {
+    id: d.id,
+    status: 'draft',
+    publishAt: d.intendedAt,
+    channelIds: d.channelIds,
+    content: typeof d.content === 'string' ? d.content : '',
+    byPlatform: (d.contentByPlatform as Record<string, string> | undefined) ?? {},
+    mediaIds: (d.mediaIds as string[] | undefined) ?? [],
+    tagIds: d.tagIds,
+    texts: d,
+  };
+}
+
+/**
+ * Posts, then drafts, as CSV (UTF-8, comma-separated, a header line), every cell neutralized
+ * against formulas; `tags`: the organization's, to name a post's.
+ */
+export function writePostsCsv(posts: PostView[], tags: CsvTag[] = [], drafts: DraftView[] = []): string {
   const tagName = new Map(tags.map((t) => [t.id, t.name]));
-  const platforms = [...new Set(posts.flatMap((p) => p.channels.map((c) => c.platform)))]
-    .filter((platform) => posts.some((p) => p.channels.some((c) => c.platform === platform && c.content !== p.content)))
-    .sort();
+  const lines = [...posts.map(postLine), ...drafts.map(draftLine)];
+  const platforms = [...new Set(lines.flatMap((l) => Object.keys(l.byPlatform)))].sort();
   const header = [
     'id',
     'status',
@@ -229,22 +293,18 @@ export function writePostsCsv(posts: PostView[], tags: CsvTag[] = []): string {
     'tags',
     ...TEXT_COLUMNS,
   ];
-  const lines = posts.map((p) => [
-    p.id,
-    p.status,
-    p.scheduledAt,
-    p.channels.map((c) => c.channelId).join(LIST_SEPARATOR),
-    p.content,
-    // A platform's own text where its channel's differs from the default.
-    ...platforms.map((platform) => {
-      const text = p.channels.find((c) => c.platform === platform)?.content;
-      return text !== undefined && text !== p.content ? text : '';
-    }),
-    p.media.map((m) => m.id).join(LIST_SEPARATOR),
-    p.tagIds.map((id) => tagName.get(id) ?? id).join(LIST_SEPARATOR),
-    ...TEXT_COLUMNS.map((f) => (p as unknown as Record<string, string | null>)[f] ?? ''),
+  const rows = lines.map((l) => [
+    l.id,
+    l.status,
+    l.publishAt ?? '',
+    l.channelIds.join(LIST_SEPARATOR),
+    l.content,
+    ...platforms.map((platform) => l.byPlatform[platform] ?? ''),
+    l.mediaIds.join(LIST_SEPARATOR),
+    l.tagIds.map((id) => tagName.get(id) ?? id).join(LIST_SEPARATOR),
+    ...TEXT_COLUMNS.map((f) => (typeof l.texts[f] === 'string' ? (l.texts[f] as string) : '')),
   ]);
-  return stringify([header, ...lines].map((cells) => cells.map(neutralizeCell)));
+  return stringify([header, ...rows].map((cells) => cells.map(neutralizeCell)));
 }
 
 /** A refusal of one row, kept beside the rows that pass (mode each). */

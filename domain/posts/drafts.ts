@@ -157,19 +157,19 @@ export async function checkDraft(
 }
 
 /**
- * Writes a checked draft under `id` (an import's row with an Idempotency-Key has a fixed one: a
- * retry meets the draft written before rather than writing a second).
+ * Writes a checked draft under `id`; undefined when a draft has that id already (an import's row
+ * with an Idempotency-Key has a fixed one: a retry meets the draft written before).
  */
 export async function insertDraft(
   em: EntityManager,
   who: { organizationId: string; actor: Actor; now: Date },
   d: CheckedDraft,
   id = newId('drf'),
-): Promise<string> {
-  await sql(
+): Promise<DraftView | undefined> {
+  const [row] = await sql<Row>(
     em,
     `insert into drafts (id, organization_id, content, channel_ids, tag_ids, intended_at, created_by, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing returning ${COLUMNS}`,
     [
       id,
       who.organizationId,
@@ -182,7 +182,7 @@ export async function insertDraft(
       who.now,
     ],
   );
-  return id;
+  return row && view(row);
 }
 
 /** POST /v1/drafts. */
@@ -191,8 +191,7 @@ export async function createDraft(
   who: { organizationId: string; keyChannels: KeyChannels; actor: Actor; now: Date },
   body: DraftInput,
 ): Promise<DraftView> {
-  const id = await insertDraft(em, who, await checkDraft(em, who, body));
-  return getDraft(em, who.organizationId, id, 'all');
+  return (await insertDraft(em, who, await checkDraft(em, who, body)))!;
 }
 
 /** PATCH /v1/drafts/{id}: the fields given replace the draft's (null removes one); a scheduled draft is refused. */
@@ -245,6 +244,8 @@ export async function deleteDraft(em: EntityManager, organizationId: string, id:
 
 export interface DraftFilters {
   status?: 'draft' | 'scheduled';
+  /** Only the drafts with this tag; an id that is none of the organization's tags matches none. */
+  tagId?: string;
   limit: number;
   cursor?: string;
 }
@@ -264,6 +265,10 @@ export async function listDrafts(
   }
   if (f.status === 'draft') where.push('post_id is null and scheduled_at is null');
   if (f.status === 'scheduled') where.push('(post_id is not null or scheduled_at is not null)');
+  if (f.tagId !== undefined) {
+    where.push('tag_ids @> ?::jsonb');
+    params.push(JSON.stringify([f.tagId]));
+  }
   if (f.cursor !== undefined) {
     const k = decodeKeyset(f.cursor, DRAFT_ID);
     where.push('(updated_at, id) < (?, ?)');

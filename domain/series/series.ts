@@ -338,15 +338,23 @@ export async function getSeries(
   return seriesView(await findSeries(em, organizationId, id, keyChannels));
 }
 
-/** GET /v1/series: the organization's series (not deleted), oldest first. */
+/**
+ * GET /v1/series: the organization's series (not deleted), oldest first; with `tagId`, those with
+ * that tag (an id that is none of the organization's tags matches none).
+ */
 export async function listSeries(
   em: EntityManager,
   organizationId: string,
-  opts: { keyChannels?: 'all' | string[]; status?: SeriesStatus } = {},
+  opts: { keyChannels?: 'all' | string[]; status?: SeriesStatus; tagId?: string } = {},
 ): Promise<SeriesView[]> {
   const rows = await em.find(
     Series,
-    { organization: organizationId, deletedAt: null, ...(opts.status ? { status: opts.status } : {}) },
+    {
+      organization: organizationId,
+      deletedAt: null,
+      ...(opts.status ? { status: opts.status } : {}),
+      ...(opts.tagId !== undefined ? { tagIds: { $contains: [opts.tagId] } } : {}),
+    },
     { orderBy: { createdAt: 'asc', id: 'asc' } },
   );
   const keyChannels = opts.keyChannels ?? 'all';

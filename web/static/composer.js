@@ -1,8 +1,9 @@
 // The composer: live character counts per selected channel, of the text as it will be sent
 // (grapheme clusters, as the server counts them; data-count-rule="server" — X's and Mastodon's
 // weighted counts, and every count while links become short links — from
-// POST /web/api/text-lengths) for the post's text, each thread item and the first comment; the
-// preview per chosen channel, drawn by the server from the form (POST /web/api/composer/preview);
+// POST /web/api/text-lengths) for the post's text, each thread item and the first comment, as the
+// Links section's "Shorten links" box has it now; the preview per chosen channel, drawn by the
+// server from the form (POST /web/api/composer/preview, the Links section included);
 // per-platform text fields for the selected platforms; the thread's items added, removed and
 // reordered (renumbered thread_0, thread_1, … so the form sends them in order); which chosen
 // platforms get the thread and the comment; the per-platform options of the chosen platforms,
@@ -355,7 +356,13 @@
     var channelBoxes = Array.prototype.slice.call(form.querySelectorAll('input[name="channelIds"]'));
     var platformBlocks = Array.prototype.slice.call(form.querySelectorAll('[data-platform-text]'));
     var options = optionPanels(form);
-    var shortenLinks = form.getAttribute('data-shorten-links') === 'true';
+    // The Links section's box: while it is ticked every count is the server's (the page does not
+    // rewrite links into short links).
+    var shortenBox = form.querySelector('[data-links-shorten]');
+    var shortenHint = form.querySelector('[data-shorten-hint]');
+    function shortenLinks() {
+      return Boolean(shortenBox?.checked);
+    }
 
     function selectedIds() {
       var ids = {};
@@ -404,7 +411,7 @@
         var batches = [];
         for (var i = 0; i < texts.length; i += 100) {
           var request = { texts: texts.slice(i, i + 100) };
-          if (shortenLinks) request.links = { shorten: true };
+          if (shortenLinks()) request.links = { shorten: true };
           batches.push(window.PP.send('POST', '/web/api/text-lengths', request));
         }
         Promise.all(batches).then(
@@ -437,9 +444,11 @@
       });
       // Thread items come and go: their counters are looked up each time.
       var counts = Array.prototype.slice.call(form.querySelectorAll('li[data-count-rule]'));
+      var shorten = shortenLinks();
+      if (shortenHint) shortenHint.hidden = !shorten;
       counts.forEach((li) => {
         li.hidden = !ids[li.getAttribute('data-channel-id')];
-        if (li.getAttribute('data-count-rule') === 'server') {
+        if (shorten || li.getAttribute('data-count-rule') === 'server') {
           if (!li.hidden) weighted.push(li);
         } else {
           showCount(li, graphemes(textOf(li)));
