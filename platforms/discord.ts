@@ -12,6 +12,22 @@
 //   recording it failed afterwards); a worker restart forgets it. The durable record of an
 //   accepted message is the publish activity's heartbeat details (activities/posts.ts): a retry
 //   on any worker after a failed recording does not call the connector at all.
+//
+// Request bodies, query parameters and the answers' fields are typed by discord-api-types (API
+// v10), imported as types only: the package is not needed at run time, and a field Discord does
+// not have is a compile error here.
+import type {
+  APIMessage,
+  RESTAPIAttachment,
+  RESTError,
+  RESTErrorData,
+  RESTErrorFieldInformation,
+  RESTGetAPIWebhookWithTokenResult,
+  RESTJSONErrorCodes,
+  RESTPostAPIWebhookWithTokenJSONBody,
+  RESTPostAPIWebhookWithTokenQuery,
+  RESTRateLimit,
+} from 'discord-api-types/v10';
 import { blobOf, connectTracking, createHttp, credential, isOk, reasonOf, trimSlash, type Reply, type SendOptions } from './http.ts';
 import type { DiscordOptions } from './options.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
@@ -49,12 +65,11 @@ interface Webhook {
   threadId: string | null;
 }
 
-interface ApiError {
-  message?: string;
-  code?: number;
-  errors?: unknown;
-  retry_after?: number;
-}
+/** Discord's error body (https://discord.com/developers/docs/topics/opcodes-and-status-codes#json) or a 429's (rate-limits). */
+type ApiError = Partial<RESTError & RESTRateLimit>;
+
+/** The error code read below, checked against the package's RESTJSONErrorCodes. */
+const API_OVERLOADED = 130000 satisfies RESTJSONErrorCodes.APIResourceOverloaded;
 
 export function createDiscordConnector(opts: DiscordConnectorOptions = {}): Connector {
   const doFetch = opts.fetch ?? fetch;
@@ -93,7 +108,7 @@ export function createDiscordConnector(opts: DiscordConnectorOptions = {}): Conn
     if (known) return known;
     const r = await exchange(hook, `${base}/webhooks/${hook.id}/${hook.token}`, { signal }, false);
     if (!isOk(r)) throw discordError(r);
-    const guildId = (r.body as { guild_id?: unknown } | null)?.guild_id;
+    const guildId: unknown = (r.body as Partial<RESTGetAPIWebhookWithTokenResult> | null)?.guild_id;
     if (typeof guildId !== 'string' || !guildId) {
       throw new PlatformError(
         'permanent',
@@ -110,13 +125,13 @@ export function createDiscordConnector(opts: DiscordConnectorOptions = {}): Conn
     async publish(req: PublishRequest): Promise<PublishResult> {
       const hook = parseWebhook(credential('Discord', req.credentials, 'webhookUrl'), baseOrigin);
       const guildId = await guildOf(hook, req.signal);
-      const query = new URLSearchParams({ wait: 'true' });
-      if (hook.threadId) query.set('thread_id', hook.threadId);
-      const url = `${base}/webhooks/${hook.id}/${hook.token}?${query}`;
+      const query: RESTPostAPIWebhookWithTokenQuery = { wait: true, thread_id: hook.threadId ?? undefined };
+      const url = `${base}/webhooks/${hook.id}/${hook.token}?${queryString(query)}`;
       const body = await executeBody(req.text, req.media, (req.options as DiscordOptions | undefined)?.username);
       const r = await exchange(hook, url, { method: 'POST', ...body, signal: req.signal }, true);
       if (!isOk(r)) throw discordError(r);
-      const msg = r.body as { id?: unknown; channel_id?: unknown; timestamp?: unknown } | null;
+      // Typed by the answer Discord documents (wait=true: the message); checked, since a proxy may answer anything.
+      const msg = r.body as Partial<APIMessage> | null;
       if (typeof msg?.id !== 'string' || typeof msg.channel_id !== 'string') {
         throw new PlatformError('permanent', `Discord answered ${r.status} without a message: ${r.text.slice(0, 200)}`, {
           status: r.status,
@@ -145,16 +160,16 @@ export function createDiscordConnector(opts: DiscordConnectorOptions = {}): Conn
  * refusal of a name it does not allow names the rule.
  */
 async function executeBody(text: string, media: MediaRef[], username?: string): Promise<SendOptions> {
-  // Posted text is the customer's, not a ping: no @everyone, @here, role or user mentions.
-  const payload: Record<string, unknown> = { allowed_mentions: { parse: [] } };
-  if (text) payload.content = text;
-  if (username) payload.username = username;
+  // One object literal of the package's type, so an unknown or misspelt field fails to compile;
+  // an undefined field is left out of the JSON.
+  const payload: RESTPostAPIWebhookWithTokenJSONBody = {
+    // Posted text is the customer's, not a ping: no @everyone, @here, role or user mentions.
+    allowed_mentions: { parse: [] },
+    content: text || undefined,
+    username: username || undefined,
+    attachments: media.length ? media.map(attachmentOf) : undefined,
+  };
   if (!media.length) return { json: payload };
-  payload.attachments = media.map((m, i) => ({
-    id: i,
-    filename: m.fileName,
-    ...(m.altText ? { description: m.altText.slice(0, DESCRIPTION_LIMIT) } : {}),
-  }));
   const form = new FormData();
   form.append('payload_json', JSON.stringify(payload));
   for (const [i, m] of media.entries()) {
@@ -162,6 +177,18 @@ async function executeBody(text: string, media: MediaRef[], username?: string): 
     form.append(`files[${i}]`, blobOf(bytes, m.mimeType), m.fileName);
   }
   return { multipart: form };
+}
+
+/** The metadata of the upload `files[i]` (its id is the n of files[n]). */
+function attachmentOf(m: MediaRef, i: number): RESTAPIAttachment {
+  return { id: i, filename: m.fileName, description: m.altText ? m.altText.slice(0, DESCRIPTION_LIMIT) : undefined };
+}
+
+/** Query parameters as Discord reads them: booleans as true/false; an undefined one is left out. */
+function queryString(q: RESTPostAPIWebhookWithTokenQuery): string {
+  const out = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined) out.set(k, String(v));
+  return out.toString();
 }
 
 function parseWebhook(raw: string, baseOrigin: string): Webhook {
@@ -193,7 +220,7 @@ function discordError(r: Reply): PlatformError {
   const message = `Discord ${r.status}: ${reason(r)}`;
   const opts = { status: r.status, platformCode: code === undefined ? undefined : String(code) };
   if (r.status === 401 || r.status === 403 || r.status === 404) return new PlatformError('reauth', message, opts);
-  if (r.status === 429 || r.status >= 500 || code === 130000) {
+  if (r.status === 429 || r.status >= 500 || code === API_OVERLOADED) {
     return new PlatformError('transient', message, { ...opts, retryAfterMs: retryAfterMs(r) });
   }
   return new PlatformError('permanent', message, opts);
@@ -207,7 +234,7 @@ function reason(r: Reply): string {
   return details.length ? `${b.message} (${details.slice(0, 3).join('; ')})` : b.message;
 }
 
-function fieldErrors(errors: unknown, path: string[] = [], out: string[] = []): string[] {
+function fieldErrors(errors: RESTErrorData | undefined, path: string[] = [], out: string[] = []): string[] {
   if (!errors || typeof errors !== 'object') return out;
   for (const [key, value] of Object.entries(errors)) {
     if (key !== '_errors') {
@@ -215,7 +242,7 @@ function fieldErrors(errors: unknown, path: string[] = [], out: string[] = []): 
       continue;
     }
     for (const e of Array.isArray(value) ? value : []) {
-      const text = (e as { message?: unknown } | null)?.message;
+      const text = (e as Partial<RESTErrorFieldInformation> | null)?.message;
       if (typeof text === 'string') out.push(path.length ? `${path.join('.')}: ${text}` : text);
     }
   }

@@ -5,6 +5,7 @@
 // connector passes a code that says so (the tables below, from each platform's documented codes)
 // or the status does (413, 415); other refusals are rejected_content.
 import { type ChannelErrorCode, failureClass, type ChannelFailureClass } from '../workflows/publish-failure-types.ts';
+import { API_VERSION_RETIRED } from './api-versions.ts';
 import type { Platform } from './catalog.ts';
 import type { PlatformError } from './types.ts';
 
@@ -43,6 +44,8 @@ const MEDIA_CODES: Partial<Record<Platform, (code: string) => boolean>> = {
 export function failureCodeOf(platform: Platform, err: PlatformError): ChannelErrorCode {
   const code = err.opts.platformCode;
   if (err.kind === 'reauth') return 'reauth_required';
+  // The API version sent is one the platform no longer serves: the operator changes a setting.
+  if (code === API_VERSION_RETIRED) return 'api_version_retired';
   // Discord and Telegram: the request may have reached the platform and its answer was lost.
   if (code === 'outcome_unknown') return 'may_have_posted';
   if (err.kind === 'transient') {

@@ -5,6 +5,7 @@
 // outbound guard (lib/outbound.ts) with the given policy; without one, only public addresses.
 import type { Config } from '../lib/config.ts';
 import { DEFAULT_OUTBOUND, type OutboundPolicy } from '../lib/outbound.ts';
+import { apiVersionOf } from './api-versions.ts';
 import { createBlueskyConnector } from './bluesky.ts';
 import { createDiscordConnector } from './discord.ts';
 import { createLinkedInConnector } from './linkedin.ts';
@@ -29,7 +30,7 @@ async function mediaUrl(item: MediaRef): Promise<string> {
 }
 
 export function createConnectors(settings: Settings = {}, outbound: OutboundPolicy = DEFAULT_OUTBOUND): Connectors {
-  const graphVersion = settings.META_GRAPH_API_VERSION;
+  const graphVersion = apiVersionOf('FACEBOOK', settings);
   return {
     MASTODON: createMastodonConnector({ outbound }),
     BLUESKY: createBlueskyConnector({ outbound }),
@@ -40,7 +41,7 @@ export function createConnectors(settings: Settings = {}, outbound: OutboundPoli
     LINKEDIN: createLinkedInConnector({
       baseUrl: settings.LINKEDIN_API_URL,
       authBaseUrl: settings.LINKEDIN_AUTH_URL,
-      apiVersion: settings.LINKEDIN_API_VERSION,
+      apiVersion: apiVersionOf('LINKEDIN', settings),
       oauth: pair(settings.LINKEDIN_CLIENT_ID, settings.LINKEDIN_CLIENT_SECRET),
     }),
     FACEBOOK: createFacebookConnector({ baseUrl: settings.FACEBOOK_GRAPH_URL, apiVersion: graphVersion }),

@@ -9,6 +9,7 @@
 // developers only; the service's LinkedIn sign-in asks for w_member_social alone. So comments are
 // read for organization pages (a page's channel connected with a Community Management token);
 // a member's channel reads none. LinkedIn offers no way to hide a comment.
+import { API_VERSIONS, apiVersionRetired } from './api-versions.ts';
 import { createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { counts, dig, str } from './json.ts';
 import type { LinkedInOptions } from './options.ts';
@@ -36,7 +37,7 @@ export interface LinkedInConnectorOptions {
   authBaseUrl?: string;
   /** The app's OAuth client, needed for refresh. */
   oauth?: { clientId: string; clientSecret: string };
-  /** LinkedIn-Version header (YYYYMM); each version is served for at least a year. */
+  /** LinkedIn-Version header (YYYYMM; default: platforms/api-versions.ts). */
   apiVersion?: string;
   pollIntervalMs?: number;
   /** How long to wait for an uploaded asset to become AVAILABLE. */
@@ -46,7 +47,6 @@ export interface LinkedInConnectorOptions {
 }
 
 const LI = 'LinkedIn';
-export const LINKEDIN_API_VERSION = '202609';
 /** Comments asked for a page (the Comments API's paging), pages of a post's comments read, and pages of one comment's replies. */
 const COMMENTS_PAGE = 100;
 const COMMENT_PAGES = 20;
@@ -66,7 +66,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
   const http = createHttp(LI, { fetch: opts.fetch, timeoutMs: opts.timeoutMs });
   const base = trimSlash(opts.baseUrl ?? 'https://api.linkedin.com');
   const authBase = trimSlash(opts.authBaseUrl ?? 'https://www.linkedin.com');
-  const version = opts.apiVersion ?? LINKEDIN_API_VERSION;
+  const version = opts.apiVersion ?? API_VERSIONS.LINKEDIN.version;
   const pollIntervalMs = opts.pollIntervalMs ?? 2_000;
   const pollTimeoutMs = opts.pollTimeoutMs ?? 300_000;
   const lookbackMs = opts.lookbackMs ?? 24 * 60 * 60 * 1000;
@@ -75,8 +75,18 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     return { Authorization: `Bearer ${token}`, 'LinkedIn-Version': version, 'X-Restli-Protocol-Version': '2.0.0' };
   }
 
+  /**
+   * A request to the versioned REST API. 426 (NONEXISTENT_VERSION) means LinkedIn no longer
+   * serves the LinkedIn-Version sent, whatever the request: the setting must change.
+   */
+  async function versioned(url: string, o: SendOptions): Promise<Reply> {
+    const r = await http.send(url, o);
+    if (r.status === 426) throw apiVersionRetired('LINKEDIN', LI, version, `${LI} 426: ${liReason(r)}`, 426);
+    return r;
+  }
+
   async function rest(token: string, method: string, path: string, o: Omit<SendOptions, 'method' | 'headers'> = {}): Promise<Reply> {
-    const r = await http.send(`${base}/rest${path}`, { ...o, method, headers: restHeaders(token) });
+    const r = await versioned(`${base}/rest${path}`, { ...o, method, headers: restHeaders(token) });
     if (isOk(r)) return r;
     throw liError(r);
   }
@@ -192,7 +202,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       message: { text: req.text },
       ...(nested ? { parentComment: parent.platformPostId } : {}),
     };
-    const r = await http.send(commentsUrl(parent), { method: 'POST', headers: restHeaders(token), json: body, signal: req.signal });
+    const r = await versioned(commentsUrl(parent), { method: 'POST', headers: restHeaders(token), json: body, signal: req.signal });
     if (r.status === 404) {
       if (nested) {
         throw new PlatformError('permanent', `LinkedIn 404: ${liReason(r)} (the comment answered is gone)`, {
@@ -228,7 +238,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
   ): Promise<PublishResult | null> {
     for (let start = 0, page = 0; page < 5; page++) {
       const q = new URLSearchParams({ start: String(start), count: String(COMMENTS_PAGE) });
-      const r = await http.send(`${commentsUrl(parent)}?${q}`, { headers: restHeaders(token), signal: req.signal });
+      const r = await versioned(`${commentsUrl(parent)}?${q}`, { headers: restHeaders(token), signal: req.signal });
       if (r.status === 403 || r.status === 404) return null;
       if (!isOk(r)) throw liError(r);
       const elements = dig(r.body, 'elements');
@@ -252,7 +262,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     const out: Record<string, unknown>[] = [];
     for (let start = 0, page = 0; page < pages; page++) {
       const q = new URLSearchParams({ start: String(start), count: String(COMMENTS_PAGE) });
-      const r = await http.send(`${commentsUrl(urn)}?${q}`, { headers: restHeaders(token), signal });
+      const r = await versioned(`${commentsUrl(urn)}?${q}`, { headers: restHeaders(token), signal });
       if (r.status === 404) return page === 0 ? null : out;
       if (r.status === 403) {
         throw new PlatformError('permanent', `LinkedIn 403: ${liReason(r)} (reading comments needs r_organization_social)`, {
@@ -304,7 +314,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     if (author.startsWith('urn:li:person:')) throw new PlatformError('permanent', MEMBER_UNREADABLE);
     const found = await conversation(token, post.platformPostId, signal);
     if (!found) {
-      const r = await http.send(`${base}/rest/posts/${encodeURIComponent(post.platformPostId)}`, { headers: restHeaders(token), signal });
+      const r = await versioned(`${base}/rest/posts/${encodeURIComponent(post.platformPostId)}`, { headers: restHeaders(token), signal });
       if (r.status === 404) return { comments: [], gone: true };
       if (!isOk(r)) throw liError(r);
       return { comments: [] };
@@ -343,7 +353,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     const id = commentIdOf(urn);
     const remove = async (on: string) => {
       const q = new URLSearchParams({ actor: author });
-      const r = await http.send(`${commentsUrl(on)}/${encodeURIComponent(id)}?${q}`, {
+      const r = await versioned(`${commentsUrl(on)}/${encodeURIComponent(id)}?${q}`, {
         method: 'DELETE',
         headers: restHeaders(token),
         signal,
@@ -379,7 +389,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       const token = credential(LI, credentials, 'accessToken');
       const out: Record<string, PlatformMetrics> = {};
       for (const urn of ids) {
-        const r = await http.send(`${base}/rest/socialActions/${encodeURIComponent(urn)}`, {
+        const r = await versioned(`${base}/rest/socialActions/${encodeURIComponent(urn)}`, {
           method: 'GET',
           headers: restHeaders(token),
           signal,
@@ -418,7 +428,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       };
       if (assets.length) post.content = postContent(assets);
 
-      const r = await http.send(`${base}/rest/posts`, { method: 'POST', headers: restHeaders(token), json: post, signal: req.signal });
+      const r = await versioned(`${base}/rest/posts`, { method: 'POST', headers: restHeaders(token), json: post, signal: req.signal });
       if (!isOk(r)) {
         // LinkedIn refuses the same commentary twice and names the post it already has. On a
         // retry that post is the one an earlier attempt created although its answer was lost.
@@ -445,7 +455,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       const author = authorUrn(req.credentials);
       if (req.replyTo) return findComment(token, author, req, req.replyTo.root, req.replyTo.parent);
       const q = new URLSearchParams({ author, q: 'author', count: '20', sortBy: 'LAST_MODIFIED' });
-      const r = await http.send(`${base}/rest/posts?${q}`, {
+      const r = await versioned(`${base}/rest/posts?${q}`, {
         headers: { ...restHeaders(token), 'X-RestLi-Method': 'FINDER' },
         signal: req.signal,
       });

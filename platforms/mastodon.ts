@@ -4,6 +4,7 @@
 // own statuses but not hide another account's reply (filters and mutes act for one viewer only).
 // The instance is the tenant's choice, so every call goes through lib/outbound.ts, and error text
 // copied into a post's `error` is only Mastodon's own error fields, never the answer's body.
+import type { mastodon } from 'masto';
 import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
 import { blobOf, createHttp, isOk, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { counts, dig, str } from './json.ts';
@@ -15,6 +16,7 @@ import {
   type CommentTarget,
   type Connector,
   type MediaRef,
+  type Metric,
   type PlatformComment,
   type PlatformMetrics,
   type PublishRequest,
@@ -38,6 +40,70 @@ export interface MastodonConnectorOptions {
 interface Account {
   base: string;
   token?: string;
+}
+
+// The published shapes (masto 8.0.0, https://docs.joinmastodon.org/methods/). masto names fields
+// in camelCase and converts them on the wire; Mastodon's own API is snake_case, so the wire shapes
+// are derived from masto's types by Snake<T> rather than written out again: a field Mastodon does
+// not have, or a wrong enum value, is a type error where a body is built or an answer read.
+
+/** `inReplyToId` → `in_reply_to_id`. */
+type SnakeKey<S extends string> = S extends `${infer H}${infer R}` ? `${H extends Lowercase<H> ? H : `_${Lowercase<H>}`}${SnakeKey<R>}` : S;
+
+/** masto's camelCase type as Mastodon's JSON (snake_case keys, every level; readonly dropped). */
+export type Snake<T> = T extends Blob
+  ? T
+  : T extends readonly (infer U)[]
+    ? Snake<U>[]
+    : T extends object
+      ? { -readonly [K in keyof T as K extends string ? SnakeKey<K> : K]: Snake<T[K]> }
+      : T;
+
+/** An answer as read: the published shape, any part of which a foreign instance may leave out. */
+export type Answer<T> = T extends readonly (infer U)[] ? Answer<U>[] : T extends object ? { [K in keyof T]?: Answer<T[K]> | null } : T;
+
+/** POST /api/v1/statuses (JSON). */
+export type StatusParams = Snake<mastodon.rest.v1.CreateStatusParams>;
+/** POST /api/v2/media (multipart). */
+export type MediaParams = Snake<mastodon.rest.v2.CreateMediaAttachmentParams>;
+/** GET /api/v1/accounts/:id/statuses. */
+export type AccountStatusesQuery = Snake<mastodon.rest.v1.ListAccountStatusesParams>;
+export type WireStatus = Snake<mastodon.v1.Status>;
+export type WireMediaAttachment = Snake<mastodon.v1.MediaAttachment>;
+export type WireContext = Snake<mastodon.v1.Context>;
+export type WireAccount = Snake<mastodon.v1.Account>;
+export type WireStatusSource = Snake<mastodon.v1.StatusSource>;
+export type WireInstanceV1 = Snake<mastodon.v1.Instance>;
+export type WireInstanceV2 = Snake<mastodon.v2.Instance>;
+/**
+ * Mastodon's Error entity (https://docs.joinmastodon.org/entities/Error/): `error`, and on OAuth
+ * errors `error_description`. masto has no type for it (its client throws its own error class).
+ */
+export interface WireError {
+  error: string;
+  error_description?: string;
+}
+
+/** A query string from a typed query (booleans and numbers as text; arrays as `key[]`). */
+function queryOf(q: Record<string, string | number | boolean | string[] | null | undefined>): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) {
+    if (v == null) continue;
+    if (Array.isArray(v)) for (const x of v) out.append(`${k}[]`, x);
+    else out.set(k, String(v));
+  }
+  return out;
+}
+
+/** A multipart body from typed params: a Blob goes as a file with the given name. */
+function multipartOf(p: MediaParams, fileName: string): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(p) as [string, Blob | string | null | undefined][]) {
+    if (v == null) continue;
+    if (typeof v === 'string') form.append(k, v);
+    else form.append(k, v, fileName);
+  }
+  return form;
 }
 
 export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Connector {
@@ -64,12 +130,10 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
 
   async function uploadMedia(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<string> {
     const bytes = await item.read();
-    const form = new FormData();
-    form.append('file', blobOf(bytes, item.mimeType), item.fileName);
-    if (item.altText) form.append('description', item.altText);
+    const params: MediaParams = { file: blobOf(bytes, item.mimeType), description: item.altText || undefined };
     // v2 answers 202 with url null while the full-size file is still being processed.
-    const r = await call(acct, 'POST', '/api/v2/media', { multipart: form, signal });
-    const att = r.body as { id?: unknown; url?: unknown } | null;
+    const r = await call(acct, 'POST', '/api/v2/media', { multipart: multipartOf(params, item.fileName), signal });
+    const att = r.body as Answer<WireMediaAttachment> | null;
     if (att?.id == null) throw new PlatformError('transient', 'Mastodon media upload returned no id', { status: r.status });
     const id = String(att.id);
     if (r.status === 200 && att.url != null) return id;
@@ -86,7 +150,7 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
     for (;;) {
       await sleep(pollIntervalMs, signal);
       const r = await call(acct, 'GET', `/api/v1/media/${encodeURIComponent(id)}`, { signal });
-      if (r.status === 200 && (r.body as { url?: unknown } | null)?.url != null) return;
+      if (r.status === 200 && (r.body as Answer<WireMediaAttachment> | null)?.url != null) return;
       if (Date.now() >= deadline) {
         throw new PlatformError('transient', `Mastodon media ${id} still processing after ${pollTimeoutMs} ms`);
       }
@@ -107,12 +171,7 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
         if (r.status === 404) continue; // deleted on the instance
         if (!isOk(r)) throw httpError(r);
         if (!r.body || typeof r.body !== 'object') continue;
-        out[id] = counts(r.body as Record<string, unknown>, {
-          likes: 'favourites_count',
-          reposts: 'reblogs_count',
-          replies: 'replies_count',
-          quotes: 'quotes_count',
-        });
+        out[id] = counts(r.body as Record<string, unknown>, STATUS_COUNTS);
       }
       return out;
     },
@@ -128,28 +187,30 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       const r = await send(acct, 'GET', `/api/v1/statuses/${encodeURIComponent(post.platformPostId)}/context`, { signal });
       if (r.status === 404) return { comments: [], gone: true };
       if (!isOk(r)) throw httpError(r);
-      const descendants = (Array.isArray(dig(r.body, 'descendants')) ? dig(r.body, 'descendants') : []) as ContextStatus[];
+      const listed = (r.body as Answer<WireContext> | null)?.descendants;
+      const descendants = (Array.isArray(listed) ? listed : []).filter((d): d is Answer<WireStatus> => !!d && typeof d === 'object');
       const ownId = idOf(descendants.find((d) => idOf(d.in_reply_to_id) === post.platformPostId)?.in_reply_to_account_id);
       const comments: PlatformComment[] = [];
       for (const d of descendants) {
         const id = idOf(d.id);
         const parent = idOf(d.in_reply_to_id);
-        const handle = str(dig(d.account, 'acct'));
+        const author = d.account && typeof d.account === 'object' ? d.account : undefined;
+        const handle = str(author?.acct);
         const createdAt = str(d.created_at);
         if (!id || !parent || !handle || !createdAt) continue;
         comments.push({
           platformCommentId: id,
           parentPlatformId: parent,
           author: {
-            name: str(dig(d.account, 'display_name')) || null,
+            name: str(author?.display_name) || null,
             handle,
-            avatarUrl: str(dig(d.account, 'avatar')) ?? null,
-            profileUrl: str(dig(d.account, 'url')) ?? null,
+            avatarUrl: str(author?.avatar) ?? null,
+            profileUrl: str(author?.url) ?? null,
           },
           text: htmlText(String(d.content ?? '')),
           createdAt,
           url: str(d.url) ?? str(d.uri) ?? null,
-          ours: ownId !== undefined && idOf(dig(d.account, 'id')) === ownId,
+          ours: ownId !== undefined && idOf(author?.id) === ownId,
         });
       }
       return { comments };
@@ -162,17 +223,18 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       const mediaIds: string[] = [];
       for (const item of req.media) mediaIds.push(await uploadMedia(acct, item, req.signal));
 
-      // No `visibility`: the account's default posting visibility applies.
-      const json: Record<string, unknown> = { status: req.text };
-      if (mediaIds.length) json.media_ids = mediaIds;
-      // A thread item answers the item before it; Mastodon refuses (404) a reply to a status it does not have.
-      if (req.replyTo) json.in_reply_to_id = req.replyTo.parent.platformPostId;
+      // No `visibility`: the account's default posting visibility applies. A thread item answers
+      // the item before it; Mastodon refuses (404) a reply to a status it does not have.
+      const inReplyTo = req.replyTo?.parent.platformPostId;
+      const json: StatusParams = mediaIds.length
+        ? { status: req.text, media_ids: mediaIds, in_reply_to_id: inReplyTo }
+        : { status: req.text, in_reply_to_id: inReplyTo };
       const r = await call(acct, 'POST', '/api/v1/statuses', {
         json,
         headers: { 'Idempotency-Key': req.idempotencyKey },
         signal: req.signal,
       });
-      const status = r.body as { id?: unknown; url?: unknown; uri?: unknown; created_at?: unknown } | null;
+      const status = r.body as Answer<WireStatus> | null;
       const url = str(status?.url) ?? str(status?.uri);
       if (status?.id == null || !url) {
         // Retrying is safe: the same Idempotency-Key returns the status if it was created.
@@ -198,17 +260,18 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       if (req.firstAttemptAt && Date.now() - req.firstAttemptAt.getTime() < KEY_TRUSTED_MS) return null;
       const acct = account(req.credentials, true);
       const me = await call(acct, 'GET', '/api/v1/accounts/verify_credentials', { signal: req.signal });
-      const accountId = idOf(dig(me.body, 'id'));
+      const accountId = idOf((me.body as Answer<WireAccount> | null)?.id);
       if (!accountId) throw new PlatformError('transient', 'Mastodon verify_credentials returned no account id', { status: me.status });
       const parent = req.replyTo?.parent.platformPostId;
       // Mastodon's exclude_replies keeps an account's answers to itself, but forks (Pleroma,
       // Akkoma) drop every reply: a reply is looked for with replies listed.
-      const q = new URLSearchParams({ limit: '40', exclude_reblogs: 'true' });
-      if (!parent) q.set('exclude_replies', 'true');
-      const r = await call(acct, 'GET', `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?${q}`, { signal: req.signal });
+      const q: AccountStatusesQuery = { limit: 40, exclude_reblogs: true, exclude_replies: parent ? undefined : true };
+      const path = `/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?${queryOf(q)}`;
+      const r = await call(acct, 'GET', path, { signal: req.signal });
       const since = Date.now() - lookbackMs;
       const want = loose(req.text.replace(REMOTE_MENTION, '$1'));
-      for (const s of (Array.isArray(r.body) ? r.body : []) as ListedStatus[]) {
+      for (const s of (Array.isArray(r.body) ? r.body : []) as Answer<WireStatus>[]) {
+        if (!s || typeof s !== 'object') continue;
         const id = idOf(s.id);
         const url = str(s.url) ?? str(s.uri);
         const created = Date.parse(String(s.created_at));
@@ -217,7 +280,8 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
         if (idOf(s.in_reply_to_id) !== parent) continue;
         if (loose(htmlText(String(s.content ?? ''))) !== want) continue;
         const source = await call(acct, 'GET', `/api/v1/statuses/${encodeURIComponent(id)}/source`, { signal: req.signal });
-        if (str(dig(source.body, 'text')) === req.text) return { platformPostId: id, url, publishedAt: str(s.created_at) };
+        if (str((source.body as Answer<WireStatusSource> | null)?.text) === req.text)
+          return { platformPostId: id, url, publishedAt: str(s.created_at) };
       }
       return null;
     },
@@ -245,41 +309,30 @@ export function createMastodonConnector(opts: MastodonConnectorOptions = {}): Co
       const acct = account(credentials, false);
       const v2 = await send(acct, 'GET', '/api/v2/instance');
       if (isOk(v2)) {
-        const n = positive(dig(v2.body, 'configuration', 'statuses', 'max_characters'));
-        if (n) return statusLimits(n, dig(v2.body, 'configuration', 'statuses', 'characters_reserved_per_url'));
+        const statuses = (v2.body as Answer<WireInstanceV2> | null)?.configuration?.statuses;
+        const n = positive(statuses?.max_characters);
+        if (n) return statusLimits(n, statuses?.characters_reserved_per_url);
       } else if (v2.status === 429 || v2.status >= 500) {
         throw httpError(v2);
       }
       // Before Mastodon 4.0 (and on some forks) there is no v2; forks such as Pleroma and
       // glitch-soc report `max_toot_chars` on v1.
       const v1 = await call(acct, 'GET', '/api/v1/instance');
-      const n = positive(dig(v1.body, 'configuration', 'statuses', 'max_characters')) ?? positive(dig(v1.body, 'max_toot_chars'));
-      return n ? statusLimits(n, dig(v1.body, 'configuration', 'statuses', 'characters_reserved_per_url')) : {};
+      const statuses = (v1.body as Answer<WireInstanceV1> | null)?.configuration?.statuses;
+      // `max_toot_chars` is the forks' field, not in Mastodon's entity.
+      const n = positive(statuses?.max_characters) ?? positive(dig(v1.body, 'max_toot_chars'));
+      return n ? statusLimits(n, statuses?.characters_reserved_per_url) : {};
     },
   };
 }
 
-/** A status of GET /api/v1/statuses/:id/context's `descendants`, as far as the reader looks. */
-interface ContextStatus {
-  id?: unknown;
-  in_reply_to_id?: unknown;
-  in_reply_to_account_id?: unknown;
-  created_at?: unknown;
-  content?: unknown;
-  url?: unknown;
-  uri?: unknown;
-  account?: unknown;
-}
-
-interface ListedStatus {
-  id?: unknown;
-  url?: unknown;
-  uri?: unknown;
-  created_at?: unknown;
-  content?: unknown;
-  media_attachments?: unknown;
-  in_reply_to_id?: unknown;
-}
+/** A Status's counters under our metric names (Mastodon reports no impressions). */
+const STATUS_COUNTS = {
+  likes: 'favourites_count',
+  reposts: 'reblogs_count',
+  replies: 'replies_count',
+  quotes: 'quotes_count',
+} as const satisfies Partial<Record<Metric, keyof WireStatus>>;
 
 /** `@user@domain` as Mastodon renders it in a status's HTML: `@user`. */
 const REMOTE_MENTION = /(@[\w.-]+)@[\w.-]+\w/g;
@@ -356,7 +409,7 @@ function httpError(r: Reply): PlatformError {
  * (another service's page, an internal API's answer) is never copied into text the tenant reads.
  */
 function errorReason(r: Reply): string {
-  const b = r.body as { error?: unknown; error_description?: unknown } | null;
+  const b = r.body as Answer<WireError> | null;
   if (typeof b?.error === 'string' && b.error) {
     const error = b.error.slice(0, 300);
     return typeof b.error_description === 'string' && b.error_description && b.error_description !== b.error

@@ -14,6 +14,20 @@
 //   forgets both. A completed post is also kept durably in the publish activity's heartbeat
 //   details (activities/posts.ts): a retry on any worker after a failed recording does not call
 //   the connector at all; only a post cut off between its messages is known in process alone.
+//
+// Method parameters, the answer envelope and the fields read from sent messages are typed by
+// @grammyjs/types (the Bot API's published types), imported as types only: a parameter the Bot
+// API does not have is a compile error here.
+import type {
+  ApiError,
+  ApiResponse,
+  InputMediaAudio,
+  InputMediaDocument,
+  InputMediaPhoto,
+  InputMediaVideo,
+  Message,
+  Opts,
+} from '@grammyjs/types';
 import { blobOf, connectTracking, createHttp, credential, isOk, reasonOf, trimSlash, type Reply, type SendOptions } from './http.ts';
 import type { TelegramOptions } from './options.ts';
 import { PlatformError, parseRetryAfter, type Connector, type MediaRef, type PublishRequest, type PublishResult } from './types.ts';
@@ -33,25 +47,19 @@ const JOURNAL_SIZE = 1000;
 /** How Telegram shows a file; decides the send method and which files may share an album. */
 type Kind = 'photo' | 'video' | 'animation' | 'audio' | 'document';
 
-interface Chat {
-  id: number | string;
-  type?: string;
-  username?: string;
-}
+/** Method parameters; files go up as multipart parts, so the Bot API's InputFile is a File here. */
+type Params = Opts<File>;
 
-interface Message {
-  message_id: number;
-  date?: number;
-  chat: Chat;
-}
+/** What the connector reads of a sent message. */
+type Sent = Pick<Message, 'message_id' | 'date' | 'chat'>;
 
-interface ApiBody {
-  ok?: boolean;
-  result?: unknown;
-  description?: string;
-  error_code?: number;
-  parameters?: { retry_after?: number; migrate_to_chat_id?: number };
-}
+/** The post's send options, on every message of it. */
+type Flags = Pick<Params['sendMessage'], 'disable_notification' | 'protect_content'>;
+
+type SingleMethod = 'sendPhoto' | 'sendVideo' | 'sendAnimation' | 'sendAudio' | 'sendDocument';
+
+/** An album item; GIFs (animations) never share an album. */
+type AlbumItem = InputMediaPhoto<File> | InputMediaVideo<File> | InputMediaAudio<File> | InputMediaDocument<File>;
 
 /** One Bot API call of a post: a text message, or one file, or an album of 2–10 files. */
 interface Step {
@@ -63,7 +71,7 @@ interface Step {
 interface Progress {
   chatId: string;
   steps: number;
-  sent: Message[][];
+  sent: Sent[][];
   result?: PublishResult;
 }
 
@@ -101,9 +109,9 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
   ): Promise<unknown> {
     for (let hop = 0; ; hop++) {
       const r = await exchange(token, method, { ...build(chat.id), signal });
-      const body = r.body as ApiBody | null;
+      const body = r.body as ApiResponse<unknown> | null;
       if (isOk(r) && body?.ok === true) return body.result;
-      const to = body?.parameters?.migrate_to_chat_id;
+      const to = body?.ok === false ? body.parameters?.migrate_to_chat_id : undefined;
       if (to != null && hop === 0) {
         chat.id = String(to);
         continue;
@@ -112,65 +120,35 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
     }
   }
 
-  /** `flags`: the post's send options (disable_notification, protect_content), on every message of it. */
-  async function runStep(
-    token: string,
-    chat: { id: string },
-    step: Step,
-    flags: Record<string, boolean>,
-    signal?: AbortSignal,
-  ): Promise<Message[]> {
+  async function runStep(token: string, chat: { id: string }, step: Step, flags: Flags, signal?: AbortSignal): Promise<Sent[]> {
     if (!step.files) {
-      const result = await call(
-        token,
-        'sendMessage',
-        chat,
-        (chatId) => ({ json: { chat_id: chatId, text: step.text ?? '', ...flags } }),
-        signal,
-      );
-      return [message(result, 'sendMessage')];
+      const build = (chatId: string) => ({ json: { chat_id: chatId, text: step.text ?? '', ...flags } satisfies Params['sendMessage'] });
+      return [message(await call(token, 'sendMessage', chat, build, signal), 'sendMessage')];
     }
-    const files = await Promise.all(step.files.map(async (ref) => ({ ref, kind: kindOf(ref), bytes: await ref.read() })));
-    if (files.length === 1) {
-      const f = files[0]!;
-      const { method, field } = SINGLE[f.kind];
-      const result = await call(
-        token,
-        method,
-        chat,
-        (chatId) => {
-          const form = new FormData();
-          form.append('chat_id', chatId);
-          appendFlags(form, flags);
-          if (step.caption) form.append('caption', step.caption);
-          if (f.kind === 'video') form.append('supports_streaming', 'true');
-          form.append(field, blobOf(f.bytes, f.ref.mimeType), f.ref.fileName);
-          return { multipart: form };
-        },
-        signal,
-      );
-      return [message(result, method)];
-    }
-    const result = await call(
-      token,
-      'sendMediaGroup',
-      chat,
-      (chatId) => {
-        const form = new FormData();
-        form.append('chat_id', chatId);
-        appendFlags(form, flags);
-        const media = files.map((f, i) => ({
-          type: f.kind,
-          media: `attach://file${i}`,
-          ...(i === 0 && step.caption ? { caption: step.caption } : {}),
-          ...(f.kind === 'video' ? { supports_streaming: true } : {}),
-        }));
-        form.append('media', JSON.stringify(media));
-        for (const [i, f] of files.entries()) form.append(`file${i}`, blobOf(f.bytes, f.ref.mimeType), f.ref.fileName);
-        return { multipart: form };
-      },
-      signal,
+    const files = await Promise.all(
+      step.files.map(async (ref) => ({
+        kind: kindOf(ref),
+        file: new File([blobOf(await ref.read(), ref.mimeType)], ref.fileName, { type: ref.mimeType }),
+      })),
     );
+    const caption = step.caption || undefined;
+    if (files.length === 1) {
+      const { kind, file } = files[0]!;
+      const method = SINGLE[kind];
+      const build = (chatId: string) => ({ multipart: formOf(singleParams(kind, chatId, file, caption, flags)) });
+      return [message(await call(token, method, chat, build, signal), method)];
+    }
+    const build = (chatId: string) => {
+      // batches() keeps an album to photos with videos, audio alone or documents alone, as the
+      // Bot API's media parameter asks; each item is checked against its InputMedia type.
+      const media = files.map((f, i) =>
+        albumItem(f.kind, `attach://file${i}`, i === 0 ? caption : undefined),
+      ) as Params['sendMediaGroup']['media'];
+      const form = formOf({ chat_id: chatId, media, ...flags } satisfies Params['sendMediaGroup']);
+      for (const [i, f] of files.entries()) form.append(`file${i}`, f.file, f.file.name);
+      return { multipart: form };
+    };
+    const result = await call(token, 'sendMediaGroup', chat, build, signal);
     if (!Array.isArray(result) || !result.length) throw unexpected('sendMediaGroup', result);
     return result.map((m) => message(m, 'sendMediaGroup'));
   }
@@ -216,25 +194,66 @@ export function createTelegramConnector(opts: TelegramConnectorOptions = {}): Co
 }
 
 /** The post's options as Bot API parameters; an option not given is not sent (Telegram's default). */
-function sendFlags(req: PublishRequest): Record<string, boolean> {
+function sendFlags(req: PublishRequest): Flags {
   const o = (req.options ?? {}) as TelegramOptions;
-  const flags: Record<string, boolean> = {};
+  const flags: Flags = {};
   if (typeof o.disableNotification === 'boolean') flags.disable_notification = o.disableNotification;
   if (typeof o.protectContent === 'boolean') flags.protect_content = o.protectContent;
   return flags;
 }
 
-function appendFlags(form: FormData, flags: Record<string, boolean>): void {
-  for (const [k, v] of Object.entries(flags)) form.append(k, String(v));
+const SINGLE: Record<Kind, SingleMethod> = {
+  photo: 'sendPhoto',
+  video: 'sendVideo',
+  animation: 'sendAnimation',
+  audio: 'sendAudio',
+  document: 'sendDocument',
+};
+
+/** One file by its own method; each literal is checked against that method's parameters. */
+function singleParams(kind: Kind, chatId: string, file: File, caption: string | undefined, flags: Flags): Params[SingleMethod] {
+  switch (kind) {
+    case 'photo':
+      return { chat_id: chatId, photo: file, caption, ...flags } satisfies Params['sendPhoto'];
+    case 'video':
+      return { chat_id: chatId, video: file, caption, supports_streaming: true, ...flags } satisfies Params['sendVideo'];
+    case 'animation':
+      return { chat_id: chatId, animation: file, caption, ...flags } satisfies Params['sendAnimation'];
+    case 'audio':
+      return { chat_id: chatId, audio: file, caption, ...flags } satisfies Params['sendAudio'];
+    case 'document':
+      return { chat_id: chatId, document: file, caption, ...flags } satisfies Params['sendDocument'];
+  }
 }
 
-const SINGLE: Record<Kind, { method: string; field: string }> = {
-  photo: { method: 'sendPhoto', field: 'photo' },
-  video: { method: 'sendVideo', field: 'video' },
-  animation: { method: 'sendAnimation', field: 'animation' },
-  audio: { method: 'sendAudio', field: 'audio' },
-  document: { method: 'sendDocument', field: 'document' },
-};
+/** An album item uploading the part `ref` names (attach://<part>). */
+function albumItem(kind: Kind, ref: string, caption: string | undefined): AlbumItem {
+  switch (kind) {
+    case 'photo':
+      return { type: 'photo', media: ref, caption };
+    case 'video':
+      return { type: 'video', media: ref, caption, supports_streaming: true };
+    case 'audio':
+      return { type: 'audio', media: ref, caption };
+    case 'document':
+    case 'animation': // batches() sends every GIF alone; a document is the closest album kind
+      return { type: 'document', media: ref, caption };
+  }
+}
+
+/**
+ * Parameters as a multipart form, as the Bot API reads one: a file as a file part, an object or
+ * array as JSON, anything else as text; an undefined parameter is left out.
+ */
+function formOf(params: object): FormData {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined) continue;
+    if (v instanceof File) form.append(k, v, v.name);
+    else form.append(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
+  }
+  return form;
+}
 
 /**
  * The messages of a post, in order. Albums hold photos with videos, documents only with
@@ -288,7 +307,7 @@ function kindOf(m: MediaRef): Kind {
  * tg://openmessage (handled by the Telegram apps, not in the official deep-link list) is the
  * closest honest value.
  */
-function messageUrl(m: Message): string {
+function messageUrl(m: Sent): string {
   const id = String(m.chat.id);
   if (m.chat.username) return `https://t.me/${m.chat.username}/${m.message_id}`;
   if (id.startsWith('-100')) return `https://t.me/c/${id.slice(4)}/${m.message_id}`;
@@ -296,10 +315,10 @@ function messageUrl(m: Message): string {
   return `tg://openmessage?chat_id=${id.replace(/^-/, '')}&message_id=${m.message_id}`;
 }
 
-function message(v: unknown, method: string): Message {
-  const m = v as Partial<Message> | null;
+function message(v: unknown, method: string): Sent {
+  const m = v as Partial<Sent> | null;
   if (typeof m?.message_id !== 'number' || !m.chat || m.chat.id == null) throw unexpected(method, v);
-  return m as Message;
+  return m as Sent;
 }
 
 /**
@@ -307,10 +326,13 @@ function message(v: unknown, method: string): Message {
  * names are fixed) and 403 (bot kicked, blocked or not a member) need the channel reconnected.
  */
 function telegramError(r: Reply): PlatformError {
-  const b = r.body as ApiBody | null;
+  const b = r.body as Partial<ApiError> | null;
   const code = typeof b?.error_code === 'number' ? b.error_code : r.status;
   const reason = typeof b?.description === 'string' && b.description ? b.description : reasonOf(r);
-  const message = `Telegram ${code}: ${reason}`;
+  const to = b?.parameters?.migrate_to_chat_id;
+  // A group that moved again after the one hop call() follows: the channel's chat id needs changing.
+  const moved = typeof to === 'number' ? ` (the chat is now ${to}; update the channel's chat id)` : '';
+  const message = `Telegram ${code}: ${reason}${moved}`;
   const opts = { status: r.status, platformCode: String(code) };
   if (code === 401 || code === 403 || code === 404) return new PlatformError('reauth', message, opts);
   if (code === 429 || code >= 500 || r.status >= 500) {

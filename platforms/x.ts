@@ -3,8 +3,33 @@
 // through POST /2/media/metadata, the post through POST /2/tweets. It hides others' replies in a
 // conversation the account started (PUT /2/tweets/:id/hidden) and deletes its own posts
 // (DELETE /2/tweets/:id).
+import type {
+  AccessOAuth2TokenResult,
+  ErrorV2,
+  InlineErrorV2,
+  SendTweetV2Params,
+  TTweetReplySettingsV2,
+  TweetPublicMetricsV2,
+  TweetV2DeleteTweetResult,
+  TweetV2HideReplyResult,
+  TweetV2LookupResult,
+  TweetV2PostTweetResult,
+  TweetV2UserTimelineParams,
+  TweetV2UserTimelineResult,
+  Tweetv2FieldsParams,
+  Tweetv2SearchParams,
+  Tweetv2SearchResult,
+  UserV2Result,
+} from 'twitter-api-v2';
+// The root does not export the v2 media types; their module does.
+import type {
+  MediaV2MetadataCreateParams,
+  MediaV2ProcessingInfo,
+  MediaV2UploadInitParams,
+  MediaV2UploadResponse,
+} from 'twitter-api-v2/dist/esm/types/v2/media.v2.types';
 import { blobOf, createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
-import { counts, dig, str } from './json.ts';
+import { counts, str } from './json.ts';
 import type { XOptions } from './options.ts';
 import {
   PlatformError,
@@ -13,6 +38,7 @@ import {
   type CommentTarget,
   type Connector,
   type MediaRef,
+  type Metric,
   type PlatformComment,
   type PlatformMetrics,
   type PublishRequest,
@@ -50,20 +76,65 @@ function xText(text: string): string {
 /** X's documented limit for alt text (POST /2/media/metadata). */
 const MAX_ALT_TEXT = 1000;
 
-interface ProcessingInfo {
-  state?: string;
-  check_after_secs?: number;
-  error?: { message?: string };
+// The published shapes (twitter-api-v2 1.29.1, the X API v2 reference at
+// https://docs.x.com/x-api/): request bodies and queries are built as these types, answers read
+// through them, so a field X does not have or a wrong enum value is a type error.
+
+/**
+ * X's documented `reply_settings` (https://docs.x.com/x-api/posts/create-post). The package types
+ * it as its own three values or any string; held to X's list, a value X refuses does not compile.
+ */
+export type XReplySettings = Exclude<TTweetReplySettingsV2, 'everyone'> | 'subscribers' | 'verified';
+/** POST /2/tweets. */
+export type TweetParams = Omit<SendTweetV2Params, 'reply_settings'> & { reply_settings?: XReplySettings };
+type MediaIds = NonNullable<NonNullable<SendTweetV2Params['media']>['media_ids']>;
+/** POST /2/media/metadata: the media id and the package's metadata params. */
+export interface MediaMetadataParams {
+  id: string;
+  metadata: MediaV2MetadataCreateParams;
+}
+/** PUT /2/tweets/:id/hidden (https://docs.x.com/x-api/posts/hide-replies; the package builds it inline). */
+export interface HideReplyParams {
+  hidden: boolean;
+}
+/**
+ * The package types field lists as its field names or any string; only the names are allowed
+ * here, as arrays, so a misspelt field is a type error.
+ */
+export type StrictFields<P> = { [K in keyof P]: K extends keyof Tweetv2FieldsParams ? Exclude<P[K], string> : P[K] };
+/** GET /2/tweets: `ids` is the package's path argument of tweets(ids, options). */
+export type LookupQuery = { ids: string[] } & StrictFields<Partial<Tweetv2FieldsParams>>;
+export type SearchQuery = StrictFields<Tweetv2SearchParams>;
+export type TimelineQuery = StrictFields<TweetV2UserTimelineParams>;
+/** X's problem details (https://docs.x.com/x-api/fundamentals/response-codes-and-errors), `status` beside them. */
+export type XProblem = ErrorV2 & { status?: number };
+
+/** An answer as read: the published shape, any part of which may be missing. */
+type Answer<T> = T extends readonly (infer U)[] ? Answer<U>[] : T extends object ? { [K in keyof T]?: Answer<T[K]> | null } : T;
+type Tweet = Answer<TweetV2UserTimelineResult['data'][number]>;
+
+/** A query string from a typed query (arrays comma-separated, as X takes them). */
+function queryOf(q: Record<string, string | number | readonly string[] | undefined>): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v !== undefined) out.set(k, Array.isArray(v) ? v.join(',') : String(v));
+  return out;
 }
 
-interface Tweet {
-  id: string;
-  text?: string;
-  created_at?: string;
-  attachments?: { media_keys?: string[] };
-  note_tweet?: { text?: string };
-  referenced_tweets?: { type?: string; id?: string }[];
+/** X takes 1 to 4 media ids (the package's tuple type). */
+function mediaIdsOf(ids: string[]): MediaIds {
+  if (ids.length < 1 || ids.length > 4) throw new PlatformError('permanent', `X takes 1 to 4 attachments, not ${ids.length}`);
+  return ids as MediaIds;
 }
+
+/** A post's counters under our metric names. */
+const TWEET_COUNTS = {
+  likes: 'like_count',
+  replies: 'reply_count',
+  reposts: 'retweet_count',
+  quotes: 'quote_count',
+  saves: 'bookmark_count',
+  impressions: 'impression_count',
+} as const satisfies Partial<Record<Metric, keyof TweetPublicMetricsV2>>;
 
 export function createXConnector(opts: XConnectorOptions = {}): Connector {
   const http = createHttp(X, { fetch: opts.fetch, timeoutMs: opts.timeoutMs });
@@ -82,11 +153,9 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
   async function uploadMedia(token: string, item: MediaRef, signal?: AbortSignal): Promise<string> {
     const category = mediaCategory(item);
     const bytes = await item.read();
-    const init = await call(token, 'POST', '/2/media/upload/initialize', {
-      json: { media_type: item.mimeType, total_bytes: bytes.byteLength, media_category: category },
-      signal,
-    });
-    const id = str(dig(init.body, 'data', 'id'));
+    const params: MediaV2UploadInitParams = { media_type: item.mimeType, total_bytes: bytes.byteLength, media_category: category };
+    const init = await call(token, 'POST', '/2/media/upload/initialize', { json: params, signal });
+    const id = str((init.body as Answer<MediaV2UploadResponse> | null)?.data?.id);
     if (!id) throw new PlatformError('transient', `X media initialize returned no id: ${init.text.slice(0, 200)}`);
 
     for (let index = 0, offset = 0; offset < bytes.byteLength; index++, offset += chunkBytes) {
@@ -97,20 +166,23 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
     }
 
     const fin = await call(token, 'POST', `/2/media/upload/${id}/finalize`, { signal });
-    await waitUntilProcessed(token, id, dig(fin.body, 'data', 'processing_info') as ProcessingInfo | undefined, signal);
+    await waitUntilProcessed(token, id, (fin.body as Answer<MediaV2UploadResponse> | null)?.data?.processing_info, signal);
 
     // X documents alt text for images and GIFs only.
     if (item.altText && category !== 'tweet_video') {
-      await call(token, 'POST', '/2/media/metadata', {
-        json: { id, metadata: { alt_text: { text: item.altText.slice(0, MAX_ALT_TEXT) } } },
-        signal,
-      });
+      const meta: MediaMetadataParams = { id, metadata: { alt_text: { text: item.altText.slice(0, MAX_ALT_TEXT) } } };
+      await call(token, 'POST', '/2/media/metadata', { json: meta, signal });
     }
     return id;
   }
 
   /** Videos and GIFs are processed after FINALIZE; a tweet may attach them only once they succeeded. */
-  async function waitUntilProcessed(token: string, id: string, info: ProcessingInfo | undefined, signal?: AbortSignal): Promise<void> {
+  async function waitUntilProcessed(
+    token: string,
+    id: string,
+    info: Answer<MediaV2ProcessingInfo> | null | undefined,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const deadline = Date.now() + pollTimeoutMs;
     while (info && info.state !== 'succeeded') {
       if (info.state === 'failed') {
@@ -118,9 +190,10 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       }
       if (Date.now() >= deadline) throw new PlatformError('transient', `X media ${id} still processing after ${pollTimeoutMs} ms`);
       await sleep(opts.pollIntervalMs ?? Math.max(1, info.check_after_secs ?? 1) * 1000, signal);
+      // The package has no type for the STATUS query (https://docs.x.com/x-api/media/get-media-upload-status).
       const q = new URLSearchParams({ command: 'STATUS', media_id: id });
       const r = await call(token, 'GET', `/2/media/upload?${q}`, { signal });
-      info = dig(r.body, 'data', 'processing_info') as ProcessingInfo | undefined;
+      info = (r.body as Answer<MediaV2UploadResponse> | null)?.data?.processing_info;
     }
   }
 
@@ -128,7 +201,7 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
     const known = str(credentials.userId);
     if (known) return known;
     const r = await call(token, 'GET', '/2/users/me', { signal });
-    const id = str(dig(r.body, 'data', 'id'));
+    const id = str((r.body as Answer<UserV2Result> | null)?.data?.id);
     if (!id) throw new PlatformError('transient', `X /2/users/me returned no id: ${r.text.slice(0, 200)}`);
     return id;
   }
@@ -156,37 +229,40 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
      */
     async readComments(credentials, post, signal): Promise<CommentsRead> {
       const token = credential(X, credentials, 'accessToken');
-      const found: { tweets: Record<string, unknown>[]; users: Map<string, Record<string, unknown>> } = { tweets: [], users: new Map() };
+      type Found = Answer<Tweetv2SearchResult>;
+      type FoundUser = NonNullable<NonNullable<Found['includes']>['users']>[number];
+      const found: { tweets: NonNullable<Found['data']>; users: Map<string, FoundUser> } = { tweets: [], users: new Map() };
       let next: string | undefined;
       for (let page = 0; page < MAX_SEARCH_PAGES; page++) {
-        const q = new URLSearchParams({
+        const q: SearchQuery = {
           query: `conversation_id:${post.platformPostId}`,
-          max_results: '100',
-          'tweet.fields': 'author_id,created_at,conversation_id,in_reply_to_user_id,referenced_tweets',
-          expansions: 'author_id',
-          'user.fields': 'name,username,profile_image_url',
-          ...(next ? { next_token: next } : {}),
-        });
-        const r = await call(token, 'GET', `/2/tweets/search/recent?${q}`, { signal });
-        const data = dig(r.body, 'data');
-        for (const t of Array.isArray(data) ? data : []) if (t && typeof t === 'object') found.tweets.push(t as Record<string, unknown>);
-        const users = dig(r.body, 'includes', 'users');
+          max_results: 100,
+          'tweet.fields': ['author_id', 'created_at', 'conversation_id', 'in_reply_to_user_id', 'referenced_tweets'],
+          expansions: ['author_id'],
+          'user.fields': ['name', 'username', 'profile_image_url'],
+          next_token: next,
+        };
+        const r = await call(token, 'GET', `/2/tweets/search/recent?${queryOf(q)}`, { signal });
+        const body = r.body as Found | null;
+        const data = body?.data;
+        for (const t of Array.isArray(data) ? data : []) if (t && typeof t === 'object') found.tweets.push(t);
+        const users = body?.includes?.users;
         for (const u of Array.isArray(users) ? users : []) {
-          const id = str(dig(u, 'id'));
-          if (id) found.users.set(id, u as Record<string, unknown>);
+          const id = str(u?.id);
+          if (id) found.users.set(id, u);
         }
-        next = str(dig(r.body, 'meta', 'next_token'));
+        next = str(body?.meta?.next_token);
         if (!next) break;
       }
       if (!found.tweets.length) {
-        const q = new URLSearchParams({ ids: post.platformPostId });
-        const r = await call(token, 'GET', `/2/tweets?${q}`, { signal });
-        return Array.isArray(dig(r.body, 'data')) ? { comments: [] } : { comments: [], gone: true };
+        const q: LookupQuery = { ids: [post.platformPostId] };
+        const r = await call(token, 'GET', `/2/tweets?${queryOf(q)}`, { signal });
+        return Array.isArray((r.body as Answer<TweetV2LookupResult> | null)?.data) ? { comments: [] } : { comments: [], gone: true };
       }
-      const parentOf = (t: Record<string, unknown>) => {
-        const refs = dig(t, 'referenced_tweets');
-        const replied = Array.isArray(refs) ? refs.find((x) => dig(x, 'type') === 'replied_to') : undefined;
-        return str(dig(replied, 'id'));
+      const parentOf = (t: Tweet) => {
+        const refs = t.referenced_tweets;
+        const replied = Array.isArray(refs) ? refs.find((x) => x?.type === 'replied_to') : undefined;
+        return str(replied?.id);
       };
       const own = str(found.tweets.find((t) => parentOf(t) === post.platformPostId)?.in_reply_to_user_id);
       const comments: PlatformComment[] = [];
@@ -196,15 +272,15 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
         const createdAt = str(t.created_at);
         const author = str(t.author_id);
         const user = author ? found.users.get(author) : undefined;
-        const username = str(dig(user, 'username'));
+        const username = str(user?.username);
         if (!id || !createdAt || !author) continue;
         comments.push({
           platformCommentId: id,
           parentPlatformId: parentOf(t) ?? post.platformPostId,
           author: {
-            name: str(dig(user, 'name')) ?? null,
+            name: str(user?.name) ?? null,
             handle: username ?? null,
-            avatarUrl: str(dig(user, 'profile_image_url')) ?? null,
+            avatarUrl: str(user?.profile_image_url) ?? null,
             profileUrl: username ? `https://x.com/${encodeURIComponent(username)}` : null,
           },
           text: xText(String(t.text ?? '')),
@@ -218,22 +294,15 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
 
     async readMetrics(credentials, ids, signal) {
       const token = credential(X, credentials, 'accessToken');
-      const q = new URLSearchParams({ ids: ids.join(','), 'tweet.fields': 'public_metrics' });
-      const r = await call(token, 'GET', `/2/tweets?${q}`, { signal });
+      const q: LookupQuery = { ids, 'tweet.fields': ['public_metrics'] };
+      const r = await call(token, 'GET', `/2/tweets?${queryOf(q)}`, { signal });
       const out: Record<string, PlatformMetrics> = {};
-      const data = dig(r.body, 'data');
+      const data = (r.body as Answer<TweetV2LookupResult> | null)?.data;
       for (const t of Array.isArray(data) ? data : []) {
-        const id = str(dig(t, 'id'));
-        const m = dig(t, 'public_metrics');
+        const id = str(t?.id);
+        const m = t?.public_metrics;
         if (!id || !m || typeof m !== 'object') continue;
-        out[id] = counts(m as Record<string, unknown>, {
-          likes: 'like_count',
-          replies: 'reply_count',
-          reposts: 'retweet_count',
-          quotes: 'quote_count',
-          saves: 'bookmark_count',
-          impressions: 'impression_count',
-        });
+        out[id] = counts(m as Record<string, unknown>, TWEET_COUNTS);
       }
       return out;
     },
@@ -241,19 +310,21 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
     async publish(req: PublishRequest): Promise<PublishResult> {
       const token = credential(X, req.credentials, 'accessToken');
       for (const item of req.media) mediaCategory(item); // reject unsupported types before uploading anything
+      if (req.media.length) mediaIdsOf(req.media.map((m) => m.id));
       // Sequential: keeps the attachment order. Uploads of a failed attempt expire unused.
       const mediaIds: string[] = [];
       for (const item of req.media) mediaIds.push(await uploadMedia(token, item, req.signal));
 
-      const json: Record<string, unknown> = {};
-      if (req.text) json.text = req.text;
-      if (mediaIds.length) json.media = { media_ids: mediaIds };
       // A thread item answers the item before it; X refuses (403) a reply to a post it no longer shows.
-      if (req.replyTo) json.reply = { in_reply_to_tweet_id: req.replyTo.parent.platformPostId };
-      // Sent as given: X's schema checks the poll (and refuses one beside media) and names the field.
+      // The poll is sent as given: X's schema checks it (and refuses one beside media) and names the field.
       const o = (req.options ?? {}) as XOptions;
-      if (o.replySettings) json.reply_settings = o.replySettings;
-      if (o.poll) json.poll = { options: o.poll.options, duration_minutes: o.poll.durationMinutes };
+      const json: TweetParams = {
+        text: req.text || undefined,
+        media: mediaIds.length ? { media_ids: mediaIdsOf(mediaIds) } : undefined,
+        reply: req.replyTo ? { in_reply_to_tweet_id: req.replyTo.parent.platformPostId } : undefined,
+        reply_settings: o.replySettings,
+        poll: o.poll ? { options: o.poll.options, duration_minutes: o.poll.durationMinutes } : undefined,
+      };
       const r = await call(token, 'POST', '/2/tweets', { json, signal: req.signal }).catch((err: unknown) => {
         // X is reported to refuse, now and then, a reply to a post made seconds before, as if the
         // parent were gone (403 "deleted or not visible"): a thread's replies follow each other
@@ -262,7 +333,7 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
         if (!req.replyTo || !unseenParent(err)) throw err;
         throw new PlatformError('transient', `${err.message} (the post replied to may not be visible yet; asked again later)`, err.opts);
       });
-      const id = str(dig(r.body, 'data', 'id'));
+      const id = str((r.body as Answer<TweetV2PostTweetResult> | null)?.data?.id);
       // A 2xx without an id: the post may exist, so retry (findPublished looks it up first).
       if (!id) throw new PlatformError('transient', `X returned an unexpected body: ${r.text.slice(0, 200)}`, { status: r.status });
       return { platformPostId: id, url: tweetUrl(req.credentials, id) };
@@ -281,16 +352,17 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       const token = credential(X, req.credentials, 'accessToken');
       const uid = await userId(token, req.credentials, req.signal);
       const parent = req.replyTo?.parent.platformPostId;
-      const q = new URLSearchParams({
+      const q: TimelineQuery = {
         // Replies cannot be narrowed to the account's own threads, so the answers it gave others
         // share the listing: a full page keeps the reply in it.
-        max_results: parent ? '100' : '20',
-        exclude: parent ? 'retweets' : 'retweets,replies',
+        max_results: parent ? 100 : 20,
+        exclude: parent ? ['retweets'] : ['retweets', 'replies'],
         start_time: rfc3339(Date.now() - lookbackMs),
-        'tweet.fields': 'created_at,attachments,note_tweet,referenced_tweets',
-      });
-      const r = await call(token, 'GET', `/2/users/${encodeURIComponent(uid)}/tweets?${q}`, { signal: req.signal });
-      const tweets = (Array.isArray(dig(r.body, 'data')) ? dig(r.body, 'data') : []) as Tweet[];
+        'tweet.fields': ['created_at', 'attachments', 'note_tweet', 'referenced_tweets'],
+      };
+      const r = await call(token, 'GET', `/2/users/${encodeURIComponent(uid)}/tweets?${queryOf(q)}`, { signal: req.signal });
+      const data = (r.body as Answer<TweetV2UserTimelineResult> | null)?.data;
+      const tweets = (Array.isArray(data) ? data : []).filter((t): t is Tweet => !!t && typeof t === 'object' && !!str(t.id));
       const want = comparable(withoutLeadingMentions(req.text));
       const hit = tweets.find(
         (t) =>
@@ -299,7 +371,8 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
           repliedTo(t) === parent,
       );
       if (!hit) return null;
-      return { platformPostId: hit.id, url: tweetUrl(req.credentials, hit.id), publishedAt: hit.created_at };
+      const id = hit.id as string;
+      return { platformPostId: id, url: tweetUrl(req.credentials, id), publishedAt: str(hit.created_at) };
     },
 
     /**
@@ -314,7 +387,7 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       const r = await http.send(`${base}/2/tweets/${id}/hidden`, {
         method: 'PUT',
         headers: { Authorization: `Bearer ${token}` },
-        json: { hidden },
+        json: { hidden } satisfies HideReplyParams,
         signal,
       });
       if (!isOk(r)) {
@@ -326,7 +399,7 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
           err.opts,
         );
       }
-      const now = dig(r.body, 'data', 'hidden');
+      const now = (r.body as Answer<TweetV2HideReplyResult> | null)?.data?.hidden;
       if (typeof now !== 'boolean')
         throw new PlatformError('transient', `X answered the hide without data.hidden: ${r.text.slice(0, 200)}`, { status: r.status });
       if (now !== hidden) throw new PlatformError('permanent', `X kept reply ${id} ${now ? 'hidden' : 'shown'}`, { status: r.status });
@@ -342,10 +415,10 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
       const r = await http.send(`${base}/2/tweets/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` }, signal });
       if (r.status === 404) return;
       if (!isOk(r)) throw xError(r);
-      const deleted = dig(r.body, 'data', 'deleted');
-      if (typeof deleted === 'boolean') return;
-      const errors = dig(r.body, 'errors');
-      if (Array.isArray(errors) && errors.some((e) => str(dig(e, 'type'))?.endsWith('/resource-not-found'))) return;
+      const body = r.body as Answer<TweetV2DeleteTweetResult> | null;
+      if (typeof body?.data?.deleted === 'boolean') return;
+      const errors = body?.errors;
+      if (Array.isArray(errors) && errors.some((e) => str(e?.type)?.endsWith('/resource-not-found'))) return;
       throw new PlatformError('transient', `X answered the delete without data.deleted: ${r.text.slice(0, 200)}`, { status: r.status });
     },
 
@@ -367,12 +440,13 @@ export function createXConnector(opts: XConnectorOptions = {}): Connector {
         signal,
       });
       if (!isOk(r)) throw tokenError(X, r, retryAfter(r.headers));
-      const accessToken = str(dig(r.body, 'access_token'));
+      const token = r.body as Answer<AccessOAuth2TokenResult> | null;
+      const accessToken = str(token?.access_token);
       if (!accessToken) throw new PlatformError('transient', `X token endpoint returned no access_token: ${r.text.slice(0, 200)}`);
-      const expiresIn = Number(dig(r.body, 'expires_in')) || 7200;
+      const expiresIn = Number(token?.expires_in) || 7200;
       const fresh: Record<string, unknown> = { accessToken, expiresAt: new Date(Date.now() + expiresIn * 1000).toISOString() };
       // X rotates refresh tokens: the old one is dead once this one is issued.
-      const rotated = str(dig(r.body, 'refresh_token'));
+      const rotated = str(token?.refresh_token);
       if (rotated) fresh.refreshToken = rotated;
       return fresh;
     },
@@ -395,8 +469,9 @@ function mediaCategory(item: MediaRef): 'tweet_image' | 'tweet_gif' | 'tweet_vid
 function xError(r: Reply): PlatformError {
   const message = `X ${r.status}: ${xReason(r)}`;
   const status = r.status;
-  const type = str(dig(r.body, 'type'));
-  const platformCode = type && type !== 'about:blank' ? type : str(dig(r.body, 'title'));
+  const problem = r.body as Answer<XProblem> | null;
+  const type = str(problem?.type);
+  const platformCode = type && type !== 'about:blank' ? type : str(problem?.title);
   if (status === 401) return new PlatformError('reauth', message, { status, platformCode });
   if (status === 403 && type?.endsWith('/unsupported-authentication'))
     return new PlatformError('reauth', message, { status, platformCode });
@@ -412,11 +487,12 @@ function unseenParent(err: unknown): err is PlatformError {
 }
 
 function xReason(r: Reply): string {
-  const detail = str(dig(r.body, 'detail'));
-  const errors = dig(r.body, 'errors');
-  const messages = Array.isArray(errors)
-    ? errors.map((e) => str(dig(e, 'message')) ?? str(dig(e, 'detail'))).filter((m): m is string => !!m)
-    : [];
+  // Problem details' errors[] carry `message`; errors[] beside data (InlineErrorV2) carry `detail`.
+  type Entry = Answer<XProblem['errors'][number] & InlineErrorV2>;
+  const body = r.body as (Answer<Omit<XProblem, 'errors'>> & { errors?: Entry[] }) | null;
+  const detail = str(body?.detail);
+  const errors = body?.errors;
+  const messages = Array.isArray(errors) ? errors.map((e) => str(e?.message) ?? str(e?.detail)).filter((m): m is string => !!m) : [];
   if (detail && messages.length) return `${detail} (${messages.join('; ')})`;
   return detail ?? (messages.length ? messages.join('; ') : reasonOf(r));
 }
@@ -470,7 +546,8 @@ function withoutLeadingMentions(text: string): string {
 
 /** The post a tweet answers (its `replied_to` reference); undefined for a post that answers nothing. */
 function repliedTo(t: Tweet): string | undefined {
-  return t.referenced_tweets?.find((ref) => ref.type === 'replied_to')?.id;
+  const refs = t.referenced_tweets;
+  return str((Array.isArray(refs) ? refs : []).find((ref) => ref?.type === 'replied_to')?.id);
 }
 
 /** X rejects fractional seconds in start_time. */

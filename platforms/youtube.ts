@@ -18,6 +18,11 @@
 // and, where a thread holds more replies than it carries, comments.list; a comment is held for
 // review and published again with comments.setModerationStatus, and a reply of ours is deleted
 // with comments.delete.
+//
+// Request bodies, query parameters and the fields read from answers are typed by the published
+// youtube_v3 types of @googleapis/youtube (type-only: nothing of it runs), with the enumerations
+// the reference documents narrowed where the package types them as plain strings.
+import type { youtube_v3 } from '@googleapis/youtube';
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import type { YouTubeOptions } from './options.ts';
 import { remember } from './recent.ts';
@@ -62,9 +67,58 @@ export interface YouTubeConnectorOptions {
   lookbackMs?: number;
 }
 
+/** status.privacyStatus as the reference documents it (the package types it as string). */
 export type PrivacyStatus = 'public' | 'unlisted' | 'private';
 
-const PRIVACY = ['public', 'unlisted', 'private'];
+const PRIVACY: readonly PrivacyStatus[] = ['public', 'unlisted', 'private'];
+
+/** A published type with some of its string fields narrowed to the values the reference documents. */
+type Narrow<T, N extends Narrowing<T, N> = Record<never, never>> = Omit<T, keyof N> & { [K in keyof N]?: N[K] };
+/** Narrowings of fields T has, each to a subtype of the field's type. */
+type Narrowing<T, N> = { [K in keyof N]: K extends keyof T ? NonNullable<T[K]> : never };
+
+/** The videos.insert resource the connector sends: Schema$Video's snippet and status. */
+export interface VideoInsertResource extends youtube_v3.Schema$Video {
+  snippet: youtube_v3.Schema$VideoSnippet & { title: string; description: string };
+  status: Narrow<youtube_v3.Schema$VideoStatus, { privacyStatus: PrivacyStatus; license: 'youtube' | 'creativeCommon' }>;
+}
+
+/**
+ * A method's query parameters as its published Params type has them (the body, the media and the
+ * client's auth travel otherwise). `N` narrows documented enumerations.
+ */
+export type YouTubeQuery<P, N extends Narrowing<QueryOf<P>, N> = Record<never, never>> = Narrow<QueryOf<P>, N>;
+type QueryOf<P> = Omit<P, 'requestBody' | 'media' | 'auth'>;
+
+type TextFormat = 'html' | 'plainText';
+/** The query of each method the connector calls. */
+type Q = {
+  insert: YouTubeQuery<youtube_v3.Params$Resource$Videos$Insert>;
+  channels: YouTubeQuery<youtube_v3.Params$Resource$Channels$List>;
+  playlistItems: YouTubeQuery<youtube_v3.Params$Resource$Playlistitems$List>;
+  videos: YouTubeQuery<youtube_v3.Params$Resource$Videos$List>;
+  categories: YouTubeQuery<youtube_v3.Params$Resource$Videocategories$List>;
+  threadInsert: YouTubeQuery<youtube_v3.Params$Resource$Commentthreads$Insert>;
+  threads: YouTubeQuery<youtube_v3.Params$Resource$Commentthreads$List, { order: 'time' | 'relevance'; textFormat: TextFormat }>;
+  commentInsert: YouTubeQuery<youtube_v3.Params$Resource$Comments$Insert>;
+  comments: YouTubeQuery<youtube_v3.Params$Resource$Comments$List, { textFormat: TextFormat }>;
+  moderate: YouTubeQuery<
+    youtube_v3.Params$Resource$Comments$Setmoderationstatus,
+    { moderationStatus: 'heldForReview' | 'published' | 'likelySpam' | 'rejected' }
+  >;
+  deleteComment: YouTubeQuery<youtube_v3.Params$Resource$Comments$Delete>;
+};
+
+/** Typed query parameters as a query string: lists comma-separated, as the API takes them. */
+export function youtubeQuery<M extends keyof Q>(_method: M, params: Q[M]): URLSearchParams {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null) continue;
+    q.set(k, Array.isArray(v) ? v.join(',') : String(v));
+  }
+  return q;
+}
+
 const QUANTUM = 256 * 1024;
 const TITLE_MAX = 100;
 const DESCRIPTION_MAX_BYTES = 5000;
@@ -76,10 +130,9 @@ interface Session {
   size: number;
 }
 
-interface Video {
-  id?: unknown;
-  snippet?: { publishedAt?: unknown; title?: unknown; description?: unknown };
-}
+type Video = youtube_v3.Schema$Video;
+type YouTubeComment = youtube_v3.Schema$Comment;
+type CommentThread = youtube_v3.Schema$CommentThread;
 
 type Progress = { done: true; video: Video } | { done: false; offset: number } | { expired: true };
 
@@ -97,9 +150,11 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   const sessions = new Map<string, Session>();
 
   async function startSession(req: PublishRequest, token: string, item: MediaRef, size: number): Promise<Session> {
-    const query = new URLSearchParams({ uploadType: 'resumable', part: 'snippet,status' });
-    const notify = optionsOf(req).notifySubscribers;
-    if (notify !== undefined) query.set('notifySubscribers', String(notify));
+    const query = youtubeQuery('insert', {
+      uploadType: 'resumable',
+      part: ['snippet', 'status'],
+      notifySubscribers: optionsOf(req).notifySubscribers,
+    });
     const url = `${uploadBase}/upload/youtube/v3/videos?${query}`;
     const r = await api.send(url, {
       method: 'POST',
@@ -178,11 +233,11 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
 
   async function findInUploads(req: PublishRequest, token: string): Promise<PublishResult | null> {
     const channels = await get(
-      `${base}/youtube/v3/channels?${new URLSearchParams({ part: 'contentDetails', mine: 'true' })}`,
+      `${base}/youtube/v3/channels?${youtubeQuery('channels', { part: ['contentDetails'], mine: true })}`,
       token,
       req.signal,
     );
-    const items = (channels.body as { items?: { contentDetails?: { relatedPlaylists?: { uploads?: unknown } } }[] } | null)?.items;
+    const items = (channels.body as youtube_v3.Schema$ChannelListResponse | null)?.items;
     const playlistId = items?.[0]?.contentDetails?.relatedPlaylists?.uploads;
     if (typeof playlistId !== 'string' || !playlistId) return null;
 
@@ -193,10 +248,9 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     const since = Date.now() - lookbackMs;
     let pageToken: string | undefined;
     for (let page = 0; page < 2; page++) {
-      const q = new URLSearchParams({ part: 'snippet', playlistId, maxResults: '50' });
-      if (pageToken) q.set('pageToken', pageToken);
+      const q = youtubeQuery('playlistItems', { part: ['snippet'], playlistId, maxResults: 50, pageToken });
       const r = await get(`${base}/youtube/v3/playlistItems?${q}`, token, req.signal);
-      const body = r.body as { items?: PlaylistItem[]; nextPageToken?: unknown } | null;
+      const body = r.body as youtube_v3.Schema$PlaylistItemListResponse | null;
       let older = false;
       for (const item of body?.items ?? []) {
         const s = item.snippet;
@@ -224,15 +278,15 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   async function comment(req: PublishRequest, token: string, video: PostRef): Promise<PublishResult> {
     if (req.media.length) throw new PlatformError('permanent', 'YouTube comments carry no attachments');
     const videoId = video.platformPostId;
-    const r = await api.send(`${base}/youtube/v3/commentThreads?${new URLSearchParams({ part: 'snippet' })}`, {
+    const thread: CommentThread = { snippet: { videoId, topLevelComment: { snippet: { textOriginal: req.text } } } };
+    const r = await api.send(`${base}/youtube/v3/commentThreads?${youtubeQuery('threadInsert', { part: ['snippet'] })}`, {
       method: 'POST',
       headers: bearer(token),
-      json: { snippet: { videoId, topLevelComment: { snippet: { textOriginal: req.text } } } },
+      json: thread,
       signal: req.signal,
     });
     if (!isOk(r)) throw youtubeError(r);
-    const thread = (r.body ?? {}) as CommentThread;
-    const found = commentResult(thread, videoId);
+    const found = commentResult((r.body ?? {}) as CommentThread, videoId);
     if (!found) throw new PlatformError('transient', `YouTube created the comment without an id: ${r.text.slice(0, 200)}`);
     return found;
   }
@@ -250,10 +304,9 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     const text = normalize(req.text);
     let pageToken: string | undefined;
     for (let page = 0; page < 3; page++) {
-      const q = new URLSearchParams({ part: 'snippet', videoId, maxResults: '100', order: 'time', textFormat: 'plainText' });
-      if (pageToken) q.set('pageToken', pageToken);
+      const q = youtubeQuery('threads', { part: ['snippet'], videoId, maxResults: 100, order: 'time', textFormat: 'plainText', pageToken });
       const r = await get(`${base}/youtube/v3/commentThreads?${q}`, token, req.signal);
-      const body = r.body as { items?: CommentThread[]; nextPageToken?: unknown } | null;
+      const body = r.body as youtube_v3.Schema$CommentThreadListResponse | null;
       for (const thread of body?.items ?? []) {
         const top = thread.snippet?.topLevelComment;
         if (top?.snippet?.authorChannelId?.value === channelId && normalize(said(top)) === text) {
@@ -267,8 +320,8 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   }
 
   async function myChannelId(token: string, signal?: AbortSignal): Promise<string | null> {
-    const r = await get(`${base}/youtube/v3/channels?${new URLSearchParams({ part: 'id', mine: 'true' })}`, token, signal);
-    const id = (r.body as { items?: { id?: unknown }[] } | null)?.items?.[0]?.id;
+    const r = await get(`${base}/youtube/v3/channels?${youtubeQuery('channels', { part: ['id'], mine: true })}`, token, signal);
+    const id = (r.body as youtube_v3.Schema$ChannelListResponse | null)?.items?.[0]?.id;
     return typeof id === 'string' && id ? id : null;
   }
 
@@ -285,11 +338,11 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
    * listed).
    */
   async function threadOf(commentId: string, token: string, signal?: AbortSignal): Promise<string | null> {
-    const q = new URLSearchParams({ part: 'snippet', id: commentId, textFormat: 'plainText' });
+    const q = youtubeQuery('comments', { part: ['snippet'], id: [commentId], textFormat: 'plainText' });
     const r = await api.send(`${base}/youtube/v3/comments?${q}`, { headers: bearer(token), signal });
     if (r.status === 404) return null;
     if (!isOk(r)) throw youtubeError(r);
-    const item = (r.body as { items?: YouTubeComment[] } | null)?.items?.find((c) => c.id === commentId);
+    const item = (r.body as youtube_v3.Schema$CommentListResponse | null)?.items?.find((c) => c.id === commentId);
     if (!item) return null;
     return str(item.snippet?.parentId) ?? commentId;
   }
@@ -308,10 +361,11 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
         platformCode: 'commentNotFound',
       });
     }
-    const r = await api.send(`${base}/youtube/v3/comments?${new URLSearchParams({ part: 'snippet' })}`, {
+    const created: YouTubeComment = { snippet: { parentId, textOriginal: req.text } };
+    const r = await api.send(`${base}/youtube/v3/comments?${youtubeQuery('commentInsert', { part: ['snippet'] })}`, {
       method: 'POST',
       headers: bearer(token),
-      json: { snippet: { parentId, textOriginal: req.text } },
+      json: created,
       signal: req.signal,
     });
     if (!isOk(r)) throw youtubeError(r);
@@ -337,13 +391,12 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     const out: YouTubeComment[] = [];
     let pageToken: string | undefined;
     for (let page = 0; page < pages; page++) {
-      const q = new URLSearchParams({ part: 'snippet', parentId, maxResults: '100', textFormat: 'plainText' });
-      if (pageToken) q.set('pageToken', pageToken);
+      const q = youtubeQuery('comments', { part: ['snippet'], parentId, maxResults: 100, textFormat: 'plainText', pageToken });
       const r = await api.send(`${base}/youtube/v3/comments?${q}`, { headers: bearer(token), signal });
       // The top-level comment went while its thread was read: it has no replies left.
       if (r.status === 404) return out;
       if (!isOk(r)) throw youtubeError(r);
-      const body = r.body as { items?: YouTubeComment[]; nextPageToken?: unknown } | null;
+      const body = r.body as youtube_v3.Schema$CommentListResponse | null;
       out.push(...(body?.items ?? []));
       pageToken = str(body?.nextPageToken);
       if (!pageToken) break;
@@ -365,8 +418,7 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
     const found: { comment: YouTubeComment; parent: string }[] = [];
     let pageToken: string | undefined;
     for (let page = 0; page < THREAD_PAGES; page++) {
-      const q = new URLSearchParams({ part: 'snippet,replies', videoId, maxResults: '100', textFormat: 'plainText' });
-      if (pageToken) q.set('pageToken', pageToken);
+      const q = youtubeQuery('threads', { part: ['snippet', 'replies'], videoId, maxResults: 100, textFormat: 'plainText', pageToken });
       const r = await api.send(`${base}/youtube/v3/commentThreads?${q}`, { headers: bearer(token), signal });
       if (!isOk(r)) {
         const err = youtubeError(r);
@@ -374,12 +426,12 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
         if (err.opts.platformCode === 'commentsDisabled') break;
         throw err;
       }
-      const body = r.body as { items?: CommentThread[]; nextPageToken?: unknown } | null;
+      const body = r.body as youtube_v3.Schema$CommentThreadListResponse | null;
       for (const thread of body?.items ?? []) {
         const top = thread.snippet?.topLevelComment;
         const topId = str(top?.id) ?? str(thread.id);
         if (!top || !topId) continue;
-        found.push({ comment: top as YouTubeComment, parent: videoId });
+        found.push({ comment: top, parent: videoId });
         const inline = thread.replies?.comments ?? [];
         const total = Number(thread.snippet?.totalReplyCount) || 0;
         const replies = inline.length >= total ? inline : await repliesOf(topId, token, signal, REPLY_PAGES);
@@ -406,7 +458,7 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
    */
   async function hideComment(credentials: Record<string, unknown>, target: CommentTarget, hidden: boolean, signal?: AbortSignal) {
     const token = credential('YouTube', credentials, 'accessToken');
-    const q = new URLSearchParams({ id: target.platformCommentId, moderationStatus: hidden ? 'heldForReview' : 'published' });
+    const q = youtubeQuery('moderate', { id: [target.platformCommentId], moderationStatus: hidden ? 'heldForReview' : 'published' });
     const r = await api.send(`${base}/youtube/v3/comments/setModerationStatus?${q}`, { method: 'POST', headers: bearer(token), signal });
     if (!isOk(r)) throw youtubeError(r);
   }
@@ -414,7 +466,7 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   /** comments.delete, which only a comment's author may use; a comment YouTube no longer has (404 commentNotFound) is deleted already. */
   async function deletePublished(credentials: Record<string, unknown>, target: CommentTarget, signal?: AbortSignal) {
     const token = credential('YouTube', credentials, 'accessToken');
-    const q = new URLSearchParams({ id: target.platformCommentId });
+    const q = youtubeQuery('deleteComment', { id: target.platformCommentId });
     const r = await api.send(`${base}/youtube/v3/comments?${q}`, { method: 'DELETE', headers: bearer(token), signal });
     if (isOk(r)) return;
     const err = youtubeError(r);
@@ -520,14 +572,18 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   ): Promise<Record<string, PlatformMetrics>> {
     const token = credential('YouTube', credentials, 'accessToken');
     const r = await get(
-      `${base}/youtube/v3/videos?${new URLSearchParams({ part: 'statistics', id: ids.join(','), maxResults: '50' })}`,
+      `${base}/youtube/v3/videos?${youtubeQuery('videos', { part: ['statistics'], id: ids, maxResults: 50 })}`,
       token,
       signal,
     );
     const out: Record<string, PlatformMetrics> = {};
-    for (const item of (r.body as { items?: { id?: unknown; statistics?: Record<string, unknown> }[] } | null)?.items ?? []) {
+    for (const item of (r.body as youtube_v3.Schema$VideoListResponse | null)?.items ?? []) {
       if (typeof item.id !== 'string' || !item.statistics) continue;
-      out[item.id] = counts(item.statistics, { views: 'viewCount', likes: 'likeCount', replies: 'commentCount' });
+      out[item.id] = counts(item.statistics as Record<string, unknown>, {
+        views: 'viewCount',
+        likes: 'likeCount',
+        replies: 'commentCount',
+      });
     }
     return out;
   }
@@ -539,8 +595,12 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   async function readCapabilities(credentials: Record<string, unknown>, _query: { subreddit?: string }, signal?: AbortSignal) {
     const token = credential('YouTube', credentials, 'accessToken');
     const regionCode = typeof credentials.regionCode === 'string' && credentials.regionCode ? credentials.regionCode : 'US';
-    const r = await get(`${base}/youtube/v3/videoCategories?${new URLSearchParams({ part: 'snippet', regionCode })}`, token, signal);
-    const items = (r.body as { items?: { id?: unknown; snippet?: { title?: unknown; assignable?: unknown } }[] } | null)?.items ?? [];
+    const r = await get(
+      `${base}/youtube/v3/videoCategories?${youtubeQuery('categories', { part: ['snippet'], regionCode })}`,
+      token,
+      signal,
+    );
+    const items = (r.body as youtube_v3.Schema$VideoCategoryListResponse | null)?.items ?? [];
     const categories = items
       .filter((c) => typeof c.id === 'string' && c.snippet?.assignable === true)
       .map((c) => ({ id: c.id as string, title: typeof c.snippet?.title === 'string' ? c.snippet.title : '' }));
@@ -561,27 +621,6 @@ export function createYouTubeConnector(opts: YouTubeConnectorOptions = {}): Conn
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
   return withMidwayExpiry(connector, Boolean(opts.oauth));
-}
-
-/** A comment resource, as far as the connector reads it. */
-interface YouTubeComment {
-  id?: unknown;
-  snippet?: {
-    parentId?: unknown;
-    textOriginal?: unknown;
-    textDisplay?: unknown;
-    authorDisplayName?: unknown;
-    authorProfileImageUrl?: unknown;
-    authorChannelUrl?: unknown;
-    authorChannelId?: { value?: unknown };
-    publishedAt?: unknown;
-  };
-}
-
-interface CommentThread {
-  id?: unknown;
-  snippet?: { videoId?: unknown; topLevelComment?: YouTubeComment; totalReplyCount?: unknown };
-  replies?: { comments?: YouTubeComment[] };
 }
 
 /** Threads read at most, 100 a page: 5,000 top-level comments. */
@@ -654,23 +693,20 @@ function commentResult(thread: CommentThread, videoId: string): PublishResult | 
   return typeof publishedAt === 'string' ? { platformPostId: id, url, publishedAt } : { platformPostId: id, url };
 }
 
-interface PlaylistItem {
-  snippet?: { publishedAt?: unknown; title?: unknown; description?: unknown; resourceId?: { videoId?: unknown } };
-}
-
 /**
  * The videos.insert resource. The post's options win over the channel's credentials, which win
  * over the connector's defaults. A title or description the post chose is sent as written: the
  * post's validation checks it, and YouTube's refusal (invalidTitle) says what is wrong with it.
  */
-function metadata(req: PublishRequest, fileName: string, opts: YouTubeConnectorOptions) {
+function metadata(req: PublishRequest, fileName: string, opts: YouTubeConnectorOptions): VideoInsertResource {
   const c = req.credentials;
   const o = optionsOf(req);
   const privacy =
-    [o.privacyStatus, c.privacyStatus, opts.privacyStatus].find((p) => typeof p === 'string' && PRIVACY.includes(p)) ?? 'public';
+    [o.privacyStatus, c.privacyStatus, opts.privacyStatus].find((p): p is PrivacyStatus => PRIVACY.includes(p as PrivacyStatus)) ??
+    'public';
   const categoryId = o.categoryId || (typeof c.categoryId === 'string' && c.categoryId ? c.categoryId : opts.categoryId);
   const title = o.title ?? buildTitle(req.text, fileName);
-  const snippet: { title: string; description: string; tags?: string[]; categoryId?: string } = {
+  const snippet: VideoInsertResource['snippet'] = {
     title: o.short ? shortTitle(title) : title,
     description: o.description ?? buildDescription(req.text),
   };
@@ -721,9 +757,25 @@ export function buildDescription(text: string): string {
   return cut;
 }
 
-/** Google's error body {error: {code, message, errors: [{reason}]}} mapped to the error classes. */
+/**
+ * Google's error body (https://developers.google.com/youtube/v3/docs/errors): the HTTP status,
+ * a message, and the errors, the first naming the reason a client acts on.
+ */
+export interface GoogleErrorBody {
+  error: {
+    code: number;
+    message: string;
+    errors: { message: string; domain: string; reason: string; location?: string; locationType?: string }[];
+    status?: string;
+  };
+}
+
+/** Reasons that mean "not now": a rate the project or the user went over. */
+const LIMIT_REASONS = new Set(['rateLimitExceeded', 'userRateLimitExceeded']);
+
+/** Google's error body mapped to the error classes: the reason is the platform code. */
 function youtubeError(r: Reply): PlatformError {
-  const err = (r.body as { error?: { message?: unknown; errors?: { reason?: unknown }[]; status?: unknown } } | null)?.error;
+  const err = (r.body as Partial<GoogleErrorBody> | null)?.error;
   const reason = typeof err?.errors?.[0]?.reason === 'string' ? err.errors[0].reason : undefined;
   const text = typeof err?.message === 'string' && err.message ? stripTags(err.message) : reasonOf(r);
   const message = `YouTube ${r.status}: ${text}${reason ? ` (${reason})` : ''}`;
@@ -734,7 +786,7 @@ function youtubeError(r: Reply): PlatformError {
   if (reason === 'quotaExceeded' || reason === 'dailyLimitExceeded') {
     return new PlatformError('transient', message, { ...o, retryAfterMs: retryAfterMs ?? msUntilMidnightPacific() });
   }
-  if (reason === 'rateLimitExceeded' || reason === 'userRateLimitExceeded' || r.status === 429) {
+  if ((reason !== undefined && LIMIT_REASONS.has(reason)) || r.status === 429) {
     return new PlatformError('transient', message, { ...o, retryAfterMs });
   }
   if (r.status === 408 || r.status >= 500) return new PlatformError('transient', message, { ...o, retryAfterMs });

@@ -250,7 +250,9 @@ describe('LinkedIn error classes', () => {
     const f = await fake();
     const err = await failure(connector(f, { apiVersion: '202201' }).publish(request(f)));
     expect(err.kind).toBe('permanent');
-    expect(err.message).toBe('LinkedIn 426: Requested version 202201 is not active');
+    expect(err.message).toBe(
+      'LinkedIn no longer serves API version 202201: set LINKEDIN_API_VERSION to a current one (LinkedIn 426: Requested version 202201 is not active)',
+    );
   });
 
   test('429 with Retry-After → transient with retryAfterMs', async () => {

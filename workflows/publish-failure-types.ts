@@ -14,6 +14,7 @@ export const CHANNEL_ERROR_CODES = [
   'may_have_posted',
   'unknown',
   'not_approved',
+  'api_version_retired',
 ] as const;
 export type ChannelErrorCode = (typeof CHANNEL_ERROR_CODES)[number];
 
@@ -23,7 +24,8 @@ export type ChannelErrorCode = (typeof CHANNEL_ERROR_CODES)[number];
  * may_have_posted after checking the platform (a retry looks the post up first where the
  * platform can); unknown because nothing says it cannot. The same request refused for its text
  * or its media is refused again. not_approved: the post's approval did not come in time
- * (domain/posts/approval.ts); a retry would publish it unapproved.
+ * (domain/posts/approval.ts); a retry would publish it unapproved. api_version_retired once the
+ * platform's version setting names a version it serves (platforms/api-versions.ts).
  */
 export const RETRYABLE: Record<ChannelErrorCode, boolean> = {
   reauth_required: true,
@@ -34,6 +36,7 @@ export const RETRYABLE: Record<ChannelErrorCode, boolean> = {
   may_have_posted: true,
   unknown: true,
   not_approved: false,
+  api_version_retired: true,
 };
 
 /** The class of a failure: the first item of a publish ApplicationFailure's `details`. */

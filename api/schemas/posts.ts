@@ -42,11 +42,11 @@ export const PostChannelSchema = t.Object(
     error: NullableString('Why the channel failed (the platform’s reason).'),
     errorCode: t.Union([oneOf(CHANNEL_ERROR_CODES), t.Null()], {
       description:
-        'What kind of failure, for programs; null unless `status` is failed. `reauth_required`: reconnect the channel. `rate_limited`: the platform’s limit, retry later. `platform_unavailable`: the platform failed or did not answer through every automatic retry. `rejected_content`: the platform (or this service’s outbound guard) refused the post as it is: change it. `media_rejected`: the platform refused an attachment. `may_have_posted`: the answer was lost after sending and the platform cannot be asked: check it before retrying. `unknown`: anything else, and channels that failed before this field existed. `not_approved`: the post waited for approval that did not come within 24 hours of its time; nothing was sent.',
+        'What kind of failure, for programs; null unless `status` is failed. `reauth_required`: reconnect the channel. `rate_limited`: the platform’s limit, retry later. `platform_unavailable`: the platform failed or did not answer through every automatic retry. `rejected_content`: the platform (or this service’s outbound guard) refused the post as it is: change it. `media_rejected`: the platform refused an attachment. `may_have_posted`: the answer was lost after sending and the platform cannot be asked: check it before retrying. `unknown`: anything else, and channels that failed before this field existed. `not_approved`: the post waited for approval that did not come within 24 hours of its time; nothing was sent. `api_version_retired`: the platform no longer serves the API version the service sends; the operator sets a current one (the error names the setting).',
     }),
     retryable: t.Union([t.Boolean(), t.Null()], {
       description:
-        'Whether POST /v1/posts/{id}/retry may succeed for this channel: true for reauth_required (once reconnected), rate_limited, platform_unavailable, may_have_posted and unknown; false for rejected_content, media_rejected and not_approved. Null unless `status` is failed.',
+        'Whether POST /v1/posts/{id}/retry may succeed for this channel: true for reauth_required (once reconnected), rate_limited, platform_unavailable, may_have_posted, unknown and api_version_retired (once the setting is changed); false for rejected_content, media_rejected and not_approved. Null unless `status` is failed.',
     }),
     items: t.Array(PostItemSchema, {
       description:

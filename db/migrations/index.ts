@@ -37,6 +37,7 @@ import { Migration20261129090000_drafts } from './Migration20261129090000_drafts
 import { Migration20261129100000_tags } from './Migration20261129100000_tags.ts';
 import { Migration20261129110000_tracked_links } from './Migration20261129110000_tracked_links.ts';
 import { Migration20261129120000_draft_tags } from './Migration20261129120000_draft_tags.ts';
+import { Migration20261129130000_api_version_retired } from './Migration20261129130000_api_version_retired.ts';
 import { Migration20261127150000_invitations } from './Migration20261127150000_invitations.ts';
 import { Migration20261127160000_audit_events } from './Migration20261127160000_audit_events.ts';
 
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261129100000_tags', class: Migration20261129100000_tags },
   { name: 'Migration20261129110000_tracked_links', class: Migration20261129110000_tracked_links },
   { name: 'Migration20261129120000_draft_tags', class: Migration20261129120000_draft_tags },
+  { name: 'Migration20261129130000_api_version_retired', class: Migration20261129130000_api_version_retired },
 ];

@@ -39,7 +39,7 @@ export interface FacebookConnectorOptions {
   timeoutMs?: number;
   /** Graph API host (default https://graph.facebook.com). */
   baseUrl?: string;
-  /** Graph API version in the path (default GRAPH_API_VERSION). */
+  /** Graph API version in the path (default: platforms/api-versions.ts, META_GRAPH_API_VERSION). */
   apiVersion?: string;
   /** Public site for post URLs (default https://www.facebook.com). */
   webUrl?: string;
@@ -51,8 +51,10 @@ const MAX_PHOTOS = 10;
 export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Connector {
   const base = trimSlash(opts.baseUrl ?? 'https://graph.facebook.com');
   const web = trimSlash(opts.webUrl ?? 'https://www.facebook.com');
+  const apiVersion = opts.apiVersion ?? GRAPH_API_VERSION;
   const graph = createGraphClient(P, {
-    baseUrl: `${base}/${opts.apiVersion ?? GRAPH_API_VERSION}`,
+    baseUrl: `${base}/${apiVersion}`,
+    apiVersion,
     fetch: opts.fetch,
     timeoutMs: opts.timeoutMs ?? 120_000,
   });

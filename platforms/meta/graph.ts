@@ -2,12 +2,17 @@
 // with the access token, the Graph error body mapped to the error classes of DESIGN.md §4, the
 // usage headers turned into a retry delay, container polling, long-lived token refresh and the
 // "did an earlier attempt already publish this?" lookup.
+import { API_VERSION_RETIRED, API_VERSIONS, apiVersionRetired } from '../api-versions.ts';
+import type { Platform } from '../catalog.ts';
 import { createHttp, isOk, reasonOf, sleep, trimSlash, type Reply } from '../http.ts';
 import { strOrNumber } from '../json.ts';
 import { PlatformError, parseRetryAfter, type MediaRef, type PublishResult } from '../types.ts';
 
-/** Graph API version for graph.facebook.com and graph.instagram.com (v26.0: 29 July 2026). */
-export const GRAPH_API_VERSION = 'v26.0';
+/** Graph API version for graph.facebook.com and graph.instagram.com (platforms/api-versions.ts). */
+export const GRAPH_API_VERSION = API_VERSIONS.FACEBOOK.version;
+
+/** The platforms behind the connectors' display names, for the version table. */
+const PLATFORM_OF: Record<string, Platform> = { Facebook: 'FACEBOOK', Instagram: 'INSTAGRAM', Threads: 'THREADS' };
 
 export interface GraphErrorBody {
   message?: string;
@@ -34,13 +39,21 @@ export interface GraphClient {
  * A client for one Graph host and version. The token travels as the `access_token` parameter,
  * which all three hosts document (the Threads and Instagram Login docs show nothing else).
  */
-export function createGraphClient(platform: string, opts: { baseUrl: string; fetch?: typeof fetch; timeoutMs?: number }): GraphClient {
+export function createGraphClient(
+  platform: string,
+  opts: {
+    baseUrl: string;
+    fetch?: typeof fetch;
+    timeoutMs?: number /** The version in baseUrl, named when Graph retires it. */;
+    apiVersion?: string;
+  },
+): GraphClient {
   const http = createHttp(platform, opts);
   const base = trimSlash(opts.baseUrl);
 
   async function ok(reply: Promise<Reply>): Promise<GraphObject> {
     const r = await reply;
-    if (!isOk(r)) throw classifyGraph(platform, r);
+    if (!isOk(r)) throw classifyGraph(platform, r, opts.apiVersion);
     if (!r.body || typeof r.body !== 'object' || Array.isArray(r.body)) {
       throw new PlatformError('transient', `${platform} ${r.status}: unexpected response ${r.text.slice(0, 200)}`, { status: r.status });
     }
@@ -90,9 +103,12 @@ export const RETRYABLE_IG_SUBCODES = new Set([2207001, 2207003, 2207020, 2207032
 // "suspected spam: we restrict certain activity", which retrying does not lift.
 const PERMANENT_CODES = new Set([506, 368]);
 const PERMANENT_SUBCODES = new Set([2207051]);
+// "You are calling a deprecated version of the API": the version in the path is one Graph no
+// longer serves.
+const RETIRED_VERSION_CODE = 2635;
 
 /** Maps a Graph error reply to reauth / transient / permanent, keeping Meta's own message. */
-export function classifyGraph(platform: string, r: Reply): PlatformError {
+export function classifyGraph(platform: string, r: Reply, apiVersion?: string): PlatformError {
   const e = graphErrorOf(r);
   const status = r.status;
   const code = typeof e?.code === 'number' ? e.code : undefined;
@@ -101,6 +117,9 @@ export function classifyGraph(platform: string, r: Reply): PlatformError {
   const platformCode = code === undefined ? undefined : sub === undefined ? String(code) : `${code}/${sub}`;
   const transient = () => new PlatformError('transient', message, { status, platformCode, retryAfterMs: graphRetryAfterMs(r.headers) });
 
+  if (code === RETIRED_VERSION_CODE && PLATFORM_OF[platform]) {
+    return apiVersionRetired(PLATFORM_OF[platform], platform, apiVersion ?? 'in use', message, status);
+  }
   if (code !== undefined) {
     if (REAUTH_CODES.has(code) || (code >= 200 && code <= 299) || (sub !== undefined && REAUTH_SUBCODES.has(sub))) {
       return new PlatformError('reauth', message, { status, platformCode });
@@ -386,7 +405,8 @@ export async function gone(read: Promise<GraphObject>): Promise<GraphObject | nu
   try {
     return await read;
   } catch (err) {
-    if (err instanceof PlatformError && err.kind === 'permanent') return null;
+    // A version Graph no longer serves refuses every read: that is the setting's failure, not the object's.
+    if (err instanceof PlatformError && err.kind === 'permanent' && err.opts.platformCode !== API_VERSION_RETIRED) return null;
     throw err;
   }
 }

@@ -69,7 +69,8 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
   const base = trimSlash(opts.baseUrl ?? 'https://graph.instagram.com');
   const web = trimSlash(opts.webUrl ?? 'https://www.instagram.com');
   const http = { fetch: opts.fetch, timeoutMs: opts.timeoutMs ?? 30_000 };
-  const graph = createGraphClient(P, { baseUrl: `${base}/${opts.apiVersion ?? GRAPH_API_VERSION}`, ...http });
+  const apiVersion = opts.apiVersion ?? GRAPH_API_VERSION;
+  const graph = createGraphClient(P, { baseUrl: `${base}/${apiVersion}`, apiVersion, ...http });
   const root = createGraphClient(P, { baseUrl: base, ...http });
   const poll = { intervalMs: opts.pollIntervalMs ?? 5_000, timeoutMs: opts.pollTimeoutMs ?? 300_000 };
 

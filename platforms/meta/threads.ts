@@ -16,6 +16,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../types.ts';
+import { API_VERSIONS } from '../api-versions.ts';
 import { credential, trimSlash } from '../http.ts';
 import { counts, dig, strOrNumber } from '../json.ts';
 import {
@@ -39,7 +40,7 @@ export interface ThreadsConnectorOptions {
   timeoutMs?: number;
   /** Threads Graph host (default https://graph.threads.net). */
   baseUrl?: string;
-  /** Version in the path (default v1.0, the only Threads API version). */
+  /** Version in the path (default: platforms/api-versions.ts). */
   apiVersion?: string;
   /** Public site for fallback post URLs (default https://www.threads.com). */
   webUrl?: string;
@@ -59,7 +60,8 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
   const base = trimSlash(opts.baseUrl ?? 'https://graph.threads.net');
   const web = trimSlash(opts.webUrl ?? 'https://www.threads.com');
   const http = { fetch: opts.fetch, timeoutMs: opts.timeoutMs ?? 30_000 };
-  const graph = createGraphClient(P, { baseUrl: `${base}/${opts.apiVersion ?? 'v1.0'}`, ...http });
+  const apiVersion = opts.apiVersion ?? API_VERSIONS.THREADS.version;
+  const graph = createGraphClient(P, { baseUrl: `${base}/${apiVersion}`, apiVersion, ...http });
   const root = createGraphClient(P, { baseUrl: base, ...http });
   const poll = { intervalMs: opts.pollIntervalMs ?? 5_000, timeoutMs: opts.pollTimeoutMs ?? 300_000 };
 

@@ -1,6 +1,71 @@
 // A local fake Discord REST API serving incoming webhooks (/api[/vN]/webhooks/<id>/<token>): Get
 // Webhook with Token and Execute Webhook, with Discord's error bodies ({message, code, errors?}),
 // snowflake ids and message objects. Wording marked "approx." was not confirmed against Discord.
+//
+// Held to discord-api-types (API v10): the Execute Webhook query and the body fields the
+// connector sends are checked against TypeBox schemas whose Static types equal the package's
+// (test/shapes-discord.test.ts asserts it), and a request that breaks them is refused as Discord
+// refuses it: 400 with code 50035 "Invalid Form Body" and the field errors. Fields outside the
+// schemas (embeds, components, poll…) are not checked; unknown fields are ignored, as Discord
+// ignores them. Answers are typed by the package's response types.
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import {
+  AllowedMentionsTypes,
+  type MessageFlags,
+  MessageType,
+  type RESTError,
+  type RESTErrorData,
+  type RESTGetAPIWebhookWithTokenResult,
+  type RESTPostAPIWebhookWithTokenWaitResult,
+  type UserFlags,
+  WebhookType,
+} from 'discord-api-types/v10';
+
+/** A bitfield with no flag set, as Discord sends it; the package's flag enums have no member for it. */
+const NO_FLAGS = 0;
+
+const Snowflake = Type.String({ pattern: '^[0-9]{1,20}$' });
+
+/** allowed_mentions (APIAllowedMentions). */
+export const AllowedMentionsSchema = Type.Object({
+  // Static as the enum itself (Type.Enum's is the union of its members, a different type to tsc).
+  parse: Type.Optional(Type.Array(Type.Unsafe<AllowedMentionsTypes>(Type.Enum(AllowedMentionsTypes)))),
+  roles: Type.Optional(Type.Array(Snowflake)),
+  users: Type.Optional(Type.Array(Snowflake)),
+  replied_user: Type.Optional(Type.Boolean()),
+});
+
+/** An attachments[] entry of a request (RESTAPIAttachment). */
+export const AttachmentSchema = Type.Object({
+  id: Type.Union([Snowflake, Type.Number()]),
+  filename: Type.Optional(Type.String()),
+  title: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  duration_secs: Type.Optional(Type.Number()),
+  waveform: Type.Optional(Type.String()),
+  is_spoiler: Type.Optional(Type.Boolean()),
+});
+
+/** The Execute Webhook body fields that are checked (RESTPostAPIWebhookWithTokenJSONBody). */
+export const ExecuteBodySchema = Type.Object({
+  content: Type.Optional(Type.String()),
+  username: Type.Optional(Type.String()),
+  avatar_url: Type.Optional(Type.String()),
+  tts: Type.Optional(Type.Boolean()),
+  allowed_mentions: Type.Optional(AllowedMentionsSchema),
+  attachments: Type.Optional(Type.Array(AttachmentSchema)),
+  thread_name: Type.Optional(Type.String()),
+  applied_tags: Type.Optional(Type.Array(Snowflake)),
+});
+
+/** The Execute Webhook query (RESTPostAPIWebhookWithTokenQuery). */
+export const ExecuteQuerySchema = Type.Object({
+  wait: Type.Optional(Type.Boolean()),
+  thread_id: Type.Optional(Snowflake),
+  with_components: Type.Optional(Type.Boolean()),
+});
+
 export interface FakeDiscordWebhook {
   id: string;
   token: string;
@@ -70,14 +135,56 @@ const DISCORD_EPOCH = 1_420_070_400_000n;
 class DiscordError extends Error {
   constructor(
     readonly status: number,
-    readonly body: Record<string, unknown>,
+    readonly body: RESTError,
   ) {
-    super(String(body.message));
+    super(body.message);
   }
 }
 
 const formError = (field: string, code: string, message: string) =>
   new DiscordError(400, { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } });
+
+/**
+ * The value, checked against the schema; else the 400 Discord answers, with each field's error at
+ * its path, e.g. {allowed_mentions: {parse: {0: {_errors: [{code, message}]}}}}
+ * (https://discord.com/developers/docs/topics/opcodes-and-status-codes#json).
+ */
+function checked<S extends TSchema>(schema: S, value: unknown): Static<S> {
+  if (Value.Check(schema, value)) return value;
+  const errors: { [k: string]: RESTErrorData } = {};
+  for (const e of Value.Errors(schema, value)) {
+    let node = errors;
+    for (const key of e.path.split('/').slice(1)) node = (node[key] ??= {}) as { [k: string]: RESTErrorData };
+    const list = ((node._errors as RESTErrorData[] | undefined) ??= []);
+    if (!list.length) list.push(fieldError(e));
+  }
+  throw new DiscordError(400, { message: 'Invalid Form Body', code: 50035, errors });
+}
+
+/** Discord's code and wording for one field error; the docs show BASE_TYPE_CHOICES, the rest are approx. */
+function fieldError(e: ValueError): { code: string; message: string } {
+  const choices = (e.schema.anyOf as { const?: unknown }[] | undefined)?.map((s) => s.const);
+  if (choices?.length && choices.every((c) => c !== undefined)) {
+    const list = choices.map((c) => (typeof c === 'string' ? `'${c}'` : String(c))).join(', ');
+    return { code: 'BASE_TYPE_CHOICES', message: `Value must be one of (${list}).` };
+  }
+  const shown = typeof e.value === 'string' ? e.value : JSON.stringify(e.value);
+  switch (e.type) {
+    case ValueErrorType.Object:
+      return { code: 'MODEL_TYPE_CONVERT', message: 'Only dictionaries may be used in a ModelType' };
+    case ValueErrorType.Array:
+      return { code: 'LIST_TYPE_CONVERT', message: 'Only iterables may be used in a ListType' };
+    case ValueErrorType.Boolean:
+      return { code: 'BOOLEAN_TYPE_CONVERT', message: `Value "${shown}" is not a valid boolean.` };
+    case ValueErrorType.Number:
+      return { code: 'NUMBER_TYPE_COERCE', message: `Value "${shown}" is not int.` };
+    case ValueErrorType.StringPattern:
+    case ValueErrorType.Union:
+      return { code: 'NUMBER_TYPE_COERCE', message: `Value "${shown}" is not snowflake.` };
+    default:
+      return { code: 'BASE_TYPE_BAD_TYPE', message: 'Must be a string.' };
+  }
+}
 
 export async function startFakeDiscord(): Promise<FakeDiscord> {
   let seq = 0n;
@@ -121,9 +228,11 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       if (!hook) throw new DiscordError(404, { message: 'Unknown Webhook', code: 10015 });
       if (hook.token !== m[3]) throw new DiscordError(401, { message: 'Invalid Webhook Token', code: 50027 });
       if (req.method === 'GET') return json(webhookJson(hook));
-      const msg = await execute(req, hook, url.searchParams.get('thread_id'));
+      // Query strings carry text; Discord reads booleans and snowflakes out of it before checking.
+      const query = checked(ExecuteQuerySchema, Value.Convert(ExecuteQuerySchema, Object.fromEntries(url.searchParams)));
+      const msg = await execute(req, hook, query.thread_id ?? null);
       if (next === 'accept-then-hang') return hang(req);
-      return /^(true|1)$/i.test(url.searchParams.get('wait') ?? '') ? json(messageJson(msg, hook)) : new Response(null, { status: 204 });
+      return query.wait ? json(messageJson(msg, hook)) : new Response(null, { status: 204 });
     } catch (err) {
       if (err instanceof DiscordError) return json(err.body, err.status);
       throw err;
@@ -132,14 +241,14 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
 
   async function execute(req: Request, hook: FakeDiscordWebhook, threadId: string | null): Promise<FakeDiscordMessage> {
     const { payload, files } = await readExecute(req);
+    // Discord takes a null field as one not given.
+    const body = checked(ExecuteBodySchema, Object.fromEntries(Object.entries(payload).filter(([, v]) => v !== null)));
     // No default: an absent (or null) content is no text at all, and counts for nothing below.
-    const content = payload.content ?? null;
-    if (content !== null && typeof content !== 'string') throw formError('content', 'BASE_TYPE_BAD_TYPE', 'Must be a string.'); // approx.
+    const content = body.content ?? null;
     if (content !== null && content.length > CONTENT_LIMIT)
       throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${CONTENT_LIMIT} or fewer in length.`);
-    const username = payload.username ?? null;
+    const username = body.username ?? null;
     if (username !== null) {
-      if (typeof username !== 'string') throw formError('username', 'BASE_TYPE_BAD_TYPE', 'Must be a string.'); // approx.
       if (username.length < 1 || username.length > USERNAME_LIMIT)
         throw formError('username', 'BASE_TYPE_BAD_LENGTH', `Must be between 1 and ${USERNAME_LIMIT} in length.`);
       // Discord keeps webhooks from posing as itself or its old bot.
@@ -149,17 +258,17 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     if (files.size > FILE_LIMIT)
       throw new DiscordError(400, { message: 'Maximum number of attachments in a message reached (10)', code: 30015 }); // approx.
 
-    const described = Array.isArray(payload.attachments) ? (payload.attachments as Record<string, unknown>[]) : [];
+    const described = body.attachments ?? [];
     const attachments: FakeDiscordAttachment[] = [];
     for (const [n, file] of files) {
       const meta = described.find((a) => String(a.id) === n);
-      const description = typeof meta?.description === 'string' ? meta.description : null;
+      const description = meta?.description ?? null;
       if (description && description.length > DESCRIPTION_LIMIT) {
         throw formError('attachments', 'BASE_TYPE_MAX_LENGTH', `Must be ${DESCRIPTION_LIMIT} or fewer in length.`);
       }
       attachments.push({
         id: snowflake(),
-        filename: typeof meta?.filename === 'string' ? meta.filename : file.name,
+        filename: meta?.filename ?? file.name,
         description,
         content_type: file.type,
         size: file.size,
@@ -182,7 +291,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       channel_id: threadId ?? hook.channel_id,
       content: content ?? '',
       attachments,
-      allowedMentions: payload.allowed_mentions,
+      allowedMentions: body.allowed_mentions,
       ...(username !== null ? { username } : {}),
       payload,
       timestamp: new Date().toISOString().replace('Z', '+00:00'),
@@ -191,9 +300,9 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     return msg;
   }
 
-  function messageJson(msg: FakeDiscordMessage, hook: FakeDiscordWebhook) {
+  function messageJson(msg: FakeDiscordMessage, hook: FakeDiscordWebhook): RESTPostAPIWebhookWithTokenWaitResult {
     return {
-      type: 0,
+      type: MessageType.Default,
       channel_id: msg.channel_id,
       content: msg.content,
       attachments: msg.attachments.map(({ description, ...a }) => {
@@ -208,7 +317,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       embeds: [],
       timestamp: msg.timestamp,
       edited_timestamp: null,
-      flags: 0,
+      flags: NO_FLAGS as MessageFlags,
       components: [],
       id: msg.id,
       author: {
@@ -216,8 +325,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
         username: msg.username ?? hook.name,
         avatar: null,
         discriminator: '0000',
-        public_flags: 0,
-        flags: 0,
+        public_flags: NO_FLAGS as UserFlags,
+        flags: NO_FLAGS as UserFlags,
         bot: true,
         global_name: null,
       },
@@ -230,7 +339,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     };
   }
 
-  function webhookJson(hook: FakeDiscordWebhook) {
+  function webhookJson(hook: FakeDiscordWebhook): RESTGetAPIWebhookWithTokenResult {
     return {
       application_id: null,
       avatar: null,
@@ -238,7 +347,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       guild_id: hook.guild_id,
       id: hook.id,
       name: hook.name,
-      type: 1,
+      type: WebhookType.Incoming,
       token: hook.token,
     };
   }

@@ -5,6 +5,8 @@
 // bodies, version and protocol headers, member/organization permissions (reading comments needs
 // r_organization_social for an organization's post, r_member_social for a member's; deleting
 // one, its own actor), little-text truncation and DUPLICATE_POST behave as LinkedIn's do.
+import { API_VERSIONS } from '../../platforms/api-versions.ts';
+
 export interface FakeLinkedInPost {
   urn: string;
   author: string;
@@ -83,7 +85,7 @@ export type FakeLinkedInRoute =
 export type FakeLinkedInResponse = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'accept-then-hang';
 
 export interface FakeLinkedInOptions {
-  /** LinkedIn-Version values the fake serves (default 202609). */
+  /** LinkedIn-Version values the fake serves (default: the connector's, platforms/api-versions.ts). */
   versions?: string[];
   /** Bytes per video upload part (LinkedIn uses 4 MiB). */
   videoPartBytes?: number;
@@ -140,7 +142,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   const organization = 'urn:li:organization:5515715';
   const clientId = 'fake-li-client';
   const clientSecret = 'fake-li-secret';
-  const versions = new Set(opts.versions ?? ['202609']);
+  const versions = new Set(opts.versions ?? [API_VERSIONS.LINKEDIN.version]);
   const partBytes = opts.videoPartBytes ?? 4 * 1024 * 1024;
   const posts: FakeLinkedInPost[] = [];
   const comments: FakeLinkedInComment[] = [];

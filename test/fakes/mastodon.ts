@@ -4,11 +4,59 @@
 // entity does. DELETE /api/v1/statuses/:id removes only the token's own statuses: another
 // account's, like one that is gone, is 404 "Record not found" (StatusesController#destroy looks the
 // status up among the account's own).
+//
+// What it receives and answers follows the published shapes the connector follows (masto 8.0.0's
+// types, as Mastodon's snake_case JSON: platforms/mastodon.ts Snake<T>): POST /api/v1/statuses is
+// checked against CreateStatusBody (a TypeBox schema that test/shapes-mastodon.test.ts holds equal
+// to masto's CreateStatusParams) and refused as Mastodon refuses it, 422 `{"error": "Validation
+// failed: …"}`; fields Mastodon does not know are ignored, as its strong parameters drop them. Every
+// answer is typed by masto's entity (Status, MediaAttachment, Context, Account, Instance, Error).
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { mastodon } from 'masto';
+import type {
+  Answer,
+  Snake,
+  WireAccount,
+  WireContext,
+  WireError,
+  WireInstanceV1,
+  WireInstanceV2,
+  WireMediaAttachment,
+  WireStatus,
+  WireStatusSource,
+} from '../../platforms/mastodon.ts';
+
+const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
+/** Mastodon's visibilities (masto's StatusVisibility). */
+export const VISIBILITIES = ['public', 'unlisted', 'private', 'direct'] as const satisfies readonly mastodon.v1.StatusVisibility[];
+/**
+ * POST /api/v1/statuses as far as the fake reads it: the text, attachments, the status answered
+ * and the presentation fields (https://docs.joinmastodon.org/methods/statuses/#create).
+ */
+export const CreateStatusBody = Type.Object({
+  status: Type.Optional(Nullable(Type.String())),
+  media_ids: Type.Optional(Type.Array(Type.String())),
+  in_reply_to_id: Type.Optional(Nullable(Type.String())),
+  visibility: Type.Optional(Nullable(Type.Union(VISIBILITIES.map((v) => Type.Literal(v))))),
+  sensitive: Type.Optional(Nullable(Type.Boolean())),
+  spoiler_text: Type.Optional(Nullable(Type.String())),
+  language: Type.Optional(Nullable(Type.String())),
+});
+export type CreateStatusBody = Static<typeof CreateStatusBody>;
+/** The fields of masto's CreateStatusParams the schema covers, as the wire has them. */
+export type CreateStatusFields = Partial<
+  Pick<
+    Snake<mastodon.rest.v1.CreateStatusParamsWithMediaIds>,
+    'status' | 'media_ids' | 'in_reply_to_id' | 'visibility' | 'sensitive' | 'spoiler_text' | 'language'
+  >
+>;
+
 export interface FakeStatus {
   id: string;
   text: string;
   media_ids: string[];
-  visibility: string;
+  visibility: mastodon.v1.StatusVisibility;
   idempotencyKey: string | null;
   token: string;
   created_at: string;
@@ -126,6 +174,8 @@ const CONTEXT_LIMIT = 4_096;
 const DESCENDANTS_LIMIT = 60;
 const DESCENDANTS_DEPTH_LIMIT = 20;
 const ACCOUNT = { id: '1', username: 'user', acct: 'user' };
+/** A Status as the fake's Mastodon (4.3) shows it: without 4.5's quote fields, so no quotes count is reported. */
+type StatusAnswer = Omit<WireStatus, 'quotes_count' | 'quote_approval' | 'quote'>;
 const MAX_DESCRIPTION = 1500;
 
 export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise<FakeMastodon> {
@@ -156,7 +206,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     requests.push({ method, path, search, idempotencyKey: req.headers.get('idempotency-key') });
 
     if (method === 'GET' && path === '/api/v2/instance') {
-      return opts.v2Instance === false ? json({ error: 'Record not found' }, 404) : json(instanceV2());
+      return opts.v2Instance === false ? error('Record not found', 404) : json(instanceV2());
     }
     if (method === 'GET' && path === '/api/v1/instance') return json(instanceV1());
 
@@ -184,7 +234,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
                     : method === 'DELETE' && showMatch
                       ? 'delete'
                       : null;
-    if (!route) return json({ error: 'Record not found' }, 404);
+    if (!route) return error('Record not found', 404);
 
     let acceptThenHang = false;
     const shown = route === 'show' ? cannedShow.get(decodeURIComponent(showMatch![1]!))?.shift() : undefined;
@@ -198,24 +248,24 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
 
     const token = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim();
     if (!token || !validTokens.has(token)) {
-      return json({ error: 'The access token is invalid' }, 401, {
+      return error('The access token is invalid', 401, {
         'WWW-Authenticate': 'Bearer realm="Doorkeeper", error="invalid_token", error_description="The access token is invalid"',
       });
     }
 
     if (route === 'upload') return upload(req, token);
     if (route === 'media') return showMedia(decodeURIComponent(mediaMatch![1]!), token);
-    if (route === 'me') return json(ACCOUNT);
+    if (route === 'me') return json(accountOf(undefined));
     if (route === 'list') return listStatuses(decodeURIComponent(listMatch![1]!), new URL(req.url).searchParams, token);
     if (route === 'show') {
       // A public status is visible to any token of the instance; a deleted one is 404.
       const s = statuses.find((x) => x.id === decodeURIComponent(showMatch![1]!));
-      return s ? json(statusJson(s)) : json({ error: 'Record not found' }, 404);
+      return s ? json(statusJson(s)) : error('Record not found', 404);
     }
     if (route === 'delete') return destroy(decodeURIComponent(showMatch![1]!), token);
     if (route === 'source') {
       const s = statuses.find((x) => x.id === decodeURIComponent(sourceMatch![1]!) && x.token === token);
-      return s ? json({ id: s.id, text: s.text, spoiler_text: '' }) : json({ error: 'Record not found' }, 404);
+      return s ? json({ id: s.id, text: s.text, spoiler_text: '' } satisfies WireStatusSource) : error('Record not found', 404);
     }
     if (acceptThenHang) {
       await createStatus(req, token);
@@ -225,41 +275,42 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
   }
 
   async function createStatus(req: Request, token: string): Promise<Response> {
-    let params: Record<string, unknown>;
+    let raw: Record<string, unknown>;
     try {
-      params = await readParams(req);
+      raw = await readParams(req);
     } catch {
-      return json({ error: 'Error occurred while parsing request parameters' }, 400);
+      return error('Error occurred while parsing request parameters', 400);
     }
     const key = req.headers.get('idempotency-key');
-    sends.push({ text: typeof params.status === 'string' ? params.status : '', idempotencyKey: key, at: now() });
+    sends.push({ text: typeof raw.status === 'string' ? raw.status : '', idempotencyKey: key, at: now() });
     // Like PostStatusService: a known key returns the status it created, before any validation,
     // for an hour; after that the same key makes a new status.
     const known = key ? idempotency.get(`${token}:${key}`) : undefined;
     if (known && known.expiresAt > now()) return json(statusJson(known.status));
+    const params = checkStatusParams(raw);
+    if (typeof params === 'string') return error(params, 422);
 
     // Like StatusesController#set_thread: the parent is looked up before the status is built.
-    const parentId = params.in_reply_to_id == null || params.in_reply_to_id === '' ? null : String(params.in_reply_to_id);
+    const parentId = params.in_reply_to_id == null || params.in_reply_to_id === '' ? null : params.in_reply_to_id;
     const parent = parentId === null ? undefined : statuses.find((x) => x.id === parentId);
-    if (parentId !== null && !parent) return json({ error: REPLY_NOT_FOUND }, 404);
+    if (parentId !== null && !parent) return error(REPLY_NOT_FOUND, 404);
 
-    const text = typeof params.status === 'string' ? params.status : '';
-    const spoiler = typeof params.spoiler_text === 'string' ? params.spoiler_text : '';
-    const rawIds = params.media_ids;
-    const mediaIds = (Array.isArray(rawIds) ? rawIds : rawIds == null ? [] : [rawIds]).map(String);
+    const text = params.status ?? '';
+    const spoiler = params.spoiler_text ?? '';
+    const mediaIds = params.media_ids ?? [];
 
-    if (mediaIds.length > MAX_MEDIA) return json({ error: `Cannot attach more than ${MAX_MEDIA} files` }, 422);
+    if (mediaIds.length > MAX_MEDIA) return error(`Cannot attach more than ${MAX_MEDIA} files`, 422);
     const attached = mediaIds.map((id) => media.find((m) => m.id === id && m.token === token && !m.statusId));
     const missing = mediaIds.filter((_, i) => !attached[i]);
     if (missing.length) {
-      return json({ error: `Media ${missing.join(', ')} not found or already attached to another post` }, 422);
+      return error(`Media ${missing.join(', ')} not found or already attached to another post`, 422);
     }
     if (attached.some((m) => !m!.processed)) {
-      return json({ error: 'Cannot attach files that have not finished processing. Try again in a moment!' }, 422);
+      return error('Cannot attach files that have not finished processing. Try again in a moment!', 422);
     }
-    if (!text.trim() && !mediaIds.length) return json({ error: "Validation failed: Text can't be blank" }, 422);
+    if (!text.trim() && !mediaIds.length) return error("Validation failed: Text can't be blank", 422);
     if (graphemes(countable(text, perUrl)) + graphemes(spoiler) > maxCharacters) {
-      return json({ error: `Validation failed: Text character limit of ${maxCharacters} exceeded` }, 422);
+      return error(`Validation failed: Text character limit of ${maxCharacters} exceeded`, 422);
     }
 
     const id = newId();
@@ -267,7 +318,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       id,
       text,
       media_ids: mediaIds,
-      visibility: typeof params.visibility === 'string' ? params.visibility : 'public',
+      visibility: params.visibility ?? 'public',
       idempotencyKey: key,
       token,
       created_at: new Date(now()).toISOString(),
@@ -291,22 +342,22 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
    */
   function destroy(id: string, token: string): Response {
     const i = statuses.findIndex((x) => x.id === id && x.token === token);
-    if (i < 0) return json({ error: 'Record not found' }, 404);
+    if (i < 0) return error('Record not found', 404);
     const [s] = statuses.splice(i, 1);
     deleted.push(s!);
     const parent = statuses.find((x) => x.id === s!.in_reply_to_id);
     if (parent) parent.replies_count--;
-    return json({ ...statusJson(s!), text: s!.text });
+    return json({ ...statusJson(s!), text: s!.text } satisfies StatusAnswer);
   }
 
   async function upload(req: Request, token: string): Promise<Response> {
     const form = await req.formData().catch(() => null);
-    if (!form) return json({ error: 'Error occurred while parsing request parameters' }, 400);
+    if (!form) return error('Error occurred while parsing request parameters', 400);
     const file = form.get('file');
-    if (!(file instanceof Blob)) return json({ error: "Validation failed: File can't be blank" }, 422);
+    if (!(file instanceof Blob)) return error("Validation failed: File can't be blank", 422);
     const description = form.get('description');
     if (typeof description === 'string' && description.length > MAX_DESCRIPTION) {
-      return json({ error: `Validation failed: Description is too long (maximum is ${MAX_DESCRIPTION} characters)` }, 422);
+      return error(`Validation failed: Description is too long (maximum is ${MAX_DESCRIPTION} characters)`, 422);
     }
     const m: FakeMedia = {
       id: newId(),
@@ -330,7 +381,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
    * keeps an account's answers to itself).
    */
   function listStatuses(accountId: string, q: URLSearchParams, token: string): Response {
-    if (accountId !== ACCOUNT.id) return json({ error: 'Record not found' }, 404);
+    if (accountId !== ACCOUNT.id) return error('Record not found', 404);
     const limit = Math.min(Math.max(Number(q.get('limit')) || 20, 1), 40);
     const noReplies = q.get('exclude_replies') === 'true';
     return json(
@@ -345,7 +396,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
 
   function showMedia(id: string, token: string): Response {
     const m = media.find((x) => x.id === id && x.token === token && !x.statusId);
-    if (!m) return json({ error: 'Record not found' }, 404);
+    if (!m) return error('Record not found', 404);
     if (!m.processed) {
       if (m.pendingPolls > 0) {
         m.pendingPolls--;
@@ -361,7 +412,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     return new Promise((resolve) => {
       const done = () => {
         hanging.delete(done);
-        resolve(json({ error: 'gave up' }, 504));
+        resolve(error('gave up', 504));
       };
       hanging.add(done);
       req.signal.addEventListener('abort', done, { once: true });
@@ -377,10 +428,10 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     const auth = req.headers.get('authorization');
     if (auth !== null) {
       const token = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
-      if (!token || !validTokens.has(token)) return json({ error: 'The access token is invalid' }, 401);
+      if (!token || !validTokens.has(token)) return error('The access token is invalid', 401);
     }
     const root = statuses.find((x) => x.id === id);
-    if (!root) return json({ error: 'Record not found' }, 404);
+    if (!root) return error('Record not found', 404);
     const signedIn = auth !== null;
     const limit = signedIn ? CONTEXT_LIMIT : DESCENDANTS_LIMIT;
     const descendants: FakeStatus[] = [];
@@ -396,7 +447,11 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     const ancestors: FakeStatus[] = [];
     for (let p = statuses.find((x) => x.id === root.in_reply_to_id); p; p = statuses.find((x) => x.id === p!.in_reply_to_id))
       ancestors.unshift(p);
-    return json({ ancestors: ancestors.map(statusJson), descendants: descendants.map(statusJson) });
+    const answer: Record<keyof WireContext, StatusAnswer[]> = {
+      ancestors: ancestors.map(statusJson),
+      descendants: descendants.map(statusJson),
+    };
+    return json(answer);
   }
 
   /** The account a reply answers, as the token that owns it (one account per token); null for none. */
@@ -404,10 +459,11 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     return s.in_reply_to_id ? (statuses.find((x) => x.id === s.in_reply_to_id)?.token ?? null) : null;
   }
 
-  function statusJson(s: FakeStatus) {
+  function statusJson(s: FakeStatus): StatusAnswer {
     return {
       id: s.id,
       created_at: s.created_at,
+      edited_at: null,
       in_reply_to_id: s.in_reply_to_id ?? null,
       in_reply_to_account_id: s.in_reply_to_id ? accountOf(statuses.find((x) => x.id === s.in_reply_to_id)).id : null,
       sensitive: false,
@@ -421,15 +477,42 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       reblogs_count: s.reblogs_count,
       favourites_count: s.favourites_count,
       media_attachments: s.media_ids.map((id) => mediaJson(media.find((m) => m.id === id)!)),
+      application: { name: 'Postpilot', website: null },
+      mentions: [],
+      tags: [],
+      emojis: [],
+      reblog: null,
+      poll: null,
+      card: null,
       account: accountOf(s),
     };
   }
 
-  function accountOf(s: FakeStatus | undefined) {
-    return s?.account ?? { ...ACCOUNT, display_name: 'User', avatar: `${base}/avatars/original/missing.png`, url: `${base}/@user` };
+  /** A status's author as the Account entity: the token's own account, or another one (FakeMastodon.reply). */
+  function accountOf(s: FakeStatus | undefined): WireAccount {
+    const a = s?.account ?? { ...ACCOUNT, display_name: 'User', avatar: `${base}/avatars/original/missing.png`, url: `${base}/@user` };
+    return {
+      ...a,
+      note: '',
+      avatar_static: a.avatar,
+      header: `${base}/headers/original/missing.png`,
+      header_static: `${base}/headers/original/missing.png`,
+      locked: false,
+      fields: [],
+      emojis: [],
+      bot: false,
+      group: false,
+      created_at: '2024-01-01T00:00:00.000Z',
+      last_status_at: '2026-01-01',
+      statuses_count: statuses.filter((x) => (x.account?.id ?? ACCOUNT.id) === a.id).length,
+      followers_count: 0,
+      following_count: 0,
+      roles: [],
+      feature_approval: { automatic: [], manual: [], current_user: 'denied' },
+    };
   }
 
-  function mediaJson(m: FakeMedia) {
+  function mediaJson(m: FakeMedia): WireMediaAttachment {
     const file = `${base}/system/media_attachments/files/${m.id}`;
     const name = encodeURIComponent(m.fileName);
     return {
@@ -445,20 +528,65 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     };
   }
 
-  function statusesConfig() {
+  function statusesConfig(): WireInstanceV2['configuration']['statuses'] {
     return { max_characters: maxCharacters, max_media_attachments: MAX_MEDIA, characters_reserved_per_url: perUrl };
   }
 
-  function instanceV2() {
+  function instanceV2(): WireInstanceV2 {
+    const contact = accountOf(undefined);
     return {
       domain: new URL(base).host,
       title: 'Fake Mastodon',
       version: '4.3.0',
-      configuration: { statuses: statusesConfig(), media_attachments: { description_limit: MAX_DESCRIPTION } },
+      source_url: 'https://github.com/mastodon/mastodon',
+      description: 'A local fake of a Mastodon instance.',
+      usage: { users: { active_month: 1 } },
+      thumbnail: {
+        url: `${base}/packs/media/images/preview.png`,
+        blurhash: 'UeKUpFxuo~R%0nW;WCnhF6RjaJt757oJodS$',
+        versions: { '@1x': `${base}/packs/media/images/preview.png`, '@2x': `${base}/packs/media/images/preview.png` },
+        description: '',
+      },
+      icon: [],
+      languages: ['en'],
+      configuration: {
+        urls: { streaming: base.replace(/^http/, 'ws') },
+        accounts: {
+          max_featured_tags: 10,
+          max_pinned_statuses: 5,
+          max_display_name_length: 30,
+          max_note_length: 500,
+          max_avatar_description_length: 1500,
+          max_header_description_length: 1500,
+          max_profile_fields: 4,
+          profile_field_name_limit: 255,
+          profile_field_value_limit: 255,
+        },
+        statuses: statusesConfig(),
+        media_attachments: {
+          supported_mime_types: ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'video/mp4'],
+          image_size_limit: 16_777_216,
+          image_matrix_limit: 33_177_600,
+          video_size_limit: 103_809_024,
+          video_frame_rate_limit: 120,
+          video_matrix_limit: 8_294_400,
+        },
+        polls: { max_options: 4, max_characters_per_option: 50, min_expiration: 300, max_expiration: 2_629_746 },
+        translation: { enabled: false },
+        vapid: { public_key: '' },
+      },
+      registrations: { enabled: false, approval_required: false, message: null },
+      api_versions: { mastodon: '2' },
+      contact: { email: '', account: contact },
+      rules: [],
     };
   }
 
-  function instanceV1() {
+  /**
+   * An older server's v1 instance (Mastodon 3.5; Pleroma and glitch-soc with `max_toot_chars`):
+   * only the parts the connector reads, each named as masto's v1 Instance names it.
+   */
+  function instanceV1(): Answer<WireInstanceV1> & { max_toot_chars?: number } {
     const common = { uri: new URL(base).host, title: 'Fake Mastodon', version: '3.5.0' };
     return opts.v1MaxTootChars
       ? { ...common, max_toot_chars: maxCharacters }
@@ -540,6 +668,25 @@ async function readParams(req: Request): Promise<Record<string, unknown>> {
   return out;
 }
 
+/**
+ * The params as CreateStatusBody, or Mastodon's refusal text in ActiveModel's words: a value
+ * outside the enum "is not included in the list", any other "is invalid". A form body (every
+ * value text) is converted first, as Rails casts its parameters.
+ */
+function checkStatusParams(raw: Record<string, unknown>): CreateStatusBody | string {
+  const params = Value.Convert(CreateStatusBody, raw);
+  const first = Value.Errors(CreateStatusBody, params).First();
+  if (!first) return params as CreateStatusBody;
+  const field = first.path.split('/')[1] ?? '';
+  const name = field.charAt(0).toUpperCase() + field.slice(1).replace(/_/g, ' ');
+  return `Validation failed: ${name} ${field === 'visibility' ? 'is not included in the list' : 'is invalid'}`;
+}
+
+/** Mastodon's Error entity (https://docs.joinmastodon.org/entities/Error/). */
+function error(message: string, status: number, headers: Record<string, string> = {}): Response {
+  return json({ error: message } satisfies WireError, status, headers);
+}
+
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -564,7 +711,7 @@ function graphemes(s: string): number {
   return n;
 }
 
-function kindOf(mime: string): string {
+function kindOf(mime: string): WireMediaAttachment['type'] {
   if (mime === 'image/gif') return 'gifv';
   const top = mime.split('/')[0];
   return top === 'image' || top === 'video' || top === 'audio' ? top : 'unknown';

@@ -16,6 +16,7 @@
 // account wrote or one under its own post (Facebook, Instagram), of its own posts (Threads).
 // Instagram stories are listed by /{ig-user-id}/stories while live (24 hours); alt_text is taken
 // on image containers only.
+import { API_VERSIONS } from '../../platforms/api-versions.ts';
 import { download } from './download.ts';
 export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
 
@@ -162,6 +163,8 @@ export interface FakeMetaOptions {
   videoPendingPolls?: number;
   /** Containers fail processing: ERROR with this status / error_message. */
   containerError?: string;
+  /** Versions Graph no longer serves: a request in one answers error 2635. */
+  retiredVersions?: string[];
 }
 
 interface Ctx {
@@ -287,6 +290,14 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     }
 
     if (route === 'refresh') return refresh(ctx);
+    if (version && opts.retiredVersions?.includes(version)) {
+      const current = flavor === 'threads' ? API_VERSIONS.THREADS.version : API_VERSIONS.FACEBOOK.version;
+      return graphError(400, {
+        message: coded(2635, `You are calling a deprecated version of the Ads API. Please update to the latest version: ${current}.`),
+        type: 'OAuthException',
+        code: 2635,
+      });
+    }
     if (!version || route === 'unknown') {
       return graphError(400, { message: `Unknown path components: ${url.pathname}`, type: 'OAuthException', code: 2500 });
     }

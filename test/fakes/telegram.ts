@@ -1,6 +1,74 @@
 // A local fake Telegram Bot API server (POST /bot<token>/<method>) speaking the methods the
 // connector uses, with the Bot API's envelope ({ok, result} / {ok:false, error_code, description,
 // parameters}) and its error wording. Wording marked "approx." was not confirmed against Telegram.
+//
+// Held to @grammyjs/types (the Bot API's published types): the parameters the connector sends are
+// checked against TypeBox schemas whose Static types equal the package's
+// (test/shapes-telegram.test.ts asserts it), and a call that breaks them is refused as the Bot
+// API refuses one: 400 {ok: false, error_code: 400, description: "Bad Request: …"}. Parameters
+// outside the schemas are ignored, as the Bot API ignores them. Answers are typed by the
+// package's ApiResponse and Message.
+import type { ApiError, ApiSuccess, Chat, Message, User } from '@grammyjs/types';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Value, ValueErrorType } from '@sinclair/typebox/value';
+
+const ChatId = Type.Union([Type.Number(), Type.String()]);
+const sendOptions = {
+  chat_id: ChatId,
+  disable_notification: Type.Optional(Type.Boolean()),
+  protect_content: Type.Optional(Type.Boolean()),
+};
+
+/** sendMessage's checked parameters. */
+export const SendMessageSchema = Type.Object({ ...sendOptions, text: Type.String() });
+/** sendPhoto, sendAnimation, sendAudio and sendDocument's checked parameters (the file part aside). */
+export const SendFileSchema = Type.Object({ ...sendOptions, caption: Type.Optional(Type.String()) });
+/** sendVideo's checked parameters (the file part aside). */
+export const SendVideoSchema = Type.Object({
+  ...sendOptions,
+  caption: Type.Optional(Type.String()),
+  supports_streaming: Type.Optional(Type.Boolean()),
+});
+/** sendMediaGroup's checked parameters; `media` goes through InputMediaSchema item by item. */
+export const SendMediaGroupSchema = Type.Object(sendOptions);
+
+const itemFields = { media: Type.String(), caption: Type.Optional(Type.String()) };
+export const InputMediaPhotoSchema = Type.Object({
+  type: Type.Literal('photo'),
+  ...itemFields,
+  show_caption_above_media: Type.Optional(Type.Boolean()),
+  has_spoiler: Type.Optional(Type.Boolean()),
+});
+export const InputMediaVideoSchema = Type.Object({
+  type: Type.Literal('video'),
+  ...itemFields,
+  show_caption_above_media: Type.Optional(Type.Boolean()),
+  has_spoiler: Type.Optional(Type.Boolean()),
+  width: Type.Optional(Type.Number()),
+  height: Type.Optional(Type.Number()),
+  duration: Type.Optional(Type.Number()),
+  supports_streaming: Type.Optional(Type.Boolean()),
+});
+export const InputMediaAudioSchema = Type.Object({
+  type: Type.Literal('audio'),
+  ...itemFields,
+  duration: Type.Optional(Type.Number()),
+  performer: Type.Optional(Type.String()),
+  title: Type.Optional(Type.String()),
+});
+export const InputMediaDocumentSchema = Type.Object({
+  type: Type.Literal('document'),
+  ...itemFields,
+  disable_content_type_detection: Type.Optional(Type.Boolean()),
+});
+const INPUT_MEDIA = {
+  photo: InputMediaPhotoSchema,
+  video: InputMediaVideoSchema,
+  audio: InputMediaAudioSchema,
+  document: InputMediaDocumentSchema,
+};
+type InputMediaItem = Static<(typeof INPUT_MEDIA)[keyof typeof INPUT_MEDIA]>;
+
 export interface FakeTelegramChat {
   id: number;
   type: 'private' | 'group' | 'supergroup' | 'channel';
@@ -85,10 +153,27 @@ class TgError extends Error {
   constructor(
     readonly code: number,
     description: string,
-    readonly parameters?: Record<string, unknown>,
+    readonly parameters?: ApiError['parameters'],
   ) {
     super(description);
   }
+}
+
+/** Required parameters the Bot API names when they are missing. */
+const MISSING: Record<string, string> = { chat_id: 'Bad Request: chat_id is empty', text: 'Bad Request: message text is empty' };
+
+/**
+ * The text parameters (a form's fields, a JSON body's values) as the schema's types, read as the
+ * Bot API reads them ("true"/"1" a boolean, "-100…" a number); else the 400 it answers.
+ */
+function checked<S extends TSchema>(schema: S, params: Map<string, string | File>): Static<S> {
+  const raw = Object.fromEntries([...params].filter(([, v]) => typeof v === 'string'));
+  const value = Value.Convert(schema, raw);
+  if (Value.Check(schema, value)) return value;
+  const e = Value.Errors(schema, value).First()!;
+  const field = e.path.split('/')[1] ?? '';
+  if (e.type === ValueErrorType.ObjectRequiredProperty) throw new TgError(400, MISSING[field] ?? `Bad Request: ${field} is empty`); // approx. beyond MISSING
+  throw new TgError(400, `Bad Request: can't parse ${field}`); // approx.
 }
 
 export async function startFakeTelegram(): Promise<FakeTelegram> {
@@ -129,22 +214,22 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
     try {
       if (!validTokens.has(token)) throw new TgError(401, 'Unauthorized');
-      const chat = resolveChat(chatParam);
       const result = await (method === 'sendmessage'
-        ? sendMessage(chat, params)
+        ? sendMessage(checked(SendMessageSchema, params))
         : method === 'sendmediagroup'
-          ? sendMediaGroup(chat, params)
-          : sendFile(method, chat, params));
+          ? sendMediaGroup(checked(SendMediaGroupSchema, params), params)
+          : sendFile(method, method === 'sendvideo' ? checked(SendVideoSchema, params) : checked(SendFileSchema, params), params));
       if (next === 'accept-then-hang') return hang(req);
-      return json({ ok: true, result });
+      return json({ ok: true, result } satisfies ApiSuccess<Message | Message[]>);
     } catch (err) {
       if (err instanceof TgError) return fail(err);
       throw err;
     }
   }
 
-  function resolveChat(param: string | File | undefined): FakeTelegramChat {
-    if (typeof param !== 'string' || !param) throw new TgError(400, 'Bad Request: chat_id is empty');
+  function resolveChat(chatId: number | string): FakeTelegramChat {
+    const param = String(chatId);
+    if (!param) throw new TgError(400, 'Bad Request: chat_id is empty');
     const chat = param.startsWith('@')
       ? chats.find((c) => c.username && `@${c.username}` === param)
       : chats.find((c) => String(c.id) === param);
@@ -162,11 +247,12 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     return chat;
   }
 
-  function sendMessage(chat: FakeTelegramChat, params: Map<string, string | File>) {
-    const text = params.get('text');
-    if (typeof text !== 'string' || !text.trim()) throw new TgError(400, 'Bad Request: message text is empty');
+  function sendMessage(args: Static<typeof SendMessageSchema>): Message {
+    const chat = resolveChat(args.chat_id);
+    const text = args.text;
+    if (!text.trim()) throw new TgError(400, 'Bad Request: message text is empty');
     if (text.length > TEXT_LIMIT) throw new TgError(400, 'Bad Request: message is too long');
-    return messageJson(record(chat, { method: 'sendMessage', text, ...sendFlags(params) }));
+    return messageJson(record(chat, { method: 'sendMessage', text, ...sendFlags(args) }));
   }
 
   async function checkFile(kind: string, part: string | File | undefined, where: string): Promise<File> {
@@ -177,28 +263,33 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     return part;
   }
 
-  function caption(v: unknown): string | undefined {
+  function caption(v: string | undefined): string | undefined {
     if (v === undefined || v === '') return undefined;
-    if (typeof v !== 'string') throw new TgError(400, "Bad Request: can't parse caption"); // approx.
     if (v.length > CAPTION_LIMIT) throw new TgError(400, 'Bad Request: message caption is too long');
     return v;
   }
 
-  async function sendFile(method: string, chat: FakeTelegramChat, params: Map<string, string | File>) {
+  async function sendFile(
+    method: string,
+    args: Static<typeof SendFileSchema> & Partial<Static<typeof SendVideoSchema>>,
+    params: Map<string, string | File>,
+  ): Promise<Message> {
+    const chat = resolveChat(args.chat_id);
     const kind = SINGLE[method]!;
     const file = await checkFile(kind, params.get(kind), kind);
     const msg = record(chat, {
       method: `send${kind[0]!.toUpperCase()}${kind.slice(1)}`,
-      caption: caption(params.get('caption')),
+      caption: caption(args.caption),
       kind,
       file: fileInfo(kind, file),
-      supports_streaming: params.get('supports_streaming') === 'true',
-      ...sendFlags(params),
+      supports_streaming: args.supports_streaming === true,
+      ...sendFlags(args),
     });
     return messageJson(msg);
   }
 
-  async function sendMediaGroup(chat: FakeTelegramChat, params: Map<string, string | File>) {
+  async function sendMediaGroup(args: Static<typeof SendMediaGroupSchema>, params: Map<string, string | File>): Promise<Message[]> {
+    const chat = resolveChat(args.chat_id);
     const raw = params.get('media');
     let media: unknown;
     try {
@@ -214,14 +305,26 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     if (kinds.some((k) => typeof k !== 'string' || !allowed.includes(k)) || mixesFiles) {
       throw new TgError(400, "Bad Request: can't use the media of the specified type in the album");
     }
+    const items = media.map((item: { type: keyof typeof INPUT_MEDIA }): InputMediaItem => {
+      const schema = INPUT_MEDIA[item.type];
+      if (Value.Check(schema, item)) return item;
+      const e = Value.Errors(schema, item).First()!;
+      const type = { string: 'String', boolean: 'Boolean', number: 'Number' }[String(e.schema.type)] ?? 'String';
+      throw new TgError(400, `Bad Request: can't parse InputMedia: Field "${e.path.slice(1)}" must be of type ${type}`); // approx.
+    });
     const files: { kind: string; file: File; caption?: string; streaming: boolean }[] = [];
-    for (const item of media as { type: string; media?: unknown; caption?: unknown; supports_streaming?: unknown }[]) {
-      const attach = typeof item.media === 'string' ? /^attach:\/\/(.+)$/.exec(item.media)?.[1] : undefined;
+    for (const item of items) {
+      const attach = /^attach:\/\/(.+)$/.exec(item.media)?.[1];
       if (!attach) throw new TgError(400, 'Bad Request: wrong file identifier/HTTP URL specified');
       const file = await checkFile(item.type, params.get(attach), 'file'); // approx. wording when the part is missing
-      files.push({ kind: item.type, file, caption: caption(item.caption), streaming: item.supports_streaming === true });
+      files.push({
+        kind: item.type,
+        file,
+        caption: caption(item.caption),
+        streaming: item.type === 'video' && item.supports_streaming === true,
+      });
     }
-    const flags = sendFlags(params);
+    const flags = sendFlags(args);
     const groupId = String(13_000_000_000_000_000 + ++groups);
     return files.map((f) =>
       messageJson(
@@ -238,15 +341,13 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     );
   }
 
-  /** disable_notification and protect_content as sent (Bot API booleans: true/false, 1/0 in a form). */
-  function sendFlags(params: Map<string, string | File>): Pick<FakeTelegramMessage, 'disable_notification' | 'protect_content'> {
+  /** disable_notification and protect_content, present only when the call sent them. */
+  function sendFlags(
+    args: Static<typeof SendMessageSchema | typeof SendMediaGroupSchema>,
+  ): Pick<FakeTelegramMessage, 'disable_notification' | 'protect_content'> {
     const out: Pick<FakeTelegramMessage, 'disable_notification' | 'protect_content'> = {};
-    for (const k of ['disable_notification', 'protect_content'] as const) {
-      const v = params.get(k);
-      if (v === undefined) continue;
-      if (v !== 'true' && v !== 'false' && v !== '1' && v !== '0') throw new TgError(400, `Bad Request: can't parse ${k}`); // approx.
-      out[k] = v === 'true' || v === '1';
-    }
+    if (args.disable_notification !== undefined) out.disable_notification = args.disable_notification;
+    if (args.protect_content !== undefined) out.protect_content = args.protect_content;
     return out;
   }
 
@@ -258,22 +359,23 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     return msg;
   }
 
-  function messageJson(m: FakeTelegramMessage) {
-    const chat = chats.find((c) => c.id === m.chatId)!;
-    const chatJson: Record<string, unknown> = { id: chat.id, type: chat.type };
-    if (chat.title) chatJson.title = chat.title;
-    if (chat.username) chatJson.username = chat.username;
-    if (chat.type === 'private') chatJson.first_name = 'Ada';
-    const out: Record<string, unknown> = { message_id: m.message_id, date: m.date, chat: chatJson };
-    if (chat.type === 'channel') out.sender_chat = chatJson;
-    else out.from = { id: 7012345678, is_bot: true, first_name: 'Postpilot', username: 'postpilot_bot' };
+  function messageJson(m: FakeTelegramMessage): Message {
+    const chat = chatJson(chats.find((c) => c.id === m.chatId)!);
+    const out: Message = { message_id: m.message_id, date: m.date, chat };
+    if (chat.type === 'channel') out.sender_chat = chat;
+    else out.from = BOT;
     if (m.text !== undefined) out.text = m.text;
     if (m.caption !== undefined) out.caption = m.caption;
     if (m.media_group_id) out.media_group_id = m.media_group_id;
     if (m.kind && m.file) {
       const file = { file_id: `BQAC${m.chatId}_${m.message_id}`, file_unique_id: `AgAD${m.message_id}`, file_size: m.file.size };
-      out[m.kind] =
-        m.kind === 'photo' ? [{ ...file, width: 8, height: 8 }] : { ...file, file_name: m.file.fileName, mime_type: m.file.mimeType };
+      const named = { ...file, file_name: m.file.fileName, mime_type: m.file.mimeType };
+      // The fake does not read media, so sizes and durations are placeholders.
+      if (m.kind === 'photo') out.photo = [{ ...file, width: 8, height: 8 }];
+      else if (m.kind === 'video') out.video = { ...named, width: 8, height: 8, duration: 1 };
+      else if (m.kind === 'animation') out.animation = { ...named, width: 8, height: 8, duration: 1 };
+      else if (m.kind === 'audio') out.audio = { ...named, duration: 1 };
+      else out.document = named;
     }
     return out;
   }
@@ -282,7 +384,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     return new Promise((resolve) => {
       const done = () => {
         hanging.delete(done);
-        resolve(json({ ok: false, error_code: 504, description: 'gave up' }, 504));
+        resolve(json({ ok: false, error_code: 504, description: 'gave up' } satisfies ApiError, 504));
       };
       hanging.add(done);
       req.signal.addEventListener('abort', done, { once: true });
@@ -345,9 +447,23 @@ function canned(r: { status: number; body?: unknown; headers?: Record<string, st
 }
 
 function fail(e: TgError): Response {
-  const body: Record<string, unknown> = { ok: false, error_code: e.code, description: e.message };
+  const body: ApiError = { ok: false, error_code: e.code, description: e.message };
   if (e.parameters) body.parameters = e.parameters;
   return json(body, e.code);
+}
+
+const BOT: User = { id: 7012345678, is_bot: true, first_name: 'Postpilot', username: 'postpilot_bot' };
+
+function chatJson(c: FakeTelegramChat): Chat {
+  switch (c.type) {
+    case 'private':
+      return { id: c.id, type: 'private', first_name: 'Ada', ...(c.username ? { username: c.username } : {}) };
+    case 'group':
+      return { id: c.id, type: 'group', title: c.title ?? '' };
+    case 'supergroup':
+    case 'channel':
+      return { id: c.id, type: c.type, title: c.title ?? '', ...(c.username ? { username: c.username } : {}) };
+  }
 }
 
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

@@ -6,7 +6,106 @@
 // account's handle before its text. Hiding a reply (PUT /2/tweets/:id/hidden) and deleting a post
 // (DELETE /2/tweets/:id) follow X's rules: only replies by others in a conversation the account
 // started can be hidden, only the account's own posts deleted, each with the scope it needs.
+//
+// What it receives and answers follows the published shapes the connector follows
+// (twitter-api-v2 1.29.1's types): POST /2/tweets is checked against CreateTweetBody (a TypeBox
+// schema that test/shapes-x.test.ts holds equal to the package's SendTweetV2Params, with
+// reply_settings held to X's documented values) and refused as X refuses a body its schema does
+// not allow, 400 with the invalid-request problem details; unknown fields are refused too, as X's
+// schema allows no additional properties. Answers are typed by the package's result types.
+import { type Static, Type } from '@sinclair/typebox';
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
 import { parseTweet } from 'twitter-text';
+import type {
+  AccessOAuth2TokenResult,
+  InlineErrorV2,
+  TweetV2,
+  TweetV2DeleteTweetResult,
+  TweetV2HideReplyResult,
+  TweetV2LookupResult,
+  TweetV2PostTweetResult,
+  Tweetv2SearchResult,
+  TweetV2UserTimelineResult,
+  UserV2,
+  UserV2Result,
+} from 'twitter-api-v2';
+import type { MediaV2MetadataCreateResult, MediaV2UploadResponse } from 'twitter-api-v2/dist/esm/types/v2/media.v2.types';
+import type { XProblem, XReplySettings } from '../../platforms/x.ts';
+
+/** A post, user or media id as X writes them. */
+const Id = Type.String({ pattern: '^[0-9]{1,19}$' });
+/** X's documented reply_settings (https://docs.x.com/x-api/posts/create-post). */
+export const REPLY_SETTINGS = ['following', 'mentionedUsers', 'subscribers', 'verified'] as const satisfies readonly XReplySettings[];
+/**
+ * POST /2/tweets (https://docs.x.com/x-api/posts/create-post), as twitter-api-v2's
+ * SendTweetV2Params has it: no other field, at any level, is allowed.
+ */
+export const CreateTweetBody = Type.Object(
+  {
+    text: Type.Optional(Type.String()),
+    media: Type.Optional(
+      Type.Object(
+        {
+          media_ids: Type.Optional(
+            Type.Union([Type.Tuple([Id]), Type.Tuple([Id, Id]), Type.Tuple([Id, Id, Id]), Type.Tuple([Id, Id, Id, Id])]),
+          ),
+          tagged_user_ids: Type.Optional(Type.Array(Id)),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    reply: Type.Optional(
+      Type.Object({ in_reply_to_tweet_id: Id, exclude_reply_user_ids: Type.Optional(Type.Array(Id)) }, { additionalProperties: false }),
+    ),
+    quote_tweet_id: Type.Optional(Id),
+    reply_settings: Type.Optional(Type.Union(REPLY_SETTINGS.map((v) => Type.Literal(v)))),
+    poll: Type.Optional(
+      Type.Object(
+        {
+          options: Type.Array(Type.String({ minLength: 1, maxLength: 25 }), { minItems: 2, maxItems: 4 }),
+          duration_minutes: Type.Integer({ minimum: 5, maximum: 10080 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    for_super_followers_only: Type.Optional(Type.Union([Type.Literal('True'), Type.Literal('False')])),
+    geo: Type.Optional(Type.Object({ place_id: Type.String() }, { additionalProperties: false })),
+    direct_message_deep_link: Type.Optional(Type.String()),
+    community_id: Type.Optional(Id),
+    share_with_followers: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type CreateTweetBody = Static<typeof CreateTweetBody>;
+
+/** X's words (its JSON schema validator's) for the first way a body breaks the schema. */
+function schemaMessage(e: ValueError): string {
+  const path = `$${e.path.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`;
+  const v = e.value;
+  switch (e.type) {
+    case ValueErrorType.ObjectAdditionalProperties:
+      return `${path}: is not defined in the schema and the schema does not allow additional properties`;
+    case ValueErrorType.ObjectRequiredProperty:
+      return `${path}: is missing but it is required`;
+    case ValueErrorType.ArrayMinItems:
+    case ValueErrorType.ArrayMaxItems:
+      return `${path}: must have between ${e.schema.minItems} and ${e.schema.maxItems} items`;
+    case ValueErrorType.StringPattern:
+      return `${path}: does not match the pattern ${e.schema.pattern}`;
+    case ValueErrorType.Union: {
+      const literals = (e.schema.anyOf as { const?: unknown }[]).map((s) => s.const);
+      if (literals.every((l) => typeof l === 'string')) return `${path}: does not have a value in the enumeration [${literals.join(', ')}]`;
+      // media_ids: a tuple of 1 to 4 ids.
+      if (Array.isArray(v) && (v.length < 1 || v.length > 4)) return `${path}: must have between 1 and 4 items`;
+      const bad = Array.isArray(v) ? v.findIndex((x) => typeof x !== 'string' || !/^[0-9]{1,19}$/.test(x)) : -1;
+      if (bad >= 0) return `${path}[${bad}]: does not match the pattern ^[0-9]{1,19}$`;
+      return `${path}: ${e.message}`;
+    }
+    default:
+      return `${path}: ${e.message}`;
+  }
+}
 
 export interface FakeTweet {
   id: string;
@@ -157,24 +256,6 @@ const MEDIA_TYPES = new Set([
   'model/vnd.usdz+zip',
 ]);
 const CATEGORIES = new Set(['amplify_video', 'tweet_gif', 'tweet_image', 'tweet_video', 'dm_gif', 'dm_image', 'dm_video', 'subtitles']);
-const TWEET_FIELDS = new Set([
-  'text',
-  'media',
-  'reply',
-  'quote_tweet_id',
-  'poll',
-  'reply_settings',
-  'for_super_followers_only',
-  'geo',
-  'nullcast',
-  'card_uri',
-  'community_id',
-  'direct_message_deep_link',
-  'edit_options',
-  'made_with_ai',
-  'paid_partnership',
-  'share_with_followers',
-]);
 /** The tweet.fields the search answers with (others are refused). */
 const SEARCH_TWEET_FIELDS = new Set([
   'author_id',
@@ -190,11 +271,6 @@ const SEARCH_TWEET_FIELDS = new Set([
   'reply_settings',
   'source',
 ]);
-/** The keys X's schema allows in `reply`. */
-const REPLY_FIELDS = new Set(['in_reply_to_tweet_id', 'exclude_reply_user_ids', 'auto_populate_reply_metadata']);
-const REPLY_SETTINGS = ['following', 'mentionedUsers', 'subscribers', 'verified'];
-/** The keys X's schema allows in `poll`. */
-const POLL_FIELDS = new Set(['options', 'duration_minutes', 'reply_settings']);
 const MAX_TEXT = 280;
 /** X's documented scopes per endpoint: the hide replies and delete post API references. */
 const HIDE_SCOPES = ['tweet.read', 'users.read', 'tweet.moderate.write'];
@@ -256,7 +332,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       case 'delete':
         return remove(bearer, decodeURIComponent(path.split('/')[3]!));
       case 'me':
-        return json({ data: user });
+        return json({ data: user } satisfies UserV2Result);
       case 'timeline':
         return timeline(path, u.searchParams);
       case 'lookup':
@@ -333,7 +409,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       altText: null,
     };
     media.push(m);
-    return json({ data: { id, media_key: m.mediaKey, expires_after_secs: 86_400 } });
+    return json({ data: { id, media_key: m.mediaKey, expires_after_secs: 86_400 } } satisfies MediaV2UploadResponse);
   }
 
   async function append(req: Request, id: string): Promise<Response> {
@@ -362,7 +438,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     m.finalized = true;
     if (m.category === 'tweet_image') {
       m.state = 'succeeded';
-      return json({ data: { id, media_key: m.mediaKey, size: m.totalBytes, expires_after_secs: 86_400 } });
+      return json({ data: { id, media_key: m.mediaKey, size: m.totalBytes, expires_after_secs: 86_400 } } satisfies MediaV2UploadResponse);
     }
     m.state = 'pending';
     return json({
@@ -373,7 +449,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         expires_after_secs: 86_400,
         processing_info: { state: 'pending', check_after_secs: 1 },
       },
-    });
+    } satisfies MediaV2UploadResponse);
   }
 
   function status(q: URLSearchParams): Response {
@@ -386,10 +462,15 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         m.state = 'in_progress';
       } else m.state = 'succeeded';
     }
-    const info: Record<string, unknown> = { state: m.state };
+    if (m.state === 'uploading') return invalid(`Media ${m.id} has not been finalized`);
+    // X's processing_info also has progress_percent and the error's name, which the package leaves out.
+    type Info = NonNullable<MediaV2UploadResponse['data']['processing_info']>;
+    const info: Info & { progress_percent?: number; error?: Info['error'] & { name: string } } = { state: m.state };
     if (m.state === 'in_progress') Object.assign(info, { check_after_secs: 1, progress_percent: 50 });
-    if (m.state === 'failed') info.error = { code: 1, name: 'InvalidMedia', message: opts.failProcessing };
-    return json({ data: { id: m.id, media_key: m.mediaKey, expires_after_secs: 86_000, processing_info: info } });
+    if (m.state === 'failed') info.error = { code: 1, name: 'InvalidMedia', message: opts.failProcessing ?? 'failed' };
+    return json({
+      data: { id: m.id, media_key: m.mediaKey, expires_after_secs: 86_000, processing_info: info },
+    } satisfies MediaV2UploadResponse);
   }
 
   async function metadata(req: Request): Promise<Response> {
@@ -402,7 +483,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     const m = media.find((x) => x.id === id && x.userId === user.id);
     if (!m) return problem(404, 'Not Found Error', `Could not find media with id: [${id}].`);
     m.altText = text;
-    return json({ data: { id, associated_metadata: { alt_text: { text } } } });
+    return json({ data: { id, associated_metadata: { alt_text: { text } } } } satisfies MediaV2MetadataCreateResult);
   }
 
   async function createTweet(req: Request): Promise<Response> {
@@ -410,36 +491,18 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     const body = await readJson(req);
     if (!body) return invalid('Request body is not valid JSON');
     sends.push({ text: typeof body.text === 'string' ? body.text : '', at: Date.now() });
-    for (const k of Object.keys(body)) {
-      if (!TWEET_FIELDS.has(k)) return invalid(`$.${k}: is not defined in the schema and the schema does not allow additional properties`);
-    }
-    const text = body.text;
-    if (text !== undefined && typeof text !== 'string') return invalid('$.text: string found, expected');
-    const rawIds = dig(body, 'media', 'media_ids');
-    if (body.media !== undefined && !Array.isArray(rawIds)) return invalid('$.media.media_ids: is missing but it is required');
-    const ids = (rawIds ?? []) as unknown[];
-    if (ids.some((x) => typeof x !== 'string' || !/^\d{1,19}$/.test(x)))
-      return invalid('$.media.media_ids[0]: integer found, string expected');
-    if (body.media !== undefined && (ids.length < 1 || ids.length > 4))
-      return invalid('$.media.media_ids: must have between 1 and 4 items');
+    const wrong = Value.Errors(CreateTweetBody, body).First();
+    if (wrong) return invalid(schemaMessage(wrong));
+    const sent = body as CreateTweetBody;
+    const text = sent.text;
+    const ids: string[] = sent.media?.media_ids ?? [];
+    if (sent.media !== undefined && !ids.length) return invalid('$.media.media_ids: is missing but it is required');
     if (!text && !ids.length) return invalid('$.text: is missing but it is required');
-    const reply = body.reply;
-    if (reply !== undefined && (!reply || typeof reply !== 'object' || Array.isArray(reply))) return invalid('$.reply: object expected');
-    for (const k of Object.keys(reply ?? {})) {
-      if (!REPLY_FIELDS.has(k))
-        return invalid(`$.reply.${k}: is not defined in the schema and the schema does not allow additional properties`);
-    }
-    const parentId = dig(reply, 'in_reply_to_tweet_id');
-    if (reply !== undefined && parentId === undefined) return invalid('$.reply.in_reply_to_tweet_id: is missing but it is required');
-    if (parentId !== undefined && (typeof parentId !== 'string' || !/^\d{1,19}$/.test(parentId)))
-      return invalid('$.reply.in_reply_to_tweet_id: does not match the pattern ^[0-9]{1,19}$');
-    const replySettings = body.reply_settings;
-    if (replySettings !== undefined && !REPLY_SETTINGS.includes(replySettings as string))
-      return invalid(`$.reply_settings: does not have a value in the enumeration [${REPLY_SETTINGS.join(', ')}]`);
-    const poll = body.poll === undefined ? undefined : checkPoll(body.poll);
-    if (poll instanceof Response) return poll;
+    const parentId = sent.reply?.in_reply_to_tweet_id;
+    const replySettings = sent.reply_settings;
+    const poll = sent.poll && { options: sent.poll.options, durationMinutes: sent.poll.duration_minutes };
     // X's schema allows only one of media, a poll, a quote or a card in a post.
-    if (poll && body.media !== undefined) {
+    if (poll && sent.media !== undefined) {
       return json(
         {
           errors: [
@@ -459,7 +522,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     if (typeof text === 'string' && parseTweet(text).weightedLength > MAX_TEXT) {
       return problem(403, 'Forbidden', 'You are not permitted to perform this action.');
     }
-    const attached = (ids as string[]).map((id) => media.find((m) => m.id === id && m.userId === user.id));
+    const attached = ids.map((id) => media.find((m) => m.id === id && m.userId === user.id));
     if (attached.some((m) => m?.state !== 'succeeded')) {
       return json(
         {
@@ -487,19 +550,23 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     const t: FakeTweet = {
       id,
       text: typeof text === 'string' ? text : '',
-      mediaIds: ids as string[],
+      mediaIds: ids,
       userId: user.id,
       createdAt: new Date().toISOString(),
       inReplyTo: parent?.id ?? null,
       conversationId: parent?.conversationId ?? id,
-      replySettings: typeof replySettings === 'string' ? replySettings : null,
+      replySettings: replySettings ?? null,
       poll: poll ?? null,
       ...(mentions.length ? { mentions } : {}),
       metrics: NO_METRICS(),
     };
     tweets.push(t);
     if (parent) parent.metrics.reply_count++;
-    return json({ data: { id: t.id, text: full, edit_history_tweet_ids: [t.id] } }, 201);
+    // X's answer also lists edit_history_tweet_ids, which the package's result type leaves out.
+    const answer: TweetV2PostTweetResult & { data: Pick<TweetV2, 'edit_history_tweet_ids'> } = {
+      data: { id: t.id, text: full, edit_history_tweet_ids: [t.id] },
+    };
+    return json(answer, 201);
   }
 
   /** The handles X puts before a reply to `parent`: its author's and those it answered, not the account's own. */
@@ -537,7 +604,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       return problem(403, 'Forbidden', 'You can only hide replies by others in a conversation you started.');
     }
     t.hidden = body.hidden;
-    return json({ data: { hidden: t.hidden } });
+    return json({ data: { hidden: t.hidden } } satisfies TweetV2HideReplyResult);
   }
 
   /** DELETE /2/tweets/:id: the account's own posts only; a post it does not have is 404. */
@@ -551,7 +618,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     tweets.splice(i, 1);
     const parent = t.inReplyTo ? tweets.find((x) => x.id === t.inReplyTo) : undefined;
     if (parent) parent.metrics.reply_count--;
-    return json({ data: { deleted: true } });
+    return json({ data: { deleted: true } } satisfies TweetV2DeleteTweetResult);
   }
 
   function notFound(id: string): Response {
@@ -565,30 +632,9 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         value: id,
         resource_id: id,
         status: 404,
-      },
+      } satisfies InlineErrorV2 & { status: number },
       404,
     );
-  }
-
-  /** `poll` as X's schema has it: 2–4 options of 1–25 characters, 5–10080 minutes. */
-  function checkPoll(poll: unknown): { options: string[]; durationMinutes: number } | Response {
-    if (!poll || typeof poll !== 'object' || Array.isArray(poll)) return invalid('$.poll: object expected');
-    for (const k of Object.keys(poll)) {
-      if (!POLL_FIELDS.has(k))
-        return invalid(`$.poll.${k}: is not defined in the schema and the schema does not allow additional properties`);
-    }
-    const options = dig(poll, 'options');
-    if (!Array.isArray(options)) return invalid('$.poll.options: is missing but it is required');
-    if (options.length < 2 || options.length > 4) return invalid('$.poll.options: must have between 2 and 4 items');
-    for (const [i, o] of options.entries()) {
-      if (typeof o !== 'string') return invalid(`$.poll.options[${i}]: string expected`);
-      if (o.length < 1 || o.length > 25) return invalid(`$.poll.options[${i}]: must be between 1 and 25 characters long`);
-    }
-    const minutes = dig(poll, 'duration_minutes');
-    if (minutes === undefined) return invalid('$.poll.duration_minutes: is missing but it is required');
-    if (typeof minutes !== 'number' || !Number.isInteger(minutes)) return invalid('$.poll.duration_minutes: integer expected');
-    if (minutes < 5 || minutes > 10080) return invalid('$.poll.duration_minutes: must be between 5 and 10080');
-    return { options: options as string[], durationMinutes: minutes };
   }
 
   /**
@@ -602,8 +648,8 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       return invalid(`The \`ids\` query parameter value [${raw ?? ''}] is not valid: 1 to 100 comma-separated numeric ids`);
     }
     const fields = new Set((q.get('tweet.fields') ?? '').split(',').filter(Boolean));
-    const data = [];
-    const errors = [];
+    const data: TweetV2[] = [];
+    const errors: InlineErrorV2[] = [];
     for (const id of ids) {
       const t = tweets.find((x) => x.id === id);
       if (!t) {
@@ -626,7 +672,12 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         ...(fields.has('public_metrics') ? { public_metrics: { ...t.metrics } } : {}),
       });
     }
-    return json({ ...(data.length ? { data } : {}), ...(errors.length ? { errors } : {}) });
+    // X leaves `data` out when it found none of the ids.
+    const answer: Omit<TweetV2LookupResult, 'data'> & Partial<Pick<TweetV2LookupResult, 'data'>> = {
+      ...(data.length ? { data } : {}),
+      ...(errors.length ? { errors } : {}),
+    };
+    return json(answer);
   }
 
   /**
@@ -656,13 +707,13 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     const start = q.get('next_token') ? Number(atob(q.get('next_token')!)) : 0;
     const page = all.slice(start, start + max);
     if (!page.length) return json({ meta: { result_count: 0 } });
-    const data = page.map((t) => {
-      const out: Record<string, unknown> = { id: t.id, text: renderText(t), edit_history_tweet_ids: [t.id] };
+    const data = page.map((t): TweetV2 => {
+      const out: TweetV2 = { id: t.id, text: renderText(t), edit_history_tweet_ids: [t.id] };
       if (fields.has('created_at')) out.created_at = t.createdAt;
       if (fields.has('author_id')) out.author_id = t.userId;
       return Object.assign(out, replyFields(t, fields));
     });
-    const authors = [...new Set(page.map((t) => t.userId))].map((id) => {
+    const authors = [...new Set(page.map((t) => t.userId))].map((id): UserV2 => {
       const u = users.get(id) ?? { ...user };
       return {
         id: u.id,
@@ -681,7 +732,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         oldest_id: page.at(-1)!.id,
         ...(end < all.length ? { next_token: btoa(String(end)) } : {}),
       },
-    });
+    } satisfies Tweetv2SearchResult);
   }
 
   function timeline(path: string, q: URLSearchParams): Response {
@@ -705,23 +756,26 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
       .slice(0, max);
     if (!list.length) return json({ meta: { result_count: 0 } });
-    const data = list.map((t) => {
-      const out: Record<string, unknown> = { id: t.id, text: renderText(t), edit_history_tweet_ids: [t.id] };
+    const data = list.map((t): TweetV2 => {
+      const out: TweetV2 = { id: t.id, text: renderText(t), edit_history_tweet_ids: [t.id] };
       if (fields.has('created_at')) out.created_at = t.createdAt;
       if (fields.has('attachments') && t.mediaIds.length) {
         out.attachments = { media_keys: t.mediaIds.map((id) => media.find((m) => m.id === id)?.mediaKey ?? `3_${id}`) };
       }
       return Object.assign(out, replyFields(t, fields));
     });
-    return json({ data, meta: { result_count: data.length, newest_id: list[0]!.id, oldest_id: list.at(-1)!.id } });
+    return json({
+      data,
+      meta: { result_count: data.length, newest_id: list[0]!.id, oldest_id: list.at(-1)!.id },
+    } satisfies TweetV2UserTimelineResult);
   }
 
   /**
    * What X shows of a reply when asked: `conversation_id` on every post, `referenced_tweets`
    * and `in_reply_to_user_id` only on a post that answers another.
    */
-  function replyFields(t: FakeTweet, fields: Set<string>): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
+  function replyFields(t: FakeTweet, fields: Set<string>): Pick<TweetV2, 'conversation_id' | 'referenced_tweets' | 'in_reply_to_user_id'> {
+    const out: Pick<TweetV2, 'conversation_id' | 'referenced_tweets' | 'in_reply_to_user_id'> = {};
     if (fields.has('conversation_id')) out.conversation_id = t.conversationId;
     const parent = t.inReplyTo ? tweets.find((x) => x.id === t.inReplyTo) : undefined;
     if (t.inReplyTo && fields.has('referenced_tweets')) out.referenced_tweets = [{ type: 'replied_to', id: t.inReplyTo }];
@@ -767,7 +821,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
       access_token: access,
       scope: 'tweet.read tweet.write users.read media.write offline.access',
       refresh_token: refresh,
-    });
+    } satisfies AccessOAuth2TokenResult);
   }
 
   function hang(req: Request): Promise<Response> {
@@ -794,8 +848,9 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     });
   }
 
+  /** Problem details without errors[] (https://docs.x.com/x-api/fundamentals/response-codes-and-errors). */
   function problem(status: number, title: string, detail: string, type = 'about:blank'): Response {
-    return json({ title, detail, type, status }, status);
+    return json({ title, detail, type, status } satisfies Omit<XProblem, 'errors'>, status);
   }
 
   function invalid(message: string): Response {
@@ -805,7 +860,7 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
         title: 'Invalid Request',
         detail: 'One or more parameters to your request was invalid.',
         type: 'https://api.twitter.com/2/problems/invalid-request',
-      },
+      } satisfies XProblem,
       400,
     );
   }

@@ -8,7 +8,86 @@
 // The comment methods refuse a part or a parameter they do not document (unknownPart,
 // unexpectedParameter), a token without youtube.force-ssl for what they write, another channel's
 // video or comment (403 forbidden), and a comment or video YouTube does not have, with the
-// reasons and messages of YouTube's reference.
+// reasons and messages of YouTube's reference. The bodies it receives are checked against TypeBox
+// schemas of the published youtube_v3 resources (@googleapis/youtube; test/shapes-youtube.test.ts
+// holds them to those types): a field the resource does not have is refused as Google refuses an
+// unknown name, a value of the wrong type or outside a documented enumeration as YouTube refuses
+// invalid metadata.
+import type { youtube_v3 } from '@googleapis/youtube';
+import { Type as T, type TSchema } from '@sinclair/typebox';
+import { Value, ValueErrorType } from '@sinclair/typebox/value';
+
+const Strict = { additionalProperties: false } as const;
+
+/** videos.insert: the writable parts of Schema$Video's snippet and status. */
+export const VideoInsertSchema = T.Object(
+  {
+    snippet: T.Optional(
+      T.Object(
+        {
+          title: T.Optional(T.String()),
+          description: T.Optional(T.String()),
+          tags: T.Optional(T.Array(T.String())),
+          categoryId: T.Optional(T.String()),
+          defaultLanguage: T.Optional(T.String()),
+        },
+        Strict,
+      ),
+    ),
+    status: T.Optional(
+      T.Object(
+        {
+          privacyStatus: T.Optional(T.Union([T.Literal('public'), T.Literal('unlisted'), T.Literal('private')])),
+          embeddable: T.Optional(T.Boolean()),
+          license: T.Optional(T.Union([T.Literal('youtube'), T.Literal('creativeCommon')])),
+          publicStatsViewable: T.Optional(T.Boolean()),
+          publishAt: T.Optional(T.String()),
+          selfDeclaredMadeForKids: T.Optional(T.Boolean()),
+          containsSyntheticMedia: T.Optional(T.Boolean()),
+        },
+        Strict,
+      ),
+    ),
+  },
+  Strict,
+);
+
+/** commentThreads.insert: Schema$CommentThread's snippet with its top-level comment's text. */
+export const CommentThreadInsertSchema = T.Object(
+  {
+    snippet: T.Object(
+      {
+        videoId: T.String(),
+        channelId: T.Optional(T.String()),
+        topLevelComment: T.Object({ snippet: T.Object({ textOriginal: T.String() }, Strict) }, Strict),
+      },
+      Strict,
+    ),
+  },
+  Strict,
+);
+
+/** comments.insert: Schema$Comment's snippet, a reply's parent and text. */
+export const CommentInsertSchema = T.Object({ snippet: T.Object({ parentId: T.String(), textOriginal: T.String() }, Strict) }, Strict);
+
+/**
+ * A body that breaks the resource's schema, refused as Google refuses it: an unknown field by
+ * name ("Invalid JSON payload received. Unknown name …"), any other break with the method's
+ * invalid-metadata reason.
+ */
+function refuseShape(schema: TSchema, body: unknown, invalidReason: string): Response | null {
+  const errors = [...Value.Errors(schema, body)];
+  if (!errors.length) return null;
+  // Google reads the JSON into the resource first: an unknown name fails before any value is checked.
+  const unknown = errors.find((e) => e.type === ValueErrorType.ObjectAdditionalProperties);
+  if (unknown) {
+    const path = unknown.path.split('/').filter(Boolean);
+    const name = path.pop()!;
+    return unknownField(name, ['resource', ...path].join('.'));
+  }
+  return googleError(400, invalidReason, 'The request metadata is invalid.', 'INVALID_ARGUMENT');
+}
+
 export interface FakeVideo {
   id: string;
   title: string;
@@ -155,16 +234,6 @@ export const VIDEO_CATEGORIES: { id: string; title: string; assignable: boolean 
   { id: '44', title: 'Trailers', assignable: false },
 ];
 const CATEGORIES = new Set(VIDEO_CATEGORIES.filter((c) => c.assignable).map((c) => c.id));
-const SNIPPET_FIELDS = new Set(['title', 'description', 'tags', 'categoryId', 'defaultLanguage']);
-const STATUS_FIELDS = new Set([
-  'privacyStatus',
-  'embeddable',
-  'license',
-  'publicStatsViewable',
-  'publishAt',
-  'selfDeclaredMadeForKids',
-  'containsSyntheticMedia',
-]);
 
 export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<FakeYouTube> {
   const channelId = 'UCfakechannel0000000000a';
@@ -330,13 +399,10 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
   }
 
   function validateMetadata(body: Record<string, unknown>): Response | null {
-    for (const k of Object.keys(body)) {
-      if (k !== 'snippet' && k !== 'status') return unknownField(k, 'resource');
-    }
+    const broken = refuseShape(VideoInsertSchema, body, 'invalidVideoMetadata');
+    if (broken) return broken;
     const snippet = (body.snippet ?? {}) as Record<string, unknown>;
     const status = (body.status ?? {}) as Record<string, unknown>;
-    for (const k of Object.keys(snippet)) if (!SNIPPET_FIELDS.has(k)) return unknownField(k, 'resource.snippet');
-    for (const k of Object.keys(status)) if (!STATUS_FIELDS.has(k)) return unknownField(k, 'resource.status');
     const title = snippet.title;
     if (typeof title !== 'string' || !title.trim() || Array.from(title).length > 100 || /[<>]/.test(title)) {
       return googleError(400, 'invalidTitle', 'The request metadata specifies an invalid or empty video title.', 'INVALID_ARGUMENT');
@@ -350,12 +416,6 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
     }
     if (snippet.categoryId !== undefined && (typeof snippet.categoryId !== 'string' || !CATEGORIES.has(snippet.categoryId))) {
       return googleError(400, 'invalidCategoryId', 'The request metadata specifies an invalid video category.', 'INVALID_ARGUMENT');
-    }
-    if (!['public', 'unlisted', 'private'].includes(String(status.privacyStatus ?? 'public'))) {
-      return googleError(400, 'invalidVideoMetadata', 'The request metadata is invalid.', 'INVALID_ARGUMENT');
-    }
-    if (status.selfDeclaredMadeForKids !== undefined && typeof status.selfDeclaredMadeForKids !== 'boolean') {
-      return googleError(400, 'invalidVideoMetadata', 'The request metadata is invalid.', 'INVALID_ARGUMENT');
     }
     if (opts.requireMadeForKids && status.selfDeclaredMadeForKids === undefined) {
       return googleError(
@@ -457,7 +517,13 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
             }
           : {}),
       }));
-    return json({ kind: 'youtube#videoListResponse', pageInfo: { totalResults: items.length, resultsPerPage: items.length }, items });
+    return json(
+      answer<youtube_v3.Schema$VideoListResponse>({
+        kind: 'youtube#videoListResponse',
+        pageInfo: { totalResults: items.length, resultsPerPage: items.length },
+        items,
+      }),
+    );
   }
 
   /** commentThreads.insert: a top-level comment as this channel; the thread resource in the answer. */
@@ -474,7 +540,8 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
     } catch {
       return googleError(400, 'parseError', 'Parse Error', 'INVALID_ARGUMENT');
     }
-    for (const k of Object.keys(body)) if (k !== 'snippet') return unknownField(k, 'resource');
+    const broken = refuseShape(CommentThreadInsertSchema, body, 'invalidCommentMetadata');
+    if (broken) return broken;
     const snippet = (body.snippet ?? {}) as { videoId?: unknown; topLevelComment?: { snippet?: { textOriginal?: unknown } } };
     const text = snippet.topLevelComment?.snippet?.textOriginal;
     if (typeof snippet.videoId !== 'string' || typeof text !== 'string' || !text.trim()) {
@@ -530,12 +597,14 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
     const start = pageStart(q);
     if (start instanceof Response) return start;
     const next = start + max < newestFirst.length ? btoa(String(start + max)) : undefined;
-    return json({
-      kind: 'youtube#commentThreadListResponse',
-      ...(next ? { nextPageToken: next } : {}),
-      pageInfo: { totalResults: newestFirst.length, resultsPerPage: max },
-      items: newestFirst.slice(start, start + max).map((c) => threadJson(c, parts, format)),
-    });
+    return json(
+      answer<youtube_v3.Schema$CommentThreadListResponse>({
+        kind: 'youtube#commentThreadListResponse',
+        ...(next ? { nextPageToken: next } : {}),
+        pageInfo: { totalResults: newestFirst.length, resultsPerPage: max },
+        items: newestFirst.slice(start, start + max).map((c) => threadJson(c, parts, format)),
+      }),
+    );
   }
 
   /**
@@ -570,7 +639,12 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
       const wanted = ids.split(',');
       const found = wanted.map((id) => comments.find((c) => c.id === id));
       if (found.some((c) => !c)) return commentNotFound('One or more of the comments identified by the id parameter could not be found.');
-      return json({ kind: 'youtube#commentListResponse', items: (found as FakeComment[]).map((c) => commentJson(c, parts, format)) });
+      return json(
+        answer<youtube_v3.Schema$CommentListResponse>({
+          kind: 'youtube#commentListResponse',
+          items: (found as FakeComment[]).map((c) => commentJson(c, parts, format)),
+        }),
+      );
     }
     const parent = comments.find((c) => c.id === parentId && !c.parentId);
     if (!parent) return commentNotFound('The comment identified by the parentId parameter could not be found.');
@@ -580,12 +654,14 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
     const start = pageStart(q);
     if (start instanceof Response) return start;
     const next = start + max < replies.length ? btoa(String(start + max)) : undefined;
-    return json({
-      kind: 'youtube#commentListResponse',
-      ...(next ? { nextPageToken: next } : {}),
-      pageInfo: { totalResults: replies.length, resultsPerPage: max },
-      items: replies.slice(start, start + max).map((c) => commentJson(c, parts, format)),
-    });
+    return json(
+      answer<youtube_v3.Schema$CommentListResponse>({
+        kind: 'youtube#commentListResponse',
+        ...(next ? { nextPageToken: next } : {}),
+        pageInfo: { totalResults: replies.length, resultsPerPage: max },
+        items: replies.slice(start, start + max).map((c) => commentJson(c, parts, format)),
+      }),
+    );
   }
 
   /**
@@ -608,9 +684,9 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
     } catch {
       return googleError(400, 'parseError', 'Parse Error', 'INVALID_ARGUMENT');
     }
-    for (const k of Object.keys(body)) if (k !== 'snippet') return unknownField(k, 'resource');
+    const broken = refuseShape(CommentInsertSchema, body, 'invalidCommentMetadata');
+    if (broken) return broken;
     const snippet = (body.snippet ?? {}) as Record<string, unknown>;
-    for (const k of Object.keys(snippet)) if (k !== 'parentId' && k !== 'textOriginal') return unknownField(k, 'resource.snippet');
     const text = snippet.textOriginal;
     if (typeof snippet.parentId !== 'string' || typeof text !== 'string' || !text.trim()) {
       return googleError(400, 'invalidCommentMetadata', 'The request metadata is invalid.', 'INVALID_ARGUMENT');
@@ -763,11 +839,13 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
       id: c.id,
       snippet: { title: c.title, assignable: c.assignable, channelId: 'UCBR8-60-B28hp2BmDPdntcQ' },
     }));
-    return json({ kind: 'youtube#videoCategoryListResponse', etag: 'etag-categories', items });
+    return json(
+      answer<youtube_v3.Schema$VideoCategoryListResponse>({ kind: 'youtube#videoCategoryListResponse', etag: 'etag-categories', items }),
+    );
   }
 
   /** A commentThread resource with the parts asked for; the replies part holds the first REPLIES_INLINE replies. */
-  function threadJson(c: FakeComment, parts: string[], format: TextFormat) {
+  function threadJson(c: FakeComment, parts: string[], format: TextFormat): youtube_v3.Schema$CommentThread {
     const replies = publishedReplies(c);
     const inline = replies.slice(0, REPLIES_INLINE);
     return {
@@ -793,7 +871,7 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
   }
 
   /** A comment resource; textOriginal only for its author (this fake's viewer is always our channel). */
-  function commentJson(c: FakeComment, parts: string[], format: TextFormat) {
+  function commentJson(c: FakeComment, parts: string[], format: TextFormat): youtube_v3.Schema$Comment {
     const handle = c.authorDisplayName.startsWith('@') ? c.authorDisplayName : null;
     return {
       kind: 'youtube#comment',
@@ -829,17 +907,19 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
       return googleError(400, 'invalidCriteria', 'Exactly one of the filter parameters must be specified.', 'INVALID_ARGUMENT');
     }
     const parts = (url.searchParams.get('part') ?? '').split(',');
-    return json({
-      kind: 'youtube#channelListResponse',
-      pageInfo: { totalResults: 1, resultsPerPage: 5 },
-      items: [
-        {
-          kind: 'youtube#channel',
-          id: channelId,
-          ...(parts.includes('contentDetails') ? { contentDetails: { relatedPlaylists: { likes: '', uploads: uploadsPlaylist } } } : {}),
-        },
-      ],
-    });
+    return json(
+      answer<youtube_v3.Schema$ChannelListResponse>({
+        kind: 'youtube#channelListResponse',
+        pageInfo: { totalResults: 1, resultsPerPage: 5 },
+        items: [
+          {
+            kind: 'youtube#channel',
+            id: channelId,
+            ...(parts.includes('contentDetails') ? { contentDetails: { relatedPlaylists: { likes: '', uploads: uploadsPlaylist } } } : {}),
+          },
+        ],
+      }),
+    );
   }
 
   function playlistItems(url: URL): Response {
@@ -865,25 +945,27 @@ export async function startFakeYouTube(opts: FakeYouTubeOptions = {}): Promise<F
     const start = q.get('pageToken') ? Number(atob(q.get('pageToken')!)) : 0;
     const page = newestFirst.slice(start, start + max);
     const next = start + max < newestFirst.length ? btoa(String(start + max)) : undefined;
-    return json({
-      kind: 'youtube#playlistItemListResponse',
-      ...(next ? { nextPageToken: next } : {}),
-      pageInfo: { totalResults: newestFirst.length, resultsPerPage: max },
-      items: page.map((v, i) => ({
-        kind: 'youtube#playlistItem',
-        id: `PLI${start + i}`,
-        snippet: {
-          publishedAt: v.publishedAt,
-          channelId,
-          title: v.title,
-          description: v.description,
-          channelTitle: 'Fake channel',
-          playlistId: uploadsPlaylist,
-          position: start + i,
-          resourceId: { kind: 'youtube#video', videoId: v.id },
-        },
-      })),
-    });
+    return json(
+      answer<youtube_v3.Schema$PlaylistItemListResponse>({
+        kind: 'youtube#playlistItemListResponse',
+        ...(next ? { nextPageToken: next } : {}),
+        pageInfo: { totalResults: newestFirst.length, resultsPerPage: max },
+        items: page.map((v, i) => ({
+          kind: 'youtube#playlistItem',
+          id: `PLI${start + i}`,
+          snippet: {
+            publishedAt: v.publishedAt,
+            channelId,
+            title: v.title,
+            description: v.description,
+            channelTitle: 'Fake channel',
+            playlistId: uploadsPlaylist,
+            position: start + i,
+            resourceId: { kind: 'youtube#video', videoId: v.id },
+          },
+        })),
+      }),
+    );
   }
 
   async function token(req: Request): Promise<Response> {
@@ -983,7 +1065,7 @@ function validTags(tags: unknown): boolean {
   return length + Math.max(0, tags.length - 1) <= 500;
 }
 
-function videoJson(v: FakeVideo) {
+function videoJson(v: FakeVideo): youtube_v3.Schema$Video {
   return {
     kind: 'youtube#video',
     etag: `etag-${v.id}`,
@@ -1119,12 +1201,22 @@ function badRange(range: string): Response {
   return googleError(400, 'badRequest', `Invalid Content-Range: ${range || '(none)'}`, 'INVALID_ARGUMENT');
 }
 
+/** An answer body held to the package's response type. */
+const answer = <B>(body: B): B => body;
+
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=UTF-8', ...headers } });
 }
 
 /** The body of a Google API error, for scripting failures with failNext. */
 export function googleErrorBody(code: number, reason: string, message: string, status = 'FAILED_PRECONDITION') {
-  const domain = reason === 'quotaExceeded' ? 'youtube.quota' : reason.startsWith('upload') ? 'youtube.video' : 'global';
+  const domain =
+    reason === 'quotaExceeded'
+      ? 'youtube.quota'
+      : reason.startsWith('upload') || /^invalid(VideoMetadata|Title|Description|Tags|CategoryId)$/.test(reason)
+        ? 'youtube.video'
+        : reason === 'invalidCommentMetadata' || reason === 'commentTextTooLong'
+          ? 'youtube.comment'
+          : 'global';
   return { error: { code, message, errors: [{ message, domain, reason }], status } };
 }

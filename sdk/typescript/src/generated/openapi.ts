@@ -1012,7 +1012,7 @@ export interface components {
             /** @description Why this item failed. */
             error: string | null;
             /** @description As the channel’s `errorCode`, on the item that failed. */
-            errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved") | null;
+            errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved" | "api_version_retired") | null;
             /** @description As the channel’s `retryable`, on the item that failed. */
             retryable: boolean | null;
         };
@@ -1034,9 +1034,9 @@ export interface components {
             publishedAt: string | null;
             /** @description Why the channel failed (the platform’s reason). */
             error: string | null;
-            /** @description What kind of failure, for programs; null unless `status` is failed. `reauth_required`: reconnect the channel. `rate_limited`: the platform’s limit, retry later. `platform_unavailable`: the platform failed or did not answer through every automatic retry. `rejected_content`: the platform (or this service’s outbound guard) refused the post as it is: change it. `media_rejected`: the platform refused an attachment. `may_have_posted`: the answer was lost after sending and the platform cannot be asked: check it before retrying. `unknown`: anything else, and channels that failed before this field existed. `not_approved`: the post waited for approval that did not come within 24 hours of its time; nothing was sent. */
-            errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved") | null;
-            /** @description Whether POST /v1/posts/{id}/retry may succeed for this channel: true for reauth_required (once reconnected), rate_limited, platform_unavailable, may_have_posted and unknown; false for rejected_content, media_rejected and not_approved. Null unless `status` is failed. */
+            /** @description What kind of failure, for programs; null unless `status` is failed. `reauth_required`: reconnect the channel. `rate_limited`: the platform’s limit, retry later. `platform_unavailable`: the platform failed or did not answer through every automatic retry. `rejected_content`: the platform (or this service’s outbound guard) refused the post as it is: change it. `media_rejected`: the platform refused an attachment. `may_have_posted`: the answer was lost after sending and the platform cannot be asked: check it before retrying. `unknown`: anything else, and channels that failed before this field existed. `not_approved`: the post waited for approval that did not come within 24 hours of its time; nothing was sent. `api_version_retired`: the platform no longer serves the API version the service sends; the operator sets a current one (the error names the setting). */
+            errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved" | "api_version_retired") | null;
+            /** @description Whether POST /v1/posts/{id}/retry may succeed for this channel: true for reauth_required (once reconnected), rate_limited, platform_unavailable, may_have_posted, unknown and api_version_retired (once the setting is changed); false for rejected_content, media_rejected and not_approved. Null unless `status` is failed. */
             retryable: boolean | null;
             /** @description The post on this channel (position 0) and its follow-ups (a thread’s replies, or the first comment), each with its own outcome. The channel is published once every item is; a failed item carries the reason, the items before it stay published, those after it stay draft until a retry resumes at it. */
             items: components["schemas"]["PostItem"][];
@@ -2088,7 +2088,7 @@ export interface components {
                 /** @description Why the platform refused, when it failed. */
                 error: string | null;
                 /** @description As a channel’s `errorCode`, when it failed. */
-                errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved") | null;
+                errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved" | "api_version_retired") | null;
             } | null;
             /**
              * Format: date-time
@@ -2165,7 +2165,7 @@ export interface components {
                     /** @description Why the platform refused, when it failed. */
                     error: string | null;
                     /** @description As a channel’s `errorCode`, when it failed. */
-                    errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved") | null;
+                    errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved" | "api_version_retired") | null;
                 } | null;
                 /**
                  * Format: date-time
@@ -2203,7 +2203,7 @@ export interface components {
             /** @description Why it failed (or why its delete did). */
             error: string | null;
             /** @description As a channel’s `errorCode`: what a client can do about the failure. */
-            errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved") | null;
+            errorCode: ("reauth_required" | "rate_limited" | "rejected_content" | "media_rejected" | "platform_unavailable" | "may_have_posted" | "unknown" | "not_approved" | "api_version_retired") | null;
             /** @description As a channel’s `retryable`. */
             retryable: boolean | null;
             /** @description The reply’s approval when it waits for one (a contributor’s replies need it, as their posts do); null: sent without. Not approved within 24 hours: `failed` with `errorCode: not_approved`. */

@@ -1,0 +1,224 @@
+// The Bot API's published contract (@grammyjs/types) as the Telegram connector and fake hold to
+// it: the type-level checks below fail `tsc` when they stop holding; the runtime tests show the
+// fake refusing a call the Bot API refuses, and the connector reading the Bot API's error
+// envelope {ok: false, error_code, description, parameters}
+// (https://core.telegram.org/bots/api#making-requests, https://core.telegram.org/bots/api#responseparameters).
+import { afterEach, describe, expect, test } from 'bun:test';
+import type { ApiError, InputMediaAudio, InputMediaDocument, InputMediaPhoto, InputMediaVideo, Opts } from '@grammyjs/types';
+import type { Static } from '@sinclair/typebox';
+import { failureCodeOf } from '../platforms/failure-class.ts';
+import { createTelegramConnector } from '../platforms/telegram.ts';
+import type { PublishRequest } from '../platforms/types.ts';
+import {
+  type InputMediaAudioSchema,
+  type InputMediaDocumentSchema,
+  type InputMediaPhotoSchema,
+  type InputMediaVideoSchema,
+  PUBLIC_CHANNEL,
+  type SendFileSchema,
+  type SendMediaGroupSchema,
+  type SendMessageSchema,
+  type SendVideoSchema,
+  startFakeTelegram,
+  type FakeTelegram,
+} from './fakes/telegram.ts';
+import { failure } from './harness/platform-failure.ts';
+import { agrees, type Equals } from './harness/type-checks.ts';
+
+/** Files go up as multipart parts; an album item names its part as text (attach://<part>). */
+type Params = Opts<File>;
+type Flags = 'chat_id' | 'disable_notification' | 'protect_content';
+
+// The fake's schemas describe exactly the package's types (of the parameters they check).
+agrees<Equals<Static<typeof SendMessageSchema>, Pick<Params['sendMessage'], Flags | 'text'>>>();
+agrees<Equals<Static<typeof SendFileSchema>, Pick<Params['sendPhoto'], Flags | 'caption'>>>();
+agrees<Equals<Static<typeof SendFileSchema>, Pick<Params['sendAnimation'], Flags | 'caption'>>>();
+agrees<Equals<Static<typeof SendFileSchema>, Pick<Params['sendAudio'], Flags | 'caption'>>>();
+agrees<Equals<Static<typeof SendFileSchema>, Pick<Params['sendDocument'], Flags | 'caption'>>>();
+agrees<Equals<Static<typeof SendVideoSchema>, Pick<Params['sendVideo'], Flags | 'caption' | 'supports_streaming'>>>();
+agrees<Equals<Static<typeof SendMediaGroupSchema>, Pick<Params['sendMediaGroup'], Flags>>>();
+agrees<
+  Equals<
+    Static<typeof InputMediaPhotoSchema>,
+    Pick<InputMediaPhoto<never>, 'type' | 'media' | 'caption' | 'show_caption_above_media' | 'has_spoiler'>
+  >
+>();
+agrees<
+  Equals<
+    Static<typeof InputMediaVideoSchema>,
+    Pick<
+      InputMediaVideo<never>,
+      'type' | 'media' | 'caption' | 'show_caption_above_media' | 'has_spoiler' | 'width' | 'height' | 'duration' | 'supports_streaming'
+    >
+  >
+>();
+agrees<
+  Equals<
+    Static<typeof InputMediaAudioSchema>,
+    Pick<InputMediaAudio<never>, 'type' | 'media' | 'caption' | 'duration' | 'performer' | 'title'>
+  >
+>();
+agrees<
+  Equals<
+    Static<typeof InputMediaDocumentSchema>,
+    Pick<InputMediaDocument<never>, 'type' | 'media' | 'caption' | 'disable_content_type_detection'>
+  >
+>();
+
+// The types the connector builds its calls with refuse what the Bot API does not take.
+const photo = new File([], 'a.png', { type: 'image/png' });
+export const messageChecks: Params['sendMessage'][] = [
+  {
+    chat_id: PUBLIC_CHANNEL.id,
+    text: 'hi',
+    // @ts-expect-error replaced by link_preview_options (Bot API 7.0)
+    disable_web_page_preview: true,
+  },
+  {
+    chat_id: PUBLIC_CHANNEL.id,
+    text: 'hi',
+    // @ts-expect-error parse_mode is Markdown, MarkdownV2 or HTML
+    parse_mode: 'Markdown3',
+  },
+];
+export const photoCheck: Params['sendPhoto'] = {
+  chat_id: PUBLIC_CHANNEL.id,
+  photo,
+  // @ts-expect-error supports_streaming is sendVideo's, not sendPhoto's
+  supports_streaming: true,
+};
+export const albumCheck: InputMediaPhoto<File> = {
+  // @ts-expect-error an album item's type is photo, video, audio, document or live_photo; a GIF cannot be one
+  type: 'animation',
+  media: 'attach://file0',
+};
+
+const fakes: FakeTelegram[] = [];
+afterEach(async () => {
+  await Promise.all(fakes.splice(0).map((f) => f.stop()));
+});
+
+async function fake(): Promise<FakeTelegram> {
+  const f = await startFakeTelegram();
+  fakes.push(f);
+  return f;
+}
+
+function request(f: FakeTelegram): PublishRequest {
+  return {
+    text: 'Hello Telegram',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { botToken: f.token, chatId: String(PUBLIC_CHANNEL.id) },
+  };
+}
+
+describe('fake Telegram refuses what breaks the published shape', () => {
+  async function call(f: FakeTelegram, method: string, body: FormData | Record<string, unknown>) {
+    const init: RequestInit =
+      body instanceof FormData
+        ? { method: 'POST', body }
+        : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+    const res = await fetch(`${f.url}/bot${f.token}/${method}`, init);
+    return { status: res.status, body: (await res.json()) as unknown };
+  }
+  const refusal = (description: string): { status: number; body: ApiError } => ({
+    status: 400,
+    body: { ok: false, error_code: 400, description },
+  });
+
+  test('a required parameter missing, and one of the wrong type: 400 Bad Request', async () => {
+    const f = await fake();
+    expect(await call(f, 'sendMessage', { chat_id: PUBLIC_CHANNEL.id })).toEqual(refusal('Bad Request: message text is empty'));
+    expect(await call(f, 'sendMessage', { text: 'hi' })).toEqual(refusal('Bad Request: chat_id is empty'));
+    expect(await call(f, 'sendMessage', { chat_id: PUBLIC_CHANNEL.id, text: 'hi', disable_notification: 'maybe' })).toEqual(
+      refusal("Bad Request: can't parse disable_notification"),
+    );
+    expect(f.messages).toHaveLength(0);
+  });
+
+  test('an album item of the wrong shape: 400 Bad Request', async () => {
+    const f = await fake();
+    const form = new FormData();
+    form.append('chat_id', String(PUBLIC_CHANNEL.id));
+    form.append(
+      'media',
+      JSON.stringify([
+        { type: 'photo', media: 'attach://a', has_spoiler: 'yes' },
+        { type: 'photo', media: 'attach://b' },
+      ]),
+    );
+    expect(await call(f, 'sendMediaGroup', form)).toEqual(
+      refusal('Bad Request: can\'t parse InputMedia: Field "has_spoiler" must be of type Boolean'),
+    );
+    expect(f.messages).toHaveLength(0);
+  });
+
+  test('parameters the Bot API does not know are ignored, as the Bot API ignores them; form text is read as typed', async () => {
+    const f = await fake();
+    const res = await call(f, 'sendMessage', {
+      chat_id: String(PUBLIC_CHANNEL.id),
+      text: 'hi',
+      flavour: 'vanilla',
+      protect_content: 'true',
+    });
+    expect(res.status).toBe(200);
+    expect(f.messages.map((m) => [m.text, m.protect_content])).toEqual([['hi', true]]);
+  });
+});
+
+describe('Telegram connector reads the documented error envelope', () => {
+  const connector = (f: FakeTelegram) => createTelegramConnector({ baseUrl: f.url, timeoutMs: 2_000 });
+
+  test('flood control: 429 with parameters.retry_after → transient, rate_limited', async () => {
+    const f = await fake();
+    const body: ApiError = { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } };
+    f.failNext(1, { status: 429, body });
+    const err = await failure(connector(f).publish(request(f)));
+    expect(err).toMatchObject({
+      kind: 'transient',
+      message: 'Telegram 429: Too Many Requests: retry after 7',
+      opts: { status: 429, platformCode: '429', retryAfterMs: 7_000 },
+    });
+    expect(failureCodeOf('TELEGRAM', err)).toBe('rate_limited');
+  });
+
+  test('parameters.migrate_to_chat_id: followed once; a second move is reported with the new chat id', async () => {
+    const f = await fake();
+    const moved = (to: number): ApiError => ({
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: group chat was upgraded to a supergroup chat',
+      parameters: { migrate_to_chat_id: to },
+    });
+    f.failNext(1, { status: 400, body: moved(-1004444444444) });
+    f.failNext(1, { status: 400, body: moved(-1005555555555) });
+    const err = await failure(connector(f).publish(request(f)));
+    expect(f.requests.map((r) => r.chatId)).toEqual([String(PUBLIC_CHANNEL.id), '-1004444444444']);
+    expect(err).toMatchObject({
+      kind: 'permanent',
+      message:
+        "Telegram 400: Bad Request: group chat was upgraded to a supergroup chat (the chat is now -1005555555555; update the channel's chat id)",
+      opts: { status: 400, platformCode: '400' },
+    });
+    expect(failureCodeOf('TELEGRAM', err)).toBe('rejected_content');
+  });
+
+  test('403 Forbidden → reauth_required; 400 Bad Request → rejected_content, with the description', async () => {
+    const f = await fake();
+    f.kicked.add(PUBLIC_CHANNEL.id);
+    const kicked = await failure(connector(f).publish(request(f)));
+    expect(kicked).toMatchObject({ kind: 'reauth', message: 'Telegram 403: Forbidden: bot was kicked from the channel chat' });
+    expect(failureCodeOf('TELEGRAM', kicked)).toBe('reauth_required');
+
+    const lost = await failure(
+      connector(f).publish({
+        ...request(f),
+        idempotencyKey: 'post-2:channel-1',
+        credentials: { botToken: f.token, chatId: '-1000000000001' },
+      }),
+    );
+    expect(lost).toMatchObject({ kind: 'permanent', message: 'Telegram 400: Bad Request: chat not found', opts: { platformCode: '400' } });
+    expect(failureCodeOf('TELEGRAM', lost)).toBe('rejected_content');
+  });
+});
