@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { OAuthGrant, type IOAuthGrant } from '../db/entities/index.ts';
 import { sql } from '../db/sql.ts';
 import type { Config } from '../lib/config.ts';
-import { GRAPH_API_VERSION } from '../platforms/meta/index.ts';
+import { apiVersionOf } from '../platforms/api-versions.ts';
 import { PLATFORM_INFO, type Platform } from '../platforms/catalog.ts';
 
 type Settings = Config['platforms'];
@@ -50,7 +50,7 @@ export interface TokenSet {
   [k: string]: unknown;
 }
 
-const graphVersion = (s: Settings) => s.META_GRAPH_API_VERSION ?? GRAPH_API_VERSION;
+const graphVersion = (s: Settings) => apiVersionOf('FACEBOOK', s);
 const trim = (u: string) => u.replace(/\/+$/, '');
 
 function jwtSub(idToken: unknown): string | undefined {

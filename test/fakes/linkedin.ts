@@ -5,6 +5,11 @@
 // bodies, version and protocol headers, member/organization permissions (reading comments needs
 // r_organization_social for an organization's post, r_member_social for a member's; deleting
 // one, its own actor), little-text truncation and DUPLICATE_POST behave as LinkedIn's do.
+// LinkedIn publishes no typed SDK, so the create body is checked against a TypeBox schema written
+// from the Posts API page (PostBody) and refused as LinkedIn refuses it, 422 with the field path.
+import { type Static, Type } from '@sinclair/typebox';
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
 import { API_VERSIONS } from '../../platforms/api-versions.ts';
 
 export interface FakeLinkedInPost {
@@ -120,20 +125,92 @@ export interface FakeLinkedIn {
 }
 
 const RESERVED = /[\\|{}@[\]()<>#*_~]/;
-const POST_FIELDS = new Set([
-  'author',
-  'commentary',
-  'visibility',
-  'distribution',
-  'lifecycleState',
-  'isReshareDisabledByAuthor',
-  'content',
-  'contentLandingPage',
-  'contentCallToActionLabel',
-  'adContext',
-  'reshareContext',
-  'container',
-]);
+
+const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
+const closed = { additionalProperties: false } as const;
+
+/** Post visibilities the Posts API documents (CONTAINER: a post inside a group or other container). */
+export const VISIBILITIES = ['PUBLIC', 'CONNECTIONS', 'LOGGED_IN', 'CONTAINER'] as const;
+
+/** The image, video or document of a single-media post. */
+const MediaContent = Type.Object(
+  { id: Type.String(), title: Type.Optional(Type.String()), altText: Type.Optional(Type.String({ maxLength: 4086 })) },
+  closed,
+);
+/** An article (link) post. */
+const ArticleContent = Type.Object(
+  {
+    source: Type.String(),
+    title: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    thumbnail: Type.Optional(Type.String()),
+    thumbnailAltText: Type.Optional(Type.String()),
+  },
+  closed,
+);
+/** A multi-image post: 2 to 20 images. */
+const MultiImageContent = Type.Object(
+  {
+    images: Type.Array(Type.Object({ id: Type.String(), altText: Type.Optional(Type.String({ maxLength: 4086 })) }, closed), {
+      minItems: 2,
+      maxItems: 20,
+    }),
+  },
+  closed,
+);
+
+/**
+ * The body of `POST /rest/posts`, from LinkedIn's Posts API page
+ * (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api,
+ * LinkedIn-Version 202609, the version in platforms/api-versions.ts). Rest.li refuses a field the
+ * schema does not have (UNRECOGNIZED_FIELD), so every level is closed.
+ */
+export const PostBody = Type.Object(
+  {
+    author: Type.String({ pattern: '^urn:li:(person|organization):' }),
+    commentary: Type.Optional(Type.String()),
+    visibility: literals(VISIBILITIES),
+    distribution: Type.Object(
+      {
+        feedDistribution: literals(['MAIN_FEED', 'NONE']),
+        targetEntities: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+        thirdPartyDistributionChannels: Type.Optional(Type.Array(Type.String())),
+      },
+      closed,
+    ),
+    lifecycleState: literals(['PUBLISHED', 'DRAFT']),
+    isReshareDisabledByAuthor: Type.Optional(Type.Boolean()),
+    content: Type.Optional(
+      Type.Object(
+        { media: Type.Optional(MediaContent), multiImage: Type.Optional(MultiImageContent), article: Type.Optional(ArticleContent) },
+        closed,
+      ),
+    ),
+    contentLandingPage: Type.Optional(Type.String()),
+    contentCallToActionLabel: Type.Optional(Type.String()),
+    adContext: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    reshareContext: Type.Optional(Type.Object({ parent: Type.String(), root: Type.Optional(Type.String()) }, closed)),
+    container: Type.Optional(Type.String()),
+  },
+  closed,
+);
+export type PostBody = Static<typeof PostBody>;
+
+/** LinkedIn's 422 for the first way a body breaks PostBody: the Rest.li field path, its description and code. */
+function postBodyError(e: ValueError): Response {
+  switch (e.type) {
+    case ValueErrorType.ObjectAdditionalProperties:
+      return fieldError(e.path, 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD');
+    case ValueErrorType.ObjectRequiredProperty:
+      return fieldError(e.path, 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    case ValueErrorType.Union: {
+      const allowed = (e.schema.anyOf as { const?: unknown }[]).map((x) => x.const);
+      return fieldError(e.path, `${JSON.stringify(e.value)} is not one of ${allowed.join(', ')}`, 'INVALID_VALUE');
+    }
+    default:
+      return fieldError(e.path, e.message, 'INVALID_VALUE');
+  }
+}
 const MAX_COMMENTARY = 3000;
 const COMMENT_FIELDS = new Set(['actor', 'object', 'message', 'parentComment', 'content']);
 
@@ -591,22 +668,10 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     const body = await readJson(req);
     if (!body) return restError(400, 'Invalid JSON in the request body');
     sends.push({ rendered: renderLittleText(typeof body.commentary === 'string' ? body.commentary : ''), at: Date.now() });
-    for (const k of Object.keys(body)) {
-      if (!POST_FIELDS.has(k)) return fieldError(`/${k}`, 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD');
-    }
-    for (const k of ['author', 'visibility', 'distribution', 'lifecycleState']) {
-      if (body[k] === undefined) return fieldError(`/${k}`, 'field is required but not found and has no default value', 'FIELD_REQUIRED');
-    }
-    const author = body.author;
-    if (typeof author !== 'string' || !/^urn:li:(person|organization):/.test(author))
-      return fieldError('/author', 'invalid author urn', 'INVALID_VALUE');
-    if (!['PUBLIC', 'CONNECTIONS', 'LOGGED_IN', 'CONTAINER'].includes(String(body.visibility)))
-      return fieldError('/visibility', 'invalid value', 'INVALID_VALUE');
-    if (!['MAIN_FEED', 'NONE'].includes(String(dig(body, 'distribution', 'feedDistribution')))) {
-      return fieldError('/distribution/feedDistribution', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
-    }
-    if (!['PUBLISHED', 'DRAFT'].includes(String(body.lifecycleState)))
-      return fieldError('/lifecycleState', 'invalid value', 'INVALID_VALUE');
+    const wrong = Value.Errors(PostBody, body).First();
+    if (wrong) return postBodyError(wrong);
+    const sent = body as PostBody;
+    const author = sent.author;
     if (!mayActAs(tok, author, true)) {
       return restError(403, 'Not enough permissions to access: partnerApiPostsExternal.CREATE.20260901', {
         code: 'ACCESS_DENIED',

@@ -16,6 +16,10 @@
 // account wrote or one under its own post (Facebook, Instagram), of its own posts (Threads).
 // Instagram stories are listed by /{ig-user-id}/stories while live (24 hours); alt_text is taken
 // on image containers only.
+// Graph publishes no typed SDK, so the parameters of the create edges are checked against TypeBox
+// schemas written from the reference pages (CREATE_PARAMS) and refused as Graph refuses them.
+import { type TObject, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { API_VERSIONS } from '../../platforms/api-versions.ts';
 import { download } from './download.ts';
 export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
@@ -243,6 +247,75 @@ const MAX_ALT_TEXT = 1000;
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/bmp', 'image/tiff', 'image/webp'];
 
+// The parameters of the create edges, from Graph's reference pages at the Graph version in
+// platforms/api-versions.ts (v26.0) and Threads v1.0. Graph reads every parameter as a string (a
+// form, a query or a JSON body), so each is typed as the string it takes: a boolean "true" or
+// "false", an enumeration its documented values, a URL absolute, an offset digits. Unknown
+// parameters are refused by each edge's own list (Graph names the parameter), so the schemas are
+// open; a parameter that breaks its schema is answered "(#100) Param … has an invalid value".
+const str = Type.Optional(Type.String());
+const bool = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')]));
+const url = Type.Optional(Type.String({ pattern: '^https?://' }));
+const oneOf = (values: readonly string[]) => Type.Optional(Type.Union(values.map((v) => Type.Literal(v))));
+const open = { additionalProperties: true } as const;
+
+/** https://developers.facebook.com/docs/graph-api/reference/page/feed#publish (POST /{page-id}/feed). */
+export const PageFeedParams = Type.Object({ message: str, link: url, published: bool }, open);
+/** https://developers.facebook.com/docs/graph-api/reference/page/photos#publish (POST /{page-id}/photos). */
+export const PagePhotoParams = Type.Object({ url, published: bool, message: str, caption: str, no_story: bool, temporary: bool }, open);
+/** https://developers.facebook.com/docs/graph-api/reference/page/videos#publish (POST /{page-id}/videos). */
+export const PageVideoParams = Type.Object({ file_url: url, description: str, title: str, published: bool }, open);
+/** https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media (POST /{ig-user-id}/media). */
+export const IgMediaParams = Type.Object(
+  {
+    image_url: url,
+    video_url: url,
+    cover_url: url,
+    media_type: oneOf(['IMAGE', 'VIDEO', 'REELS', 'STORIES', 'CAROUSEL']),
+    is_carousel_item: bool,
+    caption: str,
+    children: str,
+    alt_text: str,
+    thumb_offset: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
+    share_to_feed: bool,
+    location_id: str,
+    user_tags: str,
+    collaborators: str,
+  },
+  open,
+);
+/** https://developers.facebook.com/docs/threads/reference/publishing (POST /{threads-user-id}/threads). */
+export const ThreadsParams = Type.Object(
+  {
+    media_type: oneOf(['TEXT', 'IMAGE', 'VIDEO', 'CAROUSEL']),
+    text: str,
+    image_url: url,
+    video_url: url,
+    is_carousel_item: bool,
+    children: str,
+    alt_text: str,
+    reply_to_id: str,
+    reply_control: oneOf(['everyone', 'accounts_you_follow', 'mentioned_only', 'parent_post_author_only', 'followers_only']),
+    quote_post_id: str,
+    link_attachment: url,
+    topic_tag: str,
+    location_id: str,
+    auto_publish_text: bool,
+  },
+  open,
+);
+/** POST /{ig-user-id}/media_publish and /{threads-user-id}/threads_publish: the container to publish. */
+export const PublishParams = Type.Object({ creation_id: Type.String({ minLength: 1 }) }, open);
+
+/** Graph's 400 for the first parameter that breaks `schema`, or null. */
+function paramsRefused(schema: TObject, params: Record<string, string>): Response | null {
+  const e = Value.Errors(schema, params).First();
+  if (!e) return null;
+  const name = e.path.slice(1).split('/')[0] ?? '';
+  if (params[name] === undefined) return need(name);
+  return invalidValue(name, params[name]);
+}
+
 export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = {}): Promise<FakeMeta> {
   const accountId = ACCOUNT[flavor];
   const posts: FakeGraphPost[] = [];
@@ -427,6 +500,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   function createFeedPost(ctx: Ctx): Response {
     const bad = unknownParam(ctx.params, /^(message|link|published|attached_media(\[\d+\])?|access_token)$/);
     if (bad) return invalidParam(bad);
+    const wrong = paramsRefused(PageFeedParams, ctx.params);
+    if (wrong) return wrong;
     const refs: string[] = [];
     for (const [k, v] of Object.entries(ctx.params)) {
       if (!k.startsWith('attached_media')) continue;
@@ -482,6 +557,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   function uploadPhoto(ctx: Ctx): Response {
     const bad = unknownParam(ctx.params, /^(source|url|published|message|caption|no_story|temporary|access_token)$/);
     if (bad) return invalidParam(bad);
+    const wrong = paramsRefused(PagePhotoParams, ctx.params);
+    if (wrong) return wrong;
     const file = ctx.files.source;
     if (!file && !ctx.params.url)
       return graphError(400, { message: coded(324, 'Requires upload file'), type: 'OAuthException', code: 324 });
@@ -503,6 +580,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   function createVideo(ctx: Ctx): Response {
     const bad = unknownParam(ctx.params, /^(source|file_url|description|title|published|access_token)$/);
     if (bad) return invalidParam(bad);
+    const wrong = paramsRefused(PageVideoParams, ctx.params);
+    if (wrong) return wrong;
     const file = ctx.files.source;
     if (!file && !ctx.params.file_url)
       return graphError(400, { message: coded(100, 'No file data was uploaded'), type: 'OAuthException', code: 100 });
@@ -544,6 +623,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
         : /^(media_type|text|image_url|video_url|is_carousel_item|children|alt_text|reply_to_id|reply_control|quote_post_id|link_attachment|topic_tag|location_id|auto_publish_text|access_token)$/;
     const bad = unknownParam(p, allowed);
     if (bad) return invalidParam(bad);
+    const wrong = paramsRefused(flavor === 'instagram' ? IgMediaParams : ThreadsParams, p);
+    if (wrong) return wrong;
 
     const carouselItem = p.is_carousel_item === 'true';
     const textKey = flavor === 'instagram' ? 'caption' : 'text';
@@ -721,6 +802,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   function publishContainer(ctx: Ctx): Response {
     const bad = unknownParam(ctx.params, /^(creation_id|access_token)$/);
     if (bad) return invalidParam(bad);
+    const wrong = paramsRefused(PublishParams, ctx.params);
+    if (wrong) return wrong;
     const c = containers.find((x) => x.id === ctx.params.creation_id);
     if (!c || c.carouselItem) {
       return graphError(400, {
@@ -1256,6 +1339,10 @@ function unknownParam(params: Record<string, string>, allowed: RegExp): string |
 
 function invalidParam(name: string): Response {
   return graphError(400, { message: coded(100, `Param ${name} is not a valid parameter`), type: 'OAuthException', code: 100 });
+}
+
+function need(name: string): Response {
+  return graphError(400, { message: coded(100, `The parameter ${name} is required`), type: 'OAuthException', code: 100 });
 }
 
 function invalidValue(name: string, value: string): Response {

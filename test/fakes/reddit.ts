@@ -8,6 +8,60 @@
 // (403 insufficient_scope otherwise); the comment tree and morechildren refuse a parameter or
 // sort Reddit does not document (stricter than Reddit, which ignores them); /api/del answers {}
 // whatever it did, and deletes only the user's own things, as Reddit does.
+//
+// Reddit publishes no typed SDK, so POST /api/submit is checked against a TypeBox schema of its
+// form fields written from the API reference (https://www.reddit.com/dev/api/#POST_api_submit):
+// a field with a value the reference does not allow is reported as Reddit reports it with
+// api_type=json, 200 and `{"json": {"errors": [[code, message, field]]}}` (BAD_SR_NAME for a
+// name no subreddit can have, INVALID_OPTION for an unknown kind or flag, TOO_LONG past a limit).
+// A field the reference does not list is refused with 400 Bad Request (stricter than Reddit,
+// which ignores it) so that a misspelt field fails here instead of being dropped silently.
+import { Type } from '@sinclair/typebox';
+import { ValueErrorType } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
+
+const Flag = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')]));
+/** POST /api/submit's form fields (every value a string, as a form has them). */
+export const SubmitForm = Type.Object(
+  {
+    api_type: Type.Literal('json'),
+    // Required by Reddit, reported as SUBREDDIT_REQUIRED / NO_TEXT by the checks after the shape.
+    sr: Type.Optional(Type.String({ pattern: '^(/?r/)?[A-Za-z0-9][A-Za-z0-9_]{1,20}$' })),
+    kind: Type.Union(['link', 'self', 'image', 'video', 'videogif'].map((k) => Type.Literal(k))),
+    title: Type.Optional(Type.String({ maxLength: 300 })),
+    text: Type.Optional(Type.String()),
+    richtext_json: Type.Optional(Type.String()),
+    url: Type.Optional(Type.String()),
+    video_poster_url: Type.Optional(Type.String()),
+    flair_id: Type.Optional(Type.String({ maxLength: 36 })),
+    flair_text: Type.Optional(Type.String({ maxLength: 64 })),
+    nsfw: Flag,
+    spoiler: Flag,
+    sendreplies: Flag,
+    resubmit: Flag,
+    ad: Flag,
+    app: Type.Optional(Type.String()),
+    collection_id: Type.Optional(Type.String()),
+    event_start: Type.Optional(Type.String()),
+    event_end: Type.Optional(Type.String()),
+    event_tz: Type.Optional(Type.String()),
+    extension: Type.Optional(Type.String()),
+    'g-recaptcha-response': Type.Optional(Type.String()),
+    uh: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+/** Reddit's refusal of a submit form that breaks SubmitForm, or undefined when it holds. */
+function submitShapeProblem(f: Record<string, string>): Response | undefined {
+  const e = Value.Errors(SubmitForm, f).First();
+  if (!e) return undefined;
+  const field = e.path.replace(/^\//, '');
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return redditJson({ message: 'Bad Request', error: 400 }, 400);
+  if (field === 'sr') return errors([['BAD_SR_NAME', "This community name isn't recognizable. Check the spelling and try again.", 'sr']]);
+  if (e.type === ValueErrorType.StringMaxLength) return errors([['TOO_LONG', `this is too long (max: ${e.schema.maxLength})`, field]]);
+  return errors([['INVALID_OPTION', 'that option is not valid', field]]);
+}
 export interface FakeRedditPost {
   id: string;
   name: string;
@@ -307,6 +361,8 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
         success: false,
       });
     }
+    const broken = submitShapeProblem(f);
+    if (broken) return broken;
     const kind = f.kind;
     if (kind !== 'self' && kind !== 'link' && kind !== 'image' && kind !== 'video')
       return errors([['INVALID_OPTION', 'that option is not valid', 'kind']]);

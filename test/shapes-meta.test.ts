@@ -1,0 +1,129 @@
+// The Meta fake held to Graph's published create parameters (Graph publishes no typed SDK, so the
+// schemas in test/fakes/meta.ts are written from the reference pages of POST /{page-id}/feed,
+// /{page-id}/photos, /{ig-user-id}/media, /{ig-user-id}/media_publish and
+// /{threads-user-id}/threads): a request that breaks them is refused as Graph refuses it, 400
+// with a (#100) OAuthException, and what the connectors send passes.
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createFacebookConnector } from '../platforms/meta/facebook.ts';
+import { createInstagramConnector } from '../platforms/meta/instagram.ts';
+import { createThreadsConnector } from '../platforms/meta/threads.ts';
+import type { Connector, MediaRef, PublishRequest } from '../platforms/types.ts';
+import { type FakeMeta, type MetaFlavor, startFakeMeta } from './fakes/meta.ts';
+
+const fakes: FakeMeta[] = [];
+afterEach(async () => {
+  await Promise.all(fakes.splice(0).map((f) => f.stop()));
+});
+
+async function fake(flavor: MetaFlavor): Promise<FakeMeta> {
+  const f = await startFakeMeta(flavor);
+  fakes.push(f);
+  return f;
+}
+
+const TOKENS = { facebook: 'EAAG-page-token', instagram: 'IGAA-user-token', threads: 'THAA-user-token' } as const;
+const VERSION = { facebook: 'v26.0', instagram: 'v26.0', threads: 'v1.0' } as const;
+
+const png = new Uint8Array(
+  await (await import('sharp'))
+    .default({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })
+    .png()
+    .toBuffer(),
+);
+
+function image(id: string, altText: string | null = null): MediaRef {
+  return { id, type: 'image', mimeType: 'image/png', fileName: `${id}.png`, altText, read: async () => png };
+}
+
+function request(f: FakeMeta, over: Partial<PublishRequest> = {}): PublishRequest {
+  const key = f.flavor === 'facebook' ? 'pageId' : f.flavor === 'instagram' ? 'igUserId' : 'threadsUserId';
+  return {
+    text: 'Hello from the scheduler',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { accessToken: TOKENS[f.flavor], [key]: f.accountId },
+    ...over,
+  };
+}
+
+function connectorFor(f: FakeMeta): Connector {
+  const common = { baseUrl: f.url, timeoutMs: 2_000 };
+  const poll = {
+    pollIntervalMs: 5,
+    pollTimeoutMs: 2_000,
+    mediaUrl: async (item: MediaRef) => f.hostMedia(await item.read(), item.mimeType),
+  };
+  if (f.flavor === 'facebook') return createFacebookConnector(common);
+  if (f.flavor === 'instagram') return createInstagramConnector({ ...common, ...poll });
+  return createThreadsConnector({ ...common, ...poll });
+}
+
+/** A raw form POST /{version}/{account}/{edge}, as a client other than the connector would send it. */
+async function post(f: FakeMeta, edge: string, params: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(`${f.url}/${VERSION[f.flavor]}/${f.accountId}/${edge}`, {
+    method: 'POST',
+    body: new URLSearchParams({ ...params, access_token: TOKENS[f.flavor] }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+/** Graph's 400 for a parameter it refuses (https://developers.facebook.com/docs/graph-api/guides/error-handling). */
+const refused = (message: string) => ({
+  status: 400,
+  body: { error: { message, type: 'OAuthException', code: 100, fbtrace_id: expect.any(String) } },
+});
+
+describe('Graph published shapes', () => {
+  test('the fake refuses parameters that break the create edges’ shapes with 400 (#100) OAuthException', async () => {
+    const fb = await fake('facebook');
+    expect(await post(fb, 'feed', { message: 'Hi', published: 'maybe' })).toEqual(
+      refused('(#100) Param published has an invalid value: maybe'),
+    );
+    expect(await post(fb, 'feed', { message: 'Hi', link: 'example.com' })).toEqual(
+      refused('(#100) Param link has an invalid value: example.com'),
+    );
+    expect(await post(fb, 'feed', { message: 'Hi', privacy: 'EVERYONE' })).toEqual(
+      refused('(#100) Param privacy is not a valid parameter'),
+    );
+    expect(await post(fb, 'photos', { url: 'https://example.com/a.png', no_story: 'yes' })).toEqual(
+      refused('(#100) Param no_story has an invalid value: yes'),
+    );
+    expect(fb.posts).toHaveLength(0);
+
+    const ig = await fake('instagram');
+    expect(await post(ig, 'media', { media_type: 'GIF', image_url: 'https://example.com/a.gif' })).toEqual(
+      refused('(#100) Param media_type has an invalid value: GIF'),
+    );
+    expect(await post(ig, 'media', { media_type: 'REELS', video_url: 'https://example.com/a.mp4', thumb_offset: '1.5s' })).toEqual(
+      refused('(#100) Param thumb_offset has an invalid value: 1.5s'),
+    );
+    expect(await post(ig, 'media_publish', {})).toEqual(refused('(#100) The parameter creation_id is required'));
+    expect(ig.containers).toHaveLength(0);
+
+    const th = await fake('threads');
+    expect(await post(th, 'threads', { media_type: 'TEXT', text: 'Hi', reply_control: 'nobody' })).toEqual(
+      refused('(#100) Param reply_control has an invalid value: nobody'),
+    );
+    expect(await post(th, 'threads', { media_type: 'REELS', text: 'Hi' })).toEqual(
+      refused('(#100) Param media_type has an invalid value: REELS'),
+    );
+    expect(th.containers).toHaveLength(0);
+  });
+
+  test('what the connectors send passes the fake’s schemas (Page text and photos, Instagram image and carousel, Threads text and image)', async () => {
+    const fb = await fake('facebook');
+    await connectorFor(fb).publish(request(fb));
+    await connectorFor(fb).publish(request(fb, { text: 'Two photos', media: [image('a'), image('b')] }));
+    expect(fb.posts.map((p) => p.text)).toEqual(['Hello from the scheduler', 'Two photos']);
+
+    const ig = await fake('instagram');
+    await connectorFor(ig).publish(request(ig, { media: [image('a', 'A red square')] }));
+    await connectorFor(ig).publish(request(ig, { text: 'A carousel', media: [image('b'), image('c')] }));
+    expect(ig.posts.map((p) => p.text)).toEqual(['Hello from the scheduler', 'A carousel']);
+
+    const th = await fake('threads');
+    await connectorFor(th).publish(request(th));
+    await connectorFor(th).publish(request(th, { text: 'With an image', media: [image('a')] }));
+    expect(th.posts.map((p) => p.text)).toEqual(['Hello from the scheduler', 'With an image']);
+  });
+});
