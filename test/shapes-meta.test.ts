@@ -2,7 +2,7 @@
 // schemas in test/fakes/meta.ts are written from the reference pages of POST /{page-id}/feed,
 // /{page-id}/photos, /{ig-user-id}/media, /{ig-user-id}/media_publish and
 // /{threads-user-id}/threads): a request that breaks them is refused as Graph refuses it, 400
-// with a (#100) OAuthException, and what the connectors send passes.
+// with an OAuthException of Graph error code 100, and what the connectors send passes.
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
@@ -67,46 +67,48 @@ async function post(f: FakeMeta, edge: string, params: Record<string, string>): 
   return { status: res.status, body: await res.json() };
 }
 
-/** Graph's 400 for a parameter it refuses (https://developers.facebook.com/docs/graph-api/guides/error-handling). */
+/** Graph's error code for an invalid parameter. */
+const INVALID_PARAMETER = 100;
+
+/** Graph's 400 for a parameter it refuses, its message prefixed with the code (https://developers.facebook.com/docs/graph-api/guides/error-handling). */
 const refused = (message: string) => ({
   status: 400,
-  body: { error: { message, type: 'OAuthException', code: 100, fbtrace_id: expect.any(String) } },
+  body: {
+    error: {
+      message: `(#${INVALID_PARAMETER}) ${message}`,
+      type: 'OAuthException',
+      code: INVALID_PARAMETER,
+      fbtrace_id: expect.any(String),
+    },
+  },
 });
 
 describe('Graph published shapes', () => {
-  test('the fake refuses parameters that break the create edges’ shapes with 400 (#100) OAuthException', async () => {
+  test('the fake refuses parameters that break the create edges’ shapes with 400 and OAuthException code 100', async () => {
     const fb = await fake('facebook');
-    expect(await post(fb, 'feed', { message: 'Hi', published: 'maybe' })).toEqual(
-      refused('(#100) Param published has an invalid value: maybe'),
-    );
-    expect(await post(fb, 'feed', { message: 'Hi', link: 'example.com' })).toEqual(
-      refused('(#100) Param link has an invalid value: example.com'),
-    );
-    expect(await post(fb, 'feed', { message: 'Hi', privacy: 'EVERYONE' })).toEqual(
-      refused('(#100) Param privacy is not a valid parameter'),
-    );
+    expect(await post(fb, 'feed', { message: 'Hi', published: 'maybe' })).toEqual(refused('Param published has an invalid value: maybe'));
+    expect(await post(fb, 'feed', { message: 'Hi', link: 'example.com' })).toEqual(refused('Param link has an invalid value: example.com'));
+    expect(await post(fb, 'feed', { message: 'Hi', privacy: 'EVERYONE' })).toEqual(refused('Param privacy is not a valid parameter'));
     expect(await post(fb, 'photos', { url: 'https://example.com/a.png', no_story: 'yes' })).toEqual(
-      refused('(#100) Param no_story has an invalid value: yes'),
+      refused('Param no_story has an invalid value: yes'),
     );
     expect(fb.posts).toHaveLength(0);
 
     const ig = await fake('instagram');
     expect(await post(ig, 'media', { media_type: 'GIF', image_url: 'https://example.com/a.gif' })).toEqual(
-      refused('(#100) Param media_type has an invalid value: GIF'),
+      refused('Param media_type has an invalid value: GIF'),
     );
     expect(await post(ig, 'media', { media_type: 'REELS', video_url: 'https://example.com/a.mp4', thumb_offset: '1.5s' })).toEqual(
-      refused('(#100) Param thumb_offset has an invalid value: 1.5s'),
+      refused('Param thumb_offset has an invalid value: 1.5s'),
     );
-    expect(await post(ig, 'media_publish', {})).toEqual(refused('(#100) The parameter creation_id is required'));
+    expect(await post(ig, 'media_publish', {})).toEqual(refused('The parameter creation_id is required'));
     expect(ig.containers).toHaveLength(0);
 
     const th = await fake('threads');
     expect(await post(th, 'threads', { media_type: 'TEXT', text: 'Hi', reply_control: 'nobody' })).toEqual(
-      refused('(#100) Param reply_control has an invalid value: nobody'),
+      refused('Param reply_control has an invalid value: nobody'),
     );
-    expect(await post(th, 'threads', { media_type: 'REELS', text: 'Hi' })).toEqual(
-      refused('(#100) Param media_type has an invalid value: REELS'),
-    );
+    expect(await post(th, 'threads', { media_type: 'REELS', text: 'Hi' })).toEqual(refused('Param media_type has an invalid value: REELS'));
     expect(th.containers).toHaveLength(0);
   });
 

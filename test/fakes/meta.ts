@@ -252,7 +252,7 @@ const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/bmp', 'image
 // form, a query or a JSON body), so each is typed as the string it takes: a boolean "true" or
 // "false", an enumeration its documented values, a URL absolute, an offset digits. Unknown
 // parameters are refused by each edge's own list (Graph names the parameter), so the schemas are
-// open; a parameter that breaks its schema is answered "(#100) Param … has an invalid value".
+// open; a parameter that breaks its schema is answered with Graph error code 100, "Param … has an invalid value".
 const str = Type.Optional(Type.String());
 const bool = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')]));
 const url = Type.Optional(Type.String({ pattern: '^https?://' }));
