@@ -371,9 +371,28 @@ async function insertBatch(batch: QueuedInsert[]): Promise<void> {
  * (its queue slot claimed, its rows written before recordClaim meets a key claimed meanwhile)
  * takes all of them back, so the batch commits nothing of it. Without it, a refused post's rows
  * would commit with workflow_pending set, and the start reconciler would start and publish them.
+ * The savepoint is plain SQL so that a rollback to it that fails throws (the ORM's nested
+ * transaction logs such a failure and rethrows the refusal, and the batch would commit the rows):
+ * the batch's transaction then rolls back whole and its posts are written again one by one.
  */
-export function insertInSavepoint(tx: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
-  return tx.transactional((inner) => insertChecked(inner, p, postId));
+export async function insertInSavepoint(tx: EntityManager, p: NewPost, postId: string): Promise<WrittenPost> {
+  await sql(tx, 'savepoint new_post');
+  let written: WrittenPost;
+  try {
+    written = await insertChecked(tx, p, postId);
+  } catch (err) {
+    await sql(tx, 'rollback to savepoint new_post');
+    await assertNotWritten(tx, postId);
+    throw err;
+  }
+  await sql(tx, 'release savepoint new_post');
+  return written;
+}
+
+/** A refused post has no row left in the transaction: one that has is a failure of the whole batch, never committed. */
+async function assertNotWritten(tx: EntityManager, postId: string): Promise<void> {
+  const [left] = await sql(tx, 'select 1 from posts where id = ?', [postId]);
+  if (left) throw new Error(`The refused post ${postId} still has its row after its savepoint was rolled back`);
 }
 
 /** The checks against the organization's other posts (those committed and those written before in this transaction), then the rows. */
