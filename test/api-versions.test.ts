@@ -2,7 +2,7 @@
 // defaults the connectors send, and a version the platform no longer serves (LinkedIn's 426
 // NONEXISTENT_VERSION, Graph's error 2635) is the channel's `api_version_retired`, with a message
 // that names the setting to change.
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { API_VERSION_RETIRED, API_VERSIONS, apiVersionOf } from '../platforms/api-versions.ts';
 import { PLATFORMS } from '../platforms/catalog.ts';
 import { classifyPlatformError } from '../platforms/failure-class.ts';
@@ -12,26 +12,13 @@ import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import type { PublishRequest } from '../platforms/types.ts';
 import { CHANNEL_ERROR_CODES, RETRYABLE } from '../workflows/publish-failure-types.ts';
-import { startFakeLinkedIn, type FakeLinkedIn } from './fakes/linkedin.ts';
-import { startFakeMeta, type FakeMeta } from './fakes/meta.ts';
+import { startFakeLinkedIn } from './fakes/linkedin.ts';
+import { startFakeMeta } from './fakes/meta.ts';
+import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const stops: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(stops.splice(0).map((stop) => stop()));
-});
-
-async function linkedIn(versions?: string[]): Promise<FakeLinkedIn> {
-  const f = await startFakeLinkedIn({ versions });
-  stops.push(() => f.stop());
-  return f;
-}
-
-async function meta(flavor: 'facebook' | 'instagram', retiredVersions?: string[]): Promise<FakeMeta> {
-  const f = await startFakeMeta(flavor, { retiredVersions });
-  stops.push(() => f.stop());
-  return f;
-}
+const linkedIn = perTest((versions?: string[]) => startFakeLinkedIn({ versions }));
+const meta = perTest((flavor: 'facebook' | 'instagram', retiredVersions?: string[]) => startFakeMeta(flavor, { retiredVersions }));
 
 const post = (credentials: Record<string, unknown>): PublishRequest => ({
   text: 'Hello',

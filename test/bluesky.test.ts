@@ -1,12 +1,13 @@
 // The Bluesky connector against a real PDS (@atproto/pds with an in-memory PLC, test/harness/pds.ts):
 // sessions, blobs, records, validation and rate limits are the PDS's own. Only what a local PDS
 // cannot do is stubbed: the video service (video.bsky.app) and failures on demand (502, a hang).
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import sharp from 'sharp';
 import { createBlueskyConnector, MAX_IMAGE_BYTES, retryAfter, rkeyFor, type BlueskyConnectorOptions } from '../platforms/bluesky.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { createOutboundFetch } from '../lib/outbound.ts';
 import { pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
+import { perTestServer } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
@@ -16,10 +17,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(stopPds);
 
-const servers: { stop: (force?: boolean) => unknown }[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop(true)));
-});
+const serve = perTestServer();
 
 const connector = (over: BlueskyConnectorOptions = {}) =>
   createBlueskyConnector({
@@ -545,8 +543,7 @@ describe('Bluesky error classes', () => {
 
   test('caller abort (req.signal) → transient', async () => {
     const acct = await p.newAccount('abort');
-    const hanging = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Promise<Response>(() => {}) });
-    servers.push(hanging);
+    const hanging = serve(() => new Promise<Response>(() => {}));
     const creds = { service: `http://127.0.0.1:${hanging.port}`, identifier: acct.handle, appPassword: acct.appPassword };
     const err = await failure(
       connector({ timeoutMs: 10_000 }).publish(request(acct, { credentials: creds, signal: AbortSignal.timeout(100) })),
@@ -567,8 +564,7 @@ describe('Bluesky error classes', () => {
 
   test('a PDS that never answers → transient after the connector timeout', async () => {
     const acct = await p.newAccount('hang');
-    const hanging = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Promise<Response>(() => {}) });
-    servers.push(hanging);
+    const hanging = serve(() => new Promise<Response>(() => {}));
     const started = Date.now();
     const err = await failure(
       connector({ timeoutMs: 300 }).publish(
@@ -615,53 +611,48 @@ function videoService(pdsUrl: string, opts: { fail?: boolean } = {}) {
   const uploads: VideoUpload[] = [];
   const jobs = new Map<string, { did: string; blob: unknown; polls: number }>();
   let statusPolls = 0;
-  const server = Bun.serve({
-    port: 0,
-    hostname: '127.0.0.1',
-    async fetch(req) {
-      const url = new URL(req.url);
-      if (req.method === 'POST' && url.pathname === '/xrpc/app.bsky.video.uploadVideo') {
-        const token = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1];
-        if (!token) return Response.json({ error: 'AuthMissing', message: 'Authentication Required' }, { status: 401 });
-        const body = new Uint8Array(await req.arrayBuffer());
-        const stored = await fetch(`${pdsUrl}/xrpc/com.atproto.repo.uploadBlob`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${token}`, 'Content-Type': req.headers.get('content-type') ?? 'video/mp4' },
-          body,
+  const server = serve(async (req) => {
+    const url = new URL(req.url);
+    if (req.method === 'POST' && url.pathname === '/xrpc/app.bsky.video.uploadVideo') {
+      const token = /^Bearer (.+)$/.exec(req.headers.get('authorization') ?? '')?.[1];
+      if (!token) return Response.json({ error: 'AuthMissing', message: 'Authentication Required' }, { status: 401 });
+      const body = new Uint8Array(await req.arrayBuffer());
+      const stored = await fetch(`${pdsUrl}/xrpc/com.atproto.repo.uploadBlob`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': req.headers.get('content-type') ?? 'video/mp4' },
+        body,
+      });
+      const blob = (await stored.json()) as { blob?: { ref: { $link: string } }; message?: string };
+      const upload: VideoUpload = {
+        did: url.searchParams.get('did'),
+        name: url.searchParams.get('name'),
+        contentType: req.headers.get('content-type'),
+        size: body.byteLength,
+        pdsStatus: stored.status,
+        cid: blob.blob?.ref.$link,
+      };
+      uploads.push(upload);
+      if (stored.status !== 200) return Response.json({ error: 'Unauthorized', message: blob.message }, { status: 401 });
+      const jobId = `job-${uploads.length}`;
+      jobs.set(jobId, { did: upload.did!, blob: blob.blob, polls: 0 });
+      return Response.json({ jobId, did: upload.did, state: 'JOB_STATE_CREATED' });
+    }
+    if (req.method === 'GET' && url.pathname === '/xrpc/app.bsky.video.getJobStatus') {
+      statusPolls++;
+      const jobId = url.searchParams.get('jobId') ?? '';
+      const job = jobs.get(jobId);
+      if (!job) return Response.json({ error: 'InvalidRequest', message: 'job not found' }, { status: 400 });
+      job.polls++;
+      if (opts.fail) {
+        return Response.json({
+          jobStatus: { jobId, did: job.did, state: 'JOB_STATE_FAILED', error: 'Video is too long', failureCode: 'validation_failure' },
         });
-        const blob = (await stored.json()) as { blob?: { ref: { $link: string } }; message?: string };
-        const upload: VideoUpload = {
-          did: url.searchParams.get('did'),
-          name: url.searchParams.get('name'),
-          contentType: req.headers.get('content-type'),
-          size: body.byteLength,
-          pdsStatus: stored.status,
-          cid: blob.blob?.ref.$link,
-        };
-        uploads.push(upload);
-        if (stored.status !== 200) return Response.json({ error: 'Unauthorized', message: blob.message }, { status: 401 });
-        const jobId = `job-${uploads.length}`;
-        jobs.set(jobId, { did: upload.did!, blob: blob.blob, polls: 0 });
-        return Response.json({ jobId, did: upload.did, state: 'JOB_STATE_CREATED' });
       }
-      if (req.method === 'GET' && url.pathname === '/xrpc/app.bsky.video.getJobStatus') {
-        statusPolls++;
-        const jobId = url.searchParams.get('jobId') ?? '';
-        const job = jobs.get(jobId);
-        if (!job) return Response.json({ error: 'InvalidRequest', message: 'job not found' }, { status: 400 });
-        job.polls++;
-        if (opts.fail) {
-          return Response.json({
-            jobStatus: { jobId, did: job.did, state: 'JOB_STATE_FAILED', error: 'Video is too long', failureCode: 'validation_failure' },
-          });
-        }
-        if (job.polls < 2) return Response.json({ jobStatus: { jobId, did: job.did, state: 'JOB_STATE_ENCODING', progress: 50 } });
-        return Response.json({ jobStatus: { jobId, did: job.did, state: 'JOB_STATE_COMPLETED', blob: job.blob } });
-      }
-      return Response.json({ error: 'MethodNotImplemented', message: 'Method Not Implemented' }, { status: 501 });
-    },
+      if (job.polls < 2) return Response.json({ jobStatus: { jobId, did: job.did, state: 'JOB_STATE_ENCODING', progress: 50 } });
+      return Response.json({ jobStatus: { jobId, did: job.did, state: 'JOB_STATE_COMPLETED', blob: job.blob } });
+    }
+    return Response.json({ error: 'MethodNotImplemented', message: 'Method Not Implemented' }, { status: 501 });
   });
-  servers.push(server);
   return {
     url: `http://127.0.0.1:${server.port}`,
     uploads,

@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createDiscordConnector } from '../platforms/discord.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { startFakeDiscord, type FakeDiscord } from './fakes/discord.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeDiscord[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(): Promise<FakeDiscord> {
-  const f = await startFakeDiscord();
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeDiscord);
 
 const connector = (f: { apiBase: string }, timeoutMs = 2_000) => createDiscordConnector({ baseUrl: f.apiBase, timeoutMs });
 

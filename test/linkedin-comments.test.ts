@@ -3,16 +3,14 @@
 // (GET /rest/socialActions/{urn}/comments, needing r_organization_social), takes a reply with
 // parentComment, and deletes a comment (DELETE …/comments/{id}?actor=) on what it answers. A
 // member's channel reads none: r_member_social is granted to select developers only.
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createLinkedInConnector } from '../platforms/linkedin.ts';
 import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeLinkedIn, type FakeLinkedInComment, startFakeLinkedIn } from './fakes/linkedin.ts';
+import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeLinkedIn[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeLinkedIn);
 
 const ann = 'urn:li:person:ann000';
 const ben = 'urn:li:person:ben000';
@@ -22,8 +20,7 @@ function connector(f: FakeLinkedIn, timeoutMs = 2_000) {
 }
 
 async function published(as: 'organization' | 'member' = 'organization') {
-  const f = await startFakeLinkedIn();
-  fakes.push(f);
+  const f = await fake();
   const c = connector(f);
   const credentials =
     as === 'organization' ? { accessToken: 'org-token', authorUrn: f.organization } : { accessToken: 'good-token', authorUrn: f.member };

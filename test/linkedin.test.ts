@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createLinkedInConnector, escapeLittleText, type LinkedInConnectorOptions } from '../platforms/linkedin.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { startFakeLinkedIn, type FakeLinkedIn, type FakeLinkedInOptions } from './fakes/linkedin.ts';
+import { startFakeLinkedIn, type FakeLinkedIn } from './fakes/linkedin.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeLinkedIn[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(opts?: FakeLinkedInOptions): Promise<FakeLinkedIn> {
-  const f = await startFakeLinkedIn(opts);
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeLinkedIn);
 
 function connector(f: FakeLinkedIn | string, over: LinkedInConnectorOptions = {}) {
   const url = typeof f === 'string' ? f : f.url;

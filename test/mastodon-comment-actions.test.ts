@@ -2,16 +2,14 @@
 // (test/fakes/mastodon.ts), which answers as Mastodon does: a reply is a status with
 // in_reply_to_id; DELETE /api/v1/statuses/:id removes only the token's own status and answers 404
 // "Record not found" both for another account's status and for one that is gone.
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeAccount, type FakeMastodon, type FakeStatus, startFakeMastodon } from './fakes/mastodon.ts';
+import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeMastodon[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeMastodon);
 
 const connector = (timeoutMs = 2_000) => createMastodonConnector({ timeoutMs, outbound: { allowPrivate: true } });
 
@@ -20,8 +18,7 @@ function person(f: FakeMastodon, id: string, username: string): FakeAccount {
 }
 
 async function published(timeoutMs?: number) {
-  const f = await startFakeMastodon();
-  fakes.push(f);
+  const f = await fake();
   const c = connector(timeoutMs);
   const credentials = { instanceUrl: f.url, accessToken: 'good-token' };
   const post = await c.publish({ text: 'What do you think?', media: [], idempotencyKey: 'post-1:ch-1', credentials });

@@ -1,15 +1,13 @@
 // Reading what people answered under a published Mastodon status: GET /api/v1/statuses/:id/context
 // on the local fake, which answers as Mastodon does (the tree in depth-first order, the Account
 // entity, rendered HTML, 404 for a status it no longer has, 401 for a refused token).
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { PlatformError } from '../platforms/types.ts';
 import { type FakeAccount, type FakeMastodon, startFakeMastodon } from './fakes/mastodon.ts';
+import { perTest } from './harness/per-test.ts';
 
-const fakes: FakeMastodon[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeMastodon);
 
 const connector = () => createMastodonConnector({ timeoutMs: 2_000, outbound: { allowPrivate: true } });
 
@@ -33,8 +31,7 @@ async function published(f: FakeMastodon) {
 
 describe('Mastodon comments', () => {
   test('the conversation under a post: each comment with its parent, author, text from HTML, URL, and whether it is ours', async () => {
-    const f = await startFakeMastodon();
-    fakes.push(f);
+    const f = await fake();
     const { c, credentials, post } = await published(f);
     const alice = person(f, '7', 'alice');
     const bob = person(f, '8', 'bob', 'other.example');
@@ -76,16 +73,14 @@ describe('Mastodon comments', () => {
   });
 
   test('no answers yet: an empty list, without asking who the account is', async () => {
-    const f = await startFakeMastodon();
-    fakes.push(f);
+    const f = await fake();
     const { c, credentials, post } = await published(f);
     expect(await c.readComments!(credentials, post)).toEqual({ comments: [] });
     expect(f.requests.some((r) => r.path === '/api/v1/accounts/verify_credentials')).toBe(false);
   });
 
   test('ours is by account id: a status of our account is ours, another account with our username is not', async () => {
-    const f = await startFakeMastodon();
-    fakes.push(f);
+    const f = await fake();
     const { c, credentials, post } = await published(f);
     const mine = f.reply(post.platformPostId, person(f, '1', 'user'), 'A note of our own');
     const namesake = f.reply(post.platformPostId, person(f, '99', 'user', 'other.example'), 'Same name, other account');
@@ -97,8 +92,7 @@ describe('Mastodon comments', () => {
   });
 
   test('a comment removed takes what answers it out of the conversation', async () => {
-    const f = await startFakeMastodon();
-    fakes.push(f);
+    const f = await fake();
     const { c, credentials, post } = await published(f);
     const alice = person(f, '7', 'alice');
     const hers = f.reply(post.platformPostId, alice, 'Hi');
@@ -109,8 +103,7 @@ describe('Mastodon comments', () => {
   });
 
   test('a post the instance no longer has is gone; a refused token is reauth', async () => {
-    const f = await startFakeMastodon();
-    fakes.push(f);
+    const f = await fake();
     const { c, credentials, post } = await published(f);
     f.remove(post.platformPostId);
     expect(await c.readComments!(credentials, post)).toEqual({ comments: [], gone: true });
@@ -123,8 +116,7 @@ describe('Mastodon comments', () => {
   });
 
   test('an instance answering 503 is a transient failure with its Retry-After', async () => {
-    const f = await startFakeMastodon();
-    fakes.push(f);
+    const f = await fake();
     const { credentials, post } = await published(f);
     const flaky = createMastodonConnector({
       timeoutMs: 2_000,

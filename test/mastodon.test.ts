@@ -1,26 +1,12 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import {
-  IDEMPOTENCY_KEY_TTL_MS,
-  REPLY_NOT_FOUND,
-  startFakeMastodon,
-  type FakeMastodon,
-  type FakeMastodonOptions,
-} from './fakes/mastodon.ts';
+import { IDEMPOTENCY_KEY_TTL_MS, REPLY_NOT_FOUND, startFakeMastodon } from './fakes/mastodon.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeMastodon[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(opts?: FakeMastodonOptions): Promise<FakeMastodon> {
-  const f = await startFakeMastodon(opts);
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeMastodon);
 
 // The fakes listen on 127.0.0.1: private addresses allowed, except in the tests of the guard itself.
 const connector = (timeoutMs = 2_000, allowPrivate = true) =>

@@ -5,25 +5,22 @@
 // /{comment-id}; Instagram replies with POST /{ig-comment-id}/replies, hides with POST
 // /{ig-comment-id} hide, deletes with DELETE /{ig-comment-id}; Threads replies with a container
 // carrying reply_to_id, hides with POST /{reply-id}/manage_reply, deletes with DELETE /{media-id}.
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
 import type { CommentTarget, Connector, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeMeta, type MetaFlavor, startFakeMeta } from './fakes/meta.ts';
+import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeMeta[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeMeta);
 
 const TOKENS = { facebook: 'EAAG-page-token', instagram: 'IGAA-user-token', threads: 'THAA-user-token' } as const;
 const ANN = { id: '5550000000000007', name: 'ann.example' };
 
 async function setUp(flavor: MetaFlavor, o: { timeoutMs?: number } = {}) {
-  const f = await startFakeMeta(flavor);
-  fakes.push(f);
+  const f = await fake(flavor);
   const common = { baseUrl: f.url, timeoutMs: o.timeoutMs ?? 2_000 };
   const c: Connector =
     flavor === 'facebook'

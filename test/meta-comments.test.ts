@@ -3,21 +3,18 @@
 // reply, with `parent`), Instagram's GET /{ig-media-id}/comments (top level, replies as a field),
 // Threads' GET /{media-id}/conversation (every reply at any depth, with `replied_to`), each paged
 // by the `after` cursor; the fake refuses a field its node does not have, as Graph does.
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
 import { PlatformError } from '../platforms/types.ts';
 import { type FakeMeta, startFakeMeta } from './fakes/meta.ts';
+import { perTest } from './harness/per-test.ts';
 
-const fakes: FakeMeta[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeMeta);
 
 async function facebook() {
-  const f = await startFakeMeta('facebook');
-  fakes.push(f);
+  const f = await fake('facebook');
   const c = createFacebookConnector({ baseUrl: f.url, timeoutMs: 2_000 });
   const credentials = { accessToken: 'EAAG-page-token', pageId: f.accountId };
   const post = await c.publish({ text: 'What do you think?', media: [], idempotencyKey: 'p1', credentials });
@@ -25,8 +22,7 @@ async function facebook() {
 }
 
 async function instagram() {
-  const f = await startFakeMeta('instagram');
-  fakes.push(f);
+  const f = await fake('instagram');
   const c = createInstagramConnector({ baseUrl: f.url, timeoutMs: 2_000 });
   const credentials = { accessToken: 'IGAA-user-token', igUserId: f.accountId };
   const seeded = f.seedPost({ text: 'A photo', ageMs: 60_000, kind: 'IMAGE' });
@@ -136,8 +132,7 @@ describe('Instagram comments', () => {
 
 describe('Threads comments', () => {
   test('the whole conversation, flat and oldest first: each reply with what it answers; our own thread item is ours', async () => {
-    const f = await startFakeMeta('threads');
-    fakes.push(f);
+    const f = await fake('threads');
     const c = createThreadsConnector({ baseUrl: f.url, timeoutMs: 2_000, pollIntervalMs: 5 });
     const credentials = { accessToken: 'THAA-user-token', threadsUserId: f.accountId };
     const post = await c.publish({ text: 'Thoughts?', media: [], idempotencyKey: 't1', credentials });
@@ -173,8 +168,7 @@ describe('Threads comments', () => {
   });
 
   test('a thread the platform no longer has is gone', async () => {
-    const f = await startFakeMeta('threads');
-    fakes.push(f);
+    const f = await fake('threads');
     const c = createThreadsConnector({ baseUrl: f.url, timeoutMs: 2_000 });
     expect(
       await c.readComments!({ accessToken: 'THAA-user-token', threadsUserId: f.accountId }, { platformPostId: '404', url: '' }),

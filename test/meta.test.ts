@@ -1,23 +1,15 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
 import { classifyGraph, createGraphClient, graphRetryAfterMs, matchRecent, parseGraphTime } from '../platforms/meta/graph.ts';
 import type { Connector, MediaRef, PostRef, PublishRequest } from '../platforms/types.ts';
-import { coded, startFakeMeta, type FakeMeta, type FakeMetaOptions, type MetaFlavor } from './fakes/meta.ts';
+import { coded, startFakeMeta, type FakeMeta } from './fakes/meta.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeMeta[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(flavor: MetaFlavor, opts?: FakeMetaOptions): Promise<FakeMeta> {
-  const f = await startFakeMeta(flavor, opts);
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeMeta);
 
 const sharp = (await import('sharp')).default;
 const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } })

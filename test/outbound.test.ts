@@ -2,7 +2,7 @@
 // link-local / … hosts, the connection going to the very address that was checked (DNS
 // rebinding), redirects never followed, https still verified on the hostname, and a publish to a
 // channel whose instance is refused failing permanently with a clear reason.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
 import {
   addressRefusal,
@@ -18,18 +18,15 @@ import { createMastodonConnector } from '../platforms/mastodon.ts';
 import { addChannel } from '../domain/channels.ts';
 import { startFakeMastodon, type FakeMastodon } from './fakes/mastodon.ts';
 import { call, makeKey, makeOrg } from './harness/fixtures.ts';
+import { perTestServer } from './harness/per-test.ts';
 import { startPostStack } from './harness/post-stack.ts';
 
-const servers: { stop: (force?: boolean) => unknown }[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.stop(true)));
-});
+const serve = perTestServer();
 
 /** A local server that counts what reaches it. */
 function server(answer: (req: Request) => Response | Promise<Response> = (req) => Response.json({ host: req.headers.get('host') })) {
   const seen: Request[] = [];
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => (seen.push(req), answer(req)) });
-  servers.push(s);
+  const s = serve((req) => (seen.push(req), answer(req)));
   return { url: `http://127.0.0.1:${s.port}`, port: s.port, seen };
 }
 

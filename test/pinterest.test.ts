@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createPinterestConnector, type PinterestConnectorOptions } from '../platforms/pinterest.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { BOARD_ID, OTHER_BOARD_ID, startFakePinterest, type FakePinterest, type FakePinterestOptions } from './fakes/pinterest.ts';
+import { BOARD_ID, OTHER_BOARD_ID, startFakePinterest, type FakePinterest } from './fakes/pinterest.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakePinterest[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(opts?: FakePinterestOptions): Promise<FakePinterest> {
-  const f = await startFakePinterest(opts);
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakePinterest);
 
 const oauth = { clientId: 'pin-client', clientSecret: 'pin-secret' };
 

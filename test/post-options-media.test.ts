@@ -1,18 +1,16 @@
 // Options checked against the post's media (domain/posts/options.ts: YouTube Shorts, Instagram
 // alt text), TikTok's media rule (one video, or a photo post of 1 to 35 JPEG or WEBP images), and
 // a YouTube Short reaching the upload with `#Shorts` in its title.
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { IChannel } from '../db/entities/index.ts';
 import { mediaProblems } from '../domain/posts/checks.ts';
 import { instagramAltTextProblems, youtubeShortProblems } from '../domain/posts/options.ts';
 import { createYouTubeConnector, shortTitle } from '../platforms/youtube.ts';
 import type { PublishRequest } from '../platforms/types.ts';
-import { FAKE_CLIENT, startFakeYouTube, type FakeYouTube } from './fakes/youtube.ts';
+import { FAKE_CLIENT, startFakeYouTube } from './fakes/youtube.ts';
+import { perTest } from './harness/per-test.ts';
 
-const fakes: FakeYouTube[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeYouTube);
 
 const tiktok = { id: 'ch_tt', platform: 'TIKTOK' } as IChannel;
 const image = (id: string, mimeType = 'image/jpeg') => ({ id, type: 'image' as const, mimeType });
@@ -105,8 +103,7 @@ describe('YouTube Shorts at upload', () => {
   });
 
   test('a post marked short goes up with #Shorts in its title; a retry looks for that title', async () => {
-    const f = await startFakeYouTube();
-    fakes.push(f);
+    const f = await fake();
     const c = createYouTubeConnector({ baseUrl: f.url, uploadBaseUrl: f.url, authBaseUrl: f.url, oauth: FAKE_CLIENT, timeoutMs: 2_000 });
     const bytes = new Uint8Array(1000).map((_, i) => i & 0xff);
     const req: PublishRequest = {

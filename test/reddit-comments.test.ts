@@ -5,16 +5,14 @@
 // Reddit does (a tree of at most `limit` comments and 10 levels, escaped text without raw_json=1,
 // [deleted] for a deleted comment with replies, {} from /api/del whatever it did) and needs each
 // route's OAuth scope.
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createRedditConnector } from '../platforms/reddit.ts';
 import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeReddit, type FakeRedditComment, type FakeRedditPost, startFakeReddit } from './fakes/reddit.ts';
+import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeReddit[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeReddit);
 
 const UA = 'server:postpilot-test:v1 (by /u/poster)';
 const credentials = { accessToken: 'good-token' };
@@ -24,8 +22,7 @@ function connector(f: FakeReddit, timeoutMs = 2_000) {
 }
 
 async function published() {
-  const f = await startFakeReddit();
-  fakes.push(f);
+  const f = await fake();
   const c = connector(f);
   const post = await c.publish({
     text: 'What do you think?',

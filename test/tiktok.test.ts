@@ -1,21 +1,13 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { chunking, createTikTokConnector, type TikTokConnectorOptions } from '../platforms/tiktok.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import { FAKE_APP, startFakeTikTok, tiktokErrorBody, type FakeTikTok, type FakeTikTokOptions } from './fakes/tiktok.ts';
+import { FAKE_APP, startFakeTikTok, tiktokErrorBody, type FakeTikTok } from './fakes/tiktok.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
 const MB = 1024 * 1024;
-const fakes: FakeTikTok[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(opts?: FakeTikTokOptions): Promise<FakeTikTok> {
-  const f = await startFakeTikTok(opts);
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeTikTok);
 
 function connector(f: { url: string }, over: TikTokConnectorOptions = {}) {
   return createTikTokConnector({

@@ -3,24 +3,21 @@
 // account's handle before its text; only replies by others in a conversation the account started
 // can be hidden (PUT /2/tweets/:id/hidden, scope tweet.moderate.write); only the account's own
 // posts can be deleted (DELETE /2/tweets/:id).
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createXConnector } from '../platforms/x.ts';
 import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeTweet, type FakeX, startFakeX } from './fakes/x.ts';
+import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeX[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeX);
 
 const credentials = { accessToken: 'good-token' };
 const ann = { id: '4001', username: 'ann_x', name: 'Ann' };
 const ben = { id: '4002', username: 'ben_x', name: 'Ben' };
 
 async function published() {
-  const f = await startFakeX();
-  fakes.push(f);
+  const f = await fake();
   const c = createXConnector({ baseUrl: f.url, timeoutMs: 1_000 });
   const post = await c.publish({ text: 'Ask me anything', media: [], idempotencyKey: 'post', credentials });
   return { f, c, post, root: f.tweets.find((t) => t.id === post.platformPostId)! };

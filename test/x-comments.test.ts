@@ -2,21 +2,18 @@
 // `conversation_id:<id>` on the local fake, which answers as X does (newest first, next_token
 // pages, the authors in includes.users, escaped text, the last 7 days only) and refuses what X
 // refuses (max_results outside 10–100, unknown fields).
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createXConnector } from '../platforms/x.ts';
 import { PlatformError } from '../platforms/types.ts';
-import { type FakeX, startFakeX } from './fakes/x.ts';
+import { startFakeX } from './fakes/x.ts';
+import { perTest } from './harness/per-test.ts';
 
-const fakes: FakeX[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeX);
 
 const credentials = { accessToken: 'good-token' };
 
 async function published() {
-  const f = await startFakeX();
-  fakes.push(f);
+  const f = await fake();
   const c = createXConnector({ baseUrl: f.url, timeoutMs: 2_000 });
   const post = await c.publish({ text: 'Ask me anything', media: [], idempotencyKey: 'x1', credentials });
   return { f, c, post, root: f.tweets.find((t) => t.id === post.platformPostId)! };

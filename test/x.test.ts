@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createXConnector, type XConnectorOptions } from '../platforms/x.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import { startFakeX, type FakeX, type FakeXOptions } from './fakes/x.ts';
+import { startFakeX, type FakeX } from './fakes/x.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeX[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(opts?: FakeXOptions): Promise<FakeX> {
-  const f = await startFakeX(opts);
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeX);
 
 function connector(f: FakeX | string, over: XConnectorOptions = {}) {
   const url = typeof f === 'string' ? f : f.url;

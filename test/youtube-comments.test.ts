@@ -4,16 +4,14 @@
 // comments.setModerationStatus to hold a comment for review and publish it again, comments.delete
 // for a reply of ours. The fake answers as YouTube does (HTML text unless plainText is asked for,
 // at most five replies inline, Google's error bodies) and refuses what YouTube refuses.
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createYouTubeConnector } from '../platforms/youtube.ts';
 import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
 import { FAKE_CLIENT, type FakeComment, type FakeYouTube, startFakeYouTube } from './fakes/youtube.ts';
+import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeYouTube[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeYouTube);
 
 const credentials = { accessToken: 'good-token', refreshToken: 'good-refresh' };
 
@@ -22,8 +20,7 @@ function connector(f: FakeYouTube, timeoutMs = 2_000) {
 }
 
 async function published() {
-  const f = await startFakeYouTube();
-  fakes.push(f);
+  const f = await fake();
   const v = f.addVideo({ title: 'Launch day', description: 'Launch day' });
   const post: PostRef = { platformPostId: v.id, url: `https://www.youtube.com/watch?v=${v.id}` };
   return { f, c: connector(f), video: v, post };

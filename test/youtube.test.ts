@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import {
   buildDescription,
   buildTitle,
@@ -7,28 +7,13 @@ import {
   type YouTubeConnectorOptions,
 } from '../platforms/youtube.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import {
-  FAKE_CLIENT,
-  googleErrorBody,
-  startFakeYouTube,
-  VIDEO_CATEGORIES,
-  type FakeYouTube,
-  type FakeYouTubeOptions,
-} from './fakes/youtube.ts';
+import { FAKE_CLIENT, googleErrorBody, startFakeYouTube, VIDEO_CATEGORIES, type FakeYouTube } from './fakes/youtube.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
 const KIB = 1024;
-const fakes: FakeYouTube[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(opts?: FakeYouTubeOptions): Promise<FakeYouTube> {
-  const f = await startFakeYouTube(opts);
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeYouTube);
 
 function connector(f: { url: string }, over: YouTubeConnectorOptions = {}) {
   return createYouTubeConnector({
