@@ -10,6 +10,16 @@
 // read for organization pages (a page's channel connected with a Community Management token);
 // a member's channel reads none. LinkedIn offers no way to hide a comment.
 import { API_VERSIONS, apiVersionRetired } from './api-versions.ts';
+import type {
+  CommentBody,
+  FinalizeVideoUploadBody,
+  InitializeDocumentUploadBody,
+  InitializeImageUploadBody,
+  InitializeVideoUploadBody,
+  MediaContent,
+  PostBody,
+  PostContent,
+} from './contracts/linkedin.ts';
 import { createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
 import { counts, dig, str } from './json.ts';
 import type { LinkedInOptions } from './options.ts';
@@ -115,7 +125,8 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     bytes: Uint8Array,
     signal?: AbortSignal,
   ): Promise<string> {
-    const init = await rest(token, 'POST', `/${kind}?action=initializeUpload`, { json: { initializeUploadRequest: { owner } }, signal });
+    const body: InitializeImageUploadBody | InitializeDocumentUploadBody = { initializeUploadRequest: { owner } };
+    const init = await rest(token, 'POST', `/${kind}?action=initializeUpload`, { json: body, signal });
     const uploadUrl = str(dig(init.body, 'value', 'uploadUrl'));
     const urn = str(dig(init.body, 'value', kind === 'images' ? 'image' : 'document'));
     if (!uploadUrl || !urn) throw new PlatformError('transient', `LinkedIn ${kind} initializeUpload returned ${init.text.slice(0, 200)}`);
@@ -125,10 +136,10 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
 
   /** Videos come back with one upload URL per byte range; finalize lists each part's ETag in order. */
   async function uploadVideo(token: string, owner: string, bytes: Uint8Array, signal?: AbortSignal): Promise<string> {
-    const init = await rest(token, 'POST', '/videos?action=initializeUpload', {
-      json: { initializeUploadRequest: { owner, fileSizeBytes: bytes.byteLength, uploadCaptions: false, uploadThumbnail: false } },
-      signal,
-    });
+    const body: InitializeVideoUploadBody = {
+      initializeUploadRequest: { owner, fileSizeBytes: bytes.byteLength, uploadCaptions: false, uploadThumbnail: false },
+    };
+    const init = await rest(token, 'POST', '/videos?action=initializeUpload', { json: body, signal });
     const value = dig(init.body, 'value') as
       | { video?: unknown; uploadToken?: unknown; uploadInstructions?: { uploadUrl?: unknown; firstByte?: unknown; lastByte?: unknown }[] }
       | undefined;
@@ -148,16 +159,14 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       if (!etag) throw new PlatformError('transient', 'LinkedIn video part upload returned no ETag');
       partIds.push(etag.replace(/^"|"$/g, ''));
     }
-    await rest(token, 'POST', '/videos?action=finalizeUpload', {
-      json: {
-        finalizeUploadRequest: {
-          video: urn,
-          uploadToken: typeof value?.uploadToken === 'string' ? value.uploadToken : '',
-          uploadedPartIds: partIds,
-        },
+    const finalize: FinalizeVideoUploadBody = {
+      finalizeUploadRequest: {
+        video: urn,
+        uploadToken: typeof value?.uploadToken === 'string' ? value.uploadToken : '',
+        uploadedPartIds: partIds,
       },
-      signal,
-    });
+    };
+    await rest(token, 'POST', '/videos?action=finalizeUpload', { json: finalize, signal });
     return urn;
   }
 
@@ -196,7 +205,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
   async function comment(token: string, author: string, req: PublishRequest, root: PostRef, parent: PostRef): Promise<PublishResult> {
     if (req.media.length) throw new PlatformError('permanent', 'LinkedIn comments carry no attachments');
     const nested = parent.platformPostId !== root.platformPostId;
-    const body = {
+    const body: CommentBody = {
       actor: author,
       object: root.platformPostId,
       message: { text: req.text },
@@ -417,7 +426,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       const assets: Asset[] = [];
       for (const item of req.media) assets.push(await upload(token, author, item, req.signal));
 
-      const post: Record<string, unknown> = {
+      const post: PostBody = {
         author,
         commentary: escapeLittleText(req.text),
         // Sent as given: LinkedIn's own refusal of a value it does not know names the field.
@@ -560,7 +569,7 @@ function checkMediaMix(media: MediaRef[]): void {
   if (kinds.length > 20) throw new PlatformError('permanent', 'LinkedIn multi-image posts carry at most 20 images');
 }
 
-function postContent(assets: Asset[]): Record<string, unknown> {
+function postContent(assets: Asset[]): PostContent {
   if (assets.length > 1) {
     return { multiImage: { images: assets.map((a) => withAlt({ id: a.urn }, a.item)) } };
   }
@@ -570,7 +579,7 @@ function postContent(assets: Asset[]): Record<string, unknown> {
   return { media: withAlt({ id: a.urn }, a.item) };
 }
 
-function withAlt(media: Record<string, unknown>, item: MediaRef): Record<string, unknown> {
+function withAlt<T extends Pick<MediaContent, 'id' | 'altText'>>(media: T, item: MediaRef): T {
   return item.altText ? { ...media, altText: item.altText } : media;
 }
 

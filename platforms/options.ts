@@ -7,9 +7,10 @@
 import { t } from 'elysia';
 import type { Static } from '@sinclair/typebox';
 import { Chars } from '../lib/chars.ts';
+import { REDDIT_FIELD_LIMITS } from './contracts/reddit.ts';
 
 /** Reddit's own limits on a subreddit name and a post title. */
-export const REDDIT_LIMITS = { subredditChars: 100, titleChars: 300 } as const;
+export const REDDIT_LIMITS = { subredditChars: 100, titleChars: REDDIT_FIELD_LIMITS.title } as const;
 
 const Bool = (description: string) => t.Optional(t.Boolean({ description }));
 
@@ -101,7 +102,9 @@ const Reddit = t.Object(
     title: t.Optional(
       Chars(REDDIT_LIMITS.titleChars, { min: 1, description: 'Another spelling of `reddit.title` (the post shows it there).' }),
     ),
-    flairId: t.Optional(Chars(64, { min: 1, description: 'A link flair of the subreddit (capabilities `flairs`).' })),
+    flairId: t.Optional(
+      Chars(REDDIT_FIELD_LIMITS.flairId, { min: 1, description: 'A link flair of the subreddit (capabilities `flairs`).' }),
+    ),
     nsfw: Bool('Marked NSFW.'),
     spoiler: Bool('Marked as a spoiler.'),
   },

@@ -3,6 +3,7 @@
 // base64 (media_source image_base64), and a video goes through Pinterest's media upload first
 // (POST /v5/media → multipart POST of the file to the returned S3 form → GET /v5/media/{id} until
 // `succeeded`) and is pinned with media_source video_id.
+import type { CreatePinBody, ImageContentType, MediaSource, RegisterMediaBody } from './contracts/pinterest.ts';
 import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import {
   PlatformError,
@@ -83,7 +84,8 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
 
   /** Registers a video upload, sends the file to the signed S3 form and waits until Pinterest has processed it. */
   async function uploadVideo(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<string> {
-    const r = await call(acct, 'POST', '/media', { json: { media_type: 'video' }, signal });
+    const register: RegisterMediaBody = { media_type: 'video' };
+    const r = await call(acct, 'POST', '/media', { json: register, signal });
     const reg = r.body as { media_id?: unknown; upload_url?: unknown; upload_parameters?: unknown } | null;
     if (
       typeof reg?.media_id !== 'string' ||
@@ -116,7 +118,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
     }
   }
 
-  async function mediaSource(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async function mediaSource(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<MediaSource> {
     if (item.type === 'video') {
       const mediaId = await uploadVideo(acct, item, signal);
       // The cover is a frame of the video itself (Pinterest takes the last one if the video is shorter).
@@ -199,7 +201,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
       const o = pinOptions(req);
       const acct = account(req.credentials, o.boardId);
       const item = onlyMedia(req.media);
-      const pin: Record<string, unknown> = { board_id: acct.boardId, media_source: await mediaSource(acct, item, req.signal) };
+      const pin: CreatePinBody = { board_id: acct.boardId, media_source: await mediaSource(acct, item, req.signal) };
       if (req.text.trim()) pin.description = req.text;
       // The title and alt text go as given: Pinterest's own refusal of one too long says more than a cut.
       if (o.title) pin.title = o.title;
@@ -314,7 +316,7 @@ function onlyMedia(media: MediaRef[]): MediaRef {
 }
 
 /** Pinterest takes JPEG and PNG inline; WebP becomes JPEG, a GIF its first frame as PNG. */
-async function pinnableImage(item: MediaRef): Promise<{ bytes: Uint8Array; mimeType: string }> {
+async function pinnableImage(item: MediaRef): Promise<{ bytes: Uint8Array; mimeType: ImageContentType }> {
   const bytes = await item.read();
   if (item.mimeType === 'image/jpeg' || item.mimeType === 'image/png') return { bytes, mimeType: item.mimeType };
   const sharp = (await import('sharp')).default;

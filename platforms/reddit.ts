@@ -14,6 +14,7 @@
 // tree (GET /comments/{article}, its `more` stubs through /api/morechildren); a reply of ours is
 // deleted with POST /api/del. Ids are fullnames throughout (t3_ the post, t1_ a comment), as
 // publish returns them.
+import type { AssetLeaseForm, CommentForm, GalleryBody, LeaseMimeType, SubmitForm } from './contracts/reddit.ts';
 import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import {
   PlatformError,
@@ -188,7 +189,8 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   }
 
   async function uploadAsset(acct: Account, file: MediaBytes, signal?: AbortSignal): Promise<{ url: string; assetId: string }> {
-    const r = await call(acct, 'POST', '/api/media/asset.json', { form: { filepath: file.fileName, mimetype: file.mimeType }, signal });
+    const asked: AssetLeaseForm = { filepath: file.fileName, mimetype: leaseType(file) };
+    const r = await call(acct, 'POST', '/api/media/asset.json', { form: encoded(asked), signal });
     const lease = r.body as { args?: { action?: unknown; fields?: unknown }; asset?: { asset_id?: unknown } } | null;
     const fields = lease?.args?.fields;
     const key = Array.isArray(fields) ? (fields as { name: string; value: string }[]).find((f) => f.name === 'key')?.value : undefined;
@@ -205,17 +207,19 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     return { url: `${action}/${key}`, assetId: lease.asset.asset_id };
   }
 
-  /** POST /api/submit with the post's options (flair, NSFW, spoiler) added to `form`. */
-  async function submit(acct: Account, req: PublishRequest, form: Record<string, string>): Promise<Record<string, unknown>> {
+  /** POST /api/submit of `post` with the post's options (flair, NSFW, spoiler). */
+  async function submit(acct: Account, req: PublishRequest, post: SubmitPost): Promise<Record<string, unknown>> {
     const o = (req.options ?? {}) as RedditOptions;
-    const extra: Record<string, string> = {};
-    if (o.flairId) extra.flair_id = o.flairId;
-    if (o.nsfw) extra.nsfw = 'true';
-    if (o.spoiler) extra.spoiler = 'true';
-    const r = await call(acct, 'POST', '/api/submit', {
-      form: { api_type: 'json', resubmit: 'true', sendreplies: 'true', ...form, ...extra },
-      signal: req.signal,
-    });
+    const form: SubmitForm = {
+      api_type: 'json',
+      resubmit: 'true',
+      sendreplies: 'true',
+      ...post,
+      flair_id: o.flairId || undefined,
+      nsfw: o.nsfw ? 'true' : undefined,
+      spoiler: o.spoiler ? 'true' : undefined,
+    };
+    const r = await call(acct, 'POST', '/api/submit', { form: encoded(form), signal: req.signal });
     return submitData(r);
   }
 
@@ -255,10 +259,8 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
    */
   async function comment(acct: Account, req: PublishRequest, parent: PostRef): Promise<PublishResult> {
     if (req.media.length) throw new PlatformError('permanent', 'Reddit comments carry no attachments');
-    const r = await call(acct, 'POST', '/api/comment', {
-      form: { api_type: 'json', thing_id: thingId(parent), text: req.text },
-      signal: req.signal,
-    });
+    const form: CommentForm = { api_type: 'json', thing_id: thingId(parent), text: req.text };
+    const r = await call(acct, 'POST', '/api/comment', { form: encoded(form), signal: req.signal });
     const things = submitData(r).things;
     const first = Array.isArray(things) ? (things[0] as { kind?: unknown; data?: RedditComment } | undefined) : undefined;
     const found = first?.kind === 't1' ? commentResult(first.data) : null;
@@ -388,7 +390,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   async function publishImage(acct: Account, req: PublishRequest, item: MediaRef): Promise<PublishResult> {
     const { subreddit, title } = target(req);
     const { url } = await uploadAsset(acct, await imageBytes(item), req.signal);
-    return submitMedia(acct, req, () => submit(acct, req, withText({ sr: subreddit, kind: 'image', title, url }, req.text)));
+    return submitMedia(acct, req, () => submit(acct, req, { sr: subreddit, kind: 'image', title, url, text: bodyText(req.text) }));
   }
 
   async function publishVideo(acct: Account, req: PublishRequest, item: MediaRef): Promise<PublishResult> {
@@ -396,20 +398,27 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     const bytes = await item.read();
     const video = await uploadAsset(acct, { bytes, mimeType: item.mimeType, fileName: item.fileName }, req.signal);
     const poster = await uploadAsset(acct, await videoPoster(item, bytes), req.signal);
-    const form = withText({ sr: subreddit, kind: 'video', title, url: video.url, video_poster_url: poster.url }, req.text);
-    return submitMedia(acct, req, () => submit(acct, req, form));
+    const post: SubmitPost = {
+      sr: subreddit,
+      kind: 'video',
+      title,
+      url: video.url,
+      video_poster_url: poster.url,
+      text: bodyText(req.text),
+    };
+    return submitMedia(acct, req, () => submit(acct, req, post));
   }
 
   async function publishGallery(acct: Account, req: PublishRequest): Promise<PublishResult> {
     const { subreddit, title } = target(req);
     const o = (req.options ?? {}) as RedditOptions;
-    const items: { media_id: string; caption: string; outbound_url: string }[] = [];
+    const items: GalleryBody['items'] = [];
     for (const item of req.media) {
       const { assetId } = await uploadAsset(acct, await imageBytes(item), req.signal);
       // Reddit has no alt text; a gallery item's caption (≤ 180 characters) is the nearest thing.
       items.push({ media_id: assetId, caption: (item.altText ?? '').slice(0, 180), outbound_url: '' });
     }
-    const json: Record<string, unknown> = {
+    const json: GalleryBody = {
       api_type: 'json',
       sr: subreddit,
       title,
@@ -418,9 +427,10 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       nsfw: o.nsfw === true,
       spoiler: o.spoiler === true,
       show_error_list: true,
+      // Absent fields undefined, which JSON leaves out.
+      flair_id: o.flairId || undefined,
+      text: bodyText(req.text),
     };
-    if (o.flairId) json.flair_id = o.flairId;
-    if (req.text.trim()) json.text = req.text;
     const data = submitData(await call(acct, 'POST', '/api/submit_gallery_post.json', { json, signal: req.signal }));
     const url = typeof data.url === 'string' ? data.url : undefined;
     const name = fullname(data, url);
@@ -639,9 +649,37 @@ function target(req: PublishRequest): { subreddit: string; title: string } {
   return { subreddit, title };
 }
 
-function withText(form: Record<string, string>, text: string): Record<string, string> {
-  // Since 2022 image and video posts may carry a body too (the `text` parameter).
-  return text.trim() ? { ...form, text } : form;
+/** What a submission says of the post itself; the rest (api_type, flags, options) submit adds. */
+type SubmitPost = Pick<SubmitForm, 'sr' | 'kind' | 'title' | 'text' | 'url' | 'video_poster_url'>;
+
+/** A media post's body (`text`), when the post has one: image, video and gallery posts may carry one too. */
+const bodyText = (text: string) => (text.trim() ? text : undefined);
+
+/** A form's fields as url-encoded: those without a value are left out. */
+function encoded(fields: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).filter((f): f is [string, string] => f[1] !== undefined));
+}
+
+/** The media types Reddit leases uploads for (the contract's LeaseMimeType). */
+const LEASE_TYPES: Record<LeaseMimeType, true> = {
+  'image/png': true,
+  'image/jpeg': true,
+  'image/gif': true,
+  'video/mp4': true,
+  'video/quicktime': true,
+};
+
+const isLeaseType = (type: string): type is LeaseMimeType => Object.hasOwn(LEASE_TYPES, type);
+
+/** The file's media type when Reddit takes it; any other is final here, as Reddit would refuse the lease. */
+function leaseType(file: MediaBytes): LeaseMimeType {
+  if (isLeaseType(file.mimeType)) return file.mimeType;
+  // 415 (unsupported media type): a media refusal (platforms/failure-class.ts), as Reddit's own would be.
+  throw new PlatformError(
+    'permanent',
+    `Reddit takes JPEG, PNG and GIF images and MP4 and QuickTime videos; ${file.fileName} is ${file.mimeType}`,
+    { status: 415 },
+  );
 }
 
 function fullname(data: Record<string, unknown>, url?: string): string | undefined {

@@ -11,6 +11,7 @@
 //  - after a restart it reads the account's recent videos (/v2/video/list/, video.list scope) for
 //    one whose caption matches. That list holds public videos only, so a SELF_ONLY post made before
 //    a restart cannot be found there.
+import type { ContentInitBody, PrivacyLevel, VideoInitBody } from './contracts/tiktok.ts';
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import { counts, str } from './json.ts';
 import { TIKTOK_PHOTO_MIME_TYPES } from './catalog.ts';
@@ -257,7 +258,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
   }
 
   /** creator_info and the privacy level the post goes out with. */
-  async function postSettings(req: PublishRequest, token: string): Promise<{ creator: Creator; privacy: string; o: TikTokOptions }> {
+  async function postSettings(req: PublishRequest, token: string): Promise<{ creator: Creator; privacy: PrivacyLevel; o: TikTokOptions }> {
     const o = (req.options ?? {}) as TikTokOptions;
     const creator = await creatorInfo(token, req.signal);
     // A level the post asked for is checked against today's creator_info before any byte is read:
@@ -293,24 +294,22 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     const urls: string[] = [];
     for (const item of req.media) urls.push(await photoUrl(item));
     const { creator, privacy, o } = await postSettings(req, token);
-    const init = await call(
-      '/v2/post/publish/content/init/',
-      token,
-      {
-        post_info: {
-          ...(req.text ? { description: req.text } : {}),
-          privacy_level: privacy,
-          disable_comment: creator.disableComment || o.disableComment === true,
-          auto_add_music: o.autoAddMusic === true,
-          brand_content_toggle: o.brandContentToggle === true,
-          brand_organic_toggle: o.brandOrganicToggle === true,
-        },
-        source_info: { source: 'PULL_FROM_URL', photo_images: urls, photo_cover_index: 0 },
-        post_mode: 'DIRECT_POST',
-        media_type: 'PHOTO',
+    // Written out field by field (an absent one undefined, which JSON leaves out) so that the
+    // contract's type checks each of them: a spread's fields escape that check.
+    const body: ContentInitBody = {
+      post_info: {
+        description: req.text || undefined,
+        privacy_level: privacy,
+        disable_comment: creator.disableComment || o.disableComment === true,
+        auto_add_music: o.autoAddMusic === true,
+        brand_content_toggle: o.brandContentToggle === true,
+        brand_organic_toggle: o.brandOrganicToggle === true,
       },
-      req.signal,
-    );
+      source_info: { source: 'PULL_FROM_URL', photo_images: urls, photo_cover_index: 0 },
+      post_mode: 'DIRECT_POST',
+      media_type: 'PHOTO',
+    };
+    const init = await call('/v2/post/publish/content/init/', token, body, req.signal);
     const publishId = (init.body as { data?: { publish_id?: unknown } }).data?.publish_id;
     if (typeof publishId !== 'string' || !publishId) {
       throw new PlatformError('transient', `TikTok content/init returned no publish_id: ${init.text.slice(0, 200)}`);
@@ -331,25 +330,21 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
     const bytes = await item.read();
     const { chunk, count } = chunking(bytes.byteLength, opts.chunkSize);
 
-    const init = await call(
-      '/v2/post/publish/video/init/',
-      token,
-      {
-        post_info: {
-          ...(req.text ? { title: req.text } : {}),
-          privacy_level: privacy,
-          // What the creator turned off stays off, whatever the post asked for.
-          disable_duet: creator.disableDuet || o.disableDuet === true,
-          disable_comment: creator.disableComment || o.disableComment === true,
-          disable_stitch: creator.disableStitch || o.disableStitch === true,
-          brand_content_toggle: o.brandContentToggle === true,
-          brand_organic_toggle: o.brandOrganicToggle === true,
-          ...(o.isAigc !== undefined ? { is_aigc: o.isAigc } : {}),
-        },
-        source_info: { source: 'FILE_UPLOAD', video_size: bytes.byteLength, chunk_size: chunk, total_chunk_count: count },
+    const body: VideoInitBody = {
+      post_info: {
+        title: req.text || undefined,
+        privacy_level: privacy,
+        // What the creator turned off stays off, whatever the post asked for.
+        disable_duet: creator.disableDuet || o.disableDuet === true,
+        disable_comment: creator.disableComment || o.disableComment === true,
+        disable_stitch: creator.disableStitch || o.disableStitch === true,
+        brand_content_toggle: o.brandContentToggle === true,
+        brand_organic_toggle: o.brandOrganicToggle === true,
+        is_aigc: o.isAigc,
       },
-      req.signal,
-    );
+      source_info: { source: 'FILE_UPLOAD', video_size: bytes.byteLength, chunk_size: chunk, total_chunk_count: count },
+    };
+    const init = await call('/v2/post/publish/video/init/', token, body, req.signal);
     const data = (init.body as { data?: { publish_id?: unknown; upload_url?: unknown } }).data;
     if (typeof data?.publish_id !== 'string' || typeof data.upload_url !== 'string') {
       throw new PlatformError('transient', `TikTok video/init returned no publish_id/upload_url: ${init.text.slice(0, 200)}`);
@@ -439,17 +434,40 @@ interface ListedVideo {
  * during a long publish. The next attempt refreshes it first, so this is transient, not reauth.
  */
 
-/** PUBLIC_TO_EVERYONE when offered (or the channel's configured level), else the first option. */
-function choosePrivacy(options: string[], preferred: unknown): string {
-  if (typeof preferred === 'string' && options.includes(preferred)) return preferred;
-  if (options.includes('PUBLIC_TO_EVERYONE')) return 'PUBLIC_TO_EVERYONE';
-  if (options[0]) return options[0];
-  throw new PlatformError('permanent', 'TikTok creator_info offered no privacy_level_options');
+/** post_info.privacy_level's values (the contract's PrivacyLevel), to tell them among creator_info's options. */
+const PRIVACY_LEVELS: Record<PrivacyLevel, true> = {
+  PUBLIC_TO_EVERYONE: true,
+  MUTUAL_FOLLOW_FRIENDS: true,
+  FOLLOWER_OF_CREATOR: true,
+  SELF_ONLY: true,
+};
+const isPrivacyLevel = (v: unknown): v is PrivacyLevel => typeof v === 'string' && Object.hasOwn(PRIVACY_LEVELS, v);
+
+/**
+ * PUBLIC_TO_EVERYONE when offered (or the channel's configured level), else the first option;
+ * only levels the Content Posting API reference lists are chosen.
+ */
+function choosePrivacy(options: string[], preferred: unknown): PrivacyLevel {
+  const known = options.filter(isPrivacyLevel);
+  if (isPrivacyLevel(preferred) && known.includes(preferred)) return preferred;
+  if (known.includes('PUBLIC_TO_EVERYONE')) return 'PUBLIC_TO_EVERYONE';
+  if (known[0]) return known[0];
+  throw new PlatformError(
+    'permanent',
+    options.length
+      ? `TikTok creator_info offered no privacy level the Content Posting API lists (it offers ${options.join(', ')})`
+      : 'TikTok creator_info offered no privacy_level_options',
+  );
 }
 
 /** The level a post asked for, when the creator offers it; otherwise final, as TikTok would refuse it too. */
-function offeredPrivacy(options: string[], wanted: string): string {
-  if (options.includes(wanted)) return wanted;
+function offeredPrivacy(options: string[], wanted: string): PrivacyLevel {
+  if (isPrivacyLevel(wanted) && options.includes(wanted)) return wanted;
+  if (options.includes(wanted)) {
+    throw new PlatformError('permanent', `TikTok: privacy level ${wanted} is not one the Content Posting API lists`, {
+      platformCode: 'privacy_level_option_mismatch',
+    });
+  }
   throw new PlatformError(
     'permanent',
     `TikTok: privacy level ${wanted} is not offered to this account (it offers ${options.join(', ') || 'none'})`,

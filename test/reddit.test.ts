@@ -1,20 +1,13 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createRedditConnector, type RedditConnectorOptions } from '../platforms/reddit.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { startFakeReddit, type FakeReddit, type FakeRedditOptions } from './fakes/reddit.ts';
+import { startFakeReddit, type FakeReddit } from './fakes/reddit.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
+import { failureCodeOf } from '../platforms/failure-class.ts';
 
-const fakes: FakeReddit[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(opts?: FakeRedditOptions): Promise<FakeReddit> {
-  const f = await startFakeReddit(opts);
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeReddit);
 
 const UA = 'server:postpilot-test:v1 (by /u/poster)';
 const oauth = { clientId: 'client-id', clientSecret: 'client-secret' };
@@ -150,6 +143,19 @@ describe('Reddit publish', () => {
     const p = f.posts[0]!;
     expect(p).toMatchObject({ kind: 'video', url: f.uploads[0]!.url, videoPosterUrl: f.uploads[1]!.url });
     expect(result.platformPostId).toBe(p.name);
+  });
+
+  test('a poster of a type Reddit does not lease → permanent media refusal before any lease; a WebP image is sent as JPEG', async () => {
+    const f = await fake();
+    const bmp = async () => ({ bytes: new Uint8Array([66, 77, 0, 0]), mimeType: 'image/bmp', fileName: 'poster.bmp' });
+    const err = await failure(connector(f, { videoPoster: bmp }).publish(request({ media: [video()] })));
+    expect(err.kind).toBe('permanent');
+    expect(err.message).toContain('poster.bmp is image/bmp');
+    expect(failureCodeOf('REDDIT', err)).toBe('media_rejected');
+    expect(f.uploads.map((u) => u.mimeType)).toEqual(['video/mp4']);
+    expect(f.posts).toHaveLength(0);
+    await connector(f).publish(request({ media: [image('w', 'Green', 'image/webp')] }));
+    expect(f.uploads.at(-1)!.mimeType).toBe('image/jpeg');
   });
 
   test('video without a poster function: the first frame is read with ffmpeg', async () => {

@@ -1,25 +1,116 @@
-// The Meta fake held to Graph's published create parameters (Graph publishes no typed SDK, so the
-// schemas in test/fakes/meta.ts are written from the reference pages of POST /{page-id}/feed,
-// /{page-id}/photos, /{ig-user-id}/media, /{ig-user-id}/media_publish and
-// /{threads-user-id}/threads): a request that breaks them is refused as Graph refuses it, 400
-// with an OAuthException of Graph error code 100, and what the connectors send passes.
-import { afterEach, describe, expect, test } from 'bun:test';
+// Graph's published create parameters as the connectors and the fake hold to them (Graph
+// publishes no typed SDK, so the schemas in platforms/contracts/meta.ts are written from the
+// reference pages of POST /{page-id}/feed, /{page-id}/photos, /{page-id}/videos,
+// /{ig-user-id}/media, /{ig-user-id}/media_publish, /{threads-user-id}/threads and
+// threads_publish): the type-level checks below fail `tsc` when the connectors' types stop
+// refusing what Graph lacks; at run time a request that breaks the schemas is refused as Graph
+// refuses it, 400 with an OAuthException of Graph error code 100, and what the connectors send
+// passes.
+import { describe, expect, test } from 'bun:test';
+import type {
+  IgMediaParams,
+  PageFeedAttachedMedia,
+  PageFeedParams,
+  PagePhotoParams,
+  PageVideoParams,
+  PublishParams,
+  ThreadsParams,
+} from '../platforms/contracts/meta.ts';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
 import type { Connector, MediaRef, PublishRequest } from '../platforms/types.ts';
-import { type FakeMeta, type MetaFlavor, startFakeMeta } from './fakes/meta.ts';
+import { type FakeMeta, startFakeMeta } from './fakes/meta.ts';
+import { perTest } from './harness/per-test.ts';
 
-const fakes: FakeMeta[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+// The types the connectors build their parameters with refuse what Graph does not take.
+export const typeChecks: [
+  (PageFeedParams & PageFeedAttachedMedia)[],
+  PagePhotoParams[],
+  PageVideoParams[],
+  IgMediaParams[],
+  ThreadsParams[],
+  PublishParams[],
+] = [
+  [
+    {
+      message: 'Hi',
+      // @ts-expect-error the Page feed edge documents no `privacy` parameter
+      privacy: '{"value":"EVERYONE"}',
+    },
+    {
+      // @ts-expect-error `published` is the string "true" or "false" Graph reads, not a boolean
+      published: false,
+    },
+    {
+      // @ts-expect-error the photos are attached_media[0], attached_media[1], …: the index is a number
+      'attached_media[first]': '{"media_fbid":"1"}',
+    },
+  ],
+  [
+    {
+      // @ts-expect-error a photo's address is `url`; `image_url` is Instagram's and Threads'
+      image_url: 'https://example.com/a.png',
+    },
+    {
+      // @ts-expect-error `no_story` is "true" or "false", not "yes"
+      no_story: 'yes',
+    },
+  ],
+  [
+    {
+      // @ts-expect-error a video's address is `file_url`, not `video_url`
+      video_url: 'https://example.com/a.mp4',
+    },
+  ],
+  [
+    {
+      // @ts-expect-error PHOTO is no Instagram media_type (IMAGE, VIDEO, REELS, STORIES, CAROUSEL)
+      media_type: 'PHOTO',
+      image_url: 'https://example.com/a.png',
+    },
+    {
+      image_url: 'https://example.com/a.png',
+      // @ts-expect-error an Instagram caption is `caption`; `text` is Threads'
+      text: 'Hi',
+    },
+    {
+      media_type: 'REELS',
+      video_url: 'https://example.com/a.mp4',
+      // @ts-expect-error share_to_feed is "true" or "false", not a boolean
+      share_to_feed: true,
+    },
+  ],
+  [
+    {
+      // @ts-expect-error Threads has no REELS (TEXT, IMAGE, VIDEO, CAROUSEL)
+      media_type: 'REELS',
+      video_url: 'https://example.com/a.mp4',
+    },
+    {
+      media_type: 'TEXT',
+      // @ts-expect-error a Threads post's text is `text`; `caption` is Instagram's
+      caption: 'Hi',
+    },
+    {
+      media_type: 'TEXT',
+      text: 'Hi',
+      // @ts-expect-error "nobody" is no reply_control (everyone, accounts_you_follow, mentioned_only, parent_post_author_only, followers_only)
+      reply_control: 'nobody',
+    },
+  ],
+  [
+    // @ts-expect-error media_publish and threads_publish need the container's creation_id
+    {},
+    {
+      creation_id: '1',
+      // @ts-expect-error the container is `creation_id`; a `container_id` parameter does not exist
+      container_id: '1',
+    },
+  ],
+];
 
-async function fake(flavor: MetaFlavor): Promise<FakeMeta> {
-  const f = await startFakeMeta(flavor);
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeMeta);
 
 const TOKENS = { facebook: 'EAAG-page-token', instagram: 'IGAA-user-token', threads: 'THAA-user-token' } as const;
 const VERSION = { facebook: 'v26.0', instagram: 'v26.0', threads: 'v1.0' } as const;

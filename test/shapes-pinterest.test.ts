@@ -1,21 +1,47 @@
-// The Pinterest fake held to the API v5 reference (POST /v5/pins): a body with a field, type,
-// length or media_source the reference does not allow is refused as Pinterest refuses it, 400
-// `{"code": 1, "message": "..."}`; what the connector sends passes.
-import { afterEach, describe, expect, test } from 'bun:test';
+// Pinterest API v5's published request shapes (Pinterest publishes no typed SDK, so
+// platforms/contracts/pinterest.ts holds them, written from the reference) as the connector and
+// the fake hold to them: the type-level checks below fail `tsc` when the contract's types stop
+// refusing what Pinterest refuses; the runtime tests show the fake refusing a POST /v5/pins or
+// POST /v5/media body with a field, type, length or media_source the reference does not allow as
+// Pinterest refuses it, 400 `{"code": 1, "message": "..."}`, and what the connector sends passing.
+import { describe, expect, test } from 'bun:test';
+import type { CreatePinBody, RegisterMediaBody } from '../platforms/contracts/pinterest.ts';
 import { createPinterestConnector } from '../platforms/pinterest.ts';
 import type { PublishRequest } from '../platforms/types.ts';
 import { BOARD_ID, type FakePinterest, startFakePinterest } from './fakes/pinterest.ts';
+import { perTest } from './harness/per-test.ts';
 
-const fakes: FakePinterest[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakePinterest);
 
-async function fake(): Promise<FakePinterest> {
-  const f = await startFakePinterest();
-  fakes.push(f);
-  return f;
-}
+const pin: CreatePinBody = { board_id: BOARD_ID, media_source: { source_type: 'image_url', url: 'https://example.com/a.png' } };
+
+// The types the connector builds its requests with refuse what Pinterest does not take.
+export const typeChecks: CreatePinBody[] = [
+  {
+    ...pin,
+    // @ts-expect-error a Pin has no `caption`; its text is `description`
+    caption: 'Ten ways to paint a red square',
+  },
+  {
+    ...pin,
+    // @ts-expect-error "image_link" is no source_type (image_base64, image_url, video_id, multiple_image_urls)
+    media_source: { source_type: 'image_link', url: 'https://example.com/a.png' },
+  },
+  {
+    ...pin,
+    // @ts-expect-error image_base64 takes image/jpeg or image/png, not GIF
+    media_source: { source_type: 'image_base64', content_type: 'image/gif', data: 'R0lGOD' },
+  },
+  {
+    ...pin,
+    // @ts-expect-error a video's media_id is a string of digits, not a number
+    media_source: { source_type: 'video_id', media_id: 1009213841 },
+  },
+];
+export const mediaChecks: RegisterMediaBody[] = [
+  // @ts-expect-error POST /v5/media registers videos only
+  { media_type: 'image' },
+];
 
 const connector = (f: FakePinterest) =>
   createPinterestConnector({
@@ -80,11 +106,36 @@ describe('Pinterest published shapes', () => {
     expect(f.pins).toHaveLength(0);
   });
 
-  test('what the connector sends passes the fake’s schema (an image Pin with a title and a link)', async () => {
+  test('the fake refuses a media registration that breaks the reference with 400 and code 1', async () => {
+    const f = await fake();
+    const cases: [unknown, string][] = [
+      [{ media_type: 'image' }, "media_type: must be 'video'."],
+      [{ media_type: 'video', file_name: 'clip.mp4' }, 'file_name: Unexpected property'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await fetch(`${f.url}/v5/media`, {
+        method: 'POST',
+        headers: { Authorization: 'Bearer pina_good', 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect([res.status, await res.json()]).toEqual([400, { code: 1, message }]);
+    }
+    expect(f.media).toHaveLength(0);
+  });
+
+  test('what the connector sends passes the fake’s schemas (an image Pin with a title and a link, a video Pin)', async () => {
     const f = await fake();
     await connector(f).publish(request({ options: { title: 'Red squares', link: 'https://example.com/red' } }));
-    expect(f.pins.map((p) => [p.boardId, p.title, p.link, p.altText])).toEqual([
-      [BOARD_ID, 'Red squares', 'https://example.com/red', 'A red square'],
+    const clip = new TextEncoder().encode('video bytes');
+    await connector(f).publish(
+      request({
+        text: 'A red square, moving',
+        media: [{ id: 'vid', type: 'video', mimeType: 'video/mp4', fileName: 'red.mp4', altText: null, read: async () => clip }],
+      }),
+    );
+    expect(f.pins.map((p) => [p.boardId, p.title, p.link, p.altText, p.media.type])).toEqual([
+      [BOARD_ID, 'Red squares', 'https://example.com/red', 'A red square', 'image'],
+      [BOARD_ID, null, null, null, 'video'],
     ]);
   });
 });

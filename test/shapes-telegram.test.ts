@@ -127,31 +127,108 @@ describe('fake Telegram refuses what breaks the published shape', () => {
     body: { ok: false, error_code: 400, description },
   });
 
-  test('a required parameter missing, and one of the wrong type: 400 Bad Request', async () => {
+  test('a required parameter missing: 400 Bad Request, the content read before the chat', async () => {
     const f = await fake();
+    expect(await call(f, 'sendMessage', {})).toEqual(refusal('Bad Request: message text is empty'));
     expect(await call(f, 'sendMessage', { chat_id: PUBLIC_CHANNEL.id })).toEqual(refusal('Bad Request: message text is empty'));
     expect(await call(f, 'sendMessage', { text: 'hi' })).toEqual(refusal('Bad Request: chat_id is empty'));
+    expect(await call(f, 'sendMessage', { chat_id: PUBLIC_CHANNEL.id, text: ' \n ' })).toEqual(
+      refusal('Bad Request: text must be non-empty'),
+    );
+    expect(await call(f, 'sendPhoto', { caption: 'hi' })).toEqual(refusal('Bad Request: there is no photo in the request'));
+    expect(await call(f, 'sendMediaGroup', { chat_id: PUBLIC_CHANNEL.id })).toEqual(refusal('Bad Request: parameter "media" is required'));
+    expect(f.messages).toHaveLength(0);
+  });
+
+  test('a flag outside its published type: the fake refuses it (the Bot API reads it as false)', async () => {
+    const f = await fake();
     expect(await call(f, 'sendMessage', { chat_id: PUBLIC_CHANNEL.id, text: 'hi', disable_notification: 'maybe' })).toEqual(
       refusal("Bad Request: can't parse disable_notification"),
     );
     expect(f.messages).toHaveLength(0);
   });
 
-  test('an album item of the wrong shape: 400 Bad Request', async () => {
+  test('a body the server cannot read: a bare 400 with an empty body', async () => {
+    const f = await fake();
+    for (const body of ['{"chat_id": ', '[1, 2]']) {
+      const res = await fetch(`${f.url}/bot${f.token}/sendMessage`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      expect([res.status, await res.text()]).toEqual([400, '']);
+    }
+    expect(f.messages).toHaveLength(0);
+  });
+
+  test('an album the Bot API or TDLib refuses: 400 Bad Request', async () => {
+    const f = await fake();
+    const png = new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' });
+    const album = (media: string, parts = ['a', 'b']) => {
+      const form = new FormData();
+      form.append('chat_id', String(PUBLIC_CHANNEL.id));
+      form.append('media', media);
+      for (const part of parts) form.append(part, png, `${part}.png`);
+      return form;
+    };
+    const photo = (part: string, more: Record<string, unknown> = {}) => ({ type: 'photo', media: `attach://${part}`, ...more });
+    const cases: [string, string][] = [
+      ['[{"type": "photo"', "Bad Request: can't parse media JSON object"],
+      ['{"type": "photo"}', 'Bad Request: expected an Array of InputMedia'],
+      ['[]', 'Bad Request: there are no messages to send'],
+      [JSON.stringify(Array.from({ length: 11 }, () => photo('a'))), 'Bad Request: too many messages to send as an album'],
+      [
+        JSON.stringify([photo('a', { has_spoiler: 'yes' }), photo('b')]),
+        'Bad Request: can\'t parse InputMedia: Field "has_spoiler" must be of type Boolean',
+      ],
+      [
+        JSON.stringify([photo('a', { caption: true }), photo('b')]),
+        'Bad Request: can\'t parse InputMedia: Field "caption" must be of type String',
+      ],
+      [
+        JSON.stringify([{ type: 'video', media: 'attach://a', width: 'wide' }, photo('b')]),
+        'Bad Request: can\'t parse InputMedia: Field "width" must be a valid Number',
+      ],
+      [JSON.stringify([{ media: 'attach://a' }, photo('b')]), 'Bad Request: can\'t parse InputMedia: Can\'t find field "type"'],
+      [JSON.stringify([photo('a'), photo('missing')]), "Bad Request: can't parse InputMedia: media not found"],
+      [JSON.stringify([photo('a'), { type: 'photo' }]), "Bad Request: can't parse InputMedia: media not found"],
+      [JSON.stringify([photo('a'), 'b']), "Bad Request: can't parse InputMedia: expected an Object"],
+      [
+        JSON.stringify([{ type: 'animation', media: 'attach://a' }, photo('b')]),
+        'Bad Request: can\'t parse InputMedia: type "animation" can\'t be used in sendMediaGroup',
+      ],
+      [
+        JSON.stringify([{ type: 'sticker', media: 'attach://a' }, photo('b')]),
+        'Bad Request: can\'t parse InputMedia: type "sticker" is unsupported',
+      ],
+      [JSON.stringify([photo('a'), { type: 'audio', media: 'attach://b' }]), "Bad Request: audio can't be mixed with other media types"],
+      [
+        JSON.stringify([photo('a', { show_caption_above_media: true }), photo('b')]),
+        'Bad Request: parameter show_caption_above_media must be the same for all messages',
+      ],
+    ];
+    for (const [media, description] of cases)
+      expect([media, await call(f, 'sendMediaGroup', album(media))]).toEqual([media, refusal(description)]);
+
+    // A file that fails while sending fails the whole album, named by its place.
+    const failed = (place: number, error: string) => `Bad Request: failed to send message #${place} with the error message "${error}"`;
+    const url = album(JSON.stringify([photo('a'), { type: 'photo', media: 'https://example.com/b.png' }]), ['a']);
+    expect(await call(f, 'sendMediaGroup', url)).toEqual(refusal(failed(2, 'Wrong file identifier/HTTP URL specified')));
+    const unreadable = album(JSON.stringify([photo('a'), photo('b')]), ['a']);
+    unreadable.append('b', new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' }), 'b.png');
+    expect(await call(f, 'sendMediaGroup', unreadable)).toEqual(refusal(failed(2, 'IMAGE_PROCESS_FAILED')));
+    expect(f.messages).toHaveLength(0);
+  });
+
+  test('an album of one item goes out as a lone message', async () => {
     const f = await fake();
     const form = new FormData();
     form.append('chat_id', String(PUBLIC_CHANNEL.id));
-    form.append(
-      'media',
-      JSON.stringify([
-        { type: 'photo', media: 'attach://a', has_spoiler: 'yes' },
-        { type: 'photo', media: 'attach://b' },
-      ]),
-    );
-    expect(await call(f, 'sendMediaGroup', form)).toEqual(
-      refusal('Bad Request: can\'t parse InputMedia: Field "has_spoiler" must be of type Boolean'),
-    );
-    expect(f.messages).toHaveLength(0);
+    form.append('media', JSON.stringify([{ type: 'photo', media: 'attach://a' }]));
+    form.append('a', new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], { type: 'image/png' }), 'a.png');
+    const res = await call(f, 'sendMediaGroup', form);
+    expect(res.status).toBe(200);
+    expect(f.messages.map((m) => [m.kind, m.media_group_id])).toEqual([['photo', undefined]]);
   });
 
   test('parameters the Bot API does not know are ignored, as the Bot API ignores them; form text is read as typed', async () => {
@@ -220,5 +297,13 @@ describe('Telegram connector reads the documented error envelope', () => {
     );
     expect(lost).toMatchObject({ kind: 'permanent', message: 'Telegram 400: Bad Request: chat not found', opts: { platformCode: '400' } });
     expect(failureCodeOf('TELEGRAM', lost)).toBe('rejected_content');
+  });
+
+  test('a bare 400 with an empty body (a request the server could not read) → rejected_content', async () => {
+    const f = await fake();
+    f.failNext(1, { status: 400, body: '' });
+    const err = await failure(connector(f).publish(request(f)));
+    expect(err).toMatchObject({ kind: 'permanent', message: 'Telegram 400: HTTP 400', opts: { status: 400, platformCode: '400' } });
+    expect(failureCodeOf('TELEGRAM', err)).toBe('rejected_content');
   });
 });

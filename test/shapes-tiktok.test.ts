@@ -1,21 +1,80 @@
-// The TikTok fake held to the Content Posting API v2 reference (POST /v2/post/publish/video/init/
-// and /v2/post/publish/content/init/): a body with a value the reference does not list is refused
-// as TikTok refuses it, 400 invalid_params in TikTok's envelope; what the connector sends passes.
-import { afterEach, describe, expect, test } from 'bun:test';
+// TikTok's published contract (the Content Posting API v2 reference, held as TypeBox schemas in
+// platforms/contracts/tiktok.ts): the type-level checks below fail `tsc` when the types the
+// connector builds its video/init and content/init bodies with stop refusing what TikTok does not
+// take; the runtime tests show the fake refusing a body that breaks the reference as TikTok
+// refuses it, 400 invalid_params in TikTok's envelope, and what the connector sends passing.
+import { describe, expect, test } from 'bun:test';
+import type { ContentInitBody, VideoInitBody } from '../platforms/contracts/tiktok.ts';
 import { createTikTokConnector } from '../platforms/tiktok.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { FAKE_APP, type FakeTikTok, startFakeTikTok } from './fakes/tiktok.ts';
+import { perTest } from './harness/per-test.ts';
 
-const fakes: FakeTikTok[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const upload = { source: 'FILE_UPLOAD', video_size: 2000, chunk_size: 2000, total_chunk_count: 1 } as const;
+const pulled: ContentInitBody['source_info'] = {
+  source: 'PULL_FROM_URL',
+  photo_images: ['https://media.example/1.jpeg'],
+  photo_cover_index: 0,
+};
 
-async function fake(): Promise<FakeTikTok> {
-  const f = await startFakeTikTok();
-  fakes.push(f);
-  return f;
-}
+// The types the connector builds its requests with refuse what TikTok does not take.
+export const typeChecks: { videoInit: VideoInitBody[]; contentInit: ContentInitBody[] } = {
+  videoInit: [
+    {
+      post_info: {
+        privacy_level: 'SELF_ONLY',
+        brand_content_toggle: false,
+        // @ts-expect-error a video's caption is `title`; `description` belongs to photo posts
+        description: 'A kite',
+      },
+      source_info: upload,
+    },
+    {
+      // @ts-expect-error "PRIVATE" is no privacy_level (PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY)
+      post_info: { privacy_level: 'PRIVATE', brand_content_toggle: false },
+      source_info: upload,
+    },
+    {
+      // @ts-expect-error brand_content_toggle is required: TikTok asks every post to say whether it is paid
+      post_info: { privacy_level: 'SELF_ONLY' },
+      source_info: upload,
+    },
+    {
+      post_info: { privacy_level: 'SELF_ONLY', brand_content_toggle: false },
+      // @ts-expect-error a FILE_UPLOAD source has no `video_url` (PULL_FROM_URL's has)
+      source_info: { ...upload, video_url: 'https://media.example/v.mp4' },
+    },
+  ],
+  contentInit: [
+    {
+      post_info: {
+        privacy_level: 'SELF_ONLY',
+        brand_content_toggle: false,
+        // @ts-expect-error duets belong to videos: a photo post's post_info has no `disable_duet`
+        disable_duet: true,
+      },
+      source_info: pulled,
+      post_mode: 'DIRECT_POST',
+      media_type: 'PHOTO',
+    },
+    {
+      post_info: { privacy_level: 'SELF_ONLY', brand_content_toggle: false },
+      source_info: pulled,
+      // @ts-expect-error post_mode is DIRECT_POST or MEDIA_UPLOAD ("DIRECT POST", with a space as the page writes it in prose, is neither)
+      post_mode: 'DIRECT POST',
+      media_type: 'PHOTO',
+    },
+    {
+      post_info: { privacy_level: 'SELF_ONLY', brand_content_toggle: false },
+      source_info: pulled,
+      post_mode: 'DIRECT_POST',
+      // @ts-expect-error content/init takes PHOTO only; videos go through video/init
+      media_type: 'VIDEO',
+    },
+  ],
+};
+
+const fake = perTest(startFakeTikTok);
 
 const connector = (f: FakeTikTok) =>
   createTikTokConnector({

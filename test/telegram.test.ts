@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import { createTelegramConnector } from '../platforms/telegram.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { BASIC_GROUP, PRIVATE_CHAT, PRIVATE_SUPERGROUP, PUBLIC_CHANNEL, startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
+import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
 
-const fakes: FakeTelegram[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
-
-async function fake(): Promise<FakeTelegram> {
-  const f = await startFakeTelegram();
-  fakes.push(f);
-  return f;
-}
+const fake = perTest(startFakeTelegram);
 
 const connector = (f: { url: string }, timeoutMs = 2_000) => createTelegramConnector({ baseUrl: f.url, timeoutMs });
 
@@ -356,7 +348,7 @@ describe('fake Telegram contract', () => {
     form.append('b', new Blob([new Uint8Array([1])], { type: 'application/pdf' }), 'b.pdf');
     expect(await call(f, 'sendMediaGroup', form)).toEqual({
       status: 400,
-      body: { ok: false, error_code: 400, description: "Bad Request: can't use the media of the specified type in the album" },
+      body: { ok: false, error_code: 400, description: "Bad Request: document can't be mixed with other media types" },
     });
 
     const photo = new FormData();

@@ -4,7 +4,8 @@
 // The `link` option is the text post's link preview, or the end of the text beside media.
 // A first comment → POST /{post-id}/comments, as the Page; a reply to a comment → POST
 // /{comment-id}/comments. A comment is hidden or shown again with POST /{comment-id} is_hidden,
-// and a reply of the Page's deleted with DELETE /{comment-id}.
+// and a reply of the Page's deleted with DELETE /{comment-id}. The parameters of feed, photos and
+// videos are typed by Graph's documented ones (platforms/contracts/meta.ts).
 import {
   PlatformError,
   type CommentsRead,
@@ -16,6 +17,7 @@ import {
   type PublishResult,
 } from '../types.ts';
 import type { FacebookOptions } from '../options.ts';
+import type { PageFeedAttachedMedia, PageFeedParams, PagePhotoParams, PageVideoParams } from '../contracts/meta.ts';
 import { blobOf, credential, trimSlash } from '../http.ts';
 import { counts, dig, strOrNumber } from '../json.ts';
 import {
@@ -143,7 +145,7 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
       const photoIds: string[] = [];
       for (const item of req.media) photoIds.push(await uploadPhoto(graph, pageId, token, item, req.signal));
 
-      const params: Record<string, string> = {};
+      const params: PageFeedParams & PageFeedAttachedMedia = {};
       const message = messageOf(req);
       if (message) params.message = message;
       const link = linkOf(req);
@@ -264,11 +266,17 @@ function account(credentials: Record<string, unknown>): { pageId: string; token:
   return { pageId: credential(P, credentials, 'pageId'), token: credential(P, credentials, 'accessToken') };
 }
 
-async function uploadPhoto(graph: GraphClient, pageId: string, token: string, item: MediaRef, signal?: AbortSignal): Promise<string> {
+/** A multipart body: the edge's parameters and the file as `source`. */
+async function upload(params: Record<string, string | undefined>, item: MediaRef): Promise<FormData> {
   const form = new FormData();
   form.set('source', blobOf(await item.read(), item.mimeType), item.fileName);
-  form.set('published', 'false');
-  const photo = await graph.post(`/${pageId}/photos`, form, token, signal);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) form.set(k, v);
+  return form;
+}
+
+async function uploadPhoto(graph: GraphClient, pageId: string, token: string, item: MediaRef, signal?: AbortSignal): Promise<string> {
+  const params: PagePhotoParams = { published: 'false' };
+  const photo = await graph.post(`/${pageId}/photos`, await upload(params, item), token, signal);
   const id = strOrNumber(photo.id);
   if (!id) throw new PlatformError('transient', `Facebook photo upload returned no id: ${JSON.stringify(photo).slice(0, 200)}`);
   return id;
@@ -287,10 +295,8 @@ async function publishVideo(
   item: MediaRef,
   signal?: AbortSignal,
 ): Promise<PublishResult> {
-  const form = new FormData();
-  form.set('source', blobOf(await item.read(), item.mimeType), item.fileName);
-  if (text) form.set('description', text);
-  const video = await graph.post(`/${pageId}/videos`, form, token, signal);
+  const params: PageVideoParams = text ? { description: text } : {};
+  const video = await graph.post(`/${pageId}/videos`, await upload(params, item), token, signal);
   const id = strOrNumber(video.id);
   if (!id) throw new PlatformError('transient', `Facebook video upload returned no id: ${JSON.stringify(video).slice(0, 200)}`);
   return { platformPostId: id, url: `${web}/${pageId}/videos/${id}` };

@@ -5,7 +5,8 @@
 // options choose a feed post, a reel (REELS), a story (STORIES) or a carousel (CAROUSEL of item
 // containers). A first comment → POST /{ig-media-id}/comments; a reply to a comment → POST
 // /{ig-comment-id}/replies. A comment is hidden or shown again with POST /{ig-comment-id} hide,
-// and a reply of the account's deleted with DELETE /{ig-comment-id}.
+// and a reply of the account's deleted with DELETE /{ig-comment-id}. The parameters of media and
+// media_publish are typed by Graph's documented ones (platforms/contracts/meta.ts).
 import {
   PlatformError,
   type CommentsRead,
@@ -17,6 +18,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../types.ts';
+import type { IgMediaParams, PublishParams } from '../contracts/meta.ts';
 import type { InstagramOptions } from '../options.ts';
 import { credential, trimSlash } from '../http.ts';
 import { counts, dig, strOrNumber } from '../json.ts';
@@ -74,21 +76,21 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
   const root = createGraphClient(P, { baseUrl: base, ...http });
   const poll = { intervalMs: opts.pollIntervalMs ?? 5_000, timeoutMs: opts.pollTimeoutMs ?? 300_000 };
 
-  async function createContainer(userId: string, token: string, params: Record<string, string>, signal?: AbortSignal): Promise<string> {
+  async function createContainer(userId: string, token: string, params: IgMediaParams, signal?: AbortSignal): Promise<string> {
     const body = await graph.post(`/${userId}/media`, params, token, signal);
     const id = strOrNumber(body.id);
     if (!id) throw new PlatformError('transient', `Instagram returned no container id: ${JSON.stringify(body).slice(0, 200)}`);
     return id;
   }
 
-  async function itemParams(item: MediaRef, carouselItem: boolean, o: InstagramOptions): Promise<Record<string, string>> {
+  async function itemParams(item: MediaRef, carouselItem: boolean, o: InstagramOptions): Promise<IgMediaParams> {
     const url = await publicUrl(P, opts.mediaUrl, item);
     if (item.type === 'video') {
       // Single feed videos are published as reels (since July 2023); VIDEO is for carousel items.
       return carouselItem ? { media_type: 'VIDEO', video_url: url, is_carousel_item: 'true' } : { media_type: 'REELS', video_url: url };
     }
     if (item.type !== 'image') throw new PlatformError('permanent', `Instagram: ${item.type} attachments are not supported`);
-    const params: Record<string, string> = { image_url: url };
+    const params: IgMediaParams = { image_url: url };
     if (carouselItem) params.is_carousel_item = 'true';
     // The post's alt text for this image wins over the media item's own; an empty one sends none.
     const alt =
@@ -121,16 +123,16 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
   }
 
   async function buildContainer(userId: string, token: string, req: PublishRequest, o: InstagramOptions): Promise<string> {
-    const caption: Record<string, string> = req.text ? { caption: req.text } : {};
+    const caption: IgMediaParams = req.text ? { caption: req.text } : {};
     // Graph takes the usernames as a JSON array.
-    const collaborators: Record<string, string> = o.collaborators?.length ? { collaborators: JSON.stringify(o.collaborators) } : {};
+    const collaborators: IgMediaParams = o.collaborators?.length ? { collaborators: JSON.stringify(o.collaborators) } : {};
     // share_to_feed and thumb_offset belong to reels (Graph refuses share_to_feed on anything
     // else), so other types leave them out.
     if (o.type === 'reel') {
-      const params: Record<string, string> = {
+      const params: IgMediaParams = {
         media_type: 'REELS',
         video_url: await publicUrl(P, opts.mediaUrl, req.media[0]!),
-        share_to_feed: String(o.shareToFeed ?? true),
+        share_to_feed: (o.shareToFeed ?? true) ? 'true' : 'false',
         ...caption,
         ...collaborators,
       };
@@ -141,7 +143,9 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       // No caption: Graph ignores one on a story, and a story shows none.
       const item = req.media[0]!;
       const url = await publicUrl(P, opts.mediaUrl, item);
-      return single(userId, token, { media_type: 'STORIES', [item.type === 'video' ? 'video_url' : 'image_url']: url }, req.signal);
+      const story: IgMediaParams =
+        item.type === 'video' ? { media_type: 'STORIES', video_url: url } : { media_type: 'STORIES', image_url: url };
+      return single(userId, token, story, req.signal);
     }
     if (o.type !== 'carousel' && req.media.length === 1) {
       return single(userId, token, { ...(await itemParams(req.media[0]!, false, o)), ...caption, ...collaborators }, req.signal);
@@ -156,7 +160,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     return single(userId, token, { media_type: 'CAROUSEL', children: children.join(','), ...caption, ...collaborators }, req.signal);
   }
 
-  async function single(userId: string, token: string, params: Record<string, string>, signal?: AbortSignal): Promise<string> {
+  async function single(userId: string, token: string, params: IgMediaParams, signal?: AbortSignal): Promise<string> {
     const id = await createContainer(userId, token, params, signal);
     await ready(id, token, signal);
     return id;
@@ -223,7 +227,8 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       // A retry that fails before media_publish leaves unpublished containers behind; they are
       // invisible and expire after 24 hours.
       const containerId = await buildContainer(userId, token, req, o);
-      const published = await graph.post(`/${userId}/media_publish`, { creation_id: containerId }, token, req.signal);
+      const publish: PublishParams = { creation_id: containerId };
+      const published = await graph.post(`/${userId}/media_publish`, publish, token, req.signal);
       const mediaId = strOrNumber(published.id);
       if (!mediaId)
         throw new PlatformError('transient', `Instagram media_publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);

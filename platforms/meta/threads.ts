@@ -5,7 +5,8 @@
 // same flow with reply_to_id, the item before it, and so is a reply to someone's reply. A reply
 // under the account's threads is hidden or shown again with POST /{threads-reply-id}/manage_reply
 // (threads_manage_replies); a post of the account's is deleted with DELETE /{threads-media-id}
-// (threads_delete).
+// (threads_delete). The parameters of threads and threads_publish are typed by the documented ones
+// (platforms/contracts/meta.ts).
 import {
   PlatformError,
   type CommentsRead,
@@ -17,6 +18,7 @@ import {
   type PublishResult,
 } from '../types.ts';
 import { API_VERSIONS } from '../api-versions.ts';
+import type { PublishParams, ThreadsParams } from '../contracts/meta.ts';
 import { credential, trimSlash } from '../http.ts';
 import { counts, dig, strOrNumber } from '../json.ts';
 import {
@@ -65,20 +67,19 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
   const root = createGraphClient(P, { baseUrl: base, ...http });
   const poll = { intervalMs: opts.pollIntervalMs ?? 5_000, timeoutMs: opts.pollTimeoutMs ?? 300_000 };
 
-  async function createContainer(userId: string, token: string, params: Record<string, string>, signal?: AbortSignal): Promise<string> {
+  async function createContainer(userId: string, token: string, params: ThreadsParams, signal?: AbortSignal): Promise<string> {
     const body = await graph.post(`/${userId}/threads`, params, token, signal);
     const id = strOrNumber(body.id);
     if (!id) throw new PlatformError('transient', `Threads returned no container id: ${JSON.stringify(body).slice(0, 200)}`);
     return id;
   }
 
-  async function itemParams(item: MediaRef): Promise<Record<string, string>> {
+  async function itemParams(item: MediaRef): Promise<ThreadsParams> {
     if (item.type !== 'image' && item.type !== 'video') {
       throw new PlatformError('permanent', `Threads: ${item.type} attachments are not supported`);
     }
     const url = await publicUrl(P, opts.mediaUrl, item);
-    const params: Record<string, string> =
-      item.type === 'video' ? { media_type: 'VIDEO', video_url: url } : { media_type: 'IMAGE', image_url: url };
+    const params: ThreadsParams = item.type === 'video' ? { media_type: 'VIDEO', video_url: url } : { media_type: 'IMAGE', image_url: url };
     if (item.altText) params.alt_text = item.altText;
     return params;
   }
@@ -102,7 +103,7 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
 
   async function buildContainer(userId: string, token: string, req: PublishRequest): Promise<string> {
     // A reply names its parent on the container that is published (never on carousel items).
-    const text: Record<string, string> = {
+    const text: ThreadsParams = {
       ...(req.text ? { text: req.text } : {}),
       ...(req.replyTo ? { reply_to_id: req.replyTo.parent.platformPostId } : {}),
     };
@@ -188,7 +189,8 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
       if (req.media.length > MAX_ITEMS) throw new PlatformError('permanent', `Threads: at most ${MAX_ITEMS} items per carousel`);
 
       const containerId = await buildContainer(userId, token, req);
-      const published = await graph.post(`/${userId}/threads_publish`, { creation_id: containerId }, token, req.signal);
+      const publish: PublishParams = { creation_id: containerId };
+      const published = await graph.post(`/${userId}/threads_publish`, publish, token, req.signal);
       const postId = strOrNumber(published.id);
       if (!postId) throw new PlatformError('transient', `Threads publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);
       return { platformPostId: postId, ...(await permalink(graph, web, postId, token, req.signal)) };

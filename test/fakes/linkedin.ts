@@ -5,12 +5,21 @@
 // bodies, version and protocol headers, member/organization permissions (reading comments needs
 // r_organization_social for an organization's post, r_member_social for a member's; deleting
 // one, its own actor), little-text truncation and DUPLICATE_POST behave as LinkedIn's do.
-// LinkedIn publishes no typed SDK, so the create body is checked against a TypeBox schema written
-// from the Posts API page (PostBody) and refused as LinkedIn refuses it, 422 with the field path.
-import { type Static, Type } from '@sinclair/typebox';
+// LinkedIn publishes no typed SDK: the post, upload and comment create bodies are checked against
+// the TypeBox schemas of platforms/contracts/linkedin.ts, written from the documentation pages,
+// and one that breaks them is refused as LinkedIn refuses it, 422 with the field path.
+import type { TSchema } from '@sinclair/typebox';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { API_VERSIONS } from '../../platforms/api-versions.ts';
+import {
+  CommentBody,
+  FinalizeVideoUploadBody,
+  InitializeDocumentUploadBody,
+  InitializeImageUploadBody,
+  InitializeVideoUploadBody,
+  PostBody,
+} from '../../platforms/contracts/linkedin.ts';
 
 export interface FakeLinkedInPost {
   urn: string;
@@ -126,78 +135,8 @@ export interface FakeLinkedIn {
 
 const RESERVED = /[\\|{}@[\]()<>#*_~]/;
 
-const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
-const closed = { additionalProperties: false } as const;
-
-/** Post visibilities the Posts API documents (CONTAINER: a post inside a group or other container). */
-export const VISIBILITIES = ['PUBLIC', 'CONNECTIONS', 'LOGGED_IN', 'CONTAINER'] as const;
-
-/** The image, video or document of a single-media post. */
-const MediaContent = Type.Object(
-  { id: Type.String(), title: Type.Optional(Type.String()), altText: Type.Optional(Type.String({ maxLength: 4086 })) },
-  closed,
-);
-/** An article (link) post. */
-const ArticleContent = Type.Object(
-  {
-    source: Type.String(),
-    title: Type.Optional(Type.String()),
-    description: Type.Optional(Type.String()),
-    thumbnail: Type.Optional(Type.String()),
-    thumbnailAltText: Type.Optional(Type.String()),
-  },
-  closed,
-);
-/** A multi-image post: 2 to 20 images. */
-const MultiImageContent = Type.Object(
-  {
-    images: Type.Array(Type.Object({ id: Type.String(), altText: Type.Optional(Type.String({ maxLength: 4086 })) }, closed), {
-      minItems: 2,
-      maxItems: 20,
-    }),
-  },
-  closed,
-);
-
-/**
- * The body of `POST /rest/posts`, from LinkedIn's Posts API page
- * (https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api,
- * LinkedIn-Version 202609, the version in platforms/api-versions.ts). Rest.li refuses a field the
- * schema does not have (UNRECOGNIZED_FIELD), so every level is closed.
- */
-export const PostBody = Type.Object(
-  {
-    author: Type.String({ pattern: '^urn:li:(person|organization):' }),
-    commentary: Type.Optional(Type.String()),
-    visibility: literals(VISIBILITIES),
-    distribution: Type.Object(
-      {
-        feedDistribution: literals(['MAIN_FEED', 'NONE']),
-        targetEntities: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
-        thirdPartyDistributionChannels: Type.Optional(Type.Array(Type.String())),
-      },
-      closed,
-    ),
-    lifecycleState: literals(['PUBLISHED', 'DRAFT']),
-    isReshareDisabledByAuthor: Type.Optional(Type.Boolean()),
-    content: Type.Optional(
-      Type.Object(
-        { media: Type.Optional(MediaContent), multiImage: Type.Optional(MultiImageContent), article: Type.Optional(ArticleContent) },
-        closed,
-      ),
-    ),
-    contentLandingPage: Type.Optional(Type.String()),
-    contentCallToActionLabel: Type.Optional(Type.String()),
-    adContext: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    reshareContext: Type.Optional(Type.Object({ parent: Type.String(), root: Type.Optional(Type.String()) }, closed)),
-    container: Type.Optional(Type.String()),
-  },
-  closed,
-);
-export type PostBody = Static<typeof PostBody>;
-
-/** LinkedIn's 422 for the first way a body breaks PostBody: the Rest.li field path, its description and code. */
-function postBodyError(e: ValueError): Response {
+/** LinkedIn's 422 for the first way a body breaks its schema: the Rest.li field path, its description and code. */
+function inputError(e: ValueError): Response {
   switch (e.type) {
     case ValueErrorType.ObjectAdditionalProperties:
       return fieldError(e.path, 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD');
@@ -211,8 +150,19 @@ function postBodyError(e: ValueError): Response {
       return fieldError(e.path, e.message, 'INVALID_VALUE');
   }
 }
+/** The 422 for a body that breaks `schema`, or null when it holds. */
+function schemaError(schema: TSchema, body: unknown): Response | null {
+  const wrong = Value.Errors(schema, body).First();
+  return wrong ? inputError(wrong) : null;
+}
+
 const MAX_COMMENTARY = 3000;
-const COMMENT_FIELDS = new Set(['actor', 'object', 'message', 'parentComment', 'content']);
+/** The initializeUpload body of each upload kind. */
+const INITIALIZE: Record<FakeLinkedInAsset['kind'], TSchema> = {
+  images: InitializeImageUploadBody,
+  videos: InitializeVideoUploadBody,
+  documents: InitializeDocumentUploadBody,
+};
 
 export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise<FakeLinkedIn> {
   const member = 'urn:li:person:8675309abc';
@@ -343,17 +293,14 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
    */
   async function createComment(req: Request, urn: string, tok: FakeLinkedInToken): Promise<Response> {
     if (urn.startsWith('urn:li:comment:')) return createReply(req, urn, tok);
-    const body = await readJson(req);
-    if (!body) return restError(400, 'Invalid JSON in the request body');
-    for (const k of Object.keys(body)) {
-      if (!COMMENT_FIELDS.has(k)) return fieldError(`/${k}`, 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD');
-    }
+    const raw = await readJson(req);
+    if (!raw) return restError(400, 'Invalid JSON in the request body');
+    const broken = schemaError(CommentBody, raw);
+    if (broken) return broken;
+    const body = raw as CommentBody;
     const actor = body.actor;
-    if (typeof actor !== 'string' || !/^urn:li:(person|organization):/.test(actor))
-      return fieldError('/actor', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
-    const text = dig(body, 'message', 'text');
-    if (typeof text !== 'string' || !text.trim())
-      return fieldError('/message/text', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    const text = body.message.text;
+    if (!text.trim()) return fieldError('/message/text', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
     // Stricter than LinkedIn, which also takes the post's activity URN as the object.
     if (body.object !== urn) return fieldError('/object', `object must be the entity commented on (${urn})`, 'INVALID_VALUE');
     if (body.parentComment !== undefined) return fieldError('/parentComment', 'parentComment is for nested comments only', 'INVALID_VALUE');
@@ -375,17 +322,14 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
 
   /** A reply: POST /rest/socialActions/{comment urn}/comments with parentComment that comment. */
   async function createReply(req: Request, urn: string, tok: FakeLinkedInToken): Promise<Response> {
-    const body = await readJson(req);
-    if (!body) return restError(400, 'Invalid JSON in the request body');
-    for (const k of Object.keys(body)) {
-      if (!COMMENT_FIELDS.has(k)) return fieldError(`/${k}`, 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD');
-    }
+    const raw = await readJson(req);
+    if (!raw) return restError(400, 'Invalid JSON in the request body');
+    const broken = schemaError(CommentBody, raw);
+    if (broken) return broken;
+    const body = raw as CommentBody;
     const actor = body.actor;
-    if (typeof actor !== 'string' || !/^urn:li:(person|organization):/.test(actor))
-      return fieldError('/actor', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
-    const text = dig(body, 'message', 'text');
-    if (typeof text !== 'string' || !text.trim())
-      return fieldError('/message/text', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    const text = body.message.text;
+    if (!text.trim()) return fieldError('/message/text', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
     if (!mayActAs(tok, actor, true)) {
       return restError(403, 'Not enough permissions to access: partnerApiSocialActions.CREATE.20260901', {
         code: 'ACCESS_DENIED',
@@ -549,26 +493,16 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
 
   async function initialize(req: Request, kind: FakeLinkedInAsset['kind'], tok: FakeLinkedInToken): Promise<Response> {
     const body = await readJson(req);
-    const r = body?.initializeUploadRequest as Record<string, unknown> | undefined;
-    const owner = r?.owner;
-    if (typeof owner !== 'string')
-      return fieldError('/initializeUploadRequest/owner', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
+    if (!body) return restError(400, 'Invalid JSON in the request body');
+    const broken = schemaError(INITIALIZE[kind], body);
+    if (broken) return broken;
+    const r = (body as InitializeVideoUploadBody | InitializeImageUploadBody).initializeUploadRequest;
+    const owner = r.owner;
     if (!mayActAs(tok, owner, true))
       return restError(403, `Not enough permissions to access: ${kind}.ACTION.20260901`, { code: 'ACCESS_DENIED', serviceErrorCode: 100 });
     const id = next();
     if (kind === 'videos') {
-      const size = r?.fileSizeBytes;
-      if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) {
-        return fieldError(
-          '/initializeUploadRequest/fileSizeBytes',
-          'field is required but not found and has no default value',
-          'FIELD_REQUIRED',
-        );
-      }
-      for (const k of ['uploadCaptions', 'uploadThumbnail']) {
-        if (typeof r?.[k] !== 'boolean')
-          return fieldError(`/initializeUploadRequest/${k}`, 'field is required but not found and has no default value', 'FIELD_REQUIRED');
-      }
+      const size = (r as InitializeVideoUploadBody['initializeUploadRequest']).fileSizeBytes;
       const urn = `urn:li:video:D4E10AQ${id}`;
       const parts: FakeLinkedInAsset['parts'] = [];
       for (let first = 0; first < size; first += partBytes) {
@@ -634,14 +568,16 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   }
 
   async function finalize(req: Request): Promise<Response> {
-    const f = (await readJson(req))?.finalizeUploadRequest as Record<string, unknown> | undefined;
-    const asset = assets.find((a) => a.urn === f?.video && a.kind === 'videos');
+    const body = await readJson(req);
+    if (!body) return restError(400, 'Invalid JSON in the request body');
+    const broken = schemaError(FinalizeVideoUploadBody, body);
+    if (broken) return broken;
+    const f = (body as FinalizeVideoUploadBody).finalizeUploadRequest;
+    const asset = assets.find((a) => a.urn === f.video && a.kind === 'videos');
     if (!asset) return fieldError('/finalizeUploadRequest/video', 'Video not found', 'INVALID_VALUE');
-    if (typeof f?.uploadToken !== 'string')
-      return fieldError('/finalizeUploadRequest/uploadToken', 'field is required but not found and has no default value', 'FIELD_REQUIRED');
     const ids = f.uploadedPartIds;
     const etags = asset.parts.map((p) => p.etag);
-    if (!Array.isArray(ids) || etags.some((e) => !e) || JSON.stringify(ids) !== JSON.stringify(etags)) {
+    if (etags.some((e) => !e) || JSON.stringify(ids) !== JSON.stringify(etags)) {
       return restError(400, 'Uploaded part ids do not match the uploaded parts', { code: 'INVALID_VALUE' });
     }
     asset.status = 'PROCESSING';
@@ -668,8 +604,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     const body = await readJson(req);
     if (!body) return restError(400, 'Invalid JSON in the request body');
     sends.push({ rendered: renderLittleText(typeof body.commentary === 'string' ? body.commentary : ''), at: Date.now() });
-    const wrong = Value.Errors(PostBody, body).First();
-    if (wrong) return postBodyError(wrong);
+    const broken = schemaError(PostBody, body);
+    if (broken) return broken;
     const sent = body as PostBody;
     const author = sent.author;
     if (!mayActAs(tok, author, true)) {

@@ -6,12 +6,16 @@
 // status up among the account's own).
 //
 // What it receives and answers follows the published shapes the connector follows (masto 8.0.0's
-// types, as Mastodon's snake_case JSON: platforms/mastodon.ts Snake<T>): POST /api/v1/statuses is
-// checked against CreateStatusBody (a TypeBox schema that test/shapes-mastodon.test.ts holds equal
-// to masto's CreateStatusParams) and refused as Mastodon refuses it, 422 `{"error": "Validation
-// failed: …"}`; fields Mastodon does not know are ignored, as its strong parameters drop them. Every
-// answer is typed by masto's entity (Status, MediaAttachment, Context, Account, Instance, Error).
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+// types, as Mastodon's snake_case JSON: platforms/mastodon.ts Snake<T>), each held to masto's type
+// by test/shapes-mastodon.test.ts. POST /api/v1/statuses is checked against CreateStatusBody
+// (masto's CreateStatusParams) and POST /api/v2/media against CreateMediaBody (masto's
+// CreateMediaAttachmentParams), and a body that breaks them is refused as Mastodon refuses it,
+// 422 `{"error": "Validation failed: …"}`; fields Mastodon does not know are ignored, as its
+// strong parameters drop them. The account statuses query is read by ListStatusesQuery (masto's
+// ListAccountStatusesParams) as Mastodon reads a query: each value cast, none refused, unknown
+// parameters ignored. Every answer is typed by masto's entity (Status, MediaAttachment, Context,
+// Account, Instance, Error).
+import { Kind, type Static, type TObject, type TSchema, Type, TypeRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { mastodon } from 'masto';
 import type {
@@ -51,6 +55,39 @@ export type CreateStatusFields = Partial<
     'status' | 'media_ids' | 'in_reply_to_id' | 'visibility' | 'sensitive' | 'spoiler_text' | 'language'
   >
 >;
+
+// A file part of a multipart body: TypeBox has no Blob type, so the fake registers one.
+if (!TypeRegistry.Has('Blob')) TypeRegistry.Set('Blob', (_schema, value) => value instanceof Blob);
+const FilePart = Type.Unsafe<Blob>({ [Kind]: 'Blob' });
+/**
+ * POST /api/v2/media (https://docs.joinmastodon.org/methods/media/#v2), multipart, as masto's
+ * CreateMediaAttachmentParams has it: `file` (a file part, or text: Mastodon's Paperclip reads a
+ * `data:` URI as the file), `description`, `focus` ("x,y") and `thumbnail` (a file or text).
+ */
+export const CreateMediaBody = Type.Object({
+  file: Type.Union([FilePart, Type.String()]),
+  description: Type.Optional(Nullable(Type.String())),
+  focus: Type.Optional(Nullable(Type.String())),
+  thumbnail: Type.Optional(Nullable(Type.Union([FilePart, Type.String()]))),
+});
+export type CreateMediaBody = Static<typeof CreateMediaBody>;
+/**
+ * GET /api/v1/accounts/:id/statuses (https://docs.joinmastodon.org/methods/accounts/#statuses),
+ * as masto's ListAccountStatusesParams has it: the pagination ids and limit, and the filters.
+ */
+export const ListStatusesQuery = Type.Object({
+  max_id: Type.Optional(Nullable(Type.String())),
+  since_id: Type.Optional(Nullable(Type.String())),
+  min_id: Type.Optional(Nullable(Type.String())),
+  limit: Type.Optional(Nullable(Type.Number())),
+  only_media: Type.Optional(Nullable(Type.Boolean())),
+  pinned: Type.Optional(Nullable(Type.Boolean())),
+  exclude_replies: Type.Optional(Nullable(Type.Boolean())),
+  exclude_reblogs: Type.Optional(Nullable(Type.Boolean())),
+  tagged: Type.Optional(Nullable(Type.String())),
+  exclude_direct: Type.Optional(Nullable(Type.Boolean())),
+});
+export type ListStatusesQuery = Static<typeof ListStatusesQuery>;
 
 export interface FakeStatus {
   id: string;
@@ -92,6 +129,8 @@ export interface FakeMedia {
   /** Hex SHA-256 of the bytes received (which file was published, not only how big). */
   sha256: string;
   description: string | null;
+  /** The focal point sent (`focus`), as meta.focus shows it; null when none was sent. */
+  focus: { x: number; y: number } | null;
   /** GET /api/v1/media/:id answers 206 (still processing) this many more times, then 200. */
   pendingPolls: number;
   processed: boolean;
@@ -350,13 +389,30 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
     return json({ ...statusJson(s!), text: s!.text } satisfies StatusAnswer);
   }
 
+  /**
+   * POST /api/v2/media: the form checked against CreateMediaBody, refused in ActiveModel's words
+   * (Mastodon's MediaAttachment validations). `focus` is not checked: Mastodon splits it at the
+   * comma and reads each part with Ruby's to_f, so text that is not a number is 0.0, never a
+   * refusal. A text `file` is read as a `data:` URI, as Mastodon's Paperclip reads it; other text
+   * has no Paperclip adapter, which Mastodon answers 500 with its processing error.
+   */
   async function upload(req: Request, token: string): Promise<Response> {
     const form = await req.formData().catch(() => null);
     if (!form) return error('Error occurred while parsing request parameters', 400);
-    const file = form.get('file');
-    if (!(file instanceof Blob)) return error("Validation failed: File can't be blank", 422);
-    const description = form.get('description');
-    if (typeof description === 'string' && description.length > MAX_DESCRIPTION) {
+    const fields: Record<string, unknown> = {};
+    for (const key of Object.keys(CreateMediaBody.properties)) if (form.has(key)) fields[key] = form.get(key);
+    const wrong = Value.Errors(CreateMediaBody, fields).First();
+    if (wrong) {
+      const field = wrong.path.split('/')[1] ?? '';
+      const name = field.charAt(0).toUpperCase() + field.slice(1);
+      return error(`Validation failed: ${name} ${field === 'file' && fields.file === undefined ? "can't be blank" : 'is invalid'}`, 422);
+    }
+    const params = fields as CreateMediaBody;
+    const file = typeof params.file === 'string' ? dataUri(params.file) : params.file;
+    if (file === 'blank') return error("Validation failed: File can't be blank", 422);
+    if (!file) return error('Error processing thumbnail for uploaded media', 500);
+    const description = params.description ?? null;
+    if (description !== null && [...description].length > MAX_DESCRIPTION) {
       return error(`Validation failed: Description is too long (maximum is ${MAX_DESCRIPTION} characters)`, 422);
     }
     const m: FakeMedia = {
@@ -366,7 +422,8 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       mimeType: file.type,
       size: file.size,
       sha256: new Bun.CryptoHasher('sha256').update(await file.arrayBuffer()).digest('hex'),
-      description: typeof description === 'string' ? description : null,
+      description,
+      focus: params.focus ? focusOf(params.focus) : null,
       pendingPolls: opts.mediaPendingPolls ?? 1,
       processed: opts.syncMedia === true,
       statusId: null,
@@ -377,21 +434,34 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
 
   /**
    * GET /api/v1/accounts/:id/statuses: the token's own statuses, newest first (one account per
-   * token). exclude_replies leaves out replies to other accounts only (Status.without_replies
-   * keeps an account's answers to itself).
+   * token), the query read by ListStatusesQuery as Mastodon reads it (castQuery). `limit` is
+   * Api::BaseController#limit_param: absent 20, else the number's absolute value, at most 40 (0
+   * lists nothing). max_id, since_id and min_id compare as numbers; min_id lists the statuses
+   * just after it. exclude_replies leaves out replies to other accounts only
+   * (Status.without_replies keeps an account's answers to itself); only_media keeps statuses
+   * with attachments; exclude_direct leaves out direct ones; `tagged` keeps those with the
+   * hashtag; the fake has no pins and no boosts, so `pinned` lists nothing and exclude_reblogs
+   * changes nothing.
    */
-  function listStatuses(accountId: string, q: URLSearchParams, token: string): Response {
+  function listStatuses(accountId: string, search: URLSearchParams, token: string): Response {
     if (accountId !== ACCOUNT.id) return error('Record not found', 404);
-    const limit = Math.min(Math.max(Number(q.get('limit')) || 20, 1), 40);
-    const noReplies = q.get('exclude_replies') === 'true';
-    return json(
-      statuses
-        .filter((s) => s.token === token)
-        .filter((s) => !(noReplies && s.in_reply_to_id && inReplyToAccount(s) !== s.token))
-        .toReversed()
-        .slice(0, limit)
-        .map(statusJson),
-    );
+    const q = castQuery(ListStatusesQuery, search);
+    const limit = q.limit == null ? 20 : Math.min(Math.abs(q.limit), 40);
+    const idOf = (v: string | null | undefined) => (v?.trim() ? BigInt(rubyInteger(v)) : null);
+    const [maxId, sinceId, minId] = [idOf(q.max_id), idOf(q.since_id), idOf(q.min_id)];
+    const tag = q.tagged ? new RegExp(`(^|[^\\p{L}\\p{N}_])#${escapeRegExp(q.tagged)}(?![\\p{L}\\p{N}_])`, 'iu') : null;
+    const listed = statuses
+      .filter((s) => s.token === token)
+      .filter((s) => !(q.exclude_replies && s.in_reply_to_id && inReplyToAccount(s) !== s.token))
+      .filter((s) => !q.only_media || s.media_ids.length > 0)
+      .filter((s) => !q.exclude_direct || s.visibility !== 'direct')
+      .filter((s) => !q.pinned)
+      .filter((s) => !tag || tag.test(s.text))
+      .filter((s) => (maxId === null || BigInt(s.id) < maxId) && (sinceId === null || BigInt(s.id) > sinceId))
+      .filter((s) => minId === null || BigInt(s.id) > minId);
+    // Oldest first after min_id (the page just after it), newest first otherwise; shown newest first.
+    const page = minId === null ? listed.toReversed().slice(0, limit) : listed.slice(0, limit).toReversed();
+    return json(page.map(statusJson));
   }
 
   function showMedia(id: string, token: string): Response {
@@ -422,7 +492,8 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
   /**
    * GET /api/v1/statuses/:id/context: a public status's conversation, readable without a token
    * (a token given must be valid). Descendants in depth-first order, each level by id, within
-   * the limits a signed-in or anonymous client gets.
+   * the limits a signed-in or anonymous client gets. The method takes no parameters (masto's
+   * context.fetch() has none), so a query string is ignored, as Mastodon's controller reads none.
    */
   function context(req: Request, id: string): Response {
     const auth = req.headers.get('authorization');
@@ -522,7 +593,7 @@ export async function startFakeMastodon(opts: FakeMastodonOptions = {}): Promise
       preview_url: `${file}/small/${name}`,
       remote_url: null,
       text_url: null,
-      meta: {},
+      meta: m.focus ? { focus: m.focus } : {},
       description: m.description,
       blurhash: null,
     };
@@ -680,6 +751,69 @@ function checkStatusParams(raw: Record<string, unknown>): CreateStatusBody | str
   const field = first.path.split('/')[1] ?? '';
   const name = field.charAt(0).toUpperCase() + field.slice(1).replace(/_/g, ' ');
   return `Validation failed: ${name} ${field === 'visibility' ? 'is not included in the list' : 'is invalid'}`;
+}
+
+/**
+ * A query string read as Mastodon reads one, by the schema's types: no value is refused. A
+ * boolean is ActiveModel::Type::Boolean's cast (blank: not given; "0", "f", "F", "false",
+ * "FALSE", "off", "OFF": false; any other text: true), a number Ruby's to_i (the leading
+ * integer, else 0; blank is 0 too), text as it is. A parameter the schema lacks is ignored, as
+ * Mastodon's controllers read only their own.
+ */
+export function castQuery<T extends TObject>(schema: T, search: URLSearchParams): Static<T> {
+  const out: Record<string, unknown> = {};
+  for (const [key, prop] of Object.entries(schema.properties) as [string, TSchema][]) {
+    const raw = search.get(key);
+    if (raw === null) continue;
+    const type = ((prop.anyOf as TSchema[] | undefined)?.find((x) => x.type !== 'null') ?? prop).type;
+    if (type === 'boolean') {
+      if (raw !== '') out[key] = !RAILS_FALSE.has(raw);
+    } else if (type === 'number' || type === 'integer') out[key] = Number(rubyInteger(raw));
+    else out[key] = raw;
+  }
+  // The cast is the fake's own: what it makes must be the schema's shape.
+  if (!Value.Check(schema, out)) throw new Error(`castQuery: ${JSON.stringify(out)} does not match the schema`);
+  return out as Static<T>;
+}
+
+/** ActiveModel::Type::Boolean::FALSE_VALUES as text. */
+const RAILS_FALSE = new Set(['0', 'f', 'F', 'false', 'FALSE', 'off', 'OFF']);
+
+/** Ruby's String#to_i: the leading integer (after whitespace), else 0; as text, so a Snowflake id keeps every digit. */
+function rubyInteger(s: string): string {
+  return /^\s*([+-]?\d+)/.exec(s)?.[1] ?? '0';
+}
+
+/** Ruby's String#to_f: the leading decimal number (after whitespace), else 0.0. */
+function rubyFloat(s: string): number {
+  const m = /^\s*[+-]?(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?/.exec(s);
+  return m ? Number.parseFloat(m[0]) : 0;
+}
+
+/** MediaAttachment#focus=: "x,y", each part read with to_f (a missing part shows as 0 here). */
+function focusOf(point: string): { x: number; y: number } {
+  const [x = '', y = ''] = point.split(',');
+  return { x: rubyFloat(x), y: rubyFloat(y) };
+}
+
+/**
+ * A text `file` as Paperclip's DataUriAdapter reads it: a `data:` URI becomes the file; blank
+ * text is no file; any other text is null (Paperclip has no adapter for it).
+ */
+function dataUri(text: string): Blob | 'blank' | null {
+  if (text.trim() === '') return 'blank';
+  const m = /^data:([-\w.+]+\/[-\w.+]+)?(;base64)?,(.*)$/s.exec(text);
+  if (!m) return null;
+  try {
+    const bytes = m[2] ? Buffer.from(m[3]!, 'base64') : Buffer.from(decodeURIComponent(m[3]!));
+    return new Blob([bytes], { type: m[1] ?? 'text/plain' });
+  } catch {
+    return null;
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Mastodon's Error entity (https://docs.joinmastodon.org/entities/Error/). */

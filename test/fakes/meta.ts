@@ -16,11 +16,21 @@
 // account wrote or one under its own post (Facebook, Instagram), of its own posts (Threads).
 // Instagram stories are listed by /{ig-user-id}/stories while live (24 hours); alt_text is taken
 // on image containers only.
-// Graph publishes no typed SDK, so the parameters of the create edges are checked against TypeBox
-// schemas written from the reference pages (CREATE_PARAMS) and refused as Graph refuses them.
-import { type TObject, Type } from '@sinclair/typebox';
+// Graph publishes no typed SDK: the parameters of the create edges are checked against the TypeBox
+// schemas of platforms/contracts/meta.ts, written from the reference pages, and a request that
+// breaks them is refused as Graph refuses it.
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { API_VERSIONS } from '../../platforms/api-versions.ts';
+import {
+  IgMediaParams,
+  PageFeedAttachedMedia,
+  PageFeedParams,
+  PagePhotoParams,
+  PageVideoParams,
+  PublishParams,
+  ThreadsParams,
+} from '../../platforms/contracts/meta.ts';
 import { download } from './download.ts';
 export type MetaFlavor = 'facebook' | 'instagram' | 'threads';
 
@@ -247,68 +257,17 @@ const MAX_ALT_TEXT = 1000;
 
 const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/bmp', 'image/tiff', 'image/webp'];
 
-// The parameters of the create edges, from Graph's reference pages at the Graph version in
-// platforms/api-versions.ts (v26.0) and Threads v1.0. Graph reads every parameter as a string (a
-// form, a query or a JSON body), so each is typed as the string it takes: a boolean "true" or
-// "false", an enumeration its documented values, a URL absolute, an offset digits. Unknown
-// parameters are refused by each edge's own list (Graph names the parameter), so the schemas are
-// open; a parameter that breaks its schema is answered with Graph error code 100, "Param … has an invalid value".
-const str = Type.Optional(Type.String());
-const bool = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')]));
-const url = Type.Optional(Type.String({ pattern: '^https?://' }));
-const oneOf = (values: readonly string[]) => Type.Optional(Type.Union(values.map((v) => Type.Literal(v))));
-const open = { additionalProperties: true } as const;
-
-/** https://developers.facebook.com/docs/graph-api/reference/page/feed#publish (POST /{page-id}/feed). */
-export const PageFeedParams = Type.Object({ message: str, link: url, published: bool }, open);
-/** https://developers.facebook.com/docs/graph-api/reference/page/photos#publish (POST /{page-id}/photos). */
-export const PagePhotoParams = Type.Object({ url, published: bool, message: str, caption: str, no_story: bool, temporary: bool }, open);
-/** https://developers.facebook.com/docs/graph-api/reference/page/videos#publish (POST /{page-id}/videos). */
-export const PageVideoParams = Type.Object({ file_url: url, description: str, title: str, published: bool }, open);
-/** https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media (POST /{ig-user-id}/media). */
-export const IgMediaParams = Type.Object(
-  {
-    image_url: url,
-    video_url: url,
-    cover_url: url,
-    media_type: oneOf(['IMAGE', 'VIDEO', 'REELS', 'STORIES', 'CAROUSEL']),
-    is_carousel_item: bool,
-    caption: str,
-    children: str,
-    alt_text: str,
-    thumb_offset: Type.Optional(Type.String({ pattern: '^[0-9]+$' })),
-    share_to_feed: bool,
-    location_id: str,
-    user_tags: str,
-    collaborators: str,
-  },
-  open,
-);
-/** https://developers.facebook.com/docs/threads/reference/publishing (POST /{threads-user-id}/threads). */
-export const ThreadsParams = Type.Object(
-  {
-    media_type: oneOf(['TEXT', 'IMAGE', 'VIDEO', 'CAROUSEL']),
-    text: str,
-    image_url: url,
-    video_url: url,
-    is_carousel_item: bool,
-    children: str,
-    alt_text: str,
-    reply_to_id: str,
-    reply_control: oneOf(['everyone', 'accounts_you_follow', 'mentioned_only', 'parent_post_author_only', 'followers_only']),
-    quote_post_id: str,
-    link_attachment: url,
-    topic_tag: str,
-    location_id: str,
-    auto_publish_text: bool,
-  },
-  open,
-);
-/** POST /{ig-user-id}/media_publish and /{threads-user-id}/threads_publish: the container to publish. */
-export const PublishParams = Type.Object({ creation_id: Type.String({ minLength: 1 }) }, open);
+/**
+ * The parameters an edge documents, as a pattern of names: its schema's (platforms/contracts/meta.ts),
+ * the token, which every request carries, and `also` (patterns: an upload's file, the feed's
+ * attached_media list).
+ */
+function documented(schema: TObject, ...also: string[]): RegExp {
+  return new RegExp(`^(${[...Object.keys(schema.properties), ...also, 'access_token'].join('|')})$`);
+}
 
 /** Graph's 400 for the first parameter that breaks `schema`, or null. */
-function paramsRefused(schema: TObject, params: Record<string, string>): Response | null {
+function paramsRefused(schema: TSchema, params: Record<string, string>): Response | null {
   const e = Value.Errors(schema, params).First();
   if (!e) return null;
   const name = e.path.slice(1).split('/')[0] ?? '';
@@ -498,9 +457,10 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   // ---- Facebook ----------------------------------------------------------------------------
 
   function createFeedPost(ctx: Ctx): Response {
-    const bad = unknownParam(ctx.params, /^(message|link|published|attached_media(\[\d+\])?|access_token)$/);
+    // attached_media also comes whole, as a JSON list.
+    const bad = unknownParam(ctx.params, documented(PageFeedParams, 'attached_media(\\[\\d+\\])?'));
     if (bad) return invalidParam(bad);
-    const wrong = paramsRefused(PageFeedParams, ctx.params);
+    const wrong = paramsRefused(PageFeedParams, ctx.params) ?? paramsRefused(PageFeedAttachedMedia, ctx.params);
     if (wrong) return wrong;
     const refs: string[] = [];
     for (const [k, v] of Object.entries(ctx.params)) {
@@ -555,7 +515,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   }
 
   function uploadPhoto(ctx: Ctx): Response {
-    const bad = unknownParam(ctx.params, /^(source|url|published|message|caption|no_story|temporary|access_token)$/);
+    const bad = unknownParam(ctx.params, documented(PagePhotoParams, 'source'));
     if (bad) return invalidParam(bad);
     const wrong = paramsRefused(PagePhotoParams, ctx.params);
     if (wrong) return wrong;
@@ -578,7 +538,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   }
 
   function createVideo(ctx: Ctx): Response {
-    const bad = unknownParam(ctx.params, /^(source|file_url|description|title|published|access_token)$/);
+    const bad = unknownParam(ctx.params, documented(PageVideoParams, 'source'));
     if (bad) return invalidParam(bad);
     const wrong = paramsRefused(PageVideoParams, ctx.params);
     if (wrong) return wrong;
@@ -617,13 +577,10 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
 
   async function createContainer(ctx: Ctx): Promise<Response> {
     const p = ctx.params;
-    const allowed =
-      flavor === 'instagram'
-        ? /^(image_url|video_url|media_type|is_carousel_item|caption|children|alt_text|cover_url|thumb_offset|share_to_feed|location_id|user_tags|collaborators|access_token)$/
-        : /^(media_type|text|image_url|video_url|is_carousel_item|children|alt_text|reply_to_id|reply_control|quote_post_id|link_attachment|topic_tag|location_id|auto_publish_text|access_token)$/;
-    const bad = unknownParam(p, allowed);
+    const schema = flavor === 'instagram' ? IgMediaParams : ThreadsParams;
+    const bad = unknownParam(p, documented(schema));
     if (bad) return invalidParam(bad);
-    const wrong = paramsRefused(flavor === 'instagram' ? IgMediaParams : ThreadsParams, p);
+    const wrong = paramsRefused(schema, p);
     if (wrong) return wrong;
 
     const carouselItem = p.is_carousel_item === 'true';
@@ -800,7 +757,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   }
 
   function publishContainer(ctx: Ctx): Response {
-    const bad = unknownParam(ctx.params, /^(creation_id|access_token)$/);
+    const bad = unknownParam(ctx.params, documented(PublishParams));
     if (bad) return invalidParam(bad);
     const wrong = paramsRefused(PublishParams, ctx.params);
     if (wrong) return wrong;

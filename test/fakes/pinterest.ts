@@ -3,77 +3,14 @@
 // account's boards), GET /v5/boards/{id}/pins and POST /v5/oauth/token, with Pinterest's error body `{"code": n, "message": "..."}`, 201 on
 // creation, and continuous refresh tokens (every refresh spends the old refresh token).
 //
-// Pinterest publishes no typed SDK, so POST /v5/pins is checked against a TypeBox schema written
-// from the API v5 reference (https://developers.pinterest.com/docs/api/v5/pins-create): a body
+// Pinterest publishes no typed SDK: POST /v5/pins and POST /v5/media are checked against the
+// TypeBox schemas of platforms/contracts/pinterest.ts, written from the API v5 reference; a body
 // with a field, type, length or media_source variant the reference does not list is refused as
 // Pinterest refuses it, 400 with `{"code": 1, "message": "..."}`.
-import { Type } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { CreatePinBody, RegisterMediaBody } from '../../platforms/contracts/pinterest.ts';
 
-const Digits = Type.String({ pattern: '^\\d+$' });
-const Text = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
-const IsStandard = Type.Optional(Type.Boolean());
-/** media_source as Pinterest API v5 lists its variants, keyed by source_type. */
-const MediaSource = Type.Union([
-  Type.Object(
-    {
-      source_type: Type.Literal('image_base64'),
-      content_type: Type.Union([Type.Literal('image/jpeg'), Type.Literal('image/png')]),
-      data: Type.String(),
-      is_standard: IsStandard,
-    },
-    { additionalProperties: false },
-  ),
-  Type.Object({ source_type: Type.Literal('image_url'), url: Type.String(), is_standard: IsStandard }, { additionalProperties: false }),
-  Type.Object(
-    {
-      source_type: Type.Literal('video_id'),
-      media_id: Digits,
-      cover_image_url: Type.Optional(Type.String()),
-      cover_image_content_type: Type.Optional(Type.Union([Type.Literal('image/jpeg'), Type.Literal('image/png')])),
-      cover_image_data: Type.Optional(Type.String()),
-      cover_image_key_frame_time: Type.Optional(Type.Number({ minimum: 0 })),
-      is_standard: IsStandard,
-    },
-    { additionalProperties: false },
-  ),
-  Type.Object(
-    {
-      source_type: Type.Literal('multiple_image_urls'),
-      items: Type.Array(
-        Type.Object(
-          {
-            url: Type.String(),
-            title: Text(100),
-            description: Text(800),
-            link: Text(2048),
-          },
-          { additionalProperties: false },
-        ),
-        { minItems: 2, maxItems: 5 },
-      ),
-      index: Type.Optional(Type.Integer({ minimum: 0 })),
-      is_standard: IsStandard,
-    },
-    { additionalProperties: false },
-  ),
-]);
-/** POST /v5/pins (Pinterest API v5, Create Pin). */
-export const CreatePinBody = Type.Object(
-  {
-    link: Text(2048),
-    title: Text(100),
-    description: Text(800),
-    dominant_color: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    alt_text: Text(500),
-    board_id: Digits,
-    board_section_id: Type.Optional(Type.Union([Digits, Type.Null()])),
-    media_source: MediaSource,
-    parent_pin_id: Type.Optional(Type.Union([Digits, Type.Null()])),
-    note: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  },
-  { additionalProperties: false },
-);
 export interface FakePin {
   id: string;
   boardId: string;
@@ -294,8 +231,8 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
         return error(400, 1, `${k}: must be a string of at most ${max} characters.`);
     }
     // The reference's shape, checked before anything is fetched or stored.
-    const broken = Value.Errors(CreatePinBody, body).First();
-    if (broken) return error(400, 1, `${broken.path.replace(/^\//, '').replace(/\//g, '.') || 'body'}: ${broken.message}`);
+    const broken = schemaError(CreatePinBody, body);
+    if (broken) return broken;
     const source = await checkSource(body.media_source, user);
     if (source instanceof Response) return source;
     const pin: FakePin = {
@@ -343,7 +280,10 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
 
   async function registerMedia(req: Request, user: string): Promise<Response> {
     const body = await jsonBody(req);
-    if (body?.media_type !== 'video') return error(400, 1, "media_type: must be 'video'.");
+    if (!body) return error(400, 1, 'Invalid request body: not a JSON object.');
+    if (body.media_type !== 'video') return error(400, 1, "media_type: must be 'video'.");
+    const broken = schemaError(RegisterMediaBody, body);
+    if (broken) return broken;
     const mediaId = newId();
     const params = {
       'x-amz-date': '20261121T000000Z',
@@ -585,6 +525,12 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 
 function error(status: number, code: number, message: string): Response {
   return json({ code, message }, status);
+}
+
+/** Pinterest's 400 for the first way a body breaks `schema` (the field's dotted path, then why), or null when it holds. */
+function schemaError(schema: TSchema, body: unknown): Response | null {
+  const broken = Value.Errors(schema, body).First();
+  return broken ? error(400, 1, `${broken.path.replace(/^\//, '').replace(/\//g, '.') || 'body'}: ${broken.message}`) : null;
 }
 
 function s3Error(status: number, code: string, message: string): Response {

@@ -9,59 +9,57 @@
 // sort Reddit does not document (stricter than Reddit, which ignores them); /api/del answers {}
 // whatever it did, and deletes only the user's own things, as Reddit does.
 //
-// Reddit publishes no typed SDK, so POST /api/submit is checked against a TypeBox schema of its
-// form fields written from the API reference (https://www.reddit.com/dev/api/#POST_api_submit):
-// a field with a value the reference does not allow is reported as Reddit reports it with
+// Reddit publishes no typed SDK: what the connector posts is checked against the schemas of
+// platforms/contracts/reddit.ts, written from the API reference
+// (https://www.reddit.com/dev/api/#POST_api_submit, #POST_api_comment) and, for the gallery
+// submit and the media lease the reference does not list, from the fields PRAW sends. A field
+// with a value the documentation does not allow is reported as Reddit reports it with
 // api_type=json, 200 and `{"json": {"errors": [[code, message, field]]}}` (BAD_SR_NAME for a
-// name no subreddit can have, INVALID_OPTION for an unknown kind or flag, TOO_LONG past a limit).
-// A field the reference does not list is refused with 400 Bad Request (stricter than Reddit,
-// which ignores it) so that a misspelt field fails here instead of being dropped silently.
-import { Type } from '@sinclair/typebox';
-import { ValueErrorType } from '@sinclair/typebox/errors';
+// name no subreddit can have, INVALID_OPTION for an unknown kind, flag or type, TOO_LONG past a
+// limit, NO_TEXT for a missing field); a comment on something that is no fullname is refused with
+// HTTP 403, as one on a thing Reddit does not have; a lease for a media type Reddit does not take
+// with 400. A field the documentation does not list is refused with 400 Bad Request (stricter
+// than Reddit, which ignores it) so that a misspelt field fails here instead of being dropped
+// silently.
+import type { TSchema } from '@sinclair/typebox';
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
+import { AssetLeaseForm, CommentForm, GalleryBody, SubmitForm } from '../../platforms/contracts/reddit.ts';
 
-const Flag = Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')]));
-/** POST /api/submit's form fields (every value a string, as a form has them). */
-export const SubmitForm = Type.Object(
-  {
-    api_type: Type.Literal('json'),
-    // Required by Reddit, reported as SUBREDDIT_REQUIRED / NO_TEXT by the checks after the shape.
-    sr: Type.Optional(Type.String({ pattern: '^(/?r/)?[A-Za-z0-9][A-Za-z0-9_]{1,20}$' })),
-    kind: Type.Union(['link', 'self', 'image', 'video', 'videogif'].map((k) => Type.Literal(k))),
-    title: Type.Optional(Type.String({ maxLength: 300 })),
-    text: Type.Optional(Type.String()),
-    richtext_json: Type.Optional(Type.String()),
-    url: Type.Optional(Type.String()),
-    video_poster_url: Type.Optional(Type.String()),
-    flair_id: Type.Optional(Type.String({ maxLength: 36 })),
-    flair_text: Type.Optional(Type.String({ maxLength: 64 })),
-    nsfw: Flag,
-    spoiler: Flag,
-    sendreplies: Flag,
-    resubmit: Flag,
-    ad: Flag,
-    app: Type.Optional(Type.String()),
-    collection_id: Type.Optional(Type.String()),
-    event_start: Type.Optional(Type.String()),
-    event_end: Type.Optional(Type.String()),
-    event_tz: Type.Optional(Type.String()),
-    extension: Type.Optional(Type.String()),
-    'g-recaptcha-response': Type.Optional(Type.String()),
-    uh: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
-);
-
-/** Reddit's refusal of a submit form that breaks SubmitForm, or undefined when it holds. */
-function submitShapeProblem(f: Record<string, string>): Response | undefined {
-  const e = Value.Errors(SubmitForm, f).First();
+/**
+ * Reddit's refusal of a request that breaks `schema`, or undefined when it holds: `own` answers
+ * first for the fields an endpoint refuses in a way of its own.
+ */
+function shapeProblem(schema: TSchema, body: unknown, own: (e: ValueError, field: string) => Response | undefined = () => undefined) {
+  const e = Value.Errors(schema, body).First();
   if (!e) return undefined;
-  const field = e.path.replace(/^\//, '');
-  if (e.type === ValueErrorType.ObjectAdditionalProperties) return redditJson({ message: 'Bad Request', error: 400 }, 400);
+  // The field Reddit names: the last name of the path (a gallery item's `caption`, not its index).
+  const field =
+    e.path
+      .split('/')
+      .filter((s) => s && !/^\d+$/.test(s))
+      .pop() ?? 'body';
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return badRequest();
+  const answer = own(e, field);
+  if (answer) return answer;
   if (field === 'sr') return errors([['BAD_SR_NAME', "This community name isn't recognizable. Check the spelling and try again.", 'sr']]);
+  if (e.type === ValueErrorType.ObjectRequiredProperty) return errors([['NO_TEXT', 'we need something here', field]]);
   if (e.type === ValueErrorType.StringMaxLength) return errors([['TOO_LONG', `this is too long (max: ${e.schema.maxLength})`, field]]);
   return errors([['INVALID_OPTION', 'that option is not valid', field]]);
 }
+
+/** A comment's thing_id that is no fullname: Reddit's VSubmitParent finds no such thing, 403. */
+const commentProblem = (f: Record<string, string>) =>
+  shapeProblem(CommentForm, f, (_e, field) => (field === 'thing_id' ? redditJson({ message: 'Forbidden', error: 403 }, 403) : undefined));
+
+/** A lease without its fields is a bad request; one for a media type Reddit does not take says so. */
+const leaseProblem = (f: Record<string, string>) =>
+  shapeProblem(AssetLeaseForm, f, (e, field) =>
+    field === 'mimetype' && e.type !== ValueErrorType.ObjectRequiredProperty
+      ? redditJson({ message: 'Bad Request', error: 400, reason: 'unsupported mimetype' }, 400)
+      : badRequest(),
+  );
+
 export interface FakeRedditPost {
   id: string;
   name: string;
@@ -361,7 +359,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
         success: false,
       });
     }
-    const broken = submitShapeProblem(f);
+    const broken = shapeProblem(SubmitForm, f);
     if (broken) return broken;
     const kind = f.kind;
     if (kind !== 'self' && kind !== 'link' && kind !== 'image' && kind !== 'video')
@@ -406,13 +404,15 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
    */
   async function comment(req: Request, user: string): Promise<Response> {
     const f = await formOf(req);
-    if (!f) return redditJson({ message: 'Bad Request', error: 400 }, 400);
-    const thing = f.thing_id ?? f.parent ?? '';
+    if (!f) return badRequest();
+    if (f.api_type !== 'json') return redditJson({ jquery: [[0, 1, 'call', ['body']]], success: false });
+    const broken = commentProblem(f);
+    if (broken) return broken;
+    const thing = f.thing_id ?? '';
     const post = posts.find((p) => p.name === thing);
     const parentComment = comments.find((c) => c.name === thing);
     const link = post ?? posts.find((p) => p.name === parentComment?.linkId);
     if (!link) return redditJson({ message: 'Forbidden', error: 403 }, 403);
-    if (f.api_type !== 'json') return redditJson({ jquery: [[0, 1, 'call', ['body']]], success: false });
     if (link.locked) return errors([['THREAD_LOCKED', 'Comments are locked.', 'parent']]);
     if (parentComment?.deleted) return errors([['DELETED_COMMENT', 'that comment has been deleted', 'parent']]);
     const text = f.text ?? '';
@@ -468,29 +468,26 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
   }
 
   async function gallery(req: Request, user: string): Promise<Response> {
-    let b: Record<string, unknown>;
-    try {
-      b = (await req.json()) as Record<string, unknown>;
-    } catch {
-      return redditJson({ message: 'Bad Request', error: 400 }, 400);
-    }
-    const problem = checkCommon(str(b.sr), str(b.title)) ?? checkFlair(str(b.sr)!, str(b.flair_id));
+    const body: unknown = await req.json().catch(() => undefined);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return badRequest();
+    const broken = shapeProblem(GalleryBody, body);
+    if (broken) return broken;
+    const b = body as GalleryBody;
+    const problem = checkCommon(b.sr, b.title) ?? checkFlair(b.sr!, b.flair_id);
     if (problem) return errors([problem]);
-    const items = Array.isArray(b.items) ? (b.items as { media_id?: unknown; caption?: unknown }[]) : [];
+    const items = b.items;
     if (items.length < 2 || items.length > 20) return errors([['BAD_GALLERY', 'galleries need between 2 and 20 items', 'items']]);
     const bad = items.find((i) => !uploads.some((x) => x.assetId === i.media_id && IMAGE_TYPES.includes(x.mimeType)));
-    if (bad) return errors([['MEDIA_UPLOAD_FAILED', `media ${String(bad.media_id)} is not an uploaded image`, 'items']]);
-    if (items.some((i) => typeof i.caption === 'string' && i.caption.length > 180))
-      return errors([['TOO_LONG', 'this is too long (max: 180)', 'caption']]);
+    if (bad) return errors([['MEDIA_UPLOAD_FAILED', `media ${bad.media_id} is not an uploaded image`, 'items']]);
     const post = create({
       kind: 'gallery',
-      subreddit: subName(str(b.sr)!),
-      title: str(b.title)!,
-      text: str(b.text) ?? '',
-      galleryItems: items.map((i) => ({ media_id: String(i.media_id), caption: str(i.caption) ?? '' })),
+      subreddit: subName(b.sr!),
+      title: b.title!,
+      text: b.text ?? '',
+      galleryItems: items.map((i) => ({ media_id: i.media_id, caption: i.caption ?? '' })),
       author: user,
       pendingPolls: 0,
-      flairId: str(b.flair_id) || null,
+      flairId: b.flair_id || null,
       nsfw: b.nsfw === true,
       spoiler: b.spoiler === true,
     });
@@ -621,9 +618,10 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
 
   async function asset(req: Request): Promise<Response> {
     const f = await formOf(req);
-    if (!f?.filepath || !f.mimetype) return redditJson({ message: 'Bad Request', error: 400 }, 400);
-    if (![...IMAGE_TYPES, ...VIDEO_TYPES].includes(f.mimetype))
-      return redditJson({ message: 'Bad Request', error: 400, reason: 'unsupported mimetype' }, 400);
+    if (!f) return badRequest();
+    const broken = leaseProblem(f);
+    if (broken) return broken;
+    const { filepath, mimetype } = f as AssetLeaseForm;
     const assetId = `a${base36()}`;
     const key = `rte_images/${assetId}`;
     const fields = [
@@ -633,20 +631,20 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       { name: 'X-Amz-Algorithm', value: 'AWS4-HMAC-SHA256' },
       { name: 'X-Amz-Date', value: '20261121T000000Z' },
       { name: 'success_action_status', value: '201' },
-      { name: 'content-type', value: f.mimetype },
+      { name: 'content-type', value: mimetype },
       { name: 'x-amz-storage-class', value: 'STANDARD' },
-      { name: 'x-amz-meta-ext', value: f.filepath.split('.').pop() ?? '' },
+      { name: 'x-amz-meta-ext', value: filepath.split('.').pop() ?? '' },
       { name: 'policy', value: btoa(JSON.stringify({ expiration: new Date(Date.now() + 600_000).toISOString(), key })) },
       { name: 'X-Amz-Signature', value: `sig-${assetId}` },
       { name: 'x-amz-security-token', value: 'fake-session-token' },
     ];
-    leases.set(key, { fields, assetId, fileName: f.filepath });
+    leases.set(key, { fields, assetId, fileName: filepath });
     return redditJson({
       args: { action: `//127.0.0.1:${server.port}/media-bucket`, fields },
       asset: {
         asset_id: assetId,
         processing_state: 'incomplete',
-        payload: { filepath: f.filepath },
+        payload: { filepath },
         websocket_url: `wss://ws.example/rte_images/${assetId}`,
       },
     });
@@ -926,6 +924,10 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
   };
 }
 
+function badRequest(): Response {
+  return redditJson({ message: 'Bad Request', error: 400 }, 400);
+}
+
 function errors(list: [string, string, string][]): Response {
   return redditJson({ json: { errors: list } });
 }
@@ -954,4 +956,3 @@ async function formOf(req: Request): Promise<Record<string, string> | null> {
 }
 
 const subName = (sr: string) => sr.replace(/^\/?r\//i, '').toLowerCase();
-const str = (v: unknown) => (typeof v === 'string' ? v : undefined);

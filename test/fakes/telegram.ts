@@ -1,13 +1,19 @@
 // A local fake Telegram Bot API server (POST /bot<token>/<method>) speaking the methods the
 // connector uses, with the Bot API's envelope ({ok, result} / {ok:false, error_code, description,
-// parameters}) and its error wording. Wording marked "approx." was not confirmed against Telegram.
+// parameters}) and its error wording. The wording and the order of the checks follow the official
+// Bot API server's source (tdlib/telegram-bot-api, Bot API 10.0): Client.cpp makes the parameter
+// errors and passes TDLib's own through fail_query_with_error, which prefixes "Bad Request: " and
+// lower-cases the first letter unless the second is upper-case or '_' ("Message text is empty"
+// reaches the client as "Bad Request: message text is empty"). Each wording notes its source:
+// Client.cpp, the server's HTTP layer, or TDLib (td/, at the commit the server pins).
 //
 // Held to @grammyjs/types (the Bot API's published types): the parameters the connector sends are
 // checked against TypeBox schemas whose Static types equal the package's
-// (test/shapes-telegram.test.ts asserts it), and a call that breaks them is refused as the Bot
-// API refuses one: 400 {ok: false, error_code: 400, description: "Bad Request: …"}. Parameters
-// outside the schemas are ignored, as the Bot API ignores them. Answers are typed by the
-// package's ApiResponse and Message.
+// (test/shapes-telegram.test.ts asserts it). Where the Bot API refuses a call that breaks them, the
+// fake answers as it does: 400 {ok: false, error_code: 400, description: "Bad Request: …"}. Where
+// the Bot API reads a value leniently instead (flags through to_bool, a number for a string
+// field), the fake still refuses, in words marked as its own. Parameters outside the schemas are
+// ignored, as the Bot API ignores them. Answers are typed by the package's ApiResponse and Message.
 import type { ApiError, ApiSuccess, Chat, Message, User } from '@grammyjs/types';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
@@ -159,12 +165,12 @@ class TgError extends Error {
   }
 }
 
-/** Required parameters the Bot API names when they are missing. */
+/** Required parameters as the Bot API names them when missing: Client.cpp check_chat and get_input_message_text. */
 const MISSING: Record<string, string> = { chat_id: 'Bad Request: chat_id is empty', text: 'Bad Request: message text is empty' };
 
 /**
- * The text parameters (a form's fields, a JSON body's values) as the schema's types, read as the
- * Bot API reads them ("true"/"1" a boolean, "-100…" a number); else the 400 it answers.
+ * The text parameters (a form's fields, a JSON body's values) as the schema's types ("true"/"1" a
+ * boolean, "-100…" a number); else the Bot API's 400 for a missing one, or the fake's own refusal.
  */
 function checked<S extends TSchema>(schema: S, params: Map<string, string | File>): Static<S> {
   const raw = Object.fromEntries([...params].filter(([, v]) => typeof v === 'string'));
@@ -172,8 +178,77 @@ function checked<S extends TSchema>(schema: S, params: Map<string, string | File
   if (Value.Check(schema, value)) return value;
   const e = Value.Errors(schema, value).First()!;
   const field = e.path.split('/')[1] ?? '';
-  if (e.type === ValueErrorType.ObjectRequiredProperty) throw new TgError(400, MISSING[field] ?? `Bad Request: ${field} is empty`); // approx. beyond MISSING
-  throw new TgError(400, `Bad Request: can't parse ${field}`); // approx.
+  if (e.type === ValueErrorType.ObjectRequiredProperty) {
+    const missing = MISSING[field];
+    if (!missing) throw new Error(`fake Telegram: no Bot API wording for a missing ${field}`);
+    throw new TgError(400, missing);
+  }
+  // The fake's own refusal: Client.cpp reads flags with to_bool ("true", "yes" or "1", anything
+  // else false) and chat_id as text, so the Bot API takes any value here.
+  throw new TgError(400, `Bad Request: can't parse ${field}`);
+}
+
+/** Client.cpp get_formatted_text: a text or caption over 32 KiB of UTF-8. */
+const FORMATTED_TEXT_BYTES = 1 << 15;
+const tooLongText = (v: unknown) => typeof v === 'string' && new TextEncoder().encode(v).length > FORMATTED_TEXT_BYTES;
+
+/** TDLib check_message_group_message_contents (MessageContent.cpp): at most 10 album items. */
+const ALBUM_LIMIT = 10;
+
+/** How tdutils' JsonObject reads an InputMedia field (get_optional_string/bool/int_field). */
+type JsonField = 'String' | 'Boolean' | 'Int';
+/** The fields Client.cpp get_input_media reads before `type`, in its order. */
+const ITEM_FIELDS: [string, JsonField][] = [
+  ['caption', 'String'],
+  ['parse_mode', 'String'],
+  ['show_caption_above_media', 'Boolean'],
+  ['has_spoiler', 'Boolean'],
+];
+/** The fields it reads for each type, in its order; a type missing here is refused. */
+const TYPE_FIELDS: Record<string, [string, JsonField][]> = {
+  photo: [],
+  video: [
+    ['width', 'Int'],
+    ['height', 'Int'],
+    ['duration', 'Int'],
+    ['cover', 'String'],
+    ['start_timestamp', 'Int'],
+    ['supports_streaming', 'Boolean'],
+  ],
+  audio: [
+    ['duration', 'Int'],
+    ['title', 'String'],
+    ['performer', 'String'],
+  ],
+  document: [['disable_content_type_detection', 'Boolean']],
+};
+
+/**
+ * tdutils JsonBuilder.cpp's complaint about a present field: a String field takes a string or a
+ * number, a Boolean field only a boolean, an Int field a number or a string holding an int32.
+ */
+function fieldError(o: Record<string, unknown>, name: string, kind: JsonField): string | undefined {
+  if (!Object.hasOwn(o, name)) return undefined;
+  const v = o[name];
+  if (kind === 'String') return typeof v === 'string' || typeof v === 'number' ? undefined : `Field "${name}" must be of type String`;
+  if (kind === 'Boolean') return typeof v === 'boolean' ? undefined : `Field "${name}" must be of type Boolean`;
+  if (typeof v !== 'string' && typeof v !== 'number') return `Field "${name}" must be a Number`;
+  const n = Number(v);
+  const int32 = (typeof v === 'number' || /^-?\d+$/.test(v)) && Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31;
+  return int32 ? undefined : `Field "${name}" must be a valid Number`;
+}
+
+/**
+ * Client.cpp get_input_file: a file part, `attach://<part>` naming one, or other text (a file_id
+ * or URL, left to TDLib); undefined when there is no file.
+ */
+function inputFile(params: Map<string, string | File>, value: string | File | undefined): File | string | undefined {
+  if (value instanceof File) return value;
+  if (!value) return undefined;
+  const part = /^attach:\/\/(.*)$/s.exec(value)?.[1];
+  if (part === undefined) return value;
+  const file = params.get(part);
+  return file instanceof File ? file : undefined;
 }
 
 export async function startFakeTelegram(): Promise<FakeTelegram> {
@@ -193,32 +268,37 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
 
   async function handle(req: Request): Promise<Response> {
     const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(new URL(req.url).pathname);
-    if (!m) return fail(new TgError(404, 'Not Found'));
+    if (!m) return fail(new TgError(404, 'Not Found')); // HttpConnection.cpp
     const token = m[1]!;
     const method = m[2]!.toLowerCase(); // Bot API method names are case-insensitive
     let params: Map<string, string | File>;
     try {
       params = await readParams(req);
     } catch {
-      return fail(new TgError(400, "Bad Request: can't parse request body")); // approx.
+      // tdnet HttpReader: a body it cannot read gets the bare status line, an empty body, and the
+      // connection closed; its reason ("Bad Request: JSON object expected", …) stays in the log.
+      return new Response(null, { status: 400, headers: { Connection: 'close' } });
     }
     const chatParam = params.get('chat_id');
     requests.push({ method: m[2]!, token, chatId: typeof chatParam === 'string' ? chatParam : null });
-    // Telegram answers 404 both for unknown methods and for tokens that cannot be valid.
+    // A token that cannot be valid: 404 "Not Found", as api.telegram.org answers it (not Client.cpp's
+    // wording: the server's ClientManager.cpp answers 401 "Unauthorized: invalid token specified").
     if (!/^\d+:[\w-]{20,}$/.test(token)) return fail(new TgError(404, 'Not Found'));
-    if (method !== 'sendmessage' && method !== 'sendmediagroup' && !SINGLE[method]) return fail(new TgError(404, 'Not Found'));
+    if (method !== 'sendmessage' && method !== 'sendmediagroup' && !SINGLE[method]) {
+      return fail(new TgError(404, 'Not Found: method not found')); // Client.cpp on_cmd
+    }
 
     const next = scripted.shift();
     if (next === 'hang') return hang(req);
     if (next && next !== 'accept-then-hang') return canned(next);
 
     try {
-      if (!validTokens.has(token)) throw new TgError(401, 'Unauthorized');
+      if (!validTokens.has(token)) throw new TgError(401, 'Unauthorized'); // Client.cpp get_closing_error
       const result = await (method === 'sendmessage'
-        ? sendMessage(checked(SendMessageSchema, params))
+        ? sendMessage(params)
         : method === 'sendmediagroup'
-          ? sendMediaGroup(checked(SendMediaGroupSchema, params), params)
-          : sendFile(method, method === 'sendvideo' ? checked(SendVideoSchema, params) : checked(SendFileSchema, params), params));
+          ? sendMediaGroup(params)
+          : sendFile(method, params));
       if (next === 'accept-then-hang') return hang(req);
       return json({ ok: true, result } satisfies ApiSuccess<Message | Message[]>);
     } catch (err) {
@@ -227,6 +307,10 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     }
   }
 
+  /**
+   * Client.cpp check_chat, its TdOnCheckChatCallback and check_chat_access; a blocked bot is
+   * fail_query_with_error's USER_IS_BLOCKED.
+   */
   function resolveChat(chatId: number | string): FakeTelegramChat {
     const param = String(chatId);
     if (!param) throw new TgError(400, 'Bad Request: chat_id is empty');
@@ -247,39 +331,49 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     return chat;
   }
 
-  function sendMessage(args: Static<typeof SendMessageSchema>): Message {
+  // Client.cpp reads a method's content (text, file, album) before the flags and the chat, and
+  // TDLib checks what it sends after the chat is found.
+  function sendMessage(params: Map<string, string | File>): Message {
+    const text = params.get('text');
+    // Client.cpp get_input_message_text.
+    if (typeof text !== 'string' || text === '') throw new TgError(400, 'Bad Request: message text is empty');
+    if (tooLongText(text)) throw new TgError(400, 'Bad Request: text is too long'); // Client.cpp get_formatted_text
+    const args = checked(SendMessageSchema, params);
     const chat = resolveChat(args.chat_id);
-    const text = args.text;
-    if (!text.trim()) throw new TgError(400, 'Bad Request: message text is empty');
-    if (text.length > TEXT_LIMIT) throw new TgError(400, 'Bad Request: message is too long');
+    // TDLib fix_formatted_text (MessageEntity.cpp): nothing left after trimming.
+    if (!text.trim()) throw new TgError(400, 'Bad Request: text must be non-empty');
+    if (text.length > TEXT_LIMIT) throw new TgError(400, 'Bad Request: message is too long'); // TDLib MessageContent.cpp
     return messageJson(record(chat, { method: 'sendMessage', text, ...sendFlags(args) }));
-  }
-
-  async function checkFile(kind: string, part: string | File | undefined, where: string): Promise<File> {
-    if (part === undefined) throw new TgError(400, `Bad Request: there is no ${where} in the request`);
-    if (!(part instanceof File)) throw new TgError(400, 'Bad Request: wrong file identifier/HTTP URL specified');
-    if (kind === 'photo' && !isRasterImage(new Uint8Array(await part.arrayBuffer())))
-      throw new TgError(400, 'Bad Request: IMAGE_PROCESS_FAILED');
-    return part;
   }
 
   function caption(v: string | undefined): string | undefined {
     if (v === undefined || v === '') return undefined;
-    if (v.length > CAPTION_LIMIT) throw new TgError(400, 'Bad Request: message caption is too long');
+    if (v.length > CAPTION_LIMIT) throw new TgError(400, 'Bad Request: message caption is too long'); // TDLib MessageContent.cpp
     return v;
   }
 
-  async function sendFile(
-    method: string,
-    args: Static<typeof SendFileSchema> & Partial<Static<typeof SendVideoSchema>>,
-    params: Map<string, string | File>,
-  ): Promise<Message> {
-    const chat = resolveChat(args.chat_id);
+  async function isPhoto(file: File): Promise<boolean> {
+    return isRasterImage(new Uint8Array(await file.arrayBuffer()));
+  }
+
+  async function sendFile(method: string, params: Map<string, string | File>): Promise<Message> {
     const kind = SINGLE[method]!;
-    const file = await checkFile(kind, params.get(kind), kind);
+    const file = inputFile(params, params.get(kind));
+    // Client.cpp process_send_photo_query and its siblings.
+    if (file === undefined) throw new TgError(400, `Bad Request: there is no ${kind} in the request`);
+    if (tooLongText(params.get('caption'))) throw new TgError(400, 'Bad Request: text is too long'); // Client.cpp get_formatted_text
+    const args: Static<typeof SendFileSchema> & Partial<Static<typeof SendVideoSchema>> =
+      kind === 'video' ? checked(SendVideoSchema, params) : checked(SendFileSchema, params);
+    const chat = resolveChat(args.chat_id);
+    // Failures while sending, passed through: a file_id or URL Telegram cannot use (TDLib
+    // MessagesManager process_send_message_fail_error), bytes it cannot read as a photo (Telegram's
+    // own error code, kept upper-case by fail_query_with_error).
+    if (typeof file === 'string') throw new TgError(400, 'Bad Request: wrong file identifier/HTTP URL specified');
+    const text = caption(args.caption);
+    if (kind === 'photo' && !(await isPhoto(file))) throw new TgError(400, 'Bad Request: IMAGE_PROCESS_FAILED');
     const msg = record(chat, {
       method: `send${kind[0]!.toUpperCase()}${kind.slice(1)}`,
-      caption: caption(args.caption),
+      caption: text,
       kind,
       file: fileInfo(kind, file),
       supports_streaming: args.supports_streaming === true,
@@ -288,53 +382,95 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     return messageJson(msg);
   }
 
-  async function sendMediaGroup(args: Static<typeof SendMediaGroupSchema>, params: Map<string, string | File>): Promise<Message[]> {
-    const chat = resolveChat(args.chat_id);
+  /**
+   * One album item as Client.cpp get_input_media reads it (for an album): its complaints come out
+   * as "Bad Request: can't parse InputMedia: <complaint>".
+   */
+  function albumItem(item: unknown, params: Map<string, string | File>): InputMediaItem & { file: File | string } {
+    const refuse = (why: string) => new TgError(400, `Bad Request: can't parse InputMedia: ${why}`);
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw refuse('expected an Object');
+    const o = item as Record<string, unknown>;
+    for (const [name, kind] of ITEM_FIELDS) {
+      // The caption goes through get_formatted_text once parse_mode is read.
+      const why = fieldError(o, name, kind) ?? (name === 'parse_mode' && tooLongText(o.caption) ? 'Text is too long' : undefined);
+      if (why) throw refuse(why);
+    }
+    if (!Object.hasOwn(o, 'type')) throw refuse('Can\'t find field "type"');
+    const typeError = fieldError(o, 'type', 'String') ?? fieldError(o, 'media', 'String');
+    if (typeError) throw refuse(typeError);
+    const type = String(o.type);
+    const file = inputFile(params, o.media === undefined ? undefined : String(o.media));
+    if (file === undefined) throw refuse('media not found');
+    if (type === 'animation') throw refuse(`type "${type}" can't be used in sendMediaGroup`);
+    const fields = TYPE_FIELDS[type];
+    if (!fields) throw refuse(`type "${type}" is unsupported`);
+    for (const [name, kind] of fields) {
+      const why = fieldError(o, name, kind);
+      if (why) throw refuse(why);
+    }
+    const schema = INPUT_MEDIA[type as keyof typeof INPUT_MEDIA];
+    if (!Value.Check(schema, o)) {
+      // The fake's own refusal, in JsonObject's words: the Bot API also takes a number for a
+      // String field and an integer string for a Number one, which the published types do not.
+      const e = Value.Errors(schema, o).First()!;
+      const name = e.path.slice(1);
+      throw refuse(
+        e.schema.type === 'number'
+          ? `Field "${name}" must be a Number`
+          : `Field "${name}" must be of type ${e.schema.type === 'boolean' ? 'Boolean' : 'String'}`,
+      );
+    }
+    return { ...(o as InputMediaItem), file };
+  }
+
+  async function sendMediaGroup(params: Map<string, string | File>): Promise<Message[]> {
     const raw = params.get('media');
+    // Client.cpp get_required_string_arg and get_input_message_contents.
+    if (typeof raw !== 'string' || raw === '') throw new TgError(400, 'Bad Request: parameter "media" is required');
     let media: unknown;
     try {
-      media = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+      media = JSON.parse(raw);
     } catch {
-      throw new TgError(400, "Bad Request: can't parse media JSON object"); // approx.
+      throw new TgError(400, "Bad Request: can't parse media JSON object");
     }
-    if (!Array.isArray(media) || media.length < 2 || media.length > 10)
-      throw new TgError(400, 'Bad Request: media must include 2-10 items'); // approx.
-    const kinds = media.map((item) => (item as { type?: unknown })?.type);
-    const allowed = ['photo', 'video', 'audio', 'document'];
-    const mixesFiles = kinds.some((k) => k === 'audio' || k === 'document') && new Set(kinds).size > 1;
-    if (kinds.some((k) => typeof k !== 'string' || !allowed.includes(k)) || mixesFiles) {
-      throw new TgError(400, "Bad Request: can't use the media of the specified type in the album");
+    if (!Array.isArray(media)) throw new TgError(400, 'Bad Request: expected an Array of InputMedia');
+    const items = media.map((item) => albumItem(item, params));
+    const args = checked(SendMediaGroupSchema, params);
+    const chat = resolveChat(args.chat_id);
+    // TDLib MessagesManager send_message_group, then check_message_group_message_contents
+    // (MessageContent.cpp); an album of one item goes out as a lone message.
+    if (!items.length) throw new TgError(400, 'Bad Request: there are no messages to send');
+    const captions = items.map((item) => caption(item.caption));
+    if (items.length > ALBUM_LIMIT) throw new TgError(400, 'Bad Request: too many messages to send as an album');
+    const above = (item: InputMediaItem) => (item.type === 'photo' || item.type === 'video') && item.show_caption_above_media === true;
+    if (items.some((item) => above(item) !== above(items[0]!))) {
+      throw new TgError(400, 'Bad Request: parameter show_caption_above_media must be the same for all messages');
     }
-    const items = media.map((item: { type: keyof typeof INPUT_MEDIA }): InputMediaItem => {
-      const schema = INPUT_MEDIA[item.type];
-      if (Value.Check(schema, item)) return item;
-      const e = Value.Errors(schema, item).First()!;
-      const type = { string: 'String', boolean: 'Boolean', number: 'Number' }[String(e.schema.type)] ?? 'String';
-      throw new TgError(400, `Bad Request: can't parse InputMedia: Field "${e.path.slice(1)}" must be of type ${type}`); // approx.
-    });
-    const files: { kind: string; file: File; caption?: string; streaming: boolean }[] = [];
-    for (const item of items) {
-      const attach = /^attach:\/\/(.+)$/.exec(item.media)?.[1];
-      if (!attach) throw new TgError(400, 'Bad Request: wrong file identifier/HTTP URL specified');
-      const file = await checkFile(item.type, params.get(attach), 'file'); // approx. wording when the part is missing
-      files.push({
-        kind: item.type,
-        file,
-        caption: caption(item.caption),
-        streaming: item.type === 'video' && item.supports_streaming === true,
-      });
+    const kinds = [...new Set(items.map((item) => item.type))];
+    // TDLib names the first audio or document type of an unordered set; the fake takes item order.
+    const alone = kinds.length > 1 ? kinds.find((k) => k === 'audio' || k === 'document') : undefined;
+    if (alone) throw new TgError(400, `Bad Request: ${alone} can't be mixed with other media types`);
+    // A file that fails while sending fails the album: Client.cpp on_message_send_failed wraps the
+    // error with the message's place (the messages settled before it; the fake uses item order).
+    const failed = (i: number, error: string) =>
+      new TgError(400, `Bad Request: failed to send message #${i + 1} with the error message "${error}"`);
+    const files: File[] = [];
+    for (const [i, item] of items.entries()) {
+      if (typeof item.file === 'string') throw failed(i, 'Wrong file identifier/HTTP URL specified');
+      if (item.type === 'photo' && !(await isPhoto(item.file))) throw failed(i, 'IMAGE_PROCESS_FAILED');
+      files.push(item.file);
     }
     const flags = sendFlags(args);
-    const groupId = String(13_000_000_000_000_000 + ++groups);
-    return files.map((f) =>
+    const groupId = items.length > 1 ? String(13_000_000_000_000_000 + ++groups) : undefined;
+    return items.map((item, i) =>
       messageJson(
         record(chat, {
           method: 'sendMediaGroup',
-          kind: f.kind,
-          caption: f.caption,
-          file: fileInfo(f.kind, f.file),
-          media_group_id: groupId,
-          supports_streaming: f.streaming,
+          kind: item.type,
+          caption: captions[i],
+          file: fileInfo(item.type, files[i]!),
+          ...(groupId ? { media_group_id: groupId } : {}),
+          supports_streaming: item.type === 'video' && item.supports_streaming === true,
           ...flags,
         }),
       ),
@@ -419,9 +555,14 @@ async function readParams(req: Request): Promise<Map<string, string | File>> {
   for (const [k, v] of new URL(req.url).searchParams) out.set(k, v);
   const type = req.headers.get('content-type') ?? '';
   if (type.includes('application/json')) {
-    const body: unknown = await req.json();
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('not an object');
-    for (const [k, v] of Object.entries(body)) out.set(k, typeof v === 'string' ? v : JSON.stringify(v));
+    // tdnet HttpReader parse_json_parameters: an empty body is no parameters, a JSON string is
+    // the parameter `content`, anything else must be an object.
+    const text = await req.text();
+    if (text === '') return out;
+    const body: unknown = JSON.parse(text);
+    if (typeof body === 'string') out.set('content', body);
+    else if (!body || typeof body !== 'object' || Array.isArray(body)) throw new Error('JSON object expected');
+    else for (const [k, v] of Object.entries(body)) out.set(k, typeof v === 'string' ? v : JSON.stringify(v));
   } else if (type.includes('form')) {
     for (const [k, v] of await req.formData()) out.set(k, v as string | File);
   }

@@ -4,74 +4,16 @@
 // message, log_id}} (code "ok" on success) and its error codes. Photos are pulled from URLs under
 // a verified prefix (by default the media this fake hosts, hostMedia).
 //
-// TikTok publishes no typed SDK, so the create requests are checked against TypeBox schemas
-// written from its Content Posting API v2 reference (POST /v2/post/publish/video/init/ and
-// POST /v2/post/publish/content/init/): a body whose fields have a type or value the reference
-// does not list (an unknown privacy_level, a source other than FILE_UPLOAD/PULL_FROM_URL, a
-// non-integer size) is refused as TikTok refuses it, 400 with error code invalid_params.
-import { type TSchema, Type } from '@sinclair/typebox';
+// TikTok publishes no typed SDK: the create requests are checked against the schemas of
+// platforms/contracts/tiktok.ts (its Content Posting API v2 reference, POST
+// /v2/post/publish/video/init/ and POST /v2/post/publish/content/init/). A body whose fields have
+// a type or value the reference does not list (an unknown privacy_level, a source other than
+// FILE_UPLOAD/PULL_FROM_URL, a non-integer size) is refused as TikTok refuses it, 400 with error
+// code invalid_params.
+import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { ContentInitBody, VideoInitBody } from '../../platforms/contracts/tiktok.ts';
 import { download } from './download.ts';
-
-/** post_info.privacy_level as the Content Posting API v2 reference lists it. */
-export const PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'FOLLOWER_OF_CREATOR', 'SELF_ONLY'] as const;
-const PrivacyLevel = Type.Union(PRIVACY_LEVELS.map((v) => Type.Literal(v)));
-const Count = Type.Integer({ minimum: 0 });
-/** POST /v2/post/publish/video/init/ (Content Posting API v2, Direct Post). */
-export const VideoInitBody = Type.Object(
-  {
-    post_info: Type.Object(
-      {
-        title: Type.Optional(Type.String({ maxLength: 2200 })),
-        privacy_level: PrivacyLevel,
-        disable_duet: Type.Optional(Type.Boolean()),
-        disable_comment: Type.Optional(Type.Boolean()),
-        disable_stitch: Type.Optional(Type.Boolean()),
-        video_cover_timestamp_ms: Type.Optional(Count),
-        brand_content_toggle: Type.Boolean(),
-        brand_organic_toggle: Type.Optional(Type.Boolean()),
-        is_aigc: Type.Optional(Type.Boolean()),
-      },
-      { additionalProperties: false },
-    ),
-    source_info: Type.Union([
-      Type.Object(
-        { source: Type.Literal('FILE_UPLOAD'), video_size: Count, chunk_size: Count, total_chunk_count: Count },
-        { additionalProperties: false },
-      ),
-      Type.Object({ source: Type.Literal('PULL_FROM_URL'), video_url: Type.String() }, { additionalProperties: false }),
-    ]),
-  },
-  { additionalProperties: false },
-);
-/** POST /v2/post/publish/content/init/ (Content Posting API v2, photo posts). */
-export const ContentInitBody = Type.Object(
-  {
-    post_info: Type.Object(
-      {
-        title: Type.Optional(Type.String({ maxLength: 90 })),
-        description: Type.Optional(Type.String({ maxLength: 4000 })),
-        privacy_level: PrivacyLevel,
-        disable_comment: Type.Optional(Type.Boolean()),
-        auto_add_music: Type.Optional(Type.Boolean()),
-        brand_content_toggle: Type.Boolean(),
-        brand_organic_toggle: Type.Optional(Type.Boolean()),
-      },
-      { additionalProperties: false },
-    ),
-    source_info: Type.Object(
-      {
-        source: Type.Literal('PULL_FROM_URL'),
-        photo_images: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: 35 }),
-        photo_cover_index: Count,
-      },
-      { additionalProperties: false },
-    ),
-    post_mode: Type.Union([Type.Literal('DIRECT_POST'), Type.Literal('MEDIA_UPLOAD')]),
-    media_type: Type.Literal('PHOTO'),
-  },
-  { additionalProperties: false },
-);
 
 /** The invalid_params refusal for a body that breaks `schema`, naming the first field at fault. */
 function shapeProblem(schema: TSchema, body: unknown): Response | undefined {

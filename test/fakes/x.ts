@@ -8,11 +8,15 @@
 // started can be hidden, only the account's own posts deleted, each with the scope it needs.
 //
 // What it receives and answers follows the published shapes the connector follows
-// (twitter-api-v2 1.29.1's types): POST /2/tweets is checked against CreateTweetBody (a TypeBox
-// schema that test/shapes-x.test.ts holds equal to the package's SendTweetV2Params, with
-// reply_settings held to X's documented values) and refused as X refuses a body its schema does
-// not allow, 400 with the invalid-request problem details; unknown fields are refused too, as X's
-// schema allows no additional properties. Answers are typed by the package's result types.
+// (twitter-api-v2 1.29.1's types). Each JSON body is checked against a TypeBox schema that
+// test/shapes-x.test.ts holds to the package's type: POST /2/tweets against CreateTweetBody
+// (equal to SendTweetV2Params, with reply_settings held to X's documented values), the media
+// upload's initialize against MediaInitBody (MediaV2UploadInitParams, media_type held to X's
+// documented types), POST /2/media/metadata against MediaMetadataBody (the media id and
+// MediaV2MetadataCreateParams) and PUT /2/tweets/:id/hidden against HideReplyBody
+// (`{"hidden": boolean}`). A body that breaks its schema is refused as X refuses one, 400 with
+// the invalid-request problem details; unknown fields are refused too, as X's schemas allow no
+// additional properties. Answers are typed by the package's result types.
 import { type Static, Type } from '@sinclair/typebox';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
@@ -30,7 +34,11 @@ import type {
   UserV2,
   UserV2Result,
 } from 'twitter-api-v2';
-import type { MediaV2MetadataCreateResult, MediaV2UploadResponse } from 'twitter-api-v2/dist/esm/types/v2/media.v2.types';
+import type {
+  MediaV2MediaCategory,
+  MediaV2MetadataCreateResult,
+  MediaV2UploadResponse,
+} from 'twitter-api-v2/dist/esm/types/v2/media.v2.types';
 import type { XProblem, XReplySettings } from '../../platforms/x.ts';
 
 /** A post, user or media id as X writes them. */
@@ -79,6 +87,80 @@ export const CreateTweetBody = Type.Object(
 );
 export type CreateTweetBody = Static<typeof CreateTweetBody>;
 
+/**
+ * X's documented media types for the media upload
+ * (https://docs.x.com/x-api/media/initialize-media-upload). The package types media_type as any
+ * string; X's schema takes only these.
+ */
+export const MEDIA_TYPES = [
+  'video/mp4',
+  'video/webm',
+  'video/mp2t',
+  'video/quicktime',
+  'text/srt',
+  'text/vtt',
+  'image/jpeg',
+  'image/gif',
+  'image/bmp',
+  'image/png',
+  'image/webp',
+  'image/pjpeg',
+  'image/tiff',
+  'model/gltf-binary',
+  'model/vnd.usdz+zip',
+] as const;
+/** X's media categories, the package's MediaV2MediaCategory. */
+export const MEDIA_CATEGORIES = [
+  'amplify_video',
+  'tweet_gif',
+  'tweet_image',
+  'tweet_video',
+  'dm_gif',
+  'dm_image',
+  'dm_video',
+  'subtitles',
+] as const satisfies readonly MediaV2MediaCategory[];
+/** X's largest upload, 16 GiB (total_bytes: 0 <= x <= 17179869184). */
+const MAX_TOTAL_BYTES = 17_179_869_184;
+/**
+ * POST /2/media/upload/initialize, as the package's MediaV2UploadInitParams has it, with
+ * media_type held to X's list. X's own schema also has `shared`, which the package lacks: a body
+ * with it is refused here, as a field the connector's type cannot send.
+ */
+export const MediaInitBody = Type.Object(
+  {
+    additional_owners: Type.Optional(Type.Array(Id)),
+    media_category: Type.Optional(Type.Union(MEDIA_CATEGORIES.map((v) => Type.Literal(v)))),
+    media_type: Type.Union(MEDIA_TYPES.map((v) => Type.Literal(v))),
+    total_bytes: Type.Integer({ minimum: 0, maximum: MAX_TOTAL_BYTES }),
+  },
+  { additionalProperties: false },
+);
+export type MediaInitBody = Static<typeof MediaInitBody>;
+/** X's documented limit for alt text. */
+const MAX_ALT = 1000;
+/**
+ * POST /2/media/metadata (https://docs.x.com/x-api/media/create-media-metadata): the media id
+ * and the package's MediaV2MetadataCreateParams (alt text only; X's other metadata, such as
+ * sensitive_media_warning, is not in the package and is refused here).
+ */
+export const MediaMetadataBody = Type.Object(
+  {
+    id: Id,
+    metadata: Type.Object(
+      {
+        alt_text: Type.Optional(Type.Object({ text: Type.String({ maxLength: MAX_ALT }) }, { additionalProperties: false })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type MediaMetadataBody = Static<typeof MediaMetadataBody>;
+/** PUT /2/tweets/:id/hidden (https://docs.x.com/x-api/posts/hide-replies): `{"hidden": boolean}` and nothing else. */
+export const HideReplyBody = Type.Object({ hidden: Type.Boolean() }, { additionalProperties: false });
+export type HideReplyBody = Static<typeof HideReplyBody>;
+
 /** X's words (its JSON schema validator's) for the first way a body breaks the schema. */
 function schemaMessage(e: ValueError): string {
   const path = `$${e.path.replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`;
@@ -93,6 +175,18 @@ function schemaMessage(e: ValueError): string {
       return `${path}: must have between ${e.schema.minItems} and ${e.schema.maxItems} items`;
     case ValueErrorType.StringPattern:
       return `${path}: does not match the pattern ${e.schema.pattern}`;
+    case ValueErrorType.StringMaxLength:
+      return `${path}: may only be ${e.schema.maxLength} characters long`;
+    case ValueErrorType.IntegerMinimum:
+      return `${path}: must have a minimum value of ${e.schema.minimum}`;
+    case ValueErrorType.IntegerMaximum:
+      return `${path}: must have a maximum value of ${e.schema.maximum}`;
+    case ValueErrorType.Integer:
+    case ValueErrorType.Boolean:
+    case ValueErrorType.String:
+    case ValueErrorType.Object:
+    case ValueErrorType.Array:
+      return `${path}: ${jsonType(v)} found, ${e.schema.type} expected`;
     case ValueErrorType.Union: {
       const literals = (e.schema.anyOf as { const?: unknown }[]).map((s) => s.const);
       if (literals.every((l) => typeof l === 'string')) return `${path}: does not have a value in the enumeration [${literals.join(', ')}]`;
@@ -105,6 +199,14 @@ function schemaMessage(e: ValueError): string {
     default:
       return `${path}: ${e.message}`;
   }
+}
+
+/** A value's JSON type, as X's validator names it. */
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
 }
 
 export interface FakeTweet {
@@ -238,24 +340,6 @@ export interface FakeX {
   stop(): Promise<void>;
 }
 
-const MEDIA_TYPES = new Set([
-  'video/mp4',
-  'video/webm',
-  'video/mp2t',
-  'video/quicktime',
-  'text/srt',
-  'text/vtt',
-  'image/jpeg',
-  'image/gif',
-  'image/bmp',
-  'image/png',
-  'image/webp',
-  'image/pjpeg',
-  'image/tiff',
-  'model/gltf-binary',
-  'model/vnd.usdz+zip',
-]);
-const CATEGORIES = new Set(['amplify_video', 'tweet_gif', 'tweet_image', 'tweet_video', 'dm_gif', 'dm_image', 'dm_video', 'subtitles']);
 /** The tweet.fields the search answers with (others are refused). */
 const SEARCH_TWEET_FIELDS = new Set([
   'author_id',
@@ -275,7 +359,6 @@ const MAX_TEXT = 280;
 /** X's documented scopes per endpoint: the hide replies and delete post API references. */
 const HIDE_SCOPES = ['tweet.read', 'users.read', 'tweet.moderate.write'];
 const DELETE_SCOPES = ['tweet.read', 'tweet.write', 'users.read'];
-const MAX_ALT = 1000;
 const MAX_SEGMENT = 5 * 1024 * 1024;
 
 export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
@@ -378,15 +461,9 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     if (!(req.headers.get('content-type') ?? '').includes('application/json')) return invalid('Content-Type must be application/json');
     const body = await readJson(req);
     if (!body) return invalid('Request body is not valid JSON');
-    const mediaType = body.media_type;
-    const category = body.media_category;
-    const total = body.total_bytes;
-    if (typeof mediaType !== 'string' || !MEDIA_TYPES.has(mediaType))
-      return invalid(`$.media_type: does not have a value in the enumeration`);
-    if (category !== undefined && (typeof category !== 'string' || !CATEGORIES.has(category))) {
-      return invalid(`$.media_category: does not have a value in the enumeration`);
-    }
-    if (typeof total !== 'number' || !Number.isInteger(total) || total < 1) return invalid('$.total_bytes: must be a positive integer');
+    const wrong = Value.Errors(MediaInitBody, body).First();
+    if (wrong) return invalid(schemaMessage(wrong));
+    const { media_type: mediaType, media_category: category, total_bytes: total } = body as MediaInitBody;
     const gif = mediaType === 'image/gif';
     const fits =
       category === undefined ||
@@ -474,16 +551,20 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
   }
 
   async function metadata(req: Request): Promise<Response> {
+    if (!(req.headers.get('content-type') ?? '').includes('application/json')) return invalid('Content-Type must be application/json');
     const body = await readJson(req);
-    const id = body?.id;
-    const text = dig(body, 'metadata', 'alt_text', 'text');
-    if (typeof id !== 'string') return invalid('$.id: is missing but it is required');
-    if (typeof text !== 'string') return invalid('$.metadata.alt_text.text: is missing but it is required');
-    if (text.length > MAX_ALT) return invalid(`$.metadata.alt_text.text: must be at most ${MAX_ALT} characters`);
+    if (!body) return invalid('Request body is not valid JSON');
+    const wrong = Value.Errors(MediaMetadataBody, body).First();
+    if (wrong) return invalid(schemaMessage(wrong));
+    const { id, metadata: meta } = body as MediaMetadataBody;
+    const text = meta.alt_text?.text ?? null;
     const m = media.find((x) => x.id === id && x.userId === user.id);
     if (!m) return problem(404, 'Not Found Error', `Could not find media with id: [${id}].`);
-    m.altText = text;
-    return json({ data: { id, associated_metadata: { alt_text: { text } } } } satisfies MediaV2MetadataCreateResult);
+    if (text !== null) m.altText = text;
+    // X answers with the metadata the media has; the package's result type always lists alt_text.
+    type Associated = MediaV2MetadataCreateResult['data']['associated_metadata'];
+    const associated: Partial<Associated> = m.altText === null ? {} : { alt_text: { text: m.altText } };
+    return json({ data: { id, associated_metadata: associated } });
   }
 
   async function createTweet(req: Request): Promise<Response> {
@@ -593,17 +674,16 @@ export async function startFakeX(opts: FakeXOptions = {}): Promise<FakeX> {
     if (!(req.headers.get('content-type') ?? '').includes('application/json')) return invalid('Content-Type must be application/json');
     const body = await readJson(req);
     if (!body) return invalid('Request body is not valid JSON');
-    for (const k of Object.keys(body)) {
-      if (k !== 'hidden') return invalid(`$.${k}: is not defined in the schema and the schema does not allow additional properties`);
-    }
-    if (typeof body.hidden !== 'boolean') return invalid('$.hidden: is missing but it is required');
+    const wrong = Value.Errors(HideReplyBody, body).First();
+    if (wrong) return invalid(schemaMessage(wrong));
+    const { hidden } = body as HideReplyBody;
     const t = tweets.find((x) => x.id === id);
     if (!t) return notFound(id);
     const root = tweets.find((x) => x.id === t.conversationId);
     if (t.userId === user.id || root?.userId !== user.id) {
       return problem(403, 'Forbidden', 'You can only hide replies by others in a conversation you started.');
     }
-    t.hidden = body.hidden;
+    t.hidden = hidden;
     return json({ data: { hidden: t.hidden } } satisfies TweetV2HideReplyResult);
   }
 
@@ -945,11 +1025,6 @@ async function readJson(req: Request): Promise<Record<string, unknown> | null> {
   } catch {
     return null;
   }
-}
-
-function dig(v: unknown, ...keys: string[]): unknown {
-  for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-  return v;
 }
 
 /** A post's text as X stores it: the reply's handles, then what was written. */
