@@ -14,7 +14,14 @@
 // tree (GET /comments/{article}, its `more` stubs through /api/morechildren); a reply of ours is
 // deleted with POST /api/del. Ids are fullnames throughout (t3_ the post, t1_ a comment), as
 // publish returns them.
-import type { AssetLeaseForm, CommentForm, GalleryBody, LeaseMimeType, SubmitForm } from './contracts/reddit.ts';
+import {
+  type AssetLeaseForm,
+  type CommentForm,
+  type GalleryBody,
+  LEASE_MIME_TYPES,
+  type LeaseMimeType,
+  type SubmitForm,
+} from './contracts/reddit.ts';
 import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import {
   PlatformError,
@@ -660,16 +667,8 @@ function encoded(fields: Record<string, string | undefined>): Record<string, str
   return Object.fromEntries(Object.entries(fields).filter((f): f is [string, string] => f[1] !== undefined));
 }
 
-/** The media types Reddit leases uploads for (the contract's LeaseMimeType). */
-const LEASE_TYPES: Record<LeaseMimeType, true> = {
-  'image/png': true,
-  'image/jpeg': true,
-  'image/gif': true,
-  'video/mp4': true,
-  'video/quicktime': true,
-};
-
-const isLeaseType = (type: string): type is LeaseMimeType => Object.hasOwn(LEASE_TYPES, type);
+/** A media type Reddit leases uploads for. */
+const isLeaseType = (type: string): type is LeaseMimeType => (LEASE_MIME_TYPES as readonly string[]).includes(type);
 
 /** The file's media type when Reddit takes it; any other is final here, as Reddit would refuse the lease. */
 function leaseType(file: MediaBytes): LeaseMimeType {

@@ -11,7 +11,7 @@
 //  - after a restart it reads the account's recent videos (/v2/video/list/, video.list scope) for
 //    one whose caption matches. That list holds public videos only, so a SELF_ONLY post made before
 //    a restart cannot be found there.
-import type { ContentInitBody, PrivacyLevel, VideoInitBody } from './contracts/tiktok.ts';
+import { type ContentInitBody, PRIVACY_LEVELS, type PrivacyLevel, type VideoInitBody } from './contracts/tiktok.ts';
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
 import { counts, str } from './json.ts';
 import { TIKTOK_PHOTO_MIME_TYPES } from './catalog.ts';
@@ -429,19 +429,8 @@ interface ListedVideo {
   share_url?: unknown;
 }
 
-/**
- * A 401 once the stored expiresAt has passed, with a refresh token at hand: the token ran out
- * during a long publish. The next attempt refreshes it first, so this is transient, not reauth.
- */
-
-/** post_info.privacy_level's values (the contract's PrivacyLevel), to tell them among creator_info's options. */
-const PRIVACY_LEVELS: Record<PrivacyLevel, true> = {
-  PUBLIC_TO_EVERYONE: true,
-  MUTUAL_FOLLOW_FRIENDS: true,
-  FOLLOWER_OF_CREATOR: true,
-  SELF_ONLY: true,
-};
-const isPrivacyLevel = (v: unknown): v is PrivacyLevel => typeof v === 'string' && Object.hasOwn(PRIVACY_LEVELS, v);
+/** One of post_info.privacy_level's values, to tell them among creator_info's options. */
+const isPrivacyLevel = (v: unknown): v is PrivacyLevel => (PRIVACY_LEVELS as readonly unknown[]).includes(v);
 
 /**
  * PUBLIC_TO_EVERYONE when offered (or the channel's configured level), else the first option;
