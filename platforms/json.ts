@@ -1,6 +1,13 @@
 // Reading platform answers of unknown shape: the parse that never throws, a path into nested
-// objects, and the "a usable string or nothing" readers every connector needs.
+// objects, the "a usable string or nothing" readers every connector needs, and the type an
+// answer is read as.
 import type { Metric, PlatformMetrics } from './types.ts';
+
+/**
+ * An answer as read: its platform's published (or documented) shape, any part of which may be
+ * missing or null, so each value is still checked before use.
+ */
+export type Answer<T> = T extends readonly (infer U)[] ? Answer<U>[] : T extends object ? { [K in keyof T]?: Answer<T[K]> | null } : T;
 
 /** Parsed JSON, or null when the text is empty or not JSON. */
 export function parseJson(text: string): unknown {

@@ -7,7 +7,7 @@
 import type { mastodon } from 'masto';
 import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
 import { blobOf, createHttp, isOk, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
-import { counts, dig, str } from './json.ts';
+import { type Answer, counts, dig, str } from './json.ts';
 import {
   PlatformError,
   parseRetryAfter,
@@ -58,9 +58,6 @@ export type Snake<T> = T extends Blob
     : T extends object
       ? { -readonly [K in keyof T as K extends string ? SnakeKey<K> : K]: Snake<T[K]> }
       : T;
-
-/** An answer as read: the published shape, any part of which a foreign instance may leave out. */
-export type Answer<T> = T extends readonly (infer U)[] ? Answer<U>[] : T extends object ? { [K in keyof T]?: Answer<T[K]> | null } : T;
 
 /** POST /api/v1/statuses (JSON). */
 export type StatusParams = Snake<mastodon.rest.v1.CreateStatusParams>;

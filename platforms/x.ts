@@ -29,7 +29,7 @@ import type {
   MediaV2UploadResponse,
 } from 'twitter-api-v2/dist/esm/types/v2/media.v2.types';
 import { blobOf, createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
-import { counts, str } from './json.ts';
+import { type Answer, counts, str } from './json.ts';
 import type { XOptions } from './options.ts';
 import {
   PlatformError,
@@ -109,8 +109,6 @@ export type TimelineQuery = StrictFields<TweetV2UserTimelineParams>;
 /** X's problem details (https://docs.x.com/x-api/fundamentals/response-codes-and-errors), `status` beside them. */
 export type XProblem = ErrorV2 & { status?: number };
 
-/** An answer as read: the published shape, any part of which may be missing. */
-type Answer<T> = T extends readonly (infer U)[] ? Answer<U>[] : T extends object ? { [K in keyof T]?: Answer<T[K]> | null } : T;
 type Tweet = Answer<TweetV2UserTimelineResult['data'][number]>;
 
 /** A query string from a typed query (arrays comma-separated, as X takes them). */

@@ -49,12 +49,15 @@ async function lockChannel(channelId: string): Promise<pgDriver.PoolClient> {
   return conn;
 }
 
-/** Waits (real time) until a create's insert of its post waits for a lock. */
-async function insertWaits(): Promise<void> {
+/** Waits (real time) until a create's insert of its post waits for the lock `conn` holds. */
+async function insertWaits(conn: pgDriver.PoolClient): Promise<void> {
+  const { rows: me } = await conn.query<{ pid: number }>('select pg_backend_pid() as pid');
   for (let i = 0; i < 400; i++) {
     const { rows } = await stack.h.pool.query<{ n: number }>(
       `select count(*)::int as n from pg_stat_activity
-       where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into posts%'`,
+       where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into posts%'
+         and $1 = any(pg_blocking_pids(pid))`,
+      [me[0]!.pid],
     );
     if (rows[0]!.n > 0) return;
     await Bun.sleep(25);
@@ -108,7 +111,7 @@ describe('a create refused by a key claimed between its check and its claim', ()
     let answer: Promise<Awaited<ReturnType<typeof call>>>;
     try {
       answer = call(stack.app, 'POST', '/v1/posts', { key, body, headers: { 'idempotency-key': 'raced-key' } });
-      await insertWaits(); // past assertKeyUnclaimed, its rows being written
+      await insertWaits(conn); // past assertKeyUnclaimed, its rows being written
       await claimIn(conn, {
         apiKeyId,
         endpoint: 'POST /v1/posts',
@@ -183,7 +186,7 @@ describe('a create refused by a key claimed between its check and its claim', ()
     try {
       // The lead writes alone; the two others arrive while it does and share the next transaction.
       outcomes = Promise.allSettled([insertPost(em, lead!, ids[0]!), insertPost(em, refused!, ids[1]!), insertPost(em, after!, ids[2]!)]);
-      await insertWaits();
+      await insertWaits(conn);
       // The lead's transaction has committed: the claim names its post.
       await claimIn(conn, { ...claim, postId: ids[0]! });
       await conn.query('commit');

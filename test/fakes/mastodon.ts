@@ -18,8 +18,8 @@
 import { Kind, type Static, type TObject, type TSchema, Type, TypeRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { mastodon } from 'masto';
+import type { Answer } from '../../platforms/json.ts';
 import type {
-  Answer,
   Snake,
   WireAccount,
   WireContext,
