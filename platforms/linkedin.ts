@@ -11,17 +11,30 @@
 // a member's channel reads none. LinkedIn offers no way to hide a comment.
 import { API_VERSIONS, apiVersionRetired } from './api-versions.ts';
 import type {
+  AccessTokenAnswer,
+  Comment,
   CommentBody,
+  CommentsList,
+  Document,
   FinalizeVideoUploadBody,
+  Image,
+  InitializeDocumentUploadAnswer,
   InitializeDocumentUploadBody,
+  InitializeImageUploadAnswer,
   InitializeImageUploadBody,
+  InitializeVideoUploadAnswer,
   InitializeVideoUploadBody,
   MediaContent,
+  Post,
   PostBody,
   PostContent,
+  PostsList,
+  RestliError,
+  SocialActions,
+  Video,
 } from './contracts/linkedin.ts';
 import { createHttp, credential, isOk, reasonOf, sleep, tokenError, trimSlash, type Reply, type SendOptions } from './http.ts';
-import { counts, dig, str } from './json.ts';
+import { type Answer, counts, str } from './json.ts';
 import type { LinkedInOptions } from './options.ts';
 import {
   PlatformError,
@@ -127,8 +140,12 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
   ): Promise<string> {
     const body: InitializeImageUploadBody | InitializeDocumentUploadBody = { initializeUploadRequest: { owner } };
     const init = await rest(token, 'POST', `/${kind}?action=initializeUpload`, { json: body, signal });
-    const uploadUrl = str(dig(init.body, 'value', 'uploadUrl'));
-    const urn = str(dig(init.body, 'value', kind === 'images' ? 'image' : 'document'));
+    const uploadUrl = str((init.body as Answer<InitializeImageUploadAnswer | InitializeDocumentUploadAnswer> | null)?.value?.uploadUrl);
+    const urn = str(
+      kind === 'images'
+        ? (init.body as Answer<InitializeImageUploadAnswer> | null)?.value?.image
+        : (init.body as Answer<InitializeDocumentUploadAnswer> | null)?.value?.document,
+    );
     if (!uploadUrl || !urn) throw new PlatformError('transient', `LinkedIn ${kind} initializeUpload returned ${init.text.slice(0, 200)}`);
     await put(uploadUrl, bytes, token, signal);
     return urn;
@@ -140,9 +157,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       initializeUploadRequest: { owner, fileSizeBytes: bytes.byteLength, uploadCaptions: false, uploadThumbnail: false },
     };
     const init = await rest(token, 'POST', '/videos?action=initializeUpload', { json: body, signal });
-    const value = dig(init.body, 'value') as
-      | { video?: unknown; uploadToken?: unknown; uploadInstructions?: { uploadUrl?: unknown; firstByte?: unknown; lastByte?: unknown }[] }
-      | undefined;
+    const value = (init.body as Answer<InitializeVideoUploadAnswer> | null)?.value;
     const urn = str(value?.video);
     const parts = Array.isArray(value?.uploadInstructions) ? value.uploadInstructions : [];
     if (!urn || !parts.length) throw new PlatformError('transient', `LinkedIn videos initializeUpload returned ${init.text.slice(0, 200)}`);
@@ -175,10 +190,12 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     const deadline = Date.now() + pollTimeoutMs;
     for (;;) {
       const r = await rest(token, 'GET', `/${kind}/${encodeURIComponent(urn)}`, { signal });
-      const status = str(dig(r.body, 'status'));
+      const asset = r.body as Answer<Image | Video | Document> | null;
+      const status = str(asset?.status);
       if (status === 'AVAILABLE') return;
       if (status === 'PROCESSING_FAILED') {
-        const why = str(dig(r.body, 'processingFailureReason')) ?? 'processing failed';
+        // processingFailureReason is the Videos API's field; an image or document answer names none.
+        const why = str((asset as Answer<Video> | null)?.processingFailureReason) ?? 'processing failed';
         throw new PlatformError('permanent', `LinkedIn could not process ${urn}: ${why}`);
       }
       if (Date.now() >= deadline)
@@ -223,7 +240,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       throw new PlatformError('transient', message, { status: 404, platformCode: errorCode(r.body) });
     }
     if (!isOk(r)) throw liError(r);
-    const found = commentResult(r.body, root, r.headers.get('x-restli-id'));
+    const found = commentResult(r.body as Answer<Comment> | null, root, r.headers.get('x-restli-id'));
     // Created but unnamed: a retry looks for it with findPublished first.
     if (!found) throw new PlatformError('transient', 'LinkedIn created the comment but returned no id', { status: r.status });
     return found;
@@ -250,12 +267,12 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       const r = await versioned(`${commentsUrl(parent)}?${q}`, { headers: restHeaders(token), signal: req.signal });
       if (r.status === 403 || r.status === 404) return null;
       if (!isOk(r)) throw liError(r);
-      const elements = dig(r.body, 'elements');
-      const list = Array.isArray(elements) ? elements : [];
-      const hit = list.find((c) => dig(c, 'actor') === author && str(dig(c, 'message', 'text'))?.trim() === req.text.trim());
+      const listed = r.body as Answer<CommentsList> | null;
+      const list = Array.isArray(listed?.elements) ? listed.elements : [];
+      const hit = list.find((c) => c?.actor === author && str(c?.message?.text)?.trim() === req.text.trim());
       if (hit) return commentResult(hit, root, null);
       start += list.length;
-      const total = Number(dig(r.body, 'paging', 'total'));
+      const total = Number(listed?.paging?.total);
       if (list.length < COMMENTS_PAGE || (Number.isFinite(total) && start >= total)) return null;
     }
     return null;
@@ -267,8 +284,8 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
    * A 403 is a token without the read permission: permanent, since reconnecting through the
    * service's sign-in does not grant it.
    */
-  async function listOn(token: string, urn: string, pages: number, signal?: AbortSignal): Promise<Record<string, unknown>[] | null> {
-    const out: Record<string, unknown>[] = [];
+  async function listOn(token: string, urn: string, pages: number, signal?: AbortSignal): Promise<Answer<Comment>[] | null> {
+    const out: Answer<Comment>[] = [];
     for (let start = 0, page = 0; page < pages; page++) {
       const q = new URLSearchParams({ start: String(start), count: String(COMMENTS_PAGE) });
       const r = await versioned(`${commentsUrl(urn)}?${q}`, { headers: restHeaders(token), signal });
@@ -280,11 +297,11 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
         });
       }
       if (!isOk(r)) throw liError(r);
-      const elements = dig(r.body, 'elements');
-      const list = (Array.isArray(elements) ? elements : []) as Record<string, unknown>[];
+      const listed = r.body as Answer<CommentsList> | null;
+      const list = Array.isArray(listed?.elements) ? listed.elements : [];
       out.push(...list);
       start += list.length;
-      const total = Number(dig(r.body, 'paging', 'total'));
+      const total = Number(listed?.paging?.total);
       if (list.length < COMMENTS_PAGE || (Number.isFinite(total) && start >= total)) break;
     }
     return out;
@@ -298,13 +315,11 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
   async function conversation(token: string, post: string, signal?: AbortSignal) {
     const top = await listOn(token, post, COMMENT_PAGES, signal);
     if (!top) return null;
-    const out: { comment: Record<string, unknown>; parent: string }[] = [];
+    const out: { comment: Answer<Comment>; parent: string }[] = [];
     for (const c of top) {
       out.push({ comment: c, parent: post });
-      const urn = str(dig(c, 'commentUrn'));
-      const replies = Number(
-        dig(c, 'commentsSummary', 'totalFirstLevelComments') ?? dig(c, 'commentsSummary', 'aggregatedTotalComments') ?? 1,
-      );
+      const urn = str(c?.commentUrn);
+      const replies = Number(c?.commentsSummary?.totalFirstLevelComments ?? c?.commentsSummary?.aggregatedTotalComments ?? 1);
       if (!urn || !(replies > 0)) continue;
       for (const r of (await listOn(token, urn, REPLY_PAGES, signal)) ?? []) out.push({ comment: r, parent: urn });
     }
@@ -330,15 +345,15 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     }
     const comments: PlatformComment[] = [];
     for (const { comment: c, parent } of found) {
-      const urn = str(dig(c, 'commentUrn'));
-      const actor = str(dig(c, 'actor'));
-      const time = Number(dig(c, 'created', 'time'));
+      const urn = str(c?.commentUrn);
+      const actor = str(c?.actor);
+      const time = Number(c?.created?.time);
       if (!urn || !actor || !(time > 0)) continue;
       comments.push({
         platformCommentId: urn,
-        parentPlatformId: str(dig(c, 'parentComment')) ?? parent,
+        parentPlatformId: str(c?.parentComment) ?? parent,
         author: { name: null, handle: null, avatarUrl: null, profileUrl: null },
-        text: str(dig(c, 'message', 'text')) ?? '',
+        text: str(c?.message?.text) ?? '',
         createdAt: new Date(time).toISOString(),
         url: null,
         ours: actor === author,
@@ -380,7 +395,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
     // A member's channel reads no comments, so it answers none: its comments are all under the post.
     if (author.startsWith('urn:li:person:')) return;
     const found = await conversation(token, target.post.platformPostId, signal);
-    const parent = found?.find((x) => str(dig(x.comment, 'commentUrn')) === urn)?.parent;
+    const parent = found?.find((x) => str(x.comment?.commentUrn) === urn)?.parent;
     if (parent && parent !== target.post.platformPostId) await remove(parent);
   }
 
@@ -405,7 +420,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
         });
         if (r.status === 404) continue;
         if (!isOk(r)) throw liError(r);
-        const body = (r.body ?? {}) as { likesSummary?: Record<string, unknown>; commentsSummary?: Record<string, unknown> };
+        const body = (r.body ?? {}) as Answer<SocialActions>;
         out[urn] = {
           ...counts(body.likesSummary ?? {}, { likes: 'totalLikes' }),
           ...counts(body.commentsSummary ?? {}, { replies: 'aggregatedTotalComments' }),
@@ -445,7 +460,7 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
         if (existing && (req.attempt ?? 1) > 1) return result(existing);
         throw liError(r);
       }
-      const urn = r.headers.get('x-restli-id') ?? str(dig(r.body, 'id'));
+      const urn = r.headers.get('x-restli-id') ?? str((r.body as Answer<Post> | null)?.id);
       // Created but unnamed: retrying is safe, the duplicate check above finds it.
       if (!urn) throw new PlatformError('transient', 'LinkedIn created the post but returned no x-restli-id', { status: r.status });
       return result(urn);
@@ -471,18 +486,18 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
       if (r.status === 403) return null;
       if (!isOk(r)) throw liError(r);
       const since = Date.now() - lookbackMs;
-      const elements = dig(r.body, 'elements');
+      const elements = (r.body as Answer<PostsList> | null)?.elements;
       const hit = (Array.isArray(elements) ? elements : []).find(
         (p) =>
-          typeof dig(p, 'commentary') === 'string' &&
-          unescapeLittleText(dig(p, 'commentary') as string).trim() === req.text.trim() &&
+          typeof p?.commentary === 'string' &&
+          unescapeLittleText(p.commentary).trim() === req.text.trim() &&
           attachmentCount(p) === req.media.length &&
-          (Number(dig(p, 'createdAt')) || Date.now()) >= since &&
-          dig(p, 'lifecycleState') !== 'DRAFT',
+          (Number(p.createdAt) || Date.now()) >= since &&
+          p.lifecycleState !== 'DRAFT',
       );
-      const urn = str(dig(hit, 'id'));
+      const urn = str(hit?.id);
       if (!urn) return null;
-      const published = Number(dig(hit, 'publishedAt')) || Number(dig(hit, 'createdAt'));
+      const published = Number(hit?.publishedAt) || Number(hit?.createdAt);
       return { ...result(urn), ...(published ? { publishedAt: new Date(published).toISOString() } : {}) };
     },
 
@@ -502,15 +517,16 @@ export function createLinkedInConnector(opts: LinkedInConnectorOptions = {}): Co
         signal,
       });
       if (!isOk(r)) throw tokenError(LI, r);
-      const accessToken = str(dig(r.body, 'access_token'));
+      const answer = r.body as Answer<AccessTokenAnswer> | null;
+      const accessToken = str(answer?.access_token);
       if (!accessToken) throw new PlatformError('transient', `LinkedIn token endpoint returned no access_token: ${r.text.slice(0, 200)}`);
       const now = Date.now();
-      const expiresIn = Number(dig(r.body, 'expires_in')) || 60 * 24 * 3600;
+      const expiresIn = Number(answer?.expires_in) || 60 * 24 * 3600;
       const fresh: Record<string, unknown> = { accessToken, expiresAt: new Date(now + expiresIn * 1000).toISOString() };
       // LinkedIn returns the same refresh token with its remaining lifetime (it is not rotated).
-      const next = str(dig(r.body, 'refresh_token'));
+      const next = str(answer?.refresh_token);
       if (next) fresh.refreshToken = next;
-      const refreshIn = Number(dig(r.body, 'refresh_token_expires_in'));
+      const refreshIn = Number(answer?.refresh_token_expires_in);
       if (refreshIn > 0) fresh.refreshTokenExpiresAt = new Date(now + refreshIn * 1000).toISOString();
       return fresh;
     },
@@ -526,13 +542,12 @@ function result(urn: string): PublishResult {
  * from the post and the id (x-restli-id or the body's id). The API gives no link to a comment,
  * so its url is the post's.
  */
-function commentResult(body: unknown, post: PostRef, restliId: string | null): PublishResult | null {
-  const id = restliId ?? str(dig(body, 'id'));
+function commentResult(body: Answer<Comment> | null | undefined, post: PostRef, restliId: string | null): PublishResult | null {
+  const id = restliId ?? str(body?.id);
   const urn =
-    str(dig(body, 'commentUrn')) ??
-    (id?.startsWith('urn:li:comment:') ? id : id ? `urn:li:comment:(${post.platformPostId},${id})` : undefined);
+    str(body?.commentUrn) ?? (id?.startsWith('urn:li:comment:') ? id : id ? `urn:li:comment:(${post.platformPostId},${id})` : undefined);
   if (!urn) return null;
-  const created = Number(dig(body, 'created', 'time'));
+  const created = Number(body?.created?.time);
   return {
     platformPostId: urn,
     url: post.url || result(post.platformPostId).url,
@@ -583,10 +598,10 @@ function withAlt<T extends Pick<MediaContent, 'id' | 'altText'>>(media: T, item:
   return item.altText ? { ...media, altText: item.altText } : media;
 }
 
-function attachmentCount(post: unknown): number {
-  const images = dig(post, 'content', 'multiImage', 'images');
+function attachmentCount(post: Answer<Post> | null | undefined): number {
+  const images = post?.content?.multiImage?.images;
   if (Array.isArray(images)) return images.length;
-  return dig(post, 'content', 'media', 'id') ? 1 : 0;
+  return post?.content?.media?.id ? 1 : 0;
 }
 
 /**
@@ -604,7 +619,7 @@ function unescapeLittleText(text: string): string {
 /** 422 DUPLICATE_POST says "Content is a duplicate of urn:li:share:…". */
 function duplicateOf(r: Reply): string | null {
   if (r.status !== 422 || errorCode(r.body) !== 'DUPLICATE_POST') return null;
-  return /urn:li:(?:share|ugcPost):\d+/.exec(str(dig(r.body, 'message')) ?? '')?.[0] ?? null;
+  return /urn:li:(?:share|ugcPost):\d+/.exec(str((r.body as Answer<RestliError> | null)?.message) ?? '')?.[0] ?? null;
 }
 
 /**
@@ -624,19 +639,21 @@ function liError(r: Reply): PlatformError {
 }
 
 function liReason(r: Reply): string {
-  const raw = str(dig(r.body, 'message'));
+  const e = r.body as Answer<RestliError> | null;
+  const raw = str(e?.message);
   // Messages often carry the server's Java exception class in front of the sentence.
   const message = raw?.replace(/^(?:[\w$]+\.)+[\w$]*(?:Exception|Error): /, '');
-  const input = dig(r.body, 'errorDetails', 'inputErrors');
-  const first = Array.isArray(input) ? (input[0] as Record<string, unknown> | undefined) : undefined;
+  const input = e?.errorDetails?.inputErrors;
+  const first = Array.isArray(input) ? input[0] : undefined;
   const detail = str(first?.description);
   if (message && detail && !message.includes(detail)) return `${message} (${detail})`;
   return message ?? detail ?? reasonOf(r);
 }
 
 function errorCode(body: unknown): string | undefined {
-  const input = dig(body, 'errorDetails', 'inputErrors');
-  const inputCode = Array.isArray(input) ? str(dig(input[0], 'code')) : undefined;
-  const service = dig(body, 'serviceErrorCode');
-  return inputCode ?? str(dig(body, 'code')) ?? (typeof service === 'number' ? String(service) : undefined);
+  const e = body as Answer<RestliError> | null;
+  const input = e?.errorDetails?.inputErrors;
+  const inputCode = Array.isArray(input) ? str(input[0]?.code) : undefined;
+  const service = e?.serviceErrorCode;
+  return inputCode ?? str(e?.code) ?? (typeof service === 'number' ? String(service) : undefined);
 }

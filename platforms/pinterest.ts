@@ -3,7 +3,20 @@
 // base64 (media_source image_base64), and a video goes through Pinterest's media upload first
 // (POST /v5/media → multipart POST of the file to the returned S3 form → GET /v5/media/{id} until
 // `succeeded`) and is pinned with media_source video_id.
-import type { CreatePinBody, ImageContentType, MediaSource, RegisterMediaBody } from './contracts/pinterest.ts';
+import type {
+  BoardPinsList,
+  BoardsList,
+  CreatePinBody,
+  ErrorAnswer,
+  ImageContentType,
+  Media,
+  MediaSource,
+  MediaUpload,
+  Pin,
+  PinAnalytics,
+  RefreshTokenAnswer,
+  RegisterMediaBody,
+} from './contracts/pinterest.ts';
 import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import {
   PlatformError,
@@ -14,7 +27,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from './types.ts';
-import { counts } from './json.ts';
+import { type Answer, counts } from './json.ts';
 import type { PinterestOptions } from './options.ts';
 
 export interface PinterestConnectorOptions {
@@ -40,13 +53,8 @@ export interface PinterestConnectorOptions {
   boardPages?: number;
 }
 
-interface Pin {
-  id: string;
-  created_at?: string;
-  description?: string | null;
-  alt_text?: string | null;
-  media?: { media_type?: string } | null;
-}
+/** A Pin as read, its id checked. */
+type PinRead = Answer<Pin> & { id: string };
 
 interface Account {
   token: string;
@@ -73,7 +81,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
     return r;
   }
 
-  function toResult(pin: Pin): PublishResult {
+  function toResult(pin: PinRead): PublishResult {
     const at = pin.created_at ? Date.parse(pin.created_at) : NaN;
     return {
       platformPostId: pin.id,
@@ -86,7 +94,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
   async function uploadVideo(acct: Account, item: MediaRef, signal?: AbortSignal): Promise<string> {
     const register: RegisterMediaBody = { media_type: 'video' };
     const r = await call(acct, 'POST', '/media', { json: register, signal });
-    const reg = r.body as { media_id?: unknown; upload_url?: unknown; upload_parameters?: unknown } | null;
+    const reg = r.body as Answer<MediaUpload> | null;
     if (
       typeof reg?.media_id !== 'string' ||
       typeof reg.upload_url !== 'string' ||
@@ -96,7 +104,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
       throw new PlatformError('transient', `Pinterest returned an unexpected media registration: ${r.text.slice(0, 200)}`);
     }
     const form = new FormData();
-    for (const [k, v] of Object.entries(reg.upload_parameters as Record<string, string>)) form.append(k, String(v));
+    for (const [k, v] of Object.entries(reg.upload_parameters)) form.append(k, String(v));
     form.append('file', blobOf(await item.read(), item.mimeType), item.fileName);
     const up = await bucket.send(reg.upload_url, { method: 'POST', multipart: form, signal });
     if (!isOk(up)) throw bucketError('Pinterest media upload', up);
@@ -108,7 +116,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
     const deadline = Date.now() + pollTimeoutMs;
     for (;;) {
       const r = await call(acct, 'GET', `/media/${encodeURIComponent(mediaId)}`, { signal });
-      const status = (r.body as { status?: unknown } | null)?.status;
+      const status = (r.body as Answer<Media> | null)?.status;
       if (status === 'succeeded') return;
       if (status === 'failed')
         throw new PlatformError('permanent', `Pinterest could not process the video (media ${mediaId} failed)`, { platformCode: 'failed' });
@@ -154,7 +162,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
         });
         if (r.status === 404) continue;
         if (!isOk(r)) throw httpError(r);
-        const summary = (r.body as { all?: { summary_metrics?: Record<string, unknown> } } | null)?.all?.summary_metrics ?? {};
+        const summary = (r.body as Answer<PinAnalytics> | null)?.all?.summary_metrics ?? {};
         out[id] = counts(summary, { impressions: 'IMPRESSION', saves: 'SAVE', clicks: 'OUTBOUND_CLICK' });
       }
       return out;
@@ -173,7 +181,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
         const q = new URLSearchParams({ page_size: '250', ...(bookmark ? { bookmark } : {}) });
         const r = await api.send(`${baseUrl}/v5/boards?${q}`, { method: 'GET', headers: { Authorization: `Bearer ${token}` }, signal });
         if (!isOk(r)) throw httpError(r);
-        const body = r.body as { items?: Record<string, unknown>[]; bookmark?: string | null } | null;
+        const body = r.body as Answer<BoardsList> | null;
         for (const b of body?.items ?? []) {
           if (typeof b.id !== 'string' || !b.id) continue;
           boards.push({
@@ -209,11 +217,11 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
       const alt = altTextOf(req);
       if (alt) pin.alt_text = alt;
       const r = await call(acct, 'POST', '/pins', { json: pin, signal: req.signal });
-      const created = r.body as Pin | null;
+      const created = r.body as Answer<Pin> | null;
       if (typeof created?.id !== 'string' || !created.id) {
         throw new PlatformError('transient', `Pinterest returned an unexpected Pin: ${r.text.slice(0, 200)}`, { status: r.status });
       }
-      return toResult(created);
+      return toResult({ ...created, id: created.id });
     },
 
     /**
@@ -230,7 +238,8 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
       if (!req.text.trim() && !alt) return null;
       const since = Date.now() - lookbackMs;
       const kind = item?.type === 'video' ? 'video' : 'image';
-      const matches = (p: Pin) =>
+      const matches = (p: Answer<Pin>): p is PinRead =>
+        typeof p.id === 'string' &&
         norm(p.description ?? '') === norm(req.text) &&
         norm(p.alt_text ?? '') === norm(alt) &&
         (!p.media?.media_type || p.media.media_type === kind) &&
@@ -239,7 +248,7 @@ export function createPinterestConnector(opts: PinterestConnectorOptions = {}): 
       for (let page = 0; page < lookupPages; page++) {
         const q = new URLSearchParams({ page_size: '100', ...(bookmark ? { bookmark } : {}) });
         const r = await call(acct, 'GET', `/boards/${encodeURIComponent(acct.boardId)}/pins?${q}`, { signal: req.signal });
-        const body = r.body as { items?: Pin[]; bookmark?: string | null } | null;
+        const body = r.body as Answer<BoardPinsList> | null;
         const hit = (body?.items ?? []).find(matches);
         if (hit) return toResult(hit);
         if (!body?.bookmark) return null;
@@ -278,7 +287,7 @@ function tokenResult(r: Reply): Record<string, unknown> {
     const { reason, code } = errorOf(r);
     throw new PlatformError('reauth', `Pinterest token refresh failed (${r.status}): ${reason}`, { status: r.status, platformCode: code });
   }
-  const b = r.body as { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown; refresh_token_expires_in?: unknown } | null;
+  const b = r.body as Answer<RefreshTokenAnswer> | null;
   if (typeof b?.access_token !== 'string' || typeof b.expires_in !== 'number') {
     throw new PlatformError('transient', `Pinterest returned an unexpected token answer: ${r.text.slice(0, 200)}`);
   }
@@ -326,7 +335,7 @@ async function pinnableImage(item: MediaRef): Promise<{ bytes: Uint8Array; mimeT
 
 /** Pinterest's error body is `{"code": <number>, "message": "..."}`. */
 function errorOf(r: Reply): { reason: string; code?: string } {
-  const b = r.body as { code?: unknown; message?: unknown } | null;
+  const b = r.body as Answer<ErrorAnswer> | null;
   return {
     reason: typeof b?.message === 'string' && b.message ? b.message : reasonOf(r),
     code: typeof b?.code === 'number' || typeof b?.code === 'string' ? String(b.code) : undefined,

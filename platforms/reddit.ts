@@ -15,12 +15,25 @@
 // deleted with POST /api/del. Ids are fullnames throughout (t3_ the post, t1_ a comment), as
 // publish returns them.
 import {
+  type ApiErrorEntry,
   type AssetLeaseForm,
+  type Comment,
+  type CommentData,
   type CommentForm,
+  type CommentListing,
   type GalleryBody,
+  type GalleryData,
   LEASE_MIME_TYPES,
+  type LeaseAnswer,
   type LeaseMimeType,
+  type Link,
+  type LinkListing,
+  type MoreChildrenData,
+  type RefusalAnswer,
+  type SubmitData,
   type SubmitForm,
+  type TokenAnswer,
+  type TokenRefusal,
 } from './contracts/reddit.ts';
 import { blobOf, bucketError, credential, createHttp, isOk, reasonOf, sleep, trimSlash, type Reply, type SendOptions } from './http.ts';
 import {
@@ -36,7 +49,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from './types.ts';
-import { counts, str } from './json.ts';
+import { type Answer, counts, str } from './json.ts';
 import type { RedditOptions } from './options.ts';
 
 export interface RedditConnectorOptions {
@@ -70,29 +83,17 @@ export interface MediaBytes {
   fileName: string;
 }
 
-/** One entry of GET /user/{name}/submitted (the fields the connector reads). */
-interface Submission {
-  id: string;
-  name: string;
-  title: string;
-  subreddit: string;
-  permalink: string;
-  created_utc: number;
-  is_self: boolean;
-  selftext: string;
-}
+/**
+ * One entry of GET /user/{name}/submitted (the fields the connector reads). Reddit lists each
+ * submission with every one of them, so they are taken as given.
+ */
+type Submission = Pick<Link, 'id' | 'name' | 'title' | 'subreddit' | 'permalink' | 'created_utc' | 'is_self' | 'selftext'>;
 
-/** One comment, as /api/comment answers it and GET /user/{name}/comments lists it (the fields read). */
-interface RedditComment {
-  name?: unknown;
-  parent_id?: unknown;
-  body?: unknown;
-  author?: unknown;
-  permalink?: unknown;
-  created_utc?: unknown;
-  /** In a comment tree: the Listing of its replies, or "" when it has none. */
-  replies?: unknown;
-}
+/**
+ * One comment, as /api/comment answers it, GET /user/{name}/comments lists it and a comment tree
+ * holds it (its `replies` the Listing of its replies, or "" when it has none).
+ */
+type RedditComment = Answer<Comment>;
 
 /** A thing of a comment tree: a comment (t1), or a stub (more) naming comments left out. */
 interface TreeThing {
@@ -104,7 +105,8 @@ interface Account {
   token: string;
 }
 
-type RedditError = [string, string, string?];
+/** One of `json.errors`: [code, message, field]. */
+type RedditError = ApiErrorEntry;
 
 const P = 'Reddit';
 /** Comments GET /comments/{article} returns at most (Reddit's max_comments). */
@@ -186,9 +188,9 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   /** The account's newest submissions (its own listing also shows posts a filter removed). */
   async function submissions(acct: Account, user: string, signal?: AbortSignal): Promise<Submission[]> {
     const r = await call(acct, 'GET', `/user/${encodeURIComponent(user)}/submitted?sort=new&limit=100&raw_json=1`, { signal });
-    const children = (r.body as { data?: { children?: { kind?: string; data?: Submission }[] } } | null)?.data?.children;
+    const children = (r.body as Answer<LinkListing> | null)?.data?.children;
     if (!Array.isArray(children)) throw new PlatformError('transient', `Reddit returned an unexpected listing: ${r.text.slice(0, 200)}`);
-    return children.filter((c) => c.kind === 't3' && c.data).map((c) => c.data!);
+    return children.filter((c) => c.kind === 't3' && c.data).map((c) => c.data as Submission);
   }
 
   function toResult(s: Submission): PublishResult {
@@ -198,16 +200,16 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   async function uploadAsset(acct: Account, file: MediaBytes, signal?: AbortSignal): Promise<{ url: string; assetId: string }> {
     const asked: AssetLeaseForm = { filepath: file.fileName, mimetype: leaseType(file) };
     const r = await call(acct, 'POST', '/api/media/asset.json', { form: encoded(asked), signal });
-    const lease = r.body as { args?: { action?: unknown; fields?: unknown }; asset?: { asset_id?: unknown } } | null;
+    const lease = r.body as Answer<LeaseAnswer> | null;
     const fields = lease?.args?.fields;
-    const key = Array.isArray(fields) ? (fields as { name: string; value: string }[]).find((f) => f.name === 'key')?.value : undefined;
+    const key = Array.isArray(fields) ? (fields as LeaseAnswer['args']['fields']).find((f) => f.name === 'key')?.value : undefined;
     if (typeof lease?.args?.action !== 'string' || !Array.isArray(fields) || !key || typeof lease.asset?.asset_id !== 'string') {
       throw new PlatformError('transient', `Reddit returned an unexpected upload lease: ${r.text.slice(0, 200)}`);
     }
     // `action` is scheme-relative ("//bucket.host"): it takes the API's scheme.
     const action = trimSlash(new URL(lease.args.action, baseUrl).href);
     const form = new FormData();
-    for (const f of fields as { name: string; value: string }[]) form.append(f.name, f.value);
+    for (const f of fields as LeaseAnswer['args']['fields']) form.append(f.name, f.value);
     form.append('file', blobOf(file.bytes, file.mimeType), file.fileName);
     const up = await bucket.send(action, { method: 'POST', multipart: form, headers: { 'User-Agent': userAgent }, signal });
     if (!isOk(up)) throw bucketError('Reddit media upload', up);
@@ -215,7 +217,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   }
 
   /** POST /api/submit of `post` with the post's options (flair, NSFW, spoiler). */
-  async function submit(acct: Account, req: PublishRequest, post: SubmitPost): Promise<Record<string, unknown>> {
+  async function submit(acct: Account, req: PublishRequest, post: SubmitPost): Promise<Answer<SubmitData>> {
     const o = (req.options ?? {}) as RedditOptions;
     const form: SubmitForm = {
       api_type: 'json',
@@ -227,7 +229,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       spoiler: o.spoiler ? 'true' : undefined,
     };
     const r = await call(acct, 'POST', '/api/submit', { form: encoded(form), signal: req.signal });
-    return submitData(r);
+    return submitData<SubmitData>(r);
   }
 
   /** Submits a media post and finds it in the account's submissions once Reddit has made it. */
@@ -250,7 +252,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     }
   }
 
-  function commentResult(c: RedditComment | undefined): PublishResult | null {
+  function commentResult(c: RedditComment | null | undefined): PublishResult | null {
     if (typeof c?.name !== 'string' || !c.name || typeof c.permalink !== 'string' || !c.permalink) return null;
     const url = `${webBaseUrl}${c.permalink}`;
     return typeof c.created_utc === 'number'
@@ -268,8 +270,8 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     if (req.media.length) throw new PlatformError('permanent', 'Reddit comments carry no attachments');
     const form: CommentForm = { api_type: 'json', thing_id: thingId(parent), text: req.text };
     const r = await call(acct, 'POST', '/api/comment', { form: encoded(form), signal: req.signal });
-    const things = submitData(r).things;
-    const first = Array.isArray(things) ? (things[0] as { kind?: unknown; data?: RedditComment } | undefined) : undefined;
+    const things = submitData<CommentData>(r).things;
+    const first = Array.isArray(things) ? things[0] : undefined;
     const found = first?.kind === 't1' ? commentResult(first.data) : null;
     if (!found) throw new PlatformError('transient', `Reddit returned no comment: ${r.text.slice(0, 200)}`);
     return found;
@@ -283,7 +285,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   async function findComment(acct: Account, req: PublishRequest, parent: PostRef): Promise<PublishResult | null> {
     const user = await username(acct, req.credentials, req.signal);
     const r = await call(acct, 'GET', `/user/${encodeURIComponent(user)}/comments?sort=new&limit=100&raw_json=1`, { signal: req.signal });
-    const children = (r.body as { data?: { children?: { kind?: string; data?: RedditComment }[] } } | null)?.data?.children;
+    const children = (r.body as Answer<CommentListing> | null)?.data?.children;
     if (!Array.isArray(children)) throw new PlatformError('transient', `Reddit returned an unexpected listing: ${r.text.slice(0, 200)}`);
     const thing = thingId(parent);
     const hit = children.find(
@@ -320,7 +322,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
         if (t.kind === 't1' && d && typeof d.name === 'string' && !seen.has(d.name)) {
           seen.add(d.name);
           found.push(d);
-          take((d.replies as { data?: { children?: unknown } } | undefined)?.data?.children);
+          take(typeof d.replies === 'object' ? d.replies?.data?.children : undefined);
         } else if (t.kind === 'more' && Array.isArray(d?.children)) {
           for (const id of d.children) if (typeof id === 'string' && !seen.has(`t1_${id}`) && !queue.includes(id)) queue.push(id);
         }
@@ -331,7 +333,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       const children = queue.splice(0, MORE_BATCH);
       const more = new URLSearchParams({ api_type: 'json', link_id: link, children: children.join(','), sort: 'old', raw_json: '1' });
       const before = found.length;
-      take(submitData(await call(acct, 'GET', `/api/morechildren?${more}`, { signal })).things);
+      take(submitData<MoreChildrenData>(await call(acct, 'GET', `/api/morechildren?${more}`, { signal })).things);
       // Reddit answered none of what was asked: asking again would not change that.
       if (found.length === before) break;
     }
@@ -438,7 +440,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       flair_id: o.flairId || undefined,
       text: bodyText(req.text),
     };
-    const data = submitData(await call(acct, 'POST', '/api/submit_gallery_post.json', { json, signal: req.signal }));
+    const data = submitData<GalleryData>(await call(acct, 'POST', '/api/submit_gallery_post.json', { json, signal: req.signal }));
     const url = typeof data.url === 'string' ? data.url : undefined;
     const name = fullname(data, url);
     if (!name || !url) throw new PlatformError('transient', `Reddit returned no gallery id: ${JSON.stringify(data).slice(0, 200)}`);
@@ -572,7 +574,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
 
 /** The access token answer; Reddit reports a rejected grant as 200 with `{"error": "invalid_grant"}`. */
 function tokenResult(r: Reply): Record<string, unknown> {
-  const b = r.body as { access_token?: unknown; expires_in?: unknown; refresh_token?: unknown; error?: unknown } | null;
+  const b = r.body as (Answer<TokenAnswer> & Answer<TokenRefusal>) | null;
   const status = r.status;
   // The token endpoint authenticates the app with Basic auth: a 401 is the app's credentials, not the user's grant.
   if (status === 401) {
@@ -594,14 +596,17 @@ function tokenResult(r: Reply): Record<string, unknown> {
   return out;
 }
 
-/** `json.data` of a submit answer, or the first of `json.errors` as a PlatformError. */
-function submitData(r: Reply): Record<string, unknown> {
-  const json = (r.body as { json?: { errors?: unknown; data?: unknown; ratelimit?: unknown } } | null)?.json;
+/**
+ * `json.data` of an api_type=json answer, read as the endpoint's documented `D` (any part of it
+ * may be missing), or the first of `json.errors` as a PlatformError.
+ */
+function submitData<D extends object>(r: Reply): Answer<D> {
+  const json = (r.body as (Answer<RefusalAnswer> & { json?: { data?: unknown } | null }) | null)?.json;
   if (!json)
     throw new PlatformError('transient', `Reddit returned an unexpected submit answer: ${r.text.slice(0, 200)}`, { status: r.status });
   const errors = Array.isArray(json.errors) ? (json.errors as RedditError[]) : [];
   if (errors.length) throw apiError(errors[0]!, json.ratelimit);
-  return (json.data && typeof json.data === 'object' ? json.data : {}) as Record<string, unknown>;
+  return (json.data && typeof json.data === 'object' ? json.data : {}) as Answer<D>;
 }
 
 function apiError([code, message]: RedditError, ratelimit?: unknown): PlatformError {
@@ -681,7 +686,8 @@ function leaseType(file: MediaBytes): LeaseMimeType {
   );
 }
 
-function fullname(data: Record<string, unknown>, url?: string): string | undefined {
+/** A post's fullname from a submit answer's data: `name`, else `id`, else the id in its url. */
+function fullname(data: { name?: unknown; id?: unknown; url?: unknown }, url?: string): string | undefined {
   if (typeof data.name === 'string' && data.name) return data.name;
   // A gallery answers with only its url, either …/comments/{id}/… or …/gallery/{id}.
   const id = typeof data.id === 'string' && data.id ? data.id : url ? /\/(?:comments|gallery)\/([a-z0-9]+)/i.exec(url)?.[1] : undefined;

@@ -11,9 +11,25 @@
 //  - after a restart it reads the account's recent videos (/v2/video/list/, video.list scope) for
 //    one whose caption matches. That list holds public videos only, so a SELF_ONLY post made before
 //    a restart cannot be found there.
-import { type ContentInitBody, PRIVACY_LEVELS, type PrivacyLevel, type VideoInitBody } from './contracts/tiktok.ts';
+import {
+  type ContentInitAnswer,
+  type ContentInitBody,
+  type CreatorInfo,
+  type CreatorInfoAnswer,
+  type ErrorAnswer,
+  type PostStatus,
+  type PostStatusAnswer,
+  PRIVACY_LEVELS,
+  type PrivacyLevel,
+  type TokenAnswer,
+  type VideoInitAnswer,
+  type VideoInitBody,
+  type VideoListAnswer,
+  type VideoListData,
+  type VideoQueryAnswer,
+} from './contracts/tiktok.ts';
 import { createHttp, credential, isOk, oauthErrorOf, reasonOf, sleep, trimSlash, withMidwayExpiry, type Reply } from './http.ts';
-import { counts, str } from './json.ts';
+import { type Answer, counts, str } from './json.ts';
 import { TIKTOK_PHOTO_MIME_TYPES } from './catalog.ts';
 import type { TikTokOptions } from './options.ts';
 import { remember } from './recent.ts';
@@ -111,7 +127,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json; charset=UTF-8' },
       signal,
     });
-    const d = (checked(r).body as { data?: Record<string, unknown> }).data ?? {};
+    const d: Answer<CreatorInfo> = (checked(r).body as Answer<CreatorInfoAnswer>).data ?? {};
     const options = Array.isArray(d.privacy_level_options) ? d.privacy_level_options.filter((o): o is string => typeof o === 'string') : [];
     return {
       username: typeof d.creator_username === 'string' && d.creator_username ? d.creator_username : undefined,
@@ -166,7 +182,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
 
   async function fetchStatus(token: string, publishId: string, signal?: AbortSignal): Promise<Status> {
     const r = await call('/v2/post/publish/status/fetch/', token, { publish_id: publishId }, signal);
-    const d = (r.body as { data?: Record<string, unknown> }).data ?? {};
+    const d: Answer<PostStatus> = (r.body as Answer<PostStatusAnswer>).data ?? {};
     return {
       status: typeof d.status === 'string' ? d.status : '',
       failReason: typeof d.fail_reason === 'string' && d.fail_reason ? d.fail_reason : undefined,
@@ -205,7 +221,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       const body: Record<string, unknown> = { max_count: 20 };
       if (cursor !== undefined) body.cursor = cursor;
       const r = await call('/v2/video/list/?fields=id,title,video_description,create_time,share_url', token, body, req.signal);
-      const d = (r.body as { data?: { videos?: ListedVideo[]; cursor?: unknown; has_more?: unknown } }).data ?? {};
+      const d: Answer<VideoListData> = (r.body as Answer<VideoListAnswer>).data ?? {};
       let older = false;
       for (const v of d.videos ?? []) {
         const at = typeof v.create_time === 'number' ? v.create_time * 1000 : 0;
@@ -237,13 +253,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       },
       signal,
     });
-    const b = r.body as {
-      access_token?: unknown;
-      expires_in?: unknown;
-      refresh_token?: unknown;
-      refresh_expires_in?: unknown;
-      open_id?: unknown;
-    } | null;
+    const b = r.body as Answer<TokenAnswer> | null;
     if (!isOk(r) || typeof b?.access_token !== 'string' || !b.access_token) throw oauthError(r);
     const now = Date.now();
     const fresh: Record<string, unknown> = {
@@ -310,7 +320,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       media_type: 'PHOTO',
     };
     const init = await call('/v2/post/publish/content/init/', token, body, req.signal);
-    const publishId = (init.body as { data?: { publish_id?: unknown } }).data?.publish_id;
+    const publishId = (init.body as Answer<ContentInitAnswer>).data?.publish_id;
     if (typeof publishId !== 'string' || !publishId) {
       throw new PlatformError('transient', `TikTok content/init returned no publish_id: ${init.text.slice(0, 200)}`);
     }
@@ -345,7 +355,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       source_info: { source: 'FILE_UPLOAD', video_size: bytes.byteLength, chunk_size: chunk, total_chunk_count: count },
     };
     const init = await call('/v2/post/publish/video/init/', token, body, req.signal);
-    const data = (init.body as { data?: { publish_id?: unknown; upload_url?: unknown } }).data;
+    const data = (init.body as Answer<VideoInitAnswer>).data;
     if (typeof data?.publish_id !== 'string' || typeof data.upload_url !== 'string') {
       throw new PlatformError('transient', `TikTok video/init returned no publish_id/upload_url: ${init.text.slice(0, 200)}`);
     }
@@ -391,7 +401,7 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
       signal,
     );
     const out: Record<string, PlatformMetrics> = {};
-    for (const v of (r.body as { data?: { videos?: Record<string, unknown>[] } }).data?.videos ?? []) {
+    for (const v of (r.body as Answer<VideoQueryAnswer>).data?.videos ?? []) {
       if (typeof v.id !== 'string' || !v.id) continue;
       out[v.id] = counts(v, { views: 'view_count', likes: 'like_count', replies: 'comment_count', reposts: 'share_count' });
     }
@@ -419,14 +429,6 @@ export function createTikTokConnector(opts: TikTokConnectorOptions = {}): Connec
   if (opts.oauth) connector.refreshCredentials = refreshCredentials;
   // An access token that ran out during a long upload is refreshed before the retry: no reconnect.
   return withMidwayExpiry(connector, Boolean(opts.oauth));
-}
-
-interface ListedVideo {
-  id?: unknown;
-  title?: unknown;
-  video_description?: unknown;
-  create_time?: unknown;
-  share_url?: unknown;
 }
 
 /** One of post_info.privacy_level's values, to tell them among creator_info's options. */
@@ -480,7 +482,7 @@ export function chunking(size: number, wanted = 10 * MB): { chunk: number; count
 
 /** TikTok answers {data, error: {code, message, log_id}}; any code but "ok" is a failure, even on 200. */
 function checked(r: Reply): Reply {
-  const err = (r.body as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  const err = (r.body as Answer<ErrorAnswer> | null)?.error;
   const code = typeof err?.code === 'string' ? err.code : undefined;
   if (isOk(r) && (code === undefined || code === 'ok') && r.body) return r;
   const message = typeof err?.message === 'string' && err.message ? err.message : undefined;
@@ -538,12 +540,16 @@ function oauthError(r: Reply): PlatformError {
   return new PlatformError('permanent', message, o);
 }
 
+/** status/fetch's list of public post ids, under the name TikTok spells it with. */
+const POST_IDS: keyof PostStatus = 'publicaly_available_post_id';
+const POST_IDS_IN_TEXT = new RegExp(`"${POST_IDS}"\\s*:\\s*\\[([^\\]]*)\\]`);
+
 /**
  * publicaly_available_post_id is a list of int64: ids past 2^53 lose digits in JSON.parse, so
  * they are read from the raw text.
  */
 function postIdsOf(text: string): string[] {
-  const m = /"publicaly_available_post_id"\s*:\s*\[([^\]]*)\]/.exec(text);
+  const m = POST_IDS_IN_TEXT.exec(text);
   return m
     ? m[1]!
         .split(',')

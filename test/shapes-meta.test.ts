@@ -1,21 +1,42 @@
-// Graph's published create parameters as the connectors and the fake hold to them (Graph
-// publishes no typed SDK, so the schemas in platforms/contracts/meta.ts are written from the
+// Graph's published create parameters and answers as the connectors and the fake hold to them
+// (Graph publishes no typed SDK, so the schemas in platforms/contracts/meta.ts are written from the
 // reference pages of POST /{page-id}/feed, /{page-id}/photos, /{page-id}/videos,
 // /{ig-user-id}/media, /{ig-user-id}/media_publish, /{threads-user-id}/threads and
-// threads_publish): the type-level checks below fail `tsc` when the connectors' types stop
-// refusing what Graph lacks; at run time a request that breaks the schemas is refused as Graph
-// refuses it, 400 with an OAuthException of Graph error code 100, and what the connectors send
-// passes.
+// threads_publish, of the nodes and lists the connectors read, and of Graph's error body): the
+// type-level checks below fail `tsc` when the connectors' types stop refusing what Graph lacks; at
+// run time a request that breaks the schemas is refused as Graph refuses it, 400 with an
+// OAuthException of Graph error code 100, what the connectors send passes, and every answer the
+// fake gives the connectors' main flows passes its answer schema.
 import { describe, expect, test } from 'bun:test';
-import type {
-  IgMediaParams,
-  PageFeedAttachedMedia,
-  PageFeedParams,
-  PagePhotoParams,
-  PageVideoParams,
-  PublishParams,
-  ThreadsParams,
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import {
+  GraphCreated,
+  GraphError,
+  type GraphList,
+  IgContainer,
+  IgMedia,
+  IgMediaList,
+  type IgMediaParams,
+  MediaPublished,
+  PageComment,
+  PageCommentList,
+  type PageFeedAttachedMedia,
+  type PageFeedParams,
+  PagePhotoCreated,
+  type PagePhotoParams,
+  PagePost,
+  PagePostList,
+  type PageVideoParams,
+  type PublishParams,
+  RefreshedToken,
+  ThreadsContainer,
+  ThreadsInsights,
+  ThreadsMedia,
+  ThreadsMediaList,
+  type ThreadsParams,
 } from '../platforms/contracts/meta.ts';
+import type { Answer } from '../platforms/json.ts';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
@@ -109,6 +130,146 @@ export const typeChecks: [
     },
   ],
 ];
+
+// The answer types refuse what Graph's answers do not have, where the fake builds them …
+export const answerTypeChecks: [
+  GraphCreated[],
+  PagePhotoCreated[],
+  IgContainer[],
+  ThreadsContainer[],
+  MediaPublished[],
+  PagePost[],
+  IgMedia[],
+  ThreadsMedia[],
+  GraphList<IgMedia>[],
+  GraphError[],
+] = [
+  [
+    {
+      id: '1',
+      // @ts-expect-error feed, videos, comments and containers answer `id` alone; `post_id` is the photos edge's
+      post_id: '1_2',
+    },
+    {
+      // @ts-expect-error Graph sends an id as a numeric string, not a number
+      id: 1,
+    },
+  ],
+  [
+    {
+      id: '1',
+      // @ts-expect-error the photo's feed post is `post_id`
+      postId: '1_2',
+    },
+  ],
+  [
+    {
+      id: '1',
+      // @ts-expect-error DONE is no status_code (EXPIRED, ERROR, FINISHED, IN_PROGRESS, PUBLISHED)
+      status_code: 'DONE',
+    },
+    {
+      id: '1',
+      status_code: 'ERROR',
+      // @ts-expect-error an IG container says its error in `status`; `error_message` is Threads'
+      error_message: 'Media download has failed',
+    },
+  ],
+  [
+    {
+      id: '1',
+      // @ts-expect-error a Threads container's state is `status`; `status_code` is Instagram's
+      status_code: 'FINISHED',
+    },
+  ],
+  [
+    {
+      id: '1',
+      // @ts-expect-error media_publish and threads_publish answer the media's `id`; there is no `media_id`
+      media_id: '1',
+    },
+  ],
+  [
+    {
+      id: '1_2',
+      // @ts-expect-error a Page post's link is `permalink_url`; `permalink` is Instagram's and Threads'
+      permalink: 'https://www.facebook.com/1/posts/2',
+    },
+    {
+      id: '1_2',
+      // @ts-expect-error `shares` is an object with a count, not a number
+      shares: 3,
+    },
+  ],
+  [
+    {
+      id: '1',
+      // @ts-expect-error an IG media's text is `caption`; `text` is Threads'
+      text: 'Hi',
+    },
+  ],
+  [
+    {
+      id: '1',
+      // @ts-expect-error `replied_to` is the answered post as `{id}`, not its id
+      replied_to: '2',
+    },
+    {
+      id: '1',
+      // @ts-expect-error SHOWN is no hide_status
+      hide_status: 'SHOWN',
+    },
+  ],
+  [
+    {
+      data: [],
+      paging: {
+        // @ts-expect-error the cursor is `paging.cursors.after`, not at the top of `paging`
+        after: 'QVFI',
+      },
+    },
+  ],
+  [
+    {
+      error: {
+        message: 'Error validating access token',
+        type: 'OAuthException',
+        // @ts-expect-error `code` is a number
+        code: '190',
+        fbtrace_id: 'A1',
+      },
+    },
+    {
+      error: {
+        message: 'Error validating access token',
+        type: 'OAuthException',
+        code: 190,
+        // @ts-expect-error the subcode is `error_subcode`
+        subcode: 460,
+        fbtrace_id: 'A1',
+      },
+    },
+  ],
+];
+
+/** … and where the connectors read them: a field the answer lacks, a value it cannot hold. */
+export function answerReadChecks(
+  published: Answer<MediaPublished>,
+  ig: Answer<IgContainer>,
+  threads: Answer<ThreadsContainer>,
+  error: Answer<GraphError>,
+): unknown[] {
+  return [
+    // @ts-expect-error media_publish answers `id`; there is no `media_id` to read
+    published.media_id,
+    // @ts-expect-error DONE is no status_code, so the comparison is always false
+    ig.status_code === 'DONE',
+    // @ts-expect-error Threads has no `status_code`: a container's state is `status`
+    threads.status_code,
+    // @ts-expect-error the user-facing text is `error_user_msg`
+    error.error?.user_message,
+  ];
+}
 
 const fake = perTest(startFakeMeta);
 
@@ -218,5 +379,169 @@ describe('Graph published shapes', () => {
     await connectorFor(th).publish(request(th));
     await connectorFor(th).publish(request(th, { text: 'With an image', media: [image('a')] }));
     expect(th.posts.map((p) => p.text)).toEqual(['Hello from the scheduler', 'With an image']);
+  });
+});
+
+/** An answer the fake gave the connector: the request it answered and the parsed body. */
+interface Recorded {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  status: number;
+  body: unknown;
+}
+
+/** A fetch for the connector that keeps each of the fake's answers (JSON ones: media downloads aside). */
+function recording(): { fetch: typeof fetch; answers: Recorded[] } {
+  const answers: Recorded[] = [];
+  const record = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    if (res.headers.get('content-type')?.includes('application/json')) {
+      answers.push({ method, path: url.pathname, query: url.searchParams, status: res.status, body: await res.clone().json() });
+    }
+    return res;
+  };
+  return { fetch: record as typeof fetch, answers };
+}
+
+/** A recorded answer's route without the version and the id: `POST :id/feed 200`. */
+const route = (a: Recorded) => `${a.method} ${[':id', ...a.path.split('/').filter(Boolean).slice(2)].join('/')} ${a.status}`;
+
+/**
+ * The answer schema of a request of the connector's, by its route: an error is GraphError; a read
+ * of one node is told by the fields it asks.
+ */
+function schemaOf(f: FakeMeta, a: Recorded): TSchema {
+  if (a.status >= 400) return GraphError;
+  const [, id, edge] = a.path.split('/').filter(Boolean) as [string, string, string | undefined];
+  const fields = a.query.get('fields') ?? '';
+  if (a.path === '/refresh_access_token') return RefreshedToken;
+  if (a.method === 'POST') {
+    if (edge === 'photos') return PagePhotoCreated;
+    if (edge === 'media_publish' || edge === 'threads_publish') return MediaPublished;
+    if (edge && ['feed', 'videos', 'comments', 'replies', 'media', 'threads'].includes(edge)) return GraphCreated;
+  }
+  if (a.method === 'GET' && edge) {
+    if (edge === 'insights') return ThreadsInsights;
+    if (f.flavor === 'facebook') return edge === 'comments' ? PageCommentList : PagePostList;
+    if (f.flavor === 'instagram' && (edge === 'media' || edge === 'stories')) return IgMediaList;
+    if (f.flavor === 'threads') return ThreadsMediaList;
+  }
+  if (a.method === 'GET' && id) {
+    if (fields.startsWith('status_code')) return IgContainer;
+    if (fields.startsWith('status')) return ThreadsContainer;
+    if (f.flavor === 'facebook') return fields.startsWith('permalink_url') || fields === 'from' ? PageComment : PagePost;
+    return f.flavor === 'instagram' ? IgMedia : ThreadsMedia;
+  }
+  throw new Error(`no answer schema for ${a.method} ${a.path}`);
+}
+
+/** Each recorded answer passes its schema (the schema's errors, by route, where one does not). */
+function misfits(f: FakeMeta, answers: Recorded[]): string[] {
+  return answers.flatMap((a) => {
+    const schema = schemaOf(f, a);
+    return Value.Check(schema, a.body)
+      ? []
+      : [`${a.method} ${a.path}: ${[...Value.Errors(schema, a.body)].map((e) => `${e.path} ${e.message}`).join('; ')}`];
+  });
+}
+
+describe('Graph answers', () => {
+  test('the fake’s answers to Facebook’s flows pass their schemas (feed, photos, video, comment, lookup, metrics, an error)', async () => {
+    const fb = await fake('facebook');
+    const rec = recording();
+    const c = createFacebookConnector({ baseUrl: fb.url, timeoutMs: 2_000, fetch: rec.fetch });
+    const post = await c.publish(request(fb));
+    await c.publish(request(fb, { text: 'Two photos', media: [image('a'), image('b')] }));
+    const video: MediaRef = { id: 'v', type: 'video', mimeType: 'video/mp4', fileName: 'v.mp4', altText: null, read: async () => png };
+    await c.publish(request(fb, { text: 'A video', media: [video] }));
+    expect(await c.findPublished!(request(fb))).toMatchObject({ platformPostId: post.platformPostId });
+    const ref = { platformPostId: post.platformPostId, url: post.url };
+    await c.publish(request(fb, { text: 'First comment', replyTo: { root: ref, parent: ref } }));
+    await c.readMetrics!(request(fb).credentials, [post.platformPostId]);
+    // The same text again, straight after: Graph's 506 duplicate, an error answer.
+    await expect(c.publish(request(fb, { text: 'Two photos' }))).resolves.toBeDefined();
+    await expect(c.publish(request(fb, { text: 'Two photos' }))).rejects.toThrow('Duplicate');
+
+    const routes = rec.answers.map(route);
+    for (const r of [
+      'POST :id/feed 200',
+      'POST :id/photos 200',
+      'POST :id/videos 200',
+      'GET :id/posts 200',
+      'POST :id/comments 200',
+      'GET :id 200',
+    ]) {
+      expect(routes).toContain(r);
+    }
+    expect(routes).toContain('POST :id/feed 400');
+    expect(misfits(fb, rec.answers)).toEqual([]);
+  });
+
+  test('the fake’s answers to Instagram’s flows pass their schemas (containers, status, media_publish, permalink, lookup, an error)', async () => {
+    const ig = await fake('instagram');
+    const rec = recording();
+    const c = createInstagramConnector({
+      baseUrl: ig.url,
+      timeoutMs: 2_000,
+      fetch: rec.fetch,
+      pollIntervalMs: 5,
+      pollTimeoutMs: 2_000,
+      mediaUrl: async (item) => ig.hostMedia(await item.read(), item.mimeType),
+    });
+    const post = await c.publish(request(ig, { media: [image('a', 'A red square')] }));
+    await c.publish(request(ig, { text: 'A carousel', media: [image('b'), image('c')] }));
+    expect(await c.findPublished!(request(ig, { media: [image('a')] }))).toMatchObject({ platformPostId: post.platformPostId });
+    await c.readMetrics!(request(ig).credentials, [post.platformPostId]);
+    // A caption over 2,200 characters: Graph's 400, an error answer.
+    await expect(c.publish(request(ig, { text: 'x'.repeat(2_201), media: [image('d')] }))).rejects.toThrow('caption');
+
+    const routes = rec.answers.map(route);
+    for (const r of ['POST :id/media 200', 'GET :id 200', 'POST :id/media_publish 200', 'GET :id/media 200', 'POST :id/media 400']) {
+      expect(routes).toContain(r);
+    }
+    expect(rec.answers.some((a) => a.query.get('fields') === 'status_code,status')).toBe(true);
+    expect(misfits(ig, rec.answers)).toEqual([]);
+  });
+
+  test('the fake’s answers to Threads’ flows pass their schemas (containers, status, threads_publish, permalink, lookup, insights, refresh, an error)', async () => {
+    const th = await fake('threads');
+    const rec = recording();
+    const c = createThreadsConnector({
+      baseUrl: th.url,
+      timeoutMs: 2_000,
+      fetch: rec.fetch,
+      pollIntervalMs: 5,
+      pollTimeoutMs: 2_000,
+      mediaUrl: async (item) => th.hostMedia(await item.read(), item.mimeType),
+    });
+    const post = await c.publish(request(th));
+    await c.publish(request(th, { text: 'With an image', media: [image('a')] }));
+    expect(await c.findPublished!(request(th))).toMatchObject({ platformPostId: post.platformPostId });
+    const ref = { platformPostId: post.platformPostId, url: post.url };
+    const reply = await c.publish(request(th, { text: 'A reply', replyTo: { root: ref, parent: ref } }));
+    expect(await c.findPublished!(request(th, { text: 'A reply', replyTo: { root: ref, parent: ref } }))).toMatchObject({
+      platformPostId: reply.platformPostId,
+    });
+    await c.readMetrics!(request(th).credentials, [post.platformPostId]);
+    await c.refreshCredentials!(request(th).credentials);
+    // Text over 500 characters: Graph's 400, an error answer.
+    await expect(c.publish(request(th, { text: 'x'.repeat(501) }))).rejects.toThrow('500');
+
+    expect(rec.answers.some((a) => a.query.get('fields') === 'status,error_message')).toBe(true);
+    expect(rec.answers.some((a) => a.path.endsWith('/threads_publish') && a.status === 200)).toBe(true);
+    expect(rec.answers.some((a) => a.path.endsWith('/insights') && a.status === 200)).toBe(true);
+    expect(rec.answers.some((a) => a.path === '/refresh_access_token' && a.status === 200)).toBe(true);
+    expect(rec.answers.some((a) => a.status === 400)).toBe(true);
+    expect(misfits(th, rec.answers)).toEqual([]);
+  });
+
+  test('the fake’s refusals are Graph error bodies', async () => {
+    const fb = await fake('facebook');
+    const { body } = await post(fb, 'feed', { message: 'Hi', privacy: 'EVERYONE' });
+    expect(Value.Check(GraphError, body)).toBe(true);
+    expect(Value.Check(GraphError, { error: { message: 'x', type: 'OAuthException', code: '100', fbtrace_id: 'A' } })).toBe(false);
   });
 });

@@ -5,9 +5,32 @@
 // tests show the fake refusing a request that breaks them as Reddit does with api_type=json (200,
 // the error in json.errors; 403 for a comment on no thing; 400 for a lease of a type Reddit does
 // not take), a field the documentation does not list refused with 400, and what the connector
-// sends passing.
+// sends passing. The answer checks fail `tsc` when the answer types the connector reads and the
+// fake writes stop refusing a field or a value Reddit's answers do not have; the last tests show
+// the fake's answers to the connector's flows passing the answer schemas.
 import { describe, expect, test } from 'bun:test';
-import type { AssetLeaseForm, CommentForm, GalleryBody, SubmitForm } from '../platforms/contracts/reddit.ts';
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import {
+  type ApiErrorEntry,
+  type AssetLeaseForm,
+  type CommentForm,
+  CommentAnswer,
+  CommentListing,
+  type CommentThing,
+  type GalleryBody,
+  GalleryAnswer,
+  LeaseAnswer,
+  LinkListing,
+  MoreChildrenAnswer,
+  RefusalAnswer,
+  type SubmitData,
+  type SubmitForm,
+  SubmitAnswer,
+  TokenAnswer,
+  TokenRefusal,
+} from '../platforms/contracts/reddit.ts';
+import type { Answer } from '../platforms/json.ts';
 import { createRedditConnector } from '../platforms/reddit.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeReddit, startFakeReddit } from './fakes/reddit.ts';
@@ -96,6 +119,80 @@ export const typeChecks: { submit: SubmitForm[]; comment: CommentForm[]; gallery
     },
   ],
 };
+
+const lease: LeaseAnswer = {
+  args: { action: '//reddit-uploaded-media.s3-accelerate.amazonaws.com', fields: [{ name: 'key', value: 'rte_images/a1' }] },
+  asset: { asset_id: 'a1', websocket_url: 'wss://ws.example/rte_images/a1' },
+};
+const comment: CommentThing['data'] = {
+  id: 'c1',
+  name: 't1_c1',
+  link_id: 't3_p1',
+  parent_id: 't3_p1',
+  body: 'Nice',
+  author: 'poster',
+  subreddit: 'test',
+  permalink: '/r/test/comments/p1/a_title/c1/',
+  created_utc: 1762776000,
+  score: 1,
+  replies: '',
+};
+
+// The answer types the connector reads and the fake writes hold only what Reddit's answers have.
+export const answerChecks: {
+  submit: SubmitData[];
+  errors: ApiErrorEntry[];
+  lease: LeaseAnswer[];
+  comment: CommentThing[];
+  token: TokenAnswer[];
+} = {
+  submit: [
+    {
+      id: 'p1',
+      name: 't3_p1',
+      // @ts-expect-error submit answers the post's `url`; it has no `permalink`
+      permalink: '/r/test/comments/p1/a_title/',
+    },
+    // @ts-expect-error drafts_count is a number
+    { url: 'https://www.reddit.com/r/test/comments/p1/a_title/', drafts_count: '0' },
+  ],
+  errors: [
+    // @ts-expect-error an error is [code, message, field] (the field null where none is at fault)
+    ['RATELIMIT', 'you are doing that too much. try again in 9 minutes.'],
+  ],
+  lease: [
+    {
+      // @ts-expect-error args.fields is a list of {name, value} pairs, in the order the bucket takes them
+      args: { action: lease.args.action, fields: { key: 'rte_images/a1' } },
+      asset: lease.asset,
+    },
+    // @ts-expect-error asset_id is a string (a gallery item's media_id)
+    { ...lease, asset: { ...lease.asset, asset_id: 1 } },
+  ],
+  comment: [
+    // @ts-expect-error a comment is a t1 thing (t3 is a submission)
+    { kind: 't3', data: comment },
+    // @ts-expect-error created_utc is Unix seconds, a number
+    { kind: 't1', data: { ...comment, created_utc: '2026-11-10T12:00:00Z' } },
+  ],
+  token: [
+    // @ts-expect-error expires_in is a number of seconds
+    { access_token: 'a', token_type: 'bearer', expires_in: '3600', scope: 'submit' },
+  ],
+};
+
+/** Reading an answer as the connector does: a field Reddit does not send does not compile. */
+export function answerReads(submit: Answer<SubmitAnswer>, gallery: Answer<GalleryAnswer>, leased: Answer<LeaseAnswer>) {
+  return [
+    submit.json?.data?.name,
+    // @ts-expect-error the errors are json.errors, inside `json`
+    submit.errors,
+    // @ts-expect-error the gallery submit answers only its url
+    gallery.json?.data?.name,
+    // @ts-expect-error the lease's upload URL is args.action (the file's is action/key); there is no args.url
+    leased.args?.url,
+  ];
+}
 
 const fake = perTest(startFakeReddit);
 
@@ -231,5 +328,97 @@ describe('Reddit published shapes: the gallery submit, the comment, the media le
     expect(await postForm(f, '/api/media/asset.json', { filepath: 'a.png', mimetype: 'image/png', size: '8' })).toEqual(badRequest);
     const ok = await postForm(f, '/api/media/asset.json', { filepath: 'a.png', mimetype: 'image/png' });
     expect([ok.status, typeof (ok.body as { asset?: { asset_id?: unknown } }).asset?.asset_id]).toEqual([200, 'string']);
+  });
+});
+
+/** The answer schema of each path the connector reads. */
+const ANSWERS: Record<string, TSchema> = {
+  '/api/submit': SubmitAnswer,
+  '/api/submit_gallery_post.json': GalleryAnswer,
+  '/api/comment': CommentAnswer,
+  '/api/media/asset.json': LeaseAnswer,
+  '/user/poster/submitted': LinkListing,
+  '/user/poster/comments': CommentListing,
+  '/api/v1/access_token': TokenAnswer,
+};
+
+/** A fetch for the connector that keeps each of the fake's JSON answers on the paths of ANSWERS. */
+function recording(): { fetch: typeof fetch; answers: { path: string; body: unknown }[] } {
+  const answers: { path: string; body: unknown }[] = [];
+  const record = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(input, init);
+    const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+    if (path in ANSWERS) answers.push({ path, body: await res.clone().json() });
+    return res;
+  };
+  return { fetch: record as typeof fetch, answers };
+}
+
+/** The first way `body` breaks `schema`, or null. */
+function breach(schema: TSchema, body: unknown): string | null {
+  const e = Value.Errors(schema, body).First();
+  return e ? `${e.path}: ${e.message}` : null;
+}
+
+describe('Reddit published shapes: answers', () => {
+  test('the fake’s answers to the connector’s flows pass the answer schemas (submit, gallery, comment, lease, listings, token)', async () => {
+    const f = await fake();
+    const rec = recording();
+    const c = createRedditConnector({
+      baseUrl: f.url,
+      authBaseUrl: f.url,
+      userAgent: 'server:postpilot-test:v1 (by /u/poster)',
+      oauth: { clientId: 'client-id', clientSecret: 'client-secret' },
+      fetch: rec.fetch,
+      timeoutMs: 2_000,
+      pollIntervalMs: 5,
+      pollTimeoutMs: 2_000,
+    });
+    const post = await c.publish(request());
+    await c.publish(
+      request({ idempotencyKey: 'post-2:channel-1', reddit: { subreddit: 'test', title: 'An image' }, media: [png('a', 'First')] }),
+    );
+    await c.publish(
+      request({
+        idempotencyKey: 'post-3:channel-1',
+        reddit: { subreddit: 'test', title: 'A gallery' },
+        media: [png('b', 'B'), png('c', 'C')],
+      }),
+    );
+    const reply = { text: 'A first comment', idempotencyKey: 'post-1:channel-1:1', replyTo: { root: post, parent: post } };
+    await c.publish(request(reply));
+    expect(await c.findPublished!(request(reply))).not.toBeNull();
+    expect(await c.findPublished!(request())).not.toBeNull();
+    await c.refreshCredentials!({ accessToken: 'good-token', refreshToken: 'refresh-1' });
+
+    expect([...new Set(rec.answers.map((a) => a.path))].sort()).toEqual(Object.keys(ANSWERS).sort());
+    const broken = rec.answers.flatMap(({ path, body }) => {
+      const e = breach(ANSWERS[path]!, body);
+      return e ? [`${path} ${e}`] : [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  test('a refusal, a morechildren page and a refused grant pass theirs', async () => {
+    const f = await fake();
+    expect(breach(RefusalAnswer, (await submit(f, { ...good, sr: 'pics' })).body)).toBeNull();
+    const p = f.addPost({ subreddit: 'test', title: 'A thread' });
+    const first = f.addComment(p, 'One');
+    f.addComment(p, 'Two', 'someone', first);
+    const res = await fetch(`${f.url}/api/morechildren?${new URLSearchParams({ api_type: 'json', link_id: p.name, children: first.id })}`, {
+      headers: { Authorization: 'Bearer good-token', 'User-Agent': 'test' },
+    });
+    const more = (await res.json()) as MoreChildrenAnswer;
+    expect([breach(MoreChildrenAnswer, more), more.json.data?.things.length]).toEqual([null, 2]);
+    const refused = await fetch(`${f.url}/api/v1/access_token`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Basic ${btoa('client-id:client-secret')}`,
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'User-Agent': 'test',
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'no-such-token' }),
+    });
+    expect(breach(TokenRefusal, await refused.json())).toBeNull();
   });
 });

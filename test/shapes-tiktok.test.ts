@@ -1,10 +1,31 @@
-// TikTok's published contract (the Content Posting API v2 reference, held as TypeBox schemas in
-// platforms/contracts/tiktok.ts): the type-level checks below fail `tsc` when the types the
-// connector builds its video/init and content/init bodies with stop refusing what TikTok does not
-// take; the runtime tests show the fake refusing a body that breaks the reference as TikTok
-// refuses it, 400 invalid_params in TikTok's envelope, and what the connector sends passing.
+// TikTok's published contract (the Content Posting API v2 reference and the Display API and OAuth
+// pages, held as TypeBox schemas in platforms/contracts/tiktok.ts): the type-level checks below
+// fail `tsc` when the types the connector builds its video/init and content/init bodies with stop
+// refusing what TikTok does not take, and when the answer types the connector reads and the fake
+// writes stop refusing a field or a value TikTok's answers do not have; the runtime tests show the
+// fake refusing a body that breaks the reference as TikTok refuses it, 400 invalid_params in
+// TikTok's envelope, what the connector sends passing, and the fake's answers to the connector's
+// flows passing the answer schemas.
 import { describe, expect, test } from 'bun:test';
-import type { ContentInitBody, VideoInitBody } from '../platforms/contracts/tiktok.ts';
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import {
+  ContentInitAnswer,
+  type ContentInitBody,
+  CreatorInfoAnswer,
+  ErrorAnswer,
+  type PostStatus,
+  PostStatusAnswer,
+  TokenAnswer,
+  type Video,
+  VideoInitAnswer,
+  type VideoInitBody,
+  type VideoInitData,
+  type VideoListData,
+  VideoListAnswer,
+  VideoQueryAnswer,
+} from '../platforms/contracts/tiktok.ts';
+import type { Answer } from '../platforms/json.ts';
 import { createTikTokConnector } from '../platforms/tiktok.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { FAKE_APP, type FakeTikTok, startFakeTikTok } from './fakes/tiktok.ts';
@@ -73,6 +94,59 @@ export const typeChecks: { videoInit: VideoInitBody[]; contentInit: ContentInitB
     },
   ],
 };
+
+// The answer types the connector reads and the fake writes hold only what TikTok documents.
+const statusDone: PostStatus = { status: 'PUBLISH_COMPLETE', publicaly_available_post_id: [7380080137682881], uploaded_bytes: 2000 };
+export const answerChecks: { init: VideoInitData[]; status: PostStatus[]; videos: Video[]; list: VideoListData[] } = {
+  init: [
+    {
+      publish_id: 'v_pub_file~v2-1.1',
+      upload_url: 'https://open-upload.tiktokapis.com/video/?upload_id=1',
+      // @ts-expect-error video/init answers publish_id and upload_url; the video's id comes later, from status/fetch
+      video_id: '7380080137682881',
+    },
+    // @ts-expect-error publish_id is a string ("v_pub_file~v2-1.…"), not a number
+    { publish_id: 1, upload_url: 'https://open-upload.tiktokapis.com/video/?upload_id=1' },
+  ],
+  status: [
+    // @ts-expect-error "PUBLISHED" is no status (PROCESSING_UPLOAD, PROCESSING_DOWNLOAD, SEND_TO_USER_INBOX, PUBLISH_COMPLETE, FAILED)
+    { ...statusDone, status: 'PUBLISHED' },
+    {
+      ...statusDone,
+      // @ts-expect-error TikTok spells it publicaly_available_post_id
+      publically_available_post_id: [7380080137682881],
+    },
+    // @ts-expect-error the public post ids are int64 numbers, not strings
+    { ...statusDone, publicaly_available_post_id: ['7380080137682881'] },
+  ],
+  videos: [
+    // @ts-expect-error a video's caption is video_description (or title); it has no `description`
+    { id: '7380080137682881', description: 'A kite' },
+    // @ts-expect-error create_time is Unix seconds, a number
+    { id: '7380080137682881', create_time: '2026-11-10T12:00:00Z' },
+  ],
+  list: [
+    // @ts-expect-error the next page is asked for with `cursor`; there is no `next_cursor`
+    { videos: [], cursor: 1762776000000, has_more: true, next_cursor: 1762776000000 },
+    // @ts-expect-error has_more is a boolean
+    { videos: [], cursor: 1762776000000, has_more: 'true' },
+  ],
+};
+
+/** Reading an answer as the connector does: a field TikTok does not send does not compile. */
+export function answerReads(init: Answer<VideoInitAnswer>, photo: Answer<ContentInitAnswer>, status: Answer<PostStatusAnswer>) {
+  return [
+    init.data?.publish_id,
+    // @ts-expect-error video/init answers no `id`
+    init.data?.id,
+    // @ts-expect-error content/init answers publish_id alone: nothing is uploaded to a photo post
+    photo.data?.upload_url,
+    // @ts-expect-error status/fetch's public ids are publicaly_available_post_id; there is no `post_id`
+    status.data?.post_id,
+    // @ts-expect-error the envelope's error has code, message and log_id; no `error_code`
+    status.error?.error_code,
+  ];
+}
 
 const fake = perTest(startFakeTikTok);
 
@@ -168,5 +242,95 @@ describe('TikTok published shapes', () => {
     };
     await connector(f).publish(request({ media: [photo], idempotencyKey: 'post-2:channel-tt' }));
     expect(f.publishes.map((p) => p.kind)).toEqual(['video', 'photo']);
+  });
+});
+
+/** The answer schema of each path the connector reads. */
+const ANSWERS: Record<string, TSchema> = {
+  '/v2/post/publish/creator_info/query/': CreatorInfoAnswer,
+  '/v2/post/publish/video/init/': VideoInitAnswer,
+  '/v2/post/publish/content/init/': ContentInitAnswer,
+  '/v2/post/publish/status/fetch/': PostStatusAnswer,
+  '/v2/video/list/': VideoListAnswer,
+  '/v2/video/query/': VideoQueryAnswer,
+  '/v2/oauth/token/': TokenAnswer,
+};
+
+/** A fetch for the connector that keeps each of the fake's JSON answers, by path (the upload's PUTs answer no body). */
+function recording(): { fetch: typeof fetch; answers: { path: string; status: number; body: unknown }[] } {
+  const answers: { path: string; status: number; body: unknown }[] = [];
+  const record = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(input, init);
+    if (res.headers.get('content-type')?.includes('application/json')) {
+      answers.push({
+        path: new URL(input instanceof Request ? input.url : String(input)).pathname,
+        status: res.status,
+        body: await res.clone().json(),
+      });
+    }
+    return res;
+  };
+  return { fetch: record as typeof fetch, answers };
+}
+
+describe('TikTok published shapes: answers', () => {
+  test('the fake’s answers to the connector’s flows pass the answer schemas (creator_info, video/init, content/init, status/fetch, video/list, video/query, token)', async () => {
+    const f = await fake();
+    const rec = recording();
+    const c = () =>
+      createTikTokConnector({
+        baseUrl: f.url,
+        oauth: FAKE_APP,
+        fetch: rec.fetch,
+        timeoutMs: 2_000,
+        pollIntervalMs: 5,
+        pollTimeoutMs: 2_000,
+      });
+    const clipPost = await c().publish(request());
+    const bytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);
+    const photo: MediaRef = {
+      id: 'p1',
+      type: 'image',
+      mimeType: 'image/jpeg',
+      fileName: 'p1.jpeg',
+      read: async () => bytes,
+      url: async () => f.hostMedia(bytes, 'image/jpeg'),
+    };
+    await c().publish(request({ media: [photo], idempotencyKey: 'post-2:channel-tt' }));
+    // A fresh connector keeps no publish_id: it looks for the post in video/list.
+    expect(await c().findPublished!(request())).not.toBeNull();
+    await c().readMetrics!({ accessToken: 'good-token' }, [clipPost.platformPostId]);
+    await c().refreshCredentials!({ accessToken: 'good-token', refreshToken: 'good-refresh' });
+
+    expect([...new Set(rec.answers.map((a) => a.path))].sort()).toEqual(Object.keys(ANSWERS).sort());
+    const broken = rec.answers.flatMap(({ path, body }) => {
+      const e = Value.Errors(ANSWERS[path]!, body).First();
+      return e ? [`${path} ${e.path}: ${e.message}`] : [];
+    });
+    expect(broken).toEqual([]);
+  });
+
+  test('a refusal is TikTok’s error envelope, and a FAILED status names its fail_reason', async () => {
+    const f = await fake();
+    const res = await fetch(`${f.url}/v2/post/publish/video/init/`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json; charset=UTF-8' },
+      body: JSON.stringify({ ...video, post_info: { ...video.post_info, privacy_level: 'EVERYONE' } }),
+    });
+    expect([res.status, Value.Check(ErrorAnswer, await res.json())]).toEqual([400, true]);
+
+    f.failPublishNext('file_format_check_failed');
+    await expect(connector(f).publish(request())).rejects.toThrow('file_format_check_failed');
+    const status = await fetch(`${f.url}/v2/post/publish/status/fetch/`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer good-token', 'Content-Type': 'application/json; charset=UTF-8' },
+      body: JSON.stringify({ publish_id: f.publishes[0]!.publishId }),
+    });
+    const body = (await status.json()) as PostStatusAnswer;
+    expect([Value.Check(PostStatusAnswer, body), body.data.status, body.data.fail_reason]).toEqual([
+      true,
+      'FAILED',
+      'file_format_check_failed',
+    ]);
   });
 });

@@ -1,15 +1,20 @@
-// The request shapes of LinkedIn's REST API as its documentation pages describe them, for
-// LinkedIn-Version 202609 (API_VERSIONS.LINKEDIN in platforms/api-versions.ts), pages under
+// The request and answer shapes of LinkedIn's REST API as its documentation pages describe them,
+// for LinkedIn-Version 202609 (API_VERSIONS.LINKEDIN in platforms/api-versions.ts), pages under
 // https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/:
-//   - posts-api and post-api-schema: the create body of POST /rest/posts;
-//   - images-api, videos-api, documents-api: the initializeUpload bodies, and the Videos API's
-//     finalizeUpload body;
-//   - comments-api: the create body of POST /rest/socialActions/{urn}/comments.
+//   - posts-api and post-api-schema: the create body of POST /rest/posts, and a post as read back;
+//   - images-api, videos-api, documents-api: the initializeUpload bodies and answers, the Videos
+//     API's finalizeUpload body, and an upload's state (GET /rest/{images,videos,documents}/{urn});
+//   - comments-api: the create body of POST /rest/socialActions/{urn}/comments, a comment, and a
+//     list of them; network-update-social-actions: a post's likes and comments summary;
+// and, under https://learn.microsoft.com/en-us/linkedin/shared/, the error body, paging and the
+// refresh-token answer (each schema names its page).
 // LinkedIn publishes no typed SDK, so these TypeBox schemas are the contract: platforms/linkedin.ts
-// types the bodies it sends by their Static types, and the local fake (test/fakes/linkedin.ts)
-// checks what it receives against them at run time and refuses a request that breaks them as
-// LinkedIn does (422, the Rest.li input error at the field path). Rest.li refuses a field a
-// schema does not have (UNRECOGNIZED_FIELD), so every level is closed.
+// types the bodies it sends by their Static types and reads each answer as Answer<its type>
+// (platforms/json.ts), and the local fake (test/fakes/linkedin.ts) checks what it receives against
+// them at run time, refusing a request that breaks them as LinkedIn does (422, the Rest.li input
+// error at the field path), and builds its answers as their types. Rest.li refuses a field a
+// request schema does not have (UNRECOGNIZED_FIELD), so every request level is closed; answers are
+// open.
 import { type Static, Type } from '@sinclair/typebox';
 
 const literals = <const T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -146,3 +151,309 @@ export const CommentBody = Type.Object(
   closed,
 );
 export type CommentBody = Static<typeof CommentBody>;
+
+// ---------------------------------------------------------------------------------------------
+// Answers: what LinkedIn sends back, as the same pages (and the shared API guide's pages) describe
+// it. The connector reads each as Answer<its type> (platforms/json.ts) and still checks every
+// value; the fake builds its answers as these types. Answers are open: LinkedIn adds fields (and
+// decorations) beyond those listed, so only the documented fields are named, with their types.
+
+/** An answer object: the documented fields, and whatever else LinkedIn sends beside them. */
+const open = { additionalProperties: true } as const;
+/** LinkedIn's times: milliseconds since the epoch (a Rest.li `long`). */
+const Millis = Type.Integer();
+
+/**
+ * The error body of every REST call. `status`, `message` and `serviceErrorCode` are the shared
+ * error-handling page's (https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/error-handling);
+ * `code` is the symbolic code the versioning page shows (NONEXISTENT_VERSION, VERSION_MISSING).
+ * `errorDetailType` and `errorDetails.inputErrors` (a validation failure's field path,
+ * description and code, e.g. DUPLICATE_POST, UNRECOGNIZED_FIELD) come from LinkedIn's 422 answers
+ * as the connector reads them; no documentation page found lists them.
+ */
+export const RestliError = Type.Object(
+  {
+    status: Type.Integer(),
+    message: Type.String(),
+    code: Type.Optional(Type.String()),
+    serviceErrorCode: Type.Optional(Type.Integer()),
+    errorDetailType: Type.Optional(Type.String()),
+    errorDetails: Type.Optional(
+      Type.Object(
+        {
+          inputErrors: Type.Optional(
+            Type.Array(
+              Type.Object(
+                {
+                  description: Type.Optional(Type.String()),
+                  input: Type.Optional(Type.Object({ inputPath: Type.Optional(Type.Object({ fieldPath: Type.String() }, open)) }, open)),
+                  code: Type.String(),
+                },
+                open,
+              ),
+            ),
+          ),
+        },
+        open,
+      ),
+    ),
+  },
+  open,
+);
+export type RestliError = Static<typeof RestliError>;
+
+/** A collection's paging (https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/pagination); `total` where the finder counts. */
+export const Paging = Type.Object(
+  {
+    start: Type.Integer({ minimum: 0 }),
+    count: Type.Integer({ minimum: 0 }),
+    total: Type.Optional(Type.Integer({ minimum: 0 })),
+    links: Type.Optional(Type.Array(Type.Object({ rel: Type.String(), href: Type.String(), type: Type.String() }, open))),
+  },
+  open,
+);
+export type Paging = Static<typeof Paging>;
+
+/** An uploaded image's, video's or document's state: a post may reference it once AVAILABLE. */
+export const ASSET_STATUSES = ['WAITING_UPLOAD', 'PROCESSING', 'AVAILABLE', 'PROCESSING_FAILED'] as const;
+export const AssetStatus = literals(ASSET_STATUSES);
+export type AssetStatus = Static<typeof AssetStatus>;
+
+/** The answer of `POST /rest/images?action=initializeUpload` (images-api): where to PUT the file, and the image's URN. */
+export const InitializeImageUploadAnswer = Type.Object(
+  {
+    value: Type.Object({ uploadUrlExpiresAt: Millis, uploadUrl: Type.String(), image: Type.String({ pattern: '^urn:li:image:' }) }, open),
+  },
+  open,
+);
+export type InitializeImageUploadAnswer = Static<typeof InitializeImageUploadAnswer>;
+
+/** The answer of `POST /rest/documents?action=initializeUpload` (documents-api): where to PUT the file, and the document's URN. */
+export const InitializeDocumentUploadAnswer = Type.Object(
+  {
+    value: Type.Object(
+      { uploadUrlExpiresAt: Millis, uploadUrl: Type.String(), document: Type.String({ pattern: '^urn:li:document:' }) },
+      open,
+    ),
+  },
+  open,
+);
+export type InitializeDocumentUploadAnswer = Static<typeof InitializeDocumentUploadAnswer>;
+
+/**
+ * The answer of `POST /rest/videos?action=initializeUpload` (videos-api): the video's URN, one
+ * upload URL per byte range (firstByte to lastByte, inclusive), the token finalizeUpload takes
+ * back, and the captions and thumbnail upload URLs when those were asked for.
+ */
+export const InitializeVideoUploadAnswer = Type.Object(
+  {
+    value: Type.Object(
+      {
+        uploadUrlsExpireAt: Millis,
+        video: Type.String({ pattern: '^urn:li:video:' }),
+        uploadInstructions: Type.Array(
+          Type.Object({ uploadUrl: Type.String(), firstByte: Type.Integer({ minimum: 0 }), lastByte: Type.Integer({ minimum: 0 }) }, open),
+        ),
+        uploadToken: Type.String(),
+        captionsUploadUrl: Type.Optional(Type.String()),
+        thumbnailUploadUrl: Type.Optional(Type.String()),
+      },
+      open,
+    ),
+  },
+  open,
+);
+export type InitializeVideoUploadAnswer = Static<typeof InitializeVideoUploadAnswer>;
+
+/** `GET /rest/images/{urn}` (images-api): the image's owner and state, and where to fetch it once AVAILABLE. */
+export const Image = Type.Object(
+  {
+    id: Type.String({ pattern: '^urn:li:image:' }),
+    owner: Type.String(),
+    status: AssetStatus,
+    downloadUrl: Type.Optional(Type.String()),
+    downloadUrlExpiresAt: Type.Optional(Millis),
+    aspectRatioHeight: Type.Optional(Type.Number()),
+    aspectRatioWidth: Type.Optional(Type.Number()),
+  },
+  open,
+);
+export type Image = Static<typeof Image>;
+
+/** `GET /rest/documents/{urn}` (documents-api): the document's owner and state, and where to fetch it once AVAILABLE. */
+export const Document = Type.Object(
+  {
+    id: Type.String({ pattern: '^urn:li:document:' }),
+    owner: Type.String(),
+    status: AssetStatus,
+    downloadUrl: Type.Optional(Type.String()),
+    downloadUrlExpiresAt: Type.Optional(Millis),
+  },
+  open,
+);
+export type Document = Static<typeof Document>;
+
+/**
+ * `GET /rest/videos/{urn}` (videos-api): the video's owner and state, its length and shape once
+ * processed, and why processing failed (processingFailureReason, a free text). That last field is
+ * as the connector reads it: the page's schema table could not be read here to confirm it.
+ */
+export const Video = Type.Object(
+  {
+    id: Type.String({ pattern: '^urn:li:video:' }),
+    owner: Type.String(),
+    status: AssetStatus,
+    processingFailureReason: Type.Optional(Type.String()),
+    downloadUrl: Type.Optional(Type.String()),
+    downloadUrlExpiresAt: Type.Optional(Millis),
+    duration: Type.Optional(Millis),
+    aspectRatioHeight: Type.Optional(Type.Number()),
+    aspectRatioWidth: Type.Optional(Type.Number()),
+    thumbnail: Type.Optional(Type.String()),
+  },
+  open,
+);
+export type Video = Static<typeof Video>;
+
+/** A post's lifecycle as post-api-schema lists it (a post read back may be in any of them). */
+export const LifecycleState = literals(['PUBLISHED', 'DRAFT', 'PUBLISH_REQUESTED', 'PUBLISH_FAILED']);
+export type LifecycleState = Static<typeof LifecycleState>;
+
+/**
+ * A post as `GET /rest/posts/{urn}` and the author finder (`GET /rest/posts?q=author`) return it
+ * (posts-api, post-api-schema): the fields sent, its id (urn:li:share:… or urn:li:ugcPost:…) and
+ * its times. `POST /rest/posts` answers 201 with the new post's URN in the `x-restli-id` header
+ * and no body; the connector reads a body's `id`, should one come, as this type's.
+ */
+export const Post = Type.Object(
+  {
+    id: Type.String(),
+    author: ActorUrn,
+    commentary: Type.Optional(Type.String()),
+    visibility: Visibility,
+    distribution: Type.Object(
+      {
+        feedDistribution: literals(['MAIN_FEED', 'NONE']),
+        targetEntities: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+        thirdPartyDistributionChannels: Type.Optional(Type.Array(Type.String())),
+      },
+      open,
+    ),
+    lifecycleState: LifecycleState,
+    isReshareDisabledByAuthor: Type.Optional(Type.Boolean()),
+    content: Type.Optional(
+      Type.Object(
+        {
+          media: Type.Optional(
+            Type.Object({ id: Type.String(), title: Type.Optional(Type.String()), altText: Type.Optional(Type.String()) }, open),
+          ),
+          multiImage: Type.Optional(
+            Type.Object({ images: Type.Array(Type.Object({ id: Type.String(), altText: Type.Optional(Type.String()) }, open)) }, open),
+          ),
+          article: Type.Optional(
+            Type.Object(
+              {
+                source: Type.String(),
+                title: Type.Optional(Type.String()),
+                description: Type.Optional(Type.String()),
+                thumbnail: Type.Optional(Type.String()),
+              },
+              open,
+            ),
+          ),
+        },
+        open,
+      ),
+    ),
+    createdAt: Millis,
+    publishedAt: Type.Optional(Millis),
+    lastModifiedAt: Millis,
+  },
+  open,
+);
+export type Post = Static<typeof Post>;
+
+/** The answer of the author finder, `GET /rest/posts?q=author` (posts-api): the author's posts, newest first. */
+export const PostsList = Type.Object({ paging: Paging, elements: Type.Array(Post) }, open);
+export type PostsList = Static<typeof PostsList>;
+
+/** Who did something, and when (a Rest.li AuditStamp: `created`, `lastModified`). */
+export const AuditStamp = Type.Object({ actor: Type.String(), time: Millis, impersonator: Type.Optional(Type.String()) }, open);
+export type AuditStamp = Static<typeof AuditStamp>;
+
+/** Likes on a post or comment (comments-api, network-update-social-actions). */
+export const LikesSummary = Type.Object(
+  {
+    totalLikes: Type.Integer({ minimum: 0 }),
+    likedByCurrentUser: Type.Boolean(),
+    aggregatedTotalLikes: Type.Optional(Type.Integer({ minimum: 0 })),
+    selectedLikes: Type.Optional(Type.Array(Type.String())),
+  },
+  open,
+);
+export type LikesSummary = Static<typeof LikesSummary>;
+
+/** Comments on a post or comment: the first-level ones, and all of them with their replies. */
+export const CommentsSummary = Type.Object(
+  {
+    totalFirstLevelComments: Type.Integer({ minimum: 0 }),
+    aggregatedTotalComments: Type.Integer({ minimum: 0 }),
+    selectedComments: Type.Optional(Type.Array(Type.String())),
+  },
+  open,
+);
+export type CommentsSummary = Static<typeof CommentsSummary>;
+
+/** `GET /rest/socialActions/{urn}` (network-update-social-actions): the post's likes and comments. */
+export const SocialActions = Type.Object(
+  { target: Type.Optional(Type.String()), likesSummary: LikesSummary, commentsSummary: CommentsSummary },
+  open,
+);
+export type SocialActions = Static<typeof SocialActions>;
+
+/**
+ * A comment (comments-api): its id and URN (urn:li:comment:({thread},{id})), who wrote it, on what
+ * (`object`, the post; `parentComment` for a reply), its message and media, when, and its likes
+ * and replies. `POST /rest/socialActions/{urn}/comments` answers 201 with the comment's id in the
+ * `x-restli-id` header and the comment in the body.
+ */
+export const Comment = Type.Object(
+  {
+    id: Type.String(),
+    commentUrn: Type.String({ pattern: '^urn:li:comment:' }),
+    actor: ActorUrn,
+    agent: Type.Optional(Type.String()),
+    object: Type.String(),
+    parentComment: Type.Optional(Type.String({ pattern: '^urn:li:comment:' })),
+    message: Type.Object({ text: Type.String(), attributes: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))) }, open),
+    content: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+    created: AuditStamp,
+    lastModified: AuditStamp,
+    likesSummary: Type.Optional(LikesSummary),
+    commentsSummary: Type.Optional(CommentsSummary),
+  },
+  open,
+);
+export type Comment = Static<typeof Comment>;
+
+/** `GET /rest/socialActions/{urn}/comments?start&count` (comments-api): a post's comments, or a comment's replies. */
+export const CommentsList = Type.Object({ paging: Paging, elements: Type.Array(Comment) }, open);
+export type CommentsList = Static<typeof CommentsList>;
+
+/**
+ * The answer of `POST https://www.linkedin.com/oauth/v2/accessToken` with grant_type=refresh_token
+ * (https://learn.microsoft.com/en-us/linkedin/shared/authentication/programmatic-refresh-tokens):
+ * the new access token and its lifetime in seconds, the refresh token (not rotated) with what is
+ * left of its lifetime, and the granted scopes.
+ */
+export const AccessTokenAnswer = Type.Object(
+  {
+    access_token: Type.String(),
+    expires_in: Type.Integer(),
+    refresh_token: Type.Optional(Type.String()),
+    refresh_token_expires_in: Type.Optional(Type.Integer()),
+    scope: Type.Optional(Type.String()),
+  },
+  open,
+);
+export type AccessTokenAnswer = Static<typeof AccessTokenAnswer>;

@@ -8,15 +8,26 @@
 //     (https://praw.readthedocs.io/en/stable/code_overview/models/subreddit.html, submit_gallery
 //     and the media upload it makes), with submit's meaning and limits for the fields the two
 //     share.
+//   - the answers the connector reads (the api_type=json answers of submit, the gallery submit,
+//     comment and morechildren, the media lease, the account's submissions and comments as
+//     Listings, the token endpoint), each schema naming where its fields are written down: the
+//     JSON reference of Reddit's own wiki (https://github.com/reddit-archive/reddit/wiki/JSON),
+//     Reddit's open-sourced server (reddit-archive/reddit, r2/r2/controllers/api.py), its OAuth2
+//     wiki page, or PRAW where no page of Reddit's covers them.
 // Reddit publishes no typed SDK, so these TypeBox schemas are the contract: platforms/reddit.ts
-// types the fields it sends by their Static types (a form's before it is url-encoded), and the
-// local fake (test/fakes/reddit.ts) checks what it receives against them at run time and refuses
-// a request that breaks them as Reddit does with api_type=json: 200 with
-// `{"json": {"errors": [[code, message, field]]}}`. Every object is closed: a field the
-// documentation does not list is refused.
-import { type Static, Type } from '@sinclair/typebox';
+// types the fields it sends by their Static types (a form's before it is url-encoded) and reads
+// each answer as Answer<its type> (platforms/json.ts), and the local fake (test/fakes/reddit.ts)
+// checks what it receives against them at run time, refusing a request that breaks them as Reddit
+// does with api_type=json: 200 with `{"json": {"errors": [[code, message, field]]}}`, and builds
+// its answers as their types. Every request object is closed: a field the documentation does not
+// list is refused. Every answer object is open (Reddit adds fields), and holds only the fields
+// its source names, with their types; a field no written source names but Reddit's answers carry
+// says so where it is declared.
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 
 const closed = { additionalProperties: false } as const;
+/** An answer: the fields its source names, and whatever else Reddit sends beside them. */
+const open = { additionalProperties: true } as const;
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 /** A boolean form field, as a form carries it. */
 const Flag = Type.Optional(literals(['true', 'false']));
@@ -140,3 +151,232 @@ export type LeaseMimeType = Static<typeof LeaseMimeType>;
 /** POST /api/media/asset.json's form fields: the file's name and its media type. */
 export const AssetLeaseForm = Type.Object({ filepath: Type.String({ minLength: 1 }), mimetype: LeaseMimeType }, closed);
 export type AssetLeaseForm = Static<typeof AssetLeaseForm>;
+
+// ---------------------------------------------------------------------------------------------
+// Answers.
+
+/**
+ * One of `json.errors`: [code, message, field] (the JsonResponse of Reddit's server,
+ * r2/r2/lib/jsonresponse.py, which api_type=json selects; the field is null where no form field
+ * is at fault).
+ */
+export const ApiErrorEntry = Type.Tuple([Type.String(), Type.String(), Type.Union([Type.String(), Type.Null()])]);
+export type ApiErrorEntry = Static<typeof ApiErrorEntry>;
+
+/**
+ * An api_type=json answer (the same JsonResponse): `json.errors` (empty on success),
+ * `json.ratelimit` (seconds until a RATELIMIT lifts, beside that error) and `json.data`, what the
+ * endpoint sends back on success.
+ */
+const jsonAnswer = <T extends TSchema>(data: T) =>
+  Type.Object(
+    {
+      json: Type.Object({ errors: Type.Array(ApiErrorEntry), ratelimit: Type.Optional(Type.Number()), data: Type.Optional(data) }, open),
+    },
+    open,
+  );
+
+/** A refusal with api_type=json: `json.errors` and nothing else of use. */
+export const RefusalAnswer = Type.Object(
+  { json: Type.Object({ errors: Type.Array(ApiErrorEntry), ratelimit: Type.Optional(Type.Number()) }, open) },
+  open,
+);
+export type RefusalAnswer = Static<typeof RefusalAnswer>;
+
+/**
+ * `json.data` of POST /api/submit. A text or link post is made at once: its permalink `url`, `id`
+ * (base 36) and fullname `name` (r2's POST_submit sends these three). A media post (kind image,
+ * video, videogif) is made once Reddit has processed the media: the answer holds the
+ * `websocket_url` that reports it (PRAW's submit_image and submit_video read it) and
+ * `user_submitted_page`, the account's submissions page (Reddit's answers carry it; no written
+ * source names it). `drafts_count` (the account's drafts) likewise comes with a text post in
+ * Reddit's answers and no written source names it.
+ */
+export const SubmitData = Type.Object(
+  {
+    url: Type.Optional(Type.String()),
+    id: Type.Optional(Type.String()),
+    name: Type.Optional(Fullname),
+    drafts_count: Type.Optional(Type.Integer()),
+    user_submitted_page: Type.Optional(Type.String()),
+    websocket_url: Type.Optional(Type.String()),
+  },
+  open,
+);
+export type SubmitData = Static<typeof SubmitData>;
+export const SubmitAnswer = jsonAnswer(SubmitData);
+export type SubmitAnswer = Static<typeof SubmitAnswer>;
+
+/**
+ * `json.data` of POST /api/submit_gallery_post.json: the gallery's `url` (PRAW's submit_gallery
+ * reads it, …/comments/{id}/… or …/gallery/{id}).
+ */
+export const GalleryData = Type.Object({ url: Type.String() }, open);
+export type GalleryData = Static<typeof GalleryData>;
+export const GalleryAnswer = jsonAnswer(GalleryData);
+export type GalleryAnswer = Static<typeof GalleryAnswer>;
+
+/**
+ * A Listing (the JSON wiki's "listing"): a page of things, `after` and `before` the fullnames
+ * that page on (null at an end). `dist` (the count on this page) is in Reddit's answers though
+ * the wiki, which predates it, does not name it.
+ */
+const listing = <T extends TSchema>(thing: T) =>
+  Type.Object(
+    {
+      kind: Type.Literal('Listing'),
+      data: Type.Object(
+        {
+          after: Type.Union([Type.String(), Type.Null()]),
+          before: Type.Union([Type.String(), Type.Null()]),
+          dist: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+          modhash: Type.Optional(Type.String()),
+          children: Type.Array(thing),
+        },
+        open,
+      ),
+    },
+    open,
+  );
+
+/**
+ * A comment (t1) as the JSON wiki's "comment" has it, with the thing's `id` and `name`, and
+ * `created_utc` in Unix seconds; `replies` its replies' Listing, or "" when it has none (the
+ * Listing's things are left untyped here). `permalink` is in Reddit's answers though the wiki,
+ * which predates it, does not name it; the connector reads it.
+ */
+export const Comment = Type.Object(
+  {
+    id: Type.String(),
+    name: Fullname,
+    link_id: Fullname,
+    parent_id: Fullname,
+    body: Type.String(),
+    author: Type.String(),
+    subreddit: Type.String(),
+    permalink: Type.String(),
+    created_utc: Type.Number(),
+    score: Type.Integer(),
+    replies: Type.Union([Type.Literal(''), listing(Type.Unknown())]),
+  },
+  open,
+);
+export type Comment = Static<typeof Comment>;
+export const CommentThing = Type.Object({ kind: Type.Literal('t1'), data: Comment }, open);
+export type CommentThing = Static<typeof CommentThing>;
+
+/**
+ * A `more` stub (the JSON wiki's "more"): the ids of comments a tree or a morechildren answer
+ * leaves out, under `parent_id`; `count`, `depth`, `id` and `name` are in Reddit's answers though
+ * the wiki names only `children`.
+ */
+export const More = Type.Object(
+  {
+    children: Type.Array(Type.String()),
+    count: Type.Optional(Type.Integer()),
+    depth: Type.Optional(Type.Integer()),
+    id: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    parent_id: Type.Optional(Fullname),
+  },
+  open,
+);
+export type More = Static<typeof More>;
+export const MoreThing = Type.Object({ kind: Type.Literal('more'), data: More }, open);
+export type MoreThing = Static<typeof MoreThing>;
+
+/** `json.data` of POST /api/comment: the new comment, as `things[0]` (r2's POST_comment). */
+export const CommentData = Type.Object({ things: Type.Array(CommentThing) }, open);
+export type CommentData = Static<typeof CommentData>;
+export const CommentAnswer = jsonAnswer(CommentData);
+export type CommentAnswer = Static<typeof CommentAnswer>;
+
+/** `json.data` of /api/morechildren: the comments asked for, flat, and a `more` stub for the rest. */
+export const MoreChildrenData = Type.Object({ things: Type.Array(Type.Union([CommentThing, MoreThing])) }, open);
+export type MoreChildrenData = Static<typeof MoreChildrenData>;
+export const MoreChildrenAnswer = jsonAnswer(MoreChildrenData);
+export type MoreChildrenAnswer = Static<typeof MoreChildrenAnswer>;
+
+/**
+ * A submission (t3) as the JSON wiki's "link" has it, with the thing's `id` and `name`, and
+ * `created_utc` in Unix seconds. `subreddit_name_prefixed` and `is_video` are in Reddit's answers
+ * though the wiki, which predates them, does not name them.
+ */
+export const Link = Type.Object(
+  {
+    id: Type.String(),
+    name: Fullname,
+    title: Type.String(),
+    subreddit: Type.String(),
+    subreddit_name_prefixed: Type.Optional(Type.String()),
+    author: Type.String(),
+    permalink: Type.String(),
+    url: Type.String(),
+    created_utc: Type.Number(),
+    is_self: Type.Boolean(),
+    is_video: Type.Optional(Type.Boolean()),
+    selftext: Type.String(),
+    score: Type.Integer(),
+    ups: Type.Integer(),
+    num_comments: Type.Integer(),
+  },
+  open,
+);
+export type Link = Static<typeof Link>;
+export const LinkThing = Type.Object({ kind: Type.Literal('t3'), data: Link }, open);
+export type LinkThing = Static<typeof LinkThing>;
+
+/** GET /user/{name}/submitted (https://www.reddit.com/dev/api/#GET_user_{username}_{where}): a Listing of t3s. */
+export const LinkListing = listing(LinkThing);
+export type LinkListing = Static<typeof LinkListing>;
+
+/** GET /user/{name}/comments (https://www.reddit.com/dev/api/#GET_user_{username}_{where}): a Listing of t1s. */
+export const CommentListing = listing(CommentThing);
+export type CommentListing = Static<typeof CommentListing>;
+
+/**
+ * POST /api/media/asset.json's answer, the upload lease (the reference does not list it; PRAW's
+ * media upload reads `args.action`, scheme-relative, `args.fields` as name/value pairs to POST
+ * before the file, `asset.asset_id` and `asset.websocket_url`). `processing_state` and `payload`
+ * are in Reddit's answers; no written source names them.
+ */
+export const LeaseAnswer = Type.Object(
+  {
+    args: Type.Object(
+      { action: Type.String(), fields: Type.Array(Type.Object({ name: Type.String(), value: Type.String() }, open)) },
+      open,
+    ),
+    asset: Type.Object(
+      {
+        asset_id: Type.String(),
+        websocket_url: Type.String(),
+        processing_state: Type.Optional(Type.String()),
+        payload: Type.Optional(Type.Object({ filepath: Type.String() }, open)),
+      },
+      open,
+    ),
+  },
+  open,
+);
+export type LeaseAnswer = Static<typeof LeaseAnswer>;
+
+/**
+ * POST /api/v1/access_token's answer (https://github.com/reddit-archive/reddit/wiki/OAuth2): the
+ * access token, token_type bearer, its life in seconds and the granted scopes (space-separated);
+ * a refresh_token only where Reddit issues a new one.
+ */
+export const TokenAnswer = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.String(),
+    expires_in: Type.Integer(),
+    scope: Type.String(),
+    refresh_token: Type.Optional(Type.String()),
+  },
+  open,
+);
+export type TokenAnswer = Static<typeof TokenAnswer>;
+
+/** The token endpoint's refusal of a grant (the OAuth2 wiki page): `error`, e.g. invalid_grant, with 200 or 400. */
+export const TokenRefusal = Type.Object({ error: Type.String() }, open);
+export type TokenRefusal = Static<typeof TokenRefusal>;

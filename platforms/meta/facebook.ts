@@ -5,7 +5,8 @@
 // A first comment → POST /{post-id}/comments, as the Page; a reply to a comment → POST
 // /{comment-id}/comments. A comment is hidden or shown again with POST /{comment-id} is_hidden,
 // and a reply of the Page's deleted with DELETE /{comment-id}. The parameters of feed, photos and
-// videos are typed by Graph's documented ones (platforms/contracts/meta.ts).
+// videos are typed by Graph's documented ones, and Graph's answers are read as the documented
+// shapes, any part of which may be missing (platforms/contracts/meta.ts, `Answer<…>`).
 import {
   PlatformError,
   type CommentsRead,
@@ -17,9 +18,18 @@ import {
   type PublishResult,
 } from '../types.ts';
 import type { FacebookOptions } from '../options.ts';
-import type { PageFeedAttachedMedia, PageFeedParams, PagePhotoParams, PageVideoParams } from '../contracts/meta.ts';
+import type {
+  GraphCreated,
+  PageComment,
+  PageFeedAttachedMedia,
+  PageFeedParams,
+  PagePhotoCreated,
+  PagePhotoParams,
+  PagePost,
+  PageVideoParams,
+} from '../contracts/meta.ts';
 import { blobOf, credential, trimSlash } from '../http.ts';
-import { counts, dig, strOrNumber } from '../json.ts';
+import { type Answer, counts, strOrNumber } from '../json.ts';
 import {
   deleteObject,
   expectSuccess,
@@ -32,7 +42,9 @@ import {
   listAll,
   notBeforeOf,
   readIfThere,
+  type CommentListing,
   type GraphClient,
+  type RecentListing,
 } from './graph.ts';
 
 export interface FacebookConnectorOptions {
@@ -77,19 +89,19 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
     async readComments(credentials, post, signal): Promise<CommentsRead> {
       const { pageId, token } = account(credentials);
       const query = { filter: 'stream', order: 'chronological', limit: '100', fields: 'id,message,created_time,from,permalink_url,parent' };
-      const items = await listAll(graph, token, `/${post.platformPostId}/comments`, query, signal);
+      const items = await listAll<PageComment>(graph, token, `/${post.platformPostId}/comments`, query, signal);
       if (!items) return { comments: [], gone: true };
       return {
         comments: items.flatMap((c) => {
           const id = strOrNumber(c.id);
           const createdAt = isoTime(c.created_time);
           if (!id || !createdAt) return [];
-          const from = strOrNumber(dig(c, 'from', 'id'));
+          const from = strOrNumber(c.from?.id);
           return [
             {
               platformCommentId: id,
-              parentPlatformId: strOrNumber(dig(c, 'parent', 'id')) ?? post.platformPostId,
-              author: { name: strOrNumber(dig(c, 'from', 'name')) ?? null, handle: null, avatarUrl: null, profileUrl: null },
+              parentPlatformId: strOrNumber(c.parent?.id) ?? post.platformPostId,
+              author: { name: strOrNumber(c.from?.name) ?? null, handle: null, avatarUrl: null, profileUrl: null },
               text: strOrNumber(c.message) ?? '',
               createdAt,
               url: strOrNumber(c.permalink_url) ?? null,
@@ -104,21 +116,20 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
       const { token } = account(credentials);
       const out: Record<string, PlatformMetrics> = {};
       for (const id of ids) {
-        const post = await gone(
+        const post = (await gone(
           graph.get(
             `/${id}`,
             { fields: 'shares,reactions.summary(total_count).limit(0),comments.summary(total_count).limit(0)' },
             token,
             signal,
           ),
-        );
+        )) as Answer<PagePost> | null;
         if (!post) continue;
-        const total = (edge: unknown) => (edge as { summary?: { total_count?: unknown } } | undefined)?.summary?.total_count;
         out[id] = counts(
           {
-            likes: total(post.reactions),
-            replies: total(post.comments),
-            reposts: (post.shares as { count?: unknown } | undefined)?.count ?? 0,
+            likes: post.reactions?.summary?.total_count,
+            replies: post.comments?.summary?.total_count,
+            reposts: post.shares?.count ?? 0,
           },
           { likes: 'likes', replies: 'replies', reposts: 'reposts' },
         );
@@ -151,7 +162,7 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
       const link = linkOf(req);
       if (link && !photoIds.length) params.link = link;
       for (const [i, id] of photoIds.entries()) params[`attached_media[${i}]`] = JSON.stringify({ media_fbid: id });
-      const post = await graph.post(`/${pageId}/feed`, params, token, req.signal);
+      const post = (await graph.post(`/${pageId}/feed`, params, token, req.signal)) as Answer<GraphCreated>;
       const id = strOrNumber(post.id);
       if (!id) throw new PlatformError('transient', `Facebook returned no post id: ${JSON.stringify(post).slice(0, 200)}`);
       return { platformPostId: id, url: `${web}/${id}` };
@@ -166,16 +177,16 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
     async findPublished(req: PublishRequest): Promise<PublishResult | null> {
       const { pageId, token } = account(req.credentials);
       if (req.replyTo) {
-        const listing = {
+        const listing: CommentListing<PageComment> = {
           path: `/${req.replyTo.parent.platformPostId}/comments`,
           query: { filter: 'toplevel', order: 'reverse_chronological' },
           fields: { text: 'message', time: 'created_time', extra: ['permalink_url', 'from'] },
           // `from` is left out where the token may not see the author; then the text decides.
-          mine: (c: Record<string, unknown>) => {
-            const from = strOrNumber(dig(c, 'from', 'id'));
+          mine: (c) => {
+            const from = strOrNumber(c.from?.id);
             return !from || from === pageId;
           },
-          url: (c: Record<string, unknown>, id: string) => strOrNumber(c.permalink_url) ?? `${web}/${id}`,
+          url: (c, id) => strOrNumber(c.permalink_url) ?? `${web}/${id}`,
           pages: 3,
           limit: 100,
           notBefore: notBeforeOf(req),
@@ -183,7 +194,7 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
         return findComment(graph, token, listing, req.text, req.signal);
       }
       const kind = req.media.some((m) => m.type === 'video') ? 'added_video' : req.media.length ? 'added_photos' : undefined;
-      const listing = {
+      const listing: RecentListing<PagePost> = {
         path: `/${pageId}/posts`,
         fields: { text: 'message', time: 'created_time', url: 'permalink_url', kind: 'status_type' },
         limit: 100,
@@ -213,9 +224,9 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
     async deletePublished(credentials, target, signal): Promise<void> {
       const { pageId, token } = account(credentials);
       const id = target.platformCommentId;
-      const c = await readIfThere(graph.get(`/${id}`, { fields: 'from' }, token, signal));
+      const c = (await readIfThere(graph.get(`/${id}`, { fields: 'from' }, token, signal))) as Answer<PageComment> | null;
       if (!c) return;
-      const from = strOrNumber(dig(c, 'from', 'id'));
+      const from = strOrNumber(c.from?.id);
       if (from !== pageId) {
         throw new PlatformError(
           'permanent',
@@ -251,11 +262,11 @@ function messageOf(req: PublishRequest): string {
  */
 async function comment(graph: GraphClient, web: string, token: string, req: PublishRequest, post: PostRef): Promise<PublishResult> {
   if (req.media.length) throw new PlatformError('permanent', 'Facebook: a comment carries no attachments');
-  const created = await graph.post(`/${post.platformPostId}/comments`, { message: req.text }, token, req.signal);
+  const created = (await graph.post(`/${post.platformPostId}/comments`, { message: req.text }, token, req.signal)) as Answer<GraphCreated>;
   const id = strOrNumber(created.id);
   if (!id) throw new PlatformError('transient', `Facebook returned no comment id: ${JSON.stringify(created).slice(0, 200)}`);
   try {
-    const c = await graph.get(`/${id}`, { fields: 'permalink_url,created_time' }, token, req.signal);
+    const c = (await graph.get(`/${id}`, { fields: 'permalink_url,created_time' }, token, req.signal)) as Answer<PageComment>;
     return { platformPostId: id, url: strOrNumber(c.permalink_url) ?? `${web}/${id}`, publishedAt: isoTime(c.created_time) };
   } catch {
     return { platformPostId: id, url: `${web}/${id}` };
@@ -276,7 +287,7 @@ async function upload(params: Record<string, string | undefined>, item: MediaRef
 
 async function uploadPhoto(graph: GraphClient, pageId: string, token: string, item: MediaRef, signal?: AbortSignal): Promise<string> {
   const params: PagePhotoParams = { published: 'false' };
-  const photo = await graph.post(`/${pageId}/photos`, await upload(params, item), token, signal);
+  const photo = (await graph.post(`/${pageId}/photos`, await upload(params, item), token, signal)) as Answer<PagePhotoCreated>;
   const id = strOrNumber(photo.id);
   if (!id) throw new PlatformError('transient', `Facebook photo upload returned no id: ${JSON.stringify(photo).slice(0, 200)}`);
   return id;
@@ -296,7 +307,7 @@ async function publishVideo(
   signal?: AbortSignal,
 ): Promise<PublishResult> {
   const params: PageVideoParams = text ? { description: text } : {};
-  const video = await graph.post(`/${pageId}/videos`, await upload(params, item), token, signal);
+  const video = (await graph.post(`/${pageId}/videos`, await upload(params, item), token, signal)) as Answer<GraphCreated>;
   const id = strOrNumber(video.id);
   if (!id) throw new PlatformError('transient', `Facebook video upload returned no id: ${JSON.stringify(video).slice(0, 200)}`);
   return { platformPostId: id, url: `${web}/${pageId}/videos/${id}` };

@@ -5,7 +5,8 @@
 import { API_VERSION_RETIRED, API_VERSIONS, apiVersionRetired } from '../api-versions.ts';
 import type { Platform } from '../catalog.ts';
 import { createHttp, isOk, reasonOf, sleep, trimSlash, type Reply } from '../http.ts';
-import { strOrNumber } from '../json.ts';
+import type { GraphError, GraphErrorDetail, GraphList, GraphSuccess, RefreshedToken } from '../contracts/meta.ts';
+import { type Answer, dig, strOrNumber } from '../json.ts';
 import { PlatformError, parseRetryAfter, type MediaRef, type PublishResult } from '../types.ts';
 
 /** Graph API version for graph.facebook.com and graph.instagram.com (platforms/api-versions.ts). */
@@ -14,16 +15,8 @@ export const GRAPH_API_VERSION = API_VERSIONS.FACEBOOK.version;
 /** The platforms behind the connectors' display names, for the version table. */
 const PLATFORM_OF: Record<string, Platform> = { Facebook: 'FACEBOOK', Instagram: 'INSTAGRAM', Threads: 'THREADS' };
 
-export interface GraphErrorBody {
-  message?: string;
-  type?: string;
-  code?: number;
-  error_subcode?: number;
-  is_transient?: boolean;
-  error_user_title?: string;
-  error_user_msg?: string;
-  fbtrace_id?: string;
-}
+/** Graph's error (platforms/contracts/meta.ts GraphErrorDetail), as read. */
+export type GraphErrorBody = Answer<GraphErrorDetail>;
 
 export type GraphObject = Record<string, unknown>;
 
@@ -80,8 +73,8 @@ export function createGraphClient(
 }
 
 export function graphErrorOf(r: Reply): GraphErrorBody | null {
-  const e = (r.body as { error?: unknown } | null)?.error;
-  return e && typeof e === 'object' ? (e as GraphErrorBody) : null;
+  const e = (r.body as Answer<GraphError> | null)?.error;
+  return e && typeof e === 'object' ? e : null;
 }
 
 // https://developers.facebook.com/docs/graph-api/guides/error-handling: 190 (token expired or
@@ -214,7 +207,7 @@ export async function refreshLongLivedToken(
   signal?: AbortSignal,
   now = Date.now(),
 ): Promise<Record<string, unknown>> {
-  const body = await client.get('/refresh_access_token', { grant_type: grantType }, token, signal);
+  const body = (await client.get('/refresh_access_token', { grant_type: grantType }, token, signal)) as Answer<RefreshedToken>;
   const accessToken = typeof body.access_token === 'string' && body.access_token ? body.access_token : undefined;
   const expiresIn = typeof body.expires_in === 'number' ? body.expires_in : Number(body.expires_in);
   if (!accessToken || !Number.isFinite(expiresIn) || expiresIn <= 0) {
@@ -261,10 +254,13 @@ export function matchRecent(
   return hits[0] ?? null;
 }
 
-/** Where an account lists its own recent posts, and which fields hold what. */
-export interface RecentListing {
+/**
+ * Where an account lists its own recent posts, and which fields of its items (`T`, the node's
+ * answer schema in platforms/contracts/meta.ts) hold what.
+ */
+export interface RecentListing<T> {
   path: string;
-  fields: { text: string; time: string; url: string; kind: string };
+  fields: { text: keyof T & string; time: keyof T & string; url: keyof T & string; kind: keyof T & string };
   limit: number;
   /** Send `since` (the window's start): the listing supports it. */
   since?: boolean;
@@ -274,7 +270,7 @@ export interface RecentListing {
    * Only items that answer this id: a reply's parent, named by `field` as an `{id}` object
    * (Threads `replied_to`). A listing of replies holds the account's answers to anyone.
    */
-  answering?: { field: string; id: string };
+  answering?: { field: keyof T & string; id: string };
   /** Items older than this (ms since the epoch) are not it: see notBeforeOf. */
   notBefore?: number;
 }
@@ -298,10 +294,10 @@ export function notBeforeOf(req: { firstAttemptAt?: Date }): number | undefined 
  * findPublished for Graph-style APIs (no idempotency key): the account's own posts of the last
  * 24 hours, matched by text (and media kind for posts without text).
  */
-export async function findRecentPost(
+export async function findRecentPost<T>(
   graph: GraphClient,
   token: string,
-  l: RecentListing,
+  l: RecentListing<T>,
   text: string,
   kind: string | undefined,
   signal?: AbortSignal,
@@ -310,28 +306,39 @@ export async function findRecentPost(
   const fields = ['id', f.text, f.time, f.url, f.kind, ...(l.answering ? [l.answering.field] : [])];
   const query: Record<string, string> = { fields: fields.join(','), limit: String(l.limit) };
   if (l.since) query.since = String(Math.floor((Date.now() - FIND_WINDOW_MS) / 1000));
-  const body = await graph.get(l.path, query, token, signal);
-  const posts = listData(body).flatMap((p) => {
-    const id = strOrNumber(p.id);
-    if (l.answering && strOrNumber((p[l.answering.field] as GraphObject | undefined)?.id) !== l.answering.id) return [];
+  const body = (await graph.get(l.path, query, token, signal)) as Answer<GraphList<T>>;
+  const posts = listData<T>(body).flatMap((p) => {
+    const id = strOrNumber(dig(p, 'id'));
+    if (l.answering && strOrNumber(dig(p, l.answering.field, 'id')) !== l.answering.id) return [];
     return id
-      ? [{ id, text: strOrNumber(p[f.text]) ?? '', time: strOrNumber(p[f.time]), url: strOrNumber(p[f.url]), kind: strOrNumber(p[f.kind]) }]
+      ? [
+          {
+            id,
+            text: strOrNumber(dig(p, f.text)) ?? '',
+            time: strOrNumber(dig(p, f.time)),
+            url: strOrNumber(dig(p, f.url)),
+            kind: strOrNumber(dig(p, f.kind)),
+          },
+        ]
       : [];
   });
   const hit = matchRecent(posts, text, kind, Date.now(), l.notBefore);
   return hit ? { platformPostId: hit.id, url: hit.url ?? l.fallbackUrl(hit.id), publishedAt: isoTime(hit.time) } : null;
 }
 
-/** Where a post's comments are listed, and how to tell the account's own among them. */
-export interface CommentListing {
+/**
+ * Where a post's comments are listed (items of `T`, the comment's answer schema in
+ * platforms/contracts/meta.ts), and how to tell the account's own among them.
+ */
+export interface CommentListing<T> {
   /** The post's comments edge, /{post-id}/comments. */
   path: string;
   /** Parameters of the listing besides fields, limit and the cursor (e.g. order). */
   query?: Record<string, string>;
-  fields: { text: string; time: string; extra: string[] };
+  fields: { text: keyof T & string; time: keyof T & string; extra: (keyof T & string)[] };
   /** False for a comment the listing names as another author's. */
-  mine: (c: GraphObject) => boolean;
-  url: (c: GraphObject, id: string) => string;
+  mine: (c: Answer<T>) => boolean;
+  url: (c: Answer<T>, id: string) => string;
   /** Pages of `limit` comments read at most. */
   pages: number;
   limit: number;
@@ -345,10 +352,10 @@ export interface CommentListing {
  * comments once under a post, so such a comment, of any age (or since `notBefore`, where the
  * first attempt's time is known), is the one an earlier attempt created.
  */
-export async function findComment(
+export async function findComment<T>(
   graph: GraphClient,
   token: string,
-  l: CommentListing,
+  l: CommentListing<T>,
   text: string,
   signal?: AbortSignal,
 ): Promise<PublishResult | null> {
@@ -357,17 +364,16 @@ export async function findComment(
   let after: string | undefined;
   for (let page = 0; page < l.pages; page++) {
     const query: Record<string, string> = { ...l.query, fields, limit: String(l.limit), ...(after ? { after } : {}) };
-    const body = await graph.get(l.path, query, token, signal);
-    for (const c of listData(body)) {
-      const id = strOrNumber(c.id);
-      if (!id || normalize(strOrNumber(c[l.fields.text]) ?? '') !== want || !l.mine(c)) continue;
-      const at = parseGraphTime(strOrNumber(c[l.fields.time]) ?? '');
+    const body = (await graph.get(l.path, query, token, signal)) as Answer<GraphList<T>>;
+    for (const c of listData<T>(body)) {
+      const id = strOrNumber(dig(c, 'id'));
+      if (!id || normalize(strOrNumber(dig(c, l.fields.text)) ?? '') !== want || !l.mine(c)) continue;
+      const at = parseGraphTime(strOrNumber(dig(c, l.fields.time)) ?? '');
       if (l.notBefore !== undefined && at !== undefined && at < l.notBefore) continue;
-      return { platformPostId: id, url: l.url(c, id), publishedAt: isoTime(c[l.fields.time]) };
+      return { platformPostId: id, url: l.url(c, id), publishedAt: isoTime(dig(c, l.fields.time)) };
     }
     // Graph leaves `next` out on the last page.
-    const paging = body.paging as { next?: unknown; cursors?: { after?: unknown } } | undefined;
-    after = paging?.next ? strOrNumber(paging.cursors?.after) : undefined;
+    after = body.paging?.next ? strOrNumber(body.paging.cursors?.after) : undefined;
     if (!after) return null;
   }
   return null;
@@ -392,9 +398,10 @@ export function isoTime(s: unknown): string | undefined {
   return t === undefined ? undefined : new Date(t).toISOString();
 }
 
-/** The data array of a Graph list response. */
-export function listData(body: GraphObject): GraphObject[] {
-  return Array.isArray(body.data) ? (body.data.filter((x) => x && typeof x === 'object') as GraphObject[]) : [];
+/** The data array of a Graph list answer (GraphList): its items that are objects, each read as `Answer<T>`. */
+export function listData<T = GraphObject>(body: { data?: unknown } | null | undefined): Answer<T>[] {
+  const data = body?.data;
+  return Array.isArray(data) ? (data.filter((x) => x && typeof x === 'object') as Answer<T>[]) : [];
 }
 
 /**
@@ -418,23 +425,22 @@ export const MAX_LIST_PAGES = 50;
  * Every item of a Graph listing, page after page by the `after` cursor (at most MAX_LIST_PAGES
  * pages), or null when Graph refuses the first page for good (the object is gone).
  */
-export async function listAll(
+export async function listAll<T = GraphObject>(
   graph: GraphClient,
   token: string,
   path: string,
   query: Record<string, string>,
   signal?: AbortSignal,
-): Promise<GraphObject[] | null> {
-  const items: GraphObject[] = [];
+): Promise<Answer<T>[] | null> {
+  const items: Answer<T>[] = [];
   let after: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const read = graph.get(path, { ...query, ...(after ? { after } : {}) }, token, signal);
-    const body = page === 0 ? await gone(read) : await read;
+    const body = (page === 0 ? await gone(read) : await read) as Answer<GraphList<T>> | null;
     if (!body) return null;
-    items.push(...listData(body));
+    items.push(...listData<T>(body));
     // Graph leaves `next` out on the last page.
-    const paging = body.paging as { next?: unknown; cursors?: { after?: unknown } } | undefined;
-    after = paging?.next ? strOrNumber(paging.cursors?.after) : undefined;
+    after = body.paging?.next ? strOrNumber(body.paging.cursors?.after) : undefined;
     if (!after) break;
   }
   return items;
@@ -464,7 +470,7 @@ export async function readIfThere(read: Promise<GraphObject>): Promise<GraphObje
  * Any other answer is not taken for done: transient, so the caller tries again.
  */
 export function expectSuccess(platform: string, what: string, body: GraphObject): void {
-  if (body.success !== true) {
+  if ((body as Answer<GraphSuccess>).success !== true) {
     throw new PlatformError('transient', `${platform} ${what}: unexpected answer ${JSON.stringify(body).slice(0, 200)}`);
   }
 }

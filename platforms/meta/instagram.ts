@@ -6,7 +6,8 @@
 // containers). A first comment → POST /{ig-media-id}/comments; a reply to a comment → POST
 // /{ig-comment-id}/replies. A comment is hidden or shown again with POST /{ig-comment-id} hide,
 // and a reply of the account's deleted with DELETE /{ig-comment-id}. The parameters of media and
-// media_publish are typed by Graph's documented ones (platforms/contracts/meta.ts).
+// media_publish are typed by Graph's documented ones, and Graph's answers are read as the
+// documented shapes, any part of which may be missing (platforms/contracts/meta.ts, `Answer<…>`).
 import {
   PlatformError,
   type CommentsRead,
@@ -18,10 +19,19 @@ import {
   type PublishRequest,
   type PublishResult,
 } from '../types.ts';
-import type { IgMediaParams, PublishParams } from '../contracts/meta.ts';
+import type {
+  GraphCreated,
+  IgComment,
+  IgContainer,
+  IgMedia,
+  IgMediaList,
+  IgMediaParams,
+  MediaPublished,
+  PublishParams,
+} from '../contracts/meta.ts';
 import type { InstagramOptions } from '../options.ts';
 import { credential, trimSlash } from '../http.ts';
-import { counts, dig, strOrNumber } from '../json.ts';
+import { type Answer, counts, strOrNumber } from '../json.ts';
 import {
   deleteObject,
   expectSuccess,
@@ -40,8 +50,10 @@ import {
   refreshLongLivedToken,
   gone,
   waitForContainer,
+  type CommentListing,
   type GraphClient,
   type MediaUrlResolver,
+  type RecentListing,
 } from './graph.ts';
 
 export interface InstagramConnectorOptions {
@@ -77,7 +89,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
   const poll = { intervalMs: opts.pollIntervalMs ?? 5_000, timeoutMs: opts.pollTimeoutMs ?? 300_000 };
 
   async function createContainer(userId: string, token: string, params: IgMediaParams, signal?: AbortSignal): Promise<string> {
-    const body = await graph.post(`/${userId}/media`, params, token, signal);
+    const body = (await graph.post(`/${userId}/media`, params, token, signal)) as Answer<GraphCreated>;
     const id = strOrNumber(body.id);
     if (!id) throw new PlatformError('transient', `Instagram returned no container id: ${JSON.stringify(body).slice(0, 200)}`);
     return id;
@@ -107,7 +119,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       P,
       id,
       async () => {
-        const c = await graph.get(`/${id}`, { fields: 'status_code,status' }, token, signal);
+        const c = (await graph.get(`/${id}`, { fields: 'status_code,status' }, token, signal)) as Answer<IgContainer>;
         const code = strOrNumber(c.status_code);
         if (code === 'FINISHED') return true;
         if (code === 'IN_PROGRESS' || !code) return false;
@@ -179,13 +191,13 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     async readComments(credentials, post, signal): Promise<CommentsRead> {
       const { userId, token } = account(credentials);
       const fields = 'id,text,timestamp,username,from,replies{id,text,timestamp,username,from}';
-      const items = await listAll(graph, token, `/${post.platformPostId}/comments`, { fields, limit: '50' }, signal);
+      const items = await listAll<IgComment>(graph, token, `/${post.platformPostId}/comments`, { fields, limit: '50' }, signal);
       if (!items) return { comments: [], gone: true };
       const comments: PlatformComment[] = [];
-      const add = (c: Record<string, unknown>, parent: string) => {
+      const add = (c: Answer<Omit<IgComment, 'replies'>>, parent: string) => {
         const id = strOrNumber(c.id);
         const createdAt = isoTime(c.timestamp);
-        const username = strOrNumber(c.username) ?? strOrNumber(dig(c, 'from', 'username'));
+        const username = strOrNumber(c.username) ?? strOrNumber(c.from?.username);
         if (!id || !createdAt || !username) return undefined;
         comments.push({
           platformCommentId: id,
@@ -194,14 +206,14 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
           text: strOrNumber(c.text) ?? '',
           createdAt,
           url: null,
-          ours: strOrNumber(dig(c, 'from', 'id')) === userId,
+          ours: strOrNumber(c.from?.id) === userId,
         });
         return id;
       };
       for (const c of items) {
         const id = add(c, post.platformPostId);
-        const replies = dig(c, 'replies', 'data');
-        if (id && Array.isArray(replies)) for (const r of replies) if (r && typeof r === 'object') add(r as Record<string, unknown>, id);
+        const replies = c.replies?.data;
+        if (id && Array.isArray(replies)) for (const r of replies) if (r && typeof r === 'object') add(r, id);
       }
       return { comments };
     },
@@ -210,7 +222,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       const { token } = account(credentials);
       const out: Record<string, PlatformMetrics> = {};
       for (const id of ids) {
-        const media = await gone(graph.get(`/${id}`, { fields: 'like_count,comments_count' }, token, signal));
+        const media = (await gone(graph.get(`/${id}`, { fields: 'like_count,comments_count' }, token, signal))) as Answer<IgMedia> | null;
         if (!media) continue;
         out[id] = counts(media, { likes: 'like_count', replies: 'comments_count' });
       }
@@ -228,7 +240,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       // invisible and expire after 24 hours.
       const containerId = await buildContainer(userId, token, req, o);
       const publish: PublishParams = { creation_id: containerId };
-      const published = await graph.post(`/${userId}/media_publish`, publish, token, req.signal);
+      const published = (await graph.post(`/${userId}/media_publish`, publish, token, req.signal)) as Answer<MediaPublished>;
       const mediaId = strOrNumber(published.id);
       if (!mediaId)
         throw new PlatformError('transient', `Instagram media_publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);
@@ -248,19 +260,20 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       const { userId, token } = account(req.credentials);
       if (req.replyTo) {
         const { root, parent } = req.replyTo;
-        const owner = strOrNumber((await graph.get(`/${root.platformPostId}`, { fields: 'username' }, token, req.signal)).username);
+        const rootMedia = (await graph.get(`/${root.platformPostId}`, { fields: 'username' }, token, req.signal)) as Answer<IgMedia>;
+        const owner = strOrNumber(rootMedia.username);
         const path =
           parent.platformPostId === root.platformPostId
             ? `/${root.platformPostId}/comments`
             : `/${await topLevelComment(graph, parent.platformPostId, token, req.signal)}/replies`;
-        const listing = {
+        const listing: CommentListing<IgComment> = {
           path,
           fields: { text: 'text', time: 'timestamp', extra: ['username'] },
-          mine: (c: Record<string, unknown>) => {
+          mine: (c) => {
             const author = strOrNumber(c.username);
             return !owner || !author || author === owner;
           },
-          url: (_: Record<string, unknown>, id: string) => commentUrl(web, root, id),
+          url: (_, id) => commentUrl(web, root, id),
           pages: 5,
           limit: 50,
           notBefore: notBeforeOf(req),
@@ -269,7 +282,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
       }
       if ((req.options as InstagramOptions | undefined)?.type === 'story') return findStory(graph, web, userId, token, req);
       const kind = req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : 'IMAGE';
-      const listing = {
+      const listing: RecentListing<IgMedia> = {
         path: `/${userId}/media`,
         fields: { text: 'caption', time: 'timestamp', url: 'permalink', kind: 'media_type' },
         limit: 50,
@@ -302,11 +315,11 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     async deletePublished(credentials, target, signal): Promise<void> {
       const { userId, token } = account(credentials);
       const id = target.platformCommentId;
-      const c = await readIfThere(graph.get(`/${id}`, { fields: 'from' }, token, signal));
+      const c = (await readIfThere(graph.get(`/${id}`, { fields: 'from' }, token, signal))) as Answer<IgComment> | null;
       if (!c) return;
-      const from = strOrNumber(dig(c, 'from', 'id'));
+      const from = strOrNumber(c.from?.id);
       if (from !== userId) {
-        const by = strOrNumber(dig(c, 'from', 'username')) ?? from ?? 'someone else';
+        const by = strOrNumber(c.from?.username) ?? from ?? 'someone else';
         throw new PlatformError('permanent', `Instagram: comment ${id} was written by ${by}, not by this account`);
       }
       await deleteObject(P, graph, id, token, signal);
@@ -316,7 +329,7 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
 
 /** The top-level comment a reply goes under: the comment itself, or the one it replies to (`parent_id`). */
 async function topLevelComment(graph: GraphClient, commentId: string, token: string, signal?: AbortSignal): Promise<string> {
-  const c = await graph.get(`/${commentId}`, { fields: 'parent_id' }, token, signal);
+  const c = (await graph.get(`/${commentId}`, { fields: 'parent_id' }, token, signal)) as Answer<IgComment>;
   return strOrNumber(c.parent_id) ?? commentId;
 }
 
@@ -338,8 +351,13 @@ async function findStory(
   if (!req.firstAttemptAt) return null;
   const since = req.firstAttemptAt.getTime() - STORY_CLOCK_SLACK_MS;
   const kind = req.media[0]?.type === 'video' ? 'VIDEO' : 'IMAGE';
-  const body = await graph.get(`/${userId}/stories`, { fields: 'id,media_type,permalink,timestamp', limit: '100' }, token, req.signal);
-  const hits = listData(body)
+  const body = (await graph.get(
+    `/${userId}/stories`,
+    { fields: 'id,media_type,permalink,timestamp', limit: '100' },
+    token,
+    req.signal,
+  )) as Answer<IgMediaList>;
+  const hits = listData<IgMedia>(body)
     .map((s) => ({
       id: strOrNumber(s.id),
       kind: strOrNumber(s.media_type),
@@ -367,7 +385,7 @@ async function comment(
 ): Promise<PublishResult> {
   if (req.media.length) throw new PlatformError('permanent', 'Instagram: a comment carries no attachments');
   const path = parent.platformPostId === root.platformPostId ? `/${root.platformPostId}/comments` : `/${parent.platformPostId}/replies`;
-  const created = await graph.post(path, { message: req.text }, token, req.signal);
+  const created = (await graph.post(path, { message: req.text }, token, req.signal)) as Answer<GraphCreated>;
   const id = strOrNumber(created.id);
   if (!id) throw new PlatformError('transient', `Instagram returned no comment id: ${JSON.stringify(created).slice(0, 200)}`);
   return { platformPostId: id, url: commentUrl(web, root, id) };
@@ -431,7 +449,7 @@ function account(credentials: Record<string, unknown>): { userId: string; token:
  */
 async function permalink(graph: GraphClient, web: string, mediaId: string, token: string, signal?: AbortSignal) {
   try {
-    const m = await graph.get(`/${mediaId}`, { fields: 'permalink,shortcode,timestamp' }, token, signal);
+    const m = (await graph.get(`/${mediaId}`, { fields: 'permalink,shortcode,timestamp' }, token, signal)) as Answer<IgMedia>;
     const shortcode = strOrNumber(m.shortcode);
     return { url: strOrNumber(m.permalink) ?? (shortcode ? `${web}/p/${shortcode}/` : `${web}/`), publishedAt: isoTime(m.timestamp) };
   } catch {

@@ -5,8 +5,9 @@
 // same flow with reply_to_id, the item before it, and so is a reply to someone's reply. A reply
 // under the account's threads is hidden or shown again with POST /{threads-reply-id}/manage_reply
 // (threads_manage_replies); a post of the account's is deleted with DELETE /{threads-media-id}
-// (threads_delete). The parameters of threads and threads_publish are typed by the documented ones
-// (platforms/contracts/meta.ts).
+// (threads_delete). The parameters of threads and threads_publish are typed by the documented ones,
+// and the answers are read as the documented shapes, any part of which may be missing
+// (platforms/contracts/meta.ts, `Answer<…>`).
 import {
   PlatformError,
   type CommentsRead,
@@ -18,9 +19,17 @@ import {
   type PublishResult,
 } from '../types.ts';
 import { API_VERSIONS } from '../api-versions.ts';
-import type { PublishParams, ThreadsParams } from '../contracts/meta.ts';
+import type {
+  GraphCreated,
+  MediaPublished,
+  PublishParams,
+  ThreadsContainer,
+  ThreadsInsights,
+  ThreadsMedia,
+  ThreadsParams,
+} from '../contracts/meta.ts';
 import { credential, trimSlash } from '../http.ts';
-import { counts, dig, strOrNumber } from '../json.ts';
+import { type Answer, counts, strOrNumber } from '../json.ts';
 import {
   deleteObject,
   expectSuccess,
@@ -35,6 +44,7 @@ import {
   waitForContainer,
   type GraphClient,
   type MediaUrlResolver,
+  type RecentListing,
 } from './graph.ts';
 
 export interface ThreadsConnectorOptions {
@@ -68,7 +78,7 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
   const poll = { intervalMs: opts.pollIntervalMs ?? 5_000, timeoutMs: opts.pollTimeoutMs ?? 300_000 };
 
   async function createContainer(userId: string, token: string, params: ThreadsParams, signal?: AbortSignal): Promise<string> {
-    const body = await graph.post(`/${userId}/threads`, params, token, signal);
+    const body = (await graph.post(`/${userId}/threads`, params, token, signal)) as Answer<GraphCreated>;
     const id = strOrNumber(body.id);
     if (!id) throw new PlatformError('transient', `Threads returned no container id: ${JSON.stringify(body).slice(0, 200)}`);
     return id;
@@ -89,7 +99,7 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
       P,
       id,
       async () => {
-        const c = await graph.get(`/${id}`, { fields: 'status,error_message' }, token, signal);
+        const c = (await graph.get(`/${id}`, { fields: 'status,error_message' }, token, signal)) as Answer<ThreadsContainer>;
         const status = strOrNumber(c.status);
         if (status === 'FINISHED') return true;
         if (status === 'IN_PROGRESS' || !status) return false;
@@ -144,7 +154,7 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
         reverse: 'false',
         limit: '100',
       };
-      const items = await listAll(graph, token, `/${post.platformPostId}/conversation`, query, signal);
+      const items = await listAll<ThreadsMedia>(graph, token, `/${post.platformPostId}/conversation`, query, signal);
       if (!items) return { comments: [], gone: true };
       return {
         comments: items.flatMap((r): PlatformComment[] => {
@@ -155,7 +165,7 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
           return [
             {
               platformCommentId: id,
-              parentPlatformId: strOrNumber(dig(r, 'replied_to', 'id')) ?? post.platformPostId,
+              parentPlatformId: strOrNumber(r.replied_to?.id) ?? post.platformPostId,
               author: { name: null, handle: username, avatarUrl: null, profileUrl: `${web}/@${encodeURIComponent(username)}` },
               text: strOrNumber(r.text) ?? '',
               createdAt,
@@ -172,10 +182,11 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
       const { token } = account(credentials);
       const out: Record<string, PlatformMetrics> = {};
       for (const id of ids) {
-        const insights = await gone(graph.get(`/${id}/insights`, { metric: 'views,likes,replies,reposts,quotes' }, token, signal));
+        const read = graph.get(`/${id}/insights`, { metric: 'views,likes,replies,reposts,quotes' }, token, signal);
+        const insights = (await gone(read)) as Answer<ThreadsInsights> | null;
         if (!insights) continue;
         const values: Record<string, unknown> = {};
-        for (const m of Array.isArray(insights.data) ? (insights.data as { name?: unknown; values?: { value?: unknown }[] }[]) : []) {
+        for (const m of Array.isArray(insights.data) ? insights.data : []) {
           if (typeof m.name === 'string') values[m.name] = m.values?.[0]?.value;
         }
         out[id] = counts(values, { views: 'views', likes: 'likes', replies: 'replies', reposts: 'reposts', quotes: 'quotes' });
@@ -190,7 +201,7 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
 
       const containerId = await buildContainer(userId, token, req);
       const publish: PublishParams = { creation_id: containerId };
-      const published = await graph.post(`/${userId}/threads_publish`, publish, token, req.signal);
+      const published = (await graph.post(`/${userId}/threads_publish`, publish, token, req.signal)) as Answer<MediaPublished>;
       const postId = strOrNumber(published.id);
       if (!postId) throw new PlatformError('transient', `Threads publish returned no id: ${JSON.stringify(published).slice(0, 200)}`);
       return { platformPostId: postId, ...(await permalink(graph, web, postId, token, req.signal)) };
@@ -207,7 +218,7 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
       const kind =
         req.media.length > 1 ? 'CAROUSEL_ALBUM' : req.media[0]?.type === 'video' ? 'VIDEO' : req.media.length ? 'IMAGE' : 'TEXT_POST';
       const parent = req.replyTo?.parent.platformPostId;
-      const listing = {
+      const listing: RecentListing<ThreadsMedia> = {
         path: `/${userId}/${parent ? 'replies' : 'threads'}`,
         fields: { text: 'text', time: 'timestamp', url: 'permalink', kind: 'media_type' },
         // Replies to others share the listing: a full page keeps this one in it.
@@ -253,7 +264,7 @@ function account(credentials: Record<string, unknown>): { userId: string; token:
 /** The thread is live once threads_publish answered; a failed lookup falls back to a built URL. */
 async function permalink(graph: GraphClient, web: string, postId: string, token: string, signal?: AbortSignal) {
   try {
-    const m = await graph.get(`/${postId}`, { fields: 'permalink,shortcode,username,timestamp' }, token, signal);
+    const m = (await graph.get(`/${postId}`, { fields: 'permalink,shortcode,username,timestamp' }, token, signal)) as Answer<ThreadsMedia>;
     const shortcode = strOrNumber(m.shortcode);
     const username = strOrNumber(m.username);
     const built = shortcode && username ? `${web}/@${username}/post/${shortcode}` : `${web}/`;

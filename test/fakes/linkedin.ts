@@ -7,18 +7,34 @@
 // one, its own actor), little-text truncation and DUPLICATE_POST behave as LinkedIn's do.
 // LinkedIn publishes no typed SDK: the post, upload and comment create bodies are checked against
 // the TypeBox schemas of platforms/contracts/linkedin.ts, written from the documentation pages,
-// and one that breaks them is refused as LinkedIn refuses it, 422 with the field path.
+// and one that breaks them is refused as LinkedIn refuses it, 422 with the field path; every
+// answer (posts, uploads and their states, comments, social actions, errors, tokens) is built as
+// that file's answer types.
 import type { TSchema } from '@sinclair/typebox';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { API_VERSIONS } from '../../platforms/api-versions.ts';
 import {
+  type AccessTokenAnswer,
+  type Comment,
   CommentBody,
+  type CommentsList,
+  type Document,
   FinalizeVideoUploadBody,
+  type Image,
+  type InitializeDocumentUploadAnswer,
   InitializeDocumentUploadBody,
+  type InitializeImageUploadAnswer,
   InitializeImageUploadBody,
+  type InitializeVideoUploadAnswer,
   InitializeVideoUploadBody,
+  type Post,
   PostBody,
+  type PostContent,
+  type PostsList,
+  type RestliError,
+  type SocialActions,
+  type Video,
 } from '../../platforms/contracts/linkedin.ts';
 
 export interface FakeLinkedInPost {
@@ -28,8 +44,9 @@ export interface FakeLinkedInPost {
   commentary: string;
   /** What members see: unescaped, and cut at the first unescaped reserved character. */
   rendered: string;
+  /** As received, once PostBody's schema held (so a PostContent). */
   content: Record<string, unknown> | null;
-  visibility: string;
+  visibility: Post['visibility'];
   token: string;
   createdAt: number;
   /** Reactions and comments members made (tests set them); socialActions reports them. */
@@ -278,11 +295,12 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   function socialActions(urn: string): Response {
     const post = posts.find((p) => p.urn === urn);
     if (!post) return restError(404, `Not enough permissions to access: socialActions.GET.20260901 for ${urn}`);
-    return json({
+    const answer: SocialActions = {
       target: post.urn,
       likesSummary: { totalLikes: post.likes, likedByCurrentUser: false, aggregatedTotalLikes: post.likes },
       commentsSummary: { totalFirstLevelComments: post.comments, aggregatedTotalComments: post.comments },
-    });
+    };
+    return json(answer);
   }
 
   /**
@@ -373,10 +391,11 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     }
     const nested = urn.startsWith('urn:li:comment:');
     const all = comments.filter((c) => (nested ? c.parentComment === urn : c.object === urn && !c.parentComment));
-    return json({
+    const answer: CommentsList = {
       paging: { start, count, total: all.length, links: [] },
       elements: all.slice(start, start + count).map(commentJson),
-    });
+    };
+    return json(answer);
   }
 
   /**
@@ -404,7 +423,24 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     const p = posts.find((x) => x.urn === urn);
     if (!p) return restError(404, `Post ${urn} not found`, { code: 'NOT_FOUND' });
     if (!mayActAs(tok, p.author, false)) return denied('GET');
-    return json({ id: p.urn, author: p.author, commentary: p.commentary, lifecycleState: 'PUBLISHED', createdAt: p.createdAt });
+    return json(postJson(p));
+  }
+
+  /** A post as LinkedIn reads it back: its commentary as sent (little-text escaped). */
+  function postJson(p: FakeLinkedInPost): Post {
+    return {
+      id: p.urn,
+      author: p.author,
+      commentary: p.commentary,
+      visibility: p.visibility,
+      lifecycleState: 'PUBLISHED',
+      distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
+      isReshareDisabledByAuthor: false,
+      createdAt: p.createdAt,
+      publishedAt: p.createdAt,
+      lastModifiedAt: p.createdAt,
+      ...(p.content ? { content: p.content as PostContent } : {}),
+    };
   }
 
   const denied = (method: string) =>
@@ -413,7 +449,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
       serviceErrorCode: 100,
     });
 
-  function commentJson(c: FakeLinkedInComment) {
+  function commentJson(c: FakeLinkedInComment): Comment {
     const stamp = { actor: c.actor, time: c.createdAt };
     const replies = comments.filter((x) => x.parentComment === c.urn).length;
     return {
@@ -463,23 +499,15 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
   function authenticate(req: Request): [string, FakeLinkedInToken] | Response {
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim() ?? '';
     const tok = tokens.get(bearer);
-    if (!tok) return json({ status: 401, serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN', message: 'Invalid access token' }, 401);
+    if (!tok) return restError(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' });
     if (tok.state === 'revoked') {
-      return json(
-        {
-          status: 401,
-          serviceErrorCode: 65601,
-          code: 'REVOKED_ACCESS_TOKEN',
-          message: 'The token used in the request has been revoked by the user',
-        },
-        401,
-      );
+      return restError(401, 'The token used in the request has been revoked by the user', {
+        serviceErrorCode: 65601,
+        code: 'REVOKED_ACCESS_TOKEN',
+      });
     }
     if (tok.state === 'expired') {
-      return json(
-        { status: 401, serviceErrorCode: 65602, code: 'EXPIRED_ACCESS_TOKEN', message: 'The token used in the request has expired' },
-        401,
-      );
+      return restError(401, 'The token used in the request has expired', { serviceErrorCode: 65602, code: 'EXPIRED_ACCESS_TOKEN' });
     }
     return [bearer, tok];
   }
@@ -518,7 +546,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
         pendingPolls: opts.videoProcessingPolls ?? 1,
         uploadAuthorization: null,
       });
-      return json({
+      const answer: InitializeVideoUploadAnswer = {
         value: {
           uploadUrlsExpireAt: Date.now() + 86_400_000,
           video: urn,
@@ -529,17 +557,15 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
           })),
           uploadToken: '',
         },
-      });
+      };
+      return json(answer);
     }
     const urn = kind === 'images' ? `urn:li:image:C4D10AQ${id}` : `urn:li:document:D4D10AQ${id}`;
     assets.push({ urn, kind, owner, status: 'WAITING_UPLOAD', size: 0, parts: [], pendingPolls: 0, uploadAuthorization: null });
-    return json({
-      value: {
-        uploadUrlExpiresAt: Date.now() + 86_400_000,
-        uploadUrl: `${base}/upload/${kind}/${id}`,
-        [kind === 'images' ? 'image' : 'document']: urn,
-      },
-    });
+    const expires = { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl: `${base}/upload/${kind}/${id}` };
+    const answer: InitializeImageUploadAnswer | InitializeDocumentUploadAnswer =
+      kind === 'images' ? { value: { ...expires, image: urn } } : { value: { ...expires, document: urn } };
+    return json(answer);
   }
 
   async function upload(req: Request, path: string): Promise<Response> {
@@ -559,7 +585,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     // The single-file upload URL takes the member's bearer token.
     const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1]?.trim() ?? '';
     if (tokens.get(bearer)?.state !== 'valid')
-      return json({ status: 401, serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN', message: 'Invalid access token' }, 401);
+      return restError(401, 'Invalid access token', { serviceErrorCode: 65600, code: 'INVALID_ACCESS_TOKEN' });
     if (!bytes.byteLength) return new Response('Empty upload', { status: 400 });
     asset.size = bytes.byteLength;
     asset.status = 'AVAILABLE';
@@ -594,10 +620,18 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
       else if (a.pendingPolls > 0) a.pendingPolls--;
       else a.status = 'AVAILABLE';
     }
-    const out: Record<string, unknown> = { id: a.urn, owner: a.owner, status: a.status };
-    if (a.status === 'PROCESSING_FAILED') out.processingFailureReason = opts.failVideoProcessing;
-    if (a.status === 'AVAILABLE') out.downloadUrl = `${base}/media/${encodeURIComponent(a.urn)}`;
-    return json(out);
+    const state = {
+      owner: a.owner,
+      status: a.status,
+      ...(a.status === 'AVAILABLE' ? { downloadUrl: `${base}/media/${encodeURIComponent(a.urn)}` } : {}),
+    };
+    if (kind === 'videos') {
+      const failed = a.status === 'PROCESSING_FAILED' && opts.failVideoProcessing;
+      const video: Video = { id: a.urn, ...state, ...(failed ? { processingFailureReason: failed } : {}) };
+      return json(video);
+    }
+    const file: Image | Document = { id: a.urn, ...state };
+    return json(file);
   }
 
   async function createPost(req: Request, bearer: string, tok: FakeLinkedInToken): Promise<Response> {
@@ -618,22 +652,20 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     const rendered = renderLittleText(commentary);
     if (rendered.length > MAX_COMMENTARY) return fieldError('/commentary', `commentary length exceeds ${MAX_COMMENTARY}`, 'INVALID_VALUE');
 
-    const content = (body.content ?? null) as Record<string, unknown> | null;
+    const content: Record<string, unknown> | null = sent.content ?? null;
     const contentError = content ? checkContent(content, author) : null;
     if (contentError) return contentError;
     if (!commentary && !content) return fieldError('/commentary', 'commentary or content is required', 'FIELD_REQUIRED');
 
     const dupe = posts.find((p) => p.author === author && p.commentary === commentary && commentary);
     if (dupe) {
-      return json(
-        {
-          errorDetailType: 'com.linkedin.common.error.BadRequest',
-          message: `com.linkedin.content.common.exception.BadRequestResponseException: Content is a duplicate of ${dupe.urn}`,
-          errorDetails: { inputErrors: [{ description: 'Duplicate post is detected', input: {}, code: 'DUPLICATE_POST' }] },
-          status: 422,
-        },
-        422,
-      );
+      const duplicate: RestliError = {
+        errorDetailType: 'com.linkedin.common.error.BadRequest',
+        message: `com.linkedin.content.common.exception.BadRequestResponseException: Content is a duplicate of ${dupe.urn}`,
+        errorDetails: { inputErrors: [{ description: 'Duplicate post is detected', input: {}, code: 'DUPLICATE_POST' }] },
+        status: 422,
+      };
+      return json(duplicate, 422);
     }
     const video = content && String(dig(content, 'media', 'id') ?? '').startsWith('urn:li:video:');
     const post: FakeLinkedInPost = {
@@ -642,7 +674,7 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
       commentary,
       rendered,
       content,
-      visibility: String(body.visibility),
+      visibility: sent.visibility,
       token: bearer,
       createdAt: Date.now(),
       likes: 0,
@@ -700,22 +732,8 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
       .filter((p) => p.author === author)
       .sort((a, b) => b.createdAt - a.createdAt)
       .slice(0, count);
-    return json({
-      paging: { start: 0, count, links: [] },
-      elements: list.map((p) => ({
-        id: p.urn,
-        author: p.author,
-        commentary: p.commentary,
-        visibility: p.visibility,
-        lifecycleState: 'PUBLISHED',
-        distribution: { feedDistribution: 'MAIN_FEED', targetEntities: [], thirdPartyDistributionChannels: [] },
-        isReshareDisabledByAuthor: false,
-        createdAt: p.createdAt,
-        publishedAt: p.createdAt,
-        lastModifiedAt: p.createdAt,
-        ...(p.content ? { content: p.content } : {}),
-      })),
-    });
+    const answer: PostsList = { paging: { start: 0, count, links: [] }, elements: list.map(postJson) };
+    return json(answer);
   }
 
   async function token(req: Request): Promise<Response> {
@@ -736,13 +754,14 @@ export async function startFakeLinkedIn(opts: FakeLinkedInOptions = {}): Promise
     tokens.set(access, { member, scopes: new Set(['w_member_social']), state: 'valid' });
     // Not rotated: the same refresh token, with what is left of its 365 days.
     const left = Math.max(0, 365 * 86_400 - Math.floor((Date.now() - refreshIssued) / 1000));
-    return json({
+    const answer: AccessTokenAnswer = {
       access_token: access,
       expires_in: 5_184_000,
       refresh_token: refresh,
       refresh_token_expires_in: left,
       scope: 'w_member_social',
-    });
+    };
+    return json(answer);
   }
 
   function hang(req: Request): Promise<Response> {
@@ -813,20 +832,19 @@ function renderLittleText(s: string): string {
   return out;
 }
 
-function restError(status: number, message: string, extra: Record<string, unknown> = {}): Response {
-  return json({ status, message, ...extra }, status);
+function restError(status: number, message: string, extra: Pick<RestliError, 'code' | 'serviceErrorCode'> = {}): Response {
+  const body: RestliError = { status, message, ...extra };
+  return json(body, status);
 }
 
 function fieldError(fieldPath: string, description: string, code: string): Response {
-  return json(
-    {
-      errorDetailType: 'com.linkedin.common.error.BadRequest',
-      message: `ERROR :: ${fieldPath} :: ${description}`,
-      errorDetails: { inputErrors: [{ description, input: { inputPath: { fieldPath } }, code }] },
-      status: 422,
-    },
-    422,
-  );
+  const body: RestliError = {
+    errorDetailType: 'com.linkedin.common.error.BadRequest',
+    message: `ERROR :: ${fieldPath} :: ${description}`,
+    errorDetails: { inputErrors: [{ description, input: { inputPath: { fieldPath } }, code }] },
+    status: 422,
+  };
+  return json(body, 422);
 }
 
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

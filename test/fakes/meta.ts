@@ -18,17 +18,36 @@
 // on image containers only.
 // Graph publishes no typed SDK: the parameters of the create edges are checked against the TypeBox
 // schemas of platforms/contracts/meta.ts, written from the reference pages, and a request that
-// breaks them is refused as Graph refuses it.
+// breaks them is refused as Graph refuses it; the answers (errors included) are built as the
+// Static types of the answer schemas there, so a field Graph's pages do not document does not
+// compile here.
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { API_VERSIONS } from '../../platforms/api-versions.ts';
 import {
+  type GraphCreated,
+  type GraphError,
+  type GraphErrorDetail,
+  type GraphList,
+  type GraphPaging,
+  type GraphSuccess,
+  type IgComment,
+  type IgContainer,
+  type IgMedia,
   IgMediaParams,
+  type MediaPublished,
+  type PageComment,
   PageFeedAttachedMedia,
   PageFeedParams,
+  type PagePhotoCreated,
   PagePhotoParams,
+  type PagePost,
   PageVideoParams,
   PublishParams,
+  type RefreshedToken,
+  type ThreadsContainer,
+  type ThreadsInsights,
+  type ThreadsMedia,
   ThreadsParams,
 } from '../../platforms/contracts/meta.ts';
 import { download } from './download.ts';
@@ -79,6 +98,9 @@ export interface FakeGraphPost {
   /** What people did (tests set them); likes null: the owner hides the like count (Instagram). */
   stats: { likes: number | null; comments: number; shares: number; views: number; reposts: number; quotes: number };
 }
+
+/** A post as the fake answers it: a Page post, an IG media or a Threads media, by flavor. */
+type PostJson = PagePost | IgMedia | ThreadsMedia;
 
 /** A Facebook or Instagram comment, kept with the post it is under. */
 export interface FakeComment {
@@ -451,7 +473,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const fresh = `${GOOD_TOKEN[flavor]}-r${refreshed.length + 1}`;
     validTokens.add(fresh);
     refreshed.push(fresh);
-    return json({ access_token: fresh, token_type: 'bearer', expires_in: SIXTY_DAYS_S });
+    return json({ access_token: fresh, token_type: 'bearer', expires_in: SIXTY_DAYS_S } satisfies RefreshedToken);
   }
 
   // ---- Facebook ----------------------------------------------------------------------------
@@ -511,7 +533,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     // A post with photos shows them, not the link.
     if (ctx.params.link && !refs.length) post.link = ctx.params.link;
     for (const p of photos) p!.attachedTo = post.id;
-    return json({ id: post.id });
+    return json({ id: post.id } satisfies GraphCreated);
   }
 
   function uploadPhoto(ctx: Ctx): Response {
@@ -531,10 +553,10 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     }
     const published = ctx.params.published !== 'false';
     const upload = addUpload('photo', file, ctx.params, published);
-    if (!published) return json({ id: upload.id });
+    if (!published) return json({ id: upload.id } satisfies PagePhotoCreated);
     const post = addPost(ctx.params.message ?? ctx.params.caption ?? '', 'added_photos', [upload.id]);
     upload.attachedTo = post.id;
-    return json({ id: upload.id, post_id: post.id });
+    return json({ id: upload.id, post_id: post.id } satisfies PagePhotoCreated);
   }
 
   function createVideo(ctx: Ctx): Response {
@@ -555,7 +577,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const post = addPost(ctx.params.description ?? '', 'added_video', [upload.id]);
     post.videoId = upload.id;
     upload.attachedTo = post.id;
-    return json({ id: upload.id });
+    return json({ id: upload.id } satisfies GraphCreated);
   }
 
   function addUpload(kind: 'photo' | 'video', file: File | undefined, params: Record<string, string>, published: boolean): FakeUpload {
@@ -740,7 +762,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       c.errorMessage = opts.containerError;
     }
     containers.push(c);
-    return json({ id: c.id });
+    return json({ id: c.id } satisfies GraphCreated);
   }
 
   function containerStatus(id: string, params: Record<string, string>): Response {
@@ -749,10 +771,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       if (c.pendingPolls > 0) c.pendingPolls--;
       else c.status = 'FINISHED';
     }
-    const all: Record<string, unknown> =
-      flavor === 'instagram'
-        ? { id: c.id, status_code: c.status, status: c.status === 'ERROR' ? c.errorMessage : igStatusText(c.status) }
-        : { id: c.id, status: c.status, ...(c.status === 'ERROR' ? { error_message: c.errorMessage } : {}) };
+    if (flavor === 'instagram') {
+      const all: IgContainer = { id: c.id, status_code: c.status, status: c.status === 'ERROR' ? c.errorMessage : igStatusText(c.status) };
+      return json(pick(all, params.fields, ['id']));
+    }
+    const all: ThreadsContainer = { id: c.id, status: c.status, ...(c.status === 'ERROR' ? { error_message: c.errorMessage } : {}) };
     return json(pick(all, params.fields, ['id']));
   }
 
@@ -798,7 +821,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       post.rootId = parent.rootId ?? parent.id;
       parent.stats.comments++;
     }
-    return json({ id: post.id });
+    return json({ id: post.id } satisfies MediaPublished);
   }
 
   /** A story: not among the user's media, and its permalink is the story's own. */
@@ -844,7 +867,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
         code: 100,
       });
     }
-    return json({
+    const answer: ThreadsInsights = {
       data: asked.map((name) => ({
         name,
         period: 'lifetime',
@@ -853,7 +876,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
         description: name,
         id: `${id}/insights/${name}/lifetime`,
       })),
-    });
+    };
+    return json(answer);
   }
 
   function listPosts(params: Record<string, string>, which: (p: FakeGraphPost) => boolean, mediaId?: string): Response {
@@ -865,7 +889,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       .sort((a, b) => b.created.getTime() - a.created.getTime())
       .slice(0, limit)
       .map((p) => pick(postJson(p), params.fields, ['id']));
-    return json({ data, paging: { cursors: { before: 'QVFIUmJl', after: 'QVFIUmFm' } } });
+    const answer: GraphList<Partial<PostJson>> = { data, paging: { cursors: { before: 'QVFIUmJl', after: 'QVFIUmFm' } } };
+    return json(answer);
   }
 
   /**
@@ -881,45 +906,51 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const all = posts.filter((p) => p.rootId === id).sort((a, b) => a.created.getTime() - b.created.getTime());
     if (params.reverse !== 'false') all.reverse();
     const { page, paging } = pageOf(all, params, 100, `${base}/${id}/conversation`);
-    return json({ data: page.map((p) => pick(postJson(p), params.fields, ['id'])), paging });
+    const answer: GraphList<Partial<ThreadsMedia>> = { data: page.map((p) => pick(threadsMediaJson(p), params.fields, ['id'])), paging };
+    return json(answer);
   }
 
-  function postJson(p: FakeGraphPost): Record<string, unknown> {
-    const time = graphTime(p.created);
-    if (flavor === 'facebook') {
-      return {
-        id: p.id,
-        message: p.text || undefined,
-        link: p.link,
-        created_time: time,
-        permalink_url: p.permalink,
-        status_type: p.kind,
-        // Graph leaves `shares` out of a post nobody shared.
-        shares: p.stats.shares ? { count: p.stats.shares } : undefined,
-        reactions: { data: [], summary: { total_count: p.stats.likes ?? 0, viewer_reaction: 'NONE' } },
-        comments: { data: [], summary: { order: 'ranked', total_count: p.stats.comments, can_comment: true } },
-      };
-    }
-    if (flavor === 'instagram') {
-      return {
-        like_count: p.stats.likes ?? undefined,
-        comments_count: p.stats.comments,
-        id: p.id,
-        caption: p.text || undefined,
-        media_type: p.kind,
-        permalink: p.permalink,
-        shortcode: p.shortcode,
-        timestamp: time,
-        username: USERNAME,
-      };
-    }
+  /** A post as the flavor's node: a Page post, an IG media, a Threads media. */
+  function postJson(p: FakeGraphPost): PostJson {
+    return flavor === 'facebook' ? pagePostJson(p) : flavor === 'instagram' ? igMediaJson(p) : threadsMediaJson(p);
+  }
+
+  function pagePostJson(p: FakeGraphPost): PagePost {
+    return {
+      id: p.id,
+      message: p.text || undefined,
+      created_time: graphTime(p.created),
+      permalink_url: p.permalink,
+      status_type: p.kind,
+      // Graph leaves `shares` out of a post nobody shared.
+      shares: p.stats.shares ? { count: p.stats.shares } : undefined,
+      reactions: { data: [], summary: { total_count: p.stats.likes ?? 0, viewer_reaction: 'NONE' } },
+      comments: { data: [], summary: { order: 'ranked', total_count: p.stats.comments, can_comment: true } },
+    };
+  }
+
+  function igMediaJson(p: FakeGraphPost): IgMedia {
+    return {
+      like_count: p.stats.likes ?? undefined,
+      comments_count: p.stats.comments,
+      id: p.id,
+      caption: p.text || undefined,
+      media_type: p.kind,
+      permalink: p.permalink,
+      shortcode: p.shortcode,
+      timestamp: graphTime(p.created),
+      username: USERNAME,
+    };
+  }
+
+  function threadsMediaJson(p: FakeGraphPost): ThreadsMedia {
     return {
       id: p.id,
       text: p.text || undefined,
       media_type: p.kind,
       permalink: p.permalink,
       shortcode: p.shortcode,
-      timestamp: time,
+      timestamp: graphTime(p.created),
       username: p.author?.username ?? USERNAME,
       is_reply: !!p.replyTo,
       is_reply_owned_by_me: p.replyTo ? !p.author : undefined,
@@ -930,7 +961,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
   }
 
   /** A reply's hide_status: that of the top-level reply it is under (manage_reply hides those with it). */
-  function hideStatusOf(p: FakeGraphPost): string {
+  function hideStatusOf(p: FakeGraphPost): NonNullable<ThreadsMedia['hide_status']> {
     let top: FakeGraphPost | undefined = p;
     for (let parentId = top.replyTo; top && parentId && parentId !== top.rootId; parentId = top?.replyTo) {
       top = posts.find((x) => x.id === parentId);
@@ -982,7 +1013,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     }
     const parentId = flavor === 'instagram' ? (answered?.parentId ?? answered?.id) : answered?.id;
     const c = addComment(post, message, { id: accountId, name: flavor === 'facebook' ? PAGE_NAME : USERNAME }, new Date(), parentId);
-    return json({ id: c.id });
+    return json({ id: c.id } satisfies GraphCreated);
   }
 
   function addComment(post: FakeGraphPost, text: string, from: FakeComment['from'], created = new Date(), parentId?: string): FakeComment {
@@ -1017,7 +1048,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       : comments.filter((c) => c.postId === post!.id && (params.filter === 'stream' || !c.parentId));
     if (params.order === 'reverse_chronological') all.reverse();
     const { page, paging } = pageOf(all, params, flavor === 'facebook' ? 100 : 50, `${base}/${id}/comments`);
-    return json({ data: page.map((c) => pick(commentJson(c), params.fields, ['id'])), paging });
+    const answer: GraphList<Partial<PageComment | IgComment>> = {
+      data: page.map((c) => pick(commentJson(c), params.fields, ['id'])),
+      paging,
+    };
+    return json(answer);
   }
 
   /** Instagram's GET /{ig-comment-id}/replies: the replies to a top-level comment, oldest first. */
@@ -1028,7 +1063,8 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     if (refused) return refused;
     const all = comments.filter((c) => c.parentId === parent.id);
     const { page, paging } = pageOf(all, params, 50, `${base}/${id}/replies`);
-    return json({ data: page.map((c) => pick(commentJson(c), params.fields, ['id'])), paging });
+    const answer: GraphList<Partial<IgComment>> = { data: page.map((c) => pick(igCommentJson(c), params.fields, ['id'])), paging };
+    return json(answer);
   }
 
   function commentFieldsRefused(fields: string | undefined): Response | null {
@@ -1077,7 +1113,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       if (!wrote(c)) return unsupported('POST', id);
       c.text = ctx.params.message;
     }
-    return json({ success: true });
+    return json({ success: true } satisfies GraphSuccess);
   }
 
   /**
@@ -1105,7 +1141,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       });
     }
     reply.hideStatus = hide === 'true' ? 'HIDDEN' : reply.hideStatus ? 'UNHUSHED' : undefined;
-    return json({ success: true });
+    return json({ success: true } satisfies GraphSuccess);
   }
 
   /**
@@ -1123,7 +1159,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
       posts.splice(i, 1);
       const parent = posts.find((x) => x.id === p.replyTo);
       if (parent) parent.stats.comments = Math.max(0, parent.stats.comments - 1);
-      return json({ success: true, deleted_id: id });
+      return json({ success: true, deleted_id: id } satisfies GraphSuccess);
     }
     const c = commentById(id);
     const post = c ? commentTarget(c.postId) : undefined;
@@ -1131,37 +1167,42 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     const gone = new Set([c.id, ...comments.filter((x) => x.parentId === c.id).map((x) => x.id)]);
     for (let i = comments.length - 1; i >= 0; i--) if (gone.has(comments[i]!.id)) comments.splice(i, 1);
     post.stats.comments = Math.max(0, post.stats.comments - gone.size);
-    return json({ success: true });
+    return json({ success: true } satisfies GraphSuccess);
   }
 
-  function commentJson(c: FakeComment): Record<string, unknown> {
-    const time = graphTime(c.created);
-    if (flavor === 'facebook') {
-      const parent = c.parentId ? { parent: { id: c.parentId, message: commentById(c.parentId)?.text } } : {};
-      const owner = ownsPost(commentTarget(c.postId));
-      return {
-        id: c.id,
-        message: c.text,
-        created_time: time,
-        from: c.from,
-        permalink_url: c.permalink,
-        ...parent,
-        is_hidden: !!c.hidden,
-        can_hide: owner && !wrote(c),
-        can_remove: owner || wrote(c),
-      };
-    }
-    const own = {
+  /** A comment as the flavor's node: a Facebook Comment, an IG Comment. */
+  function commentJson(c: FakeComment): PageComment | IgComment {
+    return flavor === 'facebook' ? pageCommentJson(c) : igCommentJson(c);
+  }
+
+  function pageCommentJson(c: FakeComment): PageComment {
+    const parent = c.parentId ? { parent: { id: c.parentId, message: commentById(c.parentId)?.text } } : {};
+    const owner = ownsPost(commentTarget(c.postId));
+    return {
+      id: c.id,
+      message: c.text,
+      created_time: graphTime(c.created),
+      from: c.from,
+      permalink_url: c.permalink,
+      ...parent,
+      is_hidden: !!c.hidden,
+      can_hide: owner && !wrote(c),
+      can_remove: owner || wrote(c),
+    };
+  }
+
+  function igCommentJson(c: FakeComment): IgComment {
+    const own: IgComment = {
       id: c.id,
       text: c.text,
-      timestamp: time,
+      timestamp: graphTime(c.created),
       username: c.from.name,
       from: { id: c.from.id, username: c.from.name },
       media: { id: c.postId },
       hidden: !!c.hidden,
     };
     if (c.parentId) return { ...own, parent_id: c.parentId };
-    const replies = comments.filter((x) => x.parentId === c.id).map(commentJson);
+    const replies = comments.filter((x) => x.parentId === c.id).map(igCommentJson);
     return replies.length ? { ...own, replies: { data: replies } } : own;
   }
 
@@ -1200,7 +1241,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
     return new Promise((resolve) => {
       const done = () => {
         hanging.delete(done);
-        resolve(json({ error: { message: 'gave up', code: 2 } }, 504));
+        resolve(graphError(504, { message: 'gave up', type: 'OAuthException', code: 2 }));
       };
       hanging.add(done);
       req.signal.addEventListener('abort', done, { once: true });
@@ -1320,8 +1361,10 @@ function unsupported(method: string, id: string): Response {
   });
 }
 
-function graphError(status: number, error: Record<string, unknown>, headers: Record<string, string> = {}): Response {
-  return json({ error: { ...error, fbtrace_id: `A${Math.random().toString(36).slice(2, 12)}` } }, status, headers);
+/** Graph's error answer (GraphError): `error` as given, with a fresh `fbtrace_id`. */
+function graphError(status: number, error: Omit<GraphErrorDetail, 'fbtrace_id'>, headers: Record<string, string> = {}): Response {
+  const body: GraphError = { error: { ...error, fbtrace_id: `A${Math.random().toString(36).slice(2, 12)}` } };
+  return json(body, status, headers);
 }
 
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -1329,12 +1372,13 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 }
 
 /** Only the requested fields (Graph answers `fields=a,b` with a, b and the id). */
-function pick(all: Record<string, unknown>, fields: string | undefined, always: string[]): Record<string, unknown> {
+function pick<T extends object>(all: T, fields: string | undefined, always: string[]): Partial<T> {
+  const from = all as Record<string, unknown>;
   // A field may carry modifiers (`reactions.summary(total_count).limit(0)`): its name comes first.
   const want = fields ? fields.split(',').map((f) => f.trim().split(/[.{(]/)[0]!) : Object.keys(all);
   const out: Record<string, unknown> = {};
-  for (const k of [...always, ...want]) if (all[k] !== undefined) out[k] = all[k];
-  return out;
+  for (const k of [...always, ...want]) if (from[k] !== undefined) out[k] = from[k];
+  return out as Partial<T>;
 }
 
 /**
@@ -1346,7 +1390,7 @@ function pageOf<T>(all: T[], params: Record<string, string>, max: number, nextUr
   const start = params.after ? Number(atob(params.after)) : 0;
   const page = all.slice(start, start + limit);
   const end = start + page.length;
-  const paging: Record<string, unknown> = { cursors: { before: btoa(String(start)), after: btoa(String(end)) } };
+  const paging: GraphPaging = { cursors: { before: btoa(String(start)), after: btoa(String(end)) } };
   if (end < all.length) paging.next = `${nextUrl}?after=${btoa(String(end))}`;
   return { page, paging };
 }

@@ -6,10 +6,24 @@
 // Pinterest publishes no typed SDK: POST /v5/pins and POST /v5/media are checked against the
 // TypeBox schemas of platforms/contracts/pinterest.ts, written from the API v5 reference; a body
 // with a field, type, length or media_source variant the reference does not list is refused as
-// Pinterest refuses it, 400 with `{"code": 1, "message": "..."}`.
+// Pinterest refuses it, 400 with `{"code": 1, "message": "..."}`. Every answer (a Pin, a board's
+// Pins, the boards, a media registration and its state, analytics, tokens, errors) is built as
+// that file's answer types.
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { CreatePinBody, RegisterMediaBody } from '../../platforms/contracts/pinterest.ts';
+import {
+  type Board,
+  type BoardPinsList,
+  type BoardsList,
+  CreatePinBody,
+  type ErrorAnswer,
+  type Media,
+  type MediaUpload,
+  type Pin,
+  type PinAnalytics,
+  type RefreshTokenAnswer,
+  RegisterMediaBody,
+} from '../../platforms/contracts/pinterest.ts';
 
 export interface FakePin {
   id: string;
@@ -206,8 +220,9 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     };
     const unknown = types.find((t) => !(t in all));
     if (unknown) return error(400, 1, `Invalid metric type ${unknown}.`);
-    const summary = Object.fromEntries(types.map((t) => [t, all[t]]));
-    return json({ all: { daily_metrics: [], summary_metrics: summary, lifetime_metrics: summary } });
+    const summary = Object.fromEntries(types.map((t) => [t, all[t] ?? 0]));
+    const answer: PinAnalytics = { all: { daily_metrics: [], summary_metrics: summary, lifetime_metrics: summary } };
+    return json(answer);
   }
 
   async function createPin(req: Request, user: string): Promise<Response> {
@@ -285,7 +300,7 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     const broken = schemaError(RegisterMediaBody, body);
     if (broken) return broken;
     const mediaId = newId();
-    const params = {
+    const params: Record<string, string> & NonNullable<MediaUpload['upload_parameters']> = {
       'x-amz-date': '20261121T000000Z',
       'x-amz-signature': `sig-${mediaId}`,
       'x-amz-security-token': 'fake-token',
@@ -295,7 +310,7 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       'x-amz-credential': 'AKIAFAKE/20261121/us-east-1/s3/aws4_request',
       'Content-Type': 'multipart/form-data',
     };
-    uploadParams.set(params.key, params);
+    uploadParams.set(`uploads/${mediaId}`, params);
     media.push({
       mediaId,
       user,
@@ -306,7 +321,13 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       fieldOrder: [],
       pendingPolls: opts.mediaPendingPolls ?? 1,
     });
-    return json({ media_id: mediaId, media_type: 'video', upload_url: `${base}/pinterest-media-upload`, upload_parameters: params }, 201);
+    const answer: MediaUpload = {
+      media_id: mediaId,
+      media_type: 'video',
+      upload_url: `${base}/pinterest-media-upload`,
+      upload_parameters: params,
+    };
+    return json(answer, 201);
   }
 
   async function upload(req: Request): Promise<Response> {
@@ -341,7 +362,8 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       if (m.pendingPolls > 0) m.pendingPolls--;
       else m.status = opts.failMediaProcessing ? 'failed' : 'succeeded';
     }
-    return json({ media_id: m.mediaId, media_type: 'video', status: m.status });
+    const answer: Media = { media_id: m.mediaId, media_type: 'video', status: m.status };
+    return json(answer);
   }
 
   /**
@@ -368,7 +390,7 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       .map(([id]) => id)
       .sort((a, b) => details(b).createdAt.localeCompare(details(a).createdAt));
     const start = q.get('bookmark') ? Number(atob(q.get('bookmark')!)) : 0;
-    const items = all.slice(start, start + size).map((id) => {
+    const items = all.slice(start, start + size).map((id): Board => {
       const b = details(id);
       return {
         id,
@@ -385,7 +407,8 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
       };
     });
     const bookmark = start + size < all.length ? btoa(String(start + size)) : null;
-    return json({ items, bookmark });
+    const answer: BoardsList = { items, bookmark };
+    return json(answer);
   }
 
   function details(id: string): FakeBoard {
@@ -402,7 +425,8 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     const all = pins.filter((p) => p.boardId === boardId).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
     const items = all.slice(start, start + size);
     const bookmark = start + size < all.length ? btoa(String(start + size)) : null;
-    return json({ items: items.map(pinJson), bookmark });
+    const answer: BoardPinsList = { items: items.map(pinJson), bookmark };
+    return json(answer);
   }
 
   async function token(req: Request): Promise<Response> {
@@ -418,18 +442,20 @@ export async function startFakePinterest(opts: FakePinterestOptions = {}): Promi
     const refresh = `pinr_${tokenSeq++}`;
     tokens.set(access, user);
     refreshTokens.set(refresh, user);
-    return json({
+    const answer: RefreshTokenAnswer = {
       access_token: access,
       refresh_token: refresh,
       response_type: 'refresh_token',
       token_type: 'bearer',
       expires_in: 2_592_000,
       refresh_token_expires_in: 5_184_000,
+      refresh_token_expires_at: Math.floor(Date.now() / 1000) + 5_184_000,
       scope: 'boards:read pins:read pins:write',
-    });
+    };
+    return json(answer);
   }
 
-  function pinJson(p: FakePin) {
+  function pinJson(p: FakePin): Pin {
     return {
       id: p.id,
       created_at: p.createdAt,
@@ -524,7 +550,8 @@ function json(body: unknown, status = 200, headers: Record<string, string> = {})
 }
 
 function error(status: number, code: number, message: string): Response {
-  return json({ code, message }, status);
+  const body: ErrorAnswer = { code, message };
+  return json(body, status);
 }
 
 /** Pinterest's 400 for the first way a body breaks `schema` (the field's dotted path, then why), or null when it holds. */

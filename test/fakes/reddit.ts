@@ -20,11 +20,34 @@
 // HTTP 403, as one on a thing Reddit does not have; a lease for a media type Reddit does not take
 // with 400. A field the documentation does not list is refused with 400 Bad Request (stricter
 // than Reddit, which ignores it) so that a misspelt field fails here instead of being dropped
-// silently.
+// silently. The answers the connector reads are built as the contract's answer types
+// (SubmitAnswer, GalleryAnswer, CommentAnswer, MoreChildrenAnswer, RefusalAnswer, LeaseAnswer,
+// LinkListing, CommentListing, TokenAnswer, TokenRefusal), so a field their sources do not name,
+// or a value of another type, does not compile here.
 import type { TSchema } from '@sinclair/typebox';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
-import { AssetLeaseForm, CommentForm, GalleryBody, SubmitForm } from '../../platforms/contracts/reddit.ts';
+import {
+  type ApiErrorEntry,
+  AssetLeaseForm,
+  type Comment,
+  CommentForm,
+  type CommentAnswer,
+  type CommentListing,
+  type CommentThing,
+  GalleryBody,
+  type GalleryAnswer,
+  type LeaseAnswer,
+  type Link,
+  type LinkListing,
+  type MoreChildrenAnswer,
+  type MoreThing,
+  type RefusalAnswer,
+  SubmitForm,
+  type SubmitAnswer,
+  type TokenAnswer,
+  type TokenRefusal,
+} from '../../platforms/contracts/reddit.ts';
 
 /**
  * Reddit's refusal of a request that breaks `schema`, or undefined when it holds: `own` answers
@@ -391,11 +414,11 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
             websocket_url: `wss://ws.example/rte_images/${post.id}`,
           },
         },
-      });
+      } satisfies SubmitAnswer);
     }
     return redditJson({
       json: { errors: [], data: { url: `https://www.reddit.com${post.permalink}`, drafts_count: 0, id: post.id, name: post.name } },
-    });
+    } satisfies SubmitAnswer);
   }
 
   /**
@@ -419,7 +442,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     if (!text.trim()) return errors([['NO_TEXT', 'we need something here', 'text']]);
     if (text.length > MAX_COMMENT) return errors([['TOO_LONG', `this is too long (max: ${MAX_COMMENT})`, 'text']]);
     const c = addComment(link, text, user, thing);
-    return redditJson({ json: { errors: [], data: { things: [{ kind: 't1', data: commentData(c) }] } } });
+    return redditJson({ json: { errors: [], data: { things: [{ kind: 't1', data: commentData(c) }] } } } satisfies CommentAnswer);
   }
 
   function addComment(post: FakeRedditPost, body: string, author = 'poster', parentId = post.name): FakeRedditComment {
@@ -441,7 +464,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     return c;
   }
 
-  function commentData(c: FakeRedditComment) {
+  function commentData(c: FakeRedditComment): Comment {
     return {
       id: c.id,
       name: c.name,
@@ -463,8 +486,8 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       .filter((c) => !c.deleted && c.author.toLowerCase() === user.toLowerCase())
       .sort((a, b) => b.createdUtc - a.createdUtc)
       .slice(0, Math.min(Math.max(limit, 1), 100))
-      .map((c) => ({ kind: 't1', data: commentData(c) }));
-    return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } });
+      .map((c): CommentThing => ({ kind: 't1', data: commentData(c) }));
+    return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } } satisfies CommentListing);
   }
 
   async function gallery(req: Request, user: string): Promise<Response> {
@@ -491,7 +514,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       nsfw: b.nsfw === true,
       spoiler: b.spoiler === true,
     });
-    return redditJson({ json: { errors: [], data: { url: `https://www.reddit.com/gallery/${post.id}` } } });
+    return redditJson({ json: { errors: [], data: { url: `https://www.reddit.com/gallery/${post.id}` } } } satisfies GalleryAnswer);
   }
 
   function checkCommon(sr: string | undefined, title: string | undefined): [string, string, string] | null {
@@ -624,7 +647,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     const { filepath, mimetype } = f as AssetLeaseForm;
     const assetId = `a${base36()}`;
     const key = `rte_images/${assetId}`;
-    const fields = [
+    const fields: LeaseAnswer['args']['fields'] = [
       { name: 'acl', value: 'private' },
       { name: 'key', value: key },
       { name: 'X-Amz-Credential', value: 'AKIAFAKE/20261121/us-east-1/s3/aws4_request' },
@@ -647,7 +670,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
         payload: { filepath },
         websocket_url: `wss://ws.example/rte_images/${assetId}`,
       },
-    });
+    } satisfies LeaseAnswer);
   }
 
   /** S3 POST object: every lease field, unchanged and in order, then the file; no Authorization header. */
@@ -694,8 +717,8 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     const children = visible
       .sort((a, b) => b.createdUtc - a.createdUtc)
       .slice(0, Math.min(Math.max(limit, 1), 100))
-      .map((p) => ({ kind: 't3', data: listingData(p) }));
-    return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } });
+      .map((p) => ({ kind: 't3' as const, data: listingData(p) }));
+    return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } } satisfies LinkListing);
   }
 
   /** GET /api/info?id=: the things named (at most 100 fullnames), in a Listing; unknown ones left out. */
@@ -730,7 +753,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
 
   const listingOf = (children: unknown[]) => ({ kind: 'Listing', data: { after: null, dist: null, modhash: '', children, before: null } });
 
-  function moreStub(parent: string, depth: number, cut: FakeRedditComment[]) {
+  function moreStub(parent: string, depth: number, cut: FakeRedditComment[]): MoreThing {
     const count = cut.reduce((n, c) => n + 1 + descendants(c).length, 0);
     return { kind: 'more', data: { count, name: cut[0]!.name, id: cut[0]!.id, parent_id: parent, depth, children: cut.map((c) => c.id) } };
   }
@@ -802,10 +825,10 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       if (c && !flat.includes(c)) walk(c);
     }
     const page = flat.slice(0, MORE_COUNT);
-    const things: unknown[] = page.map((c) => ({ kind: 't1', data: { ...shown(c, q), replies: '' } }));
+    const things: (CommentThing | MoreThing)[] = page.map((c): CommentThing => ({ kind: 't1', data: { ...shown(c, q), replies: '' } }));
     const rest = flat.slice(MORE_COUNT).filter((c) => !flat.slice(MORE_COUNT).some((x) => x.name === c.parentId));
     if (rest.length) things.push(moreStub(rest[0]!.parentId, 0, rest));
-    return redditJson({ json: { errors: [], data: { things } } });
+    return redditJson({ json: { errors: [], data: { things } } } satisfies MoreChildrenAnswer);
   }
 
   /** POST /api/del: {} whatever happened; only the user's own comment is deleted (Reddit's VByNameIfAuthor). */
@@ -820,7 +843,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     return redditJson({});
   }
 
-  function listingData(p: FakeRedditPost) {
+  function listingData(p: FakeRedditPost): Link {
     return {
       id: p.id,
       name: p.name,
@@ -844,12 +867,12 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     const basic = /^basic\s+(.+)$/i.exec(req.headers.get('authorization') ?? '')?.[1];
     if (!basic || atob(basic) !== `${client.id}:${client.secret}`) return redditJson({ message: 'Unauthorized', error: 401 }, 401);
     const f = await formOf(req);
-    if (f?.grant_type !== 'refresh_token') return redditJson({ error: 'unsupported_grant_type' }, 400);
+    if (f?.grant_type !== 'refresh_token') return redditJson({ error: 'unsupported_grant_type' } satisfies TokenRefusal, 400);
     const grant = f.refresh_token ? refreshTokens.get(f.refresh_token) : undefined;
-    if (!grant) return redditJson({ error: 'invalid_grant' });
+    if (!grant) return redditJson({ error: 'invalid_grant' } satisfies TokenRefusal);
     const access = `access-${tokenSeq++}`;
     tokens.set(access, grant);
-    const body: Record<string, unknown> = { access_token: access, token_type: 'bearer', expires_in: 86400, scope: grant.scopes.join(' ') };
+    const body: TokenAnswer = { access_token: access, token_type: 'bearer', expires_in: 86400, scope: grant.scopes.join(' ') };
     if (opts.rotateRefreshTokens) {
       refreshTokens.delete(f.refresh_token!);
       const next = `refresh-${tokenSeq++}`;
@@ -928,8 +951,8 @@ function badRequest(): Response {
   return redditJson({ message: 'Bad Request', error: 400 }, 400);
 }
 
-function errors(list: [string, string, string][]): Response {
-  return redditJson({ json: { errors: list } });
+function errors(list: ApiErrorEntry[]): Response {
+  return redditJson({ json: { errors: list } } satisfies RefusalAnswer);
 }
 
 function redditJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

@@ -9,10 +9,27 @@
 // /v2/post/publish/video/init/ and POST /v2/post/publish/content/init/). A body whose fields have
 // a type or value the reference does not list (an unknown privacy_level, a source other than
 // FILE_UPLOAD/PULL_FROM_URL, a non-integer size) is refused as TikTok refuses it, 400 with error
-// code invalid_params.
+// code invalid_params. The answers are built as the contract's answer types (CreatorInfo,
+// VideoInitData, ContentInitData, PostStatusAnswer, VideoListData, VideoQueryData, TokenAnswer,
+// ErrorAnswer), so a field the reference does not document, or a value of another type, does not
+// compile here.
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { ContentInitBody, VideoInitBody } from '../../platforms/contracts/tiktok.ts';
+import {
+  type ApiError,
+  type ContentInitData,
+  ContentInitBody,
+  type CreatorInfo,
+  type ErrorAnswer,
+  type PostStatusAnswer,
+  type PostStatusValue,
+  type TokenAnswer,
+  type Video,
+  VideoInitBody,
+  type VideoInitData,
+  type VideoListData,
+  type VideoQueryData,
+} from '../../platforms/contracts/tiktok.ts';
 import { download } from './download.ts';
 
 /** The invalid_params refusal for a body that breaks `schema`, naming the first field at fault. */
@@ -22,16 +39,8 @@ function shapeProblem(schema: TSchema, body: unknown): Response | undefined {
   const field = e.path.replace(/^\//, '').replace(/\//g, '.') || 'body';
   return apiError(400, 'invalid_params', `${field}: ${e.message}`);
 }
-export interface FakeCreator {
-  creator_avatar_url: string;
-  creator_username: string;
-  creator_nickname: string;
-  privacy_level_options: string[];
-  comment_disabled: boolean;
-  duet_disabled: boolean;
-  stitch_disabled: boolean;
-  max_video_post_duration_sec: number;
-}
+/** What creator_info/query answers (tests change it): the contract's CreatorInfo. */
+export type FakeCreator = CreatorInfo;
 
 export interface FakeVideoSource {
   source: string;
@@ -364,7 +373,10 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       post: null,
     };
     publishes.push(p);
-    return ok({ publish_id: p.publishId, upload_url: `${base}/upload/?upload_id=${p.uploadId}&upload_token=tok${n}` });
+    return ok({
+      publish_id: p.publishId,
+      upload_url: `${base}/upload/?upload_id=${p.uploadId}&upload_token=tok${n}`,
+    } satisfies VideoInitData);
   }
 
   /**
@@ -451,7 +463,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     publishes.push(p);
     if (photos.some((x) => !x)) p.failReason = 'photo_pull_failed';
     else complete(p);
-    return ok({ publish_id: p.publishId });
+    return ok({ publish_id: p.publishId } satisfies ContentInitData);
   }
 
   async function upload(req: Request, url: URL): Promise<Response> {
@@ -504,7 +516,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     const body = (await req.json().catch(() => null)) as { publish_id?: unknown } | null;
     const p = publishes.find((x) => x.publishId === body?.publish_id);
     if (!p) return apiError(400, 'invalid_publish_id', 'The publish_id does not exist');
-    let state: string;
+    let state: PostStatusValue;
     let ids: string[] = [];
     // A photo post is pulled by TikTok (PROCESSING_DOWNLOAD); a video waits for its bytes.
     const size = p.kind === 'video' ? (p.sourceInfo as FakeVideoSource).video_size : 0;
@@ -520,11 +532,19 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
         else ids = [p.post!.id];
       }
     }
-    // Hand-written so the int64 ids go out as bare numbers, as TikTok sends them.
-    const text =
-      `{"data":{"status":"${state}",${p.failReason ? `"fail_reason":"${p.failReason}",` : ''}` +
-      `"publicaly_available_post_id":[${ids.join(',')}],"uploaded_bytes":${p.received}},` +
-      `"error":{"code":"ok","message":"","log_id":"${logId()}"}}`;
+    const answer: PostStatusAnswer = {
+      data: {
+        status: state,
+        ...(p.failReason ? { fail_reason: p.failReason } : {}),
+        publicaly_available_post_id: [],
+        uploaded_bytes: p.received,
+      },
+      error: okError(),
+    };
+    // The int64 ids go out as bare numbers, as TikTok sends them: spliced into the typed answer's
+    // text, as a JavaScript number would lose their last digits.
+    const empty = '"publicaly_available_post_id":[]';
+    const text = JSON.stringify(answer).replace(empty, `"publicaly_available_post_id":[${ids.join(',')}]`);
     return new Response(text, { headers: { 'Content-Type': 'application/json' } });
   }
 
@@ -540,11 +560,8 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     }
     const videos = posts
       .filter((p) => ids.includes(p.id) && p.token === tok && p.privacy === 'PUBLIC_TO_EVERYONE')
-      .map((p) => {
-        const all: Record<string, unknown> = { id: p.id, create_time: Math.floor(p.createdMs / 1000), ...p.stats };
-        return Object.fromEntries(fields.filter((f) => f in all).map((f) => [f, all[f]]));
-      });
-    return ok({ videos });
+      .map((p) => only(fields, { id: p.id, create_time: Math.floor(p.createdMs / 1000), ...p.stats }));
+    return ok({ videos } satisfies VideoQueryData);
   }
 
   async function videoList(req: Request, url: URL, tok: string): Promise<Response> {
@@ -560,18 +577,21 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       .filter((p) => p.privacy === 'PUBLIC_TO_EVERYONE' && validTokens.has(tok) && p.createdMs < cursor)
       .sort((a, b) => b.createdMs - a.createdMs);
     const page = visible.slice(0, max);
-    const videos = page.map((p) => {
-      const all: Record<string, unknown> = {
+    const videos = page.map((p) =>
+      only(fields, {
         id: p.id,
         create_time: Math.floor(p.createdMs / 1000),
         share_url: `https://www.tiktok.com/@${creator.creator_username}/video/${p.id}?utm_campaign=tt4d_open_api&utm_source=${FAKE_APP.clientId}`,
         video_description: p.caption.slice(0, 150),
         title: p.caption.slice(0, 150),
         duration: 12,
-      };
-      return Object.fromEntries(fields.filter((f) => f in all).map((f) => [f, all[f]]));
-    });
-    return ok({ videos, cursor: page.length ? page.at(-1)!.createdMs : cursor, has_more: visible.length > max });
+      }),
+    );
+    return ok({
+      videos,
+      cursor: page.length ? page.at(-1)!.createdMs : cursor,
+      has_more: visible.length > max,
+    } satisfies VideoListData);
   }
 
   async function token(req: Request): Promise<Response> {
@@ -591,7 +611,7 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
     issued.push(pair);
     refreshTokens.add(pair.refreshToken);
     validTokens.add(pair.accessToken);
-    return Response.json({
+    const answer: TokenAnswer = {
       access_token: pair.accessToken,
       expires_in: 7200,
       open_id: '-000OBJ2Vf5bWo1xxQzhCnTA2BtOoe2T8UuH',
@@ -599,7 +619,8 @@ export async function startFakeTikTok(opts: FakeTikTokOptions = {}): Promise<Fak
       refresh_token: pair.refreshToken,
       scope: 'user.info.basic,video.publish,video.list',
       token_type: 'Bearer',
-    });
+    };
+    return Response.json(answer);
   }
 
   function held(p: FakePublish): Record<string, string> {
@@ -674,7 +695,7 @@ function chunkProblem(size: number, chunk: number, count: number): string | null
 }
 
 /** The body of a TikTok API error, for scripting failures with failNext. */
-export function tiktokErrorBody(code: string, message: string) {
+export function tiktokErrorBody(code: string, message: string): ErrorAnswer {
   return { data: {}, error: { code, message, log_id: logId() } };
 }
 
@@ -686,8 +707,19 @@ function oauthError(status: number, error: string, description: string): Respons
   return Response.json({ error, error_description: description, log_id: logId() }, { status });
 }
 
-function ok(data: unknown): Response {
-  return Response.json({ data, error: { code: 'ok', message: '', log_id: logId() } });
+/** A success in TikTok's envelope; each caller types its `data` by the contract (`satisfies`). */
+function ok(data: CreatorInfo | VideoInitData | ContentInitData | VideoListData | VideoQueryData): Response {
+  return Response.json({ data, error: okError() });
+}
+
+/** The error object of a success: code "ok". */
+function okError(): ApiError {
+  return { code: 'ok', message: '', log_id: logId() };
+}
+
+/** A Video Object with only the fields asked for in `fields`, as video/list and video/query give it. */
+function only(fields: string[], all: Video): Video {
+  return Object.fromEntries(Object.entries(all).filter(([k]) => fields.includes(k)));
 }
 
 function reply(r: Exclude<FakeResponse, 'hang' | 'accept-then-hang'>): Response {
