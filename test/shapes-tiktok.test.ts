@@ -200,6 +200,19 @@ const video = {
   source_info: { source: 'FILE_UPLOAD', video_size: 2000, chunk_size: 2000, total_chunk_count: 1 },
 };
 
+/** A JPEG image TikTok pulls from the fake's own host. */
+function jpeg(f: FakeTikTok): MediaRef {
+  const bytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);
+  return {
+    id: 'p1',
+    type: 'image',
+    mimeType: 'image/jpeg',
+    fileName: 'p1.jpeg',
+    read: async () => bytes,
+    url: async () => f.hostMedia(bytes, 'image/jpeg'),
+  };
+}
+
 describe('TikTok published shapes', () => {
   test('video/init refuses a body that breaks the reference with 400 invalid_params', async () => {
     const f = await fake();
@@ -231,15 +244,7 @@ describe('TikTok published shapes', () => {
   test('what the connector sends passes the fake’s schemas (a video, and photos)', async () => {
     const f = await fake();
     await connector(f).publish(request());
-    const bytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);
-    const photo: MediaRef = {
-      id: 'p1',
-      type: 'image',
-      mimeType: 'image/jpeg',
-      fileName: 'p1.jpeg',
-      read: async () => bytes,
-      url: async () => f.hostMedia(bytes, 'image/jpeg'),
-    };
+    const photo = jpeg(f);
     await connector(f).publish(request({ media: [photo], idempotencyKey: 'post-2:channel-tt' }));
     expect(f.publishes.map((p) => p.kind)).toEqual(['video', 'photo']);
   });
@@ -287,15 +292,7 @@ describe('TikTok published shapes: answers', () => {
         pollTimeoutMs: 2_000,
       });
     const clipPost = await c().publish(request());
-    const bytes = new Uint8Array([0xff, 0xd8, 0xff, 0xe0]);
-    const photo: MediaRef = {
-      id: 'p1',
-      type: 'image',
-      mimeType: 'image/jpeg',
-      fileName: 'p1.jpeg',
-      read: async () => bytes,
-      url: async () => f.hostMedia(bytes, 'image/jpeg'),
-    };
+    const photo = jpeg(f);
     await c().publish(request({ media: [photo], idempotencyKey: 'post-2:channel-tt' }));
     // A fresh connector keeps no publish_id: it looks for the post in video/list.
     expect(await c().findPublished!(request())).not.toBeNull();
