@@ -23,7 +23,19 @@
 // the tenant's choice: every XRPC call goes through lib/outbound.ts. The video service is the
 // operator's setting and is called directly.
 import { createHash } from 'node:crypto';
-import { AtpAgent, type BlobRef, RichText, XRPCError, jsonToLex, type AtpSessionData } from '@atproto/api';
+import {
+  type $Typed,
+  type AppBskyEmbedImages,
+  type AppBskyEmbedVideo,
+  type AppBskyFeedPost,
+  AtpAgent,
+  type AtpSessionData,
+  type BlobRef,
+  type ComAtprotoRepoStrongRef,
+  jsonToLex,
+  RichText,
+  XRPCError,
+} from '@atproto/api';
 import { createOutboundFetch, DEFAULT_OUTBOUND, OutboundRefusedError, type OutboundPolicy, type Resolver } from '../lib/outbound.ts';
 import { createHttp, reasonOf, sleep, trimSlash } from './http.ts';
 import { counts } from './json.ts';
@@ -156,7 +168,7 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
    * by an account on another PDS), so a post that is gone is refused here, before anything is
    * written.
    */
-  async function strongRef(session: Session, ref: PostRef): Promise<{ uri: string; cid: string }> {
+  async function strongRef(session: Session, ref: PostRef): Promise<ComAtprotoRepoStrongRef.Main> {
     const { repo, collection, rkey } = parseUri(ref.platformPostId);
     try {
       const { data } = await session.agent.com.atproto.repo.getRecord({ repo, collection, rkey });
@@ -191,7 +203,7 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
     };
   }
 
-  async function uploadImage(session: Session, item: MediaRef, signal?: AbortSignal) {
+  async function uploadImage(session: Session, item: MediaRef, signal?: AbortSignal): Promise<AppBskyEmbedImages.Image> {
     const image = await fitImage(await item.read(), item.mimeType);
     const { data } = await call(() => session.agent.uploadBlob(image.bytes, { encoding: image.mimeType, signal }));
     return {
@@ -201,16 +213,12 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
     };
   }
 
-  async function uploadVideo(session: Session, item: MediaRef, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async function uploadVideo(session: Session, item: MediaRef, signal?: AbortSignal): Promise<$Typed<AppBskyEmbedVideo.Main>> {
     const bytes = await item.read();
     const blob = videoServiceUrl
       ? await processVideo(session, item, bytes, signal)
       : (await call(() => session.agent.uploadBlob(bytes, { encoding: item.mimeType, signal }))).data.blob;
-    const embed: Record<string, unknown> = { $type: 'app.bsky.embed.video', video: blob };
-    if (item.altText) embed.alt = item.altText;
-    const size = dimensions(item);
-    if (size) embed.aspectRatio = size;
-    return embed;
+    return { $type: 'app.bsky.embed.video', video: blob, alt: item.altText || undefined, aspectRatio: dimensions(item) };
   }
 
   /**
@@ -273,18 +281,28 @@ export function createBlueskyConnector(opts: BlueskyConnectorOptions = {}): Conn
       await text.detectFacets(session.agent);
       const facets = text.facets?.filter((f) => f.features.every((feat) => !('did' in feat) || !!feat.did));
 
-      const record: Record<string, unknown> = { $type: POST, text: text.text, createdAt: new Date().toISOString() };
-      if (facets?.length) record.facets = facets;
-      if (req.replyTo)
-        record.reply = { root: await strongRef(session, req.replyTo.root), parent: await strongRef(session, req.replyTo.parent) };
+      const reply: AppBskyFeedPost.ReplyRef | undefined = req.replyTo && {
+        root: await strongRef(session, req.replyTo.root),
+        parent: await strongRef(session, req.replyTo.parent),
+      };
+      let embed: AppBskyFeedPost.Record['embed'];
       if (embedMedia === 'images') {
-        const images = [];
+        const images: AppBskyEmbedImages.Image[] = [];
         // Sequential: keeps the order and stays within the PDS's upload limits.
         for (const item of req.media) images.push(await uploadImage(session, item, req.signal));
-        record.embed = { $type: 'app.bsky.embed.images', images };
+        embed = { $type: 'app.bsky.embed.images', images } satisfies $Typed<AppBskyEmbedImages.Main>;
       } else if (embedMedia === 'video') {
-        record.embed = await uploadVideo(session, req.media[0]!, req.signal);
+        embed = await uploadVideo(session, req.media[0]!, req.signal);
       }
+      // Fields left undefined are not sent (JSON leaves them out).
+      const record: AppBskyFeedPost.Record = {
+        $type: POST,
+        text: text.text,
+        createdAt: new Date().toISOString(),
+        facets: facets?.length ? facets : undefined,
+        reply,
+        embed,
+      };
 
       try {
         await session.agent.com.atproto.repo.createRecord({ repo: session.did, collection: POST, rkey, record });
