@@ -115,7 +115,10 @@ export function tokenError(platform: string, r: Reply, retryAfterMs = parseRetry
   return new PlatformError('reauth', message, { status, platformCode: code });
 }
 
-/** An OAuth error body `{error, error_description}`: the code, and "code: description" to show. */
+/**
+ * An OAuth error body `{error, error_description}` (RFC 6749 section 5.2, which every platform's
+ * token endpoint follows): the code, and "code: description" to show.
+ */
 export function oauthErrorOf(r: Reply): { code: string | undefined; reason: string } {
   const b = r.body as { error?: unknown; error_description?: unknown } | null;
   const code = typeof b?.error === 'string' ? b.error : undefined;
