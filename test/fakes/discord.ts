@@ -256,7 +256,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       if (banned) throw formError('username', 'USERNAME_INVALID_CONTAINS', `Username cannot contain "${banned}"`);
     }
     if (files.size > FILE_LIMIT)
-      throw new DiscordError(400, { message: 'Maximum number of attachments in a message reached (10)', code: 30015 }); // approx.
+      throw new DiscordError(400, { message: 'Maximum number of attachments in a message reached (10)', code: 30015 }); // the JSON error codes table (opcodes-and-status-codes)
 
     const described = body.attachments ?? [];
     const attachments: FakeDiscordAttachment[] = [];
