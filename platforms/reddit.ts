@@ -21,17 +21,27 @@ import {
   type CommentData,
   type CommentForm,
   type CommentListing,
+  type CommentThing,
+  type CommentTree,
   type GalleryBody,
   type GalleryData,
+  type HttpErrorAnswer,
+  type IdentityAnswer,
+  type InfoListing,
   LEASE_MIME_TYPES,
   type LeaseAnswer,
   type LeaseMimeType,
   type Link,
+  type LinkFlairList,
   type LinkListing,
   type MoreChildrenData,
+  type MoreThing,
+  type PostRequirements,
   type RefusalAnswer,
   type SubmitData,
   type SubmitForm,
+  type Subreddit,
+  type SubredditThing,
   type TokenAnswer,
   type TokenRefusal,
 } from './contracts/reddit.ts';
@@ -96,10 +106,7 @@ type Submission = Pick<Link, 'id' | 'name' | 'title' | 'subreddit' | 'permalink'
 type RedditComment = Answer<Comment>;
 
 /** A thing of a comment tree: a comment (t1), or a stub (more) naming comments left out. */
-interface TreeThing {
-  kind?: unknown;
-  data?: RedditComment & { children?: unknown };
-}
+type TreeThing = Answer<CommentThing> | Answer<MoreThing>;
 
 interface Account {
   token: string;
@@ -149,9 +156,9 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
    * means there is no such subreddit. A private, banned or quarantined one is refused with a
    * `reason`, kept in the message.
    */
-  async function subredditAbout(acct: Account, sr: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async function subredditAbout(acct: Account, sr: string, signal?: AbortSignal): Promise<Answer<Subreddit>> {
     const r = await exchange(acct, 'GET', `/r/${encodeURIComponent(sr)}/about?raw_json=1`, { signal });
-    const b = r.body as { kind?: unknown; data?: Record<string, unknown>; reason?: unknown } | null;
+    const b = r.body as (Answer<SubredditThing> & Answer<HttpErrorAnswer>) | null;
     if (!isOk(r)) {
       const err = httpError(r);
       if (err.kind !== 'permanent' || typeof b?.reason !== 'string') throw err;
@@ -170,7 +177,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     const r = await exchange(acct, 'GET', `/r/${encodeURIComponent(sr)}/api/link_flair_v2?raw_json=1`, { signal });
     if (r.status === 403 && !/insufficient_scope/i.test(r.headers.get('www-authenticate') ?? '')) return [];
     if (!isOk(r)) throw httpError(r);
-    const list = Array.isArray(r.body) ? (r.body as Record<string, unknown>[]) : [];
+    const list = Array.isArray(r.body) ? (r.body as Answer<LinkFlairList>) : [];
     return list
       .filter((f) => typeof f.id === 'string' && f.id)
       .map((f) => ({ id: f.id as string, text: typeof f.text === 'string' ? f.text : '' }));
@@ -179,7 +186,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
   async function username(acct: Account, credentials: Record<string, unknown>, signal?: AbortSignal): Promise<string> {
     if (typeof credentials.username === 'string' && credentials.username) return credentials.username.replace(/^\/?u\//i, '');
     const me = await call(acct, 'GET', '/api/v1/me', { signal });
-    const name = (me.body as { name?: unknown } | null)?.name;
+    const name = (me.body as Answer<IdentityAnswer> | null)?.name;
     if (typeof name !== 'string' || !name)
       throw new PlatformError('transient', `Reddit /api/v1/me returned no name: ${me.text.slice(0, 200)}`);
     return name;
@@ -309,7 +316,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     const r = await exchange(acct, 'GET', `/comments/${encodeURIComponent(link.slice(3))}?${q}`, { signal });
     if (r.status === 404) return { comments: [], gone: true };
     if (!isOk(r)) throw httpError(r);
-    const pair = Array.isArray(r.body) ? (r.body as { data?: { children?: TreeThing[] } }[]) : [];
+    const pair = Array.isArray(r.body) ? (r.body as Answer<CommentTree>) : [];
     if (pair[0]?.data?.children?.[0]?.kind !== 't3') {
       throw new PlatformError('transient', `Reddit returned an unexpected comment tree: ${r.text.slice(0, 200)}`);
     }
@@ -318,13 +325,14 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     const queue: string[] = [];
     const take = (things: unknown) => {
       for (const t of (Array.isArray(things) ? things : []) as TreeThing[]) {
-        const d = t.data;
-        if (t.kind === 't1' && d && typeof d.name === 'string' && !seen.has(d.name)) {
+        if (t.kind === 't1') {
+          const d = t.data;
+          if (!d || typeof d.name !== 'string' || seen.has(d.name)) continue;
           seen.add(d.name);
           found.push(d);
           take(typeof d.replies === 'object' ? d.replies?.data?.children : undefined);
-        } else if (t.kind === 'more' && Array.isArray(d?.children)) {
-          for (const id of d.children) if (typeof id === 'string' && !seen.has(`t1_${id}`) && !queue.includes(id)) queue.push(id);
+        } else if (t.kind === 'more' && Array.isArray(t.data?.children)) {
+          for (const id of t.data.children) if (typeof id === 'string' && !seen.has(`t1_${id}`) && !queue.includes(id)) queue.push(id);
         }
       }
     };
@@ -374,7 +382,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     const acct = { token: credential(P, credentials, 'accessToken') };
     const id = /^t[1-6]_/.test(target.platformCommentId) ? target.platformCommentId : `t1_${target.platformCommentId}`;
     const r = await call(acct, 'GET', `/api/info?${new URLSearchParams({ id, raw_json: '1' })}`, { signal });
-    const children = (r.body as { data?: { children?: TreeThing[] } } | null)?.data?.children;
+    const children = (r.body as Answer<InfoListing> | null)?.data?.children;
     const thing = (Array.isArray(children) ? children : []).find((c) => c.data?.name === id)?.data;
     const author = str(thing?.author);
     if (!author || author === DELETED) return;
@@ -461,7 +469,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
     async readMetrics(credentials, ids, signal) {
       const acct = { token: credential(P, credentials, 'accessToken') };
       const r = await call(acct, 'GET', `/api/info?${new URLSearchParams({ id: ids.join(','), raw_json: '1' })}`, { signal });
-      const children = (r.body as { data?: { children?: { kind?: string; data?: Record<string, unknown> }[] } } | null)?.data?.children;
+      const children = (r.body as Answer<InfoListing> | null)?.data?.children;
       const out: Record<string, PlatformMetrics> = {};
       for (const c of Array.isArray(children) ? children : []) {
         const name = c.data?.name;
@@ -526,7 +534,7 @@ export function createRedditConnector(opts: RedditConnectorOptions = {}): Connec
       const [flairs, req] = await Promise.all([
         linkFlairs(acct, sr, signal),
         call(acct, 'GET', `/api/v1/${encodeURIComponent(sr)}/post_requirements`, { signal }).then(
-          (r) => (r.body ?? {}) as Record<string, unknown>,
+          (r) => (r.body ?? {}) as Answer<PostRequirements>,
         ),
       ]);
       const type = about.submission_type;

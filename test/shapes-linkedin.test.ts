@@ -194,6 +194,7 @@ describe('LinkedIn published shapes', () => {
       lifecycleState: 'PUBLISHED',
     };
     const { author: _author, ...noAuthor } = base;
+    const { commentary: _commentary, ...noCommentary } = base;
     const required = 'field is required but not found and has no default value';
     const cases: [unknown, ReturnType<typeof unprocessable>][] = [
       [
@@ -201,6 +202,8 @@ describe('LinkedIn published shapes', () => {
         unprocessable('/visibility', '"FRIENDS" is not one of PUBLIC, CONNECTIONS, LOGGED_IN, CONTAINER', 'INVALID_VALUE'),
       ],
       [noAuthor, unprocessable('/author', required, 'FIELD_REQUIRED')],
+      // post-api-schema: commentary is required, with content or without.
+      [{ ...noCommentary, content: { media: { id: 'urn:li:image:1' } } }, unprocessable('/commentary', required, 'FIELD_REQUIRED')],
       [{ ...base, distribution: {} }, unprocessable('/distribution/feedDistribution', required, 'FIELD_REQUIRED')],
       [{ ...base, lifecycleState: 'LIVE' }, unprocessable('/lifecycleState', '"LIVE" is not one of PUBLISHED, DRAFT', 'INVALID_VALUE')],
       [{ ...base, text: 'Hello' }, unprocessable('/text', 'unrecognized field found but not allowed', 'UNRECOGNIZED_FIELD')],
@@ -255,6 +258,11 @@ describe('LinkedIn published shapes', () => {
         unprocessable('/initializeUploadRequest/fileSizeBytes', unrecognized, 'UNRECOGNIZED_FIELD'),
       ],
       [
+        '/rest/images?action=initializeUpload',
+        { initializeUploadRequest: { owner: f.member, mediaLibraryMetadata: { associatedAccount: 'urn:li:sponsoredAccount:1' } } },
+        unprocessable('/initializeUploadRequest/mediaLibraryMetadata/assetName', required, 'FIELD_REQUIRED'),
+      ],
+      [
         '/rest/documents?action=initializeUpload',
         { initializeUploadRequest: {} },
         unprocessable('/initializeUploadRequest/owner', required, 'FIELD_REQUIRED'),
@@ -302,6 +310,13 @@ describe('LinkedIn published shapes', () => {
     // initializeUpload, each kind, and the states the connector polls.
     const owner = { initializeUploadRequest: { owner: f.organization } };
     holds('images init', InitializeImageUploadAnswer, (await call(f, 'POST', '/rest/images?action=initializeUpload', owner)).body);
+    // An image filed in an ad account's media library: the optional mediaLibraryMetadata is taken.
+    const library = { associatedAccount: 'urn:li:sponsoredAccount:1', assetName: 'Launch' };
+    const filed = await call(f, 'POST', '/rest/images?action=initializeUpload', {
+      initializeUploadRequest: { owner: f.organization, mediaLibraryMetadata: library },
+    });
+    expect(filed.status).toBe(200);
+    holds('images init (media library)', InitializeImageUploadAnswer, filed.body);
     holds('documents init', InitializeDocumentUploadAnswer, (await call(f, 'POST', '/rest/documents?action=initializeUpload', owner)).body);
     const video = { initializeUploadRequest: { owner: f.organization, fileSizeBytes: 10, uploadCaptions: false, uploadThumbnail: false } };
     holds('videos init', InitializeVideoUploadAnswer, (await call(f, 'POST', '/rest/videos?action=initializeUpload', video)).body);

@@ -1,8 +1,11 @@
-// Graph's published create parameters and answers as the connectors and the fake hold to them
-// (Graph publishes no typed SDK, so the schemas in platforms/contracts/meta.ts are written from the
-// reference pages of POST /{page-id}/feed, /{page-id}/photos, /{page-id}/videos,
-// /{ig-user-id}/media, /{ig-user-id}/media_publish, /{threads-user-id}/threads and
-// threads_publish, of the nodes and lists the connectors read, and of Graph's error body): the
+// Graph's published create, comment and moderation parameters and answers as the connectors and
+// the fake hold to them (Graph publishes no typed SDK, so the schemas in platforms/contracts/meta.ts
+// are written from the reference pages of POST /{page-id}/feed, /{page-id}/photos,
+// /{page-id}/videos, /{ig-user-id}/media, /{ig-user-id}/media_publish, /{threads-user-id}/threads
+// and threads_publish, of the comment edges (/{object-id}/comments, /{ig-media-id}/comments,
+// /{ig-comment-id}/replies), of the moderation ones (POST /{comment-id} is_hidden,
+// POST /{ig-comment-id} hide, /{threads-reply-id}/manage_reply, DELETE /{id}), of the nodes and
+// lists the connectors read, and of Graph's error body): the
 // type-level checks below fail `tsc` when the connectors' types stop refusing what Graph lacks; at
 // run time a request that breaks the schemas is refused as Graph refuses it, 400 with an
 // OAuthException of Graph error code 100, what the connectors send passes, and every answer the
@@ -11,9 +14,12 @@ import { describe, expect, test } from 'bun:test';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import {
+  type DeleteParams,
   GraphCreated,
   GraphError,
   type GraphList,
+  type IgCommentParams,
+  type IgCommentUpdateParams,
   IgContainer,
   IgMedia,
   IgMediaList,
@@ -21,6 +27,8 @@ import {
   MediaPublished,
   PageComment,
   PageCommentList,
+  type PageCommentParams,
+  type PageCommentUpdateParams,
   type PageFeedAttachedMedia,
   type PageFeedParams,
   PagePhotoCreated,
@@ -32,6 +40,7 @@ import {
   RefreshedToken,
   ThreadsContainer,
   ThreadsInsights,
+  type ThreadsManageReplyParams,
   ThreadsMedia,
   ThreadsMediaList,
   type ThreadsParams,
@@ -40,7 +49,7 @@ import type { Answer } from '../platforms/json.ts';
 import { createFacebookConnector } from '../platforms/meta/facebook.ts';
 import { createInstagramConnector } from '../platforms/meta/instagram.ts';
 import { createThreadsConnector } from '../platforms/meta/threads.ts';
-import type { Connector, MediaRef, PublishRequest } from '../platforms/types.ts';
+import type { CommentTarget, Connector, MediaRef, PostRef, PublishRequest } from '../platforms/types.ts';
 import { type FakeMeta, startFakeMeta } from './fakes/meta.ts';
 import { perTest } from './harness/per-test.ts';
 
@@ -127,6 +136,74 @@ export const typeChecks: [
       creation_id: '1',
       // @ts-expect-error the container is `creation_id`; a `container_id` parameter does not exist
       container_id: '1',
+    },
+  ],
+];
+
+// … and so do those of the comment, reply and moderation edges.
+export const commentTypeChecks: [
+  PageCommentParams[],
+  PageCommentUpdateParams[],
+  IgCommentParams[],
+  IgCommentUpdateParams[],
+  ThreadsManageReplyParams[],
+  DeleteParams[],
+] = [
+  [
+    {
+      message: 'Hi',
+      // @ts-expect-error the comments edge documents no `link`; an image or GIF at a URL is `attachment_url`
+      link: 'https://example.com',
+    },
+    {
+      // @ts-expect-error a Facebook comment's text is `message`; `text` is Threads'
+      text: 'Hi',
+    },
+  ],
+  [
+    {
+      // @ts-expect-error `is_hidden` is the string "true" or "false" Graph reads, not a boolean
+      is_hidden: true,
+    },
+    {
+      // @ts-expect-error Facebook hides with `is_hidden`; `hide` is Instagram's and Threads'
+      hide: 'true',
+    },
+  ],
+  [
+    // @ts-expect-error an Instagram comment or reply needs its `message`
+    {},
+    {
+      message: 'Hi',
+      // @ts-expect-error an Instagram comment carries no attachment
+      attachment_url: 'https://example.com/a.gif',
+    },
+  ],
+  [
+    {
+      // @ts-expect-error `hide` is "true" or "false", not a boolean
+      hide: true,
+    },
+    // @ts-expect-error POST /{ig-comment-id} needs `hide`
+    {},
+    {
+      hide: 'true',
+      // @ts-expect-error Instagram hides with `hide`; `is_hidden` is Facebook's
+      is_hidden: 'true',
+    },
+  ],
+  [
+    {
+      // @ts-expect-error `hide` is "true" or "false", not "yes"
+      hide: 'yes',
+    },
+    // @ts-expect-error manage_reply needs `hide`
+    {},
+  ],
+  [
+    {
+      // @ts-expect-error DELETE /{id} takes no parameter beside the token
+      hide: 'true',
     },
   ],
 ];
@@ -319,6 +396,19 @@ async function post(f: FakeMeta, edge: string, params: Record<string, string>): 
   return { status: res.status, body: await res.json() };
 }
 
+/** A raw request to /{version}/{path} with the token, as a client other than the connector would send it (a DELETE's parameters in the query). */
+async function send(
+  f: FakeMeta,
+  method: 'POST' | 'DELETE',
+  path: string,
+  params: Record<string, string>,
+): Promise<{ status: number; body: unknown }> {
+  const all = new URLSearchParams({ ...params, access_token: TOKENS[f.flavor] });
+  const url = `${f.url}/${VERSION[f.flavor]}/${path}`;
+  const res = method === 'POST' ? await fetch(url, { method, body: all }) : await fetch(`${url}?${all}`, { method });
+  return { status: res.status, body: await res.json() };
+}
+
 /** Graph's error code for an invalid parameter. */
 const INVALID_PARAMETER = 100;
 
@@ -379,6 +469,90 @@ describe('Graph published shapes', () => {
     await connectorFor(th).publish(request(th));
     await connectorFor(th).publish(request(th, { text: 'With an image', media: [image('a')] }));
     expect(th.posts.map((p) => p.text)).toEqual(['Hello from the scheduler', 'With an image']);
+  });
+});
+
+describe('Graph comment and moderation parameters', () => {
+  test('the fake refuses a broken comment, reply, hide or delete per edge with 400 and OAuthException code 100', async () => {
+    const fb = await fake('facebook');
+    const fbPost = fb.seedPost({ text: 'A Page post', ageMs: 0 });
+    const fbComment = fb.seedComment({ postId: fbPost.id, text: 'Nice', by: 'other' });
+    expect(await send(fb, 'POST', `${fbPost.id}/comments`, { message: 'Hi', attachment_url: 'example.com/a.gif' })).toEqual(
+      refused('Param attachment_url has an invalid value: example.com/a.gif'),
+    );
+    expect(await send(fb, 'POST', `${fbPost.id}/comments`, { message: 'Hi', link: 'https://example.com' })).toEqual(
+      refused('Param link is not a valid parameter'),
+    );
+    expect(await send(fb, 'POST', `${fbComment.id}/comments`, { text: 'Hi' })).toEqual(refused('Param text is not a valid parameter'));
+    expect(await send(fb, 'POST', fbComment.id, { is_hidden: 'yes' })).toEqual(refused('Param is_hidden has an invalid value: yes'));
+    expect(await send(fb, 'POST', fbComment.id, { hide: 'true' })).toEqual(refused('Param hide is not a valid parameter'));
+    expect(await send(fb, 'DELETE', fbComment.id, { is_hidden: 'true' })).toEqual(refused('Param is_hidden is not a valid parameter'));
+    expect(fb.comments.map((c) => [c.text, !!c.hidden])).toEqual([['Nice', false]]);
+
+    const ig = await fake('instagram');
+    const igPost = ig.seedPost({ text: 'A photo', ageMs: 0 });
+    const igComment = ig.seedComment({ postId: igPost.id, text: 'Nice', by: 'other' });
+    expect(await send(ig, 'POST', `${igPost.id}/comments`, {})).toEqual(refused('The parameter message is required'));
+    expect(await send(ig, 'POST', `${igPost.id}/comments`, { message: 'Hi', attachment_url: 'https://example.com/a.gif' })).toEqual(
+      refused('Param attachment_url is not a valid parameter'),
+    );
+    expect(await send(ig, 'POST', `${igComment.id}/replies`, {})).toEqual(refused('The parameter message is required'));
+    expect(await send(ig, 'POST', igComment.id, {})).toEqual(refused('The parameter hide is required'));
+    expect(await send(ig, 'POST', igComment.id, { hide: 'yes' })).toEqual(refused('Param hide has an invalid value: yes'));
+    expect(await send(ig, 'POST', igComment.id, { is_hidden: 'true' })).toEqual(refused('Param is_hidden is not a valid parameter'));
+    expect(await send(ig, 'DELETE', igComment.id, { hide: 'true' })).toEqual(refused('Param hide is not a valid parameter'));
+    expect(ig.comments.map((c) => [c.text, !!c.hidden])).toEqual([['Nice', false]]);
+
+    const th = await fake('threads');
+    const thPost = th.seedPost({ text: 'A thread', ageMs: 0 });
+    const thReply = th.seedReply({ parentId: thPost.id, text: 'Nice', username: 'someone' });
+    expect(await send(th, 'POST', `${thReply.id}/manage_reply`, {})).toEqual(refused('The parameter hide is required'));
+    expect(await send(th, 'POST', `${thReply.id}/manage_reply`, { hide: 'yes' })).toEqual(refused('Param hide has an invalid value: yes'));
+    expect(await send(th, 'POST', `${thReply.id}/manage_reply`, { hide: 'true', is_hidden: 'true' })).toEqual(
+      refused('Param is_hidden is not a valid parameter'),
+    );
+    expect(await send(th, 'DELETE', thPost.id, { hide: 'true' })).toEqual(refused('Param hide is not a valid parameter'));
+    expect(
+      await send(th, 'POST', `${th.accountId}/threads`, {
+        media_type: 'TEXT',
+        text: 'Hi',
+        reply_to_id: thReply.id,
+        reply_control: 'nobody',
+      }),
+    ).toEqual(refused('Param reply_control has an invalid value: nobody'));
+    expect(thReply.hideStatus).toBeUndefined();
+    expect(th.posts).toHaveLength(2);
+  });
+
+  test('what the connectors send passes the fake’s schemas (comment, reply, hide, unhide, delete)', async () => {
+    for (const flavor of ['facebook', 'instagram', 'threads'] as const) {
+      const f = await fake(flavor);
+      const c = connectorFor(f);
+      const creds = request(f).credentials;
+      // An Instagram post carries an image.
+      const post = await c.publish(request(f, flavor === 'instagram' ? { media: [image('a')] } : {}));
+      const root: PostRef = { platformPostId: post.platformPostId, url: post.url };
+      // Someone else's comment (a Threads reply) under the account's post.
+      const theirs =
+        flavor === 'threads'
+          ? f.seedReply({ parentId: root.platformPostId, text: 'Nice', username: 'someone' }).id
+          : f.seedComment({ postId: root.platformPostId, text: 'Nice', by: 'other' }).id;
+      const parent: PostRef = { platformPostId: theirs, url: '' };
+      if (flavor !== 'threads') await c.publish(request(f, { text: 'First comment', replyTo: { root, parent: root } }));
+      const reply = await c.publish(request(f, { text: 'Thanks', replyTo: { root, parent } }));
+      const target = (id: string): CommentTarget => ({ platformCommentId: id, url: null, post: root });
+      await c.hideComment!(creds, target(theirs), true);
+      const hidden =
+        flavor === 'threads' ? f.posts.find((p) => p.id === theirs)?.hideStatus : f.comments.find((x) => x.id === theirs)?.hidden;
+      expect(hidden).toBe(flavor === 'threads' ? 'HIDDEN' : true);
+      await c.hideComment!(creds, target(theirs), false);
+      const shown =
+        flavor === 'threads' ? f.posts.find((p) => p.id === theirs)?.hideStatus : f.comments.find((x) => x.id === theirs)?.hidden;
+      expect(shown).toBe(flavor === 'threads' ? 'UNHUSHED' : false);
+      await c.deletePublished!(creds, target(reply.platformPostId));
+      const texts = flavor === 'threads' ? f.posts.map((p) => p.text) : f.comments.map((x) => x.text);
+      expect(texts).toEqual(flavor === 'threads' ? ['Hello from the scheduler', 'Nice'] : ['Nice', 'First comment']);
+    }
   });
 });
 

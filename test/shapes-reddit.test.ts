@@ -6,8 +6,11 @@
 // the error in json.errors; 403 for a comment on no thing; 400 for a lease of a type Reddit does
 // not take), a field the documentation does not list refused with 400, and what the connector
 // sends passing. The answer checks fail `tsc` when the answer types the connector reads and the
-// fake writes stop refusing a field or a value Reddit's answers do not have; the last tests show
-// the fake's answers to the connector's flows passing the answer schemas.
+// fake writes stop refusing a field or a value Reddit's answers do not have (the api_type=json
+// answers, the lease, the Listings, a comment tree, the identity, a subreddit's about page, link
+// flairs and post requirements, the token); the last tests show the fake's answers to the
+// connector's flows (publishing, finding, capabilities, comments, metrics, deleting) passing the
+// answer schemas.
 import { describe, expect, test } from 'bun:test';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -18,15 +21,24 @@ import {
   CommentAnswer,
   CommentListing,
   type CommentThing,
+  CommentTree,
   type GalleryBody,
   GalleryAnswer,
+  HttpErrorAnswer,
+  IdentityAnswer,
+  InfoListing,
   LeaseAnswer,
+  type LinkFlair,
+  LinkFlairList,
   LinkListing,
   MoreChildrenAnswer,
+  PostRequirements,
   RefusalAnswer,
+  type Subreddit,
   type SubmitData,
   type SubmitForm,
   SubmitAnswer,
+  SubredditThing,
   TokenAnswer,
   TokenRefusal,
 } from '../platforms/contracts/reddit.ts';
@@ -138,6 +150,38 @@ const comment: CommentThing['data'] = {
   replies: '',
 };
 
+const about: Subreddit = {
+  id: 'test',
+  name: 't5_test',
+  display_name: 'test',
+  url: '/r/test/',
+  subreddit_type: 'public',
+  submission_type: 'any',
+  over18: false,
+};
+const flair: LinkFlair = {
+  id: '7c9c0e8a-0000-4000-8000-000000000001',
+  text: 'Kites',
+  type: 'text',
+  text_editable: false,
+  mod_only: false,
+  richtext: [],
+  text_color: 'dark',
+  background_color: '',
+};
+const requirements: PostRequirements = {
+  body_blacklisted_strings: [],
+  body_restriction_policy: 'none',
+  domain_blacklist: [],
+  domain_whitelist: [],
+  is_flair_required: false,
+  title_blacklisted_strings: [],
+  title_required_strings: [],
+  title_text_max_length: null,
+  title_text_min_length: 10,
+};
+const postListing: LinkListing = { kind: 'Listing', data: { after: null, before: null, children: [] } };
+
 // The answer types the connector reads and the fake writes hold only what Reddit's answers have.
 export const answerChecks: {
   submit: SubmitData[];
@@ -145,6 +189,13 @@ export const answerChecks: {
   lease: LeaseAnswer[];
   comment: CommentThing[];
   token: TokenAnswer[];
+  tree: CommentTree[];
+  info: InfoListing[];
+  me: IdentityAnswer[];
+  about: SubredditThing[];
+  flairs: LinkFlairList[];
+  requirements: PostRequirements[];
+  httpError: HttpErrorAnswer[];
 } = {
   submit: [
     {
@@ -179,11 +230,76 @@ export const answerChecks: {
     // @ts-expect-error expires_in is a number of seconds
     { access_token: 'a', token_type: 'bearer', expires_in: '3600', scope: 'submit' },
   ],
+  tree: [
+    // @ts-expect-error a comment tree is two Listings, the post's and its comments'; not one
+    [{ kind: 'Listing', data: { after: null, before: null, children: [{ kind: 't1', data: comment }] } }],
+    [
+      postListing,
+      // @ts-expect-error a `more` stub's children are the ids left out, a list
+      { kind: 'Listing', data: { after: null, before: null, children: [{ kind: 'more', data: { children: 'c2,c3' } }] } },
+    ],
+  ],
+  info: [
+    {
+      kind: 'Listing',
+      // @ts-expect-error /api/info lists things by fullname; the connector names no account (t2)
+      data: { after: null, before: null, children: [{ kind: 't2', data: comment }] },
+    },
+  ],
+  me: [
+    // @ts-expect-error the identity is the account's fields, unwrapped: no kind/data
+    { kind: 't2', data: { name: 'poster', id: 'u1' } },
+    // @ts-expect-error is_suspended is a boolean
+    { name: 'poster', id: 'u1', is_suspended: 'no' },
+  ],
+  about: [
+    // @ts-expect-error a subreddit is a t5 thing (t2 is an account)
+    { kind: 't2', data: about },
+    // @ts-expect-error submission_type is any, link or self
+    { kind: 't5', data: { ...about, submission_type: 'image' } },
+    // @ts-expect-error over18 is a boolean
+    { kind: 't5', data: { ...about, over18: 'false' } },
+  ],
+  flairs: [
+    // @ts-expect-error link_flair_v2 answers a list of templates, not an object of them
+    { choices: [flair] },
+    // @ts-expect-error a template's id is `id` (the flair_id /api/submit takes); flair_template_id is flairselector's
+    [{ ...flair, flair_template_id: flair.id }],
+  ],
+  requirements: [
+    // @ts-expect-error body_restriction_policy is required, notAllowed or none
+    { ...requirements, body_restriction_policy: 'optional' },
+    // @ts-expect-error a title bound is a number, or null where the subreddit sets none
+    { ...requirements, title_text_max_length: '300' },
+  ],
+  httpError: [
+    // @ts-expect-error `error` is the HTTP status, a number
+    { error: 'Forbidden', message: 'Forbidden', reason: 'private' },
+  ],
 };
 
 /** Reading an answer as the connector does: a field Reddit does not send does not compile. */
-export function answerReads(submit: Answer<SubmitAnswer>, gallery: Answer<GalleryAnswer>, leased: Answer<LeaseAnswer>) {
+export function answerReads(
+  submit: Answer<SubmitAnswer>,
+  gallery: Answer<GalleryAnswer>,
+  leased: Answer<LeaseAnswer>,
+  subreddit: Answer<SubredditThing>,
+  rules: Answer<PostRequirements>,
+  me: Answer<IdentityAnswer>,
+  info: Answer<InfoListing>,
+) {
   return [
+    subreddit.data?.over18,
+    // @ts-expect-error a subreddit's NSFW mark is `over18` (a post's is over_18)
+    subreddit.data?.nsfw,
+    // @ts-expect-error the flair rule is is_flair_required
+    rules.flair_required,
+    me.name,
+    // @ts-expect-error the identity is unwrapped: the name is at the top
+    me.data?.name,
+    info.data?.children?.[0]?.data?.name,
+    // @ts-expect-error a Listing's things are data.children, inside `data`
+    info.children,
     submit.json?.data?.name,
     // @ts-expect-error the errors are json.errors, inside `json`
     submit.errors,
@@ -331,7 +447,7 @@ describe('Reddit published shapes: the gallery submit, the comment, the media le
   });
 });
 
-/** The answer schema of each path the connector reads. */
+/** The answer schema of each path the connector reads (`{article}` standing for a post's id). */
 const ANSWERS: Record<string, TSchema> = {
   '/api/submit': SubmitAnswer,
   '/api/submit_gallery_post.json': GalleryAnswer,
@@ -340,14 +456,23 @@ const ANSWERS: Record<string, TSchema> = {
   '/user/poster/submitted': LinkListing,
   '/user/poster/comments': CommentListing,
   '/api/v1/access_token': TokenAnswer,
+  '/api/v1/me': IdentityAnswer,
+  '/r/test/about': SubredditThing,
+  '/r/test/api/link_flair_v2': LinkFlairList,
+  '/api/v1/test/post_requirements': PostRequirements,
+  '/comments/{article}': CommentTree,
+  '/api/info': InfoListing,
 };
+
+/** A request's path as ANSWERS names it. */
+const answerPath = (path: string) => path.replace(/^\/comments\/[^/]+$/, '/comments/{article}');
 
 /** A fetch for the connector that keeps each of the fake's JSON answers on the paths of ANSWERS. */
 function recording(): { fetch: typeof fetch; answers: { path: string; body: unknown }[] } {
   const answers: { path: string; body: unknown }[] = [];
   const record = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const res = await fetch(input, init);
-    const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+    const path = answerPath(new URL(input instanceof Request ? input.url : String(input)).pathname);
     if (path in ANSWERS) answers.push({ path, body: await res.clone().json() });
     return res;
   };
@@ -361,8 +486,10 @@ function breach(schema: TSchema, body: unknown): string | null {
 }
 
 describe('Reddit published shapes: answers', () => {
-  test('the fake’s answers to the connector’s flows pass the answer schemas (submit, gallery, comment, lease, listings, token)', async () => {
+  test('the fake’s answers to the connector’s flows pass the answer schemas (submit, gallery, comment, lease, listings, token, identity, capabilities, comment tree, info)', async () => {
     const f = await fake();
+    f.subreddits.test = { flairs: [{ id: 'flair-1', text: 'Kites' }], titleMin: 10 };
+    f.tokens.set('edit-token', { user: 'poster', scopes: [...f.tokens.get('good-token')!.scopes, 'edit'] });
     const rec = recording();
     const c = createRedditConnector({
       baseUrl: f.url,
@@ -390,6 +517,16 @@ describe('Reddit published shapes: answers', () => {
     expect(await c.findPublished!(request(reply))).not.toBeNull();
     expect(await c.findPublished!(request())).not.toBeNull();
     await c.refreshCredentials!({ accessToken: 'good-token', refreshToken: 'refresh-1' });
+    const caps = await c.readCapabilities!({ accessToken: 'good-token' }, { subreddit: 'test' });
+    expect(caps.platform === 'REDDIT' && caps.flairs).toEqual([{ id: 'flair-1', text: 'Kites' }]);
+    const ours = f.comments.find((x) => x.author === 'poster')!;
+    f.addComment(f.posts.find((p) => p.name === post.platformPostId)!, 'A reply to it', 'someone', ours);
+    expect((await c.readComments!({ accessToken: 'good-token' }, post)).comments).toHaveLength(2);
+    expect(await c.readMetrics!({ accessToken: 'good-token' }, [post.platformPostId])).toEqual({
+      [post.platformPostId]: { likes: 1, replies: 2 },
+    });
+    await c.deletePublished!({ accessToken: 'edit-token' }, { platformCommentId: ours.name, url: null, post });
+    expect(ours.deleted).toBe(true);
 
     expect([...new Set(rec.answers.map((a) => a.path))].sort()).toEqual(Object.keys(ANSWERS).sort());
     const broken = rec.answers.flatMap(({ path, body }) => {
@@ -399,7 +536,7 @@ describe('Reddit published shapes: answers', () => {
     expect(broken).toEqual([]);
   });
 
-  test('a refusal, a morechildren page and a refused grant pass theirs', async () => {
+  test('a refusal, a morechildren page, a refused grant and a private subreddit’s refused about page pass theirs', async () => {
     const f = await fake();
     expect(breach(RefusalAnswer, (await submit(f, { ...good, sr: 'pics' })).body)).toBeNull();
     const p = f.addPost({ subreddit: 'test', title: 'A thread' });
@@ -420,5 +557,8 @@ describe('Reddit published shapes: answers', () => {
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'no-such-token' }),
     });
     expect(breach(TokenRefusal, await refused.json())).toBeNull();
+    f.subreddits.hidden = { private: true };
+    const closed = await fetch(`${f.url}/r/hidden/about`, { headers: { Authorization: 'Bearer good-token', 'User-Agent': 'test' } });
+    expect([closed.status, breach(HttpErrorAnswer, await closed.json())]).toEqual([403, null]);
   });
 });

@@ -7,7 +7,14 @@
 //   - comments-api: the create body of POST /rest/socialActions/{urn}/comments, a comment, and a
 //     list of them; network-update-social-actions: a post's likes and comments summary;
 // and, under https://learn.microsoft.com/en-us/linkedin/shared/, the error body, paging and the
-// refresh-token answer (each schema names its page).
+// refresh-token answer.
+// What each field rests on is said at its schema, in three kinds: "confirmed" names the page whose
+// text shows the field (post-api-schema?view=li-lms-2026-05, the opening of images-api,
+// api-guide/concepts/error-handling, api-guide/concepts/pagination,
+// authentication/programmatic-refresh-tokens); "from clients" means the page section could not be
+// read here (only a page's opening is on hand: the videos-api, documents-api and comments-api
+// schema tables, the social actions page and the versioning page lie past it) and the field is
+// as public clients of these endpoints send or read it; "unconfirmed" means neither.
 // LinkedIn publishes no typed SDK, so these TypeBox schemas are the contract: platforms/linkedin.ts
 // types the bodies it sends by their Static types and reads each answer as Answer<its type>
 // (platforms/json.ts), and the local fake (test/fakes/linkedin.ts) checks what it receives against
@@ -20,23 +27,34 @@ import { type Static, Type } from '@sinclair/typebox';
 const literals = <const T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const closed = { additionalProperties: false } as const;
 
-/** A member or an organization: who posts, comments, or owns an upload. */
+/**
+ * A member or an organization: who posts, comments, or owns an upload. Confirmed for a post's
+ * author ("Person or Organization URN", post-api-schema); the same for a comment's actor and an
+ * upload's owner from clients.
+ */
 export const ActorUrn = Type.String({ pattern: '^urn:li:(person|organization):' });
 export type ActorUrn = Static<typeof ActorUrn>;
 
-/** Post visibilities the Posts API documents (CONTAINER: a post inside a group or other container). */
+/**
+ * Post visibilities (CONTAINER: a post inside a group or other container). Unconfirmed: the
+ * visibility row of post-api-schema lies past the part read here.
+ */
 export const VISIBILITIES = ['PUBLIC', 'CONNECTIONS', 'LOGGED_IN', 'CONTAINER'] as const;
 export const Visibility = literals(VISIBILITIES);
 export type Visibility = Static<typeof Visibility>;
 
-/** The image, video or document of a single-media post (a document needs its title). */
+/**
+ * The image, video or document of a single-media post (a document needs its title): `id`, `title`,
+ * `altText` and its 4086-character limit are unconfirmed (post-api-schema's content rows lie past
+ * the part read here; clients send `id`, `title` and `altText`).
+ */
 export const MediaContent = Type.Object(
   { id: Type.String(), title: Type.Optional(Type.String()), altText: Type.Optional(Type.String({ maxLength: 4086 })) },
   closed,
 );
 export type MediaContent = Static<typeof MediaContent>;
 
-/** An article (link) post. */
+/** An article (link) post: `source`, `title`, `description`, `thumbnail`, `thumbnailAltText`, unconfirmed. */
 export const ArticleContent = Type.Object(
   {
     source: Type.String(),
@@ -49,7 +67,11 @@ export const ArticleContent = Type.Object(
 );
 export type ArticleContent = Static<typeof ArticleContent>;
 
-/** A multi-image post: 2 to 20 images. */
+/**
+ * A multi-image post: 2 to 20 images. The content type is confirmed (posts-api's table of content
+ * types lists MultiImage, organic only); `images[].id`, `altText` and the 2-to-20 bounds are from
+ * clients.
+ */
 export const MultiImageContent = Type.Object(
   {
     images: Type.Array(Type.Object({ id: Type.String(), altText: Type.Optional(Type.String({ maxLength: 4086 })) }, closed), {
@@ -61,18 +83,25 @@ export const MultiImageContent = Type.Object(
 );
 export type MultiImageContent = Static<typeof MultiImageContent>;
 
-/** A post's content: one of media, multiImage or article. */
+/** A post's content: one of media, multiImage or article (post-api-schema: `content` is optional; its members unconfirmed). */
 export const PostContent = Type.Object(
   { media: Type.Optional(MediaContent), multiImage: Type.Optional(MultiImageContent), article: Type.Optional(ArticleContent) },
   closed,
 );
 export type PostContent = Static<typeof PostContent>;
 
-/** The body of `POST /rest/posts`. */
+/**
+ * The body of `POST /rest/posts`. Confirmed from post-api-schema (li-lms-2026-05): `author`
+ * (required on create), `commentary` (little text, required), and the optional `adContext`,
+ * `container` (URN), `content`, `contentLandingPage` (URL) and `contentCallToActionLabel` (an enum
+ * the page lists, APPLY, DOWNLOAD, VIEW_QUOTE and more past the part read here, so a string here).
+ * Unconfirmed, being past that part: `visibility`, `distribution` and its three fields,
+ * `lifecycleState`, `isReshareDisabledByAuthor`, `reshareContext`.
+ */
 export const PostBody = Type.Object(
   {
     author: ActorUrn,
-    commentary: Type.Optional(Type.String()),
+    commentary: Type.String(),
     visibility: Visibility,
     distribution: Type.Object(
       {
@@ -95,15 +124,36 @@ export const PostBody = Type.Object(
 );
 export type PostBody = Static<typeof PostBody>;
 
-/** The body of `POST /rest/images?action=initializeUpload`. */
-export const InitializeImageUploadBody = Type.Object({ initializeUploadRequest: Type.Object({ owner: ActorUrn }, closed) }, closed);
+/**
+ * The body of `POST /rest/images?action=initializeUpload`: the owner, and, to file the image in an
+ * ad account's media library, `mediaLibraryMetadata` (the sponsored account and the asset's name).
+ * From clients: the images-api section that lists them lies past the part read here.
+ */
+export const InitializeImageUploadBody = Type.Object(
+  {
+    initializeUploadRequest: Type.Object(
+      {
+        owner: ActorUrn,
+        mediaLibraryMetadata: Type.Optional(
+          Type.Object({ associatedAccount: Type.String({ pattern: '^urn:li:sponsoredAccount:' }), assetName: Type.String() }, closed),
+        ),
+      },
+      closed,
+    ),
+  },
+  closed,
+);
 export type InitializeImageUploadBody = Static<typeof InitializeImageUploadBody>;
 
-/** The body of `POST /rest/documents?action=initializeUpload`. */
+/** The body of `POST /rest/documents?action=initializeUpload`: the owner, from clients (documents-api's request table was not read here). */
 export const InitializeDocumentUploadBody = Type.Object({ initializeUploadRequest: Type.Object({ owner: ActorUrn }, closed) }, closed);
 export type InitializeDocumentUploadBody = Static<typeof InitializeDocumentUploadBody>;
 
-/** The body of `POST /rest/videos?action=initializeUpload`: the file's size, and whether captions and a thumbnail follow. */
+/**
+ * The body of `POST /rest/videos?action=initializeUpload`: the owner, the file's size, and whether
+ * captions and a thumbnail follow. From clients (videos-api's request table was not read here);
+ * whether the page also takes a media-library field here is unconfirmed.
+ */
 export const InitializeVideoUploadBody = Type.Object(
   {
     initializeUploadRequest: Type.Object(
@@ -120,7 +170,7 @@ export const InitializeVideoUploadBody = Type.Object(
 );
 export type InitializeVideoUploadBody = Static<typeof InitializeVideoUploadBody>;
 
-/** The body of `POST /rest/videos?action=finalizeUpload`: each uploaded part's ETag, in order. */
+/** The body of `POST /rest/videos?action=finalizeUpload`: the video, the upload token, each uploaded part's ETag in order. From clients. */
 export const FinalizeVideoUploadBody = Type.Object(
   {
     finalizeUploadRequest: Type.Object(
@@ -136,6 +186,10 @@ export type FinalizeVideoUploadBody = Static<typeof FinalizeVideoUploadBody>;
  * The body of `POST /rest/socialActions/{urn}/comments`: a comment on `object` (the post), or,
  * with `parentComment`, a reply to that comment. The message is text with attributes (mentions),
  * not little text; `content` (media entities) is not checked beyond being a list of objects.
+ * From clients: `actor`, `message` (text, with attributes), `content` (a list of media entities)
+ * and `parentComment` as a client quoting the create-comment section of
+ * network-update-social-actions lists them, and `object` as clients send it; comments-api's own
+ * table lies past the part read here.
  */
 export const CommentBody = Type.Object(
   {
@@ -164,12 +218,13 @@ const open = { additionalProperties: true } as const;
 const Millis = Type.Integer();
 
 /**
- * The error body of every REST call. `status`, `message` and `serviceErrorCode` are the shared
- * error-handling page's (https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/error-handling);
- * `code` is the symbolic code the versioning page shows (NONEXISTENT_VERSION, VERSION_MISSING).
- * `errorDetailType` and `errorDetails.inputErrors` (a validation failure's field path,
- * description and code, e.g. DUPLICATE_POST, UNRECOGNIZED_FIELD) come from LinkedIn's 422 answers
- * as the connector reads them; no documentation page found lists them.
+ * The error body of every REST call. Confirmed: `status`, `message` and `serviceErrorCode`
+ * (https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/error-handling, its sample
+ * response and field list). Unconfirmed: `code`, the symbolic code (NONEXISTENT_VERSION,
+ * VERSION_MISSING) the versioning page's errors carry, past the part read here; and
+ * `errorDetailType` and `errorDetails.inputErrors` (a validation failure's field path, description
+ * and code, e.g. DUPLICATE_POST, UNRECOGNIZED_FIELD), which are as the connector reads LinkedIn's
+ * 422 answers and which no page found lists.
  */
 export const RestliError = Type.Object(
   {
@@ -202,7 +257,11 @@ export const RestliError = Type.Object(
 );
 export type RestliError = Static<typeof RestliError>;
 
-/** A collection's paging (https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/pagination); `total` where the finder counts. */
+/**
+ * A collection's paging. Confirmed: `start` and `count`
+ * (https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/pagination, its sample
+ * responses). Unconfirmed: `total` (where the finder counts) and `links`, which that page does not show.
+ */
 export const Paging = Type.Object(
   {
     start: Type.Integer({ minimum: 0 }),
@@ -214,12 +273,17 @@ export const Paging = Type.Object(
 );
 export type Paging = Static<typeof Paging>;
 
-/** An uploaded image's, video's or document's state: a post may reference it once AVAILABLE. */
+/**
+ * An uploaded image's, video's or document's state: a post may reference it once AVAILABLE. The
+ * four values are from clients (an image's status as a connector for these APIs documents it;
+ * video clients poll WAITING_UPLOAD, PROCESSING, AVAILABLE, PROCESSING_FAILED); the pages' status
+ * rows lie past the part read here.
+ */
 export const ASSET_STATUSES = ['WAITING_UPLOAD', 'PROCESSING', 'AVAILABLE', 'PROCESSING_FAILED'] as const;
 export const AssetStatus = literals(ASSET_STATUSES);
 export type AssetStatus = Static<typeof AssetStatus>;
 
-/** The answer of `POST /rest/images?action=initializeUpload` (images-api): where to PUT the file, and the image's URN. */
+/** The answer of `POST /rest/images?action=initializeUpload` (images-api): where to PUT the file, until when, and the image's URN. From clients. */
 export const InitializeImageUploadAnswer = Type.Object(
   {
     value: Type.Object({ uploadUrlExpiresAt: Millis, uploadUrl: Type.String(), image: Type.String({ pattern: '^urn:li:image:' }) }, open),
@@ -228,7 +292,7 @@ export const InitializeImageUploadAnswer = Type.Object(
 );
 export type InitializeImageUploadAnswer = Static<typeof InitializeImageUploadAnswer>;
 
-/** The answer of `POST /rest/documents?action=initializeUpload` (documents-api): where to PUT the file, and the document's URN. */
+/** The answer of `POST /rest/documents?action=initializeUpload` (documents-api): where to PUT the file, until when, and the document's URN. From clients. */
 export const InitializeDocumentUploadAnswer = Type.Object(
   {
     value: Type.Object(
@@ -243,7 +307,8 @@ export type InitializeDocumentUploadAnswer = Static<typeof InitializeDocumentUpl
 /**
  * The answer of `POST /rest/videos?action=initializeUpload` (videos-api): the video's URN, one
  * upload URL per byte range (firstByte to lastByte, inclusive), the token finalizeUpload takes
- * back, and the captions and thumbnail upload URLs when those were asked for.
+ * back, and the captions and thumbnail upload URLs when those were asked for. From clients, every
+ * field (`uploadUrlsExpireAt` plural, once for all the URLs).
  */
 export const InitializeVideoUploadAnswer = Type.Object(
   {
@@ -265,7 +330,13 @@ export const InitializeVideoUploadAnswer = Type.Object(
 );
 export type InitializeVideoUploadAnswer = Static<typeof InitializeVideoUploadAnswer>;
 
-/** `GET /rest/images/{urn}` (images-api): the image's owner and state, and where to fetch it once AVAILABLE. */
+/**
+ * `GET /rest/images/{urn}` (images-api): the image's owner and state, and where to fetch it once
+ * AVAILABLE. Confirmed from the schema table at the opening of images-api: `aspectRatioHeight`
+ * and `aspectRatioWidth` (floats, both present or both absent, absent until the image is
+ * available), `downloadUrl` (absent until available) and `downloadUrlExpiresAt` (epoch
+ * milliseconds). From clients: `id`, `owner`, `status`.
+ */
 export const Image = Type.Object(
   {
     id: Type.String({ pattern: '^urn:li:image:' }),
@@ -280,7 +351,11 @@ export const Image = Type.Object(
 );
 export type Image = Static<typeof Image>;
 
-/** `GET /rest/documents/{urn}` (documents-api): the document's owner and state, and where to fetch it once AVAILABLE. */
+/**
+ * `GET /rest/documents/{urn}` (documents-api): the document's owner and state, and where to fetch
+ * it once AVAILABLE. `id`, `owner`, `status` from clients; `downloadUrl` and
+ * `downloadUrlExpiresAt` unconfirmed for documents (named as images-api names them).
+ */
 export const Document = Type.Object(
   {
     id: Type.String({ pattern: '^urn:li:document:' }),
@@ -295,8 +370,11 @@ export type Document = Static<typeof Document>;
 
 /**
  * `GET /rest/videos/{urn}` (videos-api): the video's owner and state, its length and shape once
- * processed, and why processing failed (processingFailureReason, a free text). That last field is
- * as the connector reads it: the page's schema table could not be read here to confirm it.
+ * processed, and why processing failed (processingFailureReason, a free text). From clients:
+ * `id`, `owner`, `status`, and `processingFailureReason` (one client reads it on
+ * PROCESSING_FAILED). Unconfirmed: `downloadUrl`, `downloadUrlExpiresAt`, `duration`,
+ * `aspectRatioHeight`, `aspectRatioWidth`, `thumbnail`; the videos-api schema table lies past the
+ * part read here.
  */
 export const Video = Type.Object(
   {
@@ -315,7 +393,7 @@ export const Video = Type.Object(
 );
 export type Video = Static<typeof Video>;
 
-/** A post's lifecycle as post-api-schema lists it (a post read back may be in any of them). */
+/** A post's lifecycle (a post read back may be in any of them). Unconfirmed: post-api-schema's lifecycleState row lies past the part read here. */
 export const LifecycleState = literals(['PUBLISHED', 'DRAFT', 'PUBLISH_REQUESTED', 'PUBLISH_FAILED']);
 export type LifecycleState = Static<typeof LifecycleState>;
 
@@ -323,13 +401,16 @@ export type LifecycleState = Static<typeof LifecycleState>;
  * A post as `GET /rest/posts/{urn}` and the author finder (`GET /rest/posts?q=author`) return it
  * (posts-api, post-api-schema): the fields sent, its id (urn:li:share:… or urn:li:ugcPost:…) and
  * its times. `POST /rest/posts` answers 201 with the new post's URN in the `x-restli-id` header
- * and no body; the connector reads a body's `id`, should one come, as this type's.
+ * and no body; the connector reads a body's `id`, should one come, as this type's. Confirmed as
+ * for PostBody: `author`, `commentary` (required). Unconfirmed: `id`, `visibility`,
+ * `distribution`, `lifecycleState`, `isReshareDisabledByAuthor`, the content members,
+ * `createdAt`, `publishedAt`, `lastModifiedAt`.
  */
 export const Post = Type.Object(
   {
     id: Type.String(),
     author: ActorUrn,
-    commentary: Type.Optional(Type.String()),
+    commentary: Type.String(),
     visibility: Visibility,
     distribution: Type.Object(
       {
@@ -373,15 +454,20 @@ export const Post = Type.Object(
 );
 export type Post = Static<typeof Post>;
 
-/** The answer of the author finder, `GET /rest/posts?q=author` (posts-api): the author's posts, newest first. */
+/** The answer of the author finder, `GET /rest/posts?q=author` (posts-api): the author's posts, newest first, as a collection (paging, elements). */
 export const PostsList = Type.Object({ paging: Paging, elements: Type.Array(Post) }, open);
 export type PostsList = Static<typeof PostsList>;
 
-/** Who did something, and when (a Rest.li AuditStamp: `created`, `lastModified`). */
+/**
+ * Who did something, and when (a Rest.li AuditStamp: `created`, `lastModified`). `actor` and `time`
+ * (epoch milliseconds) confirmed as a comment carries them in the socialActions/comments activity
+ * of https://learn.microsoft.com/en-us/linkedin/compliance/integrations/compliance-events/resource-references/socialactions;
+ * `impersonator` unconfirmed.
+ */
 export const AuditStamp = Type.Object({ actor: Type.String(), time: Millis, impersonator: Type.Optional(Type.String()) }, open);
 export type AuditStamp = Static<typeof AuditStamp>;
 
-/** Likes on a post or comment (comments-api, network-update-social-actions). */
+/** Likes on a post or comment (comments-api, network-update-social-actions). Unconfirmed, every field: those tables lie past the part read here. */
 export const LikesSummary = Type.Object(
   {
     totalLikes: Type.Integer({ minimum: 0 }),
@@ -393,7 +479,7 @@ export const LikesSummary = Type.Object(
 );
 export type LikesSummary = Static<typeof LikesSummary>;
 
-/** Comments on a post or comment: the first-level ones, and all of them with their replies. */
+/** Comments on a post or comment: the first-level ones, and all of them with their replies. Unconfirmed, every field. */
 export const CommentsSummary = Type.Object(
   {
     totalFirstLevelComments: Type.Integer({ minimum: 0 }),
@@ -404,7 +490,7 @@ export const CommentsSummary = Type.Object(
 );
 export type CommentsSummary = Static<typeof CommentsSummary>;
 
-/** `GET /rest/socialActions/{urn}` (network-update-social-actions): the post's likes and comments. */
+/** `GET /rest/socialActions/{urn}` (network-update-social-actions): the post's likes and comments. Unconfirmed, every field. */
 export const SocialActions = Type.Object(
   { target: Type.Optional(Type.String()), likesSummary: LikesSummary, commentsSummary: CommentsSummary },
   open,
@@ -415,7 +501,11 @@ export type SocialActions = Static<typeof SocialActions>;
  * A comment (comments-api): its id and URN (urn:li:comment:({thread},{id})), who wrote it, on what
  * (`object`, the post; `parentComment` for a reply), its message and media, when, and its likes
  * and replies. `POST /rest/socialActions/{urn}/comments` answers 201 with the comment's id in the
- * `x-restli-id` header and the comment in the body.
+ * `x-restli-id` header and the comment in the body. Confirmed by the socialActions/comments
+ * activity the compliance events page shows (a comment as stored: `id`, `actor`, `object`,
+ * `message` with `text` and `attributes`, `created`, `lastModified`). From clients: `content`,
+ * `parentComment` as in CommentBody. Unconfirmed: `commentUrn`, `agent`, `likesSummary`,
+ * `commentsSummary` (comments-api's table lies past the part read here).
  */
 export const Comment = Type.Object(
   {
@@ -444,7 +534,9 @@ export type CommentsList = Static<typeof CommentsList>;
  * The answer of `POST https://www.linkedin.com/oauth/v2/accessToken` with grant_type=refresh_token
  * (https://learn.microsoft.com/en-us/linkedin/shared/authentication/programmatic-refresh-tokens):
  * the new access token and its lifetime in seconds, the refresh token (not rotated) with what is
- * left of its lifetime, and the granted scopes.
+ * left of its lifetime, and the granted scopes. Confirmed from that page: `access_token`,
+ * `refresh_token` and `refresh_token_expires_in` (seconds left, the refresh token keeping its
+ * first lifetime). Unconfirmed there: `expires_in` and `scope`, the rest of its sample response.
  */
 export const AccessTokenAnswer = Type.Object(
   {

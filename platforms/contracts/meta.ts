@@ -1,13 +1,13 @@
-// The parameters of Graph's create edges and the answers the connectors read, as Graph's
-// reference pages describe them (each schema names its page): Facebook Pages and Instagram at the
-// Graph version platforms/api-versions.ts names (API_VERSIONS.FACEBOOK, which Instagram shares),
-// Threads at v1.0 (API_VERSIONS.THREADS). Meta publishes no typed SDK for these APIs, so these
-// TypeBox schemas are the contract: the connectors (platforms/meta/facebook.ts, instagram.ts,
-// threads.ts) type the parameters they send by their Static types and read the answers as
-// `Answer<…>` of them, and the local fake (test/fakes/meta.ts) checks what it receives against
-// them at run time, refuses a request that breaks them as Graph does (400, an OAuthException with
-// Graph error code 100: "Param … has an invalid value", "The parameter … is required"), and builds
-// its answers as their Static types.
+// The parameters of Graph's create, comment and moderation edges and the answers the connectors
+// read, as Graph's reference pages describe them (each schema names its page): Facebook Pages and
+// Instagram at the Graph version platforms/api-versions.ts names (API_VERSIONS.FACEBOOK, which
+// Instagram shares), Threads at v1.0 (API_VERSIONS.THREADS). Meta publishes no typed SDK for these
+// APIs, so these TypeBox schemas are the contract: the connectors (platforms/meta/facebook.ts,
+// instagram.ts, threads.ts, graph.ts) type the parameters they send by their Static types and read
+// the answers as `Answer<…>` of them, and the local fake (test/fakes/meta.ts) checks what it
+// receives against them at run time, refuses a request that breaks them as Graph does (400, an
+// OAuthException with Graph error code 100: "Param … has an invalid value", "The parameter … is
+// required"), and builds its answers as their Static types.
 // Graph reads every parameter as a string (a form, a query or a JSON body), so each is typed as
 // the string it takes: a boolean "true" or "false", an enumeration its documented values, a URL
 // absolute, an offset digits. The schemas are open at run time: every request also carries the
@@ -96,6 +96,67 @@ export type ThreadsParams = Static<typeof ThreadsParams>;
  */
 export const PublishParams = Type.Object({ creation_id: Type.String({ minLength: 1 }) }, open);
 export type PublishParams = Static<typeof PublishParams>;
+
+/**
+ * POST /{object-id}/comments, a comment under a Page post or a reply under a comment
+ * (https://developers.facebook.com/docs/graph-api/reference/object/comments#publish): its text
+ * (`message`) or an attachment (`attachment_id`, a photo uploaded unpublished;
+ * `attachment_url`, an image or GIF at a URL; `attachment_share_url`, a GIF's share URL), at
+ * least one of them.
+ */
+export const PageCommentParams = Type.Object({ message: str, attachment_id: str, attachment_url: url, attachment_share_url: url }, open);
+export type PageCommentParams = Static<typeof PageCommentParams>;
+
+/**
+ * POST /{comment-id} (https://developers.facebook.com/docs/graph-api/reference/comment#updating):
+ * `is_hidden` "true" hides the comment from everyone but its author and the Page's admins, "false"
+ * shows it again; `message` and the attachments (as PageCommentParams') edit a comment of the
+ * token's own.
+ */
+export const PageCommentUpdateParams = Type.Object(
+  { is_hidden: bool, message: str, attachment_id: str, attachment_url: url, attachment_share_url: url },
+  open,
+);
+export type PageCommentUpdateParams = Static<typeof PageCommentUpdateParams>;
+
+/**
+ * POST /{ig-media-id}/comments
+ * (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media/comments#creating)
+ * and POST /{ig-comment-id}/replies (…/reference/ig-comment/replies#creating): the comment's
+ * text, required.
+ */
+export const IgCommentParams = Type.Object({ message: Type.String() }, open);
+export type IgCommentParams = Static<typeof IgCommentParams>;
+
+const requiredBool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
+
+/**
+ * POST /{ig-comment-id}
+ * (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-comment#updating):
+ * `hide`, required: "true" hides the comment from everyone but its author, "false" shows it again.
+ */
+export const IgCommentUpdateParams = Type.Object({ hide: requiredBool }, open);
+export type IgCommentUpdateParams = Static<typeof IgCommentUpdateParams>;
+
+/**
+ * POST /{threads-reply-id}/manage_reply (https://developers.facebook.com/docs/threads/reference/reply-management,
+ * https://developers.facebook.com/docs/threads/reply-management): `hide`, required: "true" hides
+ * a top-level reply (and the replies under it), "false" shows it again. A reply itself is a
+ * container with ThreadsParams' `reply_to_id`.
+ */
+export const ThreadsManageReplyParams = Type.Object({ hide: requiredBool }, open);
+export type ThreadsManageReplyParams = Static<typeof ThreadsManageReplyParams>;
+
+/**
+ * DELETE /{comment-id} (https://developers.facebook.com/docs/graph-api/reference/comment#deleting),
+ * DELETE /{ig-comment-id}
+ * (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-comment#deleting)
+ * and DELETE /{threads-media-id} (https://developers.facebook.com/docs/threads/posts/delete-posts):
+ * no parameter beside the token. The type takes none (a Static of an empty object would take
+ * any object).
+ */
+export const DeleteParams = Type.Object({}, open);
+export type DeleteParams = Static<typeof DeleteParams> & Record<string, never>;
 
 // ---- Answers ------------------------------------------------------------------------------
 // The bodies Graph answers with, as the same reference pages describe them: only the fields the

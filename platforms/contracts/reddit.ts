@@ -10,10 +10,13 @@
 //     share.
 //   - the answers the connector reads (the api_type=json answers of submit, the gallery submit,
 //     comment and morechildren, the media lease, the account's submissions and comments as
-//     Listings, the token endpoint), each schema naming where its fields are written down: the
-//     JSON reference of Reddit's own wiki (https://github.com/reddit-archive/reddit/wiki/JSON),
-//     Reddit's open-sourced server (reddit-archive/reddit, r2/r2/controllers/api.py), its OAuth2
-//     wiki page, or PRAW where no page of Reddit's covers them.
+//     Listings, a post's comment tree, /api/info, the account's identity, a subreddit's about
+//     page, link flairs and post requirements, an HTTP error's body, the token endpoint), each
+//     schema naming where its fields are written down: the API reference, the JSON reference of
+//     Reddit's own wiki (https://github.com/reddit-archive/reddit/wiki/JSON), Reddit's
+//     open-sourced server (reddit-archive/reddit: r2/r2/controllers/api.py, the JSON templates of
+//     r2/r2/lib/jsontemplates.py), its OAuth2 wiki page, or PRAW where no page of Reddit's covers
+//     them; a field only other clients' code names says which.
 // Reddit publishes no typed SDK, so these TypeBox schemas are the contract: platforms/reddit.ts
 // types the fields it sends by their Static types (a form's before it is url-encoded) and reads
 // each answer as Answer<its type> (platforms/json.ts), and the local fake (test/fakes/reddit.ts)
@@ -243,7 +246,8 @@ const listing = <T extends TSchema>(thing: T) =>
  * A comment (t1) as the JSON wiki's "comment" has it, with the thing's `id` and `name`, and
  * `created_utc` in Unix seconds; `replies` its replies' Listing, or "" when it has none (the
  * Listing's things are left untyped here). `permalink` is in Reddit's answers though the wiki,
- * which predates it, does not name it; the connector reads it.
+ * which predates it, does not name it; the connector reads it. `depth` (its level in a comment
+ * tree, 0 at the top) comes with a tree's comments in Reddit's answers; no written source names it.
  */
 export const Comment = Type.Object(
   {
@@ -257,6 +261,7 @@ export const Comment = Type.Object(
     permalink: Type.String(),
     created_utc: Type.Number(),
     score: Type.Integer(),
+    depth: Type.Optional(Type.Integer()),
     replies: Type.Union([Type.Literal(''), listing(Type.Unknown())]),
   },
   open,
@@ -333,6 +338,177 @@ export type LinkListing = Static<typeof LinkListing>;
 /** GET /user/{name}/comments (https://www.reddit.com/dev/api/#GET_user_{username}_{where}): a Listing of t1s. */
 export const CommentListing = listing(CommentThing);
 export type CommentListing = Static<typeof CommentListing>;
+
+/**
+ * GET /comments/{article} (https://www.reddit.com/dev/api/#GET_comments_{article}): two Listings,
+ * the post (one t3) and its comment tree, whose things are comments (t1, each with its replies)
+ * and `more` stubs. The reference describes no answer; the pair is what PRAW's Submission reads
+ * (its _fetch takes the submission from the first Listing and the comments from the second).
+ */
+export const TreeListing = listing(Type.Union([CommentThing, MoreThing]));
+export type TreeListing = Static<typeof TreeListing>;
+export const CommentTree = Type.Tuple([LinkListing, TreeListing]);
+export type CommentTree = Static<typeof CommentTree>;
+
+/**
+ * GET /api/info (https://www.reddit.com/dev/api/#GET_api_info): a Listing of the things named by
+ * fullname that Reddit has (links, comments and subreddits; one it does not have is left out). The
+ * connector names submissions (t3) and comments (t1) only, so those are the things typed here.
+ */
+export const InfoListing = listing(Type.Union([LinkThing, CommentThing]));
+export type InfoListing = Static<typeof InfoListing>;
+
+/**
+ * GET /api/v1/me (https://www.reddit.com/dev/api/#GET_api_v1_me, "the identity of the user"): the
+ * account's fields, unwrapped (no kind/data), as r2's IdentityJsonTemplate writes them: `name` the
+ * username, `id` (base 36; t2_ + id is its fullname), `created_utc`, the karma counts, and, for the
+ * account itself, `is_suspended`. The JSON wiki's "account" names all of them but is_suspended.
+ */
+export const IdentityAnswer = Type.Object(
+  {
+    name: Type.String(),
+    id: Type.String(),
+    created_utc: Type.Optional(Type.Number()),
+    link_karma: Type.Optional(Type.Integer()),
+    comment_karma: Type.Optional(Type.Integer()),
+    has_verified_email: Type.Optional(Type.Boolean()),
+    is_gold: Type.Optional(Type.Boolean()),
+    is_mod: Type.Optional(Type.Boolean()),
+    is_suspended: Type.Optional(Type.Boolean()),
+  },
+  open,
+);
+export type IdentityAnswer = Static<typeof IdentityAnswer>;
+
+/** A subreddit's `submission_type` (the JSON wiki's "subreddit"): the kinds of post it takes. */
+export const SUBMISSION_TYPES = ['any', 'link', 'self'] as const;
+
+/**
+ * A subreddit (t5) as GET /r/{sr}/about (https://www.reddit.com/dev/api/#GET_r_{subreddit}_about)
+ * sends it: the JSON wiki's "subreddit" and r2's SubredditJsonTemplate name `display_name` (its
+ * name without r/), `url` (/r/{name}/), `subreddit_type` (public, private, restricted, …),
+ * `submission_type` (any, link or self), `over18` and `user_is_banned`, `user_is_contributor`,
+ * `user_is_moderator` (null where the user may not see the subreddit), with the thing's `id` and
+ * `name` (t5_…). `display_name_prefixed`, `allow_images`, `allow_videos`, `allow_galleries`,
+ * `link_flair_enabled` and `can_assign_link_flair` are in Reddit's answers and named only by
+ * other clients' code (snuze's API reference, compiled from Reddit's answers, and the subreddit
+ * types of JavaScript and Rust clients).
+ */
+export const Subreddit = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    display_name: Type.String(),
+    display_name_prefixed: Type.Optional(Type.String()),
+    url: Type.String(),
+    subreddit_type: Type.String(),
+    submission_type: literals(SUBMISSION_TYPES),
+    over18: Type.Boolean(),
+    allow_images: Type.Optional(Type.Boolean()),
+    allow_videos: Type.Optional(Type.Boolean()),
+    allow_galleries: Type.Optional(Type.Boolean()),
+    link_flair_enabled: Type.Optional(Type.Boolean()),
+    can_assign_link_flair: Type.Optional(Type.Boolean()),
+    user_is_banned: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    user_is_contributor: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    user_is_moderator: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  },
+  open,
+);
+export type Subreddit = Static<typeof Subreddit>;
+export const SubredditThing = Type.Object({ kind: Type.Literal('t5'), data: Subreddit }, open);
+export type SubredditThing = Static<typeof SubredditThing>;
+
+/**
+ * One link flair template of GET /r/{sr}/api/link_flair_v2
+ * (https://www.reddit.com/dev/api/#GET_api_link_flair_v2, "a list of available link
+ * flair": the reference describes no fields). Its fields are named only by other clients' code:
+ * `id` (the template id /api/submit takes as flair_id), `text`, `type` (text or richtext),
+ * `text_editable`, `mod_only`, `richtext` (its parts, left untyped here), `text_color`,
+ * `background_color` (Reddit.NET's FlairV2); `allowable_content`, `max_emojis` and `css_class`
+ * (Devvit's FlairTemplate and other clients' flair types).
+ */
+export const LinkFlair = Type.Object(
+  {
+    id: Type.String(),
+    text: Type.String(),
+    type: Type.String(),
+    text_editable: Type.Boolean(),
+    mod_only: Type.Boolean(),
+    richtext: Type.Array(Type.Object({}, open)),
+    text_color: Type.String(),
+    background_color: Type.String(),
+    allowable_content: Type.Optional(Type.String()),
+    max_emojis: Type.Optional(Type.Integer()),
+    css_class: Type.Optional(Type.String()),
+  },
+  open,
+);
+export type LinkFlair = Static<typeof LinkFlair>;
+export const LinkFlairList = Type.Array(LinkFlair);
+export type LinkFlairList = Static<typeof LinkFlairList>;
+
+/** post_requirements' `body_restriction_policy`: a text post's body required, not allowed, or optional. */
+export const BODY_RESTRICTION_POLICIES = ['required', 'notAllowed', 'none'] as const;
+/** A number a subreddit may set, null where it sets none. */
+const Bound = Type.Union([Type.Integer(), Type.Null()]);
+const Strings = Type.Array(Type.String());
+
+/**
+ * GET /api/v1/{sr}/post_requirements
+ * (https://www.reddit.com/dev/api/#GET_api_v1_{subreddit}_post_requirements): the rules a
+ * subreddit's moderators set for a post. The reference lists `body_blacklisted_strings`,
+ * `body_restriction_policy` (required, notAllowed or none), `domain_blacklist`,
+ * `domain_whitelist`, `is_flair_required`, `title_blacklisted_strings`,
+ * `title_required_strings`, `title_text_max_length` and `title_text_min_length` (null where the
+ * subreddit sets no bound, in Reddit's answers), calling its list non-exhaustive; the others are
+ * in Reddit's answers and named only by other clients' code (snoots' PostRequirements).
+ */
+export const PostRequirements = Type.Object(
+  {
+    body_blacklisted_strings: Strings,
+    body_restriction_policy: literals(BODY_RESTRICTION_POLICIES),
+    domain_blacklist: Strings,
+    domain_whitelist: Strings,
+    is_flair_required: Type.Boolean(),
+    title_blacklisted_strings: Strings,
+    title_required_strings: Strings,
+    title_text_max_length: Bound,
+    title_text_min_length: Bound,
+    body_regexes: Type.Optional(Strings),
+    body_required_strings: Type.Optional(Strings),
+    body_text_max_length: Type.Optional(Bound),
+    body_text_min_length: Type.Optional(Bound),
+    title_regexes: Type.Optional(Strings),
+    gallery_captions_requirement: Type.Optional(Type.String()),
+    gallery_max_items: Type.Optional(Bound),
+    gallery_min_items: Type.Optional(Bound),
+    gallery_urls_requirement: Type.Optional(Type.String()),
+    guidelines_display_policy: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    guidelines_text: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    link_repost_age: Type.Optional(Bound),
+    link_restriction_policy: Type.Optional(Type.String()),
+  },
+  open,
+);
+export type PostRequirements = Static<typeof PostRequirements>;
+
+/**
+ * The body of an HTTP error (r2's ErrorController, r2/r2/controllers/error.py): `error` the HTTP
+ * status and `message` its text; a refusal Reddit names (r2/r2/lib/errors.py, reddit_http_error)
+ * adds `reason`, its code, and `explanation`. Reddit's refusal of a subreddit's about page
+ * carries such a `reason` (e.g. private); which codes it sends there no written source lists.
+ */
+export const HttpErrorAnswer = Type.Object(
+  {
+    error: Type.Integer(),
+    message: Type.Optional(Type.String()),
+    reason: Type.Optional(Type.String()),
+    explanation: Type.Optional(Type.String()),
+  },
+  open,
+);
+export type HttpErrorAnswer = Static<typeof HttpErrorAnswer>;
 
 /**
  * POST /api/media/asset.json's answer, the upload lease (the reference does not list it; PRAW's

@@ -4,9 +4,10 @@
 // The `link` option is the text post's link preview, or the end of the text beside media.
 // A first comment → POST /{post-id}/comments, as the Page; a reply to a comment → POST
 // /{comment-id}/comments. A comment is hidden or shown again with POST /{comment-id} is_hidden,
-// and a reply of the Page's deleted with DELETE /{comment-id}. The parameters of feed, photos and
-// videos are typed by Graph's documented ones, and Graph's answers are read as the documented
-// shapes, any part of which may be missing (platforms/contracts/meta.ts, `Answer<…>`).
+// and a reply of the Page's deleted with DELETE /{comment-id}. The parameters of feed, photos,
+// videos, comments and the comment update are typed by Graph's documented ones, and Graph's
+// answers are read as the documented shapes, any part of which may be missing
+// (platforms/contracts/meta.ts, `Answer<…>`).
 import {
   PlatformError,
   type CommentsRead,
@@ -21,6 +22,8 @@ import type { FacebookOptions } from '../options.ts';
 import type {
   GraphCreated,
   PageComment,
+  PageCommentParams,
+  PageCommentUpdateParams,
   PageFeedAttachedMedia,
   PageFeedParams,
   PagePhotoCreated,
@@ -212,7 +215,8 @@ export function createFacebookConnector(opts: FacebookConnectorOptions = {}): Co
     async hideComment(credentials, target, hidden, signal): Promise<void> {
       const { token } = account(credentials);
       const id = target.platformCommentId;
-      expectSuccess(P, `hide ${id}`, await graph.post(`/${id}`, { is_hidden: String(hidden) }, token, signal));
+      const params: PageCommentUpdateParams = { is_hidden: hidden ? 'true' : 'false' };
+      expectSuccess(P, `hide ${id}`, await graph.post(`/${id}`, params, token, signal));
     },
 
     /**
@@ -262,7 +266,8 @@ function messageOf(req: PublishRequest): string {
  */
 async function comment(graph: GraphClient, web: string, token: string, req: PublishRequest, post: PostRef): Promise<PublishResult> {
   if (req.media.length) throw new PlatformError('permanent', 'Facebook: a comment carries no attachments');
-  const created = (await graph.post(`/${post.platformPostId}/comments`, { message: req.text }, token, req.signal)) as Answer<GraphCreated>;
+  const params: PageCommentParams = { message: req.text };
+  const created = (await graph.post(`/${post.platformPostId}/comments`, params, token, req.signal)) as Answer<GraphCreated>;
   const id = strOrNumber(created.id);
   if (!id) throw new PlatformError('transient', `Facebook returned no comment id: ${JSON.stringify(created).slice(0, 200)}`);
   try {

@@ -5,7 +5,7 @@
 import { API_VERSION_RETIRED, API_VERSIONS, apiVersionRetired } from '../api-versions.ts';
 import type { Platform } from '../catalog.ts';
 import { createHttp, isOk, reasonOf, sleep, trimSlash, type Reply } from '../http.ts';
-import type { GraphError, GraphErrorDetail, GraphList, GraphSuccess, RefreshedToken } from '../contracts/meta.ts';
+import type { DeleteParams, GraphError, GraphErrorDetail, GraphList, GraphSuccess, RefreshedToken } from '../contracts/meta.ts';
 import { type Answer, dig, strOrNumber } from '../json.ts';
 import { PlatformError, parseRetryAfter, type MediaRef, type PublishResult } from '../types.ts';
 
@@ -483,7 +483,8 @@ export function expectSuccess(platform: string, what: string, body: GraphObject)
  */
 export async function deleteObject(platform: string, graph: GraphClient, id: string, token: string, signal?: AbortSignal): Promise<void> {
   try {
-    expectSuccess(platform, `DELETE ${id}`, await graph.delete(`/${id}`, {}, token, signal));
+    const params: DeleteParams = {};
+    expectSuccess(platform, `DELETE ${id}`, await graph.delete(`/${id}`, params, token, signal));
   } catch (err) {
     if (!isUnsupportedObject(err)) throw err;
     if (await readIfThere(graph.get(`/${id}`, { fields: 'id' }, token, signal))) {

@@ -5,9 +5,10 @@
 // options choose a feed post, a reel (REELS), a story (STORIES) or a carousel (CAROUSEL of item
 // containers). A first comment → POST /{ig-media-id}/comments; a reply to a comment → POST
 // /{ig-comment-id}/replies. A comment is hidden or shown again with POST /{ig-comment-id} hide,
-// and a reply of the account's deleted with DELETE /{ig-comment-id}. The parameters of media and
-// media_publish are typed by Graph's documented ones, and Graph's answers are read as the
-// documented shapes, any part of which may be missing (platforms/contracts/meta.ts, `Answer<…>`).
+// and a reply of the account's deleted with DELETE /{ig-comment-id}. The parameters of media,
+// media_publish, comments, replies and the comment update are typed by Graph's documented ones,
+// and Graph's answers are read as the documented shapes, any part of which may be missing
+// (platforms/contracts/meta.ts, `Answer<…>`).
 import {
   PlatformError,
   type CommentsRead,
@@ -22,6 +23,8 @@ import {
 import type {
   GraphCreated,
   IgComment,
+  IgCommentParams,
+  IgCommentUpdateParams,
   IgContainer,
   IgMedia,
   IgMediaList,
@@ -303,7 +306,8 @@ export function createInstagramConnector(opts: InstagramConnectorOptions = {}): 
     async hideComment(credentials, target, hidden, signal): Promise<void> {
       const { token } = account(credentials);
       const id = target.platformCommentId;
-      expectSuccess(P, `hide ${id}`, await graph.post(`/${id}`, { hide: String(hidden) }, token, signal));
+      const params: IgCommentUpdateParams = { hide: hidden ? 'true' : 'false' };
+      expectSuccess(P, `hide ${id}`, await graph.post(`/${id}`, params, token, signal));
     },
 
     /**
@@ -385,7 +389,8 @@ async function comment(
 ): Promise<PublishResult> {
   if (req.media.length) throw new PlatformError('permanent', 'Instagram: a comment carries no attachments');
   const path = parent.platformPostId === root.platformPostId ? `/${root.platformPostId}/comments` : `/${parent.platformPostId}/replies`;
-  const created = (await graph.post(path, { message: req.text }, token, req.signal)) as Answer<GraphCreated>;
+  const params: IgCommentParams = { message: req.text };
+  const created = (await graph.post(path, params, token, req.signal)) as Answer<GraphCreated>;
   const id = strOrNumber(created.id);
   if (!id) throw new PlatformError('transient', `Instagram returned no comment id: ${JSON.stringify(created).slice(0, 200)}`);
   return { platformPostId: id, url: commentUrl(web, root, id) };

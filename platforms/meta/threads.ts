@@ -5,9 +5,9 @@
 // same flow with reply_to_id, the item before it, and so is a reply to someone's reply. A reply
 // under the account's threads is hidden or shown again with POST /{threads-reply-id}/manage_reply
 // (threads_manage_replies); a post of the account's is deleted with DELETE /{threads-media-id}
-// (threads_delete). The parameters of threads and threads_publish are typed by the documented ones,
-// and the answers are read as the documented shapes, any part of which may be missing
-// (platforms/contracts/meta.ts, `Answer<…>`).
+// (threads_delete). The parameters of threads, threads_publish, manage_reply and the delete are
+// typed by the documented ones, and the answers are read as the documented shapes, any part of
+// which may be missing (platforms/contracts/meta.ts, `Answer<…>`).
 import {
   PlatformError,
   type CommentsRead,
@@ -25,6 +25,7 @@ import type {
   PublishParams,
   ThreadsContainer,
   ThreadsInsights,
+  ThreadsManageReplyParams,
   ThreadsMedia,
   ThreadsParams,
 } from '../contracts/meta.ts';
@@ -243,7 +244,8 @@ export function createThreadsConnector(opts: ThreadsConnectorOptions = {}): Conn
     async hideComment(credentials, target, hidden, signal): Promise<void> {
       const { token } = account(credentials);
       const id = target.platformCommentId;
-      expectSuccess(P, `hide ${id}`, await graph.post(`/${id}/manage_reply`, { hide: String(hidden) }, token, signal));
+      const params: ThreadsManageReplyParams = { hide: hidden ? 'true' : 'false' };
+      expectSuccess(P, `hide ${id}`, await graph.post(`/${id}/manage_reply`, params, token, signal));
     },
 
     /**

@@ -16,15 +16,16 @@
 // account wrote or one under its own post (Facebook, Instagram), of its own posts (Threads).
 // Instagram stories are listed by /{ig-user-id}/stories while live (24 hours); alt_text is taken
 // on image containers only.
-// Graph publishes no typed SDK: the parameters of the create edges are checked against the TypeBox
-// schemas of platforms/contracts/meta.ts, written from the reference pages, and a request that
-// breaks them is refused as Graph refuses it; the answers (errors included) are built as the
-// Static types of the answer schemas there, so a field Graph's pages do not document does not
-// compile here.
+// Graph publishes no typed SDK: the parameters of the create, comment and moderation edges are
+// checked against the TypeBox schemas of platforms/contracts/meta.ts, written from the reference
+// pages, and a request that breaks them is refused as Graph refuses it; the answers (errors
+// included) are built as the Static types of the answer schemas there, so a field Graph's pages
+// do not document does not compile here.
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { API_VERSIONS } from '../../platforms/api-versions.ts';
 import {
+  DeleteParams,
   type GraphCreated,
   type GraphError,
   type GraphErrorDetail,
@@ -32,11 +33,15 @@ import {
   type GraphPaging,
   type GraphSuccess,
   type IgComment,
+  IgCommentParams,
+  IgCommentUpdateParams,
   type IgContainer,
   type IgMedia,
   IgMediaParams,
   type MediaPublished,
   type PageComment,
+  PageCommentParams,
+  PageCommentUpdateParams,
   PageFeedAttachedMedia,
   PageFeedParams,
   type PagePhotoCreated,
@@ -47,6 +52,7 @@ import {
   type RefreshedToken,
   type ThreadsContainer,
   type ThreadsInsights,
+  ThreadsManageReplyParams,
   type ThreadsMedia,
   ThreadsParams,
 } from '../../platforms/contracts/meta.ts';
@@ -991,10 +997,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
    * top-level comment when it answers a reply; Instagram refuses a reply to a hidden comment).
    */
   function createComment(ctx: Ctx, id: string, edge: string | undefined): Response {
-    const allowed =
-      flavor === 'facebook' ? /^(message|attachment_id|attachment_url|attachment_share_url|access_token)$/ : /^(message|access_token)$/;
-    const bad = unknownParam(ctx.params, allowed);
+    const schema = flavor === 'facebook' ? PageCommentParams : IgCommentParams;
+    const bad = unknownParam(ctx.params, documented(schema));
     if (bad) return invalidParam(bad);
+    const wrong = paramsRefused(schema, ctx.params);
+    if (wrong) return wrong;
     const answered = flavor === 'facebook' || edge === 'replies' ? commentById(id) : undefined;
     const post = answered ? commentTarget(answered.postId) : edge === 'comments' ? commentTarget(id) : undefined;
     if (!post) return unsupported('POST', id);
@@ -1080,20 +1087,15 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
    * media owner's comments visible). Hiding a hidden comment is success.
    */
   function moderateComment(ctx: Ctx, id: string): Response {
-    const allowed =
-      flavor === 'facebook'
-        ? /^(is_hidden|message|attachment_id|attachment_url|attachment_share_url|access_token)$/
-        : /^(hide|access_token)$/;
-    const bad = unknownParam(ctx.params, allowed);
+    // Facebook's is_hidden is optional (an edit sends message alone); Instagram's hide is required.
+    const schema = flavor === 'facebook' ? PageCommentUpdateParams : IgCommentUpdateParams;
+    const bad = unknownParam(ctx.params, documented(schema));
     if (bad) return invalidParam(bad);
+    const wrong = paramsRefused(schema, ctx.params);
+    if (wrong) return wrong;
     const c = commentById(id);
     if (!c) return unsupported('POST', id);
-    const key = flavor === 'facebook' ? 'is_hidden' : 'hide';
-    const value = ctx.params[key];
-    if (flavor === 'instagram' && value === undefined) {
-      return graphError(400, { message: coded(100, 'The parameter hide is required'), type: 'OAuthException', code: 100 });
-    }
-    if (value !== undefined && value !== 'true' && value !== 'false') return invalidValue(key, value);
+    const value = ctx.params[flavor === 'facebook' ? 'is_hidden' : 'hide'];
     const mine = ownsPost(commentTarget(c.postId));
     if (value !== undefined) {
       if (!mine) return unsupported('POST', id);
@@ -1123,12 +1125,11 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
    * is success.
    */
   function manageReply(ctx: Ctx, id: string): Response {
-    const bad = unknownParam(ctx.params, /^(hide|access_token)$/);
+    const bad = unknownParam(ctx.params, documented(ThreadsManageReplyParams));
     if (bad) return invalidParam(bad);
+    const wrong = paramsRefused(ThreadsManageReplyParams, ctx.params);
+    if (wrong) return wrong;
     const hide = ctx.params.hide;
-    if (hide === undefined)
-      return graphError(400, { message: coded(100, 'The parameter hide is required'), type: 'OAuthException', code: 100 });
-    if (hide !== 'true' && hide !== 'false') return invalidValue('hide', hide);
     const reply = posts.find((p) => p.id === id);
     if (!reply) return unsupported('POST', id);
     const root = posts.find((p) => p.id === reply.rootId);
@@ -1150,7 +1151,7 @@ export async function startFakeMeta(flavor: MetaFlavor, opts: FakeMetaOptions = 
    * own post or reply. Anything else, and what is gone, is Graph's 100/33.
    */
   function deleteNode(ctx: Ctx, id: string): Response {
-    const bad = unknownParam(ctx.params, /^access_token$/);
+    const bad = unknownParam(ctx.params, documented(DeleteParams));
     if (bad) return invalidParam(bad);
     if (flavor === 'threads') {
       const i = posts.findIndex((p) => p.id === id);

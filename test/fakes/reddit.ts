@@ -22,8 +22,9 @@
 // than Reddit, which ignores it) so that a misspelt field fails here instead of being dropped
 // silently. The answers the connector reads are built as the contract's answer types
 // (SubmitAnswer, GalleryAnswer, CommentAnswer, MoreChildrenAnswer, RefusalAnswer, LeaseAnswer,
-// LinkListing, CommentListing, TokenAnswer, TokenRefusal), so a field their sources do not name,
-// or a value of another type, does not compile here.
+// LinkListing, CommentListing, CommentTree, InfoListing, IdentityAnswer, SubredditThing,
+// LinkFlairList, PostRequirements, HttpErrorAnswer, TokenAnswer, TokenRefusal), so a field their
+// sources do not name, or a value of another type, does not compile here.
 import type { TSchema } from '@sinclair/typebox';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
@@ -35,16 +36,24 @@ import {
   type CommentAnswer,
   type CommentListing,
   type CommentThing,
+  type CommentTree,
   GalleryBody,
   type GalleryAnswer,
+  type HttpErrorAnswer,
+  type IdentityAnswer,
+  type InfoListing,
   type LeaseAnswer,
   type Link,
+  type LinkFlairList,
   type LinkListing,
+  type LinkThing,
   type MoreChildrenAnswer,
   type MoreThing,
+  type PostRequirements,
   type RefusalAnswer,
   SubmitForm,
   type SubmitAnswer,
+  type SubredditThing,
   type TokenAnswer,
   type TokenRefusal,
 } from '../../platforms/contracts/reddit.ts';
@@ -322,7 +331,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       });
     }
     let res: Response;
-    if (route === 'me') res = redditJson({ name: auth.user, id: 'u1', is_suspended: false });
+    if (route === 'me') res = redditJson({ name: auth.user, id: 'u1', is_suspended: false } satisfies IdentityAnswer);
     else if (route === 'listing') res = listing(decodeURIComponent(path.split('/')[2]!), Number(u.searchParams.get('limit') ?? 25));
     else if (route === 'comments') res = userComments(decodeURIComponent(path.split('/')[2]!), Number(u.searchParams.get('limit') ?? 25));
     else if (route === 'comment') res = await comment(req, auth.user);
@@ -561,10 +570,11 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     const name = subName(sr);
     const sub = subreddits[name];
     if (!sub) return new Response(null, { status: 302, headers: { Location: `/subreddits/search.json?q=${encodeURIComponent(name)}` } });
-    if (sub.private) return redditJson({ reason: 'private', message: 'Forbidden', error: 403 }, 403);
+    if (sub.private) return redditJson({ reason: 'private', message: 'Forbidden', error: 403 } satisfies HttpErrorAnswer, 403);
     return redditJson({
       kind: 't5',
       data: {
+        id: name,
         display_name: name,
         display_name_prefixed: `r/${name}`,
         name: `t5_${name}`,
@@ -581,7 +591,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
         user_is_contributor: false,
         user_is_moderator: false,
       },
-    });
+    } satisfies SubredditThing);
   }
 
   /** GET /r/{sr}/api/link_flair_v2: the flairs the user may pick, or 403 when they may not pick any. */
@@ -602,7 +612,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
         richtext: [],
         background_color: '',
         id: f.id,
-      })),
+      })) satisfies LinkFlairList,
     );
   }
 
@@ -634,7 +644,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       body_regexes: [],
       link_repost_age: null,
       body_text_min_length: null,
-    });
+    } satisfies PostRequirements);
   }
 
   const uploadAt = (url: string | undefined, types: string[]) => !!url && uploads.some((x) => x.url === url && types.includes(x.mimeType));
@@ -725,13 +735,13 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
   function info(ids: string): Response {
     const names = ids.split(',').filter(Boolean);
     if (names.length > 100) return redditJson({ message: 'Bad Request', error: 400 }, 400);
-    const children = names.flatMap((n) => {
+    const children = names.flatMap((n): (LinkThing | CommentThing)[] => {
       const p = posts.find((x) => x.name === n);
-      if (p) return [{ kind: 't3', data: listingData(p) as Record<string, unknown> }];
+      if (p) return [{ kind: 't3', data: listingData(p) }];
       const c = comments.find((x) => x.name === n);
-      return c ? [{ kind: 't1', data: commentData(c) as Record<string, unknown> }] : [];
+      return c ? [{ kind: 't1', data: commentData(c) }] : [];
     });
-    return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } });
+    return redditJson({ kind: 'Listing', data: { after: null, before: null, dist: children.length, children } } satisfies InfoListing);
   }
 
   /** A comment as listed: without raw_json=1 Reddit escapes &, < and > in its text (its legacy HTML-safe JSON). */
@@ -751,7 +761,10 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     return comments.some((x) => x.parentId === c.name && (!x.deleted || hasLiveReplies(x)));
   }
 
-  const listingOf = (children: unknown[]) => ({ kind: 'Listing', data: { after: null, dist: null, modhash: '', children, before: null } });
+  const listingOf = <T>(children: T[]) => ({
+    kind: 'Listing' as const,
+    data: { after: null, dist: null, modhash: '', children, before: null },
+  });
 
   function moreStub(parent: string, depth: number, cut: FakeRedditComment[]): MoreThing {
     const count = cut.reduce((n, c) => n + 1 + descendants(c).length, 0);
@@ -779,11 +792,11 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
     let budget = Math.min(limit > 0 ? limit : TREE_DEFAULT, TREE_MAX);
     const asked = Number(q.get('depth'));
     const maxDepth = asked > 0 && asked < MAX_DEPTH ? asked : MAX_DEPTH;
-    const build = (parent: string, depth: number): unknown[] => {
+    const build = (parent: string, depth: number): (CommentThing | MoreThing)[] => {
       const kids = repliesTo(parent, sort);
       if (!kids.length) return [];
       if (depth >= maxDepth) return [{ kind: 'more', data: { count: 0, name: 't1__', id: '_', parent_id: parent, depth, children: [] } }];
-      const out: unknown[] = [];
+      const out: (CommentThing | MoreThing)[] = [];
       const cut: FakeRedditComment[] = [];
       for (const k of kids) {
         if (budget <= 0) {
@@ -798,7 +811,7 @@ export async function startFakeReddit(opts: FakeRedditOptions = {}): Promise<Fak
       return out;
     };
     const children = build(post.name, 0);
-    return redditJson([listingOf([{ kind: 't3', data: listingData(post) }]), listingOf(children)]);
+    return redditJson([listingOf<LinkThing>([{ kind: 't3', data: listingData(post) }]), listingOf(children)] satisfies CommentTree);
   }
 
   /**
