@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createBlueskyConnector, rkeyFor } from '../platforms/bluesky.ts';
 import type { CommentTarget, PostRef, PublishRequest } from '../platforms/types.ts';
-import { pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
+import { credentialsOf, LOCAL_PDS_CONNECTOR, pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
 import { failure } from './harness/platform-failure.ts';
 
 let p: TestPds;
@@ -16,9 +16,8 @@ beforeAll(async () => {
 afterAll(stopPds);
 
 const POST = 'app.bsky.feed.post';
-const connector = (fetchImpl?: typeof fetch) =>
-  createBlueskyConnector({ timeoutMs: 5_000, videoServiceUrl: null, outbound: { allowPrivate: true }, fetch: fetchImpl });
-const credentials = (acct: TestAccount) => ({ service: p.url, identifier: acct.handle, appPassword: acct.appPassword });
+const connector = (fetchImpl?: typeof fetch) => createBlueskyConnector({ ...LOCAL_PDS_CONNECTOR, fetch: fetchImpl });
+const credentials = (acct: TestAccount) => credentialsOf(p, acct);
 const target = (uri: string, post: PostRef): CommentTarget => ({ platformCommentId: uri, url: null, post });
 
 /** A record as the PDS stores it (uri, cid, value); null when it has none. */

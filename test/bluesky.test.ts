@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { createBlueskyConnector, MAX_IMAGE_BYTES, retryAfter, rkeyFor, type BlueskyConnectorOptions } from '../platforms/bluesky.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
 import { createOutboundFetch } from '../lib/outbound.ts';
-import { pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
+import { LOCAL_PDS_CONNECTOR, pds, publishRequest, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
 import { perTestServer } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
@@ -19,26 +19,8 @@ afterAll(stopPds);
 
 const serve = perTestServer();
 
-const connector = (over: BlueskyConnectorOptions = {}) =>
-  createBlueskyConnector({
-    timeoutMs: 5_000,
-    videoServiceUrl: null,
-    pollIntervalMs: 5,
-    pollTimeoutMs: 2_000,
-    outbound: { allowPrivate: true },
-    ...over,
-  });
-
-function request(acct: TestAccount, over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Hello from postpilot',
-    media: [],
-    idempotencyKey: `post-${crypto.randomUUID()}:channel-1`,
-    credentials: { service: p.url, identifier: acct.handle, appPassword: acct.appPassword },
-    attempt: 1,
-    ...over,
-  };
-}
+const connector = (over: BlueskyConnectorOptions = {}) => createBlueskyConnector({ ...LOCAL_PDS_CONNECTOR, ...over });
+const request = (acct: TestAccount, over: Partial<PublishRequest> = {}) => publishRequest(p, acct, over);
 
 function media(id: string, type: MediaRef['type'], mimeType: string, bytes: Uint8Array, altText: string | null = null): MediaRef {
   return { id, type, mimeType, fileName: `${id}.${mimeType.split('/')[1]}`, altText, read: async () => bytes };

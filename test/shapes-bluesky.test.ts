@@ -8,7 +8,7 @@ import { type AppBskyEmbedImages, type AppBskyEmbedVideo, type AppBskyFeedPost, 
 import sharp from 'sharp';
 import { createBlueskyConnector } from '../platforms/bluesky.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { pds, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
+import { LOCAL_PDS_CONNECTOR, pds, publishRequest, stopPds, type TestAccount, type TestPds } from './harness/pds.ts';
 
 let p: TestPds;
 beforeAll(async () => {
@@ -72,25 +72,8 @@ export const videoChecks: AppBskyEmbedVideo.Main[] = [
   },
 ];
 
-const connector = () =>
-  createBlueskyConnector({
-    timeoutMs: 5_000,
-    videoServiceUrl: null,
-    pollIntervalMs: 5,
-    pollTimeoutMs: 2_000,
-    outbound: { allowPrivate: true },
-  });
-
-function request(acct: TestAccount, over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Hello from postpilot',
-    media: [],
-    idempotencyKey: `post-${crypto.randomUUID()}:channel-1`,
-    credentials: { service: p.url, identifier: acct.handle, appPassword: acct.appPassword },
-    attempt: 1,
-    ...over,
-  };
-}
+const connector = () => createBlueskyConnector(LOCAL_PDS_CONNECTOR);
+const request = (acct: TestAccount, over: Partial<PublishRequest> = {}) => publishRequest(p, acct, over);
 
 /** The account signed in through @atproto/api's own client, as a client other than the connector would be. */
 async function agentOf(acct: TestAccount): Promise<AtpAgent> {

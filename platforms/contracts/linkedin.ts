@@ -90,6 +90,13 @@ export const PostContent = Type.Object(
 );
 export type PostContent = Static<typeof PostContent>;
 
+/** A post's `distribution`: where it is shown (the feed, or nowhere for a dark post) and to whom. */
+const DISTRIBUTION = {
+  feedDistribution: literals(['MAIN_FEED', 'NONE']),
+  targetEntities: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
+  thirdPartyDistributionChannels: Type.Optional(Type.Array(Type.String())),
+};
+
 /**
  * The body of `POST /rest/posts`. Confirmed from post-api-schema (li-lms-2026-05): `author`
  * (required on create), `commentary` (little text, required), and the optional `adContext`,
@@ -103,14 +110,7 @@ export const PostBody = Type.Object(
     author: ActorUrn,
     commentary: Type.String(),
     visibility: Visibility,
-    distribution: Type.Object(
-      {
-        feedDistribution: literals(['MAIN_FEED', 'NONE']),
-        targetEntities: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
-        thirdPartyDistributionChannels: Type.Optional(Type.Array(Type.String())),
-      },
-      closed,
-    ),
+    distribution: Type.Object(DISTRIBUTION, closed),
     lifecycleState: literals(['PUBLISHED', 'DRAFT']),
     isReshareDisabledByAuthor: Type.Optional(Type.Boolean()),
     content: Type.Optional(PostContent),
@@ -330,6 +330,15 @@ export const InitializeVideoUploadAnswer = Type.Object(
 );
 export type InitializeVideoUploadAnswer = Static<typeof InitializeVideoUploadAnswer>;
 
+/** The fields an image, a video or a document shares once uploaded: its URN, owner, state and download address. */
+const assetOf = (kind: 'image' | 'video' | 'document') => ({
+  id: Type.String({ pattern: `^urn:li:${kind}:` }),
+  owner: Type.String(),
+  status: AssetStatus,
+  downloadUrl: Type.Optional(Type.String()),
+  downloadUrlExpiresAt: Type.Optional(Millis),
+});
+
 /**
  * `GET /rest/images/{urn}` (images-api): the image's owner and state, and where to fetch it once
  * AVAILABLE. Confirmed from the schema table at the opening of images-api: `aspectRatioHeight`
@@ -339,11 +348,7 @@ export type InitializeVideoUploadAnswer = Static<typeof InitializeVideoUploadAns
  */
 export const Image = Type.Object(
   {
-    id: Type.String({ pattern: '^urn:li:image:' }),
-    owner: Type.String(),
-    status: AssetStatus,
-    downloadUrl: Type.Optional(Type.String()),
-    downloadUrlExpiresAt: Type.Optional(Millis),
+    ...assetOf('image'),
     aspectRatioHeight: Type.Optional(Type.Number()),
     aspectRatioWidth: Type.Optional(Type.Number()),
   },
@@ -356,16 +361,7 @@ export type Image = Static<typeof Image>;
  * it once AVAILABLE. `id`, `owner`, `status` from clients; `downloadUrl` and
  * `downloadUrlExpiresAt` unconfirmed for documents (named as images-api names them).
  */
-export const Document = Type.Object(
-  {
-    id: Type.String({ pattern: '^urn:li:document:' }),
-    owner: Type.String(),
-    status: AssetStatus,
-    downloadUrl: Type.Optional(Type.String()),
-    downloadUrlExpiresAt: Type.Optional(Millis),
-  },
-  open,
-);
+export const Document = Type.Object(assetOf('document'), open);
 export type Document = Static<typeof Document>;
 
 /**
@@ -378,12 +374,8 @@ export type Document = Static<typeof Document>;
  */
 export const Video = Type.Object(
   {
-    id: Type.String({ pattern: '^urn:li:video:' }),
-    owner: Type.String(),
-    status: AssetStatus,
+    ...assetOf('video'),
     processingFailureReason: Type.Optional(Type.String()),
-    downloadUrl: Type.Optional(Type.String()),
-    downloadUrlExpiresAt: Type.Optional(Millis),
     duration: Type.Optional(Millis),
     aspectRatioHeight: Type.Optional(Type.Number()),
     aspectRatioWidth: Type.Optional(Type.Number()),
@@ -412,14 +404,7 @@ export const Post = Type.Object(
     author: ActorUrn,
     commentary: Type.String(),
     visibility: Visibility,
-    distribution: Type.Object(
-      {
-        feedDistribution: literals(['MAIN_FEED', 'NONE']),
-        targetEntities: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()))),
-        thirdPartyDistributionChannels: Type.Optional(Type.Array(Type.String())),
-      },
-      open,
-    ),
+    distribution: Type.Object(DISTRIBUTION, open),
     lifecycleState: LifecycleState,
     isReshareDisabledByAuthor: Type.Optional(Type.Boolean()),
     content: Type.Optional(

@@ -5,6 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { BlueskyConnectorOptions } from '../../platforms/bluesky.ts';
+import type { PublishRequest } from '../../platforms/types.ts';
 
 const PROJECT_ROOT = resolve(import.meta.dir, '../..');
 const PDS_MODULES = resolve(PROJECT_ROOT, '.tools/pds');
@@ -194,4 +196,32 @@ function readReady(child: ChildProcess, timeoutMs: number): Promise<ReadyInfo> {
       reject(e);
     }
   });
+}
+
+/** The connector's options against the local PDS: its address is private, and no video service runs here. */
+export const LOCAL_PDS_CONNECTOR: BlueskyConnectorOptions = {
+  timeoutMs: 5_000,
+  videoServiceUrl: null,
+  pollIntervalMs: 5,
+  pollTimeoutMs: 2_000,
+  outbound: { allowPrivate: true },
+};
+
+/** The credentials a Bluesky channel of `acct` on this PDS holds. */
+export const credentialsOf = (p: TestPds, acct: TestAccount) => ({
+  service: p.url,
+  identifier: acct.handle,
+  appPassword: acct.appPassword,
+});
+
+/** A publish of `acct` on this PDS as the connector gets it from a post's channel, a fresh idempotency key each. */
+export function publishRequest(p: TestPds, acct: TestAccount, over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    text: 'Hello from postpilot',
+    media: [],
+    idempotencyKey: `post-${crypto.randomUUID()}:channel-1`,
+    credentials: credentialsOf(p, acct),
+    attempt: 1,
+    ...over,
+  };
 }
