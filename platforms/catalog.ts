@@ -1,5 +1,7 @@
 // What each platform needs (DESIGN.md §4): the rules a channel reports and the credential keys
 // `channel add` requires. A channel may override maxChars (a Mastodon instance's max_characters).
+import { VIDEO_TITLE_MAX } from './contracts/tiktok.ts';
+
 export const PLATFORMS = [
   'X',
   'BLUESKY',
@@ -50,7 +52,7 @@ export const PLATFORM_INFO: Record<Platform, PlatformInfo> = {
   },
   INSTAGRAM: { rules: { requiresMedia: true, maxChars: 2200, requiredFields: [] }, credentials: oauth('igUserId') },
   FACEBOOK: { rules: { requiresMedia: false, maxChars: 63206, requiredFields: [] }, credentials: oauth('pageId') },
-  TIKTOK: { rules: { requiresMedia: true, maxChars: 2200, requiredFields: [] }, credentials: oauth() },
+  TIKTOK: { rules: { requiresMedia: true, maxChars: VIDEO_TITLE_MAX, requiredFields: [] }, credentials: oauth() },
   YOUTUBE: { rules: { requiresMedia: true, maxChars: 5000, requiredFields: [] }, credentials: oauth() },
   PINTEREST: { rules: { requiresMedia: true, maxChars: 500, requiredFields: [] }, credentials: oauth('boardId') },
   REDDIT: {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createLinkedInConnector, escapeLittleText, type LinkedInConnectorOptions } from '../platforms/linkedin.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { startFakeLinkedIn, type FakeLinkedIn } from './fakes/linkedin.ts';
+import { startFakeLinkedIn, type FakeLinkedIn, linkedInRequest } from './fakes/linkedin.ts';
 import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
@@ -22,15 +22,7 @@ function connector(f: FakeLinkedIn | string, over: LinkedInConnectorOptions = {}
   });
 }
 
-function request(f: FakeLinkedIn, over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Hello LinkedIn',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { accessToken: 'good-token', authorUrn: f.member },
-    ...over,
-  };
-}
+const request = linkedInRequest;
 
 let png: Uint8Array;
 async function pngBytes(): Promise<Uint8Array> {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createMastodonConnector } from '../platforms/mastodon.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { IDEMPOTENCY_KEY_TTL_MS, REPLY_NOT_FOUND, startFakeMastodon } from './fakes/mastodon.ts';
+import { IDEMPOTENCY_KEY_TTL_MS, REPLY_NOT_FOUND, startFakeMastodon, mastodonRequest } from './fakes/mastodon.ts';
 import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
@@ -12,15 +12,7 @@ const fake = perTest(startFakeMastodon);
 const connector = (timeoutMs = 2_000, allowPrivate = true) =>
   createMastodonConnector({ timeoutMs, mediaPollIntervalMs: 5, mediaPollTimeoutMs: 2_000, outbound: { allowPrivate } });
 
-function request(instanceUrl: string, over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Hello fediverse',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { instanceUrl, accessToken: 'good-token' },
-    ...over,
-  };
-}
+const request = mastodonRequest;
 
 function image(id: string, altText: string): MediaRef {
   return {

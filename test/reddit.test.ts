@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createRedditConnector, type RedditConnectorOptions } from '../platforms/reddit.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { startFakeReddit, type FakeReddit } from './fakes/reddit.ts';
+import { startFakeReddit, type FakeReddit, redditRequest } from './fakes/reddit.ts';
 import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
@@ -26,16 +26,7 @@ function connector(f: { url: string }, over: Partial<RedditConnectorOptions> = {
   });
 }
 
-function request(over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Body of the post, in **markdown**.',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { accessToken: 'good-token' },
-    reddit: { subreddit: 'test', title: 'A title for r/test' },
-    ...over,
-  };
-}
+const request = redditRequest;
 
 async function png(color = '#f00'): Promise<Uint8Array> {
   const sharp = (await import('sharp')).default;

@@ -29,8 +29,8 @@ import {
 } from '../platforms/contracts/linkedin.ts';
 import type { Answer } from '../platforms/json.ts';
 import { createLinkedInConnector } from '../platforms/linkedin.ts';
-import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { type FakeLinkedIn, startFakeLinkedIn } from './fakes/linkedin.ts';
+import type { MediaRef } from '../platforms/types.ts';
+import { type FakeLinkedIn, startFakeLinkedIn, linkedInRequest } from './fakes/linkedin.ts';
 import { perTest } from './harness/per-test.ts';
 
 const fake = perTest(startFakeLinkedIn);
@@ -139,15 +139,7 @@ export const errorAnswers: RestliError[] = [
 const connector = (f: FakeLinkedIn) =>
   createLinkedInConnector({ baseUrl: f.url, authBaseUrl: f.url, timeoutMs: 2_000, pollIntervalMs: 5, pollTimeoutMs: 2_000 });
 
-function request(f: FakeLinkedIn, over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Hello LinkedIn',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { accessToken: 'good-token', authorUrn: f.member },
-    ...over,
-  };
-}
+const request = linkedInRequest;
 
 function file(id: string, type: 'image' | 'document' | 'video', mimeType: string, altText: string | null = null): MediaRef {
   const bytes = new TextEncoder().encode(`${id} bytes`);

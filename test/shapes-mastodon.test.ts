@@ -19,7 +19,6 @@ import {
   type WireMediaAttachment,
   type WireStatus,
 } from '../platforms/mastodon.ts';
-import type { PublishRequest } from '../platforms/types.ts';
 import {
   type CreateMediaBody,
   type CreateStatusBody,
@@ -29,6 +28,7 @@ import {
   ListStatusesQuery,
   startFakeMastodon,
   type VISIBILITIES,
+  mastodonRequest,
 } from './fakes/mastodon.ts';
 import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
@@ -74,15 +74,7 @@ const fake = perTest(() => startFakeMastodon({ syncMedia: true }));
 
 const connector = () => createMastodonConnector({ timeoutMs: 2_000, outbound: { allowPrivate: true } });
 
-function request(instanceUrl: string, over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Hello fediverse',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { instanceUrl, accessToken: 'good-token' },
-    ...over,
-  };
-}
+const request = mastodonRequest;
 
 /** A raw POST /api/v2/media with this form, as a client other than the connector would send it. */
 async function upload(f: FakeMastodon, fields: Record<string, string | Blob>): Promise<{ status: number; body: unknown }> {

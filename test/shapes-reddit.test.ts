@@ -44,8 +44,8 @@ import {
 } from '../platforms/contracts/reddit.ts';
 import type { Answer } from '../platforms/json.ts';
 import { createRedditConnector } from '../platforms/reddit.ts';
-import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { type FakeReddit, startFakeReddit } from './fakes/reddit.ts';
+import type { MediaRef } from '../platforms/types.ts';
+import { type FakeReddit, startFakeReddit, redditRequest } from './fakes/reddit.ts';
 import { perTest } from './harness/per-test.ts';
 
 const item = { media_id: 'abc123', caption: '', outbound_url: '' };
@@ -323,16 +323,7 @@ const connector = (f: FakeReddit) =>
     pollTimeoutMs: 2_000,
   });
 
-function request(over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Body of the post, in **markdown**.',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { accessToken: 'good-token' },
-    reddit: { subreddit: 'test', title: 'A title for r/test' },
-    ...over,
-  };
-}
+const request = redditRequest;
 
 /** A raw POST of a form to `path`, as a client other than the connector would send it. */
 async function postForm(f: FakeReddit, path: string, form: Record<string, string>): Promise<{ status: number; body: unknown }> {

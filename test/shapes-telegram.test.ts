@@ -3,12 +3,11 @@
 // fake refusing a call the Bot API refuses, and the connector reading the Bot API's error
 // envelope {ok: false, error_code, description, parameters}
 // (https://core.telegram.org/bots/api#making-requests, https://core.telegram.org/bots/api#responseparameters).
-import { afterEach, describe, expect, test } from 'bun:test';
+import { describe, expect, test } from 'bun:test';
 import type { ApiError, InputMediaAudio, InputMediaDocument, InputMediaPhoto, InputMediaVideo, Opts } from '@grammyjs/types';
 import type { Static } from '@sinclair/typebox';
 import { failureCodeOf } from '../platforms/failure-class.ts';
 import { createTelegramConnector } from '../platforms/telegram.ts';
-import type { PublishRequest } from '../platforms/types.ts';
 import {
   type InputMediaAudioSchema,
   type InputMediaDocumentSchema,
@@ -21,7 +20,10 @@ import {
   type SendVideoSchema,
   startFakeTelegram,
   type FakeTelegram,
+  telegramRequest,
+  callBot,
 } from './fakes/telegram.ts';
+import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
 import { agrees, type Equals } from './harness/type-checks.ts';
 
@@ -93,35 +95,13 @@ export const albumCheck: InputMediaPhoto<File> = {
   media: 'attach://file0',
 };
 
-const fakes: FakeTelegram[] = [];
-afterEach(async () => {
-  await Promise.all(fakes.splice(0).map((f) => f.stop()));
-});
+const fake = perTest(startFakeTelegram);
+/** A Bot API method called directly; its answer compared whole with the Bot API's. */
+const call = (f: FakeTelegram, method: string, body: FormData | Record<string, unknown>) => callBot<unknown>(f, method, body);
 
-async function fake(): Promise<FakeTelegram> {
-  const f = await startFakeTelegram();
-  fakes.push(f);
-  return f;
-}
-
-function request(f: FakeTelegram): PublishRequest {
-  return {
-    text: 'Hello Telegram',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { botToken: f.token, chatId: String(PUBLIC_CHANNEL.id) },
-  };
-}
+const request = telegramRequest;
 
 describe('fake Telegram refuses what breaks the published shape', () => {
-  async function call(f: FakeTelegram, method: string, body: FormData | Record<string, unknown>) {
-    const init: RequestInit =
-      body instanceof FormData
-        ? { method: 'POST', body }
-        : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
-    const res = await fetch(`${f.url}/bot${f.token}/${method}`, init);
-    return { status: res.status, body: (await res.json()) as unknown };
-  }
   const refusal = (description: string): { status: number; body: ApiError } => ({
     status: 400,
     body: { ok: false, error_code: 400, description },

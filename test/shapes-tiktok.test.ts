@@ -28,7 +28,7 @@ import {
 import type { Answer } from '../platforms/json.ts';
 import { createTikTokConnector } from '../platforms/tiktok.ts';
 import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { FAKE_APP, type FakeTikTok, startFakeTikTok } from './fakes/tiktok.ts';
+import { FAKE_APP, type FakeTikTok, startFakeTikTok, tikTokConnector } from './fakes/tiktok.ts';
 import { perTest } from './harness/per-test.ts';
 
 const upload = { source: 'FILE_UPLOAD', video_size: 2000, chunk_size: 2000, total_chunk_count: 1 } as const;
@@ -150,15 +150,7 @@ export function answerReads(init: Answer<VideoInitAnswer>, photo: Answer<Content
 
 const fake = perTest(startFakeTikTok);
 
-const connector = (f: FakeTikTok) =>
-  createTikTokConnector({
-    baseUrl: f.url,
-    oauth: FAKE_APP,
-    timeoutMs: 2_000,
-    uploadTimeoutMs: 2_000,
-    pollIntervalMs: 5,
-    pollTimeoutMs: 2_000,
-  });
+const connector = (f: FakeTikTok) => tikTokConnector(f);
 
 const clip: MediaRef = {
   id: 'clip-1',

@@ -9,7 +9,6 @@ import type { Static } from '@sinclair/typebox';
 import type { SendTweetV2Params } from 'twitter-api-v2';
 import type { MediaV2UploadInitParams } from 'twitter-api-v2/dist/esm/types/v2/media.v2.types';
 import { failureCodeOf } from '../platforms/failure-class.ts';
-import type { PublishRequest } from '../platforms/types.ts';
 import {
   createXConnector,
   type HideReplyParams,
@@ -29,6 +28,7 @@ import {
   type MediaMetadataBody,
   type REPLY_SETTINGS,
   startFakeX,
+  xRequest,
 } from './fakes/x.ts';
 import { perTest } from './harness/per-test.ts';
 import { failure } from './harness/platform-failure.ts';
@@ -86,15 +86,7 @@ const fake = perTest(startFakeX);
 
 const connector = (f: FakeX) => createXConnector({ baseUrl: f.url, timeoutMs: 2_000, pollIntervalMs: 5, pollTimeoutMs: 2_000 });
 
-function request(over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Hello from Postpilot',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { accessToken: 'good-token' },
-    ...over,
-  };
-}
+const request = xRequest;
 
 /** A raw JSON request, as a client other than the connector would send it. */
 async function send(f: FakeX, method: string, path: string, body: unknown): Promise<{ status: number; body: unknown }> {

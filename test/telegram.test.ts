@@ -1,7 +1,16 @@
 import { describe, expect, test } from 'bun:test';
 import { createTelegramConnector } from '../platforms/telegram.ts';
-import type { MediaRef, PublishRequest } from '../platforms/types.ts';
-import { BASIC_GROUP, PRIVATE_CHAT, PRIVATE_SUPERGROUP, PUBLIC_CHANNEL, startFakeTelegram, type FakeTelegram } from './fakes/telegram.ts';
+import type { MediaRef } from '../platforms/types.ts';
+import {
+  BASIC_GROUP,
+  PRIVATE_CHAT,
+  PRIVATE_SUPERGROUP,
+  PUBLIC_CHANNEL,
+  startFakeTelegram,
+  type FakeTelegram,
+  telegramRequest,
+  callBot,
+} from './fakes/telegram.ts';
 import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
@@ -10,15 +19,7 @@ const fake = perTest(startFakeTelegram);
 
 const connector = (f: { url: string }, timeoutMs = 2_000) => createTelegramConnector({ baseUrl: f.url, timeoutMs });
 
-function request(f: FakeTelegram, over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Hello Telegram',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { botToken: f.token, chatId: String(PUBLIC_CHANNEL.id) },
-    ...over,
-  };
-}
+const request = telegramRequest;
 
 let png: Uint8Array | undefined;
 async function pngBytes(): Promise<Uint8Array> {
@@ -324,15 +325,6 @@ describe('Telegram error classes', () => {
 });
 
 describe('fake Telegram contract', () => {
-  async function call(f: FakeTelegram, method: string, body: FormData | Record<string, unknown>) {
-    const init: RequestInit =
-      body instanceof FormData
-        ? { method: 'POST', body }
-        : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
-    const res = await fetch(`${f.url}/bot${f.token}/${method}`, init);
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  }
-
   test('refuses albums mixing documents with photos, and captions over 1024', async () => {
     const f = await fake();
     const form = new FormData();
@@ -346,7 +338,7 @@ describe('fake Telegram contract', () => {
     );
     form.append('a', new Blob([await pngBytes()], { type: 'image/png' }), 'a.png');
     form.append('b', new Blob([new Uint8Array([1])], { type: 'application/pdf' }), 'b.pdf');
-    expect(await call(f, 'sendMediaGroup', form)).toEqual({
+    expect(await callBot(f, 'sendMediaGroup', form)).toEqual({
       status: 400,
       body: { ok: false, error_code: 400, description: "Bad Request: document can't be mixed with other media types" },
     });
@@ -355,25 +347,25 @@ describe('fake Telegram contract', () => {
     photo.append('chat_id', String(PUBLIC_CHANNEL.id));
     photo.append('caption', 'c'.repeat(1025));
     photo.append('photo', new Blob([await pngBytes()], { type: 'image/png' }), 'a.png');
-    expect((await call(f, 'sendPhoto', photo)).body.description).toBe('Bad Request: message caption is too long');
+    expect((await callBot(f, 'sendPhoto', photo)).body.description).toBe('Bad Request: message caption is too long');
     expect(f.messages).toHaveLength(0);
   });
 
   test('a wrong field name fails: `message` instead of `text`, `file` instead of `photo`', async () => {
     const f = await fake();
-    expect((await call(f, 'sendMessage', { chat_id: PUBLIC_CHANNEL.id, message: 'hi' })).body.description).toBe(
+    expect((await callBot(f, 'sendMessage', { chat_id: PUBLIC_CHANNEL.id, message: 'hi' })).body.description).toBe(
       'Bad Request: message text is empty',
     );
     const form = new FormData();
     form.append('chat_id', String(PUBLIC_CHANNEL.id));
     form.append('file', new Blob([await pngBytes()], { type: 'image/png' }), 'a.png');
-    expect((await call(f, 'sendPhoto', form)).body.description).toBe('Bad Request: there is no photo in the request');
+    expect((await callBot(f, 'sendPhoto', form)).body.description).toBe('Bad Request: there is no photo in the request');
   });
 
   test('the group upgrade answer carries migrate_to_chat_id', async () => {
     const f = await fake();
     f.migrated.set(BASIC_GROUP.id, -1004444444444);
-    expect(await call(f, 'sendMessage', { chat_id: BASIC_GROUP.id, text: 'hi' })).toEqual({
+    expect(await callBot(f, 'sendMessage', { chat_id: BASIC_GROUP.id, text: 'hi' })).toEqual({
       status: 400,
       body: {
         ok: false,

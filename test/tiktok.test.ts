@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
-import { chunking, createTikTokConnector, type TikTokConnectorOptions } from '../platforms/tiktok.ts';
+import { chunking, createTikTokConnector } from '../platforms/tiktok.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import { FAKE_APP, startFakeTikTok, tiktokErrorBody, type FakeTikTok } from './fakes/tiktok.ts';
+import { startFakeTikTok, tiktokErrorBody, type FakeTikTok, tikTokConnector } from './fakes/tiktok.ts';
 import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
@@ -9,17 +9,7 @@ import { failure } from './harness/platform-failure.ts';
 const MB = 1024 * 1024;
 const fake = perTest(startFakeTikTok);
 
-function connector(f: { url: string }, over: TikTokConnectorOptions = {}) {
-  return createTikTokConnector({
-    baseUrl: f.url,
-    oauth: FAKE_APP,
-    timeoutMs: 2_000,
-    uploadTimeoutMs: 2_000,
-    pollIntervalMs: 5,
-    pollTimeoutMs: 2_000,
-    ...over,
-  });
-}
+const connector = tikTokConnector;
 
 function clip(id: string, size: number, over: Partial<MediaRef> = {}): MediaRef {
   const bytes = new Uint8Array(size).map((_, i) => (i * 13 + id.length) & 0xff);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { createXConnector, type XConnectorOptions } from '../platforms/x.ts';
 import { PlatformError, type MediaRef, type PublishRequest } from '../platforms/types.ts';
-import { startFakeX, type FakeX } from './fakes/x.ts';
+import { startFakeX, type FakeX, xRequest } from './fakes/x.ts';
 import { perTest } from './harness/per-test.ts';
 import { freePort } from './harness/ports.ts';
 import { failure } from './harness/platform-failure.ts';
@@ -21,15 +21,7 @@ function connector(f: FakeX | string, over: XConnectorOptions = {}) {
   });
 }
 
-function request(over: Partial<PublishRequest> = {}): PublishRequest {
-  return {
-    text: 'Hello from Postpilot',
-    media: [],
-    idempotencyKey: 'post-1:channel-1',
-    credentials: { accessToken: 'good-token' },
-    ...over,
-  };
-}
+const request = xRequest;
 
 let png: Uint8Array;
 async function pngBytes(): Promise<Uint8Array> {

@@ -26,10 +26,13 @@ export const PRIVACY_LEVELS = ['PUBLIC_TO_EVERYONE', 'MUTUAL_FOLLOW_FRIENDS', 'F
 export const PrivacyLevel = Type.Union(PRIVACY_LEVELS.map((v) => Type.Literal(v)));
 export type PrivacyLevel = Static<typeof PrivacyLevel>;
 
-/** post_info of a video: the caption (title, at most 2200 UTF-16 units), who sees it, what viewers may do. */
+/** A video's caption (post_info.title) at most: TikTok's limit on a post's text (platforms/catalog.ts states it to clients from here). */
+export const VIDEO_TITLE_MAX = 2200;
+
+/** post_info of a video: the caption (title, at most VIDEO_TITLE_MAX UTF-16 units), who sees it, what viewers may do. */
 export const VideoPostInfo = Type.Object(
   {
-    title: Type.Optional(Type.String({ maxLength: 2200 })),
+    title: Type.Optional(Type.String({ maxLength: VIDEO_TITLE_MAX })),
     privacy_level: PrivacyLevel,
     disable_duet: Type.Optional(Type.Boolean()),
     disable_comment: Type.Optional(Type.Boolean()),

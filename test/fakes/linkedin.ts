@@ -10,6 +10,7 @@
 // and one that breaks them is refused as LinkedIn refuses it, 422 with the field path; every
 // answer (posts, uploads and their states, comments, social actions, errors, tokens) is built as
 // that file's answer types.
+import type { PublishRequest } from '../../platforms/types.ts';
 import type { TSchema } from '@sinclair/typebox';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
@@ -863,4 +864,15 @@ async function readJson(req: Request): Promise<Record<string, unknown> | null> {
 function dig(v: unknown, ...keys: string[]): unknown {
   for (const k of keys) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
   return v;
+}
+
+/** A publish as the member of `f`, as the activity hands it to the connector; `over` changes any part. */
+export function linkedInRequest(f: FakeLinkedIn, over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    text: 'Hello LinkedIn',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { accessToken: 'good-token', authorUrn: f.member },
+    ...over,
+  };
 }

@@ -15,6 +15,7 @@
 // ListAccountStatusesParams) as Mastodon reads a query: each value cast, none refused, unknown
 // parameters ignored. Every answer is typed by masto's entity (Status, MediaAttachment, Context,
 // Account, Instance, Error).
+import type { PublishRequest } from '../../platforms/types.ts';
 import { Kind, type Static, type TObject, type TSchema, Type, TypeRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { mastodon } from 'masto';
@@ -853,4 +854,15 @@ function kindOf(mime: string): WireMediaAttachment['type'] {
 
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A publish to the instance at `instanceUrl`, as the activity hands it to the connector; `over` changes any part. */
+export function mastodonRequest(instanceUrl: string, over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    text: 'Hello fediverse',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { instanceUrl, accessToken: 'good-token' },
+    ...over,
+  };
 }

@@ -25,6 +25,7 @@
 // LinkListing, CommentListing, CommentTree, InfoListing, IdentityAnswer, SubredditThing,
 // LinkFlairList, PostRequirements, HttpErrorAnswer, TokenAnswer, TokenRefusal), so a field their
 // sources do not name, or a value of another type, does not compile here.
+import type { PublishRequest } from '../../platforms/types.ts';
 import type { TSchema } from '@sinclair/typebox';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
@@ -992,3 +993,15 @@ async function formOf(req: Request): Promise<Record<string, string> | null> {
 }
 
 const subName = (sr: string) => sr.replace(/^\/?r\//i, '').toLowerCase();
+
+/** A publish of a self post to r/test, as the activity hands it to the connector; `over` changes any part. */
+export function redditRequest(over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    text: 'Body of the post, in **markdown**.',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { accessToken: 'good-token' },
+    reddit: { subreddit: 'test', title: 'A title for r/test' },
+    ...over,
+  };
+}

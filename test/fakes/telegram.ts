@@ -14,6 +14,7 @@
 // the Bot API reads a value leniently instead (flags through to_bool, a number for a string
 // field), the fake still refuses, in words marked as its own. Parameters outside the schemas are
 // ignored, as the Bot API ignores them. Answers are typed by the package's ApiResponse and Message.
+import type { PublishRequest } from '../../platforms/types.ts';
 import type { ApiError, ApiSuccess, Chat, Message, User } from '@grammyjs/types';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
@@ -609,4 +610,29 @@ function chatJson(c: FakeTelegramChat): Chat {
 
 function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } });
+}
+
+/** A publish to the fake's public channel, as the activity hands it to the connector; `over` changes any part. */
+export function telegramRequest(f: FakeTelegram, over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    text: 'Hello Telegram',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { botToken: f.token, chatId: String(PUBLIC_CHANNEL.id) },
+    ...over,
+  };
+}
+
+/** A Bot API method called directly (a form or a JSON body), as a client other than the connector would: its status and body. */
+export async function callBot<Body = Record<string, unknown>>(
+  f: FakeTelegram,
+  method: string,
+  body: FormData | Record<string, unknown>,
+): Promise<{ status: number; body: Body }> {
+  const init: RequestInit =
+    body instanceof FormData
+      ? { method: 'POST', body }
+      : { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) };
+  const res = await fetch(`${f.url}/bot${f.token}/${method}`, init);
+  return { status: res.status, body: (await res.json()) as Body };
 }

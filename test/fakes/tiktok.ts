@@ -13,6 +13,7 @@
 // VideoInitData, ContentInitData, PostStatusAnswer, VideoListData, VideoQueryData, TokenAnswer,
 // ErrorAnswer), so a field the reference does not document, or a value of another type, does not
 // compile here.
+import { createTikTokConnector, type TikTokConnectorOptions } from '../../platforms/tiktok.ts';
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import {
@@ -730,4 +731,17 @@ function reply(r: Exclude<FakeResponse, 'hang' | 'accept-then-hang'>): Response 
 let logs = 0;
 function logId(): string {
   return `20261110120000${String(++logs).padStart(6, '0')}ABCDEF`;
+}
+
+/** The connector pointed at `f` as the fake's registered app, with short timeouts and polls; `over` changes any option. */
+export function tikTokConnector(f: { url: string }, over: TikTokConnectorOptions = {}) {
+  return createTikTokConnector({
+    baseUrl: f.url,
+    oauth: FAKE_APP,
+    timeoutMs: 2_000,
+    uploadTimeoutMs: 2_000,
+    pollIntervalMs: 5,
+    pollTimeoutMs: 2_000,
+    ...over,
+  });
 }

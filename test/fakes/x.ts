@@ -17,6 +17,7 @@
 // (`{"hidden": boolean}`). A body that breaks its schema is refused as X refuses one, 400 with
 // the invalid-request problem details; unknown fields are refused too, as X's schemas allow no
 // additional properties. Answers are typed by the package's result types.
+import type { PublishRequest } from '../../platforms/types.ts';
 import { type Static, Type } from '@sinclair/typebox';
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
@@ -1034,4 +1035,15 @@ function fullText(mentions: string[], text: string): string {
 
 function shortCode(): string {
   return Math.random().toString(36).slice(2, 12);
+}
+
+/** A publish of a text post, as the activity hands it to the connector; `over` changes any part. */
+export function xRequest(over: Partial<PublishRequest> = {}): PublishRequest {
+  return {
+    text: 'Hello from Postpilot',
+    media: [],
+    idempotencyKey: 'post-1:channel-1',
+    credentials: { accessToken: 'good-token' },
+    ...over,
+  };
 }
